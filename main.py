@@ -1,0 +1,13 @@
+"""Plugin entry point: Dify's daemon runs ``python -m main`` in the plugin folder.
+
+Timeouts (seconds) suit long agent runs: ``MAX_REQUEST_TIMEOUT`` bounds a whole
+serverless request, ``MAX_INVOCATION_TIMEOUT`` is how long a backwards call
+(model or tool) may stay silent before the SDK gives up on it.
+"""
+
+from dify_plugin import DifyPluginEnv, Plugin
+
+plugin = Plugin(DifyPluginEnv(MAX_REQUEST_TIMEOUT=1200, MAX_INVOCATION_TIMEOUT=900))
+
+if __name__ == "__main__":
+    plugin.run()
