@@ -1,0 +1,111 @@
+"""Reading a function-calling model turn: streamed text, tool-call deltas, usage.
+
+Text is streamed to the user as it arrives, except a reply that starts like
+a tool call written as text (``{``, ``[``, ``<tool_call>``, a code fence,
+``Action:``): some models put the call in the content instead of
+``tool_calls`` (deepseekv3-826, smolagents158, mlxserver228), so such a
+reply is held until the turn ends and then read for calls. Reasoning
+(``<think>`` blocks or ``reasoning_content``) goes to the log only.
+"""
+
+from collections.abc import Collection, Generator, Iterator
+
+from dify_plugin.entities.model.llm import LLMUsage
+
+from agent_core import prompts
+from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
+from agent_core.model_turn import ModelChunk
+from agent_core.think import ThinkSplitter
+from agent_core.tool_calls import ToolCallAssembler, extract_calls_from_text
+from agent_core.usage import call_usage
+
+_CALL_LIKE_STARTS = ("{", "[", "<", "`")
+_ACTION_LABEL = "action"
+
+
+class AnswerGate:
+    """Decides, from the first visible characters, whether text may stream now.
+
+    ``feed`` returns the text to stream (possibly ''); ``held`` is the text
+    kept back when the reply looks like a tool call written as text.
+    """
+
+    def __init__(self) -> None:
+        self._buffer = ""
+        self._decided: bool | None = None  # True: stream; False: hold everything
+
+    @property
+    def held(self) -> str:
+        """Text held back so far (all of it when holding)."""
+        return "" if self._decided else self._buffer
+
+    def feed(self, text: str) -> str:
+        """Consume visible text; return what can be streamed now."""
+        if self._decided:
+            return text
+        self._buffer += text
+        if self._decided is False:
+            return ""
+        start = self._buffer.lstrip()
+        if not start:
+            return ""
+        if start.startswith(_CALL_LIKE_STARTS):
+            self._decided = False
+            return ""
+        if _ACTION_LABEL.startswith(start[: len(_ACTION_LABEL)].lower()):
+            if len(start) < len(_ACTION_LABEL):
+                return ""  # may still become "Action:"
+            self._decided = False
+            return ""
+        self._decided = True
+        out, self._buffer = self._buffer, ""
+        return out
+
+
+def read_function_calling_turn(
+    chunks: Iterator[ModelChunk], tool_names: Collection[str]
+) -> Generator[str, None, ModelTurn]:
+    """Consume one model call; yield user text; return the ``ModelTurn``.
+
+    The decision: assembled tool calls (valid and invalid) if any; else calls
+    written in the content or, failing that, inside the reasoning
+    (vllm39056); else the text as the final answer; else a ``ParseFailure``
+    (a ``tool_calls`` finish with no call, or an empty reply).
+    """
+    splitter, gate, assembler = ThinkSplitter(), AnswerGate(), ToolCallAssembler()
+    visible: list[str] = []
+    reasoning: list[str] = []
+    usages: list[LLMUsage] = []
+    finish_reason: str | None = None
+    for chunk in chunks:
+        part = splitter.feed(chunk.text)
+        visible.append(part.visible)
+        reasoning.extend((chunk.reasoning, part.reasoning))
+        for delta in chunk.tool_calls:
+            assembler.add(delta)
+        if chunk.usage is not None:
+            usages.append(chunk.usage)
+        finish_reason = chunk.finish_reason or finish_reason
+        if out := gate.feed(part.visible):
+            yield out
+    tail = splitter.finish()
+    visible.append(tail.visible)
+    reasoning.append(tail.reasoning)
+    if out := gate.feed(tail.visible):
+        yield out
+    text, thinking = "".join(visible), "".join(reasoning)
+    assembled = assembler.finish(finish_reason)
+    turn = dict(usage=call_usage(usages), reasoning=thinking, finish_reason=finish_reason, raw=text)
+    if assembled.calls or assembled.invalid:
+        return ModelTurn(thought=text, decision=ToolCalls(assembled.calls, assembled.invalid), **turn)
+    calls, rest = extract_calls_from_text(text, tool_names) if tool_names else ((), text)
+    if not calls and tool_names and thinking and not text.strip():
+        calls, _ = extract_calls_from_text(thinking, tool_names)
+    if calls:
+        return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls)), **turn)
+    if text.strip():
+        if gate.held:
+            yield gate.held
+        return ModelTurn(thought=text, decision=FinalAnswer(text), **turn)
+    problem = prompts.TOOL_CALL_MISSING if finish_reason == "tool_calls" else prompts.EMPTY_REPLY
+    return ModelTurn(thought=text, decision=ParseFailure(problem), **turn)

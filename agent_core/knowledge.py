@@ -1,0 +1,74 @@
+"""Knowledge-retrieval context: grounding text for the prompt and citations for Dify.
+
+Items come from a Knowledge Retrieval node as ``{content, title, metadata}``;
+``metadata`` holds Dify's retrieval fields (``position``, ``dataset_id``,
+``dataset_name``, ``document_id``, ``document_name``, ``segment_id``,
+``score``, ``segment_hit_count``, ``segment_word_count``,
+``segment_position``, ``segment_index_node_hash``, ``doc_metadata``…), as
+built by Dify's ``KnowledgeRetrievalNode``.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dify_plugin.entities.invoke_message import InvokeMessage
+
+from agent_core import prompts
+
+RetrieverResource = InvokeMessage.RetrieverResourceMessage.RetrieverResource
+
+# RetrieverResource field <- metadata key (Dify names some of them differently)
+_METADATA_KEYS = {
+    "position": "position",
+    "dataset_id": "dataset_id",
+    "dataset_name": "dataset_name",
+    "document_id": "document_id",
+    "document_name": "document_name",
+    "data_source_type": "data_source_type",
+    "segment_id": "segment_id",
+    "retriever_from": "retriever_from",
+    "score": "score",
+    "hit_count": "segment_hit_count",
+    "word_count": "segment_word_count",
+    "segment_position": "segment_position",
+    "index_node_hash": "segment_index_node_hash",
+    "page": "page",
+    "doc_metadata": "doc_metadata",
+}
+
+
+def _metadata(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = item.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def context_prompt(items: Sequence[Mapping[str, Any]]) -> str:
+    """The grounding block for the system prompt ('' when there is no context)."""
+    sources = []
+    for number, item in enumerate(items, start=1):
+        content = str(item.get("content") or "").strip()
+        if not content:
+            continue
+        title = str(item.get("title") or _metadata(item).get("document_name") or f"Source {number}")
+        sources.append(prompts.KNOWLEDGE_SOURCE.format(position=number, title=title, content=content))
+    if not sources:
+        return ""
+    return prompts.KNOWLEDGE_HEADER + "\n\n" + "\n\n".join(sources)
+
+
+def retriever_resources(items: Sequence[Mapping[str, Any]]) -> list[RetrieverResource]:
+    """Citations for Dify, one per item with content, positions numbered from 1 when missing."""
+    resources = []
+    for number, item in enumerate(items, start=1):
+        if not item.get("content"):
+            continue
+        meta = _metadata(item)
+        fields = {field: meta.get(key) for field, key in _METADATA_KEYS.items() if meta.get(key) is not None}
+        fields.setdefault("position", number)
+        fields.setdefault("document_name", item.get("title"))
+        fields["content"] = str(item["content"])
+        try:
+            resources.append(RetrieverResource.model_validate(fields))
+        except ValueError:
+            resources.append(RetrieverResource(position=number, content=str(item["content"])))
+    return resources

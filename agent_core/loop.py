@@ -1,0 +1,257 @@
+"""The round loop every strategy shares.
+
+A strategy supplies two steps (see ``StrategySteps``): build this round's
+model request from the run so far, and read the model's stream into a
+``ModelTurn`` whose ``decision`` is a ``FinalAnswer``, ``ToolCalls`` or a
+``ParseFailure``. Everything else lives here, once: the ``ROUND n`` / thought /
+``CALL tool`` log tree, running tool calls (in parallel, each with a time
+limit), refusing unknown tools and repeated calls, the iteration limit,
+usage, and how the run ends.
+
+A run always ends in one of two ways: the model's final answer was streamed
+to the user (after the iteration limit too: the model is asked to answer
+without tools), or ``AgentRunError`` is raised with a clear message after
+every log node was finished and the usage so far was emitted.
+"""
+
+import json
+from collections import Counter
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from dify_plugin.entities.agent import AgentInvokeMessage
+from dify_plugin.interfaces.agent import AgentStrategy
+
+from agent_core import prompts
+from agent_core.knowledge import retriever_resources
+from agent_core.logs import LogNode
+from agent_core.model_turn import ModelChunk, ModelRequest, invoke_model
+from agent_core.params import StrategyParams
+from agent_core.tool_calls import ToolCall
+from agent_core.tool_runner import ToolResult, ToolRunner
+from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
+from agent_core.tool_schema import ToolRegistry
+from agent_core.usage import add_usage, empty_usage, usage_to_metadata
+
+MAX_PARSE_RETRIES = 3
+"""Consecutive unreadable or empty replies tolerated before the run fails."""
+
+REPEAT_LIMIT = 3
+"""An identical call (same tool, same arguments) runs at most this many times per run."""
+
+
+class AgentRunError(Exception):
+    """The run could not reach an answer; the message says why, for the user."""
+
+
+@dataclass(frozen=True)
+class Round:
+    """One finished round: the model's turn and the results of its tool calls, in call order."""
+
+    index: int
+    turn: ModelTurn
+    results: tuple[ToolResult, ...] = ()
+
+
+@dataclass
+class RunState:
+    """The run so far, which strategies render into the next prompt."""
+
+    params: StrategyParams
+    registry: ToolRegistry
+    rounds: list[Round] = field(default_factory=list)
+    limit_reached: bool = False
+
+    @property
+    def round_index(self) -> int:
+        """1-based index of the round being built."""
+        return len(self.rounds) + 1
+
+    def limit_note(self) -> str:
+        """The note that asks for an answer without tools, once the limit is reached ('' before)."""
+        if not self.limit_reached:
+            return ""
+        return prompts.ITERATION_LIMIT_NOTE.format(rounds=self.params.maximum_iterations)
+
+
+class StrategySteps(Protocol):
+    """The two things a strategy decides; the loop does the rest."""
+
+    def build_request(self, run: RunState) -> ModelRequest:
+        """This round's prompt, tools, stop words and streaming choice."""
+        ...
+
+    def read_turn(self, chunks: Iterator[ModelChunk], run: RunState) -> Generator[str, None, ModelTurn]:
+        """Consume the model's chunks, yielding text for the user as soon as it is
+        certain to be answer text, and return the turn."""
+        ...
+
+
+def _call_key(call: ToolCall) -> str:
+    return call.name + "\x00" + json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _turn_log_data(turn: ModelTurn) -> dict:
+    data: dict = {"output": turn.thought}
+    if turn.reasoning:
+        data["reasoning"] = turn.reasoning
+    if isinstance(turn.decision, ToolCalls):
+        calls = [*turn.decision.calls, *turn.decision.invalid]
+        data["tool_name"] = ";".join(call.name for call in calls)
+        data["tool_input"] = [
+            {"name": c.name, "args": c.arguments if isinstance(c, ToolCall) else c.raw_arguments} for c in calls
+        ]
+    if isinstance(turn.decision, ParseFailure):
+        data["problem"] = turn.decision.problem
+        data["raw"] = turn.raw
+    if turn.finish_reason:
+        data["finish_reason"] = turn.finish_reason
+    return data
+
+
+class AgentLoop:
+    """Runs one agent invocation: ``yield from AgentLoop(strategy, steps, params).run()``.
+
+    Args:
+        strategy: the SDK strategy object (for its session: model and tool calls).
+        steps: the strategy's two steps.
+        params: validated node parameters.
+    """
+
+    def __init__(self, strategy: AgentStrategy, steps: StrategySteps, params: StrategyParams) -> None:
+        self._strategy = strategy
+        self._steps = steps
+        self.state = RunState(params=params, registry=ToolRegistry(params.tools))
+        self._tools = ToolRunner(strategy.session, self.state.registry, timeout=params.tool_timeout)
+        self._usage = empty_usage()
+        self._calls_made: Counter[str] = Counter()
+        self._open: list[LogNode] = []
+        self._streamed = False
+
+    # --- the run ---------------------------------------------------------------------
+
+    def run(self) -> Generator[AgentInvokeMessage, None, None]:
+        """The whole run as the messages Dify receives."""
+        try:
+            yield from self._rounds()
+        except AgentRunError:
+            yield from self._close_open_nodes("run stopped")
+            yield from self._summary()
+            raise
+        except Exception as error:
+            yield from self._close_open_nodes(str(error))
+            yield from self._summary()
+            raise AgentRunError(f"{type(error).__name__}: {error}") from error
+        yield from self._summary()
+
+    def _rounds(self) -> Generator[AgentInvokeMessage, None, None]:
+        params = self.state.params
+        failures = 0
+        while True:
+            if self.state.round_index > params.maximum_iterations and not self.state.limit_reached:
+                self.state.limit_reached = True
+                yield from self._limit_note()
+            turn = yield from self._round()
+            decision = turn.decision
+            if isinstance(decision, FinalAnswer):
+                return
+            if self.state.limit_reached:
+                yield from self._end_without_answer(turn)
+                return
+            failures = failures + 1 if isinstance(decision, ParseFailure) else 0
+            if failures >= MAX_PARSE_RETRIES:
+                raise AgentRunError(
+                    prompts.UNREADABLE_REPLIES.format(attempts=failures, problem=decision.problem)
+                )
+
+    def _round(self) -> Generator[AgentInvokeMessage, None, ModelTurn]:
+        index = self.state.round_index
+        label = "FINAL ANSWER" if self.state.limit_reached else f"ROUND {index}"
+        round_node = yield from self._start(LogNode(label))
+        turn = yield from self._model_turn(round_node)
+        results: tuple[ToolResult, ...] = ()
+        if isinstance(turn.decision, ToolCalls) and not self.state.limit_reached:
+            results = yield from self._run_tools(round_node, turn.decision)
+        self.state.rounds.append(Round(index=index, turn=turn, results=results))
+        yield self._finish(
+            round_node,
+            {"output": {"llm_response": turn.thought, "tool_responses": [r.log_entry() for r in results]}},
+            usage=turn.usage,
+        )
+        return turn
+
+    def _model_turn(self, round_node: LogNode) -> Generator[AgentInvokeMessage, None, ModelTurn]:
+        model = self.state.params.model
+        thought_node = yield from self._start(LogNode(f"{model.model} Thought", parent=round_node, provider=model.provider))
+        request = self._steps.build_request(self.state)
+        try:
+            chunks = invoke_model(self._strategy.session, model, request)
+            turn = yield from self._stream_turn(chunks)
+        except Exception as error:
+            message = prompts.MODEL_FAILED.format(round=self.state.round_index, error=error)
+            yield self._finish(thought_node, {"output": ""}, error=message)
+            raise AgentRunError(message) from error
+        self._usage = add_usage(self._usage, turn.usage)
+        yield self._finish(thought_node, _turn_log_data(turn), usage=turn.usage)
+        return turn
+
+    def _stream_turn(self, chunks: Iterator[ModelChunk]) -> Generator[AgentInvokeMessage, None, ModelTurn]:
+        reader = self._steps.read_turn(chunks, self.state)
+        self._streamed = False
+        while True:
+            try:
+                text = next(reader)
+            except StopIteration as done:
+                return done.value
+            if text:
+                self._streamed = True
+                yield self._strategy.create_text_message(text)
+
+    # --- tools -------------------------------------------------------------------------
+
+    def _run_tools(self, round_node: LogNode, decision: ToolCalls) -> Generator[AgentInvokeMessage, None, tuple]:
+        refusals: dict[str, str] = {}
+        for call in decision.calls:
+            key = _call_key(call)
+            self._calls_made[key] += 1
+            if self._calls_made[key] > REPEAT_LIMIT:
+                refusals[call.id] = prompts.REPEATED_CALL.format(name=call.name, count=REPEAT_LIMIT)
+        results = yield from self._tools.run(round_node, decision.calls, decision.invalid, refusals)
+        return tuple(results)
+
+    # --- endings -----------------------------------------------------------------------
+
+    def _limit_note(self) -> Generator[AgentInvokeMessage, None, None]:
+        note = LogNode("ITERATION LIMIT")
+        yield note.start()
+        yield note.finish({"output": self.state.limit_note()})
+
+    def _end_without_answer(self, _turn: ModelTurn) -> Generator[AgentInvokeMessage, None, None]:
+        """After the limit the model still did not answer: say so plainly, in the chat."""
+        if not self._streamed:
+            rounds = self.state.params.maximum_iterations
+            yield self._strategy.create_text_message(prompts.STOPPED_WITHOUT_ANSWER.format(rounds=rounds))
+
+    def _summary(self) -> Generator[AgentInvokeMessage, None, None]:
+        context = self.state.params.context
+        resources = retriever_resources(context)
+        if resources:
+            text = "\n".join(r.content or "" for r in resources)
+            yield self._strategy.create_retriever_resource_message(resources, text)
+        yield self._strategy.create_json_message({"execution_metadata": usage_to_metadata(self._usage)})
+
+    # --- log bookkeeping ---------------------------------------------------------------
+
+    def _start(self, node: LogNode) -> Generator[AgentInvokeMessage, None, LogNode]:
+        self._open.append(node)
+        yield node.start()
+        return node
+
+    def _finish(self, node: LogNode, data: dict, **kwargs) -> AgentInvokeMessage:
+        self._open.remove(node)
+        return node.finish(data, **kwargs)
+
+    def _close_open_nodes(self, reason: str) -> Generator[AgentInvokeMessage, None, None]:
+        while self._open:
+            yield self._finish(self._open[-1], {}, error=reason)

@@ -1,0 +1,111 @@
+"""Prompt pieces every strategy shares: the system text, the user's query with
+its files, and the conversation history from Dify's memory.
+
+Pure functions of ``StrategyParams``; no I/O.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dify_plugin.entities.model.message import (
+    AssistantPromptMessage,
+    ImagePromptMessageContent,
+    PromptMessage,
+    PromptMessageContentUnionTypes,
+    SystemPromptMessage,
+    TextPromptMessageContent,
+    ToolPromptMessage,
+    UserPromptMessage,
+)
+
+from agent_core.knowledge import context_prompt
+from agent_core.params import StrategyParams
+
+
+def system_text(params: StrategyParams, *notes: str) -> str:
+    """Instruction, then knowledge context, then any loop notes, separated by blank lines."""
+    parts = [params.instruction.strip(), context_prompt(params.context), *notes]
+    return "\n\n".join(part for part in parts if part)
+
+
+def system_message(params: StrategyParams, *notes: str) -> list[PromptMessage]:
+    """The system message as a list (empty when there is nothing to say)."""
+    text = system_text(params, *notes)
+    return [SystemPromptMessage(content=text)] if text else []
+
+
+def _file_field(file: Any, name: str) -> Any:
+    if isinstance(file, Mapping):
+        return file.get(name)
+    return getattr(file, name, None)
+
+
+def _file_type(file: Any) -> str:
+    kind = _file_field(file, "type")
+    return str(getattr(kind, "value", kind) or "")
+
+
+def describe_file(file: Any) -> str:
+    """A one-line mention of a file for the model: name, type and MIME type."""
+    name = _file_field(file, "filename") or _file_field(file, "url") or "unnamed file"
+    mime = _file_field(file, "mime_type") or "unknown type"
+    return f"[Attached {_file_type(file) or 'file'}: {name} ({mime})]"
+
+
+def _image_content(file: Any) -> ImagePromptMessageContent:
+    return ImagePromptMessageContent(
+        url=str(_file_field(file, "url") or ""),
+        format=str(_file_field(file, "extension") or "").lstrip(".") or "png",
+        mime_type=str(_file_field(file, "mime_type") or "image/png"),
+        filename=str(_file_field(file, "filename") or ""),
+    )
+
+
+def query_message(params: StrategyParams, *, images_as_content: bool) -> UserPromptMessage:
+    """The user's query with the current turn's files.
+
+    Images become image content when ``images_as_content`` (a vision model, and
+    the first round); every other file, and images otherwise, becomes a short
+    text mention, so the model knows it exists without receiving its bytes.
+    """
+    if not params.files:
+        return UserPromptMessage(content=params.query)
+    images = [f for f in params.files if images_as_content and _file_type(f) == "image" and _file_field(f, "url")]
+    mentions = [describe_file(f) for f in params.files if f not in images]
+    text = "\n".join([params.query, *mentions]) if mentions else params.query
+    if not images:
+        return UserPromptMessage(content=text)
+    content: list[PromptMessageContentUnionTypes] = [TextPromptMessageContent(data=text)]
+    content.extend(_image_content(f) for f in images)
+    return UserPromptMessage(content=content)
+
+
+def _has_content(message: PromptMessage) -> bool:
+    if isinstance(message.content, str):
+        return bool(message.content.strip())
+    return bool(message.content)
+
+
+def clean_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:
+    """Conversation memory made safe to replay to any provider.
+
+    Drops system messages (the instruction is ours), assistant tool calls
+    without their results and results without their calls (providers reject
+    both: dify16760), and messages with neither content nor tool calls
+    (Anthropic rejects them: dify27440). Order is kept; the input is not mutated.
+    """
+    answered = {m.tool_call_id for m in history if isinstance(m, ToolPromptMessage)}
+    called: set[str] = set()
+    cleaned: list[PromptMessage] = []
+    for message in history:
+        if isinstance(message, SystemPromptMessage):
+            continue
+        if isinstance(message, AssistantPromptMessage) and message.tool_calls:
+            kept = [call for call in message.tool_calls if call.id in answered]
+            called.update(call.id for call in kept)
+            message = message.model_copy(update={"tool_calls": kept})
+        if isinstance(message, ToolPromptMessage) and message.tool_call_id not in called:
+            continue
+        if _has_content(message) or getattr(message, "tool_calls", None):
+            cleaned.append(message)
+    return cleaned

@@ -1,0 +1,108 @@
+"""One backwards LLM call, as a stream of normalized chunks.
+
+Streamed and blocking calls share one path: the daemon answers both with a
+stream of ``LLMResultChunk`` lines (protocol.md §1.5); a blocking call is just
+one whose model plugin sends everything in one chunk. The chunks are read as
+raw dicts rather than through the SDK's ``AssistantPromptMessage.ToolCall``,
+because that model drops the ``index`` of streamed tool-call deltas, which is
+what tells parallel calls apart when a provider omits ids.
+"""
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from dify_plugin.core.entities.invocation import InvokeType
+from dify_plugin.core.runtime import Session
+from dify_plugin.entities.model.llm import LLMModelConfig, LLMUsage
+from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
+
+from agent_core.tool_calls import ToolCallDelta
+from agent_core.usage import coerce_usage
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """What one round sends to the model.
+
+    ``stop`` are stop words; ``stream`` asks the model plugin to stream
+    (chosen from the model's ``stream-tool-call`` feature).
+    """
+
+    prompt_messages: list[PromptMessage]
+    tools: list[PromptMessageTool] = field(default_factory=list)
+    stop: list[str] = field(default_factory=list)
+    stream: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ModelChunk:
+    """One normalized chunk: visible ``text``, separately sent ``reasoning``
+    (``reasoning_content``), tool-call deltas, ``usage`` if reported, and the
+    ``finish_reason`` (``stop``, ``tool_calls``, ``length``…) if given."""
+
+    text: str = ""
+    reasoning: str = ""
+    tool_calls: tuple[ToolCallDelta, ...] = ()
+    usage: LLMUsage | None = None
+    finish_reason: str | None = None
+
+
+def _content_text(content: Any) -> str:
+    """Text of a message ``content``: a string, a list of content parts, or None."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(part.get("data") or part.get("text") or "")
+            for part in content
+            if isinstance(part, Mapping) and part.get("type", "text") == "text"
+        )
+    return ""
+
+
+def normalize_chunk(raw: Mapping[str, Any]) -> ModelChunk:
+    """Turn one ``LLMResultChunk`` JSON dict into a ``ModelChunk``; never raises on odd shapes."""
+    delta = raw.get("delta") if isinstance(raw.get("delta"), Mapping) else {}
+    message = delta.get("message") if isinstance(delta.get("message"), Mapping) else {}
+    raw_calls = message.get("tool_calls") or []
+    calls = tuple(ToolCallDelta.from_raw(call) for call in raw_calls if isinstance(call, Mapping))
+    reasoning = message.get("reasoning_content") or delta.get("reasoning_content") or ""
+    usage = delta.get("usage")
+    return ModelChunk(
+        text=_content_text(message.get("content")),
+        reasoning=reasoning if isinstance(reasoning, str) else "",
+        tool_calls=calls,
+        usage=coerce_usage(usage) if isinstance(usage, Mapping | LLMUsage) else None,
+        finish_reason=delta.get("finish_reason") or None,
+    )
+
+
+def build_llm_payload(model: LLMModelConfig, request: ModelRequest) -> dict[str, Any]:
+    """The backwards ``llm`` request body, as the SDK's ``LLMInvocation.invoke`` builds it."""
+    config = LLMModelConfig(
+        provider=model.provider,
+        model=model.model,
+        mode=model.mode,
+        completion_params=dict(model.completion_params or {}),
+    )
+    return {
+        **config.model_dump(),
+        "prompt_messages": [message.model_dump() for message in request.prompt_messages],
+        "tools": [tool.model_dump() for tool in request.tools] or None,
+        "stop": request.stop or None,
+        "stream": request.stream,
+    }
+
+
+def invoke_model(session: Session, model: LLMModelConfig, request: ModelRequest) -> Iterator[ModelChunk]:
+    """Call the model through the daemon and yield normalized chunks.
+
+    Raises whatever the SDK raises when the daemon reports an error (``Exception``
+    with the daemon's message) or stays silent past ``MAX_INVOCATION_TIMEOUT``.
+    """
+    payload = build_llm_payload(model, request)
+    # LLMInvocation.invoke would parse chunks into AssistantPromptMessage and lose
+    # tool-call ``index``; the same backwards call with ``dict`` keeps them raw.
+    for raw in session.model.llm._backwards_invoke(InvokeType.LLM, dict, payload):  # noqa: SLF001
+        yield normalize_chunk(raw)

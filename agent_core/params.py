@@ -1,0 +1,115 @@
+"""The node parameters a strategy receives, validated once.
+
+Dify's Agent node sends every declared parameter (protocol.md §5): the
+model-selector as a dict with ``history_prompt_messages`` and ``entity``,
+tools as ``ToolEntity`` dicts plus ``runtime_parameters``/``credential_id``/
+``provider_type``, knowledge ``context`` as a list of ``{content, title,
+metadata}``, and ``files`` as SDK ``File`` objects. Empty values arrive as
+``None`` or ``""``; they get defaults here rather than failing the run.
+"""
+
+import logging
+from typing import Any
+
+from dify_plugin.interfaces.agent import AgentModelConfig, ToolEntity
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+logger = logging.getLogger(__name__)
+
+MAX_ITERATIONS_RANGE = (1, 99)
+TOOL_TIMEOUT_RANGE = (1.0, 900.0)
+DEFAULT_TOOL_TIMEOUT = 120.0
+
+
+class StrategyParams(BaseModel):
+    """Parameters shared by every strategy.
+
+    ``maximum_iterations`` is the number of rounds (model calls that may use
+    tools); ``tool_timeout`` is seconds per tool call.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="ignore", protected_namespaces=())
+
+    model: AgentModelConfig
+    tools: list[ToolEntity] = Field(default_factory=list)
+    instruction: str = ""
+    query: str = ""
+    context: list[dict[str, Any]] = Field(default_factory=list)
+    files: list[Any] = Field(default_factory=list)
+    maximum_iterations: int = 5
+    tool_timeout: float = DEFAULT_TOOL_TIMEOUT
+
+    @field_validator("files", mode="before")
+    @classmethod
+    def _none_to_list(cls, value: Any) -> Any:
+        if value is None or value == "":
+            return []
+        return value if isinstance(value, list) else [value]
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _valid_tools(cls, value: Any) -> list[ToolEntity]:
+        """Each tool validated on its own: one malformed tool is dropped (and logged), not the run.
+
+        Dify may label plugin tools ``provider_type: plugin``, which the SDK's
+        enum lacks; the daemon invokes them as ``builtin``.
+        """
+        tools = []
+        for raw in value if isinstance(value, list) else []:
+            if isinstance(raw, dict) and raw.get("provider_type") == "plugin":
+                raw = {**raw, "provider_type": "builtin"}
+            try:
+                tools.append(raw if isinstance(raw, ToolEntity) else ToolEntity.model_validate(raw))
+            except ValueError:
+                logger.warning("dropping a tool that does not validate: %r", raw, exc_info=True)
+        return tools
+
+    @field_validator("instruction", "query", mode="before")
+    @classmethod
+    def _none_to_text(cls, value: Any) -> str:
+        return "" if value is None else str(value)
+
+    @field_validator("context", mode="before")
+    @classmethod
+    def _context_items(cls, value: Any) -> list[dict[str, Any]]:
+        """Accept a list of retrieval items, one item, or plain text."""
+        if value is None or value == "":
+            return []
+        items = value if isinstance(value, list) else [value]
+        return [item if isinstance(item, dict) else {"content": str(item)} for item in items if item]
+
+    @field_validator("maximum_iterations", mode="before")
+    @classmethod
+    def _clamp_iterations(cls, value: Any) -> int:
+        low, high = MAX_ITERATIONS_RANGE
+        try:
+            number = int(float(value))
+        except (TypeError, ValueError):
+            return 5
+        return min(max(number, low), high)
+
+    @field_validator("tool_timeout", mode="before")
+    @classmethod
+    def _clamp_timeout(cls, value: Any) -> float:
+        low, high = TOOL_TIMEOUT_RANGE
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return DEFAULT_TOOL_TIMEOUT
+        return min(max(number, low), high)
+
+    def model_features(self) -> set[str]:
+        """The model's declared features (``tool-call``, ``stream-tool-call``, ``vision``…); empty if unknown."""
+        entity = self.model.entity
+        if entity is None:
+            return set()
+        return {getattr(feature, "value", str(feature)) for feature in entity.features or []}
+
+    def context_size(self) -> int | None:
+        """The model's context window in tokens, if its schema says."""
+        entity = self.model.entity
+        size = entity.model_properties.get("context_size") if entity else None
+        try:
+            return int(size) if size else None
+        except (TypeError, ValueError):
+            return None

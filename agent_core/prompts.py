@@ -1,0 +1,69 @@
+"""Every text the model reads that this plugin wrote, in one place.
+
+Wording here is model-facing: short, specific, and saying what to do next.
+User-facing messages (shown in the chat when a run cannot finish) are at the end.
+"""
+
+# --- knowledge context -------------------------------------------------------------
+
+KNOWLEDGE_HEADER = (
+    "Use the following knowledge to answer. Each source is numbered; "
+    "if the knowledge does not contain the answer, say so rather than guessing."
+)
+KNOWLEDGE_SOURCE = "[{position}] {title}\n{content}"
+
+# --- the loop's notes to the model -------------------------------------------------
+
+ITERATION_LIMIT_NOTE = (
+    "You have used all {rounds} rounds of tool calls allowed for this task. "
+    "Do not call any more tools. Answer the user now with what you have learned; "
+    "if something is still unknown, say what and why."
+)
+UNKNOWN_TOOL = (
+    "Error: there is no tool named {name!r}. Available tools: {available}. "
+    "Call one of these by its exact name, or answer without a tool."
+)
+NO_TOOLS_AVAILABLE = "none (answer directly)"
+INVALID_ARGUMENTS = "Error: the call to {name!r} was not run: {error} Send the call again with corrected arguments."
+REPEATED_CALL = (
+    "Error: the call to {name!r} was not run again: you already made this exact call "
+    "{count} times and its result is above. Use that result, change the arguments, or answer."
+)
+EMPTY_REPLY = "Your last reply was empty. Answer the user's question, or call one of the tools."
+TOOL_CALL_MISSING = (
+    "Your last reply said it would call a tool, but no tool call came through. "
+    "Call the tool again, or answer without it."
+)
+
+# --- user-facing endings ------------------------------------------------------------
+
+STOPPED_WITHOUT_ANSWER = (
+    "The agent stopped after {rounds} rounds without a final answer from the model. "
+    "Try again, allow more iterations, or check the agent log for the last tool results."
+)
+MODEL_FAILED = "The model call failed in round {round}: {error}"
+UNREADABLE_REPLIES = "The model's replies could not be understood after {attempts} attempts: {problem}"
+
+# --- ReAct format -------------------------------------------------------------------
+
+REACT_TOOLS_HEADER = "You can use these tools (name: description; arguments as a JSON schema):"
+REACT_TOOL_LINE = "- {name}: {description}; arguments: {schema}"
+REACT_FORMAT = """To use a tool, reply in exactly this format and then stop:
+Thought: what you will do next and why
+Action:
+```json
+{{"action": "<one of: {names}>", "action_input": {{<arguments as JSON>}}}}
+```
+The tool's result comes back to you as "Observation: ...". Use one action at a time.
+
+When you can answer, reply:
+Thought: I know the answer.
+Final Answer: <your answer to the user>"""
+REACT_NO_TOOLS = "No tools are available: reply with\nThought: <your reasoning>\nFinal Answer: <your answer>"
+REACT_CONTINUE = "Continue: reply with your next Thought and either an Action or your Final Answer."
+REACT_FORMAT_PROBLEM = (
+    "Your reply did not follow the format: {problem} "
+    "Reply with a Thought and then either an Action (a JSON blob) or a Final Answer."
+)
+REACT_COMPLETION_QUESTION = "Question: {text}"
+REACT_COMPLETION_ANSWER = "Final Answer: {text}"

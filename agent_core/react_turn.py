@@ -1,0 +1,68 @@
+"""Reading a ReAct model turn: the parser's events become user text, a thought
+and a decision.
+
+Final-answer text streams to the user as the parser finds it; thoughts and
+reasoning go to the log. The first action (or several, when allowed) becomes
+tool calls with ids ``react-<round>-<n>``.
+"""
+
+from collections.abc import Generator, Iterator
+
+from dify_plugin.entities.model.llm import LLMUsage
+
+from agent_core.model_turn import ModelChunk
+from agent_core.react_format import action_arguments
+from agent_core.react_parser import AnswerDelta, ReactStreamParser, ReactTurn
+from agent_core.tool_calls import ToolCall
+from agent_core.tool_schema import ToolRegistry
+from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
+from agent_core.usage import call_usage
+
+NO_ACTION_OR_ANSWER = "it had neither an Action nor a Final Answer."
+
+
+def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> tuple[ToolCall, ...]:
+    prompt_tools = {tool.name: tool for tool in registry.prompt_tools()}
+    return tuple(
+        ToolCall(
+            id=f"react-{round_index}-{number}",
+            name=action.name,
+            arguments=action_arguments(action.input, prompt_tools.get(action.name)),
+        )
+        for number, action in enumerate(parsed.actions, start=1)
+    )
+
+
+def read_react_turn(
+    chunks: Iterator[ModelChunk], registry: ToolRegistry, round_index: int, *, allow_multiple_actions: bool = False
+) -> Generator[str, None, ModelTurn]:
+    """Consume one model call; yield final-answer text as it comes; return the turn."""
+    parser = ReactStreamParser(allow_multiple_actions=allow_multiple_actions)
+    usages: list[LLMUsage] = []
+    reasoning: list[str] = []
+    finish_reason: str | None = None
+    for chunk in chunks:
+        for event in parser.feed(chunk.text):
+            if isinstance(event, AnswerDelta) and event.text:
+                yield event.text
+        reasoning.append(chunk.reasoning)
+        if chunk.usage is not None:
+            usages.append(chunk.usage)
+        finish_reason = chunk.finish_reason or finish_reason
+    for event in parser.finish():
+        if isinstance(event, AnswerDelta) and event.text:
+            yield event.text
+    parsed = parser.result()
+    common = dict(
+        usage=call_usage(usages),
+        reasoning="".join([*reasoning, parsed.reasoning]),
+        finish_reason=finish_reason,
+        raw=parsed.raw,
+    )
+    if parsed.actions:
+        calls = _tool_calls(parsed, registry, round_index)
+        return ModelTurn(thought=parsed.thought, decision=ToolCalls(calls), **common)
+    if parsed.final_answer is not None and parsed.final_answer.strip():
+        return ModelTurn(thought=parsed.thought, decision=FinalAnswer(parsed.final_answer), **common)
+    problem = parsed.problem or NO_ACTION_OR_ANSWER
+    return ModelTurn(thought=parsed.thought, decision=ParseFailure(problem), **common)

@@ -1,0 +1,541 @@
+"""Tool calls: assembling streamed deltas, and reading calls written as text.
+
+A model's tool calls reach the strategy as raw ``delta.message.tool_calls``
+dicts (protocol §1.5), one list per chunk. Providers disagree on almost
+every field, so :class:`ToolCallAssembler` keys calls by ``index`` *and*
+``id``, never trusts either alone, and parses arguments only in
+:meth:`ToolCallAssembler.finish` (habit 4 of the style notes). Observed shapes
+(case ids from ``real_world_cases.jsonl``):
+
+* OpenAI reference: ``id``/``type``/``name`` in the first delta with
+  ``arguments: ""``, then ``index`` + argument fragments split anywhere
+  (litellm5231).
+* Complete calls in one chunk: the SDK's OpenAI-compatible base, Ollama
+  (ollama9092), blocking replies.
+* ``index`` missing (ollama7881), starting at 1 or sparse (cliproxy5229,
+  litellm5025), or constant/wrong for parallel calls (hermes62937,
+  sglang6310, agno3826).
+* ``id`` only in the first delta, in a different delta from ``name``
+  (pipecat5023), inside ``function.id`` (llamacpp13800), or missing (ollama8337).
+* ``name`` repeated on every delta (llamacpp13800): replaced, never concatenated.
+* ``arguments`` as text fragments, as a complete object (ollama8337) or as
+  JSON-encoded JSON (smolagents1003).
+
+:func:`extract_calls_from_text` is the fallback for models that write the call
+in the content (deepseekv3-826, smolagents158, mlxserver228, mlxswift529).
+"""
+
+import json
+import re
+from itertools import count
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_core.json_args import (
+    SPECIAL_TOKEN,
+    ArgumentsError,
+    decode_arguments,
+    split_concatenated,
+    strip_noise,
+)
+
+LENGTH_FINISH_REASONS = frozenset({"length", "max_tokens", "max_output_tokens"})
+"""``finish_reason`` values (compared lower-cased) meaning the output hit the
+token limit: OpenAI ``length``, Anthropic ``max_tokens``, Gemini ``MAX_TOKENS``."""
+
+# Model-facing wording (each ends with a period; see prompts.INVALID_ARGUMENTS).
+MSG_CUT_BY_LENGTH = (
+    "its arguments were cut off by the output length limit ({detail}); "
+    "keep them shorter or split the work into smaller calls."
+)
+MSG_MALFORMED = "its arguments JSON is malformed: {detail}."
+MSG_NO_NAME = "the tool call has no function name."
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """One element of ``delta.message.tool_calls``, normalised.
+
+    ``index`` is None when absent; ``id``/``name`` are ``''`` when absent;
+    ``arguments`` is a text fragment or a complete mapping.
+    """
+
+    index: int | None
+    id: str
+    name: str
+    arguments: str | Mapping[str, Any]
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> "ToolCallDelta":
+        """Read one raw tool-call dict; never raises.
+
+        Shape: ``{"index"?, "id"?, "type"?, "function": {"name"?, "arguments"?, "id"?}}``;
+        ``function.id`` is read when ``id`` is missing (llamacpp13800), and
+        top-level ``name``/``arguments`` when there is no ``function``.
+        """
+        if not isinstance(raw, Mapping):
+            return cls(None, "", "", "")
+        function = raw.get("function")
+        function = function if isinstance(function, Mapping) else raw
+        return cls(
+            index=_as_index(raw.get("index")),
+            id=_as_text(raw.get("id")) or _as_text(function.get("id")),
+            name=_as_text(function.get("name")),
+            arguments=_as_arguments(function.get("arguments", function.get("parameters"))),
+        )
+
+
+def _as_index(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+def _as_text(value: Any) -> str:
+    if value is None or isinstance(value, Mapping | list):
+        return ""
+    return str(value).strip()
+
+
+def _as_arguments(value: Any) -> str | Mapping[str, Any]:
+    if value is None:
+        return ""
+    if isinstance(value, str | Mapping):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A call ready to run: ``arguments`` is the decoded JSON object."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidToolCall:
+    """A call that cannot run; ``error`` tells the model why (one sentence)."""
+
+    id: str
+    name: str
+    raw_arguments: str
+    error: str
+
+
+@dataclass(frozen=True)
+class AssembledCalls:
+    """Valid and invalid calls of one model turn, each in order of first appearance."""
+
+    calls: tuple[ToolCall, ...]
+    invalid: tuple[InvalidToolCall, ...]
+
+
+@dataclass(slots=True)
+class _Slot:
+    """One call being assembled. ``mapping`` holds arguments sent as an object."""
+
+    id: str = ""
+    name: str = ""
+    text: list[str] = field(default_factory=list)
+    mapping: dict[str, Any] | None = None
+
+    def raw_text(self) -> str:
+        if self.mapping is not None:
+            return json.dumps(self.mapping, ensure_ascii=False, default=str)
+        return "".join(self.text)
+
+    def is_blank(self) -> bool:
+        return not self.name and not self.raw_text().strip()
+
+    def is_complete(self) -> bool:
+        """True when the arguments so far already form a whole JSON value."""
+        if self.mapping is not None:
+            return True
+        text = "".join(self.text).strip()
+        try:
+            json.loads(text)
+        except (ValueError, RecursionError):
+            return bool(text) and split_concatenated(text) is not None
+        return True
+
+    def add_arguments(self, arguments: str | Mapping[str, Any]) -> None:
+        """Append a fragment; an object replaces empty arguments, else is appended as text."""
+        if isinstance(arguments, Mapping):
+            if self.mapping is None and not "".join(self.text).strip():
+                self.mapping, self.text = dict(arguments), []
+                return
+            arguments = json.dumps(dict(arguments), ensure_ascii=False, default=str)
+        if not arguments:
+            return
+        if self.mapping is not None:
+            self.text, self.mapping = [self.raw_text()], None
+        self.text.append(arguments)
+
+
+class ToolCallAssembler:
+    """Collects one turn's tool-call deltas; :meth:`finish` returns the calls.
+
+    Routing of a delta (first match wins):
+
+    1. the call registered under its ``index``, unless that call has a
+       different ``id`` or ``name`` (a new call reusing the index: hermes62937,
+       sglang6310);
+    2. the call registered under its ``id`` under the same condition;
+    3. the last call, when the delta cannot open a call of its own (no id, no
+       name: a bare fragment) or, without an ``index``, fills what the last
+       call lacks (pipecat5023: name first, id later) or repeats its name
+       while its arguments are still incomplete (llamacpp13800);
+    4. otherwise a new call.
+
+    Args:
+        id_prefix: prefix of synthesised ids (``call_1``, ``call_2``…). Pass a
+            per-round prefix if ids must be unique across a conversation.
+    """
+
+    def __init__(self, *, id_prefix: str = "call_") -> None:
+        self._id_prefix = id_prefix
+        self._slots: list[_Slot] = []
+        self._by_index: dict[int, _Slot] = {}
+        self._by_id: dict[str, _Slot] = {}
+        self._last: _Slot | None = None
+
+    def add(self, delta: ToolCallDelta) -> None:
+        """Merge one delta: set ``id``/``name`` when missing, append ``arguments``."""
+        slot = self._route(delta)
+        if slot is None:
+            slot = _Slot()
+            self._slots.append(slot)
+            self._register(slot, delta, replace=True)
+        else:
+            self._register(slot, delta, replace=False)
+        slot.id = slot.id or delta.id
+        slot.name = slot.name or delta.name
+        slot.add_arguments(delta.arguments)
+        self._last = slot
+
+    def _route(self, delta: ToolCallDelta) -> _Slot | None:
+        by_index = self._by_index.get(delta.index) if delta.index is not None else None
+        by_id = self._by_id.get(delta.id) if delta.id else None
+        for candidate in (by_index, by_id):
+            if candidate is not None and not _conflicts(candidate, delta):
+                return candidate
+        if by_index is None and by_id is None and self._continues_last(delta):
+            return self._last
+        return None
+
+    def _continues_last(self, delta: ToolCallDelta) -> bool:
+        last = self._last
+        if last is None or _conflicts(last, delta):
+            return False
+        if not delta.id and not delta.name:
+            return True  # a bare fragment cannot open a call
+        if delta.index is not None:
+            return False  # an unknown index with an id or name is a new call
+        if delta.id and not last.id:
+            return True  # pipecat5023: the id arrives after the name
+        if delta.name and not last.name:
+            return True
+        if delta.id or delta.name != last.name:
+            return False
+        return _is_empty(delta.arguments) or not last.is_complete()
+
+    def _register(self, slot: _Slot, delta: ToolCallDelta, *, replace: bool) -> None:
+        if delta.index is not None and (replace or delta.index not in self._by_index):
+            self._by_index[delta.index] = slot
+        if delta.id and (replace or delta.id not in self._by_id):
+            self._by_id[delta.id] = slot
+
+    def finish(self, finish_reason: str | None = None) -> AssembledCalls:
+        """Parse every call's arguments; may be called more than once.
+
+        Missing ids are synthesised (``call_1``…), duplicates made unique
+        (``X``, ``X_2``); glued objects in one buffer become several calls of
+        the same name (hermes62937, agno3826). Truncated arguments are reported
+        as cut by the length limit only when ``finish_reason`` says so
+        (hermes83229), otherwise as malformed JSON.
+        """
+        ids = _IdAllocator(self._id_prefix, (slot.id for slot in self._slots))
+        calls: list[ToolCall] = []
+        invalid: list[InvalidToolCall] = []
+        for slot in self._slots:
+            if slot.is_blank():
+                continue
+            try:
+                pieces = _decode_slot(slot)
+            except ArgumentsError as error:
+                message = _error_message(error, finish_reason)
+                invalid.append(InvalidToolCall(ids.take(slot.id), slot.name, slot.raw_text(), message))
+                continue
+            for number, arguments in enumerate(pieces):
+                call_id = ids.take(slot.id if number == 0 else "")
+                if slot.name:
+                    calls.append(ToolCall(call_id, slot.name, arguments))
+                else:
+                    raw = json.dumps(arguments, ensure_ascii=False, default=str)
+                    invalid.append(InvalidToolCall(call_id, "", raw, MSG_NO_NAME))
+        return AssembledCalls(tuple(calls), tuple(invalid))
+
+
+def _is_empty(arguments: str | Mapping[str, Any]) -> bool:
+    return isinstance(arguments, str) and not arguments.strip()
+
+
+def _conflicts(slot: _Slot, delta: ToolCallDelta) -> bool:
+    """True when ``delta`` names a different call than ``slot`` (other id or name)."""
+    other_id = bool(delta.id and slot.id and delta.id != slot.id)
+    return other_id or bool(delta.name and slot.name and delta.name != slot.name)
+
+
+def _decode_slot(slot: _Slot) -> list[dict[str, Any]]:
+    """The argument objects of one buffer: usually one, several when glued."""
+    if slot.mapping is not None:
+        return [dict(slot.mapping)]
+    text = strip_noise("".join(slot.text))
+    glued = split_concatenated(text)
+    if glued is not None:
+        return glued
+    arguments = decode_arguments(text)
+    return _wrapped_concatenation(arguments) or [arguments]
+
+
+def _wrapped_concatenation(arguments: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """agno3826: ``{"text": "{..}{..}{..}"}``, glued calls wrapped in one string key."""
+    if len(arguments) != 1:
+        return None
+    (value,) = arguments.values()
+    return split_concatenated(value) if isinstance(value, str) else None
+
+
+def _error_message(error: ArgumentsError, finish_reason: str | None) -> str:
+    if not error.truncated:
+        return str(error)
+    if (finish_reason or "").lower() in LENGTH_FINISH_REASONS:
+        return MSG_CUT_BY_LENGTH.format(detail=error.detail)
+    return MSG_MALFORMED.format(detail=error.detail)
+
+
+class _IdAllocator:
+    """Unique, deterministic call ids: provider ids kept, the rest ``<prefix><n>``."""
+
+    def __init__(self, prefix: str, provided: Iterable[str]) -> None:
+        self._prefix = prefix
+        self._taken = {value for value in provided if value}
+        self._used: set[str] = set()
+
+    def take(self, wanted: str) -> str:
+        """``wanted`` if still free, else ``wanted_2``…; ``prefix<n>`` when empty."""
+        if wanted and wanted not in self._used:
+            self._used.add(wanted)
+            return wanted
+        make = (lambda n: f"{wanted}_{n}") if wanted else (lambda n: f"{self._prefix}{n}")
+        fresh = next(
+            candidate
+            for candidate in map(make, count(2 if wanted else 1))
+            if candidate not in self._used and candidate not in self._taken
+        )
+        self._used.add(fresh)
+        return fresh
+
+
+# --- calls written in the content ------------------------------------------------
+
+_TOOL_CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.DOTALL)
+_XML_FUNCTION = re.compile(r"<function=([^>\s]+)\s*>(.*?)(?:</function>|\Z)", re.DOTALL)
+_XML_PARAMETER = re.compile(
+    r"<parameter=([^>\s]+)\s*>(.*?)(?:</parameter>|(?=<parameter=)|\Z)", re.DOTALL
+)
+_ACTION = re.compile(r"(?im)^[ \t]*Action[ \t]*:[ \t]*\n?[ \t]*(?:```[\w-]*[ \t]*\n)?")
+_NAME_KEYS = ("name", "tool_name", "action", "tool")
+_ARGUMENT_KEYS = ("arguments", "parameters", "tool_arguments", "action_input", "args", "input")
+_ENVELOPE_KEYS = frozenset({"name", "type", "id", "function", "tool_name", *_ARGUMENT_KEYS})
+_CALL_MARKUP = re.compile(r"<tool_call>|<function=|\[TOOL_CALLS\]|<\|python_tag\|>")
+
+
+def mentions_call_markup(text: str) -> bool:
+    """True when ``text`` contains tool-call markup (``<tool_call>``, ``<function=``…).
+
+    Lets the caller report "your tool call could not be read" instead of
+    showing the markup as an answer (mlxserver228: a truncated ``<tool_call>``).
+    """
+    return bool(_CALL_MARKUP.search(text or ""))
+
+
+def extract_calls_from_text(
+    text: str, tool_names: Collection[str], *, id_prefix: str = "call_"
+) -> tuple[tuple[ToolCall, ...], str]:
+    """Tool calls a model wrote in its content instead of ``tool_calls``.
+
+    Recognised, in this order (the first form that yields a call wins):
+
+    * ``<tool_call>{"name": N, "arguments": {...}}</tool_call>`` (Qwen, Hermes;
+      the closing tag may be missing at the end) and the XML form
+      ``<tool_call><function=N><parameter=K>V</parameter></function></tool_call>``
+      (mlxswift529, Qwen 3.5/Qwen3-Coder);
+    * the whole content being one JSON call object or a list of them,
+      ``{"name": N, "parameters": {...}}`` (deepseekv3-826, Llama
+      ``<|python_tag|>``, Mistral ``[TOOL_CALLS]``);
+    * ``Action:`` followed by ``{"tool_name": N, "tool_arguments": {...}}``
+      (smolagents158; trailing prose kept).
+
+    Only exact names in ``tool_names`` are accepted; special tokens are
+    ignored. Returns ``(calls, text without the call markup)``; with no call
+    the text is returned unchanged. Never raises.
+    """
+    known = frozenset(tool_names)
+    if not text or not known:
+        return (), text
+    for reader in (_read_tool_call_blocks, _read_whole_json, _read_action_blocks):
+        found, rest = reader(text, known)
+        if found:
+            calls = tuple(
+                ToolCall(f"{id_prefix}{number}", name, arguments)
+                for number, (name, arguments) in enumerate(found, start=1)
+            )
+            return calls, SPECIAL_TOKEN.sub("", rest).strip()
+    return (), text
+
+
+_Found = list[tuple[str, dict[str, Any]]]
+
+
+def _read_tool_call_blocks(text: str, known: frozenset[str]) -> tuple[_Found, str]:
+    found: _Found = []
+    kept: list[str] = []
+    position = 0
+    for block in _TOOL_CALL_BLOCK.finditer(text):
+        calls = _calls_in_block(block.group(1), known)
+        if calls:
+            found.extend(calls)
+            kept.append(text[position : block.start()])
+            position = block.end()
+    kept.append(text[position:])
+    return found, "".join(kept)
+
+
+def _calls_in_block(body: str, known: frozenset[str]) -> _Found:
+    body = strip_noise(body)
+    if body.startswith("<function="):
+        return _xml_calls(body, known)
+    return _json_calls(body, known, strict_keys=False)
+
+
+def _xml_calls(body: str, known: frozenset[str]) -> _Found:
+    found: _Found = []
+    for function in _XML_FUNCTION.finditer(body):
+        name, inner = function.group(1), function.group(2).strip()
+        if name not in known:
+            continue
+        if inner.startswith("{"):
+            try:
+                found.append((name, decode_arguments(inner)))
+            except ArgumentsError:
+                continue
+        else:
+            found.append((name, {key: _xml_value(value) for key, value in _XML_PARAMETER.findall(inner)}))
+    return found
+
+
+def _xml_value(value: str) -> Any:
+    """A parameter's text: one surrounding newline dropped; JSON objects/arrays decoded."""
+    value = value.removeprefix("\n").removesuffix("\n")
+    if value.strip()[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except (ValueError, RecursionError):
+            return value
+    return value
+
+
+def _json_calls(body: str, known: frozenset[str], *, strict_keys: bool) -> _Found:
+    """Calls in a JSON text that is exactly one call object or a list of them."""
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        if not body.endswith(("}", "]")):
+            return []
+        try:
+            value = decode_arguments(body) if body.startswith("{") else None
+        except ArgumentsError:
+            return []
+    items = value if isinstance(value, list) else [value]
+    calls = [_call_from_object(item, known, strict_keys=strict_keys) for item in items]
+    if not calls or any(call is None for call in calls):
+        return []
+    return [call for call in calls if call is not None]
+
+
+def _call_from_object(
+    obj: Any, known: frozenset[str], *, strict_keys: bool
+) -> tuple[str, dict[str, Any]] | None:
+    """``{"name", "arguments"|"parameters"|…}`` or ``{"function": {...}}`` -> (name, args)."""
+    if not isinstance(obj, Mapping):
+        return None
+    if strict_keys and not set(obj) <= _ENVELOPE_KEYS:
+        return None
+    function = obj.get("function")
+    if isinstance(function, Mapping):
+        obj = function
+    name = next((obj[key] for key in _NAME_KEYS if isinstance(obj.get(key), str)), "")
+    if name not in known:
+        return None
+    present = [key for key in _ARGUMENT_KEYS if key in obj]
+    if strict_keys and not present:
+        return None
+    try:
+        return name, decode_arguments(obj[present[0]] if present else None)
+    except ArgumentsError:
+        return None
+
+
+def _read_whole_json(text: str, known: frozenset[str]) -> tuple[_Found, str]:
+    body = strip_noise(text)
+    if body[:1] not in ("{", "["):
+        return [], text
+    found = _json_calls(body, known, strict_keys=True)
+    return found, ("" if found else text)
+
+
+def _read_action_blocks(text: str, known: frozenset[str]) -> tuple[_Found, str]:
+    found: _Found = []
+    kept: list[str] = []
+    position = 0
+    for label in _ACTION.finditer(text):
+        if label.start() < position:
+            continue
+        span = _object_at(text, label.end())
+        if span is None:
+            continue
+        call = _call_from_object(span[0], known, strict_keys=False)
+        if call is None:
+            continue
+        found.append(call)
+        kept.append(text[position : label.start()])
+        position = _skip_fence(text, span[1])
+    kept.append(text[position:])
+    return found, "".join(kept)
+
+
+def _object_at(text: str, start: int) -> tuple[Any, int] | None:
+    """The JSON object starting at ``text[start]`` and the index after it."""
+    if text[start : start + 1] != "{":
+        return None
+    try:
+        return json.JSONDecoder().raw_decode(text, start)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _skip_fence(text: str, position: int) -> int:
+    """Skip a closing code fence right after an ``Action:`` object."""
+    match = re.compile(r"[ \t]*\n?[ \t]*```").match(text, position)
+    return match.end() if match else position

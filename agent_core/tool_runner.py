@@ -1,0 +1,207 @@
+"""Running one round's tool calls: concurrently, each bounded in time, none lost.
+
+Calls run in gevent greenlets (the SDK's own concurrency model: importing
+``dify_plugin`` monkey-patches the process), at most ``max_parallel`` at once.
+Their log messages and forwarded files reach Dify as they happen; results
+come back in call order. A call that is refused (unknown tool, bad
+arguments, repeated), fails or times out still yields a ``ToolResult`` whose
+observation tells the model what happened.
+"""
+
+import time
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import gevent
+from gevent.pool import Pool
+from gevent.queue import Queue
+
+from dify_plugin.core.runtime import Session
+from dify_plugin.entities.agent import AgentInvokeMessage
+from dify_plugin.interfaces.agent import ToolEntity
+
+from agent_core import prompts
+from agent_core.logs import LogNode
+from agent_core.observation import ObservationCollector, ToolOutcome
+from agent_core.tool_calls import InvalidToolCall, ToolCall
+from agent_core.tool_schema import ToolRegistry
+
+DEFAULT_MAX_PARALLEL = 8
+"""Tool calls of one round that may run at the same time."""
+
+DEFAULT_OBSERVATION_TOKENS = 4000
+"""Budget (estimated tokens) of one observation given to the model."""
+
+Emit = Callable[[AgentInvokeMessage], None]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The result of one tool call, as the model and the log see it.
+
+    ``arguments`` is the model's arguments (a dict, or the raw text of an
+    invalid call); ``observation`` what the model reads; ``full_text`` the
+    complete output for the log; ``error`` a message when the call did not
+    succeed; ``elapsed`` seconds.
+    """
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any] | str
+    observation: str
+    error: str | None = None
+    full_text: str = ""
+    elapsed: float = 0.0
+
+    def log_entry(self) -> dict[str, Any]:
+        """The shape Dify's official strategies log for a tool response."""
+        return {
+            "tool_call_id": self.call_id,
+            "tool_call_name": self.name,
+            "tool_call_input": self.arguments,
+            "tool_response": self.full_text or self.observation,
+        }
+
+
+class ToolTimeoutError(Exception):
+    """A tool call ran past its time limit."""
+
+
+class ToolRunner:
+    """Runs tool calls through ``session.tool.invoke``.
+
+    Args:
+        session: the SDK session of the current invocation.
+        registry: the tools configured in the node (exact names only).
+        timeout: seconds one call may take.
+        max_parallel: calls run at once.
+        observation_tokens: budget of one observation.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        registry: ToolRegistry,
+        *,
+        timeout: float,
+        max_parallel: int = DEFAULT_MAX_PARALLEL,
+        observation_tokens: int = DEFAULT_OBSERVATION_TOKENS,
+    ) -> None:
+        self._session = session
+        self._registry = registry
+        self._timeout = timeout
+        self._max_parallel = max_parallel
+        self._observation_tokens = observation_tokens
+
+    def run(
+        self,
+        parent: LogNode,
+        calls: Sequence[ToolCall],
+        invalid: Sequence[InvalidToolCall] = (),
+        refusals: Mapping[str, str] | None = None,
+    ) -> Generator[AgentInvokeMessage, None, list[ToolResult]]:
+        """Run ``calls`` (and report ``invalid`` ones) under ``parent``.
+
+        ``refusals`` maps a call id to the observation to give instead of
+        running it. Yields log and forwarded messages as they happen; returns
+        one result per call, valid calls first, each group in call order.
+        """
+        everything: list[ToolCall | InvalidToolCall] = [*calls, *invalid]
+        results: list[ToolResult | None] = [None] * len(everything)
+        queue: Queue = Queue()
+        done = object()
+
+        def work(position: int, call: ToolCall | InvalidToolCall) -> None:
+            try:
+                results[position] = self._run_one(parent, call, (refusals or {}).get(call.id), queue.put)
+            finally:
+                queue.put(done)
+
+        pool = Pool(self._max_parallel)
+        for position, call in enumerate(everything):
+            pool.spawn(work, position, call)
+        remaining = len(everything)
+        while remaining:
+            item = queue.get()
+            if item is done:
+                remaining -= 1
+            else:
+                yield item
+        return [r for r in results if r is not None]
+
+    def _run_one(
+        self, parent: LogNode, call: ToolCall | InvalidToolCall, refusal: str | None, emit: Emit
+    ) -> ToolResult:
+        arguments = call.arguments if isinstance(call, ToolCall) else call.raw_arguments
+        node = LogNode(f"CALL {call.name or '(no name)'}", parent=parent)
+        emit(node.start({"tool_name": call.name, "tool_input": arguments}))
+        started = time.perf_counter()
+        result = ToolResult(call.id, call.name, arguments, observation="")
+        try:
+            result = self._result(call, refusal, emit, result)
+        except Exception as error:  # a bug of ours must not leave the node open
+            message = f"internal error while running the tool: {type(error).__name__}: {error}"
+            result = ToolResult(call.id, call.name, arguments, observation=f"Error: {message}", error=message)
+        result = ToolResult(**{**result.__dict__, "elapsed": time.perf_counter() - started})
+        emit(node.finish({"output": result.log_entry()}, error=result.error))
+        return result
+
+    def _result(
+        self, call: ToolCall | InvalidToolCall, refusal: str | None, emit: Emit, base: ToolResult
+    ) -> ToolResult:
+        problem = refusal or self._problem(call)
+        if problem:
+            return ToolResult(base.call_id, base.name, base.arguments, observation=problem, error=problem)
+        assert isinstance(call, ToolCall)
+        tool = self._registry.get(call.name)
+        assert tool is not None
+        outcome = self._invoke(tool, call, emit)
+        return ToolResult(
+            base.call_id,
+            base.name,
+            base.arguments,
+            observation=outcome.observation,
+            error=outcome.error,
+            full_text=outcome.full_text,
+        )
+
+    def _problem(self, call: ToolCall | InvalidToolCall) -> str | None:
+        """Why the call cannot run, in the model's terms; None if it can."""
+        if isinstance(call, InvalidToolCall):
+            return prompts.INVALID_ARGUMENTS.format(name=call.name, error=call.error)
+        tool = self._registry.get(call.name)
+        if tool is None:
+            available = ", ".join(self._registry.names()) or prompts.NO_TOOLS_AVAILABLE
+            return prompts.UNKNOWN_TOOL.format(name=call.name, available=available)
+        invalid = self._registry.validate_arguments(tool, call.arguments)
+        if invalid:
+            return prompts.INVALID_ARGUMENTS.format(name=call.name, error=invalid)
+        return None
+
+    def _invoke(self, tool: ToolEntity, call: ToolCall, emit: Emit) -> ToolOutcome:
+        collector = ObservationCollector(
+            call.name, max_tokens=self._observation_tokens, secrets=self._registry.secret_values()
+        )
+        timer = gevent.Timeout(self._timeout, ToolTimeoutError(f"timed out after {self._timeout:g} seconds"))
+        timer.start()
+        try:
+            stream = self._session.tool.invoke(
+                provider_type=tool.provider_type,
+                provider=tool.identity.provider,
+                tool_name=tool.identity.name,
+                parameters=self._registry.invocation_parameters(tool, call.arguments),
+                credential_id=tool.credential_id,
+            )
+            try:
+                for message in stream:
+                    for forwarded in collector.add(message):
+                        emit(forwarded)
+            finally:
+                stream.close()
+        except Exception as error:  # the tool's failure is the model's observation
+            collector.fail(error)
+        finally:
+            timer.close()
+        return collector.finish()
+

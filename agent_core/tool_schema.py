@@ -1,0 +1,278 @@
+"""Tools as the model sees them, and tool parameters as the tool receives them.
+
+Dify sends each tool as ``ToolEntity`` JSON plus ``runtime_parameters``,
+``credential_id`` and ``provider_type`` (protocol §5). Parameters the user
+filled in the node arrive with ``form: "form"`` and their value in
+``runtime_parameters``; only ``form: "llm"`` parameters are the model's to
+set. :func:`to_prompt_tool` builds the JSON schema the model reads;
+:class:`ToolRegistry` looks tools up by exact name, merges the model's
+arguments with the user's values, and checks them.
+"""
+
+import copy
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dify_plugin.entities.model.message import PromptMessageTool
+from dify_plugin.entities.tool import ToolParameter
+from dify_plugin.interfaces.agent import ToolEntity
+
+ParamType = ToolParameter.ToolParameterType
+LLM_FORM = ToolParameter.ToolParameterForm.LLM
+
+FILE_TYPES = frozenset({ParamType.FILE, ParamType.FILES})
+"""Never offered to the model: it cannot produce files as JSON."""
+
+_JSON_TYPES: dict[str, str] = {
+    ParamType.NUMBER: "number",
+    ParamType.BOOLEAN: "boolean",
+    ParamType.CHECKBOX: "boolean",
+    ParamType.OBJECT: "object",
+    ParamType.ARRAY: "array",
+    ParamType.MODEL_SELECTOR: "object",
+    ParamType.APP_SELECTOR: "object",
+}
+"""JSON-schema type per Dify type; everything else (string, select, secret-input,
+date, dynamic-select, any) is described as a string so strict providers accept it."""
+
+STRING_TYPES = frozenset(
+    {ParamType.STRING, ParamType.SELECT, ParamType.SECRET_INPUT, ParamType.DATE, ParamType.DYNAMIC_SELECT}
+)
+BOOLEAN_TYPES = frozenset({ParamType.BOOLEAN, ParamType.CHECKBOX})
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+# Model-facing wording (each ends with a period; see prompts.INVALID_ARGUMENTS).
+MSG_MISSING = "missing required parameter {names}."
+MSG_NOT_OPTION = "parameter {name!r} must be one of {options} (got {value!r})."
+MSG_NOT_NUMBER = "parameter {name!r} must be a number (got {value!r})."
+MSG_NOT_BOOLEAN = "parameter {name!r} must be true or false (got {value!r})."
+
+
+def to_prompt_tool(tool: ToolEntity) -> PromptMessageTool:
+    """The function definition the model reads.
+
+    Shape: ``{"name", "description": tool.description.llm, "parameters":
+    {"type": "object", "properties": {...}, "required": [...]}}`` -- always a
+    valid object schema, even with no parameters (mcpsse1). Only ``llm``-form,
+    non-file parameters; ``input_schema`` (MCP object/array parameters) is
+    used as given; ``select`` options become an ``enum`` of their values.
+    """
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for parameter in tool.parameters:
+        if parameter.form != LLM_FORM or parameter.type in FILE_TYPES:
+            continue
+        properties[parameter.name] = _property_schema(parameter)
+        if parameter.required and parameter.name not in required:
+            required.append(parameter.name)
+    return PromptMessageTool(
+        name=tool.identity.name,
+        description=_tool_description(tool),
+        parameters={"type": "object", "properties": properties, "required": required},
+    )
+
+
+def _tool_description(tool: ToolEntity) -> str:
+    if tool.description is None:
+        return ""
+    return tool.description.llm or tool.description.human.en_US or ""
+
+
+def _parameter_description(parameter: ToolParameter) -> str:
+    return parameter.llm_description or parameter.human_description.en_US or ""
+
+
+def _property_schema(parameter: ToolParameter) -> dict[str, Any]:
+    description = _parameter_description(parameter)
+    if isinstance(parameter.input_schema, Mapping) and parameter.input_schema:
+        schema = copy.deepcopy(dict(parameter.input_schema))
+        if description and "description" not in schema:
+            schema["description"] = description
+        return schema
+    if parameter.type == ParamType.DATE_RANGE:
+        return parameter.type.to_prompt_schema(description)
+    schema: dict[str, Any] = {"type": _JSON_TYPES.get(parameter.type, "string"), "description": description}
+    if schema["type"] == "array":
+        schema["items"] = {"type": "string"}  # providers such as Gemini require typed items
+    options = _option_values(parameter)
+    if options and parameter.multiple:
+        schema.update(type="array", items={"type": "string", "enum": options})
+    elif options:
+        schema["enum"] = options
+    return schema
+
+
+def _option_values(parameter: ToolParameter) -> list[str]:
+    if parameter.type not in (ParamType.SELECT, ParamType.DYNAMIC_SELECT) or not parameter.options:
+        return []
+    return [str(option.value) for option in parameter.options]
+
+
+class ToolRegistry:
+    """The node's tools, by the exact name the model was given.
+
+    Two tools with the same name (say two MCP servers with ``search``) cannot
+    both be offered under it: the first keeps the name, later ones are offered
+    as ``search_2``, ``search_3``… and :meth:`get` maps those back.
+    """
+
+    def __init__(self, tools: Sequence[ToolEntity] | None) -> None:
+        self._tools: dict[str, ToolEntity] = {}
+        for tool in tools or ():
+            self._tools[_unique_name(tool.identity.name, self._tools)] = tool
+
+    def prompt_tools(self) -> list[PromptMessageTool]:
+        """One ``PromptMessageTool`` per tool, under its registry name."""
+        return [to_prompt_tool(tool).model_copy(update={"name": name}) for name, tool in self._tools.items()]
+
+    def get(self, name: str) -> ToolEntity | None:
+        """The tool offered as ``name`` (exact match only), else None."""
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        """Names offered to the model, in the node's order."""
+        return list(self._tools)
+
+    def invocation_parameters(self, tool: ToolEntity, model_arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters sent to ``session.tool.invoke``.
+
+        1. The model's arguments, coerced to the declared types ("3" -> 3 for a
+           number, "true" -> True for a boolean, 3 -> "3" for a string). Keys
+           the tool does not declare are kept (MCP and API tools may accept
+           more than they declare); keys naming a non-``llm`` parameter are
+           dropped: the model was not offered them.
+        2. ``runtime_parameters`` (values the user fixed in the node) win,
+           coerced the same way (dify18665: a number given as text).
+        3. Defaults for missing non-``llm`` parameters.
+        """
+        declared = {parameter.name: parameter for parameter in tool.parameters}
+        merged: dict[str, Any] = {}
+        for key, value in model_arguments.items():
+            parameter = declared.get(key)
+            if parameter is None:
+                merged[key] = value
+            elif parameter.form == LLM_FORM:
+                merged[key] = coerce_value(parameter, value)
+        for key, value in (tool.runtime_parameters or {}).items():
+            merged[key] = coerce_value(declared[key], value) if key in declared else value
+        for parameter in tool.parameters:
+            if parameter.form != LLM_FORM and parameter.name not in merged and parameter.default is not None:
+                merged[parameter.name] = parameter.default
+        return merged
+
+    def secret_values(self) -> set[str]:
+        """Values of ``secret-input`` parameters in ``runtime_parameters``, to redact."""
+        secrets: set[str] = set()
+        for tool in self._tools.values():
+            runtime = tool.runtime_parameters or {}
+            for parameter in tool.parameters:
+                value = runtime.get(parameter.name)
+                if parameter.type == ParamType.SECRET_INPUT and isinstance(value, str) and value.strip():
+                    secrets.add(value)
+        return secrets
+
+    def validate_arguments(self, tool: ToolEntity, arguments: Mapping[str, Any]) -> str | None:
+        """A model-facing problem with ``arguments``, or None when they can run.
+
+        Checks ``llm`` parameters only: required ones present (and not null or
+        ``""``) unless the user fixed them in ``runtime_parameters``; select
+        values among the options, listing the allowed values (hermes83229);
+        numbers and booleans readable as such. Parameters with an
+        ``input_schema`` are only checked for presence.
+        """
+        runtime = tool.runtime_parameters or {}
+        llm_parameters = [p for p in tool.parameters if p.form == LLM_FORM and p.type not in FILE_TYPES]
+        missing = [
+            p.name
+            for p in llm_parameters
+            if p.required and p.name not in runtime and arguments.get(p.name) in (None, "")
+        ]
+        problems = [MSG_MISSING.format(names=", ".join(repr(name) for name in missing))] if missing else []
+        for parameter in llm_parameters:
+            value = arguments.get(parameter.name)
+            if value is not None and parameter.input_schema is None:
+                problems.extend(_value_problems(parameter, coerce_value(parameter, value)))
+        return " ".join(problems) or None
+
+
+def _unique_name(name: str, taken: Mapping[str, Any]) -> str:
+    if name not in taken:
+        return name
+    number = 2
+    while f"{name}_{number}" in taken:
+        number += 1
+    return f"{name}_{number}"
+
+
+def _value_problems(parameter: ToolParameter, value: Any) -> list[str]:
+    options = _option_values(parameter)
+    if options:
+        values = value if isinstance(value, list) else [value]
+        wrong = [item for item in values if str(item) not in options]
+        if wrong:
+            allowed = ", ".join(repr(option) for option in options)
+            return [MSG_NOT_OPTION.format(name=parameter.name, options=allowed, value=wrong[0])]
+    if parameter.type == ParamType.NUMBER and not _is_number(value):
+        return [MSG_NOT_NUMBER.format(name=parameter.name, value=value)]
+    if parameter.type in BOOLEAN_TYPES and not isinstance(value, bool):
+        return [MSG_NOT_BOOLEAN.format(name=parameter.name, value=value)]
+    return []
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def coerce_value(parameter: ToolParameter, value: Any) -> Any:
+    """``value`` converted to the parameter's type when that is unambiguous, else unchanged.
+
+    number: ``"3"`` -> 3, ``"2.5"`` -> 2.5; boolean: ``"true"``/``"false"`` (any
+    case) -> bool; string-like: numbers -> text, objects/arrays -> JSON text;
+    object/array: JSON text -> the object/array.
+    """
+    if parameter.type == ParamType.NUMBER:
+        return _to_number(value)
+    if parameter.type in BOOLEAN_TYPES:
+        return _to_bool(value)
+    if parameter.type in STRING_TYPES and not parameter.multiple:
+        return _to_text(value)
+    if parameter.type in (ParamType.OBJECT, ParamType.ARRAY) and isinstance(value, str):
+        return _from_json_text(value, dict if parameter.type == ParamType.OBJECT else list)
+    return value
+
+
+def _to_number(value: Any) -> Any:
+    if not isinstance(value, str) or not _NUMBER.fullmatch(value.strip()):
+        return value
+    text = value.strip()
+    if re.fullmatch(r"[+-]?\d+", text):
+        return int(text)
+    number = float(text)
+    return number if math.isfinite(number) else value
+
+
+def _to_bool(value: Any) -> Any:
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return value
+
+
+def _to_text(value: Any) -> Any:
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def _from_json_text(value: str, kind: type) -> Any:
+    try:
+        decoded = json.loads(value)
+    except (ValueError, RecursionError):
+        return value
+    return decoded if isinstance(decoded, kind) else value

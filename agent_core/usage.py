@@ -1,0 +1,108 @@
+"""LLMUsage arithmetic: pure functions that never mutate their arguments.
+
+Dify reports usage per model call as an ``LLMUsage`` (12 fields, SDK
+``entities/model/llm.py``). A round's usage is what its chunks report; a run's
+usage is the sum of its rounds. Prices are ``Decimal`` in ``currency`` units;
+``latency`` is seconds.
+"""
+
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import Any
+
+from dify_plugin.entities.model.llm import LLMUsage
+
+_FIELDS = tuple(LLMUsage.model_fields)
+
+
+def empty_usage() -> LLMUsage:
+    """A zero usage in USD."""
+    return LLMUsage.empty_usage()
+
+
+def coerce_usage(raw: LLMUsage | dict[str, Any] | None) -> LLMUsage | None:
+    """Validate a chunk's ``usage`` dict, filling fields a provider left out with zeros.
+
+    Returns None for None or an empty dict; never raises on partial data
+    (a usage that cannot be read at all counts as zero and is dropped).
+    """
+    if raw is None or isinstance(raw, LLMUsage):
+        return raw
+    if not raw:
+        return None
+    merged = empty_usage().model_dump() | {k: v for k, v in raw.items() if k in _FIELDS and v is not None}
+    try:
+        return LLMUsage.model_validate(merged)
+    except ValueError:
+        return None
+
+
+def add_usage(a: LLMUsage, b: LLMUsage) -> LLMUsage:
+    """Sum two usages into a new one.
+
+    Tokens, prices and latency add up. Unit prices and price units are not
+    additive: the later non-zero value is kept. The currency is ``b``'s unless
+    ``b`` carries no price at all.
+    """
+    return LLMUsage(
+        prompt_tokens=a.prompt_tokens + b.prompt_tokens,
+        prompt_unit_price=b.prompt_unit_price or a.prompt_unit_price,
+        prompt_price_unit=b.prompt_price_unit or a.prompt_price_unit,
+        prompt_price=a.prompt_price + b.prompt_price,
+        completion_tokens=a.completion_tokens + b.completion_tokens,
+        completion_unit_price=b.completion_unit_price or a.completion_unit_price,
+        completion_price_unit=b.completion_price_unit or a.completion_price_unit,
+        completion_price=a.completion_price + b.completion_price,
+        total_tokens=a.total_tokens + b.total_tokens,
+        total_price=a.total_price + b.total_price,
+        currency=b.currency if b.total_price or not a.total_price else a.currency,
+        latency=a.latency + b.latency,
+    )
+
+
+def sum_usages(usages: Iterable[LLMUsage]) -> LLMUsage:
+    """The sum of any number of usages (zero for none)."""
+    total = empty_usage()
+    for usage in usages:
+        total = add_usage(total, usage)
+    return total
+
+
+def _is_cumulative(usages: list[LLMUsage]) -> bool:
+    """Whether a call's usage reports repeat a running total rather than add up.
+
+    A running total keeps the same non-zero prompt tokens and never lowers
+    completion tokens (OpenAI-style ``include_usage`` repeated per chunk).
+    Per-chunk deltas (prompt tokens only once, then completion deltas) add up.
+    """
+    first = usages[0].prompt_tokens
+    if first == 0:
+        return False
+    pairs = zip(usages, usages[1:], strict=False)
+    return all(
+        later.prompt_tokens == first and later.completion_tokens >= earlier.completion_tokens
+        for earlier, later in pairs
+    )
+
+
+def call_usage(reports: list[LLMUsage]) -> LLMUsage:
+    """The usage of one model call from every usage its chunks reported.
+
+    Most model plugins report once, in the last chunk; when several chunks
+    report, a running total is taken from its last report and deltas are summed.
+    """
+    if not reports:
+        return empty_usage()
+    if len(reports) == 1 or _is_cumulative(reports):
+        return reports[-1]
+    return sum_usages(reports)
+
+
+def _json_number(value: Decimal | float | int) -> float | int:
+    return float(value) if isinstance(value, Decimal) else value
+
+
+def usage_to_metadata(usage: LLMUsage) -> dict[str, Any]:
+    """All twelve ``LLMUsage`` fields as JSON numbers, the shape Dify's
+    ``LLMUsage.from_metadata`` reads from ``execution_metadata``."""
+    return {name: _json_number(value) if name != "currency" else value for name, value in usage.model_dump().items()}

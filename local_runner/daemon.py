@@ -1,0 +1,476 @@
+"""Plays Dify's plugin daemon for one plugin process over stdio (protocol §1).
+
+``PluginProcess`` starts ``<python> -m <entrypoint>`` in the plugin folder exactly as the
+daemon does, waits for the first heartbeat, then runs agent sessions: it writes one request
+line per run, routes the plugin's stdout messages by ``session_id``, serves backwards ``llm``
+and ``tool`` invocations (each in its own thread) and records everything in a ``RunResult``.
+Several runs may share one process, concurrently.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import yaml
+
+from local_runner import protocol
+from local_runner.backends import LLMBackend
+from local_runner.result import RunResult
+from local_runner.tools import ToolBox
+
+DEFAULT_PLUGIN_DIR = Path(__file__).resolve().parent.parent
+READY_TIMEOUT = 60.0
+HEARTBEAT_TIMEOUT = 120.0
+RUN_TIMEOUT = 600.0
+_STRIPPED_ENV_PREFIXES = ("REMOTE_INSTALL_", "SERVERLESS_")
+
+UpdateCallback = Callable[[RunResult], None]
+
+
+class PluginError(RuntimeError):
+    """The plugin process could not be started or used."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One agent run: ``strategy`` name, the node parameters ``params`` (see
+    ``scenario.Scenario.agent_params``) and the session envelope fields."""
+
+    strategy: str
+    params: dict[str, Any]
+    tool_credentials: dict[str, str] = field(default_factory=dict)
+    user_id: str = "user-local"
+    conversation_id: str | None = "conv-local"
+    app_id: str | None = "app-local"
+    message_id: str | None = None
+    provider: str = protocol.AGENT_PROVIDER
+
+
+def plugin_env(base: Mapping[str, str], extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The plugin's environment: ``base`` without remote/serverless settings, plus ``extra``,
+    with ``INSTALL_METHOD=local`` forced (env vars beat a ``.env`` file in pydantic-settings)."""
+    env = {key: value for key, value in base.items() if not key.startswith(_STRIPPED_ENV_PREFIXES)}
+    env.update(extra or {})
+    env["INSTALL_METHOD"] = "local"
+    return env
+
+
+def plugin_command(plugin_dir: Path, python: str | None = None) -> list[str]:
+    """``[python, "-m", entrypoint]``: the plugin's ``.venv`` python if it has one (else this
+    interpreter) and ``meta.runner.entrypoint`` of ``manifest.yaml`` (default ``main``)."""
+    if python is None:
+        venv_python = plugin_dir / ".venv" / "bin" / "python"
+        python = str(venv_python) if venv_python.exists() else sys.executable
+    entrypoint = "main"
+    manifest = plugin_dir / "manifest.yaml"
+    if manifest.exists():
+        meta = (yaml.safe_load(manifest.read_text(encoding="utf-8")) or {}).get("meta") or {}
+        entrypoint = (meta.get("runner") or {}).get("entrypoint") or entrypoint
+    return [python, "-m", entrypoint]
+
+
+class PluginProcess:
+    """One plugin process driven like the daemon drives it. Use as a context manager (or
+    ``start()``/``close()``); ``run()`` one or many agent runs on it, also concurrently.
+
+    ``ready_timeout``: seconds to wait for the first heartbeat; ``heartbeat_timeout``: seconds
+    without a heartbeat after which the plugin counts as dead and is killed; ``env``: extra
+    environment variables for the plugin.
+    """
+
+    def __init__(
+        self,
+        plugin_dir: str | Path = DEFAULT_PLUGIN_DIR,
+        *,
+        python: str | None = None,
+        ready_timeout: float = READY_TIMEOUT,
+        heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.plugin_dir = Path(plugin_dir).resolve()
+        self.command = plugin_command(self.plugin_dir, python)
+        self.ready_timeout = ready_timeout
+        self.heartbeat_timeout = heartbeat_timeout
+        self.extra_env = dict(env or {})
+        self.manifest: dict[str, Any] | None = None
+        self.transcript: list[dict[str, Any]] = []
+        self.noise: list[str] = []
+        self.plugin_logs: list[dict[str, Any]] = []
+        self.plugin_errors: list[dict[str, Any]] = []
+        self._stderr: collections.deque[str] = collections.deque(maxlen=200)
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._runs: dict[str, RunHandle] = {}
+        self._runs_lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._ready = threading.Event()
+        self._started_at = time.monotonic()
+        self._last_heartbeat = 0.0
+        self._death: str | None = None
+        self._readers: list[threading.Thread] = []
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    def __enter__(self) -> PluginProcess:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def start(self) -> PluginProcess:
+        """Start the plugin and wait for its first heartbeat. Raises ``PluginError`` (with the
+        stderr tail) if it exits or stays silent for ``ready_timeout`` seconds."""
+        if not (self.plugin_dir / "manifest.yaml").exists():
+            raise PluginError(f"{self.plugin_dir} is not a plugin folder (no manifest.yaml)")
+        self._started_at = time.monotonic()
+        self._proc = subprocess.Popen(
+            self.command,
+            cwd=self.plugin_dir,
+            env=plugin_env(os.environ, self.extra_env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self._readers = [
+            threading.Thread(target=self._read_stdout, args=(self._proc.stdout,), name="plugin-stdout", daemon=True),
+            threading.Thread(target=self._read_stderr, args=(self._proc.stderr,), name="plugin-stderr", daemon=True),
+        ]
+        for reader in self._readers:
+            reader.start()
+        self._wait_ready()
+        return self
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.ready_timeout
+        while not self._ready.wait(0.05):
+            if self.returncode is not None:
+                self._join_readers()
+                raise PluginError(f"plugin exited with code {self.returncode} before its first heartbeat{self.diagnostics()}")
+            if time.monotonic() > deadline:
+                self.close()
+                raise PluginError(f"plugin sent no heartbeat within {self.ready_timeout:g} s{self.diagnostics()}")
+
+    def close(self) -> None:
+        """Kill the plugin (closing stdin would make the SDK busy-loop) and fail open runs."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._death = self._death or "plugin process was closed by the runner"
+            self._proc.kill()
+            self._proc.wait(timeout=10)
+        self._join_readers()
+        self._fail_all(self._death or "plugin process was closed by the runner")
+
+    def _join_readers(self) -> None:
+        for reader in self._readers:
+            reader.join(timeout=5)
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit code once the process is gone, else ``None``."""
+        return None if self._proc is None else self._proc.poll()
+
+    @property
+    def alive(self) -> bool:
+        """True while the process runs."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def heartbeat_age(self) -> float:
+        """Seconds since the last heartbeat."""
+        return time.monotonic() - self._last_heartbeat
+
+    def stderr_tail(self, lines: int = 40) -> list[str]:
+        """The last ``lines`` lines the plugin wrote to stderr."""
+        return list(self._stderr)[-lines:]
+
+    def diagnostics(self) -> str:
+        """Stray stdout lines and the stderr tail, formatted for an error message."""
+        parts = []
+        if self.noise:
+            parts.append("non-JSON stdout lines:\n  " + "\n  ".join(self.noise[-10:]))
+        if self._stderr:
+            parts.append("stderr tail:\n  " + "\n  ".join(self.stderr_tail(20)))
+        return ("\n" + "\n".join(parts)) if parts else ""
+
+    # -- runs -------------------------------------------------------------------------------
+
+    def start_run(
+        self,
+        request: RunRequest,
+        backend: LLMBackend,
+        toolbox: ToolBox,
+        *,
+        on_update: UpdateCallback | None = None,
+    ) -> RunHandle:
+        """Send the request of a new session and return its handle (``handle.wait()`` gives
+        the ``RunResult``). ``on_update(result)`` is called after every recorded event, from
+        runner threads."""
+        if not self.alive:
+            raise PluginError(f"plugin is not running (exit code {self.returncode}){self.diagnostics()}")
+        envelope = protocol.SessionEnvelope(
+            session_id=str(uuid.uuid4()),
+            conversation_id=request.conversation_id,
+            message_id=request.message_id,
+            app_id=request.app_id,
+            tool_credentials=dict(request.tool_credentials),
+        )
+        handle = RunHandle(self, envelope, request.strategy, backend, toolbox, on_update)
+        with self._runs_lock:
+            self._runs[envelope.session_id] = handle
+        line = protocol.agent_request(
+            envelope, strategy=request.strategy, params=request.params, user_id=request.user_id, provider=request.provider
+        )
+        self.send(line)
+        return handle
+
+    def run(
+        self,
+        request: RunRequest,
+        backend: LLMBackend,
+        toolbox: ToolBox,
+        *,
+        on_update: UpdateCallback | None = None,
+        timeout: float = RUN_TIMEOUT,
+    ) -> RunResult:
+        """Run one agent session to its end (or failure, or ``timeout`` seconds)."""
+        return self.start_run(request, backend, toolbox, on_update=on_update).wait(timeout)
+
+    def _forget(self, session_id: str) -> None:
+        with self._runs_lock:
+            self._runs.pop(session_id, None)
+
+    def _active_runs(self) -> list[RunHandle]:
+        with self._runs_lock:
+            return list(self._runs.values())
+
+    def _fail_all(self, reason: str) -> None:
+        for handle in self._active_runs():
+            handle.fail(reason)
+
+    def check_health(self) -> str | None:
+        """Why the plugin can no longer serve runs (exited, or no heartbeat for longer than
+        ``heartbeat_timeout`` - then it is killed, as the daemon does), else ``None``."""
+        if self.returncode is not None:
+            return self._death or f"plugin process exited with code {self.returncode}"
+        if self.heartbeat_age() > self.heartbeat_timeout:
+            self._death = f"plugin sent no heartbeat for {self.heartbeat_age():.1f} s (limit {self.heartbeat_timeout:g} s); killed it"
+            self.close()
+            return self._death
+        return None
+
+    # -- wire -------------------------------------------------------------------------------
+
+    def send(self, obj: dict[str, Any]) -> None:
+        """Write one line to the plugin's stdin (serialized; recorded in the transcript).
+        Lines for a process that is gone are dropped."""
+        self._record("to_plugin", obj)
+        data = protocol.encode_line(obj)
+        with self._write_lock:
+            if not self.alive or self._proc is None or self._proc.stdin is None:
+                return
+            try:
+                self._proc.stdin.write(data)
+                self._proc.stdin.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                return
+
+    def _record(self, direction: str, payload: dict[str, Any] | str) -> None:
+        """Append a transcript entry and copy it to the runs it concerns (its session, or all
+        runs for session-less lines such as heartbeats and logs)."""
+        entry: dict[str, Any] = {"t": round(time.monotonic() - self._started_at, 4), "dir": direction}
+        entry["json" if isinstance(payload, dict) else "text"] = payload
+        self.transcript.append(entry)
+        session_id = payload.get("session_id") if isinstance(payload, dict) else None
+        for handle in self._active_runs():
+            if session_id in (None, handle.session_id):
+                handle.result.add_transcript(entry)
+
+    def _read_stdout(self, stream: IO[bytes]) -> None:
+        for raw in iter(stream.readline, b""):
+            line = protocol.decode_line(raw)
+            if isinstance(line, str):
+                self.noise.append(line)
+                self._record("from_plugin", line)
+            elif line is not None:
+                self._record("from_plugin", line)
+                self._dispatch(line)
+        self._on_exit()
+
+    def _read_stderr(self, stream: IO[bytes]) -> None:
+        for raw in iter(stream.readline, b""):
+            text = raw.decode("utf-8", errors="replace").rstrip("\n")
+            self._stderr.append(text)
+            self._record("stderr", text)
+
+    def _on_exit(self) -> None:
+        """stdout closed: the process is gone; fail every open run with the reason."""
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+        self._stderr_settle()
+        reason = self._death or f"plugin process exited with code {self.returncode}"
+        self._fail_all(reason)
+
+    def _stderr_settle(self) -> None:
+        """Give the stderr reader a moment to collect a dying traceback."""
+        if len(self._readers) > 1 and threading.current_thread() is not self._readers[1]:
+            self._readers[1].join(timeout=1)
+
+    def _dispatch(self, line: dict[str, Any]) -> None:
+        event = line.get("event")
+        if self.manifest is None and protocol.is_manifest(line):
+            self.manifest = line
+        elif event == "heartbeat":
+            self._last_heartbeat = time.monotonic()
+            self._ready.set()
+        elif event == "log":
+            self.plugin_logs.append(line.get("data") or {})
+            for handle in self._active_runs():
+                handle.on_plugin_log(line.get("data") or {})
+        elif event == "error":
+            self.plugin_errors.append(line.get("data") or {})
+            for handle in self._active_runs():
+                if line.get("session_id") in (None, handle.session_id):
+                    handle.on_plugin_error(line.get("data") or {})
+        elif event == "session":
+            with self._runs_lock:
+                handle = self._runs.get(str(line.get("session_id")))
+            if handle is not None:
+                handle.on_session_message(line.get("data") or {})
+
+    def permission_error(self, invoke_type: str) -> str | None:
+        """The daemon's refusal for ``invoke_type`` under this plugin's manifest, or ``None``."""
+        return protocol.permission_error(self.manifest or {}, invoke_type)
+
+
+class RunHandle:
+    """One session in progress on a ``PluginProcess``; ``wait()`` returns its ``RunResult``."""
+
+    def __init__(
+        self,
+        process: PluginProcess,
+        envelope: protocol.SessionEnvelope,
+        strategy: str,
+        backend: LLMBackend,
+        toolbox: ToolBox,
+        on_update: UpdateCallback | None,
+    ) -> None:
+        self.process = process
+        self.envelope = envelope
+        self.backend = backend
+        self.toolbox = toolbox
+        self.result = RunResult(envelope.session_id, strategy)
+        self._on_update = on_update
+        self._done = threading.Event()
+        self.invocations: list[threading.Thread] = []
+
+    @property
+    def session_id(self) -> str:
+        """The session id (a UUID string)."""
+        return self.envelope.session_id
+
+    def wait(self, timeout: float | None = RUN_TIMEOUT) -> RunResult:
+        """Block until the session ends, the plugin dies or goes silent, or ``timeout``
+        seconds pass (then the run fails; the process stays usable). Returns the result."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._done.wait(0.1):
+            problem = self.process.check_health()
+            if problem:
+                self.fail(problem)
+            elif deadline is not None and time.monotonic() > deadline:
+                self.fail(f"run did not end within {timeout:g} s")
+        self.result.stderr_tail = self.process.stderr_tail()
+        self.process._forget(self.session_id)
+        return self.result
+
+    def fail(self, reason: str) -> None:
+        """Give the run up with ``reason`` (no-op once it is over)."""
+        if self.result.finish(failure=reason):
+            self._done.set()
+            self._notify()
+
+    def _notify(self) -> None:
+        if self._on_update is not None:
+            self._on_update(self.result)
+
+    # -- messages from the plugin -------------------------------------------------------------
+
+    def on_session_message(self, message: dict[str, Any]) -> None:
+        """Handle one ``session`` message ``{"type": stream|invoke|error|end, "data"}``."""
+        kind, data = message.get("type"), message.get("data") or {}
+        if kind == "stream":
+            self.result.add_message(data)
+        elif kind == "invoke":
+            self._start_invocation(data)
+        elif kind == "error":
+            self.result.set_error(data)
+        elif kind == "end":
+            if self.result.finish():
+                self._done.set()
+        self._notify()
+
+    def on_plugin_log(self, data: dict[str, Any]) -> None:
+        """Record a plugin ``log`` event that arrived during this run."""
+        with self.result.lock:
+            self.result.plugin_logs.append(data)
+
+    def on_plugin_error(self, data: dict[str, Any]) -> None:
+        """Record a plugin ``error`` event (e.g. it could not parse a line we sent)."""
+        with self.result.lock:
+            self.result.plugin_errors.append(data)
+        self._notify()
+
+    # -- backwards invocations ----------------------------------------------------------------
+
+    def _start_invocation(self, data: dict[str, Any]) -> None:
+        kind, request = data.get("type"), data.get("request") or {}
+        if kind == "llm":
+            self.result.add_llm_request(request)
+        elif kind == "tool":
+            self.result.add_tool_request(request)
+        thread = threading.Thread(target=self._serve, args=(data,), name=f"invoke-{kind}", daemon=True)
+        self.invocations.append(thread)
+        thread.start()
+
+    def _serve(self, data: dict[str, Any]) -> None:
+        """Answer one backwards invocation: ``response`` per item, or ``error``; then ``end``."""
+        kind, request_id = str(data.get("type")), str(data.get("backwards_request_id"))
+        refusal = self._refusal(kind)
+        if refusal:
+            self._reply(request_id, "error", message=refusal)
+        else:
+            prefix = protocol.LLM_FAILED if kind == "llm" else protocol.TOOL_FAILED
+            try:
+                for item in self._stream(kind, data.get("request") or {}):
+                    self._reply(request_id, "response", message="stream", data=item)
+            except Exception as exc:  # any backend failure is the daemon's error event
+                self._reply(request_id, "error", message=f"{prefix}{exc}")
+        self._reply(request_id, "end")
+        self._notify()
+
+    def _refusal(self, kind: str) -> str | None:
+        if kind not in ("llm", "tool"):
+            return f"unsupported invoke type: {kind} (the local runner serves llm and tool)"
+        return self.process.permission_error(kind)
+
+    def _stream(self, kind: str, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        if kind == "tool":
+            yield from self.toolbox.invoke_tool(request)
+            return
+        for chunk in self.backend.invoke_llm(request):
+            usage = (chunk.get("delta") or {}).get("usage")
+            if usage:
+                self.result.add_llm_usage(usage)
+            yield chunk
+
+    def _reply(self, request_id: str, event: str, *, message: str = "", data: Any = None) -> None:
+        self.process.send(protocol.backwards_response(self.envelope, request_id, event, message=message, data=data))

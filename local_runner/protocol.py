@@ -1,0 +1,131 @@
+"""Wire format of the daemon <-> plugin stdio protocol (docs: /work/shared/docs/protocol.md §1).
+
+Pure functions only: building the lines the runner writes and classifying the lines the
+plugin prints. Nothing here touches a process.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+AGENT_PROVIDER = "agent"
+"""Short name of the strategy provider (``identity.name`` in ``provider/agent.yaml``)."""
+
+LLM_FAILED = "invoke llm model failed: "
+TOOL_FAILED = "invoke tool failed: "
+PERMISSION_ERRORS = {
+    "llm": "permission denied, you need to enable llm access in plugin manifest",
+    "tool": "permission denied, you need to enable tool access in plugin manifest",
+}
+"""The daemon's exact refusal texts (D ``backwards_invocation/task.go`` ``permissionMapping``)."""
+
+
+@dataclass(frozen=True)
+class SessionEnvelope:
+    """The fields every daemon -> plugin line of one session repeats (protocol §1.3).
+
+    ``tool_credentials`` maps a tool provider (``author/plugin/provider``) to a credential id;
+    the SDK uses it to fill ``credential_id`` of backwards tool calls.
+    """
+
+    session_id: str
+    conversation_id: str | None = "conv-local"
+    message_id: str | None = None
+    app_id: str | None = "app-local"
+    tool_credentials: dict[str, str] = field(default_factory=dict)
+
+    def wrap(self, event: str, data: dict[str, Any]) -> dict[str, Any]:
+        """One daemon -> plugin line: ``{session_id, conversation_id, message_id, app_id,
+        endpoint_id, context, event, data}`` with ``event`` "request" or "backwards_response"."""
+        return {
+            "session_id": self.session_id,
+            "conversation_id": self.conversation_id,
+            "message_id": self.message_id,
+            "app_id": self.app_id,
+            "endpoint_id": None,
+            "context": {"credentials": {"tool_credentials": dict(self.tool_credentials)}},
+            "event": event,
+            "data": data,
+        }
+
+
+def agent_request(
+    envelope: SessionEnvelope,
+    *,
+    strategy: str,
+    params: dict[str, Any],
+    user_id: str = "user-local",
+    provider: str = AGENT_PROVIDER,
+) -> dict[str, Any]:
+    """The ``invoke_agent_strategy`` request line (protocol §1.3) for ``strategy`` with the
+    node parameters ``params`` (passed as ``agent_strategy_params`` unchanged)."""
+    return envelope.wrap(
+        "request",
+        {
+            "user_id": user_id,
+            "type": "agent_strategy",
+            "action": "invoke_agent_strategy",
+            "agent_strategy_provider": provider,
+            "agent_strategy": strategy,
+            "agent_strategy_params": params,
+        },
+    )
+
+
+def backwards_response(
+    envelope: SessionEnvelope,
+    request_id: str,
+    event: str,
+    *,
+    message: str = "",
+    data: Any = None,
+) -> dict[str, Any]:
+    """A ``backwards_response`` line (protocol §1.5): ``event`` is "response" (``message``
+    "stream", ``data`` one chunk), "error" (``message`` the error text) or "end"."""
+    return envelope.wrap(
+        "backwards_response",
+        {"backwards_request_id": request_id, "event": event, "message": message, "data": data},
+    )
+
+
+def encode_line(obj: dict[str, Any]) -> bytes:
+    """Serialize one message as a JSON line (UTF-8, ``\\n``-terminated)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
+def decode_line(raw: bytes) -> dict[str, Any] | str | None:
+    """Classify one stdout line of the plugin.
+
+    Returns ``None`` for a blank line, the parsed object for a JSON object line, and the
+    decoded text for anything else (a stray ``print()``, which the daemon reports but
+    tolerates).
+    """
+    text = raw.decode("utf-8", errors="replace").strip()
+    if not text:
+        return None
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return text
+    return obj if isinstance(obj, dict) else text
+
+
+def is_manifest(obj: dict[str, Any]) -> bool:
+    """True for the first line the plugin prints: the manifest dump, which has no ``event``."""
+    return "event" not in obj and "resource" in obj
+
+
+def permission_error(manifest: dict[str, Any], invoke_type: str) -> str | None:
+    """The daemon's refusal text if ``manifest`` (a ``PluginConfiguration`` dump) does not
+    allow backwards invocations of ``invoke_type`` ("llm" or "tool"), else ``None``."""
+    permission = (manifest.get("resource") or {}).get("permission") or {}
+    if invoke_type == "tool":
+        allowed = bool((permission.get("tool") or {}).get("enabled"))
+    elif invoke_type == "llm":
+        model = permission.get("model") or {}
+        allowed = bool(model.get("enabled")) and bool(model.get("llm"))
+    else:
+        return None
+    return None if allowed else PERMISSION_ERRORS[invoke_type]

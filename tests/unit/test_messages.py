@@ -1,0 +1,77 @@
+"""Shared prompt pieces: history made safe, files described, knowledge grounded and cited."""
+
+from dify_plugin.entities.model.message import (
+    AssistantPromptMessage,
+    ImagePromptMessageContent,
+    SystemPromptMessage,
+    ToolPromptMessage,
+    UserPromptMessage,
+)
+from dify_plugin.interfaces.agent import AgentModelConfig
+
+from agent_core.knowledge import context_prompt, retriever_resources
+from agent_core.messages import clean_history, query_message, system_text
+from agent_core.params import StrategyParams
+
+MODEL = {"provider": "p", "model": "m", "mode": "chat", "completion_params": {}}
+
+
+def call(call_id: str) -> AssistantPromptMessage.ToolCall:
+    return AssistantPromptMessage.ToolCall(
+        id=call_id, type="function", function=AssistantPromptMessage.ToolCall.ToolCallFunction(name="t", arguments="{}")
+    )
+
+
+def test_history_drops_orphans_and_empty_messages():
+    history = [
+        SystemPromptMessage(content="old system"),
+        UserPromptMessage(content="q1"),
+        AssistantPromptMessage(content="", tool_calls=[call("a"), call("b")]),
+        ToolPromptMessage(content="result a", tool_call_id="a", name="t"),
+        ToolPromptMessage(content="stray", tool_call_id="zzz", name="t"),
+        AssistantPromptMessage(content=""),
+        AssistantPromptMessage(content="answer 1"),
+    ]
+    cleaned = clean_history(history)
+    assert [type(m).__name__ for m in cleaned] == [
+        "UserPromptMessage",
+        "AssistantPromptMessage",
+        "ToolPromptMessage",
+        "AssistantPromptMessage",
+    ]
+    assert [c.id for c in cleaned[1].tool_calls] == ["a"]
+    assert len(history[2].tool_calls) == 2  # input not mutated
+
+
+def test_params_accept_empty_values_and_clamp():
+    params = StrategyParams.model_validate(
+        {"model": MODEL, "tools": None, "query": None, "context": None, "files": None, "maximum_iterations": "500"}
+    )
+    assert params.tools == [] and params.query == "" and params.context == [] and params.maximum_iterations == 99
+
+
+def test_image_goes_to_vision_model_and_documents_are_mentioned():
+    image = {"type": "image", "url": "https://x/cat.png", "filename": "cat.png", "mime_type": "image/png", "extension": ".png"}
+    doc = {"type": "document", "url": "https://x/a.pdf", "filename": "a.pdf", "mime_type": "application/pdf"}
+    params = StrategyParams(model=AgentModelConfig(**MODEL), query="what is this?", files=[image, doc])
+    vision = query_message(params, images_as_content=True)
+    assert isinstance(vision.content, list)
+    assert any(isinstance(part, ImagePromptMessageContent) and part.url.endswith("cat.png") for part in vision.content)
+    assert "a.pdf (application/pdf)" in vision.content[0].data
+    text_only = query_message(params, images_as_content=False)
+    assert isinstance(text_only.content, str) and "cat.png" in text_only.content and "a.pdf" in text_only.content
+
+
+def test_knowledge_is_grounding_and_citations():
+    items = [
+        {"content": "Paris is the capital of France.", "title": "geo.txt",
+         "metadata": {"position": 1, "dataset_id": "d1", "dataset_name": "Geo", "document_id": "doc1",
+                      "document_name": "geo.txt", "segment_id": "s1", "score": 0.9}},
+        {"content": ""},
+    ]
+    params = StrategyParams(model=AgentModelConfig(**MODEL), instruction="Be brief.", context=items)
+    text = system_text(params)
+    assert text.startswith("Be brief.") and "[1] geo.txt\nParis is the capital" in text
+    (resource,) = retriever_resources(items)
+    assert (resource.dataset_id, resource.segment_id, resource.score, resource.position) == ("d1", "s1", 0.9, 1)
+    assert context_prompt([]) == ""

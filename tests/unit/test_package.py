@@ -1,0 +1,252 @@
+"""tools.package: the .difypkg layout, what it leaves out, the refusals, the size limit.
+
+Most tests package a copy of the repository (without .venv/.git, plus planted files that
+must never ship), so they test the packager rather than how complete the plugin is;
+``test_real_plugin_packages`` packages the repository itself, checks included.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tools.manifest_check import check_plugin
+from tools.package import IgnoreRules, PackageError, build_package, default_output
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFEST = yaml.safe_load((ROOT / "manifest.yaml").read_text(encoding="utf-8"))
+
+# Planted in the copy; none of these may end up in the package.
+PLANTED = {
+    ".env": "REMOTE_INSTALL_KEY=secret\n",
+    ".venv/lib/site.py": "",
+    ".git/config": "",
+    "agent_core/__pycache__/loop.cpython-312.pyc": "",
+    "dist/old.difypkg": "",
+    "local_runner/planted.py": "",
+    "tests/planted_test.py": "",
+    "tools/planted.py": "",
+    "docs/planted.md": "",
+    "requirements-dev.txt": "pytest\n",
+}
+MUST_SHIP = [
+    "manifest.yaml", "main.py", "requirements.txt", "README.md", "PRIVACY.md",
+    "_assets/icon.svg", "_assets/icon_dark.svg", "provider/agent.yaml", "provider/agent.py",
+    "agent_core/__init__.py", "strategies/function_calling.yaml", "strategies/function_calling.py",
+]
+NEVER_SHIP_PREFIXES = ("tests/", "tools/", "local_runner/", ".venv/", ".git/", "docs/", "dist/", "bench/", "scenarios/")
+
+
+def _copy_repo(dest: Path) -> Path:
+    """The repository without .venv/.git/dist, plus the PLANTED files (and a stub README if absent)."""
+    shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(".venv", ".git", "dist", "__pycache__", ".pytest_cache"))
+    if not (dest / "README.md").is_file():
+        (dest / "README.md").write_text("# Robust Agent (stub for the packaging tests)\n", encoding="utf-8")
+    for rel, text in PLANTED.items():
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / rel).write_text(text, encoding="utf-8")
+    return dest
+
+
+@pytest.fixture(scope="module")
+def repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _copy_repo(tmp_path_factory.mktemp("repo") / "plugin")
+
+
+@pytest.fixture(scope="module")
+def package(repo_copy: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_package(repo_copy, tmp_path_factory.mktemp("out") / "robust_agent.difypkg", check=False).path
+
+
+@pytest.fixture(scope="module")
+def names(package: Path) -> list[str]:
+    with zipfile.ZipFile(package) as archive:
+        return archive.namelist()
+
+
+@pytest.fixture(scope="module")
+def unpacked(package: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("unpacked")
+    with zipfile.ZipFile(package) as archive:
+        archive.extractall(target)
+    return target
+
+
+@pytest.fixture
+def own_copy(tmp_path: Path) -> Path:
+    """A copy this test may break."""
+    return _copy_repo(tmp_path / "plugin")
+
+
+# --------------------------------------------------------------------------- layout
+
+
+def test_manifest_at_root_and_paths_relative(names: list[str]) -> None:
+    assert "manifest.yaml" in names
+    assert all(not n.startswith(("/", "./")) and "\\" not in n and ".." not in n.split("/") for n in names)
+    assert names == sorted(names)
+
+
+@pytest.mark.parametrize("rel", MUST_SHIP)
+def test_plugin_code_is_packaged(names: list[str], rel: str) -> None:
+    assert rel in names
+
+
+def test_all_plugin_code_is_packaged(repo_copy: Path, names: list[str]) -> None:
+    for folder in ("agent_core", "strategies", "provider", "_assets"):
+        expected = {p.relative_to(repo_copy).as_posix() for p in (repo_copy / folder).rglob("*") if p.is_file()}
+        expected = {n for n in expected if "__pycache__" not in n}
+        assert expected <= set(names), expected - set(names)
+
+
+def test_dev_files_and_secrets_left_out(names: list[str]) -> None:
+    leaked = [n for n in names if n.startswith(NEVER_SHIP_PREFIXES)]
+    leaked += [n for n in names if Path(n).name.startswith(".env") or n.endswith((".pyc", ".difypkg"))]
+    leaked += [n for n in names if "__pycache__" in n or n.startswith("requirements-")]
+    assert leaked == []
+
+
+def test_unpacked_manifest_passes_checks_and_sdk(unpacked: Path) -> None:
+    from dify_plugin.core.entities.plugin.setup import PluginConfiguration
+
+    assert check_plugin(unpacked) == []
+    config = PluginConfiguration(**yaml.safe_load((unpacked / "manifest.yaml").read_text(encoding="utf-8")))
+    assert (config.name, config.version) == (MANIFEST["name"], MANIFEST["version"])
+
+
+def test_unpacked_plugin_starts_in_the_sdk(unpacked: Path) -> None:
+    """What the daemon's runtime does first: load every declaration and strategy class."""
+    script = (
+        "from dify_plugin.config.config import DifyPluginEnv\n"
+        "from dify_plugin.core.plugin_registration import PluginRegistration\n"
+        "reg = PluginRegistration(DifyPluginEnv())\n"
+        "print(sorted(name for _, s in reg.agent_strategies_mapping.values() for name in s))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=unpacked, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "function_calling" in result.stdout
+
+
+def test_reproducible(repo_copy: Path, package: Path, tmp_path: Path) -> None:
+    again = build_package(repo_copy, tmp_path / "again.difypkg", check=False).path
+    assert again.read_bytes() == package.read_bytes()
+
+
+def test_default_output_name(repo_copy: Path) -> None:
+    expected = repo_copy / "dist" / f"{MANIFEST['name']}-{MANIFEST['version']}.difypkg"
+    assert default_output(repo_copy) == expected
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+def test_size_limit(repo_copy: Path, tmp_path: Path) -> None:
+    out = tmp_path / "big.difypkg"
+    with pytest.raises(PackageError, match=r"over the 1,000-byte limit"):
+        build_package(repo_copy, out, max_size=1000, check=False)
+    assert not out.exists()
+    assert build_package(repo_copy, out, max_size=10 * 1024 * 1024, check=False).uncompressed_size <= 10 * 1024 * 1024
+
+
+def test_refuses_on_manifest_problems(own_copy: Path, tmp_path: Path) -> None:
+    text = (own_copy / "manifest.yaml").read_text(encoding="utf-8")
+    (own_copy / "manifest.yaml").write_text(text.replace("type: plugin", "type: tool"), encoding="utf-8")
+    with pytest.raises(PackageError, match=r"manifest check failed:[\s\S]*manifest.yaml:type"):
+        build_package(own_copy, tmp_path / "x.difypkg")
+
+
+def test_refuses_when_a_needed_file_is_ignored(own_copy: Path, tmp_path: Path) -> None:
+    with (own_copy / ".difyignore").open("a", encoding="utf-8") as handle:
+        handle.write("\n/strategies/\n")
+    with pytest.raises(PackageError, match=r"left out.*strategies/function_calling.yaml"):
+        build_package(own_copy, tmp_path / "x.difypkg", check=False)
+
+
+def test_refuses_to_ship_secrets(own_copy: Path, tmp_path: Path) -> None:
+    ignore = own_copy / ".difyignore"
+    kept = [line for line in ignore.read_text(encoding="utf-8").splitlines() if not line.startswith(".env")]
+    ignore.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    with pytest.raises(PackageError, match=r"never ship.*\.env"):
+        build_package(own_copy, tmp_path / "x.difypkg", check=False)
+
+
+def test_gitignore_is_the_fallback(own_copy: Path) -> None:
+    (own_copy / ".difyignore").unlink()
+    (own_copy / ".gitignore").write_text("secret.txt\n", encoding="utf-8")
+    rules = IgnoreRules.for_plugin(own_copy)
+    assert rules.excludes("secret.txt", is_dir=False)
+
+
+# --------------------------------------------------------------------------- ignore rules
+
+
+@pytest.mark.parametrize(
+    ("pattern", "rel", "is_dir", "excluded"),
+    [
+        ("/tests/", "tests", True, True),
+        ("/tests/", "agent_core/tests", True, False),
+        ("/tests/", "tests", False, False),
+        ("__pycache__/", "agent_core/__pycache__", True, True),
+        ("__pycache__/", "agent_core/__pycache__", False, False),
+        ("*.py[cod]", "agent_core/loop.pyc", False, True),
+        ("*.py[cod]", "agent_core/loop.py", False, False),
+        (".env", "sub/.env", False, True),
+        (".env.*", ".env.example", False, True),
+        (".env.*", "env.example", False, False),
+        ("/requirements-*.txt", "requirements-dev.txt", False, True),
+        ("/requirements-*.txt", "requirements.txt", False, False),
+        ("docs/**/*.md", "docs/a/b/c.md", False, True),
+        ("docs/**/*.md", "docs/c.md", False, True),
+        ("docs/**/*.md", "other/c.md", False, False),
+        ("a/b", "a/b/c.txt", False, True),
+        ("a\\*b", "a*b", False, True),
+        ("a\\*b", "axb", False, False),
+        ("file?.txt", "file1.txt", False, True),
+        ("!README.md", "README.md", False, False),
+        ("# comment", "# comment", False, False),
+    ],
+)
+def test_ignore_pattern(pattern: str, rel: str, is_dir: bool, excluded: bool) -> None:
+    assert IgnoreRules.parse(pattern).excludes(rel, is_dir=is_dir) is excluded
+
+
+def test_negation_warns_and_never_reincludes() -> None:
+    rules = IgnoreRules.parse("docs/\n!docs/keep.md\n")
+    assert rules.excludes("docs", is_dir=True)
+    assert any("never re-includes" in w for w in rules.warnings())
+
+
+def test_repo_difyignore_uses_no_negation() -> None:
+    assert IgnoreRules.for_plugin(ROOT).warnings() == []
+
+
+# --------------------------------------------------------------------------- CLI and the real plugin
+
+
+@pytest.mark.parametrize(("extra", "status", "output"), [([], 0, "files,"), (["--max-size", "0.001"], 1, "over the")])
+def test_cli(repo_copy: Path, tmp_path: Path, extra: list[str], status: int, output: str) -> None:
+    out = tmp_path / "cli.difypkg"
+    result = subprocess.run(
+        [sys.executable, "-m", "tools.package", str(repo_copy), "-o", str(out), *extra],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert result.returncode == status, result.stdout + result.stderr
+    assert output in result.stdout + result.stderr
+    assert out.exists() == (status == 0)
+
+
+def test_real_plugin_packages(tmp_path: Path) -> None:
+    """The repository as it stands passes every check and packages."""
+    result = build_package(ROOT, tmp_path / "real.difypkg")
+    assert result.files >= len(MUST_SHIP)
+    assert result.uncompressed_size < 50 * 1024 * 1024

@@ -1,0 +1,42 @@
+"""Reasoning blocks never leak into visible text, however the stream is split."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_core.think import ThinkSplitter
+
+
+def split_all(pieces):
+    splitter = ThinkSplitter()
+    visible, reasoning = [], []
+    for piece in pieces:
+        out = splitter.feed(piece)
+        visible.append(out.visible)
+        reasoning.append(out.reasoning)
+    out = splitter.finish()
+    return "".join(visible) + out.visible, "".join(reasoning) + out.reasoning
+
+
+def test_block_split_across_chunks():
+    assert split_all(["Hel", "lo <th", "ink>secret</thi", "nk> world"]) == ("Hello  world", "secret")
+
+
+def test_unclosed_block_is_reasoning_and_case_is_ignored():
+    assert split_all(["<THINKING>still going"]) == ("", "still going")
+
+
+def test_lone_angle_bracket_is_visible():
+    assert split_all(["a < b and <b>bold</b>"]) == ("a < b and <b>bold</b>", "")
+
+
+texts = st.text(alphabet=st.sampled_from(list("ab <>/thinkg")), max_size=60)
+
+
+@given(texts, st.lists(st.integers(1, 10), min_size=1, max_size=10))
+def test_chunking_does_not_matter(text, sizes):
+    pieces, i = [], 0
+    while i < len(text):
+        size = sizes[len(pieces) % len(sizes)]
+        pieces.append(text[i : i + size])
+        i += size
+    assert split_all(pieces) == split_all([text])

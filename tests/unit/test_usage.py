@@ -1,0 +1,64 @@
+"""Usage arithmetic: sums are exact and inputs are never mutated."""
+
+from decimal import Decimal
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_core.usage import add_usage, call_usage, coerce_usage, empty_usage, sum_usages, usage_to_metadata
+
+
+def usage(prompt: int, completion: int, price: str = "0") -> object:
+    return coerce_usage(
+        {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_unit_price": "0.15",
+            "prompt_price_unit": "0.000001",
+            "total_price": price,
+            "currency": "USD",
+            "latency": 0.5,
+        }
+    )
+
+
+def test_add_sums_tokens_prices_and_latency_without_mutating():
+    a, b = usage(10, 2, "0.1"), usage(5, 1, "0.2")
+    total = add_usage(a, b)
+    assert (total.prompt_tokens, total.completion_tokens, total.total_tokens) == (15, 3, 18)
+    assert total.total_price == Decimal("0.3")
+    assert total.latency == 1.0
+    assert (a.prompt_tokens, b.prompt_tokens) == (10, 5)
+
+
+def test_partial_usage_is_filled_with_zeros():
+    filled = coerce_usage({"prompt_tokens": 7})
+    assert filled.prompt_tokens == 7 and filled.completion_tokens == 0 and filled.currency == "USD"
+    assert coerce_usage(None) is None and coerce_usage({}) is None
+
+
+def test_running_total_takes_the_last_report():
+    assert call_usage([usage(100, 10), usage(100, 20), usage(100, 50)]).total_tokens == 150
+
+
+def test_deltas_are_summed():
+    reports = [usage(100, 0), usage(0, 30), usage(0, 20)]
+    assert call_usage(reports).total_tokens == 150
+
+
+def test_no_report_is_zero():
+    assert call_usage([]) == empty_usage()
+
+
+@given(st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6)), max_size=20))
+def test_sum_is_exact(pairs):
+    total = sum_usages(usage(p, c) for p, c in pairs)
+    assert total.prompt_tokens == sum(p for p, _ in pairs)
+    assert total.completion_tokens == sum(c for _, c in pairs)
+
+
+def test_metadata_has_all_twelve_fields_as_json_numbers():
+    metadata = usage_to_metadata(usage(3, 4, "0.5"))
+    assert len(metadata) == 12
+    assert metadata["total_price"] == 0.5 and metadata["total_tokens"] == 7 and metadata["currency"] == "USD"

@@ -1,0 +1,1 @@
+"""Developer tooling (manifest checks, packaging). Never packaged, never imported by plugin code."""
