@@ -30,6 +30,9 @@ import json_repair
 MAX_NESTED_ENCODING = 3
 """How many times a JSON string holding JSON is unwrapped (double encoding)."""
 
+MAX_LISTED_CLOSERS = 4
+"""Missing closing brackets named in a truncation message; the rest are counted."""
+
 SPECIAL_TOKEN = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^｜<>]{1,40}｜>|\[TOOL_CALLS\]")
 """Leaked chat-template tokens: ``<|eot_id|>``, ``<|im_end|>``, ``<|python_tag|>``,
 DeepSeek's full-width ``<｜end▁of▁sentence｜>`` and Mistral's ``[TOOL_CALLS]``."""
@@ -52,9 +55,7 @@ trusted: ``{"a": tru}`` -> ``{"a": "tru"}``, ``{"q" 1}`` -> ``{"q": ""}``."""
 MSG_NOT_JSON = "its arguments are not valid JSON ({detail})."
 MSG_TRUNCATED = "its arguments JSON is incomplete: {detail}."
 MSG_NOT_OBJECT = "its arguments must be a JSON object with one key per parameter, not {kind}."
-MSG_SEVERAL_OBJECTS = (
-    "its arguments contain {count} JSON objects one after another; make one tool call per object."
-)
+MSG_SEVERAL_OBJECTS = "its arguments contain {count} JSON objects one after another; make one tool call per object."
 
 
 class ArgumentsError(ValueError):
@@ -84,6 +85,14 @@ def strip_noise(text: str) -> str:
     return fenced.group(1).strip() if fenced else text
 
 
+_STRUCTURE = re.compile(
+    r""" "(?:[^"\\]|\\.)*" | '(?:[^'\\]|\\.)*'   # closed strings, escapes honoured
+       | (?P<open>["'])                             # a quote that is never closed
+       | [{}\[\]] """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
 def unclosed(text: str) -> str | None:
     """Why ``text`` looks cut off (an open string or bracket at its end), else None.
 
@@ -92,27 +101,19 @@ def unclosed(text: str) -> str | None:
     ``'{"city": "San Fra'`` -> ``'unterminated string starting at character 9'``.
     """
     stack: list[str] = []
-    quote, start, escaped = "", 0, False
-    for position, char in enumerate(text):
-        if quote:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == quote:
-                quote = ""
-        elif char in "\"'":
-            quote, start = char, position
-        elif char in "{[":
-            stack.append("}" if char == "{" else "]")
-        elif char in "}]":
-            if not stack or stack.pop() != char:
-                return None  # a wrong closer: malformed, not cut off
-    if quote:
-        return f"unterminated string starting at character {start}"
-    if stack:
-        return f"missing closing {' '.join(repr(c) for c in reversed(stack))} at the end"
-    return None
+    for token in _STRUCTURE.finditer(text):
+        value = token.group()
+        if token.group("open"):
+            return f"unterminated string starting at character {token.start()}"
+        if value in ("{", "["):
+            stack.append("}" if value == "{" else "]")
+        elif value in ("}", "]") and (not stack or stack.pop() != value):
+            return None  # a wrong closer: malformed, not cut off
+    if not stack:
+        return None
+    closers = " ".join(repr(c) for c in reversed(stack[-MAX_LISTED_CLOSERS:]))
+    more = f" and {len(stack) - MAX_LISTED_CLOSERS} more" if len(stack) > MAX_LISTED_CLOSERS else ""
+    return f"missing closing {closers}{more} at the end"
 
 
 def loads_lenient(text: str) -> Any:
@@ -131,8 +132,8 @@ def loads_lenient(text: str) -> Any:
     """
     try:
         return json.loads(text)
-    except (ValueError, RecursionError) as error:
-        first_error = error
+    except (ValueError, RecursionError):
+        pass
     cleaned = strip_noise(text)
     if not cleaned:
         raise ArgumentsError(MSG_NOT_JSON.format(detail="the text is empty"))
@@ -141,6 +142,7 @@ def loads_lenient(text: str) -> Any:
     except (ValueError, RecursionError) as error:
         if _ends_early(error, cleaned):
             raise _truncated(cleaned) from None
+        first_error = error
     glued = split_concatenated(cleaned)
     if glued is not None:
         return glued  # json_repair would merge them into one object
@@ -176,14 +178,24 @@ def _repair(cleaned: str, first_error: Exception) -> Any:
         value, log = json_repair.repair_json(cleaned, return_objects=True, logging=True)
     except Exception as error:  # a third-party parser: any failure means "unrecoverable"
         raise failure from error
-    lossy = any(marker in str(entry.get("text", "")) for entry in log for marker in _LOSSY_REPAIRS)
-    if lossy or not isinstance(value, dict | list):
+    try:
+        trusted = _trusted_repair(cleaned, value, log)
+    except RecursionError:
+        trusted = False
+    if not trusted:
         raise failure
-    if not value and re.sub(r"[\s{}\[\],]", "", cleaned):
-        raise failure  # garbage must never become {} (hermes25333)
-    if _has_empty_string(value) and '""' not in cleaned and "''" not in cleaned:
-        raise failure  # an invented value: {"a": } -> {"a": ""}
     return value
+
+
+def _trusted_repair(cleaned: str, value: Any, log: list[Any]) -> bool:
+    notes = [str(entry.get("text", "")) if isinstance(entry, dict) else str(entry) for entry in log]
+    lossy = any(marker in note for note in notes for marker in _LOSSY_REPAIRS)
+    if lossy or not isinstance(value, dict | list):
+        return False
+    if not value and re.sub(r"[\s{}\[\],]", "", cleaned):
+        return False  # garbage must never become {} (hermes25333)
+    # an invented value: {"a": } -> {"a": ""}
+    return not (_has_empty_string(value) and '""' not in cleaned and "''" not in cleaned)
 
 
 def _has_empty_string(value: Any) -> bool:
@@ -200,6 +212,8 @@ def _describe(error: Exception) -> str:
     """``json.JSONDecodeError`` -> ``"Expecting ':' delimiter at character 4"``."""
     if isinstance(error, json.JSONDecodeError):
         return f"{error.msg} at character {error.pos}"
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
     return type(error).__name__
 
 

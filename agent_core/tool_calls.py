@@ -27,9 +27,9 @@ in the content (deepseekv3-826, smolagents158, mlxserver228, mlxswift529).
 
 import json
 import re
-from itertools import count
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import count, pairwise
 from typing import Any
 
 from agent_core.json_args import (
@@ -91,7 +91,7 @@ def _as_index(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         return int(value)
     return None
 
@@ -107,9 +107,14 @@ def _as_arguments(value: Any) -> str | Mapping[str, Any]:
         return ""
     if isinstance(value, str | Mapping):
         return value
+    return _dumps(value)
+
+
+def _dumps(value: Any) -> str:
+    """JSON text of ``value``; never raises (odd keys or cycles fall back to ``str``)."""
     try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError, RecursionError):
         return str(value)
 
 
@@ -142,7 +147,8 @@ class AssembledCalls:
 
 @dataclass(slots=True)
 class _Slot:
-    """One call being assembled. ``mapping`` holds arguments sent as an object."""
+    """One call being assembled: ``text`` holds the argument fragments as
+    received, ``mapping`` arguments sent as an object."""
 
     id: str = ""
     name: str = ""
@@ -151,7 +157,7 @@ class _Slot:
 
     def raw_text(self) -> str:
         if self.mapping is not None:
-            return json.dumps(self.mapping, ensure_ascii=False, default=str)
+            return _dumps(self.mapping)
         return "".join(self.text)
 
     def is_blank(self) -> bool:
@@ -162,6 +168,8 @@ class _Slot:
         if self.mapping is not None:
             return True
         text = "".join(self.text).strip()
+        if not text.endswith(("}", "]")):
+            return False  # cheap: a JSON object or array is closed only by a bracket
         try:
             json.loads(text)
         except (ValueError, RecursionError):
@@ -174,7 +182,7 @@ class _Slot:
             if self.mapping is None and not "".join(self.text).strip():
                 self.mapping, self.text = dict(arguments), []
                 return
-            arguments = json.dumps(dict(arguments), ensure_ascii=False, default=str)
+            arguments = _dumps(arguments)
         if not arguments:
             return
         if self.mapping is not None:
@@ -195,7 +203,9 @@ class ToolCallAssembler:
        name: a bare fragment) or, without an ``index``, fills what the last
        call lacks (pipecat5023: name first, id later) or repeats its name
        while its arguments are still incomplete (llamacpp13800);
-    4. otherwise a new call.
+    4. the last call, for a nameless fragment under a new id while the last
+       call's arguments are unfinished (a fresh id stamped on every fragment);
+    5. otherwise a new call.
 
     Args:
         id_prefix: prefix of synthesised ids (``call_1``, ``call_2``…). Pass a
@@ -230,6 +240,8 @@ class ToolCallAssembler:
             if candidate is not None and not _conflicts(candidate, delta):
                 return candidate
         if by_index is None and by_id is None and self._continues_last(delta):
+            return self._last
+        if self._last is not None and _stray_id_fragment(self._last, delta):
             return self._last
         return None
 
@@ -274,16 +286,28 @@ class ToolCallAssembler:
                 pieces = _decode_slot(slot)
             except ArgumentsError as error:
                 message = _error_message(error, finish_reason)
-                invalid.append(InvalidToolCall(ids.take(slot.id), slot.name, slot.raw_text(), message))
+                raw = _cumulative_snapshot(slot.text) or slot.raw_text()
+                invalid.append(InvalidToolCall(ids.take(slot.id), slot.name, raw, message))
                 continue
             for number, arguments in enumerate(pieces):
                 call_id = ids.take(slot.id if number == 0 else "")
                 if slot.name:
                     calls.append(ToolCall(call_id, slot.name, arguments))
                 else:
-                    raw = json.dumps(arguments, ensure_ascii=False, default=str)
+                    raw = _dumps(arguments)
                     invalid.append(InvalidToolCall(call_id, "", raw, MSG_NO_NAME))
         return AssembledCalls(tuple(calls), tuple(invalid))
+
+
+def _stray_id_fragment(last: _Slot, delta: ToolCallDelta) -> bool:
+    """A nameless argument fragment under a new id while the last call is unfinished.
+
+    Some bridges stamp every fragment with a fresh id; a new call would
+    bring its name, and the previous call's arguments would be complete.
+    """
+    if not delta.id or delta.name or _is_empty(delta.arguments):
+        return False
+    return bool(last.name) and not last.is_complete()
 
 
 def _is_empty(arguments: str | Mapping[str, Any]) -> bool:
@@ -297,15 +321,49 @@ def _conflicts(slot: _Slot, delta: ToolCallDelta) -> bool:
 
 
 def _decode_slot(slot: _Slot) -> list[dict[str, Any]]:
-    """The argument objects of one buffer: usually one, several when glued."""
+    """The argument objects of one call: usually one, several when glued.
+
+    Fragments are joined; if that is not JSON but every fragment repeats the
+    previous one and extends it, the provider resent the whole
+    arguments-so-far each time (DeepSeek/Qianfan cumulative mode,
+    hermes-agent#35592) and the last fragment is the arguments.
+    """
     if slot.mapping is not None:
         return [dict(slot.mapping)]
-    text = strip_noise("".join(slot.text))
+    try:
+        return _decode_text("".join(slot.text))
+    except ArgumentsError:
+        snapshot = _cumulative_snapshot(slot.text)
+        if snapshot is None:
+            raise
+    return _decode_text(snapshot)
+
+
+def _cumulative_snapshot(fragments: list[str]) -> str | None:
+    parts = [fragment for fragment in fragments if fragment.strip()]
+    if len(parts) < 2 or not all(b.startswith(a) for a, b in pairwise(parts)):
+        return None
+    return parts[-1]
+
+
+def _decode_text(text: str) -> list[dict[str, Any]]:
+    text = strip_noise(text)
     glued = split_concatenated(text)
     if glued is not None:
-        return glued
+        return _collapse_resends(glued)
     arguments = decode_arguments(text)
     return _wrapped_concatenation(arguments) or [arguments]
+
+
+def _collapse_resends(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One buffer holding the same object K times is one call sent again.
+
+    Proxies that stream fragments and then the consolidated call produce
+    ``{"command": "ls"}{"command": "ls"}`` (elizaOS#16973, opencodex#361).
+    Different objects stay separate calls (hermes62937).
+    """
+    first = objects[0]
+    return [first] if all(item == first for item in objects[1:]) else objects
 
 
 def _wrapped_concatenation(arguments: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -350,10 +408,9 @@ class _IdAllocator:
 # --- calls written in the content ------------------------------------------------
 
 _TOOL_CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.DOTALL)
-_XML_FUNCTION = re.compile(r"<function=([^>\s]+)\s*>(.*?)(?:</function>|\Z)", re.DOTALL)
-_XML_PARAMETER = re.compile(
-    r"<parameter=([^>\s]+)\s*>(.*?)(?:</parameter>|(?=<parameter=)|\Z)", re.DOTALL
-)
+_XML_FUNCTION = re.compile(r"<function=([^>\s]+)\s*>(.*?)</function>", re.DOTALL)
+"""An XML call counts only once ``</function>`` closes it: a cut-off value is never run."""
+_XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)\s*>(.*?)(?:</parameter>|(?=<parameter=)|\Z)", re.DOTALL)
 _ACTION = re.compile(r"(?im)^[ \t]*Action[ \t]*:[ \t]*\n?[ \t]*(?:```[\w-]*[ \t]*\n)?")
 _NAME_KEYS = ("name", "tool_name", "action", "tool")
 _ARGUMENT_KEYS = ("arguments", "parameters", "tool_arguments", "action_input", "args", "input")
@@ -474,9 +531,7 @@ def _json_calls(body: str, known: frozenset[str], *, strict_keys: bool) -> _Foun
     return [call for call in calls if call is not None]
 
 
-def _call_from_object(
-    obj: Any, known: frozenset[str], *, strict_keys: bool
-) -> tuple[str, dict[str, Any]] | None:
+def _call_from_object(obj: Any, known: frozenset[str], *, strict_keys: bool) -> tuple[str, dict[str, Any]] | None:
     """``{"name", "arguments"|"parameters"|…}`` or ``{"function": {...}}`` -> (name, args)."""
     if not isinstance(obj, Mapping):
         return None

@@ -78,11 +78,17 @@ def to_prompt_tool(tool: ToolEntity) -> PromptMessageTool:
 def _tool_description(tool: ToolEntity) -> str:
     if tool.description is None:
         return ""
-    return tool.description.llm or tool.description.human.en_US or ""
+    return tool.description.llm or _english(tool.description.human)
 
 
 def _parameter_description(parameter: ToolParameter) -> str:
-    return parameter.llm_description or parameter.human_description.en_US or ""
+    return parameter.llm_description or _english(parameter.human_description)
+
+
+def _english(text: Any) -> str:
+    """The English text of an ``I18nObject`` (attribute ``en_us``), '' if none."""
+    value = getattr(text, "en_us", None)
+    return value if isinstance(value, str) else ""
 
 
 def _property_schema(parameter: ToolParameter) -> dict[str, Any]:

@@ -313,8 +313,9 @@ class ScriptedBackend:
         if turn.get("delay"):
             time.sleep(float(turn["delay"]))
         model = str(request.get("model", ""))
-        deltas = _raw_deltas(turn) if "chunks" in turn else _shorthand_deltas(turn)
-        if "error" not in turn and not turn.get("hang"):
+        final = "error" not in turn and not turn.get("hang")
+        deltas = _raw_deltas(turn, final) if "chunks" in turn else _shorthand_deltas(turn, final)
+        if final:
             self._finish(turn, deltas, request, started)
         for delta in deltas:
             yield {"model": model, "prompt_messages": [], "system_fingerprint": "", "delta": delta}
@@ -350,8 +351,8 @@ def _split(text: str, size: int | None) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def _shorthand_deltas(turn: dict[str, Any]) -> list[dict[str, Any]]:
-    """Text pieces, one chunk with all tool calls, then an empty final delta."""
+def _shorthand_deltas(turn: dict[str, Any], final: bool) -> list[dict[str, Any]]:
+    """Text pieces, one chunk with all tool calls, then (if ``final``) an empty final delta."""
     messages = [assistant_message(content=piece) for piece in _split(turn.get("text") or "", turn.get("split"))]
     calls = [
         tool_call(str(call.get("id") or f"call_{n:04d}"), call["name"], call.get("arguments", {}))
@@ -359,13 +360,15 @@ def _shorthand_deltas(turn: dict[str, Any]) -> list[dict[str, Any]]:
     ]
     if calls:
         messages.append(assistant_message(tool_calls=calls))
-    messages.append(assistant_message())
+    if final:
+        messages.append(assistant_message())
     return [{"index": i, "message": m, "usage": None, "finish_reason": None} for i, m in enumerate(messages)]
 
 
-def _raw_deltas(turn: dict[str, Any]) -> list[dict[str, Any]]:
-    """Raw deltas completed to the full ``LLMResultChunkDelta`` shape; at least one delta."""
-    items = turn["chunks"] or [{}]
+def _raw_deltas(turn: dict[str, Any], final: bool) -> list[dict[str, Any]]:
+    """Raw deltas completed to the full ``LLMResultChunkDelta`` shape (at least one if
+    ``final``, to carry usage)."""
+    items = turn["chunks"] or ([{}] if final else [])
     deltas = []
     for i, item in enumerate(items):
         message = item.get("message")

@@ -85,7 +85,9 @@ class PluginProcess:
 
     ``ready_timeout``: seconds to wait for the first heartbeat; ``heartbeat_timeout``: seconds
     without a heartbeat after which the plugin counts as dead and is killed; ``env``: extra
-    environment variables for the plugin.
+    environment variables for the plugin. ``raw_llm_chunks=True`` sends the backend's LLM
+    chunks unchanged instead of re-serialized as the Go daemon does (``protocol.daemon_chunk``:
+    tool calls lose ``index``, nulls become "").
     """
 
     def __init__(
@@ -96,12 +98,14 @@ class PluginProcess:
         ready_timeout: float = READY_TIMEOUT,
         heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
         env: Mapping[str, str] | None = None,
+        raw_llm_chunks: bool = False,
     ) -> None:
         self.plugin_dir = Path(plugin_dir).resolve()
         self.command = plugin_command(self.plugin_dir, python)
         self.ready_timeout = ready_timeout
         self.heartbeat_timeout = heartbeat_timeout
         self.extra_env = dict(env or {})
+        self.raw_llm_chunks = raw_llm_chunks
         self.manifest: dict[str, Any] | None = None
         self.transcript: list[dict[str, Any]] = []
         self.noise: list[str] = []
@@ -176,6 +180,11 @@ class PluginProcess:
     def returncode(self) -> int | None:
         """The exit code once the process is gone, else ``None``."""
         return None if self._proc is None else self._proc.poll()
+
+    @property
+    def pid(self) -> int | None:
+        """The plugin's process id once started."""
+        return None if self._proc is None else self._proc.pid
 
     @property
     def alive(self) -> bool:
@@ -467,6 +476,8 @@ class RunHandle:
             yield from self.toolbox.invoke_tool(request)
             return
         for chunk in self.backend.invoke_llm(request):
+            if not self.process.raw_llm_chunks:
+                chunk = protocol.daemon_chunk(chunk)
             usage = (chunk.get("delta") or {}).get("usage")
             if usage:
                 self.result.add_llm_usage(usage)

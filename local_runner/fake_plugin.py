@@ -7,6 +7,7 @@ main()``), configured by the JSON in the ``FAKE_PLUGIN`` environment variable::
     {"manifest": {...},            # printed first (default: llm and tool permissions)
      "noise": ["not json"],        # stray stdout lines printed after the manifest
      "exit_at_start": null,        # exit code to die with before the first heartbeat
+     "heartbeat": true,            # false: never send a heartbeat
      "heartbeat_interval": 0.1,    # seconds
      "script": [action, ...]}      # played for every request, then "end"
 
@@ -47,7 +48,8 @@ class FakePlugin:
         self._out = threading.Lock()
         self._replies: dict[str, queue.Queue[tuple[dict[str, Any], float]]] = {}
         self._heartbeat = threading.Event()
-        self._heartbeat.set()
+        if config.get("heartbeat", True):
+            self._heartbeat.set()
 
     def write(self, obj: dict[str, Any] | str) -> None:
         """One stdout line (+ a blank line, like the SDK)."""

@@ -118,7 +118,8 @@ MODELS: dict[str, LocalModel] = {
         mode="completion",
         description="SmolLM2 135M Instruct, Q4_1 (~94 MB); weaker than Gemma 3 270M",
         file_name="SmolLM2-135M-Instruct.Q4_1.gguf",
-        notes="not in requirements-local-model.txt; only for trying a second model",
+        notes="not in requirements-local-model.txt; wrote the ReAct action as a completion model, "
+        "ignored the format as a chat model",
     ),
 }
 
@@ -252,7 +253,8 @@ class LocalModelServer:
         startup_timeout: seconds to wait for the model to load and the server to answer.
         progress: ``progress(phase, message)`` callback, e.g. ``rich_progress()``; called from this thread.
         extra_args: more ``llama_cpp.server`` options, e.g. ``["--n_batch", "256"]``.
-        log_path: where the server's output goes; default a temp file (kept; its path is in errors).
+        log_path: where the server's output goes (appended); default a temp file, removed by ``stop()``
+            unless the start failed (its path and last lines are then in the error).
     """
 
     model: str = DEFAULT_MODEL
@@ -270,6 +272,8 @@ class LocalModelServer:
     load_seconds: float | None = field(default=None, init=False)
     _proc: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
     _log_file: Any = field(default=None, init=False, repr=False)
+    _own_log: bool = field(default=False, init=False, repr=False)  # a temp log we made: removed after a clean run
+    _failed: bool = field(default=False, init=False, repr=False)
 
     # ----------------------------------------------------------------- public properties
 
@@ -340,6 +344,7 @@ class LocalModelServer:
             assert last_error is not None
             raise last_error
         except BaseException as exc:
+            self._failed = True  # keep the log: its path is in the error
             self._say("failed", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
             self.stop()
             raise
@@ -351,6 +356,8 @@ class LocalModelServer:
         if self._log_file is not None:
             self._log_file.close()
             self._log_file = None
+            if self._own_log and not self._failed and self.log_path is not None:
+                self.log_path.unlink(missing_ok=True)
         atexit.unregister(self.stop)
         if was_running:
             self._say("stopped", f"local model server on port {self.port} stopped")
@@ -405,6 +412,7 @@ class LocalModelServer:
             fd, name = tempfile.mkstemp(prefix="local-model-server-", suffix=".log")
             os.close(fd)
             self.log_path = Path(name)
+            self._own_log = True
         if self._log_file is not None:
             self._log_file.close()
         self._log_file = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 AGENT_PROVIDER = "agent"
@@ -129,3 +130,57 @@ def permission_error(manifest: dict[str, Any], invoke_type: str) -> str | None:
     else:
         return None
     return None if allowed else PERMISSION_ERRORS[invoke_type]
+
+
+def daemon_chunk(chunk: dict[str, Any]) -> dict[str, Any]:
+    """An ``LLMResultChunk`` as the Go daemon re-serializes it on its way to the plugin
+    (D ``pkg/entities/model_entities/llm.go``): tool calls keep only ``id``, ``type``,
+    ``function.name`` and ``function.arguments`` (``index`` is dropped, nulls become ""),
+    ``name``/``tool_call_id`` become strings, prices become decimal strings, and
+    ``prompt_messages`` is always ``[]``."""
+    delta = chunk.get("delta") or {}
+    message = delta.get("message") or {}
+    out_message = {
+        "role": message.get("role") or "assistant",
+        "content": message.get("content"),
+        "name": message.get("name") or "",
+        "tool_calls": [_daemon_tool_call(call) for call in message.get("tool_calls") or []],
+        "tool_call_id": message.get("tool_call_id") or "",
+    }
+    if message.get("opaque_body") is not None:
+        out_message["opaque_body"] = message["opaque_body"]
+    return {
+        "model": chunk.get("model") or "",
+        "system_fingerprint": chunk.get("system_fingerprint") or "",
+        "delta": {
+            "index": delta.get("index", 0),
+            "message": out_message,
+            "usage": _daemon_usage(delta.get("usage")),
+            "finish_reason": delta.get("finish_reason"),
+        },
+        "prompt_messages": [],
+    }
+
+
+def _daemon_tool_call(call: dict[str, Any]) -> dict[str, Any]:
+    function = call.get("function") or {}
+    return {
+        "id": str(call.get("id") or ""),
+        "type": call.get("type") or "",
+        "function": {"name": function.get("name") or "", "arguments": function.get("arguments") or ""},
+    }
+
+
+_PRICE_FIELDS = ("prompt_unit_price", "prompt_price_unit", "prompt_price", "completion_unit_price",
+                 "completion_price_unit", "completion_price", "total_price")
+
+
+def _daemon_usage(usage: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Usage with prices as plain decimal strings (shopspring ``decimal`` JSON)."""
+    if usage is None:
+        return None
+    out = dict(usage)
+    for key in _PRICE_FIELDS:
+        if out.get(key) is not None:
+            out[key] = format(Decimal(str(out[key])).normalize(), "f")
+    return out

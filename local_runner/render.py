@@ -23,6 +23,7 @@ class LiveView:
 
     def __init__(self, console: Console) -> None:
         self.result: RunResult | None = None
+        self._console = console
         self._live = Live(
             get_renderable=self._render, console=console, refresh_per_second=8, vertical_overflow="visible"
         )
@@ -33,6 +34,8 @@ class LiveView:
 
     def __exit__(self, *exc_info: object) -> None:
         self._live.stop()
+        if not self._console.is_terminal:  # rich ends the last frame with a newline on terminals only
+            self._console.line()
 
     def on_update(self, result: RunResult) -> None:
         """Runner callback: remember the result to draw (drawing happens on refresh)."""

@@ -21,6 +21,7 @@ A ``Problem`` is ``(file, path, message)``: ``file`` relative to the plugin root
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import datetime
 import re
@@ -604,14 +605,18 @@ def _working_directory(path: Path) -> Iterator[None]:
         yield
 
 
-def _report_validation(rep: _Reporter, model: str, exc: Exception) -> None:
+def _report_validation(rep: _Reporter, model: str, exc: Exception, only: str | None = None) -> None:
+    """Turn an SDK failure into problems; ``only`` keeps errors under that top-level field
+    and reports them against the file as a whole (used for strategy files)."""
     from pydantic import ValidationError
 
     if not isinstance(exc, ValidationError):
         rep.add("", f"SDK {model}: {_one_line(str(exc))}")
         return
     for error in exc.errors():
-        where = ".".join(str(part) for part in error["loc"])
+        if only is not None and error["loc"][:1] != (only,):
+            continue
+        where = "" if only else ".".join(str(part) for part in error["loc"])
         rep.add(where, f"SDK {model}: {_one_line(str(error['msg']))}")
 
 
@@ -638,18 +643,12 @@ def _sdk_provider(rep: _Reporter, data: dict[str, Any], strategies: Sequence[str
 
 def _sdk_provider_run(rep: _Reporter, data: dict[str, Any], only: str | None = None) -> None:
     from dify_plugin.entities.agent import AgentStrategyProviderConfiguration
-    from pydantic import ValidationError
 
-    model = "AgentStrategyProviderConfiguration"
     try:
         with _working_directory(rep.root):
             AgentStrategyProviderConfiguration(**data)
-    except ValidationError as exc:
-        for error in exc.errors():
-            if only is None or error["loc"][:1] == (only,):
-                rep.add("" if only else ".".join(map(str, error["loc"])), f"SDK {model}: {_one_line(str(error['msg']))}")
     except Exception as exc:  # noqa: BLE001 - every failure is a finding
-        rep.add("", f"SDK {model}: {_one_line(str(exc))}")
+        _report_validation(rep, "AgentStrategyProviderConfiguration", exc, only)
 
 
 # --------------------------------------------------------------------------- driver
@@ -701,16 +700,15 @@ def _check_provider_file(rep: _Reporter) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI: print each problem on its own line; exit status 1 if there are any."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) > 1 or any(arg in ("-h", "--help") for arg in args):
-        print(__doc__.split("\n\n")[1])
-        return 2
-    plugin_dir = Path(args[0] if args else Path(__file__).resolve().parents[1])
+    parser = argparse.ArgumentParser(prog="python -m tools.manifest_check", description=__doc__.split("\n\n")[0])
+    parser.add_argument("plugin_dir", nargs="?", default=str(Path(__file__).resolve().parents[1]),
+                        help="plugin folder (default: this repo)")
+    plugin_dir = Path(parser.parse_args(argv).plugin_dir)
     problems = check_plugin(plugin_dir)
     for problem in problems:
         print(problem)
-    status = f"{len(problems)} problem(s)" if problems else "OK"
-    print(f"{plugin_dir}: {status}", file=sys.stderr)
+    summary = f"{len(problems)} problem(s)" if problems else "OK"
+    print(f"{plugin_dir}: {summary}", file=sys.stderr)
     return 1 if problems else 0
 
 

@@ -368,7 +368,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     print(
         f"{result.path}: {result.files} files, {result.uncompressed_size:,} bytes uncompressed "
-        f"({result.uncompressed_size / limit:.1%} of the {args.max_size:g} MB limit), {result.compressed_size:,} bytes compressed"
+        f"({result.uncompressed_size / limit:.1%} of the {args.max_size:g} MB limit), "
+        f"{result.compressed_size:,} bytes compressed"
     )
     return 0
 

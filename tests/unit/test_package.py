@@ -46,7 +46,8 @@ NEVER_SHIP_PREFIXES = ("tests/", "tools/", "local_runner/", ".venv/", ".git/", "
 
 def _copy_repo(dest: Path) -> Path:
     """The repository without .venv/.git/dist, plus the PLANTED files (and a stub README if absent)."""
-    shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(".venv", ".git", "dist", "__pycache__", ".pytest_cache"))
+    skip = shutil.ignore_patterns(".venv", ".git", "dist", "__pycache__", ".pytest_cache", "*.gguf", "*.safetensors")
+    shutil.copytree(ROOT, dest, ignore=skip)
     if not (dest / "README.md").is_file():
         (dest / "README.md").write_text("# Robust Agent (stub for the packaging tests)\n", encoding="utf-8")
     for rel, text in PLANTED.items():

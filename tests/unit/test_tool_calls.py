@@ -86,7 +86,16 @@ def test_from_raw_arguments_object_is_kept():
     assert delta.arguments == {"q": 1}
 
 
-@given(st.dictionaries(st.text(max_size=10), st.recursive(st.none() | st.integers() | st.text(), lambda x: st.lists(x) | st.dictionaries(st.text(max_size=5), x), max_leaves=8)))
+@given(
+    st.dictionaries(
+        st.text(max_size=10),
+        st.recursive(
+            st.none() | st.integers() | st.text(),
+            lambda x: st.lists(x) | st.dictionaries(st.text(max_size=5), x),
+            max_leaves=8,
+        ),
+    )
+)
 def test_from_raw_never_raises(raw):
     delta = ToolCallDelta.from_raw(raw)
     assert isinstance(delta.id, str) and isinstance(delta.name, str)
@@ -105,7 +114,7 @@ LITELLM5231_RAW = (
 def test_litellm5231_openai_reference_stream():
     """id/type/name in the first delta with arguments "", then index + fragments split mid-token.
     The case's excerpt stops mid-value; the rest of the stream is appended here."""
-    deltas = sse_tool_calls(LITELLM5231_RAW) + [fragment(index=0, arguments='oston, MA"}')]
+    deltas = [*sse_tool_calls(LITELLM5231_RAW), fragment(index=0, arguments='oston, MA"}')]
     result = assemble(deltas, "tool_calls")
     assert result.calls == (
         ToolCall("call_9oOUGn7XVM1S9AdJeglwUv1Z", "get_current_weather", {"location": "Boston, MA"}),
@@ -298,7 +307,10 @@ def test_agno3826_glued_calls_wrapped_in_one_string_key():
     assert pairs(result) == [
         ("search_exa", {"query": "Trump tariffs 2025 sellside reaction", "num_results": 5, "category": "news"}),
         ("search_exa", {"query": "Trump tariffs 2025 latest news", "num_results": 5, "category": "news"}),
-        ("search_exa", {"query": "Trump tariffs 2025 sellside research", "num_results": 5, "category": "research paper"}),
+        (
+            "search_exa",
+            {"query": "Trump tariffs 2025 sellside research", "num_results": 5, "category": "research paper"},
+        ),
     ]
     assert result.calls[0].id == "call_RjbJ2f3LgIbapbxmelK8StX6"
 
@@ -323,7 +335,9 @@ def test_dify9775_arguments_parsed_only_at_finish():
 def test_dify9775_still_invalid_at_finish_gives_clear_error():
     result = assemble([fragment(index=0, id="c", name="kb", arguments='{"query": "x')], "tool_calls")
     assert result.invalid == (
-        InvalidToolCall("c", "kb", '{"query": "x', "its arguments JSON is malformed: unterminated string starting at character 10."),
+        InvalidToolCall(
+            "c", "kb", '{"query": "x', "its arguments JSON is malformed: unterminated string starting at character 10."
+        ),
     )
 
 
@@ -433,6 +447,49 @@ def test_constant_index_different_names_are_different_calls():
     assert pairs(assemble(deltas)) == [("f", {"n": 1}), ("g", {"n": 2})]
 
 
+def test_cumulative_resend_provider():
+    """DeepSeek/Qianfan cumulative mode (hermes-agent#35592): every chunk resends the
+    arguments so far; joining them would give {..}{..}{..}."""
+    snapshots = ['{"q', '{"query": "a', '{"query": "ab"}', '{"query": "ab"}']
+    deltas = [fragment(index=0, id="c", name="search", arguments="")]
+    deltas += [fragment(index=0, arguments=snapshot) for snapshot in snapshots]
+    assert assemble(deltas).calls == (ToolCall("c", "search", {"query": "ab"}),)
+
+
+def test_cumulative_resend_cut_short_reports_the_last_snapshot():
+    deltas = [fragment(index=0, id="c", name="search", arguments=text) for text in ['{"q', '{"query": "a']]
+    (invalid,) = assemble(deltas, "length").invalid
+    assert invalid.raw_arguments == '{"query": "a'
+    assert "output length limit" in invalid.error
+
+
+def test_fragments_then_consolidated_resend():
+    """Proxies that stream fragments and then the whole call again (elizaOS#16973, opencodex#361)."""
+    deltas = [
+        fragment(index=0, id="t", name="shell", arguments=""),
+        fragment(index=0, arguments='{"command":'),
+        fragment(index=0, arguments='"ls"}'),
+        fragment(index=0, arguments='{"command":"ls"}'),
+    ]
+    assert assemble(deltas).calls == (ToolCall("t", "shell", {"command": "ls"}),)
+
+
+def test_incremental_fragment_that_looks_cumulative_is_still_incremental():
+    deltas = [fragment(index=0, id="c", name="f", arguments='{"'), fragment(index=0, arguments='{": 1}')]
+    assert pairs(assemble(deltas)) == [("f", {"{": 1})]
+
+
+@pytest.mark.parametrize("index", [None, 0])
+def test_fresh_id_on_every_fragment(index):
+    parts = ['{"city": ', '"Oslo", ', '"days": 3}']
+    deltas = [fragment(index=index, id="id0", name="forecast", arguments="")]
+    deltas += [fragment(index=index, id=f"id{n + 1}", arguments=part) for n, part in enumerate(parts)]
+    deltas += [fragment(index=index, id="id9", name="forecast", arguments='{"city": "Rome"}')]
+    result = assemble(deltas)
+    assert pairs(result) == [("forecast", {"city": "Oslo", "days": 3}), ("forecast", {"city": "Rome"})]
+    assert [call.id for call in result.calls] == ["id0", "id9"]
+
+
 # --- fc_blocking cases -----------------------------------------------------------------
 
 
@@ -482,7 +539,7 @@ def test_truncation_blamed_on_length_only_when_finish_reason_says_so(finish_reas
 CAMEL4338_RAW = (
     "arguments='{}': OK\n"
     "arguments='': RAISED JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n"
-    "arguments='{\"city\": \"San Fra': RAISED JSONDecodeError: Unterminated string starting at: line 1 column 10 (char 9)"
+    'arguments=\'{"city": "San Fra\': RAISED JSONDecodeError: Unterminated string starting at: line 1 column 10 (char 9)'
 )
 
 
@@ -561,7 +618,11 @@ argument_objects = st.dictionaries(
 
 
 @settings(max_examples=300)
-@given(argument_objects, st.lists(st.integers(min_value=0, max_value=400), max_size=8), st.sampled_from(["openai", "no_index", "repeat_name", "no_index_repeat_name", "id_everywhere"]))
+@given(
+    argument_objects,
+    st.lists(st.integers(min_value=0, max_value=400), max_size=8),
+    st.sampled_from(["openai", "no_index", "repeat_name", "no_index_repeat_name", "id_everywhere"]),
+)
 def test_splitting_arguments_anywhere_gives_the_same_call(arguments, cuts, style):
     text = json.dumps(arguments, ensure_ascii=False)
     points = sorted({min(cut, len(text)) for cut in cuts})
@@ -670,10 +731,14 @@ def test_smolagents158_action_json_in_content():
         calls, _ = extract_calls_from_text(content, ["get_weather"])
         assert calls == (ToolCall("call_1", "get_weather", {"location": "Paris", "celsius": True}),)
     _, rest = extract_calls_from_text(llama, ["get_weather"])
-    assert rest == "This action will get the weather information for Paris, and I will use the result as the final answer."
+    assert (
+        rest == "This action will get the weather information for Paris, and I will use the result as the final answer."
+    )
 
 
-MLXSERVER228_RAW = '"message": {\n  "role": "assistant",\n  "content": "<tool_call>\\n{\\"name\\": \\"web_search\\", \\"arguments\\":'
+MLXSERVER228_RAW = (
+    '"message": {\n  "role": "assistant",\n  "content": "<tool_call>\\n{\\"name\\": \\"web_search\\", \\"arguments\\":'
+)
 
 
 def test_mlxserver228_truncated_tool_call_markup_is_no_call_but_detectable():
@@ -720,6 +785,18 @@ def test_mlxswift529_undeclared_or_garbled_payloads_are_rejected(content):
     assert extract_calls_from_text(content, ["get_weather"]) == ((), content)
 
 
+def test_xml_call_cut_off_before_function_closes_is_not_run():
+    content = "<tool_call>\n<function=web_search>\n<parameter=query>\nmlx serv"
+    assert extract_calls_from_text(content, ["web_search"]) == ((), content)
+    assert mentions_call_markup(content)
+
+
+def test_xml_call_without_closing_tool_call_tag():
+    """Servers that use ``</tool_call>`` as a stop word drop it from the content."""
+    content = "<tool_call>\n<function=web_search>\n<parameter=query>\nmlx\n</parameter>\n</function>"
+    assert extract_calls_from_text(content, ["web_search"])[0] == (ToolCall("call_1", "web_search", {"query": "mlx"}),)
+
+
 def test_xml_parameters_multiline_and_json_values():
     content = (
         "<tool_call>\n<function=run>\n<parameter=code>\nprint(1)\nprint(2)\n</parameter>\n"
@@ -731,7 +808,9 @@ def test_xml_parameters_multiline_and_json_values():
 
 def test_vllm39056_call_written_inside_reasoning():
     """The loop passes the reasoning text when the content is empty."""
-    reasoning = 'I should look it up.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n</tool_call>'
+    reasoning = (
+        'I should look it up.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n</tool_call>'
+    )
     calls, rest = extract_calls_from_text(reasoning, ["get_weather"])
     assert calls == (ToolCall("call_1", "get_weather", {"city": "Rome"}),)
     assert rest == "I should look it up."
@@ -782,3 +861,65 @@ def test_extract_never_raises(text):
     calls, rest = extract_calls_from_text(text, ["get_weather", "f"])
     assert isinstance(rest, str)
     assert all(call.name in ("get_weather", "f") for call in calls)
+
+
+# --- provider styles, fuzzed ------------------------------------------------------------
+
+STYLES = {
+    # name: (index of call n, id placement, name placement)
+    "openai": (lambda n: n, "first", "first"),
+    "claude_offset": (lambda n: n + 1, "first", "first"),
+    "sparse": (lambda n: 3 * n + 2, "first", "first"),
+    "no_index": (lambda n: None, "first", "first"),
+    "no_index_no_id": (lambda n: None, "none", "first"),
+    "no_index_no_id_repeat_name": (lambda n: None, "none", "every"),
+    "constant_index": (lambda n: 0, "first", "first"),
+    "constant_index_no_id": (lambda n: 0, "none", "first"),
+    "llamacpp": (lambda n: n, "function_every", "every"),
+    "id_every": (lambda n: n, "every", "first"),
+}
+
+
+def styled_stream(calls, style, cut_points):
+    index_of, id_mode, name_mode = STYLES[style]
+    deltas = []
+    for number, (name, arguments) in enumerate(calls):
+        text = json.dumps(arguments)
+        cuts = sorted({min(c, len(text)) for c in cut_points})
+        pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)] or [""]
+        for position, piece in enumerate(pieces):
+            raw = {"function": {"arguments": piece}}
+            if index_of(number) is not None:
+                raw["index"] = index_of(number)
+            if name_mode == "every" or position == 0:
+                raw["function"]["name"] = name
+            if id_mode == "every" or (id_mode == "first" and position == 0):
+                raw["id"] = f"id_{number}"
+            elif id_mode == "function_every":
+                raw["function"]["id"] = f"id_{number}"
+            deltas.append(raw)
+    return deltas
+
+
+nonempty_objects = st.dictionaries(
+    st.text(min_size=1, max_size=6), st.integers() | st.text(max_size=8), min_size=1, max_size=3
+)
+
+
+@settings(max_examples=400)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["search", "fetch"]), nonempty_objects),
+        min_size=1,
+        max_size=4,
+        unique_by=lambda c: json.dumps(c[1], sort_keys=True),
+    ),
+    st.sampled_from(sorted(STYLES)),
+    st.lists(st.integers(min_value=0, max_value=60), max_size=5),
+)
+def test_provider_styles_recover_every_call(calls, style, cut_points):
+    result = assemble(styled_stream(calls, style, cut_points), "tool_calls")
+    assert result.invalid == ()
+    assert pairs(result) == [(name, arguments) for name, arguments in calls]
+    ids = [call.id for call in result.calls]
+    assert len(set(ids)) == len(ids)

@@ -1,0 +1,821 @@
+"""A tool's `ToolInvokeMessage` stream -> what the model reads, what the log keeps, what the user gets.
+
+One `ObservationCollector` per tool call. The caller feeds every message the backwards tool
+invocation yields to `add()` and yields the messages it returns to Dify at once (files reach
+the user while the agent keeps working); when the stream ends or fails it calls `fail()`
+and then `finish()`, which returns a `ToolOutcome`.
+
+Rules per message type (SDK `entities/invoke_message.py` `InvokeMessage.MessageType`; how Dify
+renders what is forwarded: shared protocol.md §5, Dify `core/workflow/nodes/agent/
+message_transformer.py`):
+
+===================  ==============================================  ===========================
+type                 observation (what the model reads)              forwarded to the user
+===================  ==============================================  ===========================
+text                 appended as is                                  no (the answer reaches the
+                                                                     user through the model)
+link                 ``result link: <url>.``                         only a tool file: meta has
+                                                                     ``tool_file_id`` or the URL
+                                                                     path starts with ``/files/``
+                                                                     (dify-official-plugins #3674)
+image, image_link    "An image was sent to the user: <url>"          yes (see "images" below)
+blob                 "A file was sent to the user: name (mime,       yes, as one ``blob`` message
+                     N bytes)"                                       with its meta (see "files")
+blob_chunk           like blob, once the ``end`` chunk arrived       once, reassembled by id in
+                                                                     sequence order, meta of the
+                                                                     first chunk
+file                 "A file was sent to the user: name"             yes, as is
+json                 compact JSON, unless it repeats a text          no
+                     message (workflow tools send both: #3542);
+                     ``{"execution_metadata": ..}``, ``{}`` and
+                     ``[]`` are ignored, as is
+                     ``suppress_output`` JSON (newer Dify)
+variable             no (#3542); listed in `full_text` only          no: Dify's Agent node turns a
+                                                                     variable into a node output,
+                                                                     a tool's must not overwrite
+                                                                     the agent's outputs
+log                  no (tool-internal)                              no
+retriever_resources  its ``context``, else the resources' content    yes (citations)
+anything malformed   one note: the tool returned an invalid          no
+                     response (dify-official-plugins #628)
+===================  ==============================================  ===========================
+
+Images: an ``image_link`` whose URL is not a Dify tool file and whose meta has no
+``tool_file_id`` is forwarded as ``image`` (Dify downloads it into a tool file) because Dify's
+Agent node looks up ``tool_file_id`` for every ``image_link`` and fails the whole node when it
+is missing; a missing ``tool_file_id`` that the URL names (``/files/tools/<id>.<ext>``) is
+added to the forwarded meta. Inline ``data:`` URLs are never put into the observation.
+
+Files: the daemon reads plugin stdout lines of at most 5 MiB and accepts a chunked file of at
+most 15 MiB (protocol.md §1.2; daemon ``io_tunnel/agent_service.go``). So a file of at most
+`SINGLE_BLOB_MAX_BYTES` is forwarded as one ``blob`` message, a larger one as ``blob_chunk``
+messages of 8192 bytes (the daemon reassembles them, taking the meta of the ``end`` chunk,
+which carries the file's meta), and a file over `FORWARD_BLOB_MAX_BYTES` is not forwarded
+(forwarding it would make the daemon abort the whole run); the observation says so.
+A ``blob_chunk`` stream without its ``end`` chunk (the tool stopped early) or with missing
+chunks is not forwarded either: a truncated file is corrupt data; the observation says the file
+arrived incomplete.
+
+Errors (`fail`): the observation names the tool, the error type and message, never a traceback
+(dify#28207): a traceback is reduced to its last line, and the daemon's nested
+``{"error_type", "message"}`` JSON is unwrapped. `full_text` keeps the complete error text.
+
+Bounding: the observation is cut to `max_tokens` (estimated by `agent_core.tokens`), keeping
+the head and a short tail, with a note giving the number of tokens cut (smolagents#2164).
+`full_text` keeps everything up to `FULL_TEXT_MAX_CHARS` characters (text past that is not even
+stored, so a runaway tool cannot exhaust memory). An empty result becomes a note, never an empty
+string (providers reject empty tool messages: dify#27440). Values in `secrets` (at least
+`MIN_SECRET_LENGTH` characters) are replaced by ``[REDACTED]`` in the observation, `full_text`
+and `error`; forwarded messages are left as the tool sent them.
+
+The model-facing wording is in the block of constants below (to move into
+``agent_core/prompts.py``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import uuid
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from dify_plugin.entities.agent import AgentInvokeMessage
+from dify_plugin.entities.invoke_message import InvokeMessage
+from dify_plugin.entities.tool import ToolInvokeMessage
+
+from agent_core.tokens import estimate_tokens, truncate_to_tokens
+
+__all__ = ["ObservationCollector", "ToolOutcome"]
+
+# --- model-facing wording (to move into agent_core/prompts.py) ---------------------------------
+
+NO_OUTPUT = "The tool {tool!r} ran and returned no output."
+TOOL_FAILED = (
+    "Error: the tool {tool!r} failed: {error}. "
+    "Call it again (with corrected arguments) if that can help, or answer without it."
+)
+OUTPUT_BEFORE_FAILURE = "Output received before the failure:"
+CUT_NOTE = (
+    "[{dropped} tokens were cut from the middle of this result to fit the context; "
+    "the full result is in the agent log. Ask for a narrower result if you need the missing part.]"
+)
+INVALID_RESPONSE = "(the tool returned an invalid response: {count} unreadable message(s) of type {kinds}; skipped)"
+RESULT_LINK = "result link: {url}."
+RESULT_LINK_FORWARDED = "result link: {url}. The file was also sent to the user."
+IMAGE_SENT = "An image was sent to the user: {what}."
+FILE_SENT = "A file was sent to the user: {what}."
+FILE_INCOMPLETE = (
+    "The tool's file {what} arrived incomplete ({received} of {total} bytes) and was not sent to the user."
+)
+FILE_TOO_LARGE = "The tool's file {what} is too large to send to the user ({size} bytes; the limit is {limit} bytes)."
+INLINE_DATA = "inline data ({chars} characters)"
+REDACTED = "[REDACTED]"
+
+# log-only wording (read by people in the agent log, not by the model)
+FULL_TEXT_CUT = "\n[... the result was longer than {limit} characters; {dropped} more characters were not kept]"
+FULL_TEXT_ERROR = "[error] {error}"
+FULL_TEXT_VARIABLE = "[variable {name}] {value}"
+
+# --- limits --------------------------------------------------------------------------------------
+
+FULL_TEXT_MAX_CHARS = 1_000_000
+"""Characters of tool output kept for the log; the rest is counted, not stored."""
+ERROR_MAX_CHARS = 600
+"""Characters of an error message shown to the model."""
+SINGLE_BLOB_MAX_BYTES = 3 * 1024 * 1024
+"""Largest file forwarded as one ``blob`` message (base64 + envelope stay under the 5 MiB line)."""
+FORWARD_BLOB_MAX_BYTES = 15 * 1024 * 1024
+"""Largest file forwarded at all (the daemon's limit for a chunked file)."""
+BLOB_CHUNK_BYTES = 8192
+"""Chunk size when forwarding a large file (the daemon rejects larger chunks)."""
+MIN_SECRET_LENGTH = 4
+"""Shorter secret values are not redacted: hiding them would garble ordinary text."""
+
+_MessageType = InvokeMessage.MessageType
+_TRACEBACK = "Traceback (most recent"
+_GENERIC_ERROR_TYPES = frozenset({"Exception", "BaseException"})
+_ERROR_PREFIX = re.compile(r"(?:^|\s)[A-Za-z_][\w.]*(?:Error|Exception):?$")
+_ERROR_NAME = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Timeout|Warning)):\s*(.*)$", re.S)
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What one tool call produced.
+
+    Attributes:
+        observation: what the model reads; never empty; bounded to ``max_tokens`` (estimated),
+            with a note saying how many tokens were cut.
+        full_text: the complete text for the ``CALL`` log node (up to `FULL_TEXT_MAX_CHARS`
+            characters of output, then the full error text and the tool's variables).
+        forwarded: every message that went to the user, in order (the caller already yielded
+            them as `ObservationCollector.add` returned them).
+        error: model-facing error text if the tool failed (also at the top of `observation`).
+        truncated_tokens: estimated tokens cut from the observation; 0 if not cut.
+    """
+
+    observation: str
+    full_text: str
+    forwarded: tuple[AgentInvokeMessage, ...]
+    error: str | None
+    truncated_tokens: int
+
+
+@dataclass
+class _Part:
+    """One piece of the observation, in arrival order. ``kind``: text | note | json."""
+
+    kind: str
+    text: str
+    value: Any = None
+
+
+@dataclass
+class _ChunkedFile:
+    """A ``blob_chunk`` stream being reassembled (sizes in bytes)."""
+
+    meta: dict | None
+    total_length: int
+    chunks: dict[int, bytes] = field(default_factory=dict)
+    received: int = 0
+    too_large: bool = False
+
+
+class ObservationCollector:
+    """Collects one tool call's messages into a `ToolOutcome`.
+
+    Args:
+        tool_name: the tool's name as the model called it (used in notes).
+        max_tokens: budget of the observation in estimated tokens (`agent_core.tokens`).
+        secrets: values to replace by ``[REDACTED]`` (e.g. secret-input parameters).
+
+    Never raises from `add`, `fail` or `finish`, whatever the tool sends.
+    """
+
+    def __init__(self, tool_name: str, *, max_tokens: int = 4000, secrets: Collection[str] = ()) -> None:
+        self._tool = tool_name
+        self._max_tokens = max_tokens
+        self._redact = _redactor(secrets)
+        self._parts: list[_Part] = []
+        self._stored_chars = 0
+        self._dropped_chars = 0
+        self._dropped_tokens = 0
+        self._forwarded: list[AgentInvokeMessage] = []
+        self._files: dict[str, _ChunkedFile] = {}
+        self._variables: dict[str, Any] = {}
+        self._invalid: dict[str, int] = {}
+        self._error: tuple[str, str] | None = None  # (model-facing summary, full text)
+
+    # --- input ---------------------------------------------------------------------------------
+
+    def add(self, message: ToolInvokeMessage | Mapping[str, Any] | None) -> list[AgentInvokeMessage]:
+        """Take one tool message; return the messages to forward to the user now.
+
+        Args:
+            message: a `ToolInvokeMessage`, or its raw dict (``{"type", "message", "meta"}``,
+                which also admits Dify's newer ``binary_link`` type), or anything malformed.
+
+        Returns:
+            `AgentInvokeMessage`s for the caller to yield now (often empty).
+        """
+        try:
+            out = self._dispatch(message)
+        except Exception as error:  # defensive: a message we did not foresee
+            self._invalid_message(f"unreadable ({type(error).__name__})")
+            out = []
+        self._forwarded.extend(out)
+        return out
+
+    def fail(self, error: BaseException | str) -> None:
+        """Record that the tool failed (raised, timed out, or sent an error event).
+
+        Everything collected so far is kept. The first failure is the one reported.
+        """
+        if self._error is not None:
+            return
+        try:
+            full = _error_full_text(error)
+            kind, text = _summarize_error(error)
+        except Exception:  # defensive: an exception whose __str__ raises
+            full, kind, text = repr(error), type(error).__name__, ""
+        what = f"{kind}: {text}" if kind and text else (kind or text or "an unknown error")
+        self._error = (TOOL_FAILED.format(tool=self._tool, error=what), full)
+
+    # --- output --------------------------------------------------------------------------------
+
+    def finish(self) -> ToolOutcome:
+        """Build the outcome from everything received so far (may be called more than once)."""
+        try:
+            return self._outcome()
+        except Exception as error:  # defensive: never lose the call over a rendering bug
+            note = INVALID_RESPONSE.format(count=1, kinds=f"unrenderable ({type(error).__name__})")
+            summary = self._redact(self._error[0]) if self._error else None
+            return ToolOutcome(
+                observation=summary or note,
+                full_text=summary or note,
+                forwarded=tuple(self._forwarded),
+                error=summary,
+                truncated_tokens=0,
+            )
+
+    def _outcome(self) -> ToolOutcome:
+        body = self._redact(self._body())
+        error = self._redact(self._error[0]) if self._error else None
+        observation, cut = self._bounded(body, error)
+        return ToolOutcome(
+            observation=observation,
+            full_text=self._full_text(body, error),
+            forwarded=tuple(self._forwarded),
+            error=error,
+            truncated_tokens=cut,
+        )
+
+    # --- dispatch ------------------------------------------------------------------------------
+
+    def _dispatch(self, message: Any) -> list[AgentInvokeMessage]:
+        if isinstance(message, Mapping):
+            return self._dispatch_raw(message)
+        if not isinstance(message, InvokeMessage):
+            self._invalid_message(type(message).__name__ if message is not None else "none")
+            return []
+        handler = _HANDLERS.get(message.type)
+        if handler is None:
+            self._invalid_message(str(getattr(message.type, "value", message.type)))
+            return []
+        return handler(self, message)
+
+    def _dispatch_raw(self, raw: Mapping[str, Any]) -> list[AgentInvokeMessage]:
+        kind = raw.get("type")
+        payload = raw.get("message")
+        if kind == "binary_link" and isinstance(payload, Mapping) and isinstance(payload.get("text"), str):
+            link = ToolInvokeMessage(
+                type=_MessageType.LINK, message=InvokeMessage.TextMessage(text=payload["text"]), meta=raw.get("meta")
+            )
+            return self._on_link(link, force_forward=True)
+        if kind == "json" and isinstance(payload, Mapping) and payload.get("suppress_output"):
+            return []
+        if kind == "file":  # Dify's FileMessage ({"file_marker": ..}) is unknown to SDK 0.10.2
+            meta = raw.get("meta") if isinstance(raw.get("meta"), dict) else None
+            return self._on_file(ToolInvokeMessage(type=_MessageType.FILE, message=None, meta=meta))
+        try:  # copies: the SDK's validator decodes "blob" in place
+            copy = {**raw, "message": dict(payload) if isinstance(payload, Mapping) else payload}
+            parsed = ToolInvokeMessage.model_validate(copy)
+        except Exception:
+            self._invalid_message(str(kind) if kind else "unknown")
+            return []
+        return self._dispatch(parsed)
+
+    def _on_text(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
+        text = _text_of(message)
+        if text is None:
+            self._invalid_message(message.type.value)
+        else:
+            self._store(_Part("text", text))
+        return []
+
+    def _on_link(self, message: InvokeMessage, *, force_forward: bool = False) -> list[AgentInvokeMessage]:
+        url = _text_of(message)
+        if url is None:
+            self._invalid_message(message.type.value)
+            return []
+        forward = force_forward or _is_tool_file(url, message.meta)
+        wording = RESULT_LINK_FORWARDED if forward else RESULT_LINK
+        self._note(wording.format(url=_shown_url(url)))
+        return [_agent_message(message)] if forward else []
+
+    def _on_image(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
+        url = _text_of(message)
+        if url is None:
+            self._invalid_message(message.type.value)
+            return []
+        if url.strip()[:5].lower() == "data:":
+            return self._inline_image(url.strip(), message.meta)
+        name = _meta_name(message.meta)
+        shown = _shown_url(url)
+        self._note(IMAGE_SENT.format(what=f"{name} ({shown})" if name else shown))
+        return [_image_message(message, url)]
+
+    def _inline_image(self, url: str, meta: dict | None) -> list[AgentInvokeMessage]:
+        """A ``data:`` image is forwarded as a file: Dify cannot download it, and its failure
+        message would put the whole base64 payload into the user's answer."""
+        header, _, payload = url.partition(",")
+        try:
+            if not header.lower().endswith(";base64"):
+                raise ValueError("not base64")
+            data = base64.b64decode(payload, validate=False)
+        except (ValueError, binascii.Error):
+            self._invalid_message("image (undecodable data URL)")
+            return []
+        mime = header[5:].split(";", 1)[0] or "application/octet-stream"
+        return self._send_file(data, {**(meta or {}), "mime_type": (meta or {}).get("mime_type") or mime})
+
+    def _on_blob(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
+        payload = message.message
+        if not isinstance(payload, InvokeMessage.BlobMessage):
+            self._invalid_message(message.type.value)
+            return []
+        return self._send_file(payload.blob, message.meta)
+
+    def _on_blob_chunk(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
+        chunk = message.message
+        if not isinstance(chunk, InvokeMessage.BlobChunkMessage):
+            self._invalid_message(message.type.value)
+            return []
+        file = self._files.get(chunk.id)
+        if file is None:
+            file = self._files[chunk.id] = _ChunkedFile(dict(message.meta or {}) or None, chunk.total_length)
+        if chunk.blob and not file.too_large:
+            if file.received + len(chunk.blob) > FORWARD_BLOB_MAX_BYTES:
+                file.too_large, file.chunks = True, {}
+            else:
+                file.received += len(chunk.blob) - len(file.chunks.get(chunk.sequence, b""))
+                file.chunks[chunk.sequence] = chunk.blob
+        if not chunk.end:
+            return []
+        del self._files[chunk.id]
+        return self._finish_chunked(file)
+
+    def _on_file(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
+        meta = message.meta or {}
+        described = _describe_file_object(meta.get("file")) or _describe_meta(meta, None)
+        self._note(FILE_SENT.format(what=described or "a file"))
+        return [_agent_message(message)]
+
+    def _on_json(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
+        payload = message.message
+        if not isinstance(payload, InvokeMessage.JsonMessage):
+            self._invalid_message(message.type.value)
+            return []
+        if getattr(payload, "suppress_output", False):
+            return []
+        value = payload.json_object
+        if isinstance(value, Mapping) and "execution_metadata" in value:
+            value = {k: v for k, v in value.items() if k != "execution_metadata"}
+        if not value:
+            return []
+        self._store(_Part("json", _compact_json(value), value))
+        return []
+
+    def _on_variable(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
+        payload = message.message
+        if not isinstance(payload, InvokeMessage.VariableMessage):
+            self._invalid_message(message.type.value)
+            return []
+        name, value = payload.variable_name, payload.variable_value
+        if payload.stream and isinstance(value, str):
+            previous = self._variables.get(name)
+            value = (previous if isinstance(previous, str) else "") + value
+        self._variables[name] = value
+        return []
+
+    def _on_log(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
+        return []
+
+    def _on_retriever_resources(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
+        payload = message.message
+        if not isinstance(payload, InvokeMessage.RetrieverResourceMessage):
+            self._invalid_message(message.type.value)
+            return []
+        context = payload.context.strip()
+        if not context:
+            context = "\n\n".join(r.content.strip() for r in payload.retriever_resources if r.content)
+        if context:
+            self._store(_Part("note", context))
+        return [_agent_message(message)]
+
+    # --- files ---------------------------------------------------------------------------------
+
+    def _send_file(self, data: bytes, meta: dict | None) -> list[AgentInvokeMessage]:
+        described = _describe_meta(meta, len(data)) or f"{len(data)} bytes"
+        if len(data) > FORWARD_BLOB_MAX_BYTES:
+            self._note(FILE_TOO_LARGE.format(what=described, size=len(data), limit=FORWARD_BLOB_MAX_BYTES))
+            return []
+        self._note(FILE_SENT.format(what=described))
+        return _blob_messages(data, meta)
+
+    def _finish_chunked(self, file: _ChunkedFile) -> list[AgentInvokeMessage]:
+        if file.too_large:
+            described = _describe_meta(file.meta, None) or "(unnamed)"
+            size = max(file.total_length, FORWARD_BLOB_MAX_BYTES + 1)
+            self._note(FILE_TOO_LARGE.format(what=described, size=size, limit=FORWARD_BLOB_MAX_BYTES))
+            return []
+        if not _chunks_complete(file):
+            self._note(_incomplete_note(file))
+            return []
+        data = b"".join(file.chunks[s] for s in sorted(file.chunks))
+        return self._send_file(data, file.meta)
+
+    # --- accumulation --------------------------------------------------------------------------
+
+    def _store(self, part: _Part) -> None:
+        room = FULL_TEXT_MAX_CHARS - self._stored_chars
+        if len(part.text) > room:
+            dropped = part.text[max(room, 0) :]
+            self._dropped_chars += len(dropped)
+            self._dropped_tokens += estimate_tokens(dropped)
+            if room <= 0:
+                return
+            part = _Part(part.kind if part.kind != "json" else "text", part.text[:room])
+        self._stored_chars += len(part.text)
+        self._parts.append(part)
+
+    def _note(self, text: str) -> None:
+        self._store(_Part("note", text))
+
+    def _invalid_message(self, kind: str) -> None:
+        self._invalid[kind] = self._invalid.get(kind, 0) + 1
+
+    # --- rendering -----------------------------------------------------------------------------
+
+    def _body(self) -> str:
+        """The unbounded observation body: parts in order, plus notes about leftovers."""
+        parts = _without_duplicate_json(self._parts)
+        parts += [_Part("note", _incomplete_note(f)) for f in self._files.values() if not f.too_large]
+        parts += [
+            _Part("note", FILE_TOO_LARGE.format(what=_describe_meta(f.meta, None) or "(unnamed)",
+                                                size=f.total_length, limit=FORWARD_BLOB_MAX_BYTES))
+            for f in self._files.values() if f.too_large
+        ]
+        if self._invalid:
+            kinds = ", ".join(sorted(self._invalid))
+            parts.append(_Part("note", INVALID_RESPONSE.format(count=sum(self._invalid.values()), kinds=kinds)))
+        return _join(parts)
+
+    def _bounded(self, body: str, error: str | None) -> tuple[str, int]:
+        """The observation within ``max_tokens`` and the estimated tokens cut from it."""
+        if not body.strip():
+            return error or NO_OUTPUT.format(tool=self._tool), 0
+        head = f"{error}\n{OUTPUT_BEFORE_FAILURE}\n" if error else ""
+        if self._dropped_tokens == 0 and estimate_tokens(head + body) <= self._max_tokens:
+            return head + body, 0
+        full_tokens = estimate_tokens(body) + self._dropped_tokens
+        fixed = estimate_tokens(head) + 1  # + the newline before the note
+        budget = self._max_tokens - fixed - estimate_tokens(CUT_NOTE.format(dropped=full_tokens))
+        for _ in range(6):
+            kept, cut = truncate_to_tokens(body, max(0, budget))
+            cut += self._dropped_tokens
+            text = f"{head}{kept}\n{CUT_NOTE.format(dropped=cut)}"
+            if estimate_tokens(text) <= self._max_tokens or budget <= 0:
+                return text, cut
+            budget -= max(1, estimate_tokens(text) - self._max_tokens)
+        return text, cut
+
+    def _full_text(self, body: str, error: str | None) -> str:
+        text = body if body.strip() else NO_OUTPUT.format(tool=self._tool)
+        if self._dropped_chars:
+            text += FULL_TEXT_CUT.format(limit=FULL_TEXT_MAX_CHARS, dropped=self._dropped_chars)
+        extras = []
+        if self._error is not None:
+            extras.append(FULL_TEXT_ERROR.format(error=self._redact(_cap(self._error[1], FULL_TEXT_MAX_CHARS))))
+        for name, value in self._variables.items():
+            shown = value if isinstance(value, str) else _compact_json(value)
+            extras.append(FULL_TEXT_VARIABLE.format(name=name, value=self._redact(_cap(shown, 10_000))))
+        return "\n\n".join([text, *extras])
+
+
+_HANDLERS = {
+    _MessageType.TEXT: ObservationCollector._on_text,
+    _MessageType.LINK: ObservationCollector._on_link,
+    _MessageType.IMAGE: ObservationCollector._on_image,
+    _MessageType.IMAGE_LINK: ObservationCollector._on_image,
+    _MessageType.BLOB: ObservationCollector._on_blob,
+    _MessageType.BLOB_CHUNK: ObservationCollector._on_blob_chunk,
+    _MessageType.FILE: ObservationCollector._on_file,
+    _MessageType.JSON: ObservationCollector._on_json,
+    _MessageType.VARIABLE: ObservationCollector._on_variable,
+    _MessageType.LOG: ObservationCollector._on_log,
+    _MessageType.RETRIEVER_RESOURCES: ObservationCollector._on_retriever_resources,
+}
+
+
+# --- helpers: messages ---------------------------------------------------------------------------
+
+
+def _text_of(message: InvokeMessage) -> str | None:
+    payload = message.message
+    return payload.text if isinstance(payload, InvokeMessage.TextMessage) else None
+
+
+def _agent_message(message: InvokeMessage, *, kind: Any = None, meta: dict | None = None) -> AgentInvokeMessage:
+    """The same message as an `AgentInvokeMessage` (what a strategy yields)."""
+    return AgentInvokeMessage(
+        type=_MessageType(kind or message.type),
+        message=message.message,
+        meta=meta if meta is not None else message.meta,
+    )
+
+
+def _image_message(message: InvokeMessage, url: str) -> AgentInvokeMessage:
+    """Forwarded image: keeps Dify's Agent node from failing on a missing ``tool_file_id``."""
+    meta = dict(message.meta or {})
+    if message.type != _MessageType.IMAGE_LINK or meta.get("tool_file_id"):
+        return _agent_message(message)
+    file_id = _tool_file_id_from_url(url)
+    if file_id:
+        meta["tool_file_id"] = file_id
+        return _agent_message(message, meta=meta)
+    return _agent_message(message, kind=_MessageType.IMAGE)
+
+
+def _blob_messages(data: bytes, meta: dict | None) -> list[AgentInvokeMessage]:
+    """One ``blob`` message, or ``blob_chunk`` messages for a file over `SINGLE_BLOB_MAX_BYTES`."""
+    if len(data) <= SINGLE_BLOB_MAX_BYTES:
+        return [AgentInvokeMessage(type=_MessageType.BLOB, message=InvokeMessage.BlobMessage(blob=data), meta=meta)]
+    file_id = uuid.uuid4().hex
+    pieces = [data[i : i + BLOB_CHUNK_BYTES] for i in range(0, len(data), BLOB_CHUNK_BYTES)]
+    pieces.append(b"")  # the end chunk, as the SDK sends it (plugin.py _execute_request)
+    return [
+        AgentInvokeMessage(
+            type=_MessageType.BLOB_CHUNK,
+            message=InvokeMessage.BlobChunkMessage(
+                id=file_id, sequence=n, total_length=len(data), blob=piece, end=n == len(pieces) - 1
+            ),
+            meta=meta,
+        )
+        for n, piece in enumerate(pieces)
+    ]
+
+
+def _chunks_complete(file: _ChunkedFile) -> bool:
+    if not file.chunks:
+        return file.total_length == 0
+    contiguous = sorted(file.chunks) == list(range(len(file.chunks)))
+    return contiguous and (file.total_length <= 0 or file.received == file.total_length)
+
+
+def _incomplete_note(file: _ChunkedFile) -> str:
+    what = _describe_meta(file.meta, None) or "(unnamed)"
+    total = file.total_length if file.total_length > 0 else "?"
+    return FILE_INCOMPLETE.format(what=what, received=file.received, total=total)
+
+
+# --- helpers: files and URLs ---------------------------------------------------------------------
+
+
+def _is_tool_file(url: str, meta: Mapping | None) -> bool:
+    """A Dify file (meta ``tool_file_id``, or a URL path under ``/files/``): dify-official-plugins #3674."""
+    if meta and meta.get("tool_file_id"):
+        return True
+    try:
+        return urlsplit(url.strip()).path.startswith("/files/")
+    except ValueError:
+        return False
+
+
+def _tool_file_id_from_url(url: str) -> str | None:
+    """``/files/tools/<id>.<ext>?...`` -> ``<id>`` (Dify's tool-file URL shape)."""
+    try:
+        path = urlsplit(url.strip()).path
+    except ValueError:
+        return None
+    match = re.search(r"/files/tools/([0-9A-Za-z-]+)(?:\.[^/]*)?$", path)
+    return match.group(1) if match else None
+
+
+def _shown_url(url: str) -> str:
+    """The URL as the model may see it: inline ``data:`` payloads are never shown."""
+    url = url.strip()
+    if url[:5].lower() == "data:":
+        return INLINE_DATA.format(chars=len(url))
+    return url
+
+
+def _meta_name(meta: Mapping | None) -> str | None:
+    if not meta:
+        return None
+    for key in ("filename", "file_name", "name"):
+        value = meta.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _describe_meta(meta: Mapping | None, size: int | None) -> str:
+    """``report.pdf (application/pdf, 1234 bytes)`` from a file's meta; '' when nothing is known."""
+    name = _meta_name(meta)
+    details = []
+    mime = (meta or {}).get("mime_type")
+    if isinstance(mime, str) and mime:
+        details.append(mime)
+    if size is not None:
+        details.append(f"{size} bytes")
+    if not name and not details:
+        return ""
+    label = name or "a file"
+    return f"{label} ({', '.join(details)})" if details else label
+
+
+def _describe_file_object(file: Any) -> str:
+    """A Dify file (SDK `File` or its dict: filename, mime_type, size, url) in a few words."""
+    if file is None:
+        return ""
+
+    def get(key: str) -> Any:
+        return file.get(key) if isinstance(file, Mapping) else getattr(file, key, None)
+
+    name, mime, size, url = get("filename"), get("mime_type"), get("size"), get("url")
+    details = [str(x) for x in (mime, f"{size} bytes" if isinstance(size, int) and size >= 0 else None) if x]
+    label = name if isinstance(name, str) and name else (_shown_url(url) if isinstance(url, str) and url else "")
+    if not label:
+        return ""
+    return f"{label} ({', '.join(details)})" if details else label
+
+
+# --- helpers: JSON -------------------------------------------------------------------------------
+
+
+def _compact_json(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_json_default)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    return str(value)
+
+
+def _parse_json(text: str) -> tuple[bool, Any]:
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[":
+        return False, None
+    try:
+        return True, json.loads(stripped)
+    except ValueError:
+        return False, None
+
+
+def _without_duplicate_json(parts: list[_Part]) -> list[_Part]:
+    """Drop JSON parts that repeat a text part or the whole text (workflow tools: #3542)."""
+    if not any(p.kind == "json" for p in parts):
+        return list(parts)
+    texts = [p.text for p in parts if p.kind == "text"]
+    candidates = [*texts, "".join(texts)] if len(texts) > 1 else texts
+    stripped = {t.strip() for t in candidates}
+    parsed = [value for ok, value in map(_parse_json, candidates) if ok]
+
+    def duplicate(part: _Part) -> bool:
+        if part.text in stripped or json.dumps(part.value, ensure_ascii=False) in stripped:
+            return True
+        return any(_json_equal(part.value, value) for value in parsed)
+
+    return [p for p in parts if p.kind != "json" or not duplicate(p)]
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def _join(parts: list[_Part]) -> str:
+    """Text parts are concatenated as they came (a tool may stream text in pieces); notes and
+    JSON stand on their own lines."""
+    out: list[str] = []
+    previous = None
+    for part in parts:
+        if out and (part.kind != "text" or previous != "text") and not out[-1].endswith("\n"):
+            out.append("\n")
+        out.append(part.text)
+        previous = part.kind
+    return "".join(out).strip("\n")
+
+
+# --- helpers: errors -----------------------------------------------------------------------------
+
+
+def _error_full_text(error: BaseException | str) -> str:
+    if isinstance(error, BaseException):
+        text = str(error)
+        return f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return str(error)
+
+
+def _summarize_error(error: BaseException | str) -> tuple[str, str]:
+    """``(error type, one-line message)``; type '' when unknown or just ``Exception``.
+
+    Unwraps the daemon's ``PluginInvokeError: {"error_type": .., "message": ..}`` nesting and
+    reduces a Python traceback to its last line (dify#28207).
+    """
+    kind = type(error).__name__ if isinstance(error, BaseException) else ""
+    text = str(error)
+    for _ in range(6):
+        inner = _inner_error(text)
+        if inner is None:
+            break
+        kind, text = inner[0] or kind, inner[1]
+    text, from_traceback = _traceback_last_line(text)
+    match = _ERROR_NAME.match(text.strip())
+    if match and (from_traceback or not kind or kind in _GENERIC_ERROR_TYPES):
+        kind, text = match.group(1), match.group(2)
+    if kind in _GENERIC_ERROR_TYPES:
+        kind = ""
+    return kind, _cap(" ".join(text.split()), ERROR_MAX_CHARS)
+
+
+def _inner_error(text: str) -> tuple[str, str] | None:
+    """The ``(error_type, message)`` of a JSON error object wrapping `text`, if there is one.
+
+    Only unwrapped when the object has ``error_type`` or nothing but an error name precedes it
+    (``PluginInvokeError: {...}``), so ``HTTP 400: {"message": ..}`` keeps its context.
+    """
+    start = text.find("{")
+    if start < 0:
+        return None
+    prefix = text[:start].strip()
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text[start:])
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("message"), str):
+        return None
+    error_type = value.get("error_type")
+    if not isinstance(error_type, str) and prefix and not _ERROR_PREFIX.search(prefix):
+        return None
+    return (error_type if isinstance(error_type, str) else ""), value["message"]
+
+
+def _traceback_last_line(text: str) -> tuple[str, bool]:
+    """The last line of a Python traceback in `text` (and True), else `text` (and False).
+
+    A traceback cut off before its last line (frames are indented, the exception line is not)
+    leaves what preceded it, e.g. ``tool invoke error``.
+    """
+    if _TRACEBACK not in text:
+        return text, False
+    before, after = text.split(_TRACEBACK, 1)
+    lines = [line for line in after.splitlines()[1:] if line.strip()]
+    if not lines or lines[-1][:1].isspace():
+        return f"{before.strip(' :') or 'a Python exception'} (traceback cut off)", False
+    return lines[-1].strip(), True
+
+
+def _cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --- helpers: secrets ----------------------------------------------------------------------------
+
+
+def _redactor(secrets: Collection[str]):
+    """A function replacing every secret (and its JSON-escaped form) by ``[REDACTED]``."""
+    variants: set[str] = set()
+    for secret in secrets or ():
+        if not isinstance(secret, str) or len(secret.strip()) < MIN_SECRET_LENGTH:
+            continue
+        variants.add(secret)
+        escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
+        variants.add(escaped)
+        variants.add(json.dumps(secret)[1:-1])
+    if not variants:
+        return lambda text: text
+    pattern = re.compile("|".join(re.escape(v) for v in sorted(variants, key=len, reverse=True)))
+    return lambda text: pattern.sub(REDACTED, text) if text else text
+

@@ -1,0 +1,1345 @@
+"""Streaming ReAct output parser: ``feed(text) -> events``, then ``finish()``.
+
+Shapes
+------
+``ReactStreamParser.feed(chunk)`` returns a list of events, as soon as each is certain:
+
+* ``ThoughtDelta(text)`` - visible reasoning; labels (``Thought:``, ``**Action:**`` ...) removed.
+* ``ReasoningDelta(text)`` - inside ``<think>`` / ``<thinking>`` / ``<reasoning>`` blocks.
+* ``AnswerDelta(text)`` - final-answer text, streamed after ``Final Answer:`` (leading and trailing
+  whitespace trimmed); sent whole when the answer comes in a JSON blob or from a fallback below.
+* ``ActionFound(name, input, raw)`` - one tool call, emitted the moment its JSON closes (or, for a
+  text input, when the next label or the end arrives). ``input`` is a dict, a string (text the
+  caller must fit to the tool) or None; ``raw`` is the action as written, from its label or tag.
+
+``finish()`` flushes and returns the last events; then ``result()`` is the ``ReactTurn``.
+Adjacent deltas of one kind may be split differently depending on chunking; their concatenation
+never is. An AnswerDelta is never emitted in a turn that has an action.
+
+What is held back
+-----------------
+Only text that may still become a marker: the start of a line while it may still be a label
+(``Act``, ``## Thou``, ``Final Answer`` before its colon, ``Observ``), a fence line (`````json``)
+or a ``{`` at a line start that may open an action object (kept until the object closes; dropped
+back to thought text when it is not an action), and a ``<`` that may open a tag (``<think``,
+``<tool_call>``, ``<|eot_id|>``). Inside a final answer, trailing whitespace waits for more text.
+A ``{`` or ``[`` inside a line of thought never starts JSON capture.
+
+Where behaviours come from (ids of tests/.. ``real_world_cases.jsonl``)
+-----------------------------------------------------------------------
+* The action wins over a later Final Answer, and text from an invented ``Observation:`` is cut;
+  only the first action unless ``allow_multiple_actions`` (crewai1545, dspygo167).
+* Reasoning blocks never reach thought or answer; a turn written entirely inside one is recovered
+  from it (nat2227).
+* A trailing partial stop word (``\\nObserv``) and quotes around a text input are stripped (qwen197).
+* ``Action: None`` / ``N/A`` is no tool call: the visible text, without labels, is the answer
+  (llamaindexts858, crewai4186).
+* ``Action_input:`` without ``Action:`` is a problem, not an answer (dop3699).
+* Almost-JSON inputs are repaired: Python literals (nat1666), ``\\_`` escapes (openhands260),
+  envelopes such as ``{"tool_call": {"function": {...}}}`` (dop3705), ``{"tool_name",
+  "tool_arguments"}`` (smolagents158), ``<tool_call>`` (mlxswift529), XML ``<action>`` (dspygo167).
+  A text input stays a string (dify2949); schema-shaped inputs are left to the caller (llamaindex12699).
+* Turns with neither action nor answer carry ``problem``, so the caller re-prompts instead of
+  showing a placeholder (dify29026, dop746).
+
+``problem`` strings are short factual sentences; the re-prompt wording around them lives in
+``agent_core/prompts.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Final, NamedTuple
+
+import json_repair
+
+# --------------------------------------------------------------------------------------------
+# Events and the turn
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ThoughtDelta:
+    """Visible reasoning text (labels like ``Thought:`` removed)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """Text inside ``<think>...</think>`` (or ``<thinking>``, ``<reasoning>``)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerDelta:
+    """Final-answer text, emitted as soon as it is certain."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActionFound:
+    """One tool call. ``raw`` is the action as written, from its ``Action:`` label or tag on."""
+
+    name: str
+    input: dict | str | None
+    raw: str
+
+
+ReactEvent = ThoughtDelta | ReasoningDelta | AnswerDelta | ActionFound
+
+
+@dataclass(frozen=True)
+class ReactTurn:
+    """Summary of one model turn, valid after ``finish()``."""
+
+    thought: str
+    """Visible thought text, stripped."""
+    reasoning: str
+    """Text of the reasoning blocks, stripped."""
+    actions: tuple[ActionFound, ...]
+    """Tool calls, in order (at most one unless ``allow_multiple_actions``)."""
+    final_answer: str | None
+    """The answer; None when there is an action, or nothing usable."""
+    problem: str | None
+    """Set when there is neither an action nor a final answer: what was wrong, for the model."""
+    raw: str
+    """The full text received."""
+
+
+PROBLEM_EMPTY: Final = "The reply was empty."
+PROBLEM_ONLY_REASONING: Final = "The reply contained only reasoning and no Action or Final Answer."
+PROBLEM_THOUGHT_ONLY: Final = "The reply had a Thought but neither an Action nor a Final Answer."
+PROBLEM_ORPHAN_INPUT: Final = "Action_input written without an Action line."
+PROBLEM_NO_NAME: Final = "Action line without a tool name."
+PROBLEM_NONE_EMPTY: Final = "Action was None (no tool) but no answer text was given."
+PROBLEM_EMPTY_ANSWER: Final = "Final Answer was empty."
+PROBLEM_INVENTED_OBSERVATION: Final = (
+    "Observation written without an Action; observations come from tools, not from you."
+)
+PROBLEM_NOT_JSON: Final = "Action is not valid JSON: {snippet}"
+PROBLEM_NO_TOOL_IN_JSON: Final = (
+    'Action JSON names no tool (expected {{"action": <tool name>, "action_input": {{...}}}}): {snippet}'
+)
+PROBLEM_UNREADABLE_BLOCK: Final = "Action block could not be read: {snippet}"
+
+# --------------------------------------------------------------------------------------------
+# Lenient decoding of action inputs
+# --------------------------------------------------------------------------------------------
+
+
+class _Fail:
+    """Marker for "no meaningful JSON value"."""
+
+
+_FAIL: Final = _Fail()
+_ESCAPE = re.compile(r"\\(.)", re.S)
+_VALID_ESCAPES: Final = frozenset('"\\/bfnrtu\'')
+_STOP_TAIL = re.compile(
+    r"\n[ \t#*>]*(?:" + "|".join("observation"[:k] for k in range(11, 1, -1)) + r"):?[ \t]*$", re.I
+)
+_NONE_INPUTS: Final = frozenset({"none", "null", "n/a", "nil"})
+
+
+def _fix_escape(match: re.Match[str]) -> str:
+    return match.group(0) if match.group(1) in _VALID_ESCAPES else match.group(1)
+
+
+def _lenient_json(text: str) -> Any:
+    """Strict JSON, then JSON with invalid escapes (``\\_``) fixed, then ``json_repair``.
+
+    Returns ``_FAIL`` when nothing meaningful comes out: repair of garbage gives "" or {}, or a
+    value of another kind than the opening bracket promised (``{garbage`` -> ``["garbage"]``).
+    Python literals (None/True/False, single quotes) come back as JSON values (nat1666).
+    """
+    text = text.strip()
+    if not text:
+        return _FAIL
+    fixed = _ESCAPE.sub(_fix_escape, text)
+    for candidate in dict.fromkeys((text, fixed)):
+        try:
+            return json.loads(candidate)
+        except (ValueError, RecursionError):
+            pass
+    try:
+        value = json_repair.loads(fixed)
+    except Exception:  # third-party repair of arbitrary text: any failure just means "not JSON"
+        return _FAIL
+    expected = {"{": dict, "[": list}.get(text[0])
+    if value in ("", None) or value == {} or value == [] or (expected and not isinstance(value, expected)):
+        return _FAIL
+    return value
+
+
+def _decode_nested(value: Any) -> Any:
+    """A string holding a JSON object or array, decoded; anything else unchanged."""
+    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+        decoded = _lenient_json(value)
+        return value if decoded is _FAIL else decoded
+    return value
+
+
+def _decode_input(text: str) -> Any:
+    """An action input as written -> dict, list, string or None.
+
+    Strips a trailing partial stop word (qwen197) and surrounding quotes; JSON (or almost-JSON)
+    is decoded leniently, and when that yields nothing the text is kept as a string.
+    """
+    text = _STOP_TAIL.sub("", text).strip()
+    if not text or text.lower() in _NONE_INPUTS:
+        return None
+    if text[0] in "{[":
+        value = _lenient_json(text)
+        return text if value is _FAIL else _decode_nested(value)
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
+        if text[0] == '"':
+            try:
+                value = json.loads(text)
+            except ValueError:
+                value = None
+            if isinstance(value, str):
+                return _decode_nested(value)
+        return _decode_nested(text[1:-1])
+    return text
+
+
+def _coerce_input(value: Any) -> dict | str | None:
+    """Fit a decoded value to ``ActionFound.input``: dict, str or None (others as JSON text)."""
+    if value is None or isinstance(value, (dict, str)):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Action envelopes: JSON and XML ways of writing a tool call
+# --------------------------------------------------------------------------------------------
+
+_CALL_LISTS: Final = ("tool_calls", "tool_uses", "function_calls", "actions")
+_CALL_WRAPPERS: Final = ("tool_call", "function_call")
+_NAME_KEYS: Final = ("action", "tool_name", "tool", "name", "function", "recipient_name", "action_name")
+_WEAK_NAME_KEYS: Final = frozenset({"name", "function"})  # need an argument key in a bare object
+_ARG_KEYS: Final = (
+    "action_input", "actionInput", "action input", "arguments", "args", "parameters", "params",
+    "input", "inputs", "tool_input", "tool_arguments", "tool_args", "kwargs",
+)
+_META_KEYS: Final = frozenset({"thought", "thoughts", "reasoning", "id", "type", "index", "call_id"})
+_ENVELOPE_NAMES: Final = frozenset({"tool_call", "tool_calls", "function", "function_call"})
+_MAX_CALLS: Final = 64
+Call = tuple[str, Any]
+
+
+def _interpret(value: Any, strict: bool, depth: int = 0) -> list[Call]:
+    """(name, input) pairs from a decoded action envelope; [] when it is not one.
+
+    Accepts {"action", "action_input"|"args"|...}, {"name", "arguments"}, {"function": {...}},
+    {"tool_name", "tool_arguments"}, {"tool_call": ...}, {"tool_calls": [...]} and lists of them
+    (dop3705, smolagents158, openhands260). ``strict`` (a bare object nobody labelled as an
+    action) requires an argument key next to a plain "name"/"function".
+    """
+    if depth > 6:
+        return []
+    if isinstance(value, list):
+        return [call for item in value[:_MAX_CALLS] for call in _interpret(item, strict, depth + 1)]
+    if not isinstance(value, dict):
+        return []
+    for key in _CALL_LISTS:
+        if isinstance(value.get(key), list):
+            return _interpret(value[key], False, depth + 1)
+    for key in _CALL_WRAPPERS:
+        if isinstance(value.get(key), dict):
+            return _interpret(value[key], False, depth + 1)
+    return _one_call(value, strict, depth)
+
+
+def _one_call(obj: dict, strict: bool, depth: int) -> list[Call]:
+    for key in _NAME_KEYS:
+        named = obj.get(key)
+        if isinstance(named, dict):
+            inner = _interpret(named, False, depth + 1)
+            if inner:
+                return inner
+            continue
+        if not isinstance(named, str) or not named.strip():
+            continue
+        args_key = next((k for k in _ARG_KEYS if k in obj), None)
+        if strict and key in _WEAK_NAME_KEYS and args_key is None:
+            return []
+        args = _decode_nested(obj[args_key]) if args_key else _rest(obj, key)
+        if named.strip().lower() in _ENVELOPE_NAMES and isinstance(args, (dict, list)):
+            inner = _interpret(args, False, depth + 1)
+            if inner:
+                return inner
+        return [(named.strip(), args)]
+    return []
+
+
+def _rest(obj: dict, name_key: str) -> dict | None:
+    """Arguments written next to the name ({"action": "search", "query": "x"})."""
+    rest = {k: v for k, v in obj.items() if k != name_key and k not in _META_KEYS}
+    return rest or None
+
+
+_XML_FUNCTION = re.compile(r"<function=([^>\s]+)\s*>(.*?)(?:</function>|\Z)", re.S | re.I)
+_XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)\s*>(.*?)</parameter>", re.S | re.I)
+_XML_NAME = re.compile(r"<(tool_name|tool|name|function_name)>\s*(.*?)\s*</\1>", re.S | re.I)
+_XML_ARG = re.compile(r"<arg\s+(?:key|name)\s*=\s*[\"']([^\"']*)[\"']\s*>(.*?)</arg>", re.S | re.I)
+_XML_ARGS = re.compile(r"<(arguments|args|parameters|input)>(.*?)</\1>", re.S | re.I)
+_XML_ELEMENT = re.compile(r"<([\w\-]+)>(.*?)</\1>", re.S)
+_XML_MAX: Final = 50_000
+
+
+def _calls_from_block(text: str) -> list[Call]:
+    """Calls written inside ``<tool_call>``/``<action>`` or a non-JSON fence: XML or JSON.
+
+    XML forms: ``<function=name><parameter=k>v</parameter></function>`` (mlxswift529) and
+    ``<tool_name>x</tool_name><arguments><arg key="k">v</arg></arguments>`` (dspygo167).
+    """
+    text = text.strip()[:_XML_MAX]
+    if text[:1] in ("{", "["):
+        value = _lenient_json(text)
+        return [] if value is _FAIL else _interpret(value, False)
+    function = _XML_FUNCTION.search(text)
+    if function:
+        params = {k: v.strip() for k, v in _XML_PARAMETER.findall(function.group(2))}
+        return [(function.group(1).strip(), params)]
+    name = _XML_NAME.search(text)
+    if not name or not name.group(2):
+        return []
+    return [(name.group(2), _xml_arguments(text))]
+
+
+def _xml_arguments(text: str) -> Any:
+    pairs = _XML_ARG.findall(text)
+    if pairs:
+        return {k: v.strip() for k, v in pairs}
+    block = _XML_ARGS.search(text)
+    if not block:
+        return None
+    inner = block.group(2).strip()
+    if inner[:1] in ("{", "["):
+        return _decode_input(inner)
+    elements = _XML_ELEMENT.findall(inner)
+    return {k: v.strip() for k, v in elements} if elements else (inner or None)
+
+
+_FINAL_NAMES: Final = frozenset({"finalanswer"})
+_NONE_NAME = re.compile(
+    r"(?:none|n/?a|null|nil|nothing|no[ _\-]?(?:action|tool)s?(?:[ _\-]?(?:needed|required))?)(?:\W.*)?",
+    re.I | re.S,
+)
+
+
+def _is_final_name(name: str) -> bool:
+    return re.sub(r"[\s_\-]", "", name.lower()) in _FINAL_NAMES
+
+
+def _is_none_name(name: str) -> bool:
+    return bool(_NONE_NAME.fullmatch(name.strip()))
+
+
+def _answer_text(value: Any) -> str:
+    """The answer carried by a "Final Answer" action's input."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, dict) and len(value) == 1 and isinstance(next(iter(value.values())), str):
+        return next(iter(value.values())).strip()
+    return json.dumps(value, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Recognising markers at a position (pure functions over the buffer)
+# --------------------------------------------------------------------------------------------
+
+
+class _Need:
+    """Marker for "cannot decide until more text arrives"."""
+
+
+_NEED: Final = _Need()
+
+
+class _Marker(NamedTuple):
+    kind: str  # a label kind, "brace", "fence" or "stop_partial"
+    end: int  # where the marker ends in the buffer ("brace": where the "{" is)
+    info: str = ""  # fence language
+
+
+class _Tag(NamedTuple):
+    kind: str  # "think", "think_close", "tool", "drop"
+    length: int
+    closer: str = ""
+
+
+_LABELS: Final = (
+    ("thought", ("thought",)),
+    ("action_input", ("action", "input")),
+    ("action", ("action",)),
+    ("final_answer", ("final", "answer")),
+    ("observation", ("observation",)),
+)
+_LABEL_KINDS: Final = frozenset(kind for kind, _ in _LABELS)
+_MD_CHARS: Final = " \t#>*_-"
+_PREFIX_MAX: Final = 24
+_LABEL_MAX: Final = 48
+_FENCE = re.compile(r"```+[ \t]*([\w+\-.]*)[ \t]*(?:\r?\n|(?=[{\[]))")
+_FENCE_PARTIAL = re.compile(r"`{1,2}|```+[ \t]*[\w+\-.]*[ \t]*\r?")
+_CANDIDATE_FENCES: Final = frozenset({"", "json", "json5", "jsonc", "tool_call", "tool_code"})
+
+
+def _skip_chars(text: str, i: int, chars: str) -> int:
+    while i < len(text) and text[i] in chars:
+        i += 1
+    return i
+
+
+def _label_end(seg: str, words: tuple[str, ...]) -> tuple[int, bool] | _Need | None:
+    """Match one label at the start of lower-cased ``seg``: (end, ran out in the tail) or _NEED/None."""
+    j = 0
+    for k, word in enumerate(words):
+        if k:
+            j = _skip_chars(seg, j, " _-")
+        part = seg[j : j + len(word)]
+        if not word.startswith(part):
+            return None
+        if len(part) < len(word):
+            return _NEED
+        j += len(word)
+    j = _skip_chars(seg, j, "s")
+    j = _skip_chars(seg, j, " \t*_0123456789")
+    if j >= len(seg):
+        return _NEED
+    if seg[j] not in ":：":
+        return None
+    j = _skip_chars(seg, j + 1, "*")
+    j = _skip_chars(seg, j, " \t")
+    return j, j >= len(seg)
+
+
+def _match_label(text: str, i: int, eof: bool) -> _Marker | _Need | None:
+    """A ReAct label (case-insensitive, ``:`` or ``：``) at ``text[i:]``, after any markdown."""
+    seg = text[i : i + _LABEL_MAX].lower()
+    cut = len(text) - i > _LABEL_MAX
+    partial = False
+    for kind, words in _LABELS:
+        found = _label_end(seg, words)
+        if isinstance(found, tuple):
+            end, open_tail = found
+            if open_tail and not eof and not cut:
+                return _NEED
+            return _Marker(kind, i + end)
+        partial = partial or found is _NEED
+    if not partial or cut:
+        return None
+    if not eof:
+        return _NEED
+    word = seg.strip()
+    return _Marker("stop_partial", len(text)) if len(word) >= 2 and "observation".startswith(word) else None
+
+
+def _classify_fence(text: str, i: int, eof: bool) -> _Marker | _Need | None:
+    """A fence line (`````json``) at ``text[i:]``, complete with its newline."""
+    match = _FENCE.match(text, i)
+    if match:
+        return _Marker("fence", match.end(), match.group(1).lower())
+    if not eof and len(text) - i < _LABEL_MAX and _FENCE_PARTIAL.fullmatch(text, i):
+        return _NEED
+    return None
+
+
+def _classify_line(text: str, i: int, eof: bool) -> _Marker | _Need | None:
+    """What a line starting at ``text[i]`` begins with: a label, ``{``/``[``, a fence, or nothing."""
+    j = i
+    limit = min(len(text), i + _PREFIX_MAX)
+    while j < limit and text[j] in _MD_CHARS:
+        j += 1
+    if j >= len(text):
+        return None if eof else _NEED
+    if j >= limit:
+        return None
+    plain = not text[i:j].strip()
+    if plain and text[j] in "{[":
+        return _Marker("brace", j)
+    if plain and text[j] == "`":
+        return _classify_fence(text, j, eof)
+    return _match_label(text, j, eof)
+
+
+_INLINE_FINAL: Final = ("Final Answer:", "Final Answer：")
+_BEFORE_INLINE_LABEL: Final = frozenset(" \t.。!！?？:：;；,，)）*")
+
+
+def _inline_final_answer(text: str, i: int, eof: bool) -> int | _Need | None:
+    """``Final Answer:`` inside a line (exact case, after a space or punctuation), as LangChain reads it."""
+    seg = text[i : i + 14]
+    partial = False
+    for label in _INLINE_FINAL:
+        if seg.startswith(label):
+            return i + len(label)
+        partial = partial or (len(seg) < len(label) and label.startswith(seg))
+    return _NEED if partial and not eof else None
+
+
+def _fence_at(text: str, i: int, eof: bool) -> int | _Need | None:
+    """End of a closing ````` at the line starting at ``text[i]`` (after spaces)."""
+    j = _skip_chars(text, i, " \t")
+    tail = text[j : j + 3]
+    if tail == "```":
+        return j + 3
+    if len(tail) < 3 and "```".startswith(tail) and not eof:
+        return _NEED
+    return None
+
+
+_TAGS: Final = (
+    ("<think>", "think", ""),
+    ("<thinking>", "think", ""),
+    ("<reasoning>", "think", ""),
+    ("</think>", "think_close", ""),
+    ("</thinking>", "think_close", ""),
+    ("</reasoning>", "think_close", ""),
+    ("<tool_call>", "tool", "</tool_call>"),
+    ("<action>", "tool", "</action>"),
+    ("</tool_call>", "drop", ""),
+    ("</action>", "drop", ""),
+)
+_TAG_MAX: Final = 48
+_SPECIAL_TOKEN = re.compile(r"<\|[\w.\-]{1,40}\|>")
+_SPECIAL_PARTIAL = re.compile(r"<(?:\|[\w.\-]{0,40}\|?)?")
+_TEXT_TAGS: Final = frozenset({"think", "think_close", "tool", "drop", "special"})
+_ANSWER_TAGS: Final = frozenset({"think", "think_close", "drop", "special"})
+_CLOSE_TAGS: Final = frozenset({"think_close"})
+_TOOL_TAGS: Final = frozenset({"tool"})
+
+
+def _classify_tag(text: str, i: int, eof: bool, kinds: frozenset[str]) -> _Tag | _Need | None:
+    """A known tag of ``kinds`` at ``text[i] == "<"``; special tokens (``<|eot_id|>``) are "drop"."""
+    seg = text[i : i + _TAG_MAX].lower()
+    partial = False
+    for tag, kind, closer in _TAGS:
+        if kind not in kinds:
+            continue
+        if seg.startswith(tag):
+            return _Tag(kind, len(tag), closer)
+        partial = partial or (len(seg) < len(tag) and tag.startswith(seg))
+    if "special" in kinds:
+        special = _SPECIAL_TOKEN.match(seg)
+        if special:
+            return _Tag("drop", special.end())
+        partial = partial or (len(seg) < _TAG_MAX and bool(_SPECIAL_PARTIAL.fullmatch(seg)))
+    return _NEED if partial and not eof else None
+
+
+_SPLIT_INPUT_LABEL = re.compile(r"[\s,;]*\**\s*action[ _\-]?inputs?\s*\**\s*[:：]\**", re.I)
+_CALL_FORM = re.compile(r"([\w.\-]+)\s*[\[(](.*)[\])]", re.S)
+_NAME_TRIM: Final = " \t\r\n`*\"'.,;:([{"
+
+
+def _split_name_line(line: str) -> tuple[str, bool, str | None]:
+    """The text after ``Action:`` -> (name, has an inline input label, inline input).
+
+    Handles ``search Action Input: {...}`` on one line and ``Search[query]`` / ``search(query)``.
+    """
+    label = _SPLIT_INPUT_LABEL.search(line)
+    if label:
+        return line[: label.start()].strip(_NAME_TRIM), True, line[label.end() :].strip()
+    call = _CALL_FORM.fullmatch(line.strip())
+    if call:
+        return call.group(1), False, call.group(2)
+    return line.strip(_NAME_TRIM), False, None
+
+
+# --------------------------------------------------------------------------------------------
+# The state machine
+# --------------------------------------------------------------------------------------------
+
+
+class _S(Enum):
+    TEXT = "text"  # visible thought or prose
+    THINK = "think"  # inside a reasoning block
+    ACTION_HEAD = "action_head"  # after "Action:", before its name or blob
+    ACTION_NAME = "action_name"  # reading the name line
+    AFTER_NAME = "after_name"  # after the name line: an input label, JSON, or nothing
+    INPUT_HEAD = "input_head"  # after "Action Input:"
+    STRING_INPUT = "string_input"  # a text input, up to the next label or the end
+    FENCE_OPEN = "fence_open"  # after a ```json line
+    TAG_OPEN = "tag_open"  # after <tool_call> / <action>
+    JSON = "json"  # inside a JSON value: brackets, strings, escapes tracked
+    DELIMITED = "delimited"  # non-JSON block content up to a closing fence or tag
+    CLOSER = "closer"  # after a blob: skip its closing fence or tag
+    ANSWER = "answer"  # final answer text
+    DONE = "done"  # everything else is ignored
+
+
+_RESTING: Final = frozenset({_S.TEXT, _S.THINK, _S.ANSWER, _S.DONE, _S.CLOSER})
+_TEXT_STOP = re.compile(r"[\n<]")
+_THOUGHT_STOP = re.compile(r"[\n<F]")
+_NAME_STOP = re.compile(r"[\n{]")
+_JSON_SPECIAL = re.compile(r"[{}\[\]\"'\n]")
+_STRING_SPECIAL: Final = {'"': re.compile(r'[\\"\n]'), "'": re.compile(r"[\\'\n]")}
+_SINGLE_QUOTE_CLOSERS: Final = ",:}] \t\r\n"
+_WHITESPACE = re.compile(r"\s*")
+
+
+class ReactStreamParser:
+    """Incremental ReAct parser: one method per state, each consuming from the buffer front.
+
+    A state handler returns False when it cannot decide without more text; everything it
+    consumes goes through ``_take``, which also records the current action's raw text.
+    Linear in the input: held-back text is at most a line prefix or a tag.
+    """
+
+    def __init__(self, *, allow_multiple_actions: bool = False) -> None:
+        self._multi = allow_multiple_actions
+        self._recover = True
+        self._buf = ""
+        self._pos = 0
+        self._line_start = True
+        self._last = "\n"  # the last character consumed
+        self._state = _S.TEXT
+        self._think_return = _S.TEXT
+        self._raw: list[str] = []
+        self._out: list[ReactEvent] = []
+        self._group: list[str] = []
+        self._group_cls: type | None = None
+        self._thought: list[str] = []
+        self._reasoning: list[str] = []
+        self._answer: list[str] = []
+        self._answer_ws = ""
+        self._answering = False
+        self._actions: list[ActionFound] = []
+        self._span: list[str] | None = None  # raw text of the construct being read
+        self._acc: list[str] = []  # its content: name line, input, JSON or block text
+        self._name = ""
+        self._call_input: Any = None  # from "Action: search[query]"
+        self._name_kind = "tool"  # tool | none | orphan | noname
+        self._purpose = "blob"  # blob | candidate | input
+        self._closer = ""  # what follows the construct: "```", "</tool_call>" ...
+        self._depth = 0
+        self._quote = ""
+        self._probe = ""
+        self._single_line = False
+        self._labels_seen = False
+        self._none_action = False
+        self._hint: str | None = None
+        self._finished = False
+        self._turn: ReactTurn | None = None
+        self._handlers: dict[_S, Callable[[bool], bool]] = {
+            _S.TEXT: self._s_text,
+            _S.THINK: self._s_think,
+            _S.ACTION_HEAD: self._s_action_head,
+            _S.ACTION_NAME: self._s_action_name,
+            _S.AFTER_NAME: self._s_after_name,
+            _S.INPUT_HEAD: self._s_input_head,
+            _S.STRING_INPUT: self._s_string_input,
+            _S.FENCE_OPEN: self._s_fence_open,
+            _S.TAG_OPEN: self._s_tag_open,
+            _S.JSON: self._s_json,
+            _S.DELIMITED: self._s_delimited,
+            _S.CLOSER: self._s_closer,
+            _S.ANSWER: self._s_answer,
+            _S.DONE: self._s_done,
+        }
+
+    # ---- public API ------------------------------------------------------------------------
+
+    def feed(self, chunk: str) -> list[ReactEvent]:
+        """Consume one chunk; return the events it made certain."""
+        if self._finished or not chunk:
+            return []
+        self._raw.append(chunk)
+        self._buf = self._buf[self._pos :] + chunk
+        self._pos = 0
+        self._run(eof=False)
+        return self._drain()
+
+    def finish(self) -> list[ReactEvent]:
+        """Flush: decide what was held back, close any open construct, settle the turn."""
+        if self._finished:
+            return []
+        self._finished = True
+        self._run(eof=True)
+        self._pos = len(self._buf)
+        for _ in range(4):
+            if self._state in _RESTING:
+                break
+            self._close_construct()
+        self._turn = self._settle()
+        return self._drain()
+
+    def result(self) -> ReactTurn:
+        """The turn; valid after ``finish()``."""
+        if self._turn is None:
+            raise RuntimeError("ReactStreamParser.result() called before finish()")
+        return self._turn
+
+    # ---- plumbing --------------------------------------------------------------------------
+
+    def _run(self, eof: bool) -> None:
+        while self._pos < len(self._buf):
+            if not self._handlers[self._state](eof):
+                break
+
+    def _take(self, end: int, record: bool = True) -> str:
+        """Consume up to ``end``; recorded into the current span (the action's raw text)."""
+        text = self._buf[self._pos : end]
+        self._pos = end
+        if text:
+            if record and self._span is not None:
+                self._span.append(text)
+            self._last = text[-1]
+            self._line_start = self._last == "\n"
+        return text
+
+    def _skip_ws(self, into: list[str] | None = None) -> bool:
+        """Consume whitespace; True when a non-space character is next."""
+        end = _WHITESPACE.match(self._buf, self._pos).end()
+        if end > self._pos:
+            at_line_start = self._line_start
+            taken = self._take(end)
+            self._line_start = at_line_start or "\n" in taken  # labels may follow indentation
+            if into is not None:
+                into.append(taken)
+        return self._pos < len(self._buf)
+
+    def _delta(self, cls: type, text: str) -> None:
+        if self._group_cls is not cls:
+            self._flush_group()
+            self._group_cls = cls
+        self._group.append(text)
+
+    def _flush_group(self) -> None:
+        if self._group and self._group_cls is not None:
+            self._out.append(self._group_cls("".join(self._group)))
+        self._group, self._group_cls = [], None
+
+    def _emit(self, event: ReactEvent) -> None:
+        self._flush_group()
+        self._out.append(event)
+
+    def _drain(self) -> list[ReactEvent]:
+        self._flush_group()
+        out, self._out = self._out, []
+        return out
+
+    def _emit_thought(self, text: str) -> None:
+        if text:
+            self._thought.append(text)
+            self._delta(ThoughtDelta, text)
+
+    def _emit_reasoning(self, text: str) -> None:
+        if text:
+            self._reasoning.append(text)
+            self._delta(ReasoningDelta, text)
+
+    def _emit_answer(self, text: str) -> None:
+        """Stream answer text: leading whitespace dropped, trailing whitespace kept until more comes."""
+        if not self._answer:
+            text = text.lstrip()
+        body = text.rstrip()
+        if not body:
+            self._answer_ws += text
+            return
+        piece = self._answer_ws + body
+        self._answer_ws = text[len(body) :]
+        self._answer.append(piece)
+        self._delta(AnswerDelta, piece)
+
+    def _answer_whole(self, text: str) -> None:
+        self._answering = True
+        self._emit_answer(text.strip())
+
+    def _start_span(self) -> None:
+        self._span, self._acc, self._closer, self._single_line = [], [], "", False
+
+    def _end_span(self) -> str:
+        raw = "".join(self._span or ()).strip()
+        self._span = None
+        return raw
+
+    def _note(self, problem: str | None) -> None:
+        """Remember what went wrong; the first problem is the one reported."""
+        self._hint = self._hint or problem
+
+    def _resume(self) -> None:
+        """After a construct that was not delivered: back to text, past its closer."""
+        self._span = None
+        self._state = _S.CLOSER if self._closer else _S.TEXT
+
+    # ---- states: visible text, reasoning, answer -----------------------------------------
+
+    def _s_text(self, eof: bool) -> bool:
+        if self._line_start:
+            marker = _classify_line(self._buf, self._pos, eof)
+            if marker is _NEED:
+                return False
+            if isinstance(marker, _Marker) and self._on_line_marker(marker):
+                return True
+        elif self._buf[self._pos] == "F" and self._last in _BEFORE_INLINE_LABEL:
+            end = _inline_final_answer(self._buf, self._pos, eof)
+            if end is _NEED:
+                return False
+            if isinstance(end, int):
+                self._labels_seen = True
+                self._on_label("final_answer", end)
+                return True
+        return self._scan(eof, self._emit_thought, _TEXT_TAGS, _THOUGHT_STOP)
+
+    def _scan(
+        self, eof: bool, sink: Callable[[str], None], kinds: frozenset[str], stops: re.Pattern[str] = _TEXT_STOP
+    ) -> bool:
+        """Pass text to ``sink`` up to the next stop character; handle a tag there."""
+        stop = stops.search(self._buf, self._pos)
+        end = stop.start() if stop else len(self._buf)
+        if end > self._pos:
+            sink(self._take(end))
+            return True
+        if self._buf[self._pos] != "<":
+            sink(self._take(self._pos + 1))
+            return True
+        tag = _classify_tag(self._buf, self._pos, eof, kinds)
+        if tag is _NEED:
+            return False
+        if tag is None:
+            sink(self._take(self._pos + 1))
+            return True
+        self._on_tag(tag)
+        return True
+
+    def _on_tag(self, tag: _Tag) -> None:
+        if tag.kind == "think":
+            self._take(self._pos + tag.length, record=False)
+            self._think_return, self._state = self._state, _S.THINK
+        elif tag.kind == "tool":
+            self._labels_seen = True
+            self._start_span()
+            self._take(self._pos + tag.length)
+            self._purpose, self._closer, self._state = "blob", tag.closer, _S.TAG_OPEN
+        else:  # a stray closing tag or a special token: dropped
+            self._take(self._pos + tag.length, record=False)
+
+    def _on_line_marker(self, marker: _Marker) -> bool:
+        """Act on a marker at a line start in text; False when the line is plain text after all."""
+        kind = marker.kind
+        if kind == "stop_partial":
+            self._take(marker.end, record=False)
+        elif kind in ("brace", "fence"):
+            return self._start_candidate(marker)
+        else:
+            self._labels_seen = True
+            self._on_label(kind, marker.end)
+        return True
+
+    def _on_label(self, kind: str, end: int) -> None:
+        if kind == "thought":
+            self._take(end)
+        elif kind == "observation":
+            if not self._actions:
+                self._note(PROBLEM_INVENTED_OBSERVATION)
+            self._state = _S.DONE
+        elif kind == "final_answer":
+            self._take(end)
+            self._answering = not self._actions
+            self._state = _S.ANSWER if self._answering else _S.DONE
+        else:
+            self._start_span()
+            self._take(end)
+            self._name, self._name_kind = "", "orphan"
+            self._state = _S.ACTION_HEAD if kind == "action" else _S.INPUT_HEAD
+
+    def _start_candidate(self, marker: _Marker) -> bool:
+        """A bare ``{`` or a ```json fence at a line start: may be an action, verified when closed."""
+        if marker.kind == "fence" and marker.info not in _CANDIDATE_FENCES:
+            return False
+        self._start_span()
+        self._take(marker.end)
+        self._purpose = "candidate"
+        if marker.kind == "fence":
+            self._closer, self._state = "```", _S.FENCE_OPEN
+        else:
+            self._begin_json()
+        return True
+
+    def _abort_candidate(self) -> None:
+        """Not an action after all: its text, held back so far, is thought text."""
+        self._emit_thought("".join(self._span or ()))
+        self._span, self._closer, self._state = None, "", _S.TEXT
+
+    def _s_think(self, eof: bool) -> bool:
+        lt = self._buf.find("<", self._pos)
+        end = lt if lt >= 0 else len(self._buf)
+        if end > self._pos:
+            self._emit_reasoning(self._take(end, record=False))
+            return True
+        tag = _classify_tag(self._buf, self._pos, eof, _CLOSE_TAGS)
+        if tag is _NEED:
+            return False
+        if tag is None:
+            self._emit_reasoning(self._take(self._pos + 1, record=False))
+            return True
+        self._take(self._pos + tag.length, record=False)
+        self._state, self._line_start = self._think_return, True
+        return True
+
+    def _s_answer(self, eof: bool) -> bool:
+        if self._line_start:
+            marker = _classify_line(self._buf, self._pos, eof)
+            if marker is _NEED:
+                return False
+            if isinstance(marker, _Marker) and marker.kind == "stop_partial":
+                self._take(marker.end, record=False)
+                return True
+            if isinstance(marker, _Marker) and marker.kind == "observation":
+                self._state = _S.DONE  # an invented observation after the answer
+                return True
+        return self._scan(eof, self._emit_answer, _ANSWER_TAGS)
+
+    def _s_done(self, eof: bool) -> bool:
+        self._take(len(self._buf), record=False)
+        return True
+
+    # ---- states: the action -----------------------------------------------------------------
+
+    def _s_action_head(self, eof: bool) -> bool:
+        if not self._skip_ws():
+            return False
+        if self._line_start:
+            marker = _classify_line(self._buf, self._pos, eof)
+            if marker is _NEED:
+                return False
+            kind = marker.kind if isinstance(marker, _Marker) else ""
+            if kind == "stop_partial":
+                self._take(marker.end, record=False)
+                return True
+            if kind in _LABEL_KINDS:
+                self._note(PROBLEM_NO_NAME)
+                self._span, self._state = None, _S.TEXT
+                return True
+        return self._dispatch_action(eof)
+
+    def _dispatch_action(self, eof: bool) -> bool:
+        """First character after ``Action:``: a JSON blob, a fence, a tag, or a tool name."""
+        ch = self._buf[self._pos]
+        if ch in "{[":
+            self._purpose = "blob"
+            self._begin_json()
+            return True
+        if ch == "`":
+            fence = _classify_fence(self._buf, self._pos, eof)
+            if fence is _NEED:
+                return False
+            if isinstance(fence, _Marker):
+                self._take(fence.end)
+                self._purpose, self._closer, self._state = "blob", "```", _S.FENCE_OPEN
+                return True
+        if ch == "<":
+            tag = _classify_tag(self._buf, self._pos, eof, _TOOL_TAGS)
+            if tag is _NEED:
+                return False
+            if isinstance(tag, _Tag):
+                self._take(self._pos + tag.length)
+                self._purpose, self._closer, self._state = "blob", tag.closer, _S.TAG_OPEN
+                return True
+        self._acc, self._state = [], _S.ACTION_NAME
+        return True
+
+    def _s_action_name(self, eof: bool) -> bool:
+        stop = _NAME_STOP.search(self._buf, self._pos)
+        end = stop.start() if stop else len(self._buf)
+        if end > self._pos:
+            self._acc.append(self._take(end))
+            return True
+        newline = self._buf[self._pos] == "\n"
+        if newline:
+            self._take(self._pos + 1)
+        self._name_done(json_follows=not newline)
+        return True
+
+    def _name_done(self, json_follows: bool) -> None:
+        """The name line is complete: decide where the input comes from."""
+        name, has_label, inline = _split_name_line("".join(self._acc))
+        self._name, self._call_input = name, None
+        self._name_kind = "none" if _is_none_name(name) else ("tool" if name else "noname")
+        self._none_action = self._none_action or self._name_kind == "none"
+        self._single_line = self._name_kind == "none"
+        if json_follows:
+            self._purpose = "input"
+            self._begin_json()
+        elif inline is not None and not has_label:  # search[query]: unless an input follows
+            self._call_input, self._state = _decode_input(inline), _S.AFTER_NAME
+        elif inline and self._single_line:
+            self._input_done(_decode_input(inline))
+        elif inline:
+            self._acc, self._state = [inline], _S.STRING_INPUT
+        else:
+            self._state = _S.INPUT_HEAD if has_label else _S.AFTER_NAME
+
+    def _s_after_name(self, eof: bool) -> bool:
+        if not self._skip_ws():
+            return False
+        marker = _classify_line(self._buf, self._pos, eof) if self._line_start else None
+        if marker is _NEED:
+            return False
+        kind = marker.kind if isinstance(marker, _Marker) else ""
+        if kind == "action_input":
+            self._take(marker.end)
+            self._state = _S.INPUT_HEAD
+        elif kind in ("brace", "fence"):
+            self._input_block(marker)
+        else:
+            self._input_done(self._call_input)
+        return True
+
+    def _input_block(self, marker: _Marker) -> None:
+        """An input written as JSON or in a fence (no "Action Input:" label needed)."""
+        self._purpose = "input"
+        if marker.kind == "fence":
+            self._take(marker.end)
+            self._closer, self._state = "```", _S.FENCE_OPEN
+        else:
+            self._begin_json()
+
+    def _s_input_head(self, eof: bool) -> bool:
+        if not self._skip_ws():
+            return False
+        ch = self._buf[self._pos]
+        if ch in "{[":
+            self._input_block(_Marker("brace", self._pos))
+            return True
+        marker = _classify_line(self._buf, self._pos, eof) if self._line_start else None
+        if ch == "`" and not self._line_start:
+            marker = _classify_fence(self._buf, self._pos, eof)
+        if marker is _NEED:
+            return False
+        kind = marker.kind if isinstance(marker, _Marker) else ""
+        if kind == "fence":
+            self._input_block(marker)
+        elif kind in _LABEL_KINDS:
+            self._input_done(None)
+        else:
+            self._acc, self._state = [], _S.STRING_INPUT
+        return True
+
+    def _s_string_input(self, eof: bool) -> bool:
+        if self._line_start:
+            marker = _classify_line(self._buf, self._pos, eof)
+            if marker is _NEED:
+                return False
+            kind = marker.kind if isinstance(marker, _Marker) else ""
+            if kind == "stop_partial":
+                self._take(marker.end, record=False)
+                return True
+            if kind in _LABEL_KINDS:
+                self._input_done(_decode_input("".join(self._acc)))
+                return True
+        newline = self._buf.find("\n", self._pos)
+        end = newline + 1 if newline >= 0 else len(self._buf)
+        self._acc.append(self._take(end))
+        if self._single_line and newline >= 0:
+            self._input_done(_decode_input("".join(self._acc)))
+        return True
+
+    # ---- states: blocks and JSON -------------------------------------------------------------
+
+    def _s_fence_open(self, eof: bool) -> bool:
+        if not self._skip_ws():
+            return False
+        if self._buf[self._pos] in "{[":
+            self._begin_json()
+        elif self._purpose == "candidate":
+            self._abort_candidate()
+        else:
+            self._acc, self._state = [], _S.DELIMITED
+        return True
+
+    def _s_tag_open(self, eof: bool) -> bool:
+        if not self._skip_ws():
+            return False
+        if self._buf[self._pos] in "{[":
+            self._begin_json()
+        else:
+            self._acc, self._state = [], _S.DELIMITED
+        return True
+
+    def _s_delimited(self, eof: bool) -> bool:
+        """Block content up to the closing fence (at a line start) or closing tag (anywhere)."""
+        closer = self._closer
+        if closer == "```":
+            if self._line_start:
+                end = _fence_at(self._buf, self._pos, eof)
+                if end is _NEED:
+                    return False
+                if isinstance(end, int):
+                    self._take(end)
+                    self._block_done()
+                    return True
+            newline = self._buf.find("\n", self._pos)
+            self._acc.append(self._take(newline + 1 if newline >= 0 else len(self._buf)))
+            return True
+        lt = self._buf.find("<", self._pos)
+        end = lt if lt >= 0 else len(self._buf)
+        if end > self._pos:
+            self._acc.append(self._take(end))
+            return True
+        seg = self._buf[self._pos : self._pos + len(closer)].lower()
+        if seg == closer:
+            self._take(self._pos + len(closer))
+            self._block_done()
+            return True
+        if len(seg) < len(closer) and closer.startswith(seg) and not eof:
+            return False
+        self._acc.append(self._take(self._pos + 1))
+        return True
+
+    def _block_done(self) -> None:
+        """A non-JSON block ended (its closer consumed): an input, or a call in XML/JSON."""
+        self._closer = ""
+        text = "".join(self._acc)
+        if self._purpose == "input":
+            self._input_done(_decode_input(text))
+        else:
+            self._blob_done(_calls_from_block(text), text, PROBLEM_UNREADABLE_BLOCK)
+
+    def _begin_json(self) -> None:
+        """Start capturing at ``{`` or ``[`` (the current character)."""
+        opener = self._take(self._pos + 1)
+        self._acc, self._depth, self._quote = [opener], 1, ""
+        self._probe = opener if self._purpose == "candidate" else ""
+        self._state = _S.JSON
+
+    def _s_json(self, eof: bool) -> bool:
+        if self._closer == "```" and self._line_start:
+            fence = _fence_at(self._buf, self._pos, eof)
+            if fence is _NEED:
+                return False
+            if isinstance(fence, int):
+                self._json_done()  # the fence closed an unbalanced blob; CLOSER eats the fence
+                return True
+        if self._probe:
+            return self._json_probe()
+        return self._json_in_string(eof) if self._quote else self._json_outside()
+
+    def _json_probe(self) -> bool:
+        """A bare candidate must look like an object at once: ``{"`` / ``{}`` / ``[{``."""
+        if not self._skip_ws(self._acc):
+            return False
+        ch = self._buf[self._pos]
+        ok = ch in "\"'}" if self._probe == "{" else ch == "{"
+        self._probe = ""
+        if not ok:
+            self._abort_candidate()
+        return True
+
+    def _json_outside(self) -> bool:
+        special = _JSON_SPECIAL.search(self._buf, self._pos)
+        end = special.start() if special else len(self._buf)
+        if end > self._pos:
+            self._acc.append(self._take(end))
+            return True
+        ch = self._take(self._pos + 1)
+        self._acc.append(ch)
+        if ch in "{[":
+            self._depth += 1
+        elif ch in "}]":
+            self._depth -= 1
+            if self._depth <= 0:
+                self._json_done()
+        elif ch in "\"'":
+            self._quote = ch
+        return True
+
+    def _json_in_string(self, eof: bool) -> bool:
+        special = _STRING_SPECIAL[self._quote].search(self._buf, self._pos)
+        end = special.start() if special else len(self._buf)
+        if end > self._pos:
+            self._acc.append(self._take(end))
+            return True
+        ch = self._buf[self._pos]
+        if ch == "\\":
+            if self._pos + 1 >= len(self._buf) and not eof:
+                return False
+            self._acc.append(self._take(min(self._pos + 2, len(self._buf))))
+            return True
+        if ch == "'" and self._quote == "'":
+            after = self._buf[self._pos + 1 : self._pos + 2]
+            if not after and not eof:
+                return False
+            if after and after not in _SINGLE_QUOTE_CLOSERS:  # an apostrophe: "what's"
+                self._acc.append(self._take(self._pos + 1))
+                return True
+        self._acc.append(self._take(self._pos + 1))
+        if ch != "\n":
+            self._quote = ""
+        return True
+
+    def _json_done(self) -> None:
+        """The JSON value closed (or was cut by a fence or the end)."""
+        text = "".join(self._acc)
+        if self._purpose == "input":
+            self._input_done(_decode_input(text))
+            return
+        value = _lenient_json(text)
+        calls = [] if value is _FAIL else _interpret(value, strict=self._purpose == "candidate")
+        if self._purpose == "candidate" and not calls:
+            self._abort_candidate()
+            return
+        template = PROBLEM_NOT_JSON if value is _FAIL else PROBLEM_NO_TOOL_IN_JSON
+        self._blob_done(calls, text, template)
+
+    def _s_closer(self, eof: bool) -> bool:
+        if not self._skip_ws():
+            return False
+        closer = self._closer
+        seg = self._buf[self._pos : self._pos + len(closer)].lower()
+        if seg == closer:
+            self._take(self._pos + len(closer), record=False)
+        elif len(seg) < len(closer) and closer.startswith(seg) and not eof:
+            return False
+        self._closer, self._state = "", _S.TEXT
+        return True
+
+    # ---- delivering ---------------------------------------------------------------------------
+
+    def _input_done(self, value: Any) -> None:
+        """The input of a named action is complete."""
+        kind, name = self._name_kind, self._name
+        if kind == "none":  # Action: None; a text "input" is what the model wanted to say
+            if isinstance(value, str) and not _is_none_name(value):
+                self._emit_thought(value + "\n")
+            self._resume()
+        elif kind in ("orphan", "noname"):
+            calls = _interpret(value, strict=True)
+            if calls:
+                self._deliver(calls)
+            else:
+                self._note(PROBLEM_ORPHAN_INPUT if kind == "orphan" else PROBLEM_NO_NAME)
+                self._resume()
+        else:
+            if isinstance(value, dict) and value.get("action") == name and "action_input" in value:
+                value = _decode_nested(value["action_input"])
+            self._deliver([(name, value)])
+
+    def _blob_done(self, calls: list[Call], text: str, template: str) -> None:
+        if calls:
+            self._deliver(calls)
+            return
+        snippet = " ".join(text.split())
+        self._note(template.format(snippet=snippet[:120] + ("..." if len(snippet) > 120 else "")))
+        self._resume()
+
+    def _deliver(self, calls: list[Call]) -> None:
+        """Record the calls of one construct; a "Final Answer" name becomes the answer."""
+        raw = self._end_span()
+        for name, value in calls:
+            if _is_none_name(name):
+                self._none_action = True
+                continue
+            if _is_final_name(name):
+                if not self._actions:
+                    self._answer_whole(_answer_text(value))
+                self._state = _S.DONE
+                return
+            action = ActionFound(name, _coerce_input(value), raw)
+            self._actions.append(action)
+            self._emit(action)
+            if not self._multi:
+                self._state = _S.DONE
+                return
+        self._state = _S.CLOSER if self._closer else _S.TEXT
+
+    # ---- the end ------------------------------------------------------------------------------
+
+    def _close_construct(self) -> None:
+        """At the end of the stream, finish whatever construct is open."""
+        state = self._state
+        if state == _S.ACTION_HEAD:
+            self._note(PROBLEM_NO_NAME)
+            self._span, self._state = None, _S.TEXT
+        elif state == _S.ACTION_NAME:
+            self._name_done(json_follows=False)
+        elif state == _S.AFTER_NAME:
+            self._input_done(self._call_input)
+        elif state == _S.INPUT_HEAD:
+            self._input_done(None)
+        elif state == _S.STRING_INPUT:
+            self._input_done(_decode_input("".join(self._acc)))
+        elif state == _S.JSON:
+            self._json_done()
+        elif self._purpose == "candidate":  # FENCE_OPEN of a bare fence
+            self._abort_candidate()
+        else:  # FENCE_OPEN, TAG_OPEN, DELIMITED: the block ends here
+            self._block_done()
+        self._state = _S.DONE if self._state == state else self._state
+
+    def _settle(self) -> ReactTurn:
+        visible = "".join(self._thought).strip()
+        if not self._actions and not self._answering and not visible and self._recover:
+            self._recover_from_reasoning()
+        final_answer: str | None = None
+        problem: str | None = None
+        if self._answering:
+            final_answer = "".join(self._answer) or None
+            problem = None if final_answer else PROBLEM_EMPTY_ANSWER
+        elif not self._actions:
+            final_answer, problem = self._fallback()
+        return ReactTurn(
+            thought="".join(self._thought).strip(),
+            reasoning="".join(self._reasoning).strip(),
+            actions=tuple(self._actions),
+            final_answer=final_answer,
+            problem=problem,
+            raw="".join(self._raw),
+        )
+
+    def _fallback(self) -> tuple[str | None, str | None]:
+        """No action and no Final Answer: prose, ``Action: None``, or a problem."""
+        visible = "".join(self._thought).strip()
+        if self._none_action:
+            answer = re.sub(r"\n{3,}", "\n\n", visible)
+        elif not self._labels_seen and self._hint is None:
+            answer = visible
+        else:
+            return None, self._hint or PROBLEM_THOUGHT_ONLY
+        if answer:
+            self._answer_whole(answer)
+            return answer, None
+        if self._none_action:
+            return None, PROBLEM_NONE_EMPTY
+        return None, PROBLEM_ONLY_REASONING if self._reasoning else PROBLEM_EMPTY
+
+    def _recover_from_reasoning(self) -> None:
+        """Nothing visible: a turn written inside the reasoning block is taken from it (nat2227)."""
+        text = "".join(self._reasoning)
+        if not text.strip():
+            return
+        inner = ReactStreamParser(allow_multiple_actions=self._multi)
+        inner._recover = False
+        inner.feed(text)
+        inner.finish()
+        turn = inner.result()
+        if not turn.actions and not (inner._labels_seen and turn.final_answer is not None):
+            if inner._labels_seen:
+                self._note(turn.problem)
+                self._labels_seen = True
+            return
+        self._emit_thought(turn.thought)
+        for action in turn.actions:
+            self._actions.append(action)
+            self._emit(action)
+        if turn.final_answer is not None:
+            self._answer_whole(turn.final_answer)
+
+
+def parse_react(text: str, **kw: Any) -> ReactTurn:
+    """Parse a whole ReAct turn at once (feed everything, then finish)."""
+    parser = ReactStreamParser(**kw)
+    parser.feed(text)
+    parser.finish()
+    return parser.result()

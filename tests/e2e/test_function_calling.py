@@ -1,0 +1,257 @@
+"""Function Calling through the real plugin process, with provider stream shapes
+taken from real bug reports (cases of kind fc_stream / fc_blocking in shared/cases)."""
+
+import json
+
+import pytest
+
+from local_runner.tools import ScriptedTool, ToolParam, text_message
+
+
+def tool_messages(request: dict) -> list[dict]:
+    return [m for m in request["prompt_messages"] if m["role"] == "tool"]
+
+
+def assistant_calls(request: dict) -> list[dict]:
+    return [c for m in request["prompt_messages"] if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+
+
+def weather_tool(**kwargs) -> ScriptedTool:
+    return ScriptedTool(
+        name="get_weather",
+        description="Weather for a city",
+        parameters=[ToolParam("city", description="City name")],
+        responses=[text_message("Sunny, 21 C")],
+        **kwargs,
+    )
+
+
+def assert_clean_end(result) -> None:
+    assert result.ok, result.error_text
+    assert result.unfinished_logs() == []
+
+
+def test_tool_call_round_trip_logs_usage_and_answer(run):
+    result = run(
+        [
+            {"text": "Let me compute. ", "tool_calls": [{"id": "c1", "name": "calculator", "arguments": '{"expression": "2+3*4"}'}],
+             "usage": {"prompt_tokens": 50, "completion_tokens": 10}},
+            {"text": "The answer is 14.", "split": 4, "usage": {"prompt_tokens": 80, "completion_tokens": 5}},
+        ],
+        query="what is 2+3*4?",
+        tools=["calculator"],
+        instruction="You are precise.",
+    )
+    assert_clean_end(result)
+    assert result.text == "Let me compute. The answer is 14."
+    first, second = result.llm_requests
+    assert first["prompt_messages"][0] == {**first["prompt_messages"][0], "role": "system", "content": "You are precise."}
+    assert [t["name"] for t in first["tools"]] == ["calculator"]
+    (observation,) = tool_messages(second)
+    assert observation["tool_call_id"] == "c1" and "14" in observation["content"]
+    assert observation["name"] == "calculator"
+    assert assistant_calls(second)[0]["function"]["name"] == "calculator"
+    assert result.log_tree_snapshot() == [
+        {"label": "ROUND 1", "status": "success", "children": [
+            {"label": "gpt-4o-mini Thought", "status": "success", "children": []},
+            {"label": "CALL calculator", "status": "success", "children": []}]},
+        {"label": "ROUND 2", "status": "success", "children": [
+            {"label": "gpt-4o-mini Thought", "status": "success", "children": []}]},
+    ]
+    metadata = result.execution_metadata
+    assert len(metadata) == 12
+    assert (metadata["prompt_tokens"], metadata["completion_tokens"], metadata["total_tokens"]) == (130, 15, 145)
+    assert metadata["total_price"] == pytest.approx(130 * 0.15e-6 + 15 * 0.6e-6)
+    thought = next(n for n in result.logs.values() if n.label == "gpt-4o-mini Thought")
+    assert thought.metadata["total_tokens"] == 60 and thought.metadata["provider"] == "langgenius/openai/openai"
+    run.backend.assert_complete()
+
+
+def fragments(call_id: str, name: str, arguments: str, *, index: int | None, size: int = 3) -> list[dict]:
+    """An OpenAI-style tool call stream: id/name first with empty arguments, then fragments."""
+    head = {"id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
+    parts = [arguments[i : i + size] for i in range(0, len(arguments), size)]
+    deltas = [head, *({"function": {"arguments": p}} for p in parts)]
+    if index is not None:
+        deltas = [{"index": index, **d} for d in deltas]
+    return [{"tool_calls": [d]} for d in deltas]
+
+
+def test_openai_reference_stream_split_mid_token(run):
+    """litellm5231: id/type/name only in the first delta, arguments split mid-token."""
+    chunks = fragments("call_9oOU", "get_weather", '{"city": "Boston"}', index=0)
+    result = run(
+        [{"chunks": [{"content": "Checking. "}, *chunks], "finish_reason": "tool_calls"}, {"text": "Sunny in Boston."}],
+        tools=[weather_tool()],
+    )
+    assert_clean_end(result)
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Boston"}]
+    assert tool_messages(result.llm_requests[1])[0]["tool_call_id"] == "call_9oOU"
+
+
+def test_parallel_calls_without_index_are_told_apart_by_id(run):
+    """ollama7881: no index at all; ids start each call."""
+    chunks = fragments("a", "get_weather", '{"city": "Paris"}', index=None) + fragments(
+        "b", "get_weather", '{"city": "Tokyo"}', index=None
+    )
+    result = run([{"chunks": chunks, "finish_reason": "tool_calls"}, {"text": "Both sunny."}], tools=[weather_tool()])
+    assert_clean_end(result)
+    assert sorted(r["tool_parameters"]["city"] for r in result.tool_requests) == ["Paris", "Tokyo"]
+    assert [m["tool_call_id"] for m in tool_messages(result.llm_requests[1])] == ["a", "b"]
+
+
+def test_sparse_indices_starting_at_one(run):
+    """cliproxy5229 / litellm5025: Anthropic content-block indices 1, 2 after text."""
+    time_tool = ScriptedTool(name="get_time", parameters=[ToolParam("city")], responses=[text_message("09:00")])
+    chunks = [
+        {"content": "Let me look."},
+        {"tool_calls": [{"index": 1, "id": "toolu_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
+        {"tool_calls": [{"index": 2, "id": "toolu_2", "type": "function", "function": {"name": "get_time", "arguments": '{"city": "Tokyo"}'}}]},
+    ]
+    result = run([{"chunks": chunks}, {"text": "Done."}], tools=[weather_tool(), time_tool])
+    assert_clean_end(result)
+    assert sorted((r["tool"], r["tool_parameters"]["city"]) for r in result.tool_requests) == [
+        ("get_time", "Tokyo"), ("get_weather", "Paris")]
+
+
+def test_id_and_name_in_separate_deltas_and_repeated_names(run):
+    """pipecat5023 (id and name apart) and llamacpp13800 (name on every delta, id in function)."""
+    chunks = [
+        {"tool_calls": [{"index": 0, "id": "call_x"}]},
+        {"tool_calls": [{"index": 0, "function": {"name": "get_weather", "arguments": '{"ci'}}]},
+        {"tool_calls": [{"index": 0, "function": {"name": "get_weather", "arguments": 'ty": "Oslo"}'}}]},
+    ]
+    result = run([{"chunks": chunks}, {"text": "Cold."}], tools=[weather_tool()])
+    assert_clean_end(result)
+    assert [(r["tool"], r["tool_parameters"]) for r in result.tool_requests] == [("get_weather", {"city": "Oslo"})]
+    (call,) = assistant_calls(result.llm_requests[1])
+    assert call["id"] == "call_x" and call["function"]["name"] == "get_weather"
+
+
+def test_arguments_as_object_without_id(run):
+    """ollama8337: one complete call, arguments already an object, no id: one is made up and kept consistent."""
+    chunks = [{"content": "", "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Rome"}}}]}]
+    result = run([{"chunks": chunks}, {"text": "Warm."}], tools=[weather_tool()])
+    assert_clean_end(result)
+    (call,) = assistant_calls(result.llm_requests[1])
+    (observation,) = tool_messages(result.llm_requests[1])
+    assert call["id"] and observation["tool_call_id"] == call["id"]
+    assert json.loads(call["function"]["arguments"]) == {"city": "Rome"}
+
+
+def test_concatenated_argument_objects_become_separate_calls(run):
+    """hermes62937: Gemini's OpenAI layer glues parallel calls into one arguments buffer."""
+    glued = '{"city": "Paris"}{"city": "Lima"}{"city": "Cairo"}'
+    chunks = [{"tool_calls": [{"index": 0, "id": "g1", "type": "function", "function": {"name": "get_weather", "arguments": glued}}]}]
+    result = run([{"chunks": chunks}, {"text": "All sunny."}], tools=[weather_tool()])
+    assert_clean_end(result)
+    assert sorted(r["tool_parameters"]["city"] for r in result.tool_requests) == ["Cairo", "Lima", "Paris"]
+    ids = [m["tool_call_id"] for m in tool_messages(result.llm_requests[1])]
+    assert len(set(ids)) == 3
+
+
+def test_malformed_arguments_are_told_to_the_model(run):
+    """dify17270 / camel4338: bad JSON is an observation, not a failed node."""
+    result = run(
+        [
+            {"tool_calls": [{"id": "bad", "name": "get_weather", "arguments": '{"city" "Paris"'}]},
+            {"tool_calls": [{"id": "good", "name": "get_weather", "arguments": '{"city": "Paris"}'}]},
+            {"text": "Sunny."},
+        ],
+        tools=[weather_tool()],
+    )
+    assert_clean_end(result)
+    first_observation = tool_messages(result.llm_requests[1])[0]
+    assert first_observation["tool_call_id"] == "bad" and "not run" in first_observation["content"]
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
+    failed = [n for n in result.logs.values() if n.label == "CALL get_weather" and n.status == "error"]
+    assert len(failed) == 1 and failed[0].error
+
+
+def test_unknown_tool_is_refused_and_the_model_recovers(run):
+    result = run(
+        [{"tool_calls": [{"id": "u1", "name": "get_wether", "arguments": "{}"}]}, {"text": "Sorry."}],
+        tools=[weather_tool()],
+    )
+    assert_clean_end(result)
+    assert result.tool_requests == []
+    (observation,) = tool_messages(result.llm_requests[1])
+    assert "get_wether" in observation["content"] and "get_weather" in observation["content"]
+
+
+def test_tool_call_written_in_content_is_run_and_not_shown(run):
+    """deepseekv3-826: the call as JSON text with a leaked special token, finish_reason stop."""
+    content = '{"name":"get_weather","parameters":{"city":"Hangzhou"}}<|eot_id|>'
+    result = run([{"text": content, "split": 5, "finish_reason": "stop"}, {"text": "Sunny in Hangzhou."}], tools=[weather_tool()])
+    assert_clean_end(result)
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Hangzhou"}]
+    assert result.text == "Sunny in Hangzhou."
+
+
+def test_iteration_limit_asks_for_an_answer_with_tools_still_declared(run):
+    call = {"tool_calls": [{"id": "c", "name": "get_weather", "arguments": '{"city": "Paris"}'}]}
+    result = run([call, {"text": "It is sunny."}], tools=[weather_tool()], maximum_iterations=1)
+    assert_clean_end(result)
+    assert result.text == "It is sunny."
+    final_request = result.llm_requests[1]
+    assert final_request["tools"], "tools stay declared on the final round"
+    assert "Do not call any more tools" in final_request["prompt_messages"][0]["content"]
+    labels = [n.label for n in result.root_logs()]
+    assert labels == ["ROUND 1", "ITERATION LIMIT", "FINAL ANSWER"]
+
+
+def test_iteration_limit_with_a_model_that_keeps_calling_ends_with_a_clear_message(run):
+    call = {"tool_calls": [{"id": "c", "name": "get_weather", "arguments": '{"city": "Paris"}'}]}
+    result = run([call, call], tools=[weather_tool()], maximum_iterations=1)
+    assert_clean_end(result)
+    assert "stopped after 1 rounds" in result.text
+
+
+def test_no_tools_is_a_plain_streamed_chat(run):
+    """dify15483: an agent without tools is valid."""
+    result = run([{"text": "Hello there!", "split": 3}], query="hi")
+    assert_clean_end(result)
+    (request,) = result.llm_requests
+    assert request["tools"] is None and request["stream"] is True
+    assert result.text == "Hello there!"
+
+
+def test_blocking_call_when_the_model_cannot_stream_tool_calls(run):
+    """dop640: stream only when the model declares stream-tool-call."""
+    result = run([{"text": "ok"}], tools=[weather_tool()], model={"features": ["tool-call", "multi-tool-call"]})
+    assert_clean_end(result)
+    assert result.llm_requests[0]["stream"] is False
+    result = run([{"text": "ok"}], tools=[weather_tool()])
+    assert result.llm_requests[0]["stream"] is True
+
+
+def test_reasoning_stays_out_of_the_answer_and_the_next_prompt(run):
+    turns = [
+        {"text": "<think>I should check the weather.</think>", "split": 7,
+         "tool_calls": [{"id": "w", "name": "get_weather", "arguments": '{"city": "Paris"}'}]},
+        {"text": "<think>It is sunny.</think>Sunny in Paris.", "split": 6},
+    ]
+    result = run(turns, tools=[weather_tool()])
+    assert_clean_end(result)
+    assert result.text == "Sunny in Paris."
+    assert "think" not in json.dumps(result.llm_requests[1]["prompt_messages"])
+    thoughts = [n for n in result.logs.values() if n.label.endswith("Thought")]
+    assert thoughts[0].data["reasoning"] == "I should check the weather."
+
+
+def test_model_failure_is_a_clear_error_with_logs_closed_and_usage_kept(run):
+    call = {"tool_calls": [{"id": "c", "name": "get_weather", "arguments": '{"city": "Paris"}'}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2}}
+    result = run([call, {"error": "upstream 503"}], tools=[weather_tool()])
+    assert not result.ok
+    assert "round 2" in result.error_text and "upstream 503" in result.error_text
+    assert result.unfinished_logs() == []
+    assert result.execution_metadata["total_tokens"] == 12
+
+
+def test_history_is_replayed_in_order_before_the_query(run):
+    history = [{"role": "user", "content": "my name is Ada"}, {"role": "assistant", "content": "Hi Ada!"}]
+    result = run([{"text": "You are Ada."}], query="who am I?", history=history, instruction="Be kind.")
+    assert_clean_end(result)
+    roles = [(m["role"], m["content"]) for m in result.llm_requests[0]["prompt_messages"]]
+    assert roles == [("system", "Be kind."), ("user", "my name is Ada"), ("assistant", "Hi Ada!"), ("user", "who am I?")]

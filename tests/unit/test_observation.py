@@ -1,0 +1,706 @@
+"""agent_core.observation: one rule per test, plus the tool_output cases of real_world_cases.jsonl."""
+
+import base64
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dify_plugin.core.entities.message import SessionMessage
+from dify_plugin.entities.agent import AgentInvokeMessage
+from dify_plugin.entities.tool import ToolInvokeMessage
+
+from agent_core import observation as obs
+from agent_core.observation import ObservationCollector, ToolOutcome
+from agent_core.tokens import estimate_tokens
+
+T = ToolInvokeMessage
+M = ToolInvokeMessage.MessageType
+
+
+# --- builders -------------------------------------------------------------------------------------
+
+
+def text(value: str) -> T:
+    return T(type=M.TEXT, message=T.TextMessage(text=value))
+
+
+def link(url: str, meta: dict | None = None) -> T:
+    return T(type=M.LINK, message=T.TextMessage(text=url), meta=meta)
+
+
+def image(url: str, kind=M.IMAGE, meta: dict | None = None) -> T:
+    return T(type=kind, message=T.TextMessage(text=url), meta=meta)
+
+
+def blob(data: bytes, meta: dict | None = None) -> T:
+    return T(type=M.BLOB, message=T.BlobMessage(blob=data), meta=meta)
+
+
+def chunk(id_: str, seq: int, total: int, data: bytes, end: bool = False, meta: dict | None = None) -> T:
+    return T(
+        type=M.BLOB_CHUNK,
+        message=T.BlobChunkMessage(id=id_, sequence=seq, total_length=total, blob=data, end=end),
+        meta=meta,
+    )
+
+
+def json_msg(value) -> T:
+    return T(type=M.JSON, message=T.JsonMessage(json_object=value))
+
+
+def variable(name: str, value, stream: bool = False) -> T:
+    return T(type=M.VARIABLE, message=T.VariableMessage(variable_name=name, variable_value=value, stream=stream))
+
+
+def run(*messages, tool="search", max_tokens=4000, secrets=(), error=None) -> tuple[ToolOutcome, list]:
+    collector = ObservationCollector(tool, max_tokens=max_tokens, secrets=secrets)
+    forwarded = []
+    for message in messages:
+        forwarded.extend(collector.add(message))
+    if error is not None:
+        collector.fail(error)
+    return collector.finish(), forwarded
+
+
+# --- text ----------------------------------------------------------------------------------------
+
+
+def test_text_goes_to_the_observation_and_not_to_the_user():
+    outcome, forwarded = run(text("It is 21 °C in Berlin."))
+    assert outcome.observation == "It is 21 °C in Berlin."
+    assert outcome.full_text == "It is 21 °C in Berlin."
+    assert forwarded == [] and outcome.forwarded == ()
+    assert outcome.error is None and outcome.truncated_tokens == 0
+
+
+def test_streamed_text_pieces_are_joined_as_they_came():
+    outcome, _ = run(text("Hel"), text("lo "), text("world"))
+    assert outcome.observation == "Hello world"
+
+
+# --- link (dop3674) --------------------------------------------------------------------------------
+
+
+def test_dop3674_tool_file_link_is_forwarded():
+    message = link("/files/tools/file-1.docx", {"tool_file_id": "file-1", "mime_type": "application/octet-stream"})
+    outcome, forwarded = run(message)
+    assert "result link: /files/tools/file-1.docx" in outcome.observation
+    assert len(forwarded) == 1
+    assert isinstance(forwarded[0], AgentInvokeMessage)
+    assert forwarded[0].type == M.LINK
+    assert forwarded[0].message.text == "/files/tools/file-1.docx"
+    assert forwarded[0].meta == {"tool_file_id": "file-1", "mime_type": "application/octet-stream"}
+
+
+def test_dop3674_plain_link_is_not_forwarded():
+    outcome, forwarded = run(link("https://dify.ai"))
+    assert "result link: https://dify.ai." in outcome.observation
+    assert forwarded == []
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["/files/tools/abc.pdf", "https://dify.example.com/files/tools/abc.pdf?timestamp=1&nonce=2&sign=3"],
+)
+def test_link_under_files_path_is_forwarded_without_meta(url):
+    _, forwarded = run(link(url))
+    assert [m.message.text for m in forwarded] == [url]
+
+
+def test_link_mentioning_files_elsewhere_is_not_forwarded():
+    _, forwarded = run(link("https://example.com/docs?next=/files/x"))
+    assert forwarded == []
+
+
+# --- images ----------------------------------------------------------------------------------------
+
+
+def test_image_is_forwarded_as_is_and_named():
+    outcome, forwarded = run(image("https://img.example.com/cat.png"))
+    assert [(m.type, m.message.text) for m in forwarded] == [(M.IMAGE, "https://img.example.com/cat.png")]
+    assert "An image was sent to the user: https://img.example.com/cat.png." in outcome.observation
+
+
+def test_image_link_with_tool_file_id_is_forwarded_unchanged():
+    meta = {"tool_file_id": "f1", "mime_type": "image/png", "filename": "chart.png"}
+    outcome, forwarded = run(image("/files/tools/f1.png?sign=x", M.IMAGE_LINK, meta))
+    assert forwarded[0].type == M.IMAGE_LINK and forwarded[0].meta == meta
+    assert "chart.png" in outcome.observation and "/files/tools/f1.png" in outcome.observation
+
+
+def test_image_link_without_meta_gets_the_tool_file_id_from_its_url():
+    _, forwarded = run(image("/files/tools/3f9a2c7e-1b44.png?timestamp=1", M.IMAGE_LINK))
+    assert forwarded[0].type == M.IMAGE_LINK
+    assert forwarded[0].meta == {"tool_file_id": "3f9a2c7e-1b44"}
+
+
+def test_external_image_link_is_forwarded_as_image_so_dify_downloads_it():
+    # Dify's Agent node fails the node on an image_link without tool_file_id
+    _, forwarded = run(image("https://cdn.example.com/a.jpg", M.IMAGE_LINK))
+    assert forwarded[0].type == M.IMAGE
+    assert forwarded[0].message.text == "https://cdn.example.com/a.jpg"
+
+
+def test_inline_image_data_is_forwarded_as_a_file_and_never_reaches_the_model():
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 600
+    data_url = "data:image/png;base64," + base64.b64encode(png).decode()
+    outcome, forwarded = run(image(data_url))
+    assert [(m.type, m.message.blob, m.meta) for m in forwarded] == [(M.BLOB, png, {"mime_type": "image/png"})]
+    assert "iVBOR" not in outcome.observation and "AAAA" not in outcome.observation
+    assert f"image/png, {len(png)} bytes" in outcome.observation
+
+
+def test_undecodable_inline_image_is_not_forwarded():
+    outcome, forwarded = run(image("data:image/png,rawnotbase64"))
+    assert forwarded == []
+    assert "invalid response" in outcome.observation
+
+
+def test_inline_link_data_is_not_shown_to_the_model():
+    outcome, _ = run(link("data:text/plain;base64," + "QUFB" * 300))
+    assert "QUFB" not in outcome.observation
+    assert "inline data" in outcome.observation
+
+
+# --- blob ------------------------------------------------------------------------------------------
+
+
+def test_blob_is_forwarded_with_its_meta_and_named_without_bytes():
+    data = b"%PDF-1.7 binary \x00\x01\x02"
+    meta = {"mime_type": "application/pdf", "filename": "report.pdf"}
+    outcome, forwarded = run(blob(data, meta))
+    assert len(forwarded) == 1
+    assert forwarded[0].type == M.BLOB
+    assert forwarded[0].message.blob == data
+    assert forwarded[0].meta == meta
+    assert f"report.pdf (application/pdf, {len(data)} bytes)" in outcome.observation
+    assert "PDF-1.7" not in outcome.observation
+    assert "JVBER" not in outcome.observation  # base64 of %PDF
+
+
+def test_blob_without_meta_is_named_by_size():
+    outcome, forwarded = run(blob(b"12345"))
+    assert forwarded[0].meta is None
+    assert "5 bytes" in outcome.observation
+
+
+def test_forwarded_blob_serializes_like_the_sdk_writer_does():
+    data = bytes(range(256)) * 4
+    _, forwarded = run(blob(data, {"mime_type": "application/octet-stream"}))
+    line = SessionMessage(type=SessionMessage.Type.STREAM, data=forwarded[0].model_dump()).model_dump_json()
+    assert json.loads(line)["data"]["message"]["blob"]
+
+
+def test_single_blob_line_stays_under_the_daemon_5_mib_line_limit():
+    data = b"\xff" * obs.SINGLE_BLOB_MAX_BYTES
+    _, forwarded = run(blob(data, {"mime_type": "image/png"}))
+    assert len(forwarded) == 1
+    line = SessionMessage(type=SessionMessage.Type.STREAM, data=forwarded[0].model_dump()).model_dump_json()
+    assert len(line) < 5 * 1024 * 1024
+
+
+def test_large_blob_is_forwarded_as_chunks_the_daemon_reassembles():
+    data = bytes(range(256)) * (obs.SINGLE_BLOB_MAX_BYTES // 256 + 100)
+    meta = {"mime_type": "video/mp4", "filename": "clip.mp4"}
+    outcome, forwarded = run(blob(data, meta))
+    assert all(m.type == M.BLOB_CHUNK for m in forwarded)
+    assert len({m.message.id for m in forwarded}) == 1
+    assert [m.message.sequence for m in forwarded] == list(range(len(forwarded)))
+    assert all(len(m.message.blob) <= 8192 for m in forwarded)
+    assert [m.message.end for m in forwarded].count(True) == 1 and forwarded[-1].message.end
+    assert forwarded[-1].meta == meta  # the daemon takes the meta of the end chunk
+    assert b"".join(m.message.blob for m in forwarded) == data
+    assert f"clip.mp4 (video/mp4, {len(data)} bytes)" in outcome.observation
+
+
+def test_blob_over_the_daemon_limit_is_not_forwarded():
+    data = b"\x00" * (obs.FORWARD_BLOB_MAX_BYTES + 1)
+    outcome, forwarded = run(blob(data, {"filename": "huge.bin"}))
+    assert forwarded == []
+    assert "huge.bin" in outcome.observation and "too large" in outcome.observation
+
+
+# --- blob_chunk ------------------------------------------------------------------------------------
+
+
+def test_chunks_are_reassembled_in_sequence_order_and_forwarded_once_at_end():
+    meta = {"mime_type": "text/csv", "filename": "data.csv"}
+    collector = ObservationCollector("export")
+    assert collector.add(chunk("f", 1, 6, b"def", meta={"mime_type": "other"})) == []
+    assert collector.add(chunk("f", 0, 6, b"abc", meta=meta)) == []
+    out = collector.add(chunk("f", 2, 6, b"", end=True, meta={"filename": "ignored"}))
+    assert len(out) == 1
+    assert out[0].type == M.BLOB and out[0].message.blob == b"abcdef"
+    assert out[0].meta == {"mime_type": "other"}  # the meta of the first chunk that arrived
+    outcome = collector.finish()
+    assert outcome.forwarded == tuple(out)
+    assert "6 bytes" in outcome.observation
+
+
+def test_interleaved_chunk_streams_stay_apart():
+    collector = ObservationCollector("export")
+    out = []
+    for message in [
+        chunk("a", 0, 2, b"A1", meta={"filename": "a.txt"}),
+        chunk("b", 0, 2, b"B1", meta={"filename": "b.txt"}),
+        chunk("b", 1, 2, b"", end=True),
+        chunk("a", 1, 2, b"", end=True),
+    ]:
+        out += collector.add(message)
+    assert [(m.meta["filename"], m.message.blob) for m in out] == [("b.txt", b"B1"), ("a.txt", b"A1")]
+
+
+def test_chunk_stream_without_end_is_reported_incomplete_and_not_forwarded():
+    outcome, forwarded = run(
+        chunk("f", 0, 20, b"0123456789", meta={"filename": "part.bin"}),
+        text("done"),
+    )
+    assert forwarded == [] and outcome.forwarded == ()
+    assert "part.bin" in outcome.observation
+    assert "incomplete (10 of 20 bytes)" in outcome.observation
+    assert outcome.observation.startswith("done")
+
+
+def test_chunk_stream_with_a_missing_chunk_is_not_forwarded():
+    outcome, forwarded = run(
+        chunk("f", 0, 9, b"abc", meta={"filename": "x.bin"}),
+        chunk("f", 2, 9, b"ghi"),
+        chunk("f", 3, 9, b"", end=True),
+    )
+    assert forwarded == []
+    assert "incomplete (6 of 9 bytes)" in outcome.observation
+
+
+def test_chunk_stream_over_the_limit_is_not_kept_in_memory_or_forwarded(monkeypatch):
+    monkeypatch.setattr(obs, "FORWARD_BLOB_MAX_BYTES", 10)
+    collector = ObservationCollector("export")
+    collector.add(chunk("f", 0, 16, b"12345678", meta={"filename": "big.bin"}))
+    collector.add(chunk("f", 1, 16, b"12345678"))
+    assert collector._files["f"].chunks == {}
+    assert collector.add(chunk("f", 2, 16, b"", end=True)) == []
+    assert "too large" in collector.finish().observation
+
+
+# --- file ------------------------------------------------------------------------------------------
+
+
+def test_file_message_is_forwarded_and_named():
+    meta = {"file": {"filename": "invoice.pdf", "mime_type": "application/pdf", "size": 2048, "url": "/files/x"}}
+    outcome, forwarded = run(T(type=M.FILE, message=None, meta=meta))
+    assert len(forwarded) == 1 and forwarded[0].type == M.FILE and forwarded[0].meta == meta
+    assert "invoice.pdf (application/pdf, 2048 bytes)" in outcome.observation
+
+
+def test_file_message_without_details_still_says_a_file_was_sent():
+    outcome, forwarded = run(T(type=M.FILE, message=None, meta={}))
+    assert len(forwarded) == 1
+    assert "A file was sent to the user" in outcome.observation
+
+
+# --- json (dop3542) --------------------------------------------------------------------------------
+
+
+def test_json_is_appended_compactly():
+    outcome, forwarded = run(json_msg({"temperature": 21.5, "city": "Berlin"}))
+    assert outcome.observation == '{"temperature":21.5,"city":"Berlin"}'
+    assert forwarded == []
+
+
+def test_json_list_is_appended():
+    outcome, _ = run(json_msg([1, 2, 3]))
+    assert outcome.observation == "[1,2,3]"
+
+
+def test_dop3542_workflow_json_duplicating_the_text_is_dropped():
+    outputs = {"answer": "42", "sources": ["a", "b"]}
+    outcome, _ = run(text(json.dumps(outputs, ensure_ascii=False)), json_msg(outputs))
+    assert outcome.observation == json.dumps(outputs, ensure_ascii=False)
+
+
+def test_json_equal_to_a_pretty_printed_text_is_dropped():
+    outputs = {"b": 1, "a": [1, {"c": None}]}
+    outcome, _ = run(text(json.dumps(outputs, indent=2)), json_msg(outputs))
+    assert outcome.observation == json.dumps(outputs, indent=2)
+
+
+def test_json_before_its_duplicate_text_is_dropped_too():
+    outputs = {"result": "ok"}
+    outcome, _ = run(json_msg(outputs), text('{"result": "ok"}'))
+    assert outcome.observation == '{"result": "ok"}'
+
+
+def test_json_duplicating_text_streamed_in_pieces_is_dropped():
+    outcome, _ = run(text('{"result": '), text('"ok"}'), json_msg({"result": "ok"}))
+    assert outcome.observation == '{"result": "ok"}'
+
+
+def test_json_that_differs_from_the_text_is_kept():
+    outcome, _ = run(text("Found 2 results."), json_msg({"count": 2}))
+    assert outcome.observation == 'Found 2 results.\n{"count":2}'
+
+
+def test_execution_metadata_and_empty_json_are_ignored():
+    outcome, _ = run(
+        json_msg({"execution_metadata": {"total_tokens": 10}}),
+        json_msg({}),
+        json_msg([]),
+        text("ok"),
+    )
+    assert outcome.observation == "ok"
+
+
+def test_execution_metadata_is_removed_from_a_larger_object():
+    outcome, _ = run(json_msg({"execution_metadata": {"total_tokens": 10}, "answer": "yes"}))
+    assert outcome.observation == '{"answer":"yes"}'
+
+
+def test_suppressed_json_from_a_raw_message_is_ignored():
+    collector = ObservationCollector("wf")
+    collector.add({"type": "json", "message": {"json_object": {"a": 1}, "suppress_output": True}, "meta": None})
+    collector.add({"type": "text", "message": {"text": "visible"}, "meta": None})
+    assert collector.finish().observation == "visible"
+
+
+# --- variable and log ------------------------------------------------------------------------------
+
+
+def test_dop3542_variables_are_neither_observed_nor_forwarded():
+    outcome, forwarded = run(
+        text("done"), variable("answer", {"x": 1}), variable("s", "ab", True), variable("s", "cd", True)
+    )
+    assert outcome.observation == "done"
+    assert forwarded == []
+    assert "[variable answer] {\"x\":1}" in outcome.full_text
+    assert "[variable s] abcd" in outcome.full_text
+
+
+def test_only_a_variable_counts_as_no_output():
+    outcome, _ = run(variable("answer", 1), tool="calc")
+    assert outcome.observation == "The tool 'calc' ran and returned no output."
+
+
+def test_log_messages_are_ignored():
+    log = T(
+        type=M.LOG,
+        message=T.LogMessage(label="inner", status=T.LogMessage.LogStatus.START, data={"secret": "x"}),
+    )
+    outcome, forwarded = run(log, text("ok"))
+    assert outcome.observation == "ok" and forwarded == []
+    assert "inner" not in outcome.full_text
+
+
+# --- retriever resources ---------------------------------------------------------------------------
+
+
+def _resources(context: str, *contents: str) -> T:
+    resources = [
+        T.RetrieverResourceMessage.RetrieverResource(content=c, position=i + 1, document_name=f"doc{i}")
+        for i, c in enumerate(contents)
+    ]
+    return T(
+        type=M.RETRIEVER_RESOURCES,
+        message=T.RetrieverResourceMessage(retriever_resources=resources, context=context),
+    )
+
+
+def test_retriever_resources_are_forwarded_and_their_context_observed():
+    outcome, forwarded = run(_resources("Paris is the capital of France.", "chunk one"))
+    assert len(forwarded) == 1 and forwarded[0].type == M.RETRIEVER_RESOURCES
+    assert forwarded[0].message.retriever_resources[0].content == "chunk one"
+    assert outcome.observation == "Paris is the capital of France."
+
+
+def test_retriever_resources_without_context_fall_back_to_their_content():
+    outcome, _ = run(_resources("", "first chunk", "second chunk"))
+    assert outcome.observation == "first chunk\n\nsecond chunk"
+
+
+# --- malformed (dop628) ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        None,
+        T(type=M.TEXT, message=None),
+        T(type=M.LINK, message=T.JsonMessage(json_object={"a": 1})),
+        T(type=M.BLOB, message=T.TextMessage(text="not bytes")),
+        T(type=M.JSON, message=T.TextMessage(text="not json")),
+        T(type=M.VARIABLE, message=None),
+        T(type=M.BLOB_CHUNK, message=None),
+        T(type=M.RETRIEVER_RESOURCES, message=None),
+        {"message": {"text": "no type"}},  # dop628: ToolResponseChunk.Type missing
+        {"type": "hologram", "message": {}},
+        "just a string",
+        42,
+    ],
+)
+def test_dop628_malformed_messages_become_a_note_and_never_raise(bad):
+    outcome, forwarded = run(bad)
+    assert forwarded == []
+    assert "the tool returned an invalid response" in outcome.observation
+
+
+def test_malformed_messages_do_not_hide_good_ones():
+    outcome, _ = run(text("good"), None, None)
+    assert outcome.observation.startswith("good\n")
+    assert "2 unreadable message(s)" in outcome.observation
+
+
+def test_raw_dicts_are_accepted():
+    collector = ObservationCollector("t")
+    collector.add({"type": "text", "message": {"text": "from a dict"}, "meta": None})
+    assert collector.finish().observation == "from a dict"
+
+
+def test_raw_file_message_with_dify_file_marker_is_forwarded():
+    collector = ObservationCollector("t")
+    raw = {"type": "file", "message": {"file_marker": "file_marker"}, "meta": {"file": {"filename": "a.docx"}}}
+    out = collector.add(raw)
+    assert [(m.type, m.meta) for m in out] == [(M.FILE, {"file": {"filename": "a.docx"}})]
+    assert "a.docx" in collector.finish().observation
+
+
+def test_raw_blob_dict_is_decoded_without_touching_the_callers_dict():
+    raw = {"type": "blob", "message": {"blob": base64.b64encode(b"hi").decode()}, "meta": {"filename": "h.txt"}}
+    collector = ObservationCollector("t")
+    out = collector.add(raw)
+    assert out[0].message.blob == b"hi"
+    assert raw["message"]["blob"] == base64.b64encode(b"hi").decode()
+
+
+def test_raw_binary_link_is_forwarded_as_a_link():
+    collector = ObservationCollector("wf")
+    raw = {"type": "binary_link", "message": {"text": "/files/tools/abc.bin"}, "meta": {"tool_file_id": "abc"}}
+    out = collector.add(raw)
+    assert [(m.type, m.message.text) for m in out] == [(M.LINK, "/files/tools/abc.bin")]
+    assert "result link: /files/tools/abc.bin" in collector.finish().observation
+
+
+# --- empty result (dify27440) ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("messages", [(), (text(""),), (text("  \n"),), (json_msg({}),)])
+def test_empty_result_is_never_an_empty_observation(messages):
+    outcome, _ = run(*messages, tool="lookup")
+    assert outcome.observation == "The tool 'lookup' ran and returned no output."
+    assert outcome.full_text
+
+
+# --- errors (dify28207) ----------------------------------------------------------------------------
+
+TRACEBACK = (
+    "tool invoke error: Traceback (most recent call last):\n"
+    '  File "/app/api/core/tools/workflow_as_tool/tool.py", line 88, in _invoke\n'
+    "    raise ValueError(f\"bad level {level}\")\n"
+    "ValueError: bad level 4"
+)
+
+
+def test_dify28207_traceback_is_reduced_to_its_last_line():
+    outcome, _ = run(tool="getRequirment", error=Exception(TRACEBACK))
+    assert outcome.error == (
+        "Error: the tool 'getRequirment' failed: ValueError: bad level 4. "
+        "Call it again (with corrected arguments) if that can help, or answer without it."
+    )
+    assert outcome.observation == outcome.error
+    assert "Traceback" not in outcome.observation and "File " not in outcome.observation
+    assert "Traceback (most recent call last)" in outcome.full_text  # the log keeps it
+
+
+def test_dify28207_cut_off_traceback_keeps_what_preceded_it():
+    outcome, _ = run(tool="getRequirment", error='{"getRequirment": "tool invoke error: Traceback (most recent')
+    assert "Traceback" not in outcome.observation
+    assert "tool invoke error" in outcome.observation
+
+
+def test_error_names_the_tool_the_type_and_the_message():
+    outcome, _ = run(tool="weather", error=TimeoutError("timed out after 30 seconds"))
+    assert "'weather'" in outcome.error
+    assert "TimeoutError: timed out after 30 seconds" in outcome.error
+
+
+def test_daemon_error_json_is_unwrapped():
+    error = Exception(
+        'PluginInvokeError: {"args":{},"error_type":"JSONDecodeError",'
+        '"message":"Expecting value: line 1 column 2 (char 1)"}'
+    )
+    outcome, _ = run(error=error)
+    assert "JSONDecodeError: Expecting value: line 1 column 2 (char 1)" in outcome.error
+    assert "args" not in outcome.error
+
+
+def test_error_as_a_plain_string():
+    outcome, _ = run(error="the workflow was stopped")
+    assert "failed: the workflow was stopped." in outcome.error
+
+
+def test_long_error_messages_are_capped():
+    outcome, _ = run(error=RuntimeError("x" * 10_000))
+    assert len(outcome.error) < obs.ERROR_MAX_CHARS + 200
+    assert "x" * 10_000 in outcome.full_text
+
+
+def test_output_before_the_failure_is_kept():
+    outcome, forwarded = run(
+        text("partial rows: 1, 2"), blob(b"abc", {"filename": "a.csv"}), error=ConnectionError("reset")
+    )
+    assert outcome.observation.startswith("Error: the tool 'search' failed: ConnectionError: reset.")
+    assert "Output received before the failure:\npartial rows: 1, 2" in outcome.observation
+    assert "a.csv" in outcome.observation
+    assert len(forwarded) == 1 and outcome.forwarded == tuple(forwarded)
+
+
+def test_the_first_failure_is_the_one_reported():
+    collector = ObservationCollector("t")
+    collector.fail(ValueError("first"))
+    collector.fail(TimeoutError("second"))
+    assert "first" in collector.finish().error and "second" not in collector.finish().error
+
+
+def test_an_exception_whose_str_raises_is_still_reported():
+    class Weird(Exception):
+        def __str__(self):
+            raise RuntimeError("no")
+
+    outcome, _ = run(error=Weird())
+    assert "Weird" in outcome.error
+
+
+# --- secrets ---------------------------------------------------------------------------------------
+
+
+def test_secrets_are_redacted_in_observation_full_text_and_error():
+    secret = "sk-live-abc123"
+    outcome, _ = run(
+        text(f"token={secret}"),
+        json_msg({"auth": f'Bearer "{secret}"'}),
+        variable("key", secret),
+        secrets=[secret],
+        error=RuntimeError(f"401 for key {secret}"),
+    )
+    for value in (outcome.observation, outcome.full_text, outcome.error):
+        assert secret not in value
+        assert "[REDACTED]" in value
+
+
+def test_json_escaped_secrets_are_redacted():
+    secret = 'pa"ss\\word'
+    outcome, _ = run(json_msg({"password": secret}), secrets=[secret])
+    assert "pa" not in outcome.observation.replace("password", "")
+    assert "[REDACTED]" in outcome.observation
+
+
+def test_very_short_and_empty_secrets_are_ignored():
+    outcome, _ = run(text("a 1 abc value"), secrets=["", " ", "a", "1", "abc"])
+    assert outcome.observation == "a 1 abc value"
+
+
+def test_overlapping_secrets_redact_the_longest_first():
+    outcome, _ = run(text("key=abcdefgh"), secrets=["abcd", "abcdefgh"])
+    assert outcome.observation == "key=[REDACTED]"
+
+
+# --- bounding (smolagents2164) ---------------------------------------------------------------------
+
+
+def test_smolagents2164_huge_result_is_cut_with_a_note_and_kept_whole_in_full_text():
+    page = "".join(f"Paragraph {i}: the quick brown fox jumps over the lazy dog.\n" for i in range(2000))
+    outcome, _ = run(text(page), max_tokens=500)
+    assert estimate_tokens(outcome.observation) <= 500
+    assert outcome.observation.startswith("Paragraph 0:")
+    assert "Paragraph 1999:" in outcome.observation  # a short tail is kept
+    assert outcome.truncated_tokens > 0
+    assert f"[{outcome.truncated_tokens} tokens were cut" in outcome.observation
+    assert "the full result is in the agent log" in outcome.observation
+    assert outcome.full_text == page.strip("\n")
+
+
+def test_bounded_observation_keeps_the_error_line():
+    outcome, _ = run(text("row\n" * 5000), max_tokens=300, error=RuntimeError("disk full"))
+    assert outcome.observation.startswith("Error: the tool 'search' failed: RuntimeError: disk full.")
+    assert estimate_tokens(outcome.observation) <= 300
+    assert outcome.truncated_tokens > 0
+
+
+def test_full_text_is_capped_and_the_rest_counted(monkeypatch):
+    monkeypatch.setattr(obs, "FULL_TEXT_MAX_CHARS", 1000)
+    outcome, _ = run(text("a " * 400), text("b " * 400), text("c " * 400), max_tokens=100000)
+    assert outcome.full_text.startswith("a a")
+    assert "1400 more characters were not kept" in outcome.full_text
+    assert outcome.truncated_tokens > 0  # the dropped part is reported to the model too
+    assert "tokens were cut" in outcome.observation
+    assert "c c" not in outcome.observation
+
+
+def test_default_full_text_cap_is_about_a_megabyte():
+    assert obs.FULL_TEXT_MAX_CHARS == 1_000_000
+
+
+# --- whole outcome ---------------------------------------------------------------------------------
+
+
+def test_forwarded_lists_every_message_in_order():
+    collector = ObservationCollector("t")
+    returned = []
+    for message in [
+        image("https://x/a.png"),
+        text("t"),
+        link("/files/tools/b.txt"),
+        blob(b"1", {"filename": "c"}),
+        _resources("ctx", "c"),
+    ]:
+        returned += collector.add(message)
+    outcome = collector.finish()
+    assert outcome.forwarded == tuple(returned)
+    assert [m.type for m in outcome.forwarded] == [M.IMAGE, M.LINK, M.BLOB, M.RETRIEVER_RESOURCES]
+    assert all(isinstance(m, AgentInvokeMessage) for m in outcome.forwarded)
+
+
+def test_notes_and_text_are_in_arrival_order():
+    outcome, _ = run(text("Here is the chart."), image("https://x/c.png"), text("Done."))
+    assert outcome.observation == "Here is the chart.\nAn image was sent to the user: https://x/c.png.\nDone."
+
+
+def test_finish_survives_a_rendering_bug(monkeypatch):
+    collector = ObservationCollector("t")
+    collector.add(link("/files/tools/a.txt"))
+    monkeypatch.setattr(collector, "_body", lambda: 1 / 0)
+    outcome = collector.finish()
+    assert "invalid response" in outcome.observation
+    assert len(outcome.forwarded) == 1
+
+
+def test_finish_can_be_called_twice():
+    collector = ObservationCollector("t")
+    collector.add(text("x"))
+    assert collector.finish() == collector.finish()
+
+
+_MESSAGES = st.one_of(
+    st.text(max_size=300).map(text),
+    st.sampled_from(["https://a.b/c", "/files/tools/x.png", "data:image/png;base64,AAAA"]).map(link),
+    st.sampled_from(["https://a.b/c.png", "/files/tools/x.png"]).map(image),
+    st.binary(max_size=64).map(lambda b: blob(b, {"filename": "f.bin"})),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=3).map(json_msg),
+    st.integers().map(lambda n: variable("v", n)),
+    st.tuples(st.sampled_from("ab"), st.integers(0, 3), st.binary(max_size=8), st.booleans()).map(
+        lambda t: chunk(t[0], t[1], 16, t[2], t[3])
+    ),
+    st.just(None),
+    st.just({"type": "nope"}),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_MESSAGES, max_size=25), st.integers(min_value=200, max_value=2000), st.booleans())
+def test_any_stream_gives_a_bounded_non_empty_observation(messages, max_tokens, failed):
+    outcome, forwarded = run(*messages, max_tokens=max_tokens, error=RuntimeError("x") if failed else None)
+    assert outcome.observation.strip()
+    assert estimate_tokens(outcome.observation) <= max_tokens
+    assert outcome.forwarded == tuple(forwarded)
+    assert (outcome.error is not None) == failed
+    for message in forwarded:
+        SessionMessage(type=SessionMessage.Type.STREAM, data=message.model_dump()).model_dump_json()

@@ -1,0 +1,659 @@
+"""The streaming ReAct parser: formats, labels, markers, fallbacks and problems.
+
+Case ids refer to /work/shared/cases/real_world_cases.jsonl.
+"""
+
+import pytest
+
+from agent_core.react_parser import (
+    PROBLEM_EMPTY,
+    PROBLEM_EMPTY_ANSWER,
+    PROBLEM_NO_NAME,
+    PROBLEM_NONE_EMPTY,
+    PROBLEM_ONLY_REASONING,
+    PROBLEM_ORPHAN_INPUT,
+    PROBLEM_THOUGHT_ONLY,
+    ActionFound,
+    AnswerDelta,
+    ReactStreamParser,
+    ReasoningDelta,
+    ThoughtDelta,
+    _decode_input,
+    _lenient_json,
+    parse_react,
+)
+
+
+def run(chunks, **kw):
+    """Feed chunks; return (events per feed call, finish events, turn)."""
+    parser = ReactStreamParser(**kw)
+    per_feed = [parser.feed(chunk) for chunk in chunks]
+    tail = parser.finish()
+    return per_feed, tail, parser.result()
+
+
+def texts(events, cls):
+    return "".join(e.text for e in events if isinstance(e, cls))
+
+
+def all_events(chunks, **kw):
+    per_feed, tail, _ = run(chunks, **kw)
+    return [e for feed in per_feed for e in feed] + tail
+
+
+# ---- the main formats --------------------------------------------------------------------------
+
+
+def test_classic_thought_action_input_json():
+    turn = parse_react('Thought: I need the weather.\nAction: get_weather\nAction Input: {"city": "Paris"}')
+    assert turn.thought == "I need the weather."
+    assert turn.actions == (
+        ActionFound("get_weather", {"city": "Paris"}, 'Action: get_weather\nAction Input: {"city": "Paris"}'),
+    )
+    assert turn.final_answer is None and turn.problem is None
+
+
+def test_dify_fenced_json_blob():
+    text = (
+        "Thought: search it\nAction:\n```json\n"
+        '{\n  "action": "web_search",\n  "action_input": {"query": "dify {plugins}"}\n}\n```\n'
+    )
+    turn = parse_react(text)
+    assert [(a.name, a.input) for a in turn.actions] == [("web_search", {"query": "dify {plugins}"})]
+    assert turn.thought == "search it"
+
+
+def test_bare_blob_after_action_label_and_trailing_prose_ignored():
+    # smolagents158: Llama adds prose after the call
+    text = (
+        'Action:\n{\n  "tool_name": "get_weather",\n  "tool_arguments": {"location": "Paris", "celsius": true}\n}\n\n'
+        "This action will get the weather information for Paris."
+    )
+    turn = parse_react(text)
+    assert [(a.name, a.input) for a in turn.actions] == [("get_weather", {"location": "Paris", "celsius": True})]
+    assert turn.thought == ""
+
+
+def test_action_is_emitted_when_its_blob_closes_not_on_the_next_character():
+    parser = ReactStreamParser()
+    parser.feed('Thought: x\nAction: {"action": "search", "action_input": {"q": "a}b"}')
+    events = parser.feed("}")
+    assert events == [ActionFound("search", {"q": "a}b"}, 'Action: {"action": "search", "action_input": {"q": "a}b"}}')]
+
+
+def test_classic_input_json_emitted_on_close():
+    parser = ReactStreamParser()
+    assert not [e for e in parser.feed('Action: search\nAction Input: {"q": "x"') if isinstance(e, ActionFound)]
+    assert parser.feed("}") == [ActionFound("search", {"q": "x"}, 'Action: search\nAction Input: {"q": "x"}')]
+
+
+def test_fenced_input_after_action_input_label():
+    turn = parse_react('Action: search\nAction Input:\n```json\n{"q": "x"}\n```')
+    assert [(a.name, a.input) for a in turn.actions] == [("search", {"q": "x"})]
+
+
+def test_name_and_input_on_one_line():
+    turn = parse_react('Action: search Action Input: {"q": "x"}')
+    assert [(a.name, a.input) for a in turn.actions] == [("search", {"q": "x"})]
+
+
+def test_call_form_name_with_brackets():
+    turn = parse_react("Thought: look it up\nAction: Search[Apple Remote]")
+    assert [(a.name, a.input) for a in turn.actions] == [("Search", "Apple Remote")]
+
+
+def test_action_without_input_has_none_input():
+    turn = parse_react("Thought: what day is it\nAction: current_date\nObservation: 2024-01-01")
+    assert [(a.name, a.input) for a in turn.actions] == [("current_date", None)]
+
+
+def test_input_as_json_string_containing_json_is_decoded():
+    turn = parse_react('Action: {"action": "search", "action_input": "{\\"q\\": \\"x\\"}"}')
+    assert turn.actions[0].input == {"q": "x"}
+    turn = parse_react('Action: search\nAction Input: "{\\"q\\": \\"x\\"}"')
+    assert turn.actions[0].input == {"q": "x"}
+
+
+def test_plain_string_input_is_kept():
+    # dify2949: a natural-language action input must not crash anything
+    turn = parse_react("Action: calculator\nAction Input: 128乘以6的结果是768")
+    assert turn.actions[0].input == "128乘以6的结果是768"
+
+
+# ---- labels ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thought: t\nAction: search\nAction Input: {\"q\": 1}",
+        "**Thought:** t\n**Action:** search\n**Action Input:** {\"q\": 1}",
+        "## thought:\nt\n## action:\nsearch\n## action input:\n{\"q\": 1}",
+        "THOUGHT： t\nACTION： search\nACTION_INPUT： {\"q\": 1}",
+        "thought: t\naction: search\naction input: {\"q\": 1}",
+        "Thought: t\nAction: search\nAction_input: {\"q\": 1}",
+        "  Thought: t\n  Action: `search`\n  Action Input: {\"q\": 1}",
+        "Thought 1: t\nAction 1: search\nAction Input 1: {\"q\": 1}",
+        "**Thought**: t\n**Action**: search\n**Action Input**: {\"q\": 1}",
+    ],
+)
+def test_label_variants(text):
+    turn = parse_react(text)
+    assert turn.thought == "t"
+    assert [(a.name, a.input) for a in turn.actions] == [("search", {"q": 1})]
+
+
+@pytest.mark.parametrize(
+    "label", ["Final Answer:", "**Final Answer:**", "final answer:", "Final Answer：", "## Final answer:", "Final_Answer:"]
+)
+def test_final_answer_label_variants(label):
+    turn = parse_react(f"Thought: done\n{label} 42")
+    assert turn.final_answer == "42"
+    assert turn.thought == "done"
+
+
+def test_label_words_inside_a_line_are_text():
+    turn = parse_react("Thought: my next action: think about the final answer: maybe\nFinal Answer: yes")
+    assert turn.thought == "my next action: think about the final answer: maybe"
+    assert turn.final_answer == "yes"
+
+
+def test_lines_that_only_look_like_labels_are_streamed():
+    per_feed, _, turn = run(["Thoughtful ", "words\nActions speak\nFinally"])
+    assert texts(per_feed[0], ThoughtDelta) == "Thoughtful "
+    assert turn.final_answer == "Thoughtful words\nActions speak\nFinally"
+
+
+# ---- final answer streaming -------------------------------------------------------------------------
+
+
+def test_final_answer_streams_incrementally_with_leading_whitespace_trimmed():
+    per_feed, tail, turn = run(["Thought: ok\nFinal Answer:", "   ", "\n Hel", "lo", " world  \n"])
+    answers = [texts(feed, AnswerDelta) for feed in per_feed]
+    assert answers == ["", "", "Hel", "lo", " world"]
+    assert texts(tail, AnswerDelta) == ""
+    assert turn.final_answer == "Hello world"
+
+
+def test_partial_final_answer_label_is_held_back_only_until_decided():
+    parser = ReactStreamParser()
+    assert parser.feed("Thought: x\nFinal Ans") == [ThoughtDelta("x\n")]
+    assert parser.feed("wer: 4") == [AnswerDelta("4")]
+    assert parser.feed("2") == [AnswerDelta("2")]
+
+
+def test_final_answer_in_json_blob():
+    # Dify's ReAct prompt asks for the answer as an action named "Final Answer"
+    per_feed, _, turn = run(['Action:\n```json\n{"action": "Final Answer", "action_input": "Hi', ' there"}', "\n```"])
+    assert [texts(feed, AnswerDelta) for feed in per_feed] == ["", "Hi there", ""]
+    assert turn.final_answer == "Hi there" and turn.actions == ()
+
+
+def test_classic_final_answer_action():
+    assert parse_react("Action: Final Answer\nAction Input: 42").final_answer == "42"
+
+
+def test_multiline_final_answer_keeps_its_lines_and_markdown():
+    text = "Final Answer: Steps:\n- one\n\n## Two\n```json\n{\"a\": 1}\n```\nThought: not a label here"
+    assert parse_react(text).final_answer == text[len("Final Answer: ") :]
+
+
+def test_special_tokens_do_not_reach_the_answer():
+    assert parse_react("Final Answer: done<|im_end|>").final_answer == "done"
+    assert parse_react("Final Answer: done<|eot_id|>").final_answer == "done"
+
+
+def test_empty_final_answer_is_a_problem():
+    turn = parse_react("Thought: x\nFinal Answer:   ")
+    assert turn.final_answer is None and turn.problem == PROBLEM_EMPTY_ANSWER
+
+
+# ---- actions win, observations are cut -----------------------------------------------------------
+
+
+def test_action_before_final_answer_wins():
+    # crewai1545
+    text = (
+        'Thought: search\nAction: search\nAction Input: {"q": "x"}\n'
+        "Observation: made up\nThought: I know\nFinal Answer: invented"
+    )
+    events = all_events([text])
+    assert not [e for e in events if isinstance(e, AnswerDelta)]
+    turn = parse_react(text)
+    assert turn.final_answer is None and [a.name for a in turn.actions] == ["search"]
+
+
+def test_action_before_final_answer_wins_without_observation_even_with_multiple_actions():
+    text = 'Action: search\nAction Input: {"q": "x"}\nFinal Answer: invented'
+    turn = parse_react(text, allow_multiple_actions=True)
+    assert turn.final_answer is None and len(turn.actions) == 1
+
+
+def test_only_first_action_by_default_and_invented_observation_cut():
+    text = (
+        'Thought: a\nAction: one\nAction Input: {"n": 1}\n'
+        'Thought: b\nAction: two\nAction Input: {"n": 2}\nObservation: fake\nAction: three\nAction Input: {}'
+    )
+    assert [a.name for a in parse_react(text).actions] == ["one"]
+    multi = parse_react(text, allow_multiple_actions=True)
+    assert [(a.name, a.input) for a in multi.actions] == [("one", {"n": 1}), ("two", {"n": 2})]
+    assert multi.thought == "a\n\nb"
+
+
+def test_multiple_fenced_blobs_with_multiple_actions():
+    text = (
+        'Action:\n```json\n{"action": "a", "action_input": {}}\n```\n'
+        'Action:\n```json\n{"action": "b", "action_input": {"x": 1}}\n```\n'
+    )
+    turn = parse_react(text, allow_multiple_actions=True)
+    assert [(a.name, a.input) for a in turn.actions] == [("a", {}), ("b", {"x": 1})]
+    assert turn.thought == ""
+
+
+def test_observation_without_action_is_cut_and_reported():
+    turn = parse_react("Thought: I will pretend\nObservation: sunny\nFinal Answer: It is sunny")
+    assert turn.final_answer is None
+    assert "Observation" in turn.problem
+
+
+# ---- braces in thought text --------------------------------------------------------------------------
+
+
+def test_braces_in_thought_text_do_not_start_capture():
+    parser = ReactStreamParser()
+    events = parser.feed("Thought: the set {1, 2} and list [3")
+    assert texts(events, ThoughtDelta) == "the set {1, 2} and list [3"
+    parser.feed("]\nFinal Answer: ok")
+    parser.finish()
+    turn = parser.result()
+    assert turn.thought == "the set {1, 2} and list [3]" and turn.final_answer == "ok"
+
+
+def test_unbalanced_brace_at_line_start_does_not_swallow_the_stream():
+    turn = parse_react("Thought: x\n{ note: unbalanced\nFinal Answer: ok")
+    assert turn.final_answer == "ok"
+    assert turn.thought == "x\n{ note: unbalanced"
+
+
+def test_bare_json_that_is_not_an_action_is_thought_text():
+    text = 'Here is the data:\n{"name": "John", "age": 3}\nDone.'
+    turn = parse_react(text)
+    assert turn.actions == () and turn.final_answer == text
+
+
+def test_bare_json_that_is_an_action():
+    # deepseekv3-826: a call written in content, with a leaked special token
+    turn = parse_react('{"name":"get_weather","parameters":{"location":"Hangzhou"}}<|eot_id|>')
+    assert [(a.name, a.input) for a in turn.actions] == [("get_weather", {"location": "Hangzhou"})]
+
+
+def test_bare_fenced_json_action():
+    turn = parse_react('Thought: go\n```json\n{"action": "search", "action_input": {"q": "x"}}\n```')
+    assert [(a.name, a.input) for a in turn.actions] == [("search", {"q": "x"})]
+
+
+def test_code_fence_in_prose_is_text():
+    text = "Use this:\n```python\nprint({'a': 1})\n```"
+    assert parse_react(text).final_answer == text
+
+
+# ---- envelopes ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "blob",
+    [
+        '{"name": "webSearch", "arguments": "{\\"query\\": \\"dify\\"}"}',
+        '{"function": {"name": "webSearch", "arguments": {"query": "dify"}}}',
+        '{"type": "function", "id": "c1", "function": {"name": "webSearch", "arguments": "{\\"query\\": \\"dify\\"}"}}',
+        '{"tool_call": {"function": {"name": "webSearch", "arguments": "{\\"query\\": \\"dify\\"}"}}}',
+        '{"tool_calls": [{"function": {"name": "webSearch", "arguments": {"query": "dify"}}}]}',
+        '{"tool_name": "webSearch", "tool_arguments": {"query": "dify"}}',
+        '{"action": "webSearch", "args": {"query": "dify"}}',
+        '{"action": "webSearch", "query": "dify"}',
+        '{"tool": "webSearch", "tool_input": {"query": "dify"}}',
+        '{"action": "tool_call", "action_input": {"function": {"name": "webSearch", "arguments": {"query": "dify"}}}}',
+        '[{"action": "webSearch", "action_input": {"query": "dify"}}]',
+    ],
+)
+def test_envelopes_after_action_label(blob):
+    # dop3705: OpenAI-style envelopes, optionally wrapped, arguments possibly a JSON string
+    turn = parse_react(f"Thought: t\nAction: {blob}")
+    assert [(a.name, a.input) for a in turn.actions] == [("webSearch", {"query": "dify"})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Tokyo"}}\n</tool_call>',
+        "<tool_call><function=get_weather><parameter=city>Tokyo</parameter></function></tool_call>",
+        '<action>\n<tool_name>get_weather</tool_name>\n<arguments><arg key="city">Tokyo</arg></arguments>\n</action>',
+        "Thought: t\nAction:\n<action><tool_name>get_weather</tool_name><arguments><city>Tokyo</city></arguments></action>",
+    ],
+)
+def test_tagged_calls(text):
+    # mlxswift529 (JSON and XML inside <tool_call>), dspygo167 (<action> XML)
+    turn = parse_react(text)
+    assert [(a.name, a.input) for a in turn.actions] == [("get_weather", {"city": "Tokyo"})]
+
+
+def test_tool_calls_list_gives_several_actions_when_allowed():
+    blob = '{"tool_calls": [{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": 1}}]}'
+    assert [a.name for a in parse_react(f"Action: {blob}").actions] == ["a"]
+    assert [a.name for a in parse_react(f"Action: {blob}", allow_multiple_actions=True).actions] == ["a", "b"]
+
+
+def test_tagged_call_emitted_when_json_closes_and_closer_skipped():
+    text = '<tool_call>{"name": "a", "arguments": {}}</tool_call>\n<tool_call>{"name": "b", "arguments": {}}</tool_call>'
+    turn = parse_react(text, allow_multiple_actions=True)
+    assert [a.name for a in turn.actions] == ["a", "b"] and turn.thought == ""
+
+
+def test_dspy_multi_cycle_keeps_first_xml_action():
+    # dspygo167
+    text = (
+        "## thought:\nI need to find the main entry point...\n\n## action:\n<action>\n"
+        '<tool_name>search_files</tool_name>\n<arguments><arg key="pattern">*.go</arg></arguments>\n</action>\n\n'
+        "## observation:\ncmd/app/main.go\ncmd/cli/main.go\n\n## thought:\nI found several files.\n\n## action:\n"
+        '<action>\n<tool_name>read_file</tool_name>\n<arguments><arg key="file_path">cmd/app/main.go</arg>'
+        "</arguments>\n</action>"
+    )
+    for multi in (False, True):
+        turn = parse_react(text, allow_multiple_actions=multi)
+        assert [(a.name, a.input) for a in turn.actions] == [("search_files", {"pattern": "*.go"})]
+        assert turn.thought == "I need to find the main entry point..."
+
+
+# ---- reasoning blocks ------------------------------------------------------------------------------------
+
+
+def test_think_block_split_across_chunks():
+    events = all_events(["<th", "ink>plan ", "it</thi", "nk>\nThought: go\nFinal Answer: done"])
+    assert texts(events, ReasoningDelta) == "plan it"
+    assert texts(events, ThoughtDelta).strip() == "go"
+    assert texts(events, AnswerDelta) == "done"
+
+
+@pytest.mark.parametrize("tag", ["think", "thinking", "reasoning", "THINK"])
+def test_reasoning_tags(tag):
+    turn = parse_react(f"<{tag}>secret Final Answer: no</{tag}>Final Answer: yes")
+    assert turn.reasoning == "secret Final Answer: no"
+    assert turn.final_answer == "yes"
+
+
+def test_think_inside_the_answer_is_reasoning():
+    turn = parse_react("Final Answer: A<think>hidden</think>B")
+    assert turn.final_answer == "AB" and turn.reasoning == "hidden"
+
+
+def test_unclosed_think_block_is_reasoning():
+    turn = parse_react("<think>still going, Final Answer: nope")
+    assert turn.reasoning == "still going, Final Answer: nope"
+    assert turn.final_answer is None and turn.thought == ""
+
+
+def test_turn_inside_think_block_is_recovered():
+    # nat2227
+    per_feed, tail, turn = run(['<think>Thought: need data\nAction: search\nAction Input: {"q": "x"}', "</think>\n"])
+    assert not [e for feed in per_feed for e in feed if isinstance(e, ActionFound)]
+    assert [e.name for e in tail if isinstance(e, ActionFound)] == ["search"]
+    assert [(a.name, a.input) for a in turn.actions] == [("search", {"q": "x"})]
+    answer = parse_react("<think>Thought: easy\nFinal Answer: 4")
+    assert answer.final_answer == "4" and answer.thought == "easy"
+
+
+def test_plain_reasoning_with_nothing_visible_is_a_problem():
+    turn = parse_react("<think>hmm, let me think</think>")
+    assert turn.final_answer is None and turn.problem == PROBLEM_ONLY_REASONING
+
+
+def test_stray_closing_think_tag_is_dropped():
+    assert parse_react("</think>\nFinal Answer: ok").final_answer == "ok"
+
+
+def test_angle_brackets_in_text_are_kept():
+    assert parse_react("a < b and <b>bold</b> <thinker>").final_answer == "a < b and <b>bold</b> <thinker>"
+
+
+# ---- stop words and quotes ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tail", ["\nObserv", "\nObs", "\nObservation", "\nObservation:", "\nObservation: x", "\n"])
+def test_partial_stop_word_and_quotes_stripped(tail):
+    # qwen197
+    text = "我需要计算这个字符串的长度。\nAction: get_word_length\nAction Input: 'hwchasfffffe17'" + tail
+    turn = parse_react(text)
+    assert [(a.name, a.input) for a in turn.actions] == [("get_word_length", "hwchasfffffe17")]
+    assert turn.thought == "我需要计算这个字符串的长度。"
+
+
+def test_partial_stop_word_after_answer_is_dropped():
+    assert parse_react("Final Answer: 42\nObserv").final_answer == "42"
+
+
+def test_multiline_text_input_runs_to_the_next_label():
+    turn = parse_react("Action: python\nAction Input: x = 1\nprint(x)\nObservation: 1")
+    assert turn.actions[0].input == "x = 1\nprint(x)"
+
+
+# ---- Action: None --------------------------------------------------------------------------------------------
+
+
+def test_action_none_gives_the_visible_text_as_answer():
+    # llamaindexts858
+    text = (
+        "I need to use a tool to help me answer the question.\n\nAction: None\nAction Input: None\n\n"
+        "Please let me know how I can assist you with your task or question."
+    )
+    per_feed, tail, turn = run([text])
+    assert turn.actions == ()
+    assert "Please let me know how I can assist you" in turn.final_answer
+    assert "Action" not in turn.final_answer and "None" not in turn.final_answer
+    assert texts(tail, AnswerDelta) == turn.final_answer
+    assert not [e for e in per_feed[0] if isinstance(e, AnswerDelta)]
+
+
+def test_action_none_never_leaks_thought_label():
+    # crewai4186
+    turn = parse_react("Thought: [reasoning about why tool can't be used]\nAction: None (direct response required)")
+    assert turn.final_answer == "[reasoning about why tool can't be used]"
+    assert turn.problem is None
+
+
+@pytest.mark.parametrize("none", ["None", "N/A", "n/a", "none (direct response required)", "No action needed", "null"])
+def test_action_none_variants(none):
+    turn = parse_react(f"Thought: Hi there!\nAction: {none}\nAction Input: {{}}")
+    assert turn.actions == () and turn.final_answer == "Hi there!"
+
+
+def test_action_none_with_nothing_else_is_a_problem():
+    turn = parse_react("Action: None")
+    assert turn.final_answer is None and turn.problem == PROBLEM_NONE_EMPTY
+
+
+def test_action_none_then_final_answer():
+    turn = parse_react("Thought: chat\nAction: N/A\nFinal Answer: Hello!")
+    assert turn.final_answer == "Hello!"
+
+
+# ---- prose and problems --------------------------------------------------------------------------------------
+
+
+def test_plain_prose_is_the_answer_emitted_at_finish():
+    per_feed, tail, turn = run(["Hello! How ", "can I help?"])
+    assert [texts(feed, AnswerDelta) for feed in per_feed] == ["", ""]
+    assert texts(tail, AnswerDelta) == "Hello! How can I help?"
+    assert turn.final_answer == "Hello! How can I help?" and turn.problem is None
+
+
+def test_thought_only_is_a_problem():
+    # dify29026 / dop746: never turn this into an answer
+    turn = parse_react("Thought: I am thinking about how to help you")
+    assert turn.final_answer is None and turn.problem == PROBLEM_THOUGHT_ONLY
+
+
+def test_empty_reply_is_a_problem():
+    turn = parse_react("  \n ")
+    assert turn.final_answer is None and turn.problem == PROBLEM_EMPTY
+
+
+def test_action_input_without_action_is_a_problem():
+    # dop3699
+    turn = parse_react('Thought: I need to search\nAction_input: {"input": "x"}')
+    assert turn.actions == () and turn.final_answer is None
+    assert turn.problem == PROBLEM_ORPHAN_INPUT
+    assert turn.thought == "I need to search"
+
+
+def test_action_input_without_action_but_holding_an_envelope_is_used():
+    turn = parse_react('Thought: t\nAction Input: {"action": "search", "action_input": {"q": 1}}')
+    assert [(a.name, a.input) for a in turn.actions] == [("search", {"q": 1})]
+
+
+@pytest.mark.parametrize("text", ["Thought: x\nAction:", "Thought: x\nAction:\nAction Input: {}", "Action:   \n\nThought: y"])
+def test_action_without_name_is_a_problem(text):
+    turn = parse_react(text)
+    assert turn.actions == () and turn.problem == PROBLEM_NO_NAME
+
+
+def test_action_json_without_tool_is_a_problem():
+    turn = parse_react('Action: {"query": "x"}')
+    assert turn.actions == () and turn.problem.startswith("Action JSON names no tool")
+
+
+def test_action_garbage_json_is_a_problem():
+    turn = parse_react("Action: {{{{")
+    assert turn.actions == () and turn.problem.startswith("Action is not valid JSON")
+
+
+def test_unclosed_action_json_is_repaired_at_the_end():
+    turn = parse_react('Action: {"action": "search", "action_input": {"q": "x"')
+    assert [(a.name, a.input) for a in turn.actions] == [("search", {"q": "x"})]
+
+
+def test_unbalanced_fenced_json_ends_at_the_fence():
+    text = 'Action:\n```json\n{"action": "search", "action_input": {"q": "x"}\n```\nThought: more'
+    turn = parse_react(text, allow_multiple_actions=True)
+    assert [(a.name, a.input) for a in turn.actions] == [("search", {"q": "x"})]
+    assert turn.thought == "more"
+
+
+# ---- almost-JSON --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        # nat1666
+        (
+            "{'query': 'What is the exchange rate between USD and EUR?', 'task_id': None, 'context_id': None}",
+            {"query": "What is the exchange rate between USD and EUR?", "task_id": None, "context_id": None},
+        ),
+        ("{'a': True, 'b': False,}", {"a": True, "b": False}),
+        ('{"a": 1, "b": [1, 2,],}', {"a": 1, "b": [1, 2]}),
+        ('{"path": "hello\\_world.sh"}', {"path": "hello_world.sh"}),
+        ('{"a": "line\\nbreak"}', {"a": "line\nbreak"}),
+    ],
+)
+def test_almost_json_action_input(written, expected):
+    turn = parse_react(f"Action: tool\nAction Input: {written}")
+    assert turn.actions[0].input == expected
+
+
+def test_apostrophe_in_single_quoted_string_does_not_break_capture():
+    parser = ReactStreamParser()
+    parser.feed("Action: tool\nAction Input: {'q': 'what's {up'")
+    events = parser.feed("}")
+    assert [e.name for e in events if isinstance(e, ActionFound)] == ["tool"]
+
+
+def test_invalid_escape_in_bare_blob():
+    # openhands260
+    text = (
+        '{\n"action": "think",\n"args": {\n"thought": "I should check if the \'hello\\_world.sh\' script '
+        "exists in this directory by running 'ls'.\"\n}\n}"
+    )
+    turn = parse_react(text)
+    assert turn.actions[0].name == "think"
+    assert turn.actions[0].input == {
+        "thought": "I should check if the 'hello_world.sh' script exists in this directory by running 'ls'."
+    }
+
+
+def test_schema_echo_is_left_to_the_caller():
+    # llamaindex12699: decoded as far as possible; the strategy recognises the schema shape
+    text = (
+        "Thought: I need a tool.\nAction: current_date\nAction Input: {'type': 'object', 'properties': AttributedDict()}\n"
+        "Observation: Error"
+    )
+    action = parse_react(text).actions[0]
+    assert action.name == "current_date" and action.input["type"] == "object"
+
+
+def test_lenient_json_and_decode_input():
+    assert _lenient_json('{"a": 1}') == {"a": 1}
+    assert _lenient_json("{'a': None}") == {"a": None}
+    assert _lenient_json("hello") is not None and _decode_input("hello") == "hello"
+    assert _decode_input("garbage {") == "garbage {"
+    assert _decode_input("{garbage") == "{garbage"
+    assert _decode_input("'quoted'") == "quoted"
+    assert _decode_input('"quoted"') == "quoted"
+    assert _decode_input("None") is None
+    assert _decode_input("  ") is None
+    assert _decode_input("[1, 2]") == [1, 2]
+    assert _decode_input("'x'\nObserv") == "x"
+
+
+def test_non_dict_inputs_become_strings():
+    turn = parse_react("Action: tool\nAction Input: [1, 2]")
+    assert turn.actions[0].input == "[1, 2]"
+
+
+# ---- API ------------------------------------------------------------------------------------------------------
+
+
+def test_result_before_finish_raises_and_feed_after_finish_is_ignored():
+    parser = ReactStreamParser()
+    parser.feed("Final Answer: x")
+    with pytest.raises(RuntimeError):
+        parser.result()
+    parser.finish()
+    assert parser.feed("more") == [] and parser.finish() == []
+    assert parser.result().final_answer == "x"
+    assert parser.result().raw == "Final Answer: x"
+
+
+def test_raw_is_the_full_text():
+    text = "<think>r</think>Thought: t\nAction: a\nAction Input: {}\nObservation: x"
+    assert parse_react(text).raw == text
+
+
+def test_adjacent_deltas_of_one_feed_are_merged():
+    parser = ReactStreamParser()
+    events = parser.feed("line one\nline two\nline <b> three")
+    assert events == [ThoughtDelta("line one\nline two\nline <b> three")]
+
+
+def test_final_answer_inside_a_line():
+    turn = parse_react("Thought: I know it now. Final Answer: 42")
+    assert turn.thought == "I know it now." and turn.final_answer == "42"
+    parser = ReactStreamParser()
+    assert parser.feed("Thought: done. Final") == [ThoughtDelta("done. ")]
+    assert parser.feed(" Answer: yes") == [AnswerDelta("yes")]
+    # only the exact spelling counts inside a line
+    assert parse_react("Thought: the final answer: unclear").problem == PROBLEM_THOUGHT_ONLY
+
+
+def test_inline_fence_after_action():
+    turn = parse_react('Action: ```json{"action": "search", "action_input": {"q": "x"}}```')
+    assert [(a.name, a.input) for a in turn.actions] == [("search", {"q": "x"})]
+
+
+def test_bracketed_name_text_yields_to_a_following_input():
+    turn = parse_react('Action: search (the web)\nAction Input: {"q": "x"}')
+    assert [(a.name, a.input) for a in turn.actions] == [("search", {"q": "x"})]
+
+
+def test_action_none_keeps_its_text_input_as_answer():
+    turn = parse_react("Thought: small talk\nAction: None\nAction Input: Hello! How can I help?")
+    assert turn.final_answer == "small talk\nHello! How can I help?"

@@ -1,0 +1,335 @@
+"""Tool schemas, lookup, parameter merging and validation (agent_core.tool_schema).
+
+Tools are built as Dify sends them (protocol §5): ToolEntity JSON plus
+``runtime_parameters``, ``credential_id`` and ``provider_type``.
+"""
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dify_plugin.interfaces.agent import ToolEntity
+
+from agent_core.json_args import decode_arguments
+from agent_core.tool_calls import extract_calls_from_text
+from agent_core.tool_schema import ToolRegistry, coerce_value, to_prompt_tool
+
+
+def param(name, type="string", form="llm", required=False, **extra):
+    return {
+        "name": name,
+        "label": {"en_US": name},
+        "human_description": {"en_US": f"human {name}"},
+        "type": type,
+        "form": form,
+        "llm_description": extra.pop("llm_description", f"the {name}"),
+        "required": required,
+        **extra,
+    }
+
+
+def options(*values):
+    return [{"value": value, "label": {"en_US": value}} for value in values]
+
+
+def tool(name="current_time", parameters=(), runtime=None, description="A tool for getting the current time."):
+    return ToolEntity.model_validate(
+        {
+            "identity": {
+                "author": "langgenius",
+                "name": name,
+                "label": {"en_US": name},
+                "provider": "langgenius/time/time",
+            },
+            "parameters": list(parameters),
+            "description": {"human": {"en_US": "human text"}, "llm": description},
+            "output_schema": {},
+            "has_runtime_parameters": bool(runtime),
+            "runtime_parameters": runtime or {},
+            "credential_id": "cred-1",
+            "provider_type": "builtin",
+        }
+    )
+
+
+# --- to_prompt_tool -----------------------------------------------------------------
+
+
+def test_protocol_example_current_time():
+    """The request in protocol §1.3 becomes the tools entry shown in §1.5."""
+    entity = tool(
+        parameters=[
+            param("timezone", "select", llm_description="Timezone, e.g. UTC", default="UTC", options=options("UTC"))
+        ],
+        runtime={"format": "%Y-%m-%d %H:%M:%S"},
+    )
+    assert to_prompt_tool(entity).model_dump() == {
+        "name": "current_time",
+        "description": "A tool for getting the current time.",
+        "parameters": {
+            "type": "object",
+            "properties": {"timezone": {"type": "string", "description": "Timezone, e.g. UTC", "enum": ["UTC"]}},
+            "required": [],
+        },
+    }
+
+
+def test_mcpsse1_parameterless_tool_has_a_valid_empty_schema_and_runs_with_empty_arguments():
+    entity = tool(name="list_datasources", parameters=[])
+    assert to_prompt_tool(entity).parameters == {"type": "object", "properties": {}, "required": []}
+    registry = ToolRegistry([entity])
+    assert registry.invocation_parameters(entity, decode_arguments("")) == {}
+    assert registry.validate_arguments(entity, {}) is None
+
+
+def test_only_llm_parameters_and_never_files():
+    entity = tool(
+        parameters=[
+            param("query", required=True),
+            param("api_base", form="form", default="https://x"),
+            param("mode", form="schema"),
+            param("attachment", "file"),
+            param("attachments", "files"),
+        ]
+    )
+    schema = to_prompt_tool(entity).parameters
+    assert list(schema["properties"]) == ["query"]
+    assert schema["required"] == ["query"]
+
+
+@pytest.mark.parametrize(
+    ("dify_type", "json_type"),
+    [
+        ("string", "string"),
+        ("number", "number"),
+        ("boolean", "boolean"),
+        ("checkbox", "boolean"),
+        ("secret-input", "string"),
+        ("date", "string"),
+        ("any", "string"),
+        ("object", "object"),
+        ("array", "array"),
+    ],
+)
+def test_types_map_to_json_schema_types(dify_type, json_type):
+    schema = to_prompt_tool(tool(parameters=[param("p", dify_type)])).parameters["properties"]["p"]
+    assert schema["type"] == json_type
+    if json_type == "array":
+        assert schema["items"] == {"type": "string"}
+
+
+def test_select_multiple_is_an_array_of_enum():
+    parameter = param("tags", "select", multiple=True, default=["a"], options=options("a", "b"))
+    schema = to_prompt_tool(tool(parameters=[parameter])).parameters["properties"]["tags"]
+    assert schema == {"type": "array", "description": "the tags", "items": {"type": "string", "enum": ["a", "b"]}}
+
+
+def test_input_schema_is_used_as_given():
+    input_schema = {"type": "object", "properties": {"lat": {"type": "number"}}, "required": ["lat"]}
+    entity = tool(parameters=[param("point", "object", required=True, input_schema=input_schema)])
+    schema = to_prompt_tool(entity).parameters
+    assert schema["properties"]["point"] == {**input_schema, "description": "the point"}
+    assert schema["required"] == ["point"]
+
+
+def test_descriptions_fall_back_to_human_text():
+    entity = tool(parameters=[param("q", llm_description=None)], description="")
+    prompt_tool = to_prompt_tool(entity)
+    assert prompt_tool.description == "human text"
+    assert prompt_tool.parameters["properties"]["q"]["description"] == "human q"
+
+
+def test_schema_is_always_json_serialisable():
+    entity = tool(parameters=[param("q", required=True), param("n", "number"), param("d", "date-range")])
+    json.dumps(to_prompt_tool(entity).model_dump())
+
+
+# --- ToolRegistry -------------------------------------------------------------------
+
+
+def test_dify15483_agent_without_tools():
+    for tools in ([], None):
+        registry = ToolRegistry(tools)
+        assert registry.prompt_tools() == [] and registry.names() == [] and registry.secret_values() == set()
+        assert registry.get("anything") is None
+
+
+def test_get_is_exact_name_only():
+    registry = ToolRegistry([tool("web_search")])
+    assert registry.get("web_search") is not None
+    for near in ("Web_Search", "web-search", " web_search", "web_search_2", "search"):
+        assert registry.get(near) is None
+
+
+def test_duplicate_names_are_offered_under_unique_names():
+    first, second = tool("search", description="one"), tool("search", description="two")
+    registry = ToolRegistry([first, second])
+    assert registry.names() == ["search", "search_2"]
+    assert [t.name for t in registry.prompt_tools()] == ["search", "search_2"]
+    assert registry.get("search") is first and registry.get("search_2") is second
+
+
+def test_invocation_runtime_parameters_win_and_defaults_fill_in():
+    entity = tool(
+        parameters=[
+            param("timezone", "select", options=options("UTC", "CET")),
+            param("format", form="form"),
+            param("locale", form="form", default="en"),
+        ],
+        runtime={"format": "%H:%M"},
+    )
+    merged = ToolRegistry([entity]).invocation_parameters(entity, {"timezone": "CET", "format": "%Y"})
+    assert merged == {"timezone": "CET", "format": "%H:%M", "locale": "en"}
+
+
+def test_invocation_keeps_undeclared_keys_but_not_hidden_parameters():
+    """Extra keys may be meaningful to MCP/API tools; non-llm parameters were never offered."""
+    entity = tool(parameters=[param("q"), param("api_key", "secret-input", form="form")])
+    merged = ToolRegistry([entity]).invocation_parameters(entity, {"q": "x", "page": 2, "api_key": "stolen"})
+    assert merged == {"q": "x", "page": 2}
+
+
+@pytest.mark.parametrize(
+    ("dify_type", "given_value", "expected"),
+    [
+        ("number", "3", 3),
+        ("number", " -2.5 ", -2.5),
+        ("number", "1e3", 1000.0),
+        ("number", "three", "three"),
+        ("number", True, True),
+        ("boolean", "true", True),
+        ("boolean", "FALSE", False),
+        ("boolean", "yes", "yes"),
+        ("checkbox", "true", True),
+        ("string", 42, "42"),
+        ("string", {"a": "é"}, '{"a": "é"}'),
+        ("string", None, None),
+        ("object", '{"a": 1}', {"a": 1}),
+        ("array", "[1, 2]", [1, 2]),
+        ("array", "not json", "not json"),
+    ],
+)
+def test_coercion(dify_type, given_value, expected):
+    entity = tool(parameters=[param("p", dify_type)])
+    assert coerce_value(entity.parameters[0], given_value) == expected
+    assert ToolRegistry([entity]).invocation_parameters(entity, {"p": given_value}) == {"p": expected}
+
+
+def test_dify18665_non_automatic_number_parameter():
+    """A form parameter bound to a number input reaches us as text: sent as a number.
+    A raw variable selector (the Dify bug itself) cannot be resolved here and passes unchanged."""
+    parameters = [param("email", required=True), param("user_id", "number", form="form", required=True)]
+    entity = tool("send_otp_code_to_an_email", parameters, runtime={"user_id": "123455"})
+    registry = ToolRegistry([entity])
+    merged = registry.invocation_parameters(entity, {"email": "abc_xyz@gmail.com"})
+    assert merged == {"email": "abc_xyz@gmail.com", "user_id": 123455}
+    assert registry.validate_arguments(entity, {"email": "abc_xyz@gmail.com"}) is None
+    selector = tool("send_otp_code_to_an_email", parameters, runtime={"user_id": ["1744858660069", "user_id"]})
+    assert registry.invocation_parameters(selector, {})["user_id"] == ["1744858660069", "user_id"]
+
+
+def test_dify23973_quotes_in_values_survive():
+    value = 'He said "hello" and left \\ early'
+    entity = tool(parameters=[param("text", form="form"), param("q")], runtime={"text": value})
+    merged = ToolRegistry([entity]).invocation_parameters(entity, {"q": 'a "quoted" query'})
+    assert merged == {"text": value, "q": 'a "quoted" query'}
+    assert json.loads(json.dumps(merged)) == merged
+
+
+def test_secret_values_from_runtime_secret_inputs():
+    entities = [
+        tool(
+            "a",
+            parameters=[param("key", "secret-input", form="form"), param("q")],
+            runtime={"key": "sk-123456", "q": "x"},
+        ),
+        tool("b", parameters=[param("token", "secret-input", form="form")], runtime={"token": ""}),
+        tool("c", parameters=[param("plain", form="form")], runtime={"plain": "visible"}),
+    ]
+    assert ToolRegistry(entities).secret_values() == {"sk-123456"}
+
+
+# --- validate_arguments ---------------------------------------------------------------
+
+
+def test_missing_required_parameters():
+    entity = tool(parameters=[param("city", required=True), param("country", required=True), param("unit")])
+    registry = ToolRegistry([entity])
+    assert registry.validate_arguments(entity, {}) == "missing required parameter 'city', 'country'."
+    assert registry.validate_arguments(entity, {"city": "", "country": None}) == (
+        "missing required parameter 'city', 'country'."
+    )
+    assert registry.validate_arguments(entity, {"city": "Oslo", "country": "NO"}) is None
+
+
+def test_required_parameter_fixed_by_the_user_is_not_missing():
+    entity = tool(parameters=[param("city", required=True)], runtime={"city": "Oslo"})
+    assert ToolRegistry([entity]).validate_arguments(entity, {}) is None
+
+
+def test_hermes83229_select_typo_lists_allowed_values():
+    """GLM-5.2 retried ``listt_windows``; the error must list the real options."""
+    entity = tool(
+        "computer_use",
+        parameters=[
+            param("action", "select", required=True, options=options("list_windows", "list_apps", "screenshot"))
+        ],
+    )
+    message = ToolRegistry([entity]).validate_arguments(entity, {"action": "listt_windows"})
+    assert message == (
+        "parameter 'action' must be one of 'list_windows', 'list_apps', 'screenshot' (got 'listt_windows')."
+    )
+
+
+def test_select_multiple_checks_each_value():
+    parameter = param("tags", "select", multiple=True, default=["a"], options=options("a", "b"))
+    entity = tool(parameters=[parameter])
+    registry = ToolRegistry([entity])
+    assert registry.validate_arguments(entity, {"tags": ["a", "b"]}) is None
+    assert "got 'z'" in registry.validate_arguments(entity, {"tags": ["a", "z"]})
+
+
+def test_number_and_boolean_checks_after_coercion():
+    entity = tool(parameters=[param("n", "number"), param("flag", "boolean")])
+    registry = ToolRegistry([entity])
+    assert registry.validate_arguments(entity, {"n": "5", "flag": "true"}) is None
+    assert registry.validate_arguments(entity, {"n": "five", "flag": "maybe"}) == (
+        "parameter 'n' must be a number (got 'five'). parameter 'flag' must be true or false (got 'maybe')."
+    )
+
+
+def test_select_with_number_value_matches_string_option():
+    entity = tool(parameters=[param("level", "select", options=options("1", "2"))])
+    assert ToolRegistry([entity]).validate_arguments(entity, {"level": 2}) is None
+
+
+def test_fastagent91_model_without_function_calling_can_still_be_read_from_text():
+    """deepseek-reasoner rejects ``tools``; choosing ReAct is the strategy's job, but a call
+    the model writes in its answer is still understood against the registry's names."""
+    registry = ToolRegistry([tool("get_weather", parameters=[param("city", required=True)])])
+    calls, _ = extract_calls_from_text('{"name": "get_weather", "arguments": {"city": "Oslo"}}', registry.names())
+    entity = registry.get(calls[0].name)
+    assert registry.validate_arguments(entity, calls[0].arguments) is None
+
+
+@given(
+    st.dictionaries(st.text(max_size=6), st.none() | st.booleans() | st.integers() | st.text(max_size=6), max_size=5)
+)
+def test_validation_and_merge_never_raise(arguments):
+    entity = tool(
+        parameters=[
+            param("n", "number", required=True),
+            param("b", "boolean"),
+            param("s", "select", options=options("x")),
+            param("o", "object"),
+            param("f", form="form", default="d"),
+        ],
+        runtime={"f": "fixed"},
+    )
+    registry = ToolRegistry([entity])
+    result = registry.validate_arguments(entity, arguments)
+    assert result is None or result.endswith(".")
+    merged = registry.invocation_parameters(entity, arguments)
+    assert merged["f"] == "fixed"
