@@ -21,16 +21,20 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from dify_plugin.entities.agent import AgentInvokeMessage
+from dify_plugin.entities.model.message import PromptMessage
 from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
+from agent_core.budget import history_turns, prompt_budget, request_tokens
 from agent_core.knowledge import retriever_resources
 from agent_core.logs import LogNode
+from agent_core.messages import clean_history
 from agent_core.model_turn import ModelChunk, ModelRequest, invoke_model
 from agent_core.params import StrategyParams
 from agent_core.tool_calls import ToolCall
 from agent_core.tool_runner import ToolResult, ToolRunner
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
+from agent_core.tokens import truncate_to_tokens
 from agent_core.tool_schema import ToolRegistry
 from agent_core.usage import add_usage, empty_usage, usage_to_metadata
 
@@ -54,14 +58,47 @@ class Round:
     results: tuple[ToolResult, ...] = ()
 
 
+SHORTENED_OBSERVATION_TOKENS = 200
+"""What is left of an old observation when the prompt must shrink (tokens)."""
+
+
 @dataclass
 class RunState:
-    """The run so far, which strategies render into the next prompt."""
+    """The run so far, which strategies render into the next prompt.
+
+    ``history_dropped`` counts the oldest memory turns left out and
+    ``rounds_shortened`` the oldest rounds whose observations are cut short,
+    both set by the loop to fit the context window (see ``agent_core.budget``).
+    """
 
     params: StrategyParams
     registry: ToolRegistry
     rounds: list[Round] = field(default_factory=list)
     limit_reached: bool = False
+    history_dropped: int = 0
+    rounds_shortened: int = 0
+
+    def history(self) -> list[PromptMessage]:
+        """Conversation memory, cleaned, without the turns dropped for space."""
+        turns = history_turns(clean_history(self.params.model.history_prompt_messages))
+        return [message for turn in turns[self.history_dropped :] for message in turn]
+
+    def observation(self, round_: "Round", result: ToolResult) -> str:
+        """What the model reads of a tool result (shortened for old rounds when space is short)."""
+        if round_.index > self.rounds_shortened:
+            return result.observation
+        text, cut = truncate_to_tokens(result.observation, SHORTENED_OBSERVATION_TOKENS)
+        return text + (prompts.OBSERVATION_SHORTENED.format(tokens=cut) if cut else "")
+
+    def trim_once(self) -> bool:
+        """Make the next prompt smaller by one step; False when nothing is left to trim."""
+        if self.history_dropped < len(history_turns(clean_history(self.params.model.history_prompt_messages))):
+            self.history_dropped += 1
+            return True
+        if self.rounds_shortened < len(self.rounds):
+            self.rounds_shortened += 1
+            return True
+        return False
 
     @property
     def round_index(self) -> int:
@@ -183,8 +220,8 @@ class AgentLoop:
 
     def _model_turn(self, round_node: LogNode) -> Generator[AgentInvokeMessage, None, ModelTurn]:
         model = self.state.params.model
+        request = yield from self._fitted_request(round_node)
         thought_node = yield from self._start(LogNode(f"{model.model} Thought", parent=round_node, provider=model.provider))
-        request = self._steps.build_request(self.state)
         try:
             chunks = invoke_model(self._strategy.session, model, request)
             turn = yield from self._stream_turn(chunks)
@@ -195,6 +232,29 @@ class AgentLoop:
         self._usage = add_usage(self._usage, turn.usage)
         yield self._finish(thought_node, _turn_log_data(turn), usage=turn.usage)
         return turn
+
+    def _fitted_request(self, round_node: LogNode) -> Generator[AgentInvokeMessage, None, ModelRequest]:
+        """This round's request, trimmed (and the trimming logged) when over the prompt budget."""
+        request = self._steps.build_request(self.state)
+        budget = prompt_budget(self.state.params)
+        if budget is None:
+            return request
+        before = tokens = request_tokens(request)
+        dropped, shortened = self.state.history_dropped, self.state.rounds_shortened
+        while tokens > budget and self.state.trim_once():
+            request = self._steps.build_request(self.state)
+            tokens = request_tokens(request)
+        if (dropped, shortened) != (self.state.history_dropped, self.state.rounds_shortened):
+            node = LogNode("CONTEXT TRIMMED", parent=round_node)
+            yield node.start()
+            yield node.finish({
+                "budget_tokens": budget,
+                "estimated_tokens_before": before,
+                "estimated_tokens_after": tokens,
+                "history_turns_dropped": self.state.history_dropped - dropped,
+                "rounds_with_observations_shortened": self.state.rounds_shortened - shortened,
+            })
+        return request
 
     def _stream_turn(self, chunks: Iterator[ModelChunk]) -> Generator[AgentInvokeMessage, None, ModelTurn]:
         reader = self._steps.read_turn(chunks, self.state)

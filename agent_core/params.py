@@ -108,7 +108,8 @@ class StrategyParams(BaseModel):
     def context_size(self) -> int | None:
         """The model's context window in tokens, if its schema says."""
         entity = self.model.entity
-        size = entity.model_properties.get("context_size") if entity else None
+        properties = {getattr(k, "value", k): v for k, v in (entity.model_properties if entity else {}).items()}
+        size = properties.get("context_size")
         try:
             return int(size) if size else None
         except (TypeError, ValueError):

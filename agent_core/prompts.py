@@ -29,6 +29,7 @@ REPEATED_CALL = (
     "Error: the call to {name!r} was not run again: you already made this exact call "
     "{count} times and its result is above. Use that result, change the arguments, or answer."
 )
+OBSERVATION_SHORTENED = "\n[shortened to save context: {tokens} tokens left out]"
 EMPTY_REPLY = "Your last reply was empty. Answer the user's question, or call one of the tools."
 TOOL_CALL_MISSING = (
     "Your last reply said it would call a tool, but no tool call came through. "

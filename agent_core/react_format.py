@@ -22,8 +22,8 @@ from dify_plugin.entities.model.message import (
 )
 
 from agent_core import prompts
-from agent_core.loop import Round, RunState
-from agent_core.messages import clean_history, query_message, system_message
+from agent_core.loop import RunState
+from agent_core.messages import query_message, system_message
 from agent_core.tool_calls import ToolCall
 from agent_core.turn import ParseFailure, ToolCalls
 
@@ -59,10 +59,10 @@ def _action_text(call: ToolCall) -> str:
     return f"Action:\n```json\n{blob}\n```"
 
 
-def scratchpad(rounds: Sequence[Round]) -> str:
+def scratchpad(run: RunState) -> str:
     """This run so far as Thought / Action / Observation text ('' before the first round)."""
     parts: list[str] = []
-    for round_ in rounds:
+    for round_ in run.rounds:
         thought = round_.turn.thought.strip()
         decision = round_.turn.decision
         if isinstance(decision, ToolCalls):
@@ -71,7 +71,7 @@ def scratchpad(rounds: Sequence[Round]) -> str:
             for result in round_.results:
                 if result.call_id in calls:
                     parts.append(_action_text(calls[result.call_id]))
-                parts.append(f"Observation: {result.observation}")
+                parts.append(f"Observation: {run.observation(round_, result)}")
         elif isinstance(decision, ParseFailure):
             if round_.turn.raw.strip():
                 parts.append(round_.turn.raw.strip())
@@ -86,10 +86,10 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
     vision = "vision" in params.model_features() and run.round_index == 1
     messages: list[PromptMessage] = [
         *system_message(params, tools, run.limit_note()),
-        *_plain_history(params.model.history_prompt_messages),
+        *_plain_history(run.history()),
         query_message(params, images_as_content=vision),
     ]
-    pad = scratchpad(run.rounds)
+    pad = scratchpad(run)
     if pad:
         messages += [AssistantPromptMessage(content=pad), UserPromptMessage(content=prompts.REACT_CONTINUE)]
     return messages
@@ -102,10 +102,10 @@ def completion_prompt(run: RunState) -> list[PromptMessage]:
         m.content for m in system_message(params, tools_block(run.registry.prompt_tools()), run.limit_note())
         if isinstance(m.content, str)
     )
-    turns = [_history_line(m) for m in _plain_history(params.model.history_prompt_messages)]
+    turns = [_history_line(m) for m in _plain_history(run.history())]
     query = query_message(params, images_as_content=False).content
     lines = [head, *[t for t in turns if t], prompts.REACT_COMPLETION_QUESTION.format(text=query)]
-    pad = scratchpad(run.rounds)
+    pad = scratchpad(run)
     if pad:
         lines.append(pad)
     return [UserPromptMessage(content="\n\n".join(lines).rstrip() + "\nThought:")]
@@ -114,7 +114,7 @@ def completion_prompt(run: RunState) -> list[PromptMessage]:
 def _plain_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:
     """Memory without tool messages: a ReAct prompt has no native tool turns."""
     kept = []
-    for message in clean_history(history):
+    for message in history:
         if message.role.value == "tool":
             continue
         if isinstance(message, AssistantPromptMessage):

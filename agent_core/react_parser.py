@@ -973,7 +973,8 @@ class ReactStreamParser:
             self._purpose = "input"
             self._begin_json()
         elif inline is not None and not has_label:  # search[query]: unless an input follows
-            self._call_input, self._state = _decode_input(inline), _S.AFTER_NAME
+            self._state = _S.AFTER_NAME
+            self._call_input = None if self._name_kind == "none" else _decode_input(inline)
         elif inline and self._single_line:
             self._input_done(_decode_input(inline))
         elif inline:

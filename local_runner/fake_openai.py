@@ -2,7 +2,7 @@
 events and records every request body.
 
     with FakeOpenAIServer() as server:
-        server.events = [chat_event({"content": "Hi"}, finish="stop")]
+        server.replies.append([chat_event({"content": "Hi"}, finish="stop")])
         backend = OpenAICompatibleBackend(server.base_url)
         ...
         assert server.requests[0] == ("/v1/chat/completions", {...body...})
@@ -30,21 +30,29 @@ def completion_event(text: str, finish: str | None = None) -> dict[str, Any]:
 
 
 class FakeOpenAIServer:
-    """Answers every POST with ``events`` as a server-sent-event stream ending in ``[DONE]``;
-    ``requests`` holds ``(path, body)`` of each request. Context manager."""
+    """Answers the n-th POST with ``replies[n]`` (a list of events) as a server-sent-event
+    stream ending in ``[DONE]`` (HTTP 500 when no reply is left); ``requests`` holds
+    ``(path, body)`` of each request. Context manager."""
 
     def __init__(self) -> None:
-        self.events: list[dict[str, Any]] = []
+        self.replies: list[list[dict[str, Any]]] = []
         self.requests: list[tuple[str, dict[str, Any]]] = []
         owner = self
+        lock = threading.Lock()
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server API)
-                owner.requests.append((self.path, json.loads(self.rfile.read(int(self.headers["Content-Length"])))))
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with lock:
+                    owner.requests.append((self.path, body))
+                    index = len(owner.requests) - 1
+                if index >= len(owner.replies):
+                    self.send_error(500, f"fake server: no reply scripted for request #{index + 1}")
+                    return
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
-                for event in owner.events:
+                for event in owner.replies[index]:
                     self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
                 self.wfile.write(b"data: [DONE]\n\n")
 

@@ -21,7 +21,7 @@ from dify_plugin.interfaces.agent import AgentStrategy
 from agent_core.fc_turn import read_function_calling_turn
 from agent_core.loop import AgentLoop, Round, RunState
 from agent_core.turn import ModelTurn, ParseFailure, ToolCalls
-from agent_core.messages import clean_history, query_message, system_message
+from agent_core.messages import query_message, system_message
 from agent_core.model_turn import ModelChunk, ModelRequest
 from agent_core.params import StrategyParams
 
@@ -41,14 +41,14 @@ def _tool_call_message(round_: Round) -> AssistantPromptMessage:
     return AssistantPromptMessage(content=round_.turn.thought, tool_calls=calls)
 
 
-def render_round(round_: Round) -> list[PromptMessage]:
+def render_round(run: RunState, round_: Round) -> list[PromptMessage]:
     """A finished round as chat messages: the assistant's calls, then one tool
     message per call (with ``tool_call_id`` and ``name``: hermes16478), or the
     model's unreadable reply followed by what was wrong with it."""
     decision = round_.turn.decision
     if isinstance(decision, ToolCalls) and round_.results:
         tool_messages = [
-            ToolPromptMessage(content=r.observation, tool_call_id=r.call_id, name=r.name) for r in round_.results
+            ToolPromptMessage(content=run.observation(round_, r), tool_call_id=r.call_id, name=r.name) for r in round_.results
         ]
         return [_tool_call_message(round_), *tool_messages]
     if isinstance(decision, ParseFailure):
@@ -67,11 +67,11 @@ class FunctionCallingSteps:
         vision = "vision" in features and run.round_index == 1
         messages: list[PromptMessage] = [
             *system_message(params, run.limit_note()),
-            *clean_history(params.model.history_prompt_messages),
+            *run.history(),
             query_message(params, images_as_content=vision),
         ]
         for round_ in run.rounds:
-            messages.extend(render_round(round_))
+            messages.extend(render_round(run, round_))
         tools = run.registry.prompt_tools()
         return ModelRequest(prompt_messages=messages, tools=tools, stream=not tools or "stream-tool-call" in features)
 

@@ -255,3 +255,22 @@ def test_history_is_replayed_in_order_before_the_query(run):
     assert_clean_end(result)
     roles = [(m["role"], m["content"]) for m in result.llm_requests[0]["prompt_messages"]]
     assert roles == [("system", "Be kind."), ("user", "my name is Ada"), ("assistant", "Hi Ada!"), ("user", "who am I?")]
+
+
+def test_long_history_is_trimmed_oldest_first_to_fit_the_context(run):
+    """Memory over the context window: whole old turns are dropped and the trimming is logged."""
+    history = []
+    for n in range(30):
+        history += [{"role": "user", "content": f"question {n} " + "lorem ipsum " * 60},
+                    {"role": "assistant", "content": f"answer {n} " + "dolor sit " * 60}]
+    result = run([{"text": "ok"}], query="latest?", history=history,
+                 model={"context_size": 4096, "completion_params": {"max_tokens": 512}})
+    assert_clean_end(result)
+    messages = result.llm_requests[0]["prompt_messages"]
+    contents = [m["content"] for m in messages]
+    assert contents[-1] == "latest?"
+    assert "question 29" in contents[-3] and not any("question 0 " in c for c in contents)
+    assert messages[0]["role"] == "user", "a dropped turn leaves no orphan assistant message first"
+    trimmed = [n for n in result.logs.values() if n.label == "CONTEXT TRIMMED"]
+    assert len(trimmed) == 1 and trimmed[0].data["history_turns_dropped"] > 0
+    assert trimmed[0].data["estimated_tokens_after"] <= trimmed[0].data["budget_tokens"]

@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from local_runner import (
+    OpenAICompatibleBackend,
     PluginError,
     PluginProcess,
     RunResult,
@@ -34,6 +35,7 @@ from local_runner import (
     text_message,
 )
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
+from local_runner.fake_openai import FakeOpenAIServer, chat_event
 from local_runner.tools import LOCAL_CREDENTIAL, LOCAL_PROVIDER
 
 PROBE_DIR = Path(__file__).resolve().parents[2] / "local_runner" / "probe_plugin"
@@ -238,3 +240,29 @@ def test_shipped_scenarios_run_offline(plugin: PluginProcess, name: str) -> None
     assert not result.unfinished_logs()
     assert all(call.error is None for call in toolbox.calls)
     assert result.execution_metadata is not None
+
+
+def test_real_plugin_with_a_streaming_openai_server(plugin: PluginProcess) -> None:
+    """A server that streams a tool call in fragments (by index, as real servers do)."""
+    with FakeOpenAIServer() as server:
+        backend = OpenAICompatibleBackend(server.base_url, model="served")
+        server.replies = [
+            [
+                chat_event({"role": "assistant", "content": ""}),
+                chat_event({"tool_calls": [{"index": 0, "id": "call_9", "type": "function", "function": {"name": "calculator", "arguments": ""}}]}),
+                chat_event({"tool_calls": [{"index": 0, "function": {"arguments": '{"expression": '}}]}),
+                chat_event({"tool_calls": [{"index": 0, "function": {"arguments": '"2 ** 10"}'}}]}),
+                chat_event({}, finish="tool_calls"),
+                chat_event(None, usage={"prompt_tokens": 50, "completion_tokens": 12, "total_tokens": 62}),
+            ],
+            [chat_event({"content": "It is 1024."}, finish="stop")],
+        ]
+        toolbox = default_toolbox()
+        request = Scenario(query="2^10?", tools=["calculator"]).run_request(toolbox, DEFAULT_PLUGIN_DIR, None)
+        result = plugin.run(request, backend, toolbox, timeout=60)
+    assert result.ok, result.error_text
+    assert [r["tool_parameters"] for r in toolbox.requests] == [{"expression": "2 ** 10"}]
+    assert result.text.endswith("It is 1024.")
+    second = server.requests[1][1]
+    assert second["model"] == "served" and second["messages"][-1]["role"] == "tool"
+    assert "2 ** 10 = 1024" in second["messages"][-1]["content"]

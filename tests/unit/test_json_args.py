@@ -7,7 +7,7 @@ import contextlib
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_core.json_args import (
@@ -112,12 +112,14 @@ def test_strip_noise():
     assert strip_noise("plain") == "plain"
 
 
+@settings(deadline=None)
 @given(st.text())
 def test_loads_lenient_raises_only_arguments_error(text):
     with contextlib.suppress(ArgumentsError):
         loads_lenient(text)
 
 
+@settings(deadline=None)
 @given(json_values)
 def test_loads_lenient_is_json_loads_on_valid_json(value):
     text = json.dumps(value)
@@ -157,6 +159,7 @@ def test_split_concatenated_refuses_anything_else(text):
     assert split_concatenated(text) is None
 
 
+@settings(deadline=None)
 @given(st.lists(json_objects, min_size=2, max_size=4), st.sampled_from(["", "\n", " ", "\n\n  "]))
 def test_split_concatenated_round_trip(objects, separator):
     text = separator.join(json.dumps(item) for item in objects)
@@ -215,12 +218,14 @@ def test_dify17270_missing_colon_is_a_model_facing_error():
         decode_arguments('{"a" "b"}')
 
 
+@settings(deadline=None)
 @given(json_objects)
 def test_decode_arguments_round_trip(value):
     assert decode_arguments(json.dumps(value)) == value
     assert decode_arguments(json.dumps(value, ensure_ascii=False, indent=2)) == value
 
 
+@settings(deadline=None)
 @given(st.one_of(st.text(), st.none(), st.dictionaries(st.text(), json_values)))
 def test_decode_arguments_returns_a_dict_or_raises_arguments_error(raw):
     try:

@@ -387,9 +387,11 @@ def test_think_inside_the_answer_is_reasoning():
 
 
 def test_unclosed_think_block_is_reasoning():
-    turn = parse_react("<think>still going, Final Answer: nope")
+    turn = parse_react("Thought: x\n<think>still going, Final Answer: nope")
     assert turn.reasoning == "still going, Final Answer: nope"
-    assert turn.final_answer is None and turn.thought == ""
+    assert turn.final_answer is None and turn.thought == "x"
+    turn = parse_react("<think>still going")
+    assert turn.reasoning == "still going" and turn.problem == PROBLEM_ONLY_REASONING
 
 
 def test_turn_inside_think_block_is_recovered():

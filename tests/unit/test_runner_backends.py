@@ -7,10 +7,10 @@ import threading
 import time
 from collections.abc import Iterator
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import openai
 import pytest
 from dify_plugin.entities.model.llm import LLMResultChunk, LLMUsage
 from hypothesis import given
@@ -29,6 +29,7 @@ from local_runner.backends import (
     to_openai_messages,
     to_openai_tools,
 )
+from local_runner.fake_openai import FakeOpenAIServer, chat_event, completion_event
 
 REQUEST = {
     "provider": "langgenius/openai/openai",
@@ -203,47 +204,22 @@ def test_request_maps_to_chat_and_completion_kwargs() -> None:
     assert completion_kwargs(REQUEST, "m")["prompt"] == "What is 2+2?"
 
 
-class FakeOpenAI(BaseHTTPRequestHandler):
-    """A tiny OpenAI-compatible SSE server: answers with ``server.events`` and records bodies."""
-
-    def do_POST(self) -> None:  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.bodies.append((self.path, body))  # type: ignore[attr-defined]
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()
-        for event in self.server.events:  # type: ignore[attr-defined]
-            self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
-        self.wfile.write(b"data: [DONE]\n\n")
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
-def fake_server() -> Iterator[ThreadingHTTPServer]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
-    server.bodies, server.events = [], []  # type: ignore[attr-defined]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server
-    server.shutdown()
+def fake_server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as server:
+        yield server
 
 
-def chat_event(delta: dict[str, Any], finish: str | None = None, usage: dict[str, int] | None = None) -> dict[str, Any]:
-    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
-    return {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": choices, "usage": usage}
-
-
-def test_openai_backend_streams_text_tool_deltas_and_usage(fake_server: ThreadingHTTPServer) -> None:
-    fake_server.events = [  # type: ignore[attr-defined]
+def test_openai_backend_streams_text_tool_deltas_and_usage(fake_server: FakeOpenAIServer) -> None:
+    fake_server.replies = [[
         chat_event({"role": "assistant", "content": "Let me "}),
         chat_event({"content": "check."}),
         chat_event({"tool_calls": [{"index": 0, "id": "call_a", "type": "function", "function": {"name": "calc", "arguments": ""}}]}),
         chat_event({"tool_calls": [{"index": 0, "function": {"arguments": '{"x": 1}'}}]}),
         chat_event({}, finish="tool_calls"),
         chat_event(None, usage={"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}),
-    ]
-    backend = OpenAICompatibleBackend(f"http://127.0.0.1:{fake_server.server_port}/v1", model="served-model")
+    ]]
+    backend = OpenAICompatibleBackend(fake_server.base_url, model="served-model")
     chunks = list(backend.invoke_llm(REQUEST))
     assert [c["delta"]["message"]["content"] for c in chunks[:2]] == ["Let me ", "check."]
     assert chunks[2]["delta"]["message"]["tool_calls"] == [
@@ -255,7 +231,7 @@ def test_openai_backend_streams_text_tool_deltas_and_usage(fake_server: Threadin
     final = chunks[-1]["delta"]
     assert final["finish_reason"] == "tool_calls"
     assert (final["usage"]["prompt_tokens"], final["usage"]["completion_tokens"]) == (11, 7)
-    path, body = fake_server.bodies[0]  # type: ignore[attr-defined]
+    path, body = fake_server.requests[0]
     assert path == "/v1/chat/completions"
     assert body["model"] == "served-model" and body["stop"] == ["Observation:"] and body["max_tokens"] == 64
     assert body["tools"][0]["function"]["name"] == "calculator"
@@ -263,20 +239,24 @@ def test_openai_backend_streams_text_tool_deltas_and_usage(fake_server: Threadin
         LLMResultChunk(**chunk)
 
 
-def test_openai_backend_estimates_usage_when_the_server_gives_none(fake_server: ThreadingHTTPServer) -> None:
-    fake_server.events = [chat_event({"content": "twelve chars"}, finish="stop")]  # type: ignore[attr-defined]
-    backend = OpenAICompatibleBackend(f"http://127.0.0.1:{fake_server.server_port}/v1")
+def test_openai_backend_estimates_usage_when_the_server_gives_none(fake_server: FakeOpenAIServer) -> None:
+    fake_server.replies = [[chat_event({"content": "twelve chars"}, finish="stop")]]
+    backend = OpenAICompatibleBackend(fake_server.base_url)
     final = list(backend.invoke_llm(REQUEST))[-1]["delta"]
     assert final["usage"]["completion_tokens"] == 3 and final["usage"]["prompt_tokens"] > 0
-    assert fake_server.bodies[0][1]["model"] == "gpt-4o-mini"  # type: ignore[attr-defined]
+    assert fake_server.requests[0][1]["model"] == "gpt-4o-mini"
 
 
-def test_openai_backend_uses_the_completions_api_in_completion_mode(fake_server: ThreadingHTTPServer) -> None:
-    fake_server.events = [  # type: ignore[attr-defined]
-        {"id": "x", "object": "text_completion", "created": 0, "model": "m", "choices": [{"index": 0, "text": "Thought:", "finish_reason": "stop", "logprobs": None}]},
-    ]
-    backend = OpenAICompatibleBackend(f"http://127.0.0.1:{fake_server.server_port}/v1")
+def test_openai_backend_uses_the_completions_api_in_completion_mode(fake_server: FakeOpenAIServer) -> None:
+    fake_server.replies = [[completion_event("Thought:", finish="stop")]]
+    backend = OpenAICompatibleBackend(fake_server.base_url)
     chunks = list(backend.invoke_llm({**REQUEST, "mode": "completion"}))
     assert chunks[0]["delta"]["message"]["content"] == "Thought:"
-    path, body = fake_server.bodies[0]  # type: ignore[attr-defined]
+    path, body = fake_server.requests[0]
     assert path == "/v1/completions" and body["prompt"] == "What is 2+2?"
+
+
+def test_openai_backend_raises_on_server_errors(fake_server: FakeOpenAIServer) -> None:
+    backend = OpenAICompatibleBackend(fake_server.base_url)
+    with pytest.raises(openai.InternalServerError, match="500"):
+        list(backend.invoke_llm(REQUEST))

@@ -15,7 +15,7 @@ from dify_plugin.interfaces.agent import AgentModelConfig, ToolEntity
 from rich.console import Console
 
 from local_runner import cli
-from local_runner.backends import OpenAICompatibleBackend, ScriptedBackend
+from local_runner.backends import OpenAICompatibleBackend, ScriptedBackend, load_turns
 from local_runner.builtin_tools import default_toolbox
 from local_runner.files import FileServer, file_param
 from local_runner.render import render_run, render_summary
@@ -33,8 +33,9 @@ def test_shipped_scenarios_are_consistent(path: Path) -> None:
     scenario = Scenario.load(path)
     toolbox = default_toolbox()
     assert set(scenario.tool_names()) <= set(toolbox.names)
-    backend = scenario.scripted_backend()
-    called = {call["name"] for turn in backend._turns for call in turn.get("tool_calls") or []}
+    turns, _ = load_turns(scenario.base_dir / str(scenario.script))
+    called = {call["name"] for turn in turns for call in turn.get("tool_calls") or []}
+    called |= {c["function"]["name"] for turn in turns for chunk in turn.get("chunks") or [] for c in chunk.get("tool_calls") or [] if c.get("function", {}).get("name")}
     assert called <= set(scenario.tool_names())
     assert strategy_declaration(ROOT, scenario.strategy) is not None
 

@@ -86,6 +86,7 @@ def test_from_raw_arguments_object_is_kept():
     assert delta.arguments == {"q": 1}
 
 
+@settings(deadline=None)
 @given(
     st.dictionaries(
         st.text(max_size=10),
@@ -617,7 +618,7 @@ argument_objects = st.dictionaries(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(
     argument_objects,
     st.lists(st.integers(min_value=0, max_value=400), max_size=8),
@@ -640,7 +641,7 @@ def test_splitting_arguments_anywhere_gives_the_same_call(arguments, cuts, style
     assert one_chunk.calls == (ToolCall("call_z", "tool", arguments),)
 
 
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(argument_objects, min_size=1, max_size=4), st.integers(min_value=1, max_value=7))
 def test_several_indexed_calls_split_anywhere(calls, step):
     deltas = []
@@ -664,7 +665,7 @@ deltas_strategy = st.builds(
 )
 
 
-@settings(max_examples=500)
+@settings(max_examples=500, deadline=None)
 @given(st.lists(deltas_strategy, max_size=12), st.sampled_from([None, "stop", "length", "tool_calls"]))
 def test_assembler_never_raises_and_ids_are_unique(deltas, finish_reason):
     assembler = ToolCallAssembler()
@@ -851,11 +852,13 @@ def test_dify15483_no_tools_no_extraction():
     assert extract_calls_from_text(content, []) == ((), content)
 
 
+@settings(deadline=None)
 @given(st.text(alphabet=st.characters(blacklist_characters="{[<`")))
 def test_text_without_markup_never_yields_calls(text):
     assert extract_calls_from_text(text, ["get_weather", "a"]) == ((), text)
 
 
+@settings(deadline=None)
 @given(st.text(max_size=200))
 def test_extract_never_raises(text):
     calls, rest = extract_calls_from_text(text, ["get_weather", "f"])
@@ -906,7 +909,7 @@ nonempty_objects = st.dictionaries(
 )
 
 
-@settings(max_examples=400)
+@settings(max_examples=400, deadline=None)
 @given(
     st.lists(
         st.tuples(st.sampled_from(["search", "fetch"]), nonempty_objects),

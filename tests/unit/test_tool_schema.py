@@ -7,7 +7,7 @@ Tools are built as Dify sends them (protocol §5): ToolEntity JSON plus
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dify_plugin.interfaces.agent import ToolEntity
@@ -314,6 +314,7 @@ def test_fastagent91_model_without_function_calling_can_still_be_read_from_text(
     assert registry.validate_arguments(entity, calls[0].arguments) is None
 
 
+@settings(deadline=None)
 @given(
     st.dictionaries(st.text(max_size=6), st.none() | st.booleans() | st.integers() | st.text(max_size=6), max_size=5)
 )

@@ -1,0 +1,83 @@
+"""Fitting the prompt into the model's context window, offline.
+
+The budget for the prompt is the model's ``context_size`` minus what the
+completion may use (``max_tokens`` from the completion parameters, else the
+model's ``max_tokens`` rule default, else ``DEFAULT_COMPLETION_RESERVE``) and
+a safety margin for the estimate's error (``tokens.estimate_tokens`` is a
+heuristic: see its module for the measured error). When a round's request
+is over budget the run trims, oldest first: whole turns of conversation
+memory, then the observations of its own oldest rounds (shortened, with a
+note; the full results stay in the ``CALL`` logs).
+"""
+
+import json
+from collections.abc import Sequence
+
+from dify_plugin.entities.model.message import PromptMessage, PromptMessageContentType
+
+from agent_core.model_turn import ModelRequest
+from agent_core.params import StrategyParams
+from agent_core.tokens import estimate_tokens
+
+DEFAULT_COMPLETION_RESERVE = 1024
+"""Tokens kept for the answer when neither the node nor the model says (tokens)."""
+
+SAFETY_MARGIN = 0.10
+"""Share of the budget left unused to absorb the estimate's error."""
+
+MESSAGE_OVERHEAD = 4
+"""Tokens a chat format spends per message on roles and separators."""
+
+IMAGE_TOKENS = 765
+"""A conservative cost of one image (OpenAI's 'high' detail for a 1024 px square)."""
+
+
+def completion_reserve(params: StrategyParams) -> int:
+    """Tokens the model may spend on its reply (from ``max_tokens``)."""
+    value = (params.model.completion_params or {}).get("max_tokens")
+    if value is None and params.model.entity is not None:
+        rules = [rule for rule in params.model.entity.parameter_rules if "max_tokens" in (rule.name, rule.use_template)]
+        value = rules[0].default if rules else None
+    try:
+        return int(value) if value is not None else DEFAULT_COMPLETION_RESERVE
+    except (TypeError, ValueError):
+        return DEFAULT_COMPLETION_RESERVE
+
+
+def prompt_budget(params: StrategyParams) -> int | None:
+    """Prompt tokens allowed, or None when the model's context size is unknown."""
+    size = params.context_size()
+    if not size:
+        return None
+    return max(int((size - completion_reserve(params)) * (1 - SAFETY_MARGIN)), 256)
+
+
+def message_tokens(message: PromptMessage) -> int:
+    """Estimated tokens of one message: text, images, tool calls and overhead."""
+    total = MESSAGE_OVERHEAD
+    if isinstance(message.content, str):
+        total += estimate_tokens(message.content)
+    elif isinstance(message.content, list):
+        for part in message.content:
+            is_text = part.type == PromptMessageContentType.TEXT
+            total += estimate_tokens(getattr(part, "data", "")) if is_text else IMAGE_TOKENS
+    for call in getattr(message, "tool_calls", None) or []:
+        total += estimate_tokens(call.function.name) + estimate_tokens(call.function.arguments)
+    return total
+
+
+def request_tokens(request: ModelRequest) -> int:
+    """Estimated prompt tokens of a whole request, tool schemas included."""
+    tools = sum(estimate_tokens(json.dumps(tool.model_dump(), ensure_ascii=False)) for tool in request.tools)
+    return tools + sum(message_tokens(message) for message in request.prompt_messages)
+
+
+def history_turns(history: Sequence[PromptMessage]) -> list[list[PromptMessage]]:
+    """Memory split into turns, each starting at a user message, so that
+    dropping a turn never separates a tool call from its result."""
+    turns: list[list[PromptMessage]] = []
+    for message in history:
+        if message.role.value == "user" or not turns:
+            turns.append([])
+        turns[-1].append(message)
+    return turns
