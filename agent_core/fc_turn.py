@@ -16,7 +16,7 @@ from agent_core import prompts
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.model_turn import ModelChunk
 from agent_core.think import ThinkSplitter
-from agent_core.tool_calls import ToolCallAssembler, extract_calls_from_text
+from agent_core.tool_calls import ToolCallAssembler, extract_calls_from_text, mentions_call_markup
 from agent_core.usage import call_usage
 
 _CALL_LIKE_STARTS = ("{", "[", "<", "`")
@@ -63,16 +63,19 @@ class AnswerGate:
 
 
 def read_function_calling_turn(
-    chunks: Iterator[ModelChunk], tool_names: Collection[str]
+    chunks: Iterator[ModelChunk], tool_names: Collection[str], round_index: int = 1
 ) -> Generator[str, None, ModelTurn]:
     """Consume one model call; yield user text; return the ``ModelTurn``.
 
     The decision: assembled tool calls (valid and invalid) if any; else calls
     written in the content or, failing that, inside the reasoning
     (vllm39056); else the text as the final answer; else a ``ParseFailure``
-    (a ``tool_calls`` finish with no call, or an empty reply).
+    (a ``tool_calls`` finish with no call, call markup that cannot be read,
+    or an empty reply). Ids made up for calls that came without one are
+    unique across the run (``r<round>_call_<n>``).
     """
-    splitter, gate, assembler = ThinkSplitter(), AnswerGate(), ToolCallAssembler()
+    prefix = f"r{round_index}_call_"
+    splitter, gate, assembler = ThinkSplitter(), AnswerGate(), ToolCallAssembler(id_prefix=prefix)
     visible: list[str] = []
     reasoning: list[str] = []
     usages: list[LLMUsage] = []
@@ -98,11 +101,13 @@ def read_function_calling_turn(
     turn = dict(usage=call_usage(usages), reasoning=thinking, finish_reason=finish_reason, raw=text)
     if assembled.calls or assembled.invalid:
         return ModelTurn(thought=text, decision=ToolCalls(assembled.calls, assembled.invalid), **turn)
-    calls, rest = extract_calls_from_text(text, tool_names) if tool_names else ((), text)
+    calls, rest = extract_calls_from_text(text, tool_names, id_prefix=prefix) if tool_names else ((), text)
     if not calls and tool_names and thinking and not text.strip():
-        calls, _ = extract_calls_from_text(thinking, tool_names)
+        calls, _ = extract_calls_from_text(thinking, tool_names, id_prefix=prefix)
     if calls:
         return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls)), **turn)
+    if text.strip() and gate.held and tool_names and mentions_call_markup(text):
+        return ModelTurn(thought=text, decision=ParseFailure(prompts.TOOL_CALL_UNREADABLE), **turn)
     if text.strip():
         if gate.held:
             yield gate.held

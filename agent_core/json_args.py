@@ -27,6 +27,8 @@ from typing import Any
 
 import json_repair
 
+from agent_core.prompts import MSG_NOT_JSON, MSG_NOT_OBJECT, MSG_SEVERAL_OBJECTS, MSG_TRUNCATED
+
 MAX_NESTED_ENCODING = 3
 """How many times a JSON string holding JSON is unwrapped (double encoding)."""
 
@@ -51,11 +53,6 @@ _LOSSY_REPAIRS = (
 repairs that guessed where a value ends or invented one; their results are not
 trusted: ``{"a": tru}`` -> ``{"a": "tru"}``, ``{"q" 1}`` -> ``{"q": ""}``."""
 
-# Model-facing wording (each ends with a period; see prompts.INVALID_ARGUMENTS).
-MSG_NOT_JSON = "its arguments are not valid JSON ({detail})."
-MSG_TRUNCATED = "its arguments JSON is incomplete: {detail}."
-MSG_NOT_OBJECT = "its arguments must be a JSON object with one key per parameter, not {kind}."
-MSG_SEVERAL_OBJECTS = "its arguments contain {count} JSON objects one after another; make one tool call per object."
 
 
 class ArgumentsError(ValueError):

@@ -30,6 +30,11 @@ REPEATED_CALL = (
     "{count} times and its result is above. Use that result, change the arguments, or answer."
 )
 OBSERVATION_SHORTENED = "\n[shortened to save context: {tokens} tokens left out]"
+TOOL_CALL_UNREADABLE = (
+    "Your last reply contained tool-call markup that could not be read (unknown tool name or "
+    "broken format). Use the native tool-calling interface with one of the available tools, "
+    "or answer in plain text."
+)
 EMPTY_REPLY = "Your last reply was empty. Answer the user's question, or call one of the tools."
 TOOL_CALL_MISSING = (
     "Your last reply said it would call a tool, but no tool call came through. "
@@ -68,3 +73,20 @@ REACT_FORMAT_PROBLEM = (
 )
 REACT_COMPLETION_QUESTION = "Question: {text}"
 REACT_COMPLETION_ANSWER = "Final Answer: {text}"
+
+# --- why a tool call cannot run (fills INVALID_ARGUMENTS; each ends with a period) ---
+
+MSG_NOT_JSON = "its arguments are not valid JSON ({detail})."
+MSG_TRUNCATED = "its arguments JSON is incomplete: {detail}."
+MSG_NOT_OBJECT = "its arguments must be a JSON object with one key per parameter, not {kind}."
+MSG_SEVERAL_OBJECTS = "its arguments contain {count} JSON objects one after another; make one tool call per object."
+MSG_CUT_BY_LENGTH = (
+    "its arguments were cut off by the output length limit ({detail}); "
+    "keep them shorter or split the work into smaller calls."
+)
+MSG_MALFORMED = "its arguments JSON is malformed: {detail}."
+MSG_NO_NAME = "the tool call has no function name."
+MSG_MISSING = "missing required parameter {names}."
+MSG_NOT_OPTION = "parameter {name!r} must be one of {options} (got {value!r})."
+MSG_NOT_NUMBER = "parameter {name!r} must be a number (got {value!r})."
+MSG_NOT_BOOLEAN = "parameter {name!r} must be true or false (got {value!r})."

@@ -537,6 +537,28 @@ def _classify_tag(text: str, i: int, eof: bool, kinds: frozenset[str]) -> _Tag |
     return _NEED if partial and not eof else None
 
 
+_KWARG = r"""\s*([A-Za-z_]\w*)\s*=\s*("(?:[^"\\]|\\.)*"\s*|'(?:[^'\\]|\\.)*'\s*|[^,"'=]*)"""
+_KWARGS = re.compile(rf"{_KWARG}(?:,{_KWARG})*,?\s*", re.S)
+_ONE_KWARG = re.compile(_KWARG, re.S)
+
+
+def _call_arguments(text: str) -> Any:
+    """The inside of ``search(query="x", limit=5)``: keyword arguments as a dict, else decoded."""
+    if not _KWARGS.fullmatch(text) or not text.strip():
+        return _decode_input(text)
+    pairs = [(m.group(1), m.group(2)) for m in _ONE_KWARG.finditer(text)]
+    return {key: _literal(value.strip()) for key, value in pairs}
+
+
+def _literal(text: str) -> Any:
+    """A Python-ish literal: quoted string, number, True/False/None, else the text."""
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        value = _lenient_json(text) if text[0] == '"' else _FAIL
+        return value if isinstance(value, str) else text[1:-1].replace("\\'", "'")
+    value = _lenient_json({"True": "true", "False": "false", "None": "null"}.get(text, text))
+    return text if value is _FAIL or isinstance(value, (dict, list)) else value
+
+
 _SPLIT_INPUT_LABEL = re.compile(r"[\s,;]*\**\s*action[ _\-]?inputs?\s*\**\s*[:：]\**", re.I)
 _CALL_FORM = re.compile(r"([\w.\-]+)\s*[\[(](.*)[\])]", re.S)
 _NAME_TRIM: Final = " \t\r\n`*\"'.,;:([{"
@@ -562,6 +584,8 @@ def _split_name_line(line: str) -> tuple[str, bool, str | None]:
 
 
 class _S(Enum):
+    """Parser states; each value names its handler ``_s_<value>``."""
+
     TEXT = "text"  # visible thought or prose
     THINK = "think"  # inside a reasoning block
     ACTION_HEAD = "action_head"  # after "Action:", before its name or blob
@@ -632,20 +656,7 @@ class ReactStreamParser:
         self._finished = False
         self._turn: ReactTurn | None = None
         self._handlers: dict[_S, Callable[[bool], bool]] = {
-            _S.TEXT: self._s_text,
-            _S.THINK: self._s_think,
-            _S.ACTION_HEAD: self._s_action_head,
-            _S.ACTION_NAME: self._s_action_name,
-            _S.AFTER_NAME: self._s_after_name,
-            _S.INPUT_HEAD: self._s_input_head,
-            _S.STRING_INPUT: self._s_string_input,
-            _S.FENCE_OPEN: self._s_fence_open,
-            _S.TAG_OPEN: self._s_tag_open,
-            _S.JSON: self._s_json,
-            _S.DELIMITED: self._s_delimited,
-            _S.CLOSER: self._s_closer,
-            _S.ANSWER: self._s_answer,
-            _S.DONE: self._s_done,
+            state: getattr(self, f"_s_{state.value}") for state in _S
         }
 
     # ---- public API ------------------------------------------------------------------------
@@ -974,7 +985,7 @@ class ReactStreamParser:
             self._begin_json()
         elif inline is not None and not has_label:  # search[query]: unless an input follows
             self._state = _S.AFTER_NAME
-            self._call_input = None if self._name_kind == "none" else _decode_input(inline)
+            self._call_input = None if self._name_kind == "none" else _call_arguments(inline)
         elif inline and self._single_line:
             self._input_done(_decode_input(inline))
         elif inline:

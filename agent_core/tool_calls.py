@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from itertools import count, pairwise
 from typing import Any
 
+from agent_core.prompts import MSG_CUT_BY_LENGTH, MSG_MALFORMED, MSG_NO_NAME
 from agent_core.json_args import (
     SPECIAL_TOKEN,
     ArgumentsError,
@@ -44,13 +45,6 @@ LENGTH_FINISH_REASONS = frozenset({"length", "max_tokens", "max_output_tokens"})
 """``finish_reason`` values (compared lower-cased) meaning the output hit the
 token limit: OpenAI ``length``, Anthropic ``max_tokens``, Gemini ``MAX_TOKENS``."""
 
-# Model-facing wording (each ends with a period; see prompts.INVALID_ARGUMENTS).
-MSG_CUT_BY_LENGTH = (
-    "its arguments were cut off by the output length limit ({detail}); "
-    "keep them shorter or split the work into smaller calls."
-)
-MSG_MALFORMED = "its arguments JSON is malformed: {detail}."
-MSG_NO_NAME = "the tool call has no function name."
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,8 @@ from dify_plugin.entities.model.message import PromptMessageTool
 from dify_plugin.entities.tool import ToolParameter
 from dify_plugin.interfaces.agent import ToolEntity
 
+from agent_core.prompts import MSG_MISSING, MSG_NOT_BOOLEAN, MSG_NOT_NUMBER, MSG_NOT_OPTION
+
 ParamType = ToolParameter.ToolParameterType
 LLM_FORM = ToolParameter.ToolParameterForm.LLM
 
@@ -44,11 +46,6 @@ STRING_TYPES = frozenset(
 BOOLEAN_TYPES = frozenset({ParamType.BOOLEAN, ParamType.CHECKBOX})
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
-# Model-facing wording (each ends with a period; see prompts.INVALID_ARGUMENTS).
-MSG_MISSING = "missing required parameter {names}."
-MSG_NOT_OPTION = "parameter {name!r} must be one of {options} (got {value!r})."
-MSG_NOT_NUMBER = "parameter {name!r} must be a number (got {value!r})."
-MSG_NOT_BOOLEAN = "parameter {name!r} must be true or false (got {value!r})."
 
 
 def to_prompt_tool(tool: ToolEntity) -> PromptMessageTool:

@@ -233,7 +233,9 @@ def load_turns(source: str | Path | list[Any] | dict[str, Any]) -> tuple[list[di
         pricing = data.get("pricing")
         data = data.get("turns")
     if not isinstance(data, list):
-        raise ScriptError(f"a turns script must be a list of turns (or a mapping with 'turns'), got {type(data).__name__}")
+        raise ScriptError(
+            f"a turns script must be a list of turns (or a mapping with 'turns'), got {type(data).__name__}"
+        )
     return [validate_turn(turn, n) for n, turn in enumerate(data, start=1)], pricing
 
 
@@ -324,7 +326,9 @@ class ScriptedBackend:
         if turn.get("hang"):
             self._released.wait()
 
-    def _finish(self, turn: dict[str, Any], deltas: list[dict[str, Any]], request: dict[str, Any], started: float) -> None:
+    def _finish(
+        self, turn: dict[str, Any], deltas: list[dict[str, Any]], request: dict[str, Any], started: float
+    ) -> None:
         """Put the turn's usage and finish_reason on the last delta unless it has its own
         (absent = default/estimate, explicit ``None`` = leave empty)."""
         last = deltas[-1]
@@ -335,7 +339,9 @@ class ScriptedBackend:
             chunks = [{"delta": delta} for delta in deltas]
             last["usage"] = self._usage(turn.get("usage") or {}, request, chunks, time.monotonic() - started)
 
-    def _usage(self, given: dict[str, Any], request: dict[str, Any], chunks: list[dict[str, Any]], latency: float) -> dict[str, Any]:
+    def _usage(
+        self, given: dict[str, Any], request: dict[str, Any], chunks: list[dict[str, Any]], latency: float
+    ) -> dict[str, Any]:
         prompt = int(given.get("prompt_tokens", estimate_prompt_tokens(request)))
         completion = int(given.get("completion_tokens", estimate_completion_tokens(chunks)))
         usage = make_usage(prompt, completion, self.pricing, float(given.get("latency", latency)))
@@ -374,12 +380,14 @@ def _raw_deltas(turn: dict[str, Any], final: bool) -> list[dict[str, Any]]:
         message = item.get("message")
         if message is None:
             message = {key: item[key] for key in ("content", "tool_calls", "name", "tool_call_id") if key in item}
-        deltas.append({
-            "index": item.get("index", i),
-            "message": assistant_message(**message),
-            "usage": item.get("usage"),
-            "finish_reason": item.get("finish_reason"),
-        })
+        deltas.append(
+            {
+                "index": item.get("index", i),
+                "message": assistant_message(**message),
+                "usage": item.get("usage"),
+                "finish_reason": item.get("finish_reason"),
+            }
+        )
     return deltas
 
 
@@ -407,7 +415,7 @@ class OpenAICompatibleBackend:
         pricing: Pricing = FREE,
         timeout: float = 600.0,
     ) -> None:
-        from openai import OpenAI
+        from openai import OpenAI  # noqa: PLC0415 (lazy: importing openai takes ~0.5 s, scripted runs skip it)
 
         self._client = OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=0)
         self.model = model
@@ -509,7 +517,13 @@ def chat_kwargs(request: dict[str, Any], model: str) -> dict[str, Any]:
 def completion_kwargs(request: dict[str, Any], model: str) -> dict[str, Any]:
     """Keyword arguments of ``completions.create``: the prompt is the messages' text joined."""
     prompt = "\n".join(content_text(m.get("content")) for m in request.get("prompt_messages") or [])
-    return {"model": model, "prompt": prompt, "stream": True, "stream_options": {"include_usage": True}, **_sampling_kwargs(request)}
+    return {
+        "model": model,
+        "prompt": prompt,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        **_sampling_kwargs(request),
+    }
 
 
 def to_openai_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
@@ -517,7 +531,11 @@ def to_openai_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     return [
         {
             "type": "function",
-            "function": {"name": t["name"], "description": t.get("description", ""), "parameters": t.get("parameters") or {}},
+            "function": {
+                "name": t["name"],
+                "description": t.get("description", ""),
+                "parameters": t.get("parameters") or {},
+            },
         }
         for t in tools or []
     ]
@@ -532,13 +550,20 @@ def to_openai_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _openai_message(message: dict[str, Any]) -> dict[str, Any]:
     role = message.get("role")
     if role == "assistant":
-        calls = [tool_call(c.get("id") or "", c["function"]["name"], c["function"].get("arguments") or "") for c in message.get("tool_calls") or []]
+        calls = [
+            tool_call(c.get("id") or "", c["function"]["name"], c["function"].get("arguments") or "")
+            for c in message.get("tool_calls") or []
+        ]
         out: dict[str, Any] = {"role": "assistant", "content": content_text(message.get("content")) or None}
         if calls:
             out["tool_calls"] = calls
         return out
     if role == "tool":
-        return {"role": "tool", "tool_call_id": message.get("tool_call_id") or "", "content": content_text(message.get("content"))}
+        return {
+            "role": "tool",
+            "tool_call_id": message.get("tool_call_id") or "",
+            "content": content_text(message.get("content")),
+        }
     if role == "user":
         return {"role": "user", "content": _user_content(message.get("content"))}
     return {"role": "system", "content": content_text(message.get("content"))}

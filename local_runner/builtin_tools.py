@@ -38,9 +38,19 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
 }
 _UNARY: dict[type, Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "sqrt": math.sqrt, "abs": abs, "round": round, "min": min, "max": max, "floor": math.floor,
-    "ceil": math.ceil, "log": math.log, "log10": math.log10, "exp": math.exp,
-    "sin": math.sin, "cos": math.cos, "tan": math.tan,
+    "sqrt": math.sqrt,
+    "abs": abs,
+    "round": round,
+    "min": min,
+    "max": max,
+    "floor": math.floor,
+    "ceil": math.ceil,
+    "log": math.log,
+    "log10": math.log10,
+    "exp": math.exp,
+    "sin": math.sin,
+    "cos": math.cos,
+    "tan": math.tan,
 }
 _CONSTANTS = {"pi": math.pi, "e": math.e}
 _MAX_RESULT_BITS = 4096
@@ -72,7 +82,12 @@ def _eval(node: ast.AST) -> Any:
         if type(node.op) in (ast.Pow, ast.BitXor):
             _check_power(left, right)
         return _BINARY[type(node.op)](left, right)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS and not node.keywords:
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _FUNCTIONS
+        and not node.keywords
+    ):
         return _FUNCTIONS[node.func.id](*(_eval(arg) for arg in node.args))
     raise ToolInputError(f"unsupported element in expression: {ast.unparse(node)!r}")
 
@@ -114,20 +129,60 @@ def _current_time(params: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 _UNITS: dict[str, tuple[str, float]] = {
     # unit -> (dimension, size in the dimension's base unit: metre, kilogram)
-    "mm": ("length", 0.001), "cm": ("length", 0.01), "m": ("length", 1.0), "km": ("length", 1000.0),
-    "in": ("length", 0.0254), "ft": ("length", 0.3048), "yd": ("length", 0.9144),
-    "mi": ("length", 1609.344), "nmi": ("length", 1852.0),
-    "mg": ("mass", 1e-6), "g": ("mass", 0.001), "kg": ("mass", 1.0), "t": ("mass", 1000.0),
-    "oz": ("mass", 0.028349523125), "lb": ("mass", 0.45359237), "st": ("mass", 6.35029318),
-    "C": ("temperature", 0.0), "F": ("temperature", 0.0), "K": ("temperature", 0.0),
+    "mm": ("length", 0.001),
+    "cm": ("length", 0.01),
+    "m": ("length", 1.0),
+    "km": ("length", 1000.0),
+    "in": ("length", 0.0254),
+    "ft": ("length", 0.3048),
+    "yd": ("length", 0.9144),
+    "mi": ("length", 1609.344),
+    "nmi": ("length", 1852.0),
+    "mg": ("mass", 1e-6),
+    "g": ("mass", 0.001),
+    "kg": ("mass", 1.0),
+    "t": ("mass", 1000.0),
+    "oz": ("mass", 0.028349523125),
+    "lb": ("mass", 0.45359237),
+    "st": ("mass", 6.35029318),
+    "C": ("temperature", 0.0),
+    "F": ("temperature", 0.0),
+    "K": ("temperature", 0.0),
 }
 _ALIASES = {
-    "millimeter": "mm", "millimetre": "mm", "centimeter": "cm", "centimetre": "cm",
-    "meter": "m", "metre": "m", "kilometer": "km", "kilometre": "km", "inch": "in", "inches": "in",
-    "foot": "ft", "feet": "ft", "yard": "yd", "mile": "mi", "nautical mile": "nmi",
-    "milligram": "mg", "gram": "g", "kilogram": "kg", "kilo": "kg", "tonne": "t", "ton": "t",
-    "ounce": "oz", "pound": "lb", "lbs": "lb", "stone": "st",
-    "c": "C", "°c": "C", "celsius": "C", "f": "F", "°f": "F", "fahrenheit": "F", "k": "K", "kelvin": "K",
+    "millimeter": "mm",
+    "millimetre": "mm",
+    "centimeter": "cm",
+    "centimetre": "cm",
+    "meter": "m",
+    "metre": "m",
+    "kilometer": "km",
+    "kilometre": "km",
+    "inch": "in",
+    "inches": "in",
+    "foot": "ft",
+    "feet": "ft",
+    "yard": "yd",
+    "mile": "mi",
+    "nautical mile": "nmi",
+    "milligram": "mg",
+    "gram": "g",
+    "kilogram": "kg",
+    "kilo": "kg",
+    "tonne": "t",
+    "ton": "t",
+    "ounce": "oz",
+    "pound": "lb",
+    "lbs": "lb",
+    "stone": "st",
+    "c": "C",
+    "°c": "C",
+    "celsius": "C",
+    "f": "F",
+    "°f": "F",
+    "fahrenheit": "F",
+    "k": "K",
+    "kelvin": "K",
 }
 _TO_KELVIN = {"C": lambda v: v + 273.15, "F": lambda v: (v - 32) * 5 / 9 + 273.15, "K": lambda v: v}
 _FROM_KELVIN = {"C": lambda k: k - 273.15, "F": lambda k: (k - 273.15) * 9 / 5 + 32, "K": lambda k: k}
@@ -196,7 +251,7 @@ def load_sections(directory: Path = DOCS_DIR) -> tuple[Section, ...]:
     sections = []
     for path in sorted(directory.glob("*.md")):
         title, heading, lines = path.stem, "", []
-        for line in path.read_text(encoding="utf-8").splitlines() + ["## "]:
+        for line in [*path.read_text(encoding="utf-8").splitlines(), "## "]:
             if line.startswith("# "):
                 title = line[2:].strip()
             elif line.startswith("## "):
@@ -215,7 +270,7 @@ def search(query: str, top_k: int = 3, sections: tuple[Section, ...] | None = No
     counted = [Counter(terms(f"{s.title} {s.heading} {s.text}")) for s in sections]
     wanted = set(terms(query))
     scored = []
-    for section, counts in zip(sections, counted):
+    for section, counts in zip(sections, counted, strict=True):
         score = sum(_idf(term, counted) * (1 + math.log(counts[term])) for term in wanted if counts[term])
         if score > 0:
             scored.append((round(score, 3), section))
@@ -259,8 +314,15 @@ def builtin_tools() -> list[LocalTool]:
             name="current_time",
             description="Get the current date and time in a timezone.",
             parameters=[
-                ToolParam("timezone", description="IANA timezone name, e.g. Europe/Paris or UTC", required=False, default="UTC"),
-                ToolParam("format", description="strftime format", required=False, default="%Y-%m-%d %H:%M:%S %Z", form="form"),
+                ToolParam(
+                    "timezone",
+                    description="IANA timezone name, e.g. Europe/Paris or UTC",
+                    required=False,
+                    default="UTC",
+                ),
+                ToolParam(
+                    "format", description="strftime format", required=False, default="%Y-%m-%d %H:%M:%S %Z", form="form"
+                ),
             ],
             runtime_parameters={"format": "%Y-%m-%d %H:%M:%S %Z"},
             handler=_current_time,
@@ -282,7 +344,13 @@ def builtin_tools() -> list[LocalTool]:
             "battery, warranty, shipping, firmware, support) and return the best matching sections.",
             parameters=[
                 ToolParam("query", description="Keywords to search for"),
-                ToolParam("top_k", type="number", description="How many sections to return (default 3)", required=False, default=3),
+                ToolParam(
+                    "top_k",
+                    type="number",
+                    description="How many sections to return (default 3)",
+                    required=False,
+                    default=3,
+                ),
             ],
             handler=_doc_search,
         ),

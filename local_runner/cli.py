@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -78,7 +77,9 @@ def choose_backend(args: argparse.Namespace, scenario: Scenario) -> LLMBackend:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (sub-commands ``run`` and ``tools``)."""
-    parser = argparse.ArgumentParser(prog="python -m local_runner", description="Run the plugin's agent strategies locally.")
+    parser = argparse.ArgumentParser(
+        prog="python -m local_runner", description="Run the plugin's agent strategies locally."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("tools", help="list the local tools")
     run = commands.add_parser("run", help="run one agent session")
@@ -91,17 +92,29 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--max-iterations", type=int, help="maximum_iterations")
     what.add_argument("--tool-timeout", type=float, help="tool_timeout in seconds")
     what.add_argument("--mode", choices=["chat", "completion"], help="model mode")
-    what.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="extra strategy parameter (YAML value); repeatable")
+    what.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="extra strategy parameter (YAML value); repeatable",
+    )
     model = run.add_argument_group("model backend")
-    model.add_argument("--backend", choices=sorted(BACKENDS), help="default: scripted if a script is given, else openai")
+    model.add_argument(
+        "--backend", choices=sorted(BACKENDS), help="default: scripted if a script is given, else openai"
+    )
     model.add_argument("--script", type=Path, help="scripted model turns (YAML/JSON)")
     model.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8080/v1")
     model.add_argument("--api-key", default="not-needed", help="API key for --base-url")
     model.add_argument("--model", help="model name (sent to the plugin and the server)")
     plugin = run.add_argument_group("plugin process")
-    plugin.add_argument("--plugin-dir", type=Path, default=DEFAULT_PLUGIN_DIR, help="plugin folder (default: %(default)s)")
+    plugin.add_argument(
+        "--plugin-dir", type=Path, default=DEFAULT_PLUGIN_DIR, help="plugin folder (default: %(default)s)"
+    )
     plugin.add_argument("--python", help="python for the plugin (default: <plugin>/.venv/bin/python)")
-    plugin.add_argument("--ready-timeout", type=float, default=READY_TIMEOUT, help="seconds to wait for the first heartbeat")
+    plugin.add_argument(
+        "--ready-timeout", type=float, default=READY_TIMEOUT, help="seconds to wait for the first heartbeat"
+    )
     plugin.add_argument("--timeout", type=float, default=RUN_TIMEOUT, help="seconds the whole run may take")
     output = run.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print the result as JSON instead of the live view")
@@ -159,7 +172,9 @@ def execute(args: argparse.Namespace, console: Console) -> RunResult:
                 result = run_scenario(scenario, backend, toolbox, plugin=plugin, timeout=args.timeout)
             else:
                 with LiveView(console) as view:
-                    result = run_scenario(scenario, backend, toolbox, plugin=plugin, on_update=view.on_update, timeout=args.timeout)
+                    result = run_scenario(
+                        scenario, backend, toolbox, plugin=plugin, on_update=view.on_update, timeout=args.timeout
+                    )
         finally:
             if args.transcript:
                 save_process_transcript(plugin, args.transcript)

@@ -158,7 +158,9 @@ class PluginProcess:
         while not self._ready.wait(0.05):
             if self.returncode is not None:
                 self._join_readers()
-                raise PluginError(f"plugin exited with code {self.returncode} before its first heartbeat{self.diagnostics()}")
+                raise PluginError(
+                    f"plugin exited with code {self.returncode} before its first heartbeat{self.diagnostics()}"
+                )
             if time.monotonic() > deadline:
                 self.close()
                 raise PluginError(f"plugin sent no heartbeat within {self.ready_timeout:g} s{self.diagnostics()}")
@@ -230,11 +232,17 @@ class PluginProcess:
             app_id=request.app_id,
             tool_credentials=dict(request.tool_credentials),
         )
-        handle = RunHandle(self, envelope, request.strategy, backend, toolbox, on_update)
+        handle = RunHandle(
+            self, envelope=envelope, strategy=request.strategy, backend=backend, toolbox=toolbox, on_update=on_update
+        )
         with self._runs_lock:
             self._runs[envelope.session_id] = handle
         line = protocol.agent_request(
-            envelope, strategy=request.strategy, params=request.params, user_id=request.user_id, provider=request.provider
+            envelope,
+            strategy=request.strategy,
+            params=request.params,
+            user_id=request.user_id,
+            provider=request.provider,
         )
         self.send(line)
         return handle
@@ -269,7 +277,8 @@ class PluginProcess:
         if self.returncode is not None:
             return self._death or f"plugin process exited with code {self.returncode}"
         if self.heartbeat_age() > self.heartbeat_timeout:
-            self._death = f"plugin sent no heartbeat for {self.heartbeat_age():.1f} s (limit {self.heartbeat_timeout:g} s); killed it"
+            silence, limit = self.heartbeat_age(), self.heartbeat_timeout
+            self._death = f"plugin sent no heartbeat for {silence:.1f} s (limit {limit:g} s); killed it"
             self.close()
             return self._death
         return None
@@ -367,6 +376,7 @@ class RunHandle:
     def __init__(
         self,
         process: PluginProcess,
+        *,
         envelope: protocol.SessionEnvelope,
         strategy: str,
         backend: LLMBackend,
@@ -422,9 +432,8 @@ class RunHandle:
             self._start_invocation(data)
         elif kind == "error":
             self.result.set_error(data)
-        elif kind == "end":
-            if self.result.finish():
-                self._done.set()
+        elif kind == "end" and self.result.finish():
+            self._done.set()
         self._notify()
 
     def on_plugin_log(self, data: dict[str, Any]) -> None:
@@ -475,9 +484,8 @@ class RunHandle:
         if kind == "tool":
             yield from self.toolbox.invoke_tool(request)
             return
-        for chunk in self.backend.invoke_llm(request):
-            if not self.process.raw_llm_chunks:
-                chunk = protocol.daemon_chunk(chunk)
+        for raw in self.backend.invoke_llm(request):
+            chunk = raw if self.process.raw_llm_chunks else protocol.daemon_chunk(raw)
             usage = (chunk.get("delta") or {}).get("usage")
             if usage:
                 self.result.add_llm_usage(usage)

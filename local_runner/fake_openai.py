@@ -16,11 +16,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
-def chat_event(delta: dict[str, Any] | None, finish: str | None = None, usage: dict[str, int] | None = None) -> dict[str, Any]:
+def chat_event(
+    delta: dict[str, Any] | None, finish: str | None = None, usage: dict[str, int] | None = None
+) -> dict[str, Any]:
     """One ``chat.completion.chunk`` event: a choice with ``delta`` (``None``: no choice,
     as in the final usage-only event) and ``finish`` reason, plus optional ``usage``."""
     choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
-    return {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": "fake", "choices": choices, "usage": usage}
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "fake",
+        "choices": choices,
+        "usage": usage,
+    }
 
 
 def completion_event(text: str, finish: str | None = None) -> dict[str, Any]:
@@ -41,7 +50,7 @@ class FakeOpenAIServer:
         lock = threading.Lock()
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server API)
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with lock:
                     owner.requests.append((self.path, body))
@@ -56,7 +65,7 @@ class FakeOpenAIServer:
                     self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
                 self.wfile.write(b"data: [DONE]\n\n")
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server API)
+            def log_message(self, format: str, *args: Any) -> None:
                 """Stay quiet."""
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

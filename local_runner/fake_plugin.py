@@ -67,7 +67,9 @@ class FakePlugin:
         self.write(self.config.get("manifest") or DEFAULT_MANIFEST)
         for line in self.config.get("noise") or []:
             self.write(line)
-        self.write({"event": "log", "data": {"level": "INFO", "message": "fake plugin started", "timestamp": time.time()}})
+        self.write(
+            {"event": "log", "data": {"level": "INFO", "message": "fake plugin started", "timestamp": time.time()}}
+        )
         if self.config.get("exit_at_start") is not None:
             os._exit(int(self.config["exit_at_start"]))
         threading.Thread(target=self._beat, daemon=True).start()
@@ -124,7 +126,11 @@ class FakePlugin:
             request_id = uuid.uuid4().hex
             self._replies[request_id] = queue.Queue()
             ids.append((request_id, time.monotonic()))
-            self.session(session_id, "invoke", {"type": call["type"], "backwards_request_id": request_id, "request": call["request"]})
+            self.session(
+                session_id,
+                "invoke",
+                {"type": call["type"], "backwards_request_id": request_id, "request": call["request"]},
+            )
         return [self._collect(request_id, started) for request_id, started in ids]
 
     def _collect(self, request_id: str, started: float) -> dict[str, Any]:

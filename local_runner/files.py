@@ -54,7 +54,7 @@ class FileServer:
         files = self._files
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server API)
+            def do_GET(self) -> None:
                 path = files.get(unquote(self.path))
                 if path is None:
                     self.send_error(404)
@@ -66,7 +66,7 @@ class FileServer:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server API)
+            def log_message(self, format: str, *args: Any) -> None:
                 """Stay quiet: the runner's terminal is the live view."""
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -88,4 +88,6 @@ class FileServer:
         route = f"/{len(self._files)}/{path.name}"
         self._files[route] = path
         host, port = self._server.server_address[:2]
-        return file_param({"url": f"http://{host}:{port}{quote(route)}", "filename": path.name, "size": path.stat().st_size})
+        return file_param(
+            {"url": f"http://{host}:{port}{quote(route)}", "filename": path.name, "size": path.stat().st_size}
+        )

@@ -171,8 +171,15 @@ def _daemon_tool_call(call: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-_PRICE_FIELDS = ("prompt_unit_price", "prompt_price_unit", "prompt_price", "completion_unit_price",
-                 "completion_price_unit", "completion_price", "total_price")
+_PRICE_FIELDS = (
+    "prompt_unit_price",
+    "prompt_price_unit",
+    "prompt_price",
+    "completion_unit_price",
+    "completion_price_unit",
+    "completion_price",
+    "total_price",
+)
 
 
 def _daemon_usage(usage: dict[str, Any] | None) -> dict[str, Any] | None:

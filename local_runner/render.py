@@ -114,7 +114,9 @@ def usage_table(result: RunResult) -> Table:
     for row in _USAGE_ROWS:
         table.add_row(row, _cell(plugin.get(row)), _cell(backend.get(row)))
     table.add_row("currency", _cell(plugin.get("currency")), _cell(backend.get("currency")))
-    table.caption = f"{len(result.llm_requests)} LLM calls · {len(result.tool_requests)} tool calls · {result.duration:.2f} s"
+    table.caption = (
+        f"{len(result.llm_requests)} LLM calls · {len(result.tool_requests)} tool calls · {result.duration:.2f} s"
+    )
     return table
 
 

@@ -54,8 +54,14 @@ class LogNode:
     def to_dict(self) -> dict[str, Any]:
         """JSON form (without runner times)."""
         return {
-            "id": self.id, "label": self.label, "parent_id": self.parent_id, "status": self.status,
-            "error": self.error, "data": self.data, "metadata": self.metadata, "children": list(self.children),
+            "id": self.id,
+            "label": self.label,
+            "parent_id": self.parent_id,
+            "status": self.status,
+            "error": self.error,
+            "data": self.data,
+            "metadata": self.metadata,
+            "children": list(self.children),
         }
 
 
@@ -150,8 +156,12 @@ class RunResult:
         parts = self._blobs.setdefault(str(body.get("id")), [])
         parts.append(body)
         if body.get("end"):
-            data = b"".join(base64.b64decode(p.get("blob") or "") for p in sorted(parts, key=lambda p: p.get("sequence", 0)))
-            self.files.append({"type": "blob", "blob": base64.b64encode(data).decode(), "size": len(data), "meta": meta})
+            data = b"".join(
+                base64.b64decode(p.get("blob") or "") for p in sorted(parts, key=lambda p: p.get("sequence", 0))
+            )
+            self.files.append(
+                {"type": "blob", "blob": base64.b64encode(data).decode(), "size": len(data), "meta": meta}
+            )
             del self._blobs[str(body.get("id"))]
 
     def add_llm_request(self, request: dict[str, Any]) -> None:
@@ -247,7 +257,11 @@ class RunResult:
             return [self._snapshot(node) for node in self.root_logs()]
 
     def _snapshot(self, node: LogNode) -> dict[str, Any]:
-        return {"label": node.label, "status": node.status, "children": [self._snapshot(c) for c in self.children(node)]}
+        return {
+            "label": node.label,
+            "status": node.status,
+            "children": [self._snapshot(c) for c in self.children(node)],
+        }
 
     def unfinished_logs(self) -> list[LogNode]:
         """Log entries whose last status is still "start"."""

@@ -87,7 +87,9 @@ class ModelSettings:
             "fetch_from": "predefined-model",
             "model_properties": {"mode": self.mode, "context_size": self.context_size},
             "deprecated": False,
-            "parameter_rules": self.parameter_rules if self.parameter_rules is not None else default_parameter_rules(self.context_size),
+            "parameter_rules": self.parameter_rules
+            if self.parameter_rules is not None
+            else default_parameter_rules(self.context_size),
             "pricing": self.pricing,
         }
 
@@ -95,16 +97,25 @@ class ModelSettings:
 def default_parameter_rules(context_size: int) -> list[dict[str, Any]]:
     """``temperature``, ``top_p`` and ``max_tokens`` rules as model plugins declare them."""
 
-    def rule(name: str, kind: str, default: float, low: float, high: float, precision: int) -> dict[str, Any]:
+    def rule(name: str, *, kind: str, default: float, low: float, high: float, precision: int) -> dict[str, Any]:
         return {
-            "name": name, "use_template": name, "label": i18n(name), "type": kind, "help": None,
-            "required": False, "default": default, "min": low, "max": high, "precision": precision, "options": [],
+            "name": name,
+            "use_template": name,
+            "label": i18n(name),
+            "type": kind,
+            "help": None,
+            "required": False,
+            "default": default,
+            "min": low,
+            "max": high,
+            "precision": precision,
+            "options": [],
         }
 
     return [
-        rule("temperature", "float", 0.7, 0.0, 2.0, 2),
-        rule("top_p", "float", 1.0, 0.0, 1.0, 2),
-        rule("max_tokens", "int", 1024, 1, context_size, 0),
+        rule("temperature", kind="float", default=0.7, low=0.0, high=2.0, precision=2),
+        rule("top_p", kind="float", default=1.0, low=0.0, high=1.0, precision=2),
+        rule("max_tokens", kind="int", default=1024, low=1, high=context_size, precision=0),
     ]
 
 
@@ -228,7 +239,9 @@ class Scenario:
         """The ``RunRequest``: parameters completed like Dify's Agent node does from the
         strategy's declaration in ``plugin_dir``, and the tool credentials."""
         params = apply_declaration(self.agent_params(toolbox, files), strategy_declaration(plugin_dir, self.strategy))
-        return RunRequest(strategy=self.strategy, params=params, tool_credentials=toolbox.credentials(self.tool_names()))
+        return RunRequest(
+            strategy=self.strategy, params=params, tool_credentials=toolbox.credentials(self.tool_names())
+        )
 
 
 def strategy_declaration(plugin_dir: Path, strategy: str) -> list[dict[str, Any]] | None:

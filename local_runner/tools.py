@@ -20,7 +20,7 @@ LOCAL_CREDENTIAL = "cred-local-tools"
 _LANGUAGES = ("en_US", "zh_Hans", "pt_BR", "ja_JP")
 
 
-class ToolNotFound(LookupError):
+class ToolNotFoundError(LookupError):
     """The plugin asked for a tool the ToolBox does not declare."""
 
 
@@ -224,11 +224,13 @@ class ToolBox:
         return [call.request for call in self.calls]
 
     def get(self, name: str) -> DeclaredTool:
-        """The tool named ``name``; ``ToolNotFound`` lists the known names."""
+        """The tool named ``name``; ``ToolNotFoundError`` lists the known names."""
         try:
             return self._tools[name]
         except KeyError:
-            raise ToolNotFound(f"tool '{name}' is not in the toolbox (known: {', '.join(self._tools) or 'none'})") from None
+            raise ToolNotFoundError(
+                f"tool '{name}' is not in the toolbox (known: {', '.join(self._tools) or 'none'})"
+            ) from None
 
     def entities(self, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """``tools`` node parameter for ``names`` (default: every tool)."""
@@ -246,7 +248,7 @@ class ToolBox:
     def invoke_tool(self, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """Record ``request`` and return the tool's message stream.
 
-        Raises ``ToolNotFound`` if the tool or its provider is unknown (the daemon turns it
+        Raises ``ToolNotFoundError`` if the tool or its provider is unknown (the daemon turns it
         into an ``error`` event); errors of the tool itself surface while iterating."""
         record = ToolCallRecord(request=request, started=time.monotonic())
         with self._lock:
@@ -254,8 +256,11 @@ class ToolBox:
         try:
             tool = self.get(str(request.get("tool")))
             if request.get("provider") != tool.provider:
-                raise ToolNotFound(f"tool '{tool.name}' of provider '{request.get('provider')}' not found (it is provided by '{tool.provider}')")
-        except ToolNotFound as exc:
+                provider = request.get("provider")
+                raise ToolNotFoundError(
+                    f"tool '{tool.name}' of provider '{provider}' not found (provided by '{tool.provider}')"
+                )
+        except ToolNotFoundError as exc:
             record.error, record.finished = str(exc), time.monotonic()
             raise
         return self._serve(tool, request, record)

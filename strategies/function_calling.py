@@ -77,7 +77,7 @@ class FunctionCallingSteps:
 
     def read_turn(self, chunks: Iterator[ModelChunk], run: RunState) -> Generator[str, None, ModelTurn]:
         """Stream the text, assemble the tool calls."""
-        return read_function_calling_turn(chunks, run.registry.names())
+        return read_function_calling_turn(chunks, run.registry.names(), run.round_index)
 
 
 class FunctionCallingAgentStrategy(AgentStrategy):

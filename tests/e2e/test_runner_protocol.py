@@ -68,7 +68,14 @@ def report(result: RunResult) -> dict[str, Any]:
 
 
 def tool(name: str, *messages: dict[str, Any], latency: float = 0.0, **options: Any) -> ScriptedTool:
-    return ScriptedTool(name=name, description=f"the {name} tool", parameters=[ToolParam("q")], responses=list(messages), latency=latency, **options)
+    return ScriptedTool(
+        name=name,
+        description=f"the {name} tool",
+        parameters=[ToolParam("q")],
+        responses=list(messages),
+        latency=latency,
+        **options,
+    )
 
 
 # -- the probe ----------------------------------------------------------------------------------
@@ -91,13 +98,21 @@ def test_streamed_text_and_usage_reach_the_sdk(probe: PluginProcess) -> None:
     assert seen["finish_reason"] == "stop"
     assert result.log_tree_snapshot() == [{"label": "PROBE", "status": "success", "children": []}]
     request = backend.requests[0]
-    assert request["prompt_messages"][0]["content"] == "probe query" and request["stop"] == ["STOP"] and request["stream"] is True
+    assert (
+        request["prompt_messages"][0]["content"] == "probe query"
+        and request["stop"] == ["STOP"]
+        and request["stream"] is True
+    )
     assert request["model"] == "gpt-4o-mini" and request["mode"] == "chat"
 
 
 def test_tool_call_fragments_arrive_as_the_go_daemon_sends_them(probe: PluginProcess) -> None:
     fragments = [
-        {"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": ""}}]},
+        {
+            "tool_calls": [
+                {"index": 0, "id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": ""}}
+            ]
+        },
         {"tool_calls": [{"index": 0, "function": {"arguments": '{"q": "x"}'}}]},
     ]
     result, _, toolbox = probe_run(probe, [{"chunks": fragments}], [tool("lookup", text_message("found"))])
@@ -107,7 +122,10 @@ def test_tool_call_fragments_arrive_as_the_go_daemon_sends_them(probe: PluginPro
         {"id": "", "type": "", "function": {"name": "", "arguments": '{"q": "x"}'}},
     ]
     assert result.ok, result.error_text
-    assert [r.get("error") for r in report(result)["tool_results"]] == [None, "unknown tool ''"]  # the probe does not merge
+    assert [r.get("error") for r in report(result)["tool_results"]] == [
+        None,
+        "unknown tool ''",
+    ]  # the probe does not merge
     assert toolbox.requests[0]["tool_parameters"] == {}
 
 
@@ -153,7 +171,9 @@ def test_concurrent_sessions_share_one_process(probe: PluginProcess) -> None:
     toolbox = ToolBox([tool("slow", text_message("ok"), latency=0.5)])
     handles = []
     for n in range(3):
-        backend = ScriptedBackend([{"text": f"session {n} ", "tool_calls": [{"name": "slow", "arguments": {"q": "x"}}]}])
+        backend = ScriptedBackend(
+            [{"text": f"session {n} ", "tool_calls": [{"name": "slow", "arguments": {"q": "x"}}]}]
+        )
         scenario = Scenario(query=f"q{n}", strategy="probe", tools=["slow"])
         handles.append(probe.start_run(scenario.run_request(toolbox, PROBE_DIR, None), backend, toolbox))
     started = time.monotonic()
@@ -189,13 +209,17 @@ def test_a_plugin_that_cannot_start_is_reported_clearly(tmp_path: Path) -> None:
         PluginProcess(tmp_path).start()
     folder = shutil.copytree(PROBE_DIR, tmp_path / "probe", ignore=shutil.ignore_patterns("__pycache__"))
     (folder / "strategies" / "probe.py").unlink()
-    with pytest.raises(PluginError, match="exited with code 1 before its first heartbeat(.|\n)*FileNotFoundError"):
+    with pytest.raises(PluginError, match=r"exited with code 1 before its first heartbeat(.|\n)*FileNotFoundError"):
         PluginProcess(folder).start()
 
 
 def test_a_crash_mid_run_ends_the_run(tmp_path: Path) -> None:
     with PluginProcess(PROBE_DIR) as process:
-        handle = process.start_run(Scenario(query="q", strategy="probe").run_request(ToolBox(), PROBE_DIR, None), ScriptedBackend([{"hang": True}]), ToolBox())
+        handle = process.start_run(
+            Scenario(query="q", strategy="probe").run_request(ToolBox(), PROBE_DIR, None),
+            ScriptedBackend([{"hang": True}]),
+            ToolBox(),
+        )
         while not handle.result.llm_requests:
             time.sleep(0.05)
         threading.Timer(0.1, os.kill, (process.pid, signal.SIGKILL)).start()
@@ -249,7 +273,18 @@ def test_real_plugin_with_a_streaming_openai_server(plugin: PluginProcess) -> No
         server.replies = [
             [
                 chat_event({"role": "assistant", "content": ""}),
-                chat_event({"tool_calls": [{"index": 0, "id": "call_9", "type": "function", "function": {"name": "calculator", "arguments": ""}}]}),
+                chat_event(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "call_9",
+                                "type": "function",
+                                "function": {"name": "calculator", "arguments": ""},
+                            }
+                        ]
+                    }
+                ),
                 chat_event({"tool_calls": [{"index": 0, "function": {"arguments": '{"expression": '}}]}),
                 chat_event({"tool_calls": [{"index": 0, "function": {"arguments": '"2 ** 10"}'}}]}),
                 chat_event({}, finish="tool_calls"),

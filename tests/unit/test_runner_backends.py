@@ -66,7 +66,9 @@ def test_usage_total_is_the_sum_of_parts(prompt: int, completion: int) -> None:
 
 
 def test_shorthand_text_is_split_and_last_chunk_carries_usage() -> None:
-    backend = ScriptedBackend([{"text": "Hello world!", "split": 5, "usage": {"prompt_tokens": 10, "completion_tokens": 3}}])
+    backend = ScriptedBackend(
+        [{"text": "Hello world!", "split": 5, "usage": {"prompt_tokens": 10, "completion_tokens": 3}}]
+    )
     chunks = play(backend)
     assert [c["delta"]["message"]["content"] for c in chunks] == ["Hello", " worl", "d!", ""]
     assert [c["delta"]["index"] for c in chunks] == [0, 1, 2, 3]
@@ -78,11 +80,24 @@ def test_shorthand_text_is_split_and_last_chunk_carries_usage() -> None:
 
 
 def test_shorthand_tool_calls_come_complete_in_one_chunk() -> None:
-    backend = ScriptedBackend([{"tool_calls": [{"name": "calculator", "arguments": {"expression": "2+2"}}, {"id": "c2", "name": "t", "arguments": "{bad"}]}])
+    backend = ScriptedBackend(
+        [
+            {
+                "tool_calls": [
+                    {"name": "calculator", "arguments": {"expression": "2+2"}},
+                    {"id": "c2", "name": "t", "arguments": "{bad"},
+                ]
+            }
+        ]
+    )
     chunks = play(backend)
     calls = chunks[0]["delta"]["message"]["tool_calls"]
     assert calls == [
-        {"id": "call_0001", "type": "function", "function": {"name": "calculator", "arguments": '{"expression": "2+2"}'}},
+        {
+            "id": "call_0001",
+            "type": "function",
+            "function": {"name": "calculator", "arguments": '{"expression": "2+2"}'},
+        },
         {"id": "c2", "type": "function", "function": {"name": "t", "arguments": "{bad"}},
     ]
     assert chunks[-1]["delta"]["finish_reason"] == "tool_calls"
@@ -162,7 +177,9 @@ def test_malformed_turns_are_refused(turn: Any, message: str) -> None:
 
 
 def test_turns_load_from_yaml_and_json_files(tmp_path: Path) -> None:
-    (tmp_path / "t.yaml").write_text("pricing: {input: '1', output: '2', unit: '0.001', currency: EUR}\nturns:\n  - text: hi\n")
+    (tmp_path / "t.yaml").write_text(
+        "pricing: {input: '1', output: '2', unit: '0.001', currency: EUR}\nturns:\n  - text: hi\n"
+    )
     (tmp_path / "t.json").write_text(json.dumps([{"text": "hi"}]))
     backend = ScriptedBackend.from_file(tmp_path / "t.yaml")
     assert backend.pricing == Pricing(Decimal(1), Decimal(2), Decimal("0.001"), "EUR")
@@ -176,20 +193,40 @@ def test_turns_load_from_yaml_and_json_files(tmp_path: Path) -> None:
 def test_prompt_messages_convert_to_openai_chat_messages() -> None:
     messages = [
         {"role": "system", "content": "be brief"},
-        {"role": "user", "content": [
-            {"type": "text", "data": "what is this?"},
-            {"type": "image", "base64_data": "QUJD", "mime_type": "image/png", "format": "png", "detail": "high"},
-            {"type": "document", "url": "http://x/a.pdf", "mime_type": "application/pdf", "filename": "a.pdf", "format": "pdf"},
-        ]},
-        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "calc", "arguments": "{}"}}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "data": "what is this?"},
+                {"type": "image", "base64_data": "QUJD", "mime_type": "image/png", "format": "png", "detail": "high"},
+                {
+                    "type": "document",
+                    "url": "http://x/a.pdf",
+                    "mime_type": "application/pdf",
+                    "filename": "a.pdf",
+                    "format": "pdf",
+                },
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "calc", "arguments": "{}"}}],
+        },
         {"role": "tool", "content": "4", "tool_call_id": "c1", "name": "calc"},
         {"role": "developer", "content": "x"},
     ]
     converted = to_openai_messages(messages)
     assert converted[0] == {"role": "system", "content": "be brief"}
-    assert converted[1]["content"][1] == {"type": "image_url", "image_url": {"url": "data:image/png;base64,QUJD", "detail": "high"}}
+    assert converted[1]["content"][1] == {
+        "type": "image_url",
+        "image_url": {"url": "data:image/png;base64,QUJD", "detail": "high"},
+    }
     assert converted[1]["content"][2]["type"] == "text" and "a.pdf" in converted[1]["content"][2]["text"]
-    assert converted[2] == {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "calc", "arguments": "{}"}}]}
+    assert converted[2] == {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "calc", "arguments": "{}"}}],
+    }
     assert converted[3] == {"role": "tool", "tool_call_id": "c1", "content": "4"}
     assert converted[4]["role"] == "system"
 
@@ -211,14 +248,22 @@ def fake_server() -> Iterator[FakeOpenAIServer]:
 
 
 def test_openai_backend_streams_text_tool_deltas_and_usage(fake_server: FakeOpenAIServer) -> None:
-    fake_server.replies = [[
-        chat_event({"role": "assistant", "content": "Let me "}),
-        chat_event({"content": "check."}),
-        chat_event({"tool_calls": [{"index": 0, "id": "call_a", "type": "function", "function": {"name": "calc", "arguments": ""}}]}),
-        chat_event({"tool_calls": [{"index": 0, "function": {"arguments": '{"x": 1}'}}]}),
-        chat_event({}, finish="tool_calls"),
-        chat_event(None, usage={"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}),
-    ]]
+    fake_server.replies = [
+        [
+            chat_event({"role": "assistant", "content": "Let me "}),
+            chat_event({"content": "check."}),
+            chat_event(
+                {
+                    "tool_calls": [
+                        {"index": 0, "id": "call_a", "type": "function", "function": {"name": "calc", "arguments": ""}}
+                    ]
+                }
+            ),
+            chat_event({"tool_calls": [{"index": 0, "function": {"arguments": '{"x": 1}'}}]}),
+            chat_event({}, finish="tool_calls"),
+            chat_event(None, usage={"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}),
+        ]
+    ]
     backend = OpenAICompatibleBackend(fake_server.base_url, model="served-model")
     chunks = list(backend.invoke_llm(REQUEST))
     assert [c["delta"]["message"]["content"] for c in chunks[:2]] == ["Let me ", "check."]

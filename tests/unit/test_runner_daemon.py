@@ -7,13 +7,11 @@ import json
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from local_runner import protocol
 from local_runner.backends import ScriptedBackend
 from local_runner.daemon import PluginError, PluginProcess, RunRequest, plugin_command, plugin_env
 from local_runner.fake_plugin import DEFAULT_MANIFEST
@@ -22,7 +20,16 @@ from local_runner.tools import LOCAL_PROVIDER, ScriptedTool, ToolBox, text_messa
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
 TOOL_REQUEST = {"tool_type": "builtin", "provider": LOCAL_PROVIDER, "tool": "slow", "tool_parameters": {"q": "x"}}
-LLM_REQUEST = {"provider": "p", "model": "m", "mode": "chat", "completion_params": {}, "prompt_messages": [], "tools": None, "stop": None, "stream": True}
+LLM_REQUEST = {
+    "provider": "p",
+    "model": "m",
+    "mode": "chat",
+    "completion_params": {},
+    "prompt_messages": [],
+    "tools": None,
+    "stop": None,
+    "stream": True,
+}
 REQUEST = RunRequest("probe", {"query": "hi"}, tool_credentials={LOCAL_PROVIDER: "cred"})
 
 
@@ -36,7 +43,9 @@ def fake_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def fake(fake_dir: Path, **config: Any) -> PluginProcess:
     """A PluginProcess on the fake plugin configured with ``config``."""
-    options = {key: config.pop(key) for key in ("heartbeat_timeout", "ready_timeout", "raw_llm_chunks") if key in config}
+    options = {
+        key: config.pop(key) for key in ("heartbeat_timeout", "ready_timeout", "raw_llm_chunks") if key in config
+    }
     env = {"FAKE_PLUGIN": json.dumps(config), "PYTHONPATH": str(ROOT)}
     return PluginProcess(fake_dir, python=sys.executable, env=env, **options)
 
@@ -51,7 +60,10 @@ def invokes(result: Any, index: int = -1) -> list[dict[str, Any]]:
 
 
 def test_env_forces_local_mode_and_drops_remote_settings() -> None:
-    env = plugin_env({"PATH": "/bin", "REMOTE_INSTALL_URL": "x:5003", "REMOTE_INSTALL_KEY": "k", "INSTALL_METHOD": "remote"}, {"A": "1"})
+    env = plugin_env(
+        {"PATH": "/bin", "REMOTE_INSTALL_URL": "x:5003", "REMOTE_INSTALL_KEY": "k", "INSTALL_METHOD": "remote"},
+        {"A": "1"},
+    )
     assert env == {"PATH": "/bin", "A": "1", "INSTALL_METHOD": "local"}
 
 
@@ -93,7 +105,10 @@ def test_llm_reply_is_one_response_per_chunk_then_end(fake_dir: Path) -> None:
 
 def test_llm_chunks_are_reserialized_like_the_go_daemon_unless_raw(fake_dir: Path) -> None:
     turn = {"chunks": [{"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]}]}
-    for raw, expected in [(False, {"id": "", "type": "", "function": {"name": "", "arguments": "{}"}}), (True, {"index": 0, "function": {"arguments": "{}"}})]:
+    for raw, expected in [
+        (False, {"id": "", "type": "", "function": {"name": "", "arguments": "{}"}}),
+        (True, {"index": 0, "function": {"arguments": "{}"}}),
+    ]:
         with fake(fake_dir, raw_llm_chunks=raw, script=[{"invoke": {"type": "llm", "request": LLM_REQUEST}}]) as plugin:
             result = plugin.run(REQUEST, ScriptedBackend([turn]), toolbox(), timeout=10)
         assert invokes(result)[0]["events"][0]["data"]["delta"]["message"]["tool_calls"] == [expected]
@@ -108,7 +123,9 @@ def test_parallel_tool_calls_are_served_concurrently(fake_dir: Path) -> None:
     assert max(r["finished"] for r in reports) - min(r["started"] for r in reports) < 1.2
     for report in reports:
         assert [(e["event"], e["data"]) for e in report["events"]] == [
-            ("response", text_message("one")), ("response", text_message("two")), ("end", None)
+            ("response", text_message("one")),
+            ("response", text_message("two")),
+            ("end", None),
         ]
     assert len(tools.requests) == 3 and result.tool_requests == [TOOL_REQUEST] * 3
 
@@ -117,7 +134,10 @@ def test_parallel_tool_calls_are_served_concurrently(fake_dir: Path) -> None:
     ("call", "expected"),
     [
         ({"type": "llm", "request": LLM_REQUEST}, "invoke llm model failed: rate limited"),
-        ({"type": "tool", "request": {**TOOL_REQUEST, "tool": "nope"}}, "invoke tool failed: tool 'nope' is not in the toolbox (known: slow)"),
+        (
+            {"type": "tool", "request": {**TOOL_REQUEST, "tool": "nope"}},
+            "invoke tool failed: tool 'nope' is not in the toolbox (known: slow)",
+        ),
         ({"type": "storage", "request": {}}, "unsupported invoke type: storage (the local runner serves llm and tool)"),
     ],
 )
@@ -169,20 +189,20 @@ def test_a_plugin_crash_ends_the_run_with_a_clear_error(fake_dir: Path) -> None:
         started = time.monotonic()
         result = plugin.run(REQUEST, ScriptedBackend([]), toolbox(), timeout=30)
         assert time.monotonic() - started < 5
-        with pytest.raises(PluginError, match="plugin is not running \\(exit code 3\\)"):
+        with pytest.raises(PluginError, match=r"plugin is not running \(exit code 3\)"):
             plugin.start_run(REQUEST, ScriptedBackend([]), toolbox())
     assert result.failure == "plugin process exited with code 3" and not result.ended
     assert result.text == "bye"
 
 
 def test_a_plugin_that_dies_at_start_is_reported_with_its_output(fake_dir: Path) -> None:
-    with pytest.raises(PluginError, match="exited with code 4 before its first heartbeat(.|\n)*stray line"):
+    with pytest.raises(PluginError, match=r"exited with code 4 before its first heartbeat(.|\n)*stray line"):
         fake(fake_dir, exit_at_start=4, noise=["stray line"]).start()
 
 
 def test_missing_first_heartbeat_times_out(fake_dir: Path) -> None:
     plugin = fake(fake_dir, heartbeat=False, ready_timeout=0.5)
-    with pytest.raises(PluginError, match="no heartbeat within 0.5 s"):
+    with pytest.raises(PluginError, match=r"no heartbeat within 0\.5 s"):
         plugin.start()
     assert not plugin.alive
 
@@ -214,6 +234,7 @@ def test_on_update_sees_every_event(fake_dir: Path) -> None:
     seen: list[int] = []
     script = [{"stream": text_message("a")}, {"stream": text_message("b")}]
     with fake(fake_dir, script=script) as plugin:
-        result = plugin.run(REQUEST, ScriptedBackend([]), toolbox(), on_update=lambda r: seen.append(len(r.messages)), timeout=10)
+        result = plugin.run(
+            REQUEST, ScriptedBackend([]), toolbox(), on_update=lambda r: seen.append(len(r.messages)), timeout=10
+        )
     assert seen == [1, 2, 2] and result.ok
-

@@ -41,7 +41,12 @@ def test_backwards_response_lines() -> None:
     line = protocol.backwards_response(ENVELOPE, "rid", "response", message="stream", data={"x": 1})
     assert line["event"] == "backwards_response" and line["session_id"] == "sid-1"
     assert line["data"] == {"backwards_request_id": "rid", "event": "response", "message": "stream", "data": {"x": 1}}
-    assert protocol.backwards_response(ENVELOPE, "rid", "end")["data"] == {"backwards_request_id": "rid", "event": "end", "message": "", "data": None}
+    assert protocol.backwards_response(ENVELOPE, "rid", "end")["data"] == {
+        "backwards_request_id": "rid",
+        "event": "end",
+        "message": "",
+        "data": None,
+    }
 
 
 def test_line_encoding_and_classification() -> None:
@@ -58,22 +63,44 @@ def test_permission_errors_follow_the_manifest() -> None:
     allowed = {"resource": {"permission": {"tool": {"enabled": True}, "model": {"enabled": True, "llm": True}}}}
     assert protocol.permission_error(allowed, "llm") is None and protocol.permission_error(allowed, "tool") is None
     no_llm = {"resource": {"permission": {"model": {"enabled": True, "llm": False}}}}
-    assert protocol.permission_error(no_llm, "llm") == "permission denied, you need to enable llm access in plugin manifest"
-    assert protocol.permission_error(no_llm, "tool") == "permission denied, you need to enable tool access in plugin manifest"
+    assert (
+        protocol.permission_error(no_llm, "llm")
+        == "permission denied, you need to enable llm access in plugin manifest"
+    )
+    assert (
+        protocol.permission_error(no_llm, "tool")
+        == "permission denied, you need to enable tool access in plugin manifest"
+    )
 
 
 def test_daemon_chunk_reserializes_like_the_go_daemon() -> None:
-    raw = make_chunk("m", 3, tool_calls=[{"index": 0, "function": {"arguments": '{"a"'}}], usage={**make_usage(1, 2), "prompt_price": 0.0})
+    raw = make_chunk(
+        "m",
+        3,
+        tool_calls=[{"index": 0, "function": {"arguments": '{"a"'}}],
+        usage={**make_usage(1, 2), "prompt_price": 0.0},
+    )
     raw["delta"]["message"]["name"] = None
     chunk = protocol.daemon_chunk(raw)
-    assert chunk["delta"]["message"]["tool_calls"] == [{"id": "", "type": "", "function": {"name": "", "arguments": '{"a"'}}]
+    assert chunk["delta"]["message"]["tool_calls"] == [
+        {"id": "", "type": "", "function": {"name": "", "arguments": '{"a"'}}
+    ]
     assert chunk["delta"]["message"]["name"] == "" and chunk["prompt_messages"] == []
     assert chunk["delta"]["usage"]["prompt_price"] == "0" and chunk["delta"]["usage"]["prompt_price_unit"] == "0.000001"
     LLMResultChunk(**chunk)
 
 
 def log(log_id: str, label: str, status: str, parent: str | None = None, **extra: Any) -> dict[str, Any]:
-    body = {"id": log_id, "label": label, "parent_id": parent, "error": None, "status": status, "data": {}, "metadata": {}, **extra}
+    body = {
+        "id": log_id,
+        "label": label,
+        "parent_id": parent,
+        "error": None,
+        "status": status,
+        "data": {},
+        "metadata": {},
+        **extra,
+    }
     return {"type": "log", "message": body, "meta": None}
 
 
@@ -90,10 +117,14 @@ def test_log_tree_keeps_final_states_in_first_seen_order() -> None:
     ]:
         result.add_message(message)
     assert result.log_tree_snapshot() == [
-        {"label": "ROUND 1", "status": "success", "children": [
-            {"label": "gpt Thought", "status": "success", "children": []},
-            {"label": "CALL calc", "status": "error", "children": []},
-        ]},
+        {
+            "label": "ROUND 1",
+            "status": "success",
+            "children": [
+                {"label": "gpt Thought", "status": "success", "children": []},
+                {"label": "CALL calc", "status": "error", "children": []},
+            ],
+        },
         {"label": "ROUND 2", "status": "start", "children": []},
     ]
     assert [node.id for node in result.unfinished_logs()] == ["r2"]
@@ -106,7 +137,9 @@ def test_a_child_seen_before_its_parent_is_adopted() -> None:
     result = RunResult("s", "x")
     result.add_message(log("child", "child", "success", "parent"))
     result.add_message(log("parent", "parent", "success"))
-    assert result.log_tree_snapshot() == [{"label": "parent", "status": "success", "children": [{"label": "child", "status": "success", "children": []}]}]
+    assert result.log_tree_snapshot() == [
+        {"label": "parent", "status": "success", "children": [{"label": "child", "status": "success", "children": []}]}
+    ]
 
 
 def test_text_json_files_variables_and_blobs() -> None:
@@ -121,7 +154,17 @@ def test_text_json_files_variables_and_blobs() -> None:
         {"type": "variable", "message": {"variable_name": "v", "variable_value": "ab", "stream": True}, "meta": None},
         {"type": "variable", "message": {"variable_name": "v", "variable_value": "cd", "stream": True}, "meta": None},
     ] + [
-        {"type": "blob_chunk", "message": {"id": "b", "sequence": n, "total_length": 10000, "blob": base64.b64encode(part).decode(), "end": n == 1}, "meta": {"mime_type": "text/plain"}}
+        {
+            "type": "blob_chunk",
+            "message": {
+                "id": "b",
+                "sequence": n,
+                "total_length": 10000,
+                "blob": base64.b64encode(part).decode(),
+                "end": n == 1,
+            },
+            "meta": {"mime_type": "text/plain"},
+        }
         for n, part in enumerate(chunks)
     ]
     for message in messages:

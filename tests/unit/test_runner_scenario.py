@@ -35,7 +35,13 @@ def test_shipped_scenarios_are_consistent(path: Path) -> None:
     assert set(scenario.tool_names()) <= set(toolbox.names)
     turns, _ = load_turns(scenario.base_dir / str(scenario.script))
     called = {call["name"] for turn in turns for call in turn.get("tool_calls") or []}
-    called |= {c["function"]["name"] for turn in turns for chunk in turn.get("chunks") or [] for c in chunk.get("tool_calls") or [] if c.get("function", {}).get("name")}
+    called |= {
+        c["function"]["name"]
+        for turn in turns
+        for chunk in turn.get("chunks") or []
+        for c in chunk.get("tool_calls") or []
+        if c.get("function", {}).get("name")
+    }
     assert called <= set(scenario.tool_names())
     assert strategy_declaration(ROOT, scenario.strategy) is not None
 
@@ -44,22 +50,36 @@ def test_agent_params_have_the_agent_node_shapes() -> None:
     scenario = Scenario(
         query="What is 2+2?",
         instruction="Be brief.",
-        tools=["calculator", {"name": "current_time", "runtime_parameters": {"format": "%H:%M"}, "description": "Clock."}],
+        tools=[
+            "calculator",
+            {"name": "current_time", "runtime_parameters": {"format": "%H:%M"}, "description": "Clock."},
+        ],
         history=[
             {"role": "user", "content": "hi"},
-            {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "calculator", "arguments": {"expression": "1+1"}}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "c1", "name": "calculator", "arguments": {"expression": "1+1"}}],
+            },
             {"role": "tool", "content": "2", "tool_call_id": "c1"},
         ],
         params={"extra": [1, 2]},
     )
     params = scenario.agent_params(default_toolbox())
     model = params["model"]
-    assert {k: model[k] for k in ("model_type", "mode", "type")} == {"model_type": "llm", "mode": "chat", "type": "model-selector"}
+    assert {k: model[k] for k in ("model_type", "mode", "type")} == {
+        "model_type": "llm",
+        "mode": "chat",
+        "type": "model-selector",
+    }
     config = AgentModelConfig(**model)
     assert config.entity is not None and config.entity.model_properties
     AIModelEntity(**model["entity"])
     assert [m.role.value for m in config.history_prompt_messages] == ["user", "assistant", "tool"]
-    assert model["history_prompt_messages"][1]["tool_calls"][0]["function"] == {"name": "calculator", "arguments": '{"expression": "1+1"}'}
+    assert model["history_prompt_messages"][1]["tool_calls"][0]["function"] == {
+        "name": "calculator",
+        "arguments": '{"expression": "1+1"}',
+    }
     tools = [ToolEntity(**entity) for entity in params["tools"]]
     assert tools[1].runtime_parameters == {"format": "%H:%M"} and tools[1].description.llm == "Clock."
     assert params["extra"] == [1, 2] and params["files"] is None and "tool_timeout" not in params
@@ -67,7 +87,9 @@ def test_agent_params_have_the_agent_node_shapes() -> None:
 
 def test_declared_defaults_and_casts_are_applied_like_dify() -> None:
     declaration = strategy_declaration(ROOT, "function_calling")
-    params = apply_declaration({"query": "q", "instruction": None, "maximum_iterations": "3", "extra": None}, declaration)
+    params = apply_declaration(
+        {"query": "q", "instruction": None, "maximum_iterations": "3", "extra": None}, declaration
+    )
     assert params["instruction"] == "" and params["maximum_iterations"] == 3
     assert params["tool_timeout"] == 120 and params["extra"] is None
     assert strategy_declaration(ROOT, "no_such_strategy") is None
@@ -94,14 +116,19 @@ def test_history_message_passes_complete_tool_calls_through() -> None:
 
 def test_files_are_completed_and_local_files_served(tmp_path: Path) -> None:
     assert file_param({"url": "https://x.test/a/photo.png?sig=1"}) == {
-        "dify_model_identity": "__dify__file__", "mime_type": "image/png", "filename": "photo.png",
-        "extension": ".png", "size": None, "type": "image", "url": "https://x.test/a/photo.png?sig=1",
+        "dify_model_identity": "__dify__file__",
+        "mime_type": "image/png",
+        "filename": "photo.png",
+        "extension": ".png",
+        "size": None,
+        "type": "image",
+        "url": "https://x.test/a/photo.png?sig=1",
     }
     (tmp_path / "notes.txt").write_text("hello file")
     scenario = Scenario(query="q", files=["notes.txt", {"url": "http://x.test/r.pdf"}], base_dir=tmp_path)
     with FileServer() as server:
         files = scenario.resolve_files(server)
-        assert urllib.request.urlopen(files[0]["url"]).read() == b"hello file"  # noqa: S310 (loopback)
+        assert urllib.request.urlopen(files[0]["url"]).read() == b"hello file"
     assert files[0]["type"] == "document" and files[0]["size"] == 10 and files[1]["mime_type"] == "application/pdf"
 
 
@@ -113,8 +140,22 @@ def parse(*argv: str) -> Any:
 
 
 def test_cli_flags_override_the_scenario() -> None:
-    args = parse("--scenario", str(ROOT / "scenarios/calculator.yaml"), "--query", "Q?", "--tools", "calculator, doc_search",
-                 "--max-iterations", "2", "--model", "qwen", "--param", "tool_timeout=5", "--param", "extra=[a, b]")
+    args = parse(
+        "--scenario",
+        str(ROOT / "scenarios/calculator.yaml"),
+        "--query",
+        "Q?",
+        "--tools",
+        "calculator, doc_search",
+        "--max-iterations",
+        "2",
+        "--model",
+        "qwen",
+        "--param",
+        "tool_timeout=5",
+        "--param",
+        "extra=[a, b]",
+    )
     scenario = cli.build_scenario(args)
     assert (scenario.query, scenario.tools, scenario.maximum_iterations) == ("Q?", ["calculator", "doc_search"], 2)
     assert scenario.model.model == "qwen" and scenario.params == {"tool_timeout": 5, "extra": ["a", "b"]}
@@ -150,8 +191,22 @@ def fake_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_cli_json_run_and_transcript(fake_plugin: Path, capsys: pytest.CaptureFixture[str]) -> None:
     transcript = fake_plugin / "out" / "t.json"
-    code = cli.main(["run", "--query", "q", "--script", str(fake_plugin / "turns.yaml"), "--plugin-dir", str(fake_plugin),
-                     "--python", sys.executable, "--json", "--transcript", str(transcript)])
+    code = cli.main(
+        [
+            "run",
+            "--query",
+            "q",
+            "--script",
+            str(fake_plugin / "turns.yaml"),
+            "--plugin-dir",
+            str(fake_plugin),
+            "--python",
+            sys.executable,
+            "--json",
+            "--transcript",
+            str(transcript),
+        ]
+    )
     output = json.loads(capsys.readouterr().out)
     assert code == 0 and output["ok"] and output["text"] == "42"
     assert output["llm_usages"][0]["total_tokens"] == 7
@@ -165,18 +220,49 @@ def test_cli_exit_codes(fake_plugin: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert cli.main(base) == 2
     monkeypatch.setenv("FAKE_PLUGIN", json.dumps({"script": [{"error": "boom"}]}))
     assert cli.main([*base, "--script", str(fake_plugin / "turns.yaml")]) == 1
-    assert cli.main([*base[:-1], "--script", str(fake_plugin / "turns.yaml"), "--plugin-dir", str(fake_plugin / "missing")]) == 1
+    assert (
+        cli.main(
+            [*base[:-1], "--script", str(fake_plugin / "turns.yaml"), "--plugin-dir", str(fake_plugin / "missing")]
+        )
+        == 1
+    )
 
 
 def test_rendering_shows_logs_answer_files_usage_and_errors() -> None:
     result = RunResult("0123456789", "function_calling")
-    log = {"id": "r1", "label": "ROUND 1", "parent_id": None, "error": None, "status": "success", "data": {}, "metadata": {"total_tokens": 49, "elapsed_time": 0.42}}
+    log = {
+        "id": "r1",
+        "label": "ROUND 1",
+        "parent_id": None,
+        "error": None,
+        "status": "success",
+        "data": {},
+        "metadata": {"total_tokens": 49, "elapsed_time": 0.42},
+    }
     for message in [
         {"type": "log", "message": log, "meta": None},
-        {"type": "log", "message": {**log, "id": "c1", "label": "CALL calc", "parent_id": "r1", "status": "error", "error": "tool failed", "metadata": {}}, "meta": None},
+        {
+            "type": "log",
+            "message": {
+                **log,
+                "id": "c1",
+                "label": "CALL calc",
+                "parent_id": "r1",
+                "status": "error",
+                "error": "tool failed",
+                "metadata": {},
+            },
+            "meta": None,
+        },
         {"type": "text", "message": {"text": "The answer."}, "meta": None},
         {"type": "link", "message": {"text": "https://example.test"}, "meta": None},
-        {"type": "json", "message": {"json_object": {"execution_metadata": {"total_tokens": 49, "total_price": "0.0001", "currency": "USD"}}}, "meta": None},
+        {
+            "type": "json",
+            "message": {
+                "json_object": {"execution_metadata": {"total_tokens": 49, "total_price": "0.0001", "currency": "USD"}}
+            },
+            "meta": None,
+        },
     ]:
         result.add_message(message)
     result.set_error({"error_type": "ValueError", "message": "bad", "args": {"traceback": "Traceback: here"}})
@@ -185,6 +271,15 @@ def test_rendering_shows_logs_answer_files_usage_and_errors() -> None:
     console.print(render_run(result))
     console.print(render_summary(result))
     shown = console.export_text()
-    for expected in ("✔ ROUND 1", "0.42 s · 49 tok", "✘ CALL calc", "tool failed", "The answer.", "https://example.test",
-                     "total_tokens", "ValueError: bad", "Traceback: here"):
+    for expected in (
+        "✔ ROUND 1",
+        "0.42 s · 49 tok",
+        "✘ CALL calc",
+        "tool failed",
+        "The answer.",
+        "https://example.test",
+        "total_tokens",
+        "ValueError: bad",
+        "Traceback: here",
+    ):
         assert expected in shown

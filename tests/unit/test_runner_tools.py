@@ -23,7 +23,7 @@ from local_runner.tools import (
     ScriptedToolError,
     ToolBox,
     ToolInputError,
-    ToolNotFound,
+    ToolNotFoundError,
     ToolParam,
     json_message,
     text_message,
@@ -62,7 +62,14 @@ def test_select_parameters_declare_their_options() -> None:
 
 @pytest.mark.parametrize(
     ("expression", "expected"),
-    [("2 + 3 * 4", 14), ("649 * (1 - 0.15) * 1.2", 661.98), ("2 ^ 10", 1024), ("sqrt(16) + abs(-2)", 6.0), ("7 // 2 + 7 % 2", 4), ("-pi", -math.pi)],
+    [
+        ("2 + 3 * 4", 14),
+        ("649 * (1 - 0.15) * 1.2", 661.98),
+        ("2 ^ 10", 1024),
+        ("sqrt(16) + abs(-2)", 6.0),
+        ("7 // 2 + 7 % 2", 4),
+        ("-pi", -math.pi),
+    ],
 )
 def test_calculator_evaluates_arithmetic(expression: str, expected: float) -> None:
     assert evaluate(expression) == pytest.approx(expected)
@@ -70,7 +77,17 @@ def test_calculator_evaluates_arithmetic(expression: str, expected: float) -> No
 
 @pytest.mark.parametrize(
     "expression",
-    ["__import__('os').system('true')", "(1).__class__", "open('/etc/passwd')", "x + 1", "9 ** 9 ** 9", "1 / 0", "[1, 2]", "sqrt(x=4)", "2 +"],
+    [
+        "__import__('os').system('true')",
+        "(1).__class__",
+        "open('/etc/passwd')",
+        "x + 1",
+        "9 ** 9 ** 9",
+        "1 / 0",
+        "[1, 2]",
+        "sqrt(x=4)",
+        "2 +",
+    ],
 )
 def test_calculator_refuses_anything_else(expression: str) -> None:
     with pytest.raises(ToolInputError):
@@ -91,7 +108,13 @@ def test_current_time_uses_the_timezone_and_runtime_format() -> None:
 
 @pytest.mark.parametrize(
     ("value", "source", "target", "expected"),
-    [(5, "km", "mi", 3.10686), (4.2, "kilograms", "lb", 9.25942), (100, "C", "F", 212), (0, "K", "celsius", -273.15), (12, "inches", "feet", 1)],
+    [
+        (5, "km", "mi", 3.10686),
+        (4.2, "kilograms", "lb", 9.25942),
+        (100, "C", "F", 212),
+        (0, "K", "celsius", -273.15),
+        (12, "inches", "feet", 1),
+    ],
 )
 def test_unit_convert(value: float, source: str, target: str, expected: float) -> None:
     assert convert(value, source, target) == pytest.approx(expected, rel=1e-5)
@@ -129,25 +152,31 @@ def test_missing_required_parameter_is_an_error() -> None:
 
 def test_unknown_tool_or_provider_is_not_found_and_recorded() -> None:
     toolbox = default_toolbox()
-    with pytest.raises(ToolNotFound, match="known: calculator"):
+    with pytest.raises(ToolNotFoundError, match="known: calculator"):
         call(toolbox, "weather")
-    with pytest.raises(ToolNotFound, match="provided by"):
+    with pytest.raises(ToolNotFoundError, match="provided by"):
         call(toolbox, "calculator", provider="someone/else/else", expression="1")
     assert [record.error is not None for record in toolbox.calls] == [True, True]
 
 
 def test_tool_outputs_validate_as_sdk_messages() -> None:
     toolbox = default_toolbox()
-    for tool, params in [("calculator", {"expression": "1+1"}), ("current_time", {}), ("doc_search", {"query": "firmware"})]:
+    for tool, params in [
+        ("calculator", {"expression": "1+1"}),
+        ("current_time", {}),
+        ("doc_search", {"query": "firmware"}),
+    ]:
         for message in call(toolbox, tool, **params):
             ToolInvokeMessage(**message)
 
 
 def test_scripted_tool_replays_messages_with_latency_and_error() -> None:
-    toolbox = ToolBox([
-        ScriptedTool(name="lookup", responses=[text_message("a"), json_message({"b": 1})], latency=0.1),
-        ScriptedTool(name="broken", responses=[text_message("partial")], error="backend down"),
-    ])
+    toolbox = ToolBox(
+        [
+            ScriptedTool(name="lookup", responses=[text_message("a"), json_message({"b": 1})], latency=0.1),
+            ScriptedTool(name="broken", responses=[text_message("partial")], error="backend down"),
+        ]
+    )
     started = time.monotonic()
     assert call(toolbox, "lookup", anything="goes") == [text_message("a"), json_message({"b": 1})]
     assert time.monotonic() - started >= 0.1

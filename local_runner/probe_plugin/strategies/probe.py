@@ -45,7 +45,9 @@ class ProbeStrategy(AgentStrategy):
 
     def _ask(self, parameters: dict[str, Any], tools: list[ToolEntity]) -> Any:
         model = parameters["model"]
-        config = LLMModelConfig(**{key: model[key] for key in ("provider", "model", "model_type", "mode", "completion_params")})
+        config = LLMModelConfig(
+            **{key: model[key] for key in ("provider", "model", "model_type", "mode", "completion_params")}
+        )
         return self.session.model.llm.invoke(
             model_config=config,
             prompt_messages=[UserPromptMessage(content=parameters["query"])],
@@ -66,12 +68,14 @@ class ProbeStrategy(AgentStrategy):
             return {"id": call["id"], "error": f"unknown tool {call['function']['name']!r}"}
         arguments = {**tool.runtime_parameters, **json.loads(call["function"]["arguments"] or "{}")}
         try:
-            messages = list(self.session.tool.invoke(
-                provider_type=tool.provider_type,
-                provider=tool.identity.provider,
-                tool_name=tool.identity.name,
-                parameters=arguments,
-            ))
+            messages = list(
+                self.session.tool.invoke(
+                    provider_type=tool.provider_type,
+                    provider=tool.identity.provider,
+                    tool_name=tool.identity.name,
+                    parameters=arguments,
+                )
+            )
         except Exception as exc:  # reported, not raised: the probe shows what the SDK saw
             return {"id": call["id"], "error": str(exc), "started": started, "finished": time.monotonic()}
         return {
@@ -80,4 +84,3 @@ class ProbeStrategy(AgentStrategy):
             "started": started,
             "finished": time.monotonic(),
         }
-
