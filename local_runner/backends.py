@@ -251,9 +251,11 @@ class ScriptedBackend:
     * raw ``{"chunks": [delta, ...]}``: each ``delta`` is passed through as given
       (``{"content", "tool_calls", "finish_reason", "usage", "index"}`` or
       ``{"message": {...}}``; tool calls exactly as written: with or without
-      index/id, argument fragments...); the turn's ``usage``/``finish_reason`` go on the
+      index/id, argument fragments...; the daemon then re-serializes them as the Go daemon
+      does, see ``protocol.daemon_chunk``); the turn's ``usage``/``finish_reason`` go on the
       last chunk unless it has its own;
-    * ``{"error": "message"}``: raise (after any chunks of the turn) -> ``error`` event;
+    * ``{"error": "message"}``: raise (after any chunks of the turn) -> ``error`` event
+      "invoke llm model failed: message";
     * ``{"hang": true}``: never finish (after any chunks), until ``release()``;
     * ``{"delay": seconds}``: wait before the first chunk (combinable with all of the above).
 

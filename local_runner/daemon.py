@@ -259,7 +259,8 @@ class PluginProcess:
         """Run one agent session to its end (or failure, or ``timeout`` seconds)."""
         return self.start_run(request, backend, toolbox, on_update=on_update).wait(timeout)
 
-    def _forget(self, session_id: str) -> None:
+    def forget(self, session_id: str) -> None:
+        """Stop routing lines to the run of ``session_id`` (once its result was handed out)."""
         with self._runs_lock:
             self._runs.pop(session_id, None)
 
@@ -390,7 +391,6 @@ class RunHandle:
         self.result = RunResult(envelope.session_id, strategy)
         self._on_update = on_update
         self._done = threading.Event()
-        self.invocations: list[threading.Thread] = []
 
     @property
     def session_id(self) -> str:
@@ -408,7 +408,7 @@ class RunHandle:
             elif deadline is not None and time.monotonic() > deadline:
                 self.fail(f"run did not end within {timeout:g} s")
         self.result.stderr_tail = self.process.stderr_tail()
-        self.process._forget(self.session_id)
+        self.process.forget(self.session_id)
         return self.result
 
     def fail(self, reason: str) -> None:
@@ -438,13 +438,11 @@ class RunHandle:
 
     def on_plugin_log(self, data: dict[str, Any]) -> None:
         """Record a plugin ``log`` event that arrived during this run."""
-        with self.result.lock:
-            self.result.plugin_logs.append(data)
+        self.result.add_plugin_event("log", data)
 
     def on_plugin_error(self, data: dict[str, Any]) -> None:
         """Record a plugin ``error`` event (e.g. it could not parse a line we sent)."""
-        with self.result.lock:
-            self.result.plugin_errors.append(data)
+        self.result.add_plugin_event("error", data)
         self._notify()
 
     # -- backwards invocations ----------------------------------------------------------------
@@ -455,9 +453,7 @@ class RunHandle:
             self.result.add_llm_request(request)
         elif kind == "tool":
             self.result.add_tool_request(request)
-        thread = threading.Thread(target=self._serve, args=(data,), name=f"invoke-{kind}", daemon=True)
-        self.invocations.append(thread)
-        thread.start()
+        threading.Thread(target=self._serve, args=(data,), name=f"invoke-{kind}", daemon=True).start()
 
     def _serve(self, data: dict[str, Any]) -> None:
         """Answer one backwards invocation: ``response`` per item, or ``error``; then ``end``."""

@@ -179,6 +179,11 @@ class RunResult:
         with self.lock:
             self.llm_usages.append(usage)
 
+    def add_plugin_event(self, event: str, data: dict[str, Any]) -> None:
+        """Record a session-less plugin event: ``event`` "log" or "error" with its ``data``."""
+        with self.lock:
+            (self.plugin_logs if event == "log" else self.plugin_errors).append(data)
+
     def add_transcript(self, entry: dict[str, Any]) -> None:
         """Record one transcript line (see ``daemon.PluginProcess``)."""
         with self.lock:

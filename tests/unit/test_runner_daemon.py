@@ -238,3 +238,11 @@ def test_on_update_sees_every_event(fake_dir: Path) -> None:
             REQUEST, ScriptedBackend([]), toolbox(), on_update=lambda r: seen.append(len(r.messages)), timeout=10
         )
     assert seen == [1, 2, 2] and result.ok
+
+
+def test_stray_lines_mid_run_are_kept_for_diagnostics(fake_dir: Path) -> None:
+    with fake(fake_dir, script=[{"print": "debug: x=1"}, {"stream": text_message("ok")}]) as plugin:
+        result = plugin.run(REQUEST, ScriptedBackend([]), toolbox(), timeout=10)
+        assert plugin.noise == ["debug: x=1"]
+    assert result.ok and result.text == "ok"
+    assert {"dir": "from_plugin", "text": "debug: x=1"}.items() <= next(e for e in result.transcript if "text" in e).items()

@@ -1,0 +1,170 @@
+"""ReAct through the real plugin process, replaying what real models write
+(cases of kind react_text in shared/cases)."""
+
+import pytest
+
+from local_runner.tools import ScriptedTool, ToolParam, text_message
+
+
+def weather_tool(**kwargs) -> ScriptedTool:
+    return ScriptedTool(
+        name="get_weather",
+        description="Weather for a city",
+        parameters=[ToolParam("city", description="City name")],
+        responses=[text_message("Sunny, 21 C")],
+        **kwargs,
+    )
+
+
+def react(run, turns, **kwargs):
+    return run(turns, strategy="ReAct", **kwargs)
+
+
+def last_prompt_text(request: dict) -> str:
+    return "\n".join(str(m["content"]) for m in request["prompt_messages"])
+
+
+def assert_clean_end(result) -> None:
+    assert result.ok, result.error_text
+    assert result.unfinished_logs() == []
+
+
+ACTION = 'Thought: I need the weather.\nAction:\n```json\n{"action": "get_weather", "action_input": {"city": "Paris"}}\n```'
+
+
+def test_action_observation_and_streamed_final_answer(run):
+    result = react(
+        run,
+        [{"text": ACTION, "split": 5, "usage": {"prompt_tokens": 100, "completion_tokens": 20}},
+         {"text": "Thought: I know it.\nFinal Answer: It is sunny in Paris.", "split": 4,
+          "usage": {"prompt_tokens": 150, "completion_tokens": 10}}],
+        query="Weather in Paris?",
+        tools=[weather_tool()],
+    )
+    assert_clean_end(result)
+    assert result.text == "It is sunny in Paris."
+    answer_pieces = [m["message"]["text"] for m in result.messages if m["type"] == "text"]
+    assert len(answer_pieces) > 1, "the final answer streams in pieces"
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
+    first, second = result.llm_requests
+    assert first["tools"] is None and "Observation" in first["stop"]
+    assert "get_weather" in first["prompt_messages"][0]["content"]
+    assert "Observation: Sunny, 21 C" in last_prompt_text(second)
+    assert [n.label for n in result.root_logs()] == ["ROUND 1", "ROUND 2"]
+    assert result.execution_metadata["total_tokens"] == 280
+
+
+def test_classic_action_input_pair_with_partial_stop_word(run):
+    """qwen197: 'Action Input' string with a trailing partial 'Observ'."""
+    tool = ScriptedTool(name="get_word_length", parameters=[ToolParam("word")], responses=[text_message("14")])
+    text = "我需要计算这个字符串的长度。\nAction: get_word_length\nAction Input: 'hwchasfffffe17'\nObserv"
+    result = react(run, [{"text": text, "split": 3}, {"text": "Final Answer: 14"}], tools=[tool])
+    assert_clean_end(result)
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"word": "hwchasfffffe17"}]
+    assert result.text == "14"
+
+
+def test_invented_observation_is_never_trusted(run):
+    """dspygo167-like: the model writes its own Observation and a Final Answer after the action."""
+    text = ACTION + "\nObservation: Rainy, 5 C\nThought: done\nFinal Answer: It is rainy."
+    result = react(run, [{"text": text, "split": 6}, {"text": "Final Answer: Sunny, 21 C."}], tools=[weather_tool()])
+    assert_clean_end(result)
+    assert len(result.tool_requests) == 1
+    assert result.text == "Sunny, 21 C."
+    assert "Rainy" not in last_prompt_text(result.llm_requests[1])
+
+
+def test_python_literals_and_think_blocks(run):
+    """nat1666 / nat2227: Python-literal input, reasoning in <think>."""
+    text = "<think>The user wants weather.</think>Thought: look it up\nAction: get_weather\nAction Input: {'city': 'Oslo', 'units': None}"
+    result = react(run, [{"text": text, "split": 4}, {"text": "<think>ok</think>Final Answer: Cold."}], tools=[weather_tool()])
+    assert_clean_end(result)
+    assert result.tool_requests[0]["tool_parameters"]["city"] == "Oslo"
+    assert result.text == "Cold."
+    thought = next(n for n in result.logs.values() if n.label.endswith("Thought"))
+    assert "The user wants weather." in thought.data["reasoning"]
+
+
+def test_plain_prose_is_the_final_answer(run):
+    result = react(run, [{"text": "Hello! How can I help you today?", "split": 5}], query="hi")
+    assert_clean_end(result)
+    assert result.text == "Hello! How can I help you today?"
+
+
+def test_action_none_is_a_direct_answer_without_leaking_thought(run):
+    """crewai4186 / llamaindexts858."""
+    text = "Thought: No tool is needed here.\nAction: None\nAction Input: None\n\nI am fine, thanks for asking!"
+    result = react(run, [{"text": text}], query="How are you?", tools=[weather_tool()])
+    assert_clean_end(result)
+    assert "Thought:" not in result.text and result.tool_requests == []
+    assert "I am fine" in result.text
+
+
+def test_format_problem_is_told_to_the_model_then_recovered(run):
+    """dop3699: 'Action_input' without 'Action' is not an answer; the model is re-prompted."""
+    bad = 'Thought: I need to search\nAction_input: {"input": "x"}'
+    result = react(run, [{"text": bad}, {"text": ACTION}, {"text": "Final Answer: Sunny."}], tools=[weather_tool()])
+    assert_clean_end(result)
+    assert result.text == "Sunny."
+    assert "did not follow the format" in last_prompt_text(result.llm_requests[1])
+    assert "I am thinking about how to help you" not in result.text
+
+
+def test_unparseable_replies_end_in_a_clear_error(run):
+    bad = {"text": 'Thought: hmm\nAction_input: {"input": "x"}'}
+    result = react(run, [bad, bad, bad], tools=[weather_tool()])
+    assert not result.ok
+    assert "could not be understood" in result.error_text
+    assert result.unfinished_logs() == []
+
+
+def test_openai_envelope_and_schema_echo(run):
+    """dop3705 (function envelope inside ReAct text) and llamaindex12699 (schema echoed as args)."""
+    clock = ScriptedTool(name="current_date", responses=[text_message("2026-11-23")])
+    envelope = 'Thought: weather\n{"tool_call": {"function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Lima\\"}"}}}'
+    echo = "Thought: date\nAction: current_date\nAction Input: {'type': 'object', 'properties': {}}"
+    result = react(run, [{"text": envelope}, {"text": echo}, {"text": "Final Answer: done"}], tools=[weather_tool(), clock])
+    assert_clean_end(result)
+    assert [(r["tool"], r["tool_parameters"]) for r in result.tool_requests] == [
+        ("get_weather", {"city": "Lima"}), ("current_date", {})]
+
+
+def test_completion_model_gets_one_prompt_ending_in_thought(run):
+    history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello!"}]
+    result = react(run, [{"text": " I know.\nFinal Answer: 4"}], query="2+2?", history=history,
+                   model={"mode": "completion"}, tools=[weather_tool()])
+    assert_clean_end(result)
+    (message,) = result.llm_requests[0]["prompt_messages"]
+    assert message["role"] == "user"
+    prompt = message["content"]
+    assert prompt.endswith("Thought:") and "Question: hi" in prompt and "Question: 2+2?" in prompt
+    assert result.text == "4"
+
+
+def test_unknown_action_is_refused_with_the_tool_list(run):
+    text = 'Thought: x\nAction: {"action": "search_web", "action_input": {"q": "x"}}'
+    result = react(run, [{"text": text}, {"text": "Final Answer: I cannot search."}], tools=[weather_tool()])
+    assert_clean_end(result)
+    assert result.tool_requests == []
+    assert "no tool named 'search_web'" in last_prompt_text(result.llm_requests[1])
+
+
+def test_iteration_limit_ends_with_an_answer(run):
+    result = react(run, [{"text": ACTION}, {"text": "Final Answer: Sunny."}], tools=[weather_tool()], maximum_iterations=1)
+    assert_clean_end(result)
+    assert result.text == "Sunny."
+    assert "Do not call any more tools" in result.llm_requests[1]["prompt_messages"][0]["content"]
+
+
+@pytest.mark.parametrize("model_name, stops", [("gpt-4o-mini", ["Observation"]), ("o3-mini", None)])
+def test_stop_words_except_for_models_that_reject_them(run, model_name, stops):
+    result = react(run, [{"text": "Final Answer: hi"}], model={"model": model_name})
+    assert_clean_end(result)
+    assert result.llm_requests[0]["stop"] == stops
+
+
+def test_no_placeholder_and_json_is_not_an_action_in_thought(run):
+    text = 'Thought: the config is {"debug": true} which is fine.\nFinal Answer: All good.'
+    result = react(run, [{"text": text, "split": 3}], tools=[weather_tool()])
+    assert_clean_end(result)
+    assert result.text == "All good." and result.tool_requests == []
