@@ -88,33 +88,24 @@ from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.invoke_message import InvokeMessage
 from dify_plugin.entities.tool import ToolInvokeMessage
 
+from agent_core.prompts import (
+    CUT_NOTE,
+    FILE_INCOMPLETE,
+    FILE_SENT,
+    FILE_TOO_LARGE,
+    IMAGE_SENT,
+    INLINE_DATA,
+    INVALID_RESPONSE,
+    NO_OUTPUT,
+    OUTPUT_BEFORE_FAILURE,
+    REDACTED,
+    RESULT_LINK,
+    RESULT_LINK_FORWARDED,
+    TOOL_FAILED,
+)
 from agent_core.tokens import estimate_tokens, truncate_to_tokens
 
 __all__ = ["ObservationCollector", "ToolOutcome"]
-
-# --- model-facing wording (to move into agent_core/prompts.py) ---------------------------------
-
-NO_OUTPUT = "The tool {tool!r} ran and returned no output."
-TOOL_FAILED = (
-    "Error: the tool {tool!r} failed: {error}. "
-    "Call it again (with corrected arguments) if that can help, or answer without it."
-)
-OUTPUT_BEFORE_FAILURE = "Output received before the failure:"
-CUT_NOTE = (
-    "[{dropped} tokens were cut from the middle of this result to fit the context; "
-    "the full result is in the agent log. Ask for a narrower result if you need the missing part.]"
-)
-INVALID_RESPONSE = "(the tool returned an invalid response: {count} unreadable message(s) of type {kinds}; skipped)"
-RESULT_LINK = "result link: {url}."
-RESULT_LINK_FORWARDED = "result link: {url}. The file was also sent to the user."
-IMAGE_SENT = "An image was sent to the user: {what}."
-FILE_SENT = "A file was sent to the user: {what}."
-FILE_INCOMPLETE = (
-    "The tool's file {what} arrived incomplete ({received} of {total} bytes) and was not sent to the user."
-)
-FILE_TOO_LARGE = "The tool's file {what} is too large to send to the user ({size} bytes; the limit is {limit} bytes)."
-INLINE_DATA = "inline data ({chars} characters)"
-REDACTED = "[REDACTED]"
 
 # log-only wording (read by people in the agent log, not by the model)
 FULL_TEXT_CUT = "\n[... the result was longer than {limit} characters; {dropped} more characters were not kept]"

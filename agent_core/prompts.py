@@ -90,3 +90,28 @@ MSG_MISSING = "missing required parameter {names}."
 MSG_NOT_OPTION = "parameter {name!r} must be one of {options} (got {value!r})."
 MSG_NOT_NUMBER = "parameter {name!r} must be a number (got {value!r})."
 MSG_NOT_BOOLEAN = "parameter {name!r} must be true or false (got {value!r})."
+
+# --- tool observations (what the model reads of a tool's output) ---------------------
+
+
+NO_OUTPUT = "The tool {tool!r} ran and returned no output."
+TOOL_FAILED = (
+    "Error: the tool {tool!r} failed: {error}. "
+    "Call it again (with corrected arguments) if that can help, or answer without it."
+)
+OUTPUT_BEFORE_FAILURE = "Output received before the failure:"
+CUT_NOTE = (
+    "[{dropped} tokens were cut from the middle of this result to fit the context; "
+    "the full result is in the agent log. Ask for a narrower result if you need the missing part.]"
+)
+INVALID_RESPONSE = "(the tool returned an invalid response: {count} unreadable message(s) of type {kinds}; skipped)"
+RESULT_LINK = "result link: {url}."
+RESULT_LINK_FORWARDED = "result link: {url}. The file was also sent to the user."
+IMAGE_SENT = "An image was sent to the user: {what}."
+FILE_SENT = "A file was sent to the user: {what}."
+FILE_INCOMPLETE = (
+    "The tool's file {what} arrived incomplete ({received} of {total} bytes) and was not sent to the user."
+)
+FILE_TOO_LARGE = "The tool's file {what} is too large to send to the user ({size} bytes; the limit is {limit} bytes)."
+INLINE_DATA = "inline data ({chars} characters)"
+REDACTED = "[REDACTED]"

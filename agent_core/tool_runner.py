@@ -9,7 +9,7 @@ observation tells the model what happened.
 """
 
 import time
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,7 @@ import gevent
 from gevent.pool import Pool
 from gevent.queue import Queue
 
+from dify_plugin.core.entities.invocation import InvokeType
 from dify_plugin.core.runtime import Session
 from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.interfaces.agent import ToolEntity
@@ -62,6 +63,34 @@ class ToolResult:
             "tool_call_input": self.arguments,
             "tool_response": self.full_text or self.observation,
         }
+
+
+def tool_payload(session: Session, tool: ToolEntity, parameters: dict[str, Any]) -> dict[str, Any]:
+    """The backwards ``tool`` request body, as the SDK's ``ToolInvocation.invoke`` builds it
+    (``credential_id`` from the tool, else from the session's tool credentials)."""
+    payload: dict[str, Any] = {
+        "tool_type": tool.provider_type.value,
+        "provider": tool.identity.provider,
+        "tool": tool.identity.name,
+        "tool_parameters": parameters,
+    }
+    if session.app_id:
+        payload["app_id"] = session.app_id
+    credential_id = tool.credential_id or session.context.credentials.get_credential_id(tool.identity.provider)
+    if credential_id:
+        payload["credential_id"] = credential_id
+    return payload
+
+
+def invoke_tool_raw(session: Session, tool: ToolEntity, parameters: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Call a tool through the daemon and yield its ``ToolInvokeMessage`` dicts unparsed.
+
+    ``session.tool.invoke`` would validate each message into the SDK's
+    ``ToolInvokeMessage`` and fail the whole call on a type it does not know
+    (Dify's newer ``binary_link``, a message missing its type: dop628);
+    raw dicts let ``ObservationCollector`` keep every message it can read.
+    """
+    return session.tool._backwards_invoke(InvokeType.Tool, dict, tool_payload(session, tool, parameters))  # noqa: SLF001
 
 
 class ToolTimeoutError(Exception):
@@ -186,12 +215,8 @@ class ToolRunner:
         timer = gevent.Timeout(self._timeout, ToolTimeoutError(f"timed out after {self._timeout:g} seconds"))
         timer.start()
         try:
-            stream = self._session.tool.invoke(
-                provider_type=tool.provider_type,
-                provider=tool.identity.provider,
-                tool_name=tool.identity.name,
-                parameters=self._registry.invocation_parameters(tool, call.arguments),
-                credential_id=tool.credential_id,
+            stream = invoke_tool_raw(
+                self._session, tool, self._registry.invocation_parameters(tool, call.arguments)
             )
             try:
                 for message in stream:

@@ -110,12 +110,12 @@ def usage_table(result: RunResult) -> Table:
     table = Table(title="usage", title_justify="left")
     table.add_column("")
     table.add_column("plugin (execution_metadata)", justify="right")
-    table.add_column(f"backend ({len(result.llm_usages)} LLM replies)", justify="right")
+    table.add_column(f"backend (sum of {len(result.llm_usages)} LLM replies)", justify="right")
     for row in _USAGE_ROWS:
         table.add_row(row, _cell(plugin.get(row)), _cell(backend.get(row)))
     table.add_row("currency", _cell(plugin.get("currency")), _cell(backend.get("currency")))
     table.caption = (
-        f"{len(result.llm_requests)} LLM calls · {len(result.tool_requests)} tool calls · {result.duration:.2f} s"
+        f"LLM calls: {len(result.llm_requests)} · tool calls: {len(result.tool_requests)} · {result.duration:.2f} s"
     )
     return table
 
