@@ -545,7 +545,8 @@ def to_openai_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
 
 def to_openai_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Dify prompt message dicts -> OpenAI chat messages (roles system/user/assistant/tool;
-    "developer" is sent as "system", which every compatible server understands)."""
+    "developer" is sent as "system", which every compatible server understands; assistant
+    content is always a string, "" rather than null, which llama.cpp's server rejects)."""
     return [_openai_message(message) for message in messages]
 
 
@@ -556,7 +557,7 @@ def _openai_message(message: dict[str, Any]) -> dict[str, Any]:
             tool_call(c.get("id") or "", c["function"]["name"], c["function"].get("arguments") or "")
             for c in message.get("tool_calls") or []
         ]
-        out: dict[str, Any] = {"role": "assistant", "content": content_text(message.get("content")) or None}
+        out: dict[str, Any] = {"role": "assistant", "content": content_text(message.get("content"))}
         if calls:
             out["tool_calls"] = calls
         return out

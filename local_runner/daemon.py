@@ -287,9 +287,8 @@ class PluginProcess:
     # -- wire -------------------------------------------------------------------------------
 
     def send(self, obj: dict[str, Any]) -> None:
-        """Write one line to the plugin's stdin (serialized; recorded in the transcript).
-        Lines for a process that is gone are dropped."""
-        self._record("to_plugin", obj)
+        """Write one line to the plugin's stdin (serialized, and recorded in the transcript in
+        write order). Lines for a process that is gone are dropped."""
         data = protocol.encode_line(obj)
         with self._write_lock:
             if not self.alive or self._proc is None or self._proc.stdin is None:
@@ -299,6 +298,7 @@ class PluginProcess:
                 self._proc.stdin.flush()
             except (BrokenPipeError, ValueError, OSError):
                 return
+            self._record("to_plugin", obj)
 
     def _record(self, direction: str, payload: dict[str, Any] | str) -> None:
         """Append a transcript entry and copy it to the runs it concerns (its session, or all

@@ -224,7 +224,7 @@ def test_prompt_messages_convert_to_openai_chat_messages() -> None:
     assert converted[1]["content"][2]["type"] == "text" and "a.pdf" in converted[1]["content"][2]["text"]
     assert converted[2] == {
         "role": "assistant",
-        "content": None,
+        "content": "",
         "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "calc", "arguments": "{}"}}],
     }
     assert converted[3] == {"role": "tool", "tool_call_id": "c1", "content": "4"}
