@@ -129,6 +129,14 @@ def _call_key(call: ToolCall) -> str:
     return call.name + "\x00" + json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str)
 
 
+def _paragraph_break(previous: str) -> str:
+    """What separates a round's text from text an earlier round already streamed
+    ('' at the start of the run), so that "Let me check." and the answer do not run together."""
+    if not previous or previous.endswith("\n\n"):
+        return ""
+    return "\n" if previous.endswith("\n") else "\n\n"
+
+
 def _turn_log_data(turn: ModelTurn) -> dict:
     data: dict = {"output": turn.thought}
     if turn.reasoning:
@@ -165,6 +173,7 @@ class AgentLoop:
         self._calls_made: Counter[str] = Counter()
         self._open: list[LogNode] = []
         self._streamed = False
+        self._last_text = ""
 
     # --- the run ---------------------------------------------------------------------
 
@@ -264,9 +273,13 @@ class AgentLoop:
                 text = next(reader)
             except StopIteration as done:
                 return done.value
-            if text:
-                self._streamed = True
-                yield self._strategy.create_text_message(text)
+            if not text:
+                continue
+            if not self._streamed:
+                text = _paragraph_break(self._last_text) + text
+            self._streamed = True
+            self._last_text = text
+            yield self._strategy.create_text_message(text)
 
     # --- tools -------------------------------------------------------------------------
 

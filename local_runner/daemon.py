@@ -293,12 +293,12 @@ class PluginProcess:
         with self._write_lock:
             if not self.alive or self._proc is None or self._proc.stdin is None:
                 return
+            self._record("to_plugin", obj)
             try:
                 self._proc.stdin.write(data)
                 self._proc.stdin.flush()
             except (BrokenPipeError, ValueError, OSError):
                 return
-            self._record("to_plugin", obj)
 
     def _record(self, direction: str, payload: dict[str, Any] | str) -> None:
         """Append a transcript entry and copy it to the runs it concerns (its session, or all
@@ -329,7 +329,7 @@ class PluginProcess:
             self._record("stderr", text)
 
     def _on_exit(self) -> None:
-        """stdout closed: the process is gone; fail every open run with the reason."""
+        """The plugin closed its stdout: it is gone; fail every open run with the reason."""
         if self._proc is not None:
             try:
                 self._proc.wait(timeout=5)

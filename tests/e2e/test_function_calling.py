@@ -43,7 +43,7 @@ def test_tool_call_round_trip_logs_usage_and_answer(run):
         instruction="You are precise.",
     )
     assert_clean_end(result)
-    assert result.text == "Let me compute. The answer is 14."
+    assert result.text == "Let me compute. \n\nThe answer is 14."
     first, second = result.llm_requests
     assert first["prompt_messages"][0] == {**first["prompt_messages"][0], "role": "system", "content": "You are precise."}
     assert [t["name"] for t in first["tools"]] == ["calculator"]

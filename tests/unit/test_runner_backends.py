@@ -31,6 +31,8 @@ from local_runner.backends import (
 )
 from local_runner.fake_openai import FakeOpenAIServer, chat_event, completion_event
 
+pytestmark = pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+
 REQUEST = {
     "provider": "langgenius/openai/openai",
     "model": "gpt-4o-mini",

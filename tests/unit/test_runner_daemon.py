@@ -245,4 +245,6 @@ def test_stray_lines_mid_run_are_kept_for_diagnostics(fake_dir: Path) -> None:
         result = plugin.run(REQUEST, ScriptedBackend([]), toolbox(), timeout=10)
         assert plugin.noise == ["debug: x=1"]
     assert result.ok and result.text == "ok"
-    assert {"dir": "from_plugin", "text": "debug: x=1"}.items() <= next(e for e in result.transcript if "text" in e).items()
+    assert {"dir": "from_plugin", "text": "debug: x=1"}.items() <= next(
+        e for e in result.transcript if "text" in e
+    ).items()
