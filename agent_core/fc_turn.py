@@ -9,14 +9,15 @@ reply is held until the turn ends and then read for calls. Reasoning
 """
 
 from collections.abc import Collection, Generator, Iterator
+from dataclasses import dataclass, field
 
 from dify_plugin.entities.model.llm import LLMUsage
 
 from agent_core import prompts
-from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.model_turn import ModelChunk
 from agent_core.think import ThinkSplitter
 from agent_core.tool_calls import ToolCallAssembler, extract_calls_from_text, mentions_call_markup
+from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
 
 _CALL_LIKE_STARTS = ("{", "[", "<", "`")
@@ -62,6 +63,42 @@ class AnswerGate:
         return out
 
 
+@dataclass
+class _Collected:
+    """Everything one model call sent, gathered while its text streamed."""
+
+    text: str = ""
+    reasoning: str = ""
+    usages: list[LLMUsage] = field(default_factory=list)
+    finish_reason: str | None = None
+
+
+def _stream(
+    chunks: Iterator[ModelChunk], gate: AnswerGate, assembler: ToolCallAssembler, got: _Collected
+) -> Generator[str, None, None]:
+    """Feed every chunk through the think splitter and the answer gate; yield streamable text."""
+    splitter = ThinkSplitter()
+    visible: list[str] = []
+    reasoning: list[str] = []
+    for chunk in chunks:
+        part = splitter.feed(chunk.text)
+        visible.append(part.visible)
+        reasoning.extend((chunk.reasoning, part.reasoning))
+        for delta in chunk.tool_calls:
+            assembler.add(delta)
+        if chunk.usage is not None:
+            got.usages.append(chunk.usage)
+        got.finish_reason = chunk.finish_reason or got.finish_reason
+        if out := gate.feed(part.visible):
+            yield out
+    tail = splitter.finish()
+    visible.append(tail.visible)
+    reasoning.append(tail.reasoning)
+    if out := gate.feed(tail.visible):
+        yield out
+    got.text, got.reasoning = "".join(visible), "".join(reasoning)
+
+
 def read_function_calling_turn(
     chunks: Iterator[ModelChunk], tool_names: Collection[str], round_index: int = 1
 ) -> Generator[str, None, ModelTurn]:
@@ -75,35 +112,16 @@ def read_function_calling_turn(
     unique across the run (``r<round>_call_<n>``).
     """
     prefix = f"r{round_index}_call_"
-    splitter, gate, assembler = ThinkSplitter(), AnswerGate(), ToolCallAssembler(id_prefix=prefix)
-    visible: list[str] = []
-    reasoning: list[str] = []
-    usages: list[LLMUsage] = []
-    finish_reason: str | None = None
-    for chunk in chunks:
-        part = splitter.feed(chunk.text)
-        visible.append(part.visible)
-        reasoning.extend((chunk.reasoning, part.reasoning))
-        for delta in chunk.tool_calls:
-            assembler.add(delta)
-        if chunk.usage is not None:
-            usages.append(chunk.usage)
-        finish_reason = chunk.finish_reason or finish_reason
-        if out := gate.feed(part.visible):
-            yield out
-    tail = splitter.finish()
-    visible.append(tail.visible)
-    reasoning.append(tail.reasoning)
-    if out := gate.feed(tail.visible):
-        yield out
-    text, thinking = "".join(visible), "".join(reasoning)
-    assembled = assembler.finish(finish_reason)
-    turn = dict(usage=call_usage(usages), reasoning=thinking, finish_reason=finish_reason, raw=text)
+    gate, assembler, got = AnswerGate(), ToolCallAssembler(id_prefix=prefix), _Collected()
+    yield from _stream(chunks, gate, assembler, got)
+    text = got.text
+    assembled = assembler.finish(got.finish_reason)
+    turn = dict(usage=call_usage(got.usages), reasoning=got.reasoning, finish_reason=got.finish_reason, raw=text)
     if assembled.calls or assembled.invalid:
         return ModelTurn(thought=text, decision=ToolCalls(assembled.calls, assembled.invalid), **turn)
     calls, rest = extract_calls_from_text(text, tool_names, id_prefix=prefix) if tool_names else ((), text)
-    if not calls and tool_names and thinking and not text.strip():
-        calls, _ = extract_calls_from_text(thinking, tool_names, id_prefix=prefix)
+    if not calls and tool_names and got.reasoning and not text.strip():
+        calls, _ = extract_calls_from_text(got.reasoning, tool_names, id_prefix=prefix)
     if calls:
         return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls)), **turn)
     if text.strip() and gate.held and tool_names and mentions_call_markup(text):
@@ -112,5 +130,5 @@ def read_function_calling_turn(
         if gate.held:
             yield gate.held
         return ModelTurn(thought=text, decision=FinalAnswer(text), **turn)
-    problem = prompts.TOOL_CALL_MISSING if finish_reason == "tool_calls" else prompts.EMPTY_REPLY
+    problem = prompts.TOOL_CALL_MISSING if got.finish_reason == "tool_calls" else prompts.EMPTY_REPLY
     return ModelTurn(thought=text, decision=ParseFailure(problem), **turn)

@@ -104,5 +104,5 @@ def invoke_model(session: Session, model: LLMModelConfig, request: ModelRequest)
     payload = build_llm_payload(model, request)
     # LLMInvocation.invoke would parse chunks into AssistantPromptMessage and lose
     # tool-call ``index``; the same backwards call with ``dict`` keeps them raw.
-    for raw in session.model.llm._backwards_invoke(InvokeType.LLM, dict, payload):  # noqa: SLF001
+    for raw in session.model.llm._backwards_invoke(InvokeType.LLM, dict, payload):
         yield normalize_chunk(raw)

@@ -7,6 +7,7 @@ usage is the sum of its rounds. Prices are ``Decimal`` in ``currency`` units;
 """
 
 from collections.abc import Iterable
+from itertools import pairwise
 from decimal import Decimal
 from typing import Any
 
@@ -78,7 +79,7 @@ def _is_cumulative(usages: list[LLMUsage]) -> bool:
     first = usages[0].prompt_tokens
     if first == 0:
         return False
-    pairs = zip(usages, usages[1:], strict=False)
+    pairs = pairwise(usages)
     return all(
         later.prompt_tokens == first and later.completion_tokens >= earlier.completion_tokens
         for earlier, later in pairs

@@ -20,10 +20,10 @@ from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core.fc_turn import read_function_calling_turn
 from agent_core.loop import AgentLoop, Round, RunState
-from agent_core.turn import ModelTurn, ParseFailure, ToolCalls
 from agent_core.messages import query_message, system_message
 from agent_core.model_turn import ModelChunk, ModelRequest
 from agent_core.params import StrategyParams
+from agent_core.turn import ModelTurn, ParseFailure, ToolCalls
 
 
 def _tool_call_message(round_: Round) -> AssistantPromptMessage:
