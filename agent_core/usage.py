@@ -7,8 +7,8 @@ usage is the sum of its rounds. Prices are ``Decimal`` in ``currency`` units;
 """
 
 from collections.abc import Iterable
-from itertools import pairwise
 from decimal import Decimal
+from itertools import pairwise
 from typing import Any
 
 from dify_plugin.entities.model.llm import LLMUsage
