@@ -41,6 +41,11 @@ TOOL_CALL_MISSING = (
     "Call the tool again, or answer without it."
 )
 
+REACT_FALLBACK_NOTE = (
+    "The model {model} declares no native tool calling, so this run uses the ReAct text format "
+    "(Thought / Action / Observation) to call tools."
+)
+
 # --- user-facing endings ------------------------------------------------------------
 
 STOPPED_WITHOUT_ANSWER = (

@@ -18,12 +18,15 @@ from dify_plugin.entities.model.message import (
 )
 from dify_plugin.interfaces.agent import AgentStrategy
 
+from agent_core import prompts
 from agent_core.fc_turn import read_function_calling_turn
-from agent_core.loop import AgentLoop, Round, RunState
+from agent_core.logs import LogNode
+from agent_core.loop import AgentLoop, Round, RunState, StrategySteps
 from agent_core.messages import query_message, system_message
 from agent_core.model_turn import ModelChunk, ModelRequest
 from agent_core.params import StrategyParams
 from agent_core.turn import ModelTurn, ParseFailure, ToolCalls
+from strategies.react import ReActSteps
 
 
 def _tool_call_message(round_: Round) -> AssistantPromptMessage:
@@ -80,8 +83,28 @@ class FunctionCallingSteps:
         return read_function_calling_turn(chunks, run.registry.names(), run.round_index)
 
 
+TOOL_CALL_FEATURES = frozenset({"tool-call", "multi-tool-call", "stream-tool-call"})
+
+
+def lacks_tool_calling(params: StrategyParams) -> bool:
+    """True when the model's schema is known and declares no tool calling
+    (sending tools would be rejected: fastagent91, deepseek-reasoner)."""
+    return bool(params.tools) and params.model.entity is not None and not params.model_features() & TOOL_CALL_FEATURES
+
+
 class FunctionCallingAgentStrategy(AgentStrategy):
-    """Registered in ``strategies/function_calling.yaml``."""
+    """Registered in ``strategies/function_calling.yaml``.
+
+    A model whose schema declares no tool calling runs with the ReAct steps
+    instead, noted in the log, rather than failing on the provider's refusal.
+    """
 
     def _invoke(self, parameters: dict) -> Generator[AgentInvokeMessage, None, None]:
-        yield from AgentLoop(self, FunctionCallingSteps(), StrategyParams.model_validate(parameters)).run()
+        params = StrategyParams.model_validate(parameters)
+        steps: StrategySteps = FunctionCallingSteps()
+        if lacks_tool_calling(params):
+            note = LogNode("USING ReAct")
+            yield note.start()
+            yield note.finish({"output": prompts.REACT_FALLBACK_NOTE.format(model=params.model.model)})
+            steps = ReActSteps()
+        yield from AgentLoop(self, steps, params).run()

@@ -274,3 +274,14 @@ def test_long_history_is_trimmed_oldest_first_to_fit_the_context(run):
     trimmed = [n for n in result.logs.values() if n.label == "CONTEXT TRIMMED"]
     assert len(trimmed) == 1 and trimmed[0].data["history_turns_dropped"] > 0
     assert trimmed[0].data["estimated_tokens_after"] <= trimmed[0].data["budget_tokens"]
+
+
+def test_model_without_tool_calling_falls_back_to_react(run):
+    """fastagent91: a model that rejects tools gets the ReAct format instead of a 400."""
+    action = 'Thought: check\nAction: {"action": "get_weather", "action_input": {"city": "Paris"}}'
+    result = run([{"text": action}, {"text": "Final Answer: Sunny."}], tools=[weather_tool()],
+                 model={"features": ["agent-thought"]})
+    assert_clean_end(result)
+    assert result.text == "Sunny."
+    assert all(r["tools"] is None for r in result.llm_requests)
+    assert [n.label for n in result.root_logs()][0] == "USING ReAct"
