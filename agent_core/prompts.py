@@ -76,6 +76,22 @@ REACT_FORMAT_PROBLEM = (
     "Your reply did not follow the format: {problem} "
     "Reply with a Thought and then either an Action (a JSON blob) or a Final Answer."
 )
+# what was wrong with a ReAct reply (fills REACT_FORMAT_PROBLEM)
+PROBLEM_EMPTY = "The reply was empty."
+PROBLEM_ONLY_REASONING = "The reply contained only reasoning and no Action or Final Answer."
+PROBLEM_THOUGHT_ONLY = "The reply had a Thought but neither an Action nor a Final Answer."
+PROBLEM_ORPHAN_INPUT = "Action_input written without an Action line."
+PROBLEM_NO_NAME = "Action line without a tool name."
+PROBLEM_NONE_EMPTY = "Action was None (no tool) but no answer text was given."
+PROBLEM_EMPTY_ANSWER = "Final Answer was empty."
+PROBLEM_INVENTED_OBSERVATION = (
+    "Observation written without an Action; observations come from tools, not from you."
+)
+PROBLEM_NOT_JSON = "Action is not valid JSON: {snippet}"
+PROBLEM_NO_TOOL_IN_JSON = (
+    'Action JSON names no tool (expected {{"action": <tool name>, "action_input": {{...}}}}): {snippet}'
+)
+PROBLEM_UNREADABLE_BLOCK = "Action block could not be read: {snippet}"
 REACT_COMPLETION_QUESTION = "Question: {text}"
 REACT_COMPLETION_ANSWER = "Final Answer: {text}"
 
@@ -120,3 +136,20 @@ FILE_INCOMPLETE = (
 FILE_TOO_LARGE = "The tool's file {what} is too large to send to the user ({size} bytes; the limit is {limit} bytes)."
 INLINE_DATA = "inline data ({chars} characters)"
 REDACTED = "[REDACTED]"
+
+# --- a model that repeats the same call (agent_core.loop, REPEAT_LIMIT) ---------------
+
+REPEATED_CALLS_NOTE = (
+    "You are repeating yourself: you called {names} again with the same arguments after "
+    "{count} identical calls, and those calls were not run again. Do not call any more tools. "
+    "Answer the user now with what the results above tell you; if something is still unknown, say what and why."
+)
+STOPPED_REPEATING = (
+    "The agent stopped because the model kept repeating the same tool call ({names}) with the same "
+    "arguments instead of answering. Try again or rephrase the request; the agent log shows the results it got."
+)
+
+# --- conversation memory ------------------------------------------------------------
+
+EMPTY_TOOL_RESULT = "(the tool returned no output)"
+"""Stands in for an empty tool result replayed from memory (providers reject empty messages: dify27440)."""

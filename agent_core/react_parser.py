@@ -20,13 +20,20 @@ What is held back
 -----------------
 Only text that may still become a marker: the start of a line while it may still be a label
 (``Act``, ``## Thou``, ``Final Answer`` before its colon, ``Observ``), a fence line (`````json``)
-or a ``{`` at a line start that may open an action object (kept until the object closes; dropped
-back to thought text when it is not an action), and a ``<`` that may open a tag (``<think``,
-``<tool_call>``, ``<|eot_id|>``). Inside a final answer, trailing whitespace waits for more text.
-A ``{`` or ``[`` inside a line of thought never starts JSON capture.
+or a ``{`` at a line start that may open an action object (it must go on with a quoted key at
+once; kept until the object closes, then given back as thought text when it is not an action),
+a ``<`` that may open a tag (``<think``, ``<tool_call>``, ``<|eot_id|>``), and an ``F`` after a
+space that may begin an inline ``Final Answer:`` (exact case, as LangChain reads it). Inside a
+final answer, trailing whitespace waits for more text. A ``{`` or ``[`` inside a line of thought
+never starts JSON capture.
 
-Where behaviours come from (ids of tests/.. ``real_world_cases.jsonl``)
------------------------------------------------------------------------
+Labels are recognised at the start of a line (after indentation and markdown such as ``**``,
+``## ``, ``> ``), case-insensitively, with ``:`` or ``：``; ``Action Input`` may also follow the
+tool name on its line. Text with no marker at all is the final answer: it was streamed as
+ThoughtDelta (nothing could be known earlier) and is sent as one AnswerDelta by ``finish()``.
+
+Where behaviours come from (case ids of ``real_world_cases.jsonl``)
+-----------------------------------------------------------------
 * The action wins over a later Final Answer, and text from an invented ``Observation:`` is cut;
   only the first action unless ``allow_multiple_actions`` (crewai1545, dspygo167).
 * Reasoning blocks never reach thought or answer; a turn written entirely inside one is recovered
@@ -56,6 +63,20 @@ from enum import Enum
 from typing import Any, Final, NamedTuple
 
 import json_repair
+
+from agent_core.prompts import (
+    PROBLEM_EMPTY,
+    PROBLEM_EMPTY_ANSWER,
+    PROBLEM_INVENTED_OBSERVATION,
+    PROBLEM_NO_NAME,
+    PROBLEM_NO_TOOL_IN_JSON,
+    PROBLEM_NONE_EMPTY,
+    PROBLEM_NOT_JSON,
+    PROBLEM_ONLY_REASONING,
+    PROBLEM_ORPHAN_INPUT,
+    PROBLEM_THOUGHT_ONLY,
+    PROBLEM_UNREADABLE_BLOCK,
+)
 
 # --------------------------------------------------------------------------------------------
 # Events and the turn
@@ -113,21 +134,6 @@ class ReactTurn:
     """The full text received."""
 
 
-PROBLEM_EMPTY: Final = "The reply was empty."
-PROBLEM_ONLY_REASONING: Final = "The reply contained only reasoning and no Action or Final Answer."
-PROBLEM_THOUGHT_ONLY: Final = "The reply had a Thought but neither an Action nor a Final Answer."
-PROBLEM_ORPHAN_INPUT: Final = "Action_input written without an Action line."
-PROBLEM_NO_NAME: Final = "Action line without a tool name."
-PROBLEM_NONE_EMPTY: Final = "Action was None (no tool) but no answer text was given."
-PROBLEM_EMPTY_ANSWER: Final = "Final Answer was empty."
-PROBLEM_INVENTED_OBSERVATION: Final = (
-    "Observation written without an Action; observations come from tools, not from you."
-)
-PROBLEM_NOT_JSON: Final = "Action is not valid JSON: {snippet}"
-PROBLEM_NO_TOOL_IN_JSON: Final = (
-    'Action JSON names no tool (expected {{"action": <tool name>, "action_input": {{...}}}}): {snippet}'
-)
-PROBLEM_UNREADABLE_BLOCK: Final = "Action block could not be read: {snippet}"
 
 # --------------------------------------------------------------------------------------------
 # Lenient decoding of action inputs
@@ -140,11 +146,10 @@ class _Fail:
 
 _FAIL: Final = _Fail()
 _ESCAPE = re.compile(r"\\(.)", re.S)
-_VALID_ESCAPES: Final = frozenset('"\\/bfnrtu\'')
-_STOP_TAIL = re.compile(
-    r"\n[ \t#*>]*(?:" + "|".join("observation"[:k] for k in range(11, 1, -1)) + r"):?[ \t]*$", re.I
-)
+_VALID_ESCAPES: Final = frozenset("\"\\/bfnrtu'")
+_STOP_TAIL = re.compile(r"\n[ \t#*>]*(?:" + "|".join("observation"[:k] for k in range(11, 1, -1)) + r"):?[ \t]*$", re.I)
 _NONE_INPUTS: Final = frozenset({"none", "null", "n/a", "nil"})
+_TRAILING_SPECIAL_TOKENS = re.compile(r"(?:<\|[\w.\-]{1,40}\|>\s*)+$")
 
 
 def _fix_escape(match: re.Match[str]) -> str:
@@ -191,7 +196,7 @@ def _decode_input(text: str) -> Any:
     Strips a trailing partial stop word (qwen197) and surrounding quotes; JSON (or almost-JSON)
     is decoded leniently, and when that yields nothing the text is kept as a string.
     """
-    text = _STOP_TAIL.sub("", text).strip()
+    text = _STOP_TAIL.sub("", _TRAILING_SPECIAL_TOKENS.sub("", text.rstrip())).strip()
     if not text or text.lower() in _NONE_INPUTS:
         return None
     if text[0] in "{[":
@@ -225,8 +230,19 @@ _CALL_WRAPPERS: Final = ("tool_call", "function_call")
 _NAME_KEYS: Final = ("action", "tool_name", "tool", "name", "function", "recipient_name", "action_name")
 _WEAK_NAME_KEYS: Final = frozenset({"name", "function"})  # need an argument key in a bare object
 _ARG_KEYS: Final = (
-    "action_input", "actionInput", "action input", "arguments", "args", "parameters", "params",
-    "input", "inputs", "tool_input", "tool_arguments", "tool_args", "kwargs",
+    "action_input",
+    "actionInput",
+    "action input",
+    "arguments",
+    "args",
+    "parameters",
+    "params",
+    "input",
+    "inputs",
+    "tool_input",
+    "tool_arguments",
+    "tool_args",
+    "kwargs",
 )
 _META_KEYS: Final = frozenset({"thought", "thoughts", "reasoning", "id", "type", "index", "call_id"})
 _ENVELOPE_NAMES: Final = frozenset({"tool_call", "tool_calls", "function", "function_call"})
@@ -287,11 +303,11 @@ def _rest(obj: dict, name_key: str) -> dict | None:
 
 _XML_FUNCTION = re.compile(r"<function=([^>\s]+)\s*>(.*?)(?:</function>|\Z)", re.S | re.I)
 _XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)\s*>(.*?)</parameter>", re.S | re.I)
-_XML_NAME = re.compile(r"<(tool_name|tool|name|function_name)>\s*(.*?)\s*</\1>", re.S | re.I)
+_XML_NAME = re.compile(r"<(tool_name|tool|name|function_name)>(.*?)</\1>", re.S | re.I)
 _XML_ARG = re.compile(r"<arg\s+(?:key|name)\s*=\s*[\"']([^\"']*)[\"']\s*>(.*?)</arg>", re.S | re.I)
 _XML_ARGS = re.compile(r"<(arguments|args|parameters|input)>(.*?)</\1>", re.S | re.I)
 _XML_ELEMENT = re.compile(r"<([\w\-]+)>(.*?)</\1>", re.S)
-_XML_MAX: Final = 50_000
+_XML_MAX: Final = 20_000  # XML parsing looks at no more than this
 
 
 def _calls_from_block(text: str) -> list[Call]:
@@ -300,18 +316,19 @@ def _calls_from_block(text: str) -> list[Call]:
     XML forms: ``<function=name><parameter=k>v</parameter></function>`` (mlxswift529) and
     ``<tool_name>x</tool_name><arguments><arg key="k">v</arg></arguments>`` (dspygo167).
     """
-    text = text.strip()[:_XML_MAX]
+    text = text.strip()
     if text[:1] in ("{", "["):
         value = _lenient_json(text)
         return [] if value is _FAIL else _interpret(value, False)
+    text = text[:_XML_MAX]
     function = _XML_FUNCTION.search(text)
     if function:
         params = {k: v.strip() for k, v in _XML_PARAMETER.findall(function.group(2))}
         return [(function.group(1).strip(), params)]
     name = _XML_NAME.search(text)
-    if not name or not name.group(2):
+    if not name or not name.group(2).strip():
         return []
-    return [(name.group(2), _xml_arguments(text))]
+    return [(name.group(2).strip(), _xml_arguments(text))]
 
 
 def _xml_arguments(text: str) -> Any:
@@ -389,8 +406,8 @@ _LABEL_KINDS: Final = frozenset(kind for kind, _ in _LABELS)
 _MD_CHARS: Final = " \t#>*_-"
 _PREFIX_MAX: Final = 24
 _LABEL_MAX: Final = 48
-_FENCE = re.compile(r"```+[ \t]*([\w+\-.]*)[ \t]*(?:\r?\n|(?=[{\[]))")
-_FENCE_PARTIAL = re.compile(r"`{1,2}|```+[ \t]*[\w+\-.]*[ \t]*\r?")
+_FENCE = re.compile(r"```+[ \t]*(?:([\w+\-.]+)[ \t]*)?(?:\r?\n|(?=[{\[]))")
+_FENCE_PARTIAL = re.compile(r"`{1,2}|```+[ \t]*(?:[\w+\-.]+[ \t]*)?\r?")
 _CANDIDATE_FENCES: Final = frozenset({"", "json", "json5", "jsonc", "tool_call", "tool_code"})
 
 
@@ -448,7 +465,7 @@ def _classify_fence(text: str, i: int, eof: bool) -> _Marker | _Need | None:
     """A fence line (`````json``) at ``text[i:]``, complete with its newline."""
     match = _FENCE.match(text, i)
     if match:
-        return _Marker("fence", match.end(), match.group(1).lower())
+        return _Marker("fence", match.end(), (match.group(1) or "").lower())
     if not eof and len(text) - i < _LABEL_MAX and _FENCE_PARTIAL.fullmatch(text, i):
         return _NEED
     return None
@@ -478,13 +495,14 @@ _BEFORE_INLINE_LABEL: Final = frozenset(" \t.。!！?？:：;；,，)）*")
 
 def _inline_final_answer(text: str, i: int, eof: bool) -> int | _Need | None:
     """``Final Answer:`` inside a line (exact case, after a space or punctuation), as LangChain reads it."""
-    seg = text[i : i + 14]
-    partial = False
+    seg = text[i : i + 16]
     for label in _INLINE_FINAL:
         if seg.startswith(label):
-            return i + len(label)
-        partial = partial or (len(seg) < len(label) and label.startswith(seg))
-    return _NEED if partial and not eof else None
+            end = _skip_chars(seg, len(label), "*")  # **Final Answer:**
+            return _NEED if end == len(seg) < 16 and not eof else i + end
+        if len(seg) < len(label) and label.startswith(seg) and not eof:
+            return _NEED
+    return None
 
 
 def _fence_at(text: str, i: int, eof: bool) -> int | _Need | None:
@@ -559,9 +577,9 @@ def _literal(text: str) -> Any:
     return text if value is _FAIL or isinstance(value, (dict, list)) else value
 
 
-_SPLIT_INPUT_LABEL = re.compile(r"[\s,;]*\**\s*action[ _\-]?inputs?\s*\**\s*[:：]\**", re.I)
+_SPLIT_INPUT_LABEL = re.compile(r"action[ _\-]?inputs?[ \t*]*[:：]\**", re.I)
 _CALL_FORM = re.compile(r"([\w.\-]+)\s*[\[(](.*)[\])]", re.S)
-_NAME_TRIM: Final = " \t\r\n`*\"'.,;:([{"
+_NAME_TRIM: Final = " \t\r\n`*\"'.,;:([{"  # around a tool name: markdown, quotes, punctuation
 
 
 def _split_name_line(line: str) -> tuple[str, bool, str | None]:
@@ -569,6 +587,7 @@ def _split_name_line(line: str) -> tuple[str, bool, str | None]:
 
     Handles ``search Action Input: {...}`` on one line and ``Search[query]`` / ``search(query)``.
     """
+    line = _TRAILING_SPECIAL_TOKENS.sub("", line.rstrip())
     label = _SPLIT_INPUT_LABEL.search(line)
     if label:
         return line[: label.start()].strip(_NAME_TRIM), True, line[label.end() :].strip()
@@ -606,7 +625,7 @@ _RESTING: Final = frozenset({_S.TEXT, _S.THINK, _S.ANSWER, _S.DONE, _S.CLOSER})
 _TEXT_STOP = re.compile(r"[\n<]")
 _THOUGHT_STOP = re.compile(r"[\n<F]")
 _NAME_STOP = re.compile(r"[\n{]")
-_JSON_SPECIAL = re.compile(r"[{}\[\]\"'\n]")
+_JSON_SPECIAL = re.compile(r"[{}\[\]\"'\n<]")
 _STRING_SPECIAL: Final = {'"': re.compile(r'[\\"\n]'), "'": re.compile(r"[\\'\n]")}
 _SINGLE_QUOTE_CLOSERS: Final = ",:}] \t\r\n"
 _WHITESPACE = re.compile(r"\s*")
@@ -655,9 +674,7 @@ class ReactStreamParser:
         self._hint: str | None = None
         self._finished = False
         self._turn: ReactTurn | None = None
-        self._handlers: dict[_S, Callable[[bool], bool]] = {
-            state: getattr(self, f"_s_{state.value}") for state in _S
-        }
+        self._handlers: dict[_S, Callable[[bool], bool]] = {state: getattr(self, f"_s_{state.value}") for state in _S}
 
     # ---- public API ------------------------------------------------------------------------
 
@@ -1136,7 +1153,21 @@ class ReactStreamParser:
                 return True
         if self._probe:
             return self._json_probe()
-        return self._json_in_string(eof) if self._quote else self._json_outside()
+        if self._purpose == "candidate" and self._line_start and not self._closer:
+            return self._candidate_line(eof)
+        return self._json_in_string(eof) if self._quote else self._json_outside(eof)
+
+    def _candidate_line(self, eof: bool) -> bool:
+        """A new line inside an unlabelled object: a raw newline in a string, or a ReAct label,
+        means it was not JSON after all (so an unbalanced ``{`` never swallows the turn)."""
+        marker = None if self._quote else _classify_line(self._buf, self._pos, eof)
+        if marker is _NEED:
+            return False
+        if self._quote or (isinstance(marker, _Marker) and marker.kind in _LABEL_KINDS):
+            self._abort_candidate()
+            return True
+        self._line_start = False  # checked; go on capturing this line
+        return True
 
     def _json_probe(self) -> bool:
         """A bare candidate must look like an object at once: ``{"`` / ``{}`` / ``[{``."""
@@ -1149,12 +1180,19 @@ class ReactStreamParser:
             self._abort_candidate()
         return True
 
-    def _json_outside(self) -> bool:
+    def _json_outside(self, eof: bool) -> bool:
         special = _JSON_SPECIAL.search(self._buf, self._pos)
         end = special.start() if special else len(self._buf)
         if end > self._pos:
             self._acc.append(self._take(end))
             return True
+        if self._buf[self._pos] == "<" and self._closer.startswith("</"):
+            seg = self._buf[self._pos : self._pos + len(self._closer)].lower()
+            if seg == self._closer:
+                self._json_done()  # </tool_call> closed an unbalanced blob; CLOSER eats the tag
+                return True
+            if len(seg) < len(self._closer) and self._closer.startswith(seg) and not eof:
+                return False
         ch = self._take(self._pos + 1)
         self._acc.append(ch)
         if ch in "{[":

@@ -126,15 +126,15 @@ def test_plain_string_input_is_kept():
 @pytest.mark.parametrize(
     "text",
     [
-        "Thought: t\nAction: search\nAction Input: {\"q\": 1}",
-        "**Thought:** t\n**Action:** search\n**Action Input:** {\"q\": 1}",
-        "## thought:\nt\n## action:\nsearch\n## action input:\n{\"q\": 1}",
-        "THOUGHT： t\nACTION： search\nACTION_INPUT： {\"q\": 1}",
-        "thought: t\naction: search\naction input: {\"q\": 1}",
-        "Thought: t\nAction: search\nAction_input: {\"q\": 1}",
-        "  Thought: t\n  Action: `search`\n  Action Input: {\"q\": 1}",
-        "Thought 1: t\nAction 1: search\nAction Input 1: {\"q\": 1}",
-        "**Thought**: t\n**Action**: search\n**Action Input**: {\"q\": 1}",
+        'Thought: t\nAction: search\nAction Input: {"q": 1}',
+        '**Thought:** t\n**Action:** search\n**Action Input:** {"q": 1}',
+        '## thought:\nt\n## action:\nsearch\n## action input:\n{"q": 1}',
+        'THOUGHT： t\nACTION： search\nACTION_INPUT： {"q": 1}',
+        'thought: t\naction: search\naction input: {"q": 1}',
+        'Thought: t\nAction: search\nAction_input: {"q": 1}',
+        '  Thought: t\n  Action: `search`\n  Action Input: {"q": 1}',
+        'Thought 1: t\nAction 1: search\nAction Input 1: {"q": 1}',
+        '**Thought**: t\n**Action**: search\n**Action Input**: {"q": 1}',
     ],
 )
 def test_label_variants(text):
@@ -144,7 +144,8 @@ def test_label_variants(text):
 
 
 @pytest.mark.parametrize(
-    "label", ["Final Answer:", "**Final Answer:**", "final answer:", "Final Answer：", "## Final answer:", "Final_Answer:"]
+    "label",
+    ["Final Answer:", "**Final Answer:**", "final answer:", "Final Answer：", "## Final answer:", "Final_Answer:"],
 )
 def test_final_answer_label_variants(label):
     turn = parse_react(f"Thought: done\n{label} 42")
@@ -194,7 +195,7 @@ def test_classic_final_answer_action():
 
 
 def test_multiline_final_answer_keeps_its_lines_and_markdown():
-    text = "Final Answer: Steps:\n- one\n\n## Two\n```json\n{\"a\": 1}\n```\nThought: not a label here"
+    text = 'Final Answer: Steps:\n- one\n\n## Two\n```json\n{"a": 1}\n```\nThought: not a label here'
     assert parse_react(text).final_answer == text[len("Final Answer: ") :]
 
 
@@ -344,7 +345,9 @@ def test_tool_calls_list_gives_several_actions_when_allowed():
 
 
 def test_tagged_call_emitted_when_json_closes_and_closer_skipped():
-    text = '<tool_call>{"name": "a", "arguments": {}}</tool_call>\n<tool_call>{"name": "b", "arguments": {}}</tool_call>'
+    text = (
+        '<tool_call>{"name": "a", "arguments": {}}</tool_call>\n<tool_call>{"name": "b", "arguments": {}}</tool_call>'
+    )
     turn = parse_react(text, allow_multiple_actions=True)
     assert [a.name for a in turn.actions] == ["a", "b"] and turn.thought == ""
 
@@ -512,7 +515,9 @@ def test_action_input_without_action_but_holding_an_envelope_is_used():
     assert [(a.name, a.input) for a in turn.actions] == [("search", {"q": 1})]
 
 
-@pytest.mark.parametrize("text", ["Thought: x\nAction:", "Thought: x\nAction:\nAction Input: {}", "Action:   \n\nThought: y"])
+@pytest.mark.parametrize(
+    "text", ["Thought: x\nAction:", "Thought: x\nAction:\nAction Input: {}", "Action:   \n\nThought: y"]
+)
 def test_action_without_name_is_a_problem(text):
     turn = parse_react(text)
     assert turn.actions == () and turn.problem == PROBLEM_NO_NAME
@@ -659,3 +664,37 @@ def test_bracketed_name_text_yields_to_a_following_input():
 def test_action_none_keeps_its_text_input_as_answer():
     turn = parse_react("Thought: small talk\nAction: None\nAction Input: Hello! How can I help?")
     assert turn.final_answer == "small talk\nHello! How can I help?"
+
+
+def test_unbalanced_json_in_tool_call_ends_at_the_closing_tag():
+    text = '<tool_call>{"name": "a", "arguments": {"x": 1}</tool_call>\nThought: next'
+    turn = parse_react(text, allow_multiple_actions=True)
+    assert [(a.name, a.input) for a in turn.actions] == [("a", {"x": 1})]
+    assert turn.thought == "next"
+
+
+def test_trailing_special_tokens_leave_names_and_inputs():
+    turn = parse_react("Action: get_time<|eot_id|>")
+    assert [(a.name, a.input) for a in turn.actions] == [("get_time", None)]
+    turn = parse_react("Action: search\nAction Input: cats<|im_end|>")
+    assert turn.actions[0].input == "cats"
+
+
+def test_call_form_keyword_arguments():
+    turn = parse_react('Thought: go\nAction: search(query="Paris weather", limit=5)')
+    assert [(a.name, a.input) for a in turn.actions] == [("search", {"query": "Paris weather", "limit": 5})]
+
+
+def test_only_possible_marker_starts_are_held_back():
+    parser = ReactStreamParser()
+    assert parser.feed("Thought: abc") == [ThoughtDelta("abc")]
+    assert parser.feed("\nAc") == [ThoughtDelta("\n")]
+    assert parser.feed("me corp <thi") == [ThoughtDelta("Acme corp ")]
+    assert parser.feed("s> is a tag-like word\n## Obs") == [ThoughtDelta("<this> is a tag-like word\n")]
+    assert parser.feed("cure") == [ThoughtDelta("## Obscure")]
+
+
+@pytest.mark.parametrize("opening", ['{"note": "unterminated', '{"a": 1', '[{"a": [1'])
+def test_unclosed_bare_object_gives_way_to_a_label(opening):
+    turn = parse_react(f"Thought: x\n{opening}\nFinal Answer: ok")
+    assert turn.final_answer == "ok" and turn.thought == f"x\n{opening}"

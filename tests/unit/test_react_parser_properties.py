@@ -44,7 +44,7 @@ CORPUS = [
     "Thought: search it\nAction:\n```json\n"
     '{\n  "action": "web_search",\n  "action_input": {"query": "dify {plugins} \\"quoted\\" [x]"}\n}\n```\n',
     'Thought: t\nAction:\n```json\n{"action": "Final Answer", "action_input": "Hi\\nthere"}\n```',
-    "**Thought:** t\n**Action:** search\n**Action Input:** {\"q\": 1}",
+    '**Thought:** t\n**Action:** search\n**Action Input:** {"q": 1}',
     "THOUGHT： t\nACTION： search\nACTION_INPUT： {'q': 1, 'r': None,}",
     "<thinking>plan</thinking>Thought: the set {1, 2} and [3\n{ note\nFinal Answer:  \n Hello <b>world</b>\nObs",
     "Final Answer: A<think>hidden</think>B<|im_end|>\n\n",
@@ -63,14 +63,51 @@ CORPUS = [
     "Plain prose with no markers at all.\nSecond line: still prose.",
     "Thought: I am thinking about how to help you",
     "</think>\nFinal Answer: ok",
-    "Thought: x\r\nAction: search\r\nAction Input: {\"q\": 1}\r\nObservation: y",
+    'Thought: x\r\nAction: search\r\nAction Input: {"q": 1}\r\nObservation: y',
 ]
 
 FRAGMENTS = [
-    "Thought:", "Action:", "Action Input:", "Action_input：", "Final Answer:", "Observation:", "Observ", "**",
-    "## ", "\n", "\n", " ", "{", "}", "[", "]", '"', "'", "\\", ":", ",", "```json\n", "```", "<think>", "</think>",
-    "<tool_call>", "</tool_call>", "<action>", "</action>", "<tool_name>x</tool_name>", "<|eot_id|>", "<",
-    '"action"', '"action_input"', '"name"', '"arguments"', "None", "search", "hello world", "Final Answer", "é",
+    "Thought:",
+    "Action:",
+    "Action Input:",
+    "Action_input：",
+    "Final Answer:",
+    "Observation:",
+    "Observ",
+    "**",
+    "## ",
+    "\n",
+    "\n",
+    " ",
+    "{",
+    "}",
+    "[",
+    "]",
+    '"',
+    "'",
+    "\\",
+    ":",
+    ",",
+    "```json\n",
+    "```",
+    "<think>",
+    "</think>",
+    "<tool_call>",
+    "</tool_call>",
+    "<action>",
+    "</action>",
+    "<tool_name>x</tool_name>",
+    "<|eot_id|>",
+    "<",
+    '"action"',
+    '"action_input"',
+    '"name"',
+    '"arguments"',
+    "None",
+    "search",
+    "hello world",
+    "Final Answer",
+    "é",
 ]
 
 
@@ -94,7 +131,7 @@ def run(chunks, **kw):
 
 def split(text, cuts):
     points = sorted({cut % (len(text) + 1) for cut in cuts})
-    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
+    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
 
 
 def check_consistent(events, turn):
@@ -167,13 +204,19 @@ def _long_text(size, shape):
         return body
     if shape == "think":
         return "<think>" + body + "</think>Final Answer: ok"
+    if shape == "name-line":
+        return "Action: search" + " " * size + "x\nAction Input: " + body
+    if shape == "markers":
+        return "Thought: <\n{ [\n```\nObs F <th Final\n" * (size // 30)
+    if shape == "deep":  # unclosed nesting: the repair at the end is the slow part, so keep it small
+        return "Action: " + "[{" * (size // 40)
     value = body.replace("\\", "").replace('"', "'").replace("\n", "\\n")
     return 'Thought: t\nAction: {"action": "write", "action_input": {"text": "' + value + '", "n": [1, {"a": 2}]}}'
 
 
 def test_time_grows_linearly():
-    for shape in ("answer", "prose", "think", "json"):
-        for chunk in (7, 4096):
+    for shape in ("answer", "prose", "think", "json", "name-line", "markers", "deep"):
+        for chunk in (7, 4096) if shape in ("answer", "json") else (64,):
             small = _best_time(_long_text(10_000, shape), chunk)
             large = _best_time(_long_text(100_000, shape), chunk)
             assert large / max(small, 1e-4) < 30, (shape, chunk, small, large)
