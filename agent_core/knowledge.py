@@ -5,7 +5,11 @@ Items come from a Knowledge Retrieval node as ``{content, title, metadata}``;
 ``dataset_name``, ``document_id``, ``document_name``, ``segment_id``,
 ``score``, ``segment_hit_count``, ``segment_word_count``,
 ``segment_position``, ``segment_index_node_hash``, ``doc_metadata``…), as
-built by Dify's ``KnowledgeRetrievalNode``.
+built by Dify's ``KnowledgeRetrievalNode`` (which also sets ``_source:
+"knowledge"``). Every item with content grounds the prompt; only retrieval
+items become citations, as in Dify's LLM node (``_convert_to_original_
+retriever_resource``): plain text or objects from other nodes have no
+dataset or document to cite.
 """
 
 from collections.abc import Mapping, Sequence
@@ -56,13 +60,21 @@ def context_prompt(items: Sequence[Mapping[str, Any]]) -> str:
     return prompts.KNOWLEDGE_HEADER + "\n\n" + "\n\n".join(sources)
 
 
+def _is_retrieval_item(meta: Mapping[str, Any]) -> bool:
+    """Whether an item came from knowledge retrieval: ``_source`` says so, or (without
+    ``_source``) it names a dataset, document or segment."""
+    if "_source" in meta:
+        return meta["_source"] == "knowledge"
+    return any(meta.get(key) for key in ("dataset_id", "document_id", "segment_id"))
+
+
 def retriever_resources(items: Sequence[Mapping[str, Any]]) -> list[RetrieverResource]:
-    """Citations for Dify, one per item with content, positions numbered from 1 when missing."""
+    """Citations for Dify, one per retrieval item with content, positions numbered from 1 when missing."""
     resources = []
     for number, item in enumerate(items, start=1):
-        if not item.get("content"):
-            continue
         meta = _metadata(item)
+        if not item.get("content") or not _is_retrieval_item(meta):
+            continue
         fields = {field: meta.get(key) for field, key in _METADATA_KEYS.items() if meta.get(key) is not None}
         fields.setdefault("position", number)
         fields.setdefault("document_name", item.get("title"))

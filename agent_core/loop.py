@@ -9,9 +9,10 @@ limit), refusing unknown tools and repeated calls, the iteration limit,
 usage, and how the run ends.
 
 A run always ends in one of two ways: the model's final answer was streamed
-to the user (after the iteration limit too: the model is asked to answer
-without tools), or ``AgentRunError`` is raised with a clear message after
-every log node was finished and the usage so far was emitted.
+to the user (after the iteration limit too, or after a round whose calls were
+all refused as repeats: the model is asked to answer without tools), or
+``AgentRunError`` is raised with a clear message after every log node was
+finished and the usage so far was emitted.
 """
 
 import json
@@ -42,7 +43,9 @@ MAX_PARSE_RETRIES = 3
 """Consecutive unreadable or empty replies tolerated before the run fails."""
 
 REPEAT_LIMIT = 3
-"""An identical call (same tool, same arguments) runs at most this many times per run."""
+"""An identical call (same tool, same arguments) runs at most this many times per run.
+After a round in which every call was refused as such a repeat, the model is looping:
+the next round is the final-answer round (as after the iteration limit)."""
 
 
 class AgentRunError(Exception):
@@ -69,12 +72,15 @@ class RunState:
     ``history_dropped`` counts the oldest memory turns left out and
     ``rounds_shortened`` the oldest rounds whose observations are cut short,
     both set by the loop to fit the context window (see ``agent_core.budget``).
+    ``repeating`` names the tools of a round whose calls were all refused as
+    repeats; with ``limit_reached`` it means the run stopped for looping.
     """
 
     params: StrategyParams
     registry: ToolRegistry
     rounds: list[Round] = field(default_factory=list)
     limit_reached: bool = False
+    repeating: tuple[str, ...] = ()
     history_dropped: int = 0
     rounds_shortened: int = 0
 
@@ -109,6 +115,8 @@ class RunState:
         """The note that asks for an answer without tools, once the limit is reached ('' before)."""
         if not self.limit_reached:
             return ""
+        if self.repeating:
+            return prompts.REPEATED_CALLS_NOTE.format(names=", ".join(self.repeating), count=REPEAT_LIMIT)
         return prompts.ITERATION_LIMIT_NOTE.format(rounds=self.params.maximum_iterations)
 
 
@@ -135,6 +143,14 @@ def _paragraph_break(previous: str) -> str:
     if not previous or previous.endswith("\n\n"):
         return ""
     return "\n" if previous.endswith("\n") else "\n\n"
+
+
+def _gave_up(turn: ModelTurn, problem: str, attempts: int) -> str:
+    """The user's message when the model's replies stayed unusable: an empty reply is
+    named as such (its ``problem`` text is addressed to the model)."""
+    if not turn.raw.strip() and not turn.thought.strip():
+        return prompts.EMPTY_REPLIES.format(attempts=attempts)
+    return prompts.UNREADABLE_REPLIES.format(attempts=attempts, problem=problem)
 
 
 def _turn_log_data(turn: ModelTurn) -> dict:
@@ -171,6 +187,7 @@ class AgentLoop:
         self._tools = ToolRunner(strategy.session, self.state.registry, timeout=params.tool_timeout)
         self._usage = empty_usage()
         self._calls_made: Counter[str] = Counter()
+        self._only_repeats: tuple[str, ...] = ()  # tools of the last round if all its calls were refused repeats
         self._open: list[LogNode] = []
         self._streamed = False
         self._last_text = ""
@@ -197,7 +214,8 @@ class AgentLoop:
         while True:
             if self.state.round_index > params.maximum_iterations and not self.state.limit_reached:
                 self.state.limit_reached = True
-                yield from self._limit_note()
+                yield from self._limit_note("ITERATION LIMIT")
+            self._only_repeats = ()
             turn = yield from self._round()
             decision = turn.decision
             if isinstance(decision, FinalAnswer):
@@ -207,9 +225,11 @@ class AgentLoop:
                 return
             failures = failures + 1 if isinstance(decision, ParseFailure) else 0
             if failures >= MAX_PARSE_RETRIES:
-                raise AgentRunError(
-                    prompts.UNREADABLE_REPLIES.format(attempts=failures, problem=decision.problem)
-                )
+                raise AgentRunError(_gave_up(turn, decision.problem, failures))
+            if self._only_repeats:  # looping: refusing forever would only burn rounds
+                self.state.limit_reached = True
+                self.state.repeating = self._only_repeats
+                yield from self._limit_note("REPEATED CALLS")
 
     def _round(self) -> Generator[AgentInvokeMessage, None, ModelTurn]:
         index = self.state.round_index
@@ -285,26 +305,34 @@ class AgentLoop:
 
     def _run_tools(self, round_node: LogNode, decision: ToolCalls) -> Generator[AgentInvokeMessage, None, tuple]:
         refusals: dict[str, str] = {}
+        repeated: list[str] = []
         for call in decision.calls:
             key = _call_key(call)
             self._calls_made[key] += 1
             if self._calls_made[key] > REPEAT_LIMIT:
                 refusals[call.id] = prompts.REPEATED_CALL.format(name=call.name, count=REPEAT_LIMIT)
+                repeated.append(call.name)
+        if decision.calls and not decision.invalid and len(repeated) == len(decision.calls):
+            self._only_repeats = tuple(dict.fromkeys(repeated))
         results = yield from self._tools.run(round_node, decision.calls, decision.invalid, refusals)
         return tuple(results)
 
     # --- endings -----------------------------------------------------------------------
 
-    def _limit_note(self) -> Generator[AgentInvokeMessage, None, None]:
-        note = LogNode("ITERATION LIMIT")
+    def _limit_note(self, label: str) -> Generator[AgentInvokeMessage, None, None]:
+        note = LogNode(label)
         yield note.start()
         yield note.finish({"output": self.state.limit_note()})
 
     def _end_without_answer(self, _turn: ModelTurn) -> Generator[AgentInvokeMessage, None, None]:
-        """After the limit the model still did not answer: say so plainly, in the chat."""
-        if not self._streamed:
-            rounds = self.state.params.maximum_iterations
-            yield self._strategy.create_text_message(prompts.STOPPED_WITHOUT_ANSWER.format(rounds=rounds))
+        """After the limit (or a loop of repeated calls) the model still did not answer:
+        say so plainly, in the chat, also after text it streamed with its last calls
+        ("Let me check again.") which would otherwise be the last thing the user reads."""
+        if self.state.repeating:
+            text = prompts.STOPPED_REPEATING.format(names=", ".join(self.state.repeating))
+        else:
+            text = prompts.STOPPED_WITHOUT_ANSWER.format(rounds=self.state.params.maximum_iterations)
+        yield self._strategy.create_text_message(_paragraph_break(self._last_text) + text)
 
     def _summary(self) -> Generator[AgentInvokeMessage, None, None]:
         context = self.state.params.context

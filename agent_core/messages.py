@@ -20,6 +20,7 @@ from dify_plugin.entities.model.message import (
 
 from agent_core.knowledge import context_prompt
 from agent_core.params import StrategyParams
+from agent_core.prompts import EMPTY_TOOL_RESULT
 
 
 def system_text(params: StrategyParams, *notes: str) -> str:
@@ -89,23 +90,41 @@ def _has_content(message: PromptMessage) -> bool:
 def clean_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:
     """Conversation memory made safe to replay to any provider.
 
-    Drops system messages (the instruction is ours), assistant tool calls
-    without their results and results without their calls (providers reject
-    both: dify16760), and messages with neither content nor tool calls
-    (Anthropic rejects them: dify27440). Order is kept; the input is not mutated.
+    Drops system messages (the instruction is ours); keeps an assistant tool
+    call only when its result follows it directly (the tool messages right
+    after the assistant message: what OpenAI, Anthropic and Gemini require,
+    dify16760), and a result only right after its call (the first one per
+    call id); drops messages with neither content nor tool calls (Anthropic
+    rejects them: dify27440). A kept result with empty content gets a short
+    note instead, so its call is not left unanswered. Order is kept; the
+    input is not mutated.
     """
-    answered = {m.tool_call_id for m in history if isinstance(m, ToolPromptMessage)}
-    called: set[str] = set()
+    messages = [m for m in history if not isinstance(m, SystemPromptMessage)]
     cleaned: list[PromptMessage] = []
-    for message in history:
-        if isinstance(message, SystemPromptMessage):
+    position = 0
+    while position < len(messages):
+        message = messages[position]
+        position += 1
+        if isinstance(message, ToolPromptMessage):
+            continue  # not directly after its call: an orphan
+        if not (isinstance(message, AssistantPromptMessage) and message.tool_calls):
+            if _has_content(message):
+                cleaned.append(message)
             continue
-        if isinstance(message, AssistantPromptMessage) and message.tool_calls:
-            kept = [call for call in message.tool_calls if call.id in answered]
-            called.update(call.id for call in kept)
-            message = message.model_copy(update={"tool_calls": kept})
-        if isinstance(message, ToolPromptMessage) and message.tool_call_id not in called:
-            continue
-        if _has_content(message) or getattr(message, "tool_calls", None):
+        results: list[ToolPromptMessage] = []
+        while position < len(messages) and isinstance(messages[position], ToolPromptMessage):
+            results.append(messages[position])
+            position += 1
+        pending = {call.id for call in message.tool_calls}
+        answers: list[PromptMessage] = []
+        for result in results:
+            if result.tool_call_id in pending:
+                pending.discard(result.tool_call_id)
+                answers.append(result if _has_content(result) else result.model_copy(update={"content": EMPTY_TOOL_RESULT}))
+        answered = {answer.tool_call_id for answer in answers}
+        kept = [call for call in message.tool_calls if call.id in answered]
+        message = message.model_copy(update={"tool_calls": kept})
+        if _has_content(message) or kept:
             cleaned.append(message)
+        cleaned.extend(answers)
     return cleaned

@@ -149,6 +149,13 @@ STOPPED_REPEATING = (
     "arguments instead of answering. Try again or rephrase the request; the agent log shows the results it got."
 )
 
+# --- a model that keeps replying with nothing (agent_core.loop, MAX_PARSE_RETRIES; user-facing) ---
+
+EMPTY_REPLIES = (
+    "The model returned no answer and no tool call {attempts} times in a row, so the agent stopped. "
+    "Try again, or check the model's settings (for example its maximum output tokens)."
+)
+
 # --- conversation memory ------------------------------------------------------------
 
 EMPTY_TOOL_RESULT = "(the tool returned no output)"

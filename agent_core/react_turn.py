@@ -13,12 +13,20 @@ from dify_plugin.entities.model.llm import LLMUsage
 from agent_core.model_turn import ModelChunk
 from agent_core.react_format import action_arguments
 from agent_core.react_parser import AnswerDelta, ReactStreamParser, ReactTurn
+from agent_core.think import ThinkSplitter
 from agent_core.tool_calls import ToolCall
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
 
 NO_ACTION_OR_ANSWER = "it had neither an Action nor a Final Answer."
+
+
+def visible_text(raw: str) -> str:
+    """``raw`` without reasoning blocks: what may be replayed to the model (a
+    reply is shown back after a format problem; its ``<think>`` part never is)."""
+    splitter = ThinkSplitter()
+    return splitter.feed(raw).visible + splitter.finish().visible
 
 
 def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> tuple[ToolCall, ...]:
@@ -57,7 +65,7 @@ def read_react_turn(
         usage=call_usage(usages),
         reasoning="".join([*reasoning, parsed.reasoning]),
         finish_reason=finish_reason,
-        raw=parsed.raw,
+        raw=visible_text(parsed.raw),
     )
     if parsed.actions:
         calls = _tool_calls(parsed, registry, round_index)

@@ -212,7 +212,10 @@ class ToolRunner:
         collector = ObservationCollector(
             call.name, max_tokens=self._observation_tokens, secrets=self._registry.secret_values()
         )
-        timer = gevent.Timeout(self._timeout, ToolTimeoutError(f"timed out after {self._timeout:g} seconds"))
+        # A bare gevent.Timeout (a BaseException): the SDK's FilterReader.read, where the wait
+        # happens, ends the stream quietly on any Exception, so an Exception would turn a
+        # timeout into a normal end of output.
+        timer = gevent.Timeout(self._timeout)
         timer.start()
         try:
             stream = invoke_tool_raw(
@@ -224,6 +227,10 @@ class ToolRunner:
                         emit(forwarded)
             finally:
                 stream.close()
+        except gevent.Timeout as expired:
+            if expired is not timer:
+                raise
+            collector.fail(ToolTimeoutError(f"timed out after {self._timeout:g} seconds"))
         except Exception as error:  # the tool's failure is the model's observation
             collector.fail(error)
         finally:

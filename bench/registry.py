@@ -1,0 +1,15 @@
+"""The benchmarks, by name, in the order ``python -m bench`` runs them.
+
+Each module has ``NAME``, ``TITLE``, ``Params`` (a frozen dataclass) with ``FULL`` and ``SMOKE``
+instances, ``run(params, plugin) -> dict`` (JSON-ready) and ``table(result) -> str`` (Markdown).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from bench import overhead, parallel, prompt_size, react_prompt, scale, streaming
+
+BENCHMARKS: dict[str, ModuleType] = {
+    module.NAME: module for module in (react_prompt, prompt_size, streaming, parallel, overhead, scale)
+}
