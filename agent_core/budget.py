@@ -81,3 +81,20 @@ def history_turns(history: Sequence[PromptMessage]) -> list[list[PromptMessage]]
             turns.append([])
         turns[-1].append(message)
     return turns
+
+
+MAX_OBSERVATION_TOKENS = 4000
+"""Most of one tool result the model reads (tokens); the rest stays in the log."""
+
+MIN_OBSERVATION_TOKENS = 200
+"""Least of one tool result the model reads, however small its context (tokens)."""
+
+
+def observation_budget(params: StrategyParams) -> int:
+    """Tokens one observation may take: a quarter of the prompt budget, within
+    ``MIN_OBSERVATION_TOKENS``..``MAX_OBSERVATION_TOKENS`` (the maximum when the
+    context size is unknown), so a small-context model is not overrun by one result."""
+    budget = prompt_budget(params)
+    if budget is None:
+        return MAX_OBSERVATION_TOKENS
+    return min(MAX_OBSERVATION_TOKENS, max(MIN_OBSERVATION_TOKENS, budget // 4))

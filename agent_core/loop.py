@@ -26,17 +26,17 @@ from dify_plugin.entities.model.message import PromptMessage
 from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
-from agent_core.budget import history_turns, prompt_budget, request_tokens
+from agent_core.budget import history_turns, observation_budget, prompt_budget, request_tokens
 from agent_core.knowledge import retriever_resources
 from agent_core.logs import LogNode
 from agent_core.messages import clean_history
 from agent_core.model_turn import ModelChunk, ModelRequest, invoke_model
 from agent_core.params import StrategyParams
+from agent_core.tokens import truncate_to_tokens
 from agent_core.tool_calls import ToolCall
 from agent_core.tool_runner import ToolResult, ToolRunner
-from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
-from agent_core.tokens import truncate_to_tokens
 from agent_core.tool_schema import ToolRegistry
+from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import add_usage, empty_usage, usage_to_metadata
 
 MAX_PARSE_RETRIES = 3
@@ -184,7 +184,12 @@ class AgentLoop:
         self._strategy = strategy
         self._steps = steps
         self.state = RunState(params=params, registry=ToolRegistry(params.tools))
-        self._tools = ToolRunner(strategy.session, self.state.registry, timeout=params.tool_timeout)
+        self._tools = ToolRunner(
+            strategy.session,
+            self.state.registry,
+            timeout=params.tool_timeout,
+            observation_tokens=observation_budget(params),
+        )
         self._usage = empty_usage()
         self._calls_made: Counter[str] = Counter()
         self._only_repeats: tuple[str, ...] = ()  # tools of the last round if all its calls were refused repeats
@@ -252,7 +257,9 @@ class AgentLoop:
         request = yield from self._fitted_request(round_node)
         thought_node = yield from self._start(LogNode(f"{model.model} Thought", parent=round_node, provider=model.provider))
         try:
-            chunks = invoke_model(self._strategy.session, model, request)
+            chunks = invoke_model(
+                self._strategy.session, model, request, silence_timeout=self.state.params.model_timeout
+            )
             turn = yield from self._stream_turn(chunks)
         except Exception as error:
             message = prompts.MODEL_FAILED.format(round=self.state.round_index, error=error)

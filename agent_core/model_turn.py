@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import gevent
 from dify_plugin.core.entities.invocation import InvokeType
 from dify_plugin.core.runtime import Session
 from dify_plugin.entities.model.llm import LLMModelConfig, LLMUsage
@@ -95,14 +96,45 @@ def build_llm_payload(model: LLMModelConfig, request: ModelRequest) -> dict[str,
     }
 
 
-def invoke_model(session: Session, model: LLMModelConfig, request: ModelRequest) -> Iterator[ModelChunk]:
+class ModelTimeoutError(Exception):
+    """The model sent nothing for longer than the allowed silence."""
+
+
+def invoke_model(
+    session: Session, model: LLMModelConfig, request: ModelRequest, *, silence_timeout: float | None = None
+) -> Iterator[ModelChunk]:
     """Call the model through the daemon and yield normalized chunks.
 
-    Raises whatever the SDK raises when the daemon reports an error (``Exception``
-    with the daemon's message) or stays silent past ``MAX_INVOCATION_TIMEOUT``.
+    ``silence_timeout`` (seconds) bounds the wait for each chunk. Raises
+    ``ModelTimeoutError`` past it, and whatever the SDK raises when the daemon
+    reports an error (``Exception`` with the daemon's message).
     """
     payload = build_llm_payload(model, request)
     # LLMInvocation.invoke would parse chunks into AssistantPromptMessage and lose
     # tool-call ``index``; the same backwards call with ``dict`` keeps them raw.
-    for raw in session.model.llm._backwards_invoke(InvokeType.LLM, dict, payload):
-        yield normalize_chunk(raw)
+    stream = session.model.llm._backwards_invoke(InvokeType.LLM, dict, payload)
+    try:
+        while (raw := _next_within(stream, silence_timeout)) is not None:
+            yield normalize_chunk(raw)
+    finally:
+        stream.close()
+
+
+def _next_within(stream: Iterator[dict[str, Any]], seconds: float | None) -> dict[str, Any] | None:
+    """The stream's next chunk, None at its end; ``ModelTimeoutError`` after ``seconds`` of silence.
+
+    The timer is a bare ``gevent.Timeout`` (a BaseException): the SDK's reader
+    ends a stream quietly on an ordinary exception raised while it waits.
+    """
+    timer = gevent.Timeout(seconds) if seconds else None
+    if timer:
+        timer.start()
+    try:
+        return next(stream, None)
+    except gevent.Timeout as expired:
+        if expired is not timer:
+            raise
+        raise ModelTimeoutError(f"no reply from the model for {seconds:g} seconds") from None
+    finally:
+        if timer:
+            timer.close()

@@ -19,13 +19,25 @@ logger = logging.getLogger(__name__)
 MAX_ITERATIONS_RANGE = (1, 99)
 TOOL_TIMEOUT_RANGE = (1.0, 900.0)
 DEFAULT_TOOL_TIMEOUT = 120.0
+MODEL_TIMEOUT_RANGE = (10.0, 900.0)
+DEFAULT_MODEL_TIMEOUT = 600.0
+
+
+def _clamp(value: Any, bounds: tuple[float, float], default: float) -> float:
+    """``value`` as a number within ``bounds``; ``default`` when empty or not a number."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return default
+    return min(max(number, bounds[0]), bounds[1])
 
 
 class StrategyParams(BaseModel):
     """Parameters shared by every strategy.
 
     ``maximum_iterations`` is the number of rounds (model calls that may use
-    tools); ``tool_timeout`` is seconds per tool call.
+    tools); ``tool_timeout`` is seconds per tool call; ``model_timeout`` is the
+    longest silence, in seconds, between two chunks of one model call.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="ignore", protected_namespaces=())
@@ -38,6 +50,7 @@ class StrategyParams(BaseModel):
     files: list[Any] = Field(default_factory=list)
     maximum_iterations: int = 5
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT
+    model_timeout: float = DEFAULT_MODEL_TIMEOUT
 
     @field_validator("files", mode="before")
     @classmethod
@@ -90,13 +103,13 @@ class StrategyParams(BaseModel):
 
     @field_validator("tool_timeout", mode="before")
     @classmethod
-    def _clamp_timeout(cls, value: Any) -> float:
-        low, high = TOOL_TIMEOUT_RANGE
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            return DEFAULT_TOOL_TIMEOUT
-        return min(max(number, low), high)
+    def _clamp_tool_timeout(cls, value: Any) -> float:
+        return _clamp(value, TOOL_TIMEOUT_RANGE, DEFAULT_TOOL_TIMEOUT)
+
+    @field_validator("model_timeout", mode="before")
+    @classmethod
+    def _clamp_model_timeout(cls, value: Any) -> float:
+        return _clamp(value, MODEL_TIMEOUT_RANGE, DEFAULT_MODEL_TIMEOUT)
 
     def model_features(self) -> set[str]:
         """The model's declared features (``tool-call``, ``stream-tool-call``, ``vision``…); empty if unknown."""

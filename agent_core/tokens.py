@@ -71,7 +71,7 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["estimate_tokens", "truncate_to_tokens", "DEFAULT_MARKER"]
+__all__ = ["DEFAULT_MARKER", "estimate_tokens", "truncate_to_tokens"]
 
 DEFAULT_MARKER = "\n[...]\n"
 """Text put between the kept head and the kept tail by `truncate_to_tokens`."""

@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from itertools import count, pairwise
 from typing import Any
 
-from agent_core.prompts import MSG_CUT_BY_LENGTH, MSG_MALFORMED, MSG_NO_NAME
 from agent_core.json_args import (
     SPECIAL_TOKEN,
     ArgumentsError,
@@ -40,6 +39,7 @@ from agent_core.json_args import (
     split_concatenated,
     strip_noise,
 )
+from agent_core.prompts import MSG_CUT_BY_LENGTH, MSG_MALFORMED, MSG_NO_NAME
 
 LENGTH_FINISH_REASONS = frozenset({"length", "max_tokens", "max_output_tokens"})
 """``finish_reason`` values (compared lower-cased) meaning the output hit the

@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import gevent
-from gevent.pool import Pool
-from gevent.queue import Queue
-
 from dify_plugin.core.entities.invocation import InvokeType
 from dify_plugin.core.runtime import Session
 from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.interfaces.agent import ToolEntity
+from gevent.pool import Pool
+from gevent.queue import Queue
 
 from agent_core import prompts
 from agent_core.logs import LogNode
@@ -31,8 +30,6 @@ from agent_core.tool_schema import ToolRegistry
 DEFAULT_MAX_PARALLEL = 8
 """Tool calls of one round that may run at the same time."""
 
-DEFAULT_OBSERVATION_TOKENS = 4000
-"""Budget (estimated tokens) of one observation given to the model."""
 
 Emit = Callable[[AgentInvokeMessage], None]
 
@@ -90,7 +87,7 @@ def invoke_tool_raw(session: Session, tool: ToolEntity, parameters: dict[str, An
     (Dify's newer ``binary_link``, a message missing its type: dop628);
     raw dicts let ``ObservationCollector`` keep every message it can read.
     """
-    return session.tool._backwards_invoke(InvokeType.Tool, dict, tool_payload(session, tool, parameters))  # noqa: SLF001
+    return session.tool._backwards_invoke(InvokeType.Tool, dict, tool_payload(session, tool, parameters))
 
 
 class ToolTimeoutError(Exception):
@@ -115,7 +112,7 @@ class ToolRunner:
         *,
         timeout: float,
         max_parallel: int = DEFAULT_MAX_PARALLEL,
-        observation_tokens: int = DEFAULT_OBSERVATION_TOKENS,
+        observation_tokens: int,
     ) -> None:
         self._session = session
         self._registry = registry

@@ -13,6 +13,7 @@ Run from the project root with the project's interpreter (``.venv/bin/python -m 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -29,6 +30,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help=f"results file (default {report.RESULTS})")
     parser.add_argument("--readme", action="store_true", help="after saving, write the tables into bench/README.md")
     parser.add_argument("--readme-only", action="store_true", help="only rewrite bench/README.md from results.json")
+    parser.add_argument(
+        "--plugin-dir", type=Path, help="benchmark the plugin in this folder (e.g. another checkout) instead of ."
+    )
+    parser.add_argument("--runs", type=int, help="override the number of runs per configuration")
     parser.add_argument("--profile", type=Path, metavar="DIR", help="record the plugin with py-spy into DIR")
     args = parser.parse_args(argv)
 
@@ -41,13 +46,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     names = args.names or list(BENCHMARKS)
 
+    if args.plugin_dir:
+        Plugin.default_dir = args.plugin_dir.resolve()
     spy = None
     if args.profile:
         from bench.profiling import PySpy  # noqa: PLC0415 (optional tool)
 
         spy = PySpy(args.profile).install()
 
-    machine = report.machine()
+    machine = report.machine(Plugin.default_dir)
     print(report.machine_line(machine))
     entries = {}
     started = time.monotonic()
@@ -58,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
                 if spy is not None:
                     spy.label = name
                 params = module.SMOKE if args.smoke else module.FULL
+                if args.runs and hasattr(params, "runs"):
+                    params = dataclasses.replace(params, runs=args.runs)
                 print(f"\n## {module.TITLE} ({name})", flush=True)
                 began = time.monotonic()
                 result = module.run(params, plugin)

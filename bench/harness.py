@@ -13,6 +13,7 @@ import math
 import os
 import random
 import statistics
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -93,6 +94,7 @@ class CpuProbe:
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.samples: list[CpuSample] = []
+        self._lock = threading.Lock()
 
     def sample(self, llm_calls: int) -> None:
         self.samples.append(
@@ -106,14 +108,15 @@ class CpuProbe:
         )
 
     def __call__(self, result: RunResult) -> None:
-        calls = len(result.llm_requests)
-        if calls and (not self.samples or self.samples[-1].llm_calls < calls):
-            self.sample(calls)
+        calls = len(result.llm_requests)  # called from several runner threads at once
+        with self._lock:
+            if calls and (not self.samples or self.samples[-1].llm_calls < calls):
+                self.sample(calls)
 
     def round_deltas(self) -> list[float]:
         """Plugin CPU seconds of each round between two sampled model calls (schedstat when
         available, else /proc/stat)."""
-        samples = sorted(self.samples, key=lambda s: s.llm_calls)
+        samples = sorted({s.llm_calls: s for s in reversed(self.samples)}.values(), key=lambda s: s.llm_calls)
         out = []
         for a, b in zip(samples, samples[1:], strict=False):
             if a.plugin_thread_cpu is not None and b.plugin_thread_cpu is not None:
@@ -393,8 +396,11 @@ class Plugin:
     observers: ClassVar[list[Any]] = []
     """Objects told ``started(plugin)`` / ``stopping(plugin)`` (``bench.profiling.PySpy``)."""
 
-    def __init__(self, plugin_dir: str | Path = DEFAULT_PLUGIN_DIR) -> None:
-        self.process = PluginProcess(plugin_dir)
+    default_dir: ClassVar[Path] = DEFAULT_PLUGIN_DIR
+    """The plugin folder benchmarked (``python -m bench --plugin-dir``; default: this project)."""
+
+    def __init__(self, plugin_dir: str | Path | None = None) -> None:
+        self.process = PluginProcess(plugin_dir or self.default_dir)
 
     def __enter__(self) -> Plugin:
         self.process.start()

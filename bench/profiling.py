@@ -74,10 +74,28 @@ def _frame_name(frame: str) -> str:
     return f"{short}:{name}"
 
 
+AREAS = (
+    ("SDK: reading stdin lines (StdioRequestReader)", ("RequestReader.event_loop",)),
+    ("SDK: writing messages to stdout (ResponseWriter)", ("ResponseWriter.",)),
+    ("SDK: parsing backwards responses", ("_line_converter_wrapper",)),
+    ("plugin code (agent_core, strategies)", ("agent_core/", "strategies/", "function_calling.py:", "react.py:")),
+    ("gevent hub / waiting", ("Hub.run", "acquire_with_timeout", "_threading.py")),
+)
+"""Where a sample's time goes: the first area (in this order) one of whose markers is in its stack."""
+
+
+def area(frames: list[str]) -> str:
+    for name, markers in AREAS:
+        if any(marker in frame for frame in frames for marker in markers):
+            return name
+    return "other"
+
+
 def summarize(path: str | Path, top: int = 25) -> str:
     """The ``top`` functions by inclusive and by self samples of a py-spy raw file."""
     inclusive: collections.Counter[str] = collections.Counter()
     own: collections.Counter[str] = collections.Counter()
+    areas: collections.Counter[str] = collections.Counter()
     total = 0
     for line in Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
         stack, _, count_text = line.rpartition(" ")
@@ -91,9 +109,12 @@ def summarize(path: str | Path, top: int = 25) -> str:
         for name in set(frames):
             inclusive[name] += count
         own[frames[-1]] += count
+        areas[area(frames)] += count
     if not total:
         return f"{path}: no samples"
-    out = [f"{path}: {total} samples", "  inclusive:"]
+    out = [f"{path}: {total} samples", "  by area:"]
+    out += [f"    {100 * n / total:5.1f}%  {name}" for name, n in areas.most_common()]
+    out.append("  inclusive:")
     out += [f"    {100 * n / total:5.1f}%  {name}" for name, n in inclusive.most_common(top)]
     out.append("  self:")
     out += [f"    {100 * n / total:5.1f}%  {name}" for name, n in own.most_common(top)]

@@ -27,21 +27,21 @@ def _read(path: str) -> str:
         return ""
 
 
-def _git(*args: str) -> str:
-    """Output of a read-only git command in the project ('' if git is unavailable)."""
+def _git(folder: Path, *args: str) -> str:
+    """Output of a read-only git command in ``folder`` ('' if git or the repository is unavailable)."""
     try:
-        done = subprocess.run(["git", *args], cwd=HERE.parent, capture_output=True, text=True, timeout=10, check=False)
+        done = subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError):
         return ""
-    return done.stdout.strip() if done.returncode == 0 else ""
+    return done.stdout if done.returncode == 0 else ""
 
 
-def machine() -> dict[str, Any]:
+def machine(plugin_dir: Path = HERE.parent) -> dict[str, Any]:
     """Where and when the numbers were taken, and which plugin code they measure."""
     memory = next((line.split()[1] for line in _read("/proc/meminfo").splitlines() if line.startswith("MemTotal")), "0")
     model = next((line.split(":", 1)[1].strip() for line in _read("/proc/cpuinfo").splitlines()
                   if line.startswith("model name")), platform.processor())
-    changed = [line[3:] for line in _git("status", "--porcelain", "--", *PLUGIN_PATHS).splitlines() if line]
+    changed = [line[3:] for line in _git(plugin_dir, "status", "--porcelain", "--", *PLUGIN_PATHS).splitlines() if line]
     return {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "nproc": len(os.sched_getaffinity(0)),
@@ -49,7 +49,8 @@ def machine() -> dict[str, Any]:
         "memory_gb": round(int(memory) / 1024 / 1024, 1),
         "python": platform.python_version(),
         "os": f"{platform.system()} {platform.release()}",
-        "commit": _git("rev-parse", "--short", "HEAD"),
+        "plugin_dir": str(plugin_dir),
+        "commit": _git(plugin_dir, "rev-parse", "--short", "HEAD").strip(),
         "plugin_files_changed_since_commit": changed,
     }
 
@@ -57,9 +58,10 @@ def machine() -> dict[str, Any]:
 def machine_line(info: dict[str, Any]) -> str:
     changed = info.get("plugin_files_changed_since_commit") or []
     local = f" + local changes to {', '.join(changed)}" if changed else ""
+    where = "" if info.get("plugin_dir") in (None, str(HERE.parent)) else f" · plugin from {info['plugin_dir']}"
     return (
         f"{info['date']} · {info['nproc']} CPUs ({info['cpu']}) · {info['memory_gb']} GB · Python {info['python']} · "
-        f"{info['os']} · commit {info['commit'] or '?'}{local}"
+        f"{info['os']} · commit {info['commit'] or '?'}{local}{where}"
     )
 
 

@@ -140,10 +140,10 @@ def run(params: Params, plugin: Plugin | None = None) -> dict[str, Any]:
 def table(result: dict[str, Any]) -> str:
     rows = result["rows"]
     picks = list(rows[0]["wall_ms_at"]) if rows else []
-    walls = " | ".join(f"r{k}" for k in picks)
+    at = " / ".join(f"r{k}" for k in picks)
     lines = [
-        f"| strategy | wall ms/round {walls} | plugin CPU ms/round {walls} | slope ms/round | "
-        "r50/r1 (5-round windows) | prompt tokens " + walls + " | trimmed from round | peak RSS MB (start → end) |",
+        f"| strategy | wall ms/round at {at} | plugin CPU ms/round at {at} | slope ms/round | "
+        f"r{picks[-1] if picks else '?'}/r1 | prompt tokens at {at} | trimmed from round | peak RSS MB (start → end) |",
         "|---|" + "---:|" * 7,
     ]
     for r in rows:

@@ -378,3 +378,15 @@ def test_results_go_back_in_call_order_even_when_they_finish_in_reverse(run):
     assert finished == ["c4", "c3", "c2", "c1"], "the fastest call's log node finishes first"
     round_1 = nodes(result, "ROUND 1")[0]
     assert [r["tool_call_id"] for r in round_1.data["output"]["tool_responses"]] == ["c1", "c2", "c3", "c4"]
+
+
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+def test_silent_model_is_stopped_by_model_timeout(run, strategy):
+    """A model call that stops sending mid-reply ends the run after model_timeout, text kept."""
+    started = time.monotonic()
+    result = run([{"text": "Partial", "hang": True}], strategy=strategy, params={"model_timeout": 10})
+    elapsed = time.monotonic() - started
+    assert not result.ok
+    assert "no reply from the model for 10 seconds" in result.error_text
+    assert result.unfinished_logs() == []
+    assert 9 < elapsed < 20
