@@ -374,7 +374,7 @@ class ObservationCollector:
         meta = message.meta or {}
         described = _describe_file_object(meta.get("file")) or _describe_meta(meta, None)
         self._note(FILE_SENT.format(what=described or "a file"))
-        return [_agent_message(message)]
+        return [_file_as_link(message)]
 
     def _on_json(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
         payload = message.message
@@ -550,6 +550,34 @@ def _image_message(message: InvokeMessage, url: str) -> AgentInvokeMessage:
         meta["tool_file_id"] = file_id
         return _agent_message(message, meta=meta)
     return _agent_message(message, kind=_MessageType.IMAGE)
+
+
+def _file_as_link(message: InvokeMessage) -> AgentInvokeMessage:
+    """A ``file`` message in the form Dify's Agent node accepts from a plugin.
+
+    Dify reads ``meta["file"]`` of a ``file`` message as a ``File`` object, but
+    across the plugin boundary it is a plain dict, and the node fails
+    ("Expected File object"). A file with a URL therefore goes on as an
+    ``image_link`` (images) or a ``link`` carrying its ``tool_file_id``, which
+    Dify turns back into a file; one without a URL goes on unchanged.
+    """
+    meta = dict(message.meta or {})
+    file = meta.pop("file", None)
+    get = (lambda key: file.get(key)) if isinstance(file, Mapping) else (lambda key: getattr(file, key, None))
+    url = get("url") if file is not None else None
+    if not isinstance(url, str) or not url:
+        return _agent_message(message)
+    for key in ("mime_type", "filename"):
+        if get(key) and key not in meta:
+            meta[key] = get(key)
+    file_id = get("related_id") or get("tool_file_id") or _tool_file_id_from_url(url)
+    if file_id:
+        meta["tool_file_id"] = file_id
+    is_image = str(getattr(get("type"), "value", get("type")) or "") == "image" or str(meta.get("mime_type", "")).startswith("image/")
+    link = InvokeMessage(type=_MessageType.LINK, message=InvokeMessage.TextMessage(text=url), meta=meta)
+    if is_image:
+        return _image_message(link.model_copy(update={"type": _MessageType.IMAGE_LINK}), url)
+    return _agent_message(link)
 
 
 def _blob_messages(data: bytes, meta: dict | None) -> list[AgentInvokeMessage]:

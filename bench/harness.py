@@ -271,6 +271,27 @@ def filler_text(chars: int, seed: int = 0) -> str:
     return "".join(parts)[:chars]
 
 
+def json_records(chars: int, seed: int = 0) -> str:
+    """Deterministic JSON-lines records (ids, amounts, dates, short words) of exactly ``chars``
+    characters: what an API-backed tool typically returns (about 3 characters per token)."""
+    rng = random.Random(seed)
+    lines: list[str] = []
+    size = 0
+    while size < chars:
+        record = {
+            "id": rng.randint(10_000, 99_999),
+            "status": rng.choice(("shipped", "pending", "returned", "delivered")),
+            "customer": " ".join(rng.choice(_WORDS) for _ in range(2)),
+            "amount": round(rng.uniform(1, 5000), 2),
+            "date": f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+            "region": rng.choice(("north", "south", "east", "west")),
+        }
+        line = json.dumps(record)
+        lines.append(line)
+        size += len(line) + 1
+    return "\n".join(lines)[:chars]
+
+
 def make_tool(index: int, *, latency: float = 0.0, output: str | None = None) -> ScriptedTool:
     """Tool ``tool_<index>``: a one-sentence description, a required string ``query``, an
     optional number ``limit`` and, for every third tool, a ``region`` select of four options;

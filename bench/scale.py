@@ -1,7 +1,8 @@
 """Scale: one long run, 50 rounds with 100 tools offered and 1 MiB of tool output in total.
 
 Each of the 50 tool rounds calls a different tool that returns ``total_output // rounds``
-characters (about 20 KiB) of English-like text; the model's turns have 10 chunks and take no
+characters (about 20 KiB) of JSON records (about 7,000 tokens: the plugin cuts each to its
+4,000-token observation budget); the model's turns have 10 chunks and take no
 time, tools take no time, so a round's wall time is the plugin's and the protocol's work.
 Each run uses a fresh plugin process so that its peak resident memory (``VmHWM`` in
 /proc/<pid>/status) belongs to that run. Reported: time and plugin CPU per round at round 1,
@@ -21,7 +22,7 @@ from bench.harness import (
     CpuProbe,
     Plugin,
     answer_turn,
-    filler_text,
+    json_records,
     make_toolbox,
     median,
     memory_kb,
@@ -52,7 +53,7 @@ SMOKE = Params(rounds=3, tools=5, total_output=6000, runs=1)
 
 def one_run(strategy: str, params: Params) -> dict[str, Any]:
     per_call = params.total_output // params.rounds
-    toolbox = make_toolbox(params.tools, outputs=lambda i: filler_text(per_call, seed=i))
+    toolbox = make_toolbox(params.tools, outputs=lambda i: json_records(per_call, seed=i))
     # a different tool every round, spread over the whole list
     names = [f"tool_{(r * 7) % params.tools:03d}" for r in range(params.rounds)]
     turns = [tool_turn(strategy, params.chunks, name, r) for r, name in enumerate(names, start=1)]

@@ -300,7 +300,8 @@ def test_file_message_is_forwarded_and_named_to_the_model(run, strategy):
     }
     result = play(run, strategy, [{"type": "file", "message": {"file_marker": "file_marker"}, "meta": {"file": file}}])
     (sent,) = result.files
-    assert sent["type"] == "file" and sent["meta"]["file"]["filename"] == "invoice.pdf"
+    assert sent["type"] == "link" and sent["text"] == "/files/abc/file-preview"
+    assert sent["meta"]["filename"] == "invoice.pdf"
     assert "A file was sent to the user: invoice.pdf (application/pdf, 2048 bytes)" in observation(result)
 
 

@@ -286,11 +286,21 @@ def test_chunk_stream_over_the_limit_is_not_kept_in_memory_or_forwarded(monkeypa
 # --- file ------------------------------------------------------------------------------------------
 
 
-def test_file_message_is_forwarded_and_named():
-    meta = {"file": {"filename": "invoice.pdf", "mime_type": "application/pdf", "size": 2048, "url": "/files/x"}}
+def test_file_message_is_forwarded_as_a_link_dify_accepts_and_named():
+    """Dify's Agent node fails on a ``file`` message whose meta.file is a dict: it goes on as a link."""
+    meta = {"file": {"filename": "invoice.pdf", "mime_type": "application/pdf", "size": 2048,
+                     "url": "/files/tools/abc-123.pdf"}}
     outcome, forwarded = run(T(type=M.FILE, message=None, meta=meta))
-    assert len(forwarded) == 1 and forwarded[0].type == M.FILE and forwarded[0].meta == meta
+    (sent,) = forwarded
+    assert sent.type == M.LINK and sent.message.text == "/files/tools/abc-123.pdf"
+    assert sent.meta == {"mime_type": "application/pdf", "filename": "invoice.pdf", "tool_file_id": "abc-123"}
     assert "invoice.pdf (application/pdf, 2048 bytes)" in outcome.observation
+
+
+def test_image_file_message_is_forwarded_as_an_image_link():
+    meta = {"file": {"filename": "cat.png", "mime_type": "image/png", "type": "image", "url": "/files/tools/cat1.png"}}
+    _, (sent,) = run(T(type=M.FILE, message=None, meta=meta))
+    assert sent.type == M.IMAGE_LINK and sent.meta["tool_file_id"] == "cat1"
 
 
 def test_file_message_without_details_still_says_a_file_was_sent():

@@ -1,0 +1,59 @@
+"""Smoke test of the benchmarks (bench/): every benchmark runs end to end with minimal sizes
+against the real plugin process, results are saved as JSON and rendered as Markdown.
+
+Keeps the benchmark code working; it asserts nothing about timings (this is no benchmark).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import report
+from bench.__main__ import main
+from bench.registry import BENCHMARKS
+
+pytestmark = [
+    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="the benchmarks read /proc (Linux only)"),
+    pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning"),
+]
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    out = tmp_path_factory.mktemp("bench") / "results.json"
+    assert main(["--smoke", "--out", str(out)]) == 0
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_every_benchmark_ran_and_saved_its_result(results: dict) -> None:
+    assert list(results["benchmarks"]) == list(BENCHMARKS)
+    for name, entry in results["benchmarks"].items():
+        assert entry["result"]["rows"], name
+        assert entry["machine"]["nproc"] >= 1
+
+
+def test_numbers_are_present(results: dict) -> None:
+    benchmarks = results["benchmarks"]
+    overhead = benchmarks["overhead"]["result"]["rows"]
+    assert all(row["wall_ms"] is not None and row["plugin_cpu_ms"] is not None for row in overhead)
+    parallel = benchmarks["parallel"]["result"]["rows"]
+    assert [row["calls"] for row in parallel] == list(BENCHMARKS["parallel"].SMOKE.call_counts)
+    assert all(row["ratio"] > 0 for row in parallel)
+    prompt = benchmarks["prompt_size"]["result"]["rows"]
+    assert all(len(row["tokens_per_round"]) == BENCHMARKS["prompt_size"].SMOKE.rounds for row in prompt)
+    assert all(row["react_system_tokens"] > 0 for row in benchmarks["react_prompt"]["result"]["rows"])
+    assert all(row["hwm_end_mb"] > 0 for row in benchmarks["scale"]["result"]["rows"])
+    assert all(row["first_text_ms"] is not None for row in benchmarks["streaming"]["result"]["rows"])
+
+
+def test_tables_render_into_a_readme(results: dict, tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# Benchmarks\n\nfindings\n\n{report.START}\nold\n{report.END}\n\ntail\n", encoding="utf-8")
+    report.update_readme(results, readme)
+    text = readme.read_text(encoding="utf-8")
+    assert "old" not in text and text.startswith("# Benchmarks\n\nfindings") and text.rstrip().endswith("tail")
+    for module in BENCHMARKS.values():
+        assert module.TITLE in text
