@@ -14,9 +14,7 @@ import pytest
 from agent_core import prompts
 from agent_core.loop import MAX_PARSE_RETRIES, REPEAT_LIMIT
 from local_runner.tools import LocalTool, ScriptedTool, ToolParam, text_message
-
-STRATEGIES = ["function_calling", "ReAct"]
-
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations, prompt_text
 
 # --- helpers -------------------------------------------------------------------------------------
 
@@ -53,21 +51,7 @@ def tool_turn(strategy: str, call_id: str, name: str, **arguments) -> dict:
     return {"tool_calls": [call(call_id, name, **arguments)]}
 
 
-def answer_turn(strategy: str, text: str) -> dict:
-    return {"text": f"Thought: done.\nFinal Answer: {text}" if strategy == "ReAct" else text}
 
-
-def observations(request: dict) -> list[str]:
-    """What the model read of tool results in ``request`` (tool messages, or ReAct observations)."""
-    tool_messages = [m["content"] for m in request["prompt_messages"] if m["role"] == "tool"]
-    if tool_messages:
-        return tool_messages
-    scratchpad = "\n".join(str(m["content"]) for m in request["prompt_messages"] if m["role"] == "assistant")
-    return [part.split("\nAction:")[0].split("\nThought:")[0].strip() for part in scratchpad.split("Observation: ")[1:]]
-
-
-def prompt_text(request: dict) -> str:
-    return json.dumps(request["prompt_messages"], ensure_ascii=False)
 
 
 def nodes(result, label: str) -> list:
@@ -77,10 +61,6 @@ def nodes(result, label: str) -> list:
 def assert_no_open_logs(result) -> None:
     assert result.unfinished_logs() == [], [n.label for n in result.unfinished_logs()]
 
-
-def assert_clean_end(result) -> None:
-    assert result.ok, result.error_text
-    assert_no_open_logs(result)
 
 
 # --- 1. the model stream fails mid-way -----------------------------------------------------------

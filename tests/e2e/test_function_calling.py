@@ -6,6 +6,7 @@ import json
 import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, text_message
+from tests.e2e.helpers import assert_clean_end
 
 
 def tool_messages(request: dict) -> list[dict]:
@@ -25,10 +26,6 @@ def weather_tool(**kwargs) -> ScriptedTool:
         **kwargs,
     )
 
-
-def assert_clean_end(result) -> None:
-    assert result.ok, result.error_text
-    assert result.unfinished_logs() == []
 
 
 def test_tool_call_round_trip_logs_usage_and_answer(run):
@@ -284,4 +281,4 @@ def test_model_without_tool_calling_falls_back_to_react(run):
     assert_clean_end(result)
     assert result.text == "Sunny."
     assert all(r["tools"] is None for r in result.llm_requests)
-    assert [n.label for n in result.root_logs()][0] == "USING ReAct"
+    assert result.root_logs()[0].label == "USING ReAct"

@@ -4,6 +4,7 @@
 import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, text_message
+from tests.e2e.helpers import assert_clean_end
 
 
 def weather_tool(**kwargs) -> ScriptedTool:
@@ -23,10 +24,6 @@ def react(run, turns, **kwargs):
 def last_prompt_text(request: dict) -> str:
     return "\n".join(str(m["content"]) for m in request["prompt_messages"])
 
-
-def assert_clean_end(result) -> None:
-    assert result.ok, result.error_text
-    assert result.unfinished_logs() == []
 
 
 ACTION = 'Thought: I need the weather.\nAction:\n```json\n{"action": "get_weather", "action_input": {"city": "Paris"}}\n```'

@@ -14,8 +14,7 @@ import json
 import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
-
-STRATEGIES = ["function_calling", "ReAct"]
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations
 
 CANARY = "CANARY-7f3a91"
 CREDENTIAL_CANARY = "CRED-CANARY-4c2e08"
@@ -52,26 +51,11 @@ def call_turn(strategy: str, name: str, call_id: str = "c1", **arguments) -> dic
     return {"tool_calls": [{"id": call_id, "name": name, "arguments": arguments}]}
 
 
-def answer_turn(strategy: str, text: str) -> dict:
-    return {"text": f"Thought: done.\nFinal Answer: {text}" if strategy == "ReAct" else text}
-
-
-def observations(request: dict) -> list[str]:
-    """What the model read of tool results (tool messages, or the ReAct scratchpad's observations)."""
-    tool_messages = [m["content"] for m in request["prompt_messages"] if m["role"] == "tool"]
-    if tool_messages:
-        return tool_messages
-    scratchpad = "\n".join(str(m["content"]) for m in request["prompt_messages"] if m["role"] == "assistant")
-    return [part.split("\nAction:")[0].split("\nThought:")[0].strip() for part in scratchpad.split("Observation: ")[1:]]
 
 
 def dumps(value) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
-
-def assert_clean_end(result) -> None:
-    assert result.ok, result.error_text
-    assert result.unfinished_logs() == []
 
 
 # --- only configured tools, by exact name --------------------------------------------------------
