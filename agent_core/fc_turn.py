@@ -54,10 +54,12 @@ class AnswerGate:
             self._decided = False
             return ""
         if _ACTION_LABEL.startswith(start[: len(_ACTION_LABEL)].lower()):
-            if len(start) < len(_ACTION_LABEL):
+            after = start[len(_ACTION_LABEL) :].lstrip(" \t")
+            if not after:
                 return ""  # may still become "Action:"
-            self._decided = False
-            return ""
+            if after[0] in ":\n":
+                self._decided = False
+                return ""
         self._decided = True
         out, self._buffer = self._buffer, ""
         return out

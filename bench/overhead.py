@@ -37,8 +37,8 @@ class Params:
     strategies: tuple[str, ...] = STRATEGIES
     tool_counts: tuple[int, ...] = (1, 10, 50)
     chunk_counts: tuple[int, ...] = (10, 1000)
-    rounds: int = 8
-    runs: int = 7
+    rounds: int = 10
+    runs: int = 9
     latency: float = 0.01
     """Seconds every model turn waits before its first chunk and every tool call takes."""
 
@@ -138,14 +138,14 @@ def table(result: dict[str, Any]) -> str:
     """Markdown tables of the result."""
     lines = [
         "| strategy | tools | chunks/turn | wall/round ms | **overhead/round ms** (min–max of runs) | "
-        "plugin CPU/round ms | runner CPU/round ms | final round overhead ms | run setup ms |",
+        "plugin CPU/round ms (schedstat · /proc/stat) | runner CPU/round ms | final round overhead ms | run setup ms |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in result["rows"]:
         low, high = r["overhead_range_ms"] or (None, None)
         lines.append(
             f"| {r['strategy']} | {r['tools']} | {r['chunks']} | {r['wall_ms']} | **{r['overhead_ms']}** "
-            f"({low}–{high}) | {r['plugin_cpu_ms']} | {r['runner_cpu_ms']} | {r['final_round_overhead_ms']} | "
+            f"({low}–{high}) | {r['plugin_cpu_ms']} · {r['plugin_cpu_stat_pooled_ms']} | {r['runner_cpu_ms']} | {r['final_round_overhead_ms']} | "
             f"{r['setup_ms']} |"
         )
     if result.get("per_chunk"):

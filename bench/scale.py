@@ -91,6 +91,28 @@ def _fit(values: list[float]) -> tuple[float, float]:
     return intercept, slope
 
 
+def _phases(walls: list[float], tokens: list[int], trimmed_from: int | None) -> dict[str, Any]:
+    """Slopes (per round) of time and prompt tokens before the context is full and after
+    trimming started (the round where it starts is left out of both)."""
+
+    def slope(values: list[float], first: int, last: int) -> float | None:
+        if last - first < 2:
+            return None
+        return statistics.linear_regression(range(first, last + 1), values[first - 1 : last]).slope
+
+    end = len(walls)
+    cut = trimmed_from or end + 1
+    before_time, after_time = slope(walls, 1, min(end, cut - 1)), slope(walls, cut + 1, end)
+    before_tokens = slope([float(t) for t in tokens], 1, min(end, cut - 1))
+    after_tokens = slope([float(t) for t in tokens], cut + 1, end)
+    return {
+        "slope_before_trim_ms_per_round": ms(before_time, 3),
+        "slope_after_trim_ms_per_round": ms(after_time, 3),
+        "token_slope_before_trim_per_round": None if before_tokens is None else round(before_tokens),
+        "token_slope_after_trim_per_round": None if after_tokens is None else round(after_tokens),
+    }
+
+
 def _window(values: list[float], center: int, half: int = 2) -> float:
     """Median of the values of rounds ``center - half .. center + half`` (1-based, clipped)."""
     low, high = max(1, center - half), min(len(values), center + half)
@@ -107,6 +129,8 @@ def run(params: Params, plugin: Plugin | None = None) -> dict[str, Any]:
         cpu = [statistics.median(r["cpu"][k] for r in runs) for k in range(min(len(r["cpu"]) for r in runs))]
         picks = sorted({1, 10, params.rounds // 2, params.rounds} & set(range(1, count + 1)))
         intercept, slope = _fit(walls) if count >= 2 else (walls[0] if walls else 0.0, 0.0)
+        trimmed = runs[0]["trimmed_rounds"]
+        phases = _phases(walls, runs[0]["tokens"], trimmed[0] if trimmed else None)
         half = count // 2
         first_half = (walls[half - 1] - walls[0]) if half >= 2 else None
         second_half = (walls[-1] - walls[half - 1]) if half >= 2 else None
@@ -122,11 +146,12 @@ def run(params: Params, plugin: Plugin | None = None) -> dict[str, Any]:
                 "cpu_ms_per_round": [ms(c, 2) for c in cpu],
                 "fit_intercept_ms": ms(intercept, 2),
                 "fit_slope_ms_per_round": ms(slope, 3),
+                **phases,
                 "ratio_last_first_window": round(_window(walls, count) / _window(walls, 1), 2) if walls else None,
                 "increment_first_half_ms": ms(first_half, 2),
                 "increment_second_half_ms": ms(second_half, 2),
                 "tokens_at": {k: tokens[k - 1] for k in picks},
-                "trimmed_rounds": runs[0]["trimmed_rounds"],
+                "trimmed_rounds": trimmed,
                 "hwm_start_mb": round(median(r["hwm_start_kb"] for r in runs) / 1024, 1),
                 "hwm_end_mb": round(median(r["hwm_end_kb"] for r in runs) / 1024, 1),
                 "rss_end_mb": round(median(r["rss_end_kb"] for r in runs) / 1024, 1),
@@ -143,8 +168,9 @@ def table(result: dict[str, Any]) -> str:
     picks = list(rows[0]["wall_ms_at"]) if rows else []
     at = " / ".join(f"r{k}" for k in picks)
     lines = [
-        f"| strategy | wall ms/round at {at} | plugin CPU ms/round at {at} | slope ms/round | "
-        f"r{picks[-1] if picks else '?'}/r1 | prompt tokens at {at} | trimmed from round | peak RSS MB (start → end) |",
+        f"| strategy | wall ms/round at {at} | plugin CPU ms/round at {at} | prompt tokens at {at} | "
+        "trimming from round | slope ms/round before → after trimming | prompt tokens/round before → after | "
+        "peak RSS MB (start → end) |",
         "|---|" + "---:|" * 7,
     ]
     for r in rows:
@@ -153,8 +179,10 @@ def table(result: dict[str, Any]) -> str:
         tokens = " / ".join(str(r["tokens_at"][k]) for k in picks)
         trimmed = r["trimmed_rounds"][0] if r["trimmed_rounds"] else "never"
         lines.append(
-            f"| {r['strategy']} | {wall} | {cpu} | {r['fit_slope_ms_per_round']} | {r['ratio_last_first_window']} | "
-            f"{tokens} | {trimmed} | {r['hwm_start_mb']} → **{r['hwm_end_mb']}** |"
+            f"| {r['strategy']} | {wall} | {cpu} | {tokens} | {trimmed} | "
+            f"{r['slope_before_trim_ms_per_round']} → **{r['slope_after_trim_ms_per_round']}** | "
+            f"{r['token_slope_before_trim_per_round']} → {r['token_slope_after_trim_per_round']} | "
+            f"{r['hwm_start_mb']} → **{r['hwm_end_mb']}** |"
         )
     lines.append(
         "\nPer-round times: medians over runs, each the median of the 5 rounds around it (the raw "
