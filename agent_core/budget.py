@@ -12,6 +12,7 @@ note; the full results stay in the ``CALL`` logs).
 
 import json
 from collections.abc import Sequence
+from functools import lru_cache
 
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageContentType
 
@@ -52,23 +53,49 @@ def prompt_budget(params: StrategyParams) -> int | None:
     return max(int((size - completion_reserve(params)) * (1 - SAFETY_MARGIN)), 256)
 
 
+SEGMENT_CHARS = 4096
+"""Long texts are counted in segments of about this many characters (cut at newlines)."""
+
+
+@lru_cache(maxsize=8192)
+def _segment_tokens(segment: str) -> int:
+    return estimate_tokens(segment)
+
+
+def count_tokens(text: str) -> int:
+    """``estimate_tokens`` with memory: a prompt is rebuilt every round from mostly the same
+    texts (memory, tool declarations, earlier observations, a ReAct scratchpad that only
+    grows), so each newline-aligned segment is counted once per run, keeping a long run's
+    counting linear instead of quadratic. Equal to ``estimate_tokens`` within a token per
+    segment (a cut only falls before a newline)."""
+    if len(text) <= 2 * SEGMENT_CHARS:
+        return _segment_tokens(text)
+    total, start = 0, 0
+    while start < len(text):
+        cut = text.find("\n", start + SEGMENT_CHARS)
+        end = len(text) if cut < 0 else cut
+        total += _segment_tokens(text[start:end])
+        start = end
+    return total
+
+
 def message_tokens(message: PromptMessage) -> int:
     """Estimated tokens of one message: text, images, tool calls and overhead."""
     total = MESSAGE_OVERHEAD
     if isinstance(message.content, str):
-        total += estimate_tokens(message.content)
+        total += count_tokens(message.content)
     elif isinstance(message.content, list):
         for part in message.content:
             is_text = part.type == PromptMessageContentType.TEXT
-            total += estimate_tokens(getattr(part, "data", "")) if is_text else IMAGE_TOKENS
+            total += count_tokens(getattr(part, "data", "")) if is_text else IMAGE_TOKENS
     for call in getattr(message, "tool_calls", None) or []:
-        total += estimate_tokens(call.function.name) + estimate_tokens(call.function.arguments)
+        total += count_tokens(call.function.name) + count_tokens(call.function.arguments)
     return total
 
 
 def request_tokens(request: ModelRequest) -> int:
     """Estimated prompt tokens of a whole request, tool schemas included."""
-    tools = sum(estimate_tokens(json.dumps(tool.model_dump(), ensure_ascii=False)) for tool in request.tools)
+    tools = sum(count_tokens(json.dumps(tool.model_dump(), ensure_ascii=False)) for tool in request.tools)
     return tools + sum(message_tokens(message) for message in request.prompt_messages)
 
 

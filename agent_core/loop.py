@@ -19,6 +19,7 @@ import json
 from collections import Counter
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Protocol
 
 from dify_plugin.entities.agent import AgentInvokeMessage
@@ -65,6 +66,14 @@ SHORTENED_OBSERVATION_TOKENS = 200
 """What is left of an old observation when the prompt must shrink (tokens)."""
 
 
+@lru_cache(maxsize=1024)
+def _shortened(observation: str) -> str:
+    """An old observation cut to ``SHORTENED_OBSERVATION_TOKENS``, with a note (cached: it is
+    rendered again every round)."""
+    text, cut = truncate_to_tokens(observation, SHORTENED_OBSERVATION_TOKENS)
+    return text + (prompts.OBSERVATION_SHORTENED.format(tokens=cut) if cut else "")
+
+
 @dataclass
 class RunState:
     """The run so far, which strategies render into the next prompt.
@@ -93,8 +102,7 @@ class RunState:
         """What the model reads of a tool result (shortened for old rounds when space is short)."""
         if round_.index > self.rounds_shortened:
             return result.observation
-        text, cut = truncate_to_tokens(result.observation, SHORTENED_OBSERVATION_TOKENS)
-        return text + (prompts.OBSERVATION_SHORTENED.format(tokens=cut) if cut else "")
+        return _shortened(result.observation)
 
     def trim_once(self) -> bool:
         """Make the next prompt smaller by one step; False when nothing is left to trim."""

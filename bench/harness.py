@@ -8,6 +8,7 @@ nothing here imports plugin code except ``agent_core.tokens`` (pure: no SDK, no 
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -118,7 +119,7 @@ class CpuProbe:
         available, else /proc/stat)."""
         samples = sorted({s.llm_calls: s for s in reversed(self.samples)}.values(), key=lambda s: s.llm_calls)
         out = []
-        for a, b in zip(samples, samples[1:], strict=False):
+        for a, b in itertools.pairwise(samples):
             if a.plugin_thread_cpu is not None and b.plugin_thread_cpu is not None:
                 out.append((b.plugin_thread_cpu - a.plugin_thread_cpu) / (b.llm_calls - a.llm_calls))
             else:
@@ -197,39 +198,43 @@ class Timeline:
 
 def timeline(result: RunResult) -> Timeline:
     """Parse ``result.transcript`` into a ``Timeline``."""
+    line = Timeline(None, [], [], None)
     calls: dict[str, Backwards] = {}
-    texts: list[tuple[float, str]] = []
-    request_sent = ended = None
     with result.lock:
         entries = list(result.transcript)
     for entry in entries:
-        line = entry.get("json")
-        if not isinstance(line, dict):
-            continue
-        t = entry["t"]
-        if entry["dir"] == "to_plugin":
-            data = line.get("data") or {}
-            if line.get("event") == "request":
-                request_sent = t
-            elif line.get("event") == "backwards_response":
-                call = calls.get(str(data.get("backwards_request_id")))
-                if call is None:
-                    continue
-                if data.get("event") == "response":
-                    call.responses.append((t, data.get("data")))
-                elif data.get("event") in ("end", "error"):
-                    call.end = t
-        elif line.get("event") == "session":
-            message = line.get("data") or {}
-            body = message.get("data") or {}
-            if message.get("type") == "invoke":
-                request_id = str(body.get("backwards_request_id"))
-                calls[request_id] = Backwards(str(body.get("type")), request_id, t, body.get("request") or {})
-            elif message.get("type") == "stream" and body.get("type") == "text":
-                texts.append((t, str((body.get("message") or {}).get("text", ""))))
-            elif message.get("type") == "end":
-                ended = t
-    return Timeline(request_sent, sorted(calls.values(), key=lambda c: c.invoked), texts, ended)
+        if isinstance(entry.get("json"), dict):
+            if entry["dir"] == "to_plugin":
+                _to_plugin(line, calls, entry["t"], entry["json"])
+            elif entry["json"].get("event") == "session":
+                _from_plugin(line, calls, entry["t"], entry["json"].get("data") or {})
+    line.calls = sorted(calls.values(), key=lambda c: c.invoked)
+    return line
+
+
+def _to_plugin(line: Timeline, calls: dict[str, Backwards], t: float, message: dict[str, Any]) -> None:
+    data = message.get("data") or {}
+    if message.get("event") == "request":
+        line.request_sent = t
+    elif message.get("event") == "backwards_response":
+        call = calls.get(str(data.get("backwards_request_id")))
+        if call is None:
+            return
+        if data.get("event") == "response":
+            call.responses.append((t, data.get("data")))
+        elif data.get("event") in ("end", "error"):
+            call.end = t
+
+
+def _from_plugin(line: Timeline, calls: dict[str, Backwards], t: float, message: dict[str, Any]) -> None:
+    body = message.get("data") or {}
+    if message.get("type") == "invoke":
+        request_id = str(body.get("backwards_request_id"))
+        calls[request_id] = Backwards(str(body.get("type")), request_id, t, body.get("request") or {})
+    elif message.get("type") == "stream" and body.get("type") == "text":
+        line.texts.append((t, str((body.get("message") or {}).get("text", ""))))
+    elif message.get("type") == "end":
+        line.ended = t
 
 
 def chunk_text(chunk: Any) -> str:
@@ -243,12 +248,82 @@ def chunk_text(chunk: Any) -> str:
 # Synthetic tools, text and model turns
 
 _WORDS = (
-    "order invoice customer shipping address warehouse battery firmware update status delivery "
-    "account payment refund product catalog price discount region support ticket priority report "
-    "summary total quantity item record device serial version release note error warning metric "
-    "latency request response result value count average daily weekly monthly north south east west "
-    "the a of to and in for with on is was are by from at as this that it be or not all new first"
-).split()
+    "order",
+    "invoice",
+    "customer",
+    "shipping",
+    "address",
+    "warehouse",
+    "battery",
+    "firmware",
+    "update",
+    "status",
+    "delivery",
+    "account",
+    "payment",
+    "refund",
+    "product",
+    "catalog",
+    "price",
+    "discount",
+    "region",
+    "support",
+    "ticket",
+    "priority",
+    "report",
+    "summary",
+    "total",
+    "quantity",
+    "item",
+    "record",
+    "device",
+    "serial",
+    "version",
+    "release",
+    "note",
+    "error",
+    "warning",
+    "metric",
+    "latency",
+    "request",
+    "response",
+    "result",
+    "value",
+    "count",
+    "average",
+    "daily",
+    "weekly",
+    "monthly",
+    "north",
+    "south",
+    "east",
+    "west",
+    "the",
+    "a",
+    "of",
+    "to",
+    "and",
+    "in",
+    "for",
+    "with",
+    "on",
+    "is",
+    "was",
+    "are",
+    "by",
+    "from",
+    "at",
+    "as",
+    "this",
+    "that",
+    "it",
+    "be",
+    "or",
+    "not",
+    "all",
+    "new",
+    "first",
+)
 
 
 def filler_text(chars: int, seed: int = 0) -> str:
@@ -328,7 +403,7 @@ def split_even(text: str, pieces: int) -> list[str]:
     """``text`` cut into ``pieces`` consecutive non-empty parts of near-equal length."""
     pieces = max(1, min(pieces, len(text)))
     bounds = [round(i * len(text) / pieces) for i in range(pieces + 1)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def _thought(chars: int, seed: int) -> str:
@@ -349,8 +424,11 @@ def fc_tool_turn(
     raw.append(
         {
             "tool_calls": [
-                {"id": f"call_{round_index}_{n}", "type": "function",
-                 "function": {"name": name, "arguments": json.dumps(arguments)}}
+                {
+                    "id": f"call_{round_index}_{n}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(arguments)},
+                }
                 for n, (name, arguments) in enumerate(calls, start=1)
             ]
         }

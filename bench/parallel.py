@@ -94,5 +94,7 @@ def table(result: dict[str, Any]) -> str:
             f"| {r['calls']} | {r['phase_ms']} | {r['slowest_ms']} | **{r['ratio']}** ({low}–{high}) | "
             f"{r['span_ms']} | {r['span_ratio']} | {r['start_spread_ms']} |"
         )
-    lines.append(f"\nEvery call takes {latency} ms; Function Calling, all calls in one model turn; target: 4 calls < 1.3.")
+    lines.append(
+        f"\nEvery call takes {latency} ms; Function Calling, all calls in one model turn; target: 4 calls < 1.3."
+    )
     return "\n".join(lines)

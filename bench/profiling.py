@@ -49,8 +49,19 @@ class PySpy:
     def started(self, plugin: harness.Plugin) -> None:
         self._count += 1
         path = self.folder / f"{self.label}-{self._count}.txt"
-        command = [self.executable, "record", "--pid", str(plugin.pid), "--rate", str(self.rate),
-                   "--format", "raw", "--nonblocking", "--output", str(path)]
+        command = [
+            self.executable,
+            "record",
+            "--pid",
+            str(plugin.pid),
+            "--rate",
+            str(self.rate),
+            "--format",
+            "raw",
+            "--nonblocking",
+            "--output",
+            str(path),
+        ]
         self._running[plugin.pid] = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self.files.append(path)
 

@@ -11,6 +11,7 @@ one run per configuration.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -50,12 +51,14 @@ def run(params: Params, plugin: Plugin) -> dict[str, Any]:
         for turns_of_history in params.history_turns:
             for tools in params.tool_counts:
                 toolbox = make_toolbox(tools, outputs=lambda i: filler_text(params.output_chars, seed=i))
-                turns = [tool_turn(strategy, params.chunks, f"tool_{r % tools:03d}", r) for r in range(1, params.rounds)]
+                turns = [
+                    tool_turn(strategy, params.chunks, f"tool_{r % tools:03d}", r) for r in range(1, params.rounds)
+                ]
                 turns.append(answer_turn(strategy, params.chunks))
                 result = plugin.run(strategy, turns, toolbox, history=history(turns_of_history))
                 counts = [request_tokens(request) for request in result.llm_requests]
                 per_round = [c["total"] for c in counts]
-                steps = [b - a for a, b in zip(per_round, per_round[1:], strict=False)]
+                steps = [b - a for a, b in itertools.pairwise(per_round)]
                 rows.append(
                     {
                         "strategy": strategy,
@@ -92,7 +95,7 @@ def table(result: dict[str, Any]) -> str:
         )
     lines.append(
         f"\nTokens: the plugin's estimate (`agent_core.tokens.estimate_tokens`) over the recorded requests; "
-        f"each tool call returns {result['params']['output_chars']} characters. \"tool declarations\" = the "
+        f'each tool call returns {result["params"]["output_chars"]} characters. "tool declarations" = the '
         "`tools` JSON (Function Calling); ReAct declares its tools in the system message."
     )
     return "\n".join(lines)

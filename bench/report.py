@@ -39,8 +39,14 @@ def _git(folder: Path, *args: str) -> str:
 def machine(plugin_dir: Path = HERE.parent) -> dict[str, Any]:
     """Where and when the numbers were taken, and which plugin code they measure."""
     memory = next((line.split()[1] for line in _read("/proc/meminfo").splitlines() if line.startswith("MemTotal")), "0")
-    model = next((line.split(":", 1)[1].strip() for line in _read("/proc/cpuinfo").splitlines()
-                  if line.startswith("model name")), platform.processor())
+    model = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in _read("/proc/cpuinfo").splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
     changed = [line[3:] for line in _git(plugin_dir, "status", "--porcelain", "--", *PLUGIN_PATHS).splitlines() if line]
     return {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -60,7 +66,8 @@ def machine_line(info: dict[str, Any]) -> str:
     local = f" + local changes to {', '.join(changed)}" if changed else ""
     where = "" if info.get("plugin_dir") in (None, str(HERE.parent)) else f" · plugin from {info['plugin_dir']}"
     return (
-        f"{info['date']} · {info['nproc']} CPUs ({info['cpu']}) · {info['memory_gb']} GB · Python {info['python']} · "
+        f"{info['date']} · nproc {info['nproc']} ({info['cpu']}) · memory {info['memory_gb']} GB · "
+        f"Python {info['python']} · "
         f"{info['os']} · commit {info['commit'] or '?'}{local}{where}"
     )
 

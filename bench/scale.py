@@ -68,7 +68,8 @@ def one_run(strategy: str, params: Params) -> dict[str, Any]:
     trimmed = sorted(
         int(result.logs[node.parent_id].label.split()[-1])
         for node in result.logs.values()
-        if node.label == "CONTEXT TRIMMED" and node.parent_id in result.logs
+        if node.label == "CONTEXT TRIMMED"
+        and node.parent_id in result.logs
         and result.logs[node.parent_id].label.startswith("ROUND")
     )
     return {
@@ -180,8 +181,8 @@ def table(result: dict[str, Any]) -> str:
         trimmed = r["trimmed_rounds"][0] if r["trimmed_rounds"] else "never"
         lines.append(
             f"| {r['strategy']} | {wall} | {cpu} | {tokens} | {trimmed} | "
-            f"{r['slope_before_trim_ms_per_round']} → **{r['slope_after_trim_ms_per_round']}** | "
-            f"{r['token_slope_before_trim_per_round']} → {r['token_slope_after_trim_per_round']} | "
+            f"{_show(r['slope_before_trim_ms_per_round'])} → **{_show(r['slope_after_trim_ms_per_round'])}** | "
+            f"{_show(r['token_slope_before_trim_per_round'])} → {_show(r['token_slope_after_trim_per_round'])} | "
             f"{r['hwm_start_mb']} → **{r['hwm_end_mb']}** |"
         )
     lines.append(
@@ -189,3 +190,7 @@ def table(result: dict[str, Any]) -> str:
         "per-round series is in results.json). Peak RSS = VmHWM of the plugin process."
     )
     return "\n".join(lines)
+
+
+def _show(value: Any) -> str:
+    return "–" if value is None else str(value)

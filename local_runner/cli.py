@@ -2,11 +2,13 @@
 
 Examples::
 
+    python -m local_runner run --scenario scenarios/local_calculator.yaml    # the offline local model
     python -m local_runner run --scenario scenarios/calculator.yaml          # scripted, offline
     python -m local_runner run --scenario scenarios/doc_search.yaml --json
     python -m local_runner run --query "What is 17% of 2,340?" --tools calculator \\
         --base-url http://localhost:8080/v1 --model qwen2.5-7b-instruct          # a real model
     python -m local_runner tools                                              # list the tools
+    python -m local_runner tasks --strategy all                               # the task suite (local model)
 
 Exit code: 0 if the plugin ended the run without error, 1 otherwise, 2 for bad arguments.
 """
@@ -14,6 +16,7 @@ Exit code: 0 if the plugin ended the run without error, 1 otherwise, 2 for bad a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from collections.abc import Callable
 from dataclasses import replace
@@ -26,6 +29,7 @@ from rich.console import Console
 from local_runner.backends import LLMBackend, OpenAICompatibleBackend, Pricing, ScriptedBackend
 from local_runner.builtin_tools import default_toolbox
 from local_runner.daemon import DEFAULT_PLUGIN_DIR, READY_TIMEOUT, RUN_TIMEOUT, PluginError, PluginProcess
+from local_runner.local_model import DEFAULT_MODEL, MODELS, LocalModelBackend, LocalModelError, rich_progress
 from local_runner.render import LiveView, render_summary
 from local_runner.result import RunResult
 from local_runner.scenario import Scenario, run_scenario
@@ -50,24 +54,35 @@ def _openai(args: argparse.Namespace, scenario: Scenario) -> LLMBackend:
     )
 
 
+def _local(args: argparse.Namespace, scenario: Scenario) -> LLMBackend:
+    """The offline local model (``local_runner/local_model.py``): a llama.cpp server on loopback,
+    started here (a spinner on stderr while it loads) and stopped by ``close()`` at the end of the run."""
+    return LocalModelBackend.start(
+        getattr(args, "local_model", None) or DEFAULT_MODEL,
+        progress=rich_progress(),
+        timeout=getattr(args, "timeout", RUN_TIMEOUT),
+    )
+
+
 BACKENDS: dict[str, Callable[[argparse.Namespace, Scenario], LLMBackend]] = {
     "scripted": _scripted,
     "openai": _openai,
+    "local": _local,
 }
-"""Backend name -> factory ``(args, scenario) -> LLMBackend``. Register new backends here."""
+"""Backend name -> factory ``(args, scenario) -> LLMBackend``. Register new backends here.
+
+A backend may also have ``close()`` (called when the run ends, error or not) and
+``model_settings()`` (``ModelSettings`` fields it imposes on the scenario's model, see ``present_model``)."""
 
 
 def default_backend_name(args: argparse.Namespace, scenario: Scenario) -> str:
     """The backend used without ``--backend``: scripted if there is a script, openai if
-    there is a ``--base-url``; otherwise a ``UsageError``."""
+    there is a ``--base-url``, else the offline local model."""
     if args.script or (scenario.script is not None and not args.base_url):
         return "scripted"
     if args.base_url:
         return "openai"
-    raise UsageError(
-        "no model backend: give --script FILE (scripted turns), a scenario with 'script', "
-        "or --base-url URL [--api-key KEY] [--model NAME] (an OpenAI-compatible server)"
-    )
+    return "local"
 
 
 def choose_backend(args: argparse.Namespace, scenario: Scenario) -> LLMBackend:
@@ -75,13 +90,30 @@ def choose_backend(args: argparse.Namespace, scenario: Scenario) -> LLMBackend:
     return BACKENDS[args.backend or default_backend_name(args, scenario)](args, scenario)
 
 
+def present_model(backend: LLMBackend, scenario: Scenario) -> Scenario:
+    """``scenario`` with the model as ``backend`` must present it (``backend.model_settings()``:
+    e.g. the local model is a completion model without tool calling); unchanged for other backends."""
+    settings = getattr(backend, "model_settings", None)
+    if settings is None:
+        return scenario
+    return replace(scenario, model=replace(scenario.model, **settings()))
+
+
+def closing_backend(backend: LLMBackend) -> contextlib.AbstractContextManager[Any]:
+    """A context that calls ``backend.close()`` on exit if it has one (e.g. stops the local model server)."""
+    return contextlib.closing(backend) if callable(getattr(backend, "close", None)) else contextlib.nullcontext()
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (sub-commands ``run`` and ``tools``)."""
+    """The argument parser (sub-commands ``run``, ``tools`` and ``tasks``)."""
     parser = argparse.ArgumentParser(
         prog="python -m local_runner", description="Run the plugin's agent strategies locally."
     )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("tools", help="list the local tools")
+    from local_runner.tasks import add_tasks_parser  # noqa: PLC0415 (tasks imports this module)
+
+    add_tasks_parser(commands)
     run = commands.add_parser("run", help="run one agent session")
     what = run.add_argument_group("what to run (flags override the scenario file)")
     what.add_argument("--scenario", type=Path, help="scenario YAML file")
@@ -101,7 +133,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     model = run.add_argument_group("model backend")
     model.add_argument(
-        "--backend", choices=sorted(BACKENDS), help="default: scripted if a script is given, else openai"
+        "--backend",
+        choices=sorted(BACKENDS),
+        help="default: scripted if a script is given, openai with --base-url, else local (the offline model)",
+    )
+    model.add_argument(
+        "--local-model",
+        default=DEFAULT_MODEL,
+        help=f"model of the local backend: one of {sorted(MODELS)} or a .gguf path (default: %(default)s)",
     )
     model.add_argument("--script", type=Path, help="scripted model turns (YAML/JSON)")
     model.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8080/v1")
@@ -165,6 +204,11 @@ def execute(args: argparse.Namespace, console: Console) -> RunResult:
     """Start the plugin, run the scenario (live view unless ``--json``), save the transcript."""
     scenario = build_scenario(args)
     backend = choose_backend(args, scenario)
+    with closing_backend(backend):
+        return _execute(args, console, present_model(backend, scenario), backend)
+
+
+def _execute(args: argparse.Namespace, console: Console, scenario: Scenario, backend: LLMBackend) -> RunResult:
     toolbox = default_toolbox()
     with PluginProcess(args.plugin_dir, python=args.python, ready_timeout=args.ready_timeout) as plugin:
         try:
@@ -196,12 +240,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "tools":
         list_tools(console, default_toolbox())
         return 0
+    if args.command == "tasks":
+        from local_runner.tasks import main_tasks  # noqa: PLC0415
+
+        return main_tasks(args, console)
     try:
         result = execute(args, console)
     except UsageError as exc:
         console.print(f"[red]error:[/] {exc}")
         return 2
-    except (PluginError, OSError, ValueError) as exc:
+    except (PluginError, LocalModelError, OSError, ValueError) as exc:
         console.print(f"[bold red]cannot run:[/] {exc}")
         return 1
     except KeyboardInterrupt:

