@@ -107,8 +107,9 @@ class RemotePlugin(PluginConnection):
     data, manifest included), ``registration`` (message types in arrival order), ``assets``
     (filename -> reassembled bytes); ``manifest`` is the ``manifest_declaration``.
 
-    ``process`` (``pid``, ``returncode``, stderr tail, stdout logs) only when the plugin was
-    started by ``RemoteDebugServer.launch``. Closing the connection also kills that process.
+    ``pid``, ``returncode``, ``stderr_tail()`` and the stdout logs (``plugin_logs``) exist
+    only when the plugin was started by ``RemoteDebugServer.launch``; closing the connection
+    then also kills that process.
     """
 
     transport = "remote"
@@ -127,6 +128,7 @@ class RemotePlugin(PluginConnection):
         self.declarations: dict[str, Any] = {}
         self.registration: list[str] = []
         self.assets: dict[str, bytes] = {}
+        self._asset_parts: dict[str, bytearray] = {}
         self.command: list[str] | None = None
         self._sock: socket.socket | None = None
         self._lines: _LineSocket | None = None
@@ -246,15 +248,16 @@ class RemotePlugin(PluginConnection):
     def _add_asset_chunk(self, data: Any) -> None:
         if not isinstance(data, dict) or not isinstance(data.get("filename"), str) or "data" not in data:
             raise RegistrationError("transfer assets failed, error: invalid asset chunk", reply=True)
-        if sum(len(blob) for blob in self.assets.values()) + len(str(data["data"])) > MAX_ASSET_BYTES:
+        if sum(len(blob) for blob in self._asset_parts.values()) + len(str(data["data"])) > MAX_ASSET_BYTES:
             raise RegistrationError("assets too large, at most 50MB", reply=True)
         try:
             chunk = base64.b64decode(str(data["data"]), validate=True)
         except (binascii.Error, ValueError) as exc:
             raise RegistrationError(f"assets decode failed, error: {exc}", reply=True) from exc
-        self.assets[data["filename"]] = self.assets.get(data["filename"], b"") + chunk
+        self._asset_parts.setdefault(data["filename"], bytearray()).extend(chunk)
 
     def _finish_registration(self) -> None:
+        self.assets = {name: bytes(blob) for name, blob in self._asset_parts.items()}
         if not any(kind in self.declarations for kind in DECLARATIONS):
             raise RegistrationError("no registration transferred, cannot initialize", reply=True)
         missing = [name for name in _icon_names(self.declarations) if name not in self.assets]
@@ -458,7 +461,7 @@ class RemoteDebugServer:
 
 def _fresh(plugin: RemotePlugin) -> RemotePlugin:
     """Forget what a refused connection registered (keeping the process, if any)."""
-    plugin.declarations, plugin.registration, plugin.assets = {}, [], {}
+    plugin.declarations, plugin.registration, plugin.assets, plugin._asset_parts = {}, [], {}, {}
     plugin.manifest, plugin.key = None, None
     return plugin
 
