@@ -95,6 +95,35 @@ PROBLEM_UNREADABLE_BLOCK = "Action block could not be read: {snippet}"
 REACT_COMPLETION_QUESTION = "Question: {text}"
 REACT_COMPLETION_ANSWER = "Final Answer: {text}"
 
+# Completion models (base models continuing a text) copy what they see, so their prompt has no
+# placeholder to copy (a tiny model wrote "Final Answer: <your answer to the user>" verbatim):
+# the answer format, one worked example whose observation is answered (with a made-up tool
+# whose name is not a word of its question), the tools, then one concrete call per tool, last,
+# so the nearest "Action:" lines name real tools. Measured on Gemma 3 270M: bench/README.md.
+REACT_COMPLETION_INTRO = "Answer the question. Use a tool when it helps."
+REACT_COMPLETION_TOOLS_HEADER = "Tools:"
+REACT_COMPLETION_TOOL_LINE = "- {name}: {description}"
+REACT_COMPLETION_CALLS_HEADER = (
+    "To use a tool, write Thought, Action and Action Input, then stop: the result comes back as an Observation. "
+    "Examples:"
+)
+REACT_COMPLETION_CALL = """Question: {task}: {values}
+Thought: I will use {name}.
+Action: {name}
+Action Input: {arguments}"""
+REACT_COMPLETION_WORKED = """After the Observation, answer from it. Example:
+Question: What is the weather in Rome?
+Thought: I will use weather.
+Action: weather
+Action Input: {"city": "Rome"}
+Observation: Rome: 24 °C, sunny
+Thought: I know the final answer.
+Final Answer: It is 24 °C and sunny in Rome."""
+REACT_COMPLETION_ANSWER_FORMAT = """When you know the answer, write:
+Thought: I know the final answer.
+Final Answer: the answer"""
+REACT_COMPLETION_ACTION = "Action: {name}\nAction Input: {arguments}"
+
 # --- why a tool call cannot run (fills INVALID_ARGUMENTS; each ends with a period) ---
 
 MSG_NOT_JSON = "its arguments are not valid JSON ({detail})."

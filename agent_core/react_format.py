@@ -11,6 +11,8 @@ Question/Final Answer, the current Question, the scratchpad, ending in
 """
 
 import json
+import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,6 +30,7 @@ from agent_core.tool_calls import ToolCall
 from agent_core.turn import ParseFailure, ToolCalls
 
 STOP_WORD = "Observation"
+COMPLETION_STOP_WORD = "\nQuestion:"
 _NO_STOP_MODELS = ("o1", "o3", "o4", "gpt-5")
 """OpenAI reasoning models reject the ``stop`` parameter."""
 
@@ -48,29 +51,149 @@ def tools_block(tools: Sequence[PromptMessageTool]) -> str:
     return "\n".join([prompts.REACT_TOOLS_HEADER, *lines, "", prompts.REACT_FORMAT.format(names=names)])
 
 
-def stop_words(model_name: str) -> list[str]:
-    """``Observation`` as a stop word, except for models known to reject ``stop``."""
+def completion_tools_block(tools: Sequence[PromptMessageTool]) -> str:
+    """The format and the tools for a completion model, as blocks separated by blank lines:
+    intro, answer format, a worked example, the tool list, then one concrete call per tool
+    (``example_call``). With no tools: intro and answer format only."""
+    answer = prompts.REACT_COMPLETION_ANSWER_FORMAT
+    if not tools:
+        return "\n\n".join([prompts.REACT_COMPLETION_INTRO, answer])
+    lines = [
+        prompts.REACT_COMPLETION_TOOL_LINE.format(name=tool.name, description=_one_line(tool.description) or tool.name)
+        for tool in tools
+    ]
+    calls = [example_call(tool) for tool in tools]
+    return "\n\n".join([
+        prompts.REACT_COMPLETION_INTRO,
+        answer,
+        prompts.REACT_COMPLETION_WORKED,
+        "\n".join([prompts.REACT_COMPLETION_TOOLS_HEADER, *lines]),
+        prompts.REACT_COMPLETION_CALLS_HEADER,
+        *calls,
+    ])
+
+
+def example_call(tool: PromptMessageTool) -> str:
+    """A question the tool answers and the call that asks it, e.g. for a calculator::
+
+        Question: Evaluate an arithmetic expression exactly: (649 * 0.85) * 1.2
+        Thought: I will use calculator.
+        Action: calculator
+        Action Input: {"expression": "(649 * 0.85) * 1.2"}
+
+    The question is the tool's purpose (``tool_purpose``) and the argument values
+    (``example_arguments``)."""
+    arguments = example_arguments(tool)
+    purpose = tool_purpose(tool)
+    return prompts.REACT_COMPLETION_CALL.format(
+        task=purpose[:1].upper() + purpose[1:],
+        values=" ".join(str(value) for value in arguments.values()),
+        name=tool.name,
+        arguments=_json(arguments),
+    )
+
+
+_EXAMPLE = re.compile(r"\be\.g\.,?\s*(.+?)(?:\s+or\s+|;|\.(?:\s|$)|$)")
+
+
+def example_arguments(tool: PromptMessageTool) -> dict[str, Any]:
+    """Arguments for the tool's example call, from its schema: each required parameter, and each
+    optional one whose description gives an example ("e.g. Europe/Paris"); the value is that
+    example, else the first allowed value, else a neutral value of the parameter's type."""
+    properties = _schema_properties(tool)
+    required = tool.parameters.get("required") if isinstance(tool.parameters, Mapping) else None
+    required = set(required) if isinstance(required, list) else set()
+    arguments: dict[str, Any] = {}
+    for name, schema in properties.items():
+        schema = schema if isinstance(schema, Mapping) else {}
+        example = _EXAMPLE.search(str(schema.get("description") or ""))
+        if name not in required and example is None:
+            continue
+        arguments[name] = _example_value(schema, _balanced(example.group(1).strip()) if example else None)
+    return arguments
+
+
+def _balanced(text: str) -> str:
+    """An example cut from "(e.g. km) ..." ends before the parenthesis that is not its own."""
+    depth = 0
+    for position, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if depth < 0:
+            return text[:position].rstrip()
+    return text
+
+
+def _example_value(schema: Mapping[str, Any], example: str | None) -> Any:
+    kind = schema.get("type")
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    if kind in ("number", "integer"):
+        try:
+            number = float(example) if example is not None else 1.0
+        except ValueError:
+            number = 1.0
+        if not math.isfinite(number):  # "e.g. inf" is no JSON number
+            number = 1.0
+        return int(number) if number.is_integer() else number
+    if kind == "boolean":
+        return True
+    if example is not None:
+        return example
+    description = _one_line(str(schema.get("description") or "")).rstrip(".")
+    return description[:1].lower() + description[1:] if description else "..."
+
+
+def tool_purpose(tool: PromptMessageTool) -> str:
+    """What the tool is for, in a few words: its description's first sentence without
+    parentheses and end punctuation, first letter lower-cased unless it starts an acronym
+    ("Get the time (UTC)." -> "get the time"; empty description -> "use <name>")."""
+    first = re.split(r"(?<=[.!?])\s", _one_line(tool.description), maxsplit=1)[0].rstrip(".!? ")
+    first = " ".join(re.sub(r"\s*\([^()]*\)", "", first).split())
+    if not first:
+        return f"use {tool.name}"
+    return first[0].lower() + first[1:] if first[1:2].islower() or len(first) == 1 else first
+
+
+def _one_line(text: str) -> str:
+    return " ".join((text or "").split())
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def stop_words(model_name: str, mode: str | None = None) -> list[str]:
+    """``Observation`` as a stop word, except for models known to reject ``stop``; for a
+    completion model (``mode`` "completion") also a new ``Question:`` line, where a base model
+    goes on after its final answer by inventing the next question of the document."""
     name = model_name.lower()
-    return [] if name.startswith(_NO_STOP_MODELS) else [STOP_WORD]
+    if name.startswith(_NO_STOP_MODELS):
+        return []
+    return [STOP_WORD, COMPLETION_STOP_WORD] if mode == "completion" else [STOP_WORD]
 
 
-def _action_text(call: ToolCall) -> str:
+def _action_text(call: ToolCall, completion: bool = False) -> str:
+    if completion:  # the format the completion prompt teaches
+        return prompts.REACT_COMPLETION_ACTION.format(name=call.name, arguments=_json(call.arguments))
     blob = json.dumps({"action": call.name, "action_input": call.arguments}, ensure_ascii=False)
     return f"Action:\n```json\n{blob}\n```"
 
 
-def scratchpad(run: RunState) -> str:
-    """This run so far as Thought / Action / Observation text ('' before the first round)."""
+def scratchpad(run: RunState, *, completion: bool = False) -> str:
+    """This run so far as Thought / Action / Observation text ('' before the first round);
+    actions as the chat format's JSON blob, or as ``Action:`` / ``Action Input:`` lines for
+    ``completion`` models (what their prompt shows)."""
     parts: list[str] = []
     for round_ in run.rounds:
         thought = round_.turn.thought.strip()
         decision = round_.turn.decision
         if isinstance(decision, ToolCalls):
             calls = {call.id: call for call in decision.calls}
-            parts.append(f"Thought: {thought}" if thought else "Thought:")
+            if thought or not completion:  # a completion model copies an empty "Thought:" line
+                parts.append(f"Thought: {thought}" if thought else "Thought:")
             for result in round_.results:
                 if result.call_id in calls:
-                    parts.append(_action_text(calls[result.call_id]))
+                    parts.append(_action_text(calls[result.call_id], completion))
                 parts.append(f"Observation: {run.observation(round_, result)}")
         elif isinstance(decision, ParseFailure):
             if round_.turn.raw.strip():
@@ -99,15 +222,14 @@ def completion_prompt(run: RunState) -> list[PromptMessage]:
     """One user message holding the whole completion prompt, ending in ``Thought:``."""
     params = run.params
     head = "\n\n".join(
-        m.content for m in system_message(params, tools_block(run.registry.prompt_tools()), run.limit_note())
+        m.content
+        for m in system_message(params, completion_tools_block(run.registry.prompt_tools()), run.limit_note())
         if isinstance(m.content, str)
     )
     turns = [_history_line(m) for m in _plain_history(run.history())]
     query = query_message(params, images_as_content=False).content
-    lines = [head, *[t for t in turns if t], prompts.REACT_COMPLETION_QUESTION.format(text=query)]
-    pad = scratchpad(run)
-    if pad:
-        lines.append(pad)
+    current = "\n".join(filter(None, [prompts.REACT_COMPLETION_QUESTION.format(text=query), scratchpad(run, completion=True)]))
+    lines = [head, *[t for t in turns if t], current]
     return [UserPromptMessage(content="\n\n".join(lines).rstrip() + "\nThought:")]
 
 

@@ -417,7 +417,7 @@ class OpenAICompatibleBackend:
         pricing: Pricing = FREE,
         timeout: float = 600.0,
     ) -> None:
-        from openai import OpenAI  # noqa: PLC0415 (lazy: importing openai takes ~0.5 s, scripted runs skip it)
+        from openai import OpenAI
 
         self._client = OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=0)
         self.model = model

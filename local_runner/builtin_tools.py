@@ -115,12 +115,33 @@ def _calculator(params: dict[str, Any]) -> Iterator[dict[str, Any]]:
 # current_time
 
 
-def _current_time(params: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    name = str(params.get("timezone") or "UTC")
+@cache
+def _zones_by_city() -> dict[str, str]:
+    """Lower-case city (the last part of an IANA name, "_" as space) -> IANA name."""
+    from zoneinfo import available_timezones
+
+    cities: dict[str, str] = {}
+    for name in sorted(available_timezones()):
+        if "/" in name and not name.startswith(("Etc/", "SystemV/", "posix/", "right/")):
+            cities.setdefault(name.rsplit("/", 1)[1].replace("_", " ").lower(), name)
+    return cities
+
+
+def find_zone(name: str) -> ZoneInfo:
+    """The timezone ``name``: an IANA name ("Asia/Tokyo", "UTC") or the city of one ("Tokyo",
+    "new york"), as people and models write it. Raises ``ToolInputError`` if there is none."""
+    iana = name.strip() or "UTC"
     try:
-        zone = ZoneInfo(name)
+        return ZoneInfo(iana)
     except (ZoneInfoNotFoundError, ValueError):
-        raise ToolInputError(f"unknown timezone {name!r}; use an IANA name such as 'Europe/Paris'") from None
+        city = _zones_by_city().get(" ".join(iana.replace("_", " ").split()).lower())
+        if city:
+            return ZoneInfo(city)
+    raise ToolInputError(f"unknown timezone {name!r}; use an IANA name such as 'Europe/Paris'")
+
+
+def _current_time(params: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    zone = find_zone(str(params.get("timezone") or "UTC"))
     yield text_message(datetime.now(zone).strftime(str(params.get("format") or "%Y-%m-%d %H:%M:%S %Z")))
 
 
@@ -224,8 +245,7 @@ def _unit_convert(params: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
 _STOPWORDS = frozenset(
-    "a an and are as at be by can do does for from how i in is it its my of on or the to what "
-    "when where which who why will with you your".split()
+    ["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how", "i", "in", "is", "it", "its", "my", "of", "on", "or", "the", "to", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your"]
 )
 
 

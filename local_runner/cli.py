@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("tools", help="list the local tools")
-    from local_runner.tasks import add_tasks_parser  # noqa: PLC0415 (tasks imports this module)
+    from local_runner.tasks import add_tasks_parser
 
     add_tasks_parser(commands)
     run = commands.add_parser("run", help="run one agent session")
@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         list_tools(console, default_toolbox())
         return 0
     if args.command == "tasks":
-        from local_runner.tasks import main_tasks  # noqa: PLC0415
+        from local_runner.tasks import main_tasks
 
         return main_tasks(args, console)
     try:

@@ -448,7 +448,7 @@ class LocalModelServer:
             stdout=self._log_file,
             stderr=subprocess.STDOUT,
             env=self._env(),
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,  # noqa: PLW1509
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )
         atexit.register(self.stop)
         url = f"http://{self.host}:{self.port}/v1/models"

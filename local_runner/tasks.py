@@ -35,7 +35,7 @@ from rich.console import Console
 from rich.table import Table
 
 from local_runner.backends import LLMBackend, OpenAICompatibleBackend
-from local_runner.builtin_tools import default_toolbox
+from local_runner.builtin_tools import default_toolbox, find_zone
 from local_runner.daemon import DEFAULT_PLUGIN_DIR, READY_TIMEOUT, PluginError, PluginProcess
 from local_runner.local_model import (
     DEFAULT_MAX_TOKENS,
@@ -53,6 +53,8 @@ from local_runner.tools import LocalTool, ToolBox, text_message
 TASKS_FILE = Path(__file__).parent / "data" / "tasks.yaml"
 STRATEGIES = ("ReAct", "function_calling")
 TASK_TIMEOUT = 300.0
+_RAMBLE = re.compile(r"(?im)^\s*(?:question|thought|action|action input|observation|final answer)\s*:")
+"""A ReAct label at a line start in the answer: the model went on writing a new question or step."""
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+")
 
 
@@ -64,7 +66,8 @@ _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+")
 class Check:
     """What a correct run looks like: ``answer_contains`` (all, case-insensitive), ``answer_number``
     (some number in the answer within ``tolerance`` of ``value``), ``tools_called`` (each called
-    at least once without error)."""
+    at least once without error). Always: the answer does not go on with invented ReAct lines
+    (``Question:``, ``Thought:``, ...), which a base model writes when nothing stops it."""
 
     answer_contains: tuple[str, ...] = ()
     answer_number: float | None = None
@@ -93,6 +96,9 @@ class Check:
             abs(number - self.answer_number) <= self.tolerance + 1e-9 for number in numbers_in(answer)
         ):
             problems.append(f"answer lacks the number {self.answer_number:g}")
+        rambling = _RAMBLE.search(answer)
+        if rambling:
+            problems.append(f"answer goes on with {rambling.group(0).strip()!r} (invented dialogue)")
         used = {call.name for call in calls if call.ok}
         problems += [f"{name} not called" for name in self.tools_called if name not in used]
         return problems
@@ -161,6 +167,10 @@ class Suite:
             raise ValueError(f"{path}: task ids must be unique")
         return cls(tuple(tasks), datetime.fromisoformat(str(data["clock"])))
 
+    def with_tools(self, tools: Iterable[str]) -> Suite:
+        """Every task offering ``tools`` (e.g. all four: choosing the tool becomes part of every task)."""
+        return replace(self, tasks=tuple(replace(task, tools=tuple(tools)) for task in self.tasks))
+
     def select(self, ids: Iterable[str] | None) -> Suite:
         """The suite restricted to ``ids`` (in the suite's order); unknown ids are an error."""
         if not ids:
@@ -174,20 +184,12 @@ class Suite:
 
 def suite_toolbox(clock: datetime) -> ToolBox:
     """The built-in tools, with ``current_time`` reading ``clock`` instead of the system clock."""
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # noqa: PLC0415
-
-    from local_runner.tools import ToolInputError  # noqa: PLC0415
-
     toolbox = default_toolbox()
     real = toolbox.get("current_time")
     assert isinstance(real, LocalTool)
 
     def frozen(params: dict[str, Any]) -> Iterator[dict[str, Any]]:
-        name = str(params.get("timezone") or "UTC")
-        try:
-            zone = ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ToolInputError(f"unknown timezone {name!r}; use an IANA name such as 'Europe/Paris'") from None
+        zone = find_zone(str(params.get("timezone") or "UTC"))
         yield text_message(clock.astimezone(zone).strftime(str(params.get("format") or "%Y-%m-%d %H:%M:%S %Z")))
 
     return toolbox.add(replace(real, handler=frozen))
@@ -219,6 +221,8 @@ class TaskOutcome:
     seconds: float
     error: str | None = None
     note: str = ""
+    model_outputs: list[str] = field(default_factory=list)  # what the model wrote, one entry per LLM call
+    model_requests: list[dict[str, Any]] = field(default_factory=list)  # what the plugin asked, one per LLM call
 
     def fingerprint_data(self) -> list[Any]:
         """What must be identical between two runs of a deterministic model (no times)."""
@@ -238,6 +242,8 @@ class TaskOutcome:
             "seconds": round(self.seconds, 2),
             "error": self.error,
             "note": self.note,
+            "model_outputs": self.model_outputs,
+            "model_requests": self.model_requests,
         }
 
 
@@ -274,6 +280,24 @@ def judge(task: Task, strategy: str, result: RunResult, toolbox: ToolBox) -> Tas
     )
 
 
+class RecordingBackend:
+    """Passes every LLM call to ``backend`` and keeps, one entry per call, the request the plugin
+    sent (``requests``: its prompt included) and the text the model wrote (``outputs``)."""
+
+    def __init__(self, backend: LLMBackend) -> None:
+        self.backend = backend
+        self.outputs: list[str] = []
+        self.requests: list[dict[str, Any]] = []
+
+    def invoke_llm(self, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        index = len(self.outputs)
+        self.outputs.append("")
+        self.requests.append(request)
+        for chunk in self.backend.invoke_llm(request):
+            self.outputs[index] += str(chunk["delta"]["message"].get("content") or "")
+            yield chunk
+
+
 def run_task(
     task: Task,
     strategy: str,
@@ -286,8 +310,12 @@ def run_task(
 ) -> TaskOutcome:
     """Run ``task`` once with ``strategy`` through the real plugin and check it."""
     toolbox = suite_toolbox(clock)
-    result = run_scenario(task.scenario(strategy, model), backend, toolbox, plugin=plugin, timeout=timeout)
-    return judge(task, strategy, result, toolbox)
+    recorder = RecordingBackend(backend)
+    result = run_scenario(task.scenario(strategy, model), recorder, toolbox, plugin=plugin, timeout=timeout)
+    outcome = judge(task, strategy, result, toolbox)
+    outcome.model_outputs = recorder.outputs
+    outcome.model_requests = recorder.requests
+    return outcome
 
 
 @dataclass
@@ -367,29 +395,38 @@ def _short(text: str, width: int = 48) -> str:
 def task_table(report: SuiteReport, strategy: str) -> Table:
     passed, total = report.rate(strategy)
     table = Table(title=f"{strategy} on {report.model}: {passed}/{total} passed", title_justify="left")
-    for name, justify in (("task", "left"), ("needs", "left"), ("ok", "center"), ("LLM calls", "right"),
-                          ("tool calls", "left"), ("tokens", "right"), ("s", "right"), ("answer / why not", "left")):  # fmt: skip
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    table.add_column("task", no_wrap=True)
+    table.add_column("needs")
+    table.add_column("ok", justify="center")
+    table.add_column("LLM calls", justify="right")
+    table.add_column("tool calls")
+    table.add_column("tokens", justify="right")
+    table.add_column("s", justify="right")
+    table.add_column("answer", overflow="fold")
     for o in report.of(strategy):
-        calls = ", ".join(c.name + ("" if c.ok else "(error)") for c in o.calls) or "-"
-        detail = _short(o.answer) if o.ok else _short("; ".join(o.problems) + (f" | {o.answer}" if o.answer else ""), 70)
+        calls = ", ".join(c.name + ("" if c.ok else " (error)") for c in o.calls) or "-"
         table.add_row(
             o.task.id,
-            "+".join(o.task.needs) or "-",
+            ", ".join(o.task.needs) or "-",
             "[green]✔[/]" if o.ok else "[red]✘[/]",
             str(o.llm_calls),
             calls,
             "-" if o.tokens is None else str(o.tokens),
             f"{o.seconds:.1f}",
-            detail,
+            _short(o.answer, 40) or "-",
         )
     return table
+
+
+def failure_lines(report: SuiteReport, strategy: str) -> list[str]:
+    """One line per failed task: why it failed."""
+    return [f"  {o.task.id}: {'; '.join(o.problems)}" for o in report.of(strategy) if not o.ok]
 
 
 def summary_table(report: SuiteReport) -> Table:
     table = Table(title="summary", title_justify="left")
     for name in ("strategy", "passed", "rate", "LLM calls", "tool calls", "tokens", "wall time", "fingerprint"):
-        table.add_column(name, justify="left" if name in ("strategy", "fingerprint") else "right")
+        table.add_column(name, justify="left" if name in ("strategy", "fingerprint") else "right", no_wrap=True)
     for strategy in report.strategies():
         outcomes = report.of(strategy)
         passed, total = report.rate(strategy)
@@ -421,6 +458,9 @@ def add_tasks_parser(commands: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--only", help="comma-separated task ids (default: every task)")
     parser.add_argument("--tasks-file", type=Path, default=TASKS_FILE, help="task suite YAML (default: the bundled one)")
+    parser.add_argument(
+        "--all-tools", action="store_true", help="offer all four local tools to every task (default: the task's own)"
+    )
     model = parser.add_argument_group("model backend")
     model.add_argument("--backend", choices=["local", "openai"], default="local", help="default: %(default)s")
     model.add_argument("--local-model", default=DEFAULT_MODEL, help=f"local backend: one of {sorted(MODELS)} or a .gguf")
@@ -480,14 +520,30 @@ def open_backend(args: argparse.Namespace, console: Console) -> tuple[LLMBackend
     return backend, model
 
 
+def print_report(report: SuiteReport, model: ModelSettings, console: Console) -> None:
+    """Per strategy: the task table, why each failed task failed, notes; then the summary table."""
+    for strategy in report.strategies():
+        console.print(task_table(report, strategy))
+        for line in failure_lines(report, strategy):
+            console.print(line, highlight=False, markup=False)
+        notes = {o.note for o in report.of(strategy) if o.note}
+        for note in sorted(notes):
+            console.print(f"[yellow]{strategy}: {note} (model features: {model.features or 'none'})[/]")
+    console.print(summary_table(report))
+
+
 def main_tasks(args: argparse.Namespace, console: Console) -> int:
     """``python -m local_runner tasks``; returns the exit code."""
     try:
         strategies = parse_strategies(args.strategy)
         suite = Suite.load(args.tasks_file).select(args.only.split(",") if args.only else None)
+        if args.all_tools:
+            suite = suite.with_tools(default_toolbox().names)
     except (ValueError, OSError, KeyError) as exc:
         console.print(f"[red]error:[/] {exc}")
         return 2
+    if not console.is_terminal:
+        console.width = max(console.width, 132)  # piped to a file or CI log: room for the table
     started = time.monotonic()
     backend: LLMBackend | None = None
     try:
@@ -517,12 +573,7 @@ def main_tasks(args: argparse.Namespace, console: Console) -> int:
         close = getattr(backend, "close", None)
         if callable(close):
             close()
-    for strategy in report.strategies():
-        console.print(task_table(report, strategy))
-        notes = {o.note for o in report.of(strategy) if o.note}
-        for note in sorted(notes):
-            console.print(f"[yellow]{strategy}: {note} (model features: {model.features or 'none'})[/]")
-    console.print(summary_table(report))
+    print_report(report, model, console)
     console.print(f"[dim]total {time.monotonic() - started:.1f}s; suite fingerprint {report.fingerprint()}[/]")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -25,9 +25,9 @@ class ReActSteps:
     def build_request(self, run: RunState) -> ModelRequest:
         """Chat or completion prompt with the scratchpad; no native tools are declared."""
         model = run.params.model
-        completion = (model.mode or "chat") == "completion"
-        messages = completion_prompt(run) if completion else chat_prompt(run)
-        return ModelRequest(prompt_messages=messages, tools=[], stop=stop_words(model.model), stream=True)
+        mode = model.mode or "chat"
+        messages = completion_prompt(run) if mode == "completion" else chat_prompt(run)
+        return ModelRequest(prompt_messages=messages, tools=[], stop=stop_words(model.model, mode), stream=True)
 
     def read_turn(self, chunks: Iterator[ModelChunk], run: RunState) -> Generator[str, None, ModelTurn]:
         """Parse the text stream; stream the final answer."""

@@ -50,8 +50,7 @@ RFC3339_RE = re.compile(
 URL_RE = re.compile(r"^https?://[^\s/$.?#][^\s]*$")
 
 PLUGIN_TAGS = frozenset(
-    "search image videos weather finance design travel social news medical productivity "
-    "education business entertainment utilities agent rag other trigger".split()
+    ["search", "image", "videos", "weather", "finance", "design", "travel", "social", "news", "medical", "productivity", "education", "business", "entertainment", "utilities", "agent", "rag", "other", "trigger"]
 )
 # The SDK's ToolLabelEnum (provider identity.tags) lacks "agent" and "trigger".
 PROVIDER_TAGS = PLUGIN_TAGS - {"agent", "trigger"}
@@ -61,22 +60,20 @@ MIN_META_VERSION = Version("0.0.1")  # meta.version must be greater (unlocks MCP
 MAX_REF_LEN = 128  # icon and plugins.* paths in the manifest
 FORBIDDEN_EXTENSIONS = ("tools", "models", "endpoints", "datasources", "triggers")
 MANIFEST_KEYS = frozenset(
-    "version type author name repo label description icon icon_dark created_at resource "
-    "plugins meta tags privacy".split()
+    ["version", "type", "author", "name", "repo", "label", "description", "icon", "icon_dark", "created_at", "resource", "plugins", "meta", "tags", "privacy"]
 )
 
 PARAMETER_TYPES = frozenset(
-    "string number boolean select secret-input file files app-selector model-selector "
-    "array[tools] any".split()
+    ["string", "number", "boolean", "select", "secret-input", "file", "files", "app-selector", "model-selector", "array[tools]", "any"]
 )
 FEATURES = frozenset({"history-messages"})
 SCOPES: dict[str, frozenset[str]] = {  # daemon config.go: only these types take a scope
     "model-selector": frozenset(
-        "llm text-embedding rerank tts speech2text moderation vision document tool-call".split()
+        ["llm", "text-embedding", "rerank", "tts", "speech2text", "moderation", "vision", "document", "tool-call"]
     ),
-    "app-selector": frozenset("all chat workflow completion".split()),
+    "app-selector": frozenset(["all", "chat", "workflow", "completion"]),
     "any": frozenset(
-        "string number object array[number] array[string] array[object] array[file]".split()
+        ["string", "number", "object", "array[number]", "array[string]", "array[object]", "array[file]"]
     ),
 }
 REQUIRED_FILES = ("README.md", "requirements.txt")
@@ -225,7 +222,7 @@ def _check_asset(rep: _Reporter, value: Any, path: str, *, required: bool = True
 
 def _check_svg(rep: _Reporter, full: Path, path: str) -> None:
     try:
-        tag = ET.parse(full).getroot().tag  # noqa: S314 - our own file
+        tag = ET.parse(full).getroot().tag
     except ET.ParseError as exc:
         rep.add(path, f"{full.name} is not well-formed SVG: {exc}")
         return
@@ -626,7 +623,7 @@ def _sdk_manifest(rep: _Reporter, data: dict[str, Any]) -> None:
 
     try:
         PluginConfiguration(**data)
-    except Exception as exc:  # noqa: BLE001 - every failure is a finding
+    except Exception as exc:
         _report_validation(rep, "PluginConfiguration", exc)
 
 
@@ -647,7 +644,7 @@ def _sdk_provider_run(rep: _Reporter, data: dict[str, Any], only: str | None = N
     try:
         with _working_directory(rep.root):
             AgentStrategyProviderConfiguration(**data)
-    except Exception as exc:  # noqa: BLE001 - every failure is a finding
+    except Exception as exc:
         _report_validation(rep, "AgentStrategyProviderConfiguration", exc, only)
 
 

@@ -121,7 +121,7 @@ class IgnorePattern:
                 return not (self.dir_only and not is_dir and index == len(parts) - 1)
         return False
 
-    def _path_match(self, path: list[str], is_dir: bool) -> bool:  # noqa: C901 - go-git port
+    def _path_match(self, path: list[str], is_dir: bool) -> bool:
         matched = traverse = trailing = False
         last = len(self.segments) - 1
         for index, segment in enumerate(self.segments):

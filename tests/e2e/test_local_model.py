@@ -10,12 +10,18 @@ The ``slow`` marker must be registered in the project's pytest config (owned by 
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from local_runner.local_model import (
     MODELS,
+    LocalModelBackend,
     LocalModelError,
     LocalModelServer,
     ModelNotInstalledError,
@@ -23,6 +29,8 @@ from local_runner.local_model import (
     llama_cpp_available,
     model_available,
 )
+from local_runner.scenario import ModelSettings
+from local_runner.tasks import Suite, run_suite
 
 needs_local_model = pytest.mark.skipif(
     not (llama_cpp_available() and model_available("gemma3-270m")),
@@ -144,3 +152,44 @@ def test_server_stops_on_exit_even_after_an_error() -> None:
         import os
 
         os.kill(pid, 0)
+
+
+# --- the real plugin on the real model ---------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+@needs_local_model
+@pytest.mark.timeout(900)
+def test_readme_run_command_completes_a_tool_task_offline() -> None:
+    """The README's first command: ReAct on the local model, one tool call, the right answer."""
+    done = subprocess.run(
+        [sys.executable, "-m", "local_runner", "run", "--scenario", "scenarios/local_convert.yaml", "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "NO_PROXY": "*", "no_proxy": "*"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert result["ok"], result
+    assert [call["tool"] for call in result["tool_requests"]] == ["unit_convert"]
+    assert "37.7" in result["text"]
+
+
+@pytest.mark.slow
+@needs_local_model
+@pytest.mark.timeout(900)
+def test_tool_tasks_of_the_suite_on_the_real_model(plugin) -> None:  # type: ignore[no-untyped-def]
+    """At least one tool-using task of the suite passes end to end, and two runs are identical."""
+    suite = Suite.load()
+    suite = suite.select([task.id for task in suite.tasks if task.needs])
+    with LocalModelBackend.start("gemma3-270m") as backend:
+        model = ModelSettings(**backend.model_settings())
+        first = run_suite(suite, ["ReAct"], model, backend, plugin)
+        again = run_suite(suite.select(["fever_celsius"]), ["ReAct"], model, backend, plugin)
+    passed = [o.task.id for o in first.outcomes if o.ok]
+    assert passed, [(o.task.id, o.problems) for o in first.outcomes]
+    assert all(o.calls and all(c.ok for c in o.calls) for o in first.outcomes if o.ok)
+    (repeat,) = again.outcomes
+    (original,) = [o for o in first.outcomes if o.task.id == "fever_celsius"]
+    assert repeat.fingerprint_data() == original.fingerprint_data()

@@ -138,6 +138,24 @@ def test_completion_model_gets_one_prompt_ending_in_thought(run):
     assert result.text == "4"
 
 
+def test_completion_model_prompt_teaches_by_example_and_continues_the_scratchpad(run):
+    """A base model copies what it sees: no placeholder to copy, a concrete call of the real tool,
+    and round 2 continues the same Question block in the format the prompt taught."""
+    turns = [{"text": ' I will use get_weather.\nAction: get_weather\nAction Input: {"city": "Lima"}\n'},
+             {"text": " I know the final answer.\nFinal Answer: Sunny, 21 C"}]
+    result = react(run, turns, query="Weather in Lima?", model={"mode": "completion"}, tools=[weather_tool()])
+    assert_clean_end(result)
+    assert result.text == "Sunny, 21 C"
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Lima"}]
+    first, second = (r["prompt_messages"][0]["content"] for r in result.llm_requests)
+    assert "<" not in first and "the tool input" not in first.lower()
+    assert 'Action: get_weather\nAction Input: {"city": "city name"}' in first  # the real tool, called
+    assert second.startswith(first.removesuffix("\nThought:"))
+    assert second.endswith('Question: Weather in Lima?\nThought: I will use get_weather.\nAction: get_weather\n'
+                           'Action Input: {"city": "Lima"}\nObservation: Sunny, 21 C\nThought:')
+    assert result.llm_requests[0]["stop"] == ["Observation", "\nQuestion:"]
+
+
 def test_unknown_action_is_refused_with_the_tool_list(run):
     text = 'Thought: x\nAction: {"action": "search_web", "action_input": {"q": "x"}}'
     result = react(run, [{"text": text}, {"text": "Final Answer: I cannot search."}], tools=[weather_tool()])

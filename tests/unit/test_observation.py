@@ -4,12 +4,11 @@ import base64
 import json
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from dify_plugin.core.entities.message import SessionMessage
 from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.tool import ToolInvokeMessage
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_core import observation as obs
 from agent_core.observation import ObservationCollector, ToolOutcome

@@ -7,10 +7,9 @@ Tools are built as Dify sends them (protocol §5): ToolEntity JSON plus
 import json
 
 import pytest
+from dify_plugin.interfaces.agent import ToolEntity
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from dify_plugin.interfaces.agent import ToolEntity
 
 from agent_core.json_args import decode_arguments
 from agent_core.tool_calls import extract_calls_from_text

@@ -1,0 +1,105 @@
+"""agent_core.react_format: the completion prompt's tool block (what a base model copies) and stop words."""
+
+import json
+
+import pytest
+from dify_plugin.entities.model.message import PromptMessageTool
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_core.react_format import (
+    completion_tools_block,
+    example_arguments,
+    example_call,
+    stop_words,
+    tool_purpose,
+)
+
+
+def tool(name="calculator", description="Evaluate an arithmetic expression exactly.", properties=None, required=None):
+    properties = properties if properties is not None else {
+        "expression": {"type": "string", "description": "The expression, e.g. (649 * 0.85) * 1.2"}}
+    return PromptMessageTool(name=name, description=description, parameters={
+        "type": "object", "properties": properties, "required": list(properties) if required is None else required})
+
+
+def test_example_arguments_take_the_descriptions_examples():
+    assert example_arguments(tool()) == {"expression": "(649 * 0.85) * 1.2"}
+    zone = tool("current_time", properties={
+        "timezone": {"type": "string", "description": "IANA timezone name, e.g. Europe/Paris or UTC"}}, required=[])
+    assert example_arguments(zone) == {"timezone": "Europe/Paris"}  # optional, but it has an example
+
+
+def test_example_arguments_by_type_when_there_is_no_example():
+    t = tool(properties={
+        "value": {"type": "number", "description": "The quantity"},
+        "count": {"type": "integer", "description": "How many, e.g. 3"},
+        "ratio": {"type": "number", "description": "Ratio, e.g. inf"},
+        "unit": {"type": "string", "enum": ["km", "mi"], "description": "Unit"},
+        "exact": {"type": "boolean", "description": "Exact?"},
+        "query": {"type": "string", "description": "Keywords to search for."},
+        "note": {"type": "string", "description": "Optional note"},
+    }, required=["value", "count", "ratio", "unit", "exact", "query"])
+    assert example_arguments(t) == {
+        "value": 1, "count": 3, "ratio": 1, "unit": "km", "exact": True, "query": "keywords to search for"}
+
+
+def test_example_cut_at_its_own_closing_parenthesis():
+    t = tool(properties={"unit": {"type": "string", "description": "Unit (e.g. km) of the value"}})
+    assert example_arguments(t) == {"unit": "km"}
+
+
+@pytest.mark.parametrize("description, purpose", [
+    ("Evaluate an arithmetic expression exactly. Supports + - * /.", "evaluate an arithmetic expression exactly"),
+    ("Get the current time (in a timezone).", "get the current time"),
+    ("URL fetcher: reads a page", "URL fetcher: reads a page"),
+    ("", "use calculator"),
+])
+def test_tool_purpose_is_the_first_sentence_without_asides(description, purpose):
+    assert tool_purpose(tool(description=description)) == purpose
+
+
+def test_example_call_names_the_real_tool_with_json_arguments():
+    text = example_call(tool())
+    assert text.splitlines() == [
+        "Question: Evaluate an arithmetic expression exactly: (649 * 0.85) * 1.2",
+        "Thought: I will use calculator.",
+        "Action: calculator",
+        'Action Input: {"expression": "(649 * 0.85) * 1.2"}',
+    ]
+
+
+def test_tool_block_ends_with_the_real_tools_calls_and_has_no_placeholder():
+    tools = [tool(), tool("doc_search", "Search the docs.", {"query": {"type": "string", "description": "Keywords"}})]
+    block = completion_tools_block(tools)
+    assert block.rstrip().endswith('Action: doc_search\nAction Input: {"query": "keywords"}')
+    assert block.index("Action: calculator") < block.index("Action: doc_search")
+    assert "<" not in block and ">" not in block
+    assert "Final Answer:" in block
+
+
+def test_tool_block_without_tools_offers_no_action():
+    block = completion_tools_block([])
+    assert "Action:" not in block and "Final Answer:" in block
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(
+    st.from_regex(r"[a-z_]{1,12}", fullmatch=True),
+    st.fixed_dictionaries({"type": st.sampled_from(["string", "number", "integer", "boolean", "array", "object"]),
+                           "description": st.text(max_size=60)}),
+    max_size=5))
+def test_example_arguments_are_json_for_any_schema(properties):
+    arguments = example_arguments(tool(properties=properties))
+    assert set(arguments) <= set(properties)
+    assert json.loads(json.dumps(arguments)) == arguments
+    assert example_call(tool(properties=properties)).count("\nAction: calculator\n") == 1
+
+
+@pytest.mark.parametrize("model, mode, stops", [
+    ("gpt-4o-mini", "chat", ["Observation"]),
+    ("gemma3-270m", "completion", ["Observation", "\nQuestion:"]),
+    ("o3-mini", "completion", []),
+])
+def test_stop_words(model, mode, stops):
+    assert stop_words(model, mode) == stops
