@@ -24,8 +24,9 @@ or a ``{`` at a line start that may open an action object (it must go on with a 
 once; kept until the object closes, then given back as thought text when it is not an action),
 a ``<`` that may open a tag (``<think``, ``<tool_call>``, ``<|eot_id|>``), and an ``F`` after a
 space that may begin an inline ``Final Answer:`` (exact case, as LangChain reads it). Inside a
-final answer, trailing whitespace waits for more text. A ``{`` or ``[`` inside a line of thought
-never starts JSON capture.
+final answer, trailing whitespace, a ``</s>`` and (in a reply wrapped in a fence) a fence line
+that would open a block wait for more text. A ``{`` or ``[`` inside a line of thought never
+starts JSON capture.
 
 Labels are recognised at the start of a line (after indentation and markdown such as ``**``,
 ``## ``, ``> ``), case-insensitively, with ``:`` or ``：``; ``Action Input`` may also follow the
@@ -48,6 +49,14 @@ Where behaviours come from (case ids of ``real_world_cases.jsonl``)
   A text input stays a string (dify2949); schema-shaped inputs are left to the caller (llamaindex12699).
 * Turns with neither action nor answer carry ``problem``, so the caller re-prompts instead of
   showing a placeholder (dify29026, dop746).
+
+Shapes from public threads and model habits (``tests/unit/test_react_parser_real_outputs.py``):
+special tokens are dropped, DeepSeek's ``<｜end▁of▁sentence｜>`` too, and ``</s>`` when it ends
+the reply; a dropped token keeps the line start (``<|python_tag|>{"name": ...}``). Envelope keys
+match in any case and separator spelling (``{"Action": ..., "Action Input": ...}``). A block
+after ``Action:`` may hold a call ``search(query="x")``. A code block inside a JSON string
+written with raw newlines does not end a fenced blob (dify-official-plugins#2291), and a reply
+wrapped whole in a fence does not end its answer with the closing fence (llama_index#14736).
 
 ``problem`` strings are short factual sentences; the re-prompt wording around them lives in
 ``agent_core/prompts.py``.
@@ -149,7 +158,7 @@ _ESCAPE = re.compile(r"\\(.)", re.S)
 _VALID_ESCAPES: Final = frozenset("\"\\/bfnrtu'")
 _STOP_TAIL = re.compile(r"\n[ \t#*>]*(?:" + "|".join("observation"[:k] for k in range(11, 1, -1)) + r"):?[ \t]*$", re.I)
 _NONE_INPUTS: Final = frozenset({"none", "null", "n/a", "nil"})
-_TRAILING_SPECIAL_TOKENS = re.compile(r"(?:<\|[\w.\-]{1,40}\|>\s*)+$")
+_TRAILING_SPECIAL_TOKENS = re.compile(r"(?:(?:<[|｜][\w.\-▁]{1,40}[|｜]>|</s>)\s*)+$")
 
 
 def _fix_escape(match: re.Match[str]) -> str:
@@ -225,29 +234,41 @@ def _coerce_input(value: Any) -> dict | str | None:
 # Action envelopes: JSON and XML ways of writing a tool call
 # --------------------------------------------------------------------------------------------
 
-_CALL_LISTS: Final = ("tool_calls", "tool_uses", "function_calls", "actions")
-_CALL_WRAPPERS: Final = ("tool_call", "function_call")
-_NAME_KEYS: Final = ("action", "tool_name", "tool", "name", "function", "recipient_name", "action_name")
+# Keys as compared (``_key_form``): "tool_calls", "Tool Calls" and "toolCalls" are all "toolcalls".
+_CALL_LISTS: Final = ("toolcalls", "tooluses", "functioncalls", "actions")
+_CALL_WRAPPERS: Final = ("toolcall", "functioncall")
+_NAME_KEYS: Final = ("action", "toolname", "tool", "name", "function", "recipientname", "actionname")
 _WEAK_NAME_KEYS: Final = frozenset({"name", "function"})  # need an argument key in a bare object
 _ARG_KEYS: Final = (
-    "action_input",
-    "actionInput",
-    "action input",
+    "actioninput",
     "arguments",
     "args",
     "parameters",
     "params",
     "input",
     "inputs",
-    "tool_input",
-    "tool_arguments",
-    "tool_args",
+    "toolinput",
+    "toolarguments",
+    "toolargs",
     "kwargs",
 )
-_META_KEYS: Final = frozenset({"thought", "thoughts", "reasoning", "id", "type", "index", "call_id"})
+_META_KEYS: Final = frozenset({"thought", "thoughts", "reasoning", "id", "type", "index", "callid"})
 _ENVELOPE_NAMES: Final = frozenset({"tool_call", "tool_calls", "function", "function_call"})
 _MAX_CALLS: Final = 64
 Call = tuple[str, Any]
+
+
+def _key_form(key: Any) -> str:
+    """A key as compared: case, spaces, ``_`` and ``-`` ignored ("Action Input" is "actioninput")."""
+    return re.sub(r"[\s_\-]", "", key.lower()) if isinstance(key, str) else ""
+
+
+def _keys_by_form(obj: dict) -> dict[str, Any]:
+    """Each key form of ``obj`` -> its first key as written ({"Action": ...} -> {"action": "Action"})."""
+    keys: dict[str, Any] = {}
+    for key in obj:
+        keys.setdefault(_key_form(key), key)
+    return keys
 
 
 def _interpret(value: Any, strict: bool, depth: int = 0) -> list[Call]:
@@ -255,8 +276,9 @@ def _interpret(value: Any, strict: bool, depth: int = 0) -> list[Call]:
 
     Accepts {"action", "action_input"|"args"|...}, {"name", "arguments"}, {"function": {...}},
     {"tool_name", "tool_arguments"}, {"tool_call": ...}, {"tool_calls": [...]} and lists of them
-    (dop3705, smolagents158, openhands260). ``strict`` (a bare object nobody labelled as an
-    action) requires an argument key next to a plain "name"/"function".
+    (dop3705, smolagents158, openhands260). Keys match in any case and spelling of their
+    separators: {"Action": ..., "Action Input": ...} is the classic envelope. ``strict`` (a bare
+    object nobody labelled as an action) requires an argument key next to a plain "name"/"function".
     """
     if depth > 6:
         return []
@@ -264,18 +286,22 @@ def _interpret(value: Any, strict: bool, depth: int = 0) -> list[Call]:
         return [call for item in value[:_MAX_CALLS] for call in _interpret(item, strict, depth + 1)]
     if not isinstance(value, dict):
         return []
-    for key in _CALL_LISTS:
-        if isinstance(value.get(key), list):
-            return _interpret(value[key], False, depth + 1)
-    for key in _CALL_WRAPPERS:
-        if isinstance(value.get(key), dict):
-            return _interpret(value[key], False, depth + 1)
-    return _one_call(value, strict, depth)
+    keys = _keys_by_form(value)
+    for form in _CALL_LISTS:
+        if form in keys and isinstance(value[keys[form]], list):
+            return _interpret(value[keys[form]], False, depth + 1)
+    for form in _CALL_WRAPPERS:
+        if form in keys and isinstance(value[keys[form]], dict):
+            return _interpret(value[keys[form]], False, depth + 1)
+    return _one_call(value, keys, strict, depth)
 
 
-def _one_call(obj: dict, strict: bool, depth: int) -> list[Call]:
-    for key in _NAME_KEYS:
-        named = obj.get(key)
+def _one_call(obj: dict, keys: dict[str, Any], strict: bool, depth: int) -> list[Call]:
+    for form in _NAME_KEYS:
+        if form not in keys:
+            continue
+        key = keys[form]
+        named = obj[key]
         if isinstance(named, dict):
             inner = _interpret(named, False, depth + 1)
             if inner:
@@ -283,10 +309,10 @@ def _one_call(obj: dict, strict: bool, depth: int) -> list[Call]:
             continue
         if not isinstance(named, str) or not named.strip():
             continue
-        args_key = next((k for k in _ARG_KEYS if k in obj), None)
-        if strict and key in _WEAK_NAME_KEYS and args_key is None:
+        args_key = next((keys[f] for f in _ARG_KEYS if f in keys), None)
+        if strict and form in _WEAK_NAME_KEYS and args_key is None:
             return []
-        args = _decode_nested(obj[args_key]) if args_key else _rest(obj, key)
+        args = _decode_nested(obj[args_key]) if args_key is not None else _rest(obj, key)
         if named.strip().lower() in _ENVELOPE_NAMES and isinstance(args, (dict, list)):
             inner = _interpret(args, False, depth + 1)
             if inner:
@@ -297,7 +323,7 @@ def _one_call(obj: dict, strict: bool, depth: int) -> list[Call]:
 
 def _rest(obj: dict, name_key: str) -> dict | None:
     """Arguments written next to the name ({"action": "search", "query": "x"})."""
-    rest = {k: v for k, v in obj.items() if k != name_key and k not in _META_KEYS}
+    rest = {k: v for k, v in obj.items() if k != name_key and _key_form(k) not in _META_KEYS}
     return rest or None
 
 
@@ -311,15 +337,20 @@ _XML_MAX: Final = 20_000  # XML parsing looks at no more than this
 
 
 def _calls_from_block(text: str) -> list[Call]:
-    """Calls written inside ``<tool_call>``/``<action>`` or a non-JSON fence: XML or JSON.
+    """Calls written inside ``<tool_call>``/``<action>`` or a non-JSON fence: JSON, a call or XML.
 
-    XML forms: ``<function=name><parameter=k>v</parameter></function>`` (mlxswift529) and
+    A call is ``search(query="x")``, read as on an ``Action:`` line (code-writing models put it in
+    a python fence after ``Action:``). XML forms:
+    ``<function=name><parameter=k>v</parameter></function>`` (mlxswift529) and
     ``<tool_name>x</tool_name><arguments><arg key="k">v</arg></arguments>`` (dspygo167).
     """
     text = text.strip()
     if text[:1] in ("{", "["):
         value = _lenient_json(text)
         return [] if value is _FAIL else _interpret(value, False)
+    call = _CALL_FORM.fullmatch(text)
+    if call:
+        return [(call.group(1), _call_arguments(call.group(2)))]
     text = text[:_XML_MAX]
     function = _XML_FUNCTION.search(text)
     if function:
@@ -516,6 +547,20 @@ def _fence_at(text: str, i: int, eof: bool) -> int | _Need | None:
     return None
 
 
+_FENCE_LINE = re.compile(r"[ \t]*```+[ \t]*([\w+\-.]*)[ \t]*(?:\r?\n|\Z)")
+_FENCE_LINE_PARTIAL = re.compile(r"[ \t]*(?:`{1,2}|```+[ \t]*[\w+\-.]*[ \t]*\r?)?")
+
+
+def _fence_line(text: str, i: int, eof: bool) -> tuple[int, str] | _Need | None:
+    """A whole fence line at the line start ``text[i]``: (its end, after the newline; its language)."""
+    match = _FENCE_LINE.match(text, i)
+    if match and (eof or match.end() < len(text) or text.endswith("\n")):
+        return match.end(), match.group(1).lower()
+    if not eof and len(text) - i < _LABEL_MAX and _FENCE_LINE_PARTIAL.fullmatch(text, i):
+        return _NEED
+    return None
+
+
 _TAGS: Final = (
     ("<think>", "think", ""),
     ("<thinking>", "think", ""),
@@ -529,8 +574,10 @@ _TAGS: Final = (
     ("</action>", "drop", ""),
 )
 _TAG_MAX: Final = 48
-_SPECIAL_TOKEN = re.compile(r"<\|[\w.\-]{1,40}\|>")
-_SPECIAL_PARTIAL = re.compile(r"<(?:\|[\w.\-]{0,40}\|?)?")
+# ``<|eot_id|>``, and DeepSeek's full-width ``<｜end▁of▁sentence｜>`` (DeepSeek-R1#557)
+_SPECIAL_TOKEN = re.compile(r"<[|｜][\w.\-▁]{1,40}[|｜]>")
+_SPECIAL_PARTIAL = re.compile(r"<(?:[|｜][\w.\-▁]{0,40}[|｜]?)?")
+_EOS: Final = "</s>"  # Llama 2 / Mistral end of sequence, but also HTML: dropped only at the very end
 _TEXT_TAGS: Final = frozenset({"think", "think_close", "tool", "drop", "special"})
 _ANSWER_TAGS: Final = frozenset({"think", "think_close", "drop", "special"})
 _CLOSE_TAGS: Final = frozenset({"think_close"})
@@ -538,7 +585,11 @@ _TOOL_TAGS: Final = frozenset({"tool"})
 
 
 def _classify_tag(text: str, i: int, eof: bool, kinds: frozenset[str]) -> _Tag | _Need | None:
-    """A known tag of ``kinds`` at ``text[i] == "<"``; special tokens (``<|eot_id|>``) are "drop"."""
+    """A known tag of ``kinds`` at ``text[i] == "<"``; special tokens (``<|eot_id|>``) are "drop".
+
+    ``</s>`` is a special token only when nothing but whitespace follows it to the end of the
+    reply; before other text it is HTML (``<s>old</s> new``).
+    """
     seg = text[i : i + _TAG_MAX].lower()
     partial = False
     for tag, kind, closer in _TAGS:
@@ -552,6 +603,11 @@ def _classify_tag(text: str, i: int, eof: bool, kinds: frozenset[str]) -> _Tag |
         if special:
             return _Tag("drop", special.end())
         partial = partial or (len(seg) < _TAG_MAX and bool(_SPECIAL_PARTIAL.fullmatch(seg)))
+        if seg.startswith(_EOS):
+            end = _WHITESPACE.match(text, i + len(_EOS)).end()
+            if end == len(text):  # nothing but whitespace after it, so far
+                return _Tag("drop", end - i) if eof else _NEED
+        partial = partial or (len(seg) < len(_EOS) and _EOS.startswith(seg))
     return _NEED if partial and not eof else None
 
 
@@ -655,7 +711,9 @@ class ReactStreamParser:
         self._thought: list[str] = []
         self._reasoning: list[str] = []
         self._answer: list[str] = []
-        self._answer_ws = ""
+        self._answer_ws = ""  # answer text held back until more comes: whitespace, an opening fence
+        self._answer_fence_open = False
+        self._wrapped = False  # a fence line opened in the visible text and not closed yet
         self._answering = False
         self._actions: list[ActionFound] = []
         self._span: list[str] | None = None  # raw text of the construct being read
@@ -667,6 +725,7 @@ class ReactStreamParser:
         self._closer = ""  # what follows the construct: "```", "</tool_call>" ...
         self._depth = 0
         self._quote = ""
+        self._inner_fence = False  # a code block open inside a JSON string
         self._probe = ""
         self._single_line = False
         self._labels_seen = False
@@ -769,7 +828,7 @@ class ReactStreamParser:
 
     def _emit_answer(self, text: str) -> None:
         """Stream answer text: leading whitespace dropped, trailing whitespace kept until more comes."""
-        if not self._answer:
+        if not self._answer and not self._answer_ws:
             text = text.lstrip()
         body = text.rstrip()
         if not body:
@@ -850,8 +909,10 @@ class ReactStreamParser:
             self._start_span()
             self._take(self._pos + tag.length)
             self._purpose, self._closer, self._state = "blob", tag.closer, _S.TAG_OPEN
-        else:  # a stray closing tag or a special token: dropped
+        else:  # a stray closing tag or a special token: dropped, leaving the line start as it was
+            at_line_start = self._line_start
             self._take(self._pos + tag.length, record=False)
+            self._line_start = at_line_start  # <|python_tag|>{"name": ...} still opens a line
 
     def _on_line_marker(self, marker: _Marker) -> bool:
         """Act on a marker at a line start in text; False when the line is plain text after all."""
@@ -859,6 +920,7 @@ class ReactStreamParser:
         if kind == "stop_partial":
             self._take(marker.end, record=False)
         elif kind in ("brace", "fence"):
+            self._wrapped = self._wrapped != (kind == "fence")
             return self._start_candidate(marker)
         else:
             self._labels_seen = True
@@ -917,6 +979,13 @@ class ReactStreamParser:
         return True
 
     def _s_answer(self, eof: bool) -> bool:
+        if self._wrapped and (self._line_start or not (self._answer or self._answer_ws)):
+            fence = _fence_line(self._buf, self._pos, eof)
+            if fence is _NEED:
+                return False
+            if isinstance(fence, tuple):
+                self._answer_fence(self._take(fence[0]))
+                return True
         if self._line_start:
             marker = _classify_line(self._buf, self._pos, eof)
             if marker is _NEED:
@@ -928,6 +997,15 @@ class ReactStreamParser:
                 self._state = _S.DONE  # an invented observation after the answer
                 return True
         return self._scan(eof, self._emit_answer, _ANSWER_TAGS)
+
+    def _answer_fence(self, line: str) -> None:
+        """A fence line in the answer of a reply wrapped whole in a fence (llamaindex14736). One
+        that would open a block waits for the block's text: with none, it closed the wrapper."""
+        self._answer_fence_open = not self._answer_fence_open
+        if self._answer_fence_open:
+            self._answer_ws += line
+        else:
+            self._emit_answer(line)
 
     def _s_done(self, eof: bool) -> bool:
         self._take(len(self._buf), record=False)
@@ -1139,13 +1217,15 @@ class ReactStreamParser:
     def _begin_json(self) -> None:
         """Start capturing at ``{`` or ``[`` (the current character)."""
         opener = self._take(self._pos + 1)
-        self._acc, self._depth, self._quote = [opener], 1, ""
+        self._acc, self._depth, self._quote, self._inner_fence = [opener], 1, "", False
         self._probe = opener if self._purpose == "candidate" else ""
         self._state = _S.JSON
 
     def _s_json(self, eof: bool) -> bool:
         if self._closer == "```" and self._line_start:
             fence = _fence_at(self._buf, self._pos, eof)
+            if isinstance(fence, int) and self._quote:
+                fence = self._fence_in_string(fence, eof)
             if fence is _NEED:
                 return False
             if isinstance(fence, int):
@@ -1156,6 +1236,18 @@ class ReactStreamParser:
         if self._purpose == "candidate" and self._line_start and not self._closer:
             return self._candidate_line(eof)
         return self._json_in_string(eof) if self._quote else self._json_outside(eof)
+
+    def _fence_in_string(self, end: int, eof: bool) -> int | _Need | None:
+        """A fence line inside a JSON string written with raw newlines: a code block in the value
+        (a fence line with a language, up to the next fence line: dify-official-plugins#2291), else
+        the end of a blob whose string never closed (``end``)."""
+        line = _fence_line(self._buf, self._pos, eof)
+        if line is _NEED:
+            return _NEED
+        if self._inner_fence or (isinstance(line, tuple) and line[1]):
+            self._inner_fence = not self._inner_fence
+            return None
+        return end
 
     def _candidate_line(self, eof: bool) -> bool:
         """A new line inside an unlabelled object: a raw newline in a string, or a ReAct label,

@@ -19,7 +19,14 @@ every field, so :class:`ToolCallAssembler` keys calls by ``index`` *and*
   (pipecat5023), inside ``function.id`` (llamacpp13800), or missing (ollama8337).
 * ``name`` repeated on every delta (llamacpp13800): replaced, never concatenated.
 * ``arguments`` as text fragments, as a complete object (ollama8337) or as
-  JSON-encoded JSON (smolagents1003).
+  JSON-encoded JSON (smolagents1003); ``{}`` sent ahead of the real
+  arguments (litellm#4537: Anthropic's ``input: {}``); the arguments so far
+  resent on every delta (dify-official-plugins#616: DashScope).
+* Ids made of the tool name: Dify's ollama plugin, and Dify's
+  OpenAI-compatible base, which looks deltas up by name and leaves the rest
+  of a call whose name is repeated under the id ``<name>``.
+
+More shapes as Dify passes them on: ``tests/unit/test_tool_calls_real_streams.py``.
 
 :func:`extract_calls_from_text` is the fallback for models that write the call
 in the content (deepseekv3-826, smolagents158, mlxserver228, mlxswift529).
@@ -29,7 +36,7 @@ import json
 import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import count, pairwise
+from itertools import count
 from typing import Any
 
 from agent_core.json_args import (
@@ -197,8 +204,9 @@ class ToolCallAssembler:
        name: a bare fragment) or, without an ``index``, fills what the last
        call lacks (pipecat5023: name first, id later) or repeats its name
        while its arguments are still incomplete (llamacpp13800);
-    4. the last call, for a nameless fragment under a new id while the last
-       call's arguments are unfinished (a fresh id stamped on every fragment);
+    4. the last call, for a fragment under a new id that is nameless or
+       repeats the last call's name, while the last call's arguments are
+       unfinished (a fresh id stamped on every fragment; the id ``<name>``);
     5. otherwise a new call.
 
     Args:
@@ -235,7 +243,8 @@ class ToolCallAssembler:
                 return candidate
         if by_index is None and by_id is None and self._continues_last(delta):
             return self._last
-        if self._last is not None and _stray_id_fragment(self._last, delta):
+        new_index = delta.index is not None and by_index is None
+        if self._last is not None and _stray_id_fragment(self._last, delta, new_index=new_index):
             return self._last
         return None
 
@@ -293,15 +302,21 @@ class ToolCallAssembler:
         return AssembledCalls(tuple(calls), tuple(invalid))
 
 
-def _stray_id_fragment(last: _Slot, delta: ToolCallDelta) -> bool:
-    """A nameless argument fragment under a new id while the last call is unfinished.
+def _stray_id_fragment(last: _Slot, delta: ToolCallDelta, *, new_index: bool) -> bool:
+    """An argument fragment under a new id while the last call is unfinished.
 
-    Some bridges stamp every fragment with a fresh id; a new call would
+    Some bridges stamp every fragment with a fresh id: a new call would
     bring its name, and the previous call's arguments would be complete.
+    Dify's OpenAI-compatible base looks deltas up by name, so with a server
+    that repeats the name the rest of a call comes under the id ``<name>``:
+    a repeated name continues the last call when its arguments are started
+    and no new ``index`` says otherwise (parallel heads may interleave).
     """
-    if not delta.id or delta.name or _is_empty(delta.arguments):
+    if not delta.id or _is_empty(delta.arguments) or not last.name or last.is_complete():
         return False
-    return bool(last.name) and not last.is_complete()
+    if not delta.name:
+        return True
+    return delta.name == last.name and not new_index and bool(last.raw_text().strip())
 
 
 def _is_empty(arguments: str | Mapping[str, Any]) -> bool:
@@ -317,10 +332,11 @@ def _conflicts(slot: _Slot, delta: ToolCallDelta) -> bool:
 def _decode_slot(slot: _Slot) -> list[dict[str, Any]]:
     """The argument objects of one call: usually one, several when glued.
 
-    Fragments are joined; if that is not JSON but every fragment repeats the
-    previous one and extends it, the provider resent the whole
-    arguments-so-far each time (DeepSeek/Qianfan cumulative mode,
-    hermes-agent#35592) and the last fragment is the arguments.
+    Fragments are joined; if that is not JSON but every fragment is a start
+    of the last one, the provider resent the whole arguments-so-far each time
+    (DeepSeek/Qianfan cumulative mode, hermes-agent#35592; DashScope, which
+    may send the complete arguments first, dify-official-plugins#616) and the
+    last fragment is the arguments.
     """
     if slot.mapping is not None:
         return [dict(slot.mapping)]
@@ -335,7 +351,7 @@ def _decode_slot(slot: _Slot) -> list[dict[str, Any]]:
 
 def _cumulative_snapshot(fragments: list[str]) -> str | None:
     parts = [fragment for fragment in fragments if fragment.strip()]
-    if len(parts) < 2 or not all(b.startswith(a) for a, b in pairwise(parts)):
+    if len(parts) < 2 or not all(parts[-1].startswith(part) for part in parts):
         return None
     return parts[-1]
 
@@ -354,10 +370,15 @@ def _collapse_resends(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     Proxies that stream fragments and then the consolidated call produce
     ``{"command": "ls"}{"command": "ls"}`` (elizaOS#16973, opencodex#361).
-    Different objects stay separate calls (hermes62937).
+    Empty objects before the first non-empty one are placeholders sent ahead
+    of the arguments: Anthropic's ``input: {}`` (litellm#4537), Gemini's
+    name part with ``args: {}``. Different objects stay separate calls
+    (hermes62937).
     """
-    first = objects[0]
-    return [first] if all(item == first for item in objects[1:]) else objects
+    start = next((number for number, item in enumerate(objects) if item), 0)
+    first = objects[start]
+    rest = objects[start + 1 :]
+    return [first] if all(item == first for item in rest) else objects[start:]
 
 
 def _wrapped_concatenation(arguments: dict[str, Any]) -> list[dict[str, Any]] | None:

@@ -185,7 +185,9 @@ def test_real_plugin_with_a_wrong_key_is_refused() -> None:
     with RemoteDebugServer() as server:
         with pytest.raises(PluginError, match=r"no plugin registered (.|\n)*handshake failed, invalid key"):
             server.launch(DEFAULT_PLUGIN_DIR, env={"REMOTE_INSTALL_KEY": "wrong-key"}, ready_timeout=2)
-        assert server.rejected and set(server.rejected) == {"handshake failed, invalid key"}
+        # the plugin retries until the launch gives up; a retry caught by that deadline is cut short
+        assert "handshake failed, invalid key" in server.rejected
+        assert set(server.rejected) <= {"handshake failed, invalid key", "no handshake in time"}
 
 
 def _handshake(key: str) -> bytes:
