@@ -189,11 +189,15 @@ def scratchpad(run: RunState, *, completion: bool = False) -> str:
         decision = round_.turn.decision
         if isinstance(decision, ToolCalls):
             calls = {call.id: call for call in decision.calls}
+            invalid = {call.id: call for call in decision.invalid}
             if thought or not completion:  # a completion model copies an empty "Thought:" line
                 parts.append(f"Thought: {thought}" if thought else "Thought:")
             for result in round_.results:
                 if result.call_id in calls:
                     parts.append(_action_text(calls[result.call_id], completion))
+                elif result.call_id in invalid:  # as written: the observation says what is wrong
+                    bad = invalid[result.call_id]
+                    parts.append(prompts.REACT_COMPLETION_ACTION.format(name=bad.name, arguments=bad.raw_arguments))
                 parts.append(f"Observation: {run.observation(round_, result)}")
         elif isinstance(decision, ParseFailure):
             if round_.turn.raw.strip():

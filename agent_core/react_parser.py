@@ -66,7 +66,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final, NamedTuple
@@ -168,8 +168,9 @@ def _fix_escape(match: re.Match[str]) -> str:
 def _lenient_json(text: str) -> Any:
     """Strict JSON, then JSON with invalid escapes (``\\_``) fixed, then ``json_repair``.
 
-    Returns ``_FAIL`` when nothing meaningful comes out: repair of garbage gives "" or {}, or a
-    value of another kind than the opening bracket promised (``{garbage`` -> ``["garbage"]``).
+    Returns ``_FAIL`` when nothing meaningful comes out: repair of garbage gives "" or {}, a
+    value of another kind than the opening bracket promised (``{garbage`` -> ``["garbage"]``), or
+    a repair that dropped a word or number of the text (``_drops_words``).
     Python literals (None/True/False, single quotes) come back as JSON values (nat1666).
     """
     text = text.strip()
@@ -185,10 +186,44 @@ def _lenient_json(text: str) -> Any:
         value = json_repair.loads(fixed)
     except Exception:  # third-party repair of arbitrary text: any failure just means "not JSON"
         return _FAIL
+    if _drops_words(fixed, value):  # {"expression": 37 * 91} -> {"expression": 37}: not a guess to run
+        return _FAIL
     expected = {"{": dict, "[": list}.get(text[0])
     if value in ("", None) or value == {} or value == [] or (expected and not isinstance(value, expected)):
         return _FAIL
     return value
+
+
+_WORD = re.compile(r"[^\W_]+")
+_PY_LITERALS: Final = {"True": "true", "False": "false", "None": "null"}
+
+
+def _drops_words(text: str, value: Any) -> bool:
+    """Whether a repaired ``value`` lacks a word or number of ``text`` (quotes, commas and
+    brackets may differ; Python's True/False/None count as JSON's): ``{"city": Lima Peru}`` ->
+    ``{"city": "Lima Peru"}`` keeps every word, ``{"expression": 37 * 91}`` -> ``{"expression": 37}``
+    does not."""
+    try:  # the words as written raw (a raw newline) and as escaped (\u00e9, \n)
+        dumped = json.dumps(value, ensure_ascii=False) + " " + json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        return True
+    kept = set(_WORD.findall(dumped)) | set(_WORD.findall(" ".join(_strings(value))))
+    return any(_PY_LITERALS.get(word, word) not in kept for word in _WORD.findall(text))
+
+
+def _strings(value: Any, depth: int = 0) -> Iterator[str]:
+    """Every key and string value in a decoded JSON value, as written."""
+    if depth > 20:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _strings(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item, depth + 1)
 
 
 def _decode_nested(value: Any) -> Any:

@@ -10,11 +10,12 @@ from collections.abc import Generator, Iterator
 
 from dify_plugin.entities.model.llm import LLMUsage
 
+from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_turn import ModelChunk
 from agent_core.react_format import action_arguments
 from agent_core.react_parser import AnswerDelta, ReactStreamParser, ReactTurn
 from agent_core.think import ThinkSplitter
-from agent_core.tool_calls import ToolCall
+from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
@@ -29,16 +30,29 @@ def visible_text(raw: str) -> str:
     return splitter.feed(raw).visible + splitter.finish().visible
 
 
-def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> tuple[ToolCall, ...]:
+def _tool_calls(
+    parsed: ReactTurn, registry: ToolRegistry, round_index: int
+) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall, ...]]:
+    """The turn's actions as calls to run, and as calls that cannot run: an ``Action Input`` that
+    opens a JSON object or array but could not be read without dropping text (``{"expression":
+    37 * 91}``) is refused with the reason, not guessed at or passed on as a string."""
     prompt_tools = {tool.name: tool for tool in registry.prompt_tools()}
-    return tuple(
-        ToolCall(
-            id=f"react-{round_index}-{number}",
-            name=action.name,
-            arguments=action_arguments(action.input, prompt_tools.get(action.name)),
-        )
-        for number, action in enumerate(parsed.actions, start=1)
-    )
+    calls: list[ToolCall] = []
+    invalid: list[InvalidToolCall] = []
+    for number, action in enumerate(parsed.actions, start=1):
+        call_id = f"react-{round_index}-{number}"
+        text = action.input.strip() if isinstance(action.input, str) else ""
+        if text[:1] in ("{", "["):
+            try:
+                decoded: dict | str | None = decode_arguments(text)
+            except ArgumentsError as error:
+                invalid.append(InvalidToolCall(id=call_id, name=action.name, raw_arguments=text, error=str(error)))
+                continue
+        else:
+            decoded = action.input
+        arguments = action_arguments(decoded, prompt_tools.get(action.name))
+        calls.append(ToolCall(id=call_id, name=action.name, arguments=arguments))
+    return tuple(calls), tuple(invalid)
 
 
 def read_react_turn(
@@ -68,8 +82,8 @@ def read_react_turn(
         raw=visible_text(parsed.raw),
     )
     if parsed.actions:
-        calls = _tool_calls(parsed, registry, round_index)
-        return ModelTurn(thought=parsed.thought, decision=ToolCalls(calls), **common)
+        calls, invalid = _tool_calls(parsed, registry, round_index)
+        return ModelTurn(thought=parsed.thought, decision=ToolCalls(calls, invalid), **common)
     if parsed.final_answer is not None and parsed.final_answer.strip():
         return ModelTurn(thought=parsed.thought, decision=FinalAnswer(parsed.final_answer), **common)
     problem = parsed.problem or NO_ACTION_OR_ANSWER

@@ -183,3 +183,16 @@ def test_no_placeholder_and_json_is_not_an_action_in_thought(run):
     result = react(run, [{"text": text, "split": 3}], tools=[weather_tool()])
     assert_clean_end(result)
     assert result.text == "All good." and result.tool_requests == []
+
+
+def test_action_input_that_cannot_be_read_is_refused_with_the_reason(run):
+    """json_repair would run {"city": 37 * 91} as {"city": 37}: the model is told instead."""
+    bad = 'Thought: weather\nAction: get_weather\nAction Input: {"city": 37 * 91}'
+    good = 'Thought: fix it\nAction: get_weather\nAction Input: {"city": "Lima Peru"}'
+    result = react(run, [{"text": bad}, {"text": good}, {"text": "Final Answer: Sunny."}], tools=[weather_tool()])
+    assert_clean_end(result)
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Lima Peru"}]
+    second = last_prompt_text(result.llm_requests[1])
+    assert 'Action Input: {"city": 37 * 91}' in second
+    assert "was not run: its arguments are not valid JSON" in second
+    assert result.text == "Sunny."

@@ -597,6 +597,15 @@ def test_schema_echo_is_left_to_the_caller():
     assert action.name == "current_date" and action.input["type"] == "object"
 
 
+def test_a_repair_that_drops_text_is_not_run():
+    # SmolLM2 on the task suite: json_repair would turn this into {"expression": 37}
+    action = parse_react('Action: calculator\nAction Input: {"expression": 37 * 91}').actions[0]
+    assert action.input == '{"expression": 37 * 91}'
+    # a repair that keeps every word is used: unquoted text, Python literals
+    action = parse_react("Action: get_weather\nAction Input: {'city': Lima Peru, 'metric': True}").actions[0]
+    assert action.input == {"city": "Lima Peru", "metric": True}
+
+
 def test_lenient_json_and_decode_input():
     assert _lenient_json('{"a": 1}') == {"a": 1}
     assert _lenient_json("{'a': None}") == {"a": None}
