@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from dify_plugin.entities.agent import AgentInvokeMessage
+from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.entities.model.message import PromptMessage
 from dify_plugin.interfaces.agent import AgentStrategy
 
@@ -38,7 +39,7 @@ from agent_core.tool_calls import ToolCall
 from agent_core.tool_runner import ToolResult, ToolRunner
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
-from agent_core.usage import add_usage, empty_usage, usage_to_metadata
+from agent_core.usage import add_usage, call_usage, empty_usage, usage_to_metadata
 
 MAX_PARSE_RETRIES = 3
 """Consecutive unreadable or empty replies tolerated before the run fails."""
@@ -161,6 +162,15 @@ def _gave_up(turn: ModelTurn, problem: str, attempts: int) -> str:
     return prompts.UNREADABLE_REPLIES.format(attempts=attempts, problem=problem)
 
 
+def _noting_usage(chunks: Iterator[ModelChunk], reported: list[LLMUsage]) -> Iterator[ModelChunk]:
+    """``chunks`` unchanged, each usage report also appended to ``reported`` (read when the
+    call fails part-way and no ``ModelTurn`` carries its usage)."""
+    for chunk in chunks:
+        if chunk.usage is not None:
+            reported.append(chunk.usage)
+        yield chunk
+
+
 def _turn_log_data(turn: ModelTurn) -> dict:
     data: dict = {"output": turn.thought}
     if turn.reasoning:
@@ -264,14 +274,18 @@ class AgentLoop:
         model = self.state.params.model
         request = yield from self._fitted_request(round_node)
         thought_node = yield from self._start(LogNode(f"{model.model} Thought", parent=round_node, provider=model.provider))
+        reported: list[LLMUsage] = []
         try:
             chunks = invoke_model(
                 self._strategy.session, model, request, silence_timeout=self.state.params.model_timeout
             )
-            turn = yield from self._stream_turn(chunks)
+            turn = yield from self._stream_turn(_noting_usage(chunks, reported))
         except Exception as error:
+            # usage the model reported before failing was billed: it counts like any other
+            usage = call_usage(reported)
+            self._usage = add_usage(self._usage, usage)
             message = prompts.MODEL_FAILED.format(round=self.state.round_index, error=error)
-            yield self._finish(thought_node, {"output": ""}, error=message)
+            yield self._finish(thought_node, {"output": ""}, error=message, usage=usage)
             raise AgentRunError(message) from error
         self._usage = add_usage(self._usage, turn.usage)
         yield self._finish(thought_node, _turn_log_data(turn), usage=turn.usage)

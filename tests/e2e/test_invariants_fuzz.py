@@ -1,0 +1,431 @@
+"""Generated runs of both strategies through the real plugin process, checked against the
+invariants a user relies on, whatever the model and the tools do.
+
+Each example draws a realistic run: ``maximum_iterations`` 1-4, a random set of tools (text,
+JSON, file and image answers, failures, an empty answer, a slow-but-in-time tool, rarely one
+that outlives ``tool_timeout``) and ``maximum_iterations + 1`` model turns (the loop adds one
+final-answer round at the limit) mixing answers, valid / unknown / malformed / incomplete tool
+calls, empty or garbled replies and model errors mid-stream. Every run must:
+
+* end, with non-empty answer text or a clear error message (never silently);
+* leave no log node in ``start`` state, finish each node exactly once, with a status;
+* show every tool call the plugin ran in a ``CALL`` node under its round, and feed each
+  round's results (or errors) back to the model in the next request, in call order;
+* send ``execution_metadata`` exactly once, its tokens the sum of every usage the model sent;
+* play at most ``maximum_iterations`` rounds, plus one ``FINAL ANSWER`` round after a limit note.
+
+Minimal cases of bugs this found are plain tests at the end of the file.
+"""
+
+import base64
+import json
+import re
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from agent_core import prompts
+from local_runner.backends import make_usage
+from local_runner.scenario import DEFAULT_FEATURES
+from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
+from tests.e2e.helpers import answer_turn, assert_clean_end
+
+TOOL_TIMEOUT = 1  # seconds: the smallest the plugin accepts
+EXAMPLES = 250  # per strategy
+
+
+# --- the tools a run may offer ------------------------------------------------------------------
+
+
+def _blob(data: bytes, name: str) -> dict:
+    return {"type": "blob", "message": {"blob": base64.b64encode(data).decode()},
+            "meta": {"filename": name, "mime_type": "text/csv"}}
+
+
+def _blob_chunks(data: bytes, name: str, size: int = 4) -> list[dict]:
+    """A file sent in ``blob_chunk`` messages, the last one marked ``end``."""
+    parts = [data[i : i + size] for i in range(0, len(data), size)]
+    return [{"type": "blob_chunk", "meta": {"filename": name, "mime_type": "text/plain"},
+             "message": {"id": "file-1", "sequence": n, "total_length": len(data),
+                         "blob": base64.b64encode(part).decode(), "end": n == len(parts) - 1}}
+            for n, part in enumerate(parts)]
+
+
+def _image_link(url: str) -> dict:
+    return {"type": "image_link", "message": {"text": url}, "meta": None}
+
+
+def _tool(name: str, **kwargs) -> ScriptedTool:
+    kwargs.setdefault("parameters", [ToolParam("q", description="What to look for")])
+    return ScriptedTool(name=name, description=f"The {name} tool", **kwargs)
+
+
+TOOLS = {
+    "lookup": lambda: _tool("lookup", responses=[text_message("lookup-result: 42 rows")]),
+    "stats": lambda: _tool("stats", responses=[json_message({"marker": "stats-json", "count": 3})]),
+    "export": lambda: _tool("export", responses=[text_message("export-done"), _blob(b"a,b\n1,2\n", "report.csv")]),
+    "picture": lambda: _tool("picture", responses=[_image_link("https://example.com/img/cat.png")]),
+    "chunked": lambda: _tool("chunked", responses=[*_blob_chunks(b"line 1\nline 2\n", "notes.txt")]),
+    "flaky": lambda: _tool("flaky", responses=[text_message("flaky-partial")], error="flaky-broke-7"),
+    "failing": lambda: _tool("failing", error="HTTP 500: upstream-down"),
+    "silent": lambda: _tool("silent"),
+    "sluggish": lambda: _tool("sluggish", responses=[text_message("sluggish-ok")], latency=0.15),
+    "count": lambda: _tool("count", parameters=[ToolParam("n", type="number", description="How many")],
+                           responses=[text_message("count-ok")]),
+    "slow": lambda: _tool("slow", responses=[text_message("slow-late")], latency=TOOL_TIMEOUT + 0.4),
+}
+COMMON_TOOLS = [name for name in TOOLS if name != "slow"]
+SHOWN = {  # what the model and the log must get of each tool's run
+    "lookup": ["lookup-result: 42 rows"],
+    "stats": ["stats-json"],
+    "export": ["export-done", "report.csv"],
+    "picture": ["https://example.com/img/cat.png"],
+    "chunked": ["notes.txt"],
+    "flaky": ["flaky-partial", "flaky-broke-7"],
+    "failing": ["HTTP 500: upstream-down"],
+    "silent": ["no output"],
+    "sluggish": ["sluggish-ok"],
+    "count": ["count-ok"],
+    "slow": [f"timed out after {TOOL_TIMEOUT} seconds"],
+}
+FAILS = {"flaky", "failing", "slow"}
+UNKNOWN_TOOLS = ["search_web", "lookup_v2", "Lookup", ""]
+
+
+def valid_arguments(tool: str, value: str) -> dict:
+    return {"n": len(value)} if tool == "count" else {"q": value}
+
+
+# --- model turns ----------------------------------------------------------------------------------
+
+WORDS = ["rover", "battery", "warranty", "x", "Paris", "firmware 2.1", "日本", "a\nb"]
+ANSWERS = ["The rover has 42 rows.", "I could not find it.", "Done: report exported.",
+           "Résumé: tout va bien.", "答案是 42。", "OK"]
+THOUGHTS = ["I should check.", "Let me look this up.", "", "Hmm."]
+
+
+def weighted(**weights: int) -> st.SearchStrategy[str]:
+    """One of the keyword names, drawn in proportion to its weight (shrinks to the first)."""
+    names = [name for name, weight in weights.items() for _ in range(weight)]
+    return st.integers(0, len(names) - 1).map(names.__getitem__)
+
+
+@st.composite
+def usages(draw) -> dict:
+    """The ``usage`` part of a scripted turn: estimated (absent), explicit, or none at all."""
+    kind = draw(st.sampled_from(["explicit", "estimated", "explicit", "none"]))
+    if kind == "estimated":
+        return {}
+    if kind == "none":
+        return {"usage": None}
+    return {"usage": {"prompt_tokens": draw(st.integers(0, 900)), "completion_tokens": draw(st.integers(0, 300))}}
+
+
+@st.composite
+def planned_call(draw, offered: list[str]) -> tuple[str, object]:
+    """One call as ``(name, arguments)``: arguments a dict, or a JSON string (maybe malformed)."""
+    kind = draw(weighted(valid=5, unknown=1, malformed=1, missing=1, wrong_type=1))
+    name = draw(st.sampled_from(offered)) if offered else "lookup"
+    value = draw(st.sampled_from(WORDS[:3]))  # few values: identical calls repeat across rounds
+    if kind == "unknown":
+        return draw(st.sampled_from(UNKNOWN_TOOLS)), {"q": value}
+    if kind == "malformed":
+        return name, draw(st.sampled_from(['{"q": "rov', '{"q": rover battery}', '{"n": 37 * 91}', "not json",
+                                           '{"q": "a"}{"q": "b"}', '["q"]']))
+    if kind == "missing":
+        return name, {}
+    if kind == "wrong_type":
+        return name, {"n": "many"} if name == "count" else {"q": value, "extra": [1, 2]}
+    return name, valid_arguments(name, value)
+
+
+def _arguments_text(arguments: object) -> str:
+    return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+
+
+@st.composite
+def fc_turn(draw, offered: list[str], index: int) -> dict:
+    """One function-calling model turn."""
+    kind = draw(weighted(calls=6, answer=2, error=1, empty=1, call_as_text=1, markup=1, think=1))
+    split = draw(st.sampled_from([None, 1, 3, 7]))
+    turn: dict = {"split": split} if split else {}
+    if kind == "answer":
+        turn["text"] = draw(st.sampled_from(ANSWERS))
+    elif kind == "think":
+        turn["text"] = "<think>" + draw(st.sampled_from(THOUGHTS)) + "</think>" + draw(st.sampled_from(["", *ANSWERS]))
+    elif kind == "empty":
+        turn["text"] = draw(st.sampled_from(["", "  \n"]))
+        if draw(st.booleans()):
+            turn["finish_reason"] = "tool_calls"
+    elif kind == "call_as_text":
+        name, arguments = draw(planned_call(offered))
+        turn["text"] = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+    elif kind == "markup":
+        turn["text"] = draw(st.sampled_from(['<tool_call>{"name": "lookup", "arguments": {"q": ', "```json\n{oops}\n```",
+                                             "Action: lookup", '[{"bad": true}]']))
+    elif kind == "calls":
+        calls = draw(st.lists(planned_call(offered), min_size=1, max_size=3))
+        id_style = draw(st.sampled_from(["unique", "unique", "missing", "duplicate"]))
+        turn["tool_calls"] = [
+            {"id": {"unique": f"r{index}c{n}", "missing": "", "duplicate": "same"}[id_style], "name": name,
+             "arguments": _arguments_text(arguments)}
+            for n, (name, arguments) in enumerate(calls, start=1)
+        ]
+        if draw(st.booleans()):
+            turn["text"] = draw(st.sampled_from(["Let me check. ", "Checking", "One moment.\n"]))
+    else:  # the model fails mid-stream, maybe after text, a call, or a usage report
+        return draw(error_turn(fc=True, offered=offered))
+    return {**turn, **draw(usages())}
+
+
+@st.composite
+def error_turn(draw, *, fc: bool, offered: list[str]) -> dict:
+    """A model call that fails after part of its output."""
+    chunks: list[dict] = []
+    before = draw(st.sampled_from(["text", "usage", "call", "nothing"]))
+    if before == "text":
+        chunks.append({"content": draw(st.sampled_from(["The answer is", "Thought: hmm\nFinal Answer: 4"]))})
+    elif before == "call" and fc:
+        name = draw(st.sampled_from(offered)) if offered else "lookup"
+        chunks.append({"tool_calls": [{"index": 0, "id": "cut", "type": "function",
+                                       "function": {"name": name, "arguments": '{"q'}}]})
+    elif before == "usage":  # some providers report usage, then fail (content filter, proxy cut)
+        usage = make_usage(draw(st.integers(1, 500)), draw(st.integers(0, 50)))
+        chunks.append({"content": draw(st.sampled_from(["", "Partial"])), "usage": usage})
+    return {"chunks": chunks, "error": draw(st.sampled_from(["connection reset by peer", "upstream 502"]))}
+
+
+def _react_action(name: str, arguments: object, style: str) -> str:
+    if style == "lines":
+        return f"Action: {name}\nAction Input: {_arguments_text(arguments)}"
+    body = json.dumps(arguments, ensure_ascii=False) if not isinstance(arguments, str) else arguments
+    return f'Action:\n```json\n{{"action": "{name}", "action_input": {body}}}\n```'
+
+
+@st.composite
+def react_turn(draw, offered: list[str], index: int) -> dict:
+    """One ReAct model turn."""
+    kind = draw(weighted(action=12, final=4, error=2, two_actions=2, garbage=2, invented=2, think_only=1, empty=1))
+    thought = draw(st.sampled_from(THOUGHTS))
+    head = f"Thought: {thought}\n" if thought or draw(st.booleans()) else ""
+    split = draw(st.sampled_from([None, 1, 4, 9]))
+    turn: dict = {"split": split} if split else {}
+    if kind == "final":
+        turn["text"] = head + "Final Answer: " + draw(st.sampled_from(ANSWERS))
+    elif kind in ("action", "two_actions", "invented"):
+        style = draw(st.sampled_from(["blob", "lines"]))
+        actions = [draw(planned_call(offered)) for _ in range(2 if kind == "two_actions" else 1)]
+        text = head + "\n".join(_react_action(name, arguments, style) for name, arguments in actions)
+        if kind == "invented":
+            text += "\nObservation: 42 rows\nThought: I know.\nFinal Answer: 42"
+        turn["text"] = text
+    elif kind == "garbage":
+        turn["text"] = draw(st.sampled_from(["I think the answer is blue.", "Action:", "Final Answer:",
+                                             "Action: \nAction Input: {}", "Observation: made up",
+                                             'Action:\n```json\n{"action_input": {"q": "x"}}\n```',
+                                             "Thought: hmm\nAction: lookup\nAction Input: {\"q\": \"rov"]))
+    elif kind == "think_only":
+        turn["text"] = "<think>" + (thought or "...") + "</think>"
+    elif kind == "empty":
+        turn["text"] = ""
+    else:
+        return draw(error_turn(fc=False, offered=offered))
+    return {**turn, **draw(usages())}
+
+
+@st.composite
+def scenarios(draw, strategy: str) -> dict:
+    """A whole run: tools, limit and enough model turns for it to end."""
+    offered = draw(st.lists(st.sampled_from(COMMON_TOOLS), min_size=draw(st.sampled_from([1, 2, 0])),
+                            max_size=4, unique=True))
+    if draw(st.integers(0, 19)) == 0:  # rare: each slow call costs a whole tool timeout
+        offered.append("slow")
+    maximum_iterations = draw(st.integers(1, 4))
+    make = fc_turn if strategy == "function_calling" else react_turn
+    turns = [draw(make(offered, index)) for index in range(1, maximum_iterations + 2)]
+    if strategy == "ReAct":  # chat or completion prompt
+        model = {"mode": draw(st.sampled_from(["chat", "chat", "completion"]))}
+    else:  # streamed or blocking tool calls
+        model = {"features": draw(st.sampled_from([DEFAULT_FEATURES, ["tool-call", "multi-tool-call"]]))}
+    return {"tools": offered, "maximum_iterations": maximum_iterations, "turns": turns, "model": model}
+
+
+# --- the invariants -------------------------------------------------------------------------------
+
+CLEAR_ERRORS = [
+    prompts.MODEL_FAILED.split("{")[0],
+    prompts.EMPTY_REPLIES.split("{")[0],
+    prompts.UNREADABLE_REPLIES.split("{")[0],
+]
+ROUND_LABEL = re.compile(r"ROUND (\d+)$")
+
+
+def _call_is_run(node) -> bool:
+    """Whether a CALL node's tool was invoked (refusals are not: unknown tool, bad arguments, repeat)."""
+    return node.error is None or node.error.startswith(prompts.TOOL_FAILED.split("{")[0])
+
+
+def fed_back(strategy: str, request: dict, count: int) -> list[tuple[str | None, str]]:
+    """The last ``count`` tool results the model reads in ``request``: ``(call id, text)`` in order
+    (ids only for function calling)."""
+    messages = request["prompt_messages"]
+    if strategy == "function_calling":
+        tail = messages[-count:]
+        assert [m["role"] for m in tail] == ["tool"] * count, [m["role"] for m in messages]
+        return [(m["tool_call_id"], m["content"]) for m in tail]
+    if len(messages) == 1:  # a completion prompt: one text ending in the scratchpad
+        pad = messages[0]["content"]
+    else:
+        assert [m["role"] for m in messages[-2:]] == ["assistant", "user"], "ReAct: scratchpad then a nudge"
+        pad = messages[-2]["content"]
+    segments = pad.split("Observation: ")
+    assert len(segments) > count
+    return [(None, segment) for segment in segments[-count:]]
+
+
+def check_ending(result) -> None:
+    """The run ended, with answer text or a clear error message."""
+    assert result.failure is None, result.failure
+    assert result.ended or result.error is not None
+    if result.ok:
+        assert result.text.strip(), "a run that ends without error gives the user text"
+        return
+    message = (result.error or {}).get("message") or ""
+    assert message.strip(), "an error says what went wrong"
+    assert "Traceback" not in message
+    assert any(start in message for start in CLEAR_ERRORS), message
+    assert "no turn left" not in message, "the loop made more model calls than rounds allow"
+
+
+def check_logs(result) -> None:
+    """Every log node started first and finished exactly once, with a status (and a reason for an error)."""
+    history: dict[str, list[str]] = {}
+    for entry in result.log_history:
+        history.setdefault(entry["id"], []).append(entry["status"])
+    for log_id, statuses in history.items():
+        label = result.logs[log_id].label
+        assert statuses[0] == "start", (label, statuses)
+        assert len(statuses) == 2 and statuses[1] in ("success", "error"), (label, statuses)
+    for node in result.logs.values():
+        assert node.parent_id is None or node.parent_id in result.logs, node.label
+        assert node.status != "error" or node.error, f"{node.label}: an error status says why"
+
+
+def check_rounds(result, maximum: int) -> list:
+    """At most ``maximum`` rounds, then one final-answer round after a limit note; one model call
+    per round. Returns the round nodes in order."""
+    roots = result.root_logs()
+    rounds = [n for n in roots if ROUND_LABEL.match(n.label) or n.label == "FINAL ANSWER"]
+    numbers = [int(ROUND_LABEL.match(n.label).group(1)) for n in rounds if n.label != "FINAL ANSWER"]
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert len(numbers) <= maximum
+    labels = [n.label for n in roots]
+    if "FINAL ANSWER" in labels:
+        at = labels.index("FINAL ANSWER")
+        assert at == len(labels) - 1 and labels[at - 1] in ("ITERATION LIMIT", "REPEATED CALLS"), labels
+    assert len(result.llm_requests) == len(rounds) <= maximum + 1
+    for round_node in rounds:
+        children = result.children(round_node)
+        assert sum(c.label.endswith(" Thought") for c in children) == 1
+        if round_node.label == "FINAL ANSWER":
+            assert not any(c.label.startswith("CALL ") for c in children), "no tool runs in the final-answer round"
+    return rounds
+
+
+def check_tool_runs(result) -> None:
+    """Every tool invocation has its CALL node, which shows what the tool did; files reach the user."""
+    calls = [n for n in result.logs.values() if n.label.startswith("CALL ")]
+    ran = Counter(n.label.removeprefix("CALL ") for n in calls if _call_is_run(n))
+    assert Counter(r["tool"] for r in result.tool_requests) == ran
+    assert len(result.files) == ran["export"] + ran["picture"] + ran["chunked"], "each file reaches the user once"
+    for node in filter(_call_is_run, calls):
+        name = node.label.removeprefix("CALL ")
+        assert (node.status == "error") == (name in FAILS), (node.label, node.status, node.error)
+        logged = node.data["output"]["tool_response"] + (node.error or "")
+        assert all(marker in logged for marker in SHOWN[name]), (node.label, logged)
+
+
+def check_feedback(result, rounds: list, strategy: str) -> None:
+    """Each round's results (or errors) go back to the model in the next request, in call order."""
+    for number, round_node in enumerate(rounds):
+        call_nodes = [c for c in result.children(round_node) if c.label.startswith("CALL ")]
+        if round_node.status != "success" or not call_nodes:
+            continue
+        responses = round_node.data["output"]["tool_responses"]
+        by_id = {c.data["output"]["tool_call_id"]: c for c in call_nodes}
+        assert sorted(by_id) == sorted(r["tool_call_id"] for r in responses), "one CALL node per result"
+        assert len(by_id) == len(call_nodes), "call ids are unique within a round"
+        if number + 1 == len(result.llm_requests):
+            continue  # the run ended with this round
+        fed = fed_back(strategy, result.llm_requests[number + 1], len(responses))
+        for (call_id, seen), response in zip(fed, responses, strict=True):
+            node = by_id[response["tool_call_id"]]
+            assert call_id in (None, response["tool_call_id"])
+            expected = node.error or node.data["output"]["tool_response"]
+            assert expected and expected in seen, (node.label, expected, seen)
+            if _call_is_run(node):
+                assert all(m in seen for m in SHOWN[node.label.removeprefix("CALL ")]), (node.label, seen)
+
+
+def check_usage(result) -> None:
+    """``execution_metadata`` sent once, its tokens the exact sum of every usage the model reported."""
+    reports = [m for m in result.json_messages if isinstance(m, dict) and "execution_metadata" in m]
+    assert len(reports) == 1, "execution_metadata is sent exactly once"
+    metadata = reports[0]["execution_metadata"]
+    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        assert metadata[key] == sum(int(u[key]) for u in result.llm_usages), key
+
+
+def check_invariants(result, scenario: dict, strategy: str) -> None:
+    check_ending(result)
+    check_logs(result)
+    rounds = check_rounds(result, scenario["maximum_iterations"])
+    check_tool_runs(result)
+    check_feedback(result, rounds, strategy)
+    check_usage(result)
+
+
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                 HealthCheck.data_too_large])
+@given(data=st.data())
+def test_generated_runs_keep_the_invariants(run, strategy, data):
+    scenario = data.draw(scenarios(strategy), label="scenario")
+    tools = [TOOLS[name]() for name in scenario["tools"]]
+    result = run(scenario["turns"], tools=tools, strategy=strategy, timeout=30, tool_timeout=TOOL_TIMEOUT,
+                 maximum_iterations=scenario["maximum_iterations"], model=dict(scenario["model"]))
+    check_invariants(result, scenario, strategy)
+    event("answered" if result.ok else "ended in an error")  # shown by --hypothesis-show-statistics
+    event(f"last log: {[n.label for n in result.root_logs()][-1]}")
+    event(f"tool runs: {min(len(result.tool_requests), 3)}")
+    if any(n.error and "timed out" in n.error for n in result.logs.values()):
+        event("a tool timed out")
+
+
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+def test_the_checks_accept_a_plain_tool_round(run, strategy):
+    """The checks themselves, on runs known to be right."""
+    call = {"tool_calls": [{"id": "c1", "name": "flaky", "arguments": {"q": "x"}}]}
+    if strategy == "ReAct":
+        call = {"text": _react_action("flaky", {"q": "x"}, "blob")}
+    result = run([call, answer_turn(strategy, "42")], tools=[TOOLS["flaky"]()], strategy=strategy)
+    assert_clean_end(result)
+    check_invariants(result, {"maximum_iterations": 5}, strategy)
+
+
+# --- minimal cases of what the fuzzing found ------------------------------------------------------
+
+
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+def test_usage_reported_before_the_model_fails_is_counted(run, strategy):
+    """The provider billed the tokens it reported, even if the stream broke afterwards."""
+    turns = [{"chunks": [{"content": "", "usage": make_usage(100, 7)}], "error": "connection reset by peer"}]
+    result = run(turns, strategy=strategy)
+    assert not result.ok and "connection reset by peer" in result.error_text
+    assert result.unfinished_logs() == []
+    assert result.execution_metadata["total_tokens"] == 107
+    (thought,) = [n for n in result.logs.values() if n.label.endswith(" Thought")]
+    assert thought.status == "error" and thought.tokens == 107
