@@ -13,6 +13,7 @@ from agent_core.react_parser import (
     ReasoningDelta,
     ThoughtDelta,
 )
+from tests.unit.helpers import merged
 
 # Texts of the react_text cases (real_world_cases.jsonl) and of the formats the parser reads.
 CORPUS = [
@@ -111,15 +112,6 @@ FRAGMENTS = [
 ]
 
 
-def merged(events):
-    """Adjacent deltas of the same kind joined: the chunking-independent view of the events."""
-    out = []
-    for event in events:
-        if out and not isinstance(event, ActionFound) and type(out[-1]) is type(event):
-            out[-1] = type(event)(out[-1].text + event.text)
-        else:
-            out.append(event)
-    return out
 
 
 def run(chunks, **kw):

@@ -20,17 +20,7 @@ from agent_core.react_parser import (
 from agent_core.react_turn import read_react_turn
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
-
-
-def merged(events):
-    """Adjacent deltas of one kind joined: the view of the events that chunking must not change."""
-    out = []
-    for event in events:
-        if out and not isinstance(event, ActionFound) and type(out[-1]) is type(event):
-            out[-1] = type(event)(out[-1].text + event.text)
-        else:
-            out.append(event)
-    return out
+from tests.unit.helpers import merged
 
 
 def run(chunks, multi):
