@@ -13,3 +13,13 @@ def merged(events):
         else:
             out.append(event)
     return out
+
+
+def drain(reader):
+    """Run a turn reader to its end: (the text it streamed, joined; the value it returned)."""
+    streamed = []
+    while True:
+        try:
+            streamed.append(next(reader))
+        except StopIteration as stop:
+            return "".join(streamed), stop.value

@@ -20,7 +20,7 @@ from agent_core.react_parser import (
 from agent_core.react_turn import read_react_turn
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
-from tests.unit.helpers import merged
+from tests.unit.helpers import drain, merged
 
 
 def run(chunks, multi):
@@ -460,12 +460,7 @@ def test_code_block_in_final_json_is_not_cut_at_its_fence():
 def _turn(text, size=4):
     chunks = iter(ModelChunk(text=text[i : i + size]) for i in range(0, len(text), size))
     reader = read_react_turn(chunks, ToolRegistry(None), 1)
-    streamed = []
-    while True:
-        try:
-            streamed.append(next(reader))
-        except StopIteration as stop:
-            return "".join(streamed), stop.value
+    return drain(reader)
 
 
 def test_reader_turns_title_case_envelope_into_a_tool_call():

@@ -17,6 +17,7 @@ import pytest
 from agent_core.fc_turn import read_function_calling_turn
 from agent_core.model_turn import normalize_chunk
 from agent_core.turn import ModelTurn, ToolCalls
+from tests.unit.helpers import drain
 
 TOOLS = ("get_weather", "get_time", "search", "list_dir", "roll_die")
 
@@ -42,12 +43,7 @@ def pieces(text: str, size: int) -> list[str]:
 def run_turn(raw_chunks) -> tuple[str, ModelTurn]:
     """Feed the chunks through the function-calling turn reader; (streamed text, turn)."""
     reader = read_function_calling_turn(iter([normalize_chunk(raw) for raw in raw_chunks]), TOOLS)
-    streamed = []
-    while True:
-        try:
-            streamed.append(next(reader))
-        except StopIteration as stop:
-            return "".join(streamed), stop.value
+    return drain(reader)
 
 
 @dataclass
