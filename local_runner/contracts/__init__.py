@@ -1,0 +1,13 @@
+"""Provider contract backends: each answers the plugin's backwards ``llm`` invocations as one
+official Dify model plugin and its provider would (chunk shapes, replayed fields, documented
+refusals). ``CONTRACTS`` maps a name to its backend class; see ``base`` for the shared parts.
+"""
+
+from local_runner.contracts.base import ContractBackend, ProviderRejection, TaskBrain
+from local_runner.contracts.deepseek import DeepSeekContract
+
+CONTRACTS: dict[str, type[ContractBackend]] = {
+    DeepSeekContract.name: DeepSeekContract,
+}
+
+__all__ = ["CONTRACTS", "ContractBackend", "ProviderRejection", "TaskBrain"]

@@ -1,0 +1,282 @@
+"""What every provider contract backend shares.
+
+A *contract backend* answers the plugin's backwards ``llm`` invocations the way one official
+Dify model plugin and the provider behind it would, without any network:
+
+1. ``to_provider`` turns the request's ``PromptMessage`` dicts into the body the model plugin
+   would send to the provider (the plugin's own conversion rules, re-stated);
+2. ``check`` applies the provider's documented refusals to that body and raises
+   ``ProviderRejection`` (an HTTP 400 with the provider's message) when one applies;
+3. a deterministic ``TaskBrain`` decides the reply: call one tool, then answer with what the
+   tool returned (natively when the request declares tools, as ReAct text otherwise), always
+   with some reasoning;
+4. ``emit`` turns that reply into ``LLMResultChunk`` dicts shaped as the model plugin yields
+   them (where reasoning, ``opaque_body``, tool calls and usage appear), streamed or blocking.
+
+A backend records every request (``requests``), every provider body (``provider_requests``)
+and every refusal (``rejections``), so a test can assert that none happened.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from local_runner.backends import Pricing, content_text, estimate_prompt_tokens, estimate_tokens, make_usage
+
+REASONING_MARK = "brain-reasoning"
+"""Every reasoning text a ``TaskBrain`` writes contains this word: a test that finds it in the
+user's answer or in memory has found leaked reasoning."""
+
+Shape = Literal["stream", "blocking", "auto"]
+
+
+class ProviderRejection(RuntimeError):
+    """The provider refused the request (HTTP ``status``, the provider's ``message``)."""
+
+    def __init__(self, provider: str, message: str, status: int = 400) -> None:
+        super().__init__(f"[{provider}] Error code: {status} - {message}")
+        self.provider = provider
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class BrainCall:
+    """One tool call the brain decided on: provider-style ``id``, tool ``name``, ``arguments``."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the brain says in one turn: hidden ``reasoning``, visible ``text``, native ``calls``."""
+
+    reasoning: str
+    text: str = ""
+    calls: tuple[BrainCall, ...] = ()
+
+    @property
+    def finish_reason(self) -> str:
+        """``tool_calls`` when the reply calls tools, else ``stop``."""
+        return "tool_calls" if self.calls else "stop"
+
+
+@dataclass
+class TaskBrain:
+    """A deterministic model that does one task: call ``tool`` with ``arguments``, then answer
+    with the tool's result.
+
+    With native tools declared in the request it calls the tool through tool calls and answers
+    once a tool message follows the last user message. Without (ReAct), it writes
+    ``Thought:``/``Action:`` text and answers with ``Final Answer:`` once an ``Observation:``
+    holding a result follows the query. The answer is ``answer_prefix`` + the result.
+    """
+
+    tool: str = "calculator"
+    arguments: dict[str, Any] = field(default_factory=lambda: {"expression": "37 * 91"})
+    answer_prefix: str = "The result is "
+    turns: int = 0
+
+    def reply(self, request: dict[str, Any]) -> Reply:
+        """The reply to one backwards ``llm`` request body."""
+        self.turns += 1
+        messages = request.get("prompt_messages") or []
+        reasoning = f"({REASONING_MARK} {self.turns}) The user needs {self.tool}; I check what I know so far."
+        if request.get("tools"):
+            result = _native_result(messages)
+            if result is None:
+                call = BrainCall(id=f"call_{self.turns:02d}_{self.tool}", name=self.tool, arguments=self.arguments)
+                return Reply(reasoning=reasoning, text="", calls=(call,))
+            return Reply(reasoning=reasoning, text=self.answer_prefix + result)
+        result = _react_result(messages)
+        if result is None:
+            action = json.dumps({"action": self.tool, "action_input": self.arguments})
+            return Reply(reasoning=reasoning, text=f"Thought: I will use {self.tool}.\nAction:\n```json\n{action}\n```")
+        return Reply(reasoning=reasoning, text=f"Thought: I have the result.\nFinal Answer: {self.answer_prefix}{result}")
+
+
+def _after_last_user(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    last = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    return messages[last + 1 :]
+
+
+def _native_result(messages: list[dict[str, Any]]) -> str | None:
+    results = [content_text(m.get("content")) for m in _after_last_user(messages) if m.get("role") == "tool"]
+    return results[-1].strip() if results else None
+
+
+_OBSERVATION = re.compile(r"Observation:\s*(.+?)(?=\n(?:Thought|Action|Observation|Final Answer)\b|\Z)", re.S)
+
+
+def _react_result(messages: list[dict[str, Any]]) -> str | None:
+    """The last observation written after the first user message that is not memory (ReAct's
+    scratchpad), or None before any tool ran."""
+    text = "\n".join(content_text(m.get("content")) for m in messages if m.get("role") != "system")
+    found = _OBSERVATION.findall(text)
+    return found[-1].strip() if found else None
+
+
+class ContractBackend:
+    """Base of the provider contract backends (see the module docstring).
+
+    Subclasses set ``name``, ``plugin_source`` and ``provider_doc`` and implement
+    ``to_provider``, ``check`` and ``emit``. ``shape`` chooses how replies come back:
+    ``"stream"`` (many chunks), ``"blocking"`` (one chunk, as the model plugin's ``LLMResult``
+    reaches the strategy through the daemon) or ``"auto"`` (as the request's ``stream`` asks).
+    """
+
+    name = "contract"
+    plugin_source = ""
+    provider_doc = ""
+    provider = "langgenius/openai_api_compatible/openai_api_compatible"
+    """The model-selector's ``provider`` for this model plugin."""
+    model = "model"
+    """A model name the plugin serves (with the features below)."""
+    features: tuple[str, ...] = ("tool-call", "multi-tool-call", "agent-thought", "stream-tool-call")
+    """The model's ``AIModelEntity.features`` as Dify's Agent node sends them."""
+    completion_params: dict[str, Any] = {}
+
+    @classmethod
+    def model_settings(cls, *, stream: bool = True) -> dict[str, Any]:
+        """``ModelSettings`` fields for a scenario that uses this model; without
+        ``stream-tool-call`` when ``stream`` is False (Function Calling then asks for a
+        blocking reply)."""
+        features = [f for f in cls.features if stream or f != "stream-tool-call"]
+        return {"provider": cls.provider, "model": cls.model, "features": features, "completion_params": dict(cls.completion_params)}
+
+    def __init__(self, shape: Shape = "auto", *, brain: TaskBrain | None = None, pricing: Pricing = Pricing()) -> None:
+        self.shape = shape
+        self.brain = brain or TaskBrain()
+        self.pricing = pricing
+        self.requests: list[dict[str, Any]] = []
+        self.provider_requests: list[dict[str, Any]] = []
+        self.rejections: list[ProviderRejection] = []
+        self._lock = threading.Lock()
+
+    # -- what subclasses implement --------------------------------------------------------------
+
+    def to_provider(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The provider request body the model plugin builds from the backwards ``request``."""
+        raise NotImplementedError
+
+    def check(self, body: dict[str, Any]) -> None:
+        """Raise ``ProviderRejection`` when the provider refuses ``body``."""
+        raise NotImplementedError
+
+    def emit(self, reply: Reply, request: dict[str, Any], stream: bool) -> Iterator[dict[str, Any]]:
+        """The reply as the model plugin's ``LLMResultChunk`` dicts (see ``chunk``)."""
+        raise NotImplementedError
+
+    # -- the backend interface ------------------------------------------------------------------
+
+    def invoke_llm(self, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """Convert, check, decide and emit; a refusal raises before any chunk."""
+        with self._lock:
+            self.requests.append(request)
+            try:
+                body = self.to_provider(request)
+                self.provider_requests.append(body)
+                self.check(body)
+            except ProviderRejection as rejection:
+                self.rejections.append(rejection)
+                raise
+            reply = self.brain.reply(request)
+        stream = request.get("stream", True) if self.shape == "auto" else self.shape == "stream"
+        return self.emit(reply, request, bool(stream))
+
+    # -- helpers for subclasses -----------------------------------------------------------------
+
+    def reject(self, message: str, status: int = 400) -> None:
+        """Raise the provider's refusal."""
+        raise ProviderRejection(self.name, message, status)
+
+    def usage(self, request: dict[str, Any], reply: Reply) -> dict[str, Any]:
+        """A complete 12-field usage for ``reply`` (estimated token counts)."""
+        completion = estimate_tokens(reply.reasoning + reply.text + json.dumps([c.arguments for c in reply.calls]))
+        return make_usage(estimate_prompt_tokens(request), completion, self.pricing)
+
+    @staticmethod
+    def chunk(
+        request: dict[str, Any],
+        index: int,
+        *,
+        content: Any = "",
+        tool_calls: list[dict[str, Any]] | None = None,
+        opaque_body: Any = None,
+        usage: dict[str, Any] | None = None,
+        finish_reason: str | None = None,
+    ) -> dict[str, Any]:
+        """One ``LLMResultChunk`` dict; ``opaque_body`` is set on the message only when given."""
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": content,
+            "name": "",
+            "tool_calls": tool_calls or [],
+            "tool_call_id": "",
+        }
+        if opaque_body is not None:
+            message["opaque_body"] = opaque_body
+        return {
+            "model": str(request.get("model", "")),
+            "prompt_messages": [],
+            "system_fingerprint": "",
+            "delta": {"index": index, "message": message, "usage": usage, "finish_reason": finish_reason},
+        }
+
+    @staticmethod
+    def tool_call_dict(call: BrainCall) -> dict[str, Any]:
+        """A complete tool call as model plugins put it on ``delta.message.tool_calls``."""
+        return {
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)},
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks more than one provider documents
+
+
+def check_tool_pairing(backend: ContractBackend, messages: list[dict[str, Any]], *, role_key: str = "role") -> None:
+    """OpenAI-style rule: every ``tool`` message answers a ``tool_calls`` id of the assistant
+    message before it, and every such id is answered before the next non-tool message.
+
+    ``messages`` are provider-format chat messages (``role``, ``tool_calls``, ``tool_call_id``).
+    """
+    pending: set[str] = set()
+    for message in messages:
+        role = message.get(role_key)
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in pending:
+                backend.reject(f"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (id {call_id!r}).")
+            pending.discard(call_id)
+            continue
+        if pending:
+            backend.reject(
+                "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+                f"'tool_call_id'. The following tool_call_ids did not have response messages: {sorted(pending)}"
+            )
+        if role == "assistant":
+            pending = {str(call.get("id")) for call in message.get("tool_calls") or []}
+    if pending:
+        backend.reject(f"tool_call_ids without response messages: {sorted(pending)}")
+
+
+def check_tools_declared(backend: ContractBackend, messages: list[dict[str, Any]], tools: Any) -> None:
+    """Providers that refuse a history holding tool calls when no tools are declared
+    (Anthropic, Bedrock, several OpenAI-compatible servers)."""
+    if not tools and any(m.get("tool_calls") for m in messages):
+        backend.reject("Requests which include `tool_use` or `tool_result` blocks must define tools.")
+
+
+def text_of(content: Any) -> str:
+    """Text of a ``PromptMessage`` content (a string, or the text parts of a list)."""
+    return content_text(content)

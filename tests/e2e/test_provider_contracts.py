@@ -1,0 +1,46 @@
+"""Both strategies against every provider contract backend, streamed and blocking, through the
+real plugin process: a tool call, then a final answer that uses the tool's result.
+
+Each contract backend converts the plugin's messages as that official model plugin does and
+refuses what the provider refuses (lost reasoning, unanswered tool calls, ...), so a run that
+completes here is one the real chain accepts. See docs/providers.md for the table.
+"""
+
+import pytest
+
+from local_runner import ModelSettings, Scenario, default_toolbox, run_scenario
+from local_runner.contracts import CONTRACTS
+from local_runner.contracts.base import REASONING_MARK
+from tests.e2e.helpers import STRATEGIES, assert_clean_end
+
+
+def _run(plugin, contract: str, strategy: str, shape: str):
+    backend = CONTRACTS[contract](shape=shape)
+    model = ModelSettings(**CONTRACTS[contract].model_settings(stream=shape == "stream"))
+    scenario = Scenario(query="What is 37 * 91?", tools=["calculator"], strategy=strategy, model=model)
+    toolbox = default_toolbox()
+    result = run_scenario(scenario, backend, toolbox, plugin=plugin, timeout=60)
+    return backend, toolbox, result
+
+
+@pytest.mark.parametrize("shape", ["stream", "blocking"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("contract", sorted(CONTRACTS))
+def test_tool_run_is_accepted_and_answered(plugin, contract, strategy, shape):
+    backend, toolbox, result = _run(plugin, contract, strategy, shape)
+    assert backend.rejections == [], [str(r) for r in backend.rejections]
+    assert_clean_end(result)
+    assert [call.request.get("tool") for call in toolbox.calls] == ["calculator"]
+    assert "3367" in result.text, result.text
+    assert REASONING_MARK not in result.text, result.text
+    assert len(backend.requests) == 2
+
+
+@pytest.mark.parametrize("contract", sorted(CONTRACTS))
+def test_reasoning_is_shown_once_in_the_thought_log(plugin, contract):
+    _, _, result = _run(plugin, contract, "function_calling", "stream")
+    thoughts = [node for node in result.logs.values() if node.label.endswith("Thought")]
+    shown = [node for node in thoughts if REASONING_MARK in str(node.data.get("reasoning", ""))]
+    assert shown, [node.data for node in thoughts]
+    for node in thoughts:
+        assert REASONING_MARK not in str(node.data.get("output", ""))
