@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from dify_plugin.entities.model.llm import LLMUsage
 
 from agent_core import prompts
-from agent_core.model_turn import ModelChunk
-from agent_core.think import ThinkSplitter
+from agent_core.model_turn import AssistantReply, ModelChunk
+from agent_core.think import ThinkSplitter, clean_reasoning
 from agent_core.tool_calls import ToolCallAssembler, extract_calls_from_text, mentions_call_markup
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
@@ -73,6 +73,7 @@ class _Collected:
     reasoning: str = ""
     usages: list[LLMUsage] = field(default_factory=list)
     finish_reason: str | None = None
+    reply: AssistantReply = field(default_factory=AssistantReply)
 
 
 def _stream(
@@ -83,6 +84,7 @@ def _stream(
     visible: list[str] = []
     reasoning: list[str] = []
     for chunk in chunks:
+        got.reply.add(chunk)
         part = splitter.feed(chunk.text)
         visible.append(part.visible)
         reasoning.extend((chunk.reasoning, part.reasoning))
@@ -98,7 +100,7 @@ def _stream(
     reasoning.append(tail.reasoning)
     if out := gate.feed(tail.visible):
         yield out
-    got.text, got.reasoning = "".join(visible), "".join(reasoning)
+    got.text, got.reasoning = "".join(visible), clean_reasoning("".join(reasoning))
 
 
 def read_function_calling_turn(
@@ -118,7 +120,14 @@ def read_function_calling_turn(
     yield from _stream(chunks, gate, assembler, got)
     text = got.text
     assembled = assembler.finish(got.finish_reason)
-    turn = dict(usage=call_usage(got.usages), reasoning=got.reasoning, finish_reason=got.finish_reason, raw=text)
+    turn = dict(
+        usage=call_usage(got.usages),
+        reasoning=got.reasoning,
+        finish_reason=got.finish_reason,
+        raw=text,
+        content=got.reply.content,
+        opaque_body=got.reply.opaque_body,
+    )
     if assembled.calls or assembled.invalid:
         return ModelTurn(thought=text, decision=ToolCalls(assembled.calls, assembled.invalid), **turn)
     calls, rest = extract_calls_from_text(text, tool_names, id_prefix=prefix) if tool_names else ((), text)

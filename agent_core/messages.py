@@ -21,6 +21,7 @@ from dify_plugin.entities.model.message import (
 from agent_core.knowledge import context_prompt
 from agent_core.params import StrategyParams
 from agent_core.prompts import EMPTY_TOOL_RESULT
+from agent_core.think import visible_text
 
 
 def system_text(params: StrategyParams, *notes: str) -> str:
@@ -87,10 +88,23 @@ def _has_content(message: PromptMessage) -> bool:
     return bool(message.content)
 
 
+def _without_reasoning(message: PromptMessage) -> PromptMessage:
+    """An assistant message of an earlier turn without its reasoning: ``<think>`` blocks and
+    ``opaque_body`` belong to the run that produced them (DeepSeek documents that reasoning of
+    earlier user turns is dropped)."""
+    if not isinstance(message, AssistantPromptMessage):
+        return message
+    update: dict[str, Any] = {"opaque_body": None}
+    if isinstance(message.content, str) and (visible := visible_text(message.content)) != message.content:
+        update["content"] = visible.strip()
+    return message.model_copy(update=update)
+
+
 def clean_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:
     """Conversation memory made safe to replay to any provider.
 
-    Drops system messages (the instruction is ours); keeps an assistant tool
+    Drops system messages (the instruction is ours) and the reasoning of assistant
+    messages (``_without_reasoning``); keeps an assistant tool
     call only when its result follows it directly (the tool messages right
     after the assistant message: what OpenAI, Anthropic and Gemini require,
     dify16760), and a result only right after its call (the first one per
@@ -99,7 +113,7 @@ def clean_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:
     note instead, so its call is not left unanswered. Order is kept; the
     input is not mutated.
     """
-    messages = [m for m in history if not isinstance(m, SystemPromptMessage)]
+    messages = [_without_reasoning(m) for m in history if not isinstance(m, SystemPromptMessage)]
     cleaned: list[PromptMessage] = []
     position = 0
     while position < len(messages):

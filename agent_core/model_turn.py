@@ -38,15 +38,61 @@ class ModelRequest:
 
 @dataclass(frozen=True, slots=True)
 class ModelChunk:
-    """One normalized chunk: visible ``text``, separately sent ``reasoning``
-    (``reasoning_content``), tool-call deltas, ``usage`` if reported, and the
-    ``finish_reason`` (``stop``, ``tool_calls``, ``length``…) if given."""
+    """One normalized chunk: ``text`` (the content's text, reasoning blocks included),
+    separately sent ``reasoning`` (``reasoning_content``), tool-call deltas, ``usage`` if
+    reported, the ``finish_reason`` (``stop``, ``tool_calls``, ``length``…) if given.
+
+    ``parts`` holds the content parts as sent when the content was a list (their own
+    ``opaque_body`` included) and ``opaque_body`` the message's ``opaque_body``: both go back
+    to the model plugin with the assistant message (see ``AssistantReply``)."""
 
     text: str = ""
     reasoning: str = ""
     tool_calls: tuple[ToolCallDelta, ...] = ()
     usage: LLMUsage | None = None
     finish_reason: str | None = None
+    parts: tuple[Mapping[str, Any], ...] = ()
+    opaque_body: Any = None
+
+
+class AssistantReply:
+    """The model's message of one call, gathered chunk by chunk as the model plugin sent it,
+    to be sent back unchanged within the run (docs/model-round-trip.md).
+
+    Text is concatenated as received (``<think>`` blocks included: DeepSeek's plugin recovers
+    ``reasoning_content`` from exactly that block). Content sent as a list of parts is kept as
+    parts, text pieces around them becoming text parts. ``opaque_body`` may come on any chunk
+    (MiniMax: the last; DeepSeek and Moonshot blocking: the only one): dicts are merged in
+    order, a later key winning; any other value replaces what came before.
+    """
+
+    def __init__(self) -> None:
+        self._pieces: list[str | Mapping[str, Any]] = []
+        self._has_parts = False
+        self.opaque_body: Any = None
+
+    def add(self, chunk: ModelChunk) -> None:
+        """Record one chunk's content and ``opaque_body``."""
+        if chunk.parts:
+            self._has_parts = True
+            self._pieces.extend(chunk.parts)
+        elif chunk.text:
+            self._pieces.append(chunk.text)
+        if chunk.opaque_body is not None:
+            if isinstance(chunk.opaque_body, dict) and isinstance(self.opaque_body, dict):
+                self.opaque_body = {**self.opaque_body, **chunk.opaque_body}
+            else:
+                self.opaque_body = chunk.opaque_body
+
+    @property
+    def content(self) -> str | list[dict[str, Any]]:
+        """The message content as produced: a string, or a list of content-part dicts."""
+        if not self._has_parts:
+            return "".join(piece for piece in self._pieces if isinstance(piece, str))
+        parts: list[dict[str, Any]] = []
+        for piece in self._pieces:
+            parts.append({"type": "text", "data": piece} if isinstance(piece, str) else dict(piece))
+        return parts
 
 
 def _content_text(content: Any) -> str:
@@ -70,12 +116,16 @@ def normalize_chunk(raw: Mapping[str, Any]) -> ModelChunk:
     calls = tuple(ToolCallDelta.from_raw(call) for call in raw_calls if isinstance(call, Mapping))
     reasoning = message.get("reasoning_content") or delta.get("reasoning_content") or ""
     usage = delta.get("usage")
+    content = message.get("content")
+    parts = tuple(part for part in content if isinstance(part, Mapping)) if isinstance(content, list) else ()
     return ModelChunk(
-        text=_content_text(message.get("content")),
+        text=_content_text(content),
         reasoning=reasoning if isinstance(reasoning, str) else "",
         tool_calls=calls,
         usage=coerce_usage(usage) if isinstance(usage, Mapping | LLMUsage) else None,
         finish_reason=delta.get("finish_reason") or None,
+        parts=parts,
+        opaque_body=message.get("opaque_body"),
     )
 
 

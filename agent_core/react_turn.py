@@ -11,23 +11,16 @@ from collections.abc import Generator, Iterator
 from dify_plugin.entities.model.llm import LLMUsage
 
 from agent_core.json_args import ArgumentsError, decode_arguments
-from agent_core.model_turn import ModelChunk
+from agent_core.model_turn import AssistantReply, ModelChunk
 from agent_core.react_format import action_arguments
 from agent_core.react_parser import AnswerDelta, ReactStreamParser, ReactTurn
-from agent_core.think import ThinkSplitter
+from agent_core.think import clean_reasoning, visible_text
 from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
 
 NO_ACTION_OR_ANSWER = "it had neither an Action nor a Final Answer."
-
-
-def visible_text(raw: str) -> str:
-    """``raw`` without reasoning blocks: what may be replayed to the model (a
-    reply is shown back after a format problem; its ``<think>`` part never is)."""
-    splitter = ThinkSplitter()
-    return splitter.feed(raw).visible + splitter.finish().visible
 
 
 def _tool_calls(
@@ -63,7 +56,9 @@ def read_react_turn(
     usages: list[LLMUsage] = []
     reasoning: list[str] = []
     finish_reason: str | None = None
+    reply = AssistantReply()
     for chunk in chunks:
+        reply.add(chunk)
         for event in parser.feed(chunk.text):
             if isinstance(event, AnswerDelta) and event.text:
                 yield event.text
@@ -77,9 +72,11 @@ def read_react_turn(
     parsed = parser.result()
     common = dict(
         usage=call_usage(usages),
-        reasoning="".join([*reasoning, parsed.reasoning]),
+        reasoning=clean_reasoning("".join([*reasoning, parsed.reasoning])),
         finish_reason=finish_reason,
         raw=visible_text(parsed.raw),
+        content=reply.content,
+        opaque_body=reply.opaque_body,
     )
     if parsed.actions:
         calls, invalid = _tool_calls(parsed, registry, round_index)

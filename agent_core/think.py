@@ -6,9 +6,23 @@ It belongs in the thought log, never in the answer nor the next prompt.
 Tags may be split across chunks; an unclosed block runs to the end.
 """
 
+import html
 from dataclasses import dataclass
 
 _OPEN_TAGS = ("<think>", "<thinking>", "<reasoning>")
+
+DEEPSEEK_REASONING_MARK = "<!--dify-deepseek-reasoning-->"
+"""DeepSeek's model plugin opens its ``<think>`` block with this comment and HTML-escapes the
+reasoning inside (``models/deepseek/models/llm/llm.py`` in ``langgenius/dify-official-plugins``),
+so that it can recover ``reasoning_content`` from exactly that block when it comes back."""
+
+
+def clean_reasoning(reasoning: str) -> str:
+    """Reasoning as a person should read it in the log: without DeepSeek's marker, its HTML
+    escapes undone (only when the marker shows the text was escaped)."""
+    if DEEPSEEK_REASONING_MARK not in reasoning:
+        return reasoning
+    return html.unescape(reasoning.replace(DEEPSEEK_REASONING_MARK, "")).strip("\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,3 +96,10 @@ class ThinkSplitter:
         self._pending = self._pending[at + len(self._close_tag) :]
         self._close_tag = None
         return True
+
+
+def visible_text(text: str) -> str:
+    """``text`` without its reasoning blocks (what a user, or a prompt that must not carry
+    reasoning, may see)."""
+    splitter = ThinkSplitter()
+    return splitter.feed(text).visible + splitter.finish().visible

@@ -6,6 +6,7 @@ do next from it, in one place.
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 from dify_plugin.entities.model.llm import LLMUsage
 
@@ -43,6 +44,9 @@ class ModelTurn:
 
     ``thought`` is the visible text (the answer itself for a ``FinalAnswer``),
     ``reasoning`` the hidden reasoning (``<think>``), ``usage`` the call's usage.
+    ``content`` and ``opaque_body`` are the model's message exactly as its model plugin
+    sent it (reasoning blocks and provider data included): what goes back to the model
+    within the run, never to the user (docs/model-round-trip.md).
     """
 
     thought: str
@@ -51,3 +55,5 @@ class ModelTurn:
     reasoning: str = ""
     finish_reason: str | None = None
     raw: str = ""
+    content: str | list[dict[str, Any]] = ""
+    opaque_body: Any = None

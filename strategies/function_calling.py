@@ -29,7 +29,12 @@ from agent_core.turn import ModelTurn, ParseFailure, ToolCalls
 from strategies.react import ReActSteps
 
 
-def _tool_call_message(round_: Round) -> AssistantPromptMessage:
+def _assistant_message(round_: Round, with_calls: bool) -> AssistantPromptMessage:
+    """The round's assistant message as the model plugin produced it (content with its
+    reasoning blocks, ``opaque_body``, tool-call ids and names: docs/model-round-trip.md).
+    Arguments are sent as the JSON the tool ran with; a call whose arguments could not be
+    read goes back as ``{}`` (its tool message says what was wrong), since some model
+    plugins parse them."""
     calls = [
         AssistantPromptMessage.ToolCall(
             id=result.call_id,
@@ -40,22 +45,25 @@ def _tool_call_message(round_: Round) -> AssistantPromptMessage:
             ),
         )
         for result in round_.results
-    ]
-    return AssistantPromptMessage(content=round_.turn.thought, tool_calls=calls)
+    ] if with_calls else []
+    turn = round_.turn
+    return AssistantPromptMessage(content=turn.content, tool_calls=calls, opaque_body=turn.opaque_body)
 
 
 def render_round(run: RunState, round_: Round) -> list[PromptMessage]:
-    """A finished round as chat messages: the assistant's calls, then one tool
-    message per call (with ``tool_call_id`` and ``name``: hermes16478), or the
-    model's unreadable reply followed by what was wrong with it."""
+    """A finished round as chat messages: the assistant's message with its calls, then one
+    tool message per call (with ``tool_call_id`` and ``name``), or the model's unreadable
+    reply followed by what was wrong with it (a reply with no visible text, only reasoning,
+    is left out: no provider needs reasoning without a tool call, and some reject an
+    assistant message without text)."""
     decision = round_.turn.decision
     if isinstance(decision, ToolCalls) and round_.results:
         tool_messages = [
             ToolPromptMessage(content=run.observation(round_, r), tool_call_id=r.call_id, name=r.name) for r in round_.results
         ]
-        return [_tool_call_message(round_), *tool_messages]
+        return [_assistant_message(round_, with_calls=True), *tool_messages]
     if isinstance(decision, ParseFailure):
-        said = [AssistantPromptMessage(content=round_.turn.thought)] if round_.turn.thought.strip() else []
+        said = [_assistant_message(round_, with_calls=False)] if round_.turn.thought.strip() else []
         return [*said, UserPromptMessage(content=decision.problem)]
     return []
 

@@ -222,7 +222,9 @@ def test_blocking_call_when_the_model_cannot_stream_tool_calls(run):
     assert result.llm_requests[0]["stream"] is True
 
 
-def test_reasoning_stays_out_of_the_answer_and_the_next_prompt(run):
+def test_reasoning_stays_out_of_the_answer_and_goes_back_to_the_model_intact(run):
+    """The user sees only the answer; within the run the model gets its own message back as
+    its model plugin produced it (docs/model-round-trip.md)."""
     turns = [
         {"text": "<think>I should check the weather.</think>", "split": 7,
          "tool_calls": [{"id": "w", "name": "get_weather", "arguments": '{"city": "Paris"}'}]},
@@ -231,7 +233,9 @@ def test_reasoning_stays_out_of_the_answer_and_the_next_prompt(run):
     result = run(turns, tools=[weather_tool()])
     assert_clean_end(result)
     assert result.text == "Sunny in Paris."
-    assert "think" not in json.dumps(result.llm_requests[1]["prompt_messages"])
+    replayed = [m for m in result.llm_requests[1]["prompt_messages"] if m["role"] == "assistant"]
+    assert [m["content"] for m in replayed] == ["<think>I should check the weather.</think>"]
+    assert [c["id"] for c in replayed[0]["tool_calls"]] == ["w"]
     thoughts = [n for n in result.logs.values() if n.label.endswith("Thought")]
     assert thoughts[0].data["reasoning"] == "I should check the weather."
 

@@ -1,0 +1,63 @@
+"""The model's message as its model plugin sent it: gathered from chunks, kept for replay,
+and the reasoning cleaned for the log (docs/model-round-trip.md)."""
+
+from dify_plugin.entities.model.message import AssistantPromptMessage, UserPromptMessage
+
+from agent_core.messages import clean_history
+from agent_core.model_turn import AssistantReply, normalize_chunk
+from agent_core.think import DEEPSEEK_REASONING_MARK, clean_reasoning
+
+
+def chunk(content="", opaque_body=None):
+    message = {"role": "assistant", "content": content, "tool_calls": []}
+    if opaque_body is not None:
+        message["opaque_body"] = opaque_body
+    return normalize_chunk({"delta": {"index": 0, "message": message}})
+
+
+def gathered(*chunks):
+    reply = AssistantReply()
+    for item in chunks:
+        reply.add(item)
+    return reply
+
+
+def test_text_is_kept_as_sent_reasoning_blocks_included():
+    reply = gathered(chunk("<think>\nplan"), chunk("\n</think>"), chunk("Hello"))
+    assert reply.content == "<think>\nplan\n</think>Hello"
+    assert reply.opaque_body is None
+
+
+def test_opaque_body_from_any_chunk_is_kept_and_dicts_merge_in_order():
+    reply = gathered(chunk("a", {"reasoning_content": "r1", "id": 1}), chunk("b"), chunk("", {"id": 2}))
+    assert reply.opaque_body == {"reasoning_content": "r1", "id": 2}
+
+
+def test_a_non_dict_opaque_body_replaces_what_came_before():
+    reply = gathered(chunk("", {"a": 1}), chunk("", [{"type": "thinking", "signature": "s"}]))
+    assert reply.opaque_body == [{"type": "thinking", "signature": "s"}]
+
+
+def test_content_parts_are_kept_with_their_own_opaque_body():
+    part = {"type": "text", "data": "answer", "opaque_body": {"thought_signature": "sig"}}
+    reply = gathered(chunk("lead "), chunk([part]))
+    assert reply.content == [{"type": "text", "data": "lead "}, part]
+    message = AssistantPromptMessage(content=reply.content)
+    assert message.content[1].opaque_body == {"thought_signature": "sig"}
+
+
+def test_deepseek_reasoning_is_shown_unescaped_without_its_marker():
+    raw = f"\n{DEEPSEEK_REASONING_MARK}a &lt; b &amp;&amp; c\n"
+    assert clean_reasoning(raw) == "a < b && c"
+    assert clean_reasoning("x &lt; y") == "x &lt; y"  # not escaped by a plugin we know: left as is
+
+
+def test_memory_loses_reasoning_blocks_and_opaque_body_of_earlier_turns():
+    history = [
+        UserPromptMessage(content="hi"),
+        AssistantPromptMessage(content="<think>old plan</think>Hello!", opaque_body={"reasoning_content": "old"}),
+    ]
+    cleaned = clean_history(history)
+    assert cleaned[1].content == "Hello!"
+    assert cleaned[1].opaque_body is None
+    assert history[1].content.startswith("<think>")  # input not mutated
