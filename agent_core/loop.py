@@ -18,115 +18,32 @@ finished and the usage so far was emitted.
 import json
 from collections import Counter
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Protocol
 
 from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.model.llm import LLMUsage
-from dify_plugin.entities.model.message import PromptMessage
 from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
-from agent_core.budget import history_turns, observation_budget, prompt_budget, request_tokens
+from agent_core.budget import observation_budget, prompt_budget, request_tokens
 from agent_core.knowledge import retriever_resources
 from agent_core.logs import LogNode
-from agent_core.messages import clean_history
 from agent_core.model_turn import ModelChunk, ModelRequest, invoke_model
 from agent_core.params import StrategyParams
-from agent_core.tokens import truncate_to_tokens
+from agent_core.run_state import REPEAT_LIMIT, Round, RunState
 from agent_core.tool_calls import ToolCall
 from agent_core.tool_runner import ToolResult, ToolRunner
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import add_usage, call_usage, empty_usage, usage_to_metadata
 
+__all__ = ["MAX_PARSE_RETRIES", "REPEAT_LIMIT", "AgentLoop", "AgentRunError", "Round", "RunState", "StrategySteps"]
+
 MAX_PARSE_RETRIES = 3
 """Consecutive unreadable or empty replies tolerated before the run fails."""
 
-REPEAT_LIMIT = 3
-"""An identical call (same tool, same arguments) runs at most this many times per run.
-After a round in which every call was refused as such a repeat, the model is looping:
-the next round is the final-answer round (as after the iteration limit)."""
-
-
 class AgentRunError(Exception):
     """The run could not reach an answer; the message says why, for the user."""
-
-
-@dataclass(frozen=True)
-class Round:
-    """One finished round: the model's turn and the results of its tool calls, in call order."""
-
-    index: int
-    turn: ModelTurn
-    results: tuple[ToolResult, ...] = ()
-
-
-SHORTENED_OBSERVATION_TOKENS = 200
-"""What is left of an old observation when the prompt must shrink (tokens)."""
-
-
-@lru_cache(maxsize=1024)
-def _shortened(observation: str) -> str:
-    """An old observation cut to ``SHORTENED_OBSERVATION_TOKENS``, with a note (cached: it is
-    rendered again every round)."""
-    text, cut = truncate_to_tokens(observation, SHORTENED_OBSERVATION_TOKENS)
-    return text + (prompts.OBSERVATION_SHORTENED.format(tokens=cut) if cut else "")
-
-
-@dataclass
-class RunState:
-    """The run so far, which strategies render into the next prompt.
-
-    ``history_dropped`` counts the oldest memory turns left out and
-    ``rounds_shortened`` the oldest rounds whose observations are cut short,
-    both set by the loop to fit the context window (see ``agent_core.budget``).
-    ``repeating`` names the tools of a round whose calls were all refused as
-    repeats; with ``limit_reached`` it means the run stopped for looping.
-    """
-
-    params: StrategyParams
-    registry: ToolRegistry
-    rounds: list[Round] = field(default_factory=list)
-    limit_reached: bool = False
-    repeating: tuple[str, ...] = ()
-    history_dropped: int = 0
-    rounds_shortened: int = 0
-
-    def history(self) -> list[PromptMessage]:
-        """Conversation memory, cleaned, without the turns dropped for space."""
-        turns = history_turns(clean_history(self.params.model.history_prompt_messages))
-        return [message for turn in turns[self.history_dropped :] for message in turn]
-
-    def observation(self, round_: "Round", result: ToolResult) -> str:
-        """What the model reads of a tool result (shortened for old rounds when space is short)."""
-        if round_.index > self.rounds_shortened:
-            return result.observation
-        return _shortened(result.observation)
-
-    def trim_once(self) -> bool:
-        """Make the next prompt smaller by one step; False when nothing is left to trim."""
-        if self.history_dropped < len(history_turns(clean_history(self.params.model.history_prompt_messages))):
-            self.history_dropped += 1
-            return True
-        if self.rounds_shortened < len(self.rounds):
-            self.rounds_shortened += 1
-            return True
-        return False
-
-    @property
-    def round_index(self) -> int:
-        """1-based index of the round being built."""
-        return len(self.rounds) + 1
-
-    def limit_note(self) -> str:
-        """The note that asks for an answer without tools, once the limit is reached ('' before)."""
-        if not self.limit_reached:
-            return ""
-        if self.repeating:
-            return prompts.REPEATED_CALLS_NOTE.format(names=", ".join(self.repeating), count=REPEAT_LIMIT)
-        return prompts.ITERATION_LIMIT_NOTE.format(rounds=self.params.maximum_iterations)
 
 
 class StrategySteps(Protocol):
@@ -298,19 +215,21 @@ class AgentLoop:
         if budget is None:
             return request
         before = tokens = request_tokens(request)
-        dropped, shortened = self.state.history_dropped, self.state.rounds_shortened
-        while tokens > budget and self.state.trim_once():
-            request = self._steps.build_request(self.state)
+        state = self.state
+        trimmed = (state.history_dropped, state.rounds_shortened, state.images_as_text)
+        while tokens > budget and state.trim_once():
+            request = self._steps.build_request(state)
             tokens = request_tokens(request)
-        if (dropped, shortened) != (self.state.history_dropped, self.state.rounds_shortened):
+        if trimmed != (state.history_dropped, state.rounds_shortened, state.images_as_text):
             node = LogNode("CONTEXT TRIMMED", parent=round_node)
             yield node.start()
             yield node.finish({
                 "budget_tokens": budget,
                 "estimated_tokens_before": before,
                 "estimated_tokens_after": tokens,
-                "history_turns_dropped": self.state.history_dropped - dropped,
-                "rounds_with_observations_shortened": self.state.rounds_shortened - shortened,
+                "history_turns_dropped": state.history_dropped - trimmed[0],
+                "rounds_with_observations_shortened": state.rounds_shortened - trimmed[1],
+                "images_shown_as_text": state.images_as_text - trimmed[2],
             })
         return request
 

@@ -63,16 +63,22 @@ def _image_content(file: Any) -> ImagePromptMessageContent:
     )
 
 
-def query_message(params: StrategyParams, *, images_as_content: bool) -> UserPromptMessage:
+def query_images(params: StrategyParams) -> list[Any]:
+    """The current turn's images a vision model can be shown (they have a URL), in order."""
+    return [f for f in params.files if _file_type(f) == "image" and _file_field(f, "url")]
+
+
+def query_message(params: StrategyParams, *, images_as_content: bool, images_as_text: int = 0) -> UserPromptMessage:
     """The user's query with the current turn's files.
 
-    Images become image content when ``images_as_content`` (a vision model, and
-    the first round); every other file, and images otherwise, becomes a short
-    text mention, so the model knows it exists without receiving its bytes.
+    Images become image content when ``images_as_content`` (a vision model), except the
+    first (oldest) ``images_as_text`` of them, dropped to fit the context window; every other
+    file, and images otherwise, becomes a short text mention, so the model knows it exists
+    without receiving its bytes.
     """
     if not params.files:
         return UserPromptMessage(content=params.query)
-    images = [f for f in params.files if images_as_content and _file_type(f) == "image" and _file_field(f, "url")]
+    images = query_images(params)[images_as_text:] if images_as_content else []
     mentions = [describe_file(f) for f in params.files if f not in images]
     text = "\n".join([params.query, *mentions]) if mentions else params.query
     if not images:

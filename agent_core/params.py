@@ -8,15 +8,16 @@ metadata}``, and ``files`` as SDK ``File`` objects. Empty values arrive as
 ``None`` or ``""``; they get defaults here rather than failing the run.
 """
 
+import json
 import logging
 from typing import Any
 
 from dify_plugin.interfaces.agent import AgentModelConfig, ToolEntity
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 logger = logging.getLogger(__name__)
 
-MAX_ITERATIONS_RANGE = (1, 99)
+MAX_ITERATIONS_RANGE = (1, 500)
 TOOL_TIMEOUT_RANGE = (1.0, 900.0)
 DEFAULT_TOOL_TIMEOUT = 120.0
 MODEL_TIMEOUT_RANGE = (10.0, 900.0)
@@ -49,6 +50,7 @@ class StrategyParams(BaseModel):
     context: list[dict[str, Any]] = Field(default_factory=list)
     files: list[Any] = Field(default_factory=list)
     maximum_iterations: int = 5
+    allowed_tools: list[str] | None = None
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT
     model_timeout: float = DEFAULT_MODEL_TIMEOUT
 
@@ -76,6 +78,31 @@ class StrategyParams(BaseModel):
             except ValueError:
                 logger.warning("dropping a tool that does not validate: %r", raw, exc_info=True)
         return tools
+
+    @field_validator("allowed_tools", mode="before")
+    @classmethod
+    def _tool_names(cls, value: Any) -> list[str] | None:
+        """Tool names from a list, a JSON array string or a comma-separated string (a workflow
+        variable may hold any of them); None when empty or unset (every tool is allowed)."""
+        if isinstance(value, str):
+            text = value.strip()
+            try:
+                value = json.loads(text) if text.startswith("[") else text.split(",")
+            except ValueError:
+                value = text.strip("[]").split(",")
+        if not isinstance(value, list | tuple):
+            return None
+        names = [str(item).strip().strip("\"'") for item in value if item is not None]
+        return [name for name in names if name] or None
+
+    @model_validator(mode="after")
+    def _only_allowed_tools(self) -> "StrategyParams":
+        """Keep only the tools ``allowed_tools`` names (by ``identity.name``), as the official
+        strategies do: those are offered to the model and allowed to run."""
+        if self.allowed_tools is not None:
+            allowed = set(self.allowed_tools)
+            self.tools = [tool for tool in self.tools if tool.identity.name in allowed]
+        return self
 
     @field_validator("instruction", "query", mode="before")
     @classmethod

@@ -24,7 +24,7 @@ from dify_plugin.entities.model.message import (
 )
 
 from agent_core import prompts
-from agent_core.loop import RunState
+from agent_core.run_state import RunState
 from agent_core.messages import query_message, system_message
 from agent_core.tool_calls import ToolCall
 from agent_core.turn import ParseFailure, ToolCalls
@@ -210,11 +210,10 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
     """Prompt messages for a chat model."""
     params = run.params
     tools = tools_block(run.registry.prompt_tools())
-    vision = "vision" in params.model_features() and run.round_index == 1
     messages: list[PromptMessage] = [
         *system_message(params, tools, run.limit_note()),
         *_plain_history(run.history()),
-        query_message(params, images_as_content=vision),
+        run.query(),
     ]
     pad = scratchpad(run)
     if pad:

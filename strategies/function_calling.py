@@ -21,10 +21,11 @@ from dify_plugin.interfaces.agent import AgentStrategy
 from agent_core import prompts
 from agent_core.fc_turn import read_function_calling_turn
 from agent_core.logs import LogNode
-from agent_core.loop import AgentLoop, Round, RunState, StrategySteps
-from agent_core.messages import query_message, system_message
+from agent_core.loop import AgentLoop, StrategySteps
+from agent_core.messages import system_message
 from agent_core.model_turn import ModelChunk, ModelRequest
 from agent_core.params import StrategyParams
+from agent_core.run_state import Round, RunState
 from agent_core.turn import ModelTurn, ParseFailure, ToolCalls
 from strategies.react import ReActSteps
 
@@ -75,12 +76,7 @@ class FunctionCallingSteps:
         """System (instruction, knowledge, limit note), memory, query, this run's rounds."""
         params = run.params
         features = params.model_features()
-        vision = "vision" in features and run.round_index == 1
-        messages: list[PromptMessage] = [
-            *system_message(params, run.limit_note()),
-            *run.history(),
-            query_message(params, images_as_content=vision),
-        ]
+        messages: list[PromptMessage] = [*system_message(params, run.limit_note()), *run.history(), run.query()]
         for round_ in run.rounds:
             messages.extend(render_round(run, round_))
         tools = run.registry.prompt_tools()

@@ -550,7 +550,8 @@ def image_parts(message: dict) -> list[dict]:
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_image_goes_as_image_content_to_a_vision_model_in_round_one(run, strategy):
+def test_image_stays_visible_to_a_vision_model_in_every_round(run, strategy):
+    """A question about a picture that needs a tool first: round 2 still shows the picture."""
     result = run(
         [call_turn(strategy), answer_turn(strategy, "A cat in the sun.")],
         query="What is in this picture?",
@@ -560,13 +561,34 @@ def test_image_goes_as_image_content_to_a_vision_model_in_round_one(run, strateg
         model={"features": VISION},
     )
     assert_clean(result, run)
-    first = query_message(result.llm_requests[0], "What is in this picture?")
-    (part,) = image_parts(first)
-    assert part["url"] == IMAGE["url"] and part["mime_type"] == "image/png"
-    assert text_of(first["content"]) == "What is in this picture?"
-    later = query_message(result.llm_requests[1], "What is in this picture?")
-    assert image_parts(later) == []
-    assert "cat.png" in text_of(later["content"]), "later rounds still mention the image"
+    for request in result.llm_requests:
+        message = query_message(request, "What is in this picture?")
+        (part,) = image_parts(message)
+        assert part["url"] == IMAGE["url"] and part["mime_type"] == "image/png"
+        assert text_of(message["content"]) == "What is in this picture?"
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_oldest_images_become_mentions_when_the_window_is_tight(run, strategy):
+    names = ["cat", "dog", "owl"]
+    images = [{**IMAGE, "url": f"https://example.com/uploads/{n}.png", "filename": f"{n}.png"} for n in names]
+    result = run(
+        [answer_turn(strategy, "Three animals.")],
+        query="Compare the pictures.",
+        strategy=strategy,
+        files=images,
+        tools=[weather_tool()],
+        # a prompt budget of about 2,000 tokens: room for one or two images (765 tokens each), not three
+        model={"features": VISION, "context_size": 3300, "completion_params": {"max_tokens": 1024}},
+    )
+    assert_clean(result, run)
+    message = query_message(result.llm_requests[0], "Compare the pictures.")
+    shown = [p["url"] for p in image_parts(message)]
+    urls = [image["url"] for image in images]
+    assert 0 < len(shown) < 3 and shown == urls[3 - len(shown) :], "the newest images stay images"
+    assert "[Attached image: cat.png (image/png)]" in text_of(message["content"])
+    (trimmed,) = [n for n in result.logs.values() if n.label == "CONTEXT TRIMMED"]
+    assert trimmed.data["images_shown_as_text"] == 3 - len(shown)
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)

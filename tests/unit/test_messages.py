@@ -45,9 +45,9 @@ def test_history_drops_orphans_and_empty_messages():
 
 def test_params_accept_empty_values_and_clamp():
     params = StrategyParams.model_validate(
-        {"model": MODEL, "tools": None, "query": None, "context": None, "files": None, "maximum_iterations": "500"}
+        {"model": MODEL, "tools": None, "query": None, "context": None, "files": None, "maximum_iterations": "900"}
     )
-    assert params.tools == [] and params.query == "" and params.context == [] and params.maximum_iterations == 99
+    assert params.tools == [] and params.query == "" and params.context == [] and params.maximum_iterations == 500
 
 
 def test_image_goes_to_vision_model_and_documents_are_mentioned():

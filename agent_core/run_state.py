@@ -1,0 +1,123 @@
+"""The run so far, as data: what the prompt renderers read to build the next request.
+
+``RunState`` holds the finished ``Round``s, how much of the prompt was trimmed to fit the
+context window (memory turns dropped, the query's images shown as text, old observations
+shortened) and why the run must answer now (iteration limit, repeated calls). Strategies
+render it into messages; ``agent_core.loop`` changes it as the run goes.
+"""
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from dify_plugin.entities.model.message import PromptMessage
+
+from agent_core import prompts
+from agent_core.budget import history_turns
+from agent_core.messages import clean_history, query_images, query_message
+from agent_core.params import StrategyParams
+from agent_core.tokens import truncate_to_tokens
+from agent_core.tool_runner import ToolResult
+from agent_core.tool_schema import ToolRegistry
+from agent_core.turn import ModelTurn
+
+REPEAT_LIMIT = 3
+"""An identical call (same tool, same arguments) runs at most this many times per run.
+After a round in which every call was refused as such a repeat, the model is looping:
+the next round is the final-answer round (as after the iteration limit)."""
+
+
+@dataclass(frozen=True)
+class Round:
+    """One finished round: the model's turn and the results of its tool calls, in call order."""
+
+    index: int
+    turn: ModelTurn
+    results: tuple[ToolResult, ...] = ()
+
+
+SHORTENED_OBSERVATION_TOKENS = 200
+"""What is left of an old observation when the prompt must shrink (tokens)."""
+
+
+@lru_cache(maxsize=1024)
+def _shortened(observation: str) -> str:
+    """An old observation cut to ``SHORTENED_OBSERVATION_TOKENS``, with a note (cached: it is
+    rendered again every round)."""
+    text, cut = truncate_to_tokens(observation, SHORTENED_OBSERVATION_TOKENS)
+    return text + (prompts.OBSERVATION_SHORTENED.format(tokens=cut) if cut else "")
+
+
+@dataclass
+class RunState:
+    """The run so far, which strategies render into the next prompt.
+
+    ``history_dropped`` counts the oldest memory turns left out, ``rounds_shortened`` the
+    oldest rounds whose observations are cut short and ``images_as_text`` the query's
+    oldest images shown as text mentions, all set by ``trim_once`` to fit the context
+    window (see ``agent_core.budget``).
+    ``repeating`` names the tools of a round whose calls were all refused as
+    repeats; with ``limit_reached`` it means the run stopped for looping.
+    """
+
+    params: StrategyParams
+    registry: ToolRegistry
+    rounds: list[Round] = field(default_factory=list)
+    limit_reached: bool = False
+    repeating: tuple[str, ...] = ()
+    history_dropped: int = 0
+    rounds_shortened: int = 0
+    images_as_text: int = 0
+
+    def history(self) -> list[PromptMessage]:
+        """Conversation memory, cleaned, without the turns dropped for space."""
+        turns = history_turns(clean_history(self.params.model.history_prompt_messages))
+        return [message for turn in turns[self.history_dropped :] for message in turn]
+
+    def observation(self, round_: "Round", result: ToolResult) -> str:
+        """What the model reads of a tool result (shortened for old rounds when space is short)."""
+        if round_.index > self.rounds_shortened:
+            return result.observation
+        return _shortened(result.observation)
+
+    def trim_once(self) -> bool:
+        """Make the next prompt smaller by one step; False when nothing is left to trim.
+
+        Oldest first, and what the question needs least first: memory turns, then the
+        observations of this run's oldest rounds, then the query's images (oldest first),
+        which a question about a picture needs most."""
+        if self.history_dropped < len(history_turns(clean_history(self.params.model.history_prompt_messages))):
+            self.history_dropped += 1
+            return True
+        if self.rounds_shortened < len(self.rounds):
+            self.rounds_shortened += 1
+            return True
+        if self.vision and self.images_as_text < len(query_images(self.params)):
+            self.images_as_text += 1
+            return True
+        return False
+
+    @property
+    def vision(self) -> bool:
+        """True when the model sees images (it declares ``vision``)."""
+        return "vision" in self.params.model_features()
+
+    def query(self) -> PromptMessage:
+        """The user's query with this turn's files: images as images for a vision model in
+        every round (the model keeps seeing the picture it is asked about), except those
+        shown as text to fit the window."""
+        return query_message(self.params, images_as_content=self.vision, images_as_text=self.images_as_text)
+
+    @property
+    def round_index(self) -> int:
+        """1-based index of the round being built."""
+        return len(self.rounds) + 1
+
+    def limit_note(self) -> str:
+        """The note that asks for an answer without tools, once the limit is reached ('' before)."""
+        if not self.limit_reached:
+            return ""
+        if self.repeating:
+            return prompts.REPEATED_CALLS_NOTE.format(names=", ".join(self.repeating), count=REPEAT_LIMIT)
+        return prompts.ITERATION_LIMIT_NOTE.format(rounds=self.params.maximum_iterations)
+
+

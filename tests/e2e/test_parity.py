@@ -1,0 +1,64 @@
+"""Settings shared with the official strategies (langgenius/agent), through the real plugin:
+``allowed_tools`` and ``maximum_iterations`` up to 500."""
+
+import json
+
+import pytest
+
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end
+
+TOOLS = ["calculator", "current_time", "unit_convert"]
+
+
+def offered(request: dict, strategy: str) -> set[str]:
+    """Names of the tools the model was offered in ``request``."""
+    if strategy == "function_calling":
+        return {tool["name"] for tool in request["tools"] or []}
+    system = next(m["content"] for m in request["prompt_messages"] if m["role"] == "system")
+    return {name for name in TOOLS if name in system}
+
+
+def call_turn(strategy: str, name: str, arguments: dict) -> dict:
+    if strategy == "ReAct":
+        action = json.dumps({"action": name, "action_input": arguments})
+        return {"text": f"Thought: use {name}.\nAction:\n```json\n{action}\n```"}
+    return {"tool_calls": [{"id": "c1", "name": name, "arguments": arguments}]}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize(
+    ("allowed", "expected"),
+    [
+        (["calculator", "unit_convert"], {"calculator", "unit_convert"}),
+        ('["calculator"]', {"calculator"}),
+        ("calculator, current_time", {"calculator", "current_time"}),
+        ([], set(TOOLS)),
+        ("", set(TOOLS)),
+        (None, set(TOOLS)),
+    ],
+)
+def test_only_allowed_tools_are_offered(run, strategy, allowed, expected):
+    result = run([answer_turn(strategy, "Hi.")], tools=TOOLS, strategy=strategy, params={"allowed_tools": allowed})
+    assert_clean_end(result)
+    assert offered(result.llm_requests[0], strategy) == expected
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_tool_left_out_of_allowed_tools_does_not_run(run, strategy):
+    turns = [call_turn(strategy, "current_time", {"timezone": "UTC"}), answer_turn(strategy, "I cannot tell the time.")]
+    result = run(turns, tools=TOOLS, strategy=strategy, params={"allowed_tools": ["calculator"]})
+    assert_clean_end(result)
+    assert result.tool_requests == []
+    assert result.text == "I cannot tell the time."
+    assert "current_time" in json.dumps(result.llm_requests[1]["prompt_messages"])  # the model is told
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_five_hundred_iterations_are_accepted(run, strategy):
+    turns = [call_turn(strategy, "calculator", {"expression": f"{n} + 1"}) for n in range(120)]
+    turns.append(answer_turn(strategy, "Done."))
+    result = run(turns, tools=["calculator"], strategy=strategy, maximum_iterations=500, timeout=240)
+    assert_clean_end(result)
+    assert result.text == "Done."
+    assert len(result.tool_requests) == 120
+    assert not [n for n in result.logs.values() if n.label == "ITERATION LIMIT"]
