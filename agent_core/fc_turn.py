@@ -8,15 +8,17 @@ reply is held until the turn ends and then read for calls. Reasoning
 (``<think>`` blocks or ``reasoning_content``) goes to the log only.
 """
 
-from collections.abc import Collection, Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from dify_plugin.entities.model.llm import LLMUsage
+from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core import prompts
 from agent_core.model_turn import AssistantReply, ModelChunk
+from agent_core.text_calls import extract_calls_from_text, mentions_call_markup
 from agent_core.think import ThinkSplitter, clean_reasoning
-from agent_core.tool_calls import ToolCallAssembler, extract_calls_from_text, mentions_call_markup
+from agent_core.tool_calls import ToolCallAssembler
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
 
@@ -104,7 +106,7 @@ def _stream(
 
 
 def read_function_calling_turn(
-    chunks: Iterator[ModelChunk], tool_names: Collection[str], round_index: int = 1
+    chunks: Iterator[ModelChunk], tools: Sequence[PromptMessageTool | str], round_index: int = 1
 ) -> Generator[str, None, ModelTurn]:
     """Consume one model call; yield user text; return the ``ModelTurn``.
 
@@ -130,12 +132,13 @@ def read_function_calling_turn(
     )
     if assembled.calls or assembled.invalid:
         return ModelTurn(thought=text, decision=ToolCalls(assembled.calls, assembled.invalid), **turn)
-    calls, rest = extract_calls_from_text(text, tool_names, id_prefix=prefix) if tool_names else ((), text)
-    if not calls and tool_names and got.reasoning and not text.strip():
-        calls, _ = extract_calls_from_text(got.reasoning, tool_names, id_prefix=prefix)
+    calls, rest = extract_calls_from_text(text, tools, id_prefix=prefix) if tools else ((), text)
+    if not calls and tools and got.reasoning and not text.strip():
+        calls, _ = extract_calls_from_text(got.reasoning, tools, id_prefix=prefix)
     if calls:
         return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls)), **turn)
-    if text.strip() and gate.held and tool_names and mentions_call_markup(text):
+    names = [getattr(tool, "name", tool) for tool in tools]
+    if text.strip() and gate.held and tools and mentions_call_markup(text, names):
         return ModelTurn(thought=text, decision=ParseFailure(prompts.TOOL_CALL_UNREADABLE), **turn)
     if text.strip():
         if gate.held:

@@ -13,16 +13,17 @@ Models and provider bridges send arguments in many shapes (all seen in
 * several objects glued into one buffer, ``'{..}{..}'`` (hermes25333, hermes62937);
 * truncated text, ``'{"city": "San Fra'`` (camel4338).
 
-Rules: strict ``json.loads`` first; then repair with ``json_repair``, but never
-on truncated text (executing a tool with a half-written value is worse than
-asking again), and never turning garbage into ``{}``. Whatever cannot be
+Rules: strict ``json.loads`` first; then invalid escapes fixed; then repair with
+``json_repair``, but never on truncated text (executing a tool with a half-written
+value is worse than asking again), and only when the repair keeps what the model
+wrote (``repair_problem``: the one trust rule, for both strategies). Whatever cannot be
 recovered raises :class:`ArgumentsError`, whose message is written for the
 model (it becomes part of ``prompts.INVALID_ARGUMENTS``).
 """
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import json_repair
@@ -40,19 +41,14 @@ SPECIAL_TOKEN = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^｜<>]{1,40}｜>|\[TOOL_
 DeepSeek's full-width ``<｜end▁of▁sentence｜>`` and Mistral's ``[TOOL_CALLS]``."""
 
 _FENCE = re.compile(r"^```[\w+-]*[ \t]*\n?(.*?)\n?```$", re.DOTALL)
-_LOSSY_REPAIRS = (
-    "missed the closing quote",
-    "Stopping here",
-    "stopping here",
-    "Parsed object is empty",
-    "missed a : after a key",
-    "stray }",
-    "stray ]",
-)
-"""``json_repair`` log texts (json-repair 0.64.6, pinned in requirements.txt) of
-repairs that guessed where a value ends or invented one; their results are not
-trusted: ``{"a": tru}`` -> ``{"a": "tru"}``, ``{"q" 1}`` -> ``{"q": ""}``."""
-
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_VALID_ESCAPES = frozenset("\"\\/bfnrtu'")
+_WORD = re.compile(r"[^\W_]+")
+_PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+_QUOTED = re.compile(r""" "(?:[^"\\]|\\.)*" | '(?:[^'\\]|\\.)*' """, re.VERBOSE | re.DOTALL)
+_CUT_LITERALS = frozenset(w[:k] for w in ("true", "false", "null") for k in range(2, len(w)))
+"""Bare words that are a JSON literal cut short (``tru``, ``fals``, ``nul``): a repair would
+make them strings, but the model meant a literal."""
 
 
 class ArgumentsError(ValueError):
@@ -90,6 +86,21 @@ _STRUCTURE = re.compile(
 )
 
 
+def _scan_brackets(text: str) -> tuple[list[str], int | None] | None:
+    """The closers still owed at the end of ``text`` (innermost last) and where a never-closed
+    string starts (None if none); None when a closing bracket does not match (malformed)."""
+    stack: list[str] = []
+    for token in _STRUCTURE.finditer(text):
+        value = token.group()
+        if token.group("open"):
+            return stack, token.start()
+        if value in ("{", "["):
+            stack.append("}" if value == "{" else "]")
+        elif value in ("}", "]") and (not stack or stack.pop() != value):
+            return None
+    return stack, None
+
+
 def unclosed(text: str) -> str | None:
     """Why ``text`` looks cut off (an open string or bracket at its end), else None.
 
@@ -97,20 +108,27 @@ def unclosed(text: str) -> str | None:
     A closing bracket that does not match means malformed, not cut off: None.
     ``'{"city": "San Fra'`` -> ``'unterminated string starting at character 9'``.
     """
-    stack: list[str] = []
-    for token in _STRUCTURE.finditer(text):
-        value = token.group()
-        if token.group("open"):
-            return f"unterminated string starting at character {token.start()}"
-        if value in ("{", "["):
-            stack.append("}" if value == "{" else "]")
-        elif value in ("}", "]") and (not stack or stack.pop() != value):
-            return None  # a wrong closer: malformed, not cut off
+    scanned = _scan_brackets(text)
+    if scanned is None:
+        return None
+    stack, open_string = scanned
+    if open_string is not None:
+        return f"unterminated string starting at character {open_string}"
     if not stack:
         return None
     closers = " ".join(repr(c) for c in reversed(stack[-MAX_LISTED_CLOSERS:]))
     more = f" and {len(stack) - MAX_LISTED_CLOSERS} more" if len(stack) > MAX_LISTED_CLOSERS else ""
     return f"missing closing {closers}{more} at the end"
+
+
+def with_closers(text: str) -> str:
+    """``text`` with the closing brackets it still owes appended, when nothing else is missing
+    (no open string); otherwise unchanged. For a JSON value the model itself ended (a closing
+    fence or tag right after it): every word is there, only brackets were forgotten."""
+    scanned = _scan_brackets(text)
+    if scanned is None or scanned[1] is not None or not scanned[0]:
+        return text
+    return text.rstrip() + "".join(reversed(scanned[0]))
 
 
 def loads_lenient(text: str) -> Any:
@@ -140,12 +158,18 @@ def loads_lenient(text: str) -> Any:
         if _ends_early(error, cleaned):
             raise _truncated(cleaned) from None
         first_error = error
+    escaped = _ESCAPE.sub(_fix_escape, cleaned)
+    if escaped != cleaned:  # an invalid escape such as \_ (markdown habits): dropped, keeping its character
+        try:
+            return json.loads(escaped)
+        except (ValueError, RecursionError):
+            pass
     glued = split_concatenated(cleaned)
     if glued is not None:
         return glued  # json_repair would merge them into one object
     cut = unclosed(cleaned)
-    if cut and not cut.startswith("unterminated"):
-        raise _truncated(cleaned)  # brackets left open: the rest of the value is missing
+    if cut and (not cut.startswith("unterminated") or not cleaned.rstrip().endswith(("}", "]"))):
+        raise _truncated(cleaned)  # brackets or a string left open at the end: the rest is missing
     if cleaned[0] not in "{[":
         raise ArgumentsError(MSG_NOT_JSON.format(detail=_describe(first_error)))
     try:
@@ -154,6 +178,10 @@ def loads_lenient(text: str) -> Any:
         if cut:  # an odd quote may be a typo (hermes83229); when repair fails it is a cut
             raise _truncated(cleaned) from None
         raise
+
+
+def _fix_escape(match: re.Match[str]) -> str:
+    return match.group(0) if match.group(1) in _VALID_ESCAPES else match.group(1)
 
 
 def _ends_early(error: Exception, text: str) -> bool:
@@ -169,30 +197,71 @@ def _truncated(text: str) -> ArgumentsError:
 
 
 def _repair(cleaned: str, first_error: Exception) -> Any:
-    """``json_repair`` with a sanity check of its result."""
-    failure = ArgumentsError(MSG_NOT_JSON.format(detail=_describe(first_error)))
+    """``json_repair`` under the trust rule (``repair_problem``); ``ArgumentsError`` with the
+    reason when the repair is not trusted."""
     try:
-        value, log = json_repair.repair_json(cleaned, return_objects=True, logging=True)
+        value = json_repair.loads(cleaned)
     except Exception as error:  # a third-party parser: any failure means "unrecoverable"
-        raise failure from error
+        raise ArgumentsError(MSG_NOT_JSON.format(detail=_describe(first_error))) from error
     try:
-        trusted = _trusted_repair(cleaned, value, log)
+        problem = repair_problem(cleaned, value)
     except RecursionError:
-        trusted = False
-    if not trusted:
-        raise failure
+        problem = "it is nested too deeply"
+    if problem:
+        raise ArgumentsError(MSG_NOT_JSON.format(detail=f"{_describe(first_error)}; {problem}"))
     return value
 
 
-def _trusted_repair(cleaned: str, value: Any, log: list[Any]) -> bool:
-    notes = [str(entry.get("text", "")) if isinstance(entry, dict) else str(entry) for entry in log]
-    lossy = any(marker in note for note in notes for marker in _LOSSY_REPAIRS)
-    if lossy or not isinstance(value, dict | list):
-        return False
-    if not value and re.sub(r"[\s{}\[\],]", "", cleaned):
-        return False  # garbage must never become {} (hermes25333)
-    # an invented value: {"a": } -> {"a": ""}
-    return not (_has_empty_string(value) and '""' not in cleaned and "''" not in cleaned)
+def repair_problem(text: str, value: Any) -> str | None:
+    """The trust rule for repaired JSON, shared by every reader of arguments: why the repaired
+    ``value`` of ``text`` may not be used, or None when it may.
+
+    A repair may add or change quotes, commas, brackets and Python literals
+    (``{'a': None,}``, ``{"city": Lima Peru}``); it is refused when it would change what the
+    model wrote: a word or number of the text missing from the value
+    (``{"expression": 37 * 91}`` -> ``{"expression": 37}``, ``{"a": "b" "c"}`` -> ``{"a": "b"}``),
+    a value invented (``{"a": }`` -> ``{"a": ""}``; garbage -> ``{}``), a literal cut short made a
+    string (``{"q": tru}``), or anything but an object or array. The rule reads the value, not
+    the repair library's log, so it holds across versions of the library.
+    """
+    if not isinstance(value, dict | list):
+        return "it is not an object or array"
+    if not isinstance(value, {"{": dict, "[": list}.get(text.lstrip()[:1], dict | list)):
+        return "it does not hold the object or array it opens"
+    if not value and re.sub(r"[\s{}\[\],]", "", text):
+        return "nothing could be read from it"
+    if _has_empty_string(value) and '""' not in text and "''" not in text:
+        return "a value is missing"
+    lost = _lost_word(text, value)
+    if lost:
+        return f"reading it would lose {lost!r}"
+    cut = next((w for w in _WORD.findall(_QUOTED.sub(" ", text)) if w.lower() in _CUT_LITERALS), None)
+    if cut:
+        return f"{cut!r} is not a value (true, false or null cut short?)"
+    return None
+
+
+def _lost_word(text: str, value: Any) -> str | None:
+    """The first word or number of ``text`` that ``value`` lacks (quotes, commas and brackets
+    may differ; Python's True/False/None count as JSON's), else None."""
+    dumped = json.dumps(value, ensure_ascii=False) + " " + json.dumps(value)  # raw and escaped (\u00e9)
+    kept = set(_WORD.findall(dumped)) | set(_WORD.findall(" ".join(_strings(value))))
+    return next((w for w in _WORD.findall(text) if _PY_LITERALS.get(w, w) not in kept), None)
+
+
+def _strings(value: Any, depth: int = 0) -> Iterator[str]:
+    """Every key and string value in a decoded JSON value, as written."""
+    if depth > 20:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _strings(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item, depth + 1)
 
 
 def _has_empty_string(value: Any) -> bool:

@@ -24,8 +24,9 @@ from dify_plugin.entities.model.message import (
 )
 
 from agent_core import prompts
-from agent_core.run_state import RunState
 from agent_core.messages import query_message, system_message
+from agent_core.run_state import RunState
+from agent_core.text_calls import schema_properties
 from agent_core.tool_calls import ToolCall
 from agent_core.turn import ParseFailure, ToolCalls
 
@@ -100,7 +101,7 @@ def example_arguments(tool: PromptMessageTool) -> dict[str, Any]:
     """Arguments for the tool's example call, from its schema: each required parameter, and each
     optional one whose description gives an example ("e.g. Europe/Paris"); the value is that
     example, else the first allowed value, else a neutral value of the parameter's type."""
-    properties = _schema_properties(tool)
+    properties = schema_properties(tool)
     required = tool.parameters.get("required") if isinstance(tool.parameters, Mapping) else None
     required = set(required) if isinstance(required, list) else set()
     arguments: dict[str, Any] = {}
@@ -257,29 +258,3 @@ def _history_line(message: PromptMessage) -> str:
     if message.role.value == "assistant":
         return prompts.REACT_COMPLETION_ANSWER.format(text=text)
     return ""
-
-
-def _schema_properties(tool: PromptMessageTool | None) -> Mapping[str, Any]:
-    if tool is None:
-        return {}
-    properties = tool.parameters.get("properties") if isinstance(tool.parameters, Mapping) else None
-    return properties if isinstance(properties, Mapping) else {}
-
-
-def action_arguments(action_input: dict | str | None, tool: PromptMessageTool | None) -> dict[str, Any]:
-    """A parsed ``action_input`` as tool arguments.
-
-    A dict is used as is, except a copy of the JSON schema itself (``type`` and
-    ``properties`` keys the tool does not have: llamaindex12699), which means
-    "no arguments". A string goes to the tool's single parameter when it has
-    exactly one (dify2949, qwen197), else under ``input``. None means ``{}``.
-    """
-    properties = _schema_properties(tool)
-    if isinstance(action_input, dict):
-        echoed = {"type", "properties"} <= action_input.keys() and not {"type", "properties"} & properties.keys()
-        return {} if echoed else action_input
-    if action_input is None or not str(action_input).strip():
-        return {}
-    if len(properties) == 1:
-        return {next(iter(properties)): action_input}
-    return {"input": action_input}

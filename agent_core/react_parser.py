@@ -66,13 +66,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final, NamedTuple
 
-import json_repair
-
+from agent_core.json_args import with_closers
 from agent_core.prompts import (
     PROBLEM_EMPTY,
     PROBLEM_EMPTY_ANSWER,
@@ -86,6 +85,20 @@ from agent_core.prompts import (
     PROBLEM_THOUGHT_ONLY,
     PROBLEM_UNREADABLE_BLOCK,
 )
+from agent_core.text_calls import (
+    CALL_FORM,
+    FAIL,
+    TRAILING_SPECIAL_TOKENS,
+    Call,
+    call_arguments,
+    calls_from_block,
+    coerce_input,
+    decode_input,
+    decode_json,
+    decode_nested,
+    interpret,
+)
+from agent_core.think import BLOCK_END, REASONING, ThinkSplitter
 
 # --------------------------------------------------------------------------------------------
 # Events and the turn
@@ -144,273 +157,6 @@ class ReactTurn:
 
 
 
-# --------------------------------------------------------------------------------------------
-# Lenient decoding of action inputs
-# --------------------------------------------------------------------------------------------
-
-
-class _Fail:
-    """Marker for "no meaningful JSON value"."""
-
-
-_FAIL: Final = _Fail()
-_ESCAPE = re.compile(r"\\(.)", re.S)
-_VALID_ESCAPES: Final = frozenset("\"\\/bfnrtu'")
-_STOP_TAIL = re.compile(r"\n[ \t#*>]*(?:" + "|".join("observation"[:k] for k in range(11, 1, -1)) + r"):?[ \t]*$", re.I)
-_NONE_INPUTS: Final = frozenset({"none", "null", "n/a", "nil"})
-_TRAILING_SPECIAL_TOKENS = re.compile(r"(?:(?:<[|｜][\w.\-▁]{1,40}[|｜]>|</s>)\s*)+$")
-
-
-def _fix_escape(match: re.Match[str]) -> str:
-    return match.group(0) if match.group(1) in _VALID_ESCAPES else match.group(1)
-
-
-def _lenient_json(text: str) -> Any:
-    """Strict JSON, then JSON with invalid escapes (``\\_``) fixed, then ``json_repair``.
-
-    Returns ``_FAIL`` when nothing meaningful comes out: repair of garbage gives "" or {}, a
-    value of another kind than the opening bracket promised (``{garbage`` -> ``["garbage"]``), or
-    a repair that dropped a word or number of the text (``_drops_words``).
-    Python literals (None/True/False, single quotes) come back as JSON values (nat1666).
-    """
-    text = text.strip()
-    if not text:
-        return _FAIL
-    fixed = _ESCAPE.sub(_fix_escape, text)
-    for candidate in dict.fromkeys((text, fixed)):
-        try:
-            return json.loads(candidate)
-        except (ValueError, RecursionError):
-            pass
-    try:
-        value = json_repair.loads(fixed)
-    except Exception:  # third-party repair of arbitrary text: any failure just means "not JSON"
-        return _FAIL
-    if _drops_words(fixed, value):  # {"expression": 37 * 91} -> {"expression": 37}: not a guess to run
-        return _FAIL
-    expected = {"{": dict, "[": list}.get(text[0])
-    if value in ("", None) or value == {} or value == [] or (expected and not isinstance(value, expected)):
-        return _FAIL
-    return value
-
-
-_WORD = re.compile(r"[^\W_]+")
-_PY_LITERALS: Final = {"True": "true", "False": "false", "None": "null"}
-
-
-def _drops_words(text: str, value: Any) -> bool:
-    """Whether a repaired ``value`` lacks a word or number of ``text`` (quotes, commas and
-    brackets may differ; Python's True/False/None count as JSON's): ``{"city": Lima Peru}`` ->
-    ``{"city": "Lima Peru"}`` keeps every word, ``{"expression": 37 * 91}`` -> ``{"expression": 37}``
-    does not."""
-    try:  # the words as written raw (a raw newline) and as escaped (\u00e9, \n)
-        dumped = json.dumps(value, ensure_ascii=False) + " " + json.dumps(value)
-    except (TypeError, ValueError, RecursionError):
-        return True
-    kept = set(_WORD.findall(dumped)) | set(_WORD.findall(" ".join(_strings(value))))
-    return any(_PY_LITERALS.get(word, word) not in kept for word in _WORD.findall(text))
-
-
-def _strings(value: Any, depth: int = 0) -> Iterator[str]:
-    """Every key and string value in a decoded JSON value, as written."""
-    if depth > 20:
-        return
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield str(key)
-            yield from _strings(item, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item, depth + 1)
-
-
-def _decode_nested(value: Any) -> Any:
-    """A string holding a JSON object or array, decoded; anything else unchanged."""
-    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
-        decoded = _lenient_json(value)
-        return value if decoded is _FAIL else decoded
-    return value
-
-
-def _decode_input(text: str) -> Any:
-    """An action input as written -> dict, list, string or None.
-
-    Strips a trailing partial stop word (qwen197) and surrounding quotes; JSON (or almost-JSON)
-    is decoded leniently, and when that yields nothing the text is kept as a string.
-    """
-    text = _STOP_TAIL.sub("", _TRAILING_SPECIAL_TOKENS.sub("", text.rstrip())).strip()
-    if not text or text.lower() in _NONE_INPUTS:
-        return None
-    if text[0] in "{[":
-        value = _lenient_json(text)
-        return text if value is _FAIL else _decode_nested(value)
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
-        if text[0] == '"':
-            try:
-                value = json.loads(text)
-            except ValueError:
-                value = None
-            if isinstance(value, str):
-                return _decode_nested(value)
-        return _decode_nested(text[1:-1])
-    return text
-
-
-def _coerce_input(value: Any) -> dict | str | None:
-    """Fit a decoded value to ``ActionFound.input``: dict, str or None (others as JSON text)."""
-    if value is None or isinstance(value, (dict, str)):
-        return value
-    return json.dumps(value, ensure_ascii=False)
-
-
-# --------------------------------------------------------------------------------------------
-# Action envelopes: JSON and XML ways of writing a tool call
-# --------------------------------------------------------------------------------------------
-
-# Keys as compared (``_key_form``): "tool_calls", "Tool Calls" and "toolCalls" are all "toolcalls".
-_CALL_LISTS: Final = ("toolcalls", "tooluses", "functioncalls", "actions")
-_CALL_WRAPPERS: Final = ("toolcall", "functioncall")
-_NAME_KEYS: Final = ("action", "toolname", "tool", "name", "function", "recipientname", "actionname")
-_WEAK_NAME_KEYS: Final = frozenset({"name", "function"})  # need an argument key in a bare object
-_ARG_KEYS: Final = (
-    "actioninput",
-    "arguments",
-    "args",
-    "parameters",
-    "params",
-    "input",
-    "inputs",
-    "toolinput",
-    "toolarguments",
-    "toolargs",
-    "kwargs",
-)
-_META_KEYS: Final = frozenset({"thought", "thoughts", "reasoning", "id", "type", "index", "callid"})
-_ENVELOPE_NAMES: Final = frozenset({"tool_call", "tool_calls", "function", "function_call"})
-_MAX_CALLS: Final = 64
-Call = tuple[str, Any]
-
-
-def _key_form(key: Any) -> str:
-    """A key as compared: case, spaces, ``_`` and ``-`` ignored ("Action Input" is "actioninput")."""
-    return re.sub(r"[\s_\-]", "", key.lower()) if isinstance(key, str) else ""
-
-
-def _keys_by_form(obj: dict) -> dict[str, Any]:
-    """Each key form of ``obj`` -> its first key as written ({"Action": ...} -> {"action": "Action"})."""
-    keys: dict[str, Any] = {}
-    for key in obj:
-        keys.setdefault(_key_form(key), key)
-    return keys
-
-
-def _interpret(value: Any, strict: bool, depth: int = 0) -> list[Call]:
-    """(name, input) pairs from a decoded action envelope; [] when it is not one.
-
-    Accepts {"action", "action_input"|"args"|...}, {"name", "arguments"}, {"function": {...}},
-    {"tool_name", "tool_arguments"}, {"tool_call": ...}, {"tool_calls": [...]} and lists of them
-    (dop3705, smolagents158, openhands260). Keys match in any case and spelling of their
-    separators: {"Action": ..., "Action Input": ...} is the classic envelope. ``strict`` (a bare
-    object nobody labelled as an action) requires an argument key next to a plain "name"/"function".
-    """
-    if depth > 6:
-        return []
-    if isinstance(value, list):
-        return [call for item in value[:_MAX_CALLS] for call in _interpret(item, strict, depth + 1)]
-    if not isinstance(value, dict):
-        return []
-    keys = _keys_by_form(value)
-    for form in _CALL_LISTS:
-        if form in keys and isinstance(value[keys[form]], list):
-            return _interpret(value[keys[form]], False, depth + 1)
-    for form in _CALL_WRAPPERS:
-        if form in keys and isinstance(value[keys[form]], dict):
-            return _interpret(value[keys[form]], False, depth + 1)
-    return _one_call(value, keys, strict, depth)
-
-
-def _one_call(obj: dict, keys: dict[str, Any], strict: bool, depth: int) -> list[Call]:
-    for form in _NAME_KEYS:
-        if form not in keys:
-            continue
-        key = keys[form]
-        named = obj[key]
-        if isinstance(named, dict):
-            inner = _interpret(named, False, depth + 1)
-            if inner:
-                return inner
-            continue
-        if not isinstance(named, str) or not named.strip():
-            continue
-        args_key = next((keys[f] for f in _ARG_KEYS if f in keys), None)
-        if strict and form in _WEAK_NAME_KEYS and args_key is None:
-            return []
-        args = _decode_nested(obj[args_key]) if args_key is not None else _rest(obj, key)
-        if named.strip().lower() in _ENVELOPE_NAMES and isinstance(args, (dict, list)):
-            inner = _interpret(args, False, depth + 1)
-            if inner:
-                return inner
-        return [(named.strip(), args)]
-    return []
-
-
-def _rest(obj: dict, name_key: str) -> dict | None:
-    """Arguments written next to the name ({"action": "search", "query": "x"})."""
-    rest = {k: v for k, v in obj.items() if k != name_key and _key_form(k) not in _META_KEYS}
-    return rest or None
-
-
-_XML_FUNCTION = re.compile(r"<function=([^>\s]+)\s*>(.*?)(?:</function>|\Z)", re.S | re.I)
-_XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)\s*>(.*?)</parameter>", re.S | re.I)
-_XML_NAME = re.compile(r"<(tool_name|tool|name|function_name)>(.*?)</\1>", re.S | re.I)
-_XML_ARG = re.compile(r"<arg\s+(?:key|name)\s*=\s*[\"']([^\"']*)[\"']\s*>(.*?)</arg>", re.S | re.I)
-_XML_ARGS = re.compile(r"<(arguments|args|parameters|input)>(.*?)</\1>", re.S | re.I)
-_XML_ELEMENT = re.compile(r"<([\w\-]+)>(.*?)</\1>", re.S)
-_XML_MAX: Final = 20_000  # XML parsing looks at no more than this
-
-
-def _calls_from_block(text: str) -> list[Call]:
-    """Calls written inside ``<tool_call>``/``<action>`` or a non-JSON fence: JSON, a call or XML.
-
-    A call is ``search(query="x")``, read as on an ``Action:`` line (code-writing models put it in
-    a python fence after ``Action:``). XML forms:
-    ``<function=name><parameter=k>v</parameter></function>`` (mlxswift529) and
-    ``<tool_name>x</tool_name><arguments><arg key="k">v</arg></arguments>`` (dspygo167).
-    """
-    text = text.strip()
-    if text[:1] in ("{", "["):
-        value = _lenient_json(text)
-        return [] if value is _FAIL else _interpret(value, False)
-    call = _CALL_FORM.fullmatch(text)
-    if call:
-        return [(call.group(1), _call_arguments(call.group(2)))]
-    text = text[:_XML_MAX]
-    function = _XML_FUNCTION.search(text)
-    if function:
-        params = {k: v.strip() for k, v in _XML_PARAMETER.findall(function.group(2))}
-        return [(function.group(1).strip(), params)]
-    name = _XML_NAME.search(text)
-    if not name or not name.group(2).strip():
-        return []
-    return [(name.group(2).strip(), _xml_arguments(text))]
-
-
-def _xml_arguments(text: str) -> Any:
-    pairs = _XML_ARG.findall(text)
-    if pairs:
-        return {k: v.strip() for k, v in pairs}
-    block = _XML_ARGS.search(text)
-    if not block:
-        return None
-    inner = block.group(2).strip()
-    if inner[:1] in ("{", "["):
-        return _decode_input(inner)
-    elements = _XML_ELEMENT.findall(inner)
-    return {k: v.strip() for k, v in elements} if elements else (inner or None)
-
-
 _FINAL_NAMES: Final = frozenset({"finalanswer"})
 _NONE_NAME = re.compile(
     r"(?:none|n/?a|null|nil|nothing|no[ _\-]?(?:action|tool)s?(?:[ _\-]?(?:needed|required))?)(?:\W.*)?",
@@ -456,7 +202,7 @@ class _Marker(NamedTuple):
 
 
 class _Tag(NamedTuple):
-    kind: str  # "think", "think_close", "tool", "drop"
+    kind: str  # "tool", "drop"
     length: int
     closer: str = ""
 
@@ -597,12 +343,6 @@ def _fence_line(text: str, i: int, eof: bool) -> tuple[int, str] | _Need | None:
 
 
 _TAGS: Final = (
-    ("<think>", "think", ""),
-    ("<thinking>", "think", ""),
-    ("<reasoning>", "think", ""),
-    ("</think>", "think_close", ""),
-    ("</thinking>", "think_close", ""),
-    ("</reasoning>", "think_close", ""),
     ("<tool_call>", "tool", "</tool_call>"),
     ("<action>", "tool", "</action>"),
     ("</tool_call>", "drop", ""),
@@ -613,9 +353,8 @@ _TAG_MAX: Final = 48
 _SPECIAL_TOKEN = re.compile(r"<[|｜][\w.\-▁]{1,40}[|｜]>")
 _SPECIAL_PARTIAL = re.compile(r"<(?:[|｜][\w.\-▁]{0,40}[|｜]?)?")
 _EOS: Final = "</s>"  # Llama 2 / Mistral end of sequence, but also HTML: dropped only at the very end
-_TEXT_TAGS: Final = frozenset({"think", "think_close", "tool", "drop", "special"})
-_ANSWER_TAGS: Final = frozenset({"think", "think_close", "drop", "special"})
-_CLOSE_TAGS: Final = frozenset({"think_close"})
+_TEXT_TAGS: Final = frozenset({"tool", "drop", "special"})
+_ANSWER_TAGS: Final = frozenset({"drop", "special"})
 _TOOL_TAGS: Final = frozenset({"tool"})
 
 
@@ -646,30 +385,7 @@ def _classify_tag(text: str, i: int, eof: bool, kinds: frozenset[str]) -> _Tag |
     return _NEED if partial and not eof else None
 
 
-_KWARG = r"""\s*([A-Za-z_]\w*)\s*=\s*("(?:[^"\\]|\\.)*"\s*|'(?:[^'\\]|\\.)*'\s*|[^,"'=]*)"""
-_KWARGS = re.compile(rf"{_KWARG}(?:,{_KWARG})*,?\s*", re.S)
-_ONE_KWARG = re.compile(_KWARG, re.S)
-
-
-def _call_arguments(text: str) -> Any:
-    """The inside of ``search(query="x", limit=5)``: keyword arguments as a dict, else decoded."""
-    if not _KWARGS.fullmatch(text) or not text.strip():
-        return _decode_input(text)
-    pairs = [(m.group(1), m.group(2)) for m in _ONE_KWARG.finditer(text)]
-    return {key: _literal(value.strip()) for key, value in pairs}
-
-
-def _literal(text: str) -> Any:
-    """A Python-ish literal: quoted string, number, True/False/None, else the text."""
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        value = _lenient_json(text) if text[0] == '"' else _FAIL
-        return value if isinstance(value, str) else text[1:-1].replace("\\'", "'")
-    value = _lenient_json({"True": "true", "False": "false", "None": "null"}.get(text, text))
-    return text if value is _FAIL or isinstance(value, (dict, list)) else value
-
-
 _SPLIT_INPUT_LABEL = re.compile(r"action[ _\-]?inputs?[ \t*]*[:：]\**", re.I)
-_CALL_FORM = re.compile(r"([\w.\-]+)\s*[\[(](.*)[\])]", re.S)
 _NAME_TRIM: Final = " \t\r\n`*\"'.,;:([{"  # around a tool name: markdown, quotes, punctuation
 
 
@@ -678,11 +394,11 @@ def _split_name_line(line: str) -> tuple[str, bool, str | None]:
 
     Handles ``search Action Input: {...}`` on one line and ``Search[query]`` / ``search(query)``.
     """
-    line = _TRAILING_SPECIAL_TOKENS.sub("", line.rstrip())
+    line = TRAILING_SPECIAL_TOKENS.sub("", line.rstrip())
     label = _SPLIT_INPUT_LABEL.search(line)
     if label:
         return line[: label.start()].strip(_NAME_TRIM), True, line[label.end() :].strip()
-    call = _CALL_FORM.fullmatch(line.strip())
+    call = CALL_FORM.fullmatch(line.strip())
     if call:
         return call.group(1), False, call.group(2)
     return line.strip(_NAME_TRIM), False, None
@@ -697,7 +413,6 @@ class _S(Enum):
     """Parser states; each value names its handler ``_s_<value>``."""
 
     TEXT = "text"  # visible thought or prose
-    THINK = "think"  # inside a reasoning block
     ACTION_HEAD = "action_head"  # after "Action:", before its name or blob
     ACTION_NAME = "action_name"  # reading the name line
     AFTER_NAME = "after_name"  # after the name line: an input label, JSON, or nothing
@@ -712,7 +427,7 @@ class _S(Enum):
     DONE = "done"  # everything else is ignored
 
 
-_RESTING: Final = frozenset({_S.TEXT, _S.THINK, _S.ANSWER, _S.DONE, _S.CLOSER})
+_RESTING: Final = frozenset({_S.TEXT, _S.ANSWER, _S.DONE, _S.CLOSER})
 _TEXT_STOP = re.compile(r"[\n<]")
 _THOUGHT_STOP = re.compile(r"[\n<F]")
 _NAME_STOP = re.compile(r"[\n{]")
@@ -738,7 +453,7 @@ class ReactStreamParser:
         self._line_start = True
         self._last = "\n"  # the last character consumed
         self._state = _S.TEXT
-        self._think_return = _S.TEXT
+        self._think = ThinkSplitter()
         self._raw: list[str] = []
         self._out: list[ReactEvent] = []
         self._group: list[str] = []
@@ -777,9 +492,13 @@ class ReactStreamParser:
         if self._finished or not chunk:
             return []
         self._raw.append(chunk)
-        self._buf = self._buf[self._pos :] + chunk
-        self._pos = 0
-        self._run(eof=False)
+        for kind, text in self._think.pieces(chunk):
+            if kind == REASONING:
+                self._emit_reasoning(text)
+            elif kind == BLOCK_END:
+                self._after_block()
+            else:
+                self._consume(text, eof=False)
         return self._drain()
 
     def finish(self) -> list[ReactEvent]:
@@ -787,7 +506,9 @@ class ReactStreamParser:
         if self._finished:
             return []
         self._finished = True
-        self._run(eof=True)
+        tail = self._think.finish()
+        self._emit_reasoning(tail.reasoning)
+        self._consume(tail.visible, eof=True)
         self._pos = len(self._buf)
         for _ in range(4):
             if self._state in _RESTING:
@@ -803,6 +524,17 @@ class ReactStreamParser:
         return self._turn
 
     # ---- plumbing --------------------------------------------------------------------------
+
+    def _consume(self, text: str, eof: bool) -> None:
+        """Run the state machine over visible text (reasoning blocks already taken out)."""
+        self._buf = self._buf[self._pos :] + text
+        self._pos = 0
+        self._run(eof=eof)
+
+    def _after_block(self) -> None:
+        """A reasoning block just closed: what follows starts a line (``</think>Action: ...``)."""
+        if self._pos >= len(self._buf):
+            self._line_start = True
 
     def _run(self, eof: bool) -> None:
         while self._pos < len(self._buf):
@@ -936,10 +668,7 @@ class ReactStreamParser:
         return True
 
     def _on_tag(self, tag: _Tag) -> None:
-        if tag.kind == "think":
-            self._take(self._pos + tag.length, record=False)
-            self._think_return, self._state = self._state, _S.THINK
-        elif tag.kind == "tool":
+        if tag.kind == "tool":
             self._labels_seen = True
             self._start_span()
             self._take(self._pos + tag.length)
@@ -996,22 +725,6 @@ class ReactStreamParser:
         """Not an action after all: its text, held back so far, is thought text."""
         self._emit_thought("".join(self._span or ()))
         self._span, self._closer, self._state = None, "", _S.TEXT
-
-    def _s_think(self, eof: bool) -> bool:
-        lt = self._buf.find("<", self._pos)
-        end = lt if lt >= 0 else len(self._buf)
-        if end > self._pos:
-            self._emit_reasoning(self._take(end, record=False))
-            return True
-        tag = _classify_tag(self._buf, self._pos, eof, _CLOSE_TAGS)
-        if tag is _NEED:
-            return False
-        if tag is None:
-            self._emit_reasoning(self._take(self._pos + 1, record=False))
-            return True
-        self._take(self._pos + tag.length, record=False)
-        self._state, self._line_start = self._think_return, True
-        return True
 
     def _s_answer(self, eof: bool) -> bool:
         if self._wrapped and (self._line_start or not (self._answer or self._answer_ws)):
@@ -1115,9 +828,9 @@ class ReactStreamParser:
             self._begin_json()
         elif inline is not None and not has_label:  # search[query]: unless an input follows
             self._state = _S.AFTER_NAME
-            self._call_input = None if self._name_kind == "none" else _call_arguments(inline)
+            self._call_input = None if self._name_kind == "none" else call_arguments(inline)
         elif inline and self._single_line:
-            self._input_done(_decode_input(inline))
+            self._input_done(decode_input(inline))
         elif inline:
             self._acc, self._state = [inline], _S.STRING_INPUT
         else:
@@ -1179,13 +892,13 @@ class ReactStreamParser:
                 self._take(marker.end, record=False)
                 return True
             if kind in _LABEL_KINDS:
-                self._input_done(_decode_input("".join(self._acc)))
+                self._input_done(decode_input("".join(self._acc)))
                 return True
         newline = self._buf.find("\n", self._pos)
         end = newline + 1 if newline >= 0 else len(self._buf)
         self._acc.append(self._take(end))
         if self._single_line and newline >= 0:
-            self._input_done(_decode_input("".join(self._acc)))
+            self._input_done(decode_input("".join(self._acc)))
         return True
 
     # ---- states: blocks and JSON -------------------------------------------------------------
@@ -1245,9 +958,9 @@ class ReactStreamParser:
         self._closer = ""
         text = "".join(self._acc)
         if self._purpose == "input":
-            self._input_done(_decode_input(text))
+            self._input_done(decode_input(text))
         else:
-            self._blob_done(_calls_from_block(text), text, PROBLEM_UNREADABLE_BLOCK)
+            self._blob_done(calls_from_block(text), text, PROBLEM_UNREADABLE_BLOCK)
 
     def _begin_json(self) -> None:
         """Start capturing at ``{`` or ``[`` (the current character)."""
@@ -1357,17 +1070,20 @@ class ReactStreamParser:
         return True
 
     def _json_done(self) -> None:
-        """The JSON value closed (or was cut by a fence or the end)."""
+        """The JSON value closed, or was ended by a fence, a closing tag or the end of the reply
+        with only closing brackets missing (they are added: every word is there)."""
         text = "".join(self._acc)
+        if self._depth > 0 and not self._quote:
+            text = with_closers(text)
         if self._purpose == "input":
-            self._input_done(_decode_input(text))
+            self._input_done(decode_input(text))
             return
-        value = _lenient_json(text)
-        calls = [] if value is _FAIL else _interpret(value, strict=self._purpose == "candidate")
+        value = decode_json(text)
+        calls = [] if value is FAIL else interpret(value, strict=self._purpose == "candidate")
         if self._purpose == "candidate" and not calls:
             self._abort_candidate()
             return
-        template = PROBLEM_NOT_JSON if value is _FAIL else PROBLEM_NO_TOOL_IN_JSON
+        template = PROBLEM_NOT_JSON if value is FAIL else PROBLEM_NO_TOOL_IN_JSON
         self._blob_done(calls, text, template)
 
     def _s_closer(self, eof: bool) -> bool:
@@ -1392,7 +1108,7 @@ class ReactStreamParser:
                 self._emit_thought(value + "\n")
             self._resume()
         elif kind in ("orphan", "noname"):
-            calls = _interpret(value, strict=True)
+            calls = interpret(value, strict=True)
             if calls:
                 self._deliver(calls)
             else:
@@ -1400,7 +1116,7 @@ class ReactStreamParser:
                 self._resume()
         else:
             if isinstance(value, dict) and value.get("action") == name and "action_input" in value:
-                value = _decode_nested(value["action_input"])
+                value = decode_nested(value["action_input"])
             self._deliver([(name, value)])
 
     def _blob_done(self, calls: list[Call], text: str, template: str) -> None:
@@ -1423,7 +1139,7 @@ class ReactStreamParser:
                     self._answer_whole(_answer_text(value))
                 self._state = _S.DONE
                 return
-            action = ActionFound(name, _coerce_input(value), raw)
+            action = ActionFound(name, coerce_input(value), raw)
             self._actions.append(action)
             self._emit(action)
             if not self._multi:
@@ -1446,7 +1162,7 @@ class ReactStreamParser:
         elif state == _S.INPUT_HEAD:
             self._input_done(None)
         elif state == _S.STRING_INPUT:
-            self._input_done(_decode_input("".join(self._acc)))
+            self._input_done(decode_input("".join(self._acc)))
         elif state == _S.JSON:
             self._json_done()
         elif self._purpose == "candidate":  # FENCE_OPEN of a bare fence

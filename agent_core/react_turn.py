@@ -12,8 +12,8 @@ from dify_plugin.entities.model.llm import LLMUsage
 
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_turn import AssistantReply, ModelChunk
-from agent_core.react_format import action_arguments
 from agent_core.react_parser import AnswerDelta, ReactStreamParser, ReactTurn
+from agent_core.text_calls import arguments_for
 from agent_core.think import clean_reasoning, visible_text
 from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_schema import ToolRegistry
@@ -43,7 +43,7 @@ def _tool_calls(
                 continue
         else:
             decoded = action.input
-        arguments = action_arguments(decoded, prompt_tools.get(action.name))
+        arguments = arguments_for(decoded, prompt_tools.get(action.name))
         calls.append(ToolCall(id=call_id, name=action.name, arguments=arguments))
     return tuple(calls), tuple(invalid)
 

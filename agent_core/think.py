@@ -45,11 +45,21 @@ def _partial_suffix(text: str, tags: tuple[str, ...]) -> int:
     return best
 
 
+_CLOSE_TAGS = tuple("</" + tag[1:] for tag in _OPEN_TAGS)
+_ALL_TAGS = _OPEN_TAGS + _CLOSE_TAGS
+
+VISIBLE, REASONING, BLOCK_END = "visible", "reasoning", "block_end"
+"""Kinds of the pieces ``ThinkSplitter.pieces`` returns."""
+
+
 class ThinkSplitter:
     """Feed content pieces; get visible text and reasoning text as soon as they are certain.
 
-    Holds back only a trailing piece that may still become a tag. Linear in
-    the input; never raises.
+    The one reasoning splitter of the project: Function Calling's turn reader uses ``feed``,
+    the ReAct parser ``pieces`` (it needs to know where a block ended: a label may follow).
+    Holds back only a trailing piece that may still become a tag; a closing tag with no
+    block open (a model whose template opened the block in the prompt) is dropped. Linear
+    in the input; never raises.
     """
 
     def __init__(self) -> None:
@@ -58,44 +68,46 @@ class ThinkSplitter:
 
     def feed(self, text: str) -> Split:
         """Consume one piece of content."""
-        self._pending += text
         visible: list[str] = []
         reasoning: list[str] = []
-        while self._pending:
-            if not self._step(visible, reasoning):
-                break
+        for kind, piece in self.pieces(text):
+            (reasoning if kind == REASONING else visible).append(piece)
         return Split("".join(visible), "".join(reasoning))
+
+    def pieces(self, text: str) -> list[tuple[str, str]]:
+        """Consume one piece of content; return ``(kind, text)`` pieces in order: ``VISIBLE``
+        and ``REASONING`` text, and ``BLOCK_END`` (text "") where a reasoning block closed."""
+        self._pending += text
+        out: list[tuple[str, str]] = []
+        while self._pending and self._step(out):
+            pass
+        return [(kind, piece) for kind, piece in out if piece or kind == BLOCK_END]
 
     def finish(self) -> Split:
         """Flush what was held back (an unclosed block stays reasoning)."""
         rest, self._pending = self._pending, ""
         return Split(reasoning=rest) if self._close_tag else Split(visible=rest)
 
-    def _step(self, visible: list[str], reasoning: list[str]) -> bool:
+    def _step(self, out: list[tuple[str, str]]) -> bool:
         """Move one tag's worth forward; False when more input is needed."""
         lowered = self._pending.lower()
-        if self._close_tag is None:
-            hits = [(lowered.find(tag), tag) for tag in _OPEN_TAGS if tag in lowered]
-            if not hits:
-                keep = _partial_suffix(self._pending, _OPEN_TAGS)
-                visible.append(self._pending[: len(self._pending) - keep])
-                self._pending = self._pending[len(self._pending) - keep :]
-                return False
-            at, tag = min(hits)
-            visible.append(self._pending[:at])
-            self._pending = self._pending[at + len(tag) :]
-            self._close_tag = "</" + tag[1:]
-            return True
-        at = lowered.find(self._close_tag)
-        if at < 0:
-            keep = _partial_suffix(self._pending, (self._close_tag,))
-            reasoning.append(self._pending[: len(self._pending) - keep])
+        inside = self._close_tag is not None
+        tags = (self._close_tag,) if inside else _ALL_TAGS
+        hits = [(lowered.find(tag), tag) for tag in tags if tag in lowered]
+        if not hits:
+            keep = _partial_suffix(self._pending, tags)
+            out.append((REASONING if inside else VISIBLE, self._pending[: len(self._pending) - keep]))
             self._pending = self._pending[len(self._pending) - keep :]
             return False
-        reasoning.append(self._pending[:at])
-        self._pending = self._pending[at + len(self._close_tag) :]
-        self._close_tag = None
-        return True
+        at, tag = min(hits)
+        out.append((REASONING if inside else VISIBLE, self._pending[:at]))
+        self._pending = self._pending[at + len(tag) :]
+        if inside:
+            self._close_tag = None
+            out.append((BLOCK_END, ""))
+        elif tag in _OPEN_TAGS:
+            self._close_tag = "</" + tag[1:]
+        return True  # a stray closing tag is simply dropped
 
 
 def visible_text(text: str) -> str:

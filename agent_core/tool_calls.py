@@ -1,11 +1,11 @@
-"""Tool calls: assembling streamed deltas, and reading calls written as text.
+"""Tool calls: assembling the streamed ``tool_calls`` deltas of one model turn.
 
 A model's tool calls reach the strategy as raw ``delta.message.tool_calls``
 dicts (protocol §1.5), one list per chunk. Providers disagree on almost
 every field, so :class:`ToolCallAssembler` keys calls by ``index`` *and*
 ``id``, never trusts either alone, and parses arguments only in
 :meth:`ToolCallAssembler.finish` (habit 4 of the style notes). Observed shapes
-(case ids from ``real_world_cases.jsonl``):
+(case ids name public threads, listed in docs/real-world-cases.md):
 
 * OpenAI reference: ``id``/``type``/``name`` in the first delta with
   ``arguments: ""``, then ``index`` + argument fragments split anywhere
@@ -28,19 +28,16 @@ every field, so :class:`ToolCallAssembler` keys calls by ``index`` *and*
 
 More shapes as Dify passes them on: ``tests/unit/test_tool_calls_real_streams.py``.
 
-:func:`extract_calls_from_text` is the fallback for models that write the call
-in the content (deepseekv3-826, smolagents158, mlxserver228, mlxswift529).
+Calls a model writes in its content instead are read by ``agent_core.text_calls``.
 """
 
 import json
-import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import count
 from typing import Any
 
 from agent_core.json_args import (
-    SPECIAL_TOKEN,
     ArgumentsError,
     decode_arguments,
     split_concatenated,
@@ -418,194 +415,3 @@ class _IdAllocator:
         )
         self._used.add(fresh)
         return fresh
-
-
-# --- calls written in the content ------------------------------------------------
-
-_TOOL_CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.DOTALL)
-_XML_FUNCTION = re.compile(r"<function=([^>\s]+)\s*>(.*?)</function>", re.DOTALL)
-"""An XML call counts only once ``</function>`` closes it: a cut-off value is never run."""
-_XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)\s*>(.*?)(?:</parameter>|(?=<parameter=)|\Z)", re.DOTALL)
-_ACTION = re.compile(r"(?im)^[ \t]*Action[ \t]*:[ \t]*\n?[ \t]*(?:```[\w-]*[ \t]*\n)?")
-_NAME_KEYS = ("name", "tool_name", "action", "tool")
-_ARGUMENT_KEYS = ("arguments", "parameters", "tool_arguments", "action_input", "args", "input")
-_ENVELOPE_KEYS = frozenset({"name", "type", "id", "function", "tool_name", *_ARGUMENT_KEYS})
-_CALL_MARKUP = re.compile(r"<tool_call>|<function=|\[TOOL_CALLS\]|<\|python_tag\|>")
-
-
-def mentions_call_markup(text: str) -> bool:
-    """True when ``text`` contains tool-call markup (``<tool_call>``, ``<function=``…).
-
-    Lets the caller report "your tool call could not be read" instead of
-    showing the markup as an answer (mlxserver228: a truncated ``<tool_call>``).
-    """
-    return bool(_CALL_MARKUP.search(text or ""))
-
-
-def extract_calls_from_text(
-    text: str, tool_names: Collection[str], *, id_prefix: str = "call_"
-) -> tuple[tuple[ToolCall, ...], str]:
-    """Tool calls a model wrote in its content instead of ``tool_calls``.
-
-    Recognised, in this order (the first form that yields a call wins):
-
-    * ``<tool_call>{"name": N, "arguments": {...}}</tool_call>`` (Qwen, Hermes;
-      the closing tag may be missing at the end) and the XML form
-      ``<tool_call><function=N><parameter=K>V</parameter></function></tool_call>``
-      (mlxswift529, Qwen 3.5/Qwen3-Coder);
-    * the whole content being one JSON call object or a list of them,
-      ``{"name": N, "parameters": {...}}`` (deepseekv3-826, Llama
-      ``<|python_tag|>``, Mistral ``[TOOL_CALLS]``);
-    * ``Action:`` followed by ``{"tool_name": N, "tool_arguments": {...}}``
-      (smolagents158; trailing prose kept).
-
-    Only exact names in ``tool_names`` are accepted; special tokens are
-    ignored. Returns ``(calls, text without the call markup)``; with no call
-    the text is returned unchanged. Never raises.
-    """
-    known = frozenset(tool_names)
-    if not text or not known:
-        return (), text
-    for reader in (_read_tool_call_blocks, _read_whole_json, _read_action_blocks):
-        found, rest = reader(text, known)
-        if found:
-            calls = tuple(
-                ToolCall(f"{id_prefix}{number}", name, arguments)
-                for number, (name, arguments) in enumerate(found, start=1)
-            )
-            return calls, SPECIAL_TOKEN.sub("", rest).strip()
-    return (), text
-
-
-_Found = list[tuple[str, dict[str, Any]]]
-
-
-def _read_tool_call_blocks(text: str, known: frozenset[str]) -> tuple[_Found, str]:
-    found: _Found = []
-    kept: list[str] = []
-    position = 0
-    for block in _TOOL_CALL_BLOCK.finditer(text):
-        calls = _calls_in_block(block.group(1), known)
-        if calls:
-            found.extend(calls)
-            kept.append(text[position : block.start()])
-            position = block.end()
-    kept.append(text[position:])
-    return found, "".join(kept)
-
-
-def _calls_in_block(body: str, known: frozenset[str]) -> _Found:
-    body = strip_noise(body)
-    if body.startswith("<function="):
-        return _xml_calls(body, known)
-    return _json_calls(body, known, strict_keys=False)
-
-
-def _xml_calls(body: str, known: frozenset[str]) -> _Found:
-    found: _Found = []
-    for function in _XML_FUNCTION.finditer(body):
-        name, inner = function.group(1), function.group(2).strip()
-        if name not in known:
-            continue
-        if inner.startswith("{"):
-            try:
-                found.append((name, decode_arguments(inner)))
-            except ArgumentsError:
-                continue
-        else:
-            found.append((name, {key: _xml_value(value) for key, value in _XML_PARAMETER.findall(inner)}))
-    return found
-
-
-def _xml_value(value: str) -> Any:
-    """A parameter's text: one surrounding newline dropped; JSON objects/arrays decoded."""
-    value = value.removeprefix("\n").removesuffix("\n")
-    if value.strip()[:1] in ("{", "["):
-        try:
-            return json.loads(value)
-        except (ValueError, RecursionError):
-            return value
-    return value
-
-
-def _json_calls(body: str, known: frozenset[str], *, strict_keys: bool) -> _Found:
-    """Calls in a JSON text that is exactly one call object or a list of them."""
-    try:
-        value = json.loads(body)
-    except (ValueError, RecursionError):
-        if not body.endswith(("}", "]")):
-            return []
-        try:
-            value = decode_arguments(body) if body.startswith("{") else None
-        except ArgumentsError:
-            return []
-    items = value if isinstance(value, list) else [value]
-    calls = [_call_from_object(item, known, strict_keys=strict_keys) for item in items]
-    if not calls or any(call is None for call in calls):
-        return []
-    return [call for call in calls if call is not None]
-
-
-def _call_from_object(obj: Any, known: frozenset[str], *, strict_keys: bool) -> tuple[str, dict[str, Any]] | None:
-    """``{"name", "arguments"|"parameters"|…}`` or ``{"function": {...}}`` -> (name, args)."""
-    if not isinstance(obj, Mapping):
-        return None
-    if strict_keys and not set(obj) <= _ENVELOPE_KEYS:
-        return None
-    function = obj.get("function")
-    if isinstance(function, Mapping):
-        obj = function
-    name = next((obj[key] for key in _NAME_KEYS if isinstance(obj.get(key), str)), "")
-    if name not in known:
-        return None
-    present = [key for key in _ARGUMENT_KEYS if key in obj]
-    if strict_keys and not present:
-        return None
-    try:
-        return name, decode_arguments(obj[present[0]] if present else None)
-    except ArgumentsError:
-        return None
-
-
-def _read_whole_json(text: str, known: frozenset[str]) -> tuple[_Found, str]:
-    body = strip_noise(text)
-    if body[:1] not in ("{", "["):
-        return [], text
-    found = _json_calls(body, known, strict_keys=True)
-    return found, ("" if found else text)
-
-
-def _read_action_blocks(text: str, known: frozenset[str]) -> tuple[_Found, str]:
-    found: _Found = []
-    kept: list[str] = []
-    position = 0
-    for label in _ACTION.finditer(text):
-        if label.start() < position:
-            continue
-        span = _object_at(text, label.end())
-        if span is None:
-            continue
-        call = _call_from_object(span[0], known, strict_keys=False)
-        if call is None:
-            continue
-        found.append(call)
-        kept.append(text[position : label.start()])
-        position = _skip_fence(text, span[1])
-    kept.append(text[position:])
-    return found, "".join(kept)
-
-
-def _object_at(text: str, start: int) -> tuple[Any, int] | None:
-    """The JSON object starting at ``text[start]`` and the index after it."""
-    if text[start : start + 1] != "{":
-        return None
-    try:
-        return json.JSONDecoder().raw_decode(text, start)
-    except (ValueError, RecursionError):
-        return None
-
-
-def _skip_fence(text: str, position: int) -> int:
-    """Skip a closing code fence right after an ``Action:`` object."""
-    match = re.compile(r"[ \t]*\n?[ \t]*```").match(text, position)
-    return match.end() if match else position

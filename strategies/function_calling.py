@@ -84,7 +84,7 @@ class FunctionCallingSteps:
 
     def read_turn(self, chunks: Iterator[ModelChunk], run: RunState) -> Generator[str, None, ModelTurn]:
         """Stream the text, assemble the tool calls."""
-        return read_function_calling_turn(chunks, run.registry.names(), run.round_index)
+        return read_function_calling_turn(chunks, run.registry.prompt_tools(), run.round_index)
 
 
 TOOL_CALL_FEATURES = frozenset({"tool-call", "multi-tool-call", "stream-tool-call"})

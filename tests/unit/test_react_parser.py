@@ -1,6 +1,6 @@
 """The streaming ReAct parser: formats, labels, markers, fallbacks and problems.
 
-Case ids refer to /work/shared/cases/real_world_cases.jsonl.
+Case ids name the public threads listed in docs/real-world-cases.md.
 """
 
 import pytest
@@ -18,8 +18,6 @@ from agent_core.react_parser import (
     ReactStreamParser,
     ReasoningDelta,
     ThoughtDelta,
-    _decode_input,
-    _lenient_json,
     parse_react,
 )
 
@@ -604,20 +602,6 @@ def test_a_repair_that_drops_text_is_not_run():
     # a repair that keeps every word is used: unquoted text, Python literals
     action = parse_react("Action: get_weather\nAction Input: {'city': Lima Peru, 'metric': True}").actions[0]
     assert action.input == {"city": "Lima Peru", "metric": True}
-
-
-def test_lenient_json_and_decode_input():
-    assert _lenient_json('{"a": 1}') == {"a": 1}
-    assert _lenient_json("{'a': None}") == {"a": None}
-    assert _lenient_json("hello") is not None and _decode_input("hello") == "hello"
-    assert _decode_input("garbage {") == "garbage {"
-    assert _decode_input("{garbage") == "{garbage"
-    assert _decode_input("'quoted'") == "quoted"
-    assert _decode_input('"quoted"') == "quoted"
-    assert _decode_input("None") is None
-    assert _decode_input("  ") is None
-    assert _decode_input("[1, 2]") == [1, 2]
-    assert _decode_input("'x'\nObserv") == "x"
 
 
 def test_non_dict_inputs_become_strings():

@@ -18,9 +18,8 @@ from agent_core.tool_calls import (
     ToolCall,
     ToolCallAssembler,
     ToolCallDelta,
-    extract_calls_from_text,
-    mentions_call_markup,
 )
+from agent_core.text_calls import extract_calls_from_text, mentions_call_markup
 
 
 def assemble(raw_deltas, finish_reason=None) -> AssembledCalls:
@@ -494,11 +493,15 @@ def test_fresh_id_on_every_fragment(index):
 # --- fc_blocking cases -----------------------------------------------------------------
 
 
-def test_dify17270_malformed_arguments_are_an_invalid_call():
-    result = assemble([fragment(id="c", name="search", arguments='{"query" "x"}')], "tool_calls")
+def test_dify17270_missing_colon_is_repaired_a_lossy_repair_is_an_invalid_call():
+    repaired = assemble([fragment(id="c", name="search", arguments='{"query" "x"}')], "tool_calls")
+    assert pairs(repaired) == [("search", {"query": "x"})]
+    result = assemble([fragment(id="c", name="calc", arguments='{"expression": 37 * 91}')], "tool_calls")
     assert result.calls == ()
-    assert result.invalid[0].error == "its arguments are not valid JSON (Expecting ':' delimiter at character 9)."
-    assert result.invalid[0].raw_arguments == '{"query" "x"}'
+    assert result.invalid[0].error == (
+        "its arguments are not valid JSON (Expecting ',' delimiter at character 18; reading it would lose '91')."
+    )
+    assert result.invalid[0].raw_arguments == '{"expression": 37 * 91}'
 
 
 HERMES83229_RAW = (
@@ -778,12 +781,16 @@ def test_mlxswift529_both_forms_in_one_reply():
     [
         "<tool_call><function=delete_everything><parameter=x>1</parameter></function></tool_call>",
         '<tool_call>{"name": "delete_everything", "arguments": {}}</tool_call>',
-        "<tool_call>get_weather(city=Tokyo)</tool_call>",
         '<tool_call>{"name": "get_weather", "arguments": "{\\"city\\": "}</tool_call>',
     ],
 )
 def test_mlxswift529_undeclared_or_garbled_payloads_are_rejected(content):
     assert extract_calls_from_text(content, ["get_weather"]) == ((), content)
+
+
+def test_a_call_written_as_code_in_tool_call_tags_is_read_as_react_reads_it():
+    calls, rest = extract_calls_from_text('<tool_call>get_weather(city="Tokyo")</tool_call>', ["get_weather"])
+    assert calls == (ToolCall("call_1", "get_weather", {"city": "Tokyo"}),) and rest == ""
 
 
 def test_xml_call_cut_off_before_function_closes_is_not_run():

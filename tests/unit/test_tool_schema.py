@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_core.json_args import decode_arguments
-from agent_core.tool_calls import extract_calls_from_text
+from agent_core.text_calls import extract_calls_from_text
 from agent_core.tool_schema import ToolRegistry, coerce_value, to_prompt_tool
 
 

@@ -1,0 +1,457 @@
+"""Tool calls written as text: the one reader both strategies use.
+
+Models write calls in their text in many ways; ReAct expects it, Function Calling meets it
+when a model puts the call in its content instead of ``tool_calls``. Everything that reads
+such a call lives here, so both strategies read the same text the same way:
+
+* **envelopes** (``interpret``): a decoded JSON value as calls. ``{"action", "action_input"}``,
+  ``{"name", "arguments"}``, ``{"function": {...}}``, ``{"tool_name", "tool_arguments"}``,
+  ``{"tool_call": ...}``, ``{"tool_calls": [...]}`` and lists of them; keys match in any case and
+  separator spelling (``{"Action": ..., "Action Input": ...}``).
+* **blocks** (``calls_from_block``): the inside of ``<tool_call>``/``<action>`` tags or a
+  fence: JSON, a call written as code (``search(query="x")``), or XML
+  (``<function=name><parameter=k>v</parameter></function>``, the closing tags optional at the
+  end; ``<tool_name>x</tool_name><arguments><arg key="k">v</arg></arguments>``).
+* **inputs** (``decode_input``): an ``Action Input`` as written: JSON or almost-JSON under the
+  one trust rule of ``agent_core.json_args`` (a repair that would lose a word is refused),
+  quoted text, or plain text.
+* **content** (``extract_calls_from_text``): Function Calling's reading of a reply's content:
+  ``<tool_call>`` blocks, the whole content as one call object (after special tokens such as
+  ``<|python_tag|>`` or ``[TOOL_CALLS]``, and a fence), and ``Action:`` followed by a call
+  object.
+
+Pure functions; never raise on any text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from dify_plugin.entities.model.message import PromptMessageTool
+
+from agent_core.json_args import (
+    SPECIAL_TOKEN,
+    ArgumentsError,
+    decode_arguments,
+    loads_lenient,
+    strip_noise,
+    with_closers,
+)
+from agent_core.tool_calls import ToolCall
+
+
+class _Fail:
+    """Marker for "no meaningful JSON value"."""
+
+    def __repr__(self) -> str:
+        return "FAIL"
+
+
+FAIL: Final = _Fail()
+"""What ``decode_json`` returns when the text holds no value it may use."""
+
+Call = tuple[str, Any]
+"""A call as read: the tool name as written, and its input (dict, list, str or None)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Decoding JSON and action inputs
+# --------------------------------------------------------------------------------------------
+
+
+def decode_json(text: str) -> Any:
+    """``text`` as a JSON value under the one trust rule (``json_args.loads_lenient``: strict,
+    then invalid escapes fixed, then a repair that keeps every word), or ``FAIL``. A value of
+    another kind than the opening bracket promised (``{garbage`` -> ``["garbage"]``) is
+    ``FAIL`` too. Python literals (None/True/False, single quotes) come back as JSON values."""
+    text = text.strip()
+    if not text:
+        return FAIL
+    try:
+        value = loads_lenient(text)
+    except ArgumentsError:
+        return FAIL
+    expected = {"{": dict, "[": list}.get(text[0])
+    if expected and not isinstance(value, expected):
+        return FAIL
+    return value
+
+
+STOP_TAIL = re.compile(r"\n[ \t#*>]*(?:" + "|".join("observation"[:k] for k in range(11, 1, -1)) + r"):?[ \t]*$", re.I)
+NONE_INPUTS: Final = frozenset({"none", "null", "n/a", "nil"})
+TRAILING_SPECIAL_TOKENS = re.compile(r"(?:(?:<[|｜][\w.\-▁]{1,40}[|｜]>|</s>)\s*)+$")
+
+
+def decode_nested(value: Any) -> Any:
+    """A string holding a JSON object or array, decoded; anything else unchanged."""
+    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+        decoded = decode_json(value)
+        return value if decoded is FAIL else decoded
+    return value
+
+
+def decode_input(text: str) -> Any:
+    """An action input as written -> dict, list, string or None.
+
+    Strips a trailing partial stop word (qwen197) and surrounding quotes; JSON (or almost-JSON)
+    is decoded leniently, and when that yields nothing the text is kept as a string.
+    """
+    text = STOP_TAIL.sub("", TRAILING_SPECIAL_TOKENS.sub("", text.rstrip())).strip()
+    if not text or text.lower() in NONE_INPUTS:
+        return None
+    if text[0] in "{[":
+        value = decode_json(text)
+        return text if value is FAIL else decode_nested(value)
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
+        if text[0] == '"':
+            try:
+                value = json.loads(text)
+            except ValueError:
+                value = None
+            if isinstance(value, str):
+                return decode_nested(value)
+        return decode_nested(text[1:-1])
+    return text
+
+
+def coerce_input(value: Any) -> dict | str | None:
+    """Fit a decoded value to ``ActionFound.input``: dict, str or None (others as JSON text)."""
+    if value is None or isinstance(value, (dict, str)):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Envelopes and blocks
+# --------------------------------------------------------------------------------------------
+
+# Keys as compared (``_key_form``): "tool_calls", "Tool Calls" and "toolCalls" are all "toolcalls".
+_CALL_LISTS: Final = ("toolcalls", "tooluses", "functioncalls", "actions")
+_CALL_WRAPPERS: Final = ("toolcall", "functioncall")
+_NAME_KEYS: Final = ("action", "toolname", "tool", "name", "function", "recipientname", "actionname")
+_WEAK_NAME_KEYS: Final = frozenset({"name", "function"})  # need an argument key in a bare object
+_ARG_KEYS: Final = (
+    "actioninput",
+    "arguments",
+    "args",
+    "parameters",
+    "params",
+    "input",
+    "inputs",
+    "toolinput",
+    "toolarguments",
+    "toolargs",
+    "kwargs",
+)
+_META_KEYS: Final = frozenset({"thought", "thoughts", "reasoning", "id", "type", "index", "callid"})
+_ENVELOPE_NAMES: Final = frozenset({"tool_call", "tool_calls", "function", "function_call"})
+_MAX_CALLS: Final = 64
+Call = tuple[str, Any]
+
+
+def _key_form(key: Any) -> str:
+    """A key as compared: case, spaces, ``_`` and ``-`` ignored ("Action Input" is "actioninput")."""
+    return re.sub(r"[\s_\-]", "", key.lower()) if isinstance(key, str) else ""
+
+
+def _keys_by_form(obj: dict) -> dict[str, Any]:
+    """Each key form of ``obj`` -> its first key as written ({"Action": ...} -> {"action": "Action"})."""
+    keys: dict[str, Any] = {}
+    for key in obj:
+        keys.setdefault(_key_form(key), key)
+    return keys
+
+
+def interpret(value: Any, strict: bool, depth: int = 0) -> list[Call]:
+    """(name, input) pairs from a decoded action envelope; [] when it is not one.
+
+    Accepts {"action", "action_input"|"args"|...}, {"name", "arguments"}, {"function": {...}},
+    {"tool_name", "tool_arguments"}, {"tool_call": ...}, {"tool_calls": [...]} and lists of them
+    (dop3705, smolagents158, openhands260). Keys match in any case and spelling of their
+    separators: {"Action": ..., "Action Input": ...} is the classic envelope. ``strict`` (a bare
+    object nobody labelled as an action) requires an argument key next to a plain "name"/"function".
+    """
+    if depth > 6:
+        return []
+    if isinstance(value, list):
+        return [call for item in value[:_MAX_CALLS] for call in interpret(item, strict, depth + 1)]
+    if not isinstance(value, dict):
+        return []
+    keys = _keys_by_form(value)
+    for form in _CALL_LISTS:
+        if form in keys and isinstance(value[keys[form]], list):
+            return interpret(value[keys[form]], False, depth + 1)
+    for form in _CALL_WRAPPERS:
+        if form in keys and isinstance(value[keys[form]], dict):
+            return interpret(value[keys[form]], False, depth + 1)
+    return _one_call(value, keys, strict, depth)
+
+
+def _one_call(obj: dict, keys: dict[str, Any], strict: bool, depth: int) -> list[Call]:
+    for form in _NAME_KEYS:
+        if form not in keys:
+            continue
+        key = keys[form]
+        named = obj[key]
+        if isinstance(named, dict):
+            inner = interpret(named, False, depth + 1)
+            if inner:
+                return inner
+            continue
+        if not isinstance(named, str) or not named.strip():
+            continue
+        args_key = next((keys[f] for f in _ARG_KEYS if f in keys), None)
+        if strict and form in _WEAK_NAME_KEYS and args_key is None:
+            return []
+        args = decode_nested(obj[args_key]) if args_key is not None else _rest(obj, key)
+        if named.strip().lower() in _ENVELOPE_NAMES and isinstance(args, (dict, list)):
+            inner = interpret(args, False, depth + 1)
+            if inner:
+                return inner
+        return [(named.strip(), args)]
+    return []
+
+
+def _rest(obj: dict, name_key: str) -> dict | None:
+    """Arguments written next to the name ({"action": "search", "query": "x"})."""
+    rest = {k: v for k, v in obj.items() if k != name_key and _key_form(k) not in _META_KEYS}
+    return rest or None
+
+
+_XML_FUNCTION = re.compile(r"<function=([^>\s]+)\s*>(.*?)(?:</function>|\Z)", re.S | re.I)
+# a parameter's closing tag may be missing before the next parameter, the function's end, or the end
+_XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)\s*>(.*?)(?:</parameter>|(?=<parameter=)|(?=</function>)|\Z)", re.S | re.I)
+_XML_NAME = re.compile(r"<(tool_name|tool|name|function_name)>(.*?)</\1>", re.S | re.I)
+_XML_ARG = re.compile(r"<arg\s+(?:key|name)\s*=\s*[\"']([^\"']*)[\"']\s*>(.*?)</arg>", re.S | re.I)
+_XML_ARGS = re.compile(r"<(arguments|args|parameters|input)>(.*?)</\1>", re.S | re.I)
+_XML_ELEMENT = re.compile(r"<([\w\-]+)>(.*?)</\1>", re.S)
+_XML_MAX: Final = 20_000  # XML parsing looks at no more than this
+CALL_FORM = re.compile(r"([\w.\-]+)\s*[\[(](.*)[\])]", re.S)
+"""A call written as code: ``search(query="x")`` or ``Search[query]``."""
+
+
+def calls_from_block(text: str) -> list[Call]:
+    """Calls written inside ``<tool_call>``/``<action>`` or a non-JSON fence: JSON, a call or XML.
+
+    A call is ``search(query="x")``, read as on an ``Action:`` line (code-writing models put it in
+    a python fence after ``Action:``). XML forms:
+    ``<function=name><parameter=k>v</parameter></function>`` (mlxswift529) and
+    ``<tool_name>x</tool_name><arguments><arg key="k">v</arg></arguments>`` (dspygo167).
+    """
+    text = text.strip()
+    if text[:1] in ("{", "["):
+        value = decode_json(with_closers(text))  # the block's end ended the value
+        return [] if value is FAIL else interpret(value, False)
+    call = CALL_FORM.fullmatch(text)
+    if call:
+        return [(call.group(1), call_arguments(call.group(2)))]
+    text = text[:_XML_MAX]
+    function = _XML_FUNCTION.search(text)
+    if function:
+        inner = function.group(2).strip()
+        if inner[:1] == "{":
+            return [(function.group(1).strip(), decode_input(inner))]
+        if not function.group(0).lower().endswith("</function>") and _open_parameter(inner):
+            return []  # the text ends inside a value: cut off, not to be run
+        params = {k: decode_nested(v.strip()) for k, v in _XML_PARAMETER.findall(inner)}
+        return [(function.group(1).strip(), params)]
+    name = _XML_NAME.search(text)
+    if not name or not name.group(2).strip():
+        return []
+    return [(name.group(2).strip(), _xml_arguments(text))]
+
+
+def _open_parameter(inner: str) -> bool:
+    """Whether the last ``<parameter=...>`` of a function's text is never closed."""
+    last = inner.lower().rfind("<parameter=")
+    return last >= 0 and "</parameter>" not in inner[last:].lower()
+
+
+def _xml_arguments(text: str) -> Any:
+    pairs = _XML_ARG.findall(text)
+    if pairs:
+        return {k: v.strip() for k, v in pairs}
+    block = _XML_ARGS.search(text)
+    if not block:
+        return None
+    inner = block.group(2).strip()
+    if inner[:1] in ("{", "["):
+        return decode_input(inner)
+    elements = _XML_ELEMENT.findall(inner)
+    return {k: v.strip() for k, v in elements} if elements else (inner or None)
+
+
+_KWARG = r"""\s*([A-Za-z_]\w*)\s*=\s*("(?:[^"\\]|\\.)*"\s*|'(?:[^'\\]|\\.)*'\s*|[^,"'=]*)"""
+_KWARGS = re.compile(rf"{_KWARG}(?:,{_KWARG})*,?\s*", re.S)
+_ONE_KWARG = re.compile(_KWARG, re.S)
+
+
+def call_arguments(text: str) -> Any:
+    """The inside of ``search(query="x", limit=5)``: keyword arguments as a dict, else decoded."""
+    if not _KWARGS.fullmatch(text) or not text.strip():
+        return decode_input(text)
+    pairs = [(m.group(1), m.group(2)) for m in _ONE_KWARG.finditer(text)]
+    return {key: _literal(value.strip()) for key, value in pairs}
+
+
+def _literal(text: str) -> Any:
+    """A Python-ish literal: quoted string, number, True/False/None, else the text."""
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        value = decode_json(text) if text[0] == '"' else FAIL
+        return value if isinstance(value, str) else text[1:-1].replace("\\'", "'")
+    value = decode_json({"True": "true", "False": "false", "None": "null"}.get(text, text))
+    return text if value is FAIL or isinstance(value, (dict, list)) else value
+
+
+def schema_properties(tool: PromptMessageTool | None) -> Mapping[str, Any]:
+    """The ``properties`` of a tool's parameter schema ({} when there are none)."""
+    if tool is None:
+        return {}
+    properties = tool.parameters.get("properties") if isinstance(tool.parameters, Mapping) else None
+    return properties if isinstance(properties, Mapping) else {}
+
+
+def arguments_for(value: Any, tool: PromptMessageTool | None) -> dict[str, Any]:
+    """A call's input as read (``coerce_input``: dict, str or None) as tool arguments.
+
+    A dict is used as is, except a copy of the JSON schema itself (``type`` and ``properties``
+    keys the tool does not have), which means "no arguments". A string goes to the tool's
+    single parameter when it has exactly one, else under ``input``. None means ``{}``.
+    """
+    properties = schema_properties(tool)
+    if isinstance(value, dict):
+        echoed = {"type", "properties"} <= value.keys() and not {"type", "properties"} & properties.keys()
+        return {} if echoed else value
+    if value is None or not str(value).strip():
+        return {}
+    if len(properties) == 1:
+        return {next(iter(properties)): value}
+    return {"input": value}
+
+
+# --------------------------------------------------------------------------------------------
+# Function Calling: calls in a reply's content
+# --------------------------------------------------------------------------------------------
+
+_TOOL_CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.S | re.I)
+_ACTION_LABEL = re.compile(r"(?im)^[ \t#*>]*Action[ \t*]*[:：][ \t*]*\n?[ \t]*(?:```[\w-]*[ \t]*\n)?")
+_CALL_MARKUP = re.compile(r"<tool_call>|<function=|\[TOOL_CALLS\]|<\|python_tag\|>", re.I)
+_ENVELOPE_FORMS: Final = frozenset({*_CALL_LISTS, *_CALL_WRAPPERS, *_NAME_KEYS, *_ARG_KEYS, *_META_KEYS})
+_FENCE_CLOSE = re.compile(r"[ \t]*\n?[ \t]*```")
+
+
+def mentions_call_markup(text: str, tool_names: Iterable[str] = ()) -> bool:
+    """Whether ``text`` holds call markup (``<tool_call>``, ``<function=``, ``[TOOL_CALLS]``,
+    ``<|python_tag|>``) or a JSON key naming one of ``tool_names`` as the tool
+    (``"name": "search"``): then a reply from which no call could be read is an unreadable call,
+    not an answer."""
+    if _CALL_MARKUP.search(text):
+        return True
+    names = "|".join(re.escape(name) for name in tool_names)
+    if not names:
+        return False
+    pattern = rf"""["']?(?:name|action|tool|tool_name|function)["']?\s*:\s*["']({names})["']"""
+    return re.search(pattern, text, re.I) is not None
+
+
+def _known_calls(calls: list[Call], known: Mapping[str, PromptMessageTool | None]) -> list[tuple[str, dict[str, Any]]] | None:
+    """``calls`` as (name, arguments) when every one names a known tool, its input fitted to the
+    tool as ReAct fits it (``arguments_for``); None otherwise (the text is then not read as
+    calls). An input that opens JSON it cannot read makes the text unreadable too."""
+    found = []
+    for name, value in calls:
+        if name not in known:
+            return None
+        value = coerce_input(value)
+        if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+            try:
+                value = decode_arguments(value)
+            except ArgumentsError:
+                return None
+        found.append((name, arguments_for(value, known[name])))
+    return found or None
+
+
+def _is_envelope(value: Any) -> bool:
+    """Every object in ``value`` has only envelope keys (a JSON answer that merely holds a
+    ``name`` is not a call)."""
+    if isinstance(value, list):
+        return bool(value) and all(_is_envelope(item) for item in value)
+    return isinstance(value, dict) and all(_key_form(key) in _ENVELOPE_FORMS for key in value)
+
+
+def _tool_call_blocks(text: str, known: Mapping[str, PromptMessageTool | None]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    found: list[tuple[str, dict[str, Any]]] = []
+    kept: list[str] = []
+    position = 0
+    for block in _TOOL_CALL_BLOCK.finditer(text):
+        calls = _known_calls(calls_from_block(strip_noise(block.group(1))), known)
+        if calls:
+            found.extend(calls)
+            kept.append(text[position : block.start()])
+            position = block.end()
+    kept.append(text[position:])
+    return found, "".join(kept)
+
+
+def _whole_json(text: str, known: Mapping[str, PromptMessageTool | None]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    body = strip_noise(text)
+    if body[:1] not in ("{", "["):
+        return [], text
+    value = decode_json(body)
+    if value is FAIL or not _is_envelope(value):
+        return [], text
+    calls = _known_calls(interpret(value, strict=True), known)
+    return (calls, "") if calls else ([], text)
+
+
+def _action_blocks(text: str, known: Mapping[str, PromptMessageTool | None]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    found: list[tuple[str, dict[str, Any]]] = []
+    kept: list[str] = []
+    position = 0
+    decoder = json.JSONDecoder()
+    for label in _ACTION_LABEL.finditer(text):
+        if label.start() < position or text[label.end() : label.end() + 1] not in ("{", "["):
+            continue
+        try:
+            value, end = decoder.raw_decode(text, label.end())
+        except (ValueError, RecursionError):
+            continue
+        calls = _known_calls(interpret(value, strict=False), known)
+        if not calls:
+            continue
+        found.extend(calls)
+        kept.append(text[position : label.start()])
+        fence = _FENCE_CLOSE.match(text, end)
+        position = fence.end() if fence else end
+    kept.append(text[position:])
+    return found, "".join(kept)
+
+
+def extract_calls_from_text(
+    text: str, tools: Sequence[PromptMessageTool | str], *, id_prefix: str = "call_"
+) -> tuple[tuple[ToolCall, ...], str]:
+    """Tool calls a model wrote in its content instead of ``tool_calls``.
+
+    Read, in this order (the first form that yields a call wins): ``<tool_call>`` blocks
+    (their closing tag may be missing at the end) holding anything ``calls_from_block``
+    reads; the whole content as one envelope or a list of them (after special tokens and a
+    fence; every key an envelope key); ``Action:`` followed by an envelope. Only calls whose
+    every name is one of ``tools`` (declarations, or bare names) count; inputs are fitted
+    as ReAct fits them. Returns
+    ``(calls, the text without the call markup)``; with no call, ``((), text)``.
+    """
+    known = {getattr(tool, "name", tool): (None if isinstance(tool, str) else tool) for tool in tools}
+    if not text or not known:
+        return (), text
+    for reader in (_tool_call_blocks, _whole_json, _action_blocks):
+        found, rest = reader(text, known)
+        if found:
+            calls = tuple(
+                ToolCall(f"{id_prefix}{number}", name, arguments) for number, (name, arguments) in enumerate(found, 1)
+            )
+            return calls, SPECIAL_TOKEN.sub("", rest).strip()
+    return (), text
