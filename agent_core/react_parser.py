@@ -96,6 +96,7 @@ from agent_core.text_calls import (
     decode_input,
     decode_json,
     decode_nested,
+    envelope_name,
     interpret,
 )
 from agent_core.think import BLOCK_END, REASONING, ThinkSplitter
@@ -283,6 +284,10 @@ def _classify_fence(text: str, i: int, eof: bool) -> _Marker | _Need | None:
     return None
 
 
+_MISTRAL_CALLS: Final = "[TOOL_CALLS]"
+"""Mistral's special token before its calls, dropped like ``<|python_tag|>``."""
+
+
 def _classify_line(text: str, i: int, eof: bool) -> _Marker | _Need | None:
     """What a line starting at ``text[i]`` begins with: a label, ``{``/``[``, a fence, or nothing."""
     j = i
@@ -294,6 +299,10 @@ def _classify_line(text: str, i: int, eof: bool) -> _Marker | _Need | None:
     if j >= limit:
         return None
     plain = not text[i:j].strip()
+    if plain and text.startswith(_MISTRAL_CALLS, j):
+        return _Marker("special", j + len(_MISTRAL_CALLS))
+    if plain and not eof and _MISTRAL_CALLS.startswith(text[j : j + len(_MISTRAL_CALLS)]) and len(text) - j < len(_MISTRAL_CALLS):
+        return _NEED
     if plain and text[j] in "{[":
         return _Marker("brace", j)
     if plain and text[j] == "`":
@@ -683,6 +692,9 @@ class ReactStreamParser:
         kind = marker.kind
         if kind == "stop_partial":
             self._take(marker.end, record=False)
+        elif kind == "special":  # dropped; what follows still starts the line
+            self._take(marker.end, record=False)
+            self._line_start = True
         elif kind in ("brace", "fence"):
             self._wrapped = self._wrapped != (kind == "fence")
             return self._start_candidate(marker)
@@ -1080,9 +1092,10 @@ class ReactStreamParser:
             return
         value = decode_json(text)
         calls = [] if value is FAIL else interpret(value, strict=self._purpose == "candidate")
-        if self._purpose == "candidate" and not calls:
-            self._abort_candidate()
+        if self._purpose == "candidate" and not calls and (value is not FAIL or envelope_name(text) is None):
+            self._abort_candidate()  # prose or a JSON answer after all
             return
+        self._labels_seen = True  # a call that cannot be read is a problem, never an answer
         template = PROBLEM_NOT_JSON if value is FAIL else PROBLEM_NO_TOOL_IN_JSON
         self._blob_done(calls, text, template)
 

@@ -343,18 +343,23 @@ _ENVELOPE_FORMS: Final = frozenset({*_CALL_LISTS, *_CALL_WRAPPERS, *_NAME_KEYS, 
 _FENCE_CLOSE = re.compile(r"[ \t]*\n?[ \t]*```")
 
 
+_NAMED = re.compile(
+    r"""["']?(?:name|action|tool|tool[ _-]?name|function|action[ _-]?name)["']?\s*:\s*["']([^"'\n]{1,64})["']""", re.I
+)
+
+
+def envelope_name(text: str) -> str | None:
+    """The tool name a call envelope in ``text`` gives (``"name": "search"``,
+    ``'action': 'search'``), read without decoding: what an unreadable call was meant to call."""
+    found = _NAMED.search(text[:2000])
+    return found.group(1).strip() if found else None
+
+
 def mentions_call_markup(text: str, tool_names: Iterable[str] = ()) -> bool:
     """Whether ``text`` holds call markup (``<tool_call>``, ``<function=``, ``[TOOL_CALLS]``,
-    ``<|python_tag|>``) or a JSON key naming one of ``tool_names`` as the tool
-    (``"name": "search"``): then a reply from which no call could be read is an unreadable call,
-    not an answer."""
-    if _CALL_MARKUP.search(text):
-        return True
-    names = "|".join(re.escape(name) for name in tool_names)
-    if not names:
-        return False
-    pattern = rf"""["']?(?:name|action|tool|tool_name|function)["']?\s*:\s*["']({names})["']"""
-    return re.search(pattern, text, re.I) is not None
+    ``<|python_tag|>``) or an envelope naming one of ``tool_names`` (``"name": "search"``):
+    then a reply from which no call could be read is an unreadable call, not an answer."""
+    return bool(_CALL_MARKUP.search(text)) or envelope_name(text) in set(tool_names)
 
 
 def _known_calls(calls: list[Call], known: Mapping[str, PromptMessageTool | None]) -> list[tuple[str, dict[str, Any]]] | None:

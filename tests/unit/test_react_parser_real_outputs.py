@@ -406,12 +406,9 @@ def test_real_replies_that_are_problems(text, problem):
     assert turn.problem == problem
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Mistral's [TOOL_CALLS] control token is its native function-calling format, not ReAct; "
-    "reading it would need a list of model-specific bracket tokens",
-)
 def test_mistral_tool_calls_token():
+    """Mistral's ``[TOOL_CALLS]`` token is dropped like ``<|python_tag|>``: both strategies read
+    what follows (tests/unit/test_one_reader.py)."""
     turn = parse_everywhere('[TOOL_CALLS] [{"name": "search", "arguments": {"query": "x"}}]')
     assert [(a.name, a.input) for a in turn.actions] == [("search", {"query": "x"})]
 
