@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageContentType
 
-from agent_core.model_turn import ModelRequest
+from agent_core.model_call import ModelRequest
 from agent_core.params import StrategyParams
 from agent_core.tokens import estimate_tokens
 

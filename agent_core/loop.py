@@ -28,7 +28,7 @@ from agent_core import prompts
 from agent_core.budget import observation_budget, prompt_budget, request_tokens
 from agent_core.knowledge import retriever_resources
 from agent_core.logs import LogNode
-from agent_core.model_turn import ModelChunk, ModelRequest, invoke_model
+from agent_core.model_call import ModelChunk, ModelRequest, invoke_model
 from agent_core.params import StrategyParams
 from agent_core.run_state import REPEAT_LIMIT, Round, RunState
 from agent_core.tool_calls import ToolCall
@@ -127,7 +127,6 @@ class AgentLoop:
         )
         self._usage = empty_usage()
         self._calls_made: Counter[str] = Counter()
-        self._only_repeats: tuple[str, ...] = ()  # tools of the last round if all its calls were refused repeats
         self._open: list[LogNode] = []
         self._streamed = False
         self._last_text = ""
@@ -155,8 +154,7 @@ class AgentLoop:
             if self.state.round_index > params.maximum_iterations and not self.state.limit_reached:
                 self.state.limit_reached = True
                 yield from self._limit_note("ITERATION LIMIT")
-            self._only_repeats = ()
-            turn = yield from self._round()
+            turn, repeating = yield from self._round()
             decision = turn.decision
             if isinstance(decision, FinalAnswer):
                 return
@@ -166,26 +164,29 @@ class AgentLoop:
             failures = failures + 1 if isinstance(decision, ParseFailure) else 0
             if failures >= MAX_PARSE_RETRIES:
                 raise AgentRunError(_gave_up(turn, decision.problem, failures))
-            if self._only_repeats:  # looping: refusing forever would only burn rounds
+            if repeating:  # looping: refusing forever would only burn rounds
                 self.state.limit_reached = True
-                self.state.repeating = self._only_repeats
+                self.state.repeating = repeating
                 yield from self._limit_note("REPEATED CALLS")
 
-    def _round(self) -> Generator[AgentInvokeMessage, None, ModelTurn]:
+    def _round(self) -> Generator[AgentInvokeMessage, None, tuple[ModelTurn, tuple[str, ...]]]:
+        """One round: the model's turn and its tool calls. Returns the turn, and the tools of a
+        round whose every call was refused as a repeat (empty otherwise)."""
         index = self.state.round_index
         label = "FINAL ANSWER" if self.state.limit_reached else f"ROUND {index}"
         round_node = yield from self._start(LogNode(label))
         turn = yield from self._model_turn(round_node)
         results: tuple[ToolResult, ...] = ()
+        repeating: tuple[str, ...] = ()
         if isinstance(turn.decision, ToolCalls) and not self.state.limit_reached:
-            results = yield from self._run_tools(round_node, turn.decision)
+            results, repeating = yield from self._run_tools(round_node, turn.decision)
         self.state.rounds.append(Round(index=index, turn=turn, results=results))
         yield self._finish(
             round_node,
             {"output": {"llm_response": turn.thought, "tool_responses": [r.log_entry() for r in results]}},
             usage=turn.usage,
         )
-        return turn
+        return turn, repeating
 
     def _model_turn(self, round_node: LogNode) -> Generator[AgentInvokeMessage, None, ModelTurn]:
         model = self.state.params.model
@@ -251,7 +252,12 @@ class AgentLoop:
 
     # --- tools -------------------------------------------------------------------------
 
-    def _run_tools(self, round_node: LogNode, decision: ToolCalls) -> Generator[AgentInvokeMessage, None, tuple]:
+    def _run_tools(
+        self, round_node: LogNode, decision: ToolCalls
+    ) -> Generator[AgentInvokeMessage, None, tuple[tuple[ToolResult, ...], tuple[str, ...]]]:
+        """Run the round's calls (a call made ``REPEAT_LIMIT`` times already is refused).
+        Returns the results in call order, and the tools' names when every call was such a
+        repeat (the model is looping)."""
         refusals: dict[str, str] = {}
         repeated: list[str] = []
         for call in decision.calls:
@@ -260,10 +266,9 @@ class AgentLoop:
             if self._calls_made[key] > REPEAT_LIMIT:
                 refusals[call.id] = prompts.REPEATED_CALL.format(name=call.name, count=REPEAT_LIMIT)
                 repeated.append(call.name)
-        if decision.calls and not decision.invalid and len(repeated) == len(decision.calls):
-            self._only_repeats = tuple(dict.fromkeys(repeated))
+        only_repeats = bool(decision.calls) and not decision.invalid and len(repeated) == len(decision.calls)
         results = yield from self._tools.run(round_node, decision.calls, decision.invalid, refusals)
-        return tuple(results)
+        return tuple(results), tuple(dict.fromkeys(repeated)) if only_repeats else ()
 
     # --- endings -----------------------------------------------------------------------
 

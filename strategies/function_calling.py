@@ -6,67 +6,21 @@ last round: providers such as Anthropic reject a history with tool calls
 but no tools). It streams when the model declares ``stream-tool-call``.
 """
 
-import json
 from collections.abc import Generator, Iterator
 
 from dify_plugin.entities.agent import AgentInvokeMessage
-from dify_plugin.entities.model.message import (
-    AssistantPromptMessage,
-    PromptMessage,
-    ToolPromptMessage,
-    UserPromptMessage,
-)
 from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
-from agent_core.fc_turn import read_function_calling_turn
+from agent_core.function_calling.prompt import chat_prompt
+from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.logs import LogNode
 from agent_core.loop import AgentLoop, StrategySteps
-from agent_core.messages import system_message
-from agent_core.model_turn import ModelChunk, ModelRequest
+from agent_core.model_call import ModelChunk, ModelRequest
 from agent_core.params import StrategyParams
-from agent_core.run_state import Round, RunState
-from agent_core.turn import ModelTurn, ParseFailure, ToolCalls
+from agent_core.run_state import RunState
+from agent_core.turn import ModelTurn
 from strategies.react import ReActSteps
-
-
-def _assistant_message(round_: Round, with_calls: bool) -> AssistantPromptMessage:
-    """The round's assistant message as the model plugin produced it (content with its
-    reasoning blocks, ``opaque_body``, tool-call ids and names: docs/model-round-trip.md).
-    Arguments are sent as the JSON the tool ran with; a call whose arguments could not be
-    read goes back as ``{}`` (its tool message says what was wrong), since some model
-    plugins parse them."""
-    calls = [
-        AssistantPromptMessage.ToolCall(
-            id=result.call_id,
-            type="function",
-            function=AssistantPromptMessage.ToolCall.ToolCallFunction(
-                name=result.name,
-                arguments=json.dumps(result.arguments, ensure_ascii=False) if isinstance(result.arguments, dict) else "{}",
-            ),
-        )
-        for result in round_.results
-    ] if with_calls else []
-    turn = round_.turn
-    return AssistantPromptMessage(content=turn.content, tool_calls=calls, opaque_body=turn.opaque_body)
-
-
-def render_round(run: RunState, round_: Round) -> list[PromptMessage]:
-    """A finished round as chat messages: the assistant's message with its calls, then one
-    tool message per call (with ``tool_call_id`` and ``name``), or the model's unreadable
-    reply followed by what was wrong with it (a reply with no visible text, only reasoning,
-    is left out: no provider needs reasoning without a tool call, and some reject an
-    assistant message without text)."""
-    decision = round_.turn.decision
-    if isinstance(decision, ToolCalls) and round_.results:
-        tool_messages = [
-            ToolPromptMessage(content=run.observation(round_, r), tool_call_id=r.call_id, name=r.name) for r in round_.results
-        ]
-        return [_assistant_message(round_, with_calls=True), *tool_messages]
-    if isinstance(decision, ParseFailure):
-        said = [_assistant_message(round_, with_calls=False)] if round_.turn.thought.strip() else []
-        return [*said, UserPromptMessage(content=decision.problem)]
-    return []
 
 
 class FunctionCallingSteps:
@@ -74,13 +28,9 @@ class FunctionCallingSteps:
 
     def build_request(self, run: RunState) -> ModelRequest:
         """System (instruction, knowledge, limit note), memory, query, this run's rounds."""
-        params = run.params
-        features = params.model_features()
-        messages: list[PromptMessage] = [*system_message(params, run.limit_note()), *run.history(), run.query()]
-        for round_ in run.rounds:
-            messages.extend(render_round(run, round_))
         tools = run.registry.prompt_tools()
-        return ModelRequest(prompt_messages=messages, tools=tools, stream=not tools or "stream-tool-call" in features)
+        stream = not tools or "stream-tool-call" in run.params.model_features()
+        return ModelRequest(prompt_messages=chat_prompt(run), tools=tools, stream=stream)
 
     def read_turn(self, chunks: Iterator[ModelChunk], run: RunState) -> Generator[str, None, ModelTurn]:
         """Stream the text, assemble the tool calls."""

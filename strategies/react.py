@@ -12,10 +12,10 @@ from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core.loop import AgentLoop
-from agent_core.model_turn import ModelChunk, ModelRequest
+from agent_core.model_call import ModelChunk, ModelRequest
 from agent_core.params import StrategyParams
-from agent_core.react_format import chat_prompt, completion_prompt, stop_words
-from agent_core.react_turn import read_react_turn
+from agent_core.react.prompt import chat_prompt, completion_prompt, stop_words
+from agent_core.react.turn import read_react_turn
 from agent_core.run_state import RunState
 from agent_core.turn import ModelTurn
 

@@ -1,6 +1,6 @@
 """Helpers shared by the unit tests."""
 
-from agent_core.react_parser import ActionFound
+from agent_core.react.parser import ActionFound
 
 
 def merged(events):

@@ -4,7 +4,7 @@ and the reasoning cleaned for the log (docs/model-round-trip.md)."""
 from dify_plugin.entities.model.message import AssistantPromptMessage, UserPromptMessage
 
 from agent_core.messages import clean_history
-from agent_core.model_turn import AssistantReply, normalize_chunk
+from agent_core.model_call import AssistantReply, normalize_chunk
 from agent_core.think import DEEPSEEK_REASONING_MARK, clean_reasoning
 
 

@@ -5,9 +5,9 @@ both must run the same calls, or both refuse."""
 import pytest
 from dify_plugin.interfaces.agent import ToolEntity
 
-from agent_core.fc_turn import read_function_calling_turn
-from agent_core.model_turn import ModelChunk
-from agent_core.react_turn import read_react_turn
+from agent_core.function_calling.turn import read_function_calling_turn
+from agent_core.model_call import ModelChunk
+from agent_core.react.turn import read_react_turn
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from tests.unit.helpers import drain

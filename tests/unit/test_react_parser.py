@@ -5,7 +5,7 @@ Case ids name the public threads listed in docs/real-world-cases.md.
 
 import pytest
 
-from agent_core.react_parser import (
+from agent_core.react.parser import (
     PROBLEM_EMPTY,
     PROBLEM_EMPTY_ANSWER,
     PROBLEM_NO_NAME,

@@ -6,7 +6,7 @@ import time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_core.react_parser import (
+from agent_core.react.parser import (
     ActionFound,
     AnswerDelta,
     ReactStreamParser,

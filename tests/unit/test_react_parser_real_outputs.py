@@ -8,8 +8,8 @@ of /work/shared/cases/real_world_cases.jsonl.
 
 import pytest
 
-from agent_core.model_turn import ModelChunk
-from agent_core.react_parser import (
+from agent_core.model_call import ModelChunk
+from agent_core.react.parser import (
     PROBLEM_THOUGHT_ONLY,
     ActionFound,
     AnswerDelta,
@@ -17,7 +17,7 @@ from agent_core.react_parser import (
     ReasoningDelta,
     ThoughtDelta,
 )
-from agent_core.react_turn import read_react_turn
+from agent_core.react.turn import read_react_turn
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 from tests.unit.helpers import drain, merged

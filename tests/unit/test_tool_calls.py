@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_core.text_calls import extract_calls_from_text, mentions_call_markup
 from agent_core.tool_calls import (
     AssembledCalls,
     InvalidToolCall,
@@ -19,7 +20,6 @@ from agent_core.tool_calls import (
     ToolCallAssembler,
     ToolCallDelta,
 )
-from agent_core.text_calls import extract_calls_from_text, mentions_call_markup
 
 
 def assemble(raw_deltas, finish_reason=None) -> AssembledCalls:

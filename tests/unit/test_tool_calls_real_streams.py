@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from agent_core.fc_turn import read_function_calling_turn
-from agent_core.model_turn import normalize_chunk
+from agent_core.function_calling.turn import read_function_calling_turn
+from agent_core.model_call import normalize_chunk
 from agent_core.turn import ModelTurn, ToolCalls
 from tests.unit.helpers import drain
 

@@ -15,7 +15,7 @@ from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core import prompts
-from agent_core.model_turn import AssistantReply, ModelChunk
+from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.text_calls import extract_calls_from_text, mentions_call_markup
 from agent_core.think import ThinkSplitter, clean_reasoning
 from agent_core.tool_calls import ToolCallAssembler

@@ -11,8 +11,8 @@ from collections.abc import Generator, Iterator
 from dify_plugin.entities.model.llm import LLMUsage
 
 from agent_core.json_args import ArgumentsError, decode_arguments
-from agent_core.model_turn import AssistantReply, ModelChunk
-from agent_core.react_parser import AnswerDelta, ReactStreamParser, ReactTurn
+from agent_core.model_call import AssistantReply, ModelChunk
+from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn
 from agent_core.text_calls import arguments_for
 from agent_core.think import clean_reasoning, visible_text
 from agent_core.tool_calls import InvalidToolCall, ToolCall

@@ -1,4 +1,4 @@
-"""agent_core.react_format: the completion prompt's tool block (what a base model copies) and stop words."""
+"""agent_core.react.prompt: the completion prompt's tool block (what a base model copies) and stop words."""
 
 import json
 
@@ -7,7 +7,7 @@ from dify_plugin.entities.model.message import PromptMessageTool
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_core.react_format import (
+from agent_core.react.prompt import (
     completion_tools_block,
     example_arguments,
     example_call,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from agent_core.fc_turn import AnswerGate
+from agent_core.function_calling.turn import AnswerGate
 
 
 def feed_all(pieces):

@@ -1,0 +1,64 @@
+"""Function Calling's prompt: the instruction (with knowledge and any limit note), memory,
+the query with its files, then each finished round as the assistant's message, exactly as the
+model plugin produced it, followed by one tool message per call (docs/model-round-trip.md).
+"""
+
+import json
+
+from dify_plugin.entities.model.message import (
+    AssistantPromptMessage,
+    PromptMessage,
+    ToolPromptMessage,
+    UserPromptMessage,
+)
+
+from agent_core.messages import system_message
+from agent_core.run_state import Round, RunState
+from agent_core.turn import ParseFailure, ToolCalls
+
+
+def chat_prompt(run: RunState) -> list[PromptMessage]:
+    """Prompt messages for this round: system, memory, query, the run's rounds."""
+    messages: list[PromptMessage] = [*system_message(run.params, run.limit_note()), *run.history(), run.query()]
+    for round_ in run.rounds:
+        messages.extend(render_round(run, round_))
+    return messages
+
+
+def _assistant_message(round_: Round, with_calls: bool) -> AssistantPromptMessage:
+    """The round's assistant message as the model plugin produced it (content with its
+    reasoning blocks, ``opaque_body``, tool-call ids and names: docs/model-round-trip.md).
+    Arguments are sent as the JSON the tool ran with; a call whose arguments could not be
+    read goes back as ``{}`` (its tool message says what was wrong), since some model
+    plugins parse them."""
+    calls = [
+        AssistantPromptMessage.ToolCall(
+            id=result.call_id,
+            type="function",
+            function=AssistantPromptMessage.ToolCall.ToolCallFunction(
+                name=result.name,
+                arguments=json.dumps(result.arguments, ensure_ascii=False) if isinstance(result.arguments, dict) else "{}",
+            ),
+        )
+        for result in round_.results
+    ] if with_calls else []
+    turn = round_.turn
+    return AssistantPromptMessage(content=turn.content, tool_calls=calls, opaque_body=turn.opaque_body)
+
+
+def render_round(run: RunState, round_: Round) -> list[PromptMessage]:
+    """A finished round as chat messages: the assistant's message with its calls, then one
+    tool message per call (with ``tool_call_id`` and ``name``), or the model's unreadable
+    reply followed by what was wrong with it (a reply with no visible text, only reasoning,
+    is left out: no provider needs reasoning without a tool call, and some reject an
+    assistant message without text)."""
+    decision = round_.turn.decision
+    if isinstance(decision, ToolCalls) and round_.results:
+        tool_messages = [
+            ToolPromptMessage(content=run.observation(round_, r), tool_call_id=r.call_id, name=r.name) for r in round_.results
+        ]
+        return [_assistant_message(round_, with_calls=True), *tool_messages]
+    if isinstance(decision, ParseFailure):
+        said = [_assistant_message(round_, with_calls=False)] if round_.turn.thought.strip() else []
+        return [*said, UserPromptMessage(content=decision.problem)]
+    return []
