@@ -28,7 +28,19 @@ from typing import Any
 
 import json_repair
 
-from agent_core.prompts import MSG_NOT_JSON, MSG_NOT_OBJECT, MSG_SEVERAL_OBJECTS, MSG_TRUNCATED
+from agent_core.prompts import (
+    MSG_NOT_JSON,
+    MSG_NOT_OBJECT,
+    MSG_SEVERAL_OBJECTS,
+    MSG_TRUNCATED,
+    REPAIR_CUT_LITERAL,
+    REPAIR_INVENTED,
+    REPAIR_LOST_WORD,
+    REPAIR_NOT_CONTAINER,
+    REPAIR_NOTHING,
+    REPAIR_TOO_DEEP,
+    REPAIR_WRONG_KIND,
+)
 
 MAX_NESTED_ENCODING = 3
 """How many times a JSON string holding JSON is unwrapped (double encoding)."""
@@ -206,7 +218,7 @@ def _repair(cleaned: str, first_error: Exception) -> Any:
     try:
         problem = repair_problem(cleaned, value)
     except RecursionError:
-        problem = "it is nested too deeply"
+        problem = REPAIR_TOO_DEEP
     if problem:
         raise ArgumentsError(MSG_NOT_JSON.format(detail=f"{_describe(first_error)}; {problem}"))
     return value
@@ -225,19 +237,19 @@ def repair_problem(text: str, value: Any) -> str | None:
     the repair library's log, so it holds across versions of the library.
     """
     if not isinstance(value, dict | list):
-        return "it is not an object or array"
+        return REPAIR_NOT_CONTAINER
     if not isinstance(value, {"{": dict, "[": list}.get(text.lstrip()[:1], dict | list)):
-        return "it does not hold the object or array it opens"
+        return REPAIR_WRONG_KIND
     if not value and re.sub(r"[\s{}\[\],]", "", text):
-        return "nothing could be read from it"
+        return REPAIR_NOTHING
     if _has_empty_string(value) and '""' not in text and "''" not in text:
-        return "a value is missing"
+        return REPAIR_INVENTED
     lost = _lost_word(text, value)
     if lost:
-        return f"reading it would lose {lost!r}"
+        return REPAIR_LOST_WORD.format(word=lost)
     cut = next((w for w in _WORD.findall(_QUOTED.sub(" ", text)) if w.lower() in _CUT_LITERALS), None)
     if cut:
-        return f"{cut!r} is not a value (true, false or null cut short?)"
+        return REPAIR_CUT_LITERAL.format(word=cut)
     return None
 
 

@@ -18,6 +18,7 @@ from dify_plugin.core.runtime import Session
 from dify_plugin.entities.model.llm import LLMModelConfig, LLMUsage
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
+from agent_core import prompts
 from agent_core.tool_calls import ToolCallDelta
 from agent_core.usage import coerce_usage
 
@@ -184,7 +185,7 @@ def _next_within(stream: Iterator[dict[str, Any]], seconds: float | None) -> dic
     except gevent.Timeout as expired:
         if expired is not timer:
             raise
-        raise ModelTimeoutError(f"no reply from the model for {seconds:g} seconds") from None
+        raise ModelTimeoutError(prompts.MODEL_SILENT.format(seconds=seconds)) from None
     finally:
         if timer:
             timer.close()

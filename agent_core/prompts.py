@@ -128,6 +128,14 @@ REACT_COMPLETION_ACTION = "Action: {name}\nAction Input: {arguments}"
 
 MSG_NOT_JSON = "its arguments are not valid JSON ({detail})."
 MSG_TRUNCATED = "its arguments JSON is incomplete: {detail}."
+# why a repaired JSON text is not used (agent_core.json_args.repair_problem); inside MSG_NOT_JSON's detail
+REPAIR_NOT_CONTAINER = "it is not an object or array"
+REPAIR_WRONG_KIND = "it does not hold the object or array it opens"
+REPAIR_NOTHING = "nothing could be read from it"
+REPAIR_INVENTED = "a value is missing"
+REPAIR_LOST_WORD = "reading it would lose {word!r}"
+REPAIR_CUT_LITERAL = "{word!r} is not a value (true, false or null cut short?)"
+REPAIR_TOO_DEEP = "it is nested too deeply"
 MSG_NOT_OBJECT = "its arguments must be a JSON object with one key per parameter, not {kind}."
 MSG_SEVERAL_OBJECTS = "its arguments contain {count} JSON objects one after another; make one tool call per object."
 MSG_CUT_BY_LENGTH = (
@@ -189,3 +197,11 @@ EMPTY_REPLIES = (
 
 EMPTY_TOOL_RESULT = "(the tool returned no output)"
 """Stands in for an empty tool result replayed from memory (providers reject empty messages: dify27440)."""
+
+# --- a ReAct reply with neither an action nor an answer (agent_core.react.turn) -----------------
+
+NO_ACTION_OR_ANSWER = "it had neither an Action nor a Final Answer."
+
+# --- a model that goes silent (agent_core.model_call; user-facing inside MODEL_FAILED) ---------
+
+MODEL_SILENT = "no reply from the model for {seconds:g} seconds"

@@ -10,6 +10,7 @@ from collections.abc import Generator, Iterator
 
 from dify_plugin.entities.model.llm import LLMUsage
 
+from agent_core import prompts
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn
@@ -19,8 +20,6 @@ from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
-
-NO_ACTION_OR_ANSWER = "it had neither an Action nor a Final Answer."
 
 
 def _tool_calls(
@@ -83,5 +82,5 @@ def read_react_turn(
         return ModelTurn(thought=parsed.thought, decision=ToolCalls(calls, invalid), **common)
     if parsed.final_answer is not None and parsed.final_answer.strip():
         return ModelTurn(thought=parsed.thought, decision=FinalAnswer(parsed.final_answer), **common)
-    problem = parsed.problem or NO_ACTION_OR_ANSWER
+    problem = parsed.problem or prompts.NO_ACTION_OR_ANSWER
     return ModelTurn(thought=parsed.thought, decision=ParseFailure(problem), **common)
