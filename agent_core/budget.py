@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageContentType
 
+from agent_core.line_budget import REQUEST_BYTES, encoded_size
 from agent_core.model_call import ModelRequest
 from agent_core.params import StrategyParams
 from agent_core.tokens import estimate_tokens
@@ -97,6 +98,35 @@ def request_tokens(request: ModelRequest) -> int:
     """Estimated prompt tokens of a whole request, tool schemas included."""
     tools = sum(count_tokens(json.dumps(tool.model_dump(), ensure_ascii=False)) for tool in request.tools)
     return tools + sum(message_tokens(message) for message in request.prompt_messages)
+
+
+def _message_chars(message: PromptMessage) -> int:
+    """Characters of a message's text, file data and tool calls, plus room for its framing."""
+    content = message.content
+    if isinstance(content, str):
+        chars = len(content)
+    else:
+        chars = sum(
+            len(getattr(part, "data", "") or "") + len(getattr(part, "base64_data", "") or "")
+            + len(getattr(part, "url", "") or "") + 128
+            for part in content or []
+        )
+    calls = getattr(message, "tool_calls", None) or []
+    opaque = getattr(message, "opaque_body", None)
+    chars += len(str(opaque)) if opaque is not None else 0
+    return chars + sum(len(call.function.arguments) + len(call.function.name) + 64 for call in calls) + 128
+
+
+def request_bytes(request: ModelRequest) -> int:
+    """Bytes the request's prompt and tools take as JSON (what the backwards request line
+    carries): exact when they may come near ``line_budget.REQUEST_BYTES``, else a bound from
+    the text's length (6 bytes a character at most), which is cheap."""
+    chars = sum(_message_chars(message) for message in request.prompt_messages)
+    if chars * 6 < REQUEST_BYTES // 2:
+        return chars * 6
+    return encoded_size([message.model_dump() for message in request.prompt_messages]) + encoded_size(
+        [tool.model_dump() for tool in request.tools]
+    )
 
 
 def history_turns(history: Sequence[PromptMessage]) -> list[list[PromptMessage]]:

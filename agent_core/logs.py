@@ -5,7 +5,7 @@ A ``LogNode`` is one entry (``ROUND 2``, ``gpt-4o Thought``, ``CALL search``):
 returns the same id with ``success`` or ``error`` and the full metadata
 (``started_at``/``finished_at`` in Unix seconds, ``elapsed_time`` in seconds,
 ``total_tokens``, ``total_price``, ``currency``, ``provider``). Dify updates an
-entry in place by its id (protocol.md §1.4, §5).
+entry in place by its id. A node's data is kept within ``line_budget.LOG_DATA_BYTES``.
 """
 
 import time
@@ -16,6 +16,8 @@ from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.invoke_message import InvokeMessage
 from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.entities.provider_config import LogMetadata
+
+from agent_core.line_budget import LOG_DATA_BYTES, fit
 
 _Status = InvokeMessage.LogMessage.LogStatus
 
@@ -96,5 +98,8 @@ class LogNode:
         error: str | None,
         metadata: Mapping[LogMetadata, Any],
     ) -> AgentInvokeMessage:
+        data = fit(data)  # one log line must never outgrow the daemon's line buffer
+        if error is not None:
+            error = fit(error, LOG_DATA_BYTES // 4)
         message = self._message.model_copy(update={"status": status, "data": data, "error": error, "metadata": metadata})
         return AgentInvokeMessage(type=InvokeMessage.MessageType.LOG, message=message)

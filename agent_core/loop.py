@@ -25,8 +25,9 @@ from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
-from agent_core.budget import observation_budget, prompt_budget, request_tokens
+from agent_core.budget import observation_budget, prompt_budget, request_bytes, request_tokens
 from agent_core.knowledge import retriever_resources
+from agent_core.line_budget import REQUEST_BYTES, fit, text_pieces
 from agent_core.logs import LogNode
 from agent_core.model_call import ModelChunk, ModelRequest, invoke_model
 from agent_core.params import StrategyParams
@@ -86,6 +87,21 @@ def _noting_usage(chunks: Iterator[ModelChunk], reported: list[LLMUsage]) -> Ite
         if chunk.usage is not None:
             reported.append(chunk.usage)
         yield chunk
+
+
+ROUND_PREVIEW_CHARS = 2000
+"""How much of each tool response the ROUND node repeats (characters); its CALL node holds it all."""
+
+
+def _round_entry(result: ToolResult) -> dict:
+    """A tool response as the ROUND node lists it: the official strategies' shape, with the
+    response cut to ``ROUND_PREVIEW_CHARS`` (the CALL node holds the whole output)."""
+    entry = result.log_entry()
+    response = entry.get("tool_response")
+    if isinstance(response, str) and len(response) > ROUND_PREVIEW_CHARS:
+        cut = len(response) - ROUND_PREVIEW_CHARS
+        entry["tool_response"] = response[:ROUND_PREVIEW_CHARS] + prompts.ROUND_PREVIEW_CUT.format(cut=cut)
+    return entry
 
 
 def _turn_log_data(turn: ModelTurn) -> dict:
@@ -183,7 +199,7 @@ class AgentLoop:
         self.state.rounds.append(Round(index=index, turn=turn, results=results))
         yield self._finish(
             round_node,
-            {"output": {"llm_response": turn.thought, "tool_responses": [r.log_entry() for r in results]}},
+            {"output": {"llm_response": turn.thought, "tool_responses": [_round_entry(r) for r in results]}},
             usage=turn.usage,
         )
         return turn, repeating
@@ -210,22 +226,27 @@ class AgentLoop:
         return turn
 
     def _fitted_request(self, round_node: LogNode) -> Generator[AgentInvokeMessage, None, ModelRequest]:
-        """This round's request, trimmed (and the trimming logged) when over the prompt budget."""
-        request = self._steps.build_request(self.state)
-        budget = prompt_budget(self.state.params)
-        if budget is None:
-            return request
-        before = tokens = request_tokens(request)
+        """This round's request, trimmed (and the trimming logged) when over the prompt budget
+        in tokens (when the model's context size is known) or in bytes (always: the request is
+        one line to the daemon)."""
         state = self.state
+        request = self._steps.build_request(state)
+        budget = prompt_budget(state.params)
+        tokens = before = request_tokens(request) if budget is not None else None
+
+        def over() -> bool:
+            return (budget is not None and tokens > budget) or request_bytes(request) > REQUEST_BYTES
+
         trimmed = (state.history_dropped, state.rounds_shortened, state.images_as_text)
-        while tokens > budget and state.trim_once():
+        while over() and state.trim_once():
             request = self._steps.build_request(state)
-            tokens = request_tokens(request)
+            tokens = request_tokens(request) if budget is not None else None
         if trimmed != (state.history_dropped, state.rounds_shortened, state.images_as_text):
             node = LogNode("CONTEXT TRIMMED", parent=round_node)
             yield node.start()
             yield node.finish({
                 "budget_tokens": budget,
+                "budget_bytes": REQUEST_BYTES,
                 "estimated_tokens_before": before,
                 "estimated_tokens_after": tokens,
                 "history_turns_dropped": state.history_dropped - trimmed[0],
@@ -248,7 +269,7 @@ class AgentLoop:
                 text = _paragraph_break(self._last_text) + text
             self._streamed = True
             self._last_text = text
-            yield self._strategy.create_text_message(text)
+            yield from self._text(text)
 
     # --- tools -------------------------------------------------------------------------
 
@@ -285,15 +306,20 @@ class AgentLoop:
             text = prompts.STOPPED_REPEATING.format(names=", ".join(self.state.repeating))
         else:
             text = prompts.STOPPED_WITHOUT_ANSWER.format(rounds=self.state.params.maximum_iterations)
-        yield self._strategy.create_text_message(_paragraph_break(self._last_text) + text)
+        yield from self._text(_paragraph_break(self._last_text) + text)
 
     def _summary(self) -> Generator[AgentInvokeMessage, None, None]:
         context = self.state.params.context
         resources = retriever_resources(context)
         if resources:
-            text = "\n".join(r.content or "" for r in resources)
+            text = fit("\n".join(r.content or "" for r in resources))
             yield self._strategy.create_retriever_resource_message(resources, text)
         yield self._strategy.create_json_message({"execution_metadata": usage_to_metadata(self._usage)})
+
+    def _text(self, text: str) -> Generator[AgentInvokeMessage, None, None]:
+        """Text for the chat, in pieces that each fit one daemon line."""
+        for piece in text_pieces(text):
+            yield self._strategy.create_text_message(piece)
 
     # --- log bookkeeping ---------------------------------------------------------------
 

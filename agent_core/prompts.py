@@ -205,3 +205,7 @@ NO_ACTION_OR_ANSWER = "it had neither an Action nor a Final Answer."
 # --- a model that goes silent (agent_core.model_call; user-facing inside MODEL_FAILED) ---------
 
 MODEL_SILENT = "no reply from the model for {seconds:g} seconds"
+
+# --- the log tree (agent_core.loop; shown in Dify's log view) ---------------------------------
+
+ROUND_PREVIEW_CUT = "\n[... {cut} more characters: the CALL node holds the whole output]"

@@ -213,6 +213,14 @@ class PluginConnection:
 
     def _read_stdout(self, stream: IO[bytes]) -> None:
         for raw in iter(stream.readline, b""):
+            if len(raw.rstrip(b"\n")) > protocol.MAX_LINE_BYTES:  # the daemon kills the plugin for this
+                self._death = (
+                    f"the plugin wrote a stdout line of {len(raw):,} bytes; the daemon's limit is "
+                    f"{protocol.MAX_LINE_BYTES:,} bytes and it kills the plugin, ending every session on it"
+                )
+                if self._proc is not None:
+                    self._proc.kill()
+                break
             line = protocol.decode_line(raw)
             if line is not None:
                 self._stdout_line(line)

@@ -52,6 +52,11 @@ class SessionEnvelope:
         }
 
 
+MAX_LINE_BYTES = 5 * 1024 * 1024
+"""The daemon scans a local plugin's stdout with this buffer (``PLUGIN_RUNTIME_MAX_BUFFER_SIZE``
+in ``dify-plugin-daemon``'s config) and kills the plugin on a longer line."""
+
+
 def agent_request(
     envelope: SessionEnvelope,
     *,

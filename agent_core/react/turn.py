@@ -48,7 +48,7 @@ def _tool_calls(
 
 
 def read_react_turn(
-    chunks: Iterator[ModelChunk], registry: ToolRegistry, round_index: int, *, allow_multiple_actions: bool = False
+    chunks: Iterator[ModelChunk], registry: ToolRegistry, round_index: int, *, allow_multiple_actions: bool = True
 ) -> Generator[str, None, ModelTurn]:
     """Consume one model call; yield final-answer text as it comes; return the turn."""
     parser = ReactStreamParser(allow_multiple_actions=allow_multiple_actions)

@@ -1,0 +1,91 @@
+"""Every line the plugin writes fits the daemon.
+
+The daemon reads a local plugin's stdout line by line with a 5 MiB buffer and kills the
+process on a longer line (``dify-plugin-daemon``, ``internal/core/local_runtime``), ending
+every session it serves. A line is one JSON message: a text chunk, a log node, a backwards
+model or tool request. Sizes here are bytes of that JSON (UTF-8; a control character costs
+six bytes as ``\\u00XX``), with room left for the envelope around the payload.
+
+Pure functions; the loop and the log tree apply them.
+"""
+
+import json
+from typing import Any
+
+DAEMON_LINE_BYTES = 5 * 1024 * 1024
+"""The daemon's limit for one stdout line (bytes)."""
+
+LOG_DATA_BYTES = 1024 * 1024
+"""Most one log node's ``data`` may take once encoded (bytes); longer texts in it are cut
+with a note (the full text stays where it belongs: the chat, the CALL node, the model)."""
+
+TEXT_PIECE_CHARS = 32 * 1024
+"""Longest text message (characters): at most 6 bytes each once encoded, far below the limit."""
+
+REQUEST_BYTES = 3 * 1024 * 1024
+"""Most one backwards model request's prompt may take once encoded (bytes)."""
+
+_SHORT = 256
+"""Strings up to this many characters are never cut."""
+
+_CUT_NOTE = "\n[... {cut} more characters not shown here: a log entry is limited to {limit} bytes]"
+
+
+def encoded_size(value: Any) -> int:
+    """Bytes of ``value`` as compact JSON, as the SDK writes it (UTF-8, not ASCII-escaped)."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode())
+
+
+def text_pieces(text: str, size: int = TEXT_PIECE_CHARS) -> list[str]:
+    """``text`` in pieces of at most ``size`` characters (one piece when it is short)."""
+    if len(text) <= size:
+        return [text]
+    return [text[start : start + size] for start in range(0, len(text), size)]
+
+
+def fit(data: Any, limit: int = LOG_DATA_BYTES) -> Any:
+    """``data`` (JSON-like: dicts, lists, strings, numbers) made to encode in at most ``limit``
+    bytes by cutting every string longer than one common length (the largest that fits), each
+    with a note saying how much was cut, so every long text keeps a fair share. Returns
+    ``data`` itself when it already fits; never mutates it."""
+    size = encoded_size(data)
+    if size <= limit:
+        return data
+    strings = [text for text in _strings(data) if len(text) > _SHORT]  # short ones are never cut
+    sizes = [(len(text), encoded_size(text) - 2) for text in strings]
+    fixed = size - sum(encoded for _, encoded in sizes)
+    note_bytes = len(_CUT_NOTE.format(cut=10**9, limit=limit).encode()) + 8
+
+    def total(cap: int) -> float:
+        return fixed + sum(
+            encoded if length <= cap else cap * encoded / length + note_bytes for length, encoded in sizes
+        )
+
+    low, high = _SHORT, max((length for length, _ in sizes), default=_SHORT)
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if total(middle) <= limit else (low, middle - 1)
+    fitted = _cut_strings(data, low, limit)
+    return fitted if encoded_size(fitted) <= limit else {"note": _CUT_NOTE.format(cut=size, limit=limit).strip()}
+
+
+def _strings(value: Any, depth: int = 0) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if depth > 32:
+        return []
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list | tuple) else ()
+    return [found for item in items for found in _strings(item, depth + 1)]
+
+
+def _cut_strings(value: Any, cap: int, limit: int, depth: int = 0) -> Any:
+    """A copy of ``value`` whose strings longer than ``cap`` keep ``cap`` characters and a note."""
+    if isinstance(value, str):
+        return value if len(value) <= cap else value[:cap] + _CUT_NOTE.format(cut=len(value) - cap, limit=limit)
+    if depth > 32:
+        return value
+    if isinstance(value, dict):
+        return {key: _cut_strings(item, cap, limit, depth + 1) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_cut_strings(item, cap, limit, depth + 1) for item in value]
+    return value

@@ -1,0 +1,57 @@
+"""Every line the plugin writes fits the daemon's 5 MiB line buffer (the runner kills the plugin
+on a longer line, as the daemon does): huge answers, huge and escape-heavy tool outputs,
+many parallel results."""
+
+import json
+
+import pytest
+
+from local_runner import PluginProcess
+from local_runner.daemon import DEFAULT_PLUGIN_DIR
+from local_runner.protocol import MAX_LINE_BYTES
+from local_runner.tools import LocalTool, ToolParam, text_message
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end
+
+
+@pytest.fixture(scope="module")
+def plugin():
+    """A plugin process of its own: a failure here must not take the shared one down."""
+    with PluginProcess(DEFAULT_PLUGIN_DIR) as process:
+        yield process
+
+
+def big_tool(name: str, text: str) -> LocalTool:
+    def handler(params):
+        yield text_message(text)
+
+    return LocalTool(name=name, description="Returns a lot", parameters=[ToolParam("value")], handler=handler)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_six_megabyte_answer_in_one_chunk_is_streamed_in_pieces(run, plugin, strategy):
+    run.plugin = plugin
+    answer = "word " * 1_200_000
+    result = run([answer_turn(strategy, answer)], query="Write a lot.", strategy=strategy, timeout=240)
+    assert_clean_end(result)
+    assert result.text.strip() == answer.strip()
+    assert plugin.alive
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_six_parallel_megabyte_results_and_control_characters(run, plugin, strategy):
+    run.plugin = plugin
+    tools = [big_tool(f"big{n}", ("\x01\x02 data " * 130_000) if n == 0 else "x" * 1_000_000) for n in range(6)]
+    if strategy == "ReAct":
+        actions = "\n".join(
+            "Action:\n```json\n" + json.dumps({"action": f"big{n}", "action_input": {"value": "v"}}) + "\n```"
+            for n in range(6)
+        )
+        first = {"text": f"Thought: all of them.\n{actions}"}
+    else:
+        first = {"tool_calls": [{"id": f"c{n}", "name": f"big{n}", "arguments": {"value": "v"}} for n in range(6)]}
+    result = run([first, answer_turn(strategy, "Done.")], tools=tools, strategy=strategy, timeout=240)
+    assert_clean_end(result)
+    assert result.text == "Done."
+    assert plugin.alive
+    request = json.dumps(result.llm_requests[1], ensure_ascii=False).encode()
+    assert len(request) < MAX_LINE_BYTES
