@@ -40,6 +40,9 @@ from agent_core.usage import add_usage, call_usage, empty_usage, usage_to_metada
 
 __all__ = ["MAX_PARSE_RETRIES", "REPEAT_LIMIT", "AgentLoop", "AgentRunError", "Round", "RunState", "StrategySteps"]
 
+MAX_CONTINUATIONS = 1
+"""Times an answer cut by the output limit is continued before the run ends with a notice."""
+
 MAX_PARSE_RETRIES = 3
 """Consecutive unreadable or empty replies tolerated before the run fails."""
 
@@ -70,6 +73,15 @@ def _paragraph_break(previous: str) -> str:
     if not previous or previous.endswith("\n\n"):
         return ""
     return "\n" if previous.endswith("\n") else "\n\n"
+
+
+def _continuation_join(previous: str, text: str) -> str:
+    """What joins a cut answer and its continuation: nothing, or one space where the cut fell
+    between two words of Latin script (a turn's leading whitespace is not always kept)."""
+    def word(char: str) -> bool:
+        return char.isascii() and char.isalnum()
+
+    return " " if word(previous[-1:]) and word(text[:1]) else ""
 
 
 def _gave_up(turn: ModelTurn, problem: str, attempts: int) -> str:
@@ -145,6 +157,7 @@ class AgentLoop:
         self._calls_made: Counter[str] = Counter()
         self._open: list[LogNode] = []
         self._streamed = False
+        self._continuing = False
         self._last_text = ""
 
     # --- the run ---------------------------------------------------------------------
@@ -165,13 +178,20 @@ class AgentLoop:
 
     def _rounds(self) -> Generator[AgentInvokeMessage, None, None]:
         params = self.state.params
-        failures = 0
+        failures = cut_answers = 0
         while True:
             if self.state.round_index > params.maximum_iterations and not self.state.limit_reached:
                 self.state.limit_reached = True
                 yield from self._limit_note("ITERATION LIMIT")
             turn, repeating = yield from self._round()
             decision = turn.decision
+            if isinstance(decision, FinalAnswer) and turn.cut:
+                cut_answers += 1
+                if cut_answers > MAX_CONTINUATIONS:
+                    yield from self._text(_paragraph_break(self._last_text) + prompts.ANSWER_CUT_OFF)
+                    return
+                self._continuing = True  # the next round's text goes on where this one stopped
+                continue
             if isinstance(decision, FinalAnswer):
                 return
             if self.state.limit_reached:
@@ -262,11 +282,13 @@ class AgentLoop:
             try:
                 text = next(reader)
             except StopIteration as done:
+                self._continuing = False
                 return done.value
             if not text:
                 continue
             if not self._streamed:
-                text = _paragraph_break(self._last_text) + text
+                joint = _continuation_join(self._last_text, text) if self._continuing else _paragraph_break(self._last_text)
+                text = joint + text
             self._streamed = True
             self._last_text = text
             yield from self._text(text)

@@ -209,3 +209,18 @@ MODEL_SILENT = "no reply from the model for {seconds:g} seconds"
 # --- the log tree (agent_core.loop; shown in Dify's log view) ---------------------------------
 
 ROUND_PREVIEW_CUT = "\n[... {cut} more characters: the CALL node holds the whole output]"
+
+# --- replies cut by the model's output limit (finish_reason "length"; agent_core.loop) ----------
+
+REPLY_CUT = (
+    "Your last reply was cut off by the output limit before it was complete, so nothing in it was run. "
+    "Reply again, shorter: one tool call with short arguments, or a shorter answer."
+)
+CONTINUE_CUT_ANSWER = (
+    "Your answer was cut off by the output limit. Continue it exactly where it stopped, without repeating "
+    "anything and without calling tools."
+)
+ANSWER_CUT_OFF = (
+    "[The answer above is incomplete: the model reached its output limit twice. "
+    "Raise the model's maximum output tokens, or ask for a shorter answer.]"
+)

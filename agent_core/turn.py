@@ -10,7 +10,7 @@ from typing import Any
 
 from dify_plugin.entities.model.llm import LLMUsage
 
-from agent_core.tool_calls import InvalidToolCall, ToolCall
+from agent_core.tool_calls import LENGTH_FINISH_REASONS, InvalidToolCall, ToolCall
 
 
 @dataclass(frozen=True)
@@ -57,3 +57,9 @@ class ModelTurn:
     raw: str = ""
     content: str | list[dict[str, Any]] = ""
     opaque_body: Any = None
+
+    @property
+    def cut(self) -> bool:
+        """True when the model stopped at its output limit (``finish_reason`` ``length``):
+        the reply is not complete, whatever it looks like."""
+        return (self.finish_reason or "").lower() in LENGTH_FINISH_REASONS

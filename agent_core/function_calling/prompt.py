@@ -12,9 +12,10 @@ from dify_plugin.entities.model.message import (
     UserPromptMessage,
 )
 
+from agent_core import prompts
 from agent_core.messages import system_message
 from agent_core.run_state import Round, RunState
-from agent_core.turn import ParseFailure, ToolCalls
+from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 
 
 def chat_prompt(run: RunState) -> list[PromptMessage]:
@@ -58,6 +59,8 @@ def render_round(run: RunState, round_: Round) -> list[PromptMessage]:
             ToolPromptMessage(content=run.observation(round_, r), tool_call_id=r.call_id, name=r.name) for r in round_.results
         ]
         return [_assistant_message(round_, with_calls=True), *tool_messages]
+    if isinstance(decision, FinalAnswer) and round_.turn.cut:  # the model is asked for the rest
+        return [_assistant_message(round_, with_calls=False), UserPromptMessage(content=prompts.CONTINUE_CUT_ANSWER)]
     if isinstance(decision, ParseFailure):
         said = [_assistant_message(round_, with_calls=False)] if round_.turn.thought.strip() else []
         return [*said, UserPromptMessage(content=decision.problem)]

@@ -18,7 +18,7 @@ from agent_core import prompts
 from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.text_calls import extract_calls_from_text, mentions_call_markup
 from agent_core.think import ThinkSplitter, clean_reasoning
-from agent_core.tool_calls import ToolCallAssembler
+from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCallAssembler
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
 
@@ -139,7 +139,9 @@ def read_function_calling_turn(
         return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls)), **turn)
     names = [getattr(tool, "name", tool) for tool in tools]
     if text.strip() and gate.held and tools and mentions_call_markup(text, names):
-        return ModelTurn(thought=text, decision=ParseFailure(prompts.TOOL_CALL_UNREADABLE), **turn)
+        cut = (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS
+        problem = prompts.REPLY_CUT if cut else prompts.TOOL_CALL_UNREADABLE
+        return ModelTurn(thought=text, decision=ParseFailure(problem), **turn)
     if text.strip():
         if gate.held:
             yield gate.held

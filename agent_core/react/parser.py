@@ -155,6 +155,9 @@ class ReactTurn:
     """Set when there is neither an action nor a final answer: what was wrong, for the model."""
     raw: str
     """The full text received."""
+    ended_inside: bool = False
+    """The reply ended inside an action (its input or blob never closed): cut off, if the
+    model stopped at its output limit."""
 
 
 
@@ -491,6 +494,7 @@ class ReactStreamParser:
         self._none_action = False
         self._hint: str | None = None
         self._finished = False
+        self._ended_inside = False
         self._turn: ReactTurn | None = None
         self._handlers: dict[_S, Callable[[bool], bool]] = {state: getattr(self, f"_s_{state.value}") for state in _S}
 
@@ -519,6 +523,7 @@ class ReactStreamParser:
         self._emit_reasoning(tail.reasoning)
         self._consume(tail.visible, eof=True)
         self._pos = len(self._buf)
+        self._ended_inside = self._state not in _RESTING
         for _ in range(4):
             if self._state in _RESTING:
                 break
@@ -1202,6 +1207,7 @@ class ReactStreamParser:
             final_answer=final_answer,
             problem=problem,
             raw="".join(self._raw),
+            ended_inside=self._ended_inside,
         )
 
     def _fallback(self) -> tuple[str | None, str | None]:

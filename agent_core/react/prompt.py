@@ -28,7 +28,7 @@ from agent_core.messages import query_message, system_message
 from agent_core.run_state import RunState
 from agent_core.text_calls import schema_properties
 from agent_core.tool_calls import ToolCall
-from agent_core.turn import ParseFailure, ToolCalls
+from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 
 STOP_WORD = "Observation"
 COMPLETION_STOP_WORD = "\nQuestion:"
@@ -200,6 +200,9 @@ def scratchpad(run: RunState, *, completion: bool = False) -> str:
                     bad = invalid[result.call_id]
                     parts.append(prompts.REACT_COMPLETION_ACTION.format(name=bad.name, arguments=bad.raw_arguments))
                 parts.append(f"Observation: {run.observation(round_, result)}")
+        elif isinstance(decision, FinalAnswer) and round_.turn.cut:  # the model is asked for the rest
+            parts.append(f"Thought: {thought}\nFinal Answer: {decision.text}" if thought else f"Final Answer: {decision.text}")
+            parts.append("Observation: " + prompts.CONTINUE_CUT_ANSWER)
         elif isinstance(decision, ParseFailure):
             if round_.turn.raw.strip():
                 parts.append(round_.turn.raw.strip())

@@ -16,7 +16,7 @@ from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn
 from agent_core.text_calls import arguments_for
 from agent_core.think import clean_reasoning, visible_text
-from agent_core.tool_calls import InvalidToolCall, ToolCall
+from agent_core.tool_calls import LENGTH_FINISH_REASONS, InvalidToolCall, ToolCall
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
@@ -77,6 +77,8 @@ def read_react_turn(
         content=reply.content,
         opaque_body=reply.opaque_body,
     )
+    if parsed.ended_inside and (finish_reason or "").lower() in LENGTH_FINISH_REASONS:
+        return ModelTurn(thought=parsed.thought, decision=ParseFailure(prompts.REPLY_CUT), **common)
     if parsed.actions:
         calls, invalid = _tool_calls(parsed, registry, round_index)
         return ModelTurn(thought=parsed.thought, decision=ToolCalls(calls, invalid), **common)

@@ -1,0 +1,57 @@
+"""A reply cut by the model's output limit (finish_reason "length") is never run as a call and
+never passed off as a complete answer, through the real plugin."""
+
+import json
+
+import pytest
+
+from agent_core import prompts
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, prompt_text
+
+ADD = {"name": "calculator", "arguments": {"expression": "2 + 2"}}
+
+
+def cut(turn: dict) -> dict:
+    return {**turn, "finish_reason": "length"}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_cut_answer_is_continued_where_it_stopped(run, strategy):
+    first = cut(answer_turn(strategy, "The three laws are: one, two"))
+    rest = {"text": ", and three."}
+    result = run([first, rest], query="List the laws.", strategy=strategy)
+    assert_clean_end(result)
+    assert result.text == "The three laws are: one, two, and three."
+    assert prompts.CONTINUE_CUT_ANSWER in prompt_text(result.llm_requests[1])
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_answer_cut_twice_ends_with_a_clear_notice(run, strategy):
+    turns = [cut(answer_turn(strategy, "Part one")), cut({"text": " and part two"})]
+    result = run(turns, query="Write a lot.", strategy=strategy)
+    assert_clean_end(result)
+    assert result.text.startswith("Part one and part two")
+    assert result.text.endswith(prompts.ANSWER_CUT_OFF)
+    assert len(result.llm_requests) == 2
+
+
+def test_function_calling_call_cut_in_the_content_is_not_run(run):
+    content = '{"name": "calculator", "arguments": {"expression": "2 +'
+    turns = [cut({"text": content}), {"tool_calls": [{"id": "c", **ADD}]}, {"text": "4."}]
+    result = run(turns, query="2+2?", tools=["calculator"])
+    assert_clean_end(result)
+    assert result.text == "4."
+    assert len(result.tool_requests) == 1  # only the complete call of round 2 ran
+    assert prompts.REPLY_CUT in prompt_text(result.llm_requests[1])
+    assert content not in result.text
+
+
+def test_react_action_cut_inside_its_input_is_not_run(run):
+    action = 'Thought: add.\nAction: calculator\nAction Input: {"expression": "2 + 2'
+    again = "Thought: add.\nAction:\n```json\n" + json.dumps({"action": "calculator", "action_input": {"expression": "2 + 2"}}) + "\n```"
+    turns = [cut({"text": action}), {"text": again}, {"text": "Thought: done.\nFinal Answer: 4."}]
+    result = run(turns, query="2+2?", tools=["calculator"], strategy="ReAct")
+    assert_clean_end(result)
+    assert result.text == "4."
+    assert len(result.tool_requests) == 1
+    assert prompts.REPLY_CUT in prompt_text(result.llm_requests[1])
