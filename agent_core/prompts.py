@@ -145,6 +145,10 @@ MSG_CUT_BY_LENGTH = (
 MSG_MALFORMED = "its arguments JSON is malformed: {detail}."
 MSG_NO_NAME = "the tool call has no function name."
 MSG_MISSING = "missing required parameter {names}."
+MSG_SCHEMA_ECHO = (
+    "its arguments repeat the tool's parameter schema ({keys}) instead of giving values; "
+    "write the values themselves, for example {example}."
+)
 MSG_NOT_OPTION = "parameter {name!r} must be one of {options} (got {value!r})."
 MSG_NOT_NUMBER = "parameter {name!r} must be a number (got {value!r})."
 MSG_NOT_BOOLEAN = "parameter {name!r} must be true or false (got {value!r})."

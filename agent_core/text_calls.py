@@ -317,14 +317,13 @@ def schema_properties(tool: PromptMessageTool | None) -> Mapping[str, Any]:
 def arguments_for(value: Any, tool: PromptMessageTool | None) -> dict[str, Any]:
     """A call's input as read (``coerce_input``: dict, str or None) as tool arguments.
 
-    A dict is used as is, except a copy of the JSON schema itself (``type`` and ``properties``
-    keys the tool does not have), which means "no arguments". A string goes to the tool's
-    single parameter when it has exactly one, else under ``input``. None means ``{}``.
+    A dict is used as is (a copy of the schema in place of values is refused when the call is
+    checked: ``tool_schema.schema_echo``). A string goes to the tool's single parameter when
+    it has exactly one, else under ``input``. None means ``{}``.
     """
     properties = schema_properties(tool)
     if isinstance(value, dict):
-        echoed = {"type", "properties"} <= value.keys() and not {"type", "properties"} & properties.keys()
-        return {} if echoed else value
+        return value
     if value is None or not str(value).strip():
         return {}
     if len(properties) == 1:

@@ -20,7 +20,7 @@ from dify_plugin.entities.model.message import PromptMessageTool
 from dify_plugin.entities.tool import ToolParameter
 from dify_plugin.interfaces.agent import ToolEntity
 
-from agent_core.prompts import MSG_MISSING, MSG_NOT_BOOLEAN, MSG_NOT_NUMBER, MSG_NOT_OPTION
+from agent_core.prompts import MSG_MISSING, MSG_NOT_BOOLEAN, MSG_NOT_NUMBER, MSG_NOT_OPTION, MSG_SCHEMA_ECHO
 
 ParamType = ToolParameter.ToolParameterType
 LLM_FORM = ToolParameter.ToolParameterForm.LLM
@@ -188,6 +188,11 @@ class ToolRegistry:
         """
         runtime = tool.runtime_parameters or {}
         llm_parameters = [p for p in tool.parameters if p.form == LLM_FORM and p.type not in FILE_TYPES]
+        scalars = {p.name for p in llm_parameters if p.input_schema is None and str(p.type) not in ("object", "array")}
+        echoed = schema_echo(arguments, {p.name for p in llm_parameters}, scalars)
+        if echoed:
+            example = {p.name: "..." for p in llm_parameters if p.required} or {p.name: "..." for p in llm_parameters[:1]}
+            return MSG_SCHEMA_ECHO.format(keys=", ".join(echoed), example=json.dumps(example))
         missing = [
             p.name
             for p in llm_parameters
@@ -199,6 +204,30 @@ class ToolRegistry:
             if value is not None and parameter.input_schema is None:
                 problems.extend(_value_problems(parameter, coerce_value(parameter, value)))
         return " ".join(problems) or None
+
+
+_SCHEMA_KEYS = frozenset({"type", "title", "description", "properties", "required", "enum", "default", "items", "format"})
+
+
+def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set[str]) -> list[str]:
+    """The JSON-schema keys ``arguments`` hold where values belong, or [] (values were given).
+
+    Two shapes, both seen from small models: the parameter schema printed whole
+    (``{"type": "object", "properties": {...}}`` for a tool with no such parameters), and a
+    parameter's own schema in place of its value (``{"query": {"type": "string",
+    "description": "..."}}``), looked for only in ``scalars`` (parameters whose value is no
+    object: an object parameter may rightly hold a ``type`` key)."""
+    keys = set(arguments)
+    if {"type", "properties"} <= keys and not {"type", "properties"} & parameters:
+        return sorted(keys & _SCHEMA_KEYS)
+    echoed = {
+        key
+        for name, value in arguments.items()
+        if name in scalars and isinstance(value, Mapping) and value and set(value) <= _SCHEMA_KEYS
+        and ("type" in value or "description" in value)
+        for key in value
+    }
+    return sorted(echoed)
 
 
 def _unique_name(name: str, taken: Mapping[str, Any]) -> str:

@@ -61,9 +61,9 @@ def test_xml_parameter_closings_are_optional_but_a_value_cut_at_the_end_is_no_ca
     ]
 
 
-def test_arguments_for_fits_text_to_a_single_parameter_and_refuses_schema_echo():
+def test_arguments_for_fits_text_to_a_single_parameter():
     assert arguments_for("cats", SEARCH) == {"q": "cats"}
-    assert arguments_for({"type": "object", "properties": {}}, SEARCH) == {}
+    assert arguments_for({"q": "cats"}, SEARCH) == {"q": "cats"}
     assert arguments_for(None, SEARCH) == {}
 
 

@@ -333,3 +333,14 @@ def test_validation_and_merge_never_raise(arguments):
     assert result is None or result.endswith(".")
     merged = registry.invocation_parameters(entity, arguments)
     assert merged["f"] == "fixed"
+
+
+def test_arguments_that_repeat_the_schema_are_refused_with_the_reason():
+    entity = tool(parameters=[param("query", required=True)])
+    registry = ToolRegistry([entity])
+    printed = registry.validate_arguments(entity, {"type": "object", "properties": {"query": {"type": "string"}}})
+    assert printed and "repeat the tool's parameter schema" in printed and '{"query": "..."}' in printed
+    in_place = registry.validate_arguments(entity, {"query": {"type": "string", "description": "what to look for"}})
+    assert in_place and "(description, type)" in in_place
+    assert registry.validate_arguments(entity, {"query": {"type": "cat"}}) is not None
+    assert registry.validate_arguments(entity, {"query": "cats"}) is None
