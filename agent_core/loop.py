@@ -16,6 +16,7 @@ finished and the usage so far was emitted.
 """
 
 import json
+import time
 from collections import Counter
 from collections.abc import Generator, Iterator
 from typing import Protocol
@@ -158,6 +159,8 @@ class AgentLoop:
         self._open: list[LogNode] = []
         self._streamed = False
         self._continuing = False
+        self._started = time.monotonic()
+        self._slowest_round = 0.0  # seconds
         self._last_text = ""
 
     # --- the run ---------------------------------------------------------------------
@@ -183,7 +186,12 @@ class AgentLoop:
             if self.state.round_index > params.maximum_iterations and not self.state.limit_reached:
                 self.state.limit_reached = True
                 yield from self._limit_note("ITERATION LIMIT")
+            if not self.state.limit_reached and not self._time_for_another_round():
+                self.state.limit_reached = self.state.out_of_time = True
+                yield from self._limit_note("TIME LIMIT")
+            started = time.monotonic()
             turn, repeating = yield from self._round()
+            self._slowest_round = max(self._slowest_round, time.monotonic() - started)
             decision = turn.decision
             if isinstance(decision, FinalAnswer) and turn.cut:
                 cut_answers += 1
@@ -204,6 +212,17 @@ class AgentLoop:
                 self.state.limit_reached = True
                 self.state.repeating = repeating
                 yield from self._limit_note("REPEATED CALLS")
+
+    def _seconds_left(self) -> float:
+        """Seconds left before the run's deadline (``run_timeout`` less a margin for the
+        answer to reach Dify)."""
+        limit = self.state.params.run_timeout
+        return limit - min(max(5.0, 0.1 * limit), 30.0) - (time.monotonic() - self._started)
+
+    def _time_for_another_round(self) -> bool:
+        """Whether a round as slow as the slowest so far still ends before the deadline, with
+        time left for the answer round after it."""
+        return not self.state.rounds or self._seconds_left() > 2 * self._slowest_round
 
     def _round(self) -> Generator[AgentInvokeMessage, None, tuple[ModelTurn, tuple[str, ...]]]:
         """One round: the model's turn and its tool calls. Returns the turn, and the tools of a
@@ -230,9 +249,8 @@ class AgentLoop:
         thought_node = yield from self._start(LogNode(f"{model.model} Thought", parent=round_node, provider=model.provider))
         reported: list[LLMUsage] = []
         try:
-            chunks = invoke_model(
-                self._strategy.session, model, request, silence_timeout=self.state.params.model_timeout
-            )
+            silence = min(self.state.params.model_timeout, max(self._seconds_left(), 5.0))
+            chunks = invoke_model(self._strategy.session, model, request, silence_timeout=silence)
             turn = yield from self._stream_turn(_noting_usage(chunks, reported))
         except Exception as error:
             # usage the model reported before failing was billed: it counts like any other
@@ -326,6 +344,8 @@ class AgentLoop:
         ("Let me check again.") which would otherwise be the last thing the user reads."""
         if self.state.repeating:
             text = prompts.STOPPED_REPEATING.format(names=", ".join(self.state.repeating))
+        elif self.state.out_of_time:
+            text = prompts.STOPPED_AT_TIME_LIMIT.format(seconds=self.state.params.run_timeout)
         else:
             text = prompts.STOPPED_WITHOUT_ANSWER.format(rounds=self.state.params.maximum_iterations)
         yield from self._text(_paragraph_break(self._last_text) + text)

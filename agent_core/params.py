@@ -10,6 +10,7 @@ metadata}``, and ``files`` as SDK ``File`` objects. Empty values arrive as
 
 import json
 import logging
+import os
 from typing import Any
 
 from dify_plugin.interfaces.agent import AgentModelConfig, ToolEntity
@@ -22,6 +23,23 @@ TOOL_TIMEOUT_RANGE = (1.0, 900.0)
 DEFAULT_TOOL_TIMEOUT = 120.0
 MODEL_TIMEOUT_RANGE = (10.0, 900.0)
 DEFAULT_MODEL_TIMEOUT = 600.0
+RUN_TIMEOUT_RANGE = (10.0, 3600.0)
+DAEMON_DEFAULT_TIMEOUT = 240.0
+"""``PLUGIN_MAX_EXECUTION_TIMEOUT`` of a daemon left at its own default (seconds); Dify's
+docker set-up raises it to 600."""
+RUN_TIMEOUT_ENV = ("AGENT_RUN_TIMEOUT", "PLUGIN_MAX_EXECUTION_TIMEOUT")
+"""Environment variables read, in this order, for the run's time limit when the node sets none
+(a local plugin inherits the daemon's environment)."""
+
+
+def default_run_timeout() -> float:
+    """The run's time limit when the node sets none: the first of ``RUN_TIMEOUT_ENV`` that holds
+    a number, else ``DAEMON_DEFAULT_TIMEOUT`` (seconds)."""
+    for name in RUN_TIMEOUT_ENV:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return _clamp(value, RUN_TIMEOUT_RANGE, DAEMON_DEFAULT_TIMEOUT)
+    return DAEMON_DEFAULT_TIMEOUT
 
 
 def _clamp(value: Any, bounds: tuple[float, float], default: float) -> float:
@@ -38,7 +56,8 @@ class StrategyParams(BaseModel):
 
     ``maximum_iterations`` is the number of rounds (model calls that may use
     tools); ``tool_timeout`` is seconds per tool call; ``model_timeout`` is the
-    longest silence, in seconds, between two chunks of one model call.
+    longest silence, in seconds, between two chunks of one model call; ``run_timeout`` is
+    the whole run's time limit in seconds (the daemon ends a longer run with a bare error).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="ignore", protected_namespaces=())
@@ -53,6 +72,7 @@ class StrategyParams(BaseModel):
     allowed_tools: list[str] | None = None
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT
     model_timeout: float = DEFAULT_MODEL_TIMEOUT
+    run_timeout: float = Field(default_factory=default_run_timeout)
 
     @field_validator("files", mode="before")
     @classmethod
@@ -132,6 +152,13 @@ class StrategyParams(BaseModel):
     @classmethod
     def _clamp_tool_timeout(cls, value: Any) -> float:
         return _clamp(value, TOOL_TIMEOUT_RANGE, DEFAULT_TOOL_TIMEOUT)
+
+    @field_validator("run_timeout", mode="before")
+    @classmethod
+    def _clamp_run_timeout(cls, value: Any) -> float:
+        if value is None or value == "":
+            return default_run_timeout()
+        return _clamp(value, RUN_TIMEOUT_RANGE, default_run_timeout())
 
     @field_validator("model_timeout", mode="before")
     @classmethod

@@ -19,6 +19,11 @@ ITERATION_LIMIT_NOTE = (
     "Do not call any more tools. Answer the user now with what you have learned; "
     "if something is still unknown, say what and why."
 )
+TIME_LIMIT_NOTE = (
+    "Time for this task is almost up: another round of tool calls would not finish in time. "
+    "Do not call any more tools. Answer the user now with what you have learned; "
+    "if something is still unknown, say what and why."
+)
 UNKNOWN_TOOL = (
     "Error: there is no tool named {name!r}. Available tools: {available}. "
     "Call one of these by its exact name, or answer without a tool."
@@ -223,6 +228,10 @@ REPLY_CUT = (
 CONTINUE_CUT_ANSWER = (
     "Your answer was cut off by the output limit. Continue it exactly where it stopped, without repeating "
     "anything and without calling tools."
+)
+STOPPED_AT_TIME_LIMIT = (
+    "The agent stopped because its time ran out ({seconds:g} s for the whole run) before the model answered. "
+    "Try again, or raise the run's time limit (run_timeout) if Dify allows a longer run."
 )
 ANSWER_CUT_OFF = (
     "[The answer above is incomplete: the model reached its output limit twice. "

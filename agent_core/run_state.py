@@ -56,7 +56,8 @@ class RunState:
     oldest images shown as text mentions, all set by ``trim_once`` to fit the context
     window (see ``agent_core.budget``).
     ``repeating`` names the tools of a round whose calls were all refused as
-    repeats; with ``limit_reached`` it means the run stopped for looping.
+    repeats; with ``limit_reached`` it means the run stopped for looping; ``out_of_time`` that
+    it stopped because another round would not fit in its time limit.
     """
 
     params: StrategyParams
@@ -64,6 +65,7 @@ class RunState:
     rounds: list[Round] = field(default_factory=list)
     limit_reached: bool = False
     repeating: tuple[str, ...] = ()
+    out_of_time: bool = False
     history_dropped: int = 0
     rounds_shortened: int = 0
     images_as_text: int = 0
@@ -118,6 +120,8 @@ class RunState:
             return ""
         if self.repeating:
             return prompts.REPEATED_CALLS_NOTE.format(names=", ".join(self.repeating), count=REPEAT_LIMIT)
+        if self.out_of_time:
+            return prompts.TIME_LIMIT_NOTE
         return prompts.ITERATION_LIMIT_NOTE.format(rounds=self.params.maximum_iterations)
 
 

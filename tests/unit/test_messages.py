@@ -75,3 +75,15 @@ def test_knowledge_is_grounding_and_citations():
     (resource,) = retriever_resources(items)
     assert (resource.dataset_id, resource.segment_id, resource.score, resource.position) == ("d1", "s1", 0.9, 1)
     assert context_prompt([]) == ""
+
+
+def test_run_time_limit_comes_from_the_node_else_the_daemon_environment(monkeypatch):
+    from agent_core.params import default_run_timeout
+
+    monkeypatch.delenv("AGENT_RUN_TIMEOUT", raising=False)
+    monkeypatch.setenv("PLUGIN_MAX_EXECUTION_TIMEOUT", "600")
+    assert default_run_timeout() == 600
+    assert StrategyParams.model_validate({"model": MODEL, "run_timeout": None}).run_timeout == 600
+    assert StrategyParams.model_validate({"model": MODEL, "run_timeout": "90"}).run_timeout == 90
+    monkeypatch.delenv("PLUGIN_MAX_EXECUTION_TIMEOUT")
+    assert default_run_timeout() == 240
