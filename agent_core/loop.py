@@ -93,12 +93,15 @@ def _gave_up(turn: ModelTurn, problem: str, attempts: int) -> str:
     return prompts.UNREADABLE_REPLIES.format(attempts=attempts, problem=problem)
 
 
-def _noting_usage(chunks: Iterator[ModelChunk], reported: list[LLMUsage]) -> Iterator[ModelChunk]:
+def _noting_usage(chunks: Iterator[ModelChunk], reported: list[LLMUsage], problems: list[str]) -> Iterator[ModelChunk]:
     """``chunks`` unchanged, each usage report also appended to ``reported`` (read when the
-    call fails part-way and no ``ModelTurn`` carries its usage)."""
+    call fails part-way and no ``ModelTurn`` carries its usage), and what could not be read of
+    it to ``problems``."""
     for chunk in chunks:
         if chunk.usage is not None:
             reported.append(chunk.usage)
+        if chunk.usage_problem:
+            problems.append(chunk.usage_problem)
         yield chunk
 
 
@@ -248,10 +251,11 @@ class AgentLoop:
         request = yield from self._fitted_request(round_node)
         thought_node = yield from self._start(LogNode(f"{model.model} Thought", parent=round_node, provider=model.provider))
         reported: list[LLMUsage] = []
+        problems: list[str] = []
         try:
             silence = min(self.state.params.model_timeout, max(self._seconds_left(), 5.0))
             chunks = invoke_model(self._strategy.session, model, request, silence_timeout=silence)
-            turn = yield from self._stream_turn(_noting_usage(chunks, reported))
+            turn = yield from self._stream_turn(_noting_usage(chunks, reported, problems))
         except Exception as error:
             # usage the model reported before failing was billed: it counts like any other
             usage = call_usage(reported)
@@ -260,7 +264,10 @@ class AgentLoop:
             yield self._finish(thought_node, {"output": ""}, error=message, usage=usage)
             raise AgentRunError(message) from error
         self._usage = add_usage(self._usage, turn.usage)
-        yield self._finish(thought_node, _turn_log_data(turn), usage=turn.usage)
+        data = _turn_log_data(turn)
+        if problems:
+            data["usage_error"] = "; ".join(dict.fromkeys(problems))
+        yield self._finish(thought_node, data, usage=turn.usage)
         return turn
 
     def _fitted_request(self, round_node: LogNode) -> Generator[AgentInvokeMessage, None, ModelRequest]:

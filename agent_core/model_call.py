@@ -20,7 +20,7 @@ from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
 from agent_core import prompts
 from agent_core.tool_calls import ToolCallDelta
-from agent_core.usage import coerce_usage
+from agent_core.usage import coerce_usage, usage_problem
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class ModelChunk:
     separately sent ``reasoning`` (``reasoning_content``), tool-call deltas, ``usage`` if
     reported, the ``finish_reason`` (``stop``, ``tool_calls``, ``length``…) if given.
 
-    ``parts`` holds the content parts as sent when the content was a list (their own
+    ``usage_problem`` names usage fields that could not be read. ``parts`` holds the content parts as sent when the content was a list (their own
     ``opaque_body`` included) and ``opaque_body`` the message's ``opaque_body``: both go back
     to the model plugin with the assistant message (see ``AssistantReply``)."""
 
@@ -54,6 +54,7 @@ class ModelChunk:
     finish_reason: str | None = None
     parts: tuple[Mapping[str, Any], ...] = ()
     opaque_body: Any = None
+    usage_problem: str | None = None
 
 
 class AssistantReply:
@@ -127,6 +128,7 @@ def normalize_chunk(raw: Mapping[str, Any]) -> ModelChunk:
         finish_reason=delta.get("finish_reason") or None,
         parts=parts,
         opaque_body=message.get("opaque_body"),
+        usage_problem=usage_problem(usage),
     )
 
 

@@ -24,18 +24,44 @@ def empty_usage() -> LLMUsage:
 def coerce_usage(raw: LLMUsage | dict[str, Any] | None) -> LLMUsage | None:
     """Validate a chunk's ``usage`` dict, filling fields a provider left out with zeros.
 
-    Returns None for None or an empty dict; never raises on partial data
-    (a usage that cannot be read at all counts as zero and is dropped).
+    Returns None for None or an empty dict; never raises on partial data: a field that cannot
+    be read counts as zero (``usage_problem`` names it).
     """
     if raw is None or isinstance(raw, LLMUsage):
         return raw
     if not raw:
         return None
     merged = empty_usage().model_dump() | {k: v for k, v in raw.items() if k in _FIELDS and v is not None}
+    for name in _unreadable_fields(raw):
+        merged[name] = empty_usage().model_dump()[name]
     try:
         return LLMUsage.model_validate(merged)
     except ValueError:
         return None
+
+
+def _unreadable_fields(raw: dict[str, Any]) -> list[str]:
+    defaults = empty_usage().model_dump()
+    bad = []
+    for name, value in raw.items():
+        if name not in _FIELDS or value is None:
+            continue
+        try:
+            LLMUsage.model_validate(defaults | {name: value})
+        except ValueError:
+            bad.append(name)
+    return bad
+
+
+def usage_problem(raw: Any) -> str | None:
+    """What is wrong with a reported usage, naming the fields (``'total_price' is not a
+    number: 'n/a'``), or None when every field reads."""
+    if not isinstance(raw, dict):
+        return None
+    bad = _unreadable_fields(raw)
+    if not bad:
+        return None
+    return "; ".join(f"usage field {name!r} cannot be read: {raw[name]!r}" for name in bad) + " (counted as 0)"
 
 
 def add_usage(a: LLMUsage, b: LLMUsage) -> LLMUsage:

@@ -62,3 +62,13 @@ def test_metadata_has_all_twelve_fields_as_json_numbers():
     metadata = usage_to_metadata(usage(3, 4, "0.5"))
     assert len(metadata) == 12
     assert metadata["total_price"] == 0.5 and metadata["total_tokens"] == 7 and metadata["currency"] == "USD"
+
+
+def test_an_unreadable_price_is_named_and_counted_as_zero():
+    from agent_core.usage import coerce_usage, usage_problem
+
+    raw = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15, "total_price": "n/a", "currency": "USD"}
+    usage = coerce_usage(raw)
+    assert usage is not None and usage.total_tokens == 15 and usage.total_price == 0
+    assert usage_problem(raw) == "usage field 'total_price' cannot be read: 'n/a' (counted as 0)"
+    assert usage_problem({"prompt_tokens": 3}) is None
