@@ -1,7 +1,7 @@
 """Lenient decoding of tool-call arguments, and splitting of glued JSON objects.
 
 Models and provider bridges send arguments in many shapes (all seen in
-``/work/shared/cases/real_world_cases.jsonl``):
+docs/real-world-cases.md lists the threads behind the case ids):
 
 * a JSON object as text, ``'{"city": "Paris"}'`` (OpenAI and most providers);
 * an already parsed object, ``{"city": "Paris"}`` (ollama8337, smolagents1003);

@@ -1,4 +1,4 @@
-"""Wire format of the daemon <-> plugin stdio protocol (docs: /work/shared/docs/protocol.md §1).
+"""Wire format of the daemon <-> plugin stdio protocol (docs/transports.md).
 
 Pure functions only: building the lines the runner writes and classifying the lines the
 plugin prints. Nothing here touches a process.

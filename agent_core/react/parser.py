@@ -33,7 +33,7 @@ Labels are recognised at the start of a line (after indentation and markdown suc
 tool name on its line. Text with no marker at all is the final answer: it was streamed as
 ThoughtDelta (nothing could be known earlier) and is sent as one AnswerDelta by ``finish()``.
 
-Where behaviours come from (case ids of ``real_world_cases.jsonl``)
+Where behaviours come from (case ids: docs/real-world-cases.md)
 -----------------------------------------------------------------
 * The action wins over a later Final Answer, and text from an invented ``Observation:`` is cut;
   only the first action unless ``allow_multiple_actions`` (crewai1545, dspygo167).

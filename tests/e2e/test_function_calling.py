@@ -1,5 +1,5 @@
 """Function Calling through the real plugin process, with provider stream shapes
-taken from real bug reports (cases of kind fc_stream / fc_blocking in shared/cases)."""
+taken from real bug reports (cases of kind "fc stream" / "fc blocking" in docs/real-world-cases.md)."""
 
 import json
 

@@ -1,5 +1,5 @@
 """ReAct through the real plugin process, replaying what real models write
-(cases of kind react_text in shared/cases)."""
+(cases of kind "react text" in docs/real-world-cases.md)."""
 
 import pytest
 

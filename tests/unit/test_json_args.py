@@ -1,6 +1,6 @@
 """Lenient argument decoding (agent_core.json_args).
 
-Case ids refer to /work/shared/cases/real_world_cases.jsonl.
+Case ids name public threads (docs/real-world-cases.md).
 """
 
 import contextlib

@@ -15,7 +15,7 @@ from agent_core.react.parser import (
 )
 from tests.unit.helpers import merged
 
-# Texts of the react_text cases (real_world_cases.jsonl) and of the formats the parser reads.
+# Texts of the react_text cases (docs/real-world-cases.md) and of the formats the parser reads.
 CORPUS = [
     'Thought: I need to search\nAction_input: {"input": "x"}',
     '{"tool_call": {"function": {"name": "webSearch", "arguments": ...}}}',

@@ -3,7 +3,7 @@
 Each text is parsed whole, one character at a time, at every two-way split and in small
 chunks: the events must not depend on the chunking. Comments name where each shape comes
 from (GitHub threads, or the model family known to write it). None of these repeats a case
-of /work/shared/cases/real_world_cases.jsonl.
+of docs/real-world-cases.md.
 """
 
 import pytest

@@ -1,6 +1,6 @@
 """Tool-call assembly and calls written as text (agent_core.tool_calls).
 
-Case ids refer to /work/shared/cases/real_world_cases.jsonl; ``raw`` strings
+Case ids name public threads (docs/real-world-cases.md); ``raw`` strings
 below are copied from the cases where they have one, otherwise the shape is
 built from the case's description.
 """

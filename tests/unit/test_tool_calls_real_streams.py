@@ -6,7 +6,7 @@ Each case is a list of ``LLMResultChunk`` dicts as the daemon passes them on
 ``""`` when the provider left them out; ``index`` only where a plugin passes the
 provider's dicts through). They go through ``normalize_chunk`` and
 ``read_function_calling_turn``, the strategy's own path. The comment of each case
-names where the shape comes from; none of them is in real_world_cases.jsonl.
+names where the shape comes from; none of them is in docs/real-world-cases.md.
 """
 
 import json
