@@ -317,13 +317,16 @@ def schema_properties(tool: PromptMessageTool | None) -> Mapping[str, Any]:
 def arguments_for(value: Any, tool: PromptMessageTool | None) -> dict[str, Any]:
     """A call's input as read (``coerce_input``: dict, str or None) as tool arguments.
 
-    A dict is used as is (a copy of the schema in place of values is refused when the call is
-    checked: ``tool_schema.schema_echo``). A string goes to the tool's single parameter when
+    A dict is used as is, except the printed schema of a tool that has no parameters
+    (``{"type": "object", "properties": {}}``), which can only mean "no arguments"; for a tool
+    with parameters a copy of the schema in place of values is refused when the call is
+    checked (``tool_schema.schema_echo``). A string goes to the tool's single parameter when
     it has exactly one, else under ``input``. None means ``{}``.
     """
     properties = schema_properties(tool)
     if isinstance(value, dict):
-        return value
+        printed_empty = tool is not None and not properties and {"type", "properties"} <= value.keys()
+        return {} if printed_empty else value
     if value is None or not str(value).strip():
         return {}
     if len(properties) == 1:

@@ -3,6 +3,8 @@ model read back, and the checks every run must pass."""
 
 import json
 
+from local_runner.tools import ScriptedTool, ToolParam, text_message
+
 STRATEGIES = ["function_calling", "ReAct"]
 
 
@@ -29,3 +31,28 @@ def assert_clean_end(result) -> None:
     """The run ended without error and no log node was left in ``start`` state."""
     assert result.ok, result.error_text
     assert result.unfinished_logs() == [], [n.label for n in result.unfinished_logs()]
+
+
+def assert_clean(result, run=None) -> None:
+    """``assert_clean_end``, and every scripted turn of ``run`` was played."""
+    assert_clean_end(result)
+    if run is not None:
+        run.backend.assert_complete()
+
+
+def text_of(content) -> str:
+    """The text of a prompt message's ``content`` (a string, or the text parts of a list)."""
+    if isinstance(content, list):
+        return "".join(part.get("data", "") for part in content if part.get("type") == "text")
+    return content or ""
+
+
+def weather_tool(output: str = "Sunny, 21 C", **kwargs) -> ScriptedTool:
+    """``get_weather(city)`` answering ``output`` (``kwargs``: other ``ScriptedTool`` fields)."""
+    return ScriptedTool(
+        name="get_weather",
+        description="Weather for a city",
+        parameters=[ToolParam("city", description="City name")],
+        responses=[text_message(output)],
+        **kwargs,
+    )

@@ -12,21 +12,11 @@ import json
 
 import pytest
 
-from local_runner.tools import ScriptedTool, ToolParam, text_message
-
-STRATEGIES = ["function_calling", "ReAct"]
-
+from tests.e2e.helpers import STRATEGIES, assert_clean, text_of, weather_tool
 
 # --- helpers ---------------------------------------------------------------------------------------
 
 
-def weather_tool() -> ScriptedTool:
-    return ScriptedTool(
-        name="get_weather",
-        description="Weather for a city",
-        parameters=[ToolParam("city", description="City name")],
-        responses=[text_message("Sunny, 21 C")],
-    )
 
 
 def call_turn(strategy: str, *, text: str = "", usage: dict | None = None, call_id: str = "c1") -> dict:
@@ -53,20 +43,12 @@ def answer_turn(
     return turn
 
 
-def assert_clean(result, run=None) -> None:
-    assert result.ok, result.error_text
-    assert result.unfinished_logs() == []
-    if run is not None:
-        run.backend.assert_complete()
 
 
-def text_of(content) -> str:
-    if isinstance(content, list):
-        return "".join(part.get("data", "") for part in content if part.get("type") == "text")
-    return content or ""
 
 
-def prompt_text(request: dict) -> str:
+def all_text(request: dict) -> str:
+    """Every prompt message's text, one per line."""
     return "\n".join(text_of(m["content"]) for m in request["prompt_messages"])
 
 

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import assert_clean_end
+from tests.e2e.helpers import assert_clean_end, weather_tool
 
 
 def tool_messages(request: dict) -> list[dict]:
@@ -17,14 +17,6 @@ def assistant_calls(request: dict) -> list[dict]:
     return [c for m in request["prompt_messages"] if m["role"] == "assistant" for c in m.get("tool_calls") or []]
 
 
-def weather_tool(**kwargs) -> ScriptedTool:
-    return ScriptedTool(
-        name="get_weather",
-        description="Weather for a city",
-        parameters=[ToolParam("city", description="City name")],
-        responses=[text_message("Sunny, 21 C")],
-        **kwargs,
-    )
 
 
 

@@ -4,17 +4,7 @@
 import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import assert_clean_end
-
-
-def weather_tool(**kwargs) -> ScriptedTool:
-    return ScriptedTool(
-        name="get_weather",
-        description="Weather for a city",
-        parameters=[ToolParam("city", description="City name")],
-        responses=[text_message("Sunny, 21 C")],
-        **kwargs,
-    )
+from tests.e2e.helpers import assert_clean_end, weather_tool
 
 
 def react(run, turns, **kwargs):
