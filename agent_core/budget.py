@@ -11,7 +11,8 @@ note; the full results stay in the ``CALL`` logs).
 """
 
 import json
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageContentType
@@ -80,6 +81,25 @@ def count_tokens(text: str) -> int:
     return total
 
 
+def _per_message[T](compute: Callable[[PromptMessage], T]) -> Callable[[PromptMessage], T]:
+    """``compute`` remembered per message object while it lives: the prompt of a round reuses
+    the message objects of the round before (``RunState.rendered``), so each is measured once.
+    Prompt messages are never changed once built."""
+    cache: dict[int, tuple[weakref.ref, T]] = {}
+
+    def measured(message: PromptMessage) -> T:
+        key = id(message)
+        hit = cache.get(key)
+        if hit is not None and hit[0]() is message:
+            return hit[1]
+        value = compute(message)
+        cache[key] = (weakref.ref(message, lambda _ref, key=key: cache.pop(key, None)), value)
+        return value
+
+    return measured
+
+
+@_per_message
 def message_tokens(message: PromptMessage) -> int:
     """Estimated tokens of one message: text, images, tool calls and overhead."""
     total = MESSAGE_OVERHEAD
@@ -100,6 +120,7 @@ def request_tokens(request: ModelRequest) -> int:
     return tools + sum(message_tokens(message) for message in request.prompt_messages)
 
 
+@_per_message
 def _message_chars(message: PromptMessage) -> int:
     """Characters of a message's text, file data and tool calls, plus room for its framing."""
     content = message.content

@@ -69,11 +69,26 @@ class RunState:
     history_dropped: int = 0
     rounds_shortened: int = 0
     images_as_text: int = 0
+    rendered: dict = field(default_factory=dict, repr=False, compare=False)
+    """Prompt renderers' memo: a finished round renders the same every time (keyed by what
+    changes its rendering), so a long run does not rebuild every earlier round each round."""
 
     def history(self) -> list[PromptMessage]:
         """Conversation memory, cleaned, without the turns dropped for space."""
-        turns = history_turns(clean_history(self.params.model.history_prompt_messages))
-        return [message for turn in turns[self.history_dropped :] for message in turn]
+        key = ("history", self.history_dropped)
+        if key not in self.rendered:
+            turns = self._memory_turns()
+            self.rendered[key] = [message for turn in turns[self.history_dropped :] for message in turn]
+        return self.rendered[key]
+
+    def _memory_turns(self) -> list[list[PromptMessage]]:
+        if "memory" not in self.rendered:
+            self.rendered["memory"] = history_turns(clean_history(self.params.model.history_prompt_messages))
+        return self.rendered["memory"]
+
+    def is_shortened(self, round_: "Round") -> bool:
+        """Whether ``round_``'s observations are rendered shortened."""
+        return round_.index <= self.rounds_shortened
 
     def observation(self, round_: "Round", result: ToolResult) -> str:
         """What the model reads of a tool result (shortened for old rounds when space is short)."""
@@ -87,7 +102,7 @@ class RunState:
         Oldest first, and what the question needs least first: memory turns, then the
         observations of this run's oldest rounds, then the query's images (oldest first),
         which a question about a picture needs most."""
-        if self.history_dropped < len(history_turns(clean_history(self.params.model.history_prompt_messages))):
+        if self.history_dropped < len(self._memory_turns()):
             self.history_dropped += 1
             return True
         if self.rounds_shortened < len(self.rounds):
@@ -107,7 +122,10 @@ class RunState:
         """The user's query with this turn's files: images as images for a vision model in
         every round (the model keeps seeing the picture it is asked about), except those
         shown as text to fit the window."""
-        return query_message(self.params, images_as_content=self.vision, images_as_text=self.images_as_text)
+        key = ("query", self.images_as_text)
+        if key not in self.rendered:
+            self.rendered[key] = query_message(self.params, images_as_content=self.vision, images_as_text=self.images_as_text)
+        return self.rendered[key]
 
     @property
     def round_index(self) -> int:

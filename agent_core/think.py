@@ -35,6 +35,8 @@ class Split:
 
 def _partial_suffix(text: str, tags: tuple[str, ...]) -> int:
     """Length of the longest suffix of ``text`` that is a proper prefix of a tag."""
+    if "<" not in text[-max(len(tag) for tag in tags) :]:
+        return 0  # the usual case: no tag can be starting
     lowered = text.lower()
     best = 0
     for tag in tags:

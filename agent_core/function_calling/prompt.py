@@ -22,7 +22,10 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
     """Prompt messages for this round: system, memory, query, the run's rounds."""
     messages: list[PromptMessage] = [*system_message(run.params, run.limit_note()), *run.history(), run.query()]
     for round_ in run.rounds:
-        messages.extend(render_round(run, round_))
+        key = ("function_calling", round_.index, run.is_shortened(round_))
+        if key not in run.rendered:
+            run.rendered[key] = render_round(run, round_)
+        messages.extend(run.rendered[key])
     return messages
 
 

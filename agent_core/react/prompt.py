@@ -25,7 +25,7 @@ from dify_plugin.entities.model.message import (
 
 from agent_core import prompts
 from agent_core.messages import query_message, system_message
-from agent_core.run_state import RunState
+from agent_core.run_state import Round, RunState
 from agent_core.text_calls import schema_properties
 from agent_core.tool_calls import ToolCall
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
@@ -183,31 +183,42 @@ def _action_text(call: ToolCall, completion: bool = False) -> str:
 def scratchpad(run: RunState, *, completion: bool = False) -> str:
     """This run so far as Thought / Action / Observation text ('' before the first round);
     actions as the chat format's JSON blob, or as ``Action:`` / ``Action Input:`` lines for
-    ``completion`` models (what their prompt shows)."""
-    parts: list[str] = []
+    ``completion`` models (what their prompt shows). Each round's text is rendered once
+    (``RunState.rendered``)."""
+    texts = []
     for round_ in run.rounds:
-        thought = round_.turn.thought.strip()
-        decision = round_.turn.decision
-        if isinstance(decision, ToolCalls):
-            calls = {call.id: call for call in decision.calls}
-            invalid = {call.id: call for call in decision.invalid}
-            if thought or not completion:  # a completion model copies an empty "Thought:" line
-                parts.append(f"Thought: {thought}" if thought else "Thought:")
-            for result in round_.results:
-                if result.call_id in calls:
-                    parts.append(_action_text(calls[result.call_id], completion))
-                elif result.call_id in invalid:  # as written: the observation says what is wrong
-                    bad = invalid[result.call_id]
-                    parts.append(prompts.REACT_COMPLETION_ACTION.format(name=bad.name, arguments=bad.raw_arguments))
-                parts.append(f"Observation: {run.observation(round_, result)}")
-        elif isinstance(decision, FinalAnswer) and round_.turn.cut:  # the model is asked for the rest
-            parts.append(f"Thought: {thought}\nFinal Answer: {decision.text}" if thought else f"Final Answer: {decision.text}")
-            parts.append("Observation: " + prompts.CONTINUE_CUT_ANSWER)
-        elif isinstance(decision, ParseFailure):
-            if round_.turn.raw.strip():
-                parts.append(round_.turn.raw.strip())
-            parts.append("Observation: " + prompts.REACT_FORMAT_PROBLEM.format(problem=decision.problem))
-    return "\n".join(parts)
+        key = ("react", round_.index, run.is_shortened(round_), completion)
+        if key not in run.rendered:
+            run.rendered[key] = "\n".join(_round_parts(run, round_, completion))
+        texts.append(run.rendered[key])
+    return "\n".join(text for text in texts if text)
+
+
+def _round_parts(run: RunState, round_: Round, completion: bool) -> list[str]:
+    """One finished round as scratchpad lines."""
+    parts: list[str] = []
+    thought = round_.turn.thought.strip()
+    decision = round_.turn.decision
+    if isinstance(decision, ToolCalls):
+        calls = {call.id: call for call in decision.calls}
+        invalid = {call.id: call for call in decision.invalid}
+        if thought or not completion:  # a completion model copies an empty "Thought:" line
+            parts.append(f"Thought: {thought}" if thought else "Thought:")
+        for result in round_.results:
+            if result.call_id in calls:
+                parts.append(_action_text(calls[result.call_id], completion))
+            elif result.call_id in invalid:  # as written: the observation says what is wrong
+                bad = invalid[result.call_id]
+                parts.append(prompts.REACT_COMPLETION_ACTION.format(name=bad.name, arguments=bad.raw_arguments))
+            parts.append(f"Observation: {run.observation(round_, result)}")
+    elif isinstance(decision, FinalAnswer) and round_.turn.cut:  # the model is asked for the rest
+        parts.append(f"Thought: {thought}\nFinal Answer: {decision.text}" if thought else f"Final Answer: {decision.text}")
+        parts.append("Observation: " + prompts.CONTINUE_CUT_ANSWER)
+    elif isinstance(decision, ParseFailure):
+        if round_.turn.raw.strip():
+            parts.append(round_.turn.raw.strip())
+        parts.append("Observation: " + prompts.REACT_FORMAT_PROBLEM.format(problem=decision.problem))
+    return parts
 
 
 def chat_prompt(run: RunState) -> list[PromptMessage]:
