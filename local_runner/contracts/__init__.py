@@ -5,9 +5,24 @@ refusals). ``CONTRACTS`` maps a name to its backend class; see ``base`` for the 
 
 from local_runner.contracts.base import ContractBackend, ProviderRejection, TaskBrain
 from local_runner.contracts.deepseek import DeepSeekContract
+from local_runner.contracts.moonshot import MoonshotContract
+from local_runner.contracts.openai_style import (
+    OllamaContract,
+    OpenAIChatContract,
+    OpenAICompatibleContract,
+    TongyiContract,
+)
 
 CONTRACTS: dict[str, type[ContractBackend]] = {
-    DeepSeekContract.name: DeepSeekContract,
+    backend.name: backend
+    for backend in (
+        DeepSeekContract,
+        MoonshotContract,
+        OpenAIChatContract,
+        TongyiContract,
+        OllamaContract,
+        OpenAICompatibleContract,
+    )
 }
 
 __all__ = ["CONTRACTS", "ContractBackend", "ProviderRejection", "TaskBrain"]

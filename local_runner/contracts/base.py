@@ -142,6 +142,8 @@ class ContractBackend:
     features: tuple[str, ...] = ("tool-call", "multi-tool-call", "agent-thought", "stream-tool-call")
     """The model's ``AIModelEntity.features`` as Dify's Agent node sends them."""
     completion_params: dict[str, Any] = {}
+    reasoning = True
+    """Whether the model reasons (its replies then carry reasoning somewhere)."""
 
     @classmethod
     def model_settings(cls, *, stream: bool = True) -> dict[str, Any]:

@@ -38,7 +38,7 @@ _THINK = re.compile(r"<think>\n" + re.escape(MARK) + r"(.*?)\n</think>", re.S | 
 V4_MODELS = ("deepseek-v4-flash", "deepseek-v4-pro", "deepseek-v4-flash-vision-exp")
 
 
-def _merged(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _merged(messages: list[dict[str, Any]], think: re.Pattern[str] = _THINK) -> list[dict[str, Any]]:
     """The plugin's clean-up: drop empty messages, merge consecutive user/assistant messages."""
     out: list[dict[str, Any]] = []
     for message in messages:
@@ -55,14 +55,23 @@ def _merged(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         previous = out[-1]
         previous["content"] = "\n\n".join(t for t in (text_of(previous.get("content")), text_of(message.get("content"))) if t)
         if role == "assistant":
-            if _THINK.search(previous["content"]):
+            if think.search(previous["content"]):
                 previous["opaque_body"] = None
             previous["tool_calls"] = [*(previous.get("tool_calls") or []), *(message.get("tool_calls") or [])]
     return out
 
 
 class DeepSeekContract(ContractBackend):
-    """DeepSeek V4 with thinking on, behind the official DeepSeek model plugin."""
+    """DeepSeek V4 with thinking on, behind the official DeepSeek model plugin.
+
+    Subclasses for plugins with the same conversion and another ``<think>`` markup set
+    ``think_open``, ``think_close``, ``think_pattern``, ``escape`` and ``thinking_models``."""
+
+    think_open = "<think>\n" + MARK
+    think_close = "\n</think>"
+    think_pattern = _THINK
+    escape = True
+    thinking_models: tuple[str, ...] = V4_MODELS
 
     name = "deepseek"
     plugin_source = "langgenius/dify-official-plugins models/deepseek/models/llm/llm.py"
@@ -74,7 +83,7 @@ class DeepSeekContract(ContractBackend):
         model = str(request.get("model") or "")
         thinking = (request.get("completion_params") or {}).get("thinking", True)
         messages = []
-        for message in _merged(request.get("prompt_messages") or []):
+        for message in _merged(request.get("prompt_messages") or [], self.think_pattern):
             converted: dict[str, Any] = {"role": message.get("role"), "content": text_of(message.get("content"))}
             if message.get("role") == "tool":
                 converted["tool_call_id"] = message.get("tool_call_id")
@@ -84,11 +93,11 @@ class DeepSeekContract(ContractBackend):
                 opaque = message.get("opaque_body")
                 if isinstance(opaque, dict) and isinstance(opaque.get("reasoning_content"), str):
                     reasoning = opaque["reasoning_content"]
-                found = _THINK.findall(converted["content"])
-                converted["content"] = _THINK.sub("", converted["content"])
+                found = self.think_pattern.findall(converted["content"])
+                converted["content"] = self.think_pattern.sub("", converted["content"])
                 if reasoning is None and found:
-                    reasoning = "\n\n".join(html.unescape(part) for part in found)
-                if model in V4_MODELS or reasoning is not None:
+                    reasoning = "\n\n".join(html.unescape(part) if self.escape else part for part in found)
+                if model in self.thinking_models or reasoning is not None:
                     converted["reasoning_content"] = reasoning or ""
             messages.append(converted)
         return {"model": model, "messages": messages, "tools": request.get("tools") or None, "thinking": thinking}
@@ -104,12 +113,13 @@ class DeepSeekContract(ContractBackend):
                 self.reject("The `reasoning_content` in the thinking mode must be passed back to the API.")
 
     def emit(self, reply: Reply, request: dict[str, Any], stream: bool) -> Iterator[dict[str, Any]]:
-        think = f"<think>\n{MARK}{html.escape(reply.reasoning, quote=False)}"
+        reasoning = html.escape(reply.reasoning, quote=False) if self.escape else reply.reasoning
+        think = self.think_open + reasoning
         calls = [self.tool_call_dict(call) for call in reply.calls]
         usage = self.usage(request, reply)
         if not stream:
             yield self.chunk(
-                request, 0, content=think + "\n</think>" + reply.text, tool_calls=calls,
+                request, 0, content=think + self.think_close + reply.text, tool_calls=calls,
                 opaque_body={"reasoning_content": reply.reasoning}, usage=usage,
             )
             return
@@ -119,7 +129,7 @@ class DeepSeekContract(ContractBackend):
             yield self.chunk(request, index, content=piece)
         text = reply.text
         pieces = [text[i : i + 7] for i in range(0, len(text), 7)] or [""]
-        pieces[0] = "\n</think>" + pieces[0]
+        pieces[0] = self.think_close + pieces[0]
         for piece in pieces:
             index += 1
             yield self.chunk(request, index, content=piece)
