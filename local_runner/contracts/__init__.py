@@ -3,8 +3,10 @@ official Dify model plugin and its provider would (chunk shapes, replayed fields
 refusals). ``CONTRACTS`` maps a name to its backend class; see ``base`` for the shared parts.
 """
 
+from local_runner.contracts.anthropic_style import AnthropicContract, MiniMaxContract
 from local_runner.contracts.base import ContractBackend, ProviderRejection, TaskBrain
 from local_runner.contracts.deepseek import DeepSeekContract
+from local_runner.contracts.gemini_responses import GeminiContract, OpenAIResponsesContract
 from local_runner.contracts.moonshot import MoonshotContract
 from local_runner.contracts.openai_style import (
     OllamaContract,
@@ -22,6 +24,10 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         TongyiContract,
         OllamaContract,
         OpenAICompatibleContract,
+        MiniMaxContract,
+        AnthropicContract,
+        GeminiContract,
+        OpenAIResponsesContract,
     )
 }
 

@@ -24,7 +24,7 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from local_runner.backends import Pricing, content_text, estimate_prompt_tokens, estimate_tokens, make_usage
 
@@ -141,7 +141,7 @@ class ContractBackend:
     """A model name the plugin serves (with the features below)."""
     features: tuple[str, ...] = ("tool-call", "multi-tool-call", "agent-thought", "stream-tool-call")
     """The model's ``AIModelEntity.features`` as Dify's Agent node sends them."""
-    completion_params: dict[str, Any] = {}
+    completion_params: ClassVar[dict[str, Any]] = {}
     reasoning = True
     """Whether the model reasons (its replies then carry reasoning somewhere)."""
 
@@ -153,10 +153,10 @@ class ContractBackend:
         features = [f for f in cls.features if stream or f != "stream-tool-call"]
         return {"provider": cls.provider, "model": cls.model, "features": features, "completion_params": dict(cls.completion_params)}
 
-    def __init__(self, shape: Shape = "auto", *, brain: TaskBrain | None = None, pricing: Pricing = Pricing()) -> None:
+    def __init__(self, shape: Shape = "auto", *, brain: TaskBrain | None = None, pricing: Pricing | None = None) -> None:
         self.shape = shape
         self.brain = brain or TaskBrain()
-        self.pricing = pricing
+        self.pricing = pricing or Pricing()
         self.requests: list[dict[str, Any]] = []
         self.provider_requests: list[dict[str, Any]] = []
         self.rejections: list[ProviderRejection] = []

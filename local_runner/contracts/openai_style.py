@@ -16,7 +16,7 @@ Every backend here enforces the OpenAI chat rules that these providers document 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 from local_runner.contracts.base import ContractBackend, Reply, check_tool_pairing, text_of
 
@@ -89,7 +89,7 @@ class TongyiContract(OpenAIStyleContract):
     provider_doc = "https://help.aliyun.com/zh/model-studio/qwen-function-calling"
     provider = "langgenius/tongyi/tongyi"
     model = "qwen3-235b-a22b"
-    completion_params = {"enable_thinking": True}
+    completion_params: ClassVar[dict[str, Any]] = {"enable_thinking": True}
 
     def more_checks(self, body: dict[str, Any]) -> None:
         for message in body["messages"]:

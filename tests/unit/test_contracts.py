@@ -1,0 +1,68 @@
+"""The provider contract backends have teeth: each accepts round 2 of a tool run when round 1's
+assistant message comes back as the model plugin produced it, and refuses it when what the
+provider needs was dropped (the bug the contracts exist to catch)."""
+
+import json
+
+import pytest
+
+from agent_core.model_call import AssistantReply, normalize_chunk
+from agent_core.think import visible_text
+from local_runner.contracts import CONTRACTS, ProviderRejection
+
+TOOLS = [{"name": "calculator", "description": "Evaluate", "parameters": {"type": "object", "properties": {"expression": {"type": "string"}}}}]
+NEEDS_REPLAY = {"deepseek", "moonshot", "minimax", "gemini", "openai_responses"}
+"""Contracts whose provider refuses a tool round whose reasoning or opaque data was lost."""
+
+
+def first_round(backend, stream: bool):
+    request = {"model": backend.model, "prompt_messages": [{"role": "user", "content": "What is 37 * 91?"}],
+               "tools": TOOLS, "stream": stream, "completion_params": {}}
+    reply, calls = AssistantReply(), []
+    for raw in backend.invoke_llm(request):
+        chunk = normalize_chunk(raw)
+        reply.add(chunk)
+        calls += raw["delta"]["message"]["tool_calls"]
+    return request, reply, calls
+
+
+def second_round(request, content, opaque, calls, *, drop_assistant=False):
+    assistant = {"role": "assistant", "content": content, "tool_calls": calls, "opaque_body": opaque}
+    results = [{"role": "tool", "content": "3367", "tool_call_id": c["id"], "name": c["function"]["name"]} for c in calls]
+    messages = [*request["prompt_messages"], *([] if drop_assistant else [assistant]), *results]
+    return {**request, "prompt_messages": messages}
+
+
+@pytest.mark.parametrize("stream", [True, False])
+@pytest.mark.parametrize("name", sorted(CONTRACTS))
+def test_intact_replay_is_accepted(name, stream):
+    backend = CONTRACTS[name](shape="stream" if stream else "blocking")
+    request, reply, calls = first_round(backend, stream)
+    assert calls, "the brain calls a tool first"
+    list(backend.invoke_llm(second_round(request, reply.content, reply.opaque_body, calls)))
+    assert backend.rejections == []
+
+
+@pytest.mark.parametrize("stream", [True, False])
+@pytest.mark.parametrize("name", sorted(NEEDS_REPLAY))
+def test_replay_without_reasoning_or_opaque_body_is_refused(name, stream):
+    backend = CONTRACTS[name](shape="stream" if stream else "blocking")
+    request, reply, calls = first_round(backend, stream)
+    stripped = visible_text(reply.content) if isinstance(reply.content, str) else reply.content
+    with pytest.raises(ProviderRejection):
+        list(backend.invoke_llm(second_round(request, stripped, None, calls)))
+
+
+@pytest.mark.parametrize("name", sorted(CONTRACTS))
+def test_tool_results_without_their_call_are_refused(name):
+    backend = CONTRACTS[name](shape="stream")
+    request, reply, calls = first_round(backend, True)
+    with pytest.raises(ProviderRejection):
+        list(backend.invoke_llm(second_round(request, reply.content, reply.opaque_body, calls, drop_assistant=True)))
+
+
+def test_deepseek_blocking_reply_carries_reasoning_twice_as_its_plugin_does():
+    backend = CONTRACTS["deepseek"](shape="blocking")
+    _, reply, _ = first_round(backend, False)
+    assert reply.content.startswith("<think>\n<!--dify-deepseek-reasoning-->")
+    assert json.dumps(reply.opaque_body).count("brain-reasoning") == 1
