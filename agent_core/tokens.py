@@ -71,6 +71,8 @@ from __future__ import annotations
 import math
 import re
 
+import gevent
+
 __all__ = ["DEFAULT_MARKER", "estimate_tokens", "truncate_to_tokens"]
 
 DEFAULT_MARKER = "\n[...]\n"
@@ -143,6 +145,32 @@ def _ceil(total: float, text: str) -> int:
     return max(1, math.ceil(total - 1e-9))
 
 
+SLICE_CHARS = 32_768
+"""Longer texts are counted in slices of about this many characters, and the counting yields
+to other greenlets between slices: one session's megabytes of tool output must not stall the
+sessions it shares the plugin process with (the SDK serves them all on gevent)."""
+
+
+def _sum(text: str) -> float:
+    total = 0.0
+    for match in _PIECE.finditer(text):
+        total += _piece_cost(match)
+    return total
+
+
+def _slices(text: str) -> list[str]:
+    """``text`` in slices of about ``SLICE_CHARS``, each cut just after a single space where one
+    is near (a space before a word costs nothing, so the sum is the same as in one pass)."""
+    slices, start = [], 0
+    while len(text) - start > SLICE_CHARS:
+        cut = text.find(" ", start + SLICE_CHARS, start + SLICE_CHARS + 1024)
+        cut = cut + 1 if cut >= 0 else start + SLICE_CHARS
+        slices.append(text[start:cut])
+        start = cut
+    slices.append(text[start:])
+    return slices
+
+
 def estimate_tokens(text: str) -> int:
     """Estimate how many tokens `text` costs a typical LLM tokenizer.
 
@@ -151,13 +179,17 @@ def estimate_tokens(text: str) -> int:
 
     Returns:
         Estimated tokens (int >= 0); 0 only for the empty string, >= 1 otherwise.
-        Accuracy against cl100k_base: see the module docstring.
+        Accuracy against cl100k_base: see the module docstring. Texts over ``SLICE_CHARS``
+        are counted slice by slice, yielding to other greenlets in between.
     """
     if not text:
         return 0
+    if len(text) <= SLICE_CHARS:
+        return _ceil(_sum(text), text)
     total = 0.0
-    for match in _PIECE.finditer(text):
-        total += _piece_cost(match)
+    for piece in _slices(text):
+        total += _sum(piece)
+        gevent.sleep(0)
     return _ceil(total, text)
 
 
@@ -190,6 +222,23 @@ def _tail_start(text: str, ends: list[int], totals: list[float], budget: float) 
     return ends[lo - 1] if lo else 0
 
 
+def _window(text: str, max_tokens: int) -> int:
+    """How much of the start of ``text`` can matter to a head of ``max_tokens`` tokens: a
+    piece is at least one character and costs at most 2 tokens... but a run of 32 whitespace
+    characters costs 1, so ``max_tokens`` tokens span at most 32 characters each."""
+    return min(len(text), max(0, max_tokens) * 32 + 64)
+
+
+def _suffix_start(text: str, budget: float) -> int:
+    """Smallest piece boundary whose suffix costs <= ``budget``, found in a window at the end of
+    ``text`` (boundaries are counted from the window's first piece)."""
+    if budget <= 0:
+        return len(text)
+    start = max(0, len(text) - _window(text, int(budget) + 1))
+    ends, totals = _costs(text[start:])
+    return start + _tail_start(text[start:], ends, totals, budget)
+
+
 def truncate_to_tokens(
     text: str, max_tokens: int, *, marker: str = DEFAULT_MARKER, tail_share: float = 0.2
 ) -> tuple[str, int]:
@@ -216,7 +265,7 @@ def truncate_to_tokens(
         return text, 0
     if max_tokens <= 0:
         return "", full
-    ends, totals = _costs(text)
+    ends, totals = _costs(text[: _window(text, max_tokens)])
     marker_cost = estimate_tokens(marker)
     if max_tokens < marker_cost + 1:
         marker = ""
@@ -225,7 +274,7 @@ def truncate_to_tokens(
     tail_budget = math.floor(budget * tail_share) if max_tokens >= 40 else 0
     for _ in range(8):  # shrink until the joined text fits (joins may merge pieces)
         head_end = _head_end(ends, totals, budget - tail_budget)
-        tail_start = max(head_end, _tail_start(text, ends, totals, tail_budget))
+        tail_start = max(head_end, _suffix_start(text, tail_budget))
         head, tail = text[:head_end], text[tail_start:]
         result = head + marker + tail if (head or tail) else ""
         if estimate_tokens(result) <= max_tokens:

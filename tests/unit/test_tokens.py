@@ -220,3 +220,37 @@ def test_truncate_budget_on_mixed_pieces(pieces, budget):
     assert estimate_tokens(cut) <= budget
     if text and estimate_tokens(text) > budget and budget >= 10:
         assert cut  # something useful is kept
+
+
+def test_counting_megabytes_lets_other_sessions_run():
+    """The SDK serves every session of a plugin process on gevent: a long count must yield."""
+    import gevent
+
+    ticks = []
+
+    def ticker():
+        while True:
+            ticks.append(1)
+            gevent.sleep(0)
+
+    other = gevent.spawn(ticker)
+    gevent.sleep(0)
+    before = len(ticks)
+    estimate_tokens("word " * 400_000)
+    during = len(ticks) - before
+    other.kill()
+    assert during >= 10
+
+
+def test_sliced_counting_equals_one_pass():
+    from agent_core.tokens import SLICE_CHARS, _ceil, _sum
+
+    text = ("Lorem ipsum dolor sit amet, 123 中文 Ünïcödé\n" * 5000)[: SLICE_CHARS * 5 + 77]
+    assert estimate_tokens(text) == _ceil(_sum(text), text)
+
+
+def test_truncating_a_megabyte_keeps_head_and_tail_within_budget():
+    text = "start " + "filler words here " * 60_000 + " the end"
+    result, dropped = truncate_to_tokens(text, 4000)
+    assert estimate_tokens(result) <= 4000 and dropped > 0
+    assert result.startswith("start ") and result.endswith(" the end")
