@@ -223,9 +223,10 @@ def _tail_start(text: str, ends: list[int], totals: list[float], budget: float) 
 
 
 def _window(text: str, max_tokens: int) -> int:
-    """How much of the start of ``text`` can matter to a head of ``max_tokens`` tokens: a
-    piece is at least one character and costs at most 2 tokens... but a run of 32 whitespace
-    characters costs 1, so ``max_tokens`` tokens span at most 32 characters each."""
+    """How much of the start of ``text`` a head of ``max_tokens`` tokens can span (characters):
+    the cheapest piece is a run of 32 whitespace characters for 1 token. A head cut from this
+    window is never over budget; in a pathological text it may be a little shorter than
+    the budget allows."""
     return min(len(text), max(0, max_tokens) * 32 + 64)
 
 
