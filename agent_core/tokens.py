@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 import gevent
 
@@ -151,10 +152,21 @@ to other greenlets between slices: one session's megabytes of tool output must n
 sessions it shares the plugin process with (the SDK serves them all on gevent)."""
 
 
+_FIXED_COSTS = {"cjk": _CJK_COST, "latinx": _LATIN_EXTENDED_COST, "letter": _OTHER_LETTER_COST,
+                "astral": _ASTRAL_COST, "space": 0.0}
+
+
 def _sum(text: str) -> float:
+    """The summed cost of ``text``'s pieces (``_piece_cost``, inlined: this is the hot loop)."""
     total = 0.0
+    fixed = _FIXED_COSTS.get
     for match in _PIECE.finditer(text):
-        total += _piece_cost(match)
+        kind = match.lastgroup
+        if kind == "word" or kind == "upper":
+            length = match.end() - match.start()
+            total += 1.0 if length <= 7 else 1.0 + (length - 7) / 5.0
+        else:
+            total += fixed(kind, 1.0)
     return total
 
 
@@ -186,6 +198,13 @@ def estimate_tokens(text: str) -> int:
         return 0
     if len(text) <= SLICE_CHARS:
         return _ceil(_sum(text), text)
+    return _estimate_long(text)
+
+
+@lru_cache(maxsize=8)
+def _estimate_long(text: str) -> int:
+    """``estimate_tokens`` of a long text, slice by slice; remembered for the few long texts
+    in use (a tool result is measured, then cut, then measured again)."""
     total = 0.0
     for piece in _slices(text):
         total += _sum(piece)

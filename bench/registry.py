@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from bench import overhead, parallel, prompt_size, react_prompt, scale, streaming
+from bench import concurrency, overhead, parallel, prompt_size, react_prompt, scale, streaming
 
 BENCHMARKS: dict[str, ModuleType] = {
-    module.NAME: module for module in (react_prompt, prompt_size, streaming, parallel, overhead, scale)
+    module.NAME: module for module in (react_prompt, prompt_size, streaming, parallel, overhead, scale, concurrency)
 }
