@@ -11,6 +11,7 @@ time. Medians over ``runs``.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -40,7 +41,7 @@ SMOKE = Params(tools=2, output_chars=50_000, chunks=12, interval=0.002, runs=1)
 
 def _worst_gap(result) -> float:
     texts = [t for t, text in timeline(result).texts if text]
-    return max((b - a for a, b in zip(texts, texts[1:], strict=False)), default=0.0)
+    return max((b - a for a, b in itertools.pairwise(texts)), default=0.0)
 
 
 def _stream(plugin: Plugin, params: Params) -> Any:
@@ -52,7 +53,7 @@ def run(params: Params, plugin: Plugin) -> dict[str, Any]:
     alone, loaded, heavy_walls = [], [], []
     for _ in range(params.runs):
         alone.append(_worst_gap(_stream(plugin, params)))
-        toolbox = make_toolbox(params.tools, outputs=lambda i: ("record %d; " % i) * (params.output_chars // 10))
+        toolbox = make_toolbox(params.tools, outputs=lambda i: f"record {i}; " * (params.output_chars // 10))
         calls = [(name, {"query": "all"}) for name in toolbox.names]
         turns = [fc_tool_turn(2, calls), answer_turn("function_calling", 4)]
         heavy: dict[str, Any] = {}
