@@ -184,6 +184,10 @@ class AgentLoop:
 
     def _rounds(self) -> Generator[AgentInvokeMessage, None, None]:
         params = self.state.params
+        for name, reason in params.dropped_tools:
+            note = LogNode(f"TOOL DROPPED {name}")
+            yield note.start()
+            yield note.finish({"output": prompts.TOOL_DROPPED.format(name=name)}, error=reason)
         failures = cut_answers = 0
         while True:
             if self.state.round_index > params.maximum_iterations and not self.state.limit_reached:

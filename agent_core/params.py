@@ -14,7 +14,7 @@ import os
 from typing import Any
 
 from dify_plugin.interfaces.agent import AgentModelConfig, ToolEntity
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +40,13 @@ def default_run_timeout() -> float:
         if value:
             return _clamp(value, RUN_TIMEOUT_RANGE, DAEMON_DEFAULT_TIMEOUT)
     return DAEMON_DEFAULT_TIMEOUT
+
+
+def _tool_name(raw: Any) -> str:
+    """A tool's name from a declaration that may be malformed ("(unnamed tool)" if none)."""
+    identity = raw.get("identity") if isinstance(raw, dict) else None
+    name = identity.get("name") if isinstance(identity, dict) else None
+    return str(name) if isinstance(name, str) and name else "(unnamed tool)"
 
 
 def _clamp(value: Any, bounds: tuple[float, float], default: float) -> float:
@@ -70,6 +77,8 @@ class StrategyParams(BaseModel):
     files: list[Any] = Field(default_factory=list)
     maximum_iterations: int = 5
     allowed_tools: list[str] | None = None
+    dropped_tools: list[tuple[str, str]] = Field(default_factory=list)
+    """Tools left out because their declaration did not validate: (name, what was wrong)."""
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT
     model_timeout: float = DEFAULT_MODEL_TIMEOUT
     run_timeout: float = Field(default_factory=default_run_timeout)
@@ -81,23 +90,34 @@ class StrategyParams(BaseModel):
             return []
         return value if isinstance(value, list) else [value]
 
-    @field_validator("tools", mode="before")
+    @model_validator(mode="before")
     @classmethod
-    def _valid_tools(cls, value: Any) -> list[ToolEntity]:
-        """Each tool validated on its own: one malformed tool is dropped (and logged), not the run.
+    def _valid_tools(cls, data: Any) -> Any:
+        """Each tool validated on its own: one malformed tool is dropped, not the run; it is
+        named in ``dropped_tools`` with what was wrong (field and problem, never its values:
+        a tool entity carries the user's secret parameters).
 
         Dify may label plugin tools ``provider_type: plugin``, which the SDK's
         enum lacks; the daemon invokes them as ``builtin``.
         """
-        tools = []
-        for raw in value if isinstance(value, list) else []:
+        if not isinstance(data, dict):
+            return data
+        tools, dropped = [], []
+        raw_tools = data.get("tools")
+        for raw in raw_tools if isinstance(raw_tools, list) else []:
             if isinstance(raw, dict) and raw.get("provider_type") == "plugin":
                 raw = {**raw, "provider_type": "builtin"}
             try:
                 tools.append(raw if isinstance(raw, ToolEntity) else ToolEntity.model_validate(raw))
-            except ValueError:
-                logger.warning("dropping a tool that does not validate: %r", raw, exc_info=True)
-        return tools
+            except ValidationError as error:
+                name = _tool_name(raw)
+                reason = "; ".join(
+                    f"{'.'.join(str(part) for part in item['loc']) or 'entity'}: {item['msg']}"
+                    for item in error.errors(include_input=False, include_url=False)[:5]
+                )
+                dropped.append((name, reason))
+                logger.warning("dropping tool %r: its declaration does not validate (%s)", name, reason)
+        return {**data, "tools": tools, "dropped_tools": dropped}
 
     @field_validator("allowed_tools", mode="before")
     @classmethod

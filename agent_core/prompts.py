@@ -237,3 +237,10 @@ ANSWER_CUT_OFF = (
     "[The answer above is incomplete: the model reached its output limit twice. "
     "Raise the model's maximum output tokens, or ask for a shorter answer.]"
 )
+
+# --- a tool whose declaration does not validate (agent_core.params; shown in the log tree) ------
+
+TOOL_DROPPED = (
+    "The tool {name!r} was left out of this run: Dify sent a declaration the plugin cannot read. "
+    "Check the tool's settings in the Agent node."
+)

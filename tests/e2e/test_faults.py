@@ -370,3 +370,17 @@ def test_silent_model_is_stopped_by_model_timeout(run, strategy):
     assert "no reply from the model for 10 seconds" in result.error_text
     assert result.unfinished_logs() == []
     assert 9 < elapsed < 20
+
+
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+def test_a_tool_that_does_not_validate_is_named_in_the_log_and_never_logged_whole(run, plugin, strategy):
+    secret = "DROPPED-TOOL-SECRET-5521"
+    broken = {"identity": {"name": "crm", "provider": "x"}, "parameters": "not a list",
+              "runtime_parameters": {"api_key": secret}, "provider_type": "builtin"}
+    turns = [{"text": "Thought: none needed.\nFinal Answer: Hi." if strategy == "ReAct" else "Hi."}]
+    result = run(turns, strategy=strategy, params={"tools": [broken]})
+    assert result.ok and result.text == "Hi."
+    (node,) = [n for n in result.logs.values() if n.label == "TOOL DROPPED crm"]
+    assert node.status == "error" and "parameters" in node.error
+    assert secret not in json.dumps([n.to_dict() for n in result.logs.values()])
+    assert secret not in "\n".join(plugin.stderr_tail(400))
