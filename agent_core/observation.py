@@ -78,6 +78,7 @@ import base64
 import binascii
 import json
 import re
+import urllib.parse
 import uuid
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -102,6 +103,7 @@ from agent_core.prompts import (
     RESULT_LINK,
     RESULT_LINK_FORWARDED,
     TOOL_FAILED,
+    WITHHELD,
 )
 from agent_core.tokens import estimate_tokens, truncate_to_tokens
 
@@ -126,6 +128,8 @@ BLOB_CHUNK_BYTES = 8192
 """Chunk size when forwarding a large file (the daemon rejects larger chunks)."""
 MIN_SECRET_LENGTH = 4
 """Shorter secret values are not redacted: hiding them would garble ordinary text."""
+MIN_SECRET_EDGE = 4
+"""The shortest start of a secret hidden at the edge of a cut text (characters)."""
 
 _MessageType = InvokeMessage.MessageType
 _TRACEBACK = "Traceback (most recent"
@@ -190,7 +194,8 @@ class ObservationCollector:
     def __init__(self, tool_name: str, *, max_tokens: int = 4000, secrets: Collection[str] = ()) -> None:
         self._tool = tool_name
         self._max_tokens = max_tokens
-        self._redact = _redactor(secrets)
+        self._secrets = _Secrets(secrets)
+        self._redact = self._secrets.redact
         self._parts: list[_Part] = []
         self._stored_chars = 0
         self._dropped_chars = 0
@@ -214,12 +219,47 @@ class ObservationCollector:
             `AgentInvokeMessage`s for the caller to yield now (often empty).
         """
         try:
-            out = self._dispatch(message)
+            if self._withheld(message):
+                return []
+            out = [guarded for item in self._dispatch(message) if (guarded := self._guard(item)) is not None]
         except Exception as error:  # defensive: a message we did not foresee
             self._invalid_message(f"unreadable ({type(error).__name__})")
             out = []
         self._forwarded.extend(out)
         return out
+
+    def _withheld(self, message: Any) -> bool:
+        """A link, image or file whose address or name holds a secret is not forwarded; the
+        model and the log are told so (without the secret)."""
+        raw = message.model_dump(mode="json") if isinstance(message, ToolInvokeMessage) else message
+        if not isinstance(raw, Mapping):
+            return False
+        kind = str(getattr(raw.get("type"), "value", raw.get("type")) or "")
+        if kind not in _FILE_KINDS:
+            return False
+        payload = raw.get("message") if isinstance(raw.get("message"), Mapping) else {}
+        visible = {k: v for k, v in payload.items() if k != "blob"}
+        if not self._secrets.holds(json.dumps([visible, raw.get("meta")], ensure_ascii=False, default=str)):
+            return False
+        self._note(WITHHELD.format(kind=kind.replace("_", " ")))
+        return True
+
+    def _guard(self, message: AgentInvokeMessage) -> AgentInvokeMessage | None:
+        """A message for the user with no secret in it: a link, image or file whose address or
+        name holds a secret is withheld (the model and the log are told, without the secret);
+        any other message has its text fields redacted."""
+        if not self._variants_present(message):
+            return message
+        kind = getattr(message.type, "value", message.type)
+        if kind in _FILE_KINDS:
+            self._note(WITHHELD.format(kind=kind.replace("_", " ")))
+            return None
+        data = _redact_strings(message.model_dump(mode="json"), self._redact)
+        return AgentInvokeMessage.model_validate(data)
+
+    def _variants_present(self, message: AgentInvokeMessage) -> bool:
+        dumped = message.model_dump(mode="json", exclude={"message": {"blob"}} if _is_blob(message) else None)
+        return self._secrets.holds(json.dumps(dumped, ensure_ascii=False))
 
     def fail(self, error: BaseException | str) -> None:
         """Record that the tool failed (raised, timed out, or sent an error event).
@@ -233,8 +273,9 @@ class ObservationCollector:
             kind, text = _summarize_error(error)
         except Exception:  # defensive: an exception whose __str__ raises
             full, kind, text = repr(error), type(error).__name__, ""
+        text = self._secrets.mask_cut_edge(self._redact(text), suffix="…")  # it may have been cut
         what = f"{kind}: {text}" if kind and text else (kind or text or "an unknown error")
-        self._error = (TOOL_FAILED.format(tool=self._tool, error=what), full)
+        self._error = (TOOL_FAILED.format(tool=self._tool, error=what), self._redact(full))
 
     # --- output --------------------------------------------------------------------------------
 
@@ -443,6 +484,10 @@ class ObservationCollector:
     # --- accumulation --------------------------------------------------------------------------
 
     def _store(self, part: _Part) -> None:
+        """Keep a part, its secrets redacted first (then cut to the room left, hiding a secret
+        cut in two)."""
+        if self._secrets.holds(part.text):
+            part = _Part(part.kind if part.kind != "json" else "text", self._redact(part.text))
         room = FULL_TEXT_MAX_CHARS - self._stored_chars
         if len(part.text) > room:
             dropped = part.text[max(room, 0) :]
@@ -450,7 +495,7 @@ class ObservationCollector:
             self._dropped_tokens += estimate_tokens(dropped)
             if room <= 0:
                 return
-            part = _Part(part.kind if part.kind != "json" else "text", part.text[:room])
+            part = _Part(part.kind if part.kind != "json" else "text", self._secrets.mask_cut_edge(part.text[:room]))
         self._stored_chars += len(part.text)
         self._parts.append(part)
 
@@ -501,10 +546,12 @@ class ObservationCollector:
             text += FULL_TEXT_CUT.format(limit=FULL_TEXT_MAX_CHARS, dropped=self._dropped_chars)
         extras = []
         if self._error is not None:
-            extras.append(FULL_TEXT_ERROR.format(error=self._redact(_cap(self._error[1], FULL_TEXT_MAX_CHARS))))
+            full = _cap(self._error[1], FULL_TEXT_MAX_CHARS)
+            extras.append(FULL_TEXT_ERROR.format(error=self._secrets.mask_cut_edge(full, suffix="…")))
         for name, value in self._variables.items():
             shown = value if isinstance(value, str) else _compact_json(value)
-            extras.append(FULL_TEXT_VARIABLE.format(name=name, value=self._redact(_cap(shown, 10_000))))
+            value = self._secrets.mask_cut_edge(_cap(self._redact(shown), 10_000), suffix="…")
+            extras.append(FULL_TEXT_VARIABLE.format(name=name, value=value))
         return "\n\n".join([text, *extras])
 
 
@@ -823,18 +870,58 @@ def _cap(text: str, limit: int) -> str:
 # --- helpers: secrets ----------------------------------------------------------------------------
 
 
-def _redactor(secrets: Collection[str]):
-    """A function replacing every secret (and its JSON-escaped form) by ``[REDACTED]``."""
-    variants: set[str] = set()
-    for secret in secrets or ():
-        if not isinstance(secret, str) or len(secret.strip()) < MIN_SECRET_LENGTH:
-            continue
-        variants.add(secret)
-        escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
-        variants.add(escaped)
-        variants.add(json.dumps(secret)[1:-1])
-    if not variants:
-        return lambda text: text
-    pattern = re.compile("|".join(re.escape(v) for v in sorted(variants, key=len, reverse=True)))
-    return lambda text: pattern.sub(REDACTED, text) if text else text
+_FILE_KINDS = frozenset({"link", "image_link", "image", "blob", "blob_chunk", "file", "binary_link"})
 
+
+def _is_blob(message: AgentInvokeMessage) -> bool:
+    return getattr(message.type, "value", message.type) in ("blob", "blob_chunk")
+
+
+def _redact_strings(value: Any, redact: Any) -> Any:
+    """``value`` (JSON data) with every string redacted."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: _redact_strings(item, redact) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redact_strings(item, redact) for item in value]
+    return value
+
+
+class _Secrets:
+    """The secret values of a call and what hides them: ``redact`` replaces every occurrence by
+    ``[REDACTED]``, whatever whitespace stands between its words (a tool or an error message
+    may have reflowed it) and in its JSON-escaped and URL-encoded forms; ``mask_cut_edge``
+    hides the start of a secret left at the end of a text that was cut; ``holds`` tells whether
+    a text (a link, a file name) contains one."""
+
+    def __init__(self, secrets: Collection[str]) -> None:
+        variants: set[str] = set()
+        for secret in secrets or ():
+            if not isinstance(secret, str) or len(secret.strip()) < MIN_SECRET_LENGTH:
+                continue
+            variants |= {secret, json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1],
+                         urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret)}
+        self._variants = sorted(variants, key=len, reverse=True)
+        flexible = ["\\s+".join(re.escape(word) for word in v.split()) or re.escape(v) for v in self._variants]
+        self._pattern = re.compile("|".join(flexible)) if flexible else None
+
+    def redact(self, text: str) -> str:
+        if not text or self._pattern is None:
+            return text
+        return self._pattern.sub(REDACTED, text)
+
+    def holds(self, text: str) -> bool:
+        return bool(text) and self._pattern is not None and self._pattern.search(text) is not None
+
+    def mask_cut_edge(self, text: str, *, suffix: str = "") -> str:
+        """``text`` (which was cut, and ends with ``suffix``) with a trailing start of a secret
+        of at least ``MIN_SECRET_EDGE`` characters replaced by ``[REDACTED]``."""
+        if not text or not self._variants:
+            return text
+        body = text[: len(text) - len(suffix)] if suffix and text.endswith(suffix) else text
+        for variant in self._variants:
+            for size in range(len(variant) - 1, MIN_SECRET_EDGE - 1, -1):
+                if body.endswith(variant[:size]):
+                    return body[: len(body) - size] + REDACTED + text[len(body) :]
+        return text

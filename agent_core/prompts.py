@@ -244,3 +244,7 @@ TOOL_DROPPED = (
     "The tool {name!r} was left out of this run: Dify sent a declaration the plugin cannot read. "
     "Check the tool's settings in the Agent node."
 )
+
+# --- a forwarded tool message that holds a secret (agent_core.observation) --------------------
+
+WITHHELD = "A result of the tool ({kind}) was not sent to the user: its address or name contains a secret value."
