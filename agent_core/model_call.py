@@ -1,7 +1,7 @@
 """One backwards LLM call, as a stream of normalized chunks.
 
 Streamed and blocking calls share one path: the daemon answers both with a
-stream of ``LLMResultChunk`` lines (protocol.md §1.5); a blocking call is just
+stream of ``LLMResultChunk`` lines (docs/protocol-notes.md §1.5); a blocking call is just
 one whose model plugin sends everything in one chunk. The chunks are read as
 raw dicts rather than through the SDK's ``AssistantPromptMessage.ToolCall``,
 because that model drops the ``index`` of streamed tool-call deltas, which is

@@ -6,7 +6,7 @@ the user while the agent keeps working); when the stream ends or fails it calls 
 and then `finish()`, which returns a `ToolOutcome`.
 
 Rules per message type (SDK `entities/invoke_message.py` `InvokeMessage.MessageType`; how Dify
-renders what is forwarded: shared protocol.md §5, Dify `core/workflow/nodes/agent/
+renders what is forwarded: docs/protocol-notes.md §5, Dify `core/workflow/nodes/agent/
 message_transformer.py`):
 
 ===================  ==============================================  ===========================
@@ -47,7 +47,7 @@ is missing; a missing ``tool_file_id`` that the URL names (``/files/tools/<id>.<
 added to the forwarded meta. Inline ``data:`` URLs are never put into the observation.
 
 Files: the daemon reads plugin stdout lines of at most 5 MiB and accepts a chunked file of at
-most 15 MiB (protocol.md §1.2; daemon ``io_tunnel/agent_service.go``). So a file of at most
+most 15 MiB (docs/protocol-notes.md §1.2; daemon ``io_tunnel/agent_service.go``). So a file of at most
 `SINGLE_BLOB_MAX_BYTES` is forwarded as one ``blob`` message, a larger one as ``blob_chunk``
 messages of 8192 bytes (the daemon reassembles them, taking the meta of the ``end`` chunk,
 which carries the file's meta), and a file over `FORWARD_BLOB_MAX_BYTES` is not forwarded

@@ -1,6 +1,6 @@
 """The node parameters a strategy receives, validated once.
 
-Dify's Agent node sends every declared parameter (protocol.md §5): the
+Dify's Agent node sends every declared parameter (docs/protocol-notes.md §5): the
 model-selector as a dict with ``history_prompt_messages`` and ``entity``,
 tools as ``ToolEntity`` dicts plus ``runtime_parameters``/``credential_id``/
 ``provider_type``, knowledge ``context`` as a list of ``{content, title,

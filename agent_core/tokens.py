@@ -54,9 +54,9 @@ Markdown table               37        40     +8 %
 base64 (PNG)                 53        36    -32 %
 =====================  =========  ========  =======
 
-Whole files (same reference): shared ``docs/protocol.md`` 10 539 -> 11 867 (+13 %),
+Whole files (same reference): a 40 KB Markdown protocol description 10 539 -> 11 867 (+13 %),
 ``docs/style-examples.md`` 2 199 -> 2 227 (+1 %), ``agent_core/loop.py`` 2 406 -> 2 772 (+15 %),
-``cases/real_world_cases.jsonl`` 9 612 -> 9 935 (+3 %): code and Markdown are over-counted a
+the real-world case list behind docs/real-world-cases.md 9 612 -> 9 935 (+3 %): code and Markdown are over-counted a
 little (the safe side); random base64 is under-counted, which is why observations never carry it.
 
 (regenerate the table with the reference tokenizer if the weights change; the tests pin the

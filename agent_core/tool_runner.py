@@ -95,7 +95,9 @@ class ToolTimeoutError(Exception):
 
 
 class ToolRunner:
-    """Runs tool calls through ``session.tool.invoke``.
+    """Runs tool calls through the daemon (``invoke_tool_raw``: the SDK's backwards call with raw
+    dicts, since ``session.tool.invoke`` would fail a whole call on one message type it does
+    not know).
 
     Args:
         session: the SDK session of the current invocation.

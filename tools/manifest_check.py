@@ -6,7 +6,7 @@ Usage::
 
 ``check_plugin(plugin_dir) -> list[Problem]`` runs, in order:
 
-1. ``manifest.yaml`` rules (docs/protocol.md §6; daemon ``plugin_declaration.go``);
+1. ``manifest.yaml`` rules (docs/protocol-notes.md §6; daemon ``plugin_declaration.go``);
 2. every agent-strategy provider YAML the manifest lists, and every strategy YAML those
    providers list (daemon ``agent_declaration.go``, ``tool_declaration.go``, ``config.go``);
 3. our own, stricter rules: lower-case author, all four UI languages (en_US, zh_Hans,

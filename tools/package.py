@@ -5,7 +5,7 @@ Usage::
     python -m tools.package [plugin_dir] [-o dist/robust_agent-<version>.difypkg] [--max-size MB]
 
 A ``.difypkg`` is a plain zip of the plugin folder, paths relative to the root and
-``manifest.yaml`` at the top (docs/protocol.md §6). Like the Dify CLI this tool:
+``manifest.yaml`` at the top (docs/protocol-notes.md §6). Like the Dify CLI this tool:
 
 * skips what ``.difyignore`` lists (or ``.gitignore`` when there is no ``.difyignore``),
   matching patterns the way the CLI's go-git matcher does: a pattern without ``/`` matches a

@@ -1,7 +1,7 @@
 """Knowledge context, files in the query, conversation memory, reasoning and usage, through the
 real plugin process, in both strategies.
 
-What Dify's Agent node sends (protocol.md §5): ``context`` as knowledge-retrieval items
+What Dify's Agent node sends (docs/protocol-notes.md §5): ``context`` as knowledge-retrieval items
 ``{content, title, metadata}``, ``files`` as ``__dify__file__`` dicts, memory as
 ``model.history_prompt_messages``; what it renders from the reply: ``retriever_resources``
 (citations) and ``execution_metadata`` (the node's usage). Real-world cases: dify16760

@@ -1,8 +1,8 @@
 """Everything a tool can stream back, through the real plugin process, in both strategies.
 
-For each ``ToolInvokeMessage`` type (SDK ``InvokeMessage.MessageType``, protocol.md §1.4/§1.6)
+For each ``ToolInvokeMessage`` type (SDK ``InvokeMessage.MessageType``, docs/protocol-notes.md §1.4/§1.6)
 two things are checked: what reaches the user (``result.files``, ``result.messages``: what
-Dify's Agent node renders, protocol.md §5) and what reaches the model (the ``tool`` message
+Dify's Agent node renders, docs/protocol-notes.md §5) and what reaches the model (the ``tool`` message
 of Function Calling, the ``Observation:`` of ReAct, in the next LLM request).
 Real-world cases: dop3674 (tool-file links), dop3542 (duplicate workflow JSON, variables),
 smolagents2164 (huge outputs).

@@ -1,4 +1,4 @@
-"""agent_core.observation: one rule per test, plus the tool_output cases of real_world_cases.jsonl."""
+"""agent_core.observation: one rule per test, plus the tool output cases of docs/real-world-cases.md."""
 
 import base64
 import json
