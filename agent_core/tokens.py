@@ -55,7 +55,7 @@ base64 (PNG)                 53        36    -32 %
 =====================  =========  ========  =======
 
 Whole files (same reference): a 40 KB Markdown protocol description 10 539 -> 11 867 (+13 %),
-``docs/style-examples.md`` 2 199 -> 2 227 (+1 %), ``agent_core/loop.py`` 2 406 -> 2 772 (+15 %),
+a style-notes Markdown file 2 199 -> 2 227 (+1 %), ``agent_core/loop.py`` 2 406 -> 2 772 (+15 %),
 the real-world case list behind docs/real-world-cases.md 9 612 -> 9 935 (+3 %): code and Markdown are over-counted a
 little (the safe side); random base64 is under-counted, which is why observations never carry it.
 
