@@ -39,12 +39,15 @@ class OpenAIStyleContract(ContractBackend):
         return {"model": request.get("model"), "messages": messages, "tools": request.get("tools") or None,
                 "stop": request.get("stop")}
 
+    refuses_empty_assistant = False
+    """Whether the provider refuses an assistant message with neither content nor tool calls."""
+
     def check(self, body: dict[str, Any]) -> None:
         check_tool_pairing(self, body["messages"])
-        self.more_checks(body)
-
-    def more_checks(self, body: dict[str, Any]) -> None:
-        """A provider's own refusals on top of the shared ones."""
+        for message in body["messages"]:
+            empty = message["role"] == "assistant" and not message["content"].strip() and not message.get("tool_calls")
+            if empty and self.refuses_empty_assistant:
+                self.reject("Invalid parameter: an assistant message must have content or tool_calls.")
 
     def emit(self, reply: Reply, request: dict[str, Any], stream: bool) -> Iterator[dict[str, Any]]:
         think = f"<think>\n{reply.reasoning}\n</think>" if self.reasoning else ""
@@ -90,11 +93,7 @@ class TongyiContract(OpenAIStyleContract):
     provider = "langgenius/tongyi/tongyi"
     model = "qwen3-235b-a22b"
     completion_params: ClassVar[dict[str, Any]] = {"enable_thinking": True}
-
-    def more_checks(self, body: dict[str, Any]) -> None:
-        for message in body["messages"]:
-            if message["role"] == "assistant" and not message["content"].strip() and not message.get("tool_calls"):
-                self.reject("Invalid parameter: an assistant message must have content or tool_calls.")
+    refuses_empty_assistant = True
 
 
 class OllamaContract(OpenAIStyleContract):
@@ -128,8 +127,4 @@ class OpenAICompatibleContract(OpenAIStyleContract):
     provider_doc = "https://docs.vllm.ai/en/latest/features/tool_calling.html"
     provider = "langgenius/openai_api_compatible/openai_api_compatible"
     model = "Qwen/Qwen3-8B"
-
-    def more_checks(self, body: dict[str, Any]) -> None:
-        for message in body["messages"]:
-            if message["role"] == "assistant" and not message["content"].strip() and not message.get("tool_calls"):
-                self.reject("Assistant message must have content or tool_calls.")
+    refuses_empty_assistant = True
