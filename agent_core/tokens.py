@@ -127,15 +127,21 @@ def _piece_cost(match: re.Match[str]) -> float:
     return 1.0  # digits, ws, punct, other
 
 
-def _costs(text: str) -> tuple[list[int], list[float]]:
-    """Piece end offsets (characters) and the running cost (tokens) after each piece."""
+def _costs(text: str, stop_after: float | None = None) -> tuple[list[int], list[float]]:
+    """Piece end offsets (characters) and the running cost (tokens) after each piece; with
+    ``stop_after``, the pieces up to the first whose running cost exceeds it. Yields to other
+    greenlets every few thousand pieces."""
     ends: list[int] = []
     totals: list[float] = []
     total = 0.0
-    for match in _PIECE.finditer(text):
+    for count, match in enumerate(_PIECE.finditer(text), start=1):
         total += _piece_cost(match)
         ends.append(match.end())
         totals.append(total)
+        if stop_after is not None and total > stop_after:
+            break
+        if count % 8192 == 0:
+            gevent.sleep(0)
     return ends, totals
 
 
@@ -251,12 +257,17 @@ def _window(text: str, max_tokens: int) -> int:
 
 def _suffix_start(text: str, budget: float) -> int:
     """Smallest piece boundary whose suffix costs <= ``budget``, found in a window at the end of
-    ``text`` (boundaries are counted from the window's first piece)."""
+    ``text`` that grows until it holds more than ``budget`` (boundaries are counted from the
+    window's first piece)."""
     if budget <= 0:
         return len(text)
-    start = max(0, len(text) - _window(text, int(budget) + 1))
-    ends, totals = _costs(text[start:])
-    return start + _tail_start(text[start:], ends, totals, budget)
+    size = int(budget) * 8 + 64
+    while True:
+        start = max(0, len(text) - size)
+        ends, totals = _costs(text[start:])
+        if start == 0 or (totals and totals[-1] > budget + 1) or size >= _window(text, int(budget) + 1):
+            return start + _tail_start(text[start:], ends, totals, budget)
+        size *= 4
 
 
 def truncate_to_tokens(
@@ -285,7 +296,7 @@ def truncate_to_tokens(
         return text, 0
     if max_tokens <= 0:
         return "", full
-    ends, totals = _costs(text[: _window(text, max_tokens)])
+    ends, totals = _costs(text, stop_after=max_tokens)
     marker_cost = estimate_tokens(marker)
     if max_tokens < marker_cost + 1:
         marker = ""
