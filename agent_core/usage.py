@@ -31,33 +31,44 @@ def coerce_usage(raw: LLMUsage | dict[str, Any] | None) -> LLMUsage | None:
         return raw
     if not raw:
         return None
-    merged = empty_usage().model_dump() | {k: v for k, v in raw.items() if k in _FIELDS and v is not None}
+    merged = _EMPTY | {k: v for k, v in raw.items() if k in _FIELDS and v is not None}
+    try:
+        return LLMUsage.model_validate(merged)
+    except ValueError:
+        pass
     for name in _unreadable_fields(raw):
-        merged[name] = empty_usage().model_dump()[name]
+        merged[name] = _EMPTY[name]
     try:
         return LLMUsage.model_validate(merged)
     except ValueError:
         return None
 
 
+_EMPTY = LLMUsage.empty_usage().model_dump()
+
+
 def _unreadable_fields(raw: dict[str, Any]) -> list[str]:
-    defaults = empty_usage().model_dump()
     bad = []
     for name, value in raw.items():
         if name not in _FIELDS or value is None:
             continue
         try:
-            LLMUsage.model_validate(defaults | {name: value})
+            LLMUsage.model_validate(_EMPTY | {name: value})
         except ValueError:
             bad.append(name)
     return bad
 
 
 def usage_problem(raw: Any) -> str | None:
-    """What is wrong with a reported usage, naming the fields (``'total_price' is not a
-    number: 'n/a'``), or None when every field reads."""
-    if not isinstance(raw, dict):
+    """What is wrong with a reported usage, naming the fields (``usage field 'total_price'
+    cannot be read: 'n/a'``), or None when every field reads."""
+    if not isinstance(raw, dict) or not raw:
         return None
+    try:
+        LLMUsage.model_validate(_EMPTY | {k: v for k, v in raw.items() if k in _FIELDS and v is not None})
+        return None
+    except ValueError:
+        pass
     bad = _unreadable_fields(raw)
     if not bad:
         return None
