@@ -47,7 +47,11 @@ def _assistant_message(round_: Round, with_calls: bool) -> AssistantPromptMessag
         for result in round_.results
     ] if with_calls else []
     turn = round_.turn
-    return AssistantPromptMessage(content=turn.content, tool_calls=calls, opaque_body=turn.opaque_body)
+    try:
+        return AssistantPromptMessage(content=turn.content, tool_calls=calls, opaque_body=turn.opaque_body)
+    except ValueError:  # content parts of a kind the SDK cannot rebuild: their text goes back
+        text = "".join(str(part.get("data") or "") for part in turn.content if isinstance(part, dict))
+        return AssistantPromptMessage(content=text, tool_calls=calls, opaque_body=turn.opaque_body)
 
 
 def render_round(run: RunState, round_: Round) -> list[PromptMessage]:

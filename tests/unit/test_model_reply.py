@@ -61,3 +61,15 @@ def test_memory_loses_reasoning_blocks_and_opaque_body_of_earlier_turns():
     assert cleaned[1].content == "Hello!"
     assert cleaned[1].opaque_body is None
     assert history[1].content.startswith("<think>")  # input not mutated
+
+
+def test_content_parts_the_sdk_cannot_rebuild_go_back_as_their_text():
+    from agent_core.function_calling.prompt import _assistant_message
+    from agent_core.run_state import Round
+    from agent_core.turn import FinalAnswer, ModelTurn
+    from agent_core.usage import empty_usage
+
+    parts = [{"type": "text", "data": "visible"}, {"type": "image", "url": "u"}]  # an image part lacks its format
+    turn = ModelTurn(thought="visible", decision=FinalAnswer("visible"), usage=empty_usage(), content=parts)
+    message = _assistant_message(Round(index=1, turn=turn), with_calls=False)
+    assert message.content == "visible"
