@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import posixpath
 import re
 import sys
 import threading
@@ -651,6 +652,23 @@ def _sdk_provider_run(rep: _Reporter, data: dict[str, Any], only: str | None = N
 # --------------------------------------------------------------------------- driver
 
 
+_LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+
+
+def missing_targets(markdown: str, path: str, available: set[str]) -> list[str]:
+    """Relative link targets of ``markdown`` (a file at ``path``, relative to the package root)
+    that are not in ``available``; web, mail and anchor links are not checked."""
+    base = posixpath.dirname(path)
+    missing = []
+    for target in _LINK.findall(markdown):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("#"):
+            continue
+        rel = posixpath.normpath(posixpath.join(base, target.split("#", 1)[0]))
+        if rel not in available:
+            missing.append(target)
+    return missing
+
+
 def check_plugin(plugin_dir: str | Path) -> list[Problem]:
     """Check the plugin in ``plugin_dir``.
 
@@ -668,7 +686,20 @@ def check_plugin(plugin_dir: str | Path) -> list[Problem]:
     _sdk_manifest(rep, manifest)
     for rel in _provider_paths(root, manifest):
         _check_provider_file(rep.for_file(rel))
+    _check_packaged_links(rep, root)
     return rep.problems
+
+
+def _check_packaged_links(rep: _Reporter, root: Path) -> None:
+    """Every relative link of the packaged Markdown files names a packaged file."""
+    from tools.package import IgnoreRules, collect_files, with_user_readme  # the packager imports this module
+
+    files = with_user_readme(root, collect_files(root, IgnoreRules.for_plugin(root)))
+    names = {rel for rel, _ in files}
+    for rel, full in files:
+        if rel.endswith(".md"):
+            for target in missing_targets(full.read_text(encoding="utf-8"), rel, names):
+                rep.for_file(rel).add("", f"link {target!r} names no file in the package")
 
 
 def _provider_paths(root: Path, manifest: dict[str, Any]) -> list[str]:

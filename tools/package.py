@@ -38,12 +38,15 @@ from typing import Any
 
 import yaml
 
-from tools.manifest_check import check_plugin
+from tools.manifest_check import check_plugin, missing_targets
 
 MAX_SIZE = 50 * 1024 * 1024  # bytes, uncompressed (dify CLI --max-size default; daemon limit)
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so that the same tree gives the same bytes
 NEVER_SHIP = (".env", ".env.*", "*.difypkg", "/.git/", ".venv/", "/tests/", "/tools/", "/local_runner/")
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+USER_README = "docs/user/README.md"
+"""The README Dify shows on the plugin's page: packaged as ``README.md`` in place of the
+repository's developer README (which stays at the root of the repository)."""
 
 
 class PackageError(Exception):
@@ -315,6 +318,26 @@ class PackageResult:
     warnings: tuple[str, ...] = ()
 
 
+def with_user_readme(root: Path, files: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
+    """``files`` with the user's README (``USER_README``) packaged as ``README.md``."""
+    user = root / USER_README
+    if not user.is_file():
+        return files
+    kept = [(rel, full) for rel, full in files if rel not in ("README.md", USER_README)]
+    return sorted([*kept, ("README.md", user)])
+
+
+def dangling_links(files: list[tuple[str, Path]]) -> list[str]:
+    """Relative links in the packaged Markdown files that name no packaged file
+    (``"README.md: docs/x.md"``); web links, anchors and mail links are not checked."""
+    names = {rel for rel, _ in files}
+    found = []
+    for rel, full in files:
+        if rel.endswith(".md"):
+            found += [f"{rel}: {target}" for target in missing_targets(full.read_text(encoding="utf-8"), rel, names)]
+    return found
+
+
 def default_output(root: Path) -> Path:
     """``<root>/dist/<name>-<version>.difypkg`` from the manifest."""
     manifest = _load(root, "manifest.yaml")
@@ -344,8 +367,10 @@ def build_package(
         raise PackageError("manifest check failed:\n" + "\n".join(f"  {p}" for p in problems))
     out = Path(output).resolve() if output is not None else default_output(root)
     rules = IgnoreRules.for_plugin(root)
-    files = collect_files(root, rules, skip=[out])
+    files = with_user_readme(root, collect_files(root, rules, skip=[out]))
     _check_contents(root, files)
+    if check and (dangling := dangling_links(files)):
+        raise PackageError("links that do not resolve inside the package:\n" + "\n".join(f"  {d}" for d in dangling))
     total = _check_size(files, max_size)
     compressed = write_zip(files, out)
     return PackageResult(out, len(files), total, compressed, tuple(rules.warnings()))

@@ -48,7 +48,7 @@ def _copy_plugin(dest: Path) -> Path:
     dest.mkdir(parents=True)
     shutil.copy(ROOT / "manifest.yaml", dest / "manifest.yaml")
     shutil.copytree(ROOT / "_assets", dest / "_assets")
-    for rel in ("README.md", "PRIVACY.md", "requirements.txt"):
+    for rel in ("README.md", "docs/user/README.md", "PRIVACY.md", "requirements.txt"):
         _copy_or_stub(dest, rel, "dify-plugin==0.10.2\n" if rel.endswith(".txt") else "# stub\n")
     _copy_or_stub(dest, f"{manifest['meta']['runner']['entrypoint']}.py", "")
     for provider_rel in manifest["plugins"]["agent_strategies"]:

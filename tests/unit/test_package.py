@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tools.manifest_check import check_plugin
+from tools.manifest_check import check_plugin, missing_targets
 from tools.package import IgnoreRules, PackageError, build_package, default_output
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -251,3 +251,21 @@ def test_real_plugin_packages(tmp_path: Path) -> None:
     result = build_package(ROOT, tmp_path / "real.difypkg")
     assert result.files >= len(MUST_SHIP)
     assert result.uncompressed_size < 50 * 1024 * 1024
+
+
+def test_the_packaged_readme_is_the_users_and_its_links_resolve(unpacked: Path, names: list[str]) -> None:
+    readme = (unpacked / "README.md").read_text(encoding="utf-8")
+    assert readme == (ROOT / "docs" / "user" / "README.md").read_text(encoding="utf-8")
+    assert "pytest" not in readme and ".venv" not in readme  # not the developers' README
+    for section in ("Which strategy?", "Parameters", "Limits you should know", "Works with", "Installing", "Privacy"):
+        assert f"## {section}" in readme
+    assert missing_targets(readme, "README.md", set(names)) == []
+
+
+def test_manifest_check_fails_on_a_dangling_link(own_copy: Path) -> None:
+    user_readme = own_copy / "docs" / "user" / "README.md"
+    user_readme.write_text(user_readme.read_text(encoding="utf-8") + "\nSee [the table](docs/providers.md).\n", encoding="utf-8")
+    problems = [str(p) for p in check_plugin(own_copy)]
+    assert any("docs/providers.md" in p and "names no file in the package" in p for p in problems), problems
+    with pytest.raises(PackageError):
+        build_package(own_copy, own_copy / "out.difypkg")
