@@ -2,8 +2,10 @@
 and a decision.
 
 Final-answer text streams to the user as the parser finds it; thoughts and
-reasoning go to the log. The first action (or several, when allowed) becomes
-tool calls with ids ``react-<round>-<n>``.
+reasoning go to the log. Every action of the turn becomes a tool call (ids
+``react-<round>-<n>``), run as one round of parallel calls, in order: a model that
+writes several actions at once loses none of them. A reply that ended inside an action
+because the model hit its output limit runs nothing and is asked again.
 """
 
 from collections.abc import Generator, Iterator
