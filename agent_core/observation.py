@@ -64,9 +64,17 @@ Bounding: the observation is cut to `max_tokens` (estimated by `agent_core.token
 the head and a short tail, with a note giving the number of tokens cut (smolagents#2164).
 `full_text` keeps everything up to `FULL_TEXT_MAX_CHARS` characters (text past that is not even
 stored, so a runaway tool cannot exhaust memory). An empty result becomes a note, never an empty
-string (providers reject empty tool messages: dify#27440). Values in `secrets` (at least
-`MIN_SECRET_LENGTH` characters) are replaced by ``[REDACTED]`` in the observation, `full_text`
-and `error`; forwarded messages are left as the tool sent them.
+string (providers reject empty tool messages: dify#27440).
+
+Secrets: a secret never leaves the tool call. Values in `secrets` (at least `MIN_SECRET_LENGTH`
+characters; also in their JSON-escaped and URL-encoded forms, and whatever whitespace stands
+between their words) are replaced by ``[REDACTED]`` in the observation, `full_text`, `error`
+and the variables, always on the raw text, before anything is cut, unwrapped or reflowed; a cut
+that leaves the start of a secret (`MIN_SECRET_EDGE` characters or more) at its edge hides it
+too. Forwarded messages are checked as well: a link, image or file whose address or name holds a
+secret, or a file whose content does, is withheld (the observation, and so the ``CALL`` log
+node, says so and why, without the secret); any other forwarded message (retriever resources)
+goes on with its text redacted.
 
 The model-facing wording is in the block of constants below (to move into
 ``agent_core/prompts.py``).
@@ -104,10 +112,11 @@ from agent_core.prompts import (
     RESULT_LINK_FORWARDED,
     TOOL_FAILED,
     WITHHELD,
+    WITHHELD_CONTENT,
 )
 from agent_core.tokens import estimate_tokens, truncate_to_tokens
 
-__all__ = ["ObservationCollector", "ToolOutcome"]
+__all__ = ["ObservationCollector", "ToolOutcome", "redactor"]
 
 # log-only wording (read by people in the agent log, not by the model)
 FULL_TEXT_CUT = "\n[... the result was longer than {limit} characters; {dropped} more characters were not kept]"
@@ -205,6 +214,7 @@ class ObservationCollector:
         self._variables: dict[str, Any] = {}
         self._invalid: dict[str, int] = {}
         self._error: tuple[str, str] | None = None  # (model-facing summary, full text)
+        self._withheld_files: set[str] = set()  # ids of chunked files withheld (told once)
 
     # --- input ---------------------------------------------------------------------------------
 
@@ -221,7 +231,7 @@ class ObservationCollector:
         try:
             if self._withheld(message):
                 return []
-            out = [guarded for item in self._dispatch(message) if (guarded := self._guard(item)) is not None]
+            out = self._guard(self._dispatch(message))
         except Exception as error:  # defensive: a message we did not foresee
             self._invalid_message(f"unreadable ({type(error).__name__})")
             out = []
@@ -230,7 +240,10 @@ class ObservationCollector:
 
     def _withheld(self, message: Any) -> bool:
         """A link, image or file whose address or name holds a secret is not forwarded; the
-        model and the log are told so (without the secret)."""
+        model and the log are told so (without the secret). Every later chunk of a chunked file
+        withheld so is dropped without another note."""
+        if not self._secrets:
+            return False
         raw = message.model_dump(mode="json") if isinstance(message, ToolInvokeMessage) else message
         if not isinstance(raw, Mapping):
             return False
@@ -238,24 +251,47 @@ class ObservationCollector:
         if kind not in _FILE_KINDS:
             return False
         payload = raw.get("message") if isinstance(raw.get("message"), Mapping) else {}
+        file_id = str(payload.get("id")) if kind == "blob_chunk" else None
+        if file_id is not None and file_id in self._withheld_files:
+            return True
         visible = {k: v for k, v in payload.items() if k != "blob"}
         if not self._secrets.holds(json.dumps([visible, raw.get("meta")], ensure_ascii=False, default=str)):
             return False
-        self._note(WITHHELD.format(kind=kind.replace("_", " ")))
+        if file_id is not None:
+            self._withheld_files.add(file_id)
+            self._files.pop(file_id, None)  # chunks that came before: not sent either
+        self._note(WITHHELD.format(kind=_kind_label(kind)))
         return True
 
-    def _guard(self, message: AgentInvokeMessage) -> AgentInvokeMessage | None:
-        """A message for the user with no secret in it: a link, image or file whose address or
-        name holds a secret is withheld (the model and the log are told, without the secret);
-        any other message has its text fields redacted."""
-        if not self._variants_present(message):
-            return message
-        kind = getattr(message.type, "value", message.type)
-        if kind in _FILE_KINDS:
-            self._note(WITHHELD.format(kind=kind.replace("_", " ")))
-            return None
-        data = _redact_strings(message.model_dump(mode="json"), self._redact)
-        return AgentInvokeMessage.model_validate(data)
+    def _guard(self, messages: list[AgentInvokeMessage]) -> list[AgentInvokeMessage]:
+        """The messages for the user with no secret in them: a link, image or file whose address
+        or name holds a secret is withheld (the model and the log are told once per kind, without
+        the secret); any other message has its text fields redacted."""
+        if not self._secrets:
+            return messages
+        out: list[AgentInvokeMessage] = []
+        withheld: list[str] = []
+        for message in messages:
+            if not self._variants_present(message):
+                out.append(message)
+                continue
+            kind = str(getattr(message.type, "value", message.type))
+            redacted = None
+            if kind not in _FILE_KINDS:
+                data = message.model_dump(mode="json")
+                for key in ("message", "meta"):  # keys too: metadata is free-form
+                    data[key] = _redact_strings(data.get(key), self._redact, keys=True)
+                try:
+                    redacted = AgentInvokeMessage.model_validate(data)
+                except Exception:  # a secret that is also a field name: withheld rather than sent
+                    redacted = None
+            if redacted is not None:
+                out.append(redacted)
+            elif _kind_label(kind) not in withheld:
+                withheld.append(_kind_label(kind))
+        for label in withheld:
+            self._note(WITHHELD.format(kind=label))
+        return out
 
     def _variants_present(self, message: AgentInvokeMessage) -> bool:
         dumped = message.model_dump(mode="json", exclude={"message": {"blob"}} if _is_blob(message) else None)
@@ -269,10 +305,12 @@ class ObservationCollector:
         if self._error is not None:
             return
         try:
-            full = _error_full_text(error)
-            kind, text = _summarize_error(error)
+            # redacted on the raw text, before it is unwrapped, reflowed and cut
+            raw = self._redact(str(error))
+            full = _error_full_text(error, raw)
+            kind, text = _summarize_error(error, raw)
         except Exception:  # defensive: an exception whose __str__ raises
-            full, kind, text = repr(error), type(error).__name__, ""
+            full, kind, text = self._redact(repr(error)), type(error).__name__, ""
         text = self._secrets.mask_cut_edge(self._redact(text), suffix="…")  # it may have been cut
         what = f"{kind}: {text}" if kind and text else (kind or text or "an unknown error")
         self._error = (TOOL_FAILED.format(tool=self._tool, error=what), self._redact(full))
@@ -466,6 +504,9 @@ class ObservationCollector:
         if len(data) > FORWARD_BLOB_MAX_BYTES:
             self._note(FILE_TOO_LARGE.format(what=described, size=len(data), limit=FORWARD_BLOB_MAX_BYTES))
             return []
+        if self._secrets.in_bytes(data):
+            self._note(WITHHELD_CONTENT.format(what=described))
+            return []
         self._note(FILE_SENT.format(what=described))
         return _blob_messages(data, meta)
 
@@ -485,9 +526,11 @@ class ObservationCollector:
 
     def _store(self, part: _Part) -> None:
         """Keep a part, its secrets redacted first (then cut to the room left, hiding a secret
-        cut in two)."""
+        cut in two). A JSON part keeps its kind, its value redacted (so a text that repeats it
+        is still recognised)."""
         if self._secrets.holds(part.text):
-            part = _Part(part.kind if part.kind != "json" else "text", self._redact(part.text))
+            value = _redact_strings(part.value, self._redact, keys=True) if part.kind == "json" else None
+            part = _Part(part.kind, self._redact(part.text), value)
         room = FULL_TEXT_MAX_CHARS - self._stored_chars
         if len(part.text) > room:
             dropped = part.text[max(room, 0) :]
@@ -509,7 +552,10 @@ class ObservationCollector:
 
     def _body(self) -> str:
         """The unbounded observation body: parts in order, plus notes about leftovers."""
-        parts = _without_duplicate_json(self._parts)
+        parts = _without_duplicate_json(self._parts, self._redact)
+        if self._dropped_chars:  # the last part was cut: a secret streamed in pieces may end it
+            kept = self._secrets.mask_cut_edge(self._redact(_join(parts)))
+            parts = [_Part("text", kept)] if kept else []
         parts += [_Part("note", _incomplete_note(f)) for f in self._files.values() if not f.too_large]
         parts += [
             _Part("note", FILE_TOO_LARGE.format(what=_describe_meta(f.meta, None) or "(unnamed)",
@@ -757,12 +803,16 @@ def _parse_json(text: str) -> tuple[bool, Any]:
         return False, None
 
 
-def _without_duplicate_json(parts: list[_Part]) -> list[_Part]:
-    """Drop JSON parts that repeat a text part or the whole text (workflow tools: #3542)."""
+def _without_duplicate_json(parts: list[_Part], redact: Any = None) -> list[_Part]:
+    """Drop JSON parts that repeat a text part or the whole text (workflow tools: #3542).
+
+    ``redact`` hides secrets in the whole text (a secret streamed in pieces is only whole there;
+    the JSON part was redacted when stored)."""
     if not any(p.kind == "json" for p in parts):
         return list(parts)
     texts = [p.text for p in parts if p.kind == "text"]
-    candidates = [*texts, "".join(texts)] if len(texts) > 1 else texts
+    whole = "".join(texts)
+    candidates = [*texts, whole, *([redact(whole)] if redact else [])] if len(texts) > 1 else texts
     stripped = {t.strip() for t in candidates}
     parsed = [value for ok, value in map(_parse_json, candidates) if ok]
 
@@ -797,21 +847,23 @@ def _join(parts: list[_Part]) -> str:
 # --- helpers: errors -----------------------------------------------------------------------------
 
 
-def _error_full_text(error: BaseException | str) -> str:
+def _error_full_text(error: BaseException | str, text: str | None = None) -> str:
+    """``Type: message`` of `error`; ``text`` stands for its message (e.g. redacted)."""
+    text = str(error) if text is None else text
     if isinstance(error, BaseException):
-        text = str(error)
         return f"{type(error).__name__}: {text}" if text else type(error).__name__
-    return str(error)
+    return text
 
 
-def _summarize_error(error: BaseException | str) -> tuple[str, str]:
+def _summarize_error(error: BaseException | str, text: str | None = None) -> tuple[str, str]:
     """``(error type, one-line message)``; type '' when unknown or just ``Exception``.
 
-    Unwraps the daemon's ``PluginInvokeError: {"error_type": .., "message": ..}`` nesting and
-    reduces a Python traceback to its last line (dify#28207).
+    ``text`` stands for the error's message (the caller passes it redacted). Unwraps the
+    daemon's ``PluginInvokeError: {"error_type": .., "message": ..}`` nesting and reduces a
+    Python traceback to its last line (dify#28207).
     """
     kind = type(error).__name__ if isinstance(error, BaseException) else ""
-    text = str(error)
+    text = str(error) if text is None else text
     for _ in range(6):
         inner = _inner_error(text)
         if inner is None:
@@ -871,21 +923,52 @@ def _cap(text: str, limit: int) -> str:
 
 
 _FILE_KINDS = frozenset({"link", "image_link", "image", "blob", "blob_chunk", "file", "binary_link"})
+_KIND_LABELS = {"blob": "file", "blob_chunk": "file", "binary_link": "link"}
+
+
+def _kind_label(kind: str) -> str:
+    """How a withheld message is named to the model: ``image link``, ``link``, ``file``..."""
+    return _KIND_LABELS.get(kind, kind.replace("_", " "))
 
 
 def _is_blob(message: AgentInvokeMessage) -> bool:
     return getattr(message.type, "value", message.type) in ("blob", "blob_chunk")
 
 
-def _redact_strings(value: Any, redact: Any) -> Any:
-    """``value`` (JSON data) with every string redacted."""
+def _redact_strings(value: Any, redact: Any, *, keys: bool = False) -> Any:
+    """``value`` (JSON data) with every string redacted (and every key, if ``keys``)."""
     if isinstance(value, str):
         return redact(value)
-    if isinstance(value, dict):
-        return {key: _redact_strings(item, redact) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_redact_strings(item, redact) for item in value]
+    if isinstance(value, Mapping):
+        return {
+            (redact(key) if keys and isinstance(key, str) else key): _redact_strings(item, redact, keys=keys)
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_redact_strings(item, redact, keys=keys) for item in value]
     return value
+
+
+def redactor(secrets: Collection[str]) -> Any:
+    """``text -> text`` with every value of ``secrets`` (and its encoded and reflowed forms)
+    replaced by ``[REDACTED]``, as `ObservationCollector` does (for other texts of a tool call,
+    e.g. an internal error message)."""
+    return _Secrets(secrets).redact
+
+
+def _squeezed(text: str) -> tuple[str, list[int]]:
+    """``text`` with each run of whitespace made one space, and for each character kept its
+    index in ``text``."""
+    out: list[str] = []
+    index: list[int] = []
+    for position, char in enumerate(text):
+        if char.isspace():
+            if out and out[-1] == " ":
+                continue
+            char = " "
+        out.append(char)
+        index.append(position)
+    return "".join(out), index
 
 
 class _Secrets:
@@ -893,18 +976,25 @@ class _Secrets:
     ``[REDACTED]``, whatever whitespace stands between its words (a tool or an error message
     may have reflowed it) and in its JSON-escaped and URL-encoded forms; ``mask_cut_edge``
     hides the start of a secret left at the end of a text that was cut; ``holds`` tells whether
-    a text (a link, a file name) contains one."""
+    a text (a link, a file name) contains one, ``in_bytes`` whether a file's content does."""
 
     def __init__(self, secrets: Collection[str]) -> None:
         variants: set[str] = set()
         for secret in secrets or ():
             if not isinstance(secret, str) or len(secret.strip()) < MIN_SECRET_LENGTH:
                 continue
-            variants |= {secret, json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1],
-                         urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret)}
+            quoted = {urllib.parse.quote(secret, safe=""), urllib.parse.quote(secret), urllib.parse.quote_plus(secret)}
+            quoted |= {re.sub(r"%[0-9A-F]{2}", lambda m: m.group().lower(), q) for q in quoted}
+            variants |= {secret, json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1], *quoted}
         self._variants = sorted(variants, key=len, reverse=True)
         flexible = ["\\s+".join(re.escape(word) for word in v.split()) or re.escape(v) for v in self._variants]
         self._pattern = re.compile("|".join(flexible)) if flexible else None
+        self._encoded = sorted({v.encode("utf-8") for v in self._variants if v.strip()}, key=len, reverse=True)
+        # the start of each variant with whitespace squeezed (see mask_cut_edge)
+        self._squeezed = sorted({" ".join(v.split()) for v in self._variants if v.strip()}, key=len, reverse=True)
+
+    def __bool__(self) -> bool:
+        return self._pattern is not None
 
     def redact(self, text: str) -> str:
         if not text or self._pattern is None:
@@ -914,14 +1004,27 @@ class _Secrets:
     def holds(self, text: str) -> bool:
         return bool(text) and self._pattern is not None and self._pattern.search(text) is not None
 
+    def in_bytes(self, data: bytes) -> bool:
+        """Whether ``data`` (a file's content) holds a secret as UTF-8 text."""
+        return bool(data) and any(variant in data for variant in self._encoded)
+
     def mask_cut_edge(self, text: str, *, suffix: str = "") -> str:
         """``text`` (which was cut, and ends with ``suffix``) with a trailing start of a secret
-        of at least ``MIN_SECRET_EDGE`` characters replaced by ``[REDACTED]``."""
-        if not text or not self._variants:
+        of at least ``MIN_SECRET_EDGE`` characters replaced by ``[REDACTED]``, whatever
+        whitespace stands in it (the text may have been reflowed before it was cut)."""
+        if not text or not self._squeezed:
             return text
         body = text[: len(text) - len(suffix)] if suffix and text.endswith(suffix) else text
-        for variant in self._variants:
-            for size in range(len(variant) - 1, MIN_SECRET_EDGE - 1, -1):
-                if body.endswith(variant[:size]):
-                    return body[: len(body) - size] + REDACTED + text[len(body) :]
-        return text
+        longest = len(self._squeezed[0])
+        tail_start = max(0, len(body) - 4 * longest - 16)  # enough for any reflowed start
+        squeezed, index = _squeezed(body[tail_start:])
+        longest_start = 0  # of every form of every secret, the longest start that ends the text
+        for variant in self._squeezed:
+            for size in range(len(variant) - 1, max(MIN_SECRET_EDGE, longest_start + 1) - 1, -1):
+                if squeezed.endswith(variant[:size]) and variant[:size].strip():
+                    longest_start = size
+                    break
+        if not longest_start:
+            return text
+        cut = tail_start + index[len(squeezed) - longest_start]
+        return body[:cut] + REDACTED + text[len(body) :]

@@ -16,6 +16,8 @@ from typing import Any
 from dify_plugin.interfaces.agent import AgentModelConfig, ToolEntity
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from agent_core.observation import redactor
+
 logger = logging.getLogger(__name__)
 
 MAX_ITERATIONS_RANGE = (1, 500)
@@ -47,6 +49,27 @@ def _tool_name(raw: Any) -> str:
     identity = raw.get("identity") if isinstance(raw, dict) else None
     name = identity.get("name") if isinstance(identity, dict) else None
     return str(name) if isinstance(name, str) and name else "(unnamed tool)"
+
+
+def _declared_values(raw: Any) -> list[str]:
+    """Every text a malformed tool declaration carries that may be secret: its runtime parameter
+    values (a ``secret-input`` among them cannot be told apart once the declaration is unreadable)
+    and its credential id."""
+    if not isinstance(raw, dict):
+        return []
+    runtime = raw.get("runtime_parameters")
+    values = list(runtime.values()) if isinstance(runtime, dict) else []
+    return [value for value in [*values, raw.get("credential_id")] if isinstance(value, str)]
+
+
+def _drop_reason(raw: Any, error: ValidationError) -> str:
+    """What was wrong with a tool declaration: field and problem of the first five errors, never
+    the values (a tool entity carries the user's secret parameters); redacted all the same."""
+    reason = "; ".join(
+        f"{'.'.join(str(part) for part in item['loc']) or 'entity'}: {item['msg']}"
+        for item in error.errors(include_input=False, include_url=False, include_context=False)[:5]
+    )
+    return redactor(_declared_values(raw))(reason)
 
 
 def _clamp(value: Any, bounds: tuple[float, float], default: float) -> float:
@@ -111,12 +134,13 @@ class StrategyParams(BaseModel):
                 tools.append(raw if isinstance(raw, ToolEntity) else ToolEntity.model_validate(raw))
             except ValidationError as error:
                 name = _tool_name(raw)
-                reason = "; ".join(
-                    f"{'.'.join(str(part) for part in item['loc']) or 'entity'}: {item['msg']}"
-                    for item in error.errors(include_input=False, include_url=False)[:5]
-                )
+                reason = _drop_reason(raw, error)
                 dropped.append((name, reason))
                 logger.warning("dropping tool %r: its declaration does not validate (%s)", name, reason)
+            except Exception as error:  # a validator of the SDK that fails otherwise: never its text
+                name = _tool_name(raw)
+                dropped.append((name, f"entity: unreadable ({type(error).__name__})"))
+                logger.warning("dropping tool %r: its declaration cannot be read (%s)", name, type(error).__name__)
         return {**data, "tools": tools, "dropped_tools": dropped}
 
     @field_validator("allowed_tools", mode="before")
@@ -142,6 +166,7 @@ class StrategyParams(BaseModel):
         if self.allowed_tools is not None:
             allowed = set(self.allowed_tools)
             self.tools = [tool for tool in self.tools if tool.identity.name in allowed]
+            self.dropped_tools = [(name, why) for name, why in self.dropped_tools if name in allowed]
         return self
 
     @field_validator("instruction", "query", mode="before")

@@ -248,3 +248,4 @@ TOOL_DROPPED = (
 # --- a forwarded tool message that holds a secret (agent_core.observation) --------------------
 
 WITHHELD = "A result of the tool ({kind}) was not sent to the user: its address or name contains a secret value."
+WITHHELD_CONTENT = "The tool's file {what} was not sent to the user: its content contains a secret value."

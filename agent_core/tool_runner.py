@@ -23,7 +23,7 @@ from gevent.queue import Queue
 
 from agent_core import prompts
 from agent_core.logs import LogNode
-from agent_core.observation import ObservationCollector, ToolOutcome
+from agent_core.observation import ObservationCollector, ToolOutcome, redactor
 from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_schema import ToolRegistry
 
@@ -170,6 +170,7 @@ class ToolRunner:
             result = self._result(call, refusal, emit, result)
         except Exception as error:  # a bug of ours must not leave the node open
             message = f"internal error while running the tool: {type(error).__name__}: {error}"
+            message = redactor(self._registry.secret_values())(message)  # it may quote a parameter
             result = ToolResult(call.id, call.name, arguments, observation=f"Error: {message}", error=message)
         result = ToolResult(**{**result.__dict__, "elapsed": time.perf_counter() - started})
         emit(node.finish({"output": result.log_entry()}, error=result.error))

@@ -5,14 +5,25 @@
   the tool and nothing else: no prompt, log, observation, answer or other line of the runner's
   transcript, proven with canary values; a tool that echoes the secret is redacted before the
   model reads its output.
+* A link, image or file the tool returns that carries the secret (in its address, its name or
+  its content) is withheld, and the model and the log are told; other forwarded results
+  (retriever resources) reach the user with the secret redacted.
+* The secret is redacted before anything is cut or reflowed: no part of it survives the log's
+  1,000,000-character cap, the error's 600-character cap or whitespace normalisation.
+* A tool whose declaration does not validate is named in the log tree with what was wrong, and
+  nothing of its declaration (its secret parameters) is written anywhere.
+* A null or malformed message in a tool's stream is reported, the rest of the stream is kept.
 * Tool output is data: text in it that looks like a final answer or a tool call never steers
   the loop.
 """
 
+import base64
 import json
 
 import pytest
 
+from agent_core import prompts
+from agent_core.observation import FULL_TEXT_MAX_CHARS
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations
 
@@ -55,6 +66,39 @@ def call_turn(strategy: str, name: str, call_id: str = "c1", **arguments) -> dic
 
 def dumps(value) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def blob(data: bytes, meta: dict) -> dict:
+    return {"type": "blob", "message": {"blob": base64.b64encode(data).decode()}, "meta": meta}
+
+
+def call_node(result, name: str = "crm_lookup"):
+    (node,) = [n for n in result.logs.values() if n.label == f"CALL {name}"]
+    return node
+
+
+def logged_response(result, name: str = "crm_lookup") -> str:
+    """The tool's output as the CALL node keeps it."""
+    return call_node(result, name).data["output"]["tool_response"]
+
+
+def assert_plugin_never_wrote(run, result, *fragments: str) -> None:
+    """No line the plugin process wrote since ``result``'s run began, up to now (stdout protocol
+    lines of any session, plugin log events, stray stdout, stderr, also what came after the run
+    ended), holds any of ``fragments``, except the backwards tool invocations, which must carry
+    the secret parameters to the tool."""
+    transcript = run.plugin.transcript
+    start = next(n for n, entry in enumerate(transcript) if entry is result.transcript[0])
+    for entry in transcript[start:]:
+        if entry["dir"] == "to_plugin":
+            continue
+        body = entry.get("json") or {}
+        invocation = (body.get("data") or {}).get("data") or {}
+        if entry["dir"] == "from_plugin" and invocation.get("type") == "tool":
+            continue
+        line = dumps(entry)
+        for fragment in fragments:
+            assert fragment not in line, f"{fragment!r} written by the plugin ({entry['dir']}): {line[:600]}"
 
 
 
@@ -230,3 +274,202 @@ def test_tool_output_that_looks_like_an_answer_or_a_call_does_not_steer_the_loop
     else:
         assert observations(result.llm_requests[1]) == [output], "the model reads the output as it was, as data"
     run.backend.assert_complete()
+
+
+# --- forwarded results: withheld or redacted -------------------------------------------------------
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_links_and_files_that_carry_the_secret_are_withheld_and_the_model_and_log_told(run, strategy):
+    report = b"name,plan\nAda,Pro\n"
+    responses = [
+        {"type": "image_link", "message": {"text": f"https://cdn.example.com/chart.png?api_key={CANARY}"}, "meta": None},
+        {"type": "link", "message": {"text": f"/files/tools/7c1e.pdf?token={CANARY}"}, "meta": {"tool_file_id": "7c1e"}},
+        blob(b"%PDF-1.4 minimal", {"filename": f"export-{CANARY}.pdf", "mime_type": "application/pdf"}),
+        blob(f"CRM_API_KEY={CANARY}\n".encode(), {"filename": "settings.env", "mime_type": "text/plain"}),
+        blob(report, {"filename": "report.csv", "mime_type": "text/csv"}),
+        text_message("Ada Lovelace, plan Pro"),
+    ]
+    turns = [call_turn(strategy, "crm_lookup", customer="Ada"), answer_turn(strategy, "Ada is on the Pro plan.")]
+    result = run(turns, tools=[crm_tool(responses=responses)], strategy=strategy)
+    assert_clean_end(result)
+    assert [(f["type"], f["meta"]["filename"]) for f in result.files] == [("blob", "report.csv")]
+    assert base64.b64decode(result.files[0]["blob"]) == report
+    (seen,) = observations(result.llm_requests[1])
+    logged = logged_response(result)
+    for told in (seen, logged):
+        assert prompts.WITHHELD.format(kind="image link") in told
+        assert prompts.WITHHELD.format(kind="link") in told
+        assert prompts.WITHHELD.format(kind="file") in told
+        assert "settings.env" in told and "its content contains a secret value" in told
+        assert "report.csv" in told and "Ada Lovelace, plan Pro" in told
+    assert_secrets_only_where_needed(result)
+    assert_plugin_never_wrote(run, result, CANARY)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_chunked_file_named_after_the_secret_is_withheld_once_and_nothing_of_it_sent(run, strategy):
+    data = bytes(range(256)) * 64
+    meta = {"filename": f"{CANARY}.bin", "mime_type": "application/octet-stream"}
+    pieces = [data[i : i + 4096] for i in range(0, len(data), 4096)]
+    chunks = [
+        {"type": "blob_chunk", "meta": meta, "message": {
+            "id": "f1", "sequence": n, "total_length": len(data), "end": n == len(pieces),
+            "blob": base64.b64encode(pieces[n] if n < len(pieces) else b"").decode()}}
+        for n in range(len(pieces) + 1)
+    ]
+    turns = [call_turn(strategy, "crm_lookup", customer="Ada"), answer_turn(strategy, "Done.")]
+    result = run(turns, tools=[crm_tool(responses=chunks)], strategy=strategy)
+    assert_clean_end(result)
+    assert result.files == [] and [m for m in result.messages if m["type"] == "blob_chunk"] == []
+    (seen,) = observations(result.llm_requests[1])
+    assert seen == prompts.WITHHELD.format(kind="file"), "told once, not once per chunk"
+    assert_secrets_only_where_needed(result)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_retriever_resources_reach_the_user_with_the_secret_redacted(run, strategy):
+    resource = {"type": "retriever_resources", "meta": None, "message": {"context": "", "retriever_resources": [
+        {"position": 1, "content": f"Ada's account, API key {CANARY}, plan Pro", "document_name": "ada.txt",
+         "doc_metadata": {"source": f"https://crm.example.com/export?key={CANARY}"}},
+    ]}}
+    turns = [call_turn(strategy, "crm_lookup", customer="Ada"), answer_turn(strategy, "Ada is on the Pro plan.")]
+    result = run(turns, tools=[crm_tool(responses=[resource])], strategy=strategy)
+    assert_clean_end(result)
+    (sent,) = result.retriever_resources
+    assert sent["content"] == "Ada's account, API key [REDACTED], plan Pro" and sent["document_name"] == "ada.txt"
+    assert sent["doc_metadata"] == {"source": "https://crm.example.com/export?key=[REDACTED]"}
+    (seen,) = observations(result.llm_requests[1])
+    assert "Ada's account, API key [REDACTED], plan Pro" in seen
+    assert_secrets_only_where_needed(result)
+    assert_plugin_never_wrote(run, result, CANARY)
+
+
+# --- redacted before it is cut or reflowed --------------------------------------------------------
+
+
+def test_a_secret_streamed_in_pieces_and_cut_by_the_log_cap_leaves_no_part_of_it(run):
+    """The cut lands inside the secret, which arrived in two pieces: neither piece held it whole."""
+    head = "x" * (FULL_TEXT_MAX_CHARS - 9) + CANARY[:6]
+    responses = [text_message(head), text_message(CANARY[6:] + " and more text after it")]
+    turns = [call_turn("function_calling", "crm_lookup", customer="Ada"), {"text": "Done."}]
+    result = run(turns, tools=[crm_tool(responses=responses)])
+    assert_clean_end(result)
+    logged = logged_response(result)
+    assert "more characters were not kept" in logged
+    assert CANARY[:4] not in logged and CANARY[:4] not in observations(result.llm_requests[1])[0]
+    assert_secrets_only_where_needed(result)
+    assert_plugin_never_wrote(run, result, CANARY[:5])
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_secret_streamed_in_pieces_is_redacted_where_the_pieces_meet(run, strategy):
+    responses = [text_message(f"key {CANARY[:7]}"), text_message(f"{CANARY[7:]} accepted; Ada Lovelace, plan Pro")]
+    turns = [call_turn(strategy, "crm_lookup", customer="Ada"), answer_turn(strategy, "Ada is on the Pro plan.")]
+    result = run(turns, tools=[crm_tool(responses=responses)], strategy=strategy)
+    assert_clean_end(result)
+    (seen,) = observations(result.llm_requests[1])
+    assert seen == "key [REDACTED] accepted; Ada Lovelace, plan Pro"
+    assert_secrets_only_where_needed(result)
+
+
+TAB_SECRET = "pass\tTABCANARY-5d2e90"
+
+
+def vault_tool(error: str) -> ScriptedTool:
+    """A tool whose secret parameter holds a tab (an error message reflows it to a space)."""
+    return ScriptedTool(
+        name="vault_read",
+        description="Read a value from the vault",
+        parameters=[ToolParam("path", description="Vault path"),
+                    ToolParam("password", type="secret-input", form="form", description="Vault password")],
+        runtime_parameters={"password": TAB_SECRET},
+        responses=[],
+        error=error,
+    )
+
+
+@pytest.mark.parametrize("padding", [560, 566, 570], ids=["cut-in-its-second-word", "cut-after-the-space", "cut-after-one-char"])
+def test_a_reflowed_secret_in_an_error_cut_at_its_cap_leaves_no_part_of_it(run, padding):
+    """The error reaches the model as one line of at most 600 characters: whitespace normalised,
+    then cut at 599 (after 28 characters of prefix the secret starts at 588, 594 or 598)."""
+    result = run([call_turn("function_calling", "vault_read", path="crm"), {"text": "The vault refused."}],
+                 tools=[vault_tool("denied: " + "y" * padding + TAB_SECRET + " was refused\tby policy")])
+    assert_clean_end(result)
+    (seen,) = observations(result.llm_requests[1])
+    assert seen.startswith("Error: the tool 'vault_read' failed") and "denied: yyy" in seen
+    node = call_node(result, "vault_read")
+    for fragment in ("TABC", "pass TAB", "pass\tTAB"):
+        assert fragment not in seen and fragment not in dumps(node.to_dict()) and fragment not in dumps(result.messages)
+    assert_plugin_never_wrote(run, result, "TABCANARY", "TABC")
+
+
+def test_a_reflowed_secret_in_a_short_error_is_redacted_whole(run):
+    result = run([call_turn("function_calling", "vault_read", path="crm"), {"text": "The vault refused."}],
+                 tools=[vault_tool("login with pass   TABCANARY-5d2e90\n failed")])
+    assert_clean_end(result)
+    (seen,) = observations(result.llm_requests[1])
+    assert "login with [REDACTED] failed" in seen and "TABCANARY" not in seen
+    assert "TABCANARY" not in dumps(call_node(result, "vault_read").to_dict())
+
+
+# --- a tool whose declaration does not validate ---------------------------------------------------
+
+DROPPED_CANARY = "DROP-CANARY-91e7c3"
+
+
+class UnreadableTool(ScriptedTool):
+    """A tool whose declaration does not validate: its secret parameter has a type the SDK does
+    not know (a newer Dify, or a broken one). Its user-set values must not be written anywhere."""
+
+    def entity(self) -> dict:
+        entity = super().entity()
+        entity["parameters"][-1]["type"] = "password-v2"
+        return entity
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_tool_whose_declaration_does_not_validate_is_named_in_the_log_and_its_values_never_written(run, strategy):
+    broken = UnreadableTool(
+        name="billing_export",
+        description="Export invoices",
+        parameters=[ToolParam("month", description="Month"),
+                    ToolParam("token", type="secret-input", form="form", description="Billing token")],
+        runtime_parameters={"token": DROPPED_CANARY},
+        responses=[text_message("never called")],
+    )
+    turns = [call_turn(strategy, "crm_lookup", customer="Ada"), answer_turn(strategy, "Ada is on the Pro plan.")]
+    result = run(turns, tools=[broken, crm_tool()], strategy=strategy)
+    assert_clean_end(result)
+    (node,) = [n for n in result.logs.values() if n.label == "TOOL DROPPED billing_export"]
+    assert node.status == "error" and "parameters.1.type" in node.error
+    assert prompts.TOOL_DROPPED.format(name="billing_export") in dumps(node.data)
+    assert "billing_export" not in dumps(result.llm_requests[0]["tools"] or []), "not offered to the model"
+    assert [r["tool"] for r in result.tool_requests] == ["crm_lookup"], "the other tools still run"
+    assert_secrets_only_where_needed(result, secrets=(CANARY, CREDENTIAL_CANARY, DROPPED_CANARY))
+    assert_plugin_never_wrote(run, result, DROPPED_CANARY)
+
+
+# --- null or malformed stream messages --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_null_or_malformed_message_in_the_stream_is_reported_and_the_rest_kept(run, strategy):
+    responses = [
+        text_message("Ada Lovelace"),
+        {"type": "text", "message": None, "meta": None},
+        {"type": "image_link", "message": {"text": 42}, "meta": None},
+        {"type": "text", "message": {"text": ["key", CANARY]}, "meta": None},
+        {"type": None, "message": {"text": CANARY}, "meta": None},
+        text_message(", plan Pro"),
+    ]
+    turns = [call_turn(strategy, "crm_lookup", customer="Ada"), answer_turn(strategy, "Ada is on the Pro plan.")]
+    result = run(turns, tools=[crm_tool(responses=responses)], strategy=strategy)
+    assert_clean_end(result)
+    (seen,) = observations(result.llm_requests[1])
+    assert seen.startswith("Ada Lovelace, plan Pro\n")
+    assert "the tool returned an invalid response: 4 unreadable message(s)" in seen
+    assert "the tool returned an invalid response: 4 unreadable message(s)" in logged_response(result)
+    assert call_node(result).status == "success"
+    assert_secrets_only_where_needed(result)
+

@@ -1,8 +1,15 @@
 """A secret never leaves the tool call: redacted before anything is cut or reflowed, hidden when
 a cut splits it, and links or files that carry it are withheld (agent_core.observation)."""
 
+import base64
+import json
+import logging
+import re
+import urllib.parse
+
 from agent_core import prompts
-from agent_core.observation import FULL_TEXT_MAX_CHARS, ObservationCollector
+from agent_core.observation import FULL_TEXT_MAX_CHARS, ObservationCollector, redactor
+from agent_core.params import StrategyParams
 
 SECRET = "sk-CANARY-7f3a91b2c4"
 
@@ -57,3 +64,235 @@ def test_retriever_resources_are_forwarded_with_their_text_redacted():
     outcome, forwarded = collect(resource)
     assert forwarded and SECRET not in forwarded[0].model_dump_json()
     assert SECRET not in outcome.observation
+
+
+# --- redacted before anything is cut, unwrapped or reflowed --------------------------------------
+
+
+def test_a_secret_streamed_in_two_pieces_and_cut_by_the_full_text_cap_leaves_no_part_of_it():
+    """Neither piece holds the secret whole; the cut falls inside it."""
+    head = "x" * (FULL_TEXT_MAX_CHARS - 9) + SECRET[:6]
+    outcome, _ = collect(text(head), text(SECRET[6:] + " and more"))
+    assert SECRET[:4] not in outcome.full_text and SECRET[:4] not in outcome.observation
+    assert "more characters were not kept" in outcome.full_text
+
+
+def test_a_secret_streamed_in_pieces_is_redacted_where_they_meet():
+    outcome, _ = collect(text("key " + SECRET[:5]), text(SECRET[5:12]), text(SECRET[12:] + " ok"))
+    assert outcome.observation == "key [REDACTED] ok" and outcome.full_text == "key [REDACTED] ok"
+
+
+def test_a_json_result_that_repeats_a_text_with_a_secret_is_still_recognised_as_a_repeat():
+    """Workflow tools send their output as text and as JSON (dop3542); both are redacted the same."""
+    body = {"customer": "Ada", "token": SECRET}
+    outcome, _ = collect(text(json.dumps(body)), {"type": "json", "message": {"json_object": body}, "meta": None})
+    assert outcome.observation == '{"customer": "Ada", "token": "[REDACTED]"}'
+
+
+def test_a_json_result_after_a_text_stays_on_its_own_line_when_redacted():
+    outcome, _ = collect(text("Found:"), {"type": "json", "message": {"json_object": {SECRET: [SECRET, 1]}}, "meta": None})
+    assert outcome.observation == 'Found:\n{"[REDACTED]":["[REDACTED]",1]}'
+
+
+def test_a_secret_in_an_unwrapped_daemon_error_is_redacted_before_it_is_unwrapped():
+    secret = 'quo"te\\back-slash'
+    inner = json.dumps({"error_type": "AuthError", "message": f"bad key {secret}"})
+    outcome, _ = collect(error=RuntimeError(f"PluginInvokeError: {inner}"), secrets=(secret,))
+    assert "AuthError: bad key [REDACTED]" in outcome.observation
+    assert "quo" not in outcome.observation and "quo" not in outcome.full_text
+
+
+def test_a_reflowed_secret_cut_at_the_error_cap_leaves_no_part_of_it():
+    """Whitespace is normalised (the tab becomes a space), then the line is cut at 600: the
+    secret was redacted on the raw text first, so no start of it is left at the cut."""
+    secret = "pass\tword-for-the-crm"
+    for padding in range(575, 600):
+        outcome, _ = collect(error=RuntimeError("e: " + "y" * padding + secret + " more"), secrets=(secret,))
+        assert "pass w" not in outcome.observation and "pass\tw" not in outcome.observation, padding
+        assert "word-f" not in outcome.observation and "word-f" not in outcome.full_text, padding
+
+
+def test_a_reflowed_start_of_a_secret_left_at_the_end_of_an_error_is_hidden():
+    """A tool may cut its own message: what is left of the secret, reflowed, is hidden too."""
+    secret = "pass\tword-for-the-crm"
+    outcome, _ = collect(error=RuntimeError("login failed for pass \n  word-fo"), secrets=(secret,))
+    assert "login failed for [REDACTED]" in outcome.observation and "word" not in outcome.observation
+
+
+def test_a_secret_in_a_variable_cut_at_its_cap_is_hidden():
+    variable = {"type": "variable", "meta": None,
+                "message": {"variable_name": "dump", "variable_value": "v" * 9_995 + SECRET, "stream": False}}
+    outcome, _ = collect(variable)
+    assert "[variable dump]" in outcome.full_text and SECRET[:4] not in outcome.full_text
+
+
+# --- forwarded messages: withheld or redacted ---------------------------------------------------
+
+
+def blob(data: bytes, meta: dict | None) -> dict:
+    return {"type": "blob", "message": {"blob": base64.b64encode(data).decode()}, "meta": meta}
+
+
+def test_a_file_whose_content_holds_the_secret_is_withheld_and_the_model_told_which():
+    outcome, forwarded = collect(blob(f"API_KEY={SECRET}\n".encode(), {"filename": "settings.env", "mime_type": "text/plain"}))
+    assert forwarded == []
+    assert outcome.observation == prompts.WITHHELD_CONTENT.format(what="settings.env (text/plain, 29 bytes)")
+
+
+def test_an_inline_image_whose_content_holds_the_secret_is_withheld():
+    url = "data:text/plain;base64," + base64.b64encode(f"key {SECRET}".encode()).decode()
+    outcome, forwarded = collect({"type": "image", "message": {"text": url}, "meta": None})
+    assert forwarded == [] and "its content contains a secret value" in outcome.observation
+
+
+def test_a_chunked_file_named_after_the_secret_is_withheld_once_and_no_chunk_sent():
+    meta = {"filename": f"{SECRET}.bin"}
+    chunks = [{"type": "blob_chunk", "meta": meta if n == 0 else None, "message": {
+        "id": "f", "sequence": n, "total_length": 20, "blob": base64.b64encode(b"x" * 10 if n < 2 else b"").decode(),
+        "end": n == 2}} for n in range(3)]
+    outcome, forwarded = collect(*chunks)
+    assert forwarded == []
+    assert outcome.observation == prompts.WITHHELD.format(kind="file"), "once, and no 'incomplete file' note"
+
+
+def test_a_chunked_file_whose_later_chunk_names_the_secret_is_not_sent_at_all():
+    chunks = [{"type": "blob_chunk", "meta": {"filename": "a.bin"} if n == 0 else {"filename": f"{SECRET}.bin"},
+               "message": {"id": "f", "sequence": n, "total_length": 20, "end": n == 2,
+                           "blob": base64.b64encode(b"x" * 10 if n < 2 else b"").decode()}} for n in range(3)]
+    outcome, forwarded = collect(*chunks)
+    assert forwarded == [] and outcome.observation == prompts.WITHHELD.format(kind="file")
+
+
+def test_a_chunked_file_whose_content_holds_the_secret_across_two_chunks_is_withheld():
+    data = b"x" * 8 + f"key={SECRET};".encode() + b"y" * 8
+    cut = 14  # inside the secret
+    chunks = [{"type": "blob_chunk", "meta": {"filename": "dump.txt"}, "message": {
+        "id": "f", "sequence": n, "total_length": len(data), "end": n == 2, "blob": base64.b64encode(piece).decode()}}
+        for n, piece in enumerate([data[:cut], data[cut:], b""])]
+    outcome, forwarded = collect(*chunks)
+    assert forwarded == [] and "dump.txt" in outcome.observation and "its content contains" in outcome.observation
+
+
+def test_links_that_carry_the_secret_in_any_encoding_are_withheld():
+    secret = "ab/cd+ef=gh&ij"
+    quoted = urllib.parse.quote(secret, safe="")
+    urls = [
+        f"https://x.example.com/a?k={quoted}",
+        "https://x.example.com/a?k=" + re.sub(r"%[0-9A-F]{2}", lambda m: m.group().lower(), quoted),
+        f"https://x.example.com/a?k={urllib.parse.quote_plus(secret)}",
+        f"https://x.example.com/{urllib.parse.quote(secret)}/file.png",
+        f"/files/tools/91ab.png?k={secret}",
+    ]
+    for url in urls:
+        for kind in ("link", "image", "image_link"):
+            outcome, forwarded = collect({"type": kind, "message": {"text": url}, "meta": None}, secrets=(secret,))
+            assert forwarded == [], (kind, url)
+            assert "ab/cd" not in outcome.observation and "ab%2F" not in outcome.observation.upper()
+
+
+def test_a_file_message_whose_url_holds_the_secret_is_withheld():
+    file = {"url": f"https://files.example.com/x.pdf?sig={SECRET}", "filename": "x.pdf", "mime_type": "application/pdf"}
+    outcome, forwarded = collect({"type": "file", "message": None, "meta": {"file": file}})
+    assert forwarded == [] and outcome.observation == prompts.WITHHELD.format(kind="file")
+
+
+def test_a_binary_link_that_holds_the_secret_is_withheld():
+    outcome, forwarded = collect({"type": "binary_link", "message": {"text": f"/files/tools/1.bin?k={SECRET}"}, "meta": None})
+    assert forwarded == [] and outcome.observation == prompts.WITHHELD.format(kind="link")
+
+
+def test_links_and_files_without_a_secret_are_forwarded_as_before():
+    messages = [
+        {"type": "image_link", "message": {"text": "https://cdn.example.com/a.png"}, "meta": None},
+        {"type": "link", "message": {"text": "/files/tools/7c1e.pdf"}, "meta": {"tool_file_id": "7c1e"}},
+        blob(b"plain", {"filename": "a.txt"}),
+    ]
+    _, forwarded = collect(*messages)
+    assert [m.type.value for m in forwarded] == ["image", "link", "blob"]
+
+
+def test_retriever_resource_metadata_and_context_are_redacted():
+    resource = {"type": "retriever_resources", "meta": None, "message": {"context": f"use {SECRET}", "retriever_resources": [
+        {"content": "c", "position": 1, "doc_metadata": {"url": f"https://x/?k={SECRET}", SECRET: "key"}}]}}
+    outcome, (sent,) = collect(resource)
+    dumped = sent.model_dump_json()
+    assert SECRET not in dumped and "[REDACTED]" in dumped
+    assert outcome.observation == "use [REDACTED]"
+
+
+def test_without_secrets_nothing_is_withheld_or_rewritten():
+    named = blob(b"x", {"filename": f"{SECRET}.csv"})
+    outcome, forwarded = collect(named, text(SECRET), secrets=())
+    assert len(forwarded) == 1 and SECRET in outcome.observation
+
+
+def test_redactor_hides_every_form_of_a_secret():
+    redact = redactor(["pa ss/word"])
+    assert redact("x pa ss/word y") == "x [REDACTED] y"
+    assert redact("x pa\n  ss/word y") == "x [REDACTED] y"
+    assert redact("x pa%20ss%2Fword y") == "x [REDACTED] y"
+    assert redact("x pa+ss%2Fword y") == "x [REDACTED] y"
+    assert redactor([])("pa ss/word") == "pa ss/word"
+
+
+# --- a null or malformed stream message ----------------------------------------------------------
+
+
+def test_null_and_malformed_messages_are_reported_the_rest_kept_and_their_content_never_shown():
+    outcome, _ = collect(
+        text("Ada"),
+        None,
+        {"type": "text", "message": None, "meta": None},
+        {"type": "text", "message": {"text": ["key", SECRET]}, "meta": None},
+        {"type": "image_link", "message": {"text": 42}, "meta": None},
+        "junk " + SECRET,
+        [SECRET],
+        text(", plan Pro"),
+    )
+    assert outcome.observation.startswith("Ada, plan Pro\n")
+    assert "the tool returned an invalid response: 6 unreadable message(s)" in outcome.observation
+    assert SECRET not in outcome.observation and SECRET not in outcome.full_text
+
+
+# --- a tool whose declaration does not validate (agent_core.params) ------------------------------
+
+
+MODEL = {"provider": "openai", "model": "gpt-4o", "model_type": "llm", "mode": "chat", "completion_params": {},
+         "history_prompt_messages": [], "entity": None}
+
+
+def tool_entity(name: str, *, secret_type: str = "secret-input", secret: str = SECRET) -> dict:
+    label = dict.fromkeys(("en_US", "zh_Hans"), name)
+    return {
+        "identity": {"author": "me", "name": name, "label": label, "provider": "me/p/p"},
+        "parameters": [{"name": "api_key", "label": label, "human_description": label, "type": secret_type,
+                        "form": "form", "required": True}],
+        "description": {"human": label, "llm": name},
+        "runtime_parameters": {"api_key": secret},
+        "credential_id": "cred-" + secret,
+        "provider_type": "builtin",
+    }
+
+
+def test_a_tool_that_does_not_validate_is_named_with_its_problem_and_never_its_values(caplog):
+    caplog.set_level(logging.DEBUG)
+    params = StrategyParams.model_validate(
+        {"model": MODEL, "tools": [tool_entity("broken", secret_type="password-v2"), tool_entity("crm")]}
+    )
+    assert [tool.identity.name for tool in params.tools] == ["crm"]
+    ((name, reason),) = params.dropped_tools
+    assert name == "broken" and reason.startswith("parameters.0.type: Input should be")
+    assert SECRET not in reason and SECRET not in caplog.text and "password-v2" not in caplog.text
+    assert "broken" in caplog.text
+
+
+def test_a_tool_declaration_that_is_not_an_object_is_dropped_without_being_printed(caplog):
+    params = StrategyParams.model_validate({"model": MODEL, "tools": [f"api_key={SECRET}", None]})
+    assert params.tools == [] and [name for name, _ in params.dropped_tools] == ["(unnamed tool)"] * 2
+    assert SECRET not in repr(params.dropped_tools) and SECRET not in caplog.text
+
+
+def test_a_dropped_tool_that_is_not_allowed_anyway_is_not_reported():
+    params = StrategyParams.model_validate({"model": MODEL, "allowed_tools": "crm",
+                                            "tools": [tool_entity("broken", secret_type="password-v2"), tool_entity("crm")]})
+    assert params.dropped_tools == [] and [tool.identity.name for tool in params.tools] == ["crm"]
