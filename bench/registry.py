@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from bench import concurrency, overhead, parallel, prompt_size, react_prompt, scale, streaming
+from bench import concurrency, overhead, parallel, prompt_size, react_prompt, scale, streaming, tokens_speed
 
 BENCHMARKS: dict[str, ModuleType] = {
-    module.NAME: module for module in (react_prompt, prompt_size, streaming, parallel, overhead, scale, concurrency)
+    module.NAME: module
+    for module in (react_prompt, prompt_size, streaming, parallel, overhead, scale, concurrency, tokens_speed)
 }

@@ -2,8 +2,9 @@
 
 Examples::
 
-    python -m local_runner run --scenario scenarios/local_calculator.yaml    # the offline local model
+    python -m local_runner run --scenario scenarios/local_convert.yaml      # the offline local model
     python -m local_runner run --scenario scenarios/calculator.yaml          # scripted, offline
+    python -m local_runner run --scenario scenarios/calculator.yaml --verbose   # each call's input and output
     python -m local_runner run --scenario scenarios/doc_search.yaml --json
     python -m local_runner run --query "What is 17% of 2,340?" --tools calculator \\
         --base-url http://localhost:8080/v1 --model qwen2.5-7b-instruct          # a real model
@@ -30,7 +31,7 @@ from local_runner.backends import LLMBackend, OpenAICompatibleBackend, Pricing, 
 from local_runner.builtin_tools import default_toolbox
 from local_runner.daemon import DEFAULT_PLUGIN_DIR, READY_TIMEOUT, RUN_TIMEOUT, PluginError, PluginProcess
 from local_runner.local_model import DEFAULT_MODEL, MODELS, LocalModelBackend, LocalModelError, rich_progress
-from local_runner.render import LiveView, render_summary
+from local_runner.render import LiveView, render_summary, save_svg
 from local_runner.result import RunResult
 from local_runner.scenario import Scenario, run_scenario
 from local_runner.tools import ToolBox
@@ -150,13 +151,22 @@ def build_parser() -> argparse.ArgumentParser:
     plugin.add_argument(
         "--plugin-dir", type=Path, default=DEFAULT_PLUGIN_DIR, help="plugin folder (default: %(default)s)"
     )
-    plugin.add_argument("--python", help="python for the plugin (default: <plugin>/.venv/bin/python)")
+    plugin.add_argument(
+        "--python", help="python for the plugin (default: <plugin>/.venv/bin/python if it exists, else this Python)"
+    )
     plugin.add_argument(
         "--ready-timeout", type=float, default=READY_TIMEOUT, help="seconds to wait for the first heartbeat"
     )
     plugin.add_argument("--timeout", type=float, default=RUN_TIMEOUT, help="seconds the whole run may take")
     output = run.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print the result as JSON instead of the live view")
+    output.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="show each log entry's input and output in the tree (model text and calls, tool input and output)",
+    )
+    output.add_argument("--svg", type=Path, help="also save the final tree and answer as an SVG image to this file")
     output.add_argument("--transcript", type=Path, help="save every line in and out (JSON) to this file")
     return parser
 
@@ -215,13 +225,15 @@ def _execute(args: argparse.Namespace, console: Console, scenario: Scenario, bac
             if args.json:
                 result = run_scenario(scenario, backend, toolbox, plugin=plugin, timeout=args.timeout)
             else:
-                with LiveView(console) as view:
+                with LiveView(console, verbose=args.verbose) as view:
                     result = run_scenario(
                         scenario, backend, toolbox, plugin=plugin, on_update=view.on_update, timeout=args.timeout
                     )
         finally:
             if args.transcript:
                 save_process_transcript(plugin, args.transcript)
+    if args.svg:
+        save_svg(result, args.svg, verbose=args.verbose)
     return result
 
 

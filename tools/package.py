@@ -15,11 +15,18 @@ A ``.difypkg`` is a plain zip of the plugin folder, paths relative to the root a
 * refuses when the total **uncompressed** size exceeds the limit (default 50 MB, the
   daemon's ``MAX_PLUGIN_PACKAGE_SIZE``), naming the five largest files.
 
-On top of that it refuses when ``tools.manifest_check`` finds problems, when a file the
-plugin needs would be left out (manifest, entrypoint, requirements, every provider and
-strategy YAML and Python source, icons, README, privacy policy), and when something that
-must never ship would be included (``.env``, ``.git/``, ``.venv/``, tests, dev tools).
-The zip is reproducible: sorted entries, fixed timestamps.
+One difference from the CLI: the package's ``README.md``, which Dify shows on the plugin's
+page, is the user's README ``PLUGIN_README.md`` (``USER_README``), while the repository's
+``README.md`` stays the developers' entry. Both sit at the repository root, so a relative link
+means the same file in the repository and in the package.
+
+On top of that it refuses when ``tools.manifest_check`` finds problems (among them a link of a
+packaged Markdown file that names no packaged file, and a README image outside ``_assets/``),
+when a file the plugin needs would be left out (manifest, entrypoint, requirements, every
+provider and strategy YAML and Python source, icons, README, privacy policy), and when
+something that must never ship would be included (``.env``, ``*.pem`` keys, ``.git/``,
+``.venv/``, tests, dev tools). The zip is reproducible: sorted entries, fixed timestamps.
+Details and the reasons behind them: docs/packaging.md.
 """
 
 from __future__ import annotations
@@ -42,11 +49,12 @@ from tools.manifest_check import check_plugin, missing_targets
 
 MAX_SIZE = 50 * 1024 * 1024  # bytes, uncompressed (dify CLI --max-size default; daemon limit)
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so that the same tree gives the same bytes
-NEVER_SHIP = (".env", ".env.*", "*.difypkg", "/.git/", ".venv/", "/tests/", "/tools/", "/local_runner/")
+NEVER_SHIP = (".env", ".env.*", "*.pem", "*.difypkg", "/.git/", ".venv/", "/tests/", "/tools/", "/local_runner/")
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-USER_README = "docs/user/README.md"
+USER_README = "PLUGIN_README.md"
 """The README Dify shows on the plugin's page: packaged as ``README.md`` in place of the
-repository's developer README (which stays at the root of the repository)."""
+repository's developer README. ``.difyignore`` leaves it out under its own name, so that
+``dify plugin package`` (which ships the developers' README) does not ship it twice."""
 
 
 class PackageError(Exception):
@@ -319,7 +327,8 @@ class PackageResult:
 
 
 def with_user_readme(root: Path, files: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
-    """``files`` with the user's README (``USER_README``) packaged as ``README.md``."""
+    """``files`` with the user's README (``USER_README``) packaged as ``README.md`` (unchanged
+    when the plugin has no such file: its own ``README.md`` is then the one shipped)."""
     user = root / USER_README
     if not user.is_file():
         return files
@@ -333,7 +342,7 @@ def dangling_links(files: list[tuple[str, Path]]) -> list[str]:
     names = {rel for rel, _ in files}
     found = []
     for rel, full in files:
-        if rel.endswith(".md"):
+        if rel.lower().endswith((".md", ".markdown")):
             found += [f"{rel}: {target}" for target in missing_targets(full.read_text(encoding="utf-8"), rel, names)]
     return found
 

@@ -3,17 +3,16 @@ official Dify model plugin and its provider would (chunk shapes, replayed fields
 refusals). ``CONTRACTS`` maps a name to its backend class; see ``base`` for the shared parts.
 """
 
-from local_runner.contracts.anthropic_style import AnthropicContract, MiniMaxContract
+from local_runner.contracts.anthropic import AnthropicContract
 from local_runner.contracts.base import ContractBackend, ProviderRejection, TaskBrain
 from local_runner.contracts.deepseek import DeepSeekContract
-from local_runner.contracts.gemini_responses import GeminiContract, OpenAIResponsesContract
+from local_runner.contracts.gemini import GeminiContract
+from local_runner.contracts.minimax import MiniMaxContract
 from local_runner.contracts.moonshot import MoonshotContract
-from local_runner.contracts.openai_style import (
-    OllamaContract,
-    OpenAIChatContract,
-    OpenAICompatibleContract,
-    TongyiContract,
-)
+from local_runner.contracts.ollama import OllamaContract
+from local_runner.contracts.openai import OpenAIChatContract, OpenAIResponsesContract
+from local_runner.contracts.openai_compatible import OpenAICompatibleContract
+from local_runner.contracts.tongyi import TongyiContract
 
 CONTRACTS: dict[str, type[ContractBackend]] = {
     backend.name: backend

@@ -1,6 +1,5 @@
 """The built .difypkg, unpacked like the daemon unpacks it, runs both strategies end to end."""
 
-import sys
 import zipfile
 
 import pytest
@@ -12,14 +11,15 @@ from tools.package import build_package
 
 @pytest.fixture(scope="module")
 def packaged_plugin(tmp_path_factory):
-    """The plugin process started from the unpacked package (with this environment's Python,
-    as the daemon would after installing requirements.txt)."""
+    """The plugin process started from the unpacked package, with the runner's interpreter
+    choice (an unpacked package has no .venv: this environment's Python, which holds what
+    requirements.txt names, as the daemon's venv would)."""
     root = tmp_path_factory.mktemp("package")
     package = build_package(output=root / "robust_agent.difypkg")
     unpacked = root / "unpacked"
     with zipfile.ZipFile(package.path) as archive:
         archive.extractall(unpacked)
-    with PluginProcess(unpacked, python=sys.executable) as process:
+    with PluginProcess(unpacked) as process:
         yield process
 
 

@@ -39,16 +39,17 @@ from local_runner import (
     serve_debug,
     text_message,
 )
-from local_runner.daemon import DEFAULT_PLUGIN_DIR, PluginConnection, plugin_env
+from local_runner.daemon import DEFAULT_PLUGIN_DIR, PluginConnection, plugin_env, plugin_python
 from local_runner.remote import RemoteDebugServer, RemotePlugin
 from local_runner.serverless import SESSION_HEADER, TRANSACTION_PATH, ServerlessPlugin, free_port
 from local_runner.tools import LocalTool, ToolParam
 from tests.e2e.helpers import STRATEGIES, assert_clean_end
 
 pytestmark = pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
-PYTHON = str(DEFAULT_PLUGIN_DIR / ".venv" / "bin" / "python")
+PYTHON = plugin_python(DEFAULT_PLUGIN_DIR)  # the runner's choice: the project's .venv, else this interpreter
 SCENARIO = DEFAULT_PLUGIN_DIR / "scenarios" / "calculator.yaml"
 ASSETS = {path.name: path.read_bytes() for path in (DEFAULT_PLUGIN_DIR / "_assets").iterdir() if path.is_file()}
+ASSET_CHUNKS = sum(-(-len(data) // 8192) for data in ASSETS.values())  # the SDK sends assets in 8 KiB chunks
 CALCULATOR_TURNS = [
     {
         "text": "Let me compute. ",
@@ -62,12 +63,12 @@ CALCULATOR_TURNS = [
 def remote() -> Iterator[RemotePlugin]:
     """The plugin connected over TCP remote debugging, settings in its environment."""
     with RemoteDebugServer() as server:
-        yield server.launch(DEFAULT_PLUGIN_DIR, ready_timeout=30)
+        yield server.launch(DEFAULT_PLUGIN_DIR)
 
 
 @pytest.fixture(scope="module")
 def serverless() -> Iterator[ServerlessPlugin]:
-    with ServerlessPlugin(DEFAULT_PLUGIN_DIR, ready_timeout=30) as plugin:
+    with ServerlessPlugin(DEFAULT_PLUGIN_DIR) as plugin:
         yield plugin
 
 
@@ -97,7 +98,7 @@ def plugin_copy(tmp_path: Path) -> Path:
 
 def test_remote_debug_with_settings_in_the_environment(remote: RemotePlugin, plugin: PluginProcess) -> None:
     assert remote.registration[:3] == ["handshake", "manifest_declaration", "agent_strategy_declaration"]
-    assert remote.registration[3:] == ["asset_chunk"] * len(ASSETS) + ["end"]
+    assert remote.registration[3:] == ["asset_chunk"] * ASSET_CHUNKS + ["end"]
     assert remote.assets == ASSETS
     assert remote.manifest is not None and remote.manifest["name"] == "robust_agent"
     (provider,) = remote.declarations["agent_strategy_declaration"]
@@ -125,7 +126,7 @@ def test_remote_debug_with_a_dotenv_file_like_a_developer(tmp_path: Path) -> Non
             server.write_dotenv(folder)
         hostile = {"INSTALL_METHOD": "local", "REMOTE_INSTALL_KEY": "not-the-key"}
         assert plugin_env(hostile, install_method=None) == {}, "nothing in the environment overrides the .env"
-        plugin = server.launch(folder, python=PYTHON, settings_in_env=False, ready_timeout=30)
+        plugin = server.launch(folder, python=PYTHON, settings_in_env=False)
         assert plugin.key == server.key and plugin.plugin_dir == folder.resolve()
         for strategy in STRATEGIES:
             turns = CALCULATOR_TURNS if strategy == "function_calling" else react_calculator_turns()
@@ -329,7 +330,7 @@ def test_serverless_transaction_for_an_unknown_session_is_refused(serverless: Se
 
 
 def test_serverless_crash_mid_run_fails_the_run() -> None:
-    with ServerlessPlugin(DEFAULT_PLUGIN_DIR, ready_timeout=30) as plugin:
+    with ServerlessPlugin(DEFAULT_PLUGIN_DIR) as plugin:
         backend = ScriptedBackend([{"hang": True}])
         handle = plugin.start_run(
             Scenario(query="hi").run_request(ToolBox(), DEFAULT_PLUGIN_DIR, None), backend, ToolBox()

@@ -47,6 +47,10 @@ def test_numbers_are_present(results: dict) -> None:
     assert all(row["react_system_tokens"] > 0 for row in benchmarks["react_prompt"]["result"]["rows"])
     assert all(row["hwm_end_mb"] > 0 for row in benchmarks["scale"]["result"]["rows"])
     assert all(row["first_text_ms"] is not None for row in benchmarks["streaming"]["result"]["rows"])
+    assert all(row["worst_gap_loaded_ms"] is not None for row in benchmarks["concurrency"]["result"]["rows"])
+    speed = benchmarks["tokens_speed"]["result"]["rows"]
+    assert {row["function"] for row in speed} >= {"estimate_tokens", "len(text.encode())"}
+    assert all(row["mb_per_s"] > 0 and row["tokens"] > 0 for row in speed)
 
 
 def test_tables_render_into_a_readme(results: dict, tmp_path: Path) -> None:

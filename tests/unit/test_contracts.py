@@ -10,9 +10,15 @@ from agent_core.model_call import AssistantReply, normalize_chunk
 from agent_core.think import visible_text
 from local_runner.contracts import CONTRACTS, ProviderRejection
 
-TOOLS = [{"name": "calculator", "description": "Evaluate", "parameters": {"type": "object", "properties": {"expression": {"type": "string"}}}}]
-NEEDS_REPLAY = {"deepseek", "moonshot", "minimax", "gemini", "openai_responses"}
-"""Contracts whose provider refuses a tool round whose reasoning or opaque data was lost."""
+TOOLS = [{"name": "calculator", "description": "Evaluate", "parameters": {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}}]
+"""As the plugin declares a tool (`agent_core.tool_schema`): `required` is always present, which
+the Tongyi plugin needs."""
+NEEDS_REPLAY = {"deepseek", "moonshot", "minimax", "openai_responses"}
+"""Contracts whose provider refuses a tool round whose reasoning or opaque data was lost. Gemini is
+not one: its plugin keeps no `opaque_body` and stamps a placeholder thought signature on replay."""
+ORPHAN_RESULTS_ACCEPTED = {"ollama"}
+"""Ollama's chat endpoint renders a tool message through the model's template without checking that
+a call precedes it, so it accepts a result whose call is missing."""
 
 
 def first_round(backend, stream: bool):
@@ -53,7 +59,7 @@ def test_replay_without_reasoning_or_opaque_body_is_refused(name, stream):
         list(backend.invoke_llm(second_round(request, stripped, None, calls)))
 
 
-@pytest.mark.parametrize("name", sorted(CONTRACTS))
+@pytest.mark.parametrize("name", sorted(set(CONTRACTS) - ORPHAN_RESULTS_ACCEPTED))
 def test_tool_results_without_their_call_are_refused(name):
     backend = CONTRACTS[name](shape="stream")
     request, reply, calls = first_round(backend, True)

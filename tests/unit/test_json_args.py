@@ -233,3 +233,112 @@ def test_decode_arguments_returns_a_dict_or_raises_arguments_error(raw):
         assert isinstance(decode_arguments(raw), dict)
     except ArgumentsError as error:
         assert str(error)
+
+
+# --- json-repair: what the trust rule was built on ------------------------------------
+#
+# ``loads_lenient`` hands almost-JSON to ``json_repair.loads`` and then judges the *value* it
+# gets back (``repair_problem``): it never reads the library's log messages, whose wording
+# changes between releases and does not tell a good repair from a bad one (the log of
+# ``{"city": Lima Peru}``, repaired well, and of ``{"a": tru}``, repaired badly, read the same).
+# These tests pin both halves, so that an upgrade of json-repair that repairs differently fails
+# here, naming the input, before it reaches a model: re-check the trust rule on the new output,
+# then move the range in requirements.txt.
+
+REFUSED = "refused"
+REPAIRS = [
+    # (text, what json_repair.loads returns, what loads_lenient does)
+    pytest.param('{"city": Lima Peru}', {"city": "Lima Peru"}, {"city": "Lima Peru"}, id="unquoted-words-kept"),
+    pytest.param(
+        '{"action": listt_windows"}', {"action": "listt_windows"}, {"action": "listt_windows"}, id="hermes83229"
+    ),
+    pytest.param('{"a": [1, 2}', {"a": [1, 2]}, {"a": [1, 2]}, id="mismatched-bracket"),
+    pytest.param('{"a" "b"}', {"a": "b"}, {"a": "b"}, id="dify17270-missing-colon"),
+    pytest.param("{a: 1, b: 'two'}", {"a": 1, "b": "two"}, {"a": 1, "b": "two"}, id="bare-keys"),
+    pytest.param('{"a": 1, "b": [1, 2,],}', {"a": 1, "b": [1, 2]}, {"a": 1, "b": [1, 2]}, id="trailing-commas"),
+    pytest.param(
+        "{'a': 'b', 'c': None, 'd': True, 'e': False}",
+        {"a": "b", "c": None, "d": True, "e": False},
+        {"a": "b", "c": None, "d": True, "e": False},
+        id="python-literals",
+    ),
+    pytest.param('{"expression": 37 * 91}', {"expression": 37}, REFUSED, id="word-lost-37x91"),
+    pytest.param('{"a": "b" "c"}', {"a": "b"}, REFUSED, id="word-lost-second-string"),
+    pytest.param('{"a": 1 /* note */}', {"a": 1}, REFUSED, id="word-lost-comment"),
+    pytest.param("{'a': 'it''s'}", {"a": "it"}, REFUSED, id="word-lost-doubled-quote"),
+    pytest.param('{"a": tru}', {"a": "tru"}, REFUSED, id="cut-literal-made-a-string"),
+    pytest.param('{"q" 1}', {"q": ""}, REFUSED, id="value-invented"),
+    pytest.param('{"a": }', {"a": ""}, REFUSED, id="value-invented-empty"),
+    pytest.param("{garbage}", ["garbage}"], REFUSED, id="object-became-array"),
+    pytest.param("}{", {}, REFUSED, id="nothing-kept"),
+]
+
+
+def _same(actual, expected):
+    return actual == expected and type(actual) is type(expected)
+
+
+@pytest.mark.parametrize(("text", "repaired", "outcome"), REPAIRS)
+def test_json_repair_still_repairs_as_the_trust_rule_expects(text, repaired, outcome):
+    import json_repair
+
+    assert _same(json_repair.loads(text), repaired), (
+        f"json-repair now repairs {text!r} as {json_repair.loads(text)!r} (was {repaired!r}): check "
+        "repair_problem on the new value, then update this table and the range in requirements.txt"
+    )
+
+
+@pytest.mark.parametrize(("text", "repaired", "outcome"), REPAIRS)
+def test_the_trust_rule_accepts_or_refuses_each_repair(text, repaired, outcome):
+    if outcome is REFUSED:
+        with pytest.raises(ArgumentsError) as caught:
+            loads_lenient(text)
+        assert not caught.value.truncated
+    else:
+        assert _same(loads_lenient(text), outcome)
+
+
+def test_the_trust_rule_never_reads_the_repair_log(monkeypatch):
+    """Whatever json_args calls in json_repair, it never asks for the log (``logging=True``),
+    and its verdicts stay the same when the library's log says something else entirely."""
+    import json_repair
+
+    asked: list[dict] = []
+
+    def spy(real):
+        def call(*args, **kwargs):
+            asked.append(kwargs)
+            result = real(*args, **kwargs)
+            if kwargs.get("logging"):  # a log nobody should read: any wording must do
+                value, _ = result
+                return value, [{"text": "reworded by a future release", "context": ""}]
+            return result
+
+        return call
+
+    for name in ("loads", "repair_json"):
+        monkeypatch.setattr(json_repair, name, spy(getattr(json_repair, name)))
+    for param in REPAIRS:
+        text, _, outcome = param.values
+        if outcome is REFUSED:
+            with pytest.raises(ArgumentsError):
+                loads_lenient(text)
+        else:
+            assert _same(loads_lenient(text), outcome)
+    assert asked, "json_args no longer calls json_repair.loads or repair_json: update this test"
+    assert not any(kwargs.get("logging") for kwargs in asked)
+
+
+def test_installed_json_repair_is_in_the_range_requirements_txt_allows():
+    """The tests above ran on a version the daemon may install (it installs requirements.txt)."""
+    import re
+    from importlib.metadata import version
+    from pathlib import Path
+
+    from packaging.requirements import Requirement
+
+    lines = (Path(__file__).resolve().parents[2] / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    (line,) = [line for line in lines if re.match(r"\s*json[-_]repair\b", line)]
+    requirement = Requirement(line.split("#", 1)[0].strip())
+    installed = version("json-repair")
+    assert requirement.specifier.contains(installed, prereleases=True), (str(requirement), installed)

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 import yaml
+from packaging.version import Version
 
-from tools.manifest_check import Problem, check_plugin
+from tools.manifest_check import SDK_MINIMUM_DIFY, Problem, check_plugin, required_dify_version, sdk_floor
 
 ROOT = Path(__file__).resolve().parents[2]
 Data = dict[str, Any]
@@ -48,7 +49,7 @@ def _copy_plugin(dest: Path) -> Path:
     dest.mkdir(parents=True)
     shutil.copy(ROOT / "manifest.yaml", dest / "manifest.yaml")
     shutil.copytree(ROOT / "_assets", dest / "_assets")
-    for rel in ("README.md", "docs/user/README.md", "PRIVACY.md", "requirements.txt"):
+    for rel in ("README.md", "PLUGIN_README.md", "PRIVACY.md", "requirements.txt"):
         _copy_or_stub(dest, rel, "dify-plugin==0.10.2\n" if rel.endswith(".txt") else "# stub\n")
     _copy_or_stub(dest, f"{manifest['meta']['runner']['entrypoint']}.py", "")
     for provider_rel in manifest["plugins"]["agent_strategies"]:
@@ -154,6 +155,18 @@ def _delete_strategy_file(root: Path) -> str:
     return _provider(root)
 
 
+def _old_sdk(minimum_dify: str) -> Callable[[Path], str]:
+    """Pin an old SDK (whose own table asks for little) and declare ``minimum_dify``: then the
+    manifest's dark icon is what sets the floor."""
+
+    def apply(root: Path) -> str:
+        (root / "requirements.txt").write_text("dify-plugin>=0.3.1,<0.4\n", encoding="utf-8")
+        _edit("manifest", _set("meta.minimum_dify_version", minimum_dify))(root)
+        return "manifest.yaml"
+
+    return apply
+
+
 def _add_second_strategy(root: Path) -> str:
     """A second strategy file, listed by the provider, with a broken parameter type."""
     strategy = _read(root, _first_strategy(root))
@@ -211,6 +224,11 @@ CASES: list[tuple[str, Callable[[Path], str], str | None, str, str]] = [
      "meta.runner.entrypoint", "nope.py does not exist"),
     ("min-dify", _edit("manifest", _set("meta.minimum_dify_version", DELETE)), None,
      "meta.minimum_dify_version", "missing"),
+    ("min-dify-below-sdk", _edit("manifest", _set("meta.minimum_dify_version", "1.7.0")), None,
+     "meta.minimum_dify_version", "1.7.0 is below 1.14.2: dify-plugin 0.10.2 needs Dify 1.14.2"),
+    ("min-dify-below-dark-icon", _old_sdk("1.5.1"), None, "meta.minimum_dify_version", "icon_dark needs Dify 1.6.0"),
+    ("min-dify-two-parts", _edit("manifest", _set("meta.minimum_dify_version", "1.14")), None,
+     "meta.minimum_dify_version", "must match"),
     ("tags", _edit("manifest", _set("tags", ["agents"])), None, "tags[0]", "not one of"),
     ("unknown-key", _edit("manifest", _set("icon_drak", "icon.svg")), None, "icon_drak", "unknown manifest key"),
     ("privacy-missing", _edit("manifest", _set("privacy", DELETE)), None, "privacy", "privacy policy"),
@@ -218,6 +236,12 @@ CASES: list[tuple[str, Callable[[Path], str], str | None, str, str]] = [
     ("repo-url", _edit("manifest", _set("repo", "github.com/x/y")), None, "repo", "URL"),
     ("readme", _delete_file(lambda root: "README.md"), "README.md", "", "missing"),
     ("requirements", _overwrite(lambda root: "requirements.txt", "json-repair\n"), None, "", "dify-plugin"),
+    ("readme-dangling-link", _overwrite(lambda root: "PLUGIN_README.md", "See [the table](docs/providers.md).\n"), None,
+     "", "'docs/providers.md' names no file in the package"),
+    ("readme-image-outside-assets", _overwrite(lambda root: "PLUGIN_README.md", "![tree](icon.svg)\n"), None,
+     "", "'icon.svg' is not under _assets/"),
+    ("privacy-dangling-link", _overwrite(lambda root: "PRIVACY.md", "Policy; [code](agent_core/nope.py).\n"), None,
+     "", "'agent_core/nope.py' names no file in the package"),
     ("sdk-manifest", _edit("manifest", _set("resource.permission.storage", {"enabled": True, "size": 10})), None,
      "resource.permission.storage", "SDK PluginConfiguration"),
     # provider YAML
@@ -343,3 +367,41 @@ def test_cli_exit_status(plugin: Path, break_it: bool, status: int) -> None:
     )
     assert result.returncode == status, result.stdout + result.stderr
     assert ("manifest.yaml:type:" in result.stdout) == break_it
+
+
+@pytest.mark.parametrize(
+    ("requirements", "floor"),
+    [
+        ("dify-plugin==0.10.2\n", "0.10.2"),
+        ("# comment\ndify-plugin>=0.10.2,<0.11\njson-repair>=0.63.0,<0.65\n", "0.10.2"),
+        ("dify_plugin ~= 0.9.1\n", "0.9.1"),
+        ("dify-plugin[extra]>=0.8.1\n", "0.8.1"),
+        ("dify-plugin\n", None),
+        ("json-repair==0.64.6\n", None),
+    ],
+)
+def test_sdk_floor(requirements: str, floor: str | None) -> None:
+    found = sdk_floor(requirements)
+    assert (str(found) if found else None) == floor
+
+
+def test_the_declared_minimum_dify_version_is_what_the_pinned_sdk_needs() -> None:
+    """manifest.yaml's minimum_dify_version is exactly the SDK table's row for the floor of
+    requirements.txt (or a manifest feature's): higher would turn users away for nothing."""
+    manifest = _read(ROOT, "manifest.yaml")
+    needed = required_dify_version(ROOT, manifest)
+    assert needed is not None
+    assert manifest["meta"]["minimum_dify_version"] == str(needed[0]), needed[1]
+    assert needed[0] in {Version(dify) for _, dify in SDK_MINIMUM_DIFY}
+
+
+def test_the_sdk_table_matches_the_installed_sdk_readme() -> None:
+    """SDK_MINIMUM_DIFY is copied from the installed dify-plugin's README: a new SDK release
+    with a new row fails here (and the row decides minimum_dify_version)."""
+    import re
+    from importlib.metadata import metadata
+
+    text = metadata("dify-plugin").get_payload()  # type: ignore[attr-defined]
+    table = text.split("Meta.MinimumDifyVersion Reference", 1)[1]
+    rows = re.findall(r"^\|\s*(\d+\.\d+\.\d+)\s*\|\s*(\d+\.\d+\.\d+)\s*\|", table, re.M)
+    assert {(sdk, dify) for dify, sdk in rows} == set(SDK_MINIMUM_DIFY)

@@ -8,6 +8,7 @@ must never ship), so they test the packager rather than how complete the plugin 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,8 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tools.manifest_check import check_plugin, missing_targets
-from tools.package import IgnoreRules, PackageError, build_package, default_output
+from tools.manifest_check import check_plugin, link_targets, misplaced_images, missing_targets
+from tools.package import USER_README, IgnoreRules, PackageError, build_package, default_output
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = yaml.safe_load((ROOT / "manifest.yaml").read_text(encoding="utf-8"))
@@ -26,6 +27,7 @@ MANIFEST = yaml.safe_load((ROOT / "manifest.yaml").read_text(encoding="utf-8"))
 # Planted in the copy; none of these may end up in the package.
 PLANTED = {
     ".env": "REMOTE_INSTALL_KEY=secret\n",
+    "my_key.private.pem": "-----BEGIN PRIVATE KEY-----\n",
     ".venv/lib/site.py": "",
     ".git/config": "",
     "agent_core/__pycache__/loop.cpython-312.pyc": "",
@@ -109,7 +111,7 @@ def test_all_plugin_code_is_packaged(repo_copy: Path, names: list[str]) -> None:
 
 def test_dev_files_and_secrets_left_out(names: list[str]) -> None:
     leaked = [n for n in names if n.startswith(NEVER_SHIP_PREFIXES)]
-    leaked += [n for n in names if Path(n).name.startswith(".env") or n.endswith((".pyc", ".difypkg"))]
+    leaked += [n for n in names if Path(n).name.startswith(".env") or n.endswith((".pyc", ".difypkg", ".pem"))]
     leaked += [n for n in names if "__pycache__" in n or n.startswith("requirements-")]
     assert leaked == []
 
@@ -255,17 +257,89 @@ def test_real_plugin_packages(tmp_path: Path) -> None:
 
 def test_the_packaged_readme_is_the_users_and_its_links_resolve(unpacked: Path, names: list[str]) -> None:
     readme = (unpacked / "README.md").read_text(encoding="utf-8")
-    assert readme == (ROOT / "docs" / "user" / "README.md").read_text(encoding="utf-8")
+    assert readme == (ROOT / USER_README).read_text(encoding="utf-8")
     assert "pytest" not in readme and ".venv" not in readme  # not the developers' README
-    for section in ("Which strategy?", "Parameters", "Limits you should know", "Works with", "Installing", "Privacy"):
+    for section in ("Which strategy?", "Parameters", "Limits you should know", "What the agent log shows",
+                    "Works with", "Installing", "Privacy"):
         assert f"## {section}" in readme
+    targets = [target for target, _ in link_targets(readme) if not target.startswith(("http://", "https://", "#"))]
+    assert targets, "the README links to the privacy policy and shows the log tree"
+    assert all(target in names for target in targets), [t for t in targets if t not in names]
     assert missing_targets(readme, "README.md", set(names)) == []
+    assert misplaced_images(readme) == []
+    assert USER_README not in names, "shipped once, as README.md"
 
 
-def test_manifest_check_fails_on_a_dangling_link(own_copy: Path) -> None:
-    user_readme = own_copy / "docs" / "user" / "README.md"
-    user_readme.write_text(user_readme.read_text(encoding="utf-8") + "\nSee [the table](docs/providers.md).\n", encoding="utf-8")
+def test_the_real_package_ships_the_users_readme_and_its_picture(tmp_path: Path) -> None:
+    """The repository itself, packaged with every check: README.md is the user's README, each
+    relative link in every packaged Markdown file resolves inside the zip, and the picture of
+    the log tree is a PNG Dify can show (under _assets/)."""
+    package = build_package(ROOT, tmp_path / "real.difypkg").path
+    with zipfile.ZipFile(package) as archive:
+        names = set(archive.namelist())
+        readme = archive.read("README.md").decode("utf-8")
+        markdown = {name: archive.read(name).decode("utf-8") for name in names if name.endswith(".md")}
+        images = [target for target, is_image in link_targets(readme) if is_image]
+        assert images and all(archive.read(image)[:8] == b"\x89PNG\r\n\x1a\n" for image in images)
+    assert readme == (ROOT / USER_README).read_text(encoding="utf-8")
+    for name, text in markdown.items():
+        assert missing_targets(text, name, names) == [], name
+    assert all(image.startswith("_assets/") for image in images)
+
+
+def test_the_log_tree_picture_shows_every_entry_the_readme_names() -> None:
+    """The picture was rendered from a real run (docs/packaging.md says how); the README's text
+    tree and the picture's alt text name the same entries."""
+    readme = (ROOT / USER_README).read_text(encoding="utf-8")
+    (alt,) = re.findall(r"!\[([^\]]*)\]\(_assets/log-tree\.png\)", readme)
+    text_tree = readme.split("```\n", 2)[1]
+    for entry in ("ROUND 1", "Thought", "CALL", "ITERATION LIMIT", "FINAL ANSWER"):
+        assert entry in alt and entry in text_tree
+
+
+def test_the_works_with_table_lists_every_provider_of_docs_providers() -> None:
+    """The user's README cannot link docs/providers.md (docs/ is not packaged), so it carries its
+    own table: it must name every model plugin the developers' table verifies."""
+
+    def plugins(text: str) -> set[str]:
+        rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| model plugin")]
+        return {re.split(r" \(|\s*\|", row[2:], maxsplit=1)[0].strip() for row in rows if not row.startswith("|--")}
+
+    verified = plugins((ROOT / "docs" / "providers.md").read_text(encoding="utf-8"))
+    readme = (ROOT / USER_README).read_text(encoding="utf-8")
+    works_with = readme.split("## Works with", 1)[1].split("\n## ", 1)[0]
+    assert verified and verified <= plugins(works_with), verified - plugins(works_with)
+
+
+@pytest.mark.parametrize(
+    ("rel", "addition", "target"),
+    [
+        (USER_README, "\nSee [the table](docs/providers.md).\n", "docs/providers.md"),
+        (USER_README, "\n[providers]: docs/providers.md\n", "docs/providers.md"),
+        (USER_README, '\n<img src="_assets/nope.png" alt="x">\n', "_assets/nope.png"),
+        ("PRIVACY.md", "\nSee [the tests](../tests/unit/test_package.py).\n", "../tests/unit/test_package.py"),
+    ],
+    ids=["inline-link", "reference-link", "html-image", "other-markdown"],
+)
+def test_manifest_check_fails_on_a_dangling_link(own_copy: Path, rel: str, addition: str, target: str) -> None:
+    path = own_copy / rel
+    path.write_text(path.read_text(encoding="utf-8") + addition, encoding="utf-8")
     problems = [str(p) for p in check_plugin(own_copy)]
-    assert any("docs/providers.md" in p and "names no file in the package" in p for p in problems), problems
-    with pytest.raises(PackageError):
+    assert any(target in p and "names no file in the package" in p for p in problems), problems
+    with pytest.raises(PackageError, match="manifest check failed"):
         build_package(own_copy, own_copy / "out.difypkg")
+
+
+def test_a_readme_image_outside_assets_is_refused(own_copy: Path) -> None:
+    shutil.copy(own_copy / "_assets" / "log-tree.png", own_copy / "tree.png")
+    with (own_copy / USER_README).open("a", encoding="utf-8") as handle:
+        handle.write("\n![tree](tree.png)\n")
+    problems = [str(p) for p in check_plugin(own_copy)]
+    assert any("'tree.png' is not under _assets/" in p for p in problems), problems
+
+
+def test_links_in_code_are_not_links() -> None:
+    text = "Run `[x](nowhere.md)`.\n\n```\n![y](nowhere.png)\n```\n[ok](PRIVACY.md) ![pic](./_assets/a.png)\n"
+    assert link_targets(text) == [("PRIVACY.md", False), ("./_assets/a.png", True)]
+    assert missing_targets(text, "README.md", {"PRIVACY.md", "_assets/a.png"}) == []
+    assert missing_targets("[up](../x.md) [web](https://x.test) [top](#parameters)", "README.md", set()) == ["../x.md"]

@@ -284,3 +284,17 @@ def test_rendering_shows_logs_answer_files_usage_and_errors() -> None:
         "Traceback: here",
     ):
         assert expected in shown
+
+
+def test_cli_verbose_tree_and_svg(fake_plugin: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse("--query", "q").verbose is False and parse("--query", "q", "-v").verbose is True
+    svg = fake_plugin / "out" / "run.svg"
+    code = cli.main(
+        [
+            "run", "--query", "q", "--script", str(fake_plugin / "turns.yaml"), "--plugin-dir", str(fake_plugin),
+            "--python", sys.executable, "--verbose", "--svg", str(svg),
+        ]
+    )
+    shown = capsys.readouterr().out
+    assert code == 0 and "42" in shown and "total_price" in shown
+    assert svg.read_text(encoding="utf-8").startswith("<svg")

@@ -5,6 +5,9 @@ Reference counts were measured once with OpenAI's cl100k_base (the genuine
 tests need no tokenizer and no network. The module docstring lists the measured errors.
 """
 
+import math
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -243,10 +246,11 @@ def test_counting_megabytes_lets_other_sessions_run():
 
 
 def test_sliced_counting_equals_one_pass():
-    from agent_core.tokens import SLICE_CHARS, _ceil, _sum
+    from agent_core.tokens import SLICE_CHARS, _cost, _sliced_cost
 
     text = ("Lorem ipsum dolor sit amet, 123 中文 Ünïcödé\n" * 5000)[: SLICE_CHARS * 5 + 77]
-    assert estimate_tokens(text) == _ceil(_sum(text), text)
+    assert _sliced_cost(text) == _cost(text) == _reference_cost(text)
+    assert estimate_tokens(text) == _reference_estimate(text)
 
 
 def test_truncating_a_megabyte_keeps_head_and_tail_within_budget():
@@ -254,3 +258,209 @@ def test_truncating_a_megabyte_keeps_head_and_tail_within_budget():
     result, dropped = truncate_to_tokens(text, 4000)
     assert estimate_tokens(result) <= 4000 and dropped > 0
     assert result.startswith("start ") and result.endswith(" the end")
+
+
+# --- the fast count equals the piece-by-piece definition --------------------------------------------
+#
+# `_reference_estimate` is the estimate as it was first written (commit 4eef27d): one regular
+# expression, one Python step per piece, float costs. The fast count (classes of characters,
+# `bytes.count`, bit-parallel ints) must give the same number on any text.
+
+import re as _re  # noqa: E402
+
+_REFERENCE_PIECE = _re.compile(
+    r"(?P<upper>[A-Z]{1,16}(?![a-z]))"
+    r"|(?P<word>[A-Z]?[a-z]{1,24})"
+    r"|(?P<digits>[0-9]{1,3})"
+    r"|(?P<cjk>[\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3130-\u318f"
+    r"\u31a0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff"
+    r"\ufe30-\ufe4f\uff00-\uffef])"
+    r"|(?P<astral>[\U00010000-\U0010ffff])"
+    r"|(?P<latinx>[\u00c0-\u052f](?<=[^\W\d_]))"
+    r"|(?P<letter>[^\W\d_])"
+    r"|(?P<space>[ \t])(?!\s)"
+    r"|(?P<ws>\s{1,32})"
+    r"|(?P<punct>(?:[^\w\s\U00010000-\U0010ffff]|_){1,3})"
+    r"|(?P<other>.)",
+    _re.DOTALL,
+)
+_REFERENCE_COSTS = {"cjk": 1.2, "latinx": 0.45, "letter": 1.0, "astral": 2.0, "space": 0.0}
+
+
+def _reference_piece_cost(match) -> float:
+    if match.lastgroup in ("upper", "word"):
+        return 1.0 + max(0, match.end() - match.start() - 7) / 5.0
+    return _REFERENCE_COSTS.get(match.lastgroup, 1.0)
+
+
+def _reference_estimate(text: str) -> int:
+    if not text:
+        return 0
+    total = sum(_reference_piece_cost(m) for m in _REFERENCE_PIECE.finditer(text))
+    return max(1, math.ceil(total - 1e-9))
+
+
+def _reference_cost(text: str) -> int:
+    """The same sum in twentieths of a token (exact)."""
+    return sum(round(_reference_piece_cost(m) * 20) for m in _REFERENCE_PIECE.finditer(text))
+
+
+TRICKY = [
+    # letters: case humps, acronyms, words around the 7/16/24-letter limits
+    "a", "Z", "word", "Word", "WORD", "HTTPServer", "fooBar", "getHTTPResponseCode", "internationalization",
+    "a" * 24, "a" * 25, "A" * 16, "A" * 17, "A" * 16 + "b", "A" * 17 + "bc", "Aa", "aA", "AAa",
+    # digits and punctuation in groups of three
+    "0", "12", "123", "4567", "2025-03-14", "1,299.95", "!", "...", "!!!!", "_", "__", '{"k":', "->",
+    # whitespace: a free single space, runs around 32, tabs, other breaks
+    " ", "  ", "\t", "\n", "\r\n", " " * 31, " " * 33, "\n" + " " * 40, " \n" * 20, "\x0b", "\xa0",
+    "\u2028", "\x1c",
+    # CJK, its punctuation and the ideographic space (absorbed by runs that start before it)
+    "中", "字", "。", "，", "「", "\u3000", "\u3000 ", " \u3000", "!。", "。!", "!!。。", "ア", "한", "０",
+    # other scripts and kinds
+    "é", "Ünïcödé", "Ж", "Привет", "ǅ", "×", "÷", "ع", "अ", "٣", "²", "½", "Ⅻ", "\u0301", "😀", "𝔘",
+    "\ud800", "\udc00", "\x00", "\ufeff", "\u200b",
+]
+tricky_text = st.lists(st.sampled_from(TRICKY), max_size=80).map("".join)
+any_text = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=300)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.text(max_size=300), tricky_text, any_text))
+def test_fast_estimate_equals_the_piece_by_piece_definition(text):
+    from agent_core.tokens import _cost
+
+    assert _cost(text) == _reference_cost(text)
+    assert estimate_tokens(text) == _reference_estimate(text)
+
+
+_KIND_CLASS = {"upper": "A", "word": "a", "digits": "0", "astral": "e", "latinx": "x", "letter": "l",
+               "space": "s", "ws": "n", "punct": "p", "other": "o"}
+
+
+def _expected_class(char: str) -> str:
+    kind = _REFERENCE_PIECE.match(char).lastgroup
+    if kind != "cjk":
+        return _KIND_CLASS[kind]
+    if _re.match(r"\s", char):
+        return "W"  # the ideographic space: a CJK piece, or part of a whitespace run
+    return "C" if _re.match(r"[^\w\s]", char) else "c"  # CJK punctuation can join a punct run
+
+
+def test_every_bmp_character_is_classified_as_its_piece():
+    """The class table agrees with the piece pattern on every BMP character (surrogates too)."""
+    from agent_core.tokens import _BMP
+
+    for code in range(0x10000):
+        assert chr(_BMP[code]) == _expected_class(chr(code)), hex(code)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(tricky_text, any_text, st.text(max_size=200)))
+def test_every_classification_path_agrees(text):
+    """ASCII, error-handler (few non-ASCII characters among many) and translate (many) paths."""
+    from agent_core.tokens import _classes
+
+    expected = "".join(map(_expected_class, text)).encode("ascii")
+    assert _classes(text) == expected
+    ascii_words = "plain ascii words " * 40
+    assert _classes(ascii_words + text) == _classes(ascii_words) + expected
+
+
+def _long_text(seed: int, size: int) -> str:
+    """About ``size`` characters of tricky pieces, joined directly or by a character that is a
+    piece of its own (so that no run of one kind grows past the counting's search window)."""
+    rng = random.Random(seed)
+    pieces = [*TRICKY, "word ", "Word, ", "12345 ", "\n", "    "]
+    separators = ["", "", "", " ", "中", "é", "😀"]
+    parts, length = [], 0
+    while length < size:
+        part = rng.choice(pieces) + rng.choice(separators)
+        parts.append(part)
+        length += len(part)
+    return "".join(parts)
+
+
+long_text = st.builds(_long_text, st.integers(min_value=0, max_value=2**32), st.integers(20_000, 150_000))
+
+
+@settings(max_examples=12, deadline=None)
+@given(long_text)
+def test_sliced_and_chunked_counting_equal_the_definition(text):
+    from agent_core.tokens import _cost, _sliced_cost
+
+    assert _sliced_cost(text) == _cost(text) == _reference_cost(text)
+
+
+def _reference_head_end(text: str, budget: int) -> int:
+    """Largest piece boundary whose prefix costs <= budget (twentieths), piece by piece."""
+    spent = 0
+    for match in _REFERENCE_PIECE.finditer(text):
+        spent += round(_reference_piece_cost(match) * 20)
+        if spent > budget:
+            return match.start()
+    return len(text)
+
+
+def _reference_tail_start(text: str, budget: int) -> int:
+    """Smallest piece boundary whose suffix costs <= budget (twentieths), piece by piece."""
+    if budget <= 0:
+        return len(text)
+    pieces = [(m.start(), round(_reference_piece_cost(m) * 20)) for m in _REFERENCE_PIECE.finditer(text)]
+    best, spent = len(text), 0
+    for start, cost in reversed(pieces):
+        spent += cost
+        if spent > budget:
+            break
+        best = start
+    return best
+
+
+@settings(max_examples=15, deadline=None)
+@given(long_text, st.integers(min_value=0, max_value=40_000), st.integers(min_value=0, max_value=40_000))
+def test_head_and_tail_cuts_equal_the_piece_by_piece_cuts(text, head_budget, tail_budget):
+    from agent_core.tokens import _prefix_end, _suffix_start
+
+    assert _prefix_end(text, head_budget * 20) == _reference_head_end(text, head_budget * 20)
+    assert _suffix_start(text, tail_budget * 20) == _reference_tail_start(text, tail_budget * 20)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(tricky_text, long_text), st.integers(min_value=1, max_value=3_000))
+def test_truncation_keeps_a_head_and_a_tail_within_the_budget(text, budget):
+    cut, dropped = truncate_to_tokens(text, budget)
+    total = estimate_tokens(text)
+    assert estimate_tokens(cut) <= budget
+    if total <= budget:
+        assert (cut, dropped) == (text, 0)
+        return
+    assert dropped >= 1
+    head, _marker, tail = cut.partition(DEFAULT_MARKER) if DEFAULT_MARKER in cut else (cut, "", "")
+    assert text.startswith(head) and text.endswith(tail)
+    assert len(head) + len(tail) < len(text)
+    # what was dropped is what the estimate of the whole says, give or take the joins
+    assert abs(total - estimate_tokens(head) - estimate_tokens(tail) - dropped) <= 1
+    cut.encode("utf-8", "surrogatepass")
+
+
+def test_truncating_five_megabytes_lets_other_greenlets_run():
+    """Not a timing test: a greenlet that ticks whenever it gets the hub must tick while the
+    cut is being worked out (the SDK serves every session of the process on gevent)."""
+    import gevent
+
+    ticks = []
+
+    def ticker():
+        while True:
+            ticks.append(1)
+            gevent.sleep(0)
+
+    text = "five megabytes of tool output, " + "some more words and 12345 numbers; " * 145_000
+    assert len(text) > 5_000_000
+    other = gevent.spawn(ticker)
+    gevent.sleep(0)
+    before = len(ticks)
+    cut, dropped = truncate_to_tokens(text, 4_000)
+    during = len(ticks) - before
+    other.kill()
+    assert estimate_tokens(cut) <= 4_000 and dropped > 0
+    assert during >= 20  # 5 MB in slices of SLICE_CHARS: one tick per slice at least

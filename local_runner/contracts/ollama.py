@@ -1,0 +1,226 @@
+"""A thinking model on Ollama through Dify's official Ollama model plugin (``qwen3:8b`` with
+``think``).
+
+Model plugin: ``langgenius/dify-official-plugins`` ``models/ollama/models/llm/llm.py``
+(``OllamaLargeLanguageModel``, posting to Ollama's ``/api/chat``).
+
+Request (``_generate``, ``_convert_prompt_message_to_dict``):
+
+* an assistant message becomes ``{"role": "assistant", "content": <content as is>}``: its
+  ``<think>`` block stays in the text and its **tool calls are dropped**;
+* a tool message becomes ``{"role": "tool", "content": ..., "tool_call_id": ...}``;
+* a user message with content parts becomes its (last) text plus ``images`` (base64); system
+  and assistant contents go **unconverted** (a list of parts stays a list);
+* ``think`` is a top-level field; the other parameters go in ``options`` (``stop`` too).
+
+Chunks (``_handle_generate_stream_response``, ``_handle_generate_response``):
+
+* streamed: ``message.thinking`` becomes content opened by ``<think>\\n``; the first content
+  is prefixed ``\\n</think>``. When the model calls a tool without writing any content, the
+  block is **never closed**. Text is cut in micro-chunks of about 16 characters at whitespace.
+  Each packet holding ``tool_calls`` yields a chunk with content ``""``, **every** call merged
+  so far (cumulative) and ``finish_reason`` ``tool_calls`` (no usage); Ollama sends no call
+  id nor index, so the plugin numbers them: ids ``"0"``, ``"1"``… The ``done`` packet yields a
+  last chunk: content ``""``, usage, ``finish_reason`` ``stop`` (even after tool calls).
+* blocking: one chunk (``LLMResult``): ``message.content`` only (**the thinking is dropped**),
+  tool calls with the function **name as id** and ``json.dumps`` arguments, usage.
+
+What must come back: nothing: Ollama renders the history through the model's template and
+never pairs tool messages with calls (the plugin does not even send the calls back).
+
+Provider rules enforced (https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion):
+
+* every message ``content`` is a string: otherwise ``400 json: cannot unmarshal array into Go
+  struct field ChatRequest.messages.content of type string``
+  (https://github.com/ollama/ollama/issues/10255, https://github.com/ollama/ollama/issues/6451);
+* ``think`` only for models with the thinking capability: ``400 "<model>" does not support
+  thinking`` (https://github.com/ollama/ollama/issues/14212).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+from local_runner.contracts.base import ContractBackend, Reply
+
+THINKING_FAMILIES = ("qwen3", "deepseek-r1", "qwq", "gpt-oss", "magistral", "deepseek-v3.1")
+"""Model families Ollama lists with the ``thinking`` capability (``qwen3-coder`` has none)."""
+
+MICRO_CHUNK = 16
+
+
+def _common_prefix_length(a: str, b: str) -> int:
+    """Length of the longest common prefix of ``a`` and ``b`` (characters)."""
+    length = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        length += 1
+    return length
+
+
+def thinking_capable(model: str) -> bool:
+    """Whether Ollama accepts ``think`` for ``model``."""
+    name = model.split("/")[-1]
+    return name.startswith(THINKING_FAMILIES) and not name.startswith("qwen3-coder")
+
+
+def micro_chunks(text: str, size: int = MICRO_CHUNK, min_size: int = 4) -> list[str]:
+    """The plugin's text splitting: whitespace-delimited tokens grouped up to about ``size``
+    characters, flushed early after a newline once ``max(min_size, size // 2)`` long."""
+    parts: list[str] = []
+    buffer = ""
+    for token in re.split(r"(\s+)", text):
+        if not token:
+            continue
+        if buffer and len(buffer) + len(token) > size:
+            parts.append(buffer)
+            buffer = token
+        else:
+            buffer += token
+        if "\n" in token and len(buffer) >= max(min_size, size // 2):
+            parts.append(buffer)
+            buffer = ""
+    if buffer:
+        parts.append(buffer)
+    return parts
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+class OllamaContract(ContractBackend):
+    """``qwen3:8b`` with ``think`` behind the official Ollama model plugin (see the module
+    docstring)."""
+
+    name = "ollama"
+    plugin_source = "langgenius/dify-official-plugins models/ollama/models/llm/llm.py"
+    provider_doc = "https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion"
+    provider = "langgenius/ollama/ollama"
+    model = "qwen3:8b"
+    features = ("tool-call", "multi-tool-call", "stream-tool-call")
+    """What the plugin's customizable schema declares with function calling on (stream tool
+    calls unless the credential says otherwise)."""
+    completion_params: ClassVar[dict[str, Any]] = {"think": True}
+
+    # -- request ----------------------------------------------------------------------------
+
+    def to_provider(self, request: dict[str, Any]) -> dict[str, Any]:
+        options = dict(request.get("completion_params") or {})
+        body: dict[str, Any] = {"model": request.get("model"), "stream": bool(request.get("stream", True))}
+        for key in ("format", "keep_alive"):
+            if key in options:
+                body[key] = options.pop(key)
+        think = options.pop("think", None)
+        if think is not None:
+            body["think"] = bool(think)
+        if request.get("stop"):
+            options["stop"] = request["stop"]
+        body["options"] = options
+        body["messages"] = [self._message(message) for message in request.get("prompt_messages") or []]
+        if request.get("tools"):
+            body["tools"] = [{"type": "function", "function": {"name": t.get("name"), "description": t.get("description"),
+                                                               "parameters": t.get("parameters")}} for t in request["tools"]]
+        return body
+
+    @staticmethod
+    def _message(message: dict[str, Any]) -> dict[str, Any]:
+        role, content = _value(message.get("role")), message.get("content")
+        if role == "user" and isinstance(content, list):
+            text, images = "", []
+            for part in content:
+                if _value(part.get("type")) == "text":
+                    text = part.get("data") or ""
+                elif _value(part.get("type")) == "image":
+                    images.append(re.sub(r"^data:image/[a-zA-Z]+;base64,", "", part.get("data") or ""))
+            return {"role": "user", "content": text, "images": images}
+        converted = {"role": role, "content": content}
+        if role == "tool" and message.get("tool_call_id"):
+            converted["tool_call_id"] = message["tool_call_id"]
+        return converted
+
+    # -- provider rules ---------------------------------------------------------------------
+
+    def check(self, body: dict[str, Any]) -> None:
+        if body.get("think") and not thinking_capable(str(body.get("model") or "")):
+            self.reject(f'"{body.get("model")}" does not support thinking')
+        for message in body["messages"]:
+            content = message.get("content")
+            if content is not None and not isinstance(content, str):
+                kind = "array" if isinstance(content, list) else "object"
+                self.reject(f"json: cannot unmarshal {kind} into Go struct field ChatRequest.messages.content of type string")
+
+    # -- chunks -----------------------------------------------------------------------------
+
+    def packets(self, reply: Reply, think: bool) -> list[dict[str, Any]]:
+        """Ollama's NDJSON stream for ``reply``: thinking, content, one packet per tool call
+        (arguments as an object), then ``done``."""
+        out: list[dict[str, Any]] = []
+        if think:
+            out += [{"message": {"role": "assistant", "content": "", "thinking": p}, "done": False} for p in _pieces(reply.reasoning, 20)]
+        out += [{"message": {"role": "assistant", "content": p}, "done": False} for p in _pieces(reply.text, 9)]
+        for call in reply.calls:
+            tool_call = {"function": {"name": call.name, "arguments": dict(call.arguments)}}
+            out.append({"message": {"role": "assistant", "content": "", "tool_calls": [tool_call]}, "done": False})
+        out.append({"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"})
+        return out
+
+    def plugin_stream(self, reply: Reply, request: dict[str, Any], think: bool) -> list[dict[str, Any]]:
+        """The chunks the plugin yields for Ollama's packets (its stream handler re-stated)."""
+        chunks: list[dict[str, Any]] = []
+        index, state, full_text, tool_phase = 0, 0, "", False  # state: 0 no thinking yet, 1 in it, 2 after
+        calls: dict[int, dict[str, Any]] = {}
+        for packet in self.packets(reply, think):
+            message = packet["message"]
+            text = message.get("content") or ""
+            thinking = message.get("thinking")
+            if thinking and state == 0:
+                text, state = "<think>\n" + thinking, 1
+            elif thinking and state == 1:
+                text = thinking
+            elif state == 1 and text:
+                text, state = "\n</think>" + text, 2
+            if message.get("tool_calls"):
+                for call in message["tool_calls"]:
+                    position = max(calls) + 1 if calls else 0  # Ollama sends no index
+                    function = call.get("function") or {}
+                    arguments = function.get("arguments")
+                    calls[position] = {"id": call.get("id") or str(position), "type": "function",
+                                       "function": {"name": function.get("name") or "",
+                                                    "arguments": json.dumps(arguments, ensure_ascii=False)
+                                                    if isinstance(arguments, dict | list) else str(arguments or "")}}
+                tool_phase = True
+                merged = [json.loads(json.dumps(calls[i])) for i in sorted(calls)]
+                chunks.append(self.chunk(request, index, tool_calls=merged, finish_reason="tool_calls"))
+                index += 1
+            if text:
+                if tool_phase:  # the plugin then takes text as cumulative: it yields what is new
+                    new, full_text = text[_common_prefix_length(full_text, text) :], text
+                else:
+                    new = text
+                    full_text += text
+                for piece in micro_chunks(new):
+                    chunks.append(self.chunk(request, index, content=piece))
+                    index += 1
+            if packet["done"]:
+                chunks.append(self.chunk(request, index, usage=self.usage(request, reply), finish_reason="stop"))
+                break
+        return chunks
+
+    def emit(self, reply: Reply, request: dict[str, Any], stream: bool) -> Iterator[dict[str, Any]]:
+        think = bool((request.get("completion_params") or {}).get("think"))
+        if stream:
+            yield from self.plugin_stream(reply, request, think)
+            return
+        calls = [{"id": c.name, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+                 for c in reply.calls]
+        yield self.chunk(request, 0, content=reply.text, tool_calls=calls, usage=self.usage(request, reply))
+
+
+def _value(field: Any) -> Any:
+    """An enum field's value (``PromptMessage.model_dump()`` keeps enums; JSON has strings)."""
+    return getattr(field, "value", field)
