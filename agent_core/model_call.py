@@ -28,13 +28,16 @@ class ModelRequest:
     """What one round sends to the model.
 
     ``stop`` are stop words; ``stream`` asks the model plugin to stream
-    (chosen from the model's ``stream-tool-call`` feature).
+    (chosen from the model's ``stream-tool-call`` feature). With ``structured_output_schema``
+    (a JSON schema) the call goes through Dify's ``llm_structured_output`` invocation, which
+    constrains the reply to it (agent_core/react/json_step.py).
     """
 
     prompt_messages: list[PromptMessage]
     tools: list[PromptMessageTool] = field(default_factory=list)
     stop: list[str] = field(default_factory=list)
     stream: bool = True
+    structured_output_schema: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,7 @@ class ModelChunk:
     parts: tuple[Mapping[str, Any], ...] = ()
     opaque_body: Any = None
     usage_problem: str | None = None
+    structured_output: Any = None
 
 
 class AssistantReply:
@@ -129,24 +133,30 @@ def normalize_chunk(raw: Mapping[str, Any]) -> ModelChunk:
         parts=parts,
         opaque_body=message.get("opaque_body"),
         usage_problem=usage_problem(usage),
+        structured_output=raw.get("structured_output"),
     )
 
 
 def build_llm_payload(model: LLMModelConfig, request: ModelRequest) -> dict[str, Any]:
-    """The backwards ``llm`` request body, as the SDK's ``LLMInvocation.invoke`` builds it."""
+    """The backwards ``llm`` request body, as the SDK's ``LLMInvocation.invoke`` builds it (and
+    ``LLMStructuredOutputInvocation.invoke``, with ``structured_output_schema``, when the request
+    has a schema)."""
     config = LLMModelConfig(
         provider=model.provider,
         model=model.model,
         mode=model.mode,
         completion_params=dict(model.completion_params or {}),
     )
-    return {
+    payload = {
         **config.model_dump(),
         "prompt_messages": [message.model_dump() for message in request.prompt_messages],
         "tools": [tool.model_dump() for tool in request.tools] or None,
         "stop": request.stop or None,
         "stream": request.stream,
     }
+    if request.structured_output_schema is not None:
+        payload["structured_output_schema"] = request.structured_output_schema
+    return payload
 
 
 class ModelTimeoutError(Exception):
@@ -165,7 +175,8 @@ def invoke_model(
     payload = build_llm_payload(model, request)
     # LLMInvocation.invoke would parse chunks into AssistantPromptMessage and lose
     # tool-call ``index``; the same backwards call with ``dict`` keeps them raw.
-    stream = session.model.llm._backwards_invoke(InvokeType.LLM, dict, payload)
+    kind = InvokeType.LLM if request.structured_output_schema is None else InvokeType.LLMStructuredOutput
+    stream = session.model.llm._backwards_invoke(kind, dict, payload)
     try:
         while (raw := _next_within(stream, silence_timeout)) is not None:
             yield normalize_chunk(raw)

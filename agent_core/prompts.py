@@ -249,3 +249,41 @@ TOOL_DROPPED = (
 
 WITHHELD = "A result of the tool ({kind}) was not sent to the user: its address or name contains a secret value."
 WITHHELD_CONTENT = "The tool's file {what} was not sent to the user: its content contains a secret value."
+
+# --- ReAct steps as JSON objects (step_format json_schema; agent_core.react.json_prompt) ------
+#
+# The decoder only lets the model write a step the schema allows, so the prompt teaches what to
+# put in it, not the syntax: which tool for which question (one worked call per tool, with the
+# tool's own purpose as the question), and that the answer repeats what the observation says (a
+# worked example with a made-up tool whose name is no word of its question). Measured on the
+# in-box model: bench/README.md, "Constrained steps".
+
+JSON_STEP_INTRO = (
+    "Answer the question in steps. Each step is one JSON object: "
+    '{{"action": <one of: {names}>, "action_input": <its arguments>}}. '
+    "A tool's result comes back as an Observation. "
+    'When you know the answer, write {{"action": "final_answer", "action_input": {{"answer": <the answer>}}}}, '
+    "using the numbers and words of the Observation."
+)
+JSON_STEP_NO_TOOLS = (
+    "Answer the question in one JSON object: "
+    '{"action": "final_answer", "action_input": {"answer": <your answer>}}.'
+)
+JSON_STEP_TOOLS_HEADER = "Tools (name: description; arguments as a JSON schema):"
+JSON_STEP_TOOL_LINE = "- {name}: {description}; arguments: {schema}"
+JSON_STEP_EXAMPLES_HEADER = "Examples:"
+JSON_STEP_QUESTION = "Question: {text}"
+JSON_STEP_OBSERVATION = "Observation: {text}"
+JSON_STEP_WORKED = [
+    ("Question", "What is the weather in Rome?"),
+    ("step", '{"action": "weather", "action_input": {"city": "Rome"}}'),
+    ("Observation", "Rome: 24 °C, sunny"),
+    ("step", '{"action": "final_answer", "action_input": {"answer": "Rome: 24 °C, sunny"}}'),
+]
+"""The worked example: its tool is not one of the node's, its answer copies the observation."""
+JSON_STEP_NO_ACTION = 'The step has no "action": name one of the tools, or "final_answer".'
+JSON_STEP_UNREADABLE = "The step is not one JSON object ({problem})."
+JSON_STEP_FORMAT_PROBLEM = "Your last step could not be used: {problem} Reply with one JSON step."
+STRUCTURED_OUTPUT_UNAVAILABLE = (
+    "Dify could not call the model with a JSON schema ({error}); the run goes on with text steps."
+)

@@ -406,6 +406,12 @@ class OpenAICompatibleBackend:
 
     ``model`` overrides the model named in the request; ``pricing`` prices the usage;
     ``timeout`` (s) bounds each HTTP request. Every request is recorded in ``requests``.
+
+    A request with a ``structured_output_schema`` (an ``llm_structured_output`` invocation) is
+    constrained to it as the server allows (``constrain``): ``"response_format"`` sends OpenAI's
+    ``response_format: {"type": "json_schema", ...}`` (OpenAI, vLLM, llama.cpp's ``llama-server``),
+    ``"grammar"`` a GBNF grammar converted from the schema by ``llama_cpp.llama_grammar``
+    (llama-cpp-python's server, whose ``/v1/completions`` takes ``grammar`` and no response format).
     """
 
     def __init__(
@@ -416,12 +422,14 @@ class OpenAICompatibleBackend:
         *,
         pricing: Pricing = FREE,
         timeout: float = 600.0,
+        constrain: str = "response_format",
     ) -> None:
         from openai import OpenAI
 
         self._client = OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=0)
         self.model = model
         self.pricing = pricing
+        self.constrain = constrain
         self.requests: list[dict[str, Any]] = []
 
     def invoke_llm(self, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -430,10 +438,13 @@ class OpenAICompatibleBackend:
         finish_reason."""
         self.requests.append(request)
         model = self.model or str(request["model"])
+        schema = request.get("structured_output_schema")
         if request.get("mode") == "completion":
-            raw = self._client.completions.create(**completion_kwargs(request, model))
+            kwargs = completion_kwargs(request, model)
+            raw = self._client.completions.create(**constrained(kwargs, schema, self.constrain))
             return self._relay(request, model, raw, _completion_deltas)
-        raw = self._client.chat.completions.create(**chat_kwargs(request, model))
+        kwargs = chat_kwargs(request, model)
+        raw = self._client.chat.completions.create(**constrained(kwargs, schema, self.constrain))
         return self._relay(request, model, raw, _chat_deltas)
 
     def _relay(self, request: dict[str, Any], model: str, raw: Iterable[Any], convert: Any) -> Iterator[dict[str, Any]]:
@@ -499,6 +510,26 @@ def _sampling_kwargs(request: dict[str, Any]) -> dict[str, Any]:
     if request.get("stop"):
         kwargs["stop"] = list(request["stop"])
     return kwargs
+
+
+def constrained(kwargs: dict[str, Any], schema: dict[str, Any] | None, how: str) -> dict[str, Any]:
+    """``kwargs`` of a chat or completion call constrained to the JSON ``schema`` (unchanged
+    without one): ``how`` is ``"grammar"`` (a GBNF ``grammar``, llama-cpp-python's server) or
+    ``"response_format"`` (OpenAI's ``json_schema`` response format; in ``extra_body`` for a
+    completion call, where the SDK has no such argument)."""
+    if schema is None:
+        return kwargs
+    extra = dict(kwargs.get("extra_body") or {})
+    if how == "grammar":
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+        extra["grammar"] = json_schema_to_gbnf(json.dumps(schema))
+    else:
+        response_format = {"type": "json_schema", "json_schema": {"name": "llm_response", "schema": schema}}
+        if "messages" in kwargs:
+            return {**kwargs, "response_format": response_format}
+        extra["response_format"] = response_format
+    return {**kwargs, "extra_body": extra}
 
 
 def chat_kwargs(request: dict[str, Any], model: str) -> dict[str, Any]:

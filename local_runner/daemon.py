@@ -29,6 +29,7 @@ import yaml
 from local_runner import protocol
 from local_runner.backends import LLMBackend
 from local_runner.result import RunResult
+from local_runner.structured_output import with_structured_output
 from local_runner.tools import ToolBox
 
 DEFAULT_PLUGIN_DIR = Path(__file__).resolve().parent.parent
@@ -577,7 +578,7 @@ class RunHandle:
 
     def _record_invocation(self, data: dict[str, Any]) -> None:
         kind, request = data.get("type"), data.get("request") or {}
-        if kind == "llm":
+        if kind in ("llm", protocol.STRUCTURED_OUTPUT):
             self.result.add_llm_request(request)
         elif kind == "tool":
             self.result.add_tool_request(request)
@@ -593,7 +594,7 @@ class RunHandle:
         if refusal:
             reply("error", message=refusal)
         else:
-            prefix = protocol.LLM_FAILED if kind == "llm" else protocol.TOOL_FAILED
+            prefix = protocol.TOOL_FAILED if kind == "tool" else protocol.LLM_FAILED
             try:
                 for item in self._stream(kind, data.get("request") or {}):
                     reply("response", message="stream", data=item)
@@ -603,15 +604,18 @@ class RunHandle:
         self._notify()
 
     def _refusal(self, kind: str) -> str | None:
-        if kind not in ("llm", "tool"):
-            return f"unsupported invoke type: {kind} (the local runner serves llm and tool)"
+        if kind not in ("llm", protocol.STRUCTURED_OUTPUT, "tool"):
+            return f"unsupported invoke type: {kind} (the local runner serves llm, llm_structured_output and tool)"
         return self.process.permission_error(kind)
 
     def _stream(self, kind: str, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
         if kind == "tool":
             yield from self.toolbox.invoke_tool(request)
             return
-        for raw in self.backend.invoke_llm(request):
+        raws = self.backend.invoke_llm(request)
+        if kind == protocol.STRUCTURED_OUTPUT:
+            raws = with_structured_output(raws, str(request.get("model") or ""))
+        for raw in raws:
             chunk = raw if self.process.raw_llm_chunks else protocol.daemon_chunk(raw)
             usage = (chunk.get("delta") or {}).get("usage")
             if usage:

@@ -23,6 +23,9 @@ How the runner must present this model to the plugin (see ``MODELS`` / ``server.
   (empty replies with tool_choice auto, role ``tool`` dropped, HTTP 500 on ``content: null``).
 * ``context_size`` = ``n_ctx`` of the server (4096 by default).
 * No tool calling (no ``tool-call`` / ``multi-tool-call`` / ``stream-tool-call`` features): ReAct only.
+  The ``structured-output`` feature: a schema-constrained call (``llm_structured_output``) is
+  decoded through a GBNF grammar converted from its JSON schema, so ReAct's ``auto`` step format
+  uses JSON steps on it.
 * Always send ``max_tokens``: the server's default for completions is 16.
 
 Everything here is offline: the weights come from an installed package (the Gemma package ships the GGUF
@@ -108,7 +111,7 @@ class LocalModel:
     description: str
     file_name: str | None = None  # GGUF file inside the package (single-file packages)
     chunked: bool = False  # package exposes assemble() that joins chunk packages into one file
-    features: tuple[str, ...] = ()  # Dify model features; none of these models does tool calling
+    features: tuple[str, ...] = ()  # Dify model features: structured output (a grammar), no tool calling
     notes: str = ""
     pip_options: str = ""  # extra pip options the package needs, e.g. "--no-deps"
 
@@ -121,6 +124,7 @@ MODELS: dict[str, LocalModel] = {
         mode="completion",
         description="Gemma 3 270M base, Q4_K_M (~240 MB); deterministic at temperature 0",
         chunked=True,
+        features=("structured-output",),
         notes="base model, no chat template: use the completions API with a prompt ending in 'Thought:'",
     ),
     "smollm2-135m": LocalModel(
@@ -130,6 +134,7 @@ MODELS: dict[str, LocalModel] = {
         mode="completion",
         description="SmolLM2 135M Instruct, Q4_1 (~94 MB); weaker than Gemma 3 270M",
         file_name="SmolLM2-135M-Instruct.Q4_1.gguf",
+        features=("structured-output",),
         notes="not in requirements-local-model.txt; wrote the ReAct action as a completion model, "
         "ignored the format as a chat model",
         pip_options="--no-deps",  # it depends on the 'llm' CLI, which the runner does not need
@@ -585,7 +590,9 @@ class LocalModelBackend:
 
         self.server = server
         self.max_tokens = max_tokens
-        self.inner = OpenAICompatibleBackend(server.base_url, "local", server.model_id, pricing=FREE, timeout=timeout)
+        self.inner = OpenAICompatibleBackend(
+            server.base_url, "local", server.model_id, pricing=FREE, timeout=timeout, constrain="grammar"
+        )
         self.requests = self.inner.requests
         self._count_url = server.base_url.removesuffix("/v1") + "/extras/tokenize/count"
 

@@ -14,6 +14,9 @@ from typing import Any
 AGENT_PROVIDER = "agent"
 """Short name of the strategy provider (``identity.name`` in ``provider/agent.yaml``)."""
 
+STRUCTURED_OUTPUT = "llm_structured_output"
+"""The invoke type of a model call constrained to a JSON schema; the manifest's ``llm``
+permission allows it (D ``backwards_invocation/task.go``)."""
 LLM_FAILED = "invoke llm model failed: "
 TOOL_FAILED = "invoke tool failed: "
 PERMISSION_ERRORS = {
@@ -129,12 +132,12 @@ def permission_error(manifest: dict[str, Any], invoke_type: str) -> str | None:
     permission = (manifest.get("resource") or {}).get("permission") or {}
     if invoke_type == "tool":
         allowed = bool((permission.get("tool") or {}).get("enabled"))
-    elif invoke_type == "llm":
+    elif invoke_type in ("llm", STRUCTURED_OUTPUT):
         model = permission.get("model") or {}
         allowed = bool(model.get("enabled")) and bool(model.get("llm"))
     else:
         return None
-    return None if allowed else PERMISSION_ERRORS[invoke_type]
+    return None if allowed else PERMISSION_ERRORS["tool" if invoke_type == "tool" else "llm"]
 
 
 def daemon_chunk(chunk: dict[str, Any]) -> dict[str, Any]:
@@ -142,7 +145,8 @@ def daemon_chunk(chunk: dict[str, Any]) -> dict[str, Any]:
     (D ``pkg/entities/model_entities/llm.go``): tool calls keep only ``id``, ``type``,
     ``function.name`` and ``function.arguments`` (``index`` is dropped, nulls become ""),
     ``name``/``tool_call_id`` become strings, prices become decimal strings, and
-    ``prompt_messages`` is always ``[]``."""
+    ``prompt_messages`` is always ``[]``; ``structured_output`` (the last chunk of an
+    ``llm_structured_output`` invocation) is kept."""
     delta = chunk.get("delta") or {}
     message = delta.get("message") or {}
     out_message = {
@@ -164,6 +168,7 @@ def daemon_chunk(chunk: dict[str, Any]) -> dict[str, Any]:
             "finish_reason": delta.get("finish_reason"),
         },
         "prompt_messages": [],
+        **({"structured_output": chunk["structured_output"]} if "structured_output" in chunk else {}),
     }
 
 

@@ -128,14 +128,18 @@ class Task:
     instruction: str = ""
 
     def scenario(self, strategy: str, model: ModelSettings) -> Scenario:
+        """The task as a scenario for ``strategy``, a strategy name or a variant such as
+        ``ReAct:json_schema`` (ReAct with that ``step_format``)."""
+        name, _, step_format = strategy.partition(":")
         return Scenario(
             query=self.query,
-            strategy=strategy,
+            strategy=name,
             instruction=self.instruction,
             tools=list(self.tools),
             model=model,
             maximum_iterations=self.maximum_iterations,
             name=self.id,
+            params={"step_format": step_format} if step_format else {},
         )
 
 
@@ -221,6 +225,8 @@ class TaskOutcome:
     seconds: float
     error: str | None = None
     note: str = ""
+    name_errors: int = 0  # calls of a tool the task does not offer (or of no tool)
+    argument_errors: int = 0  # calls of an offered tool refused for their arguments
     model_outputs: list[str] = field(default_factory=list)  # what the model wrote, one entry per LLM call
     model_requests: list[dict[str, Any]] = field(default_factory=list)  # what the plugin asked, one per LLM call
 
@@ -242,6 +248,8 @@ class TaskOutcome:
             "seconds": round(self.seconds, 2),
             "error": self.error,
             "note": self.note,
+            "name_errors": self.name_errors,
+            "argument_errors": self.argument_errors,
             "model_outputs": self.model_outputs,
             "model_requests": self.model_requests,
         }
@@ -255,9 +263,22 @@ def tool_uses(toolbox: ToolBox) -> list[ToolUse]:
     ]
 
 
+def call_errors(result: RunResult, toolbox: ToolBox, offered: Iterable[str]) -> tuple[int, int]:
+    """(tool-name errors, argument errors) of a run, from its ``CALL`` log nodes: calls of a tool
+    not ``offered``, and failed calls of an offered tool beyond those the tool itself failed
+    (the plugin refused their arguments before calling it)."""
+    names = set(offered)
+    calls = [node for node in result.logs.values() if node.label.startswith("CALL ")]
+    name_errors = sum(1 for node in calls if node.label[5:] not in names)
+    failed_offered = sum(1 for node in calls if node.label[5:] in names and node.status == "error")
+    failed_in_tool = sum(1 for record in toolbox.calls if record.error is not None)
+    return name_errors, max(0, failed_offered - failed_in_tool)
+
+
 def judge(task: Task, strategy: str, result: RunResult, toolbox: ToolBox) -> TaskOutcome:
     """Check one finished run."""
     calls = tool_uses(toolbox)
+    name_errors, argument_errors = call_errors(result, toolbox, task.tools or toolbox.names)
     answer = result.text.strip()
     problems = task.check.failures(answer, calls)
     if not result.ok:
@@ -277,6 +298,8 @@ def judge(task: Task, strategy: str, result: RunResult, toolbox: ToolBox) -> Tas
         seconds=result.duration,
         error=result.error_text,
         note=note,
+        name_errors=name_errors,
+        argument_errors=argument_errors,
     )
 
 
@@ -425,7 +448,9 @@ def failure_lines(report: SuiteReport, strategy: str) -> list[str]:
 
 def summary_table(report: SuiteReport) -> Table:
     table = Table(title="summary", title_justify="left")
-    for name in ("strategy", "passed", "rate", "LLM calls", "tool calls", "tokens", "wall time", "fingerprint"):
+    columns = ("strategy", "passed", "rate", "LLM calls", "tool calls", "name errors", "argument errors", "tokens",
+               "wall time", "fingerprint")  # fmt: skip
+    for name in columns:
         table.add_column(name, justify="left" if name in ("strategy", "fingerprint") else "right", no_wrap=True)
     for strategy in report.strategies():
         outcomes = report.of(strategy)
@@ -437,6 +462,8 @@ def summary_table(report: SuiteReport) -> Table:
             f"{100 * passed / total:.0f}%" if total else "-",
             str(sum(o.llm_calls for o in outcomes)),
             str(sum(len(o.calls) for o in outcomes)),
+            str(sum(o.name_errors for o in outcomes)),
+            str(sum(o.argument_errors for o in outcomes)),
             str(sum(tokens)) if tokens else "-",
             f"{report.wall.get(strategy, 0.0):.1f}s",
             report.fingerprint(strategy),
@@ -455,6 +482,12 @@ def add_tasks_parser(commands: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--strategy", default="all", help="ReAct, function_calling or all (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--step-format",
+        choices=["auto", "text", "json_schema", "both"],
+        default="auto",
+        help="ReAct's step_format; 'both' runs text and json_schema side by side (default: %(default)s)",
     )
     parser.add_argument("--only", help="comma-separated task ids (default: every task)")
     parser.add_argument("--tasks-file", type=Path, default=TASKS_FILE, help="task suite YAML (default: the bundled one)")
@@ -482,14 +515,16 @@ def add_tasks_parser(commands: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def parse_strategies(value: str) -> list[str]:
-    if value == "all":
-        return list(STRATEGIES)
-    chosen = [s.strip() for s in value.split(",") if s.strip()]
+def parse_strategies(value: str, step_format: str = "auto") -> list[str]:
+    """The strategies to run: ``ReAct`` becomes ``ReAct:<step_format>`` unless it is ``auto``,
+    and both ``ReAct:text`` and ``ReAct:json_schema`` for ``both``."""
+    chosen = list(STRATEGIES) if value == "all" else [s.strip() for s in value.split(",") if s.strip()]
     unknown = [s for s in chosen if s not in STRATEGIES]
     if unknown or not chosen:
         raise ValueError(f"--strategy: expected ReAct, function_calling or all, got {value!r}")
-    return chosen
+    formats = {"auto": [], "both": ["text", "json_schema"]}.get(step_format, [step_format])
+    variants = [f"ReAct:{fmt}" for fmt in formats] or ["ReAct"]
+    return [variant for s in chosen for variant in (variants if s == "ReAct" else [s])]
 
 
 def _features(value: str | None, default: list[str]) -> list[str]:
@@ -535,7 +570,7 @@ def print_report(report: SuiteReport, model: ModelSettings, console: Console) ->
 def main_tasks(args: argparse.Namespace, console: Console) -> int:
     """``python -m local_runner tasks``; returns the exit code."""
     try:
-        strategies = parse_strategies(args.strategy)
+        strategies = parse_strategies(args.strategy, args.step_format)
         suite = Suite.load(args.tasks_file).select(args.only.split(",") if args.only else None)
         if args.all_tools:
             suite = suite.with_tools(default_toolbox().names)

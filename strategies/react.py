@@ -1,42 +1,64 @@
-"""The ReAct strategy: the model writes Thought / Action / Final Answer as text.
+"""The ReAct strategy: the model writes Thought / Action / Final Answer as text, or, with
+constrained steps, one JSON object per step decoded against a schema.
 
 Works with any LLM, including models without native tool calling and
 completion-mode models (the model-selector's ``mode`` chooses the prompt
-shape). Always streams; ``Observation`` is a stop word where the provider
+shape). Always streams; in text steps ``Observation`` is a stop word where the provider
 accepts one, and the parser cuts any observation the model invents anyway.
 """
 
 from collections.abc import Generator, Iterator
+from dataclasses import replace
 
 from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.interfaces.agent import AgentStrategy
 
+from agent_core import prompts
 from agent_core.loop import AgentLoop
 from agent_core.model_call import ModelChunk, ModelRequest
-from agent_core.params import StrategyParams
+from agent_core.react.json_prompt import json_chat_prompt, json_completion_prompt
+from agent_core.react.json_step import GuardedChunks, read_json_step_turn, step_schema
 from agent_core.react.prompt import chat_prompt, completion_prompt, stop_words
+from agent_core.react.step_format import ReActParams, chosen_step_format
 from agent_core.react.turn import read_react_turn
 from agent_core.run_state import RunState
-from agent_core.turn import ModelTurn
+from agent_core.turn import ModelTurn, ParseFailure
 
 
 class ReActSteps:
-    """The two steps of ReAct (see ``agent_core.loop.StrategySteps``)."""
+    """The two steps of ReAct (see ``agent_core.loop.StrategySteps``), in text or JSON steps."""
+
+    def __init__(self, step_format: str) -> None:
+        self.step_format = step_format
 
     def build_request(self, run: RunState) -> ModelRequest:
-        """Chat or completion prompt with the scratchpad; no native tools are declared."""
-        model = run.params.model
-        mode = model.mode or "chat"
-        messages = completion_prompt(run) if mode == "completion" else chat_prompt(run)
-        return ModelRequest(prompt_messages=messages, tools=[], stop=stop_words(model.model, mode), stream=True)
+        """Chat or completion prompt with this run's steps; no native tools are declared.
+        JSON steps carry their schema (the final answer alone once the limit is reached)."""
+        completion = (run.params.model.mode or "chat") == "completion"
+        if self.step_format == "json_schema":
+            schema = step_schema(run.registry.prompt_tools(), answer_only=run.limit_reached)
+            messages = json_completion_prompt(run) if completion else json_chat_prompt(run)
+            return ModelRequest(prompt_messages=messages, stream=True, structured_output_schema=schema)
+        messages = completion_prompt(run) if completion else chat_prompt(run)
+        mode = "completion" if completion else "chat"
+        return ModelRequest(prompt_messages=messages, stop=stop_words(run.params.model.model, mode), stream=True)
 
     def read_turn(self, chunks: Iterator[ModelChunk], run: RunState) -> Generator[str, None, ModelTurn]:
-        """Parse the text stream; stream the final answer."""
-        return read_react_turn(chunks, run.registry, run.round_index)
+        """Parse the stream; stream the final answer. When Dify cannot call the model with a
+        schema at all, the run goes on in text steps."""
+        if self.step_format != "json_schema":
+            return (yield from read_react_turn(chunks, run.registry, run.round_index))
+        guarded = GuardedChunks(chunks)
+        turn = yield from read_json_step_turn(iter(guarded), run.registry.prompt_tools(), run.round_index)
+        if guarded.unavailable is None:
+            return turn
+        self.step_format = "text"
+        return replace(turn, decision=ParseFailure(prompts.STRUCTURED_OUTPUT_UNAVAILABLE.format(error=guarded.unavailable)))
 
 
 class ReActAgentStrategy(AgentStrategy):
     """Registered in ``strategies/react.yaml``."""
 
     def _invoke(self, parameters: dict) -> Generator[AgentInvokeMessage, None, None]:
-        yield from AgentLoop(self, ReActSteps(), StrategyParams.model_validate(parameters)).run()
+        params = ReActParams.model_validate(parameters)
+        yield from AgentLoop(self, ReActSteps(chosen_step_format(params)), params).run()

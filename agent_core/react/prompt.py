@@ -227,7 +227,7 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
     tools = tools_block(run.registry.prompt_tools())
     messages: list[PromptMessage] = [
         *system_message(params, tools, run.limit_note()),
-        *_plain_history(run.history()),
+        *plain_history(run.history()),
         run.query(),
     ]
     pad = scratchpad(run)
@@ -244,14 +244,14 @@ def completion_prompt(run: RunState) -> list[PromptMessage]:
         for m in system_message(params, completion_tools_block(run.registry.prompt_tools()), run.limit_note())
         if isinstance(m.content, str)
     )
-    turns = [_history_line(m) for m in _plain_history(run.history())]
+    turns = [_history_line(m) for m in plain_history(run.history())]
     query = query_message(params, images_as_content=False).content
     current = "\n".join(filter(None, [prompts.REACT_COMPLETION_QUESTION.format(text=query), scratchpad(run, completion=True)]))
     lines = [head, *[t for t in turns if t], current]
     return [UserPromptMessage(content="\n\n".join(lines).rstrip() + "\nThought:")]
 
 
-def _plain_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:
+def plain_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:
     """Memory without tool messages: a ReAct prompt has no native tool turns."""
     kept = []
     for message in history:

@@ -113,7 +113,7 @@ def test_server_lists_the_model_and_its_properties(server: LocalModelServer, cli
     props = server.properties
     assert props["mode"] == "completion"
     assert props["context_size"] == server.n_ctx == 4096
-    assert props["features"] == []
+    assert props["features"] == ["structured-output"]
 
 
 @pytest.mark.slow
@@ -193,3 +193,23 @@ def test_tool_tasks_of_the_suite_on_the_real_model(plugin) -> None:  # type: ign
     (repeat,) = again.outcomes
     (original,) = [o for o in first.outcomes if o.task.id == "fever_celsius"]
     assert repeat.fingerprint_data() == original.fingerprint_data()
+
+
+@pytest.mark.slow
+@needs_local_model
+@pytest.mark.timeout(900)
+def test_constrained_steps_on_the_real_model_name_only_offered_tools(plugin) -> None:  # type: ignore[no-untyped-def]
+    """ReAct with JSON steps on the local model: each model call is a schema-constrained call (a
+    llama.cpp grammar), every tool call names an offered tool with arguments its schema accepts,
+    and a unit task passes end to end."""
+    suite = Suite.load().select(["multiply", "marathon_km", "fever_celsius", "time_tokyo"])
+    with LocalModelBackend.start("gemma3-270m") as backend:
+        model = ModelSettings(**backend.model_settings())
+        report = run_suite(suite, ["ReAct:json_schema"], model, backend, plugin)
+    outcomes = report.outcomes
+    assert all("structured_output_schema" in request for o in outcomes for request in o.model_requests)
+    assert [(o.task.id, o.name_errors, o.argument_errors) for o in outcomes] == [
+        (o.task.id, 0, 0) for o in outcomes
+    ], [(o.task.id, o.model_outputs) for o in outcomes]
+    assert all(o.calls for o in outcomes), "every task's first step calls a tool"
+    assert "fever_celsius" in [o.task.id for o in outcomes if o.ok], [(o.task.id, o.problems) for o in outcomes]

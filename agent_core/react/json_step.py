@@ -1,0 +1,332 @@
+"""ReAct steps as JSON objects decoded against a schema (the ``json_schema`` step format).
+
+A step is one JSON object::
+
+    {"action": "<tool name>", "action_input": {<that tool's arguments>}}
+    {"action": "final_answer", "action_input": {"answer": "<the answer>"}}
+
+``step_schema`` builds its JSON schema from the tools offered this round. The model is called
+through Dify's structured-output invocation (``llm_structured_output``), which constrains the
+decoding to that schema where the model declares the ``structured-output`` feature (the model
+plugin receives it as the ``json_schema`` parameter: OpenAI, Gemini, Ollama, llama.cpp, vLLM)
+and otherwise prepends the schema to the system prompt and parses the reply (Dify's
+``api/core/llm_generator/output_parser/structured_output.py``, ``invoke_llm_with_structured_output``).
+
+Schema shape (what every provider's structured output accepts, and what a grammar can enforce):
+the root is an ``object`` whose ``properties`` list the three fields loosely (``action`` an enum
+of the names), and whose ``anyOf`` holds one complete branch per action, tying each ``action`` to
+its own ``action_input`` schema (required fields and enums carried over from the tool's
+declaration; secret and form parameters are not in it, as for every prompt). A grammar
+(llama.cpp converts the ``anyOf`` to alternatives) can then only produce a known tool with
+arguments of the right shape. There is no ``thought`` field: a thought written before the
+action made a small model copy the nearest example's tool, and one allowed after it changed no
+outcome on the suite while the model filled it with noise (docs/local-model.md, "Constrained
+steps"). A ``thought`` a model writes anyway (a prompted fallback) is shown in the log.
+
+Dify turns ``boolean`` into ``string`` in a schema it sends natively (``convert_boolean_to_string``),
+so a boolean argument may come back as ``"true"``; the tool call's validation reads it back as a
+boolean (``tool_schema.coerce_value``).
+
+Reading (``read_json_step_turn``): the reply's visible text (reasoning blocks go to the log) is
+the step; the ``structured_output`` that Dify adds on its last chunk is used only when the text is
+empty (Dify's parse repairs freely; ours follows ``json_args``' trust rule). The answer of a
+``final_answer`` step streams to the user while it is decoded (``AnswerStream``), before the
+object closes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Generator, Iterator, Mapping, Sequence
+from typing import Any
+
+from dify_plugin.entities.model.llm import LLMUsage
+from dify_plugin.entities.model.message import PromptMessageTool
+
+from agent_core import prompts
+from agent_core.json_args import ArgumentsError, decode_arguments
+from agent_core.model_call import AssistantReply, ModelChunk, ModelTimeoutError
+from agent_core.text_calls import arguments_for
+from agent_core.think import ThinkSplitter, clean_reasoning
+from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCall
+from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
+from agent_core.usage import call_usage
+
+FINAL_ANSWER = "final_answer"
+"""The ``action`` of a step that answers the user."""
+
+_ANSWER_INPUT = {
+    "type": "object",
+    "properties": {"answer": {"type": "string", "description": "The answer to the user."}},
+    "required": ["answer"],
+}
+
+
+def _branch(action: str, arguments: Mapping[str, Any], description: str = "") -> dict[str, Any]:
+    """One complete step for ``action``: its name as a one-value enum, its own argument schema."""
+    action_schema: dict[str, Any] = {"type": "string", "enum": [action]}
+    if description:
+        action_schema["description"] = description
+    return {
+        "type": "object",
+        "properties": {
+            "action": action_schema,
+            "action_input": dict(arguments) or {"type": "object", "properties": {}},
+        },
+        "required": ["action", "action_input"],
+    }
+
+
+def _arguments_schema(tool: PromptMessageTool) -> dict[str, Any]:
+    """The tool's argument schema as a closed object (``properties`` and ``required`` kept)."""
+    parameters = tool.parameters if isinstance(tool.parameters, Mapping) else {}
+    properties = parameters.get("properties") if isinstance(parameters.get("properties"), Mapping) else {}
+    required = [name for name in parameters.get("required") or [] if name in properties]
+    return {"type": "object", "properties": dict(properties), "required": required}
+
+
+def step_schema(tools: Sequence[PromptMessageTool], *, answer_only: bool = False) -> dict[str, Any]:
+    """The JSON schema of one step for ``tools`` (``answer_only``: the final answer alone, for the
+    round after the iteration or time limit). Shape: see the module docstring."""
+    offered = [] if answer_only else list(tools)
+    names = [tool.name for tool in offered] + [FINAL_ANSWER]
+    branches = [_branch(tool.name, _arguments_schema(tool)) for tool in offered]
+    branches.append(_branch(FINAL_ANSWER, _ANSWER_INPUT))
+    return {
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": names},
+            "action_input": {"type": "object"},
+        },
+        "required": ["action", "action_input"],
+        "anyOf": branches,
+    }
+
+
+def step_text(action: str, action_input: Mapping[str, Any]) -> str:
+    """A step as the model should write it (one line of JSON), for prompts and the scratchpad."""
+    return json.dumps({"action": action, "action_input": dict(action_input)}, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Streaming the answer while it is decoded
+# --------------------------------------------------------------------------------------------
+
+_FINAL_ACTION = re.compile(r'"action"\s*:\s*"final_answer"')
+_ANSWER_KEY = re.compile(r'(?<!\\)"answer"\s*:\s*"')
+_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+class AnswerStream:
+    """Feed the step's text as it arrives; get the ``answer`` string's new characters, decoded.
+
+    Streams only once the text has named ``"action": "final_answer"`` before an ``"answer"`` key
+    (a thought is a JSON string, so its quotes are escaped and cannot match). An escape split
+    across chunks (``\\u00``, a surrogate pair's first half) waits for the rest.
+    """
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.streamed = ""
+        self.closed = False
+        self._position: int | None = None  # where the undecoded part of the answer starts
+
+    def feed(self, piece: str) -> str:
+        """Consume ``piece`` of the step's visible text; return answer text not given before."""
+        self.text += piece
+        if self.closed:
+            return ""
+        if self._position is None:
+            action = _FINAL_ACTION.search(self.text)
+            key = _ANSWER_KEY.search(self.text, action.end()) if action else None
+            if key is None:
+                return ""
+            self._position = key.end()
+        decoded, self._position, self.closed = _decode_string(self.text, self._position)
+        self.streamed += decoded
+        return decoded
+
+
+def _decode_string(text: str, start: int) -> tuple[str, int, bool]:
+    """Decode a JSON string body from ``start`` as far as it is certain: (text, where decoding
+    stopped, whether the closing quote was reached)."""
+    out: list[str] = []
+    i = start
+    while i < len(text):
+        char = text[i]
+        if char == '"':
+            return "".join(out), i + 1, True
+        if char != "\\":
+            end = i + 1
+            while end < len(text) and text[end] not in '"\\':
+                end += 1
+            out.append(text[i:end])
+            i = end
+            continue
+        if i + 1 >= len(text):
+            break
+        kind = text[i + 1]
+        if kind in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[kind])
+            i += 2
+            continue
+        if kind != "u":  # not JSON: kept as written (the final decode judges the whole step)
+            out.append(text[i : i + 2])
+            i += 2
+            continue
+        decoded, length = _unicode_escape(text, i)
+        if not length:
+            break
+        out.append(decoded)
+        i += length
+    return "".join(out), i, False
+
+
+_HIGH_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}")
+_LOW_SURROGATE_ESCAPE = re.compile(r"\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+_UNICODE_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}")
+
+
+def _unicode_escape(text: str, i: int) -> tuple[str, int]:
+    """The ``\\uXXXX`` escape at ``text[i]``: (decoded text, characters used), ``("", 0)`` when
+    the text ends before it is complete. A surrogate pair is decoded as one character; a lone
+    high surrogate becomes U+FFFD; a malformed escape is kept as written."""
+    if i + 6 > len(text):
+        return "", 0
+    if not _UNICODE_ESCAPE.match(text, i):
+        return text[i : i + 6], 6
+    if not _HIGH_SURROGATE_ESCAPE.match(text, i):
+        return chr(int(text[i + 2 : i + 6], 16)), 6
+    if i + 12 > len(text):
+        return "", 0
+    if not _LOW_SURROGATE_ESCAPE.match(text, i + 6):
+        return "\ufffd", 6
+    high, low = int(text[i + 2 : i + 6], 16), int(text[i + 8 : i + 12], 16)
+    return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)), 12
+
+
+# --------------------------------------------------------------------------------------------
+# Reading one step
+# --------------------------------------------------------------------------------------------
+
+
+def _decide(step: Mapping[str, Any], tools: Mapping[str, PromptMessageTool], call_id: str):
+    """A decoded step as a decision: ``FinalAnswer``, ``ToolCalls`` or ``ParseFailure``."""
+    action = step.get("action")
+    action_input = step.get("action_input")
+    if not isinstance(action, str) or not action.strip():
+        return ParseFailure(prompts.JSON_STEP_NO_ACTION)
+    action = action.strip()
+    if action == FINAL_ANSWER:
+        answer = action_input.get("answer") if isinstance(action_input, Mapping) else action_input
+        if not isinstance(answer, str) or not answer.strip():
+            return ParseFailure(prompts.PROBLEM_EMPTY_ANSWER)
+        return FinalAnswer(answer)
+    if isinstance(action_input, str) and action_input.strip()[:1] == "{":
+        with contextlib.suppress(ArgumentsError):  # a string stays a string: the single parameter's
+            action_input = decode_arguments(action_input)
+    arguments = arguments_for(action_input, tools.get(action))
+    return ToolCalls((ToolCall(id=call_id, name=action, arguments=arguments),))
+
+
+def parse_step(text: str, structured_output: Any) -> Mapping[str, Any] | ParseFailure:
+    """One reply's step: its visible ``text`` decoded (``json_args`` rules: fences and Python
+    literals read, a lossy repair refused), or Dify's ``structured_output`` when the text is
+    empty; a ``ParseFailure`` naming what is wrong otherwise."""
+    if text.strip():
+        try:
+            return decode_arguments(text)
+        except ArgumentsError as error:
+            return ParseFailure(prompts.JSON_STEP_UNREADABLE.format(problem=str(error).rstrip(".")))
+    if isinstance(structured_output, Mapping) and structured_output:
+        return structured_output
+    return ParseFailure(prompts.PROBLEM_EMPTY)
+
+
+def read_step(step: Mapping[str, Any], tools: Sequence[PromptMessageTool], call_id: str):
+    """The decision of a decoded step: ``FinalAnswer``, ``ToolCalls`` (one call, id ``call_id``;
+    an unknown tool or bad arguments are judged when the call is checked, like any call) or
+    ``ParseFailure`` when it names no action or gives an empty answer."""
+    return _decide(step, {tool.name: tool for tool in tools}, call_id)
+
+
+def read_json_step_turn(
+    chunks: Iterator[ModelChunk], tools: Sequence[PromptMessageTool], round_index: int
+) -> Generator[str, None, ModelTurn]:
+    """Consume one structured-output call; yield the answer's text as it is decoded; return the
+    turn. A reply cut by the output limit runs nothing: a cut answer is what was streamed of it
+    (the loop asks for the rest), anything else is asked again (``prompts.REPLY_CUT``)."""
+    splitter = ThinkSplitter()
+    answer = AnswerStream()
+    reply = AssistantReply()
+    usages: list[LLMUsage] = []
+    reasoning: list[str] = []
+    structured_output: Any = None
+    finish_reason: str | None = None
+    for chunk in chunks:
+        reply.add(chunk)
+        split = splitter.feed(chunk.text)
+        reasoning += [chunk.reasoning, split.reasoning]
+        if text := answer.feed(split.visible):
+            yield text
+        if chunk.usage is not None:
+            usages.append(chunk.usage)
+        if chunk.structured_output is not None:
+            structured_output = chunk.structured_output
+        finish_reason = chunk.finish_reason or finish_reason
+    rest = splitter.finish()
+    reasoning.append(rest.reasoning)
+    if text := answer.feed(rest.visible):
+        yield text
+    raw = answer.text.strip()
+    step = parse_step(raw, structured_output)
+    decision = step if isinstance(step, ParseFailure) else read_step(step, tools, f"react-{round_index}-1")
+    if isinstance(decision, ParseFailure) and (finish_reason or "").lower() in LENGTH_FINISH_REASONS:
+        # cut by the output limit: nothing runs; an answer goes on from what was streamed
+        decision = FinalAnswer(answer.streamed) if answer.streamed.strip() else ParseFailure(prompts.REPLY_CUT)
+    tail = decision.text[len(answer.streamed) :] if isinstance(decision, FinalAnswer) else ""
+    if tail and decision.text.startswith(answer.streamed):
+        yield tail  # not streamed: no text (Dify's structured_output), or an unusual layout
+    thought = step.get("thought") if isinstance(step, Mapping) else None
+    return ModelTurn(
+        thought=thought if isinstance(thought, str) else "",
+        decision=decision,
+        usage=call_usage(usages),
+        reasoning=clean_reasoning("".join(reasoning)),
+        finish_reason=finish_reason,
+        raw=raw,
+        content=reply.content,
+        opaque_body=reply.opaque_body,
+    )
+
+
+class GuardedChunks:
+    """A structured-output call's chunks, with its failures sorted out:
+
+    * a failure before any chunk (Dify or the model plugin refused the schema call itself):
+      the stream ends, ``unavailable`` holds the error text, and the run can go on in text steps;
+    * a failure after chunks came (Dify could not parse the reply on its last chunk, or the
+      stream broke): the stream ends there, and the reply read so far is judged like any other;
+    * a model that goes silent (``ModelTimeoutError``) fails the call as usual.
+    """
+
+    def __init__(self, chunks: Iterator[ModelChunk]) -> None:
+        self._chunks = chunks
+        self.unavailable: str | None = None
+        self.late_error: str | None = None
+
+    def __iter__(self) -> Iterator[ModelChunk]:
+        received = False
+        try:
+            for chunk in self._chunks:
+                received = True
+                yield chunk
+        except ModelTimeoutError:
+            raise
+        except Exception as error:  # the daemon's error event, raised by the SDK's reader
+            if received:
+                self.late_error = str(error)
+            else:
+                self.unavailable = str(error) or type(error).__name__

@@ -1,0 +1,217 @@
+"""ReAct's JSON steps: the schema built from the tools, the answer streamed while it is decoded,
+and how each reply becomes a decision."""
+
+import json
+
+import pytest
+from dify_plugin.entities.model.message import PromptMessageTool
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_core import prompts
+from agent_core.model_call import ModelChunk, ModelTimeoutError
+from agent_core.react.json_step import (
+    FINAL_ANSWER,
+    AnswerStream,
+    GuardedChunks,
+    parse_step,
+    read_json_step_turn,
+    read_step,
+    step_schema,
+)
+from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
+
+CALCULATOR = PromptMessageTool(
+    name="calculator",
+    description="Evaluate an arithmetic expression",
+    parameters={"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]},
+)
+CONVERT = PromptMessageTool(
+    name="unit_convert",
+    description="Convert units",
+    parameters={
+        "type": "object",
+        "properties": {"value": {"type": "number"}, "unit": {"type": "string", "enum": ["km", "mi"]}, "exact": {"type": "boolean"}},
+        "required": ["value", "unit"],
+    },
+)
+TOOLS = [CALCULATOR, CONVERT]
+
+
+def drain(generator):
+    """Run a turn reader: (yielded texts, returned turn)."""
+    texts = []
+    while True:
+        try:
+            texts.append(next(generator))
+        except StopIteration as stop:
+            return texts, stop.value
+
+
+def chunks_of(text, size, **last):
+    pieces = [text[i : i + size] for i in range(0, len(text), size)] or [""]
+    chunks = [ModelChunk(text=piece) for piece in pieces]
+    chunks[-1] = ModelChunk(text=pieces[-1], **last)
+    return chunks
+
+
+# --- the schema ---------------------------------------------------------------------------------
+
+
+def test_the_schema_ties_each_action_to_its_own_arguments():
+    schema = step_schema(TOOLS)
+    assert schema["type"] == "object" and schema["required"] == ["action", "action_input"]
+    assert schema["properties"]["action"]["enum"] == ["calculator", "unit_convert", FINAL_ANSWER]
+    branches = {b["properties"]["action"]["enum"][0]: b for b in schema["anyOf"]}
+    assert list(branches) == ["calculator", "unit_convert", FINAL_ANSWER]
+    convert = branches["unit_convert"]["properties"]["action_input"]
+    assert convert["required"] == ["value", "unit"]
+    assert convert["properties"]["unit"]["enum"] == ["km", "mi"]
+    assert branches[FINAL_ANSWER]["properties"]["action_input"]["required"] == ["answer"]
+    assert list(branches["calculator"]["properties"]) == ["action", "action_input"]
+
+
+def test_after_the_limit_only_the_answer_is_allowed():
+    schema = step_schema(TOOLS, answer_only=True)
+    assert schema["properties"]["action"]["enum"] == [FINAL_ANSWER]
+    assert len(schema["anyOf"]) == 1
+
+
+def test_a_tool_without_parameters_gets_an_empty_object():
+    bare = PromptMessageTool(name="now", description="Current time", parameters={})
+    branch = step_schema([bare])["anyOf"][0]
+    assert branch["properties"]["action_input"] == {"type": "object", "properties": {}, "required": []}
+
+
+def test_the_schema_converts_to_a_grammar_that_holds_every_tool():
+    llama_grammar = pytest.importorskip("llama_cpp.llama_grammar")
+    grammar = llama_grammar.json_schema_to_gbnf(json.dumps(step_schema(TOOLS)))
+    assert '"\\"calculator\\""' in grammar and '"\\"final_answer\\""' in grammar
+    assert '"\\"km\\"" | "\\"mi\\""' in grammar
+
+
+# --- streaming the answer -----------------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(answer=st.text(), thought=st.text(max_size=30), size=st.integers(1, 9), ascii_only=st.booleans())
+def test_the_streamed_answer_is_the_answer_whatever_the_chunking(answer, thought, size, ascii_only):
+    text = json.dumps({"thought": thought, "action": "final_answer", "action_input": {"answer": answer}}, ensure_ascii=ascii_only)
+    stream = AnswerStream()
+    streamed = "".join(stream.feed(text[i : i + size]) for i in range(0, len(text), size))
+    assert streamed == answer
+    assert stream.closed
+
+
+def test_nothing_streams_before_the_action_is_known_or_for_a_tool_call():
+    stream = AnswerStream()
+    assert stream.feed('{"thought": "the \\"answer\\": \\"no\\" trap", "action_input": {"answer": "x"') == ""
+    tool = AnswerStream()
+    assert tool.feed('{"action": "calculator", "action_input": {"answer": "1+1"}}') == ""
+
+
+def test_a_split_escape_waits_for_the_rest():
+    stream = AnswerStream()
+    out = [stream.feed(p) for p in ['{"action": "final_answer", "action_input": {"answer": "a\\', 'u00e9\\ud83d', '\\ude00b', '"}}']]
+    assert "".join(out) == "aé😀b"
+    assert out[0] == "a"
+
+
+# --- reading a step -----------------------------------------------------------------------------
+
+
+def test_a_tool_step_becomes_one_call_with_its_arguments():
+    step = parse_step('```json\n{"action": "unit_convert", "action_input": {"value": 5, "unit": "km", "exact": "true"}}\n```', None)
+    decision = read_step(step, TOOLS, "react-1-1")
+    assert isinstance(decision, ToolCalls)
+    (call,) = decision.calls
+    assert (call.id, call.name, call.arguments) == ("react-1-1", "unit_convert", {"value": 5, "unit": "km", "exact": "true"})
+
+
+def test_a_string_input_goes_to_the_single_parameter():
+    decision = read_step({"action": "calculator", "action_input": "2 + 2"}, TOOLS, "c")
+    assert decision.calls[0].arguments == {"expression": "2 + 2"}
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("", prompts.PROBLEM_EMPTY),
+        ('{"action_input": {}}', prompts.JSON_STEP_NO_ACTION),
+        ('{"action": "final_answer", "action_input": {"answer": "  "}}', prompts.PROBLEM_EMPTY_ANSWER),
+    ],
+)
+def test_steps_that_cannot_be_used_name_the_problem(text, problem):
+    step = parse_step(text, None)
+    decision = step if isinstance(step, ParseFailure) else read_step(step, TOOLS, "c")
+    assert decision == ParseFailure(problem)
+
+
+def test_prose_is_refused_and_difys_parse_is_used_only_without_text():
+    assert isinstance(parse_step("I will compute it.", {"action": "calculator"}), ParseFailure)
+    assert parse_step("", {"action": "final_answer", "action_input": {"answer": "ok"}})["action"] == "final_answer"
+
+
+def test_a_turn_streams_its_answer_and_keeps_reasoning_out_of_it():
+    text = '<think>plan</think>{"action": "final_answer", "action_input": {"answer": "Forty-two."}, "thought": "easy"}'
+    texts, turn = drain(read_json_step_turn(iter(chunks_of(text, 6, finish_reason="stop")), TOOLS, 3))
+    assert "".join(texts) == "Forty-two." and len(texts) > 1
+    assert turn.decision == FinalAnswer("Forty-two.") and turn.thought == "easy" and turn.reasoning == "plan"
+    assert turn.raw.startswith('{"action"')
+
+
+def test_an_answer_known_only_from_difys_parse_is_sent_at_the_end():
+    chunks = [ModelChunk(text=""), ModelChunk(structured_output={"action": "final_answer", "action_input": {"answer": "Yes."}})]
+    texts, turn = drain(read_json_step_turn(iter(chunks), TOOLS, 1))
+    assert texts == ["Yes."] and turn.decision == FinalAnswer("Yes.")
+
+
+def test_a_cut_reply_runs_nothing():
+    cut_call = '{"action": "calculator", "action_input": {"expression": "1 +'
+    _, turn = drain(read_json_step_turn(iter(chunks_of(cut_call, 8, finish_reason="length")), TOOLS, 1))
+    assert turn.decision == ParseFailure(prompts.REPLY_CUT)
+    cut_answer = '{"action": "final_answer", "action_input": {"answer": "The first part'
+    texts, turn = drain(read_json_step_turn(iter(chunks_of(cut_answer, 8, finish_reason="length")), TOOLS, 1))
+    assert "".join(texts) == "The first part" and turn.decision == FinalAnswer("The first part") and turn.cut
+
+
+# --- failures of the call itself ---------------------------------------------------------------
+
+
+def failing(chunks, error):
+    yield from chunks
+    raise error
+
+
+def test_a_failure_before_any_chunk_means_the_schema_call_is_unavailable():
+    guarded = GuardedChunks(failing([], RuntimeError("unsupported invoke type")))
+    assert list(guarded) == [] and guarded.unavailable == "unsupported invoke type"
+
+
+def test_a_failure_after_chunks_ends_the_stream_and_keeps_them():
+    guarded = GuardedChunks(failing([ModelChunk(text="{")], RuntimeError("Failed to parse structured output")))
+    assert [c.text for c in guarded] == ["{"] and guarded.unavailable is None
+    assert guarded.late_error == "Failed to parse structured output"
+
+
+def test_a_silent_model_still_fails_the_call():
+    with pytest.raises(ModelTimeoutError):
+        list(GuardedChunks(failing([ModelChunk(text="{")], ModelTimeoutError("silent"))))
+
+
+# --- the prompt's format block ------------------------------------------------------------------
+
+
+def test_the_format_block_teaches_the_tools_then_shows_a_worked_run_and_one_call_per_tool():
+    from agent_core.react.json_prompt import format_block
+
+    block = format_block(TOOLS)
+    assert '"calculator", "unit_convert", "final_answer"' in block.splitlines()[0]
+    examples = block[block.index(prompts.JSON_STEP_EXAMPLES_HEADER) :]
+    observation = examples.index("Observation: Rome: 24 °C, sunny")
+    assert examples.index('"answer": "Rome: 24 °C, sunny"') > observation, "the worked answer copies the observation"
+    calls = [json.loads(line) for line in examples.splitlines() if line.startswith('{"action": "') and "weather" not in line
+             and FINAL_ANSWER not in line]
+    assert [c["action"] for c in calls] == ["calculator", "unit_convert"], "one call per tool, last"
+    assert calls[1]["action_input"] == {"value": 1, "unit": "km"}
+    assert format_block([]) == prompts.JSON_STEP_NO_TOOLS
