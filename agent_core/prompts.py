@@ -47,9 +47,13 @@ TOOL_CALL_MISSING = (
 )
 
 REACT_FALLBACK_NOTE = (
-    "The model {model} declares no native tool calling, so this run uses the ReAct text format "
-    "(Thought / Action / Observation) to call tools."
+    "The model {model} declares no native tool calling, so this run calls tools with ReAct steps "
+    "({step_format}: {how})."
 )
+REACT_STEP_FORMATS = {
+    "text": "Thought / Action / Observation written as text",
+    "json_schema": "one JSON object per step, decoded against the tools' schemas",
+}
 
 # --- user-facing endings ------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import gevent
 from dify_plugin.core.entities.invocation import InvokeType
-from dify_plugin.core.runtime import Session
+from dify_plugin.core.runtime import BackwardsInvocation, Session
 from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.interfaces.agent import ToolEntity
 from gevent.pool import Pool
@@ -79,15 +79,47 @@ def tool_payload(session: Session, tool: ToolEntity, parameters: dict[str, Any])
     return payload
 
 
-def invoke_tool_raw(session: Session, tool: ToolEntity, parameters: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Call a tool through the daemon and yield its ``ToolInvokeMessage`` dicts unparsed.
+class _ToolStream(BackwardsInvocation[Any]):
+    """The SDK's backwards call, read item by item without giving up on an odd item.
+
+    The SDK's reader (``BackwardsInvocation._line_converter_wrapper``, dify_plugin 0.10.2
+    ``core/runtime.py``) ends a stream quietly at an item whose ``data`` is null and fails the
+    whole call at one that is not an object, losing the tool's later messages. This reader keeps
+    the SDK's waiting, ``end`` and ``error`` handling and yields every item's ``data`` as it came
+    (null, a list, a string...): ``ObservationCollector`` reports what it cannot read in the
+    CALL node and keeps the rest.
+    """
+
+    def _line_converter_wrapper(self, generator: Iterator[Any], data_type: type) -> Iterator[Any]:
+        silent_seconds = 0
+        limit = self.session.max_invocation_timeout if self.session else 250
+        for line in generator:
+            if line is None:  # the reader polls once a second
+                silent_seconds += 1
+                if silent_seconds >= limit:
+                    raise Exception(f"invocation exited without response after {limit} seconds")
+                continue
+            silent_seconds = 0
+            event = line.data if isinstance(line.data, Mapping) else {}
+            kind = event.get("event")
+            if kind == "end":
+                return
+            if kind == "error":
+                raise Exception(str(event.get("message") or "the daemon reported an error"))
+            yield event.get("data")
+
+
+def invoke_tool_raw(session: Session, tool: ToolEntity, parameters: dict[str, Any]) -> Iterator[Any]:
+    """Call a tool through the daemon and yield its ``ToolInvokeMessage`` dicts unparsed (and
+    any item that is not one, as it came).
 
     ``session.tool.invoke`` would validate each message into the SDK's
     ``ToolInvokeMessage`` and fail the whole call on a type it does not know
-    (Dify's newer ``binary_link``, a message missing its type: dop628);
-    raw dicts let ``ObservationCollector`` keep every message it can read.
+    (Dify's newer ``binary_link``, a message missing its type: dop628), and the SDK's reader
+    stops at an item that is null or not an object (``_ToolStream``); raw items let
+    ``ObservationCollector`` keep every message it can read.
     """
-    return session.tool._backwards_invoke(InvokeType.Tool, dict, tool_payload(session, tool, parameters))
+    return _ToolStream(session)._backwards_invoke(InvokeType.Tool, dict, tool_payload(session, tool, parameters))
 
 
 class ToolTimeoutError(Exception):

@@ -18,6 +18,7 @@ from agent_core.logs import LogNode
 from agent_core.loop import AgentLoop, StrategySteps
 from agent_core.model_call import ModelChunk, ModelRequest
 from agent_core.params import StrategyParams
+from agent_core.react.step_format import ReActParams, chosen_step_format
 from agent_core.run_state import RunState
 from agent_core.turn import ModelTurn
 from strategies.react import ReActSteps
@@ -50,15 +51,18 @@ class FunctionCallingAgentStrategy(AgentStrategy):
     """Registered in ``strategies/function_calling.yaml``.
 
     A model whose schema declares no tool calling runs with the ReAct steps
-    instead, noted in the log, rather than failing on the provider's refusal.
+    instead, noted in the log, rather than failing on the provider's refusal: constrained JSON
+    steps when it declares structured output, text steps otherwise.
     """
 
     def _invoke(self, parameters: dict) -> Generator[AgentInvokeMessage, None, None]:
         params = StrategyParams.model_validate(parameters)
         steps: StrategySteps = FunctionCallingSteps()
         if lacks_tool_calling(params):
+            step_format = chosen_step_format(ReActParams.model_validate(parameters))
             note = LogNode("USING ReAct")
             yield note.start()
-            yield note.finish({"output": prompts.REACT_FALLBACK_NOTE.format(model=params.model.model)})
-            steps = ReActSteps()
+            how = prompts.REACT_STEP_FORMATS[step_format]
+            yield note.finish({"output": prompts.REACT_FALLBACK_NOTE.format(model=params.model.model, step_format=step_format, how=how)})
+            steps = ReActSteps(step_format)
         yield from AgentLoop(self, steps, params).run()

@@ -59,7 +59,7 @@ FINAL_ANSWER = "final_answer"
 
 _ANSWER_INPUT = {
     "type": "object",
-    "properties": {"answer": {"type": "string", "description": "The answer to the user."}},
+    "properties": {"answer": {"type": "string", "minLength": 1, "description": "The answer to the user."}},
     "required": ["answer"],
 }
 
@@ -315,7 +315,6 @@ class GuardedChunks:
     def __init__(self, chunks: Iterator[ModelChunk]) -> None:
         self._chunks = chunks
         self.unavailable: str | None = None
-        self.late_error: str | None = None
 
     def __iter__(self) -> Iterator[ModelChunk]:
         received = False
@@ -326,7 +325,5 @@ class GuardedChunks:
         except ModelTimeoutError:
             raise
         except Exception as error:  # the daemon's error event, raised by the SDK's reader
-            if received:
-                self.late_error = str(error)
-            else:
+            if not received:
                 self.unavailable = str(error) or type(error).__name__

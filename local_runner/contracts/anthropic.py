@@ -277,7 +277,9 @@ class AnthropicContract(ContractBackend):
             except ProviderRejection as rejection:
                 self.rejections.append(rejection)
                 raise
-            reply = self.brain.reply(self.provider_view(body))
+            # a schema-constrained call (Dify's json_schema parameter) asks the model for a JSON step
+            view = {**self.provider_view(body), "structured_output_schema": request.get("structured_output_schema")}
+            reply = self.brain.reply(view)
         stream = request.get("stream", True) if self.shape == "auto" else self.shape == "stream"
         return self.emit(reply, request, bool(stream))
 

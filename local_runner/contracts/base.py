@@ -76,7 +76,10 @@ class TaskBrain:
     With native tools declared in the request it calls the tool through tool calls and answers
     once a tool message follows the last user message. Without (ReAct), it writes
     ``Thought:``/``Action:`` text and answers with ``Final Answer:`` once an ``Observation:``
-    holding a result follows the query. The answer is ``answer_prefix`` + the result.
+    holding a result follows the query; asked for a JSON step (the request has a
+    ``structured_output_schema``: ReAct's constrained steps, chat prompt), it writes the step
+    ``{"action", "action_input"}`` and answers once a user message holds an ``Observation:``.
+    The answer is ``answer_prefix`` + the result.
     """
 
     tool: str = "calculator"
@@ -95,6 +98,12 @@ class TaskBrain:
                 call = BrainCall(id=f"call_{self.turns:02d}_{self.tool}", name=self.tool, arguments=self.arguments)
                 return Reply(reasoning=reasoning, text="", calls=(call,))
             return Reply(reasoning=reasoning, text=self.answer_prefix + result)
+        if request.get("structured_output_schema") is not None:
+            result = _json_step_result(messages)
+            if result is None:
+                return Reply(reasoning=reasoning, text=json.dumps({"action": self.tool, "action_input": self.arguments}))
+            answer = {"action": "final_answer", "action_input": {"answer": self.answer_prefix + result}}
+            return Reply(reasoning=reasoning, text=json.dumps(answer))
         result = _react_result(messages)
         if result is None:
             action = json.dumps({"action": self.tool, "action_input": self.arguments})
@@ -112,7 +121,14 @@ def _native_result(messages: list[dict[str, Any]]) -> str | None:
     return results[-1].strip() if results else None
 
 
-_OBSERVATION = re.compile(r"Observation:\s*(.+?)(?=\n(?:Thought|Action|Observation|Final Answer)\b|\Z)", re.S)
+_OBSERVATION = re.compile(r"Observation:\s*(.+?)(?=\n(?:Thought|Action|Observation|Final Answer|Continue)\b|\Z)", re.S)
+
+
+def _json_step_result(messages: list[dict[str, Any]]) -> str | None:
+    """The last observation of a JSON-step chat prompt (a user message ``Observation: ...``)."""
+    found = [content_text(m.get("content")) for m in messages if m.get("role") == "user"]
+    found = [text.removeprefix("Observation:").strip() for text in found if text.startswith("Observation:")]
+    return found[-1] if found else None
 
 
 def _react_result(messages: list[dict[str, Any]]) -> str | None:

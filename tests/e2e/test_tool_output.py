@@ -494,3 +494,17 @@ def test_file_sent_before_a_tool_failure_still_reaches_the_user_and_the_model_le
     assert "Traceback" not in seen
     node = call_node(result)
     assert node.status == "error" and "quota exceeded" in node.error
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_items_that_are_null_or_not_objects_are_reported_and_the_rest_is_kept(run, strategy):
+    """The daemon relays whatever a tool streams: an item whose data is null or not an object is
+    named in the CALL node, and the messages after it still reach the model (the SDK's own
+    reader would stop at the null item or fail the whole call)."""
+    result = play(run, strategy, [text_message("first"), None, [1, 2], "loose text", text_message("last")])
+    seen = observation(result)
+    assert "first" in seen and "last" in seen
+    node = call_node(result)
+    assert node.status == "success"
+    described = json.dumps(node.data)
+    assert "none" in described and "list" in described and "str" in described

@@ -138,7 +138,7 @@ def test_parallel_tool_calls_are_served_concurrently(fake_dir: Path) -> None:
             {"type": "tool", "request": {**TOOL_REQUEST, "tool": "nope"}},
             "invoke tool failed: tool 'nope' is not in the toolbox (known: slow)",
         ),
-        ({"type": "storage", "request": {}}, "unsupported invoke type: storage (the local runner serves llm and tool)"),
+        ({"type": "storage", "request": {}}, "unsupported invoke type: storage (the local runner serves llm, llm_structured_output and tool)"),
     ],
 )
 def test_backend_failures_are_error_then_end(fake_dir: Path, call: dict[str, Any], expected: str) -> None:
