@@ -7,6 +7,9 @@ serverless request, ``MAX_INVOCATION_TIMEOUT`` is how long a backwards call
 
 from dify_plugin import DifyPluginEnv, Plugin
 
+from agent_core.sdk_speedups import share_type_adapters
+
+share_type_adapters()  # the SDK would build a pydantic TypeAdapter for every line it reads
 plugin = Plugin(DifyPluginEnv(MAX_REQUEST_TIMEOUT=1200, MAX_INVOCATION_TIMEOUT=900))
 
 if __name__ == "__main__":
