@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import types
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, TypeAdapter
@@ -18,7 +19,7 @@ def test_the_sdk_readers_still_build_a_type_adapter_per_line_and_are_changed():
     for name in READER_MODULES:
         module = importlib.import_module(name)
         assert module.TypeAdapter is shared_type_adapter, name
-        assert "TypeAdapter(dict[str, Any]).validate_json(line)" in open(module.__file__).read(), name
+        assert "TypeAdapter(dict[str, Any]).validate_json(line)" in Path(module.__file__).read_text(), name
 
 
 def test_one_adapter_per_type_and_the_same_parse():
