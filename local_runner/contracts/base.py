@@ -205,9 +205,14 @@ class ContractBackend:
             except ProviderRejection as rejection:
                 self.rejections.append(rejection)
                 raise
-            reply = self.brain.reply(request)
+            reply = self.brain.reply(self.brain_view(request, body))
         stream = request.get("stream", True) if self.shape == "auto" else self.shape == "stream"
         return self.emit(reply, request, bool(stream))
+
+    def brain_view(self, request: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+        """What the brain decides from: the plugin's request (a backend whose provider body
+        reshapes the conversation returns its own view of ``body``)."""
+        return request
 
     # -- helpers for subclasses -----------------------------------------------------------------
 
@@ -298,3 +303,13 @@ def check_tools_declared(backend: ContractBackend, messages: list[dict[str, Any]
 def text_of(content: Any) -> str:
     """Text of a ``PromptMessage`` content (a string, or the text parts of a list)."""
     return content_text(content)
+
+
+def pieces(text: str, size: int) -> list[str]:
+    """``text`` cut into pieces of ``size`` characters (the last one shorter)."""
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def enum_value(field: Any) -> Any:
+    """An enum field's value (``PromptMessage.model_dump()`` keeps enums; JSON has strings)."""
+    return getattr(field, "value", field)

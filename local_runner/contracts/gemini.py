@@ -43,7 +43,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from local_runner.contracts.anthropic import role_of
-from local_runner.contracts.base import ContractBackend, ProviderRejection, Reply, text_of
+from local_runner.contracts.base import ContractBackend, Reply, text_of
 
 DUMMY_SIGNATURES = ("skip_thought_signature_validator", "context_engineering_is_the_way_to_go")
 """Signatures the API accepts in place of a lost one (thought-signatures FAQ); the plugin sends the first."""
@@ -250,22 +250,10 @@ class GeminiContract(ContractBackend):
         tools = [d for t in body.get("tools") or [] for d in t.get("functionDeclarations") or []]
         return {"model": body.get("model"), "prompt_messages": view, "tools": tools}
 
-    def invoke_llm(self, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
-        """As the base does, but the brain reads the provider body, not the plugin's request."""
-        with self._lock:
-            self.requests.append(request)
-            try:
-                body = self.to_provider(request)
-                self.provider_requests.append(body)
-                self.check(body)
-            except ProviderRejection as rejection:
-                self.rejections.append(rejection)
-                raise
-            # a schema-constrained call (Dify's json_schema parameter) asks the model for a JSON step
-            view = {**self.provider_view(body), "structured_output_schema": request.get("structured_output_schema")}
-            reply = self.brain.reply(view)
-        stream = request.get("stream", True) if self.shape == "auto" else self.shape == "stream"
-        return self.emit(reply, request, bool(stream))
+    def brain_view(self, request: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+        """The brain reads the provider body, not the plugin's request; a schema-constrained call
+        (Dify's ``structured_output_schema``) asks it for a JSON step."""
+        return {**self.provider_view(body), "structured_output_schema": request.get("structured_output_schema")}
 
     # -- reply -----------------------------------------------------------------------------------
 

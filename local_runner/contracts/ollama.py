@@ -44,7 +44,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from local_runner.contracts.base import ContractBackend, Reply
+from local_runner.contracts.base import ContractBackend, Reply, enum_value, pieces
 
 THINKING_FAMILIES = ("qwen3", "deepseek-r1", "qwq", "gpt-oss", "magistral", "deepseek-v3.1")
 """Model families Ollama lists with the ``thinking`` capability (``qwen3-coder`` has none)."""
@@ -89,9 +89,6 @@ def micro_chunks(text: str, size: int = MICRO_CHUNK, min_size: int = 4) -> list[
     return parts
 
 
-def _pieces(text: str, size: int) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)]
-
 
 class OllamaContract(ContractBackend):
     """``qwen3:8b`` with ``think`` behind the official Ollama model plugin (see the module
@@ -129,13 +126,13 @@ class OllamaContract(ContractBackend):
 
     @staticmethod
     def _message(message: dict[str, Any]) -> dict[str, Any]:
-        role, content = _value(message.get("role")), message.get("content")
+        role, content = enum_value(message.get("role")), message.get("content")
         if role == "user" and isinstance(content, list):
             text, images = "", []
             for part in content:
-                if _value(part.get("type")) == "text":
+                if enum_value(part.get("type")) == "text":
                     text = part.get("data") or ""
-                elif _value(part.get("type")) == "image":
+                elif enum_value(part.get("type")) == "image":
                     images.append(re.sub(r"^data:image/[a-zA-Z]+;base64,", "", part.get("data") or ""))
             return {"role": "user", "content": text, "images": images}
         converted = {"role": role, "content": content}
@@ -161,8 +158,8 @@ class OllamaContract(ContractBackend):
         (arguments as an object), then ``done``."""
         out: list[dict[str, Any]] = []
         if think:
-            out += [{"message": {"role": "assistant", "content": "", "thinking": p}, "done": False} for p in _pieces(reply.reasoning, 20)]
-        out += [{"message": {"role": "assistant", "content": p}, "done": False} for p in _pieces(reply.text, 9)]
+            out += [{"message": {"role": "assistant", "content": "", "thinking": p}, "done": False} for p in pieces(reply.reasoning, 20)]
+        out += [{"message": {"role": "assistant", "content": p}, "done": False} for p in pieces(reply.text, 9)]
         for call in reply.calls:
             tool_call = {"function": {"name": call.name, "arguments": dict(call.arguments)}}
             out.append({"message": {"role": "assistant", "content": "", "tool_calls": [tool_call]}, "done": False})
@@ -220,7 +217,3 @@ class OllamaContract(ContractBackend):
                  for c in reply.calls]
         yield self.chunk(request, 0, content=reply.text, tool_calls=calls, usage=self.usage(request, reply))
 
-
-def _value(field: Any) -> Any:
-    """An enum field's value (``PromptMessage.model_dump()`` keeps enums; JSON has strings)."""
-    return getattr(field, "value", field)

@@ -52,13 +52,10 @@ import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from local_runner.contracts.base import ContractBackend, Reply, check_tool_pairing
+from local_runner.contracts.base import ContractBackend, Reply, check_tool_pairing, enum_value, pieces
 
 THINK_BLOCK = re.compile(r"<think>.*?</think>\s*", re.S)
 
-
-def _pieces(text: str, size: int) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 class OpenAICompatibleContract(ContractBackend):
@@ -104,15 +101,15 @@ class OpenAICompatibleContract(ContractBackend):
 
     @staticmethod
     def _message(message: dict[str, Any]) -> dict[str, Any]:
-        role, content = _value(message.get("role")), message.get("content")
+        role, content = enum_value(message.get("role")), message.get("content")
         if role == "tool":
             return {"role": "tool", "content": content, "tool_call_id": message.get("tool_call_id")}
         if role == "user" and isinstance(content, list):
             parts = []
             for part in content:
-                if _value(part.get("type")) == "text":
+                if enum_value(part.get("type")) == "text":
                     parts.append({"type": "text", "text": part.get("data")})
-                elif _value(part.get("type")) == "image":
+                elif enum_value(part.get("type")) == "image":
                     parts.append({"type": "image_url", "image_url": {"url": part.get("data"), "detail": part.get("detail") or "low"}})
             content = parts
         if role == "assistant" and isinstance(content, str) and "<think>" in content:
@@ -152,13 +149,13 @@ class OpenAICompatibleContract(ContractBackend):
             return {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
         out = [event({"role": "assistant", "content": ""})]
-        out += [event({self.reasoning_field: piece}) for piece in _pieces(reply.reasoning, 24)]
-        out += [event({"content": piece}) for piece in _pieces(reply.text, 7)]
+        out += [event({self.reasoning_field: piece}) for piece in pieces(reply.reasoning, 24)]
+        out += [event({"content": piece}) for piece in pieces(reply.text, 7)]
         for index, call in enumerate(reply.calls):
             out.append(event({"tool_calls": [{"index": index, "id": self.call_id(call), "type": "function",
                                               "function": {"name": call.name, "arguments": ""}}]}))
             arguments = json.dumps(call.arguments, ensure_ascii=False)
-            out += [event({"tool_calls": [{"index": index, "function": {"arguments": p}}]}) for p in _pieces(arguments, 9)]
+            out += [event({"tool_calls": [{"index": index, "function": {"arguments": p}}]}) for p in pieces(arguments, 9)]
         out.append(event({"content": ""}, reply.finish_reason))
         usage = self.usage(request, reply)
         out.append({"object": "chat.completion.chunk", "choices": [],
@@ -248,7 +245,3 @@ def _increase(calls: list[dict[str, Any]], raw: dict[str, Any]) -> None:
     if function.get("arguments"):
         target["function"]["arguments"] += function["arguments"]
 
-
-def _value(field: Any) -> Any:
-    """An enum field's value (``PromptMessage.model_dump()`` keeps enums; JSON has strings)."""
-    return getattr(field, "value", field)

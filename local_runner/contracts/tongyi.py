@@ -66,7 +66,7 @@ import json
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from local_runner.contracts.base import ContractBackend, Reply
+from local_runner.contracts.base import ContractBackend, Reply, enum_value, pieces
 
 THINKING_BUSINESS_MODELS = (
     "qwen-plus-latest",
@@ -89,9 +89,6 @@ def forced_stream(model: str, params: dict[str, Any]) -> bool:
     qwen3 = model.startswith("qwen3-") and not model.startswith(("qwen3-coder", "qwen3-max"))
     return business or qwen3 or model.startswith(("qwq-", "qvq-"))
 
-
-def _pieces(text: str, size: int) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 class TongyiContract(ContractBackend):
@@ -133,15 +130,15 @@ class TongyiContract(ContractBackend):
 
     @staticmethod
     def _message(message: dict[str, Any], rich: bool) -> dict[str, Any]:
-        role, content = _value(message.get("role")), message.get("content")
+        role, content = enum_value(message.get("role")), message.get("content")
         if role == "tool":
             return {"role": "tool", "content": content, "name": message.get("tool_call_id")}
         if role == "user" and isinstance(content, list):
             items = []
             for part in content:
-                if _value(part.get("type")) == "text":
+                if enum_value(part.get("type")) == "text":
                     items.append({"text": part.get("data")})
-                elif _value(part.get("type")) == "image":
+                elif enum_value(part.get("type")) == "image":
                     items.append({"image": part.get("url") or part.get("data")})
             items.sort(key=lambda item: "text" in item)  # the plugin puts media first
             return {"role": "user", "content": items}
@@ -204,15 +201,15 @@ class TongyiContract(ContractBackend):
         """DashScope's stream for ``reply``: one dict per packet (``reasoning_content``,
         ``content``, ``tool_calls`` deltas, ``finish_reason``); cumulative when not
         ``incremental``; reasoning only from a ``thinking`` model."""
-        reasoning = _pieces(reply.reasoning, 24) if thinking else []
+        reasoning = pieces(reply.reasoning, 24) if thinking else []
         out: list[dict[str, Any]] = [{"content": "", "reasoning_content": piece} for piece in reasoning]
-        for piece in _pieces(reply.text, 7):
+        for piece in pieces(reply.text, 7):
             out.append({"content": piece, "reasoning_content": ""})
         for index, call in enumerate(reply.calls):
             arguments = json.dumps(call.arguments, ensure_ascii=False)
             first = {"index": index, "id": f"call_{call.id}", "type": "function", "function": {"name": call.name, "arguments": ""}}
             out.append({"content": "", "reasoning_content": "", "tool_calls": [first]})
-            for piece in _pieces(arguments, 9):
+            for piece in pieces(arguments, 9):
                 delta = {"index": index, "id": "", "type": "function", "function": {"arguments": piece}}
                 out.append({"content": "", "reasoning_content": "", "tool_calls": [delta]})
         if not incremental:  # each packet repeats everything so far
@@ -254,17 +251,17 @@ class TongyiContract(ContractBackend):
                 reasoning = True
             elif reasoning and text:
                 text, reasoning = "\n</think>" + text, False
-            pieces = []
+            parts = []
             if text:
-                pieces.append(text if incremental else text.replace(full_text, "", 1))
+                parts.append(text if incremental else text.replace(full_text, "", 1))
                 full_text = full_text + text if incremental else text
             if "tool_calls" in packet:
                 if reasoning:
-                    pieces.append("\n</think>")
+                    parts.append("\n</think>")
                     reasoning = False
                 _merge_calls(calls, packet["tool_calls"], incremental)
-            if pieces:
-                chunks.append(self.chunk(request, index, content="".join(pieces)))
+            if parts:
+                chunks.append(self.chunk(request, index, content="".join(parts)))
         return chunks
 
     def emit(self, reply: Reply, request: dict[str, Any], stream: bool) -> Iterator[dict[str, Any]]:
@@ -317,7 +314,3 @@ def _joined(backend: ContractBackend, request: dict[str, Any], chunks: list[dict
     return backend.chunk(request, 0, content=content, tool_calls=list(calls.values()), usage=usage)
 
 
-
-def _value(field: Any) -> Any:
-    """An enum field's value (``PromptMessage.model_dump()`` keeps enums; JSON has strings)."""
-    return getattr(field, "value", field)
