@@ -26,7 +26,7 @@ from dify_plugin.entities.model.message import (
 from agent_core import prompts
 from agent_core.messages import query_message, system_message
 from agent_core.react.json_step import FINAL_ANSWER, step_text
-from agent_core.react.prompt import example_arguments, plain_history, tool_purpose
+from agent_core.react.prompt import completion_head, example_arguments, plain_history, tool_purpose
 from agent_core.run_state import Round, RunState
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 
@@ -126,11 +126,7 @@ def json_chat_prompt(run: RunState) -> list[PromptMessage]:
 def json_completion_prompt(run: RunState) -> list[PromptMessage]:
     """One user message holding the whole completion prompt, ending where the next step goes."""
     params = run.params
-    head = "\n\n".join(
-        m.content
-        for m in system_message(params, format_block(run.registry.prompt_tools()), run.limit_note())
-        if isinstance(m.content, str)
-    )
+    head = completion_head(run, format_block(run.registry.prompt_tools()))
     turns = []
     for message in plain_history(run.history()):
         text = message.get_text_content() if hasattr(message, "get_text_content") else str(message.content or "")

@@ -239,16 +239,20 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
 def completion_prompt(run: RunState) -> list[PromptMessage]:
     """One user message holding the whole completion prompt, ending in ``Thought:``."""
     params = run.params
-    head = "\n\n".join(
-        m.content
-        for m in system_message(params, completion_tools_block(run.registry.prompt_tools()), run.limit_note())
-        if isinstance(m.content, str)
-    )
+    head = completion_head(run, completion_tools_block(run.registry.prompt_tools()))
     turns = [_history_line(m) for m in plain_history(run.history())]
     query = query_message(params, images_as_content=False).content
     current = "\n".join(filter(None, [prompts.REACT_COMPLETION_QUESTION.format(text=query), scratchpad(run, completion=True)]))
     lines = [head, *[t for t in turns if t], current]
     return [UserPromptMessage(content="\n\n".join(lines).rstrip() + "\nThought:")]
+
+
+def completion_head(run: RunState, block: str) -> str:
+    """The system text of a completion prompt (instruction, knowledge, ``block``, the limit
+    note), its parts separated by blank lines."""
+    return "\n\n".join(
+        m.content for m in system_message(run.params, block, run.limit_note()) if isinstance(m.content, str)
+    )
 
 
 def plain_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:
