@@ -1,6 +1,17 @@
 """Helpers shared by the unit tests."""
 
+from dify_plugin.entities.model.message import PromptMessageTool
+
 from agent_core.react.parser import ActionFound
+
+CALCULATOR = PromptMessageTool(
+    name="calculator",
+    description="Evaluate an arithmetic expression",
+    parameters={"type": "object", "properties": {"expression": {"type": "string", "description": "The expression"}},
+                "required": ["expression"]},
+)
+"""The one tool of the contract backends' unit tests, as a model plugin receives it
+(``.model_dump(mode="json")`` gives the request's ``tools`` item)."""
 
 
 def merged(events):

@@ -8,7 +8,6 @@ import json
 import pytest
 from dify_plugin.entities.model.message import (
     AssistantPromptMessage,
-    PromptMessageTool,
     SystemPromptMessage,
     TextPromptMessageContent,
     ToolPromptMessage,
@@ -19,13 +18,9 @@ from local_runner.contracts import CONTRACTS, ProviderRejection
 from local_runner.contracts.anthropic import AnthropicContract, signature_for
 from local_runner.contracts.gemini import DUMMY_SIGNATURES, GeminiContract
 from local_runner.contracts.gemini import signature_for as gemini_signature
+from tests.unit.helpers import CALCULATOR
 
-TOOLS = [
-    PromptMessageTool(
-        name="calculator", description="Evaluate an arithmetic expression",
-        parameters={"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]},
-    ).model_dump()
-]
+TOOLS = [CALCULATOR.model_dump()]
 QUERY = [SystemPromptMessage(content="You are a careful agent."), UserPromptMessage(content="What is 37 * 91?")]
 
 

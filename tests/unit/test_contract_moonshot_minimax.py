@@ -11,7 +11,6 @@ import json
 import pytest
 from dify_plugin.entities.model.message import (
     AssistantPromptMessage,
-    PromptMessageTool,
     SystemPromptMessage,
     TextPromptMessageContent,
     ToolPromptMessage,
@@ -22,13 +21,9 @@ from local_runner.contracts import CONTRACTS, ProviderRejection
 from local_runner.contracts.base import REASONING_MARK, BrainCall, Reply
 from local_runner.contracts.minimax import OPAQUE_KEY, MiniMaxContract, signature
 from local_runner.contracts.moonshot import MoonshotContract
+from tests.unit.helpers import CALCULATOR
 
-TOOLS = [
-    PromptMessageTool(
-        name="calculator", description="Evaluate an arithmetic expression",
-        parameters={"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]},
-    ).model_dump(mode="json")
-]
+TOOLS = [CALCULATOR.model_dump(mode="json")]
 REASONING = f"({REASONING_MARK} 1) The user needs calculator."
 CALL = AssistantPromptMessage.ToolCall(
     id="call_01_calculator", type="function",

@@ -9,7 +9,6 @@ import json
 import pytest
 from dify_plugin.entities.model.message import (
     AssistantPromptMessage,
-    PromptMessageTool,
     SystemPromptMessage,
     TextPromptMessageContent,
     ToolPromptMessage,
@@ -26,12 +25,9 @@ from local_runner.contracts.openai import (
     refuses_stop,
     uses_responses,
 )
+from tests.unit.helpers import CALCULATOR
 
-TOOL = PromptMessageTool(
-    name="calculator",
-    description="Evaluate an arithmetic expression.",
-    parameters={"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]},
-).model_dump(mode="json")
+TOOL = CALCULATOR.model_dump(mode="json")
 SYSTEM = SystemPromptMessage(content="You are a helpful agent.").model_dump(mode="json")
 USER = UserPromptMessage(content="What is 37 * 91?").model_dump(mode="json")
 

@@ -23,13 +23,8 @@ from local_runner.contracts.base import REASONING_MARK, BrainCall, Reply
 from local_runner.contracts.ollama import OllamaContract, micro_chunks
 from local_runner.contracts.openai_compatible import OpenAICompatibleContract
 from local_runner.contracts.tongyi import TongyiContract
+from tests.unit.helpers import CALCULATOR
 
-CALCULATOR = PromptMessageTool(
-    name="calculator",
-    description="Evaluate an arithmetic expression",
-    parameters={"type": "object", "properties": {"expression": {"type": "string", "description": "The expression"}},
-                "required": ["expression"]},
-)
 TOOLS = [CALCULATOR.model_dump(mode="json")]
 SYSTEM = SystemPromptMessage(content="You are a helpful agent.")
 QUERY = UserPromptMessage(content="What is 37 * 91?")
