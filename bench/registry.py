@@ -8,9 +8,19 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from bench import concurrency, overhead, parallel, prompt_size, react_prompt, scale, streaming, tokens_speed
+from bench import (
+    concurrency,
+    overhead,
+    parallel,
+    prompt_size,
+    react_prompt,
+    scale,
+    sdk_lines,
+    streaming,
+    tokens_speed,
+)
 
 BENCHMARKS: dict[str, ModuleType] = {
     module.NAME: module
-    for module in (react_prompt, prompt_size, streaming, parallel, overhead, scale, concurrency, tokens_speed)
+    for module in (react_prompt, prompt_size, streaming, parallel, overhead, scale, concurrency, tokens_speed, sdk_lines)
 }

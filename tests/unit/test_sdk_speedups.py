@@ -1,15 +1,31 @@
-"""agent_core.sdk_speedups: the SDK's line readers reuse one TypeAdapter per type."""
+"""agent_core.sdk_speedups: the SDK's line readers reuse one TypeAdapter per type, and its writer
+sends the same bytes in one write per line."""
 
 from __future__ import annotations
 
+import datetime
+import enum
 import importlib
+import json
+import math
 import types
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, TypeAdapter
+import pytest
+from dify_plugin.core.server.__base.response_writer import ResponseWriter
+from dify_plugin.core.server.__base.writer_entities import Event, StreamOutputMessage
+from dify_plugin.entities.agent import AgentInvokeMessage
+from dify_plugin.entities.tool import ToolInvokeMessage
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
-from agent_core.sdk_speedups import READER_MODULES, share_type_adapters, shared_type_adapter
+from agent_core.sdk_speedups import (
+    READER_MODULES,
+    put_line_once,
+    share_type_adapters,
+    shared_type_adapter,
+    write_lines_once,
+)
 
 
 def test_the_sdk_readers_still_build_a_type_adapter_per_line_and_are_changed():
@@ -42,3 +58,80 @@ def test_missing_modules_and_modules_without_the_name_are_skipped(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "plain_reader", plain)
     assert share_type_adapters(("no.such.module", "plain_reader")) == []
     assert not hasattr(plain, "TypeAdapter")
+
+
+class _Capture(ResponseWriter):
+    """A writer that keeps each ``write`` call apart."""
+
+    def __init__(self) -> None:
+        self.writes: list[str] = []
+
+    def write(self, data: str) -> None:
+        self.writes.append(data)
+
+    def done(self) -> None:
+        pass
+
+
+def _sdk_line(event: Event, session_id: str | None, data) -> str:
+    """The line exactly as the SDK's own ``ResponseWriter.put`` builds it."""
+    if isinstance(data, BaseModel):
+        data = data.model_dump()
+    return StreamOutputMessage(event=event, session_id=session_id, data=data).model_dump_json() + "\n\n"
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+LOG = AgentInvokeMessage(
+    type=AgentInvokeMessage.MessageType.LOG,
+    message=AgentInvokeMessage.LogMessage(
+        id="log-1", label="ROUND 1", status=AgentInvokeMessage.LogMessage.LogStatus.SUCCESS,
+        data={"output": "é ✓ \u2028 \x00", "nested": [1, 2.5, None, {"k": True}]},
+        metadata={"elapsed_time": 0.25, "total_price": 0.0, "currency": "USD"},
+    ),
+)
+BLOB_CHUNK = ToolInvokeMessage(
+    type=ToolInvokeMessage.MessageType.BLOB_CHUNK,
+    message=ToolInvokeMessage.BlobChunkMessage(id="b", sequence=0, total_length=3, blob=b"abc", end=False),
+)
+SAMPLES = [
+    (Event.SESSION, "s-1", AgentInvokeMessage(
+        type=AgentInvokeMessage.MessageType.TEXT, message=AgentInvokeMessage.TextMessage(text="hi"))),
+    (Event.SESSION, "s-1", LOG),
+    (Event.SESSION, "s-2", BLOB_CHUNK),
+    (Event.SESSION, "s-3", {"type": "stream", "data": LOG.model_dump()}),
+    (Event.SESSION, "s-3", {"type": "end", "data": {}}),
+    (Event.ERROR, "s-4", {"error_type": "ValueError", "message": "bad \"input\"", "args": {}}),
+    (Event.HEARTBEAT, None, {}),
+    (Event.LOG, None, {"level": "info", "message": "x" * 70_000}),
+    (Event.LOG, None, None),
+    (Event.LOG, None, {"nan": math.nan, "inf": -math.inf, "when": datetime.datetime(2026, 11, 25, 12, 0),
+                       "colour": _Colour.RED, "raw": b"bytes"}),
+]
+
+
+@pytest.mark.parametrize(("event", "session_id", "data"), SAMPLES)
+def test_one_write_per_line_with_the_bytes_the_sdk_writes(event, session_id, data):
+    writer = _Capture()
+    put_line_once(writer, event, session_id, data)
+    assert writer.writes == [_sdk_line(event, session_id, data)]
+    json.loads(writer.writes[0])  # NaN and infinity become null: the daemon's JSON parser reads it
+
+
+def test_the_sdk_writer_is_replaced_once_and_its_format_is_still_the_one_checked():
+    """Fails on an SDK upgrade that changes ``StreamOutputMessage`` or moves ``put``: the
+    comparison above must then be checked again."""
+    assert list(StreamOutputMessage.model_fields) == ["event", "session_id", "data"]
+    original = ResponseWriter.__dict__["put"]
+    try:
+        if original is not put_line_once:
+            assert write_lines_once() is True
+        assert ResponseWriter.__dict__["put"] is put_line_once
+        assert write_lines_once() is False  # already replaced: left as it is
+        writer = _Capture()
+        writer.session_message("s", writer.stream_end_object())
+        assert writer.writes == ['{"event":"session","session_id":"s","data":{"type":"end","data":{}}}\n\n']
+    finally:
+        ResponseWriter.put = original
