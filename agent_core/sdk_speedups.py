@@ -18,9 +18,10 @@ a module that no longer uses the name is left as it is, so an SDK upgrade cannot
 message the plugin yields, dumps the message to a dict, validates that dict again into a
 ``StreamOutputMessage`` only to dump it to JSON, and writes the line in two flushed writes
 (the JSON, then ``"\\n\\n"``). ``write_lines_once()`` replaces it with one that serializes the
-same dict straight to JSON (``pydantic_core.to_json`` with the settings ``model_dump_json``
-uses) and writes the line at once: the same bytes, one system call instead of two, and no
-second validation of the message.
+message straight to JSON (``pydantic_core.to_json`` with the settings ``model_dump_json``
+uses; the ``SessionMessage`` around each message without dumping it to a dict first) and
+writes the line at once: the same bytes, one system call instead of two, and no second
+validation of the message.
 """
 
 from __future__ import annotations
@@ -74,9 +75,15 @@ def share_type_adapters(modules: tuple[str, ...] = READER_MODULES) -> list[str]:
     return changed
 
 
+_SERIALIZED_AS_THEY_ARE: tuple[type[BaseModel], ...] = ()
+"""Models ``put_line_once`` serializes without dumping them to a dict first (set by
+``write_lines_once``): the SDK's ``SessionMessage``, which wraps every message a strategy
+yields, when it has no serializer of its own (its JSON is then the JSON of its dict)."""
+
+
 def put_line_once(self: Any, event: Any, session_id: str | None = None, data: Any = None) -> None:
     """``ResponseWriter.put`` writing the same line in one ``write`` (see the module text)."""
-    if isinstance(data, BaseModel):
+    if isinstance(data, BaseModel) and type(data) not in _SERIALIZED_AS_THEY_ARE:
         data = data.model_dump()
     line = to_json({"event": event, "session_id": session_id, "data": data}, inf_nan_mode="null")
     self.write(line.decode() + "\n\n")
@@ -99,5 +106,24 @@ def write_lines_once() -> bool:
         return False
     if list(StreamOutputMessage.model_fields) != ["event", "session_id", "data"]:
         return False
+    global _SERIALIZED_AS_THEY_ARE
+    _SERIALIZED_AS_THEY_ARE = _plain_models()
     ResponseWriter.put = put_line_once  # type: ignore[method-assign]
     return True
+
+
+def _plain_models() -> tuple[type[BaseModel], ...]:
+    """``(SessionMessage,)`` when its JSON is the JSON of its ``model_dump()``: no serializer of
+    its own and no settings of its own; else ``()``."""
+    try:
+        from dify_plugin.core.entities.message import SessionMessage
+    except ImportError:
+        return ()
+    decorators = SessionMessage.__pydantic_decorators__
+    plain = (
+        not decorators.field_serializers
+        and not decorators.model_serializers
+        and not decorators.computed_fields
+        and not SessionMessage.model_config
+    )
+    return (SessionMessage,) if plain else ()

@@ -19,6 +19,7 @@ from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.tool import ToolInvokeMessage
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
+from agent_core import sdk_speedups
 from agent_core.sdk_speedups import (
     READER_MODULES,
     put_line_once,
@@ -110,6 +111,23 @@ SAMPLES = [
     (Event.LOG, None, {"nan": math.nan, "inf": -math.inf, "when": datetime.datetime(2026, 11, 25, 12, 0),
                        "colour": _Colour.RED, "raw": b"bytes"}),
 ]
+_WRITER = _Capture()
+SAMPLES += [  # each message a strategy yields goes out wrapped in a SessionMessage, as the SDK wraps it
+    (Event.SESSION, session_id, _WRITER.stream_object(data))
+    for event, session_id, data in list(SAMPLES)
+    if isinstance(data, BaseModel | dict) and data
+]
+SAMPLES += [
+    (Event.SESSION, "s-5", _WRITER.stream_end_object()),
+    (Event.SESSION, "s-5", _WRITER.stream_error_object({"error_type": "E", "message": "m", "args": {"n": math.inf}})),
+]
+
+
+@pytest.fixture(autouse=True)
+def _session_messages_serialized_directly(monkeypatch):
+    """As after ``write_lines_once()``, whichever test ran first."""
+    monkeypatch.setattr(sdk_speedups, "_SERIALIZED_AS_THEY_ARE", sdk_speedups._plain_models())
+    assert sdk_speedups._SERIALIZED_AS_THEY_ARE  # the fast path is the one compared
 
 
 @pytest.mark.parametrize(("event", "session_id", "data"), SAMPLES)
