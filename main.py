@@ -7,10 +7,11 @@ serverless request, ``MAX_INVOCATION_TIMEOUT`` is how long a backwards call
 
 from dify_plugin import DifyPluginEnv, Plugin
 
-from agent_core.sdk_speedups import share_type_adapters, write_lines_once
+from agent_core.sdk_speedups import read_stdin_nonblocking, share_type_adapters, write_lines_once
 
 share_type_adapters()  # the SDK would build a pydantic TypeAdapter for every line it reads
 write_lines_once()  # ...and validate every message twice and write each line in two writes
+read_stdin_nonblocking()  # ...and hand every read of stdin to a thread
 plugin = Plugin(DifyPluginEnv(MAX_REQUEST_TIMEOUT=1200, MAX_INVOCATION_TIMEOUT=900))
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
-"""Two changes to how the SDK reads and writes the daemon's lines, made once at start-up
-(``main.py``). Neither changes a byte on the wire; both were measured with ``python -m bench
-overhead`` (bench/README.md).
+"""Three changes to how the SDK reads and writes the daemon's lines, made once at start-up
+(``main.py``). None changes a byte on the wire; each was measured (``python -m bench overhead``
+and ``sdk_lines``, bench/README.md).
 
 **Reading.** The SDK parses every line the daemon sends with ``TypeAdapter(dict[str, Any]).validate_json``
 and builds that ``TypeAdapter`` anew for each line (dify_plugin 0.10.2:
@@ -22,12 +22,16 @@ message straight to JSON (``pydantic_core.to_json`` with the settings ``model_du
 uses; the ``SessionMessage`` around each message without dumping it to a dict first) and
 writes the line at once: the same bytes, one system call instead of two, and no second
 validation of the message.
+
+**Waiting.** The stdio reader hands every read of stdin to a thread of gevent's pool;
+``read_stdin_nonblocking()`` waits for stdin on the gevent hub instead.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import os
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
@@ -127,3 +131,54 @@ def _plain_models() -> tuple[type[BaseModel], ...]:
         and not SessionMessage.model_config
     )
     return (SessionMessage,) if plain else ()
+
+
+_EOF_PAUSE = 0.05
+"""Seconds ``read_stdin_nonblocking``'s reader waits after end-of-file before the SDK's loop
+asks again (the SDK's reader asks for ever; its own pays a thread hand-off each time)."""
+
+
+def read_stdin_nonblocking() -> bool:
+    """Make the SDK's stdio reader wait for the daemon's lines on the gevent hub instead of in
+    a thread of gevent's thread pool.
+
+    ``StdioRequestReader._read_async`` (dify_plugin 0.10.2 ``core/server/stdio/request_reader.py``)
+    reads stdin with ``gevent.os.tp_read``: every read, one per line the daemon sends when lines
+    come one at a time (a streamed model chunk), is handed to a pool thread and its result back
+    to the hub. Here stdin is put in non-blocking mode and read with ``gevent.os.nb_read``, which
+    waits on the hub's own I/O watcher: the same bytes, in the same order.
+
+    Applied only when stdin is a pipe opened read-only (how the daemon starts a local plugin),
+    so that no other stream shares its non-blocking flag; returns whether it was applied (never
+    for the remote-debug or serverless readers, which do not read stdin).
+    """
+    import fcntl
+    import stat
+    import sys
+
+    import gevent
+    from gevent.os import make_nonblocking, nb_read
+
+    try:
+        from dify_plugin.core.server.stdio.request_reader import StdioRequestReader
+    except ImportError:
+        return False
+    original = StdioRequestReader.__dict__.get("_read_async")
+    if original is None or original.__module__ != StdioRequestReader.__module__:
+        return False
+    try:
+        fd = sys.stdin.fileno()
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode) or fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE != os.O_RDONLY:
+            return False
+    except (AttributeError, OSError, ValueError):
+        return False
+    make_nonblocking(fd)
+
+    def _read_async(self: Any) -> bytes:
+        data = nb_read(fd, 65536)
+        if not data:  # end of file: the SDK's loop asks again at once
+            gevent.sleep(_EOF_PAUSE)
+        return data
+
+    StdioRequestReader._read_async = _read_async  # type: ignore[method-assign]
+    return True

@@ -1,5 +1,5 @@
-"""agent_core.sdk_speedups: the SDK's line readers reuse one TypeAdapter per type, and its writer
-sends the same bytes in one write per line."""
+"""agent_core.sdk_speedups: the SDK's line readers reuse one TypeAdapter per type, its writer sends
+the same bytes in one write per line, and stdin from a pipe is read on the gevent hub."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import enum
 import importlib
 import json
 import math
+import subprocess
+import sys
+import time
 import types
 from pathlib import Path
 from typing import Annotated, Any
@@ -153,3 +156,50 @@ def test_the_sdk_writer_is_replaced_once_and_its_format_is_still_the_one_checked
         assert writer.writes == ['{"event":"session","session_id":"s","data":{"type":"end","data":{}}}\n\n']
     finally:
         ResponseWriter.put = original
+
+
+_READER_CHILD = r"""
+import sys, time
+import dify_plugin  # gevent's monkey patching, as in the plugin process
+from agent_core.sdk_speedups import read_stdin_nonblocking
+from dify_plugin.core.server.stdio.request_reader import StdioRequestReader
+
+applied = read_stdin_nonblocking()
+sys.stderr.write(f"applied={applied}\n")
+reader = StdioRequestReader()
+for n, message in enumerate(reader._read_stream(), start=1):
+    sys.stderr.write(f"{message.session_id} {message.data['n']}\n")
+    if n == 3:
+        break
+started = time.perf_counter()
+assert reader._read_async() == b""  # end of file: nothing, after a pause instead of at once
+sys.stderr.write(f"eof_pause={time.perf_counter() - started:.3f}\n")
+"""
+
+
+def test_stdin_from_a_pipe_is_read_on_the_hub_and_gives_the_same_lines():
+    """The daemon's lines through the SDK's own line splitter with the non-blocking read: one
+    line in two pieces, two lines in one write, then end of file."""
+    child = subprocess.Popen([sys.executable, "-c", _READER_CHILD], stdin=subprocess.PIPE,
+                             stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parents[2])
+    line = b'{"session_id": "s%d", "event": "request", "data": {"n": %d}}\n'
+    child.stdin.write((line % (1, 1))[:20])
+    child.stdin.flush()
+    time.sleep(0.2)
+    child.stdin.write((line % (1, 1))[20:] + line % (2, 2) + line % (3, 3))
+    child.stdin.close()
+    _, stderr = child.communicate(timeout=60)
+    lines = stderr.decode().splitlines()
+    assert child.returncode == 0, stderr.decode()
+    assert lines[:4] == ["applied=True", "s1 1", "s2 2", "s3 3"]
+    assert float(lines[4].split("=")[1]) >= sdk_speedups._EOF_PAUSE * 0.9
+
+
+def test_stdin_that_is_not_a_pipe_is_left_to_the_sdk(tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_text("")
+    child = subprocess.run([sys.executable, "-c", "import dify_plugin\nfrom agent_core.sdk_speedups import "
+                            "read_stdin_nonblocking\nprint(read_stdin_nonblocking())"],
+                           stdin=source.open("rb"), capture_output=True, cwd=Path(__file__).resolve().parents[2],
+                           timeout=60)
+    assert child.stdout.decode().strip() == "False", child.stderr.decode()
