@@ -6,10 +6,11 @@ shortened) and why the run must answer now (iteration limit, repeated calls). St
 render it into messages; ``agent_core.loop`` changes it as the run goes.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from dify_plugin.entities.model.message import PromptMessage
+from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
 from agent_core import prompts
 from agent_core.budget import history_turns
@@ -72,6 +73,14 @@ class RunState:
     rendered: dict = field(default_factory=dict, repr=False, compare=False)
     """Prompt renderers' memo: a finished round renders the same every time (keyed by what
     changes its rendering), so a long run does not rebuild every earlier round each round."""
+
+    def render_tools(self, render: Callable[[list[PromptMessageTool]], str]) -> str:
+        """``render(registry.prompt_tools())``, built once per run for each renderer (the tools
+        block of a ReAct prompt is the same every round)."""
+        key = ("tools", render)
+        if key not in self.rendered:
+            self.rendered[key] = render(self.registry.prompt_tools())
+        return self.rendered[key]
 
     def history(self) -> list[PromptMessage]:
         """Conversation memory, cleaned, without the turns dropped for space."""

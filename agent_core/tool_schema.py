@@ -126,10 +126,18 @@ class ToolRegistry:
         self._tools: dict[str, ToolEntity] = {}
         for tool in tools or ():
             self._tools[_unique_name(tool.identity.name, self._tools)] = tool
+        self._prompt_tools: tuple[PromptMessageTool, ...] | None = None
 
     def prompt_tools(self) -> list[PromptMessageTool]:
-        """One ``PromptMessageTool`` per tool, under its registry name."""
-        return [to_prompt_tool(tool).model_copy(update={"name": name}) for name, tool in self._tools.items()]
+        """One ``PromptMessageTool`` per tool, under its registry name.
+
+        Built on the first call and shared after it (a registry's tools do not change; each
+        round asks for them again): read the items, do not change them."""
+        if self._prompt_tools is None:
+            self._prompt_tools = tuple(
+                to_prompt_tool(tool).model_copy(update={"name": name}) for name, tool in self._tools.items()
+            )
+        return list(self._prompt_tools)
 
     def get(self, name: str) -> ToolEntity | None:
         """The tool offered as ``name`` (exact match only), else None."""

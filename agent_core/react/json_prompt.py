@@ -110,7 +110,7 @@ def _pairs(run: RunState) -> list[tuple[str, str]]:
 def json_chat_prompt(run: RunState) -> list[PromptMessage]:
     """Prompt messages for a chat model: each step an assistant message, each observation a
     user message (a step left empty is not sent: providers refuse empty messages)."""
-    block = format_block(run.registry.prompt_tools())
+    block = run.render_tools(format_block)
     messages: list[PromptMessage] = [
         *system_message(run.params, block, run.limit_note()),
         *plain_history(run.history()),
@@ -126,7 +126,7 @@ def json_chat_prompt(run: RunState) -> list[PromptMessage]:
 def json_completion_prompt(run: RunState) -> list[PromptMessage]:
     """One user message holding the whole completion prompt, ending where the next step goes."""
     params = run.params
-    head = completion_head(run, format_block(run.registry.prompt_tools()))
+    head = completion_head(run, run.render_tools(format_block))
     turns = []
     for message in plain_history(run.history()):
         text = message.get_text_content() if hasattr(message, "get_text_content") else str(message.content or "")

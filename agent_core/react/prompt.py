@@ -224,7 +224,7 @@ def _round_parts(run: RunState, round_: Round, completion: bool) -> list[str]:
 def chat_prompt(run: RunState) -> list[PromptMessage]:
     """Prompt messages for a chat model."""
     params = run.params
-    tools = tools_block(run.registry.prompt_tools())
+    tools = run.render_tools(tools_block)
     messages: list[PromptMessage] = [
         *system_message(params, tools, run.limit_note()),
         *plain_history(run.history()),
@@ -239,7 +239,7 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
 def completion_prompt(run: RunState) -> list[PromptMessage]:
     """One user message holding the whole completion prompt, ending in ``Thought:``."""
     params = run.params
-    head = completion_head(run, completion_tools_block(run.registry.prompt_tools()))
+    head = completion_head(run, run.render_tools(completion_tools_block))
     turns = [_history_line(m) for m in plain_history(run.history())]
     query = query_message(params, images_as_content=False).content
     current = "\n".join(filter(None, [prompts.REACT_COMPLETION_QUESTION.format(text=query), scratchpad(run, completion=True)]))

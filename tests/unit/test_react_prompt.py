@@ -1,19 +1,27 @@
-"""agent_core.react.prompt: the completion prompt's tool block (what a base model copies) and stop words."""
+"""agent_core.react.prompt: the completion prompt's tool block (what a base model copies), stop words, and
+the tools block rendered once per run."""
 
 import json
 
 import pytest
 from dify_plugin.entities.model.message import PromptMessageTool
+from dify_plugin.interfaces.agent import AgentModelConfig
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_core.params import StrategyParams
 from agent_core.react.prompt import (
+    chat_prompt,
     completion_tools_block,
     example_arguments,
     example_call,
     stop_words,
     tool_purpose,
+    tools_block,
 )
+from agent_core.run_state import RunState
+from agent_core.tool_schema import ToolRegistry
+from tests.unit.test_tool_schema import tool as tool_entity
 
 
 def tool(name="calculator", description="Evaluate an arithmetic expression exactly.", properties=None, required=None):
@@ -103,3 +111,20 @@ def test_example_arguments_are_json_for_any_schema(properties):
 ])
 def test_stop_words(model, mode, stops):
     assert stop_words(model, mode) == stops
+
+
+def test_a_runs_tools_block_is_rendered_once_and_the_prompt_is_unchanged():
+    """The tools block is the same every round: rendered once per run, for each renderer."""
+    params = StrategyParams(model=AgentModelConfig(provider="p", model="m", mode="chat", completion_params={}), query="q")
+    run = RunState(params=params, registry=ToolRegistry([tool_entity("search"), tool_entity("clock")]))
+    rendered: list[list[str]] = []
+
+    def render(tools):
+        rendered.append([t.name for t in tools])
+        return "the block"
+
+    assert run.render_tools(render) == run.render_tools(render) == "the block"
+    assert rendered == [["search", "clock"]]
+    first = chat_prompt(run)
+    assert chat_prompt(run) == first
+    assert tools_block(run.registry.prompt_tools()) in first[0].content

@@ -170,6 +170,15 @@ def test_duplicate_names_are_offered_under_unique_names():
     assert registry.get("search") is first and registry.get("search_2") is second
 
 
+def test_prompt_tools_are_built_once_and_each_call_gets_its_own_list():
+    """Every round asks for the tools again: they are converted once per registry."""
+    registry = ToolRegistry([tool("search"), tool("search")])
+    first, second = registry.prompt_tools(), registry.prompt_tools()
+    assert first == second and all(a is b for a, b in zip(first, second, strict=True))
+    first.append(first[0])
+    assert [t.name for t in registry.prompt_tools()] == ["search", "search_2"]
+
+
 def test_invocation_runtime_parameters_win_and_defaults_fill_in():
     entity = tool(
         parameters=[
