@@ -29,11 +29,16 @@ validation of the message.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import importlib
 import os
+import stat
+import sys
 from typing import Any
 
+import gevent
+from gevent.os import make_nonblocking, nb_read
 from pydantic import BaseModel, TypeAdapter
 from pydantic_core import to_json
 
@@ -85,6 +90,13 @@ _SERIALIZED_AS_THEY_ARE: tuple[type[BaseModel], ...] = ()
 yields, when it has no serializer of its own (its JSON is then the JSON of its dict)."""
 
 
+def _is_the_sdks_own(cls: type, name: str) -> bool:
+    """Whether ``cls`` defines ``name`` itself, in the SDK module that defines ``cls`` (not yet
+    replaced here, not moved by an SDK upgrade)."""
+    method = cls.__dict__.get(name)
+    return method is not None and getattr(method, "__module__", None) == cls.__module__
+
+
 def put_line_once(self: Any, event: Any, session_id: str | None = None, data: Any = None) -> None:
     """``ResponseWriter.put`` writing the same line in one ``write`` (see the module text)."""
     if isinstance(data, BaseModel) and type(data) not in _SERIALIZED_AS_THEY_ARE:
@@ -105,8 +117,7 @@ def write_lines_once() -> bool:
         from dify_plugin.core.server.__base.writer_entities import StreamOutputMessage
     except ImportError:
         return False
-    put = ResponseWriter.__dict__.get("put")
-    if put is None or put.__module__ != ResponseWriter.__module__:
+    if not _is_the_sdks_own(ResponseWriter, "put"):
         return False
     if list(StreamOutputMessage.model_fields) != ["event", "session_id", "data"]:
         return False
@@ -149,22 +160,15 @@ def read_stdin_nonblocking() -> bool:
     waits on the hub's own I/O watcher: the same bytes, in the same order.
 
     Applied only when stdin is a pipe opened read-only (how the daemon starts a local plugin),
-    so that no other stream shares its non-blocking flag; returns whether it was applied (never
-    for the remote-debug or serverless readers, which do not read stdin).
+    so that no other stream shares its non-blocking flag; returns whether it was applied.
+    ``main.py`` calls it only for a local install: the remote-debug and serverless readers do
+    not read stdin, and a plugin started by hand must leave its shell's stdin as it was.
     """
-    import fcntl
-    import stat
-    import sys
-
-    import gevent
-    from gevent.os import make_nonblocking, nb_read
-
     try:
         from dify_plugin.core.server.stdio.request_reader import StdioRequestReader
     except ImportError:
         return False
-    original = StdioRequestReader.__dict__.get("_read_async")
-    if original is None or original.__module__ != StdioRequestReader.__module__:
+    if not _is_the_sdks_own(StdioRequestReader, "_read_async"):
         return False
     try:
         fd = sys.stdin.fileno()
