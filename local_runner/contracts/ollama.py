@@ -89,7 +89,6 @@ def micro_chunks(text: str, size: int = MICRO_CHUNK, min_size: int = 4) -> list[
     return parts
 
 
-
 class OllamaContract(ContractBackend):
     """``qwen3:8b`` with ``think`` behind the official Ollama model plugin (see the module
     docstring)."""
@@ -216,4 +215,3 @@ class OllamaContract(ContractBackend):
         calls = [{"id": c.name, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
                  for c in reply.calls]
         yield self.chunk(request, 0, content=reply.text, tool_calls=calls, usage=self.usage(request, reply))
-

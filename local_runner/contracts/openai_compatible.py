@@ -57,7 +57,6 @@ from local_runner.contracts.base import ContractBackend, Reply, check_tool_pairi
 THINK_BLOCK = re.compile(r"<think>.*?</think>\s*", re.S)
 
 
-
 class OpenAICompatibleContract(ContractBackend):
     """Qwen3 on vLLM behind the official OpenAI-API-compatible model plugin (see the module
     docstring)."""
@@ -244,4 +243,3 @@ def _increase(calls: list[dict[str, Any]], raw: dict[str, Any]) -> None:
         target["function"]["name"] = function["name"]
     if function.get("arguments"):
         target["function"]["arguments"] += function["arguments"]
-

@@ -90,7 +90,6 @@ def forced_stream(model: str, params: dict[str, Any]) -> bool:
     return business or qwen3 or model.startswith(("qwq-", "qvq-"))
 
 
-
 class TongyiContract(ContractBackend):
     """Qwen with thinking on behind the official Tongyi model plugin (see the module docstring)."""
 
@@ -312,5 +311,3 @@ def _joined(backend: ContractBackend, request: dict[str, Any], chunks: list[dict
             calls[call["id"]] = call
         usage = chunk["delta"]["usage"] or usage
     return backend.chunk(request, 0, content=content, tool_calls=list(calls.values()), usage=usage)
-
-
