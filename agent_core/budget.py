@@ -11,14 +11,14 @@ note; the full results stay in the ``CALL`` logs).
 """
 
 import json
-import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 
-from dify_plugin.entities.model.message import PromptMessage, PromptMessageContentType
+from dify_plugin.entities.model.message import PromptMessage, PromptMessageContentType, PromptMessageTool
 
 from agent_core.line_budget import REQUEST_BYTES, encoded_size
-from agent_core.model_call import ModelRequest
+from agent_core.memo import per_object
+from agent_core.model_call import ModelRequest, message_dump, tool_dump
 from agent_core.params import StrategyParams
 from agent_core.tokens import estimate_tokens
 
@@ -81,25 +81,7 @@ def count_tokens(text: str) -> int:
     return total
 
 
-def _per_message[T](compute: Callable[[PromptMessage], T]) -> Callable[[PromptMessage], T]:
-    """``compute`` remembered per message object while it lives: the prompt of a round reuses
-    the message objects of the round before (``RunState.rendered``), so each is measured once.
-    Prompt messages are never changed once built."""
-    cache: dict[int, tuple[weakref.ref, T]] = {}
-
-    def measured(message: PromptMessage) -> T:
-        key = id(message)
-        hit = cache.get(key)
-        if hit is not None and hit[0]() is message:
-            return hit[1]
-        value = compute(message)
-        cache[key] = (weakref.ref(message, lambda _ref, key=key: cache.pop(key, None)), value)
-        return value
-
-    return measured
-
-
-@_per_message
+@per_object
 def message_tokens(message: PromptMessage) -> int:
     """Estimated tokens of one message: text, images, tool calls and overhead."""
     total = MESSAGE_OVERHEAD
@@ -116,11 +98,17 @@ def message_tokens(message: PromptMessage) -> int:
 
 def request_tokens(request: ModelRequest) -> int:
     """Estimated prompt tokens of a whole request, tool schemas included."""
-    tools = sum(count_tokens(json.dumps(tool.model_dump(), ensure_ascii=False)) for tool in request.tools)
+    tools = sum(_tool_tokens(tool) for tool in request.tools)
     return tools + sum(message_tokens(message) for message in request.prompt_messages)
 
 
-@_per_message
+@per_object
+def _tool_tokens(tool: PromptMessageTool) -> int:
+    """Estimated tokens of one tool declaration (its JSON)."""
+    return count_tokens(json.dumps(tool_dump(tool), ensure_ascii=False))
+
+
+@per_object
 def _message_chars(message: PromptMessage) -> int:
     """Characters of a message's text, file data and tool calls, plus room for its framing."""
     content = message.content
@@ -145,8 +133,8 @@ def request_bytes(request: ModelRequest) -> int:
     chars = sum(_message_chars(message) for message in request.prompt_messages)
     if chars * 6 < REQUEST_BYTES // 2:
         return chars * 6
-    return encoded_size([message.model_dump() for message in request.prompt_messages]) + encoded_size(
-        [tool.model_dump() for tool in request.tools]
+    return encoded_size([message_dump(message) for message in request.prompt_messages]) + encoded_size(
+        [tool_dump(tool) for tool in request.tools]
     )
 
 

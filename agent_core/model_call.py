@@ -19,6 +19,7 @@ from dify_plugin.entities.model.llm import LLMModelConfig, LLMUsage
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
 from agent_core import prompts
+from agent_core.memo import per_object
 from agent_core.tool_calls import ToolCallDelta
 from agent_core.usage import coerce_usage, usage_problem
 
@@ -137,6 +138,20 @@ def normalize_chunk(raw: Mapping[str, Any]) -> ModelChunk:
     )
 
 
+@per_object
+def message_dump(message: PromptMessage) -> dict[str, Any]:
+    """``message.model_dump()``, once per message object (a round's prompt reuses the messages
+    of the round before; ``agent_core.memo``). The dict is shared: not to be changed."""
+    return message.model_dump()
+
+
+@per_object
+def tool_dump(tool: PromptMessageTool) -> dict[str, Any]:
+    """``tool.model_dump()``, once per tool object (``ToolRegistry.prompt_tools`` keeps them
+    for the run). The dict is shared: not to be changed."""
+    return tool.model_dump()
+
+
 def build_llm_payload(model: LLMModelConfig, request: ModelRequest) -> dict[str, Any]:
     """The backwards ``llm`` request body, as the SDK's ``LLMInvocation.invoke`` builds it (and
     ``LLMStructuredOutputInvocation.invoke``, with ``structured_output_schema``, when the request
@@ -149,8 +164,8 @@ def build_llm_payload(model: LLMModelConfig, request: ModelRequest) -> dict[str,
     )
     payload = {
         **config.model_dump(),
-        "prompt_messages": [message.model_dump() for message in request.prompt_messages],
-        "tools": [tool.model_dump() for tool in request.tools] or None,
+        "prompt_messages": [message_dump(message) for message in request.prompt_messages],
+        "tools": [tool_dump(tool) for tool in request.tools] or None,
         "stop": request.stop or None,
         "stream": request.stream,
     }

@@ -498,8 +498,10 @@ class Plugin:
     default_dir: ClassVar[Path] = DEFAULT_PLUGIN_DIR
     """The plugin folder benchmarked (``python -m bench --plugin-dir``; default: this project)."""
 
-    def __init__(self, plugin_dir: str | Path | None = None) -> None:
+    def __init__(self, plugin_dir: str | Path | None = None, *, model: ModelSettings | None = None) -> None:
         self.process = PluginProcess(plugin_dir or self.default_dir)
+        self.model = model
+        """The model every ``run()`` sends unless told otherwise (default: ``ModelSettings()``)."""
 
     def __enter__(self) -> Plugin:
         self.process.start()
@@ -534,7 +536,7 @@ class Plugin:
         run ended cleanly and played every turn."""
         names = list(toolbox.names if tools is None else tools)
         fields.setdefault("maximum_iterations", 99)
-        fields.setdefault("model", ModelSettings())
+        fields.setdefault("model", self.model or ModelSettings())
         scenario = Scenario(query="Find the records and summarize them.", strategy=strategy, tools=names, **fields)
         backend = backend or ScriptedBackend(turns)
         try:

@@ -64,3 +64,16 @@ def test_tables_render_into_a_readme(results: dict, tmp_path: Path) -> None:
     assert "old" not in text and text.startswith("# Benchmarks\n\nfindings") and text.rstrip().endswith("tail")
     for module in BENCHMARKS.values():
         assert module.TITLE in text
+
+
+def test_compare_runs_two_plugins_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import compare
+
+    assert compare.main([".", "--smoke", "--completion-params", "{}"]) == 0
+    printed = capsys.readouterr().out
+    rows = [line for line in printed.splitlines() if line.startswith("| function_calling") or line.startswith("| ReAct")]
+    assert len(rows) == 2
+    for row in rows:
+        cells = [cell.strip(" *") for cell in row.strip("|").split("|")]
+        cpu_this, cpu_baseline, ratio = float(cells[3]), float(cells[4]), float(cells[5])
+        assert cpu_this > 0 and cpu_baseline > 0 and ratio == pytest.approx(cpu_this / cpu_baseline, abs=0.01)

@@ -1,0 +1,30 @@
+"""Values computed once per object while the object lives.
+
+A round's prompt reuses the message objects of the round before (``RunState.rendered``, the
+memory, the query) and the same ``PromptMessageTool`` objects (``ToolRegistry.prompt_tools``),
+so what is measured or serialized of each is worth keeping until the object is gone.
+"""
+
+import weakref
+from collections.abc import Callable
+
+
+def per_object[K, T](compute: Callable[[K], T]) -> Callable[[K], T]:
+    """``compute`` remembered per object (by identity) while it lives.
+
+    Only for objects that are never changed once built (prompt messages and tools are not), and
+    whose type accepts weak references (pydantic models do). The remembered value is returned
+    as it is: a caller must not change it.
+    """
+    cache: dict[int, tuple[weakref.ref, T]] = {}
+
+    def remembered(obj: K) -> T:
+        key = id(obj)
+        hit = cache.get(key)
+        if hit is not None and hit[0]() is obj:
+            return hit[1]
+        value = compute(obj)
+        cache[key] = (weakref.ref(obj, lambda _ref, key=key: cache.pop(key, None)), value)
+        return value
+
+    return remembered
