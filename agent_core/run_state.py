@@ -14,7 +14,7 @@ from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
 from agent_core import prompts
 from agent_core.budget import history_turns
-from agent_core.messages import clean_history, query_images, query_message
+from agent_core.messages import clean_history, query_images, query_message, system_message
 from agent_core.params import StrategyParams
 from agent_core.tokens import truncate_to_tokens
 from agent_core.tool_runner import ToolResult
@@ -80,6 +80,15 @@ class RunState:
         key = ("tools", render)
         if key not in self.rendered:
             self.rendered[key] = render(self.registry.prompt_tools())
+        return self.rendered[key]
+
+    def system(self, *notes: str) -> list[PromptMessage]:
+        """``messages.system_message(params, *notes)`` built once per run for each set of notes
+        (the tools block and the limit note change at most once a run): the same message object
+        every round, so it is measured and serialized once (``agent_core.memo``)."""
+        key = ("system", notes)
+        if key not in self.rendered:
+            self.rendered[key] = system_message(self.params, *notes)
         return self.rendered[key]
 
     def history(self) -> list[PromptMessage]:

@@ -13,14 +13,13 @@ from dify_plugin.entities.model.message import (
 )
 
 from agent_core import prompts
-from agent_core.messages import system_message
 from agent_core.run_state import Round, RunState
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 
 
 def chat_prompt(run: RunState) -> list[PromptMessage]:
     """Prompt messages for this round: system, memory, query, the run's rounds."""
-    messages: list[PromptMessage] = [*system_message(run.params, run.limit_note()), *run.history(), run.query()]
+    messages: list[PromptMessage] = [*run.system(run.limit_note()), *run.history(), run.query()]
     for round_ in run.rounds:
         key = ("function_calling", round_.index, run.is_shortened(round_))
         if key not in run.rendered:

@@ -24,7 +24,7 @@ from dify_plugin.entities.model.message import (
 )
 
 from agent_core import prompts
-from agent_core.messages import query_message, system_message
+from agent_core.messages import query_message
 from agent_core.react.json_step import FINAL_ANSWER, step_text
 from agent_core.react.prompt import completion_head, example_arguments, plain_history, tool_purpose
 from agent_core.run_state import Round, RunState
@@ -112,7 +112,7 @@ def json_chat_prompt(run: RunState) -> list[PromptMessage]:
     user message (a step left empty is not sent: providers refuse empty messages)."""
     block = run.render_tools(format_block)
     messages: list[PromptMessage] = [
-        *system_message(run.params, block, run.limit_note()),
+        *run.system(block, run.limit_note()),
         *plain_history(run.history()),
         run.query(),
     ]

@@ -24,7 +24,7 @@ from dify_plugin.entities.model.message import (
 )
 
 from agent_core import prompts
-from agent_core.messages import query_message, system_message
+from agent_core.messages import query_message
 from agent_core.run_state import Round, RunState
 from agent_core.text_calls import schema_properties
 from agent_core.tool_calls import ToolCall
@@ -223,10 +223,9 @@ def _round_parts(run: RunState, round_: Round, completion: bool) -> list[str]:
 
 def chat_prompt(run: RunState) -> list[PromptMessage]:
     """Prompt messages for a chat model."""
-    params = run.params
     tools = run.render_tools(tools_block)
     messages: list[PromptMessage] = [
-        *system_message(params, tools, run.limit_note()),
+        *run.system(tools, run.limit_note()),
         *plain_history(run.history()),
         run.query(),
     ]
@@ -251,7 +250,7 @@ def completion_head(run: RunState, block: str) -> str:
     """The system text of a completion prompt (instruction, knowledge, ``block``, the limit
     note), its parts separated by blank lines."""
     return "\n\n".join(
-        m.content for m in system_message(run.params, block, run.limit_note()) if isinstance(m.content, str)
+        m.content for m in run.system(block, run.limit_note()) if isinstance(m.content, str)
     )
 
 

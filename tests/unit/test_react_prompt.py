@@ -128,3 +128,22 @@ def test_a_runs_tools_block_is_rendered_once_and_the_prompt_is_unchanged():
     first = chat_prompt(run)
     assert chat_prompt(run) == first
     assert tools_block(run.registry.prompt_tools()) in first[0].content
+
+
+def test_the_system_message_is_one_object_per_run_until_the_limit_note_comes():
+    """Built once and reused, so its tokens and JSON are measured once (agent_core.memo);
+    rebuilt when the limit note is added, with the note."""
+    params = StrategyParams(
+        model=AgentModelConfig(provider="p", model="m", mode="chat", completion_params={}),
+        query="q",
+        instruction="Be brief.",
+        maximum_iterations=2,
+    )
+    run = RunState(params=params, registry=ToolRegistry([tool_entity("search")]))
+    first, second = chat_prompt(run), chat_prompt(run)
+    assert first[0] is second[0] and "Be brief." in first[0].content
+    run.limit_reached = True
+    limited = chat_prompt(run)
+    assert limited[0] is not first[0]
+    assert run.limit_note() and run.limit_note() in limited[0].content
+    assert "Be brief." in limited[0].content
