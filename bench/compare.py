@@ -26,6 +26,7 @@ own count either way).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
@@ -132,15 +133,9 @@ def main(argv: list[str] | None = None) -> int:
         params = replace(SMOKE, strategies=params.strategies)
     model = ModelSettings() if args.completion_params is None else ModelSettings(completion_params=args.completion_params)
     dirs = {"this": args.plugin_dir.resolve(), "baseline": args.baseline.resolve()}
-    plugins = {label: Plugin(folder, model=model) for label, folder in dirs.items()}
-    started: list[Plugin] = []
-    try:
-        for plugin in plugins.values():
-            started.append(plugin.__enter__())
+    with contextlib.ExitStack() as stack:
+        plugins = {label: stack.enter_context(Plugin(folder, model=model)) for label, folder in dirs.items()}
         result = run(params, plugins)
-    finally:
-        for plugin in started:
-            plugin.__exit__(None, None, None)
     print(f"this: {dirs['this']}\nbaseline: {dirs['baseline']}\n{json.dumps(asdict(params))}\n")
     print(table(result))
     return 0
