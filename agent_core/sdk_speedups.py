@@ -1,4 +1,4 @@
-"""Three changes to how the SDK reads and writes the daemon's lines, made once at start-up
+"""Four changes to how the SDK reads and writes the daemon's lines, made once at start-up
 (``main.py``). None changes a byte on the wire; each was measured (``python -m bench overhead``
 and ``sdk_lines``, bench/README.md).
 
@@ -22,6 +22,12 @@ message straight to JSON (``pydantic_core.to_json`` with the settings ``model_du
 uses; the ``SessionMessage`` around each message without dumping it to a dict first) and
 writes the line at once: the same bytes, one system call instead of two, and no second
 validation of the message.
+
+**Dumping.** ``ResponseWriter.stream_object``, which wraps each message a strategy yields,
+dumps it with ``model_dump()``: enum members stay enum members, so the line's encoder then
+meets a ``LogMetadata`` key in every log message's metadata, and pydantic-core encodes an enum
+key through Python, some 15 µs a log line. ``dump_messages_as_json()`` makes it dump with
+``model_dump(mode="json")``: the same JSON, with plain strings and numbers in the dict.
 
 **Waiting.** The stdio reader hands every read of stdin to a thread of gevent's pool;
 ``read_stdin_nonblocking()`` waits for stdin on the gevent hub instead.
@@ -142,6 +148,33 @@ def _plain_models() -> tuple[type[BaseModel], ...]:
         and not SessionMessage.model_config
     )
     return (SessionMessage,) if plain else ()
+
+
+def stream_object_as_json(self: Any, data: Any) -> Any:
+    """``ResponseWriter.stream_object`` dumping a message in JSON mode (see the module text)."""
+    from dify_plugin.core.entities.message import SessionMessage
+
+    if isinstance(data, BaseModel):
+        data = data.model_dump(mode="json")
+    return SessionMessage(type=SessionMessage.Type.STREAM, data=data)
+
+
+def dump_messages_as_json() -> bool:
+    """Make the SDK's ``ResponseWriter.stream_object`` dump each message in JSON mode.
+
+    The JSON written is the same (the SDK encodes the dict with pydantic-core either way, and
+    ``tests/unit/test_sdk_speedups.py`` compares the lines for every kind of message). Returns
+    ``False`` and changes nothing when ``stream_object`` is not the SDK's own (already replaced,
+    or moved by an upgrade).
+    """
+    try:
+        from dify_plugin.core.server.__base.response_writer import ResponseWriter
+    except ImportError:
+        return False
+    if not _is_the_sdks_own(ResponseWriter, "stream_object"):
+        return False
+    ResponseWriter.stream_object = stream_object_as_json  # type: ignore[method-assign]
+    return True
 
 
 _EOF_PAUSE = 0.05

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -64,6 +65,12 @@ class RunRequest:
     app_id: str | None = "app-local"
     message_id: str | None = None
     provider: str = protocol.AGENT_PROVIDER
+
+
+_WARNING_LINE = re.compile(r"^\S.*:\d+: \w*Warning: ")
+"""How Python's ``warnings`` module starts the line it prints: ``path:line: Category: text``."""
+
+MAX_KEPT_WARNINGS = 50
 
 
 def plugin_env(
@@ -137,6 +144,9 @@ class PluginConnection:
         self.plugin_logs: list[dict[str, Any]] = []
         self.plugin_errors: list[dict[str, Any]] = []
         self._stderr: collections.deque[str] = collections.deque(maxlen=200)
+        self.warnings: list[str] = []
+        """Python warnings the plugin printed to stderr (``...: UserWarning: ...``), the first
+        ``MAX_KEPT_WARNINGS``: the daemon keeps stderr in its log, so a plugin should print none."""
         self._proc: subprocess.Popen[bytes] | None = None
         self._runs: dict[str, RunHandle] = {}
         self._runs_lock = threading.Lock()
@@ -252,6 +262,8 @@ class PluginConnection:
         for raw in iter(stream.readline, b""):
             text = raw.decode("utf-8", errors="replace").rstrip("\n")
             self._stderr.append(text)
+            if _WARNING_LINE.search(text) and len(self.warnings) < MAX_KEPT_WARNINGS:
+                self.warnings.append(text)
             self._record("stderr", text)
 
     def _on_exit(self) -> None:

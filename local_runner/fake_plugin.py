@@ -16,7 +16,8 @@ Actions: ``{"echo_request": true}`` (stream the request line back as a json mess
 ``{"parallel": [{"type", "request"}, ...]}`` (send, wait for every reply up to ``end``,
 then stream a json message ``{"invokes": [{"events": [...], "started", "finished"}]}``
 with ``time.monotonic()`` seconds of sending and of receiving ``end``), ``{"error": "message"}`` (session error),
-``{"sleep": s}``, ``{"print": "text"}`` (a raw stdout line), ``{"stop_heartbeat": true}``,
+``{"sleep": s}``, ``{"print": "text"}`` (a raw stdout line), ``{"stderr": "text"}`` (a stderr line),
+``{"stop_heartbeat": true}``,
 ``{"exit": code}``.
 """
 
@@ -115,6 +116,9 @@ class FakePlugin:
             time.sleep(float(action["sleep"]))
         elif "print" in action:
             self.write(str(action["print"]))
+        elif "stderr" in action:
+            sys.stderr.write(str(action["stderr"]) + "\n")
+            sys.stderr.flush()
         elif action.get("stop_heartbeat"):
             self._heartbeat.clear()
         elif "exit" in action:

@@ -31,9 +31,11 @@ from local_runner.tools import DeclaredTool
 
 @pytest.fixture(scope="session")
 def plugin() -> Iterator[PluginProcess]:
-    """The project's plugin, started like Dify starts it, shared by the whole test session."""
+    """The project's plugin, started like Dify starts it, shared by the whole test session.
+    At the end, no Python warning on its stderr (the daemon keeps stderr in its log)."""
     with PluginProcess(DEFAULT_PLUGIN_DIR) as process:
         yield process
+    assert not process.warnings, "the plugin printed Python warnings:\n" + "\n".join(process.warnings)
 
 
 class ScriptedRun:

@@ -195,6 +195,19 @@ def test_a_plugin_crash_ends_the_run_with_a_clear_error(fake_dir: Path) -> None:
     assert result.text == "bye"
 
 
+def test_python_warnings_on_stderr_are_kept_apart(fake_dir: Path) -> None:
+    warning = "/plugin/.venv/lib/pydantic/main.py:520: UserWarning: Pydantic serializer warnings:"
+    script = [{"stderr": "an ordinary log line: Warning: not a Python one"}, {"stderr": warning},
+              {"stderr": "  return self.__pydantic_serializer__.to_python("}, {"stream": text_message("ok")}]
+    with fake(fake_dir, script=script) as plugin:
+        result = plugin.run(REQUEST, ScriptedBackend([]), toolbox(), timeout=30)
+        deadline = time.monotonic() + 5
+        while not plugin.warnings and time.monotonic() < deadline:  # stderr is read by its own thread
+            time.sleep(0.01)
+    assert result.text == "ok"
+    assert plugin.warnings == [warning]
+
+
 def test_a_plugin_that_dies_at_start_is_reported_with_its_output(fake_dir: Path) -> None:
     with pytest.raises(PluginError, match=r"exited with code 4 before its first heartbeat(.|\n)*stray line"):
         fake(fake_dir, exit_at_start=4, noise=["stray line"]).start()

@@ -4,6 +4,7 @@ the same bytes in one write per line, and stdin from a pipe is read on the geven
 from __future__ import annotations
 
 import datetime
+import decimal
 import enum
 import importlib
 import json
@@ -12,10 +13,12 @@ import subprocess
 import sys
 import time
 import types
+import warnings
 from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
+from dify_plugin.core.entities.message import SessionMessage
 from dify_plugin.core.server.__base.response_writer import ResponseWriter
 from dify_plugin.core.server.__base.writer_entities import Event, StreamOutputMessage
 from dify_plugin.entities.agent import AgentInvokeMessage
@@ -23,13 +26,17 @@ from dify_plugin.entities.tool import ToolInvokeMessage
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from agent_core import sdk_speedups
+from agent_core.logs import LogNode
 from agent_core.sdk_speedups import (
     READER_MODULES,
+    dump_messages_as_json,
     put_line_once,
     share_type_adapters,
     shared_type_adapter,
+    stream_object_as_json,
     write_lines_once,
 )
+from agent_core.usage import coerce_usage
 
 
 def test_the_sdk_readers_still_build_a_type_adapter_per_line_and_are_changed():
@@ -156,6 +163,64 @@ def test_the_sdk_writer_is_replaced_once_and_its_format_is_still_the_one_checked
         assert writer.writes == ['{"event":"session","session_id":"s","data":{"type":"end","data":{}}}\n\n']
     finally:
         ResponseWriter.put = original
+
+
+def _sdk_stream_object(data: BaseModel) -> SessionMessage:
+    """A yielded message wrapped exactly as the SDK's own ``ResponseWriter.stream_object`` wraps it."""
+    return SessionMessage(type=SessionMessage.Type.STREAM, data=data.model_dump())
+
+
+_NODE = LogNode("CALL search", provider="langgenius/openai/openai")
+YIELDED = [
+    AgentInvokeMessage(type=AgentInvokeMessage.MessageType.TEXT, message=AgentInvokeMessage.TextMessage(text="é ✓ \u2028")),
+    AgentInvokeMessage(
+        type=AgentInvokeMessage.MessageType.JSON,
+        message=AgentInvokeMessage.JsonMessage(json_object={
+            "execution_metadata": {"total_price": decimal.Decimal("0.0000534"), "when": datetime.date(2026, 11, 25)},
+            "nan": math.nan, "inf": math.inf, "list": [1, 2.5, None, True, "x"], "colour": _Colour.RED, "raw": b"bytes",
+        }),
+    ),
+    AgentInvokeMessage(
+        type=AgentInvokeMessage.MessageType.VARIABLE,
+        message=AgentInvokeMessage.VariableMessage(variable_name="v", variable_value={"a": [1, {"b": None}]}, stream=False),
+    ),
+    AgentInvokeMessage(
+        type=AgentInvokeMessage.MessageType.RETRIEVER_RESOURCES,
+        message=AgentInvokeMessage.RetrieverResourceMessage(
+            retriever_resources=[AgentInvokeMessage.RetrieverResourceMessage.RetrieverResource(
+                position=1, dataset_id="d", score=0.5, content="c")],
+            context="ctx",
+        ),
+    ),
+    AgentInvokeMessage(type=AgentInvokeMessage.MessageType.BLOB, message=AgentInvokeMessage.BlobMessage(blob=b"\x00\xff"),
+                       meta={"mime_type": "image/png", "filename": "a.png"}),
+    BLOB_CHUNK,
+    LOG,
+    _NODE.start({"tool_name": "search", "tool_input": {"q": "x"}}),
+    _NODE.finish({"output": "y" * 3000}, usage=coerce_usage({"total_tokens": 9, "total_price": "0.01"}), error="boom"),
+]
+
+
+@pytest.mark.parametrize("message", YIELDED, ids=lambda message: message.type.value)
+def test_a_message_dumped_in_json_mode_gives_the_line_the_sdk_writes_and_no_warning(message):
+    writer = _Capture()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a pydantic serializer warning would reach the daemon's log
+        put_line_once(writer, Event.SESSION, "s-1", stream_object_as_json(writer, message))
+        expected = _sdk_line(Event.SESSION, "s-1", _sdk_stream_object(message))
+    assert writer.writes == [expected]
+    assert json.loads(expected)["data"]["data"]["type"] == message.type.value
+
+
+def test_the_sdk_stream_object_is_replaced_once():
+    original = ResponseWriter.__dict__["stream_object"]
+    try:
+        if original is not stream_object_as_json:
+            assert dump_messages_as_json() is True
+        assert ResponseWriter.__dict__["stream_object"] is stream_object_as_json
+        assert dump_messages_as_json() is False  # already replaced: left as it is
+    finally:
+        ResponseWriter.stream_object = original
 
 
 _READER_CHILD = r"""
