@@ -12,6 +12,8 @@ Pure functions; the loop and the log tree apply them.
 import json
 from typing import Any
 
+from pydantic_core import to_json
+
 DAEMON_LINE_BYTES = 5 * 1024 * 1024
 """The daemon's limit for one stdout line (bytes)."""
 
@@ -48,7 +50,8 @@ def fit(data: Any, limit: int = LOG_DATA_BYTES) -> Any:
     bytes by cutting every string longer than one common length (the largest that fits), each
     with a note saying how much was cut, so every long text keeps a fair share. Returns
     ``data`` itself when it already fits; never mutates it."""
-    if _rough_size(data) * 6 <= limit:  # the usual small payload: no need to encode it
+    size = _json_size(data)
+    if size is not None and size <= limit:  # the usual case: it fits as it is
         return data
     size = encoded_size(data)
     if size <= limit:
@@ -71,20 +74,14 @@ def fit(data: Any, limit: int = LOG_DATA_BYTES) -> Any:
     return fitted if encoded_size(fitted) <= limit else {"note": _CUT_NOTE.format(cut=size, limit=limit).strip()}
 
 
-def _rough_size(value: Any, depth: int = 0) -> int:
-    """Characters of ``value``'s strings plus room for its structure: times 6, an upper bound of
-    its JSON size in bytes (a character never takes more than 6 bytes once encoded)."""
-    if isinstance(value, str):
-        return len(value) + 2
-    if depth > 32:
-        return 1 << 30
-    if isinstance(value, dict):
-        return sum(_rough_size(key, depth + 1) + _rough_size(item, depth + 1) + 2 for key, item in value.items()) + 2
-    if isinstance(value, list | tuple):
-        return sum(_rough_size(item, depth + 1) + 1 for item in value) + 2
-    if value is None or isinstance(value, int | float | bool):
-        return 32
-    return len(str(value)) + 2  # encoded with ``default=str``
+def _json_size(value: Any) -> int | None:
+    """Bytes of ``value`` as the SDK's encoder (pydantic-core) writes it, or None when it
+    cannot encode it as it is (invalid UTF-8 in bytes, a value nested too deep): then
+    ``encoded_size``, which turns anything into a string, decides."""
+    try:
+        return len(to_json(value, fallback=str, inf_nan_mode="null"))
+    except (ValueError, TypeError, RecursionError):  # PydanticSerializationError is a ValueError
+        return None
 
 
 def _strings(value: Any, depth: int = 0) -> list[str]:

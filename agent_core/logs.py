@@ -9,6 +9,7 @@ entry in place by its id. A node's data is kept within ``line_budget.LOG_DATA_BY
 """
 
 import time
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,12 +33,9 @@ class LogNode:
     """
 
     def __init__(self, label: str, *, parent: "LogNode | None" = None, provider: str | None = None) -> None:
-        self._message = InvokeMessage.LogMessage(
-            label=label,
-            parent_id=parent.id if parent else None,
-            status=_Status.START,
-            data={},
-        )
+        self._id = str(uuid.uuid4())
+        self._label = label
+        self._parent_id = parent.id if parent else None
         self._provider = provider
         self._started_at = time.time()
         self._started = time.perf_counter()
@@ -46,12 +44,12 @@ class LogNode:
     @property
     def id(self) -> str:
         """The log id (a UUID string) shared by the start and finish messages."""
-        return self._message.id
+        return self._id
 
     @property
     def label(self) -> str:
         """The label Dify shows."""
-        return self._message.label
+        return self._label
 
     def start(self, data: Mapping[str, Any] | None = None) -> AgentInvokeMessage:
         """The ``start`` message (resets the clock)."""
@@ -101,5 +99,15 @@ class LogNode:
         data = fit(data)  # one log line must never outgrow the daemon's line buffer
         if error is not None:
             error = fit(error, LOG_DATA_BYTES // 4)
-        message = self._message.model_copy(update={"status": status, "data": data, "error": error, "metadata": metadata})
-        return AgentInvokeMessage(type=InvokeMessage.MessageType.LOG, message=message)
+        # Built without validation: every field is set here with its declared type (the SDK's
+        # create_log_message would check them again, some 10 µs a line).
+        message = InvokeMessage.LogMessage.model_construct(
+            id=self._id,
+            label=self._label,
+            parent_id=self._parent_id,
+            error=error,
+            status=status,
+            data=data,
+            metadata=metadata,
+        )
+        return AgentInvokeMessage.model_construct(type=InvokeMessage.MessageType.LOG, message=message, meta=None)

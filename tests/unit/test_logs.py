@@ -1,7 +1,9 @@
 """LogNode: start and finish share an id, finish carries every metadata key, once."""
 
 import pytest
+from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.provider_config import LogMetadata
+from pydantic_core import to_json
 
 from agent_core.logs import LogNode
 from agent_core.usage import coerce_usage
@@ -28,3 +30,20 @@ def test_error_finish_and_double_finish():
     assert end.message.status.value == "error" and end.message.error == "boom"
     with pytest.raises(RuntimeError):
         node.finish()
+
+
+def test_messages_built_without_validation_equal_validated_ones():
+    """LogNode skips pydantic's validation: what it builds must be what validation would give."""
+    root = LogNode("ROUND 1")
+    node = LogNode("CALL search", parent=root, provider="langgenius/openai/openai")
+    messages = [
+        root.start(),
+        node.start({"tool_name": "search", "tool_input": {"q": "é"}}),
+        node.finish({"output": "x" * 300}, usage=coerce_usage({"total_tokens": 9, "total_price": "0.01"}), error="boom"),
+        root.finish({"answer": None}),
+    ]
+    for message in messages:
+        validated = AgentInvokeMessage.model_validate(message.model_dump())
+        assert validated == message
+        assert to_json(validated) == to_json(message)
+        assert set(validated.message.model_fields_set) <= set(message.message.model_fields_set)

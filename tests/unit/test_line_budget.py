@@ -1,0 +1,73 @@
+"""line_budget: a log payload fits its byte budget once encoded, long texts each keep a fair
+share with a note, and a payload that fits is returned as it is."""
+
+import copy
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic_core import to_json
+
+from agent_core.line_budget import encoded_size, fit, text_pieces
+
+
+def _written(value) -> int:
+    """Bytes as the SDK's encoder writes them."""
+    return len(to_json(value, fallback=str, inf_nan_mode="null"))
+
+
+def test_a_payload_that_fits_is_the_same_object():
+    data = {"output": {"tool_call_id": "c1", "tool_response": "é ✓ " * 50, "n": [1, 2.5, None, True]}}
+    assert fit(data) is data
+
+
+def test_long_texts_are_cut_fairly_with_a_note_and_the_payload_fits():
+    data = {"a": "x" * 50_000, "b": "y" * 5_000, "short": "kept", "nested": [{"c": "z" * 50_000}]}
+    before = copy.deepcopy(data)
+    fitted = fit(data, limit=30_000)
+    assert data == before  # never mutated
+    assert _written(fitted) <= 30_000 and encoded_size(fitted) <= 30_000
+    assert fitted["short"] == "kept" and fitted["b"] == "y" * 5_000  # short enough to keep whole
+    for text in (fitted["a"], fitted["nested"][0]["c"]):
+        assert "more characters not shown here" in text
+        assert len(text) > 5_000  # each long text keeps a fair share
+    assert fitted["a"].startswith("x" * 5_000) and fitted["nested"][0]["c"].startswith("z" * 5_000)
+
+
+def test_control_characters_count_as_the_six_bytes_they_take():
+    text = "\x01" * 20_000  # 20,000 characters, 120,000 bytes as \u0001 escapes
+    fitted = fit({"output": text}, limit=50_000)
+    assert _written(fitted) <= 50_000
+    assert fitted["output"].startswith("\x01" * 1000)
+
+
+def test_values_the_encoder_refuses_are_measured_as_text():
+    data = {"raw": b"\xff\xfe" * 10, "object": object(), "nan": math.nan}
+    assert fit(data) is data  # small: kept; the encoder's fallback turns them into text
+    deep: dict = {}
+    inner = deep
+    for _ in range(300):  # deeper than pydantic-core encodes
+        inner["a"] = {}
+        inner = inner["a"]
+    assert fit(deep) is deep
+
+
+def test_text_pieces_split_long_text_only():
+    assert text_pieces("abc", size=5) == ["abc"]
+    assert text_pieces("abcdefghij", size=4) == ["abcd", "efgh", "ij"]
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=3000),
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=_json, limit=st.integers(min_value=2_000, max_value=20_000))
+def test_any_json_payload_fits_its_budget(data, limit):
+    fitted = fit(data, limit=limit)
+    assert _written(fitted) <= limit
+    if _written(data) <= limit:
+        assert fitted is data
