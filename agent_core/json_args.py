@@ -32,6 +32,7 @@ from agent_core.prompts import (
     MSG_NOT_JSON,
     MSG_NOT_OBJECT,
     MSG_SEVERAL_OBJECTS,
+    MSG_TOO_DEEP,
     MSG_TRUNCATED,
     REPAIR_CUT_LITERAL,
     REPAIR_INVENTED,
@@ -44,6 +45,11 @@ from agent_core.prompts import (
 
 MAX_NESTED_ENCODING = 3
 """How many times a JSON string holding JSON is unwrapped (double encoding)."""
+
+MAX_DEPTH = 64
+"""Deepest nesting of arrays and objects accepted in arguments. JSON nested much deeper breaks
+the SDK's own encoder (pydantic-core stops at 255 levels) when it writes the call's log line
+or the tool request, which would end the run with an opaque error; no real tool nests so deep."""
 
 MAX_LISTED_CLOSERS = 4
 """Missing closing brackets named in a truncation message; the rest are counted."""
@@ -338,7 +344,7 @@ def decode_arguments(raw: str | Mapping[str, Any] | None) -> dict[str, Any]:
     if raw is None:
         return {}
     if isinstance(raw, Mapping):
-        return dict(raw)
+        return _shallow_enough(dict(raw))
     if not isinstance(raw, str):
         raise ArgumentsError(MSG_NOT_OBJECT.format(kind=_kind(raw)))
     if not strip_noise(raw):
@@ -367,11 +373,36 @@ def _as_object(value: Any, raw: str) -> dict[str, Any]:
     if value is None:
         return {}
     if isinstance(value, dict):
-        return value
+        return _shallow_enough(value)
     pieces = split_concatenated(strip_noise(raw))
     if pieces:
         raise ArgumentsError(MSG_SEVERAL_OBJECTS.format(count=len(pieces)))
     raise ArgumentsError(MSG_NOT_OBJECT.format(kind=_kind(value)))
+
+
+def _shallow_enough(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` itself; raises ArgumentsError when it nests deeper than ``MAX_DEPTH``."""
+    if too_deep(value, MAX_DEPTH):
+        raise ArgumentsError(MSG_TOO_DEEP.format(limit=MAX_DEPTH))
+    return value
+
+
+def too_deep(value: Any, limit: int) -> bool:
+    """Whether arrays and objects in ``value`` nest more than ``limit`` levels deep (``{}`` is
+    one level). Iterative: safe on any depth."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, Mapping | list | tuple))
+    return False
 
 
 def _kind(value: Any) -> str:

@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic_core import to_json
 
+from agent_core.json_args import too_deep
+
 DAEMON_LINE_BYTES = 5 * 1024 * 1024
 """The daemon's limit for one stdout line (bytes)."""
 
@@ -26,6 +28,13 @@ TEXT_PIECE_CHARS = 32 * 1024
 
 REQUEST_BYTES = 3 * 1024 * 1024
 """Most one backwards model request's prompt may take once encoded (bytes)."""
+
+MAX_LOG_DEPTH = 64
+"""Deepest nesting of a log node's data; deeper parts are replaced by a note. pydantic-core,
+which the SDK writes every line with, refuses data nested about 255 levels deep (the whole
+line), and that error would end the run."""
+
+_DEPTH_NOTE = "[nested more than {limit} levels deep: not shown]"
 
 _SHORT = 256
 """Strings up to this many characters are never cut."""
@@ -53,6 +62,8 @@ def fit(data: Any, limit: int = LOG_DATA_BYTES) -> Any:
     size = _json_size(data)
     if size is not None and size <= limit:  # the usual case: it fits as it is
         return data
+    if size is None and too_deep(data, MAX_LOG_DEPTH):
+        data = _cut_depth(data, MAX_LOG_DEPTH)
     size = encoded_size(data)
     if size <= limit:
         return data
@@ -82,6 +93,17 @@ def _json_size(value: Any) -> int | None:
         return len(to_json(value, fallback=str, inf_nan_mode="null"))
     except (ValueError, TypeError, RecursionError):  # PydanticSerializationError is a ValueError
         return None
+
+
+def _cut_depth(value: Any, limit: int, depth: int = 1) -> Any:
+    """A copy of ``value`` with every array or object below ``limit`` levels replaced by a note."""
+    if not isinstance(value, dict | list | tuple):
+        return value
+    if depth > limit:
+        return _DEPTH_NOTE.format(limit=limit)
+    if isinstance(value, dict):
+        return {key: _cut_depth(item, limit, depth + 1) for key, item in value.items()}
+    return [_cut_depth(item, limit, depth + 1) for item in value]
 
 
 def _strings(value: Any, depth: int = 0) -> list[str]:

@@ -146,6 +146,10 @@ REPAIR_LOST_WORD = "reading it would lose {word!r}"
 REPAIR_CUT_LITERAL = "{word!r} is not a value (true, false or null cut short?)"
 REPAIR_TOO_DEEP = "it is nested too deeply"
 MSG_NOT_OBJECT = "its arguments must be a JSON object with one key per parameter, not {kind}."
+MSG_TOO_DEEP = (
+    "its arguments are nested more than {limit} levels deep; no tool takes that, "
+    "so pass the value flatter (or as a string)."
+)
 MSG_SEVERAL_OBJECTS = "its arguments contain {count} JSON objects one after another; make one tool call per object."
 MSG_CUT_BY_LENGTH = (
     "its arguments were cut off by the output length limit ({detail}); "

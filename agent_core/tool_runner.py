@@ -22,6 +22,7 @@ from gevent.pool import Pool
 from gevent.queue import Queue
 
 from agent_core import prompts
+from agent_core.json_args import MAX_DEPTH, too_deep
 from agent_core.logs import LogNode
 from agent_core.observation import ObservationCollector, ToolOutcome, redactor
 from agent_core.tool_calls import InvalidToolCall, ToolCall
@@ -235,6 +236,8 @@ class ToolRunner:
         if tool is None:
             available = ", ".join(self._registry.names()) or prompts.NO_TOOLS_AVAILABLE
             return prompts.UNKNOWN_TOOL.format(name=call.name, available=available)
+        if too_deep(call.arguments, MAX_DEPTH):  # read from a reply as an object, not through decode_arguments
+            return prompts.INVALID_ARGUMENTS.format(name=call.name, error=prompts.MSG_TOO_DEEP.format(limit=MAX_DEPTH))
         invalid = self._registry.validate_arguments(tool, call.arguments)
         if invalid:
             return prompts.INVALID_ARGUMENTS.format(name=call.name, error=invalid)

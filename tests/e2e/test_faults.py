@@ -166,6 +166,37 @@ def test_tool_raising_after_partial_output_is_an_observation_and_the_run_goes_on
     assert "row 1: Ada" in node.data["output"]["tool_response"]
 
 
+def _nested(levels: int) -> dict:
+    value: dict = {}
+    for _ in range(levels - 1):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("json_text", [False, True], ids=["object", "text"])
+def test_arguments_nested_past_what_the_sdk_can_write_are_refused_not_a_crash(run, strategy, json_text):
+    """pydantic-core, which writes every line, stops at 255 levels: such arguments would end the
+    run with 'Maximum serialization depth exceeded' when the CALL log or the tool request goes out."""
+    lookup = ScriptedTool(name="lookup", description="Look up rows", parameters=[ToolParam("table")],
+                          responses=[text_message("row 1: Ada")])
+    deep = _nested(400)
+    if strategy == "ReAct":  # an object in the action blob, or its input given as a JSON string
+        action_input = json.dumps({"table": "users", "filter": deep}) if json_text else {"table": "users", "filter": deep}
+        first = {"text": "Thought: look.\nAction:\n```json\n" + json.dumps({"action": "lookup", "action_input": action_input}) + "\n```"}
+    else:  # arguments as text (OpenAI) or as an already parsed object (Ollama)
+        arguments = {"table": "users", "filter": deep}
+        first = {"tool_calls": [{"id": "c1", "name": "lookup", "arguments": json.dumps(arguments) if json_text else arguments}]}
+    result = run([first, answer_turn(strategy, "No rows.")], tools=[lookup], strategy=strategy)
+    assert_clean_end(result)
+    assert result.text == "No rows."
+    assert run.toolbox.calls == [], "never run"
+    (seen,) = observations(result.llm_requests[1])
+    assert "nested more than 64 levels" in seen
+    (node,) = nodes(result, "CALL lookup")
+    assert node.status == "error"
+
+
 def test_tool_error_event_without_output_is_an_observation(run):
     broken = ScriptedTool(name="broken", description="Always fails", parameters=[ToolParam("q")],
                           error="HTTP 401: invalid token")

@@ -11,11 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_core.json_args import (
+    MAX_DEPTH,
     ArgumentsError,
     decode_arguments,
     loads_lenient,
     split_concatenated,
     strip_noise,
+    too_deep,
     unclosed,
 )
 
@@ -342,3 +344,24 @@ def test_installed_json_repair_is_in_the_range_requirements_txt_allows():
     requirement = Requirement(line.split("#", 1)[0].strip())
     installed = version("json-repair")
     assert requirement.specifier.contains(installed, prereleases=True), (str(requirement), installed)
+
+
+def _nested(levels: int) -> dict:
+    value: dict = {}
+    for _ in range(levels - 1):
+        value = {"a": value}
+    return value
+
+
+def test_too_deep_counts_arrays_and_objects_and_is_safe_on_any_depth():
+    assert not too_deep({"a": [1, {"b": "x"}]}, 3)
+    assert too_deep({"a": [1, {"b": {}}]}, 3)
+    assert not too_deep("[[[[", 1) and not too_deep(5, 0)
+    assert too_deep(_nested(100_000), MAX_DEPTH)  # no recursion
+
+
+@pytest.mark.parametrize("raw", [json.dumps(_nested(MAX_DEPTH + 1)), _nested(MAX_DEPTH + 1)], ids=["text", "object"])
+def test_arguments_nested_deeper_than_any_tool_takes_are_refused(raw):
+    with pytest.raises(ArgumentsError, match=f"nested more than {MAX_DEPTH} levels"):
+        decode_arguments(raw)
+    assert decode_arguments(json.dumps(_nested(MAX_DEPTH))) == _nested(MAX_DEPTH)

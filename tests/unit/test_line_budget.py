@@ -49,7 +49,9 @@ def test_values_the_encoder_refuses_are_measured_as_text():
     for _ in range(300):  # deeper than pydantic-core encodes
         inner["a"] = {}
         inner = inner["a"]
-    assert fit(deep) is deep
+    assert fit(deep) is not deep  # would stop the SDK's encoder: the deep part becomes a note
+    assert "nested more than 64 levels deep" in to_json(fit(deep)).decode()
+    assert fit({"a": [{"b": {}}]}) == {"a": [{"b": {}}]}
 
 
 def test_text_pieces_split_long_text_only():
