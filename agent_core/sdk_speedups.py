@@ -13,6 +13,8 @@ chunk and every tool message.
 ``share_type_adapters()`` gives those modules a ``TypeAdapter`` that returns one shared adapter
 per type. A ``TypeAdapter`` holds no per-call state, so what each line parses to is unchanged;
 a module that no longer uses the name is left as it is, so an SDK upgrade cannot break on it.
+The shared adapter also reads a line nested deeper than pydantic-core's parser goes, which the
+SDK would drop (``DeepJsonTypeAdapter``).
 
 **Writing.** ``ResponseWriter.put`` (``core/server/__base/response_writer.py``), which sends every
 message the plugin yields, dumps the message to a dict, validates that dict again into a
@@ -38,6 +40,7 @@ from __future__ import annotations
 import fcntl
 import functools
 import importlib
+import json
 import os
 import stat
 import sys
@@ -45,7 +48,7 @@ from typing import Any
 
 import gevent
 from gevent.os import make_nonblocking, nb_read
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_json
 
 READER_MODULES = (
@@ -57,8 +60,36 @@ READER_MODULES = (
 
 
 @functools.cache
+class DeepJsonTypeAdapter(TypeAdapter[Any]):
+    """A ``TypeAdapter`` whose ``validate_json`` also reads JSON nested deeper than
+    pydantic-core's parser goes (about 254 levels: "recursion limit exceeded").
+
+    The SDK's readers answer such a line with a session-less error event and drop it: a tool
+    result nested that deep would never reach the strategy, and its call would wait for an end
+    that was dropped with it. Here the line is parsed again with Python's ``json`` module (no
+    such limit below the interpreter's recursion limit) and the result validated as usual;
+    every other error is raised as it was.
+    """
+
+    def validate_json(self, data: Any, /, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().validate_json(data, *args, **kwargs)
+        except ValidationError as error:
+            if args or kwargs or not _parser_too_deep(error):
+                raise
+            try:
+                value = json.loads(data)
+            except (ValueError, RecursionError):
+                raise error from None
+            return self.validate_python(value)
+
+
+def _parser_too_deep(error: ValidationError) -> bool:
+    return any(item["type"] == "json_invalid" and "recursion limit" in item["msg"] for item in error.errors())
+
+
 def _shared(type_: Any) -> TypeAdapter[Any]:
-    return TypeAdapter(type_)
+    return DeepJsonTypeAdapter(type_)
 
 
 def shared_type_adapter(type_: Any, *args: Any, **kwargs: Any) -> TypeAdapter[Any]:

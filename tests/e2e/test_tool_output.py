@@ -207,6 +207,19 @@ def test_json_is_compact_text_for_the_model_and_not_forwarded(run, strategy):
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
+def test_json_nested_deeper_than_the_sdk_parses_still_reaches_the_model(run, strategy):
+    """pydantic-core's parser stops near 254 levels, and the SDK's reader drops such a line."""
+    value: dict = {"leaf": 1}
+    for _ in range(399):
+        value = {"a": value}
+    result = play(run, strategy, [json_message(value), text_message("and after it")])
+    seen = observation(result)
+    assert seen.startswith('{"a":{"a":') and '{"leaf":1}' in seen and seen.endswith("and after it")
+    (node,) = [n for n in result.logs.values() if n.label == "CALL fetch"]
+    assert node.status == "success"
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
 def test_json_repeating_the_text_is_not_duplicated(run, strategy):
     """dop3542: workflow tools send the same result as text and as JSON."""
     value = {"answer": "42", "source": "calculator"}

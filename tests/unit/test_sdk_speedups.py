@@ -23,7 +23,7 @@ from dify_plugin.core.server.__base.response_writer import ResponseWriter
 from dify_plugin.core.server.__base.writer_entities import Event, StreamOutputMessage
 from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.tool import ToolInvokeMessage
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from agent_core import sdk_speedups
 from agent_core.logs import LogNode
@@ -268,3 +268,17 @@ def test_stdin_that_is_not_a_pipe_is_left_to_the_sdk(tmp_path):
                            stdin=source.open("rb"), capture_output=True, cwd=Path(__file__).resolve().parents[2],
                            timeout=60)
     assert child.stdout.decode().strip() == "False", child.stderr.decode()
+
+
+def test_a_line_nested_deeper_than_pydantic_parses_is_read_not_dropped():
+    """pydantic-core's JSON parser stops near 254 levels; the SDK's reader would answer the line
+    with an error event and drop it (a tool's deeply nested JSON result would never arrive)."""
+    deep = '{"session_id": "s", "event": "backwards_response", "data": {"v": ' + "[" * 400 + "]" * 400 + "}}"
+    with pytest.raises(ValidationError, match="recursion limit"):
+        TypeAdapter(dict[str, Any]).validate_json(deep)
+    parsed = shared_type_adapter(dict[str, Any]).validate_json(deep)
+    assert parsed == json.loads(deep)
+    with pytest.raises(ValidationError, match=r"EOF|Invalid JSON"):  # other errors stay errors
+        shared_type_adapter(dict[str, Any]).validate_json('{"session_id": ')
+    with pytest.raises(ValidationError):  # parsed, but not the type asked for
+        shared_type_adapter(dict[str, Any]).validate_json("[" * 400 + "]" * 400)
