@@ -6,10 +6,12 @@ or passed off as complete, and every run ends with an answer or a clear error.
 Each example mixes the classes an adversarial review found: megabyte and control-character tool
 outputs, a tool that echoes its secret, parallel calls, answers in one huge chunk, replies cut
 by the output limit (answers and calls), several ReAct actions in one turn, inputs that repeat
-the tool's schema, invented observations.
+the tool's schema, invented observations, JSON nested deeper than the SDK parses or writes (in
+a tool's result and in a call's arguments).
 """
 
 import json
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,7 +20,7 @@ from hypothesis import strategies as st
 from agent_core import prompts
 from local_runner import PluginProcess
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
-from local_runner.tools import ScriptedTool, ToolParam, text_message
+from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
 
 EXAMPLES = 30  # per strategy: each example may move megabytes
 SECRET = "SECRET-CANARY-93c1d7"
@@ -36,10 +38,20 @@ def _tool(name: str, output: str, **kwargs) -> ScriptedTool:
                         responses=[text_message(output)], **kwargs)
 
 
+def _nested(levels: int) -> dict:
+    """JSON nested deeper than pydantic-core (the SDK's parser and encoder) goes: about 254 levels."""
+    value: dict = {"leaf": 1}
+    for _ in range(levels - 1):
+        value = {"a": value}
+    return value
+
+
 TOOLS = {
     "small": lambda: _tool("small", "small-result"),
     "huge": lambda: _tool("huge", "x" * 1_200_000),
     "escapes": lambda: _tool("escapes", "\x01\x02\x1b" * 300_000),
+    "deep": lambda: ScriptedTool(name="deep", description="The deep tool", parameters=[ToolParam("q", description="query")],
+                                 responses=[json_message(_nested(300)), text_message("deep-done")]),
     "leaky": lambda: ScriptedTool(
         name="leaky", description="Echoes its key",
         parameters=[ToolParam("q", description="query"),
@@ -49,6 +61,11 @@ TOOLS = {
 
 
 def _call(strategy: str, names: list[str], style: str) -> dict:
+    if style == "deep":  # arguments nested past what the SDK can write
+        deep = json.dumps({"q": _nested(300)})
+        if strategy != "ReAct":
+            return {"tool_calls": [{"id": "c0", "name": names[0], "arguments": deep}]}
+        return {"text": f"Thought: x\nAction:\n```json\n{{\"action\": \"{names[0]}\", \"action_input\": {deep}}}\n```"}
     if strategy != "ReAct":
         return {"tool_calls": [{"id": f"c{n}", "name": name, "arguments": {"q": f"v{n}"}} for n, name in enumerate(names)]}
     if style == "echo":
@@ -70,7 +87,7 @@ def turns(draw, strategy: str) -> tuple[list[dict], list[str]]:
     for _ in range(draw(st.integers(1, 3))):
         kind = draw(st.sampled_from(["call", "call", "cut_call", "cut_answer"]))
         names = draw(st.lists(st.sampled_from(offered), min_size=1, max_size=3))
-        style = draw(st.sampled_from(["plain", "echo", "invented"]))
+        style = draw(st.sampled_from(["plain", "echo", "invented", "deep"]))
         if kind == "call":
             plan.append(_call(strategy, names, style))
         elif kind == "cut_call":
@@ -88,6 +105,9 @@ def check(result, plugin) -> None:
     assert plugin.alive, "the plugin was killed (a line over the daemon's limit?)"
     assert result.unfinished_logs() == []
     assert result.ok or result.error_text
+    if result.error:  # a clear error of the strategy's own, not an exception that escaped (ours or the SDK's)
+        assert result.error.get("error_type") == "AgentRunError", result.error_text
+        assert not re.match(r"[A-Z]\w*(Error|Exception): ", result.error.get("message", "")), result.error_text
     if result.ok:
         assert result.text.strip()
     for entry in result.transcript:  # what the plugin wrote, but the tool call that needs the secret
