@@ -99,9 +99,7 @@ class LogNode:
         data = fit(data)  # one log line must never outgrow the daemon's line buffer
         if error is not None:
             error = fit(error, LOG_DATA_BYTES // 4)
-        # Built without validation: every field is set here with its declared type (the SDK's
-        # create_log_message would check them again, some 10 µs a line).
-        message = InvokeMessage.LogMessage.model_construct(
+        message = InvokeMessage.LogMessage(
             id=self._id,
             label=self._label,
             parent_id=self._parent_id,
@@ -110,4 +108,4 @@ class LogNode:
             data=data,
             metadata=metadata,
         )
-        return AgentInvokeMessage.model_construct(type=InvokeMessage.MessageType.LOG, message=message, meta=None)
+        return AgentInvokeMessage(type=InvokeMessage.MessageType.LOG, message=message)

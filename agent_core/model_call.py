@@ -12,7 +12,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import gevent
 from dify_plugin.core.entities.invocation import InvokeType
 from dify_plugin.core.runtime import Session
 from dify_plugin.entities.model.llm import LLMModelConfig, LLMUsage
@@ -22,6 +21,7 @@ from agent_core import prompts
 from agent_core.memo import per_object
 from agent_core.tool_calls import ToolCallDelta
 from agent_core.usage import coerce_usage, usage_problem
+from agent_core.waiting import END, next_within
 
 
 @dataclass(frozen=True)
@@ -192,28 +192,12 @@ def invoke_model(
     # tool-call ``index``; the same backwards call with ``dict`` keeps them raw.
     kind = InvokeType.LLM if request.structured_output_schema is None else InvokeType.LLMStructuredOutput
     stream = session.model.llm._backwards_invoke(kind, dict, payload)
+
+    def silent() -> ModelTimeoutError:
+        return ModelTimeoutError(prompts.MODEL_SILENT.format(seconds=silence_timeout))
+
     try:
-        while (raw := _next_within(stream, silence_timeout)) is not None:
+        while (raw := next_within(stream, silence_timeout or None, silent)) is not END:
             yield normalize_chunk(raw)
     finally:
         stream.close()
-
-
-def _next_within(stream: Iterator[dict[str, Any]], seconds: float | None) -> dict[str, Any] | None:
-    """The stream's next chunk, None at its end; ``ModelTimeoutError`` after ``seconds`` of silence.
-
-    The timer is a bare ``gevent.Timeout`` (a BaseException): the SDK's reader
-    ends a stream quietly on an ordinary exception raised while it waits.
-    """
-    timer = gevent.Timeout(seconds) if seconds else None
-    if timer:
-        timer.start()
-    try:
-        return next(stream, None)
-    except gevent.Timeout as expired:
-        if expired is not timer:
-            raise
-        raise ModelTimeoutError(prompts.MODEL_SILENT.format(seconds=seconds)) from None
-    finally:
-        if timer:
-            timer.close()

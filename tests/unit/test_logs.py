@@ -32,8 +32,8 @@ def test_error_finish_and_double_finish():
         node.finish()
 
 
-def test_messages_built_without_validation_equal_validated_ones():
-    """LogNode skips pydantic's validation: what it builds must be what validation would give."""
+def test_messages_equal_what_the_sdk_reads_back():
+    """What LogNode builds survives a dump and a validation unchanged (the daemon's view of it)."""
     root = LogNode("ROUND 1")
     node = LogNode("CALL search", parent=root, provider="langgenius/openai/openai")
     messages = [

@@ -1,0 +1,55 @@
+"""waiting.next_within: the next item of a stream within a time limit, the timer never left running."""
+
+import dify_plugin  # noqa: F401  (gevent's monkey patching, as in the plugin process)
+import gevent
+import pytest
+
+from agent_core.waiting import END, next_within
+
+
+class Slow(Exception):
+    pass
+
+
+def _stream(*delays: float):
+    for number, delay in enumerate(delays):
+        gevent.sleep(delay)
+        yield number
+
+
+def test_items_then_end():
+    stream = _stream(0, 0)
+    assert [next_within(stream, 1.0, Slow) for _ in range(3)] == [0, 1, END]
+    assert next_within(iter([None]), None, Slow) is None  # a null item is an item, not the end
+
+
+def test_an_item_later_than_the_limit_raises_the_callers_error():
+    stream = _stream(0, 5)
+    assert next_within(stream, 1.0, Slow) == 0
+    with pytest.raises(Slow):
+        next_within(stream, 0.05, Slow)
+
+
+def test_a_limit_already_used_up_raises_at_once_without_waiting():
+    started = []
+
+    def stream():
+        started.append(True)
+        yield 1
+
+    with pytest.raises(Slow):
+        next_within(stream(), 0, Slow)
+    with pytest.raises(Slow):
+        next_within(stream(), -3.0, Slow)
+    assert started == []
+
+
+def test_no_timer_is_left_running_once_an_item_came():
+    """The caller may hold on to the item (the SDK writes it) longer than the limit."""
+    assert next_within(_stream(0), 0.05, Slow) == 0
+    gevent.sleep(0.15)  # would raise gevent.Timeout here had the timer been left armed
+
+
+def test_an_outer_timeout_is_not_taken_for_this_one():
+    with pytest.raises(gevent.Timeout), gevent.Timeout(0.05):
+        next_within(_stream(5), 10.0, Slow)
