@@ -361,6 +361,9 @@ class ObservationCollector:
     def _dispatch_raw(self, raw: Mapping[str, Any]) -> list[AgentInvokeMessage]:
         kind = raw.get("type")
         payload = raw.get("message")
+        if kind == "text" and isinstance(payload, Mapping) and isinstance(payload.get("text"), str):
+            self._store(_Part("text", payload["text"]))  # the usual message, read without a model
+            return []
         if kind == "binary_link" and isinstance(payload, Mapping) and isinstance(payload.get("text"), str):
             link = ToolInvokeMessage(
                 type=_MessageType.LINK, message=InvokeMessage.TextMessage(text=payload["text"]), meta=raw.get("meta")

@@ -496,7 +496,6 @@ class ReactStreamParser:
         self._finished = False
         self._ended_inside = False
         self._turn: ReactTurn | None = None
-        self._handlers: dict[_S, Callable[[bool], bool]] = {state: getattr(self, f"_s_{state.value}") for state in _S}
 
     # ---- public API ------------------------------------------------------------------------
 
@@ -551,8 +550,9 @@ class ReactStreamParser:
             self._line_start = True
 
     def _run(self, eof: bool) -> None:
+        handlers = _STATE_HANDLERS
         while self._pos < len(self._buf):
-            if not self._handlers[self._state](eof):
+            if not handlers[self._state](self, eof):
                 break
 
     def _take(self, end: int, record: bool = True) -> str:
@@ -1247,6 +1247,12 @@ class ReactStreamParser:
             self._emit(action)
         if turn.final_answer is not None:
             self._answer_whole(turn.final_answer)
+
+
+_STATE_HANDLERS: Final[dict[_S, Callable[[ReactStreamParser, bool], bool]]] = {
+    state: getattr(ReactStreamParser, f"_s_{state.value}") for state in _S
+}
+"""Each state's handler (``_s_<state>``), looked up once for every parser."""
 
 
 def parse_react(text: str, **kw: Any) -> ReactTurn:
