@@ -185,8 +185,8 @@ def stream_object_as_json(self: Any, data: Any) -> Any:
     """``ResponseWriter.stream_object`` dumping a message in JSON mode (see the module text)."""
     from dify_plugin.core.entities.message import SessionMessage
 
-    if isinstance(data, BaseModel):  # a fresh dict of JSON values: nothing left to validate
-        return SessionMessage.model_construct(type=SessionMessage.Type.STREAM, data=data.model_dump(mode="json"))
+    if isinstance(data, BaseModel):
+        data = data.model_dump(mode="json")
     return SessionMessage(type=SessionMessage.Type.STREAM, data=data)
 
 
