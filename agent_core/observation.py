@@ -52,9 +52,11 @@ most 15 MiB (docs/protocol-notes.md §1.2; daemon ``io_tunnel/agent_service.go``
 messages of 8192 bytes (the daemon reassembles them, taking the meta of the ``end`` chunk,
 which carries the file's meta), and a file over `FORWARD_BLOB_MAX_BYTES` is not forwarded
 (forwarding it would make the daemon abort the whole run); the observation says so.
-A ``blob_chunk`` stream without its ``end`` chunk (the tool stopped early) or with missing
-chunks is not forwarded either: a truncated file is corrupt data; the observation says the file
-arrived incomplete.
+A ``blob_chunk`` stream without its ``end`` chunk (the tool stopped early) or with fewer bytes
+than its ``total_length`` is not forwarded either: a truncated file is corrupt data; the
+observation says the file arrived incomplete. Chunks are joined in sequence order; a gap in the
+numbers with every byte there is a complete file (Dify reassembles by bytes too). A message
+whose ``meta`` is not an object is read with no meta.
 
 Errors (`fail`): the observation names the tool, the error type and message, never a traceback
 (dify#28207): a traceback is reduced to its last line, and the daemon's nested
@@ -211,6 +213,7 @@ class ObservationCollector:
         self._dropped_tokens = 0
         self._forwarded: list[AgentInvokeMessage] = []
         self._files: dict[str, _ChunkedFile] = {}
+        self._finished_files: set[str] = set()  # ids of chunked files whose end came
         self._variables: dict[str, Any] = {}
         self._invalid: dict[str, int] = {}
         self._error: tuple[str, str] | None = None  # (model-facing summary, full text)
@@ -376,6 +379,8 @@ class ObservationCollector:
             return self._on_file(ToolInvokeMessage(type=_MessageType.FILE, message=None, meta=meta))
         try:  # copies: the SDK's validator decodes "blob" in place
             copy = {**raw, "message": dict(payload) if isinstance(payload, Mapping) else payload}
+            if not isinstance(copy.get("meta"), dict | None):  # a meta that is not an object says nothing usable;
+                copy["meta"] = None  # the message itself (a file's bytes) is still good
             parsed = ToolInvokeMessage.model_validate(copy)
         except Exception:
             self._invalid_message(str(kind) if kind else "unknown")
@@ -440,6 +445,8 @@ class ObservationCollector:
             return []
         file = self._files.get(chunk.id)
         if file is None:
+            if chunk.id in self._finished_files and chunk.end and not chunk.blob:
+                return []  # a second end for a file already sent: nothing new
             file = self._files[chunk.id] = _ChunkedFile(dict(message.meta or {}) or None, chunk.total_length)
         if chunk.blob and not file.too_large:
             if file.received + len(chunk.blob) > FORWARD_BLOB_MAX_BYTES:
@@ -450,6 +457,7 @@ class ObservationCollector:
         if not chunk.end:
             return []
         del self._files[chunk.id]
+        self._finished_files.add(chunk.id)
         return self._finish_chunked(file)
 
     def _on_file(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
@@ -696,10 +704,14 @@ def _blob_messages(data: bytes, meta: dict | None) -> list[AgentInvokeMessage]:
 
 
 def _chunks_complete(file: _ChunkedFile) -> bool:
+    """Every byte the file announced arrived (``total_length``; Dify's own reassembly,
+    ``core/plugin/utils/chunk_merger.py``, goes by bytes and not by sequence numbers), or, with
+    no length announced, chunks numbered from 0 without a gap."""
     if not file.chunks:
         return file.total_length == 0
-    contiguous = sorted(file.chunks) == list(range(len(file.chunks)))
-    return contiguous and (file.total_length <= 0 or file.received == file.total_length)
+    if file.total_length > 0:
+        return file.received == file.total_length
+    return sorted(file.chunks) == list(range(len(file.chunks)))
 
 
 def _incomplete_note(file: _ChunkedFile) -> str:

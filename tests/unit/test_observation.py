@@ -265,11 +265,40 @@ def test_chunk_stream_without_end_is_reported_incomplete_and_not_forwarded():
 def test_chunk_stream_with_a_missing_chunk_is_not_forwarded():
     outcome, forwarded = run(
         chunk("f", 0, 9, b"abc", meta={"filename": "x.bin"}),
-        chunk("f", 2, 9, b"ghi"),
+        chunk("f", 2, 9, b"ghi"),  # the 3 bytes of chunk 1 never came
         chunk("f", 3, 9, b"", end=True),
     )
     assert forwarded == []
     assert "incomplete (6 of 9 bytes)" in outcome.observation
+
+
+def test_a_gap_in_sequence_numbers_with_every_byte_there_is_a_complete_file():
+    """Dify reassembles by bytes (core/plugin/utils/chunk_merger.py), not by sequence numbers."""
+    outcome, forwarded = run(
+        chunk("f", 0, 6, b"abc", meta={"filename": "x.bin"}),
+        chunk("f", 2, 6, b"def"),
+        chunk("f", 3, 6, b"", end=True),
+    )
+    assert [m.message.blob for m in forwarded] == [b"abcdef"]
+    assert "incomplete" not in outcome.observation
+
+
+def test_a_second_end_for_a_file_already_sent_is_not_a_new_incomplete_file():
+    outcome, forwarded = run(
+        chunk("f", 0, 3, b"abc", meta={"filename": "x.bin"}),
+        chunk("f", 1, 3, b"", end=True),
+        chunk("f", 2, 3, b"", end=True),
+    )
+    assert len(forwarded) == 1
+    assert "incomplete" not in outcome.observation and "x.bin" in outcome.observation
+
+
+@pytest.mark.parametrize("meta", ["meta", [1, 2], 7])
+def test_a_file_whose_meta_is_not_an_object_is_still_forwarded(meta):
+    raw = {"type": "blob", "message": {"blob": base64.b64encode(b"hello").decode()}, "meta": meta}
+    outcome, forwarded = run(raw)
+    assert [m.message.blob for m in forwarded] == [b"hello"]
+    assert "unreadable" not in outcome.observation
 
 
 def test_chunk_stream_over_the_limit_is_not_kept_in_memory_or_forwarded(monkeypatch):
