@@ -101,6 +101,7 @@ from dify_plugin.entities.tool import ToolInvokeMessage
 
 from agent_core.prompts import (
     CUT_NOTE,
+    CUT_NOTE_LOG_CUT,
     FILE_INCOMPLETE,
     FILE_SENT,
     FILE_TOO_LARGE,
@@ -128,7 +129,12 @@ FULL_TEXT_VARIABLE = "[variable {name}] {value}"
 # --- limits --------------------------------------------------------------------------------------
 
 FULL_TEXT_MAX_CHARS = 1_000_000
-"""Characters of tool output kept for the log; the rest is counted, not stored."""
+"""Characters of tool output kept for the log; the rest is counted, not stored. Notes (a file
+sent, withheld or incomplete) are kept past it, up to `LATE_NOTES_MAX` of them."""
+LATE_NOTES_MAX = 100
+LEADING_BLANK_MAX_CHARS = 1_000
+"""Blank space a result may open with; a longer run of it is left out (it would fill the
+stored text and hide what follows)."""
 ERROR_MAX_CHARS = 600
 """Characters of an error message shown to the model."""
 SINGLE_BLOB_MAX_BYTES = 3 * 1024 * 1024
@@ -214,6 +220,7 @@ class ObservationCollector:
         self._forwarded: list[AgentInvokeMessage] = []
         self._files: dict[str, _ChunkedFile] = {}
         self._finished_files: set[str] = set()  # ids of chunked files whose end came
+        self._late_notes: list[_Part] = []  # notes that came after the text filled FULL_TEXT_MAX_CHARS
         self._variables: dict[str, Any] = {}
         self._invalid: dict[str, int] = {}
         self._error: tuple[str, str] | None = None  # (model-facing summary, full text)
@@ -542,7 +549,17 @@ class ObservationCollector:
         if self._secrets.holds(part.text):
             value = _redact_strings(part.value, self._redact, keys=True) if part.kind == "json" else None
             part = _Part(part.kind, self._redact(part.text), value)
+        if part.kind == "text" and not self._stored_chars:
+            blank = len(part.text) - len(part.text.lstrip())
+            if blank > LEADING_BLANK_MAX_CHARS:  # a result that opens with pages of blank space
+                part = _Part("text", part.text[blank:])
+                if not part.text:
+                    return
         room = FULL_TEXT_MAX_CHARS - self._stored_chars
+        if part.kind == "note" and len(part.text) > room:  # short, and the model must read it
+            if len(self._late_notes) < LATE_NOTES_MAX:
+                self._late_notes.append(part)
+            return
         if len(part.text) > room:
             dropped = part.text[max(room, 0) :]
             self._dropped_chars += len(dropped)
@@ -567,6 +584,7 @@ class ObservationCollector:
         if self._dropped_chars:  # the last part was cut: a secret streamed in pieces may end it
             kept = self._secrets.mask_cut_edge(self._redact(_join(parts)))
             parts = [_Part("text", kept)] if kept else []
+        parts += self._late_notes
         parts += [_Part("note", _incomplete_note(f)) for f in self._files.values() if not f.too_large]
         parts += [
             _Part("note", FILE_TOO_LARGE.format(what=_describe_meta(f.meta, None) or "(unnamed)",
@@ -587,11 +605,12 @@ class ObservationCollector:
             return head + body, 0
         full_tokens = estimate_tokens(body) + self._dropped_tokens
         fixed = estimate_tokens(head) + 1  # + the newline before the note
-        budget = self._max_tokens - fixed - estimate_tokens(CUT_NOTE.format(dropped=full_tokens))
+        note = CUT_NOTE_LOG_CUT if self._dropped_chars else CUT_NOTE
+        budget = self._max_tokens - fixed - estimate_tokens(note.format(dropped=full_tokens, limit=FULL_TEXT_MAX_CHARS))
         for _ in range(6):
             kept, cut = truncate_to_tokens(body, max(0, budget))
             cut += self._dropped_tokens
-            text = f"{head}{kept}\n{CUT_NOTE.format(dropped=cut)}"
+            text = f"{head}{kept}\n{note.format(dropped=cut, limit=FULL_TEXT_MAX_CHARS)}"
             if estimate_tokens(text) <= self._max_tokens or budget <= 0:
                 return text, cut
             budget -= max(1, estimate_tokens(text) - self._max_tokens)

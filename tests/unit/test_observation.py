@@ -673,6 +673,24 @@ def test_full_text_is_capped_and_the_rest_counted(monkeypatch):
     assert "c c" not in outcome.observation
 
 
+def test_a_file_sent_after_the_text_filled_the_cap_is_still_told_to_the_model(monkeypatch):
+    monkeypatch.setattr(obs, "FULL_TEXT_MAX_CHARS", 1000)
+    outcome, forwarded = run(text("a" * 5000), blob(b"data", {"filename": "late.bin"}), max_tokens=200)
+    assert len(forwarded) == 1
+    assert "late.bin" in outcome.observation and "late.bin" in outcome.full_text
+    assert "the agent log keeps its first 1000 characters" in outcome.observation
+    assert "the full result is in the agent log" not in outcome.observation  # it is not, here
+
+
+def test_a_result_opening_with_pages_of_blank_space_keeps_what_follows():
+    outcome, _ = run(text(" " * 1_000_001 + "END"))
+    assert outcome.observation == "END"
+    outcome, _ = run(text("\n" * 300_000), text(" " * 900_000), text("END"))
+    assert outcome.observation.strip() == "END"
+    outcome, _ = run(text("    indented code"))
+    assert outcome.observation == "    indented code"  # a little leading space is the tool's own
+
+
 def test_default_full_text_cap_is_about_a_megabyte():
     assert obs.FULL_TEXT_MAX_CHARS == 1_000_000
 
