@@ -149,6 +149,35 @@ def with_closers(text: str) -> str:
     return text.rstrip() + "".join(reversed(scanned[0]))
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` with no lone surrogate left in any string (key or value): JSON text may
+    hold an escape such as ``\\ud800`` that is half of a pair, which Python decodes to a lone
+    surrogate that no UTF-8 encoder writes (pydantic-core, which writes every line the plugin
+    sends, fails on it and the run would end). Each is replaced by U+FFFD. Raises what
+    ``json.loads`` raises."""
+    value = json.loads(text)
+    return without_lone_surrogates(value) if _SURROGATE_ESCAPE.search(text) else value
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """``value`` (decoded JSON) with each lone surrogate in its strings replaced by U+FFFD; the
+    same object when it holds none."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
+    if isinstance(value, dict):
+        pairs = [(without_lone_surrogates(key), without_lone_surrogates(item)) for key, item in value.items()]
+        same = all(new_key is key and new is item for (new_key, new), (key, item) in zip(pairs, value.items(), strict=True))
+        return value if same else dict(pairs)
+    if isinstance(value, list):
+        items = [without_lone_surrogates(item) for item in value]
+        return value if all(new is item for new, item in zip(items, value, strict=True)) else items
+    return value
+
+
 def loads_lenient(text: str) -> Any:
     """Decode JSON ``text``, repairing common model mistakes.
 
@@ -164,14 +193,14 @@ def loads_lenient(text: str) -> Any:
             whether the text stops early.
     """
     try:
-        return json.loads(text)
+        return loads(text)
     except (ValueError, RecursionError):
         pass
     cleaned = strip_noise(text)
     if not cleaned:
         raise ArgumentsError(MSG_NOT_JSON.format(detail="the text is empty"))
     try:
-        return json.loads(cleaned)
+        return loads(cleaned)
     except (ValueError, RecursionError) as error:
         if _ends_early(error, cleaned):
             raise _truncated(cleaned) from None
@@ -179,7 +208,7 @@ def loads_lenient(text: str) -> Any:
     escaped = _ESCAPE.sub(_fix_escape, cleaned)
     if escaped != cleaned:  # an invalid escape such as \_ (markdown habits): dropped, keeping its character
         try:
-            return json.loads(escaped)
+            return loads(escaped)
         except (ValueError, RecursionError):
             pass
     glued = split_concatenated(cleaned)
@@ -227,7 +256,7 @@ def _repair(cleaned: str, first_error: Exception) -> Any:
         problem = REPAIR_TOO_DEEP
     if problem:
         raise ArgumentsError(MSG_NOT_JSON.format(detail=f"{_describe(first_error)}; {problem}"))
-    return value
+    return without_lone_surrogates(value)
 
 
 def repair_problem(text: str, value: Any) -> str | None:
@@ -324,7 +353,7 @@ def split_concatenated(text: str) -> list[Any] | None:
             value, position = decoder.raw_decode(text, position)
         except (ValueError, RecursionError):
             return None
-        objects.append(value)
+        objects.append(without_lone_surrogates(value))
     return objects if len(objects) >= 2 else None
 
 
@@ -344,7 +373,7 @@ def decode_arguments(raw: str | Mapping[str, Any] | None) -> dict[str, Any]:
     if raw is None:
         return {}
     if isinstance(raw, Mapping):
-        return _shallow_enough(dict(raw))
+        return _shallow_enough(without_lone_surrogates(dict(raw)))
     if not isinstance(raw, str):
         raise ArgumentsError(MSG_NOT_OBJECT.format(kind=_kind(raw)))
     if not strip_noise(raw):

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic_core import to_json
 
-from agent_core.json_args import too_deep
+from agent_core.json_args import too_deep, without_lone_surrogates
 
 DAEMON_LINE_BYTES = 5 * 1024 * 1024
 """The daemon's limit for one stdout line (bytes)."""
@@ -62,8 +62,8 @@ def fit(data: Any, limit: int = LOG_DATA_BYTES) -> Any:
     size = _json_size(data)
     if size is not None and size <= limit:  # the usual case: it fits as it is
         return data
-    if size is None and too_deep(data, MAX_LOG_DEPTH):
-        data = _cut_depth(data, MAX_LOG_DEPTH)
+    if size is None:  # pydantic-core cannot write it as it is: nested too deep, or a lone surrogate
+        data = without_lone_surrogates(_cut_depth(data, MAX_LOG_DEPTH) if too_deep(data, MAX_LOG_DEPTH) else data)
     size = encoded_size(data)
     if size <= limit:
         return data

@@ -27,6 +27,7 @@ from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
 from agent_core.budget import observation_budget, prompt_budget, request_bytes, request_tokens
+from agent_core.errors import AgentRunError
 from agent_core.knowledge import retriever_resources
 from agent_core.line_budget import REQUEST_BYTES, fit, text_pieces
 from agent_core.logs import LogNode
@@ -46,10 +47,6 @@ MAX_CONTINUATIONS = 1
 
 MAX_PARSE_RETRIES = 3
 """Consecutive unreadable or empty replies tolerated before the run fails."""
-
-class AgentRunError(Exception):
-    """The run could not reach an answer; the message says why, for the user."""
-
 
 class StrategySteps(Protocol):
     """The two things a strategy decides; the loop does the rest."""

@@ -130,12 +130,21 @@ def normalize_chunk(raw: Mapping[str, Any]) -> ModelChunk:
         reasoning=reasoning if isinstance(reasoning, str) else "",
         tool_calls=calls,
         usage=coerce_usage(usage) if isinstance(usage, Mapping | LLMUsage) else None,
-        finish_reason=delta.get("finish_reason") or None,
+        finish_reason=_finish_reason(delta.get("finish_reason")),
         parts=parts,
         opaque_body=message.get("opaque_body"),
         usage_problem=usage_problem(usage),
         structured_output=raw.get("structured_output"),
     )
+
+
+def _finish_reason(value: Any) -> str | None:
+    """The ``finish_reason`` as text (a plugin may send a number or a list), None when absent."""
+    if value is None or value == "" or value == []:
+        return None
+    if isinstance(value, list | tuple):
+        return _finish_reason(value[0])
+    return value if isinstance(value, str) else str(value)
 
 
 @per_object

@@ -99,6 +99,7 @@ from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.invoke_message import InvokeMessage
 from dify_plugin.entities.tool import ToolInvokeMessage
 
+from agent_core import json_args
 from agent_core.prompts import (
     CUT_NOTE,
     CUT_NOTE_LOG_CUT,
@@ -832,7 +833,7 @@ def _parse_json(text: str) -> tuple[bool, Any]:
     if not stripped or stripped[0] not in "{[":
         return False, None
     try:
-        return True, json.loads(stripped)
+        return True, json_args.loads(stripped)
     except ValueError:
         return False, None
 

@@ -10,12 +10,15 @@ metadata}``, and ``files`` as SDK ``File`` objects. Empty values arrive as
 
 import json
 import logging
+import math
 import os
 from typing import Any
 
 from dify_plugin.interfaces.agent import AgentModelConfig, ToolEntity
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from agent_core import prompts
+from agent_core.errors import AgentRunError
 from agent_core.observation import redactor
 
 logger = logging.getLogger(__name__)
@@ -77,6 +80,8 @@ def _clamp(value: Any, bounds: tuple[float, float], default: float) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
+        return default
+    if math.isnan(number):
         return default
     return min(max(number, bounds[0]), bounds[1])
 
@@ -188,10 +193,12 @@ class StrategyParams(BaseModel):
     def _clamp_iterations(cls, value: Any) -> int:
         low, high = MAX_ITERATIONS_RANGE
         try:
-            number = int(float(value))
+            number = float(value)
         except (TypeError, ValueError):
             return 5
-        return min(max(number, low), high)
+        if math.isnan(number):
+            return 5
+        return int(min(max(number, low), high))  # "inf" and "1e400" are the most allowed
 
     @field_validator("tool_timeout", mode="before")
     @classmethod
@@ -226,3 +233,24 @@ class StrategyParams(BaseModel):
             return int(size) if size else None
         except (TypeError, ValueError):
             return None
+
+
+MAX_LISTED_PROBLEMS = 5
+
+
+def read_params[P: StrategyParams](cls: type[P], parameters: Any) -> P:
+    """The node's parameters as ``cls``; raises ``AgentRunError`` naming each setting that cannot
+    be read (its path and the problem, never its value: the model's and the tools' settings may
+    hold credentials), instead of pydantic's multi-line text or another exception's."""
+    try:
+        return cls.model_validate(parameters)
+    except ValidationError as error:
+        problems = [
+            f"{'.'.join(str(part) for part in item['loc']) or 'parameters'}: {item['msg']}"
+            for item in error.errors(include_url=False, include_input=False)
+        ]
+        more = len(problems) - MAX_LISTED_PROBLEMS
+        listed = "; ".join(problems[:MAX_LISTED_PROBLEMS]) + (f"; and {more} more" if more > 0 else "")
+        raise AgentRunError(prompts.SETTINGS_UNREADABLE.format(problems=listed)) from None
+    except Exception as error:  # a validator of the SDK failing otherwise (KeyError, TypeError...)
+        raise AgentRunError(prompts.SETTINGS_UNREADABLE.format(problems=type(error).__name__)) from None

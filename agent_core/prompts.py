@@ -299,3 +299,8 @@ JSON_STEP_FORMAT_PROBLEM = "Your last step could not be used: {problem} Reply wi
 STRUCTURED_OUTPUT_UNAVAILABLE = (
     "Dify could not call the model with a JSON schema ({error}); the run goes on with text steps."
 )
+
+SETTINGS_UNREADABLE = (
+    "The Agent node's settings could not be read ({problems}). Check the node's model, tools, "
+    "memory and inputs."
+)

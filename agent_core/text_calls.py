@@ -32,6 +32,7 @@ from typing import Any, Final
 
 from dify_plugin.entities.model.message import PromptMessageTool
 
+from agent_core import json_args
 from agent_core.json_args import (
     SPECIAL_TOKEN,
     ArgumentsError,
@@ -108,7 +109,7 @@ def decode_input(text: str) -> Any:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
         if text[0] == '"':
             try:
-                value = json.loads(text)
+                value = json_args.loads(text)
             except ValueError:
                 value = None
             if isinstance(value, str):

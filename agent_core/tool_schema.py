@@ -20,6 +20,7 @@ from dify_plugin.entities.model.message import PromptMessageTool
 from dify_plugin.entities.tool import ToolParameter
 from dify_plugin.interfaces.agent import ToolEntity
 
+from agent_core import json_args
 from agent_core.prompts import MSG_MISSING, MSG_NOT_BOOLEAN, MSG_NOT_NUMBER, MSG_NOT_OPTION, MSG_SCHEMA_ECHO
 
 ParamType = ToolParameter.ToolParameterType
@@ -312,7 +313,7 @@ def _to_text(value: Any) -> Any:
 
 def _from_json_text(value: str, kind: type) -> Any:
     try:
-        decoded = json.loads(value)
+        decoded = json_args.loads(value)
     except (ValueError, RecursionError):
         return value
     return decoded if isinstance(decoded, kind) else value

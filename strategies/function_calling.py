@@ -17,7 +17,7 @@ from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.logs import LogNode
 from agent_core.loop import AgentLoop, StrategySteps
 from agent_core.model_call import ModelChunk, ModelRequest
-from agent_core.params import StrategyParams
+from agent_core.params import StrategyParams, read_params
 from agent_core.react.step_format import ReActParams, chosen_step_format
 from agent_core.run_state import RunState
 from agent_core.turn import ModelTurn
@@ -56,10 +56,10 @@ class FunctionCallingAgentStrategy(AgentStrategy):
     """
 
     def _invoke(self, parameters: dict) -> Generator[AgentInvokeMessage, None, None]:
-        params = StrategyParams.model_validate(parameters)
+        params = read_params(StrategyParams, parameters)
         steps: StrategySteps = FunctionCallingSteps()
         if lacks_tool_calling(params):
-            step_format = chosen_step_format(ReActParams.model_validate(parameters))
+            step_format = chosen_step_format(read_params(ReActParams, parameters))
             note = LogNode("USING ReAct")
             yield note.start()
             how = prompts.REACT_STEP_FORMATS[step_format]

@@ -197,6 +197,31 @@ def test_arguments_nested_past_what_the_sdk_can_write_are_refused_not_a_crash(ru
     assert node.status == "error"
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_half_a_surrogate_pair_in_arguments_or_an_answer_does_not_end_the_run(run, strategy):
+    """'\\ud800' decodes to a character UTF-8 cannot hold: the SDK's encoder would fail on the
+    CALL line (or the answer) and the run would end with UnicodeEncodeError, nodes left open."""
+    if strategy == "ReAct":
+        first = {"text": 'Thought: x\nAction:\n```json\n{"action": "echo", "action_input": {"value": "a\\ud800b"}}\n```'}
+        last = {"text": 'Thought: done\nAction:\n```json\n{"action": "Final Answer", "action_input": "ok \\udfff"}\n```'}
+    else:
+        first = {"tool_calls": [{"id": "c1", "name": "echo", "arguments": '{"value": "a\\ud800b"}'}]}
+        last = {"text": "ok \ufffd"}
+    result = run([first, last], tools=[echo_tool()], strategy=strategy)
+    assert_clean_end(result)
+    assert result.text == "ok \ufffd"
+    assert [call.request["tool_parameters"]["value"] for call in run.toolbox.calls] == ["a\ufffdb"]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("model", [None, "gpt-4o", {"provider": "openai"}], ids=repr)
+def test_node_settings_that_cannot_be_read_end_with_a_clear_error(run, strategy, model):
+    result = run([], strategy=strategy, params={"model": model})
+    assert not result.ok and result.error["error_type"] == "AgentRunError"
+    assert result.error["message"].startswith("The Agent node's settings could not be read (model")
+    assert "pydantic" not in result.error["message"]
+
+
 def test_tool_error_event_without_output_is_an_observation(run):
     broken = ScriptedTool(name="broken", description="Always fails", parameters=[ToolParam("q")],
                           error="HTTP 401: invalid token")

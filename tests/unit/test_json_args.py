@@ -365,3 +365,16 @@ def test_arguments_nested_deeper_than_any_tool_takes_are_refused(raw):
     with pytest.raises(ArgumentsError, match=f"nested more than {MAX_DEPTH} levels"):
         decode_arguments(raw)
     assert decode_arguments(json.dumps(_nested(MAX_DEPTH))) == _nested(MAX_DEPTH)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ['{"city": "\\ud800x"}', '{"\\ud83d": "x"}', "{'city': '\\udfff',}", '{"a": ["\\uD800"]}'],
+)
+def test_a_lone_surrogate_escape_becomes_a_replacement_character(raw):
+    """Half a surrogate pair decodes to a character no UTF-8 encoder writes: the SDK's encoder
+    would fail on the CALL line and end the run."""
+    value = decode_arguments(raw)
+    assert "\ufffd" in json.dumps(value, ensure_ascii=False)
+    json.dumps(value, ensure_ascii=False).encode("utf-8")  # writable
+    assert decode_arguments('{"emoji": "\\ud83d\\ude00"}') == {"emoji": "\U0001f600"}  # a whole pair is kept

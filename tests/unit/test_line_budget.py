@@ -73,3 +73,9 @@ def test_any_json_payload_fits_its_budget(data, limit):
     assert _written(fitted) <= limit
     if _written(data) <= limit:
         assert fitted is data
+
+
+def test_a_lone_surrogate_in_log_data_is_replaced_so_the_line_can_be_written():
+    data = {"tool_input": {"city": "a\ud800b"}}
+    fitted = fit(data)
+    assert to_json(fitted) == '{"tool_input":{"city":"a\ufffdb"}}'.encode()
