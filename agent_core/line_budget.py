@@ -27,7 +27,20 @@ TEXT_PIECE_CHARS = 32 * 1024
 """Longest text message (characters): at most 6 bytes each once encoded, far below the limit."""
 
 REQUEST_BYTES = 3 * 1024 * 1024
-"""Most one backwards model request's prompt may take once encoded (bytes)."""
+"""Most one backwards model request's prompt may take once encoded (bytes): past it, history
+is dropped and observations are shortened."""
+
+REQUEST_LINE_MAX_BYTES = DAEMON_LINE_BYTES - 512 * 1024
+"""Most a model request's prompt and tools may take when nothing is left to trim (the query,
+the instruction, the knowledge context, the tool declarations, this run's own replies): a
+larger request is not sent (the daemon would kill the plugin) and the run ends saying why."""
+
+TOOL_ARGUMENTS_BYTES = 1024 * 1024
+"""Most a tool call's arguments may take once encoded; a larger call is refused with the reason
+(its request line, and the next model request that repeats it, must fit the daemon)."""
+
+LABEL_CHARS = 200
+"""Longest log label (a ``CALL`` node names the tool the model asked for, which may be anything)."""
 
 MAX_LOG_DEPTH = 64
 """Deepest nesting of a log node's data; deeper parts are replaced by a note. pydantic-core,

@@ -18,7 +18,7 @@ from dify_plugin.entities.invoke_message import InvokeMessage
 from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.entities.provider_config import LogMetadata
 
-from agent_core.line_budget import LOG_DATA_BYTES, fit
+from agent_core.line_budget import LABEL_CHARS, LOG_DATA_BYTES, fit
 
 _Status = InvokeMessage.LogMessage.LogStatus
 
@@ -34,7 +34,7 @@ class LogNode:
 
     def __init__(self, label: str, *, parent: "LogNode | None" = None, provider: str | None = None) -> None:
         self._id = str(uuid.uuid4())
-        self._label = label
+        self._label = label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
         self._parent_id = parent.id if parent else None
         self._provider = provider
         self._started_at = time.time()

@@ -29,7 +29,7 @@ from agent_core import prompts
 from agent_core.budget import observation_budget, prompt_budget, request_bytes, request_tokens
 from agent_core.errors import AgentRunError
 from agent_core.knowledge import retriever_resources
-from agent_core.line_budget import REQUEST_BYTES, fit, text_pieces
+from agent_core.line_budget import REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, fit, text_pieces
 from agent_core.logs import LogNode
 from agent_core.model_call import ModelChunk, ModelRequest, invoke_model
 from agent_core.params import StrategyParams
@@ -287,6 +287,9 @@ class AgentLoop:
         while over() and state.trim_once():
             request = self._steps.build_request(state)
             tokens = request_tokens(request) if budget is not None else None
+        size = request_bytes(request)
+        if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
+            raise AgentRunError(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
         if trimmed != (state.history_dropped, state.rounds_shortened, state.images_as_text):
             node = LogNode("CONTEXT TRIMMED", parent=round_node)
             yield node.start()

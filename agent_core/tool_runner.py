@@ -23,6 +23,7 @@ from gevent.queue import Queue
 
 from agent_core import prompts
 from agent_core.json_args import MAX_DEPTH, too_deep
+from agent_core.line_budget import TOOL_ARGUMENTS_BYTES, encoded_size
 from agent_core.logs import LogNode
 from agent_core.observation import ObservationCollector, ToolOutcome, redactor
 from agent_core.tool_calls import InvalidToolCall, ToolCall
@@ -119,6 +120,12 @@ def invoke_tool_raw(session: Session, tool: ToolEntity, parameters: dict[str, An
     ``ObservationCollector`` keep every message it can read.
     """
     return _ToolStream(session)._backwards_invoke(InvokeType.Tool, dict, tool_payload(session, tool, parameters))
+
+
+def _too_large(arguments: dict[str, Any]) -> bool:
+    """Whether ``arguments`` take more than ``TOOL_ARGUMENTS_BYTES`` once encoded (a bound from
+    their length first: the usual call is far below it)."""
+    return len(str(arguments)) * 6 > TOOL_ARGUMENTS_BYTES and encoded_size(arguments) > TOOL_ARGUMENTS_BYTES
 
 
 class ToolTimeoutError(Exception):
@@ -226,7 +233,9 @@ class ToolRunner:
     ) -> Generator[AgentInvokeMessage, None, ToolResult]:
         problem = refusal or self._problem(call)
         if problem:
-            return ToolResult(base.call_id, base.name, base.arguments, observation=problem, error=problem)
+            # arguments too large to send go back to the model as {} (its tool message says why)
+            arguments = {} if isinstance(call, ToolCall) and _too_large(call.arguments) else base.arguments
+            return ToolResult(base.call_id, base.name, arguments, observation=problem, error=problem)
         assert isinstance(call, ToolCall)
         tool = self._registry.get(call.name)
         assert tool is not None
@@ -250,6 +259,9 @@ class ToolRunner:
             return prompts.UNKNOWN_TOOL.format(name=call.name, available=available)
         if too_deep(call.arguments, MAX_DEPTH):  # read from a reply as an object, not through decode_arguments
             return prompts.INVALID_ARGUMENTS.format(name=call.name, error=prompts.MSG_TOO_DEEP.format(limit=MAX_DEPTH))
+        if _too_large(call.arguments):
+            error = prompts.MSG_ARGUMENTS_TOO_LARGE.format(size=encoded_size(call.arguments), limit=TOOL_ARGUMENTS_BYTES)
+            return prompts.INVALID_ARGUMENTS.format(name=call.name, error=error)
         invalid = self._registry.validate_arguments(tool, call.arguments)
         if invalid:
             return prompts.INVALID_ARGUMENTS.format(name=call.name, error=invalid)

@@ -55,3 +55,49 @@ def test_six_parallel_megabyte_results_and_control_characters(run, plugin, strat
     assert plugin.alive
     request = json.dumps(result.llm_requests[1], ensure_ascii=False).encode()
     assert len(request) < MAX_LINE_BYTES
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_call_with_six_megabytes_of_arguments_is_refused_not_sent(run, plugin, strategy):
+    """Its tool request line, and the next model request repeating it, would be over the limit."""
+    run.plugin = plugin
+    value = "z" * (6 * 1024 * 1024)
+    if strategy == "ReAct":
+        first = {"text": "Thought: x\nAction:\n```json\n" + json.dumps({"action": "big0", "action_input": {"value": value}}) + "\n```"}
+    else:
+        first = {"tool_calls": [{"id": "c1", "name": "big0", "arguments": json.dumps({"value": value})}]}
+    result = run([first, answer_turn(strategy, "Done.")], tools=[big_tool("big0", "never")], strategy=strategy, timeout=240)
+    assert plugin.alive
+    assert run.toolbox.calls == []
+    if strategy == "function_calling":  # the call goes back with {} and the reason; ReAct's reply text is too large to repeat
+        assert_clean_end(result)
+        assert "more than a tool call may carry" in json.dumps(result.llm_requests[1])
+    else:
+        assert result.ok or result.error["message"].startswith("The request to the model would be")
+        assert result.unfinished_logs() == []
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("field", ["query", "instruction"])
+def test_an_input_too_large_to_send_ends_with_a_clear_error(run, plugin, strategy, field):
+    run.plugin = plugin
+    fields = {field: "q" * (6 * 1024 * 1024)}
+    if field == "instruction":
+        fields["query"] = "hi"
+    result = run([answer_turn(strategy, "never")], strategy=strategy, timeout=240, **fields)
+    assert plugin.alive
+    assert not result.ok and result.error["error_type"] == "AgentRunError"
+    assert result.error["message"].startswith("The request to the model would be")
+    assert result.unfinished_logs() == []
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_tool_name_of_megabytes_is_not_written_whole_in_a_label(run, plugin, strategy):
+    run.plugin = plugin
+    name = "u" * (6 * 1024 * 1024)
+    first = ({"text": f"Thought: x\nAction: {name}\nAction Input: {{}}"} if strategy == "ReAct"
+             else {"tool_calls": [{"id": "c1", "name": name, "arguments": "{}"}]})
+    result = run([first, answer_turn(strategy, "Done."), answer_turn(strategy, "Done.")], strategy=strategy, timeout=240)
+    assert plugin.alive
+    assert result.unfinished_logs() == []
+    assert result.ok or result.error["error_type"] == "AgentRunError"
