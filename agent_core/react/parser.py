@@ -29,8 +29,9 @@ that would open a block wait for more text. A ``{`` or ``[`` inside a line of th
 starts JSON capture.
 
 Labels are recognised at the start of a line (after indentation and markdown such as ``**``,
-``## ``, ``> ``), case-insensitively, with ``:`` or ``：``; ``Action Input`` may also follow the
-tool name on its line. Text with no marker at all is the final answer: it was streamed as
+``## ``, ``> ``), case-insensitively, with ``:`` or ``：``, in English or as models write them
+in Chinese (``思考``, ``行动``, ``行动输入``, ``观察``, ``最终答案``...); ``Action Input`` may also
+follow the tool name on its line. Text with no marker at all is the final answer: it was streamed as
 ThoughtDelta (nothing could be known earlier) and is sent as one AnswerDelta by ``finish()``.
 
 Where behaviours come from (case ids: docs/real-world-cases.md)
@@ -217,6 +218,18 @@ _LABELS: Final = (
     ("action", ("action",)),
     ("final_answer", ("final", "answer")),
     ("observation", ("observation",)),
+    # The same labels as models write them when the instruction or the query is in Chinese
+    # (Qwen, DeepSeek, GLM: 思考/行动/行动输入/观察/最终答案, as in Chinese ReAct prompts).
+    ("thought", ("思考",)),
+    ("thought", ("想法",)),
+    ("action_input", ("行动", "输入")),
+    ("action_input", ("动作", "输入")),
+    ("action", ("行动",)),
+    ("action", ("动作",)),
+    ("final_answer", ("最终", "答案")),
+    ("final_answer", ("最终", "回答")),
+    ("observation", ("观察", "结果")),
+    ("observation", ("观察",)),
 )
 _LABEL_KINDS: Final = frozenset(kind for kind, _ in _LABELS)
 _MD_CHARS: Final = " \t#>*_-"

@@ -691,3 +691,23 @@ def test_only_possible_marker_starts_are_held_back():
 def test_unclosed_bare_object_gives_way_to_a_label(opening):
     turn = parse_react(f"Thought: x\n{opening}\nFinal Answer: ok")
     assert turn.final_answer == "ok" and turn.thought == f"x\n{opening}"
+
+
+@pytest.mark.parametrize(
+    ("text", "thought", "actions", "answer"),
+    [
+        ('思考：我需要计算。\n行动：calculator\n行动输入：{"expression": "2+2"}', "我需要计算。",
+         [("calculator", {"expression": "2+2"})], None),
+        ('思考: 好的\n动作: calculator\n动作输入: {"expression": "1"}\n观察结果：2\n最终答案：2', "好的",
+         [("calculator", {"expression": "1"})], None),  # the invented observation and what follows are cut
+        ("思考：已经知道了\n最终回答：答案是 4。", "已经知道了", [], "答案是 4。"),
+        ("思考是很重要的。答案是 4。", "", [], "思考是很重要的。答案是 4。"),  # words in prose are not labels
+    ],
+)
+def test_labels_written_in_chinese(text, thought, actions, answer):
+    """Models prompted in Chinese may write 思考/行动/行动输入/观察/最终答案 for the labels."""
+    turn = parse_react(text)
+    assert [(action.name, action.input) for action in turn.actions] == actions
+    assert turn.final_answer == answer
+    if thought:
+        assert turn.thought == thought
