@@ -18,7 +18,9 @@ Rules: strict ``json.loads`` first; then invalid escapes fixed; then repair with
 value is worse than asking again), and only when the repair keeps what the model
 wrote (``repair_problem``: the one trust rule, for both strategies). Whatever cannot be
 recovered raises :class:`ArgumentsError`, whose message is written for the
-model (it becomes part of ``prompts.INVALID_ARGUMENTS``).
+model (it becomes part of ``prompts.INVALID_ARGUMENTS``). Whatever is decoded must be
+writable by the SDK's encoder: half a surrogate pair becomes U+FFFD (``loads``), and arguments
+nested deeper than ``MAX_DEPTH`` are refused.
 """
 
 import json

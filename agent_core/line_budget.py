@@ -70,8 +70,10 @@ def text_pieces(text: str, size: int = TEXT_PIECE_CHARS) -> list[str]:
 def fit(data: Any, limit: int = LOG_DATA_BYTES) -> Any:
     """``data`` (JSON-like: dicts, lists, strings, numbers) made to encode in at most ``limit``
     bytes by cutting every string longer than one common length (the largest that fits), each
-    with a note saying how much was cut, so every long text keeps a fair share. Returns
-    ``data`` itself when it already fits; never mutates it."""
+    with a note saying how much was cut, so every long text keeps a fair share. Data the SDK's
+    encoder cannot write at all is made writable first: parts nested deeper than
+    ``MAX_LOG_DEPTH`` become a note, a lone surrogate becomes U+FFFD. Returns ``data`` itself
+    when it already fits; never mutates it."""
     size = _json_size(data)
     if size is not None and size <= limit:  # the usual case: it fits as it is
         return data
