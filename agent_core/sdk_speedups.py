@@ -29,7 +29,9 @@ validation of the message.
 dumps it with ``model_dump()``: enum members stay enum members, so the line's encoder then
 meets a ``LogMetadata`` key in every log message's metadata, and pydantic-core encodes an enum
 key through Python, some 15 µs a log line. ``dump_messages_as_json()`` makes it dump with
-``model_dump(mode="json")``: the same JSON, with plain strings and numbers in the dict.
+``model_dump(mode="json")``: the same JSON, with plain strings and numbers in the dict. A plain
+text message (a streamed piece of the answer: one per model chunk) is written as its known dict
+without a dump at all.
 
 **Waiting.** The stdio reader hands every read of stdin to a thread of gevent's pool;
 ``read_stdin_nonblocking()`` waits for stdin on the gevent hub instead.
@@ -185,9 +187,30 @@ def stream_object_as_json(self: Any, data: Any) -> Any:
     """``ResponseWriter.stream_object`` dumping a message in JSON mode (see the module text)."""
     from dify_plugin.core.entities.message import SessionMessage
 
-    if isinstance(data, BaseModel):
+    if _is_plain_text(data):  # a streamed piece of the answer, the most frequent message
+        data = {"type": "text", "message": {"text": data.message.text}, "meta": None}
+    elif isinstance(data, BaseModel):
         data = data.model_dump(mode="json")
     return SessionMessage(type=SessionMessage.Type.STREAM, data=data)
+
+
+@functools.cache
+def _agent_message_class() -> type:
+    from dify_plugin.entities.agent import AgentInvokeMessage
+
+    return AgentInvokeMessage
+
+
+def _is_plain_text(data: Any) -> bool:
+    """An ``AgentInvokeMessage`` text message without meta, whose JSON dump is known."""
+    message_class: Any = _agent_message_class()
+    return (
+        type(data) is message_class
+        and data.type is message_class.MessageType.TEXT
+        and data.meta is None
+        and type(data.message) is message_class.TextMessage
+        and type(data.message.text) is str
+    )
 
 
 def dump_messages_as_json() -> bool:

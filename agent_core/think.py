@@ -70,6 +70,8 @@ class ThinkSplitter:
 
     def feed(self, text: str) -> Split:
         """Consume one piece of content."""
+        if not self._pending and self._close_tag is None and "<" not in text:
+            return Split(text, "")  # the usual chunk: no tag can start in it
         visible: list[str] = []
         reasoning: list[str] = []
         for kind, piece in self.pieces(text):
@@ -79,6 +81,8 @@ class ThinkSplitter:
     def pieces(self, text: str) -> list[tuple[str, str]]:
         """Consume one piece of content; return ``(kind, text)`` pieces in order: ``VISIBLE``
         and ``REASONING`` text, and ``BLOCK_END`` (text "") where a reasoning block closed."""
+        if not self._pending and self._close_tag is None and "<" not in text:
+            return [(VISIBLE, text)] if text else []  # the usual chunk: no tag can start in it
         self._pending += text
         out: list[tuple[str, str]] = []
         while self._pending and self._step(out):
