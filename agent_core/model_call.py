@@ -21,7 +21,7 @@ from agent_core import prompts
 from agent_core.memo import per_object
 from agent_core.tool_calls import ToolCallDelta
 from agent_core.usage import coerce_usage, usage_problem
-from agent_core.waiting import END, next_within
+from agent_core.waiting import each_within
 
 
 @dataclass(frozen=True)
@@ -206,7 +206,7 @@ def invoke_model(
         return ModelTimeoutError(prompts.MODEL_SILENT.format(seconds=silence_timeout))
 
     try:
-        while (raw := next_within(stream, silence_timeout or None, silent)) is not END:
+        for raw in each_within(stream, silence_timeout or None, silent):
             yield normalize_chunk(raw)
     finally:
         stream.close()

@@ -4,7 +4,7 @@ import dify_plugin  # noqa: F401  (gevent's monkey patching, as in the plugin pr
 import gevent
 import pytest
 
-from agent_core.waiting import END, next_within
+from agent_core.waiting import END, each_within, next_within
 
 
 class Slow(Exception):
@@ -53,3 +53,21 @@ def test_no_timer_is_left_running_once_an_item_came():
 def test_an_outer_timeout_is_not_taken_for_this_one():
     with pytest.raises(gevent.Timeout), gevent.Timeout(0.05):
         next_within(_stream(5), 10.0, Slow)
+
+
+def test_each_item_within_its_own_limit_with_one_timer():
+    """The limit is per item: 4 items 0.1 s apart within 0.25 s each, 0.4 s in all."""
+    assert list(each_within(_stream(0.1, 0.1, 0.1, 0.1), 0.25, Slow)) == [0, 1, 2, 3]
+    items = each_within(_stream(0, 5), 0.1, Slow)
+    assert next(items) == 0
+    gevent.sleep(0.2)  # the consumer holding an item longer than the limit is not a timeout
+    with pytest.raises(Slow):
+        next(items)
+    assert list(each_within(_stream(0, 0), None, Slow)) == [0, 1]
+    with pytest.raises(Slow):
+        list(each_within(_stream(0), 0, Slow))
+
+
+def test_each_within_leaves_an_outer_timeout_alone():
+    with pytest.raises(gevent.Timeout), gevent.Timeout(0.05):
+        list(each_within(_stream(5), 10.0, Slow))
