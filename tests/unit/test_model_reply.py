@@ -2,7 +2,10 @@
 and the reasoning cleaned for the log (docs/model-round-trip.md)."""
 
 from dify_plugin.entities.model.message import AssistantPromptMessage, UserPromptMessage
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from agent_core import model_call
 from agent_core.messages import clean_history
 from agent_core.model_call import AssistantReply, normalize_chunk
 from agent_core.think import DEEPSEEK_REASONING_MARK, clean_reasoning
@@ -73,3 +76,23 @@ def test_content_parts_the_sdk_cannot_rebuild_go_back_as_their_text():
     turn = ModelTurn(thought="visible", decision=FinalAnswer("visible"), usage=empty_usage(), content=parts)
     message = _assistant_message(Round(index=1, turn=turn), with_calls=False)
     assert message.content == "visible"
+
+
+_values = st.none() | st.text(max_size=5) | st.integers() | st.lists(st.text(max_size=3), max_size=2)
+_messages = st.fixed_dictionaries(
+    {"role": st.just("assistant"), "content": st.text(max_size=8) | st.none()},
+    optional={"tool_calls": st.just([]) | st.just([{"id": "c", "function": {"name": "f", "arguments": "{}"}}]),
+              "name": st.text(max_size=3), "tool_call_id": st.text(max_size=3), "reasoning_content": _values,
+              "opaque_body": st.none() | st.just({"k": 1})},
+)
+_deltas = st.fixed_dictionaries(
+    {"index": st.integers(0, 2), "message": _messages | _values},
+    optional={"usage": st.none() | st.just({"total_tokens": 3}), "finish_reason": _values, "reasoning_content": _values},
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(delta=_deltas | _values, structured=st.none() | st.just({"a": 1}))
+def test_the_fast_path_for_plain_text_chunks_reads_every_chunk_as_the_full_path_does(delta, structured):
+    raw = {"model": "m", "delta": delta, "structured_output": structured}
+    assert normalize_chunk(raw) == model_call._normalize_any(raw)
