@@ -1,0 +1,206 @@
+"""``python -m bench.inprocess [BASELINE_DIR]``: the strategy's own CPU per round, with the
+daemon's answers taken from memory.
+
+Through the real plugin process (``bench.overhead``, ``bench.compare``) a round's cost is the
+strategy's work plus the SDK's per-line reading, writing and waiting. This benchmark takes the
+pipe and the waiting away, to show the strategy's share on its own:
+
+1. one scripted run (``bench.overhead``'s turns: one tool call per round, an answer) is played
+   through this project's plugin process and the runner's transcript is kept: the request line
+   and every backwards response, grouped by call;
+2. a child process per plugin folder imports that folder's ``main`` (the plugin exactly as the
+   daemon starts it, with its SDK changes), replaces the SDK's backwards call with one that
+   answers the n-th call with the n-th recorded group (the request is still built and
+   serialized), and runs ``Plugin._execute_request`` ``reps`` times, every line written to a
+   sink that only counts it;
+3. printed per configuration: the fastest run's thread CPU per round (ms) of each folder, and
+   this folder's over the baseline's. The folders' runs alternate, ``times`` times.
+
+A baseline must make the same backwards calls in the same order (model, tool, model, ...): an
+older checkout of this project, or a stripped-down strategy that shows the SDK's floor.
+
+    .venv/bin/python -m bench.inprocess ../before --chunks 1,10,1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from bench.harness import STRATEGIES, Plugin, answer_turn, make_toolbox, tool_turn
+
+
+@dataclass(frozen=True)
+class Params:
+    strategies: tuple[str, ...] = STRATEGIES
+    chunk_counts: tuple[int, ...] = (1, 10, 1000)
+    rounds: int = 40
+    reps: int = 15
+    """Runs in one child process (the fastest counts; the first warms up and is not timed)."""
+    times: int = 2
+    """Child processes per folder, alternating with the other folder's."""
+
+
+SMOKE = Params(chunk_counts=(2,), rounds=2, reps=1, times=1)
+
+
+def capture(plugin: Plugin, strategy: str, chunks: int, rounds: int) -> dict[str, Any]:
+    """One scripted run's request line and backwards responses (``{"request", "groups"}``)."""
+    toolbox = make_toolbox(1)
+    turns = [tool_turn(strategy, chunks, "tool_000", r) for r in range(1, rounds + 1)]
+    turns.append(answer_turn(strategy, chunks))
+    result = plugin.run(strategy, turns, toolbox)
+    sent = [entry["json"] for entry in result.transcript if entry["dir"] == "to_plugin" and "json" in entry]
+    request = next(line for line in sent if line.get("event") == "request")
+    groups: dict[str, list[dict[str, Any]]] = collections.OrderedDict()
+    for line in sent:
+        if line.get("event") == "backwards_response":
+            data = line["data"]
+            groups.setdefault(data["backwards_request_id"], []).append(data)
+    return {"request": request, "groups": list(groups.values()), "rounds": rounds + 1}
+
+
+_CHILD = r"""
+import json, os, sys, time
+capture_path, plugin_dir, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+os.chdir(plugin_dir)
+sys.path.insert(0, plugin_dir)
+os.environ["INSTALL_METHOD"] = "local"
+captured = json.load(open(capture_path))
+import importlib
+from dify_plugin.core.runtime import BackwardsInvocation
+from dify_plugin.core.server.__base.response_writer import ResponseWriter
+plugin = importlib.import_module("main").plugin
+state = {"call": 0}
+
+def answer(self, type, data_type, data):
+    self.session.writer.session_message(
+        session_id=self.session.session_id,
+        data=self.session.writer.stream_invoke_object(
+            data={"type": type.value, "backwards_request_id": "0" * 32, "request": data}),
+    )
+    group = captured["groups"][state["call"]]
+    state["call"] += 1
+    return (data_type(**item["data"]) for item in group if item["event"] != "end")
+
+BackwardsInvocation._backwards_invoke = answer
+
+class Sink(ResponseWriter):
+    lines = 0
+    errors = 0
+    def write(self, data):
+        self.lines += 1
+        self.errors += '"type":"error"' in data
+    def done(self):
+        pass
+
+request = captured["request"]
+def once():
+    state["call"] = 0
+    sink = Sink()
+    started = time.thread_time()
+    plugin._execute_request(request["session_id"], request["data"], None, sink, request.get("conversation_id"),
+                            request.get("message_id"), request.get("app_id"), request.get("endpoint_id"),
+                            request.get("context"))
+    if sink.errors or state["call"] != len(captured["groups"]):
+        raise SystemExit(f"the run did not go as recorded ({state['call']} calls, {sink.errors} errors)")
+    return time.thread_time() - started, sink.lines
+
+once()  # warm-up: imports, caches
+runs = [once() for _ in range(reps)]
+print(json.dumps({"seconds": [seconds for seconds, _ in runs], "lines": runs[0][1]}))
+"""
+
+
+def measure(capture_path: Path, plugin_dir: Path, reps: int) -> dict[str, Any]:
+    """Run the child in a process of its own; its JSON result (``seconds`` per run, ``lines``)."""
+    env = {**os.environ, "PYTHONPATH": ""}
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(capture_path), str(plugin_dir), str(reps)],
+        capture_output=True, text=True, env=env, timeout=1800, check=False,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith('{"seconds"')]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"in-process run in {plugin_dir} failed:\n{done.stderr[-3000:]}")
+    return json.loads(lines[-1])
+
+
+def run(params: Params, dirs: dict[str, Path]) -> dict[str, Any]:
+    """Per configuration and folder: the fastest run's CPU per round (ms) and lines written."""
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        captures = {}
+        with Plugin() as plugin:
+            for strategy in params.strategies:
+                for chunks in params.chunk_counts:
+                    path = Path(scratch) / f"{strategy}-{chunks}.json"
+                    captured = capture(plugin, strategy, chunks, params.rounds)
+                    path.write_text(json.dumps(captured), encoding="utf-8")
+                    captures[(strategy, chunks)] = (path, captured["rounds"])
+        for (strategy, chunks), (path, rounds) in captures.items():  # the plugin process is closed by now
+            best: dict[str, list[float]] = {label: [] for label in dirs}
+            lines: dict[str, int] = {}
+            for _ in range(params.times):
+                for label, folder in dirs.items():
+                    measured = measure(path, folder, params.reps)
+                    best[label].append(min(measured["seconds"]))
+                    lines[label] = measured["lines"]
+            row: dict[str, Any] = {"strategy": strategy, "chunks": chunks, "rounds": rounds}
+            for label in dirs:
+                row[label] = {"cpu_ms_per_round": round(1000 * min(best[label]) / rounds, 3),
+                              "median_ms_per_round": round(1000 * statistics.median(best[label]) / rounds, 3),
+                              "lines": lines[label]}
+            rows.append(row)
+    return {"params": asdict(params), "dirs": {label: str(folder) for label, folder in dirs.items()}, "rows": rows}
+
+
+def table(result: dict[str, Any]) -> str:
+    """Markdown: CPU per round of each folder, and the first folder's over the second's."""
+    labels = list(result["dirs"])
+    head = " | ".join(f"{label} ms/round" for label in labels)
+    lines = [f"| strategy | chunks/turn | {head} | ratio |", "|---|---:|" + "---:|" * (len(labels) + 1)]
+    for row in result["rows"]:
+        values = [row[label]["cpu_ms_per_round"] for label in labels]
+        ratio = f"**{values[0] / values[1]:.2f}**" if len(values) > 1 and values[1] else ""
+        lines.append(f"| {row['strategy']} | {row['chunks']} | " + " | ".join(str(v) for v in values) + f" | {ratio} |")
+    return "\n".join(lines)
+
+
+def _numbers(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(",") if part.strip())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.inprocess", description=__doc__.split("\n")[0])
+    parser.add_argument("baseline", type=Path, nargs="?", help="another plugin folder to compare with")
+    parser.add_argument("--plugin-dir", type=Path, default=Plugin.default_dir, help="this plugin's folder (default: .)")
+    parser.add_argument("--strategies", default=",".join(STRATEGIES))
+    parser.add_argument("--chunks", type=_numbers, default=Params.chunk_counts, help="chunks per model turn, e.g. 1,10")
+    parser.add_argument("--rounds", type=int, default=Params.rounds)
+    parser.add_argument("--reps", type=int, default=Params.reps)
+    parser.add_argument("--times", type=int, default=Params.times)
+    parser.add_argument("--smoke", action="store_true", help="minimal sizes, to check that it works")
+    args = parser.parse_args(argv)
+    params = Params(tuple(args.strategies.split(",")), args.chunks, args.rounds, args.reps, args.times)
+    if args.smoke:
+        params = replace(SMOKE, strategies=params.strategies)
+    dirs = {"this": args.plugin_dir.resolve()}
+    if args.baseline is not None:
+        dirs["baseline"] = args.baseline.resolve()
+    result = run(params, dirs)
+    print(json.dumps(result["params"]))
+    print(table(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
