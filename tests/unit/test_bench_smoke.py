@@ -66,27 +66,26 @@ def test_tables_render_into_a_readme(results: dict, tmp_path: Path) -> None:
         assert module.TITLE in text
 
 
-def test_compare_runs_two_plugins_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
-    from bench import compare
-
-    assert compare.main([".", "--smoke", "--completion-params", "{}"]) == 0
-    printed = capsys.readouterr().out
+def _assert_ratio_rows(printed: str, first: int) -> None:
+    """Both strategies have a row whose cells ``first``, ``first + 1`` and ``first + 2`` are this
+    plugin's number, the baseline's and their ratio."""
     rows = [line for line in printed.splitlines() if line.startswith("| function_calling") or line.startswith("| ReAct")]
     assert len(rows) == 2
     for row in rows:
         cells = [cell.strip(" *") for cell in row.strip("|").split("|")]
-        cpu_this, cpu_baseline, ratio = float(cells[3]), float(cells[4]), float(cells[5])
-        assert cpu_this > 0 and cpu_baseline > 0 and ratio == pytest.approx(cpu_this / cpu_baseline, abs=0.01)
+        this, baseline, ratio = float(cells[first]), float(cells[first + 1]), float(cells[first + 2])
+        assert this > 0 and baseline > 0 and ratio == pytest.approx(this / baseline, abs=0.01)
+
+
+def test_compare_runs_two_plugins_side_by_side(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import compare
+
+    assert compare.main([".", "--smoke", "--completion-params", "{}"]) == 0
+    _assert_ratio_rows(capsys.readouterr().out, first=3)
 
 
 def test_inprocess_times_the_strategy_with_the_daemon_answers_from_memory(capsys: pytest.CaptureFixture[str]) -> None:
     from bench import inprocess
 
     assert inprocess.main([".", "--smoke"]) == 0
-    printed = capsys.readouterr().out
-    rows = [line for line in printed.splitlines() if line.startswith("| function_calling") or line.startswith("| ReAct")]
-    assert len(rows) == 2
-    for row in rows:
-        cells = [cell.strip(" *") for cell in row.strip("|").split("|")]
-        this, baseline, ratio = float(cells[2]), float(cells[3]), float(cells[4])
-        assert this > 0 and baseline > 0 and ratio == pytest.approx(this / baseline, abs=0.01)
+    _assert_ratio_rows(capsys.readouterr().out, first=2)

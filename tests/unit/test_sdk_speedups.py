@@ -3,6 +3,7 @@ the same bytes in one write per line, and stdin from a pipe is read on the geven
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import decimal
 import enum
@@ -14,6 +15,7 @@ import sys
 import time
 import types
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -152,17 +154,25 @@ def test_the_sdk_writer_is_replaced_once_and_its_format_is_still_the_one_checked
     """Fails on an SDK upgrade that changes ``StreamOutputMessage`` or moves ``put``: the
     comparison above must then be checked again."""
     assert list(StreamOutputMessage.model_fields) == ["event", "session_id", "data"]
-    original = ResponseWriter.__dict__["put"]
-    try:
-        if original is not put_line_once:
-            assert write_lines_once() is True
-        assert ResponseWriter.__dict__["put"] is put_line_once
-        assert write_lines_once() is False  # already replaced: left as it is
+    with _replaced_once("put", put_line_once, write_lines_once):
         writer = _Capture()
         writer.session_message("s", writer.stream_end_object())
         assert writer.writes == ['{"event":"session","session_id":"s","data":{"type":"end","data":{}}}\n\n']
+
+
+@contextlib.contextmanager
+def _replaced_once(name: str, replacement: Any, apply: Any) -> Iterator[None]:
+    """``apply()`` puts ``replacement`` in place of the SDK writer's ``name`` (once: a second call
+    leaves it); the SDK's own is put back afterwards."""
+    original = ResponseWriter.__dict__[name]
+    try:
+        if original is not replacement:
+            assert apply() is True
+        assert ResponseWriter.__dict__[name] is replacement
+        assert apply() is False  # already replaced: left as it is
+        yield
     finally:
-        ResponseWriter.put = original
+        setattr(ResponseWriter, name, original)
 
 
 def _sdk_stream_object(data: BaseModel) -> SessionMessage:
@@ -213,14 +223,8 @@ def test_a_message_dumped_in_json_mode_gives_the_line_the_sdk_writes_and_no_warn
 
 
 def test_the_sdk_stream_object_is_replaced_once():
-    original = ResponseWriter.__dict__["stream_object"]
-    try:
-        if original is not stream_object_as_json:
-            assert dump_messages_as_json() is True
-        assert ResponseWriter.__dict__["stream_object"] is stream_object_as_json
-        assert dump_messages_as_json() is False  # already replaced: left as it is
-    finally:
-        ResponseWriter.stream_object = original
+    with _replaced_once("stream_object", stream_object_as_json, dump_messages_as_json):
+        pass
 
 
 _READER_CHILD = r"""
