@@ -19,8 +19,9 @@ value is worse than asking again), and only when the repair keeps what the model
 wrote (``repair_problem``: the one trust rule, for both strategies). Whatever cannot be
 recovered raises :class:`ArgumentsError`, whose message is written for the
 model (it becomes part of ``prompts.INVALID_ARGUMENTS``). Whatever is decoded must be
-writable by the SDK's encoder: half a surrogate pair becomes U+FFFD (``loads``), and arguments
-nested deeper than ``MAX_DEPTH`` are refused.
+writable by the SDK's encoder: half a surrogate pair becomes U+FFFD (``loads``); arguments
+nested deeper than ``MAX_DEPTH`` are refused when the call is run (``tool_runner``), whichever
+way they were read.
 """
 
 import json
@@ -34,7 +35,6 @@ from agent_core.prompts import (
     MSG_NOT_JSON,
     MSG_NOT_OBJECT,
     MSG_SEVERAL_OBJECTS,
-    MSG_TOO_DEEP,
     MSG_TRUNCATED,
     REPAIR_CUT_LITERAL,
     REPAIR_INVENTED,
@@ -375,7 +375,7 @@ def decode_arguments(raw: str | Mapping[str, Any] | None) -> dict[str, Any]:
     if raw is None:
         return {}
     if isinstance(raw, Mapping):
-        return _shallow_enough(without_lone_surrogates(dict(raw)))
+        return without_lone_surrogates(dict(raw))
     if not isinstance(raw, str):
         raise ArgumentsError(MSG_NOT_OBJECT.format(kind=_kind(raw)))
     if not strip_noise(raw):
@@ -404,18 +404,11 @@ def _as_object(value: Any, raw: str) -> dict[str, Any]:
     if value is None:
         return {}
     if isinstance(value, dict):
-        return _shallow_enough(value)
+        return value
     pieces = split_concatenated(strip_noise(raw))
     if pieces:
         raise ArgumentsError(MSG_SEVERAL_OBJECTS.format(count=len(pieces)))
     raise ArgumentsError(MSG_NOT_OBJECT.format(kind=_kind(value)))
-
-
-def _shallow_enough(value: dict[str, Any]) -> dict[str, Any]:
-    """``value`` itself; raises ArgumentsError when it nests deeper than ``MAX_DEPTH``."""
-    if too_deep(value, MAX_DEPTH):
-        raise ArgumentsError(MSG_TOO_DEEP.format(limit=MAX_DEPTH))
-    return value
 
 
 def too_deep(value: Any, limit: int) -> bool:
