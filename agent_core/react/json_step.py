@@ -116,14 +116,17 @@ def step_text(action: str, action_input: Mapping[str, Any]) -> str:
 
 _FINAL_ACTION = re.compile(r'"action"\s*:\s*"final_answer"')
 _ANSWER_KEY = re.compile(r'(?<!\\)"answer"\s*:\s*"')
+_OPENS_OBJECT = re.compile(r"\s*(?:```[\w-]*\s*)?\{")
+"""The step's text begins one JSON object (after blank space and an opening code fence)."""
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
 class AnswerStream:
     """Feed the step's text as it arrives; get the ``answer`` string's new characters, decoded.
 
-    Streams only once the text has named ``"action": "final_answer"`` before an ``"answer"`` key
-    (a thought is a JSON string, so its quotes are escaped and cannot match). An escape split
+    Streams only when the text begins one JSON object and has named ``"action": "final_answer"``
+    before an ``"answer"`` key (a thought is a JSON string, so its quotes are escaped and cannot
+    match); a step inside a list or after prose is refused, so its answer is never shown. An escape split
     across chunks (``\\u00``, a surrogate pair's first half) waits for the rest.
     """
 
@@ -139,6 +142,8 @@ class AnswerStream:
         if self.closed:
             return ""
         if self._position is None:
+            if not _OPENS_OBJECT.match(self.text):  # a list, or prose: refused later, never streamed
+                return ""
             action = _FINAL_ACTION.search(self.text)
             key = _ANSWER_KEY.search(self.text, action.end()) if action else None
             if key is None:

@@ -110,6 +110,16 @@ def test_nothing_streams_before_the_action_is_known_or_for_a_tool_call():
     assert tool.feed('{"action": "calculator", "action_input": {"answer": "1+1"}}') == ""
 
 
+def test_a_step_inside_a_list_or_after_prose_never_streams_but_a_fenced_one_does():
+    """Such a step is refused: its answer must not reach the chat before the refusal."""
+    step = '{"action": "final_answer", "action_input": {"answer": "x"}}'
+    for text in (f"[{step}]", f"Here it is: {step}"):
+        stream = AnswerStream()
+        assert "".join(stream.feed(piece) for piece in (text[:3], text[3:])) == ""
+    fenced = AnswerStream()
+    assert "".join(fenced.feed(piece) for piece in ("  ``", "`json\n", step, "\n```")) == "x"
+
+
 def test_a_split_escape_waits_for_the_rest():
     stream = AnswerStream()
     out = [stream.feed(p) for p in ['{"action": "final_answer", "action_input": {"answer": "a\\', 'u00e9\\ud83d', '\\ude00b', '"}}']]
