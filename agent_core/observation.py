@@ -56,7 +56,8 @@ A ``blob_chunk`` stream without its ``end`` chunk (the tool stopped early) or wi
 than its ``total_length`` is not forwarded either: a truncated file is corrupt data; the
 observation says the file arrived incomplete. Chunks are joined in sequence order; a gap in the
 numbers with every byte there is a complete file (Dify reassembles by bytes too). A message
-whose ``meta`` is not an object is read with no meta.
+whose ``meta`` is not an object is read with no meta; file data that is not base64 is reported
+as unreadable, never forwarded as its text.
 
 Errors (`fail`): the observation names the tool, the error type and message, never a traceback
 (dify#28207): a traceback is reduced to its last line, and the daemon's nested
@@ -385,6 +386,9 @@ class ObservationCollector:
         if kind == "file":  # Dify's FileMessage ({"file_marker": ..}) is unknown to SDK 0.10.2
             meta = raw.get("meta") if isinstance(raw.get("meta"), dict) else None
             return self._on_file(ToolInvokeMessage(type=_MessageType.FILE, message=None, meta=meta))
+        if kind in ("blob", "blob_chunk") and isinstance(payload, Mapping) and not _is_base64(payload.get("blob")):
+            self._invalid_message(f"{kind} (its data is not base64)")  # the SDK would pass the text on as the file
+            return []
         try:  # copies: the SDK's validator decodes "blob" in place
             copy = {**raw, "message": dict(payload) if isinstance(payload, Mapping) else payload}
             if not isinstance(copy.get("meta"), dict | None):  # a meta that is not an object says nothing usable;
@@ -721,6 +725,18 @@ def _blob_messages(data: bytes, meta: dict | None) -> list[AgentInvokeMessage]:
         )
         for n, piece in enumerate(pieces)
     ]
+
+
+def _is_base64(value: Any) -> bool:
+    """Whether ``value`` is base64 text (what the daemon sends for a file's bytes; an empty
+    string is an empty file). Anything else is left to the SDK's validator to judge."""
+    if not isinstance(value, str):
+        return True
+    try:
+        base64.b64decode("".join(value.split()), validate=True)  # line breaks are allowed
+    except ValueError:
+        return False
+    return True
 
 
 def _chunks_complete(file: _ChunkedFile) -> bool:

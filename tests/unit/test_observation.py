@@ -760,3 +760,17 @@ def test_any_stream_gives_a_bounded_non_empty_observation(messages, max_tokens, 
     assert (outcome.error is not None) == failed
     for message in forwarded:
         SessionMessage(type=SessionMessage.Type.STREAM, data=message.model_dump()).model_dump_json()
+
+
+@pytest.mark.parametrize("kind", ["blob", "blob_chunk"])
+def test_file_data_that_is_not_base64_is_reported_not_forwarded_as_its_text(kind):
+    """The SDK's validator keeps undecodable data as it came: the user would get a file holding
+    the literal text."""
+    message = {"blob": "!!!notbase64@@@"}
+    if kind == "blob_chunk":
+        message.update(id="f", sequence=0, total_length=15, end=True)
+    outcome, forwarded = run({"type": kind, "message": message, "meta": {"filename": "x.bin"}}, text("done"))
+    assert forwarded == []
+    assert "not base64" in outcome.observation and outcome.observation.startswith("done")
+    _, sent = run({"type": "blob", "message": {"blob": "aGVs\nbG8="}, "meta": None})
+    assert [m.message.blob for m in sent] == [b"hello"]
