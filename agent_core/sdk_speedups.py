@@ -185,25 +185,27 @@ def _plain_models() -> tuple[type[BaseModel], ...]:
 
 def stream_object_as_json(self: Any, data: Any) -> Any:
     """``ResponseWriter.stream_object`` dumping a message in JSON mode (see the module text)."""
-    from dify_plugin.core.entities.message import SessionMessage
-
+    session_message, _ = _message_classes()
     if _is_plain_text(data):  # a streamed piece of the answer, the most frequent message
         data = {"type": "text", "message": {"text": data.message.text}, "meta": None}
     elif isinstance(data, BaseModel):
         data = data.model_dump(mode="json")
-    return SessionMessage(type=SessionMessage.Type.STREAM, data=data)
+    return session_message(type=session_message.Type.STREAM, data=data)
 
 
 @functools.cache
-def _agent_message_class() -> type:
+def _message_classes() -> tuple[Any, Any]:
+    """The SDK's ``SessionMessage`` and ``AgentInvokeMessage``, imported once (not on every
+    message, as an import statement in ``stream_object_as_json`` would)."""
+    from dify_plugin.core.entities.message import SessionMessage
     from dify_plugin.entities.agent import AgentInvokeMessage
 
-    return AgentInvokeMessage
+    return SessionMessage, AgentInvokeMessage
 
 
 def _is_plain_text(data: Any) -> bool:
     """An ``AgentInvokeMessage`` text message without meta, whose JSON dump is known."""
-    message_class: Any = _agent_message_class()
+    _, message_class = _message_classes()
     return (
         type(data) is message_class
         and data.type is message_class.MessageType.TEXT

@@ -13,27 +13,9 @@ END = object()
 
 def next_within[T](stream: Iterator[T], seconds: float | None, timed_out: Callable[[], Exception]) -> T | object:
     """The stream's next item, or ``END`` at its end; raises ``timed_out()`` when none came within
-    ``seconds`` (None: wait as long as it takes; 0 or less: the time is already up).
-
-    The timer is a bare ``gevent.Timeout`` (a BaseException) started in the calling greenlet and
-    closed before this returns: the SDK's reader (``FilterReader.read``, dify_plugin 0.10.2)
-    ends a stream quietly on an ordinary exception raised while it waits, and a timer left
-    running could go off later anywhere in the greenlet, inside the SDK's own code.
-    """
-    if seconds is not None and seconds <= 0:
-        raise timed_out()
-    timer = gevent.Timeout(seconds) if seconds is not None else None
-    if timer is not None:
-        timer.start()
-    try:
-        return next(stream, END)
-    except gevent.Timeout as expired:
-        if expired is not timer:
-            raise
-        raise timed_out() from None
-    finally:
-        if timer is not None:
-            timer.close()
+    ``seconds`` (None: wait as long as it takes; 0 or less: the time is already up). The wait of
+    ``each_within`` for one item: its timer is gone once this returns."""
+    return next(each_within(stream, seconds, timed_out), END)
 
 
 def each_within[T](stream: Iterator[T], seconds: float | None, timed_out: Callable[[], Exception]) -> Iterator[T]:
@@ -42,12 +24,15 @@ def each_within[T](stream: Iterator[T], seconds: float | None, timed_out: Callab
 
     One libev timer serves the whole stream, restarted for each item (``again``: some 0.2 µs,
     against some 2.4 µs for a new ``gevent.Timeout``; a model stream asks for thousands of
-    chunks) and stopped while the item is with the consumer, as in ``next_within``. When it
-    goes off it throws a bare ``gevent.Timeout`` (a BaseException, which the SDK's reader does
-    not swallow) into the greenlet waiting for the item.
+    chunks) and stopped while the item is with the consumer: a timer left running could go off
+    anywhere in the greenlet, inside the SDK's own code. When it goes off it throws a bare
+    ``gevent.Timeout`` (a BaseException) into the greenlet waiting for the item: the SDK's
+    reader (``FilterReader.read``, dify_plugin 0.10.2) ends a stream quietly on an ordinary
+    exception raised while it waits.
     """
     if seconds is None:
-        yield from stream
+        for item in stream:  # not ``yield from``: closing this must not close ``stream`` (next_within)
+            yield item
         return
     if seconds <= 0:
         raise timed_out()

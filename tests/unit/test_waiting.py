@@ -71,3 +71,9 @@ def test_each_item_within_its_own_limit_with_one_timer():
 def test_each_within_leaves_an_outer_timeout_alone():
     with pytest.raises(gevent.Timeout), gevent.Timeout(0.05):
         list(each_within(_stream(5), 10.0, Slow))
+
+
+@pytest.mark.parametrize("seconds", [None, 1.0])
+def test_next_within_leaves_the_stream_open_for_the_next_item(seconds):
+    stream = _stream(0, 0, 0)
+    assert [next_within(stream, seconds, Slow) for _ in range(4)] == [0, 1, 2, END]
