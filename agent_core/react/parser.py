@@ -460,6 +460,7 @@ _JSON_SPECIAL = re.compile(r"[{}\[\]\"'\n<]")
 _STRING_SPECIAL: Final = {'"': re.compile(r'[\\"\n]'), "'": re.compile(r"[\\'\n]")}
 _SINGLE_QUOTE_CLOSERS: Final = ",:}] \t\r\n"
 _WHITESPACE = re.compile(r"\s*")
+_STRICT_JSON: Final = json.JSONDecoder()
 
 
 class ReactStreamParser:
@@ -993,11 +994,52 @@ class ReactStreamParser:
             self._blob_done(calls_from_block(text), text, PROBLEM_UNREADABLE_BLOCK)
 
     def _begin_json(self) -> None:
-        """Start capturing at ``{`` or ``[`` (the current character)."""
-        opener = self._take(self._pos + 1)
+        """Start capturing at ``{`` or ``[`` (the current character).
+
+        A value already complete in the buffer and valid as strict JSON is taken in one step
+        (``_whole_json_end``); anything else is read character class by character class by
+        ``_s_json``. Both end the same way: a property test feeds the same text in one piece
+        and in small pieces.
+        """
+        start = self._pos
+        opener = self._take(start + 1)
         self._acc, self._depth, self._quote, self._inner_fence = [opener], 1, "", False
         self._probe = opener if self._purpose == "candidate" else ""
         self._state = _S.JSON
+        end = self._whole_json_end(start)
+        if end is not None:
+            self._acc.append(self._take(end))
+            self._depth, self._probe = 0, ""
+            self._json_done()
+
+    def _whole_json_end(self, start: int) -> int | None:
+        """Where a strict JSON value opening at ``start`` ends, when the buffer holds all of it
+        and ``_s_json`` would read it to that same end; else None.
+
+        Strict JSON has no raw newline, quote or ``<`` that the character reader would stop at
+        inside a string, and no fence or closing tag outside one. An unlabelled candidate is
+        the one case with more rules: it must open like an object, and a line inside it that
+        starts like a ReAct label means it was not JSON after all; both are left to
+        ``_s_json``.
+        """
+        buf = self._buf
+        try:
+            _, end = _STRICT_JSON.raw_decode(buf, start)
+        except (ValueError, RecursionError):
+            return None
+        if self._purpose != "candidate":
+            return end
+        first = _WHITESPACE.match(buf, start + 1).end()
+        if buf[start] == "[" and buf[first : first + 1] != "{":
+            return None
+        line = buf.find("\n", start, end)
+        while line >= 0:
+            for at in (line + 1, _WHITESPACE.match(buf, line + 1).end()):
+                marker = _classify_line(buf, at, False)
+                if marker is _NEED or (isinstance(marker, _Marker) and marker.kind in _LABEL_KINDS):
+                    return None
+            line = buf.find("\n", line + 1, end)
+        return end
 
     def _s_json(self, eof: bool) -> bool:
         if self._closer == "```" and self._line_start:

@@ -1,6 +1,7 @@
 """Properties of the streaming ReAct parser: chunking never matters, nothing raises, the
 events agree with the turn, and time grows linearly with the input."""
 
+import json
 import time
 
 from hypothesis import HealthCheck, given, settings
@@ -174,6 +175,44 @@ def test_arbitrary_text_never_raises_and_chunking_does_not_matter(text, cuts, mu
 def test_marker_soup_never_raises_and_chunking_does_not_matter(text, cuts, multi):
     whole = run([text], allow_multiple_actions=multi)
     assert run(split(text, cuts), allow_multiple_actions=multi) == whole
+    check_consistent(*whole)
+
+
+_JSON_KEYS = st.sampled_from(["action", "action_input", "name", "arguments", "Action", "Thought: x", "q", "é", ""])
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12) | st.sampled_from(["Action: x", "```", "</tool_call>", "a\nb"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_JSON_KEYS, inner, max_size=3),
+    max_leaves=8,
+)
+_JSON_SETTINGS = st.sampled_from(
+    [
+        "Action Input: {json}",
+        "Thought: t\nAction: search\nAction Input: {json}\nObservation: x",
+        "Action:\n```json\n{json}\n```\nmore",
+        "{json}",
+        "Thought: t\n{json}\nFinal Answer: done",
+        "<tool_call>{json}</tool_call>",
+        "Action: {json} trailing",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    _JSON_VALUES,
+    st.sampled_from([None, 0, 2]),
+    _JSON_SETTINGS,
+    st.lists(st.integers(min_value=0, max_value=600), max_size=8),
+    st.booleans(),
+)
+def test_json_read_in_one_step_or_piece_by_piece_gives_the_same_events(value, indent, setting, cuts, multi):
+    """A value complete in the buffer is read in one step; split anywhere it is read character
+    class by character class. Both must tell the same story."""
+
+    text = setting.replace("{json}", json.dumps({"action": "search", "action_input": value}, indent=indent, ensure_ascii=False))
+    whole = run([text], allow_multiple_actions=multi)
+    assert run(split(text, cuts), allow_multiple_actions=multi) == whole
+    assert run(list(text), allow_multiple_actions=multi) == whole
     check_consistent(*whole)
 
 
