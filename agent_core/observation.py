@@ -44,7 +44,10 @@ Images: an ``image_link`` whose URL is not a Dify tool file and whose meta has n
 ``tool_file_id`` is forwarded as ``image`` (Dify downloads it into a tool file) because Dify's
 Agent node looks up ``tool_file_id`` for every ``image_link`` and fails the whole node when it
 is missing; a missing ``tool_file_id`` that the URL names (``/files/tools/<id>.<ext>``) is
-added to the forwarded meta. Inline ``data:`` URLs are never put into the observation.
+added to the forwarded meta. Inline ``data:`` URLs are never put into the observation. An
+address Dify cannot fetch (not http(s) with a host, and not a Dify file: ``javascript:``,
+``file:``, a bare name) is not forwarded, since Dify would answer the user "Failed to download
+image: <address>"; the observation says why.
 
 Files: the daemon reads plugin stdout lines of at most 5 MiB and accepts a chunked file of at
 most 15 MiB (docs/protocol-notes.md §1.2; daemon ``io_tunnel/agent_service.go``). So a file of at most
@@ -107,6 +110,7 @@ from agent_core.prompts import (
     FILE_INCOMPLETE,
     FILE_SENT,
     FILE_TOO_LARGE,
+    IMAGE_NOT_FETCHABLE,
     IMAGE_SENT,
     INLINE_DATA,
     INVALID_RESPONSE,
@@ -425,6 +429,10 @@ class ObservationCollector:
         if url.strip()[:5].lower() == "data:":
             return self._inline_image(url.strip(), message.meta)
         name = _meta_name(message.meta)
+        scheme = _unfetchable_scheme(url, message.meta)
+        if scheme is not None:  # Dify would answer the user "Failed to download image: ..."
+            self._note(IMAGE_NOT_FETCHABLE.format(what=f" ({name})" if name else "", scheme=scheme))
+            return []
         shown = _shown_url(url)
         self._note(IMAGE_SENT.format(what=f"{name} ({shown})" if name else shown))
         return [_image_message(message, url)]
@@ -767,6 +775,25 @@ def _is_tool_file(url: str, meta: Mapping | None) -> bool:
         return urlsplit(url.strip()).path.startswith("/files/")
     except ValueError:
         return False
+
+
+def _unfetchable_scheme(url: str, meta: Mapping | None) -> str | None:
+    """How an image address Dify cannot fetch begins ("starts with 'javascript:'", "has no
+    scheme"), or None when Dify can fetch it: an http(s) address with a host, or a Dify tool file
+    (meta ``tool_file_id`` or a path under ``/files/``, which Dify reads from its own
+    storage). Dify's Agent node downloads every other image address and, when that fails,
+    puts "Failed to download image: <address>" into the user's answer."""
+    if _is_tool_file(url, meta):
+        return None
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return "cannot be read"
+    if parts.scheme.lower() in ("http", "https") and parts.netloc:
+        return None
+    if not parts.scheme:
+        return "has no scheme"
+    return f"starts with '{parts.scheme[:20]}:'"
 
 
 def _tool_file_id_from_url(url: str) -> str | None:

@@ -187,6 +187,10 @@ INVALID_RESPONSE = "(the tool returned an invalid response: {count} unreadable m
 RESULT_LINK = "result link: {url}."
 RESULT_LINK_FORWARDED = "result link: {url}. The file was also sent to the user."
 IMAGE_SENT = "An image was sent to the user: {what}."
+IMAGE_NOT_FETCHABLE = (
+    "An image from the tool{what} was not sent to the user: Dify fetches images from http(s) "
+    "addresses only, and its address {scheme}."
+)
 FILE_SENT = "A file was sent to the user: {what}."
 FILE_INCOMPLETE = (
     "The tool's file {what} arrived incomplete ({received} of {total} bytes) and was not sent to the user."

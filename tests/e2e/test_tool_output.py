@@ -184,6 +184,20 @@ def test_image_link_without_tool_file_id_is_forwarded_as_a_downloadable_image(ru
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_image_address_dify_cannot_fetch_never_reaches_the_chat(run, strategy):
+    """Dify downloads an image address, and when it cannot it answers the user "Failed to
+    download image: <address>"; a ``javascript:`` address is not sent, and the model is told."""
+    responses = [
+        {"type": "image_link", "message": {"text": "javascript:alert(1)"}, "meta": None},
+        {"type": "image", "message": {"text": "https://example.com/ok.png"}, "meta": None},
+    ]
+    result = play(run, strategy, responses)
+    assert [(f["type"], f["text"]) for f in result.files] == [("image", "https://example.com/ok.png")]
+    assert "javascript" not in result.text
+    assert "starts with 'javascript:'" in observation(result)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
 def test_inline_data_image_is_sent_as_a_file_and_its_base64_never_reaches_the_model(run, strategy):
     data = sample_bytes(3000)
     url = "data:image/png;base64," + base64.b64encode(data).decode()

@@ -142,6 +142,35 @@ def test_external_image_link_is_forwarded_as_image_so_dify_downloads_it():
     assert forwarded[0].message.text == "https://cdn.example.com/a.jpg"
 
 
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("javascript:alert(document.cookie)", "starts with 'javascript:'"),
+        ("file:///etc/passwd", "starts with 'file:'"),
+        ("ftp://files.example.com/a.png", "starts with 'ftp:'"),
+        ("cat.png", "has no scheme"),
+        ("https:///no-host.png", "starts with 'https:'"),
+    ],
+)
+def test_an_image_dify_cannot_fetch_is_not_sent_and_the_model_is_told_why(url, said):
+    # Dify downloads an image address and, when it cannot, answers the user "Failed to download image: <address>"
+    outcome, forwarded = run(image(url, M.IMAGE_LINK, {"filename": "chart.png"}))
+    assert forwarded == []
+    assert "An image from the tool (chart.png) was not sent to the user" in outcome.observation
+    assert said in outcome.observation
+    assert "alert" not in outcome.observation and "passwd" not in outcome.observation
+
+
+@pytest.mark.parametrize(
+    ("url", "meta"),
+    [("http://img.example.com/a.png", None), ("/files/tools/f1.png", None), ("local/a.png", {"tool_file_id": "f1"})],
+)
+def test_web_addresses_and_dify_files_are_images_dify_can_fetch(url, meta):
+    outcome, forwarded = run(image(url, M.IMAGE_LINK, meta))
+    assert len(forwarded) == 1 and forwarded[0].message.text == url
+    assert "An image was sent to the user" in outcome.observation
+
+
 def test_inline_image_data_is_forwarded_as_a_file_and_never_reaches_the_model():
     png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 600
     data_url = "data:image/png;base64," + base64.b64encode(png).decode()
