@@ -31,7 +31,7 @@ meets a ``LogMetadata`` key in every log message's metadata, and pydantic-core e
 key through Python, some 15 µs a log line. ``dump_messages_as_json()`` makes it dump with
 ``model_dump(mode="json")``: the same JSON, with plain strings and numbers in the dict. A plain
 text message (a streamed piece of the answer: one per model chunk) is written as its known dict
-without a dump at all.
+without a dump at all, and a log message (six a round) as a dict of its fields.
 
 **Waiting.** The stdio reader hands every read of stdin to a thread of gevent's pool;
 ``read_stdin_nonblocking()`` waits for stdin on the gevent hub instead.
@@ -185,12 +185,32 @@ def _plain_models() -> tuple[type[BaseModel], ...]:
 
 def stream_object_as_json(self: Any, data: Any) -> Any:
     """``ResponseWriter.stream_object`` dumping a message in JSON mode (see the module text)."""
-    session_message, _ = _message_classes()
+    session_message, message_class = _message_classes()
     if _is_plain_text(data):  # a streamed piece of the answer, the most frequent message
         data = {"type": "text", "message": {"text": data.message.text}, "meta": None}
+    elif type(data) is message_class and type(data.message) is message_class.LogMessage:
+        data = _log_dict(data)  # six a round: the log tree
     elif isinstance(data, BaseModel):
         data = data.model_dump(mode="json")
     return session_message(type=session_message.Type.STREAM, data=data)
+
+
+def _log_dict(data: Any) -> dict[str, Any]:
+    """A log message as the dict whose JSON is its ``model_dump(mode="json")``'s: the fields
+    as they are (pydantic-core encodes the values in the line alike), the status and the
+    metadata keys as their strings."""
+    log = data.message
+    metadata = log.metadata
+    if metadata is not None:
+        metadata = {getattr(key, "value", key): value for key, value in metadata.items()}
+    return {
+        "type": data.type.value,
+        "message": {
+            "id": log.id, "label": log.label, "parent_id": log.parent_id, "error": log.error,
+            "status": log.status.value, "data": log.data, "metadata": metadata,
+        },
+        "meta": data.meta,
+    }
 
 
 @functools.cache

@@ -208,6 +208,10 @@ YIELDED = [
     LOG,
     _NODE.start({"tool_name": "search", "tool_input": {"q": "x"}}),
     _NODE.finish({"output": "y" * 3000}, usage=coerce_usage({"total_tokens": 9, "total_price": "0.01"}), error="boom"),
+    LogNode("ROUND 1").finish({
+        "price": decimal.Decimal("0.0000534"), "when": datetime.date(2026, 11, 25), "colour": _Colour.RED,
+        "nan": math.nan, "pair": (1, "two"), "raw": b"bytes", "nested": {"a": [{"b": None}]}, "é": "\u2028",
+    }),
 ]
 
 
