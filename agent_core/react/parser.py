@@ -217,6 +217,7 @@ _LABELS: Final = (
     ("action_input", ("action", "input")),
     ("action", ("action",)),
     ("final_answer", ("final", "answer")),
+    ("final_answer", ("answer",)),  # "Thought: ...\nAnswer: ..." (smaller models drop "Final")
     ("observation", ("observation",)),
     # The same labels as models write them when the instruction or the query is in Chinese
     # (Qwen, DeepSeek, GLM: 思考/行动/行动输入/观察/最终答案, as in Chinese ReAct prompts).
@@ -456,6 +457,8 @@ _RESTING: Final = frozenset({_S.TEXT, _S.ANSWER, _S.DONE, _S.CLOSER})
 _TEXT_STOP = re.compile(r"[\n<]")
 _THOUGHT_STOP = re.compile(r"[\n<F]")
 _NAME_STOP = re.compile(r"[\n{]")
+_BARE_NAME = re.compile(r"[^\W\d][\w.\-]{0,127}")
+"""A tool name alone in an action's fence or tag (``Action:`` then ```` ```search``` ````)."""
 _JSON_SPECIAL = re.compile(r"[{}\[\]\"'\n<]")
 _STRING_SPECIAL: Final = {'"': re.compile(r'[\\"\n]'), "'": re.compile(r"[\\'\n]")}
 _SINGLE_QUOTE_CLOSERS: Final = ",:}] \t\r\n"
@@ -990,8 +993,13 @@ class ReactStreamParser:
         text = "".join(self._acc)
         if self._purpose == "input":
             self._input_done(decode_input(text))
-        else:
-            self._blob_done(calls_from_block(text), text, PROBLEM_UNREADABLE_BLOCK)
+            return
+        calls = calls_from_block(text)
+        if not calls and self._purpose == "blob" and _BARE_NAME.fullmatch(text.strip()):
+            self._acc = [text.strip()]  # Action:\n```\nsearch\n```: the name, fenced; its input follows
+            self._name_done(json_follows=False)
+            return
+        self._blob_done(calls, text, PROBLEM_UNREADABLE_BLOCK)
 
     def _begin_json(self) -> None:
         """Start capturing at ``{`` or ``[`` (the current character).

@@ -711,3 +711,34 @@ def test_labels_written_in_chinese(text, thought, actions, answer):
     assert turn.final_answer == answer
     if thought:
         assert turn.thought == thought
+
+
+@pytest.mark.parametrize(
+    ("text", "thought", "answer"),
+    [
+        ("Thought: The user greets me.\nAnswer: Hello! How can I help?", "The user greets me.", "Hello! How can I help?"),
+        ("Thought: simple sum\n**Answer:** 4", "simple sum", "4"),
+        ("Final Answer: Q: what is 2+2?\nAnswer: 4", "", "Q: what is 2+2?\nAnswer: 4"),  # inside an answer: text
+        ("The answer: it depends on the day.", None, "The answer: it depends on the day."),  # not a label
+    ],
+)
+def test_an_answer_label_without_final_is_the_final_answer(text, thought, answer):
+    """Smaller models write ``Answer:`` for ``Final Answer:``; before, the turn was refused as a
+    thought without an action and the model asked again."""
+    turn = parse_react(text)
+    assert turn.final_answer == answer and turn.actions == () and turn.problem is None
+    if thought is not None:
+        assert turn.thought == thought
+
+
+@pytest.mark.parametrize("fence", ["```", "```text"])
+def test_a_tool_name_alone_in_a_fence_is_the_action_name(fence):
+    text = f'Thought: look it up\nAction:\n{fence}\nweb_search\n```\nAction Input:\n```json\n{{"q": "dify"}}\n```'
+    turn = parse_react(text)
+    assert [(a.name, a.input) for a in turn.actions] == [("web_search", {"q": "dify"})]
+    assert turn.problem is None
+
+
+def test_prose_in_an_action_fence_is_still_a_problem():
+    turn = parse_react("Thought: t\nAction:\n```\nI will search the web now\n```")
+    assert turn.actions == () and "could not be read" in turn.problem

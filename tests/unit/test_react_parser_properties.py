@@ -74,6 +74,7 @@ FRAGMENTS = [
     "Action Input:",
     "Action_input：",
     "Final Answer:",
+    "Answer:",
     "Observation:",
     "Observ",
     "**",
