@@ -30,8 +30,9 @@ starts JSON capture.
 
 Labels are recognised at the start of a line (after indentation and markdown such as ``**``,
 ``## ``, ``> ``), case-insensitively, with ``:`` or ``：``, in English or as models write them
-in Chinese (``思考``, ``行动``, ``行动输入``, ``观察``, ``最终答案``...); ``Action Input`` may also
-follow the tool name on its line. Text with no marker at all is the final answer: it was streamed as
+in Chinese (``思考``, ``行动``, ``行动输入``, ``观察``, ``最终答案``...); ``Answer:`` alone is a
+``Final Answer:`` (smaller models drop the first word); ``Action Input`` may also follow the tool
+name on its line, and the name may stand alone in a fence under ``Action:``. Text with no marker at all is the final answer: it was streamed as
 ThoughtDelta (nothing could be known earlier) and is sent as one AnswerDelta by ``finish()``.
 
 Where behaviours come from (case ids: docs/real-world-cases.md)
