@@ -55,7 +55,8 @@ Where behaviours come from (case ids: docs/real-world-cases.md)
 Shapes from public threads and model habits (``tests/unit/test_react_parser_real_outputs.py``):
 special tokens are dropped, DeepSeek's ``<｜end▁of▁sentence｜>`` too, and ``</s>`` when it ends
 the reply; a dropped token keeps the line start (``<|python_tag|>{"name": ...}``). Envelope keys
-match in any case and separator spelling (``{"Action": ..., "Action Input": ...}``). A block
+match in any case and separator spelling (``{"Action": ..., "Action Input": ...}``), and an object
+holding only a thought and a final answer (``{"thought": ..., "final_answer": ...}``) is the answer. A block
 after ``Action:`` may hold a call ``search(query="x")``. A code block inside a JSON string
 written with raw newlines does not end a fenced blob (dify-official-plugins#2291), and a reply
 wrapped whole in a fence does not end its answer with the closing fence (llama_index#14736).
@@ -164,6 +165,7 @@ class ReactTurn:
 
 
 _FINAL_NAMES: Final = frozenset({"finalanswer"})
+_FINAL_NAME: Final = "Final Answer"
 _NONE_NAME = re.compile(
     r"(?:none|n/?a|null|nil|nothing|no[ _\-]?(?:action|tool)s?(?:[ _\-]?(?:needed|required))?)(?:\W.*)?",
     re.I | re.S,
@@ -172,6 +174,27 @@ _NONE_NAME = re.compile(
 
 def _is_final_name(name: str) -> bool:
     return re.sub(r"[\s_\-]", "", name.lower()) in _FINAL_NAMES
+
+
+_THOUGHT_KEYS: Final = frozenset({"thought", "thoughts", "thinking", "reasoning"})
+
+
+def _answer_object(value: Any) -> tuple[Any, Any] | None:
+    """``{"thought": ..., "final_answer": ...}`` (keys in any case and separator spelling,
+    the thought optional, nothing else) -> (thought, answer); else None. A model told to write
+    Thought / Final Answer sometimes writes them as one JSON object instead."""
+    if not isinstance(value, dict):
+        return None
+    thought, answer, found = None, None, False
+    for key, item in value.items():
+        name = re.sub(r"[\s_\-]", "", str(key).lower())
+        if name in _FINAL_NAMES and not found:
+            answer, found = item, True
+        elif name in _THOUGHT_KEYS and thought is None:
+            thought = item
+        else:
+            return None
+    return (thought, answer) if found else None
 
 
 def _is_none_name(name: str) -> bool:
@@ -1160,6 +1183,14 @@ class ReactStreamParser:
             self._input_done(decode_input(text))
             return
         value = decode_json(text)
+        answer = _answer_object(value)
+        if answer is not None:  # {"thought": "...", "final_answer": "..."}
+            thought, reply = answer
+            if isinstance(thought, str) and thought.strip():
+                self._emit_thought(thought.strip() + "\n")
+            self._labels_seen = True
+            self._deliver([(_FINAL_NAME, reply)])
+            return
         calls = [] if value is FAIL else interpret(value, strict=self._purpose == "candidate")
         if self._purpose == "candidate" and not calls and (value is not FAIL or envelope_name(text) is None):
             self._abort_candidate()  # prose or a JSON answer after all

@@ -742,3 +742,26 @@ def test_a_tool_name_alone_in_a_fence_is_the_action_name(fence):
 def test_prose_in_an_action_fence_is_still_a_problem():
     turn = parse_react("Thought: t\nAction:\n```\nI will search the web now\n```")
     assert turn.actions == () and "could not be read" in turn.problem
+
+
+@pytest.mark.parametrize(
+    ("text", "thought", "answer"),
+    [
+        ('{"thought": "I know this", "final_answer": "Paris"}', "I know this", "Paris"),
+        ('```json\n{"Thought": "t", "Final Answer": "It is **42**."}\n```', "t", "It is **42**."),
+        ('{"finalAnswer": {"city": "Paris", "country": "France"}}', "", '{"city": "Paris", "country": "France"}'),
+    ],
+)
+def test_thought_and_final_answer_written_as_one_json_object(text, thought, answer):
+    turn = parse_react(text)
+    assert turn.final_answer == answer and turn.actions == () and turn.problem is None
+    assert turn.thought == thought
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"thought": "t", "answer": "Paris"}', '{"final_answer": "Paris", "sources": ["a"]}', '{"city": "Paris"}'],
+)
+def test_other_json_objects_stay_the_answer_as_written(text):
+    """An object with any other key may be the JSON the user asked for: it is the answer, whole."""
+    assert parse_react(text).final_answer == text

@@ -50,6 +50,7 @@ CORPUS = [
     "THOUGHT： t\nACTION： search\nACTION_INPUT： {'q': 1, 'r': None,}",
     "<thinking>plan</thinking>Thought: the set {1, 2} and [3\n{ note\nFinal Answer:  \n Hello <b>world</b>\nObs",
     "Final Answer: A<think>hidden</think>B<|im_end|>\n\n",
+    '{"thought": "t", "final_answer": "Paris"}',
     'Action: search Action Input: {"q": "x"}\nThought: more\nAction: Search[Apple]\nAction: two\nAction Input: "s"',
     'Action:\n```json\n{"action": "a", "action_input": {}}\n```\nAction:\n```\n{"action": "b", "action_input": 1}\n```',
     "Use this:\n```python\nprint({'a': 1})\n```\n```json\n{\"a\": 1}\n```\n[1] ref",
