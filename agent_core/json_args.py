@@ -362,7 +362,8 @@ def split_concatenated(text: str) -> list[Any] | None:
 def decode_arguments(raw: str | Mapping[str, Any] | None) -> dict[str, Any]:
     """Arguments of one tool call as a dict.
 
-    ``None``, ``''``, ``'null'``, a lone special token -> ``{}`` (camel4338: tools without parameters);
+    ``None``, ``''``, ``'null'``, ``'[]'``, a lone special token -> ``{}`` (camel4338: tools without
+    parameters); an array holding one object -> that object;
     a mapping -> a dict copy (ollama8337); a JSON object text -> the object;
     a JSON string holding an object (double encoding) -> the object
     (smolagents1003).
@@ -376,6 +377,8 @@ def decode_arguments(raw: str | Mapping[str, Any] | None) -> dict[str, Any]:
         return {}
     if isinstance(raw, Mapping):
         return without_lone_surrogates(dict(raw))
+    if isinstance(raw, list) and (not raw or (len(raw) == 1 and isinstance(raw[0], Mapping))):
+        return without_lone_surrogates(dict(raw[0])) if raw else {}
     if not isinstance(raw, str):
         raise ArgumentsError(MSG_NOT_OBJECT.format(kind=_kind(raw)))
     if not strip_noise(raw):
@@ -401,10 +404,12 @@ def _unwrap(text: str) -> Any:
 
 
 def _as_object(value: Any, raw: str) -> dict[str, Any]:
-    if value is None:
+    if value is None or value == []:  # [] for a tool without parameters: nothing is lost
         return {}
     if isinstance(value, dict):
         return value
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict):
+        return value[0]  # [{"city": "Paris"}]: the one object, as written
     pieces = split_concatenated(strip_noise(raw))
     if pieces:
         raise ArgumentsError(MSG_SEVERAL_OBJECTS.format(count=len(pieces)))

@@ -203,6 +203,20 @@ def test_non_object_json_is_an_error(raw, kind):
         decode_arguments(raw)
 
 
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [("[]", {}), ([], {}), ('[{"city": "Paris"}]', {"city": "Paris"}), ("[{'n': 1}]", {"n": 1})],
+)
+def test_an_empty_array_or_one_object_in_an_array_loses_nothing(raw, expected):
+    """Some models send ``[]`` for a tool without parameters, or wrap the object in an array."""
+    assert decode_arguments(raw) == expected
+
+
+def test_several_objects_in_an_array_are_still_refused():
+    with pytest.raises(ArgumentsError, match="not an array"):
+        decode_arguments('[{"a": 1}, {"a": 2}]')
+
+
 def test_glued_objects_get_their_own_message():
     with pytest.raises(ArgumentsError, match="2 JSON objects"):
         decode_arguments('{"a": 1}{"a": 2}')
