@@ -9,7 +9,9 @@ Shapes
 * ``AnswerDelta(text)`` - final-answer text, streamed after ``Final Answer:`` (leading and trailing
   whitespace trimmed); sent whole when the answer comes in a JSON blob or from a fallback below.
 * ``ActionFound(name, input, raw)`` - one tool call, emitted the moment its JSON closes (or, for a
-  text input, when the next label or the end arrives). ``input`` is a dict, a string (text the
+  text input, when the next label or the end arrives). A call in bare JSON with no ``Action:``
+  label is held until the turn shows it was not an example inside the thought: a labelled action
+  later in the turn drops it back into the thought, anything else emits it. ``input`` is a dict, a string (text the
   caller must fit to the tool) or None; ``raw`` is the action as written, from its label or tag.
 
 ``finish()`` flushes and returns the last events; then ``result()`` is the ``ReactTurn``.
@@ -519,6 +521,9 @@ class ReactStreamParser:
         self._wrapped = False  # a fence line opened in the visible text and not closed yet
         self._answering = False
         self._actions: list[ActionFound] = []
+        self._unlabelled: list[tuple[list[Call], str]] = []  # calls in bare JSON, held: see _deliver
+        self._marked = False  # a special token just announced a call
+        self._candidate_marked = False  # the bare JSON being read follows such a token
         self._span: list[str] | None = None  # raw text of the construct being read
         self._acc: list[str] = []  # its content: name line, input, JSON or block text
         self._name = ""
@@ -568,6 +573,7 @@ class ReactStreamParser:
             if self._state in _RESTING:
                 break
             self._close_construct()
+        self._commit_unlabelled()
         self._turn = self._settle()
         return self._drain()
 
@@ -640,6 +646,7 @@ class ReactStreamParser:
 
     def _emit_thought(self, text: str) -> None:
         if text:
+            self._marked = self._marked and not text.strip()  # a call token counts for what follows it
             self._thought.append(text)
             self._delta(ThoughtDelta, text)
 
@@ -730,8 +737,9 @@ class ReactStreamParser:
             self._purpose, self._closer, self._state = "blob", tag.closer, _S.TAG_OPEN
         else:  # a stray closing tag or a special token: dropped, leaving the line start as it was
             at_line_start = self._line_start
-            self._take(self._pos + tag.length, record=False)
+            token = self._take(self._pos + tag.length, record=False).lower()
             self._line_start = at_line_start  # <|python_tag|>{"name": ...} still opens a line
+            self._marked = "python" in token or "tool" in token  # a token announcing a call
 
     def _on_line_marker(self, marker: _Marker) -> bool:
         """Act on a marker at a line start in text; False when the line is plain text after all."""
@@ -741,6 +749,7 @@ class ReactStreamParser:
         elif kind == "special":  # dropped; what follows still starts the line
             self._take(marker.end, record=False)
             self._line_start = True
+            self._marked = True  # <|python_tag|>, [TOOL_CALLS]: what follows is meant as a call
         elif kind in ("brace", "fence"):
             self._wrapped = self._wrapped != (kind == "fence")
             return self._start_candidate(marker)
@@ -750,6 +759,10 @@ class ReactStreamParser:
         return True
 
     def _on_label(self, kind: str, end: int) -> None:
+        if kind in ("action", "action_input"):
+            self._drop_unlabelled()
+        elif kind != "thought":
+            self._commit_unlabelled()
         if kind == "thought":
             self._take(end)
         elif kind == "observation":
@@ -773,6 +786,7 @@ class ReactStreamParser:
         self._start_span()
         self._take(marker.end)
         self._purpose = "candidate"
+        self._candidate_marked, self._marked = self._marked, False
         if marker.kind == "fence":
             self._closer, self._state = "```", _S.FENCE_OPEN
         else:
@@ -1241,8 +1255,41 @@ class ReactStreamParser:
         self._resume()
 
     def _deliver(self, calls: list[Call]) -> None:
-        """Record the calls of one construct; a "Final Answer" name becomes the answer."""
+        """Record the calls of one construct; a "Final Answer" name becomes the answer.
+
+        Calls read from bare JSON (no ``Action:`` label) are held until the turn shows whether
+        they were its action or an example in its thought: an ``Action:`` label later in the
+        turn drops them (their text goes back to the thought; dify-official-plugins#3861), and
+        anything else (another label, the end of the reply) makes them the turn's actions. Bare
+        JSON after a call token (``<|python_tag|>``) is a call at once."""
         raw = self._end_span()
+        held = self._purpose == "candidate" and not self._candidate_marked and not self._actions
+        if held and not any(_is_final_name(name) for name, _ in calls):
+            self._unlabelled.append((calls, raw))
+            self._state = _S.CLOSER if self._closer else _S.TEXT
+            return
+        self._commit_unlabelled()
+        if self._state != _S.DONE:
+            self._record(calls, raw)
+
+    def _drop_unlabelled(self) -> None:
+        """A labelled action follows: the bare JSON before it was part of the thought."""
+        for _, raw in self._unlabelled:
+            self._emit_thought(raw + "\n")
+        self._unlabelled = []
+
+    def _commit_unlabelled(self) -> None:
+        """No labelled action came: the bare JSON calls are the turn's actions."""
+        held, self._unlabelled = self._unlabelled, []
+        for calls, raw in held:
+            if self._state == _S.DONE:
+                break
+            state = self._state
+            self._record(calls, raw)
+            if self._state != _S.DONE:
+                self._state = state
+
+    def _record(self, calls: list[Call], raw: str) -> None:
         for name, value in calls:
             if _is_none_name(name):
                 self._none_action = True

@@ -204,3 +204,16 @@ def test_json_answer_object_is_the_answer(run):
     result = react(run, [{"text": text, "split": 4}], tools=[weather_tool()])
     assert_clean_end(result)
     assert result.text == "Paris is the capital." and not result.tool_requests
+
+
+def test_json_shown_in_a_thought_is_not_run_when_a_labelled_action_follows(run):
+    """dify-official-plugins#3861: a JSON object in the thought (an example of the format) ran
+    instead of the real action; only the labelled action runs, and the example stays thought."""
+    text = (
+        'Thought: the tool takes input like\n{"action": "get_weather", "action_input": {"city": "Example"}}\n'
+        'Action: get_weather\nAction Input: {"city": "Paris"}'
+    )
+    result = react(run, [{"text": text, "split": 7}, {"text": "Final Answer: Sunny."}], tools=[weather_tool()])
+    assert_clean_end(result)
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
+    assert result.text == "Sunny."

@@ -444,6 +444,20 @@ def test_python_tag_call_is_emitted_when_its_json_closes():
     assert [e.name for e in events if isinstance(e, ActionFound)] == ["search"]
 
 
+def test_bare_json_call_waits_for_the_turn_to_show_it_was_the_action():
+    """dify-official-plugins#3861: JSON in a thought is not the action when a labelled action follows."""
+    parser = ReactStreamParser(allow_multiple_actions=True)
+    events = parser.feed('Thought: the format is\n{"action": "search", "action_input": {"q": 1}}\n')
+    assert not [e for e in events if isinstance(e, ActionFound)]
+    events = parser.feed('Action: lookup\nAction Input: {"q": 2}') + parser.finish()
+    assert [(e.name, e.input) for e in events if isinstance(e, ActionFound)] == [("lookup", {"q": 2})]
+    assert '{"action": "search"' in parser.result().thought
+
+    parser = ReactStreamParser(allow_multiple_actions=True)
+    parser.feed('Thought: t\n{"action": "search", "action_input": {"q": 1}}\nmore thought')
+    assert [e.name for e in parser.finish() if isinstance(e, ActionFound)] == ["search"]
+
+
 def test_code_block_in_final_json_is_not_cut_at_its_fence():
     parser = ReactStreamParser()
     text = 'Action:\n```json\n{"action": "Final Answer", "action_input": "Use:\n```python\nprint(1)\n```\n'
