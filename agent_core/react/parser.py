@@ -521,7 +521,7 @@ class ReactStreamParser:
         self._wrapped = False  # a fence line opened in the visible text and not closed yet
         self._answering = False
         self._actions: list[ActionFound] = []
-        self._unlabelled: list[tuple[list[Call], str]] = []  # calls in bare JSON, held: see _deliver
+        self._unlabelled: list[tuple[list[Call], str] | str] = []  # bare JSON calls and the thought after them, held: see _deliver
         self._marked = False  # a special token just announced a call
         self._candidate_marked = False  # the bare JSON being read follows such a token
         self._span: list[str] | None = None  # raw text of the construct being read
@@ -647,6 +647,9 @@ class ReactStreamParser:
     def _emit_thought(self, text: str) -> None:
         if text:
             self._marked = self._marked and not text.strip()  # a call token counts for what follows it
+            if self._unlabelled:  # kept in order behind a held call (see _deliver)
+                self._unlabelled.append(text)
+                return
             self._thought.append(text)
             self._delta(ThoughtDelta, text)
 
@@ -1274,20 +1277,21 @@ class ReactStreamParser:
 
     def _drop_unlabelled(self) -> None:
         """A labelled action follows: the bare JSON before it was part of the thought."""
-        for _, raw in self._unlabelled:
-            self._emit_thought(raw + "\n")
-        self._unlabelled = []
+        held, self._unlabelled = self._unlabelled, []
+        for item in held:
+            self._emit_thought(item if isinstance(item, str) else item[1] + "\n")
 
     def _commit_unlabelled(self) -> None:
         """No labelled action came: the bare JSON calls are the turn's actions."""
         held, self._unlabelled = self._unlabelled, []
-        for calls, raw in held:
-            if self._state == _S.DONE:
-                break
-            state = self._state
-            self._record(calls, raw)
-            if self._state != _S.DONE:
-                self._state = state
+        state = self._state
+        for item in held:
+            if isinstance(item, str):
+                self._emit_thought(item)
+            elif self._state != _S.DONE:  # one action only, unless several are allowed
+                self._record(*item)
+        if self._state != _S.DONE:
+            self._state = state
 
     def _record(self, calls: list[Call], raw: str) -> None:
         for name, value in calls:
