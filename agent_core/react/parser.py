@@ -9,10 +9,11 @@ Shapes
 * ``AnswerDelta(text)`` - final-answer text, streamed after ``Final Answer:`` (leading and trailing
   whitespace trimmed); sent whole when the answer comes in a JSON blob or from a fallback below.
 * ``ActionFound(name, input, raw)`` - one tool call, emitted the moment its JSON closes (or, for a
-  text input, when the next label or the end arrives). A call in bare JSON with no ``Action:``
-  label is held until the turn shows it was not an example inside the thought: a labelled action
-  later in the turn drops it back into the thought, anything else emits it. ``input`` is a dict, a string (text the
+  text input, when the next label or the end arrives). ``input`` is a dict, a string (text the
   caller must fit to the tool) or None; ``raw`` is the action as written, from its label or tag.
+  A call in bare JSON with no ``Action:`` label is held until the turn shows it was not an
+  example inside the thought: a labelled action later in the turn drops it back into the
+  thought, anything else emits it.
 
 ``finish()`` flushes and returns the last events; then ``result()`` is the ``ReactTurn``.
 Adjacent deltas of one kind may be split differently depending on chunking; their concatenation
@@ -34,8 +35,9 @@ Labels are recognised at the start of a line (after indentation and markdown suc
 ``## ``, ``> ``), case-insensitively, with ``:`` or ``：``, in English or as models write them
 in Chinese (``思考``, ``行动``, ``行动输入``, ``观察``, ``最终答案``...); ``Answer:`` alone is a
 ``Final Answer:`` (smaller models drop the first word); ``Action Input`` may also follow the tool
-name on its line, and the name may stand alone in a fence under ``Action:``. Text with no marker at all is the final answer: it was streamed as
-ThoughtDelta (nothing could be known earlier) and is sent as one AnswerDelta by ``finish()``.
+name on its line, and the name may stand alone in a fence under ``Action:``. Text with no marker
+at all is the final answer: it was streamed as ThoughtDelta (nothing could be known earlier) and
+is sent as one AnswerDelta by ``finish()``.
 
 Where behaviours come from (case ids: docs/real-world-cases.md)
 -----------------------------------------------------------------
@@ -57,9 +59,9 @@ Where behaviours come from (case ids: docs/real-world-cases.md)
 Shapes from public threads and model habits (``tests/unit/test_react_parser_real_outputs.py``):
 special tokens are dropped, DeepSeek's ``<｜end▁of▁sentence｜>`` too, and ``</s>`` when it ends
 the reply; a dropped token keeps the line start (``<|python_tag|>{"name": ...}``). Envelope keys
-match in any case and separator spelling (``{"Action": ..., "Action Input": ...}``), and an object
-holding only a thought and a final answer (``{"thought": ..., "final_answer": ...}``) is the answer. A block
-after ``Action:`` may hold a call ``search(query="x")``. A code block inside a JSON string
+match in any case and separator spelling (``{"Action": ..., "Action Input": ...}``), and an
+object holding only a thought and a final answer (``{"thought": ..., "final_answer": ...}``) is
+the answer. A block after ``Action:`` may hold a call ``search(query="x")``. A code block inside a JSON string
 written with raw newlines does not end a fenced blob (dify-official-plugins#2291), and a reply
 wrapped whole in a fence does not end its answer with the closing fence (llama_index#14736).
 
@@ -521,7 +523,8 @@ class ReactStreamParser:
         self._wrapped = False  # a fence line opened in the visible text and not closed yet
         self._answering = False
         self._actions: list[ActionFound] = []
-        self._unlabelled: list[tuple[list[Call], str] | str] = []  # bare JSON calls and the thought after them, held: see _deliver
+        # calls read from bare JSON, and the thought text after them, held (see _deliver)
+        self._unlabelled: list[tuple[list[Call], str] | str] = []
         self._marked = False  # a special token just announced a call
         self._candidate_marked = False  # the bare JSON being read follows such a token
         self._span: list[str] | None = None  # raw text of the construct being read
