@@ -238,7 +238,7 @@ def calls_from_block(text: str) -> list[Call]:
     """Calls written inside ``<tool_call>``/``<action>`` or a non-JSON fence: JSON, a call or XML.
 
     A call is ``search(query="x")``, read as on an ``Action:`` line (code-writing models put it in
-    a python fence after ``Action:``). XML forms:
+    a python fence after ``Action:``), or Gemini's ``print(default_api.search(query="x"))``. XML forms:
     ``<function=name><parameter=k>v</parameter></function>`` (mlxswift529) and
     ``<tool_name>x</tool_name><arguments><arg key="k">v</arg></arguments>`` (dspygo167).
     """
@@ -248,7 +248,11 @@ def calls_from_block(text: str) -> list[Call]:
         return [] if value is FAIL else interpret(value, False)
     call = CALL_FORM.fullmatch(text)
     if call:
-        return [(call.group(1), call_arguments(call.group(2)))]
+        name, inside = call.group(1), call.group(2)
+        nested = CALL_FORM.fullmatch(inside.strip())
+        if name == "print" and nested:  # Gemini's ```tool_code: print(default_api.search(query="x"))
+            name, inside = nested.group(1), nested.group(2)
+        return [(name.removeprefix("default_api."), call_arguments(inside))]
     text = text[:_XML_MAX]
     function = _XML_FUNCTION.search(text)
     if function:

@@ -115,7 +115,7 @@ def _option_values(parameter: ToolParameter) -> list[str]:
     return [str(option.value) for option in parameter.options]
 
 
-_NAME_PREFIX = re.compile(r"^(?:functions?|tools?)\s*[.:]\s*", re.I)
+_NAME_PREFIX = re.compile(r"^(?:functions?|tools?|default_api)\s*[.:]\s*", re.I)
 _NAME_SEPARATORS = re.compile(r"[\s_\-.]+")
 
 

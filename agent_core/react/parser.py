@@ -267,6 +267,8 @@ _LABEL_MAX: Final = 48
 _FENCE = re.compile(r"```+[ \t]*(?:([\w+\-.]+)[ \t]*)?(?:\r?\n|(?=[{\[]))")
 _FENCE_PARTIAL = re.compile(r"`{1,2}|```+[ \t]*(?:[\w+\-.]+[ \t]*)?\r?")
 _CANDIDATE_FENCES: Final = frozenset({"", "json", "json5", "jsonc", "tool_call", "tool_code"})
+_CALL_FENCES: Final = frozenset({"tool_call", "tool_code"})
+"""Fences that announce a call: their block may hold a code call (Gemini's ```tool_code)."""
 
 
 def _skip_chars(text: str, i: int, chars: str) -> int:
@@ -527,6 +529,7 @@ class ReactStreamParser:
         self._unlabelled: list[tuple[list[Call], str] | str] = []
         self._marked = False  # a special token just announced a call
         self._candidate_marked = False  # the bare JSON being read follows such a token
+        self._call_fence = False  # the candidate is a ```tool_code / ```tool_call block
         self._span: list[str] | None = None  # raw text of the construct being read
         self._acc: list[str] = []  # its content: name line, input, JSON or block text
         self._name = ""
@@ -793,6 +796,7 @@ class ReactStreamParser:
         self._take(marker.end)
         self._purpose = "candidate"
         self._candidate_marked, self._marked = self._marked, False
+        self._call_fence = marker.kind == "fence" and marker.info in _CALL_FENCES
         if marker.kind == "fence":
             self._closer, self._state = "```", _S.FENCE_OPEN
         else:
@@ -986,7 +990,7 @@ class ReactStreamParser:
             return False
         if self._buf[self._pos] in "{[":
             self._begin_json()
-        elif self._purpose == "candidate":
+        elif self._purpose == "candidate" and not self._call_fence:
             self._abort_candidate()
         else:
             self._acc, self._state = [], _S.DELIMITED
@@ -1039,6 +1043,9 @@ class ReactStreamParser:
             self._input_done(decode_input(text))
             return
         calls = calls_from_block(text)
+        if not calls and self._purpose == "candidate":  # a ```tool_code block that holds no call
+            self._abort_candidate()
+            return
         if not calls and self._purpose == "blob" and _BARE_NAME.fullmatch(text.strip()):
             self._acc = [text.strip()]  # Action:\n```\nsearch\n```: the name, fenced; its input follows
             self._name_done(json_follows=False)

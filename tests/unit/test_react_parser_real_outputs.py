@@ -491,3 +491,23 @@ def test_reader_reports_a_thought_only_reply():
     streamed, turn = _turn("Thought: The current language of the user is: en. I need")
     assert streamed == ""
     assert turn.decision == ParseFailure(PROBLEM_THOUGHT_ONLY)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '```tool_code\nprint(default_api.web_search(query="dify", limit=3))\n```',
+        'Thought: look it up\n```tool_code\nweb_search(query="dify", limit=3)\n```',
+        'Action:\n```python\nprint(default_api.web_search(query="dify", limit=3))\n```',
+    ],
+)
+def test_gemini_tool_code_block_is_a_call(text):
+    """Gemini models write calls as ```tool_code blocks, often as print(default_api.<tool>(...))."""
+    turn = parse_everywhere(text)
+    assert [(a.name, a.input) for a in turn.actions] == [("web_search", {"query": "dify", "limit": 3})]
+    assert turn.final_answer is None
+
+
+def test_a_tool_code_block_without_a_call_is_text():
+    turn = parse_everywhere("```tool_code\njust some words\n```\nok")
+    assert turn.actions == () and "just some words" in turn.final_answer
