@@ -35,7 +35,8 @@ Labels are recognised at the start of a line (after indentation and markdown suc
 ``## ``, ``> ``), case-insensitively, with ``:`` or ``：``, in English or as models write them
 in Chinese (``思考``, ``行动``, ``行动输入``, ``观察``, ``最终答案``...); ``Answer:`` alone is a
 ``Final Answer:`` (smaller models drop the first word); ``Action Input`` may also follow the tool
-name on its line, and the name may stand alone in a fence under ``Action:``. Text with no marker
+name on its line, or come on the next line as ``Input:``, ``Parameters:`` or ``Arguments:``, and
+the name may stand alone in a fence under ``Action:``. Text with no marker
 at all is the final answer: it was streamed as ThoughtDelta (nothing could be known earlier) and
 is sent as one AnswerDelta by ``finish()``.
 
@@ -355,6 +356,28 @@ def _classify_line(text: str, i: int, eof: bool) -> _Marker | _Need | None:
     if plain and text[j] == "`":
         return _classify_fence(text, j, eof)
     return _match_label(text, j, eof)
+
+
+_INPUT_LABELS: Final = (("tool", "input"), ("input",), ("parameters",), ("params",), ("arguments",), ("args",))
+"""What models write for ``Action Input`` on the line after ``Action: <name>``; read only there."""
+
+
+def _input_label(text: str, i: int, eof: bool) -> _Marker | _Need | None:
+    """``Input:`` / ``Parameters:`` / ``Arguments:`` ... at ``text[i:]`` (after markdown), as an
+    ``action_input`` marker."""
+    j = _skip_chars(text, i, _MD_CHARS)
+    if j - i > _PREFIX_MAX:
+        return None
+    seg = text[j : j + _LABEL_MAX].lower()
+    cut = len(text) - j > _LABEL_MAX
+    partial = False
+    for words in _INPUT_LABELS:
+        found = _label_end(seg, words)
+        if isinstance(found, tuple):
+            end, open_tail = found
+            return _NEED if open_tail and not eof and not cut else _Marker("action_input", j + end)
+        partial = partial or found is _NEED
+    return _NEED if partial and not eof and not cut else None
 
 
 _INLINE_FINAL: Final = ("Final Answer:", "Final Answer：")
@@ -924,6 +947,10 @@ class ReactStreamParser:
         marker = _classify_line(self._buf, self._pos, eof) if self._line_start else None
         if marker is _NEED:
             return False
+        if marker is None and self._line_start:  # "Input:", "Parameters:" ... right under the name
+            marker = _input_label(self._buf, self._pos, eof)
+            if marker is _NEED:
+                return False
         kind = marker.kind if isinstance(marker, _Marker) else ""
         if kind == "action_input":
             self._take(marker.end)

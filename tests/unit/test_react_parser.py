@@ -765,3 +765,17 @@ def test_thought_and_final_answer_written_as_one_json_object(text, thought, answ
 def test_other_json_objects_stay_the_answer_as_written(text):
     """An object with any other key may be the JSON the user asked for: it is the answer, whole."""
     assert parse_react(text).final_answer == text
+
+
+@pytest.mark.parametrize("label", ["Input:", "**Parameters:**", "Arguments:", "Args:", "Tool Input:", "params："])
+def test_an_input_label_other_than_action_input_right_under_the_name(label):
+    """Models write "Input:" or "Parameters:" for "Action Input:"; the input is not lost."""
+    turn = parse_react(f'Thought: t\nAction: search\n{label} {{"q": "x"}}')
+    assert [(a.name, a.input) for a in turn.actions] == [("search", {"q": "x"})]
+
+
+def test_input_words_elsewhere_are_not_labels():
+    turn = parse_react("Thought: Input: the user asked twice.\nFinal Answer: done")
+    assert turn.final_answer == "done" and turn.thought == "Input: the user asked twice."
+    turn = parse_react("Thought: t\nAction: search\nInputs are ready.")
+    assert [(a.name, a.input) for a in turn.actions] == [("search", None)]

@@ -76,6 +76,8 @@ FRAGMENTS = [
     "Action_input：",
     "Final Answer:",
     "Answer:",
+    "Input:",
+    "Parameters:",
     "Observation:",
     "Observ",
     "**",
