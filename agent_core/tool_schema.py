@@ -115,17 +115,6 @@ def _option_values(parameter: ToolParameter) -> list[str]:
     return [str(option.value) for option in parameter.options]
 
 
-_NAME_PREFIX = re.compile(r"^(?:functions?|tools?|default_api)\s*[.:]\s*", re.I)
-_NAME_SEPARATORS = re.compile(r"[\s_\-.]+")
-
-
-def _name_key(name: str) -> str:
-    """A tool name reduced to what a model keeps of it (see ``ToolRegistry.resolve``)."""
-    text = name.strip().strip("`'\"*").strip()
-    text = _NAME_PREFIX.sub("", text.removesuffix("()").strip())
-    return _NAME_SEPARATORS.sub("_", text).strip("_").casefold()
-
-
 class ToolRegistry:
     """The node's tools, by the exact name the model was given.
 
@@ -139,7 +128,6 @@ class ToolRegistry:
         for tool in tools or ():
             self._tools[_unique_name(tool.identity.name, self._tools)] = tool
         self._prompt_tools: tuple[PromptMessageTool, ...] | None = None
-        self._keys: dict[str, list[str]] | None = None  # _name_key -> offered names, for resolve()
 
     def prompt_tools(self) -> list[PromptMessageTool]:
         """One ``PromptMessageTool`` per tool, under its registry name.
@@ -155,20 +143,6 @@ class ToolRegistry:
     def get(self, name: str) -> ToolEntity | None:
         """The tool offered as ``name`` (exact match only), else None."""
         return self._tools.get(name)
-
-    def resolve(self, name: str) -> str | None:
-        """The offered name a model meant when it typed ``name``: the name itself when offered,
-        else the one offered name that reads the same apart from case, separators, quotes or
-        backticks, a trailing ``()`` and a ``functions.`` prefix (``Web Search`` and
-        ```web-search()``` for ``web_search``); None when no name, or more than one, does."""
-        if name in self._tools:
-            return name
-        if self._keys is None:
-            self._keys = {}
-            for offered in self._tools:
-                self._keys.setdefault(_name_key(offered), []).append(offered)
-        matches = self._keys.get(_name_key(name), [])
-        return matches[0] if len(matches) == 1 else None
 
     def names(self) -> list[str]:
         """Names offered to the model, in the node's order."""

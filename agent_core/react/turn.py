@@ -44,9 +44,8 @@ def _tool_calls(
                 continue
         else:
             decoded = action.input
-        name = registry.resolve(action.name) or action.name  # "Web Search" for web_search
-        arguments = arguments_for(decoded, prompt_tools.get(name))
-        calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
+        arguments = arguments_for(decoded, prompt_tools.get(action.name))
+        calls.append(ToolCall(id=call_id, name=action.name, arguments=arguments))
     return tuple(calls), tuple(invalid)
 
 

@@ -188,17 +188,6 @@ def test_action_input_that_cannot_be_read_is_refused_with_the_reason(run):
     assert result.text == "Sunny."
 
 
-def test_a_tool_name_typed_loosely_runs_that_tool(run):
-    """Models type names as they read them ("Get Weather", `get-weather`): the one tool that reads
-    the same runs, and the model sees its real name in the scratchpad."""
-    text = 'Thought: check it\nAction: Get Weather\nAction Input: {"city": "Paris"}'
-    result = react(run, [{"text": text, "split": 3}, {"text": "Final Answer: Sunny."}], tools=[weather_tool()])
-    assert_clean_end(result)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
-    assert '"action": "get_weather"' in last_prompt_text(result.llm_requests[1])
-    assert result.text == "Sunny."
-
-
 def test_json_answer_object_is_the_answer(run):
     text = '{"thought": "I know this", "final_answer": "Paris is the capital."}'
     result = react(run, [{"text": text, "split": 4}], tools=[weather_tool()])

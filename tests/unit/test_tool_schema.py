@@ -162,23 +162,6 @@ def test_get_is_exact_name_only():
         assert registry.get(near) is None
 
 
-@pytest.mark.parametrize(
-    "typed", ["web_search", "Web_Search", "web-search", " web search ", "`web_search`", "web_search()", "functions.web_search", "WEB SEARCH"]
-)
-def test_resolve_finds_the_tool_a_model_meant(typed):
-    registry = ToolRegistry([tool("web_search"), tool("get_weather")])
-    assert registry.resolve(typed) == "web_search"
-
-
-def test_resolve_never_guesses_between_tools_or_beyond_spelling():
-    registry = ToolRegistry([tool("web-search"), tool("web_search"), tool("search"), tool("Search")])
-    assert registry.resolve("Web Search") is None  # two tools read the same: no guess
-    assert registry.resolve("search") == "search" and registry.resolve("Search") == "Search"  # exact first
-    assert registry.resolve("SEARCH") is None
-    assert registry.resolve("searching") is None and registry.resolve("") is None
-    assert ToolRegistry([tool("search")]).resolve("search_2") is None
-
-
 def test_duplicate_names_are_offered_under_unique_names():
     first, second = tool("search", description="one"), tool("search", description="two")
     registry = ToolRegistry([first, second])
