@@ -11,7 +11,7 @@ Shapes
 * ``ActionFound(name, input, raw)`` - one tool call, emitted the moment its JSON closes (or, for a
   text input, when the next label or the end arrives). ``input`` is a dict, a string (text the
   caller must fit to the tool) or None; ``raw`` is the action as written, from its label or tag.
-  A call in bare JSON with no ``Action:`` label is held until the turn shows it was not an
+  A call in bare JSON under a ``Thought:`` label is held until the turn shows it was not an
   example inside the thought: a labelled action later in the turn drops it back into the
   thought, anything else emits it.
 
@@ -553,6 +553,7 @@ class ReactStreamParser:
         self._marked = False  # a special token just announced a call
         self._candidate_marked = False  # the bare JSON being read follows such a token
         self._call_fence = False  # the candidate is a ```tool_code / ```tool_call block
+        self._in_thought = False  # the last label was "Thought:"
         self._span: list[str] | None = None  # raw text of the construct being read
         self._acc: list[str] = []  # its content: name line, input, JSON or block text
         self._name = ""
@@ -795,6 +796,7 @@ class ReactStreamParser:
             self._drop_unlabelled()
         elif kind != "thought":
             self._commit_unlabelled()
+        self._in_thought = kind == "thought"
         if kind == "thought":
             self._take(end)
         elif kind == "observation":
@@ -1297,13 +1299,14 @@ class ReactStreamParser:
     def _deliver(self, calls: list[Call]) -> None:
         """Record the calls of one construct; a "Final Answer" name becomes the answer.
 
-        Calls read from bare JSON (no ``Action:`` label) are held until the turn shows whether
-        they were its action or an example in its thought: an ``Action:`` label later in the
-        turn drops them (their text goes back to the thought; dify-official-plugins#3861), and
-        anything else (another label, the end of the reply) makes them the turn's actions. Bare
-        JSON after a call token (``<|python_tag|>``) is a call at once."""
+        Calls read from bare JSON (no ``Action:`` label) under a ``Thought:`` are held until the
+        turn shows whether they were its action or an example in its thought: an ``Action:``
+        label later in the turn drops them (their text goes back to the thought;
+        dify-official-plugins#3861), and anything else (another label, the end of the reply)
+        makes them the turn's actions. Bare JSON before any ``Thought:``, or right after a call
+        token (``<|python_tag|>``), is a call at once."""
         raw = self._end_span()
-        held = self._purpose == "candidate" and not self._candidate_marked and not self._actions
+        held = self._purpose == "candidate" and self._in_thought and not self._candidate_marked and not self._actions
         if held and not any(_is_final_name(name) for name, _ in calls):
             self._unlabelled.append((calls, raw))
             self._state = _S.CLOSER if self._closer else _S.TEXT

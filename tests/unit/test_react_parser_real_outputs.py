@@ -458,6 +458,13 @@ def test_bare_json_call_waits_for_the_turn_to_show_it_was_the_action():
     assert [e.name for e in parser.finish() if isinstance(e, ActionFound)] == ["search"]
 
 
+def test_bare_json_before_any_thought_is_an_action_even_with_a_labelled_one_after_it():
+    """Outside a thought, JSON is no example: a reply may hold a JSON call and an Action: call."""
+    text = '```json\n{"action": "a", "action_input": {}}\n```\nAction: b\nAction Input: {}'
+    turn = parse_everywhere(text, multi=True)
+    assert [a.name for a in turn.actions] == ["a", "b"]
+
+
 def test_code_block_in_final_json_is_not_cut_at_its_fence():
     parser = ReactStreamParser()
     text = 'Action:\n```json\n{"action": "Final Answer", "action_input": "Use:\n```python\nprint(1)\n```\n'
