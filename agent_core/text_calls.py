@@ -238,7 +238,8 @@ def calls_from_block(text: str) -> list[Call]:
     """Calls written inside ``<tool_call>``/``<action>`` or a non-JSON fence: JSON, a call or XML.
 
     A call is ``search(query="x")``, read as on an ``Action:`` line (code-writing models put it in
-    a python fence after ``Action:``), or Gemini's ``print(default_api.search(query="x"))``. XML forms:
+    a python fence after ``Action:``), also as Gemini writes it in a ``tool_code`` fence: wrapped
+    in a print call, the name after ``default_api.``. XML forms:
     ``<function=name><parameter=k>v</parameter></function>`` (mlxswift529) and
     ``<tool_name>x</tool_name><arguments><arg key="k">v</arg></arguments>`` (dspygo167).
     """
@@ -250,7 +251,7 @@ def calls_from_block(text: str) -> list[Call]:
     if call:
         name, inside = call.group(1), call.group(2)
         nested = CALL_FORM.fullmatch(inside.strip())
-        if name == "print" and nested:  # Gemini's ```tool_code: print(default_api.search(query="x"))
+        if name == "print" and nested:  # Gemini's ```tool_code wraps the call: print + (default_api.search(...))
             name, inside = nested.group(1), nested.group(2)
         return [(name.removeprefix("default_api."), call_arguments(inside))]
     text = text[:_XML_MAX]

@@ -301,12 +301,14 @@ def _label_end(seg: str, words: tuple[str, ...]) -> tuple[int, bool] | _Need | N
     return j, j >= len(seg)
 
 
-def _match_label(text: str, i: int, eof: bool) -> _Marker | _Need | None:
-    """A ReAct label (case-insensitive, ``:`` or ``：``) at ``text[i:]``, after any markdown."""
+def _match_label(
+    text: str, i: int, eof: bool, labels: tuple[tuple[str, tuple[str, ...]], ...] = _LABELS
+) -> _Marker | _Need | None:
+    """One of ``labels`` (case-insensitive, ``:`` or ``：``) at ``text[i:]``, after any markdown."""
     seg = text[i : i + _LABEL_MAX].lower()
     cut = len(text) - i > _LABEL_MAX
     partial = False
-    for kind, words in _LABELS:
+    for kind, words in labels:
         found = _label_end(seg, words)
         if isinstance(found, tuple):
             end, open_tail = found
@@ -358,7 +360,10 @@ def _classify_line(text: str, i: int, eof: bool) -> _Marker | _Need | None:
     return _match_label(text, j, eof)
 
 
-_INPUT_LABELS: Final = (("tool", "input"), ("input",), ("parameters",), ("params",), ("arguments",), ("args",))
+_INPUT_LABELS: Final = tuple(
+    ("action_input", words)
+    for words in (("tool", "input"), ("input",), ("parameters",), ("params",), ("arguments",), ("args",))
+)
 """What models write for ``Action Input`` on the line after ``Action: <name>``; read only there."""
 
 
@@ -366,18 +371,7 @@ def _input_label(text: str, i: int, eof: bool) -> _Marker | _Need | None:
     """``Input:`` / ``Parameters:`` / ``Arguments:`` ... at ``text[i:]`` (after markdown), as an
     ``action_input`` marker."""
     j = _skip_chars(text, i, _MD_CHARS)
-    if j - i > _PREFIX_MAX:
-        return None
-    seg = text[j : j + _LABEL_MAX].lower()
-    cut = len(text) - j > _LABEL_MAX
-    partial = False
-    for words in _INPUT_LABELS:
-        found = _label_end(seg, words)
-        if isinstance(found, tuple):
-            end, open_tail = found
-            return _NEED if open_tail and not eof and not cut else _Marker("action_input", j + end)
-        partial = partial or found is _NEED
-    return _NEED if partial and not eof and not cut else None
+    return None if j - i > _PREFIX_MAX else _match_label(text, j, eof, _INPUT_LABELS)
 
 
 _INLINE_FINAL: Final = ("Final Answer:", "Final Answer：")
@@ -1105,10 +1099,9 @@ class ReactStreamParser:
         and ``_s_json`` would read it to that same end; else None.
 
         Strict JSON has no raw newline, quote or ``<`` that the character reader would stop at
-        inside a string, and no fence or closing tag outside one. An unlabelled candidate is
-        the one case with more rules: it must open like an object, and a line inside it that
-        starts like a ReAct label means it was not JSON after all; both are left to
-        ``_s_json``.
+        inside a string, and no fence or closing tag outside one; each of its lines starts with
+        a JSON token, never like a ReAct label. An unlabelled candidate must also open like an
+        object (``[`` then ``{``); one that does not is left to ``_s_json``, which gives it up.
         """
         buf = self._buf
         try:
@@ -1118,16 +1111,7 @@ class ReactStreamParser:
         if self._purpose != "candidate":
             return end
         first = _WHITESPACE.match(buf, start + 1).end()
-        if buf[start] == "[" and buf[first : first + 1] != "{":
-            return None
-        line = buf.find("\n", start, end)
-        while line >= 0:
-            for at in (line + 1, _WHITESPACE.match(buf, line + 1).end()):
-                marker = _classify_line(buf, at, False)
-                if marker is _NEED or (isinstance(marker, _Marker) and marker.kind in _LABEL_KINDS):
-                    return None
-            line = buf.find("\n", line + 1, end)
-        return end
+        return None if buf[start] == "[" and buf[first : first + 1] != "{" else end
 
     def _s_json(self, eof: bool) -> bool:
         if self._closer == "```" and self._line_start:
