@@ -192,10 +192,9 @@ def _answer_object(value: Any) -> tuple[Any, Any] | None:
         return None
     thought, answer, found = None, None, False
     for key, item in value.items():
-        name = re.sub(r"[\s_\-]", "", str(key).lower())
-        if name in _FINAL_NAMES and not found:
+        if _is_final_name(str(key)) and not found:
             answer, found = item, True
-        elif name in _THOUGHT_KEYS and thought is None:
+        elif str(key).strip().lower() in _THOUGHT_KEYS and thought is None:
             thought = item
         else:
             return None
