@@ -377,8 +377,8 @@ def decode_arguments(raw: str | Mapping[str, Any] | None) -> dict[str, Any]:
         return {}
     if isinstance(raw, Mapping):
         return without_lone_surrogates(dict(raw))
-    if isinstance(raw, list) and (not raw or (len(raw) == 1 and isinstance(raw[0], Mapping))):
-        return without_lone_surrogates(dict(raw[0])) if raw else {}
+    if isinstance(raw, list):  # an array sent as it is, not as JSON text: the same rule
+        return _as_object(without_lone_surrogates(raw), "")
     if not isinstance(raw, str):
         raise ArgumentsError(MSG_NOT_OBJECT.format(kind=_kind(raw)))
     if not strip_noise(raw):
@@ -408,8 +408,8 @@ def _as_object(value: Any, raw: str) -> dict[str, Any]:
         return {}
     if isinstance(value, dict):
         return value
-    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict):
-        return value[0]  # [{"city": "Paris"}]: the one object, as written
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], Mapping):
+        return dict(value[0])  # [{"city": "Paris"}]: the one object, as written
     pieces = split_concatenated(strip_noise(raw))
     if pieces:
         raise ArgumentsError(MSG_SEVERAL_OBJECTS.format(count=len(pieces)))
