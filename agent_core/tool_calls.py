@@ -354,8 +354,12 @@ def _cumulative_snapshot(fragments: list[str]) -> str | None:
 
 
 def _decode_text(text: str) -> list[dict[str, Any]]:
-    text = strip_noise(text)
-    glued = split_concatenated(text)
+    """Arguments as sent, decoded strictly first: special tokens and fences are stripped only
+    when the text does not read as it is, so a value holding ``[TOOL_CALLS]`` or ``<|eot_id|>``
+    keeps it (``decode_arguments`` reads the same way)."""
+    glued = split_concatenated(text.strip())
+    if glued is None:
+        glued = split_concatenated(strip_noise(text))
     if glued is not None:
         return _collapse_resends(glued)
     arguments = decode_arguments(text)

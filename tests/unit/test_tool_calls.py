@@ -933,3 +933,15 @@ def test_provider_styles_recover_every_call(calls, style, cut_points):
     assert pairs(result) == [(name, arguments) for name, arguments in calls]
     ids = [call.id for call in result.calls]
     assert len(set(ids)) == len(ids)
+
+
+def test_special_tokens_inside_an_argument_value_are_kept():
+    """Tokens are stripped around the arguments, never out of a value the model wrote (a
+    property test found ``{"": "[TOOL_CALLS]"}`` coming back as ``{"": ""}``)."""
+    for value in ("[TOOL_CALLS]", "see <|eot_id|> here"):
+        text = json.dumps({"note": value})
+        deltas = [fragment(index=0, id="id0", name="t0", arguments="")]
+        deltas += [fragment(index=0, arguments=text[i : i + 3]) for i in range(0, len(text), 3)]
+        assert pairs(assemble(deltas)) == [("t0", {"note": value})]
+    around = [fragment(index=0, id="id0", name="t0", arguments='{"note": "x"}<|eot_id|>')]
+    assert pairs(assemble(around)) == [("t0", {"note": "x"})]
