@@ -8,10 +8,13 @@ docs/real-world-cases.md lists the threads behind the case ids):
 * JSON text encoding a JSON string, ``'"{\\"city\\": \\"Paris\\"}"'`` (smolagents1003);
 * ``''`` for a call without arguments (camel4338);
 * almost-JSON: single quotes, trailing commas, ``None``/``True``/``False``,
-  invalid escapes such as ``\\_``, code fences, leaked special tokens such as
+  invalid escapes such as ``\\_``, code fences, a fence's ``json`` word left without
+  the fence (tenstorrent/tt-inference-server#3683), leaked special tokens such as
   ``<|eot_id|>`` (deepseekv3-826);
 * several objects glued into one buffer, ``'{..}{..}'`` (hermes25333, hermes62937);
-* truncated text, ``'{"city": "San Fra'`` (camel4338).
+* truncated text, ``'{"city": "San Fra'`` (camel4338);
+* the final ``}`` dropped by the server, ``'{"city": "Paris"'`` (vllm-project/vllm#32152):
+  :func:`only_closers_missing`, for a caller that knows the reply was not cut.
 
 Rules: strict ``json.loads`` first; then invalid escapes fixed; then repair with
 ``json_repair``, but never on truncated text (executing a tool with a half-written
@@ -61,6 +64,8 @@ SPECIAL_TOKEN = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^｜<>]{1,40}｜>|\[TOOL_
 DeepSeek's full-width ``<｜end▁of▁sentence｜>`` and Mistral's ``[TOOL_CALLS]``."""
 
 _FENCE = re.compile(r"^```[\w+-]*[ \t]*\n?(.*?)\n?```$", re.DOTALL)
+_JSON_WORD = re.compile(r"json\s+(?=\{)", re.IGNORECASE | re.ASCII)
+"""A fence's language word leaked ahead of the object, ``json\\n{..}`` (tenstorrent/tt-inference-server#3683)."""
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _VALID_ESCAPES = frozenset("\"\\/bfnrtu'")
 _WORD = re.compile(r"[^\W_]+")
@@ -89,13 +94,19 @@ class ArgumentsError(ValueError):
 
 
 def strip_noise(text: str) -> str:
-    """Remove special tokens and one surrounding code fence; trim whitespace.
+    """Remove special tokens, one surrounding code fence and a leading ``json`` word; trim
+    whitespace.
 
-    ``'```json\\n{"a": 1}\\n```'`` -> ``'{"a": 1}'``; ``'{"a": 1}<|eot_id|>'`` -> ``'{"a": 1}'``.
+    ``'```json\\n{"a": 1}\\n```'`` -> ``'{"a": 1}'``; ``'{"a": 1}<|eot_id|>'`` -> ``'{"a": 1}'``;
+    ``'json\\n{"a": 1}'`` -> ``'{"a": 1}'`` (the fence's language word without the fence:
+    tenstorrent/tt-inference-server#3683). Only the word ``json`` (any case) followed by
+    whitespace and ``{``; no other prefix is dropped.
     """
     text = SPECIAL_TOKEN.sub("", text).strip().lstrip("\ufeff")
     fenced = _FENCE.match(text)
-    return fenced.group(1).strip() if fenced else text
+    text = fenced.group(1).strip() if fenced else text
+    word = _JSON_WORD.match(text)
+    return text[word.end() :] if word else text
 
 
 _STRUCTURE = re.compile(
@@ -149,6 +160,34 @@ def with_closers(text: str) -> str:
     if scanned is None or scanned[1] is not None or not scanned[0]:
         return text
     return text.rstrip() + "".join(reversed(scanned[0]))
+
+
+def ends_open(text: str) -> bool:
+    """True when ``text`` ends right after ``,``, ``:`` or an opening bracket, where a key or
+    value must still follow: ``'{"a": 1,'``, ``'{"a":'``, ``'{"a": ['``."""
+    return text.rstrip().endswith((",", ":", "[", "{"))
+
+
+def only_closers_missing(text: str) -> str | None:
+    """``text`` (noise stripped) with the closing brackets it owes appended, when they are all
+    it lacks: every string closed, its last value written (it does not :func:`ends_open`) and
+    the result strict JSON, so nothing else is repaired (:func:`with_closers` alone); None when
+    nothing is owed or more than brackets is missing.
+
+    ``'{"city": "Paris"'`` -> ``'{"city": "Paris"}'``; ``'{"city": "Par'``, ``'{"a": 1,'``,
+    ``'{"city" "Paris"'`` -> None. A server may drop a call's final ``}`` (vllm-project/vllm#32152,
+    #15274: vLLM's hermes parser under MTP or ``--stream-interval``). Appending is safe only
+    when the reply was not cut by the output limit: the caller checks the ``finish_reason``.
+    """
+    cleaned = strip_noise(text)
+    closed = with_closers(cleaned)
+    if closed == cleaned or ends_open(cleaned):
+        return None
+    try:
+        loads(closed)
+    except (ValueError, RecursionError):
+        return None
+    return closed
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -4,13 +4,15 @@ its files, and the conversation history from Dify's memory.
 Pure functions of ``StrategyParams``; no I/O.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from dify_plugin.entities.model.message import (
     AssistantPromptMessage,
     ImagePromptMessageContent,
     PromptMessage,
+    PromptMessageContent,
     PromptMessageContentUnionTypes,
     SystemPromptMessage,
     TextPromptMessageContent,
@@ -47,9 +49,42 @@ def _file_type(file: Any) -> str:
     return str(getattr(kind, "value", kind) or "")
 
 
+FEATURE_FOR_KIND = {"image": "vision", "document": "document", "video": "video", "audio": "audio"}
+"""File kind (``File.type``, ``PromptMessageContentType``) -> the model feature that lets a model
+take it as content (SDK ``entities/model/schema.py`` ``ModelFeature``; Dify sends these four in
+the model-selector's ``entity.features``: protocol §5)."""
+
+
+def takes_as_content(kind: str, features: Collection[str] | None) -> bool:
+    """Whether a model with ``features`` can be sent a file of ``kind`` as content.
+
+    ``features`` None means unknown (Dify sent no model ``entity``): every kind is taken, which
+    is what the model-selector's memory carried before. Text is always taken."""
+    if features is None or kind == "text":
+        return True
+    feature = FEATURE_FOR_KIND.get(kind)
+    return feature is not None and feature in features
+
+
+def _url_name(url: Any) -> str:
+    """The last path segment of ``url`` without its query (``/files/tools/ab.png?sign=..`` ->
+    ``ab.png``); '' for no URL or an inline ``data:`` URL (its "path" is the payload)."""
+    if not isinstance(url, str) or not url.strip() or url.strip()[:5].lower() == "data:":
+        return ""
+    try:
+        path = urlsplit(url.strip()).path
+    except ValueError:
+        return ""
+    return unquote(path.rstrip("/").rsplit("/", 1)[-1])
+
+
 def describe_file(file: Any) -> str:
-    """A one-line mention of a file for the model: name, type and MIME type."""
-    name = _file_field(file, "filename") or _file_field(file, "url") or "unnamed file"
+    """A one-line mention of a file for the model: ``[Attached image: cat.png (image/png)]``.
+
+    ``file``: a Dify file (SDK ``File`` or its dict) or a prompt content part (image, document,
+    video, audio). Named by its filename, else the last segment of its URL's path: never the
+    address itself (Dify's file addresses are signed and expire within minutes)."""
+    name = _file_field(file, "filename") or _url_name(_file_field(file, "url")) or "unnamed file"
     mime = _file_field(file, "mime_type") or "unknown type"
     return f"[Attached {_file_type(file) or 'file'}: {name} ({mime})]"
 
@@ -88,6 +123,30 @@ def query_message(params: StrategyParams, *, images_as_content: bool, images_as_
     return UserPromptMessage(content=content)
 
 
+def _part_for_model(part: PromptMessageContent, features: Collection[str] | None) -> PromptMessageContent:
+    """A content part as a model with ``features`` can take it: itself, or its mention
+    (`describe_file`, the mention the current query's files get) when the model lacks the
+    feature for its kind."""
+    kind = _file_type(part)
+    if takes_as_content(kind, features):
+        return part
+    return TextPromptMessageContent(data=describe_file(part))
+
+
+def _content_for_model(message: PromptMessage, features: Collection[str] | None) -> PromptMessage:
+    """``message`` with the file parts the model cannot take replaced by mentions (dify#20334:
+    memory sent images to a model without vision, and the provider rejected the request). When
+    a part was replaced and only text is left, the parts become one string, a line each."""
+    if not isinstance(message.content, list):
+        return message
+    parts = [_part_for_model(part, features) for part in message.content]
+    if all(new is old for new, old in zip(parts, message.content, strict=True)):
+        return message
+    if all(isinstance(part, TextPromptMessageContent) and part.opaque_body is None for part in parts):
+        return message.model_copy(update={"content": "\n".join(part.data for part in parts)})
+    return message.model_copy(update={"content": parts})
+
+
 def _has_content(message: PromptMessage) -> bool:
     if isinstance(message.content, str):
         return bool(message.content.strip())
@@ -106,11 +165,22 @@ def _without_reasoning(message: PromptMessage) -> PromptMessage:
     return message.model_copy(update=update)
 
 
-def clean_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:
+def memory_messages(params: StrategyParams) -> list[PromptMessage]:
+    """The node's conversation memory (``model.history_prompt_messages``) cleaned for its model:
+    `clean_history` with the features of the model-selector's ``entity``, or with features
+    unknown (every file part kept) when Dify sent no entity."""
+    features = params.model_features() if params.model.entity is not None else None
+    return clean_history(params.model.history_prompt_messages, features)
+
+
+def clean_history(history: Sequence[PromptMessage], features: Collection[str] | None = None) -> list[PromptMessage]:
     """Conversation memory made safe to replay to any provider.
 
-    Drops system messages (the instruction is ours) and the reasoning of assistant
-    messages (``_without_reasoning``); keeps an assistant tool
+    Replaces each image, document, video or audio part the model cannot take (``features``
+    lacks ``vision``, ``document``, ``video``, ``audio``) by its one-line mention, as the current
+    query's files are (dify#20334); ``features`` None means unknown (no model ``entity``): every
+    part is kept, as before. Drops system messages (the instruction is ours) and the reasoning of
+    assistant messages (``_without_reasoning``); keeps an assistant tool
     call only when its result follows it directly (the tool messages right
     after the assistant message: what OpenAI, Anthropic and Gemini require,
     dify16760), and a result only right after its call (the first one per
@@ -119,7 +189,9 @@ def clean_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:
     note instead, so its call is not left unanswered. Order is kept; the
     input is not mutated.
     """
-    messages = [_without_reasoning(m) for m in history if not isinstance(m, SystemPromptMessage)]
+    messages = [
+        _content_for_model(_without_reasoning(m), features) for m in history if not isinstance(m, SystemPromptMessage)
+    ]
     cleaned: list[PromptMessage] = []
     position = 0
     while position < len(messages):

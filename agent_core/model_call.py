@@ -8,7 +8,7 @@ because that model drops the ``index`` of streamed tool-call deltas, which is
 what tells parallel calls apart when a provider omits ids.
 """
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +28,9 @@ from agent_core.waiting import each_within
 class ModelRequest:
     """What one round sends to the model.
 
-    ``stop`` are stop words; ``stream`` asks the model plugin to stream
+    ``stop`` are the strategy's own stop words (ReAct's ``Observation``); the user's stop
+    sequences from the model-selector's ``completion_params`` are put before them when the
+    request is sent (``build_llm_payload``). ``stream`` asks the model plugin to stream
     (chosen from the model's ``stream-tool-call`` feature). With ``structured_output_schema``
     (a JSON schema) the call goes through Dify's ``llm_structured_output`` invocation, which
     constrains the reply to it (agent_core/react/json_step.py).
@@ -96,13 +98,39 @@ class AssistantReply:
 
     @property
     def content(self) -> str | list[dict[str, Any]]:
-        """The message content as produced: a string, or a list of content-part dicts."""
+        """The message content as produced: a string, or a list of content-part dicts.
+
+        Neighbouring plain text parts (no ``opaque_body`` of their own) are joined into one, as
+        a model plugin that streams text would have it: Gemini's plugin streams ``<think>``, the
+        thoughts and ``</think>`` as three parts but removes a reasoning block on the way back
+        only when one part holds all of it (``_build_text_parts`` in
+        ``models/gemini/models/llm/llm.py``). Every other part is kept as sent, in order.
+        """
         if not self._has_parts:
             return "".join(piece for piece in self._pieces if isinstance(piece, str))
         parts: list[dict[str, Any]] = []
+        joinable = False  # whether the last part in ``parts`` is a plain text part
         for piece in self._pieces:
-            parts.append({"type": "text", "data": piece} if isinstance(piece, str) else dict(piece))
+            text = _plain_text(piece)
+            if text is None:
+                parts.append(dict(piece))
+                joinable = False
+            elif joinable:
+                parts[-1]["data"] += text
+            else:
+                parts.append({"type": "text", "data": text})
+                joinable = True
         return parts
+
+
+def _plain_text(piece: str | Mapping[str, Any]) -> str | None:
+    """The text of a piece that is only text (a string, or a text part without data of its
+    own), else None."""
+    if isinstance(piece, str):
+        return piece
+    if piece.get("type") == "text" and isinstance(piece.get("data"), str) and piece.keys() <= {"type", "data", "opaque_body"}:
+        return piece["data"] if piece.get("opaque_body") is None else None
+    return None
 
 
 def _content_text(content: Any) -> str:
@@ -185,21 +213,41 @@ def tool_dump(tool: PromptMessageTool) -> dict[str, Any]:
     return tool.model_dump()
 
 
+def merged_stop(user_stop: Any, own: Sequence[str] = ()) -> list[str]:
+    """The ``stop`` list of one request: the user's stop sequences, in their order, then the
+    strategy's ``own`` stop words, each once.
+
+    ``user_stop`` is ``completion_params["stop"]`` of the Agent node's model-selector (Dify's
+    parameter rule ``stop`` is a tag list: ``["###"]``); the official langgenius/agent
+    strategies pass ``completion_params.get("stop", [])`` as the invoke's ``stop`` and ReAct
+    appends ``Observation`` to it. A lone string counts as one sequence; anything else that is
+    not a non-empty string (None, numbers, objects, ``""``) is left out."""
+    given = [user_stop] if isinstance(user_stop, str) else user_stop if isinstance(user_stop, list | tuple) else []
+    words = [word for word in (*given, *own) if isinstance(word, str) and word]
+    return list(dict.fromkeys(words))
+
+
 def build_llm_payload(model: LLMModelConfig, request: ModelRequest) -> dict[str, Any]:
     """The backwards ``llm`` request body, as the SDK's ``LLMInvocation.invoke`` builds it (and
     ``LLMStructuredOutputInvocation.invoke``, with ``structured_output_schema``, when the request
-    has a schema)."""
+    has a schema).
+
+    The user's ``stop`` leaves ``completion_params`` for the request's own ``stop``
+    (``merged_stop``), as in the official strategies: model plugins pass ``stop`` on as its own
+    argument and would otherwise overwrite it with the request's, or send it twice."""
+    completion_params = dict(model.completion_params or {})
+    stop = merged_stop(completion_params.pop("stop", None), request.stop)
     config = LLMModelConfig(
         provider=model.provider,
         model=model.model,
         mode=model.mode,
-        completion_params=dict(model.completion_params or {}),
+        completion_params=completion_params,
     )
     payload = {
         **config.model_dump(),
         "prompt_messages": [message_dump(message) for message in request.prompt_messages],
         "tools": [tool_dump(tool) for tool in request.tools] or None,
-        "stop": request.stop or None,
+        "stop": stop or None,
         "stream": request.stream,
     }
     if request.structured_output_schema is not None:

@@ -14,25 +14,27 @@ type                 observation (what the model reads)              forwarded t
 ===================  ==============================================  ===========================
 text                 appended as is                                  no (the answer reaches the
                                                                      user through the model)
-link                 ``result link: <url>.``                         only a tool file: meta has
-                                                                     ``tool_file_id`` or the URL
-                                                                     path starts with ``/files/``
-                                                                     (dify-official-plugins #3674)
-image, image_link    "An image was sent to the user: <url>"          yes (see "images" below)
+link                 ``result link: <url>.``; a Dify file: "A file   only a tool file: meta has
+                     was sent to the user: name. It is shown with    ``tool_file_id`` or the URL
+                     your answer: do not write a link..."            path starts with ``/files/``
+                     (no address: see "addresses" below)             (dify-official-plugins #3674)
+image, image_link    "An image was sent to the user: <url>"; a       yes (see "images" below)
+                     Dify file: its name, as for a link
 blob                 "A file was sent to the user: name (mime,       yes, as one ``blob`` message
                      N bytes)"                                       with its meta (see "files")
 blob_chunk           like blob, once the ``end`` chunk arrived       once, reassembled by id in
                                                                      sequence order, meta of the
                                                                      first chunk
-file                 "A file was sent to the user: name"             yes, as is
+file                 "A file was sent to the user: name" (+ "It is   yes, as is
+                     shown with your answer..." for a Dify file)
 json                 compact JSON, unless it repeats a text          no
                      message (workflow tools send both: #3542);
                      ``{"execution_metadata": ..}``, ``{}`` and
                      ``[]`` are ignored, as is
                      ``suppress_output`` JSON (newer Dify)
-variable             no (#3542); listed in `full_text` only          no: Dify's Agent node turns a
-                                                                     variable into a node output,
-                                                                     a tool's must not overwrite
+variable             no (#3542), unless the call produced nothing    no: Dify's Agent node turns a
+                     else (see "variables" below); listed in         variable into a node output,
+                     `full_text`                                     a tool's must not overwrite
                                                                      the agent's outputs
 log                  no (tool-internal)                              no
 retriever_resources  its ``context``, else the resources' content    yes (citations)
@@ -48,6 +50,23 @@ added to the forwarded meta. Inline ``data:`` URLs are never put into the observ
 address Dify cannot fetch (not http(s) with a host, and not a Dify file: ``javascript:``,
 ``file:``, a bare name) is not forwarded, since Dify would answer the user "Failed to download
 image: <address>"; the observation says why.
+
+Variables: workflow tools repeat their text as variables, so variables stay out of the
+observation. Some tools send nothing but variables: stream variables
+(``create_stream_variable_message``, e.g. SSE tools, one piece per message) and MCP tools with
+structured output and empty content (one variable per key). When a call produced no text, JSON,
+link, file or other note with visible text, its variables become the observation: one
+variable's value as text (a streamed variable's pieces joined; other values as compact JSON),
+several as compact JSON of name -> value. That text is stored like a text message (redacted,
+then cut), so the same caps and redaction apply.
+
+Addresses: a forwarded link, image or file at a Dify file address (meta ``tool_file_id``, a path
+under ``/files/``, or a signed ``sign=`` query) is named to the model by its filename, else the
+last segment of its path, and never by its address: Dify signs these addresses (often with the
+internal ``INTERNAL_FILES_URL``, ``http://api:5001/files/tools/<id>.png?timestamp=..&sign=..``)
+and they expire within minutes, so a model that repeats one shows the user a broken link or
+image. The model is told the file is shown with its answer. An external http(s) address keeps
+its URL: a plain link is not forwarded, so the model must pass it on.
 
 Files: the daemon reads plugin stdout lines of at most 5 MiB and accepts a chunked file of at
 most 15 MiB (docs/protocol-notes.md §1.2; daemon ``io_tunnel/agent_service.go``). So a file of at most
@@ -109,9 +128,11 @@ from agent_core.prompts import (
     CUT_NOTE_LOG_CUT,
     FILE_INCOMPLETE,
     FILE_SENT,
+    FILE_SHOWN,
     FILE_TOO_LARGE,
     IMAGE_NOT_FETCHABLE,
     IMAGE_SENT,
+    IMAGE_SHOWN,
     INLINE_DATA,
     INVALID_RESPONSE,
     NO_OUTPUT,
@@ -227,7 +248,8 @@ class ObservationCollector:
         self._files: dict[str, _ChunkedFile] = {}
         self._finished_files: set[str] = set()  # ids of chunked files whose end came
         self._late_notes: list[_Part] = []  # notes that came after the text filled FULL_TEXT_MAX_CHARS
-        self._variables: dict[str, Any] = {}
+        self._variables: dict[str, Any] = {}  # a streamed variable: its pieces, as _Pieces
+        self._variables_observed = False  # the variables became the observation (see _outcome)
         self._invalid: dict[str, int] = {}
         self._error: tuple[str, str] | None = None  # (model-facing summary, full text)
         self._withheld_files: set[str] = set()  # ids of chunked files withheld (told once)
@@ -349,6 +371,7 @@ class ObservationCollector:
             )
 
     def _outcome(self) -> ToolOutcome:
+        self._observe_variables()
         body = self._redact(self._body())
         error = self._redact(self._error[0]) if self._error else None
         observation, cut = self._bounded(body, error)
@@ -417,8 +440,11 @@ class ObservationCollector:
             self._invalid_message(message.type.value)
             return []
         forward = force_forward or _is_tool_file(url, message.meta)
-        wording = RESULT_LINK_FORWARDED if forward else RESULT_LINK
-        self._note(wording.format(url=_shown_url(url)))
+        if forward and _is_dify_file(url, message.meta):
+            self._note(FILE_SHOWN.format(what=_dify_file_label(url, message.meta)))
+        else:
+            wording = RESULT_LINK_FORWARDED if forward else RESULT_LINK
+            self._note(wording.format(url=_shown_url(url)))
         return [_agent_message(message)] if forward else []
 
     def _on_image(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
@@ -433,8 +459,11 @@ class ObservationCollector:
         if scheme is not None:  # Dify would answer the user "Failed to download image: ..."
             self._note(IMAGE_NOT_FETCHABLE.format(what=f" ({name})" if name else "", scheme=scheme))
             return []
-        shown = _shown_url(url)
-        self._note(IMAGE_SENT.format(what=f"{name} ({shown})" if name else shown))
+        if _is_dify_file(url, message.meta):
+            self._note(IMAGE_SHOWN.format(what=name or _url_name(url) or "(unnamed)"))
+        else:
+            shown = _shown_url(url)
+            self._note(IMAGE_SENT.format(what=f"{name} ({shown})" if name else shown))
         return [_image_message(message, url)]
 
     def _inline_image(self, url: str, meta: dict | None) -> list[AgentInvokeMessage]:
@@ -482,8 +511,13 @@ class ObservationCollector:
 
     def _on_file(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
         meta = message.meta or {}
-        described = _describe_file_object(meta.get("file")) or _describe_meta(meta, None)
-        self._note(FILE_SENT.format(what=described or "a file"))
+        file = meta.get("file")
+        url = _file_object_field(file, "url")
+        ids = (_file_object_field(file, "related_id"), _file_object_field(file, "tool_file_id"), meta.get("tool_file_id"))
+        file_id = next((value for value in ids if value), None)
+        internal = isinstance(url, str) and bool(url.strip()) and _is_dify_file(url, {"tool_file_id": file_id})
+        described = _describe_file_object(file, hide_address=internal) or _describe_meta(meta, None)
+        self._note((FILE_SHOWN if internal else FILE_SENT).format(what=described or "a file"))
         return [_file_as_link(message)]
 
     def _on_json(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
@@ -508,8 +542,11 @@ class ObservationCollector:
             return []
         name, value = payload.variable_name, payload.variable_value
         if payload.stream and isinstance(value, str):
-            previous = self._variables.get(name)
-            value = (previous if isinstance(previous, str) else "") + value
+            pieces = self._variables.get(name)
+            if not isinstance(pieces, _Pieces):  # a streamed variable starts anew after any other value
+                pieces = self._variables[name] = _Pieces([pieces] if isinstance(pieces, str) else [])
+            pieces.append(value)
+            return []
         self._variables[name] = value
         return []
 
@@ -586,6 +623,17 @@ class ObservationCollector:
     def _note(self, text: str) -> None:
         self._store(_Part("note", text))
 
+    def _observe_variables(self) -> None:
+        """When nothing the model can read came (no part with visible text, no file still
+        arriving), store the variables as the observation's text, once: through `_store`, so
+        they are redacted before they are cut, like a tool's text."""
+        if self._variables_observed or not self._variables or self._files:
+            return
+        if any(part.text.strip() for part in (*self._parts, *self._late_notes)):
+            return
+        self._variables_observed = True
+        self._store(_Part("text", _variables_text(_variable_values(self._variables))))
+
     def _invalid_message(self, kind: str) -> None:
         self._invalid[kind] = self._invalid.get(kind, 0) + 1
 
@@ -637,7 +685,7 @@ class ObservationCollector:
         if self._error is not None:
             full = _cap(self._error[1], FULL_TEXT_MAX_CHARS)
             extras.append(FULL_TEXT_ERROR.format(error=self._secrets.mask_cut_edge(full, suffix="…")))
-        for name, value in self._variables.items():
+        for name, value in _variable_values(self._variables).items():
             shown = value if isinstance(value, str) else _compact_json(value)
             value = self._secrets.mask_cut_edge(_cap(self._redact(shown), 10_000), suffix="…")
             extras.append(FULL_TEXT_VARIABLE.format(name=name, value=value))
@@ -777,6 +825,38 @@ def _is_tool_file(url: str, meta: Mapping | None) -> bool:
         return False
 
 
+def _is_dify_file(url: str, meta: Mapping | None) -> bool:
+    """A Dify file address, internal and expiring: a tool file (`_is_tool_file`) or a signed
+    URL (a ``sign`` query parameter: Dify's ``INTERNAL_FILES_URL``/``FILES_URL`` addresses,
+    ``/files/tools/<id>.<ext>?timestamp=..&nonce=..&sign=..``, valid for ``FILES_ACCESS_TIMEOUT``
+    seconds: Dify ``core/tools/signature.py`` ``sign_tool_file``). The model is told the file's
+    name, never this address."""
+    if _is_tool_file(url, meta):
+        return True
+    try:
+        return "sign" in urllib.parse.parse_qs(urlsplit(url.strip()).query, keep_blank_values=True)
+    except ValueError:
+        return False
+
+
+def _url_name(url: str) -> str:
+    """The last segment of ``url``'s path, without its query (``http://api:5001/files/tools/
+    ab.png?sign=..`` -> ``ab.png``); '' when there is none."""
+    try:
+        path = urlsplit(url.strip()).path
+    except ValueError:
+        return ""
+    return urllib.parse.unquote(path.rstrip("/").rsplit("/", 1)[-1]).strip()
+
+
+def _dify_file_label(url: str, meta: Mapping | None) -> str:
+    """A forwarded Dify file as the model reads it: ``report.pdf (application/pdf)``, named by
+    its meta, else by `_url_name`; never its address."""
+    name = _meta_name(meta) or _url_name(url) or "(unnamed)"
+    mime = (meta or {}).get("mime_type")
+    return f"{name} ({mime})" if isinstance(mime, str) and mime else name
+
+
 def _unfetchable_scheme(url: str, meta: Mapping | None) -> str | None:
     """How an image address Dify cannot fetch begins ("starts with 'javascript:'", "has no
     scheme"), or None when Dify can fetch it: an http(s) address with a host, or a Dify tool file
@@ -839,20 +919,53 @@ def _describe_meta(meta: Mapping | None, size: int | None) -> str:
     return f"{label} ({', '.join(details)})" if details else label
 
 
-def _describe_file_object(file: Any) -> str:
-    """A Dify file (SDK `File` or its dict: filename, mime_type, size, url) in a few words."""
+def _file_object_field(file: Any, key: str) -> Any:
+    """A field of a Dify file (SDK `File` or its dict); None when absent or no file."""
+    if file is None:
+        return None
+    return file.get(key) if isinstance(file, Mapping) else getattr(file, key, None)
+
+
+def _describe_file_object(file: Any, *, hide_address: bool = False) -> str:
+    """A Dify file (SDK `File` or its dict: filename, mime_type, size, url) in a few words.
+    Without a filename it is named by its URL, or with ``hide_address`` (an internal, expiring
+    Dify address: `_is_dify_file`) by the URL's last path segment."""
     if file is None:
         return ""
 
     def get(key: str) -> Any:
-        return file.get(key) if isinstance(file, Mapping) else getattr(file, key, None)
+        return _file_object_field(file, key)
 
     name, mime, size, url = get("filename"), get("mime_type"), get("size"), get("url")
     details = [str(x) for x in (mime, f"{size} bytes" if isinstance(size, int) and size >= 0 else None) if x]
-    label = name if isinstance(name, str) and name else (_shown_url(url) if isinstance(url, str) and url else "")
+    shown = (_url_name(url) if hide_address else _shown_url(url)) if isinstance(url, str) and url else ""
+    label = name if isinstance(name, str) and name else shown
     if not label:
         return ""
     return f"{label} ({', '.join(details)})" if details else label
+
+
+# --- helpers: variables --------------------------------------------------------------------------
+
+
+class _Pieces(list):
+    """The text pieces of a streamed variable (``stream: true``), in order; joined when read
+    (joining once keeps a tool that streams many pieces linear)."""
+
+
+def _variable_values(variables: Mapping[str, Any]) -> dict[str, Any]:
+    """``{name: value}`` with each streamed variable's pieces joined into its text."""
+    return {name: "".join(value) if isinstance(value, _Pieces) else value for name, value in variables.items()}
+
+
+def _variables_text(values: Mapping[str, Any]) -> str:
+    """The observation of a call whose only output is variables: one variable's value as text
+    (a string as is, anything else as compact JSON), several as compact JSON of name -> value.
+    ``{"stream_text": "a b"}`` -> ``a b``; ``{"a": 1, "b": [2]}`` -> ``{"a":1,"b":[2]}``."""
+    if len(values) == 1:
+        (value,) = values.values()
+        return value if isinstance(value, str) else _compact_json(value)
+    return _compact_json(dict(values))
 
 
 # --- helpers: JSON -------------------------------------------------------------------------------

@@ -192,6 +192,16 @@ IMAGE_NOT_FETCHABLE = (
     "addresses only, and its address {scheme}."
 )
 FILE_SENT = "A file was sent to the user: {what}."
+# a forwarded Dify file (a /files/ path, a tool_file_id, a signed "sign=" query): its address is
+# internal and expires within minutes, so the model reads its name only (agent_core.observation)
+FILE_SHOWN = (
+    "A file was sent to the user: {what}. It is shown with your answer: "
+    "do not write a link or address for it."
+)
+IMAGE_SHOWN = (
+    "An image was sent to the user: {what}. It is shown with your answer: "
+    "do not write a link, address or image markdown for it."
+)
 FILE_INCOMPLETE = (
     "The tool's file {what} arrived incomplete ({received} of {total} bytes) and was not sent to the user."
 )

@@ -14,7 +14,7 @@ from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
 from agent_core import prompts
 from agent_core.budget import history_turns
-from agent_core.messages import clean_history, query_images, query_message, system_message
+from agent_core.messages import memory_messages, query_images, query_message, system_message
 from agent_core.params import StrategyParams
 from agent_core.tokens import truncate_to_tokens
 from agent_core.tool_runner import ToolResult
@@ -101,7 +101,7 @@ class RunState:
 
     def _memory_turns(self) -> list[list[PromptMessage]]:
         if "memory" not in self.rendered:
-            self.rendered["memory"] = history_turns(clean_history(self.params.model.history_prompt_messages))
+            self.rendered["memory"] = history_turns(memory_messages(self.params))
         return self.rendered["memory"]
 
     def is_shortened(self, round_: "Round") -> bool:

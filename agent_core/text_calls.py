@@ -25,6 +25,7 @@ Pure functions; never raise on any text.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -224,7 +225,9 @@ def _rest(obj: dict, name_key: str) -> dict | None:
 
 _XML_FUNCTION = re.compile(r"<function=([^>\s]+)\s*>(.*?)(?:</function>|\Z)", re.S | re.I)
 # a parameter's closing tag may be missing before the next parameter, the function's end, or the end
-_XML_PARAMETER = re.compile(r"<parameter=([^>\s]+)\s*>(.*?)(?:</parameter>|(?=<parameter=)|(?=</function>)|\Z)", re.S | re.I)
+_XML_PARAMETER = re.compile(
+    r"<parameter=([^>\s]+)\s*>(.*?)(?:</parameter>|(?=<parameter=)|(?=</function>)|\Z)", re.S | re.I
+)
 _XML_NAME = re.compile(r"<(tool_name|tool|name|function_name)>(.*?)</\1>", re.S | re.I)
 _XML_ARG = re.compile(r"<arg\s+(?:key|name)\s*=\s*[\"']([^\"']*)[\"']\s*>(.*?)</arg>", re.S | re.I)
 _XML_ARGS = re.compile(r"<(arguments|args|parameters|input)>(.*?)</\1>", re.S | re.I)
@@ -241,7 +244,8 @@ def calls_from_block(text: str) -> list[Call]:
     a python fence after ``Action:``), also as Gemini writes it in a ``tool_code`` fence: wrapped
     in a print call, the name after ``default_api.``. XML forms:
     ``<function=name><parameter=k>v</parameter></function>`` (mlxswift529) and
-    ``<tool_name>x</tool_name><arguments><arg key="k">v</arg></arguments>`` (dspygo167).
+    ``<tool_name>x</tool_name><arguments><arg key="k">v</arg></arguments>`` (dspygo167), and
+    GLM's ``name<arg_key>k</arg_key><arg_value>v</arg_value>``.
     """
     text = text.strip()
     if text[:1] in ("{", "["):
@@ -264,10 +268,21 @@ def calls_from_block(text: str) -> list[Call]:
             return []  # the text ends inside a value: cut off, not to be run
         params = {k: decode_nested(v.strip()) for k, v in _XML_PARAMETER.findall(inner)}
         return [(function.group(1).strip(), params)]
+    glm = _GLM_CALL.fullmatch(text)
+    if glm:
+        pairs = _GLM_PAIR.findall(glm.group(2))
+        return [(glm.group(1), {key.strip(): decode_nested(value.strip()) for key, value in pairs})]
     name = _XML_NAME.search(text)
     if not name or not name.group(2).strip():
         return []
     return [(name.group(2).strip(), _xml_arguments(text))]
+
+
+_GLM_PAIR = re.compile(r"<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)</arg_value>", re.S)
+_GLM_CALL = re.compile(rf"([\w.\-]+)\s*((?:{_GLM_PAIR.pattern}\s*)+)", re.S)
+"""GLM-4.5 to GLM-5 inside ``<tool_call>``: the name, then ``<arg_key>k</arg_key><arg_value>v
+</arg_value>`` pairs (sgl-project/sglang#19925). A name alone is read by the readers that know
+it is a call (``<tool_call>list_files</tool_call>``, GLM-4.7 without arguments)."""
 
 
 def _open_parameter(inner: str) -> bool:
@@ -344,6 +359,7 @@ def arguments_for(value: Any, tool: PromptMessageTool | None) -> dict[str, Any]:
 # Function Calling: calls in a reply's content
 # --------------------------------------------------------------------------------------------
 
+_BARE_NAME = re.compile(r"[\w.\-]+")
 _TOOL_CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.S | re.I)
 _ACTION_LABEL = re.compile(r"(?im)^[ \t#*>]*Action[ \t*]*[:：][ \t*]*\n?[ \t]*(?:```[\w-]*[ \t]*\n)?")
 _CALL_MARKUP = re.compile(r"<tool_call>|<function=|\[TOOL_CALLS\]|<\|python_tag\|>", re.I)
@@ -370,7 +386,9 @@ def mentions_call_markup(text: str, tool_names: Iterable[str] = ()) -> bool:
     return bool(_CALL_MARKUP.search(text)) or envelope_name(text) in set(tool_names)
 
 
-def _known_calls(calls: list[Call], known: Mapping[str, PromptMessageTool | None]) -> list[tuple[str, dict[str, Any]]] | None:
+def _known_calls(
+    calls: list[Call], known: Mapping[str, PromptMessageTool | None]
+) -> list[tuple[str, dict[str, Any]]] | None:
     """``calls`` as (name, arguments) when every one names a known tool, its input fitted to the
     tool as ReAct fits it (``arguments_for``); None otherwise (the text is then not read as
     calls). An input that opens JSON it cannot read makes the text unreadable too."""
@@ -396,12 +414,16 @@ def _is_envelope(value: Any) -> bool:
     return isinstance(value, dict) and all(_key_form(key) in _ENVELOPE_FORMS for key in value)
 
 
-def _tool_call_blocks(text: str, known: Mapping[str, PromptMessageTool | None]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+def _tool_call_blocks(
+    text: str, known: Mapping[str, PromptMessageTool | None]
+) -> tuple[list[tuple[str, dict[str, Any]]], str]:
     found: list[tuple[str, dict[str, Any]]] = []
     kept: list[str] = []
     position = 0
     for block in _TOOL_CALL_BLOCK.finditer(text):
-        calls = _known_calls(calls_from_block(strip_noise(block.group(1))), known)
+        body = strip_noise(block.group(1))
+        read = calls_from_block(body) or ([(body, None)] if _BARE_NAME.fullmatch(body) else [])
+        calls = _known_calls(read, known)
         if calls:
             found.extend(calls)
             kept.append(text[position : block.start()])
@@ -410,7 +432,9 @@ def _tool_call_blocks(text: str, known: Mapping[str, PromptMessageTool | None]) 
     return found, "".join(kept)
 
 
-def _whole_json(text: str, known: Mapping[str, PromptMessageTool | None]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+def _whole_json(
+    text: str, known: Mapping[str, PromptMessageTool | None]
+) -> tuple[list[tuple[str, dict[str, Any]]], str]:
     body = strip_noise(text)
     if body[:1] not in ("{", "["):
         return [], text
@@ -421,7 +445,50 @@ def _whole_json(text: str, known: Mapping[str, PromptMessageTool | None]) -> tup
     return (calls, "") if calls else ([], text)
 
 
-def _action_blocks(text: str, known: Mapping[str, PromptMessageTool | None]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+_CODE_FENCE = re.compile(r"\s*```[ \t]*(tool_code|tool_call)[ \t]*\n(.*?)\n?[ \t]*```\s*", re.S | re.I)
+_PY_TOKENS = re.compile(r"<\|python_(?:start|end)\|>")
+
+
+def _whole_code(
+    text: str, known: Mapping[str, PromptMessageTool | None]
+) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    """The whole content as calls written as code: a ```` ```tool_code ```` fence (Gemini), or a
+    list of calls ``[get_weather(city="Paris"), get_time(tz="CET")]`` (Llama 3.2 / 4 "pythonic",
+    also between ``<|python_start|>`` and ``<|python_end|>``; vLLM's pythonic tool parser)."""
+    fence = _CODE_FENCE.fullmatch(text)
+    if fence:
+        calls = _known_calls(calls_from_block(fence.group(2)), known)
+        return (calls, "") if calls else ([], text)
+    body = _PY_TOKENS.sub("", text).strip()
+    if not (body.startswith("[") and body.endswith(")]")):
+        return [], text
+    calls = _known_calls(python_calls(body[1:-1]), known)
+    return (calls, "") if calls else ([], text)
+
+
+def python_calls(text: str) -> list[Call]:
+    """``a(x=1), b(y="z")`` as calls, read with Python's own parser: only keyword arguments whose
+    values are literals count; anything else reads as no call."""
+    try:
+        tree = ast.parse(f"[{text}]", mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    calls: list[Call] = []
+    for node in tree.body.elts if isinstance(tree.body, ast.List) else ():
+        if not isinstance(node, ast.Call) or node.args or not isinstance(node.func, ast.Name | ast.Attribute):
+            return []
+        try:
+            arguments = {keyword.arg: ast.literal_eval(keyword.value) for keyword in node.keywords if keyword.arg}
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            return []
+        name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+        calls.append((name, arguments))
+    return calls
+
+
+def _action_blocks(
+    text: str, known: Mapping[str, PromptMessageTool | None]
+) -> tuple[list[tuple[str, dict[str, Any]]], str]:
     found: list[tuple[str, dict[str, Any]]] = []
     kept: list[str] = []
     position = 0
@@ -452,7 +519,9 @@ def extract_calls_from_text(
     Read, in this order (the first form that yields a call wins): ``<tool_call>`` blocks
     (their closing tag may be missing at the end) holding anything ``calls_from_block``
     reads; the whole content as one envelope or a list of them (after special tokens and a
-    fence; every key an envelope key); ``Action:`` followed by an envelope. Only calls whose
+    fence; every key an envelope key); the whole content as calls written as code
+    (``_whole_code``); ``Action:`` followed by an envelope. A family's own call markup is
+    rewritten as ``<tool_call>`` blocks before this (``agent_core.call_markup``). Only calls whose
     every name is one of ``tools`` (declarations, or bare names) count; inputs are fitted
     as ReAct fits them. Returns
     ``(calls, the text without the call markup)``; with no call, ``((), text)``.
@@ -460,7 +529,7 @@ def extract_calls_from_text(
     known = {getattr(tool, "name", tool): (None if isinstance(tool, str) else tool) for tool in tools}
     if not text or not known:
         return (), text
-    for reader in (_tool_call_blocks, _whole_json, _action_blocks):
+    for reader in (_tool_call_blocks, _whole_json, _whole_code, _action_blocks):
         found, rest = reader(text, known)
         if found:
             calls = tuple(

@@ -21,7 +21,9 @@ every field, so :class:`ToolCallAssembler` keys calls by ``index`` *and*
 * ``arguments`` as text fragments, as a complete object (ollama8337) or as
   JSON-encoded JSON (smolagents1003); ``{}`` sent ahead of the real
   arguments (litellm#4537: Anthropic's ``input: {}``); the arguments so far
-  resent on every delta (dify-official-plugins#616: DashScope).
+  resent on every delta (dify-official-plugins#616: DashScope); a fence's
+  ``json`` word ahead of the object (tenstorrent/tt-inference-server#3683);
+  the final ``}`` dropped by the server (vllm-project/vllm#32152, #15274).
 * Ids made of the tool name: Dify's ollama plugin, and Dify's
   OpenAI-compatible base, which looks deltas up by name and leaves the rest
   of a call whose name is repeated under the id ``<name>``.
@@ -40,6 +42,8 @@ from typing import Any
 from agent_core.json_args import (
     ArgumentsError,
     decode_arguments,
+    ends_open,
+    only_closers_missing,
     split_concatenated,
     strip_noise,
 )
@@ -49,6 +53,11 @@ LENGTH_FINISH_REASONS = frozenset({"length", "max_tokens", "max_output_tokens"})
 """``finish_reason`` values (compared lower-cased) meaning the output hit the
 token limit: OpenAI ``length``, Anthropic ``max_tokens``, Gemini ``MAX_TOKENS``."""
 
+ENDED_FINISH_REASONS = frozenset({"stop", "tool_calls", "function_call", "tool_use", "end_turn"})
+"""``finish_reason`` values (compared lower-cased) meaning the model ended its reply itself:
+OpenAI ``stop``/``tool_calls``/``function_call``, Anthropic and Bedrock ``end_turn``/``tool_use``,
+Gemini ``STOP``. Only then are closing brackets the server dropped appended (a length cut, a
+content filter or a stream without a ``finish_reason`` may have cut the last value too)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +212,9 @@ class ToolCallAssembler:
        while its arguments are still incomplete (llamacpp13800);
     4. the last call, for a fragment under a new id that is nameless or
        repeats the last call's name, while the last call's arguments are
-       unfinished (a fresh id stamped on every fragment; the id ``<name>``);
+       unfinished (a fresh id stamped on every fragment; the id ``<name>``),
+       unless the fragment is on its own a whole JSON object: that is a
+       complete call of its own (the SDK's OpenAI-compatible base, MiniMax);
     5. otherwise a new call.
 
     Args:
@@ -274,7 +285,9 @@ class ToolCallAssembler:
         (``X``, ``X_2``); glued objects in one buffer become several calls of
         the same name (hermes62937, agno3826). Truncated arguments are reported
         as cut by the length limit only when ``finish_reason`` says so
-        (hermes83229), otherwise as malformed JSON.
+        (hermes83229), otherwise as malformed JSON; arguments lacking only
+        their closing brackets are closed when the model ended the reply
+        itself (``ENDED_FINISH_REASONS``; vllm-project/vllm#32152).
         """
         ids = _IdAllocator(self._id_prefix, (slot.id for slot in self._slots))
         calls: list[ToolCall] = []
@@ -283,7 +296,7 @@ class ToolCallAssembler:
             if slot.is_blank():
                 continue
             try:
-                pieces = _decode_slot(slot)
+                pieces = _decode_finished(slot, finish_reason)
             except ArgumentsError as error:
                 message = _error_message(error, finish_reason)
                 raw = _cumulative_snapshot(slot.text) or slot.raw_text()
@@ -308,12 +321,44 @@ def _stray_id_fragment(last: _Slot, delta: ToolCallDelta, *, new_index: bool) ->
     that repeats the name the rest of a call comes under the id ``<name>``:
     a repeated name continues the last call when its arguments are started
     and no new ``index`` says otherwise (parallel heads may interleave).
+    Neither brings a whole JSON object on its own (the rest of a call ends
+    with the call's ``}``): such a delta is a complete call (:func:`_own_call`).
     """
     if not delta.id or _is_empty(delta.arguments) or not last.name or last.is_complete():
+        return False
+    if _own_call(last, delta):
         return False
     if not delta.name:
         return True
     return delta.name == last.name and not new_index and bool(last.raw_text().strip())
+
+
+def _own_call(last: _Slot, delta: ToolCallDelta) -> bool:
+    """True when ``delta``'s arguments are a whole JSON object that cannot continue ``last``.
+
+    Plugins send complete calls in one chunk without ``index`` (the SDK's
+    OpenAI-compatible base, MiniMax): ``[{id: A, arguments: '{"city": Paris}'},
+    {id: B, arguments: '{"city": "Rome"}'}]`` is two calls, not B glued to A's
+    malformed arguments. A nameless object where ``last`` awaits a value
+    (``'{"filter": '``) may still be a nested value cut out by a bridge that
+    stamps every fragment with a fresh id.
+    """
+    if not _whole_object(delta.arguments):
+        return False
+    return bool(delta.name) or not ends_open(last.raw_text())
+
+
+def _whole_object(arguments: str | Mapping[str, Any]) -> bool:
+    """True for a mapping, or text that is (noise aside: ``strip_noise``) one JSON object."""
+    if isinstance(arguments, Mapping):
+        return True
+    for text in (arguments.strip(), strip_noise(arguments)):
+        if text.startswith("{") and text.endswith("}"):
+            try:
+                return isinstance(json.loads(text), dict)
+            except (ValueError, RecursionError):
+                continue
+    return False
 
 
 def _is_empty(arguments: str | Mapping[str, Any]) -> bool:
@@ -324,6 +369,29 @@ def _conflicts(slot: _Slot, delta: ToolCallDelta) -> bool:
     """True when ``delta`` names a different call than ``slot`` (other id or name)."""
     other_id = bool(delta.id and slot.id and delta.id != slot.id)
     return other_id or bool(delta.name and slot.name and delta.name != slot.name)
+
+
+def _decode_finished(slot: _Slot, finish_reason: str | None) -> list[dict[str, Any]]:
+    """:func:`_decode_slot`; when that fails, the arguments with the closing brackets they
+    lack appended, if those are all they lack and the model ended its reply itself.
+
+    vLLM's hermes parser drops a call's final ``}`` under MTP or ``--stream-interval``
+    (vllm-project/vllm#32152, #15274): ``'{"city": "Paris"'`` with ``tool_calls`` runs as
+    ``{"city": "Paris"}``. After a length cut the last value may be cut too: never closed.
+    Raises the first ``ArgumentsError`` when the closed text does not decode either (not an object).
+    """
+    try:
+        return _decode_slot(slot)
+    except ArgumentsError as error:
+        ended = (finish_reason or "").lower() in ENDED_FINISH_REASONS
+        closed = only_closers_missing(_cumulative_snapshot(slot.text) or slot.raw_text()) if ended else None
+        if closed is None:
+            raise
+        failure = error
+    try:
+        return _decode_text(closed)
+    except ArgumentsError:
+        raise failure from None
 
 
 def _decode_slot(slot: _Slot) -> list[dict[str, Any]]:

@@ -15,8 +15,9 @@ from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core import prompts
+from agent_core.call_markup import CallMarkup, holds_call_markup, markup_start, partial_markup, rewrite_markup
 from agent_core.model_call import AssistantReply, ModelChunk
-from agent_core.text_calls import extract_calls_from_text, mentions_call_markup
+from agent_core.text_calls import extract_calls_from_text
 from agent_core.think import ThinkSplitter, clean_reasoning
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCallAssembler
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
@@ -27,25 +28,30 @@ _ACTION_LABEL = "action"
 
 
 class AnswerGate:
-    """Decides, from the first visible characters, whether text may stream now.
+    """Decides what of a reply's visible text may stream to the user now.
 
-    ``feed`` returns the text to stream (possibly ''); ``held`` is the text
-    kept back when the reply looks like a tool call written as text.
+    ``feed`` returns the text to stream (possibly ''); ``held`` is the text kept back. A reply
+    that starts like a tool call written as text is held whole. Once text streams, it is held
+    again from any call markup on (``<tool_call>``, or a family's own markup that could not be
+    read: ``call_markup.MARKUP_OPENERS``), so a call written after a sentence never reaches the
+    user as text (Qwen and Hermes templates allow prose before the call). The whitespace the
+    answer starts with is not streamed: model plugins close a reasoning block with separators
+    (Anthropic's ``</think>\n\n``, MiniMax's ``\n</think>\n``) before it.
     """
 
     def __init__(self) -> None:
         self._buffer = ""
-        self._decided: bool | None = None  # True: stream; False: hold everything
+        self._decided: bool | None = None  # None: not yet; True: streaming; False: holding the rest
 
     @property
     def held(self) -> str:
-        """Text held back so far (all of it when holding)."""
-        return "" if self._decided else self._buffer
+        """Text held back so far: all of it when holding, else a tail that may open markup."""
+        return self._buffer
 
     def feed(self, text: str) -> str:
         """Consume visible text; return what can be streamed now."""
         if self._decided:
-            return text
+            return self._stream(text)
         self._buffer += text
         if self._decided is False:
             return ""
@@ -63,8 +69,24 @@ class AnswerGate:
                 self._decided = False
                 return ""
         self._decided = True
-        out, self._buffer = self._buffer, ""
-        return out
+        self._buffer = ""
+        return self._stream(start)
+
+    def _stream(self, text: str) -> str:
+        """Streaming: pass ``text`` on up to call markup (then hold the rest) or up to a tail that
+        may still become markup."""
+        text = self._buffer + text
+        if "<" not in text and "[" not in text:
+            self._buffer = ""
+            return text
+        at = markup_start(text)
+        if at is not None:
+            self._decided = False
+            self._buffer = text[at:]
+            return text[:at]
+        keep = partial_markup(text)
+        self._buffer = text[len(text) - keep :]
+        return text[: len(text) - keep]
 
 
 @dataclass
@@ -82,12 +104,12 @@ def _stream(
     chunks: Iterator[ModelChunk], gate: AnswerGate, assembler: ToolCallAssembler, got: _Collected
 ) -> Generator[str, None, None]:
     """Feed every chunk through the think splitter and the answer gate; yield streamable text."""
-    splitter = ThinkSplitter()
+    splitter, markup = ThinkSplitter(), CallMarkup()
     visible: list[str] = []
     reasoning: list[str] = []
     for chunk in chunks:
         got.reply.add(chunk)
-        part = splitter.feed(chunk.text)
+        part = splitter.feed(markup.feed(chunk.text))
         visible.append(part.visible)
         reasoning.extend((chunk.reasoning, part.reasoning))
         for delta in chunk.tool_calls:
@@ -97,10 +119,10 @@ def _stream(
         got.finish_reason = chunk.finish_reason or got.finish_reason
         if out := gate.feed(part.visible):
             yield out
-    tail = splitter.finish()
-    visible.append(tail.visible)
-    reasoning.append(tail.reasoning)
-    if out := gate.feed(tail.visible):
+    last, tail = splitter.feed(markup.finish()), splitter.finish()
+    visible += (last.visible, tail.visible)
+    reasoning += (last.reasoning, tail.reasoning)
+    if out := gate.feed(last.visible + tail.visible):
         yield out
     got.text, got.reasoning = "".join(visible), clean_reasoning("".join(reasoning))
 
@@ -134,17 +156,21 @@ def read_function_calling_turn(
         return ModelTurn(thought=text, decision=ToolCalls(assembled.calls, assembled.invalid), **turn)
     calls, rest = extract_calls_from_text(text, tools, id_prefix=prefix) if tools else ((), text)
     if not calls and tools and got.reasoning and not text.strip():
-        calls, _ = extract_calls_from_text(got.reasoning, tools, id_prefix=prefix)
+        calls, _ = extract_calls_from_text(rewrite_markup(got.reasoning), tools, id_prefix=prefix)
     if calls:
+        # The provider's opaque_body describes a message without these calls: a plugin that
+        # rebuilds the message from it (Anthropic, MiniMax, OpenAI Responses) would send back
+        # results for calls it never made, so it is not sent back with them.
+        turn["opaque_body"] = None
         return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls)), **turn)
     names = [getattr(tool, "name", tool) for tool in tools]
-    if text.strip() and gate.held and tools and mentions_call_markup(text, names):
+    if text.strip() and gate.held and tools and holds_call_markup(gate.held, names):
         cut = (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS
         problem = prompts.REPLY_CUT if cut else prompts.TOOL_CALL_UNREADABLE
         return ModelTurn(thought=text, decision=ParseFailure(problem), **turn)
     if text.strip():
         if gate.held:
-            yield gate.held
-        return ModelTurn(thought=text, decision=FinalAnswer(text), **turn)
+            yield gate.held.lstrip()
+        return ModelTurn(thought=text, decision=FinalAnswer(text.lstrip()), **turn)
     problem = prompts.TOOL_CALL_MISSING if got.finish_reason == "tool_calls" else prompts.EMPTY_REPLY
     return ModelTurn(thought=text, decision=ParseFailure(problem), **turn)

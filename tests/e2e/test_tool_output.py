@@ -134,7 +134,8 @@ def test_tool_file_link_is_forwarded_and_a_plain_link_is_not(run, strategy):
     plain = {"type": "link", "message": {"text": "https://dify.ai"}, "meta": None}
     result = play(run, strategy, [tool_file, plain])
     seen = observation(result)
-    assert "result link: /files/tools/file-1.docx" in seen and "sent to the user" in seen
+    assert "A file was sent to the user: file-1.docx (application/octet-stream)" in seen
+    assert "/files/" not in seen, "an internal, expiring address is never shown to the model"
     assert "result link: https://dify.ai" in seen
     assert result.files == [
         {

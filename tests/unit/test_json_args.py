@@ -14,7 +14,9 @@ from agent_core.json_args import (
     MAX_DEPTH,
     ArgumentsError,
     decode_arguments,
+    ends_open,
     loads_lenient,
+    only_closers_missing,
     split_concatenated,
     strip_noise,
     too_deep,
@@ -112,6 +114,60 @@ def test_strip_noise():
     assert strip_noise('  ```json\n{"a": 1}\n```  ') == '{"a": 1}'
     assert strip_noise('[TOOL_CALLS][{"name": "x"}]') == '[{"name": "x"}]'
     assert strip_noise("plain") == "plain"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['json\n{"city":"Paris"}', 'JSON {"city":"Paris"}', 'Json\r\n  {"city":"Paris"}', ' json\t\n{"city":"Paris"}<|eot_id|>'],
+)
+def test_tt3683_leaked_json_word_before_the_object_is_dropped(text):
+    """tenstorrent/tt-inference-server#3683: the fence's language word without the fence."""
+    assert strip_noise(text) == '{"city":"Paris"}'
+    assert loads_lenient(text) == {"city": "Paris"}
+    assert decode_arguments(text) == {"city": "Paris"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['python\n{"a": 1}', 'jsonl\n{"a": 1}', 'json{"a": 1}', 'JSON:\n{"a": 1}', 'the json\n{"a": 1}', 'ｊｓｏｎ\n{"a": 1}'],
+)
+def test_only_the_bare_json_word_is_dropped(text):
+    assert strip_noise(text) == text
+    with pytest.raises(ArgumentsError):
+        decode_arguments(text)
+
+
+def test_json_word_before_an_array_or_a_value_is_kept():
+    assert strip_noise("json\n[1, 2]") == "json\n[1, 2]"
+    assert strip_noise('{"q": "json\n{x}"}') == '{"q": "json\n{x}"}'
+
+
+@pytest.mark.parametrize(
+    ("text", "closed"),
+    [
+        ('{"city": "Paris"', '{"city": "Paris"}'),
+        ('{"a": [1, 2', '{"a": [1, 2]}'),
+        ('{"a": {"b": "}"} ', '{"a": {"b": "}"}}'),
+        ('```json\n{"a": 1\n```', '{"a": 1}'),
+        ('json\n{"a": 1', '{"a": 1}'),
+    ],
+)
+def test_only_closers_missing_appends_the_closing_brackets(text, closed):
+    """vllm-project/vllm#32152: the final ``}`` dropped by the server."""
+    assert only_closers_missing(text) == closed
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"a": 1}', '{"city": "Par', '{"a": 1,', '{"a":', '{"a": [', '{"a": {', "{", '{"a": [1}', "", "plain", '{"a" 1', "{'a': 1", '{"a": b'],
+)
+def test_only_closers_missing_refuses_anything_more(text):
+    assert only_closers_missing(text) is None
+
+
+def test_ends_open():
+    assert all(ends_open(text) for text in ('{"a": 1,', '{"a":  ', '{"a": [', "{"))
+    assert not any(ends_open(text) for text in ('{"a": 1', '{"a": "x,"', '{"a": []', ""))
 
 
 @settings(deadline=None)

@@ -49,6 +49,28 @@ def test_content_parts_are_kept_with_their_own_opaque_body():
     assert message.content[1].opaque_body == {"thought_signature": "sig"}
 
 
+def test_text_parts_streamed_apart_go_back_as_one_so_a_reasoning_block_stays_whole():
+    # Gemini's plugin streams "<think>", the thoughts and "</think>" as separate parts and strips
+    # a block on the way back only when one part holds all of it.
+    signed = {"type": "text", "data": "Paris.", "opaque_body": {"thought_signature": "sig"}}
+    image = {"type": "image", "url": "https://x/y.png", "format": "png", "mime_type": "image/png"}
+    reply = gathered(
+        chunk([{"type": "text", "data": "<think>\n\n", "opaque_body": None}]),
+        chunk([{"type": "text", "data": "plan"}]),
+        chunk([{"type": "text", "data": "\n\n</think>"}]),
+        chunk("It is "),
+        chunk([signed]),
+        chunk([image]),
+        chunk([{"type": "text", "data": "done"}]),
+    )
+    assert reply.content == [
+        {"type": "text", "data": "<think>\n\nplan\n\n</think>It is "},
+        signed,
+        image,
+        {"type": "text", "data": "done"},
+    ]
+
+
 def test_deepseek_reasoning_is_shown_unescaped_without_its_marker():
     raw = f"\n{DEEPSEEK_REASONING_MARK}a &lt; b &amp;&amp; c\n"
     assert clean_reasoning(raw) == "a < b && c"

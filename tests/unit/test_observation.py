@@ -85,7 +85,8 @@ def test_streamed_text_pieces_are_joined_as_they_came():
 def test_dop3674_tool_file_link_is_forwarded():
     message = link("/files/tools/file-1.docx", {"tool_file_id": "file-1", "mime_type": "application/octet-stream"})
     outcome, forwarded = run(message)
-    assert "result link: /files/tools/file-1.docx" in outcome.observation
+    assert "A file was sent to the user: file-1.docx (application/octet-stream)" in outcome.observation
+    assert "/files/" not in outcome.observation  # an internal, expiring address (test_file_addresses.py)
     assert len(forwarded) == 1
     assert isinstance(forwarded[0], AgentInvokeMessage)
     assert forwarded[0].type == M.LINK
@@ -126,7 +127,7 @@ def test_image_link_with_tool_file_id_is_forwarded_unchanged():
     meta = {"tool_file_id": "f1", "mime_type": "image/png", "filename": "chart.png"}
     outcome, forwarded = run(image("/files/tools/f1.png?sign=x", M.IMAGE_LINK, meta))
     assert forwarded[0].type == M.IMAGE_LINK and forwarded[0].meta == meta
-    assert "chart.png" in outcome.observation and "/files/tools/f1.png" in outcome.observation
+    assert "chart.png" in outcome.observation and "/files/tools/f1.png" not in outcome.observation
 
 
 def test_image_link_without_meta_gets_the_tool_file_id_from_its_url():
@@ -443,9 +444,88 @@ def test_dop3542_variables_are_neither_observed_nor_forwarded():
     assert "[variable s] abcd" in outcome.full_text
 
 
-def test_only_a_variable_counts_as_no_output():
-    outcome, _ = run(variable("answer", 1), tool="calc")
-    assert outcome.observation == "The tool 'calc' ran and returned no output."
+def test_a_lone_variable_becomes_the_observation_when_nothing_else_came():
+    outcome, forwarded = run(variable("answer", 1), tool="calc")
+    assert outcome.observation == "1" and forwarded == []
+    outcome, _ = run(variable("answer", {"x": [1, "é"]}))
+    assert outcome.observation == '{"x":[1,"é"]}'
+    outcome, _ = run(variable("answer", "plain text"))
+    assert outcome.observation == "plain text"
+
+
+def test_a_streamed_variable_alone_is_observed_as_its_pieces_joined():
+    """SSE tools: ``create_stream_variable_message("stream_text", line)`` per line."""
+    outcome, _ = run(*(variable("stream_text", f"line {n}\n", True) for n in range(3)))
+    assert outcome.observation == "line 0\nline 1\nline 2"
+    assert "[variable stream_text] line 0\nline 1\nline 2" in outcome.full_text
+
+
+def test_several_variables_alone_are_observed_as_compact_json_by_name():
+    """MCP tools with structured output and empty content: one variable per key."""
+    outcome, _ = run(variable("city", "Paris"), variable("temp", 21), variable("s", "ab", True), variable("s", "cd", True))
+    assert json.loads(outcome.observation) == {"city": "Paris", "temp": 21, "s": "abcd"}
+    assert outcome.observation == '{"city":"Paris","temp":21,"s":"abcd"}'
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        text("done"),
+        json_msg({"a": 1}),
+        link("https://example.com/r"),
+        blob(b"1", {"filename": "r.bin"}),
+        image("https://x/a.png"),
+    ],
+)
+def test_variables_stay_out_when_the_call_produced_text_json_a_link_or_a_file(other):
+    outcome, _ = run(other, variable("v", "VAR-VALUE-17"))
+    assert "VAR-VALUE-17" not in outcome.observation
+    outcome, _ = run(variable("v", "VAR-VALUE-17"), other)
+    assert "VAR-VALUE-17" not in outcome.observation
+
+
+def test_variables_are_observed_when_the_other_messages_said_nothing():
+    outcome, _ = run(json_msg({}), json_msg({"execution_metadata": {"x": 1}}), text("\n"), variable("v", "VALUE"))
+    assert outcome.observation == "VALUE"
+
+
+def test_variables_observed_before_a_failure_follow_the_error():
+    outcome, _ = run(variable("stream_text", "partial", True), error=RuntimeError("connection reset"))
+    assert outcome.observation.startswith("Error: the tool 'search' failed: RuntimeError: connection reset.")
+    assert outcome.observation.endswith("Output received before the failure:\npartial")
+
+
+def test_observed_variables_are_redacted_even_when_streamed_in_pieces():
+    secret = "sk-live-abc123"
+    outcome, _ = run(variable("out", "key=sk-li", True), variable("out", "ve-abc123 ok", True), secrets=[secret])
+    assert outcome.observation == "key=[REDACTED] ok"
+    assert secret not in outcome.full_text
+    outcome, _ = run(variable("a", secret), variable("b", {"k": f'"{secret}"'}), secrets=[secret])
+    assert secret not in outcome.observation and outcome.observation.count("[REDACTED]") == 2
+
+
+def test_observed_variables_are_capped_like_text_and_redacted_before_the_cut(monkeypatch):
+    monkeypatch.setattr(obs, "FULL_TEXT_MAX_CHARS", 1000)
+    secret = "sk-live-abc123"
+    pieces = ["x" * 990, "key=", secret, " tail " * 200]  # the cap falls inside the secret
+    outcome, _ = run(*(variable("s", piece, True) for piece in pieces), max_tokens=100_000, secrets=[secret])
+    assert "sk-li" not in outcome.observation and "sk-li" not in outcome.full_text
+    assert "[REDACTED]" in outcome.full_text
+    assert "tokens were cut" in outcome.observation and outcome.truncated_tokens > 0
+    assert "more characters were not kept" in outcome.full_text
+
+
+def test_a_huge_streamed_variable_is_bounded_and_read_in_linear_time():
+    outcome, _ = run(*(variable("stream_text", "word ", True) for _ in range(50_000)), max_tokens=500)
+    assert estimate_tokens(outcome.observation) <= 500
+    assert outcome.observation.startswith("word word") and outcome.truncated_tokens > 0
+
+
+def test_finish_twice_with_only_variables_gives_the_same_outcome():
+    collector = ObservationCollector("t")
+    collector.add(variable("v", "x", True))
+    assert collector.finish() == collector.finish()
+    assert collector.finish().observation == "x"
 
 
 def test_log_messages_are_ignored():
@@ -543,7 +623,7 @@ def test_raw_binary_link_is_forwarded_as_a_link():
     raw = {"type": "binary_link", "message": {"text": "/files/tools/abc.bin"}, "meta": {"tool_file_id": "abc"}}
     out = collector.add(raw)
     assert [(m.type, m.message.text) for m in out] == [(M.LINK, "/files/tools/abc.bin")]
-    assert "result link: /files/tools/abc.bin" in collector.finish().observation
+    assert "A file was sent to the user: abc.bin." in collector.finish().observation
 
 
 # --- empty result (dify27440) ----------------------------------------------------------------------

@@ -490,6 +490,134 @@ def test_fresh_id_on_every_fragment(index):
     assert [call.id for call in result.calls] == ["id0", "id9"]
 
 
+# --- complete calls under new ids (the SDK's OpenAI-compatible base, MiniMax) -------------
+
+
+@pytest.mark.parametrize("second", ['{"city": "Rome"}', {"city": "Rome"}, 'json\n{"city": "Rome"}'])
+@pytest.mark.parametrize("first", ['{"city": Paris}', '{"city": "Paris"}'])
+def test_complete_call_under_a_new_id_is_not_glued_to_the_last_call(first, second):
+    """Complete calls in one chunk without index: the second is its own call even while the
+    first's arguments are not (yet) JSON; before, call_B was glued to call_A and never ran."""
+    deltas = [
+        fragment(id="call_A", name="get_weather", arguments=first),
+        fragment(id="call_B", name="get_weather", arguments=second),
+    ]
+    result = assemble(deltas, "tool_calls")
+    assert result.calls == (
+        ToolCall("call_A", "get_weather", {"city": "Paris"}),
+        ToolCall("call_B", "get_weather", {"city": "Rome"}),
+    )
+    assert result.invalid == ()
+
+
+def test_malformed_first_call_stays_invalid_under_its_own_id_beside_a_complete_second():
+    deltas = [
+        fragment(id="call_A", name="get_weather", arguments='{"city": "Paris" "France"}'),
+        fragment(id="call_B", name="get_weather", arguments='{"city": "Rome"}'),
+    ]
+    result = assemble(deltas, "tool_calls")
+    assert result.calls == (ToolCall("call_B", "get_weather", {"city": "Rome"}),)
+    (invalid,) = result.invalid
+    assert (invalid.id, invalid.name, invalid.raw_arguments) == ("call_A", "get_weather", '{"city": "Paris" "France"}')
+    assert "'France'" in invalid.error
+
+
+def test_nameless_complete_object_under_a_new_id_is_a_call_of_its_own():
+    """Without a name it is invalid and reported, under its own id, not glued to the last call."""
+    deltas = [fragment(id="a", name="f", arguments='{"x": 1 2}'), fragment(id="b", arguments='{"y": 2}')]
+    result = assemble(deltas)
+    assert [(call.id, call.raw_arguments) for call in result.invalid] == [("a", '{"x": 1 2}'), ("b", '{"y": 2}')]
+
+
+@pytest.mark.parametrize("index", [None, 0])
+def test_fresh_id_fragment_holding_a_nested_object_still_continues_the_call(index):
+    parts = ['{"filter": ', '{"tag": "a"}', ', "limit": 2}']
+    deltas = [fragment(index=index, id="id0", name="search", arguments="")]
+    deltas += [fragment(index=index, id=f"id{n + 1}", arguments=part) for n, part in enumerate(parts)]
+    result = assemble(deltas)
+    assert result.calls == (ToolCall("id0", "search", {"filter": {"tag": "a"}, "limit": 2}),)
+
+
+# --- a fence's json word without the fence (tenstorrent/tt-inference-server#3683) ----------
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_tt3683_json_word_before_the_arguments(split):
+    text = 'json\n{"city":"Paris"}'
+    parts = ["json", '\n{"city":', '"Paris"}'] if split else [text]
+    deltas = [fragment(index=0, id="c", name="get_weather", arguments="")]
+    deltas += [fragment(index=0, arguments=part) for part in parts]
+    assert assemble(deltas, "tool_calls").calls == (ToolCall("c", "get_weather", {"city": "Paris"}),)
+
+
+def test_only_the_json_word_is_dropped_before_the_arguments():
+    result = assemble([fragment(id="c", name="get_weather", arguments='python\n{"city": "Paris"}')], "tool_calls")
+    assert result.calls == () and result.invalid[0].id == "c"
+
+
+# --- the final brace dropped by the server (vllm-project/vllm#32152, #15274) ---------------
+
+
+@pytest.mark.parametrize("finish_reason", ["tool_calls", "stop", "STOP", "tool_use", "end_turn"])
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ('{"city": "Paris"', {"city": "Paris"}),
+        ('{"city": "Paris", "days": 3', {"city": "Paris", "days": 3}),
+        ('{"filter": {"tags": ["a", "b"]', {"filter": {"tags": ["a", "b"]}}),
+        ('{"city": "Paris"<|im_end|>', {"city": "Paris"}),
+    ],
+)
+def test_vllm32152_dropped_closing_brace_is_added_when_the_model_ended_the_reply(finish_reason, arguments, expected):
+    deltas = [fragment(index=0, id="c", name="get_weather", arguments="")]
+    deltas += [fragment(index=0, arguments=arguments[i : i + 5]) for i in range(0, len(arguments), 5)]
+    result = assemble(deltas, finish_reason)
+    assert result.calls == (ToolCall("c", "get_weather", expected),)
+    assert result.invalid == ()
+
+
+@pytest.mark.parametrize("finish_reason", ["length", "LENGTH", "max_tokens", "MAX_TOKENS", "max_output_tokens"])
+def test_dropped_closing_brace_after_a_length_cut_is_never_run(finish_reason):
+    result = assemble([fragment(id="c", name="get_weather", arguments='{"city": "Paris"')], finish_reason)
+    assert result.calls == ()
+    (invalid,) = result.invalid
+    assert invalid.id == "c" and "cut off by the output length limit" in invalid.error
+
+
+@pytest.mark.parametrize("finish_reason", [None, "", "content_filter"])
+def test_dropped_closing_brace_without_a_finish_saying_the_model_ended_is_not_closed(finish_reason):
+    result = assemble([fragment(id="c", name="get_weather", arguments='{"city": "Paris"')], finish_reason)
+    assert result.calls == ()
+    assert "missing closing '}' at the end" in result.invalid[0].error
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        '{"city": "Par',  # a string left open: the value may be cut
+        '{"city": "Paris",',  # another member was coming
+        '{"city":',  # the value is missing
+        '{"tags": [',  # a value would be invented
+        '{"ok": tru',  # a literal cut short
+        '{"city": "Paris", "days"',  # a key without its value
+        '{"city" "Paris"',  # a colon missing too (dify17270's shape, cut)
+        "{'city': 'Paris'",  # quotes to repair too
+        '{"city": Paris',  # a value to quote too
+    ],
+)
+def test_more_than_closing_brackets_missing_is_still_refused(arguments):
+    result = assemble([fragment(id="c", name="get_weather", arguments=arguments)], "tool_calls")
+    assert result.calls == ()
+    (invalid,) = result.invalid
+    assert invalid.raw_arguments == arguments and "malformed" in invalid.error
+
+
+def test_dropped_closing_brace_on_the_last_cumulative_snapshot():
+    snapshots = ['{"q', '{"query": "a', '{"query": "ab"']
+    deltas = [fragment(index=0, id="c", name="search", arguments=text) for text in snapshots]
+    assert assemble(deltas, "tool_calls").calls == (ToolCall("c", "search", {"query": "ab"}),)
+
+
 # --- fc_blocking cases -----------------------------------------------------------------
 
 

@@ -493,6 +493,48 @@ CASES = [
         ),
         id="vllm-hermes-whitespace-fragments",
     ),
+    # dify-plugin-sdks OAICompatLargeLanguageModel and the MiniMax plugin: parallel calls
+    # of one tool, each complete, in one chunk without index; the first one's arguments
+    # are not JSON as sent (repaired), the second still runs under its own id.
+    pytest.param(
+        Case(
+            [
+                chunk(
+                    tc("get_weather", '{"city": Paris}', id="call_A"),
+                    tc("get_weather", '{"city": "Rome"}', id="call_B"),
+                ),
+                chunk(finish_reason="tool_calls"),
+            ],
+            [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})],
+            ids=["call_A", "call_B"],
+        ),
+        id="oaicompat-minimax-complete-calls-first-not-json",
+    ),
+    # tenstorrent/tt-inference-server#3683: the "json" of a fence's language leaks into
+    # function.arguments.
+    pytest.param(
+        Case(
+            [chunk(tc("get_weather", 'json\n{"city":"Paris"}', id="chatcmpl-tool-j", index=0), finish_reason="tool_calls")],
+            [("get_weather", {"city": "Paris"})],
+            ids=["chatcmpl-tool-j"],
+        ),
+        id="tt3683-json-word-in-arguments",
+    ),
+    # vllm-project/vllm#32152, #15274: the hermes parser drops the final "}" under MTP or
+    # --stream-interval; the model ended the call itself.
+    pytest.param(
+        Case(
+            [
+                chunk(tc("get_weather", "", id="chatcmpl-tool-2", index=0)),
+                chunk(tc(arguments='{"city": ', index=0)),
+                chunk(tc(arguments='"Paris"', index=0)),
+                chunk(finish_reason="tool_calls"),
+            ],
+            [("get_weather", {"city": "Paris"})],
+            ids=["chatcmpl-tool-2"],
+        ),
+        id="vllm32152-hermes-final-brace-dropped",
+    ),
 ]
 
 

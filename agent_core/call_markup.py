@@ -1,0 +1,437 @@
+"""Tool calls in a model family's own markup, rewritten as ``<tool_call>`` blocks.
+
+A model served without its tool parser (vLLM or SGLang without ``--tool-call-parser``, llama.cpp
+or LM Studio with a generic template, Ollama when its parser misses) leaves its native call
+markup in the content. Each family has its own; all of them say the same thing, a tool name and
+its arguments. ``CallMarkup`` rewrites each known form, as the text streams, into the one form
+both strategies read (``<tool_call>{"name": ..., "arguments": ...}</tool_call>``, read by
+``agent_core.text_calls``), and drops end-of-turn tokens that are never text:
+
+=====================  ==========================================================================
+Family                 Markup (source)
+=====================  ==========================================================================
+DeepSeek V3 / R1       ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME`` and
+                       the arguments in a json fence, ``<｜tool▁call▁end｜>``; V3.1 writes
+                       ``NAME<｜tool▁sep｜>{...}`` (DeepSeek's chat templates; google/adk-python#5654)
+DeepSeek V3.2          ``<｜DSML｜function_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K"
+                       string="true">V</｜DSML｜parameter>...`` (vllm-project/vllm#48931)
+Kimi K2                ``<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0
+                       <|tool_call_argument_begin|>{...}<|tool_call_end|>...`` (Kimi-K2
+                       tool_call_guidance; vllm-project/vllm#31207)
+MiniMax M2, Claude     ``<minimax:tool_call>`` / ``<function_calls>`` around ``<invoke name="N">
+                       <parameter name="K">V</parameter></invoke>`` (MiniMax-M2.5#10)
+MiniMax M1             ``<tool_calls>`` around one JSON call per line (MiniMax-M2#14)
+Qwen3-Coder            ``<function=NAME><parameter=K>V</parameter></function>`` without the
+                       opening ``<tool_call>`` (ollama/ollama#16686)
+Mistral (v11 tokens)   ``[TOOL_CALLS]NAME[ARGS]{...}``, repeated (ml-explore/mlx-lm#1374)
+gpt-oss (Harmony)      ``<|channel|>analysis<|message|>...<|end|>`` (reasoning, rewritten as a
+                       ``<think>`` block), ``<|channel|>final<|message|>...`` (text), and
+                       ``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}
+                       <|call|>`` (a call) (OpenAI's harmony format; lablup/mlxcel#654)
+Gemma                  ``<end_of_turn>``, ``<start_of_turn>``, ``<eos>`` dropped (google/gemma.cpp#276)
+=====================  ==========================================================================
+
+Markup that cannot be read is passed on as written (``MARKUP_OPENERS`` lets a caller tell it
+from an answer). A block is held from its opening marker to its end, so a caller never sees half
+of one; a block left open when the text ends is read as it stands. Forms that are already read
+where they are met (``<tool_call>`` blocks, ``[TOOL_CALLS] [...]``, ``<|python_tag|>``) pass
+through untouched. Linear in the text; never raises.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from agent_core.text_calls import (
+    FAIL,
+    Call,
+    calls_from_block,
+    decode_input,
+    decode_json,
+    decode_nested,
+    interpret,
+    mentions_call_markup,
+)
+
+_BARS: Final = ("｜", "|")
+_SPACES: Final = ("▁", "_")
+
+
+def _deepseek(word: str) -> tuple[str, ...]:
+    """``<｜tool▁calls▁begin｜>`` as DeepSeek's tokenizer writes it and as servers rewrite it
+    (ASCII bar, underscore)."""
+    return tuple(f"<{bar}{word.replace(' ', space)}{bar}>" for bar in _BARS for space in _SPACES)
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """One form: its opening markers, its end (``None``: the end of the text), and how its
+    whole text reads as calls (``[]``: not readable, passed on as written)."""
+
+    openers: tuple[str, ...]
+    closer: re.Pattern[str] | None
+    read: Callable[[str], list[Call]]
+
+
+def _tool_call(name: str, arguments: Any) -> str:
+    """One call as the ``<tool_call>`` block the strategies read."""
+    return "<tool_call>" + json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False) + "</tool_call>"
+
+
+def _arguments(text: str) -> Any:
+    """Arguments as written after a separator: JSON (fenced or not) or text."""
+    text = re.sub(r"^\s*```[\w-]*[ \t]*\n?|\n?[ \t]*```\s*$", "", text.strip())
+    value = decode_input(text)
+    return {} if value is None else value
+
+
+_DS_CALL = re.compile(r"<[|｜]tool[▁_]call[▁_]begin[|｜]>(.*?)(?:<[|｜]tool[▁_]call[▁_]end[|｜]>|\Z)", re.S)
+_DS_SEP = re.compile(r"<[|｜]tool[▁_]sep[|｜]>")
+
+
+def _read_deepseek(block: str) -> list[Call]:
+    calls: list[Call] = []
+    for inner in _DS_CALL.findall(block):
+        pieces = _DS_SEP.split(inner, maxsplit=1)
+        if len(pieces) != 2:
+            return []
+        head, rest = pieces[0].strip(), pieces[1]
+        if head == "function":  # V3 / R1: the type, then "NAME\n```json ...```"
+            name, _, rest = rest.strip().partition("\n")
+        else:  # V3.1: "NAME<｜tool▁sep｜>{...}"
+            name = head
+        if not name.strip():
+            return []
+        calls.append((name.strip(), _arguments(rest)))
+    return calls
+
+
+_KIMI_CALL = re.compile(
+    r"<\|tool_call_begin\|>\s*([^<]*?)\s*<\|tool_call_argument_begin\|>(.*?)(?:<\|tool_call_end\|>|\Z)", re.S
+)
+_KIMI_ID = re.compile(r"(?:functions\.)?(.+?)(?::\d+)?")
+
+
+def _read_kimi(block: str) -> list[Call]:
+    calls: list[Call] = []
+    for call_id, arguments in _KIMI_CALL.findall(block):
+        name = _KIMI_ID.fullmatch(call_id.strip())
+        if not name:
+            return []
+        calls.append((name.group(1), _arguments(arguments)))
+    return calls
+
+
+_INVOKE = re.compile(r"<invoke\s+name=\s*[\"']([^\"'>]+)[\"']\s*>(.*?)(?:</invoke>|\Z)", re.S)
+_PARAMETER = re.compile(
+    r"<parameter\s+name=\s*[\"']([^\"'>]+)[\"']((?:\s+[\w-]+=\s*[\"'][^\"']*[\"'])*)\s*>(.*?)</parameter>", re.S
+)
+_DSML = re.compile(r"(?<=<)[|｜]DSML[|｜]|(?<=</)[|｜]DSML[|｜]")
+
+
+def _read_invoke(block: str) -> list[Call]:
+    """``<invoke name="N"><parameter name="K">V</parameter></invoke>``: a parameter marked
+    ``string="true"`` (DeepSeek V3.2) is text as written, any other value JSON when it reads as
+    JSON, else text."""
+    calls: list[Call] = []
+    for name, inner in _INVOKE.findall(_DSML.sub("", block)):
+        arguments: dict[str, Any] = {}
+        for key, attributes, value in _PARAMETER.findall(inner):
+            literal = re.search(r"string=\s*[\"']true[\"']", attributes)
+            arguments[key] = value if literal else decode_nested(value.strip())
+        calls.append((name.strip(), arguments))
+    return calls
+
+
+def _read_json_lines(block: str) -> list[Call]:
+    """``<tool_calls>`` holding one JSON call object per line, or a JSON list of them."""
+    inner = re.sub(r"</?tool_calls>", "", block).strip()
+    values = (
+        [decode_json(inner)] if inner[:1] == "[" else [decode_json(line) for line in inner.splitlines() if line.strip()]
+    )
+    calls: list[Call] = []
+    for value in values:
+        found = [] if value is FAIL else interpret(value, strict=True)
+        if not found:
+            return []
+        calls.extend(found)
+    return calls
+
+
+def _read_function(block: str) -> list[Call]:
+    """Qwen3-Coder's ``<function=NAME>`` without its ``<tool_call>``: read as inside one."""
+    return calls_from_block(block)
+
+
+_MISTRAL_CALL = re.compile(r"\s*([\w.\-]+)\s*(?:\[CALL_ID\]\s*[\w\-]*\s*)?\[ARGS\]")
+
+
+def _read_mistral(block: str) -> list[Call]:
+    """``[TOOL_CALLS]NAME[ARGS]{...}`` repeated (Mistral's v11 tokenizer)."""
+    text = block.replace("</s>", "")
+    calls: list[Call] = []
+    decoder = json.JSONDecoder()
+    for piece in text.split("[TOOL_CALLS]")[1:]:
+        head = _MISTRAL_CALL.match(piece)
+        if not head:
+            return []
+        try:
+            value, _ = decoder.raw_decode(piece, _skip_space(piece, head.end()))
+        except (ValueError, RecursionError):
+            value = _arguments(piece[head.end() :])
+        calls.append((head.group(1), value))
+    return calls
+
+
+def _skip_space(text: str, i: int) -> int:
+    while i < len(text) and text[i].isspace():
+        i += 1
+    return i
+
+
+_HARMONY_HEADER = re.compile(r"<\|channel\|>\s*(\w+)([^<]*?)(?:<\|constrain\|>\s*[\w-]+\s*)?<\|message\|>", re.S)
+_RECIPIENT = re.compile(r"\bto=([\w.\-:]+)")
+_HARMONY_ENDS: Final = ("<|end|>", "<|call|>", "<|return|>")
+
+
+def _rewrite_harmony(block: str, recipient: str | None) -> str | None:
+    """One Harmony message as text the strategies read, or None when it is not one."""
+    header = _HARMONY_HEADER.match(block)
+    if not header:
+        return None
+    channel = header.group(1).lower()
+    to = _RECIPIENT.search(header.group(2))
+    target = to.group(1) if to else recipient
+    body = block[header.end() :]
+    for end in _HARMONY_ENDS:
+        body = body.removesuffix(end)
+    if target:
+        return _tool_call(target.removeprefix("functions."), _arguments(body))
+    if channel == "analysis":
+        return f"<think>{body}</think>"
+    return body
+
+
+_DROPPED: Final = ("<end_of_turn>", "<start_of_turn>model\n", "<start_of_turn>", "<eos>")
+"""Gemma's turn tokens: never text, left in by servers that do not stop on them."""
+
+_RULES: Final = (
+    _Rule(_deepseek("tool calls begin"), re.compile(r"<[|｜]tool[▁_]calls[▁_]end[|｜]>"), _read_deepseek),
+    _Rule(_deepseek("tool call begin"), re.compile(r"<[|｜]tool[▁_]call[▁_]end[|｜]>"), _read_deepseek),
+    _Rule(("<|tool_calls_section_begin|>",), re.compile(r"<\|tool_calls_section_end\|>"), _read_kimi),
+    _Rule(("<|tool_call_begin|>",), re.compile(r"<\|tool_call_end\|>"), _read_kimi),
+    _Rule(
+        tuple(f"<{bar}DSML{bar}function_calls>" for bar in _BARS),
+        re.compile(r"</[|｜]DSML[|｜]function_calls>"),
+        _read_invoke,
+    ),
+    _Rule(("<minimax:tool_call>",), re.compile(r"</minimax:tool_call>"), _read_invoke),
+    _Rule(("<function_calls>",), re.compile(r"</function_calls>"), _read_invoke),
+    _Rule(("<tool_calls>",), re.compile(r"</tool_calls>"), _read_json_lines),
+    _Rule(("<function=",), re.compile(r"</function>"), _read_function),
+    _Rule(("[TOOL_CALLS]",), None, _read_mistral),
+)
+
+MARKUP_OPENERS: Final = (*(opener for rule in _RULES for opener in rule.openers), "<|channel|>")
+"""The markers that open native call markup: text holding one is a call, read or not."""
+
+_OPENING: Final = tuple((opener, rule) for rule in _RULES for opener in rule.openers)
+_WATCHED: Final = tuple(  # longest first: a marker that begins another is tried after it
+    sorted(
+        {opener for opener, _ in _OPENING} | {"<|channel|>", "<|start|>", "<tool_call>", "</tool_call>", *_DROPPED},
+        key=len,
+        reverse=True,
+    )
+)
+_LONGEST: Final = max(len(marker) for marker in _WATCHED)
+_MARK_CHARS = re.compile(r"[<\[]")
+
+
+class CallMarkup:
+    """Streaming rewriter: ``feed(text) -> text``, then ``finish() -> text``.
+
+    What comes out is what went in, except native call markup (rewritten as ``<tool_call>``
+    blocks), Harmony channels (reasoning as a ``<think>`` block, text as text, calls as
+    ``<tool_call>`` blocks) and Gemma's turn tokens (dropped). Holds back only a marker that is
+    still incomplete and a block that is still open.
+    """
+
+    def __init__(self) -> None:
+        self._pending = ""
+        self._rule: _Rule | None = None  # the block being held
+        self._harmony = False  # holding a Harmony message (from ``<|channel|>``)
+        self._recipient: str | None = None  # ``to=`` given in a Harmony ``<|start|>`` header
+        self._in_tool_call = False  # inside a ``<tool_call>`` block the model wrote itself
+        self._stray_close = False  # a rewritten bare ``<function=`` may be followed by its ``</tool_call>``
+
+    def feed(self, text: str) -> str:
+        """Consume a piece of text; return what is certain."""
+        if not (self._pending or self._rule or self._harmony or self._stray_close or _MARK_CHARS.search(text)):
+            return text  # the usual chunk: no marker can start in it
+        self._pending += text
+        return self._drain(final=False)
+
+    def finish(self) -> str:
+        """Flush: a block still open is read as it stands."""
+        return self._drain(final=True)
+
+    def _drain(self, final: bool) -> str:
+        out: list[str] = []
+        while self._pending:
+            if self._stray_close and not self._drop_stray_close(final):
+                break
+            if self._rule is not None or self._harmony:
+                if not self._close(out, final):
+                    break
+            elif not self._scan(out, final):
+                break
+        return "".join(out)
+
+    def _scan(self, out: list[str], final: bool) -> bool:
+        """Pass text on up to the next marker; False when more text is needed."""
+        text = self._pending
+        for found in _MARK_CHARS.finditer(text):
+            i = found.start()
+            head = text[i : i + _LONGEST]
+            marker = next((m for m in _WATCHED if head.startswith(m)), None)
+            if marker is None:
+                if not final and len(head) < _LONGEST and any(m.startswith(head) for m in _WATCHED):
+                    out.append(text[:i])
+                    self._pending = text[i:]
+                    return False  # may still become a marker
+                continue
+            out.append(text[:i])
+            self._pending = text[i:]
+            return self._open(marker, out, final)
+        out.append(text)
+        self._pending = ""
+        return False
+
+    def _open(self, marker: str, out: list[str], final: bool) -> bool:
+        """Act on a whole marker at the start of the pending text; False when more text is needed."""
+        if marker == "<|start|>":
+            return self._harmony_start(out, final)
+        if marker in _DROPPED:
+            self._pending = self._pending[len(marker) :]
+        elif marker == "<tool_call>" or marker == "</tool_call>":
+            self._in_tool_call = marker == "<tool_call>"
+            out.append(marker)
+            self._pending = self._pending[len(marker) :]
+        elif marker == "<|channel|>":
+            self._harmony = True
+        else:
+            rule = next(rule for opener, rule in _OPENING if opener == marker)
+            if rule.read is _read_function and self._in_tool_call:
+                out.append(marker)  # Qwen3-Coder's own <tool_call> is open: read where it ends
+                self._pending = self._pending[len(marker) :]
+            else:
+                self._rule = rule
+        return True
+
+    def _harmony_start(self, out: list[str], final: bool) -> bool:
+        """``<|start|>assistant to=functions.x`` before a channel: dropped, the recipient kept."""
+        end = self._pending.find("<", 1)
+        if end < 0:
+            if not final and len(self._pending) < 200:
+                return False  # wait for the channel marker
+            out.append(self._pending)  # not a header after all
+            self._pending = ""
+            return True
+        header = self._pending[len("<|start|>") : end]
+        to = _RECIPIENT.search(header)
+        self._recipient = to.group(1) if to else None
+        self._pending = self._pending[end:]
+        return True
+
+    def _close(self, out: list[str], final: bool) -> bool:
+        """Emit the held block once it ends; False when more text is needed."""
+        text = self._pending
+        if self._harmony:
+            end = _harmony_end(text)
+            if end is None and not final and _waits_for_harmony_end(text):
+                return False
+            end = len(text) if end is None else end
+            block = text[:end]
+            rewritten = _rewrite_harmony(block, self._recipient)
+            out.append(block if rewritten is None else rewritten)
+            self._pending = text[end:]
+            self._harmony, self._recipient = False, None
+            return True
+        rule = self._rule
+        assert rule is not None
+        closer = rule.closer.search(text) if rule.closer is not None else None
+        if closer is None and not final:
+            return False
+        end = closer.end() if closer is not None else len(text)
+        block = text[:end]
+        calls = rule.read(block)
+        out.append("".join(_tool_call(name, arguments) for name, arguments in calls) if calls else block)
+        self._pending = text[end:]
+        self._rule = None
+        self._stray_close = bool(calls) and rule.read is _read_function
+        return True
+
+    def _drop_stray_close(self, final: bool) -> bool:
+        """Drop the ``</tool_call>`` that closes a bare ``<function=`` block; False when it may
+        still come."""
+        text = self._pending
+        start = _skip_space(text, 0)
+        if text.startswith("</tool_call>", start):
+            self._pending = text[start + len("</tool_call>") :]
+        elif not final and "</tool_call>".startswith(text[start:]):
+            return False
+        self._stray_close = False
+        return True
+
+
+def _harmony_end(text: str) -> int | None:
+    """Where the Harmony message at the start of ``text`` ends: after ``<|end|>``/``<|call|>``/
+    ``<|return|>``, or before the next ``<|start|>``/``<|channel|>``; None if not yet."""
+    ends = [at + len(end) for end in _HARMONY_ENDS if (at := text.find(end)) >= 0]
+    ends += [at for start in ("<|start|>", "<|channel|>") if (at := text.find(start, 1)) >= 0]
+    return min(ends, default=None)
+
+
+def _waits_for_harmony_end(text: str) -> bool:
+    """Whether a Harmony message may still be going on (always, unless it holds no header at
+    all after a generous look)."""
+    return "<|message|>" in text or len(text) < 400
+
+
+def rewrite_markup(text: str) -> str:
+    """``text`` with every native call markup rewritten (``CallMarkup`` over the whole text)."""
+    if not _MARK_CHARS.search(text):
+        return text
+    markup = CallMarkup()
+    return markup.feed(text) + markup.finish()
+
+
+_HELD_FROM: Final = ("<tool_call>", *MARKUP_OPENERS)
+"""Where a streamed answer stops: a ``<tool_call>`` (what ``CallMarkup`` writes) or markup it
+could not read."""
+
+
+def markup_start(text: str) -> int | None:
+    """Index of the first call marker in ``text`` (``<tool_call>`` or ``MARKUP_OPENERS``), or None."""
+    found = [at for marker in _HELD_FROM if (at := text.find(marker)) >= 0]
+    return min(found, default=None)
+
+
+def partial_markup(text: str) -> int:
+    """Length of the longest tail of ``text`` that may still grow into a call marker."""
+    for found in _MARK_CHARS.finditer(text, max(0, len(text) - _LONGEST)):
+        tail = text[found.start() :]
+        if any(marker.startswith(tail) for marker in _HELD_FROM):
+            return len(tail)
+    return 0
+
+
+def holds_call_markup(text: str, tool_names: Iterable[str] = ()) -> bool:
+    """Whether ``text`` holds a tool call it failed to be read as: call markup of any family
+    (``MARKUP_OPENERS``, ``<tool_call>``, ``[TOOL_CALLS]``...) or an envelope naming one of
+    ``tool_names`` (``text_calls.mentions_call_markup``)."""
+    return any(marker in text for marker in MARKUP_OPENERS) or mentions_call_markup(text, tool_names)

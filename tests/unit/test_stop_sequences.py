@@ -1,0 +1,62 @@
+"""The user's stop sequences (the model-selector's ``completion_params["stop"]``) go into the
+request's ``stop``, before the strategy's own words, and leave ``completion_params``: as the
+official langgenius/agent strategies pass ``completion_params.get("stop", [])`` to the invoke."""
+
+import pytest
+from dify_plugin.entities.model.llm import LLMModelConfig
+from dify_plugin.entities.model.message import UserPromptMessage
+
+from agent_core.model_call import ModelRequest, build_llm_payload, merged_stop
+from agent_core.react.prompt import stop_words
+
+MESSAGES = [UserPromptMessage(content="hi")]
+
+
+def model(**completion_params) -> LLMModelConfig:
+    return LLMModelConfig(provider="p", model="m", mode="chat", completion_params=completion_params)
+
+
+@pytest.mark.parametrize(
+    ("user", "own", "expected"),
+    [
+        (["###"], [], ["###"]),
+        (["###", "END"], ["Observation"], ["###", "END", "Observation"]),
+        (["Observation", "###"], ["Observation"], ["Observation", "###"]),
+        (["a", "a", "b"], ["b", "c"], ["a", "b", "c"]),
+        ("###", ["Observation"], ["###", "Observation"]),
+        ([1, None, "", {"x": 1}, ["y"], "ok"], [], ["ok"]),
+        (None, ["Observation"], ["Observation"]),
+        (42, [], []),
+        ({"stop": "x"}, [], []),
+        (("x", "y"), [], ["x", "y"]),
+    ],
+)
+def test_merged_stop_keeps_the_users_strings_in_order_then_the_own_words_once(user, own, expected):
+    assert merged_stop(user, own) == expected
+
+
+def test_react_request_sends_the_users_stop_and_its_own_and_no_stop_in_completion_params():
+    config = model(temperature=0, stop=["###"])
+    request = ModelRequest(prompt_messages=MESSAGES, stop=stop_words("m", "chat"))
+    payload = build_llm_payload(config, request)
+    assert payload["stop"] == ["###", "Observation"]
+    assert payload["completion_params"] == {"temperature": 0}
+    assert config.completion_params == {"temperature": 0, "stop": ["###"]}  # the run's settings unchanged
+
+
+def test_function_calling_request_sends_the_users_stop():
+    payload = build_llm_payload(model(stop=["###", 3]), ModelRequest(prompt_messages=MESSAGES))
+    assert payload["stop"] == ["###"] and "stop" not in payload["completion_params"]
+
+
+def test_no_stop_anywhere_sends_none_and_leaves_the_params_as_they_were():
+    payload = build_llm_payload(model(temperature=0.5), ModelRequest(prompt_messages=MESSAGES))
+    assert payload["stop"] is None and payload["completion_params"] == {"temperature": 0.5}
+    junk = build_llm_payload(model(stop="", top_p=1), ModelRequest(prompt_messages=MESSAGES))
+    assert junk["stop"] is None and junk["completion_params"] == {"top_p": 1}
+
+
+def test_structured_output_requests_carry_the_users_stop_too():
+    request = ModelRequest(prompt_messages=MESSAGES, structured_output_schema={"type": "object"})
+    payload = build_llm_payload(model(stop=["###"]), request)
+    assert payload["stop"] == ["###"] and payload["structured_output_schema"] == {"type": "object"}
