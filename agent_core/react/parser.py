@@ -79,6 +79,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final, NamedTuple
 
+from agent_core.call_markup import CallMarkup
 from agent_core.json_args import with_closers
 from agent_core.prompts import (
     PROBLEM_EMPTY,
@@ -169,7 +170,9 @@ class ReactTurn:
 
 
 
-_FINAL_NAMES: Final = frozenset({"finalanswer"})
+_FINAL_NAMES: Final = frozenset({"finalanswer", "finish"})
+"""Action names that mean "answer": ``Final Answer``, and the ReAct paper's ``Finish[answer]``
+(``finish(answer="...")``, datawhalechina/hello-agents#170)."""
 _FINAL_NAME: Final = "Final Answer"
 _NONE_NAME = re.compile(
     r"(?:none|n/?a|null|nil|nothing|no[ _\-]?(?:action|tool)s?(?:[ _\-]?(?:needed|required))?)(?:\W.*)?",
@@ -259,6 +262,20 @@ _LABELS: Final = (
     ("final_answer", ("最终", "回答")),
     ("observation", ("观察", "结果")),
     ("observation", ("观察",)),
+    # Traditional Chinese, Japanese and Korean, as models write them for a query in those languages.
+    ("final_answer", ("最終", "答案")),
+    ("final_answer", ("最終", "回答")),
+    ("action_input", ("行動", "入力")),
+    ("action_input", ("行動", "輸入")),
+    ("action", ("行動",)),
+    ("observation", ("観察",)),
+    ("observation", ("觀察",)),
+    ("thought", ("생각",)),
+    ("action_input", ("행동", "입력")),
+    ("action", ("행동",)),
+    ("final_answer", ("최종", "답변")),
+    ("final_answer", ("최종", "답")),
+    ("observation", ("관찰",)),
 )
 _LABEL_KINDS: Final = frozenset(kind for kind, _ in _LABELS)
 _MD_CHARS: Final = " \t#>*_-"
@@ -528,6 +545,7 @@ class ReactStreamParser:
         self._line_start = True
         self._last = "\n"  # the last character consumed
         self._state = _S.TEXT
+        self._markup = CallMarkup()  # a model family's own call markup, as <tool_call> blocks
         self._think = ThinkSplitter()
         self._raw: list[str] = []
         self._out: list[ReactEvent] = []
@@ -573,13 +591,7 @@ class ReactStreamParser:
         if self._finished or not chunk:
             return []
         self._raw.append(chunk)
-        for kind, text in self._think.pieces(chunk):
-            if kind == REASONING:
-                self._emit_reasoning(text)
-            elif kind == BLOCK_END:
-                self._after_block()
-            else:
-                self._consume(text, eof=False)
+        self._split(self._markup.feed(chunk))
         return self._drain()
 
     def finish(self) -> list[ReactEvent]:
@@ -587,6 +599,7 @@ class ReactStreamParser:
         if self._finished:
             return []
         self._finished = True
+        self._split(self._markup.finish())
         tail = self._think.finish()
         self._emit_reasoning(tail.reasoning)
         self._consume(tail.visible, eof=True)
@@ -607,6 +620,16 @@ class ReactStreamParser:
         return self._turn
 
     # ---- plumbing --------------------------------------------------------------------------
+
+    def _split(self, text: str) -> None:
+        """Send reasoning blocks to the log and the rest through the state machine."""
+        for kind, piece in self._think.pieces(text):
+            if kind == REASONING:
+                self._emit_reasoning(piece)
+            elif kind == BLOCK_END:
+                self._after_block()
+            else:
+                self._consume(piece, eof=False)
 
     def _consume(self, text: str, eof: bool) -> None:
         """Run the state machine over visible text (reasoning blocks already taken out)."""

@@ -13,7 +13,6 @@ from collections.abc import Generator, Iterator
 from dify_plugin.entities.model.llm import LLMUsage
 
 from agent_core import prompts
-from agent_core.call_markup import CallMarkup
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn
@@ -54,21 +53,21 @@ def read_react_turn(
     chunks: Iterator[ModelChunk], registry: ToolRegistry, round_index: int, *, allow_multiple_actions: bool = True
 ) -> Generator[str, None, ModelTurn]:
     """Consume one model call; yield final-answer text as it comes; return the turn."""
-    parser, markup = ReactStreamParser(allow_multiple_actions=allow_multiple_actions), CallMarkup()
+    parser = ReactStreamParser(allow_multiple_actions=allow_multiple_actions)
     usages: list[LLMUsage] = []
     reasoning: list[str] = []
     finish_reason: str | None = None
     reply = AssistantReply()
     for chunk in chunks:
         reply.add(chunk)
-        for event in parser.feed(markup.feed(chunk.text)):
+        for event in parser.feed(chunk.text):
             if isinstance(event, AnswerDelta) and event.text:
                 yield event.text
         reasoning.append(chunk.reasoning)
         if chunk.usage is not None:
             usages.append(chunk.usage)
         finish_reason = chunk.finish_reason or finish_reason
-    for event in [*parser.feed(markup.finish()), *parser.finish()]:
+    for event in parser.finish():
         if isinstance(event, AnswerDelta) and event.text:
             yield event.text
     parsed = parser.result()

@@ -518,3 +518,40 @@ def test_gemini_tool_code_block_is_a_call(text):
 def test_a_tool_code_block_without_a_call_is_text():
     turn = parse_everywhere("```tool_code\njust some words\n```\nok")
     assert turn.actions == () and "just some words" in turn.final_answer
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("思考: 答えが分かりました。\n最終回答: 東京は晴れです。", "東京は晴れです。"),  # Japanese
+        ("思考：我知道了。\n最終答案：台北晴天。", "台北晴天。"),  # Traditional Chinese
+        ("생각: 답을 알았습니다.\n최종 답변: 서울은 맑습니다.", "서울은 맑습니다."),  # Korean
+    ],
+)
+def test_labels_written_in_japanese_korean_or_traditional_chinese_are_read(text, answer):
+    turn = parse_everywhere(text)
+    assert turn.final_answer == answer and turn.actions == ()
+
+
+def test_korean_action_labels_are_read():
+    turn = parse_everywhere('생각: 날씨를 찾아야 합니다.\n행동: web_search\n행동 입력: {"query": "서울 날씨"}')
+    assert [(a.name, a.input) for a in turn.actions] == [("web_search", {"query": "서울 날씨"})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Thought: I know it.\nAction: finish(answer="Paris is the capital.")',  # datawhalechina/hello-agents#170
+        "Thought: I know it.\nAction: Finish[Paris is the capital.]",  # the ReAct paper's own action
+    ],
+)
+def test_the_react_papers_finish_action_is_the_final_answer(text):
+    turn = parse_everywhere(text)
+    assert turn.final_answer == "Paris is the capital." and turn.actions == ()
+
+
+@pytest.mark.parametrize("tail", ["<end_of_turn>", "<end_of_turn>\n<end_of_turn>", "<eos>"])
+def test_gemma_turn_tokens_are_not_part_of_the_answer(tail):
+    """google/gemma.cpp#276, jundot/omlx#1087: a server that does not stop on them passes them on."""
+    turn = parse_everywhere(f"Thought: greeting\nFinal Answer: Hey! What's up?{tail}")
+    assert turn.final_answer == "Hey! What's up?"

@@ -1,0 +1,56 @@
+"""Through the real plugin process: a model served without its tool parser writes its family's
+own call markup in the content (DeepSeek tokens, Kimi sections, GLM arg keys, Qwen3-Coder XML
+without its opener, gpt-oss Harmony). The call runs, the user never sees the markup, and the
+model reads the result on the next round."""
+
+import pytest
+
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean, observations, weather_tool
+
+MARKUP = {
+    "deepseek": '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Oslo"}\n```'
+    "<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    "kimi": '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Oslo"}'
+    "<|tool_call_end|><|tool_calls_section_end|>",
+    "glm": "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>",
+    "qwen3-coder": "<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>",
+    "harmony": "<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant<|channel|>commentary "
+    'to=functions.get_weather <|constrain|>json<|message|>{"city": "Oslo"}<|call|>',
+    "minimax": '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Oslo</parameter>\n</invoke>\n'
+    "</minimax:tool_call>",
+    "mistral": '[TOOL_CALLS]get_weather[ARGS]{"city": "Oslo"}',
+}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("family", sorted(MARKUP))
+def test_a_call_in_the_familys_own_markup_runs_and_never_reaches_the_user(run, strategy, family):
+    prose = "I'll check the weather.\n\n" if strategy == "function_calling" else "Thought: I need the weather.\n"
+    turns = [{"text": prose + MARKUP[family], "split": 7}, answer_turn(strategy, "It is sunny in Oslo.")]
+    result = run(turns, query="Weather in Oslo?", tools=[weather_tool()], strategy=strategy)
+    assert_clean(result, run)
+    assert [request["tool_parameters"] for request in result.tool_requests] == [{"city": "Oslo"}]
+    assert observations(result.llm_requests[1]) == ["Sunny, 21 C"]
+    assert result.text.endswith("It is sunny in Oslo.")
+    for marker in ("<", "[TOOL_CALLS]", "get_weather", 'Oslo"', "Need the weather"):
+        assert marker not in result.text, result.text
+
+
+def test_function_calling_streams_the_prose_before_a_call_and_holds_the_call(run):
+    text = 'Let me look.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>'
+    turns = [{"text": text, "split": 3}, answer_turn("function_calling", "Sunny.")]
+    result = run(turns, query="Weather in Oslo?", tools=[weather_tool()])
+    assert_clean(result, run)
+    assert result.text.startswith("Let me look.") and result.text.endswith("Sunny.")
+    assert "tool_call" not in result.text and "Oslo" not in result.text
+    assert [request["tool_parameters"] for request in result.tool_requests] == [{"city": "Oslo"}]
+
+
+def test_function_calling_retries_markup_it_cannot_read_instead_of_showing_it(run):
+    unreadable = "Checking.\n<minimax:tool_call>\n<invoke nam='get_weather'>Oslo</invoke>\n</minimax:tool_call>"
+    turns = [{"text": unreadable}, answer_turn("function_calling", "Sunny.")]
+    result = run(turns, query="Weather in Oslo?", tools=[weather_tool()])
+    assert_clean(result, run)
+    assert "minimax" not in result.text
+    assert result.text.endswith("Sunny.")
+    assert len(result.llm_requests) == 2

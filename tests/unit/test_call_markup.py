@@ -1,0 +1,225 @@
+"""Tool calls in a model family's own markup: rewritten as ``<tool_call>`` blocks however the
+text is chunked, read as calls by the content reader, and left alone when there is none."""
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_core.call_markup import CallMarkup, holds_call_markup, markup_start, partial_markup, rewrite_markup
+from agent_core.react.parser import ReactStreamParser
+from agent_core.text_calls import extract_calls_from_text
+from agent_core.think import visible_text
+
+TOOLS = ["get_weather", "get_time", "read_file"]
+PARIS = [("get_weather", {"city": "Paris"})]
+
+# (id: source, raw content, the calls it holds, the visible text left)
+SHAPES = [
+    (
+        "deepseek-v3",  # google/adk-python#5654
+        '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Paris"}\n```'
+        "<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        PARIS,
+        "",
+    ),
+    (
+        "deepseek-v3.1",
+        '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+        PARIS,
+        "",
+    ),
+    (
+        "deepseek-v3.2-dsml",  # vllm-project/vllm#48931
+        '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Paris'
+        "</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+        PARIS,
+        "",
+    ),
+    (
+        "kimi-k2-after-prose",  # vllm-project/vllm#31207
+        "Let me check. <|tool_calls_section_begin|><|tool_call_begin|> functions.get_weather:0 "
+        '<|tool_call_argument_begin|> {"city": "Paris"} <|tool_call_end|><|tool_call_begin|>functions.get_time:1'
+        '<|tool_call_argument_begin|>{"tz": "CET"}<|tool_call_end|><|tool_calls_section_end|>',
+        [*PARIS, ("get_time", {"tz": "CET"})],
+        "Let me check.",
+    ),
+    (
+        "minimax-m2",  # MiniMax-AI/MiniMax-M2.5#10
+        '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n'
+        "</minimax:tool_call>",
+        PARIS,
+        "",
+    ),
+    (
+        "function-calls-xml",
+        'I\'ll check.\n\n<function_calls><invoke name="get_weather"><parameter name="city">Paris</parameter></invoke>'
+        "</function_calls>",
+        PARIS,
+        "I'll check.",
+    ),
+    (
+        "minimax-m1-json-lines",
+        '<tool_calls>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_calls>',
+        PARIS,
+        "",
+    ),
+    (
+        "qwen3-coder-no-opener",  # ollama/ollama#16686
+        "I'll fetch it.\n\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+        PARIS,
+        "I'll fetch it.",
+    ),
+    (
+        "glm-arg-key",
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
+        PARIS,
+        "",
+    ),
+    ("glm-no-arguments", "<tool_call>get_time</tool_call>", [("get_time", {})], ""),
+    (
+        "mistral-v11",  # ml-explore/mlx-lm#1374
+        '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}[TOOL_CALLS]get_time[ARGS]{"tz": "CET"}</s>',
+        [*PARIS, ("get_time", {"tz": "CET"})],
+        "",
+    ),
+    (
+        "gpt-oss-harmony-call",  # lablup/mlxcel#654
+        "<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant<|channel|>commentary "
+        'to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>',
+        PARIS,
+        "",
+    ),
+    (
+        "gpt-oss-recipient-in-start",
+        '<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city":"Paris"}<|call|>',
+        PARIS,
+        "",
+    ),
+    (
+        "llama-pythonic",
+        '<|python_start|>[get_weather(city="Paris"), get_time(tz="CET")]<|python_end|>',
+        [*PARIS, ("get_time", {"tz": "CET"})],
+        "",
+    ),
+    ("gemini-tool-code", '```tool_code\nprint(default_api.get_weather(city="Paris"))\n```', PARIS, ""),
+]
+
+
+def chunked(text: str, rng: random.Random) -> list[str]:
+    cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(1, 12))))
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+def streamed(pieces: list[str]) -> str:
+    markup = CallMarkup()
+    return "".join(markup.feed(piece) for piece in pieces) + markup.finish()
+
+
+@pytest.mark.parametrize(("raw", "calls", "rest"), [case[1:] for case in SHAPES], ids=[case[0] for case in SHAPES])
+def test_a_familys_own_call_markup_is_read_as_its_calls(raw, calls, rest):
+    found, left = extract_calls_from_text(visible_text(rewrite_markup(raw)), TOOLS)  # as Function Calling reads it
+    assert [(call.name, call.arguments) for call in found] == calls
+    assert left == rest
+
+
+@pytest.mark.parametrize("raw", [case[1] for case in SHAPES], ids=[case[0] for case in SHAPES])
+def test_any_chunking_rewrites_the_same(raw):
+    rng = random.Random(raw)
+    whole = rewrite_markup(raw)
+    for _ in range(40):
+        assert streamed(chunked(raw, rng)) == whole
+    assert streamed(list(raw)) == whole
+
+
+@pytest.mark.parametrize(
+    ("raw", "action"),
+    [
+        (
+            "<function=read_file>\n<parameter=path>\n/etc/hosts\n</parameter>\n</function>\n</tool_call>",
+            ("read_file", {"path": "/etc/hosts"}),
+        ),
+        (
+            '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city":"Paris"}\n```'
+            "<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+            ("get_weather", {"city": "Paris"}),
+        ),
+        (
+            "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>",
+            ("get_weather", {"city": "Paris"}),
+        ),
+    ],
+)
+def test_the_react_parser_reads_the_same_markup_as_its_action(raw, action):
+    parser = ReactStreamParser()
+    for piece in chunked(raw, random.Random(1)):
+        parser.feed(piece)
+    parser.finish()
+    turn = parser.result()
+    assert [(a.name, a.input) for a in turn.actions] == [action]
+    assert turn.final_answer is None
+
+
+def test_harmony_reasoning_goes_to_the_log_and_the_final_channel_is_the_answer():
+    raw = (
+        "<|channel|>analysis<|message|>User says hi.<|end|><|start|>assistant<|channel|>final<|message|>Hello Armando!"
+    )
+    assert rewrite_markup(raw) == "<think>User says hi.</think>Hello Armando!"
+    parser = ReactStreamParser()
+    parser.feed(raw)
+    parser.finish()
+    assert parser.result().final_answer == "Hello Armando!"
+    assert "User says hi." in parser.result().reasoning
+
+
+def test_gemma_turn_tokens_never_reach_the_answer():
+    assert rewrite_markup("Hey! What's up?<end_of_turn>\n<end_of_turn><eos>") == "Hey! What's up?\n"
+
+
+def test_markup_that_cannot_be_read_is_passed_on_as_written_and_still_counts_as_a_call():
+    raw = "<minimax:tool_call>\n<invoke nam='get_weather'>Paris</invoke>\n</minimax:tool_call>"
+    assert rewrite_markup(raw) == raw
+    assert holds_call_markup(raw)
+
+
+def test_markers_are_found_whole_or_as_a_growing_tail():
+    assert markup_start("Sure. <|tool_calls_section_begin|>") == 6
+    assert markup_start("a < b and [1, 2]") is None
+    assert partial_markup("Sure. <|tool_calls_sec") == len("<|tool_calls_sec")
+    assert partial_markup("Sure. <b>") == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                *'ab <>[]|｜/_=\n{}"',
+                "<tool_call>",
+                "</tool_call>",
+                "[TOOL_CALLS]",
+                "<|channel|>",
+                "<|start|>",
+                "<|message|>",
+                "<|end|>",
+                "<function=",
+                "</function>",
+                "<eos>",
+                "[ARGS]",
+                "<|tool_call_begin|>",
+            ]
+        )
+    ).map("".join),
+    st.randoms(),
+)
+def test_text_is_rewritten_the_same_whatever_the_chunking(text, rng):
+    whole = rewrite_markup(text)
+    pieces = chunked(text, rng) if len(text) > 1 else [text]
+    assert streamed(pieces) == whole
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_characters="<[")))
+def test_text_without_a_marker_passes_untouched(text):
+    assert streamed([text]) == text
