@@ -51,6 +51,10 @@ MAX_PARSE_RETRIES = 3
 class StrategySteps(Protocol):
     """The two things a strategy decides; the loop does the rest."""
 
+    provider_tool_names: bool
+    """Whether tool names go into the provider's tool list, so must be names every provider
+    takes (``tool_schema.provider_name``); ReAct writes them in its prompt as they are."""
+
     def build_request(self, run: RunState) -> ModelRequest:
         """This round's prompt, tools, stop words and streaming choice."""
         ...
@@ -147,7 +151,8 @@ class AgentLoop:
     def __init__(self, strategy: AgentStrategy, steps: StrategySteps, params: StrategyParams) -> None:
         self._strategy = strategy
         self._steps = steps
-        self.state = RunState(params=params, registry=ToolRegistry(params.tools))
+        registry = ToolRegistry(params.tools, provider_names=getattr(steps, "provider_tool_names", False))
+        self.state = RunState(params=params, registry=registry)
         self._tools = ToolRunner(
             strategy.session,
             self.state.registry,

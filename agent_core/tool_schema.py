@@ -14,7 +14,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from dify_plugin.entities.model.message import PromptMessageTool
 from dify_plugin.entities.tool import ToolParameter
@@ -46,7 +46,6 @@ STRING_TYPES = frozenset(
 )
 BOOLEAN_TYPES = frozenset({ParamType.BOOLEAN, ParamType.CHECKBOX})
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-
 
 
 def to_prompt_tool(tool: ToolEntity) -> PromptMessageTool:
@@ -120,13 +119,18 @@ class ToolRegistry:
 
     Two tools with the same name (say two MCP servers with ``search``) cannot
     both be offered under it: the first keeps the name, later ones are offered
-    as ``search_2``, ``search_3``… and :meth:`get` maps those back.
+    as ``search_2``, ``search_3``… and :meth:`get` maps those back. With
+    ``provider_names`` (Function Calling: the names go into the provider's tool
+    list) a name the providers refuse is offered as ``provider_name(name)``
+    (``github.search_repositories`` -> ``github_search_repositories``), mapped
+    back the same way; a name they accept is offered as it is.
     """
 
-    def __init__(self, tools: Sequence[ToolEntity] | None) -> None:
+    def __init__(self, tools: Sequence[ToolEntity] | None, *, provider_names: bool = False) -> None:
         self._tools: dict[str, ToolEntity] = {}
         for tool in tools or ():
-            self._tools[_unique_name(tool.identity.name, self._tools)] = tool
+            name = provider_name(tool.identity.name) if provider_names else tool.identity.name
+            self._tools[_unique_name(name, self._tools, PROVIDER_NAME_MAX if provider_names else None)] = tool
         self._prompt_tools: tuple[PromptMessageTool, ...] | None = None
 
     def prompt_tools(self) -> list[PromptMessageTool]:
@@ -200,7 +204,9 @@ class ToolRegistry:
         scalars = {p.name for p in llm_parameters if p.input_schema is None and str(p.type) not in ("object", "array")}
         echoed = schema_echo(arguments, {p.name for p in llm_parameters}, scalars)
         if echoed:
-            example = {p.name: "..." for p in llm_parameters if p.required} or {p.name: "..." for p in llm_parameters[:1]}
+            example = {p.name: "..." for p in llm_parameters if p.required} or {
+                p.name: "..." for p in llm_parameters[:1]
+            }
             return MSG_SCHEMA_ECHO.format(keys=", ".join(echoed), example=json.dumps(example))
         missing = [
             p.name
@@ -215,7 +221,9 @@ class ToolRegistry:
         return " ".join(problems) or None
 
 
-_SCHEMA_KEYS = frozenset({"type", "title", "description", "properties", "required", "enum", "default", "items", "format"})
+_SCHEMA_KEYS = frozenset(
+    {"type", "title", "description", "properties", "required", "enum", "default", "items", "format"}
+)
 
 
 def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set[str]) -> list[str]:
@@ -232,20 +240,44 @@ def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set
     echoed = {
         key
         for name, value in arguments.items()
-        if name in scalars and isinstance(value, Mapping) and value and set(value) <= _SCHEMA_KEYS
+        if name in scalars
+        and isinstance(value, Mapping)
+        and value
+        and set(value) <= _SCHEMA_KEYS
         and ("type" in value or "description" in value)
         for key in value
     }
     return sorted(echoed)
 
 
-def _unique_name(name: str, taken: Mapping[str, Any]) -> str:
+PROVIDER_NAME_MAX: Final = 64
+_PROVIDER_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def provider_name(name: str) -> str:
+    """``name`` as every tool-calling API takes it: OpenAI and Anthropic accept only
+    ``^[a-zA-Z0-9_-]{1,64}$`` and refuse the whole request otherwise (dify#22867: MCP tools named
+    ``server.tool``). A name that fits is returned as it is; in any other, each run of other
+    characters becomes one ``_``, and the result is cut to 64 characters (``tool`` if nothing is
+    left)."""
+    if _PROVIDER_NAME.fullmatch(name):
+        return name
+    return _NOT_IN_NAME.sub("_", name).strip("_")[:PROVIDER_NAME_MAX].strip("_") or "tool"
+
+
+def _unique_name(name: str, taken: Mapping[str, Any], limit: int | None = None) -> str:
     if name not in taken:
         return name
     number = 2
-    while f"{name}_{number}" in taken:
+    while (candidate := _numbered(name, number, limit)) in taken:
         number += 1
-    return f"{name}_{number}"
+    return candidate
+
+
+def _numbered(name: str, number: int, limit: int | None) -> str:
+    suffix = f"_{number}"
+    return (name if limit is None else name[: limit - len(suffix)]) + suffix
 
 
 def _value_problems(parameter: ToolParameter, value: Any) -> list[str]:

@@ -27,6 +27,8 @@ from strategies.react import ReActSteps
 class FunctionCallingSteps:
     """The two steps of Function Calling (see ``agent_core.loop.StrategySteps``)."""
 
+    provider_tool_names = True
+
     def build_request(self, run: RunState) -> ModelRequest:
         """System (instruction, knowledge, limit note), memory, query, this run's rounds."""
         tools = run.registry.prompt_tools()

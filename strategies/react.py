@@ -29,6 +29,8 @@ from agent_core.turn import ModelTurn, ParseFailure
 class ReActSteps:
     """The two steps of ReAct (see ``agent_core.loop.StrategySteps``), in text or JSON steps."""
 
+    provider_tool_names = False  # names are written in the prompt, as the node gives them
+
     def __init__(self, step_format: str) -> None:
         self.step_format = step_format
 

@@ -5,6 +5,7 @@ Tools are built as Dify sends them (protocol §5): ToolEntity JSON plus
 """
 
 import json
+import re
 
 import pytest
 from dify_plugin.interfaces.agent import ToolEntity
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from agent_core.json_args import decode_arguments
 from agent_core.text_calls import extract_calls_from_text
-from agent_core.tool_schema import ToolRegistry, coerce_value, to_prompt_tool
+from agent_core.tool_schema import ToolRegistry, coerce_value, provider_name, to_prompt_tool
 
 
 def param(name, type="string", form="llm", required=False, **extra):
@@ -353,3 +354,34 @@ def test_arguments_that_repeat_the_schema_are_refused_with_the_reason():
     assert in_place and "(description, type)" in in_place
     assert registry.validate_arguments(entity, {"query": {"type": "cat"}}) is not None
     assert registry.validate_arguments(entity, {"query": "cats"}) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "offered"),
+    [
+        ("get_weather", "get_weather"),
+        ("get-weather-2", "get-weather-2"),
+        ("github.search_repositories", "github_search_repositories"),  # dify#22867: MCP tool names
+        ("Test With Space", "Test_With_Space"),
+        ("获取天气", "tool"),
+        ("天气 weather!", "weather"),
+        ("x" * 70, "x" * 64),
+    ],
+)
+def test_provider_name_keeps_a_name_providers_take_and_mends_one_they_refuse(name, offered):
+    assert provider_name(name) == offered
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=80), min_size=1, max_size=6))
+def test_function_calling_registry_offers_only_unique_names_every_provider_takes(names):
+    registry = ToolRegistry([tool(name) for name in names], provider_names=True)
+    offered = registry.names()
+    assert len(set(offered)) == len(offered) == len(names)
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name) for name in offered)
+    assert [registry.get(name).identity.name for name in offered] == names  # each maps back to its tool
+
+
+def test_react_registry_offers_names_as_the_node_gives_them():
+    registry = ToolRegistry([tool("github.search_repositories"), tool("获取天气")])
+    assert registry.names() == ["github.search_repositories", "获取天气"]
