@@ -4,6 +4,7 @@ its files, and the conversation history from Dify's memory.
 Pure functions of ``StrategyParams``; no I/O.
 """
 
+import base64
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -20,6 +21,7 @@ from dify_plugin.entities.model.message import (
     UserPromptMessage,
 )
 
+from agent_core.file_fetch import provider_can_fetch
 from agent_core.knowledge import context_prompt
 from agent_core.params import StrategyParams
 from agent_core.prompts import EMPTY_TOOL_RESULT
@@ -89,37 +91,61 @@ def describe_file(file: Any) -> str:
     return f"[Attached {_file_type(file) or 'file'}: {name} ({mime})]"
 
 
-def _image_content(file: Any) -> ImagePromptMessageContent:
+def _image_content(file: Any, blobs: Mapping[str, bytes]) -> ImagePromptMessageContent:
+    """An image as its address (a provider fetches it) or as base64 data (``blobs``: the plugin
+    fetched it; ``file_fetch``), in high detail as Dify's LLM node sends it by default."""
+    url = str(_file_field(file, "url") or "")
+    blob = blobs.get(url)
     return ImagePromptMessageContent(
-        url=str(_file_field(file, "url") or ""),
+        url="" if blob is not None else url,
+        base64_data=base64.b64encode(blob).decode() if blob is not None else "",
         format=str(_file_field(file, "extension") or "").lstrip(".") or "png",
         mime_type=str(_file_field(file, "mime_type") or "image/png"),
         filename=str(_file_field(file, "filename") or ""),
+        detail=ImagePromptMessageContent.DETAIL.HIGH,
     )
 
 
-def query_images(params: StrategyParams) -> list[Any]:
-    """The current turn's images a vision model can be shown (they have a URL), in order."""
-    return [f for f in params.files if _file_type(f) == "image" and _file_field(f, "url")]
+def image_sources(params: StrategyParams) -> list[tuple[str, int | None]]:
+    """``(url, size)`` of the current turn's images, for ``file_fetch.fetch_images``."""
+    images = [f for f in params.files if _file_type(f) == "image"]
+    return [(str(_file_field(f, "url") or ""), _file_field(f, "size")) for f in images]
 
 
-def query_message(params: StrategyParams, *, images_as_content: bool, images_as_text: int = 0) -> UserPromptMessage:
+def query_images(params: StrategyParams, blobs: Mapping[str, bytes] | None = None) -> list[Any]:
+    """The current turn's images a vision model can be shown, in order: those a provider can
+    fetch by their address, and those the plugin fetched (``blobs``, by address). Any other
+    (an internal address nobody fetched, a relative one) would make the provider refuse the
+    request, so it is mentioned in text instead."""
+    blobs = blobs or {}
+    return [
+        f
+        for f in params.files
+        if _file_type(f) == "image" and (provider_can_fetch(url := str(_file_field(f, "url") or "")) or url in blobs)
+    ]
+
+
+def query_message(
+    params: StrategyParams, *, images_as_content: bool, images_as_text: int = 0, blobs: Mapping[str, bytes] | None = None
+) -> UserPromptMessage:
     """The user's query with the current turn's files.
 
     Images become image content when ``images_as_content`` (a vision model), except the
     first (oldest) ``images_as_text`` of them, dropped to fit the context window; every other
     file, and images otherwise, becomes a short text mention, so the model knows it exists
-    without receiving its bytes.
+    without receiving its bytes. ``blobs`` holds the images the plugin fetched itself
+    (``file_fetch.fetch_images``): they are sent as data.
     """
     if not params.files:
         return UserPromptMessage(content=params.query)
-    images = query_images(params)[images_as_text:] if images_as_content else []
+    blobs = blobs or {}
+    images = query_images(params, blobs)[images_as_text:] if images_as_content else []
     mentions = [describe_file(f) for f in params.files if f not in images]
     text = "\n".join([params.query, *mentions]) if mentions else params.query
     if not images:
         return UserPromptMessage(content=text)
     content: list[PromptMessageContentUnionTypes] = [TextPromptMessageContent(data=text)]
-    content.extend(_image_content(f) for f in images)
+    content.extend(_image_content(f, blobs) for f in images)
     return UserPromptMessage(content=content)
 
 

@@ -14,7 +14,8 @@ from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
 from agent_core import prompts
 from agent_core.budget import history_turns
-from agent_core.messages import memory_messages, query_images, query_message, system_message
+from agent_core.file_fetch import fetch_images
+from agent_core.messages import image_sources, memory_messages, query_images, query_message, system_message
 from agent_core.params import StrategyParams
 from agent_core.tokens import truncate_to_tokens
 from agent_core.tool_runner import ToolResult
@@ -104,6 +105,13 @@ class RunState:
             self.rendered["memory"] = history_turns(memory_messages(self.params))
         return self.rendered["memory"]
 
+    def image_blobs(self) -> dict[str, bytes]:
+        """The query's images only the plugin can reach, fetched on first use (a vision model
+        only; ``file_fetch``), by address."""
+        if "image_blobs" not in self.rendered:
+            self.rendered["image_blobs"] = fetch_images(image_sources(self.params)) if self.vision else {}
+        return self.rendered["image_blobs"]
+
     def is_shortened(self, round_: "Round") -> bool:
         """Whether ``round_``'s observations are rendered shortened."""
         return round_.index <= self.rounds_shortened
@@ -126,7 +134,7 @@ class RunState:
         if self.rounds_shortened < len(self.rounds):
             self.rounds_shortened += 1
             return True
-        if self.vision and self.images_as_text < len(query_images(self.params)):
+        if self.vision and self.images_as_text < len(query_images(self.params, self.image_blobs())):
             self.images_as_text += 1
             return True
         return False
@@ -142,7 +150,9 @@ class RunState:
         shown as text to fit the window."""
         key = ("query", self.images_as_text)
         if key not in self.rendered:
-            self.rendered[key] = query_message(self.params, images_as_content=self.vision, images_as_text=self.images_as_text)
+            self.rendered[key] = query_message(
+                self.params, images_as_content=self.vision, images_as_text=self.images_as_text, blobs=self.image_blobs()
+            )
         return self.rendered[key]
 
     @property

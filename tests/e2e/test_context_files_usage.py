@@ -712,3 +712,32 @@ def test_a_failed_run_still_reports_the_usage_so_far(run, strategy):
     assert result.unfinished_logs() == []
     assert result.execution_metadata["total_tokens"] == 77
     assert result.execution_metadata["total_price"] == pytest.approx(price(70, 7))
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_image_at_an_internal_address_reaches_the_vision_model_as_data(run, strategy, tmp_path):
+    """dify#40731: a self-hosted Dify gives the plugin its internal address (``http://api:5001``),
+    which no provider can fetch; the plugin fetches the image and sends its bytes, as Dify's LLM
+    node does. An address nobody can fetch becomes a mention instead of a refused request."""
+    import base64
+
+    from local_runner.files import FileServer
+
+    picture = tmp_path / "cat.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x01" * 32)
+    with FileServer() as server:
+        internal = server.add(picture)  # http://127.0.0.1:<port>/...: reachable by the plugin only
+        relative = {**IMAGE, "url": "/files/abc/file-preview", "filename": "dog.png"}
+        result = run(
+            [answer_turn(strategy, "A cat.")],
+            query="What is this?",
+            strategy=strategy,
+            files=[internal, relative],
+            model={"features": VISION},
+        )
+    assert_clean(result, run)
+    message = query_message(result.llm_requests[0], "What is this?")
+    (part,) = image_parts(message)
+    assert part["url"] == "" and base64.b64decode(part["base64_data"]) == picture.read_bytes()
+    assert part["detail"] == "high"
+    assert "[Attached image: dog.png (image/png)]" in text_of(message["content"])

@@ -51,7 +51,7 @@ def test_params_accept_empty_values_and_clamp():
 
 
 def test_image_goes_to_vision_model_and_documents_are_mentioned():
-    image = {"type": "image", "url": "https://x/cat.png", "filename": "cat.png", "mime_type": "image/png", "extension": ".png"}
+    image = {"type": "image", "url": "https://example.com/cat.png", "filename": "cat.png", "mime_type": "image/png", "extension": ".png"}
     doc = {"type": "document", "url": "https://x/a.pdf", "filename": "a.pdf", "mime_type": "application/pdf"}
     params = StrategyParams(model=AgentModelConfig(**MODEL), query="what is this?", files=[image, doc])
     vision = query_message(params, images_as_content=True)

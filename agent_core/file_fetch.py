@@ -1,0 +1,64 @@
+"""The query's images that only the plugin can reach, fetched once a run.
+
+Dify gives the Agent node a file's address as ``File.to_plugin_parameter`` makes it, for the
+plugin to fetch (``generate_url(for_external=False)`` in Dify's ``core/file/models.py``): on a
+self-hosted Dify that is the internal address (``http://api:5001/files/...?sign=...``), which the
+plugin reaches inside Dify's network but a model provider never does. Dify's own LLM node sends
+such images as base64 data (its default ``MULTIMODAL_SEND_FORMAT``); so does this plugin: an
+image whose address a provider cannot fetch is fetched here, through the SDK's own ``File``
+(dify_plugin ``file/file.py``), and sent as data. A public address is sent as it is.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+from typing import Final
+from urllib.parse import urlsplit
+
+from dify_plugin.file.file import File
+
+IMAGE_MAX_BYTES: Final = 2 * 1024 * 1024
+"""The largest image sent as data (bytes): its base64 (4/3 of it) must fit the request line
+budget (``line_budget.REQUEST_BYTES``, 3 MiB) with the rest of the prompt."""
+
+_PRIVATE_SUFFIXES: Final = (".local", ".internal", ".lan", ".home", ".svc", ".cluster.local", ".localhost")
+
+
+def is_fetchable_url(url: str) -> bool:
+    """Whether ``url`` is an absolute http(s) address (one anybody could try to fetch)."""
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def provider_can_fetch(url: str) -> bool:
+    """Whether a model provider on the internet can fetch ``url``: an http(s) address whose host
+    is a public name (with a dot, not a private suffix) or a public IP. ``http://api:5001/...``,
+    ``localhost``, ``10.0.0.5`` and ``minio.svc`` are not."""
+    if not is_fetchable_url(url):
+        return False
+    host = (urlsplit(url).hostname or "").lower()
+    try:
+        return ipaddress.ip_address(host).is_global
+    except ValueError:
+        return "." in host and not host.endswith(_PRIVATE_SUFFIXES)
+
+
+def fetch_images(images: Iterable[tuple[str, int | None]], max_bytes: int = IMAGE_MAX_BYTES) -> dict[str, bytes]:
+    """``{url: bytes}`` of the ``images`` (``(url, size in bytes or None)``) that a provider
+    cannot fetch but the plugin can, each at most ``max_bytes``. One that fails or is larger is
+    left out (the caller shows it as a mention); never raises. Waits at most the SDK's
+    ``HTTPX_TIMEOUT`` (seconds) per image."""
+    fetched: dict[str, bytes] = {}
+    for url, size in images:
+        if url in fetched or not is_fetchable_url(url) or provider_can_fetch(url):
+            continue
+        if isinstance(size, int) and size > max_bytes:
+            continue
+        try:
+            blob = File(url=url, type="image").blob
+        except Exception:  # the address failed: shown as a mention instead
+            continue
+        if 0 < len(blob) <= max_bytes:
+            fetched[url] = blob
+    return fetched

@@ -1,0 +1,44 @@
+"""Which query images a provider can fetch itself, and fetching the others (dify#40731: the
+Agent node's vision model cannot see an image at Dify's internal address)."""
+
+import pytest
+
+from agent_core.file_fetch import fetch_images, provider_can_fetch
+from local_runner.files import FileServer
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+
+
+@pytest.mark.parametrize(
+    ("url", "public"),
+    [
+        ("https://upload.dify.ai/files/abc/file-preview?sign=x", True),
+        ("https://example.com/cat.png", True),
+        ("http://8.8.8.8/cat.png", True),
+        ("http://api:5001/files/abc/file-preview?timestamp=1&sign=x", False),  # docker's INTERNAL_FILES_URL
+        ("http://localhost:5001/files/x.png", False),
+        ("http://127.0.0.1:8000/x.png", False),
+        ("http://10.0.0.5/x.png", False),
+        ("http://minio.svc/x.png", False),
+        ("/files/abc/file-preview", False),  # FILES_URL unset: a relative address
+        ("data:image/png;base64,AAAA", False),
+    ],
+)
+def test_only_a_public_http_address_is_left_to_the_provider(url, public):
+    assert provider_can_fetch(url) is public
+
+
+def test_an_image_only_the_plugin_can_reach_is_fetched_and_a_failing_or_large_one_is_left_out(tmp_path):
+    small, big = tmp_path / "cat.png", tmp_path / "big.png"
+    small.write_bytes(PNG)
+    big.write_bytes(PNG * 100)
+    with FileServer() as server:
+        cat, large = server.add(small), server.add(big)
+        missing = cat["url"].replace("cat.png", "dog.png")
+        sources = [
+            (cat["url"], cat["size"]),
+            (large["url"], None),
+            (missing, None),
+            ("https://example.com/x.png", None),
+        ]
+        assert fetch_images(sources, max_bytes=1000) == {cat["url"]: PNG}
