@@ -4,6 +4,8 @@ model plugin produced it, followed by one tool message per call (docs/model-roun
 """
 
 import json
+from collections.abc import Sequence
+from typing import Final
 
 from dify_plugin.entities.model.message import (
     AssistantPromptMessage,
@@ -14,6 +16,7 @@ from dify_plugin.entities.model.message import (
 
 from agent_core import prompts
 from agent_core.run_state import Round, RunState
+from agent_core.tool_runner import ToolResult
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 
 
@@ -28,24 +31,43 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
     return messages
 
 
-def _assistant_message(round_: Round, with_calls: bool) -> AssistantPromptMessage:
+ONE_CALL_PER_MESSAGE: Final = frozenset({"gemini", "xinference"})
+"""Model plugins that send back only the first tool call of an assistant message
+(``message.tool_calls[0]`` in ``models/gemini/models/llm/llm.py`` and
+``models/xinference/models/llm/llm.py`` of ``langgenius/dify-official-plugins``) but every
+tool message: Gemini then refuses the request ("the number of function response parts should
+be equal to the number of function call parts", dify#16760)."""
+
+
+def replays_one_call(provider: str) -> bool:
+    """Whether the model plugin of ``provider`` (``langgenius/gemini/google``) is one of
+    ``ONE_CALL_PER_MESSAGE``."""
+    parts = provider.split("/")
+    return (parts[-2] if len(parts) > 1 else parts[0]) in ONE_CALL_PER_MESSAGE
+
+
+def _tool_call(result: ToolResult) -> AssistantPromptMessage.ToolCall:
+    return AssistantPromptMessage.ToolCall(
+        id=result.call_id,
+        type="function",
+        function=AssistantPromptMessage.ToolCall.ToolCallFunction(
+            name=result.name,
+            arguments=json.dumps(result.arguments, ensure_ascii=False) if isinstance(result.arguments, dict) else "{}",
+        ),
+    )
+
+
+def _assistant_message(round_: Round, results: Sequence[ToolResult], *, whole: bool = True) -> AssistantPromptMessage:
     """The round's assistant message as the model plugin produced it (content with its
-    reasoning blocks, ``opaque_body``, tool-call ids and names: docs/model-round-trip.md).
-    Arguments are sent as the JSON the tool ran with; a call whose arguments could not be
-    read goes back as ``{}`` (its tool message says what was wrong), since some model
-    plugins parse them."""
-    calls = [
-        AssistantPromptMessage.ToolCall(
-            id=result.call_id,
-            type="function",
-            function=AssistantPromptMessage.ToolCall.ToolCallFunction(
-                name=result.name,
-                arguments=json.dumps(result.arguments, ensure_ascii=False) if isinstance(result.arguments, dict) else "{}",
-            ),
-        )
-        for result in round_.results
-    ] if with_calls else []
+    reasoning blocks, ``opaque_body``, tool-call ids and names: docs/model-round-trip.md), with
+    the calls of ``results``; without ``whole``, only those calls (a later message of a round
+    sent one call a message). Arguments are sent as the JSON the tool ran with; a call whose
+    arguments could not be read goes back as ``{}`` (its tool message says what was wrong),
+    since some model plugins parse them."""
+    calls = [_tool_call(result) for result in results]
     turn = round_.turn
+    if not whole:
+        return AssistantPromptMessage(content="", tool_calls=calls)
     try:
         return AssistantPromptMessage(content=turn.content, tool_calls=calls, opaque_body=turn.opaque_body)
     except ValueError:  # content parts of a kind the SDK cannot rebuild: their text goes back
@@ -58,16 +80,24 @@ def render_round(run: RunState, round_: Round) -> list[PromptMessage]:
     tool message per call (with ``tool_call_id`` and ``name``), or the model's unreadable
     reply followed by what was wrong with it (a reply with no visible text, only reasoning,
     is left out: no provider needs reasoning without a tool call, and some reject an
-    assistant message without text)."""
+    assistant message without text). For a model plugin that sends back one call a message
+    (``replays_one_call``), parallel calls go as one assistant message and its result per call,
+    the round's content and ``opaque_body`` with the first."""
     decision = round_.turn.decision
     if isinstance(decision, ToolCalls) and round_.results:
         tool_messages = [
             ToolPromptMessage(content=run.observation(round_, r), tool_call_id=r.call_id, name=r.name) for r in round_.results
         ]
-        return [_assistant_message(round_, with_calls=True), *tool_messages]
+        if len(round_.results) > 1 and replays_one_call(run.params.model.provider):
+            return [
+                message
+                for number, (result, tool_message) in enumerate(zip(round_.results, tool_messages, strict=True))
+                for message in (_assistant_message(round_, [result], whole=number == 0), tool_message)
+            ]
+        return [_assistant_message(round_, round_.results), *tool_messages]
     if isinstance(decision, FinalAnswer) and round_.turn.cut:  # the model is asked for the rest
-        return [_assistant_message(round_, with_calls=False), UserPromptMessage(content=prompts.CONTINUE_CUT_ANSWER)]
+        return [_assistant_message(round_, ()), UserPromptMessage(content=prompts.CONTINUE_CUT_ANSWER)]
     if isinstance(decision, ParseFailure):
-        said = [_assistant_message(round_, with_calls=False)] if round_.turn.thought.strip() else []
+        said = [_assistant_message(round_, ())] if round_.turn.thought.strip() else []
         return [*said, UserPromptMessage(content=decision.problem)]
     return []

@@ -10,8 +10,9 @@ and https://ai.google.dev/gemini-api/docs/function-calling.
   user turn, otherwise they stay user turns; a user message becomes a ``user`` turn of text
   (empty text gives no part) and file parts; an assistant message becomes a ``model`` turn: each
   text (the string, or each text part separately) loses one *leading* ``<think>...</think>``
-  block, and every part it keeps plus one ``functionCall`` (``id``, ``name``, ``args``) per tool
-  call carries ``thoughtSignature = "skip_thought_signature_validator"`` (the documented dummy:
+  block, and every part it keeps plus one ``functionCall`` (``id``, ``name``, ``args``) for the
+  *first* tool call only (``message.tool_calls[0]``: a message with parallel calls loses the
+  others, and their tool messages then outnumber the calls) carries ``thoughtSignature = "skip_thought_signature_validator"`` (the documented dummy:
   the plugin never keeps the real signatures, and uses no ``opaque_body``); an assistant message
   left without parts is dropped; a tool message becomes a ``user`` turn with one
   ``functionResponse`` (``id`` = ``tool_call_id``, ``name`` = the message's ``name``,
@@ -153,7 +154,7 @@ class GeminiContract(ContractBackend):
         parts = self._parts(content, assistant)
         if not assistant:
             return {"role": "user", "parts": parts}
-        for call in message.get("tool_calls") or []:
+        for call in (message.get("tool_calls") or [])[:1]:  # the plugin sends back message.tool_calls[0] only
             function = call.get("function") or {}
             try:
                 args = json.loads(function.get("arguments") or "")

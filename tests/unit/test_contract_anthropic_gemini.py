@@ -355,3 +355,67 @@ def test_gemini_without_include_thoughts_sends_no_reasoning():
     backend = GeminiContract(shape="stream")
     _, _chunks, content, _, calls = first_round(backend, params={"thinking_level": "Low"})
     assert calls and not any("think" in p["data"] for p in content)
+
+
+def _parallel_round_prompt(provider: str):
+    """Function Calling's prompt after a round of two parallel calculator calls."""
+    from dify_plugin.interfaces.agent import AgentModelConfig
+
+    from agent_core.function_calling.prompt import chat_prompt
+    from agent_core.params import StrategyParams
+    from agent_core.run_state import Round, RunState
+    from agent_core.tool_calls import ToolCall
+    from agent_core.tool_runner import ToolResult
+    from agent_core.tool_schema import ToolRegistry
+    from agent_core.turn import ModelTurn, ToolCalls
+    from agent_core.usage import empty_usage
+    from tests.unit.test_tool_schema import tool as tool_entity
+
+    model = AgentModelConfig(provider=provider, model="gemini-2.5-flash", mode="chat", completion_params={})
+    run = RunState(
+        params=StrategyParams(model=model, query="What are 37 * 91 and 2 + 2?"),
+        registry=ToolRegistry([tool_entity("calculator")]),
+    )
+    calls = (
+        ToolCall("c1", "calculator", {"expression": "37 * 91"}),
+        ToolCall("c2", "calculator", {"expression": "2 + 2"}),
+    )
+    turn = ModelTurn(thought="Both.", decision=ToolCalls(calls), usage=empty_usage(), content="Computing both.")
+    results = tuple(
+        ToolResult(call.id, call.name, call.arguments, observation)
+        for call, observation in zip(calls, ["3367", "4"], strict=True)
+    )
+    run.rounds.append(Round(index=1, turn=turn, results=results))
+    return [message.model_dump(mode="json") for message in chat_prompt(run)]
+
+
+def test_gemini_takes_parallel_calls_sent_one_call_a_message():
+    """dify#16760: the Gemini plugin sends back only the first call of a message but every tool
+    message, so a round of parallel calls goes one call (and its result) a message."""
+    backend = GeminiContract()
+    messages = _parallel_round_prompt(GeminiContract.provider)
+    assert [(m["role"], [c["id"] for c in m.get("tool_calls") or []]) for m in messages[-4:]] == [
+        ("assistant", ["c1"]),
+        ("tool", []),
+        ("assistant", ["c2"]),
+        ("tool", []),
+    ]
+    assert messages[-4]["content"] == "Computing both." and messages[-2]["content"] == ""
+    list(backend.invoke_llm(request(backend, messages)))
+    assert backend.rejections == []
+    body = backend.provider_requests[-1]
+    assert [
+        len([p for p in turn["parts"] if "functionCall" in p or "functionResponse" in p])
+        for turn in body["contents"][1:]
+    ] == [1, 1, 1, 1]
+
+
+def test_gemini_refuses_parallel_calls_in_one_message():
+    backend = GeminiContract()
+    messages = _parallel_round_prompt("langgenius/openai/openai")  # a plugin that sends back every call
+    assert [m["role"] for m in messages[-3:]] == ["assistant", "tool", "tool"]
+    refused(
+        backend,
+        request(backend, messages),
+        "number of function response parts is equal to the number of function call parts",
+    )
