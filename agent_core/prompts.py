@@ -251,6 +251,11 @@ REPLY_CUT = (
     "Your last reply was cut off by the output limit before it was complete, so nothing in it was run. "
     "Reply again, shorter: one tool call with short arguments, or a shorter answer."
 )
+TEXT_CALL_RESULT = "Result of your call to {name}:\n{observation}"
+"""How the result of a call the model wrote in its text reaches it when the call cannot go
+back as a native call (its provider rebuilds the message from its own record: see
+``function_calling.prompt.render_round``)."""
+
 CONTINUE_CUT_ANSWER = (
     "Your answer was cut off by the output limit. Continue it exactly where it stopped, without repeating "
     "anything and without calling tools."

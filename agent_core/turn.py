@@ -22,10 +22,12 @@ class FinalAnswer:
 
 @dataclass(frozen=True)
 class ToolCalls:
-    """The model asked for tools: valid ``calls`` and ``invalid`` ones (bad JSON…)."""
+    """The model asked for tools: valid ``calls`` and ``invalid`` ones (bad JSON…).
+    ``in_text``: the calls were read from the model's text, not sent as native tool calls."""
 
     calls: tuple[ToolCall, ...]
     invalid: tuple[InvalidToolCall, ...] = ()
+    in_text: bool = False
 
 
 @dataclass(frozen=True)

@@ -82,8 +82,18 @@ def render_round(run: RunState, round_: Round) -> list[PromptMessage]:
     is left out: no provider needs reasoning without a tool call, and some reject an
     assistant message without text). For a model plugin that sends back one call a message
     (``replays_one_call``), parallel calls go as one assistant message and its result per call,
-    the round's content and ``opaque_body`` with the first."""
+    the round's content and ``opaque_body`` with the first. Calls the model wrote in its text
+    go back as native calls, except where the model plugin rebuilds the message from its
+    ``opaque_body``: there the message goes back as it was and the results as a user message."""
     decision = round_.turn.decision
+    if isinstance(decision, ToolCalls) and round_.results and decision.in_text and round_.turn.opaque_body is not None:
+        # Calls the model wrote in its text, from a plugin that rebuilds the message from its
+        # opaque_body (Anthropic, MiniMax, OpenAI Responses): that body holds no such calls, so
+        # the message goes back as it was and the results follow as the user's message.
+        results = "\n\n".join(
+            prompts.TEXT_CALL_RESULT.format(name=r.name, observation=run.observation(round_, r)) for r in round_.results
+        )
+        return [_assistant_message(round_, ()), UserPromptMessage(content=results)]
     if isinstance(decision, ToolCalls) and round_.results:
         tool_messages = [
             ToolPromptMessage(content=run.observation(round_, r), tool_call_id=r.call_id, name=r.name) for r in round_.results

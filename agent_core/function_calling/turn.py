@@ -158,11 +158,7 @@ def read_function_calling_turn(
     if not calls and tools and got.reasoning and not text.strip():
         calls, _ = extract_calls_from_text(rewrite_markup(got.reasoning), tools, id_prefix=prefix)
     if calls:
-        # The provider's opaque_body describes a message without these calls: a plugin that
-        # rebuilds the message from it (Anthropic, MiniMax, OpenAI Responses) would send back
-        # results for calls it never made, so it is not sent back with them.
-        turn["opaque_body"] = None
-        return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls)), **turn)
+        return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls), in_text=True), **turn)
     names = [getattr(tool, "name", tool) for tool in tools]
     if text.strip() and gate.held and tools and holds_call_markup(gate.held, names):
         cut = (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS

@@ -357,36 +357,62 @@ def test_gemini_without_include_thoughts_sends_no_reasoning():
     assert calls and not any("think" in p["data"] for p in content)
 
 
-def _parallel_round_prompt(provider: str):
-    """Function Calling's prompt after a round of two parallel calculator calls."""
+def _round_prompt(provider, calls, turn_fields, observations):
+    """Function Calling's prompt after one round of ``calls`` (``ToolCall``) with ``observations``."""
     from dify_plugin.interfaces.agent import AgentModelConfig
 
     from agent_core.function_calling.prompt import chat_prompt
     from agent_core.params import StrategyParams
     from agent_core.run_state import Round, RunState
-    from agent_core.tool_calls import ToolCall
     from agent_core.tool_runner import ToolResult
     from agent_core.tool_schema import ToolRegistry
-    from agent_core.turn import ModelTurn, ToolCalls
+    from agent_core.turn import ModelTurn
     from agent_core.usage import empty_usage
     from tests.unit.test_tool_schema import tool as tool_entity
 
-    model = AgentModelConfig(provider=provider, model="gemini-2.5-flash", mode="chat", completion_params={})
+    model = AgentModelConfig(provider=provider, model="m", mode="chat", completion_params={})
     run = RunState(
-        params=StrategyParams(model=model, query="What are 37 * 91 and 2 + 2?"),
+        params=StrategyParams(model=model, query="What is 37 * 91?"),
         registry=ToolRegistry([tool_entity("calculator")]),
     )
+    turn = ModelTurn(thought="", usage=empty_usage(), **turn_fields)
+    results = tuple(ToolResult(c.id, c.name, c.arguments, text) for c, text in zip(calls, observations, strict=True))
+    run.rounds.append(Round(index=1, turn=turn, results=results))
+    return [message.model_dump(mode="json") for message in chat_prompt(run)]
+
+
+def _parallel_round_prompt(provider: str):
+    """Function Calling's prompt after a round of two parallel calculator calls."""
+    from agent_core.tool_calls import ToolCall
+    from agent_core.turn import ToolCalls
+
     calls = (
         ToolCall("c1", "calculator", {"expression": "37 * 91"}),
         ToolCall("c2", "calculator", {"expression": "2 + 2"}),
     )
-    turn = ModelTurn(thought="Both.", decision=ToolCalls(calls), usage=empty_usage(), content="Computing both.")
-    results = tuple(
-        ToolResult(call.id, call.name, call.arguments, observation)
-        for call, observation in zip(calls, ["3367", "4"], strict=True)
-    )
-    run.rounds.append(Round(index=1, turn=turn, results=results))
-    return [message.model_dump(mode="json") for message in chat_prompt(run)]
+    return _round_prompt(provider, calls, {"decision": ToolCalls(calls), "content": "Computing both."}, ["3367", "4"])
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "minimax", "openai_responses"])
+def test_a_call_written_in_text_goes_back_with_the_providers_own_record_intact(provider):
+    """The model wrote its call in its text; the plugin rebuilds the message from its
+    opaque_body, which holds no such call: the message goes back as it was, the result as the
+    user's message, and the provider accepts it (thinking blocks and reasoning items kept)."""
+    from agent_core.tool_calls import ToolCall
+    from agent_core.turn import ToolCalls
+
+    backend = CONTRACTS[provider]()
+    req = request(backend, dump(*QUERY))
+    content, opaque, native = gathered(list(backend.invoke_llm({**req, "tools": []})))  # a reply in text only
+    assert opaque is not None and native == []
+    calls = (ToolCall("r1_call_1", "calculator", {"expression": "37 * 91"}),)
+    fields = {"decision": ToolCalls(calls, in_text=True), "content": content, "opaque_body": opaque}
+    messages = _round_prompt(backend.provider, calls, fields, ["3367"])
+    assert [m["role"] for m in messages[-2:]] == ["assistant", "user"]
+    assert messages[-2]["tool_calls"] == [] and messages[-2]["opaque_body"] == opaque
+    assert "3367" in messages[-1]["content"]
+    list(backend.invoke_llm({**req, "prompt_messages": messages}))
+    assert backend.rejections == []
 
 
 def test_gemini_takes_parallel_calls_sent_one_call_a_message():
