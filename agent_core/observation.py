@@ -127,6 +127,7 @@ from agent_core.prompts import (
     CUT_NOTE,
     CUT_NOTE_LOG_CUT,
     FILE_INCOMPLETE,
+    FILE_NOT_SHOWN,
     FILE_SENT,
     FILE_SHOWN,
     FILE_TOO_LARGE,
@@ -512,11 +513,14 @@ class ObservationCollector:
     def _on_file(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
         meta = message.meta or {}
         file = meta.get("file")
-        url = _file_object_field(file, "url")
+        url = _file_address(file)
         ids = (_file_object_field(file, "related_id"), _file_object_field(file, "tool_file_id"), meta.get("tool_file_id"))
         file_id = next((value for value in ids if value), None)
-        internal = isinstance(url, str) and bool(url.strip()) and _is_dify_file(url, {"tool_file_id": file_id})
+        internal = bool(url) and _is_dify_file(url, {"tool_file_id": file_id})
         described = _describe_file_object(file, hide_address=internal) or _describe_meta(meta, None)
+        if not url:  # Dify's Agent node cannot take the file object itself across the plugin boundary
+            self._note(FILE_NOT_SHOWN.format(what=described or "a file"))
+            return []
         self._note((FILE_SHOWN if internal else FILE_SENT).format(what=described or "a file"))
         return [_file_as_link(message)]
 
@@ -748,8 +752,8 @@ def _file_as_link(message: InvokeMessage) -> AgentInvokeMessage:
     meta = dict(message.meta or {})
     file = meta.pop("file", None)
     get = (lambda key: file.get(key)) if isinstance(file, Mapping) else (lambda key: getattr(file, key, None))
-    url = get("url") if file is not None else None
-    if not isinstance(url, str) or not url:
+    url = _file_address(file)
+    if not url:
         return _agent_message(message)
     for key in ("mime_type", "filename"):
         if get(key) and key not in meta:
@@ -917,6 +921,16 @@ def _describe_meta(meta: Mapping | None, size: int | None) -> str:
         return ""
     label = name or "a file"
     return f"{label} ({', '.join(details)})" if details else label
+
+
+def _file_address(file: Any) -> str | None:
+    """Where a Dify file can be fetched: its ``url``, else its ``remote_url`` (a workflow tool
+    passing on a file given by address: ``File.model_dump`` holds no ``url``); None if neither."""
+    for key in ("url", "remote_url"):
+        value = _file_object_field(file, key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
 
 
 def _file_object_field(file: Any, key: str) -> Any:

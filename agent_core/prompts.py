@@ -192,6 +192,7 @@ IMAGE_NOT_FETCHABLE = (
     "addresses only, and its address {scheme}."
 )
 FILE_SENT = "A file was sent to the user: {what}."
+FILE_NOT_SHOWN = "The tool returned a file ({what}) without an address, so it could not be shown to the user."
 # a forwarded Dify file (a /files/ path, a tool_file_id, a signed "sign=" query): its address is
 # internal and expires within minutes, so the model reads its name only (agent_core.observation)
 FILE_SHOWN = (

@@ -361,9 +361,20 @@ def test_image_file_message_is_forwarded_as_an_image_link():
     assert sent.type == M.IMAGE_LINK and sent.meta["tool_file_id"] == "cat1"
 
 
-def test_file_message_without_details_still_says_a_file_was_sent():
+def test_file_message_without_an_address_is_not_forwarded_and_the_model_is_told():
+    """Dify's Agent node cannot take a file object across the plugin boundary: a file with no
+    address the node can fetch never reaches the user, so the model must not hear it was sent."""
     outcome, forwarded = run(T(type=M.FILE, message=None, meta={}))
-    assert len(forwarded) == 1
+    assert forwarded == []
+    assert "could not be shown to the user" in outcome.observation
+    assert "was sent" not in outcome.observation
+
+
+def test_a_file_passed_on_by_its_remote_address_is_forwarded_from_it():
+    """A workflow tool passing on a file given by address: File.model_dump holds remote_url, no url."""
+    remote = {"filename": "cat.jpg", "mime_type": "image/jpeg", "type": "image", "remote_url": "https://example.com/cat.jpg"}
+    outcome, forwarded = run(T(type=M.FILE, message=None, meta={"file": remote}))
+    assert [(m.type, m.message.text) for m in forwarded] == [(M.IMAGE, "https://example.com/cat.jpg")]
     assert "A file was sent to the user" in outcome.observation
 
 
@@ -602,11 +613,10 @@ def test_raw_dicts_are_accepted():
     assert collector.finish().observation == "from a dict"
 
 
-def test_raw_file_message_with_dify_file_marker_is_forwarded():
+def test_raw_file_message_with_dify_file_marker_is_read_and_named():
     collector = ObservationCollector("t")
     raw = {"type": "file", "message": {"file_marker": "file_marker"}, "meta": {"file": {"filename": "a.docx"}}}
-    out = collector.add(raw)
-    assert [(m.type, m.meta) for m in out] == [(M.FILE, {"file": {"filename": "a.docx"}})]
+    assert collector.add(raw) == []  # no address: Dify could not show it
     assert "a.docx" in collector.finish().observation
 
 
