@@ -270,7 +270,7 @@ class CallMarkup:
 
     def feed(self, text: str) -> str:
         """Consume a piece of text; return what is certain."""
-        if not (self._pending or self._rule or self._harmony or self._stray_close or _MARK_CHARS.search(text)):
+        if not (self._pending or self._rule or self._harmony or self._stray_close) and "<" not in text and "[" not in text:
             return text  # the usual chunk: no marker can start in it
         self._pending += text
         return self._drain(final=False)
