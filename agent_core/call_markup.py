@@ -249,6 +249,10 @@ _WATCHED: Final = tuple(  # longest first: a marker that begins another is tried
 )
 _LONGEST: Final = max(len(marker) for marker in _WATCHED)
 _MARK_CHARS = re.compile(r"[<\[]")
+_END_MAX: Final = 64
+"""Longer than any block's end marker (characters)."""
+_LONG_BLOCK: Final = 4096
+"""A held block longer than this (characters) is gathered piece by piece."""
 
 
 class CallMarkup:
@@ -267,17 +271,38 @@ class CallMarkup:
         self._recipient: str | None = None  # ``to=`` given in a Harmony ``<|start|>`` header
         self._in_tool_call = False  # inside a ``<tool_call>`` block the model wrote itself
         self._stray_close = False  # a rewritten bare ``<function=`` may be followed by its ``</tool_call>``
+        self._more: list[str] = []  # text of a long held block not joined to ``_pending`` yet
+        self._tail = ""  # the last characters of the held block, where its end may begin
 
     def feed(self, text: str) -> str:
         """Consume a piece of text; return what is certain."""
         if not (self._pending or self._rule or self._harmony or self._stray_close) and "<" not in text and "[" not in text:
             return text  # the usual chunk: no marker can start in it
+        if self._more or ((self._rule is not None or self._harmony) and len(self._pending) > _LONG_BLOCK):
+            # A long block is gathered piece by piece and looked at only where its end may be,
+            # so a block streamed in many pieces costs time in proportion to its length.
+            window = (self._tail if self._more else self._pending[-_END_MAX:]) + text
+            if not self._may_end(window):
+                self._more.append(text)
+                self._tail = window[-_END_MAX:]
+                return ""
+            text = "".join(self._more) + text
+            self._more.clear()
         self._pending += text
         return self._drain(final=False)
 
     def finish(self) -> str:
         """Flush: a block still open is read as it stands."""
+        self._pending += "".join(self._more)
+        self._more.clear()
         return self._drain(final=True)
+
+    def _may_end(self, window: str) -> bool:
+        """Whether the held block's end may lie in ``window`` (its last characters and new text)."""
+        if self._harmony:
+            return any(marker in window for marker in (*_HARMONY_ENDS, "<|start|>", "<|channel|>"))
+        closer = self._rule.closer if self._rule is not None else None
+        return closer is not None and closer.search(window) is not None
 
     def _drain(self, final: bool) -> str:
         out: list[str] = []

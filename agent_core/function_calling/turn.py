@@ -40,37 +40,48 @@ class AnswerGate:
     """
 
     def __init__(self) -> None:
-        self._buffer = ""
+        self._buffer = ""  # not passed on yet: the start of the reply, or a tail that may open markup
+        self._held: list[str] = []  # once holding: the rest of the reply, piece by piece
         self._decided: bool | None = None  # None: not yet; True: streaming; False: holding the rest
 
     @property
     def held(self) -> str:
         """Text held back so far: all of it when holding, else a tail that may open markup."""
-        return self._buffer
+        if self._decided is not False:
+            return self._buffer
+        if len(self._held) > 1:
+            self._held[:] = ["".join(self._held)]
+        return self._held[0] if self._held else ""
 
     def feed(self, text: str) -> str:
         """Consume visible text; return what can be streamed now."""
         if self._decided:
             return self._stream(text)
-        self._buffer += text
         if self._decided is False:
+            self._held.append(text)
             return ""
+        self._buffer += text
         start = self._buffer.lstrip()
         if not start:
             return ""
         if start.startswith(_CALL_LIKE_STARTS):
-            self._decided = False
-            return ""
+            return self._hold("")
         if _ACTION_LABEL.startswith(start[: len(_ACTION_LABEL)].lower()):
             after = start[len(_ACTION_LABEL) :].lstrip(" \t")
             if not after:
                 return ""  # may still become "Action:"
             if after[0] in ":\n":
-                self._decided = False
-                return ""
+                return self._hold("")
         self._decided = True
         self._buffer = ""
         return self._stream(start)
+
+    def _hold(self, out: str) -> str:
+        """Hold everything from the buffer on; return ``out``."""
+        self._decided = False
+        self._held = [self._buffer]
+        self._buffer = ""
+        return out
 
     def _stream(self, text: str) -> str:
         """Streaming: pass ``text`` on up to call markup (then hold the rest) or up to a tail that
@@ -81,9 +92,8 @@ class AnswerGate:
             return text
         at = markup_start(text)
         if at is not None:
-            self._decided = False
             self._buffer = text[at:]
-            return text[:at]
+            return self._hold(text[:at])
         keep = partial_markup(text)
         self._buffer = text[len(text) - keep :]
         return text[: len(text) - keep]

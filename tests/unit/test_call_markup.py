@@ -223,3 +223,24 @@ def test_text_is_rewritten_the_same_whatever_the_chunking(text, rng):
 @given(st.text(alphabet=st.characters(blacklist_characters="<[")))
 def test_text_without_a_marker_passes_untouched(text):
     assert streamed([text]) == text
+
+
+@pytest.mark.parametrize("opener", ["<tool_calls>", "<|channel|>analysis<|message|>", "<minimax:tool_call>", "[TOOL_CALLS]write[ARGS]"])
+def test_a_long_block_streamed_in_many_pieces_reads_as_when_sent_whole(opener):
+    """Blocks longer than a few KB are gathered piece by piece (linear time); the result is the same."""
+    body = {
+        "<tool_calls>": '{"name": "write", "arguments": {"text": "' + "x" * 20_000 + '"}}\n</tool_calls> after',
+        "<|channel|>analysis<|message|>": "y" * 20_000 + "<|end|><|start|>assistant<|channel|>final<|message|>Done.",
+        "<minimax:tool_call>": '<invoke name="write"><parameter name="text">' + "z" * 20_000 + "</parameter></invoke></minimax:tool_call>",
+        "[TOOL_CALLS]write[ARGS]": '{"text": "' + "w" * 20_000 + '"}',
+    }[opener]
+    raw = opener + body
+    whole = rewrite_markup(raw)
+    assert whole != raw  # read as markup
+    rng = random.Random(opener)
+    pieces, start = [], 0
+    while start < len(raw):
+        end = start + rng.randint(1, 300)
+        pieces.append(raw[start:end])
+        start = end
+    assert streamed(pieces) == whole
