@@ -394,7 +394,10 @@ class CallMarkup:
         end = closer.end() if closer is not None else len(text)
         block = text[:end]
         calls = rule.read(block)
-        out.append("".join(_tool_call(name, arguments) for name, arguments in calls) if calls else block)
+        rewritten = "".join(_tool_call(name, arguments) for name, arguments in calls)
+        if calls and closer is None and rule.closer is not None:  # the text ended inside the block:
+            rewritten = rewritten.removesuffix("</tool_call>")  # left open, as the model left it (a cut reply)
+        out.append(rewritten if calls else block)
         self._pending = text[end:]
         self._rule = None
         self._stray_close = bool(calls) and rule.read is _read_function

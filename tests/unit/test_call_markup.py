@@ -8,9 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_core.call_markup import CallMarkup, holds_call_markup, markup_start, partial_markup, rewrite_markup
+from agent_core.model_call import ModelChunk
 from agent_core.react.parser import ReactStreamParser
+from agent_core.react.turn import read_react_turn
 from agent_core.text_calls import extract_calls_from_text
 from agent_core.think import visible_text
+from agent_core.tool_schema import ToolRegistry
+from agent_core.turn import ToolCalls
+from tests.unit.helpers import drain
 
 TOOLS = ["get_weather", "get_time", "read_file"]
 PARIS = [("get_weather", {"city": "Paris"})]
@@ -244,3 +249,16 @@ def test_a_long_block_streamed_in_many_pieces_reads_as_when_sent_whole(opener):
         pieces.append(raw[start:end])
         start = end
     assert streamed(pieces) == whole
+
+
+def test_a_block_the_text_ends_inside_is_left_open_and_a_cut_call_is_not_run():
+    """A reply cut by the output limit inside a call block is not made to look closed, and a call
+    whose arguments were cut is never run."""
+    raw = '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}'
+    assert rewrite_markup(raw) == '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}'
+    cut = '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Par'
+    assert extract_calls_from_text(rewrite_markup(cut), TOOLS) == ((), rewrite_markup(cut))
+    chunks = iter([ModelChunk(text=cut), ModelChunk(finish_reason="length")])
+    _, turn = drain(read_react_turn(chunks, ToolRegistry(None), 1))
+    assert isinstance(turn.decision, ToolCalls) and turn.decision.calls == ()  # refused with the reason
+    assert "JSON" in turn.decision.invalid[0].error
