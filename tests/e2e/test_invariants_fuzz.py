@@ -145,10 +145,32 @@ def _arguments_text(arguments: object) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
 
 
+def native_markup(name: str, arguments: object, family: str) -> str:
+    """One call in a model family's own markup, as a server without its tool parser leaves it."""
+    args = _arguments_text(arguments)
+    if family == "deepseek":
+        return f"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{args}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    if family == "kimi":
+        return f"<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"
+    if family == "mistral":
+        return f"[TOOL_CALLS]{name}[ARGS]{args}"
+    if family == "harmony":
+        return f"<|channel|>analysis<|message|>Need a tool.<|end|><|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{args}<|call|>"
+    values = arguments if isinstance(arguments, dict) else {"q": args}
+    if family == "glm":
+        pairs = "".join(f"<arg_key>{k}</arg_key><arg_value>{_arguments_text(v) if not isinstance(v, str) else v}</arg_value>" for k, v in values.items())
+        return f"<tool_call>{name}{pairs}</tool_call>"
+    params = "".join(f'<parameter name="{k}">{_arguments_text(v) if not isinstance(v, str) else v}</parameter>' for k, v in values.items())
+    return f'<minimax:tool_call><invoke name="{name}">{params}</invoke></minimax:tool_call>'
+
+
+NATIVE_FAMILIES = ["deepseek", "kimi", "mistral", "harmony", "glm", "minimax"]
+
+
 @st.composite
 def fc_turn(draw, offered: list[str], index: int) -> dict:
     """One function-calling model turn."""
-    kind = draw(weighted(calls=6, answer=2, error=1, empty=1, call_as_text=1, markup=1, think=1))
+    kind = draw(weighted(calls=6, answer=2, error=1, empty=1, call_as_text=1, markup=1, think=1, native=1))
     split = draw(st.sampled_from([None, 1, 3, 7]))
     turn: dict = {"split": split} if split else {}
     if kind == "answer":
@@ -162,6 +184,10 @@ def fc_turn(draw, offered: list[str], index: int) -> dict:
     elif kind == "call_as_text":
         name, arguments = draw(planned_call(offered))
         turn["text"] = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+    elif kind == "native":
+        name, arguments = draw(planned_call(offered))
+        prose = draw(st.sampled_from(["", "Let me check.\n\n"]))
+        turn["text"] = prose + native_markup(name, arguments, draw(st.sampled_from(NATIVE_FAMILIES)))
     elif kind == "markup":
         turn["text"] = draw(st.sampled_from(['<tool_call>{"name": "lookup", "arguments": {"q": ', "```json\n{oops}\n```",
                                              "Action: lookup", '[{"bad": true}]']))
@@ -207,7 +233,7 @@ def _react_action(name: str, arguments: object, style: str) -> str:
 @st.composite
 def react_turn(draw, offered: list[str], index: int) -> dict:
     """One ReAct model turn."""
-    kind = draw(weighted(action=12, final=4, error=2, two_actions=2, garbage=2, invented=2, think_only=1, empty=1))
+    kind = draw(weighted(action=12, final=4, error=2, two_actions=2, garbage=2, invented=2, think_only=1, empty=1, native=2))
     thought = draw(st.sampled_from(THOUGHTS))
     head = f"Thought: {thought}\n" if thought or draw(st.booleans()) else ""
     split = draw(st.sampled_from([None, 1, 4, 9]))
@@ -226,6 +252,9 @@ def react_turn(draw, offered: list[str], index: int) -> dict:
                                              "Action: \nAction Input: {}", "Observation: made up",
                                              'Action:\n```json\n{"action_input": {"q": "x"}}\n```',
                                              "Thought: hmm\nAction: lookup\nAction Input: {\"q\": \"rov"]))
+    elif kind == "native":
+        name, arguments = draw(planned_call(offered))
+        turn["text"] = head + native_markup(name, arguments, draw(st.sampled_from(NATIVE_FAMILIES)))
     elif kind == "think_only":
         turn["text"] = "<think>" + (thought or "...") + "</think>"
     elif kind == "empty":
