@@ -43,6 +43,7 @@ class AnswerGate:
         self._buffer = ""  # not passed on yet: the start of the reply, or a tail that may open markup
         self._held: list[str] = []  # once holding: the rest of the reply, piece by piece
         self._decided: bool | None = None  # None: not yet; True: streaming; False: holding the rest
+        self.streamed = False  # whether any text was passed on
 
     @property
     def held(self) -> str:
@@ -72,7 +73,7 @@ class AnswerGate:
                 return ""  # may still become "Action:"
             if after[0] in ":\n":
                 return self._hold("")
-        self._decided = True
+        self._decided = self.streamed = True
         self._buffer = ""
         return self._stream(start)
 
@@ -170,8 +171,10 @@ def read_function_calling_turn(
     if calls:
         return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls), in_text=True), **turn)
     names = [getattr(tool, "name", tool) for tool in tools]
-    if text.strip() and gate.held and tools and holds_call_markup(gate.held, names):
-        cut = (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS
+    cut = (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS
+    # Markup after streamed prose is a call only if it names a tool: an answer may show markup.
+    quoted = gate.streamed and not cut and not any(name in gate.held for name in names)
+    if text.strip() and gate.held and tools and holds_call_markup(gate.held, names) and not quoted:
         problem = prompts.REPLY_CUT if cut else prompts.TOOL_CALL_UNREADABLE
         return ModelTurn(thought=text, decision=ParseFailure(problem), **turn)
     if text.strip():

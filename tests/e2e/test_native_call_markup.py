@@ -54,3 +54,12 @@ def test_function_calling_retries_markup_it_cannot_read_instead_of_showing_it(ru
     assert "minimax" not in result.text
     assert result.text.endswith("Sunny.")
     assert len(result.llm_requests) == 2
+
+
+def test_an_answer_that_shows_call_markup_naming_no_tool_is_the_answer(run):
+    """A user asking how models format tool calls gets the answer, markup and all."""
+    text = 'Hermes models write calls like this:\n<tool_call>\n{"name": "search", "arguments": {}}\n</tool_call>'
+    result = run([{"text": text, "split": 5}], query="How do Hermes models write tool calls?", tools=[weather_tool()])
+    assert_clean(result, run)
+    assert result.text == text
+    assert len(result.llm_requests) == 1

@@ -66,3 +66,21 @@ def test_a_held_reply_that_is_an_answer_after_all_is_released_without_its_leadin
     assert turn.decision == FinalAnswer("[1, 2] are the numbers.\n\n  Done.")
     streamed, turn = answer_of([" \n", "Act"])  # still undecided at the end
     assert streamed == "Act" and turn.decision == FinalAnswer("Act")
+
+
+@pytest.mark.parametrize("marker", ["<tool_call>", "<|tool_calls_section_begin|>", "[TOOL_CALLS]", "<minimax:tool_call>"])
+def test_the_gate_streams_prose_and_holds_from_call_markup_on(marker):
+    gate = AnswerGate()
+    text = f"Let me check. {marker}rest of the call"
+    streamed = "".join(gate.feed(text[i : i + 3]) for i in range(0, len(text), 3))
+    assert streamed == "Let me check. "
+    assert gate.held == f"{marker}rest of the call"
+    assert gate.streamed
+
+
+def test_the_gate_passes_on_a_tail_that_never_became_markup():
+    gate = AnswerGate()
+    assert gate.feed("a < b and [1, 2] I <too") == "a < b and [1, 2] I "  # "<too" may become "<tool_call>"
+    assert gate.held == "<too"
+    assert gate.feed("k it") == "<took it"
+    assert gate.held == ""
