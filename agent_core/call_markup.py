@@ -180,17 +180,14 @@ def _read_mistral(block: str) -> list[Call]:
         if not head:
             return []
         try:
-            value, _ = decoder.raw_decode(piece, _skip_space(piece, head.end()))
+            value, _ = decoder.raw_decode(piece, _SPACE.match(piece, head.end()).end())
         except (ValueError, RecursionError):
             value = _arguments(piece[head.end() :])
         calls.append((head.group(1), value))
     return calls
 
 
-def _skip_space(text: str, i: int) -> int:
-    while i < len(text) and text[i].isspace():
-        i += 1
-    return i
+_SPACE = re.compile(r"\s*")
 
 
 _HARMONY_HEADER = re.compile(r"<\|channel\|>\s*(\w+)([^<]*?)(?:<\|constrain\|>\s*[\w-]+\s*)?<\|message\|>", re.S)
@@ -407,7 +404,7 @@ class CallMarkup:
         """Drop the ``</tool_call>`` that closes a bare ``<function=`` block; False when it may
         still come."""
         text = self._pending
-        start = _skip_space(text, 0)
+        start = _SPACE.match(text).end()
         if text.startswith("</tool_call>", start):
             self._pending = text[start + len("</tool_call>") :]
         elif not final and "</tool_call>".startswith(text[start:]):

@@ -123,6 +123,7 @@ from dify_plugin.entities.invoke_message import InvokeMessage
 from dify_plugin.entities.tool import ToolInvokeMessage
 
 from agent_core import json_args
+from agent_core.file_fetch import is_fetchable_url
 from agent_core.prompts import (
     CUT_NOTE,
     CUT_NOTE_LOG_CUT,
@@ -873,7 +874,7 @@ def _unfetchable_scheme(url: str, meta: Mapping | None) -> str | None:
         parts = urlsplit(url.strip())
     except ValueError:
         return "cannot be read"
-    if parts.scheme.lower() in ("http", "https") and parts.netloc:
+    if is_fetchable_url(url.strip()):
         return None
     if not parts.scheme:
         return "has no scheme"

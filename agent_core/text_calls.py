@@ -359,7 +359,8 @@ def arguments_for(value: Any, tool: PromptMessageTool | None) -> dict[str, Any]:
 # Function Calling: calls in a reply's content
 # --------------------------------------------------------------------------------------------
 
-_BARE_NAME = re.compile(r"[\w.\-]+")
+BARE_NAME = re.compile(r"[^\W\d][\w.\-]{0,127}")
+"""A tool name written alone (``list_files``): where a call is expected, the call without input."""
 _TOOL_CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.S | re.I)
 _ACTION_LABEL = re.compile(r"(?im)^[ \t#*>]*Action[ \t*]*[:：][ \t*]*\n?[ \t]*(?:```[\w-]*[ \t]*\n)?")
 _CALL_MARKUP = re.compile(r"<tool_call>|<function=|\[TOOL_CALLS\]|<\|python_tag\|>", re.I)
@@ -422,7 +423,7 @@ def _tool_call_blocks(
     position = 0
     for block in _TOOL_CALL_BLOCK.finditer(text):
         body = strip_noise(block.group(1))
-        read = calls_from_block(body) or ([(body, None)] if _BARE_NAME.fullmatch(body) else [])
+        read = calls_from_block(body) or ([(body, None)] if BARE_NAME.fullmatch(body) else [])
         calls = _known_calls(read, known)
         if calls:
             found.extend(calls)

@@ -95,6 +95,7 @@ from agent_core.prompts import (
     PROBLEM_UNREADABLE_BLOCK,
 )
 from agent_core.text_calls import (
+    BARE_NAME,
     CALL_FORM,
     FAIL,
     TRAILING_SPECIAL_TOKENS,
@@ -520,8 +521,6 @@ _RESTING: Final = frozenset({_S.TEXT, _S.ANSWER, _S.DONE, _S.CLOSER})
 _TEXT_STOP = re.compile(r"[\n<]")
 _THOUGHT_STOP = re.compile(r"[\n<F]")
 _NAME_STOP = re.compile(r"[\n{]")
-_BARE_NAME = re.compile(r"[^\W\d][\w.\-]{0,127}")
-"""A tool name alone in an action's fence or tag (``Action:`` then ```` ```search``` ````)."""
 _JSON_SPECIAL = re.compile(r"[{}\[\]\"'\n<]")
 _STRING_SPECIAL: Final = {'"': re.compile(r'[\\"\n]'), "'": re.compile(r"[\\'\n]")}
 _SINGLE_QUOTE_CLOSERS: Final = ",:}] \t\r\n"
@@ -1091,7 +1090,7 @@ class ReactStreamParser:
         if not calls and self._purpose == "candidate":  # a ```tool_code block that holds no call
             self._abort_candidate()
             return
-        if not calls and self._purpose == "blob" and _BARE_NAME.fullmatch(text.strip()):
+        if not calls and self._purpose == "blob" and BARE_NAME.fullmatch(text.strip()):
             self._acc = [text.strip()]  # Action:\n```\nsearch\n```: the name, fenced; its input follows
             self._name_done(json_follows=False)
             return
