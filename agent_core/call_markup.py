@@ -167,6 +167,7 @@ def _read_function(block: str) -> list[Call]:
     return calls_from_block(block)
 
 
+_SPACE = re.compile(r"\s*")
 _MISTRAL_CALL = re.compile(r"\s*([\w.\-]+)\s*(?:\[CALL_ID\]\s*[\w\-]*\s*)?\[ARGS\]")
 
 
@@ -185,9 +186,6 @@ def _read_mistral(block: str) -> list[Call]:
             value = _arguments(piece[head.end() :])
         calls.append((head.group(1), value))
     return calls
-
-
-_SPACE = re.compile(r"\s*")
 
 
 _HARMONY_HEADER = re.compile(r"<\|channel\|>\s*(\w+)([^<]*?)(?:<\|constrain\|>\s*[\w-]+\s*)?<\|message\|>", re.S)
