@@ -96,7 +96,7 @@ def test_content_parts_the_sdk_cannot_rebuild_go_back_as_their_text():
 
     parts = [{"type": "text", "data": "visible"}, {"type": "image", "url": "u"}]  # an image part lacks its format
     turn = ModelTurn(thought="visible", decision=FinalAnswer("visible"), usage=empty_usage(), content=parts)
-    message = _assistant_message(Round(index=1, turn=turn), with_calls=False)
+    message = _assistant_message(Round(index=1, turn=turn), ())
     assert message.content == "visible"
 
 
