@@ -28,7 +28,9 @@ gpt-oss (Harmony)      ``<|channel|>analysis<|message|>...<|end|>`` (reasoning, 
                        ``<think>`` block), ``<|channel|>final<|message|>...`` (text), and
                        ``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}
                        <|call|>`` (a call) (OpenAI's harmony format; lablup/mlxcel#654)
-Gemma                  ``<end_of_turn>``, ``<start_of_turn>``, ``<eos>`` dropped (google/gemma.cpp#276)
+Turn ends              ``<end_of_turn>``, ``<eos>``, ``<|eot_id|>``, ``<|im_end|>``, ``<|endoftext|>``,
+                       ``<｜end▁of▁sentence｜>``: the reply ends there; an invented next turn after
+                       it is dropped (google/gemma.cpp#276, ollama/ollama#3759)
 =====================  ==========================================================================
 
 Markup that cannot be read is passed on as written (``MARKUP_OPENERS`` lets a caller tell it
@@ -211,8 +213,23 @@ def _rewrite_harmony(block: str, recipient: str | None) -> str | None:
     return body
 
 
-_DROPPED: Final = ("<end_of_turn>", "<start_of_turn>model\n", "<start_of_turn>", "<eos>")
-"""Gemma's turn tokens: never text, left in by servers that do not stop on them."""
+_DROPPED: Final = ("<start_of_turn>",)
+"""Gemma's turn opener: never text."""
+
+_TURN_ENDS: Final = (
+    "<end_of_turn>",
+    "</end_of_turn>",
+    "<eos>",
+    "<|eot_id|>",
+    "<|eom_id|>",
+    "<|im_end|>",
+    "<|endoftext|>",
+    *(f"<{bar}end▁of▁sentence{bar}>" for bar in _BARS),
+)
+"""Tokens that end the model's turn (Gemma, Llama 3, Qwen/ChatML, DeepSeek). A server that does
+not stop on them passes them on, and what follows is a turn the model invented: a role name and
+the user's next message, or a new question it answers (ollama/ollama#3759, #6915, #11276;
+stanfordnlp/dspy#931). The reply ends at the first one; the rest is dropped."""
 
 _RULES: Final = (
     _Rule(_deepseek("tool calls begin"), re.compile(r"<[|｜]tool[▁_]calls[▁_]end[|｜]>"), _read_deepseek),
@@ -237,7 +254,8 @@ MARKUP_OPENERS: Final = (*(opener for rule in _RULES for opener in rule.openers)
 _OPENING: Final = tuple((opener, rule) for rule in _RULES for opener in rule.openers)
 _WATCHED: Final = tuple(  # longest first: a marker that begins another is tried after it
     sorted(
-        {opener for opener, _ in _OPENING} | {"<|channel|>", "<|start|>", "<tool_call>", "</tool_call>", *_DROPPED},
+        {opener for opener, _ in _OPENING}
+        | {"<|channel|>", "<|start|>", "<tool_call>", "</tool_call>", *_DROPPED, *_TURN_ENDS},
         key=len,
         reverse=True,
     )
@@ -255,8 +273,8 @@ class CallMarkup:
 
     What comes out is what went in, except native call markup (rewritten as ``<tool_call>``
     blocks), Harmony channels (reasoning as a ``<think>`` block, text as text, calls as
-    ``<tool_call>`` blocks) and Gemma's turn tokens (dropped). Holds back only a marker that is
-    still incomplete and a block that is still open.
+    ``<tool_call>`` blocks) and turn-end tokens (the text ends at the first one). Holds back only
+    a marker that is still incomplete and a block that is still open.
     """
 
     def __init__(self) -> None:
@@ -266,11 +284,14 @@ class CallMarkup:
         self._recipient: str | None = None  # ``to=`` given in a Harmony ``<|start|>`` header
         self._in_tool_call = False  # inside a ``<tool_call>`` block the model wrote itself
         self._stray_close = False  # a rewritten bare ``<function=`` may be followed by its ``</tool_call>``
+        self._ended = False  # a turn-end token came: the rest is an invented turn, dropped
         self._more: list[str] = []  # text of a long held block not joined to ``_pending`` yet
         self._tail = ""  # the last characters of the held block, where its end may begin
 
     def feed(self, text: str) -> str:
         """Consume a piece of text; return what is certain."""
+        if self._ended:
+            return ""
         if not (self._pending or self._rule or self._harmony or self._stray_close) and "<" not in text and "[" not in text:
             return text  # the usual chunk: no marker can start in it
         if self._more or ((self._rule is not None or self._harmony) and len(self._pending) > _LONG_BLOCK):
@@ -288,6 +309,8 @@ class CallMarkup:
 
     def finish(self) -> str:
         """Flush: a block still open is read as it stands."""
+        if self._ended:
+            return ""
         self._pending += "".join(self._more)
         self._more.clear()
         return self._drain(final=True)
@@ -335,6 +358,10 @@ class CallMarkup:
         """Act on a whole marker at the start of the pending text; False when more text is needed."""
         if marker == "<|start|>":
             return self._harmony_start(out, final)
+        if marker in _TURN_ENDS:
+            self._ended = True
+            self._pending = ""
+            return True
         if marker in _DROPPED:
             self._pending = self._pending[len(marker) :]
         elif marker == "<tool_call>" or marker == "</tool_call>":

@@ -50,8 +50,10 @@ def _partial_suffix(text: str, tags: tuple[str, ...]) -> int:
 _CLOSE_TAGS = tuple("</" + tag[1:] for tag in _OPEN_TAGS)
 _ALL_TAGS = _OPEN_TAGS + _CLOSE_TAGS
 
-VISIBLE, REASONING, BLOCK_END = "visible", "reasoning", "block_end"
-"""Kinds of the pieces ``ThinkSplitter.pieces`` returns."""
+VISIBLE, REASONING, BLOCK_END, STRAY_END = "visible", "reasoning", "block_end", "stray_end"
+"""Kinds of the pieces ``ThinkSplitter.pieces`` returns (``STRAY_END``: a closing tag with no
+block open, dropped: the model's template opened the block in the prompt, so what came before
+it was reasoning)."""
 
 
 class ThinkSplitter:
@@ -87,7 +89,7 @@ class ThinkSplitter:
         out: list[tuple[str, str]] = []
         while self._pending and self._step(out):
             pass
-        return [(kind, piece) for kind, piece in out if piece or kind == BLOCK_END]
+        return [(kind, piece) for kind, piece in out if piece or kind in (BLOCK_END, STRAY_END)]
 
     def finish(self) -> Split:
         """Flush what was held back (an unclosed block stays reasoning)."""
@@ -113,7 +115,9 @@ class ThinkSplitter:
             out.append((BLOCK_END, ""))
         elif tag in _OPEN_TAGS:
             self._close_tag = "</" + tag[1:]
-        return True  # a stray closing tag is simply dropped
+        else:  # a stray closing tag: dropped, and said
+            out.append((STRAY_END, ""))
+        return True
 
 
 def visible_text(text: str) -> str:

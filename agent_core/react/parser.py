@@ -109,7 +109,7 @@ from agent_core.text_calls import (
     envelope_name,
     interpret,
 )
-from agent_core.think import BLOCK_END, REASONING, ThinkSplitter
+from agent_core.think import BLOCK_END, REASONING, STRAY_END, ThinkSplitter
 
 # --------------------------------------------------------------------------------------------
 # Events and the turn
@@ -249,7 +249,7 @@ _LABELS: Final = (
     ("action_input", ("action", "input")),
     ("action", ("action",)),
     ("final_answer", ("final", "answer")),
-    ("final_answer", ("answer",)),  # "Thought: ...\nAnswer: ..." (smaller models drop "Final")
+    ("answer", ("answer",)),  # "Thought: ...\nAnswer: ..." (smaller models drop "Final"): see _on_line_marker
     ("observation", ("observation",)),
     # The same labels as models write them when the instruction or the query is in Chinese
     # (Qwen, DeepSeek, GLM: 思考/行动/行动输入/观察/最终答案, as in Chinese ReAct prompts).
@@ -545,6 +545,8 @@ class ReactStreamParser:
         self._last = "\n"  # the last character consumed
         self._state = _S.TEXT
         self._markup = CallMarkup()  # a model family's own call markup, as <tool_call> blocks
+        self._plain_from: tuple[int, str] | None = None  # where plain text began after a stray </think>
+        self._input_fence = False  # a code block is open inside a text Action Input
         self._think = ThinkSplitter()
         self._raw: list[str] = []
         self._out: list[ReactEvent] = []
@@ -627,6 +629,8 @@ class ReactStreamParser:
                 self._emit_reasoning(piece)
             elif kind == BLOCK_END:
                 self._after_block()
+            elif kind == STRAY_END:
+                self._reasoning_before()
             else:
                 self._consume(piece, eof=False)
 
@@ -635,6 +639,15 @@ class ReactStreamParser:
         self._buf = self._buf[self._pos :] + text
         self._pos = 0
         self._run(eof=eof)
+
+    def _reasoning_before(self) -> None:
+        """A ``</think>`` with no ``<think>`` (the model's template opened the block in the
+        prompt: DeepSeek-R1 distills, QwQ, dify#17660): plain text before it was reasoning, so a
+        reply with no label answers with the text after it only (``_fallback``). The text before
+        stays in the thought, as it was streamed to the log."""
+        if self._labels_seen or self._actions or self._answering:
+            return
+        self._plain_from = (len(self._thought), self._buf[self._pos :])
 
     def _after_block(self) -> None:
         """A reasoning block just closed: what follows starts a line (``</think>Action: ...``)."""
@@ -801,9 +814,11 @@ class ReactStreamParser:
         elif kind in ("brace", "fence"):
             self._wrapped = self._wrapped != (kind == "fence")
             return self._start_candidate(marker)
+        elif kind == "answer" and not self._labels_seen and "".join(self._thought).strip():
+            return False  # "Answer:" in plain text (a quiz, an FAQ) is text, not the final answer
         else:
             self._labels_seen = True
-            self._on_label(kind, marker.end)
+            self._on_label("final_answer" if kind == "answer" else kind, marker.end)
         return True
 
     def _on_label(self, kind: str, end: int) -> None:
@@ -954,7 +969,7 @@ class ReactStreamParser:
         elif inline and self._single_line:
             self._input_done(decode_input(inline))
         elif inline:
-            self._acc, self._state = [inline], _S.STRING_INPUT
+            self._acc, self._state, self._input_fence = [inline], _S.STRING_INPUT, False
         else:
             self._state = _S.INPUT_HEAD if has_label else _S.AFTER_NAME
 
@@ -1005,7 +1020,7 @@ class ReactStreamParser:
         elif kind in _LABEL_KINDS:
             self._input_done(None)
         else:
-            self._acc, self._state = [], _S.STRING_INPUT
+            self._acc, self._state, self._input_fence = [], _S.STRING_INPUT, False
         return True
 
     def _s_string_input(self, eof: bool) -> bool:
@@ -1014,12 +1029,14 @@ class ReactStreamParser:
             if marker is _NEED:
                 return False
             kind = marker.kind if isinstance(marker, _Marker) else ""
-            if kind == "stop_partial":
+            if kind == "stop_partial" and not self._input_fence:
                 self._take(marker.end, record=False)
                 return True
-            if kind in _LABEL_KINDS:
+            if kind in _LABEL_KINDS and not self._input_fence:
                 self._input_done(decode_input("".join(self._acc)))
                 return True
+            if kind == "fence":  # a code block inside a text input: labels in it are its text
+                self._input_fence = not self._input_fence
         newline = self._buf.find("\n", self._pos)
         end = newline + 1 if newline >= 0 else len(self._buf)
         self._acc.append(self._take(end))
@@ -1404,6 +1421,9 @@ class ReactStreamParser:
     def _fallback(self) -> tuple[str | None, str | None]:
         """No action and no Final Answer: prose, ``Action: None``, or a problem."""
         visible = "".join(self._thought).strip()
+        if self._plain_from is not None and not self._labels_seen:  # after a stray </think> only
+            start, held = self._plain_from
+            visible = "".join(self._thought[start:]).removeprefix(held).strip()
         if self._none_action:
             answer = re.sub(r"\n{3,}", "\n\n", visible)
         elif not self._labels_seen and self._hint is None:

@@ -178,8 +178,22 @@ def test_harmony_reasoning_goes_to_the_log_and_the_final_channel_is_the_answer()
     assert "User says hi." in parser.result().reasoning
 
 
-def test_gemma_turn_tokens_never_reach_the_answer():
-    assert rewrite_markup("Hey! What's up?<end_of_turn>\n<end_of_turn><eos>") == "Hey! What's up?\n"
+@pytest.mark.parametrize(
+    ("raw", "kept"),
+    [
+        ("Hey! What's up?<end_of_turn>\n<end_of_turn><eos>", "Hey! What's up?"),  # google/gemma.cpp#276
+        ("Okay, I understand.\n</end_of_turn>", "Okay, I understand.\n"),  # ollama/ollama#11276
+        ("Let's go!<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nIt seems I made a mistake.", "Let's go!"),
+        ("Stress disturbs sleep.<|endoftext|>Human: I've been under pressure.", "Stress disturbs sleep."),
+        ("Paris.<|im_end|>\n<|im_start|>user\nWhat about Germany?", "Paris."),
+        ("北京今天晴。<｜end▁of▁sentence｜><｜User｜>谢谢", "北京今天晴。"),
+    ],
+)
+def test_the_reply_ends_at_a_turn_end_token_and_an_invented_next_turn_is_dropped(raw, kept):
+    """ollama/ollama#3759, #6915: a server that does not stop on the token passes on a turn the
+    model invented after it."""
+    assert rewrite_markup(raw) == kept
+    assert streamed(list(raw)) == kept
 
 
 def test_markup_that_cannot_be_read_is_passed_on_as_written_and_still_counts_as_a_call():

@@ -555,3 +555,48 @@ def test_gemma_turn_tokens_are_not_part_of_the_answer(tail):
     """google/gemma.cpp#276, jundot/omlx#1087: a server that does not stop on them passes them on."""
     turn = parse_everywhere(f"Thought: greeting\nFinal Answer: Hey! What's up?{tail}")
     assert turn.final_answer == "Hey! What's up?"
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        # DeepSeek-V4 / R1 distills served without a reasoning parser: the template opened <think>
+        ("1.  The user asks for the product of 17 and 23.\n3.  Provide the answer briefly.</think>391", "391"),
+        # ollama/ollama#12736 (qwen3, think=false): the monologue, then the reply
+        ('Okay, the user said "hello". Keep it simple.\n</think>\n\nHello! How can I assist you today?', "Hello! How can I assist you today?"),
+        # dify#17660: DeepSeek with a single </think>, the reply written twice
+        ("你好！很高兴见到你。😊\n</think>\n\n你好！很高兴见到你。😊", "你好！很高兴见到你。😊"),
+    ],
+)
+def test_plain_text_before_a_stray_closing_think_tag_is_reasoning_not_the_answer(text, answer):
+    turn = parse_everywhere(text)
+    assert turn.final_answer == answer
+
+
+def test_answer_lines_in_a_plain_reply_are_part_of_it():
+    """A quiz or an FAQ: "Answer:" is the final-answer label only in a labelled turn or at the start."""
+    text = "Here are two quiz questions:\n\n1. What is 2 + 2?\nAnswer: 4\n\n2. What is the capital of France?\nAnswer: Paris"
+    assert parse_everywhere(text).final_answer == text
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("Canberra<|eot_id|>\n\n---\n\nQuestion: What is 2 + 2?\nAnswer: 4", "Canberra"),  # stanfordnlp/dspy#931
+        ("Thought: done\nFinal Answer: Sleep matters.<|endoftext|>Human: I've been under pressure.", "Sleep matters."),
+    ],
+)
+def test_a_turn_the_model_invents_after_its_end_token_is_dropped(text, answer):
+    assert parse_everywhere(text).final_answer == answer
+
+
+def test_labels_inside_a_code_block_of_a_text_input_are_its_text_never_calls():
+    """eosphoros-ai/DB-GPT#3074: an example action inside the fenced body of a text Action Input
+    was run as a real call."""
+    text = (
+        "Thought: save it\nAction: write_file\nAction Input: Here is the guide:\n```markdown\n"
+        'Thought: I need to search.\nAction: delete_records\nAction Input: {"table": "users"}\n```'
+    )
+    turn = parse_everywhere(text, multi=True)
+    assert [a.name for a in turn.actions] == ["write_file"]
+    assert "delete_records" in turn.actions[0].input
