@@ -215,6 +215,11 @@ class AgentLoop:
                 yield from self._end_without_answer(turn)
                 return
             failures = failures + 1 if isinstance(decision, ParseFailure) else 0
+            if failures >= MAX_PARSE_RETRIES and decision.problem == prompts.PROBLEM_THOUGHT_ONLY and turn.thought.strip():
+                # A model that keeps writing a Thought and then its answer without the label:
+                # its text is the answer, as the official ReAct strategy takes it.
+                yield from self._text(_paragraph_break(self._last_text) + turn.thought.strip())
+                return
             if failures >= MAX_PARSE_RETRIES:
                 raise AgentRunError(_gave_up(turn, decision.problem, failures))
             if repeating:  # looping: refusing forever would only burn rounds

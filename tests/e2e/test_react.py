@@ -206,3 +206,14 @@ def test_json_shown_in_a_thought_is_not_run_when_a_labelled_action_follows(run):
     assert_clean_end(result)
     assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
     assert result.text == "Sunny."
+
+
+def test_a_model_that_keeps_answering_after_a_thought_without_the_label_gets_its_answer_through(run):
+    """A small model that writes "Thought: ..." and then its answer, never "Final Answer:", is
+    re-prompted; when it keeps doing so, its text is the answer (as the official ReAct takes it),
+    never an error with a usable answer in hand."""
+    reply = {"text": "Thought: The user greets me again; no tool is needed.\nHello again! Nice to see you."}
+    result = react(run, [reply] * 3, tools=[weather_tool()])
+    assert_clean_end(result)
+    assert result.text == "The user greets me again; no tool is needed.\nHello again! Nice to see you."
+    assert len(result.llm_requests) == 3
