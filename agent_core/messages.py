@@ -161,10 +161,15 @@ def _part_for_model(part: PromptMessageContent, features: Collection[str] | None
 
 def _content_for_model(message: PromptMessage, features: Collection[str] | None) -> PromptMessage:
     """``message`` with the file parts the model cannot take replaced by mentions (dify#20334:
-    memory sent images to a model without vision, and the provider rejected the request). When
-    a part was replaced and only text is left, the parts become one string, a line each."""
+    memory sent images to a model without vision, and the provider rejected the request). Only a
+    user message carries files: in any other (an assistant's answer with the image it showed,
+    which Dify's ``TokenBufferMemory`` puts there), every file part is a mention, since OpenAI
+    ("assistant messages only support text content"), Anthropic and Ollama refuse them. When a
+    part was replaced and only text is left, the parts become one string, a line each."""
     if not isinstance(message.content, list):
         return message
+    if not isinstance(message, UserPromptMessage):
+        features = ()
     parts = [_part_for_model(part, features) for part in message.content]
     if all(new is old for new, old in zip(parts, message.content, strict=True)):
         return message

@@ -119,3 +119,17 @@ def test_one_mention_for_query_files_and_memory_parts():
 def test_query_file_without_filename_is_named_by_its_path_not_its_address():
     file = {"type": "document", "url": "http://api:5001/files/abc/report.pdf?sign=s", "mime_type": "application/pdf"}
     assert describe_file(file) == "[Attached document: report.pdf (application/pdf)]"
+
+
+def test_a_file_in_an_assistant_message_is_always_a_mention():
+    """An answer that showed an image is stored with it (TokenBufferMemory); OpenAI refuses an
+    image in an assistant message ("assistant messages only support text content") even for a
+    vision model, so only user messages carry files."""
+    from dify_plugin.entities.model.message import AssistantPromptMessage, ImagePromptMessageContent, TextPromptMessageContent
+
+    from agent_core.messages import clean_history
+
+    image = ImagePromptMessageContent(url="https://example.com/cat.png", format="png", mime_type="image/png", filename="cat.png")
+    answer = AssistantPromptMessage(content=[image, TextPromptMessageContent(data="Here is your cat.")])
+    (cleaned,) = clean_history([answer], {"vision", "tool-call"})
+    assert cleaned.content == "[Attached image: cat.png (image/png)]\nHere is your cat."
