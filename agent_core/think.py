@@ -122,6 +122,13 @@ class ThinkSplitter:
 
 def visible_text(text: str) -> str:
     """``text`` without its reasoning blocks (what a user, or a prompt that must not carry
-    reasoning, may see)."""
+    reasoning, may see). Text before a closing tag with no block open is reasoning too: the
+    model's template opened the block in the prompt (DeepSeek-R1 distills, QwQ, dify#17660)."""
     splitter = ThinkSplitter()
-    return splitter.feed(text).visible + splitter.finish().visible
+    visible: list[str] = []
+    for kind, piece in splitter.pieces(text):
+        if kind == STRAY_END:
+            visible.clear()
+        elif kind == VISIBLE:
+            visible.append(piece)
+    return "".join(visible) + splitter.finish().visible

@@ -125,7 +125,11 @@ def test_a_file_in_an_assistant_message_is_always_a_mention():
     """An answer that showed an image is stored with it (TokenBufferMemory); OpenAI refuses an
     image in an assistant message ("assistant messages only support text content") even for a
     vision model, so only user messages carry files."""
-    from dify_plugin.entities.model.message import AssistantPromptMessage, ImagePromptMessageContent, TextPromptMessageContent
+    from dify_plugin.entities.model.message import (
+        AssistantPromptMessage,
+        ImagePromptMessageContent,
+        TextPromptMessageContent,
+    )
 
     from agent_core.messages import clean_history
 

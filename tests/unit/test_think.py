@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_core.think import ThinkSplitter
+from agent_core.think import ThinkSplitter, visible_text
 
 
 def split_all(pieces):
@@ -40,3 +40,11 @@ def test_chunking_does_not_matter(text, sizes):
         pieces.append(text[i : i + size])
         i += size
     assert split_all(pieces) == split_all([text])
+
+
+def test_text_before_a_closing_tag_with_no_block_open_is_not_visible():
+    """dify#17660, open-webui#9808: the template opened <think> in the prompt, so the reply holds
+    the reasoning, a lone </think>, and the answer; memory must keep the answer only."""
+    assert visible_text("The user greets me.\n</think>\n\nHello!") == "\n\nHello!"
+    assert visible_text("<think>plan</think>Hello") == "Hello"
+    assert visible_text("plain text") == "plain text"
