@@ -547,6 +547,7 @@ class ReactStreamParser:
         self._markup = CallMarkup()  # a model family's own call markup, as <tool_call> blocks
         self._plain_from: tuple[int, str] | None = None  # where plain text began after a stray </think>
         self._input_fence = False  # a code block is open inside a text Action Input
+        self._answer_lines: list[tuple[int, int]] = []  # "Answer:" lines in plain text: (thought index, label length)
         self._think = ThinkSplitter()
         self._raw: list[str] = []
         self._out: list[ReactEvent] = []
@@ -815,7 +816,10 @@ class ReactStreamParser:
             self._wrapped = self._wrapped != (kind == "fence")
             return self._start_candidate(marker)
         elif kind == "answer" and not self._labels_seen and "".join(self._thought).strip():
-            return False  # "Answer:" in plain text (a quiz, an FAQ) is text, not the final answer
+            # "Answer:" after plain text: the answer if it is the reply's only one (llama_index
+            # #22563), text if there are several (a quiz, an FAQ); read as text until the end
+            self._answer_lines.append((len(self._thought), marker.end - self._pos))
+            return False
         else:
             self._labels_seen = True
             self._on_label("final_answer" if kind == "answer" else kind, marker.end)
@@ -1421,9 +1425,14 @@ class ReactStreamParser:
     def _fallback(self) -> tuple[str | None, str | None]:
         """No action and no Final Answer: prose, ``Action: None``, or a problem."""
         visible = "".join(self._thought).strip()
+        start = 0
         if self._plain_from is not None and not self._labels_seen:  # after a stray </think> only
             start, held = self._plain_from
             visible = "".join(self._thought[start:]).removeprefix(held).strip()
+        answers = [line for line in self._answer_lines if line[0] >= start]
+        if len(answers) == 1 and not self._labels_seen:  # one "Answer:" line: what follows it
+            at, label = answers[0]
+            visible = "".join(self._thought[at:])[label:].strip()
         if self._none_action:
             answer = re.sub(r"\n{3,}", "\n\n", visible)
         elif not self._labels_seen and self._hint is None:

@@ -574,9 +574,15 @@ def test_plain_text_before_a_stray_closing_think_tag_is_reasoning_not_the_answer
 
 
 def test_answer_lines_in_a_plain_reply_are_part_of_it():
-    """A quiz or an FAQ: "Answer:" is the final-answer label only in a labelled turn or at the start."""
+    """A quiz or an FAQ: several "Answer:" lines after plain text are the text, not a label."""
     text = "Here are two quiz questions:\n\n1. What is 2 + 2?\nAnswer: 4\n\n2. What is the capital of France?\nAnswer: Paris"
     assert parse_everywhere(text).final_answer == text
+
+
+def test_one_answer_line_after_plain_text_is_the_answer():
+    """run-llama/llama_index#22563: a model told to write Thought / Answer drops the Thought label."""
+    assert parse_everywhere("I worked it out.\nAnswer: The sum is 8").final_answer == "The sum is 8"
+    assert parse_everywhere("I worked it out.\n**Answer:** The sum is 8").final_answer == "The sum is 8"
 
 
 @pytest.mark.parametrize(
