@@ -467,6 +467,26 @@ def _whole_code(
     return (calls, "") if calls else ([], text)
 
 
+_NAME_LINE_CALL = re.compile(r"\s*([^\W\d][\w.\-]{0,127})[ \t]*\r?\n\s*(\{.*\})\s*", re.S)
+
+
+def _name_line(text: str, known: Mapping[str, PromptMessageTool | None]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    """The whole content as a tool's name on its own line and its arguments as a JSON object
+    below: GLM-4 and Qwen3 without a tool parser (zai-org/GLM-4#36, ml-explore/mlx-swift-lm#491).
+    Only for a name that is one of the tools, as those parsers read it."""
+    found = _NAME_LINE_CALL.fullmatch(text)
+    if not found or found.group(1) not in known:
+        return [], text
+    calls = _known_calls([(found.group(1), found.group(2))], known)
+    return (calls, "") if calls else ([], text)
+
+
+def name_line_call(text: str, names: Iterable[str]) -> bool:
+    """Whether ``text`` is a tool's name on its own line and a JSON object below (``_name_line``)."""
+    found = _NAME_LINE_CALL.fullmatch(text)
+    return bool(found) and found.group(1) in set(names)
+
+
 def python_calls(text: str) -> list[Call]:
     """``a(x=1), b(y="z")`` as calls, read with Python's own parser: only keyword arguments whose
     values are literals count; anything else reads as no call."""
@@ -521,7 +541,8 @@ def extract_calls_from_text(
     (their closing tag may be missing at the end) holding anything ``calls_from_block``
     reads; the whole content as one envelope or a list of them (after special tokens and a
     fence; every key an envelope key); the whole content as calls written as code
-    (``_whole_code``); ``Action:`` followed by an envelope. A family's own call markup is
+    (``_whole_code``) or as a tool's name above its JSON arguments (``_name_line``); ``Action:``
+    followed by an envelope. A family's own call markup is
     rewritten as ``<tool_call>`` blocks before this (``agent_core.call_markup``). Only calls whose
     every name is one of ``tools`` (declarations, or bare names) count; inputs are fitted
     as ReAct fits them. Returns
@@ -530,7 +551,7 @@ def extract_calls_from_text(
     known = {getattr(tool, "name", tool): (None if isinstance(tool, str) else tool) for tool in tools}
     if not text or not known:
         return (), text
-    for reader in (_tool_call_blocks, _whole_json, _whole_code, _action_blocks):
+    for reader in (_tool_call_blocks, _whole_json, _whole_code, _name_line, _action_blocks):
         found, rest = reader(text, known)
         if found:
             calls = tuple(

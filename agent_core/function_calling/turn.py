@@ -36,10 +36,13 @@ class AnswerGate:
     read: ``call_markup.MARKUP_OPENERS``), so a call written after a sentence never reaches the
     user as text (Qwen and Hermes templates allow prose before the call). The whitespace the
     answer starts with is not streamed: model plugins close a reasoning block with separators
-    (Anthropic's ``</think>\n\n``, MiniMax's ``\n</think>\n``) before it.
+    (Anthropic's ``</think>\n\n``, MiniMax's ``\n</think>\n``) before it. A reply whose first
+    line is one of ``tool_names`` alone is held too: GLM-4 writes a call as the name above its
+    JSON arguments.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, tool_names: Sequence[str] = ()) -> None:
+        self._names = tuple(tool_names)  # a reply whose first line is one of them may be a call
         self._buffer = ""  # not passed on yet: the start of the reply, or a tail that may open markup
         self._held: list[str] = []  # once holding: the rest of the reply, piece by piece
         self._decided: bool | None = None  # None: not yet; True: streaming; False: holding the rest
@@ -66,6 +69,11 @@ class AnswerGate:
         if not start:
             return ""
         if start.startswith(_CALL_LIKE_STARTS):
+            return self._hold("")
+        first, newline, _ = start.partition("\n")
+        if self._names and not newline and any(name.startswith(first.rstrip()) for name in self._names):
+            return ""  # may still be a tool's name alone on its line
+        if newline and first.strip() in self._names:  # a name above its arguments (text_calls._name_line)
             return self._hold("")
         if _ACTION_LABEL.startswith(start[: len(_ACTION_LABEL)].lower()):
             after = start[len(_ACTION_LABEL) :].lstrip(" \t")
@@ -151,7 +159,8 @@ def read_function_calling_turn(
     unique across the run (``r<round>_call_<n>``).
     """
     prefix = f"r{round_index}_call_"
-    gate, assembler, got = AnswerGate(), ToolCallAssembler(id_prefix=prefix), _Collected()
+    names = [getattr(tool, "name", tool) for tool in tools]
+    gate, assembler, got = AnswerGate(names), ToolCallAssembler(id_prefix=prefix), _Collected()
     yield from _stream(chunks, gate, assembler, got)
     text = got.text
     assembled = assembler.finish(got.finish_reason)
@@ -170,7 +179,6 @@ def read_function_calling_turn(
         calls, _ = extract_calls_from_text(rewrite_markup(got.reasoning), tools, id_prefix=prefix)
     if calls:
         return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls), in_text=True), **turn)
-    names = [getattr(tool, "name", tool) for tool in tools]
     cut = (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS
     # Markup after streamed prose is a call only if it names a tool: an answer may show markup.
     quoted = gate.streamed and not cut and not any(name in gate.held for name in names)

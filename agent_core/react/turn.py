@@ -16,7 +16,7 @@ from agent_core import prompts
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn
-from agent_core.text_calls import arguments_for
+from agent_core.text_calls import arguments_for, extract_calls_from_text, name_line_call
 from agent_core.think import clean_reasoning, visible_text
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, InvalidToolCall, ToolCall
 from agent_core.tool_schema import ToolRegistry
@@ -49,6 +49,17 @@ def _tool_calls(
     return tuple(calls), tuple(invalid)
 
 
+def _name_line_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> tuple[ToolCall, ...]:
+    """A reply that is only a tool's name above its JSON arguments (GLM-4 and Qwen3 writing their
+    own call form instead of ReAct's: zai-org/GLM-4#36): the call, when the name is one of the
+    tools; else ``()``. The parser reads such a reply as plain text, answered only at its end."""
+    text = parsed.final_answer
+    if parsed.actions or text is None or not name_line_call(text, registry.names()):
+        return ()
+    calls, _ = extract_calls_from_text(text, registry.prompt_tools(), id_prefix=f"react-{round_index}-")
+    return calls
+
+
 def read_react_turn(
     chunks: Iterator[ModelChunk], registry: ToolRegistry, round_index: int, *, allow_multiple_actions: bool = True
 ) -> Generator[str, None, ModelTurn]:
@@ -67,10 +78,12 @@ def read_react_turn(
         if chunk.usage is not None:
             usages.append(chunk.usage)
         finish_reason = chunk.finish_reason or finish_reason
-    for event in parser.finish():
-        if isinstance(event, AnswerDelta) and event.text:
-            yield event.text
+    ending = parser.finish()
     parsed = parser.result()
+    written = _name_line_calls(parsed, registry, round_index)
+    for event in ending:
+        if isinstance(event, AnswerDelta) and event.text and not written:
+            yield event.text
     common = dict(
         usage=call_usage(usages),
         reasoning=clean_reasoning("".join([*reasoning, parsed.reasoning])),
@@ -81,6 +94,8 @@ def read_react_turn(
     )
     if parsed.ended_inside and (finish_reason or "").lower() in LENGTH_FINISH_REASONS:
         return ModelTurn(thought=parsed.thought, decision=ParseFailure(prompts.REPLY_CUT), **common)
+    if written:
+        return ModelTurn(thought="", decision=ToolCalls(written), **common)
     if parsed.actions:
         calls, invalid = _tool_calls(parsed, registry, round_index)
         return ModelTurn(thought=parsed.thought, decision=ToolCalls(calls, invalid), **common)

@@ -63,3 +63,22 @@ def test_an_answer_that_shows_call_markup_naming_no_tool_is_the_answer(run):
     assert_clean(result, run)
     assert result.text == text
     assert len(result.llm_requests) == 1
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_tools_name_above_its_json_arguments_is_a_call(run, strategy):
+    """zai-org/GLM-4#36, ml-explore/mlx-swift-lm#491: GLM-4 without a tool parser writes the
+    tool's name on a line and its arguments below."""
+    turns = [{"text": 'get_weather\n{"city": "Oslo"}', "split": 4}, answer_turn(strategy, "Sunny.")]
+    result = run(turns, query="Weather in Oslo?", tools=[weather_tool()], strategy=strategy)
+    assert_clean(result, run)
+    assert [request["tool_parameters"] for request in result.tool_requests] == [{"city": "Oslo"}]
+    assert result.text == "Sunny."
+
+
+def test_a_reply_whose_first_word_is_a_tool_name_is_still_an_answer(run):
+    turns = [{"text": "get_weather is the tool I would use, but I know it: sunny.", "split": 3}]
+    result = run(turns, query="Weather in Oslo?", tools=[weather_tool()])
+    assert_clean(result, run)
+    assert result.text == "get_weather is the tool I would use, but I know it: sunny."
+    assert result.tool_requests == []
