@@ -193,6 +193,14 @@ def _without_reasoning(message: PromptMessage) -> PromptMessage:
     update: dict[str, Any] = {"opaque_body": None}
     if isinstance(message.content, str) and (visible := visible_text(message.content)) != message.content:
         update["content"] = visible.strip()
+    elif isinstance(message.content, list):  # each text part loses its reasoning too
+        parts = [
+            part.model_copy(update={"data": visible_text(part.data).strip()})
+            if isinstance(part, TextPromptMessageContent) and visible_text(part.data) != part.data
+            else part
+            for part in message.content
+        ]
+        update["content"] = [part for part in parts if not isinstance(part, TextPromptMessageContent) or part.data]
     return message.model_copy(update=update)
 
 
@@ -217,8 +225,8 @@ def clean_history(history: Sequence[PromptMessage], features: Collection[str] | 
     dify16760), and a result only right after its call (the first one per
     call id); drops messages with neither content nor tool calls (Anthropic
     rejects them: dify27440). A kept result with empty content gets a short
-    note instead, so its call is not left unanswered. Order is kept; the
-    input is not mutated.
+    note instead, so its call is not left unanswered; then lets it start with the user and
+    take turns (``_taking_turns``). Order is kept; the input is not mutated.
     """
     messages = [
         _content_for_model(_without_reasoning(m), features) for m in history if not isinstance(m, SystemPromptMessage)
@@ -250,4 +258,20 @@ def clean_history(history: Sequence[PromptMessage], features: Collection[str] | 
         if _has_content(message) or kept:
             cleaned.append(message)
         cleaned.extend(answers)
-    return cleaned
+    return _taking_turns(cleaned)
+
+
+def _taking_turns(messages: list[PromptMessage]) -> list[PromptMessage]:
+    """Memory that starts with a user message and has no user message that another user message
+    follows (the query comes after memory): a leading answer lost its question when Dify pruned
+    memory to its token limit (one message at a time, ``TokenBufferMemory``), and a user message
+    with no answer after it is a turn whose answer failed or was empty. Bedrock and strict chat
+    templates (Mistral, Gemma) refuse both shapes; the others would show the model an old
+    question nobody answered."""
+    start = next((i for i, m in enumerate(messages) if isinstance(m, UserPromptMessage)), len(messages))
+    kept = messages[start:]
+    unanswered = {
+        i for i, message in enumerate(kept)
+        if isinstance(message, UserPromptMessage) and (i + 1 == len(kept) or isinstance(kept[i + 1], UserPromptMessage))
+    }
+    return [message for i, message in enumerate(kept) if i not in unanswered]

@@ -129,11 +129,13 @@ def test_a_file_in_an_assistant_message_is_always_a_mention():
         AssistantPromptMessage,
         ImagePromptMessageContent,
         TextPromptMessageContent,
+        UserPromptMessage,
     )
 
     from agent_core.messages import clean_history
 
     image = ImagePromptMessageContent(url="https://example.com/cat.png", format="png", mime_type="image/png", filename="cat.png")
     answer = AssistantPromptMessage(content=[image, TextPromptMessageContent(data="Here is your cat.")])
-    (cleaned,) = clean_history([answer], {"vision", "tool-call"})
+    question = UserPromptMessage(content="Draw a cat.")
+    (_, cleaned) = clean_history([question, answer], {"vision", "tool-call"})
     assert cleaned.content == "[Attached image: cat.png (image/png)]\nHere is your cat."

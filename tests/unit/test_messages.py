@@ -87,3 +87,28 @@ def test_run_time_limit_comes_from_the_node_else_the_daemon_environment(monkeypa
     assert StrategyParams.model_validate({"model": MODEL, "run_timeout": "90"}).run_timeout == 90
     monkeypatch.delenv("PLUGIN_MAX_EXECUTION_TIMEOUT")
     assert default_run_timeout() == 240
+
+
+def test_memory_starts_with_the_user_and_takes_turns():
+    """TokenBufferMemory prunes one message at a time, so memory may start with an answer; a
+    failed turn leaves a question with an empty answer. Bedrock and strict chat templates
+    (Mistral, Gemma) refuse both shapes."""
+    history = [
+        AssistantPromptMessage(content="An answer whose question was pruned."),
+        UserPromptMessage(content="A question whose answer failed."),
+        AssistantPromptMessage(content=""),
+        UserPromptMessage(content="Hi"),
+        AssistantPromptMessage(content="Hello!"),
+        UserPromptMessage(content="The last question, whose answer failed."),
+    ]
+    assert [(m.role.value, m.content) for m in clean_history(history)] == [("user", "Hi"), ("assistant", "Hello!")]
+
+
+def test_reasoning_in_a_text_part_of_memory_is_dropped():
+    from dify_plugin.entities.model.message import TextPromptMessageContent
+
+    history = [
+        UserPromptMessage(content="Hi"),
+        AssistantPromptMessage(content=[TextPromptMessageContent(data="<think>secret reasoning</think>Here it is.")]),
+    ]
+    assert clean_history(history)[1].content == [TextPromptMessageContent(data="Here it is.")]
