@@ -27,11 +27,18 @@ from agent_core.params import StrategyParams
 from agent_core.prompts import EMPTY_TOOL_RESULT
 from agent_core.think import visible_text
 
+CONTEXT_PLACEHOLDER = "{{#context#}}"
+"""Where Dify's LLM node puts the knowledge context in a prompt; a user who writes it in the
+Agent node's instruction gets the context there (Dify leaves it as written for a strategy)."""
+
 
 def system_text(params: StrategyParams, *notes: str) -> str:
-    """Instruction, then knowledge context, then any loop notes, separated by blank lines."""
-    parts = [params.instruction.strip(), context_prompt(params.context), *notes]
-    return "\n\n".join(part for part in parts if part)
+    """Instruction, then knowledge context (or the context in the instruction's
+    ``{{#context#}}``), then any loop notes, separated by blank lines."""
+    instruction, context = params.instruction.strip(), context_prompt(params.context)
+    if CONTEXT_PLACEHOLDER in instruction:
+        instruction, context = instruction.replace(CONTEXT_PLACEHOLDER, context).strip(), ""
+    return "\n\n".join(part for part in (instruction, context, *notes) if part)
 
 
 def system_message(params: StrategyParams, *notes: str) -> list[PromptMessage]:

@@ -112,3 +112,16 @@ def test_reasoning_in_a_text_part_of_memory_is_dropped():
         AssistantPromptMessage(content=[TextPromptMessageContent(data="<think>secret reasoning</think>Here it is.")]),
     ]
     assert clean_history(history)[1].content == [TextPromptMessageContent(data="Here it is.")]
+
+
+def test_the_instructions_context_placeholder_holds_the_knowledge_context():
+    """As in Dify's LLM node: {{#context#}} in the instruction is where the context goes."""
+    model = AgentModelConfig(provider="p", model="m", mode="chat", completion_params={})
+    context = [{"content": "Paris is the capital of France.", "title": "atlas.md"}]
+    params = StrategyParams(model=model, query="q", instruction="Answer only from:\n{{#context#}}\nIf unsure, say so.", context=context)
+    text = system_text(params)
+    assert "{{#context#}}" not in text
+    assert text.index("Paris is the capital") < text.index("If unsure, say so.")
+    assert text.count("Paris is the capital") == 1
+    empty = StrategyParams(model=model, query="q", instruction="Answer from:\n{{#context#}}")
+    assert system_text(empty) == "Answer from:"
