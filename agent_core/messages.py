@@ -151,7 +151,7 @@ def query_message(
     text = "\n".join([params.query, *mentions]) if mentions else params.query
     if not images:
         return UserPromptMessage(content=text)
-    content: list[PromptMessageContentUnionTypes] = [TextPromptMessageContent(data=text)]
+    content: list[PromptMessageContentUnionTypes] = [TextPromptMessageContent(data=text)] if text.strip() else []
     content.extend(_image_content(f, blobs) for f in images)
     return UserPromptMessage(content=content)
 
@@ -177,8 +177,13 @@ def _content_for_model(message: PromptMessage, features: Collection[str] | None)
         return message
     if not isinstance(message, UserPromptMessage):
         features = ()
-    parts = [_part_for_model(part, features) for part in message.content]
-    if all(new is old for new, old in zip(parts, message.content, strict=True)):
+    # a blank text part beside a file (a turn that sent only an image): Anthropic refuses it
+    parts = [
+        _part_for_model(part, features)
+        for part in message.content
+        if not (isinstance(part, TextPromptMessageContent) and not part.data.strip() and part.opaque_body is None)
+    ]
+    if len(parts) == len(message.content) and all(new is old for new, old in zip(parts, message.content, strict=True)):
         return message
     if all(isinstance(part, TextPromptMessageContent) and part.opaque_body is None for part in parts):
         return message.model_copy(update={"content": "\n".join(part.data for part in parts)})

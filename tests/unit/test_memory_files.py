@@ -139,3 +139,20 @@ def test_a_file_in_an_assistant_message_is_always_a_mention():
     question = UserPromptMessage(content="Draw a cat.")
     (_, cleaned) = clean_history([question, answer], {"vision", "tool-call"})
     assert cleaned.content == "[Attached image: cat.png (image/png)]\nHere is your cat."
+
+
+def test_a_blank_text_part_beside_a_file_in_memory_is_left_out():
+    """A turn that sent only an image is stored with an empty text part; Anthropic refuses
+    "text content blocks must be non-empty"."""
+    from dify_plugin.entities.model.message import (
+        ImagePromptMessageContent,
+        TextPromptMessageContent,
+        UserPromptMessage,
+    )
+
+    from agent_core.messages import clean_history
+
+    image = ImagePromptMessageContent(url="https://example.com/cat.png", format="png", mime_type="image/png", filename="cat.png")
+    turn = [UserPromptMessage(content=[TextPromptMessageContent(data=" "), image]), AssistantPromptMessage(content="A cat.")]
+    (question, _) = clean_history(turn, {"vision"})
+    assert [part.type.value for part in question.content] == ["image"]
