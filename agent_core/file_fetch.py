@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
-from typing import Final
-from urllib.parse import urlsplit
+from typing import Any, Final
+from urllib.parse import unquote, urlsplit
 
 from dify_plugin.file.file import File
 
@@ -23,6 +23,19 @@ IMAGE_MAX_BYTES: Final = 2 * 1024 * 1024
 budget (``line_budget.REQUEST_BYTES``, 3 MiB) with the rest of the prompt."""
 
 _PRIVATE_SUFFIXES: Final = (".local", ".internal", ".lan", ".home", ".svc", ".cluster.local", ".localhost")
+
+
+def url_name(url: Any) -> str:
+    """The last segment of ``url``'s path, without its query (``http://api:5001/files/tools/
+    ab.png?sign=..`` -> ``ab.png``); '' for no URL, one without a path, or an inline ``data:``
+    URL (its "path" is the payload)."""
+    if not isinstance(url, str) or not url.strip() or url.strip()[:5].lower() == "data:":
+        return ""
+    try:
+        path = urlsplit(url.strip()).path
+    except ValueError:
+        return ""
+    return unquote(path.rstrip("/").rsplit("/", 1)[-1]).strip()
 
 
 def is_fetchable_url(url: str) -> bool:

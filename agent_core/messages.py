@@ -7,7 +7,6 @@ Pure functions of ``StrategyParams``; no I/O.
 import base64
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 from dify_plugin.entities.model.message import (
     AssistantPromptMessage,
@@ -21,7 +20,7 @@ from dify_plugin.entities.model.message import (
     UserPromptMessage,
 )
 
-from agent_core.file_fetch import provider_can_fetch
+from agent_core.file_fetch import provider_can_fetch, url_name
 from agent_core.knowledge import context_prompt
 from agent_core.params import StrategyParams
 from agent_core.prompts import EMPTY_TOOL_RESULT
@@ -75,25 +74,13 @@ def takes_as_content(kind: str, features: Collection[str] | None) -> bool:
     return feature is not None and feature in features
 
 
-def _url_name(url: Any) -> str:
-    """The last path segment of ``url`` without its query (``/files/tools/ab.png?sign=..`` ->
-    ``ab.png``); '' for no URL or an inline ``data:`` URL (its "path" is the payload)."""
-    if not isinstance(url, str) or not url.strip() or url.strip()[:5].lower() == "data:":
-        return ""
-    try:
-        path = urlsplit(url.strip()).path
-    except ValueError:
-        return ""
-    return unquote(path.rstrip("/").rsplit("/", 1)[-1])
-
-
 def describe_file(file: Any) -> str:
     """A one-line mention of a file for the model: ``[Attached image: cat.png (image/png)]``.
 
     ``file``: a Dify file (SDK ``File`` or its dict) or a prompt content part (image, document,
     video, audio). Named by its filename, else the last segment of its URL's path: never the
     address itself (Dify's file addresses are signed and expire within minutes)."""
-    name = _file_field(file, "filename") or _url_name(_file_field(file, "url")) or "unnamed file"
+    name = _file_field(file, "filename") or url_name(_file_field(file, "url")) or "unnamed file"
     mime = _file_field(file, "mime_type") or "unknown type"
     return f"[Attached {_file_type(file) or 'file'}: {name} ({mime})]"
 

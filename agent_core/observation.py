@@ -123,7 +123,7 @@ from dify_plugin.entities.invoke_message import InvokeMessage
 from dify_plugin.entities.tool import ToolInvokeMessage
 
 from agent_core import json_args
-from agent_core.file_fetch import is_fetchable_url
+from agent_core.file_fetch import is_fetchable_url, url_name
 from agent_core.prompts import (
     CUT_NOTE,
     CUT_NOTE_LOG_CUT,
@@ -462,7 +462,7 @@ class ObservationCollector:
             self._note(IMAGE_NOT_FETCHABLE.format(what=f" ({name})" if name else "", scheme=scheme))
             return []
         if _is_dify_file(url, message.meta):
-            self._note(IMAGE_SHOWN.format(what=name or _url_name(url) or "(unnamed)"))
+            self._note(IMAGE_SHOWN.format(what=name or url_name(url) or "(unnamed)"))
         else:
             shown = _shown_url(url)
             self._note(IMAGE_SENT.format(what=f"{name} ({shown})" if name else shown))
@@ -844,20 +844,10 @@ def _is_dify_file(url: str, meta: Mapping | None) -> bool:
         return False
 
 
-def _url_name(url: str) -> str:
-    """The last segment of ``url``'s path, without its query (``http://api:5001/files/tools/
-    ab.png?sign=..`` -> ``ab.png``); '' when there is none."""
-    try:
-        path = urlsplit(url.strip()).path
-    except ValueError:
-        return ""
-    return urllib.parse.unquote(path.rstrip("/").rsplit("/", 1)[-1]).strip()
-
-
 def _dify_file_label(url: str, meta: Mapping | None) -> str:
     """A forwarded Dify file as the model reads it: ``report.pdf (application/pdf)``, named by
-    its meta, else by `_url_name`; never its address."""
-    name = _meta_name(meta) or _url_name(url) or "(unnamed)"
+    its meta, else by ``file_fetch.url_name``; never its address."""
+    name = _meta_name(meta) or url_name(url) or "(unnamed)"
     mime = (meta or {}).get("mime_type")
     return f"{name} ({mime})" if isinstance(mime, str) and mime else name
 
@@ -953,7 +943,7 @@ def _describe_file_object(file: Any, *, hide_address: bool = False) -> str:
 
     name, mime, size, url = get("filename"), get("mime_type"), get("size"), get("url")
     details = [str(x) for x in (mime, f"{size} bytes" if isinstance(size, int) and size >= 0 else None) if x]
-    shown = (_url_name(url) if hide_address else _shown_url(url)) if isinstance(url, str) and url else ""
+    shown = (url_name(url) if hide_address else _shown_url(url)) if isinstance(url, str) and url else ""
     label = name if isinstance(name, str) and name else shown
     if not label:
         return ""
