@@ -225,11 +225,20 @@ _TURN_ENDS: Final = (
     "<|im_end|>",
     "<|endoftext|>",
     *(f"<{bar}end▁of▁sentence{bar}>" for bar in _BARS),
+    "<|end|>",
+    "<|user|>",
+    "[INST]",
 )
-"""Tokens that end the model's turn (Gemma, Llama 3, Qwen/ChatML, DeepSeek). A server that does
+"""Tokens that end the model's turn (Gemma, Llama 3, Qwen/ChatML, DeepSeek, Phi-3's ``<|end|>``;
+Harmony's ``<|end|>`` is read inside its message), or open the user's next one (Phi-3 and
+Zephyr's ``<|user|>``, Mistral and Llama 2's ``[INST]``). A server that does
 not stop on them passes them on, and what follows is a turn the model invented: a role name and
 the user's next message, or a new question it answers (ollama/ollama#3759, #6915, #11276;
 stanfordnlp/dspy#931). The reply ends at the first one; the rest is dropped."""
+
+_EOS: Final = "</s>"
+"""Llama 2 and Mistral's end of sequence. Also HTML's strikethrough close, so it ends the reply
+only where nothing follows it or a next turn does (``</s>[INST] thanks``)."""
 
 _RULES: Final = (
     _Rule(_deepseek("tool calls begin"), re.compile(r"<[|｜]tool[▁_]calls[▁_]end[|｜]>"), _read_deepseek),
@@ -255,7 +264,7 @@ _OPENING: Final = tuple((opener, rule) for rule in _RULES for opener in rule.ope
 _WATCHED: Final = tuple(  # longest first: a marker that begins another is tried after it
     sorted(
         {opener for opener, _ in _OPENING}
-        | {"<|channel|>", "<|start|>", "<tool_call>", "</tool_call>", *_DROPPED, *_TURN_ENDS},
+        | {"<|channel|>", "<|start|>", "<tool_call>", "</tool_call>", _EOS, *_DROPPED, *_TURN_ENDS},
         key=len,
         reverse=True,
     )
@@ -362,6 +371,8 @@ class CallMarkup:
             self._ended = True
             self._pending = ""
             return True
+        if marker == _EOS:
+            return self._eos(out, final)
         if marker in _DROPPED:
             self._pending = self._pending[len(marker) :]
         elif marker == "<tool_call>" or marker == "</tool_call>":
@@ -377,6 +388,22 @@ class CallMarkup:
                 self._pending = self._pending[len(marker) :]
             else:
                 self._rule = rule
+        return True
+
+    def _eos(self, out: list[str], final: bool) -> bool:
+        """``</s>`` at the start of the pending text: the end of the reply when only whitespace or
+        a next turn follows it, else text; False while that is not known yet."""
+        after = self._pending[len(_EOS) :].lstrip()
+        if not after and not final:
+            return False
+        if not after or any(after.startswith(end) for end in _TURN_ENDS):
+            self._ended = True
+            self._pending = ""
+            return True
+        if not final and any(end.startswith(after) for end in _TURN_ENDS):
+            return False
+        out.append(_EOS)
+        self._pending = self._pending[len(_EOS) :]
         return True
 
     def _harmony_start(self, out: list[str], final: bool) -> bool:

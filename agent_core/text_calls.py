@@ -95,6 +95,9 @@ def decode_nested(value: Any) -> Any:
     return value
 
 
+_EMPHASIS = re.compile(r"^[*_]+[ \t]*(?=[{\[])|(?<=[}\]])[ \t]*[*_]+$")
+
+
 def decode_input(text: str) -> Any:
     """An action input as written -> dict, list, string or None.
 
@@ -104,8 +107,9 @@ def decode_input(text: str) -> Any:
     text = STOP_TAIL.sub("", TRAILING_SPECIAL_TOKENS.sub("", text.rstrip())).strip()
     if not text or text.lower() in NONE_INPUTS:
         return None
-    if text[0] in "{[":
-        value = decode_json(text)
+    bare = _EMPHASIS.sub("", text)  # "** {...}": the bold of "**Action Input:**" left on the value
+    if bare[:1] in "{[":
+        value = decode_json(bare)
         return text if value is FAIL else decode_nested(value)
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
         if text[0] == '"':
@@ -363,7 +367,9 @@ BARE_NAME = re.compile(r"[^\W\d][\w.\-]{0,127}")
 """A tool name written alone (``list_files``): where a call is expected, the call without input."""
 _TOOL_CALL_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.S | re.I)
 _ACTION_LABEL = re.compile(r"(?im)^[ \t#*>]*Action[ \t*]*[:：][ \t*]*\n?[ \t]*(?:```[\w-]*[ \t]*\n)?")
-_CALL_MARKUP = re.compile(r"<tool_call>|<function=|\[TOOL_CALLS\]|<\|python_tag\|>", re.I)
+HARMONY_RECIPIENT: Final = "to=functions."
+"""gpt-oss's call header (``to=functions.NAME``), in the text when the server left out its tokens."""
+_CALL_MARKUP = re.compile(r"<tool_call>|<function=|\[TOOL_CALLS\]|<\|python_tag\|>|" + re.escape(HARMONY_RECIPIENT), re.I)
 _ENVELOPE_FORMS: Final = frozenset({*_CALL_LISTS, *_CALL_WRAPPERS, *_NAME_KEYS, *_ARG_KEYS, *_META_KEYS})
 _FENCE_CLOSE = re.compile(r"[ \t]*\n?[ \t]*```")
 
@@ -437,6 +443,8 @@ def _whole_json(
     text: str, known: Mapping[str, PromptMessageTool | None]
 ) -> tuple[list[tuple[str, dict[str, Any]]], str]:
     body = strip_noise(text)
+    if body.startswith(FUNCTOOLS):  # Phi-4-mini's call list
+        body = body[len(FUNCTOOLS) - 1 :]
     if body[:1] not in ("{", "["):
         return [], text
     value = decode_json(body)
@@ -445,6 +453,10 @@ def _whole_json(
     calls = _known_calls(interpret(value, strict=True), known)
     return (calls, "") if calls else ([], text)
 
+
+FUNCTOOLS: Final = "functools["
+"""How Phi-4-mini opens its list of calls (``functools[{"name": ..., "arguments": ...}]``, the form
+vLLM's ``phi4_mini_json`` tool parser reads)."""
 
 _CODE_FENCE = re.compile(r"\s*```[ \t]*(tool_code|tool_call)[ \t]*\n(.*?)\n?[ \t]*```\s*", re.S | re.I)
 _PY_TOKENS = re.compile(r"<\|python_(?:start|end)\|>")
@@ -467,14 +479,18 @@ def _whole_code(
     return (calls, "") if calls else ([], text)
 
 
-_NAME_LINE_CALL = re.compile(r"\s*([^\W\d][\w.\-]{0,127})[ \t]*\r?\n\s*(\{.*\})\s*", re.S)
+_NAME_LINE_CALL = re.compile(
+    r"\s*(?:functions\.)?([^\W\d][\w.\-]{0,127}?)(?::\d+)?[ \t]*(?:\r?\n\s*)?(\{.*\})\s*", re.S
+)
 
 
 def _name_line(text: str, known: Mapping[str, PromptMessageTool | None]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
-    """The whole content as a tool's name on its own line and its arguments as a JSON object
-    below: GLM-4 and Qwen3 without a tool parser (zai-org/GLM-4#36, ml-explore/mlx-swift-lm#491).
-    Only for a name that is one of the tools, as those parsers read it."""
-    found = _NAME_LINE_CALL.fullmatch(text)
+    """The whole content as a tool's name and its arguments as a JSON object, on the line below
+    (GLM-4 and Qwen3 without a tool parser: zai-org/GLM-4#36, ml-explore/mlx-swift-lm#491) or
+    right after it as Kimi K2 writes a call with its special tokens left out
+    (``functions.search:0{"q": "x"}``). Only for a name that is one of the tools, as those
+    parsers read it."""
+    found = _NAME_LINE_CALL.fullmatch(strip_noise(text))
     if not found or found.group(1) not in known:
         return [], text
     calls = _known_calls([(found.group(1), found.group(2))], known)
@@ -483,7 +499,7 @@ def _name_line(text: str, known: Mapping[str, PromptMessageTool | None]) -> tupl
 
 def name_line_call(text: str, names: Iterable[str]) -> bool:
     """Whether ``text`` is a tool's name on its own line and a JSON object below (``_name_line``)."""
-    found = _NAME_LINE_CALL.fullmatch(text)
+    found = _NAME_LINE_CALL.fullmatch(strip_noise(text))
     return bool(found) and found.group(1) in set(names)
 
 
@@ -530,6 +546,58 @@ def _action_blocks(
         position = fence.end() if fence else end
     kept.append(text[position:])
     return found, "".join(kept)
+
+
+_NAME_PREFIXES: Final = ("functions.", "default_api.")
+_NAME_SUFFIXES: Final = ("<|constrain|>json", "json")
+
+
+def _repaired(call: ToolCall, known: Mapping[str, PromptMessageTool | None]) -> ToolCall | None:
+    """``call`` under one of the known names, when its name is one with a server's leftovers."""
+    name = call.name.strip()
+    if name in known:
+        return ToolCall(call.id, name, call.arguments)
+    for prefix in _NAME_PREFIXES:
+        if name.startswith(prefix) and name[len(prefix) :] in known:
+            return ToolCall(call.id, name[len(prefix) :], call.arguments)
+    for suffix in _NAME_SUFFIXES:
+        if name.endswith(suffix) and name[: -len(suffix)] in known:
+            return ToolCall(call.id, name[: -len(suffix)], call.arguments)
+    if call.arguments or "<arg_key>" not in name and "{" not in name:
+        return None
+    found = _known_calls(calls_from_block(name), known)
+    if not found and "{" in name:
+        head, brace, rest = name.partition("{")
+        found = _known_calls([(head.strip(), decode_input(brace + rest))], known)
+    return ToolCall(call.id, *found[0]) if len(found) == 1 else None
+
+
+def repair_names(calls: Sequence[ToolCall], tools: Sequence[PromptMessageTool | str]) -> tuple[ToolCall, ...]:
+    """Native tool calls whose name a server mangled, under the tool's own name.
+
+    Only a call whose name is not one of ``tools`` changes, and only to a name that is:
+    whitespace around it (vllm-project/vllm#37386, GLM-4.7); ``functions.`` or
+    ``default_api.`` before it (a Harmony recipient, Gemini's code form); ``json`` glued after
+    it (ggml-org/llama.cpp#15158, gpt-oss); its arguments in the name, as GLM's ``<arg_key>``
+    pairs (zai-org/GLM-5#84) or a JSON object, when the arguments are empty; a name streamed in
+    two pieces that arrived as two calls, the first without arguments (continuedev/continue
+    #5849, Gemini), joined under the first call's id. Any other call is returned as it came.
+    """
+    known = {getattr(tool, "name", tool): (None if isinstance(tool, str) else tool) for tool in tools}
+    out: list[ToolCall] = []
+    for call in calls:
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and not last.arguments
+            and last.name not in known
+            and call.name not in known
+            and last.name + call.name in known
+        ):
+            out[-1] = ToolCall(last.id, last.name + call.name, call.arguments)
+            continue
+        out.append(call if call.name in known else (_repaired(call, known) or call))
+    return tuple(out)
 
 
 def extract_calls_from_text(

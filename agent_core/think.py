@@ -1,7 +1,8 @@
 """Streaming separation of reasoning blocks (``<think>…</think>``) from visible text.
 
 Reasoning models (DeepSeek-R1, Qwen3, QwQ…) write their reasoning inline in
-the content, wrapped in ``<think>`` (some ``<thinking>`` or ``<reasoning>``).
+the content, wrapped in ``<think>`` (some ``<thinking>`` or ``<reasoning>``; old model
+plugins in an HTML ``<details>`` block, ``DETAILS_OPEN``).
 It belongs in the thought log, never in the answer nor the next prompt.
 Tags may be split across chunks; an unclosed block runs to the end.
 """
@@ -9,7 +10,19 @@ Tags may be split across chunks; an unclosed block runs to the end.
 import html
 from dataclasses import dataclass
 
-_OPEN_TAGS = ("<think>", "<thinking>", "<reasoning>")
+_THINK_TAGS = ("<think>", "<thinking>", "<reasoning>")
+
+DETAILS_OPEN = (
+    '<details style="color:gray;background-color: #f8f8f8;padding: 8px;border-radius: 4px;" open> '
+    "<summary> Thinking... </summary>"
+)
+"""How model plugins built on dify-plugin before 0.0.1b73 wrapped ``reasoning_content`` in the
+content (an HTML block, closed by ``</details>``); plugins that old are still installed. Only
+this exact opener starts a reasoning block: any other ``<details>`` is the answer's own HTML."""
+
+_BLOCKS = {**{tag: "</" + tag[1:] for tag in _THINK_TAGS}, DETAILS_OPEN.lower(): "</details>"}
+"""Opening tag (lower case) -> its closing tag."""
+_OPEN_TAGS = tuple(_BLOCKS)
 
 DEEPSEEK_REASONING_MARK = "<!--dify-deepseek-reasoning-->"
 """DeepSeek's model plugin opens its ``<think>`` block with this comment and HTML-escapes the
@@ -34,20 +47,22 @@ class Split:
 
 
 def _partial_suffix(text: str, tags: tuple[str, ...]) -> int:
-    """Length of the longest suffix of ``text`` that is a proper prefix of a tag."""
-    if "<" not in text[-max(len(tag) for tag in tags) :]:
+    """Length of the longest suffix of ``text`` that is a proper prefix of a tag (every tag
+    starts with ``<``, so only the suffixes from a ``<`` are tried)."""
+    window = text[-(max(len(tag) for tag in tags) - 1) :]
+    at = window.find("<")
+    if at < 0:
         return 0  # the usual case: no tag can be starting
-    lowered = text.lower()
-    best = 0
-    for tag in tags:
-        for size in range(min(len(tag) - 1, len(text)), best, -1):
-            if tag.startswith(lowered[-size:]):
-                best = size
-                break
-    return best
+    lowered = window.lower()
+    while at >= 0:
+        tail = lowered[at:]
+        if any(tag.startswith(tail) for tag in tags):
+            return len(tail)
+        at = lowered.find("<", at + 1)
+    return 0
 
 
-_CLOSE_TAGS = tuple("</" + tag[1:] for tag in _OPEN_TAGS)
+_CLOSE_TAGS = tuple("</" + tag[1:] for tag in _THINK_TAGS)  # alone, a stray end (not </details>)
 _ALL_TAGS = _OPEN_TAGS + _CLOSE_TAGS
 
 VISIBLE, REASONING, BLOCK_END, STRAY_END = "visible", "reasoning", "block_end", "stray_end"
@@ -113,8 +128,8 @@ class ThinkSplitter:
         if inside:
             self._close_tag = None
             out.append((BLOCK_END, ""))
-        elif tag in _OPEN_TAGS:
-            self._close_tag = "</" + tag[1:]
+        elif tag in _BLOCKS:
+            self._close_tag = _BLOCKS[tag]
         else:  # a stray closing tag: dropped, and said
             out.append((STRAY_END, ""))
         return True

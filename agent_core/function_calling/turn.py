@@ -10,6 +10,7 @@ reply is held until the turn ends and then read for calls. Reasoning
 
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.entities.model.message import PromptMessageTool
@@ -17,13 +18,19 @@ from dify_plugin.entities.model.message import PromptMessageTool
 from agent_core import prompts
 from agent_core.call_markup import CallMarkup, holds_call_markup, markup_start, partial_markup, rewrite_markup
 from agent_core.model_call import AssistantReply, ModelChunk
-from agent_core.text_calls import extract_calls_from_text
+from agent_core.text_calls import FUNCTOOLS, HARMONY_RECIPIENT, extract_calls_from_text, repair_names
 from agent_core.think import ThinkSplitter, clean_reasoning
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCallAssembler
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
 
 _CALL_LIKE_STARTS = ("{", "[", "<", "`")
+_CALL_OPENERS: Final = (FUNCTOOLS, HARMONY_RECIPIENT)
+"""Words that open a reply written as a call: Phi-4-mini's call list, a Harmony recipient whose
+special tokens the server left out (gpt-oss: ``to=functions.get_weather``, ggml-org/llama.cpp
+#15181)."""
+_AFTER_NAME: Final = frozenset({":", "{"})
+"""What follows a tool's name at the start of a reply that writes a call on one line."""
 _ACTION_LABEL = "action"
 
 
@@ -70,11 +77,17 @@ class AnswerGate:
             return ""
         if start.startswith(_CALL_LIKE_STARTS):
             return self._hold("")
+        for opener in _CALL_OPENERS:
+            if opener.startswith(start[: len(opener)]):
+                return "" if len(start) < len(opener) else self._hold("")
         first, newline, _ = start.partition("\n")
-        if self._names and not newline and any(name.startswith(first.rstrip()) for name in self._names):
+        head = first.strip()
+        if self._names and not newline and any(name.startswith(head) for name in self._names):
             return ""  # may still be a tool's name alone on its line
-        if newline and first.strip() in self._names:  # a name above its arguments (text_calls._name_line)
+        if newline and head in self._names:  # a name above its arguments (text_calls._name_line)
             return self._hold("")
+        if any(head.startswith(name) and head[len(name) : len(name) + 1] in _AFTER_NAME for name in self._names):
+            return self._hold("")  # a name and its arguments on one line (text_calls._name_line)
         if _ACTION_LABEL.startswith(start[: len(_ACTION_LABEL)].lower()):
             after = start[len(_ACTION_LABEL) :].lstrip(" \t")
             if not after:
@@ -173,7 +186,8 @@ def read_function_calling_turn(
         opaque_body=got.reply.opaque_body,
     )
     if assembled.calls or assembled.invalid:
-        return ModelTurn(thought=text, decision=ToolCalls(assembled.calls, assembled.invalid), **turn)
+        calls = repair_names(assembled.calls, tools)
+        return ModelTurn(thought=text, decision=ToolCalls(calls, assembled.invalid), **turn)
     calls, rest = extract_calls_from_text(text, tools, id_prefix=prefix) if tools else ((), text)
     if not calls and tools and got.reasoning and not text.strip():
         calls, _ = extract_calls_from_text(rewrite_markup(got.reasoning), tools, id_prefix=prefix)

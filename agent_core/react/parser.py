@@ -295,8 +295,10 @@ def _skip_chars(text: str, i: int, chars: str) -> int:
     return i
 
 
-def _label_end(seg: str, words: tuple[str, ...]) -> tuple[int, bool] | _Need | None:
-    """Match one label at the start of lower-cased ``seg``: (end, ran out in the tail) or _NEED/None."""
+def _label_end(seg: str, words: tuple[str, ...], alone: bool = False) -> tuple[int, bool] | _Need | None:
+    """Match one label at the start of lower-cased ``seg``: (end, ran out in the tail) or _NEED/None.
+
+    With ``alone``, the label may also end its line with no colon (``### Final Answer``)."""
     j = 0
     for k, word in enumerate(words):
         if k:
@@ -311,6 +313,10 @@ def _label_end(seg: str, words: tuple[str, ...]) -> tuple[int, bool] | _Need | N
     j = _skip_chars(seg, j, " \t*_0123456789")
     if j >= len(seg):
         return _NEED
+    if alone and seg[j] == "\n":
+        return j + 1, False
+    if alone and seg.startswith("\r\n", j):
+        return j + 2, False
     if seg[j] not in ":：":
         return None
     j = _skip_chars(seg, j + 1, "*")
@@ -319,14 +325,15 @@ def _label_end(seg: str, words: tuple[str, ...]) -> tuple[int, bool] | _Need | N
 
 
 def _match_label(
-    text: str, i: int, eof: bool, labels: tuple[tuple[str, tuple[str, ...]], ...] = _LABELS
+    text: str, i: int, eof: bool, labels: tuple[tuple[str, tuple[str, ...]], ...] = _LABELS, alone: bool = False
 ) -> _Marker | _Need | None:
-    """One of ``labels`` (case-insensitive, ``:`` or ``：``) at ``text[i:]``, after any markdown."""
+    """One of ``labels`` (case-insensitive, ``:`` or ``：``) at ``text[i:]``, after any markdown;
+    with ``alone``, also a final-answer label ending its line with no colon."""
     seg = text[i : i + _LABEL_MAX].lower()
     cut = len(text) - i > _LABEL_MAX
     partial = False
     for kind, words in labels:
-        found = _label_end(seg, words)
+        found = _label_end(seg, words, alone and kind == "final_answer")
         if isinstance(found, tuple):
             end, open_tail = found
             if open_tail and not eof and not cut:
@@ -351,12 +358,18 @@ def _classify_fence(text: str, i: int, eof: bool) -> _Marker | _Need | None:
     return None
 
 
-_MISTRAL_CALLS: Final = "[TOOL_CALLS]"
-"""Mistral's special token before its calls, dropped like ``<|python_tag|>``."""
+_CALL_PREFIXES: Final = (("[TOOL_CALLS]", "[TOOL_CALLS]"), ("functools[", "functools"))
+"""What announces a list of calls at a line start, and the part of it dropped like
+``<|python_tag|>``: Mistral's special token, and Phi-4-mini's ``functools[...]`` (the form
+vLLM's ``phi4_mini_json`` tool parser reads)."""
 
 
-def _classify_line(text: str, i: int, eof: bool) -> _Marker | _Need | None:
-    """What a line starting at ``text[i]`` begins with: a label, ``{``/``[``, a fence, or nothing."""
+def _classify_line(text: str, i: int, eof: bool, alone: bool = False) -> _Marker | _Need | None:
+    """What a line starting at ``text[i]`` begins with: a label, ``{``/``[``, a fence, or nothing.
+
+    ``alone``: a final-answer label may also stand alone on its line (``### Final Answer``), as
+    models write it once they follow the format. In prose it is a heading of the prose
+    (``**Final Answer**\n\\boxed{4}`` after a worked solution), so it counts only after a label."""
     j = i
     limit = min(len(text), i + _PREFIX_MAX)
     while j < limit and text[j] in _MD_CHARS:
@@ -366,15 +379,17 @@ def _classify_line(text: str, i: int, eof: bool) -> _Marker | _Need | None:
     if j >= limit:
         return None
     plain = not text[i:j].strip()
-    if plain and text.startswith(_MISTRAL_CALLS, j):
-        return _Marker("special", j + len(_MISTRAL_CALLS))
-    if plain and not eof and _MISTRAL_CALLS.startswith(text[j : j + len(_MISTRAL_CALLS)]) and len(text) - j < len(_MISTRAL_CALLS):
-        return _NEED
+    if plain and text[j] in "[f":
+        for prefix, dropped in _CALL_PREFIXES:
+            if text.startswith(prefix, j):
+                return _Marker("special", j + len(dropped))
+            if not eof and len(text) - j < len(prefix) and prefix.startswith(text[j:]):
+                return _NEED
     if plain and text[j] in "{[":
         return _Marker("brace", j)
     if plain and text[j] == "`":
         return _classify_fence(text, j, eof)
-    return _match_label(text, j, eof)
+    return _match_label(text, j, eof, alone=alone)
 
 
 _INPUT_LABELS: Final = tuple(
@@ -384,11 +399,22 @@ _INPUT_LABELS: Final = tuple(
 """What models write for ``Action Input`` on the line after ``Action: <name>``; read only there."""
 
 
-def _input_label(text: str, i: int, eof: bool) -> _Marker | _Need | None:
+_QUESTION_LABELS: Final = (("question", ("question",)), ("question", ("问题",)))
+"""The format's ``Question:``; read only inside a final answer, where it may begin a run-on."""
+
+_RUN_ON_KINDS: Final = frozenset({"thought", "action_input", "observation"})
+"""Labels that end a final answer: the model went on writing the format past its answer. Not
+``Action:``, which an answer may use as a word of its own (an action plan's "Action: call the
+supplier")."""
+
+
+def _input_label(
+    text: str, i: int, eof: bool, labels: tuple[tuple[str, tuple[str, ...]], ...] = _INPUT_LABELS
+) -> _Marker | _Need | None:
     """``Input:`` / ``Parameters:`` / ``Arguments:`` ... at ``text[i:]`` (after markdown), as an
-    ``action_input`` marker."""
+    ``action_input`` marker; or one of other ``labels`` read only in one place."""
     j = _skip_chars(text, i, _MD_CHARS)
-    return None if j - i > _PREFIX_MAX else _match_label(text, j, eof, _INPUT_LABELS)
+    return None if j - i > _PREFIX_MAX else _match_label(text, j, eof, labels)
 
 
 _INLINE_FINAL: Final = ("Final Answer:", "Final Answer：")
@@ -558,6 +584,7 @@ class ReactStreamParser:
         self._answer: list[str] = []
         self._answer_ws = ""  # answer text held back until more comes: whitespace, an opening fence
         self._answer_fence_open = False
+        self._run_on: list[str] | None = None  # answer text from a "Question:" line on, held (_s_answer)
         self._wrapped = False  # a fence line opened in the visible text and not closed yet
         self._answering = False
         self._actions: list[ActionFound] = []
@@ -612,6 +639,9 @@ class ReactStreamParser:
                 break
             self._close_construct()
         self._commit_unlabelled()
+        if self._run_on is not None:  # no format followed the "Question:": it was the answer's own text
+            held, self._run_on = "".join(self._run_on), None
+            self._emit_answer(held)
         self._turn = self._settle()
         return self._drain()
 
@@ -755,7 +785,7 @@ class ReactStreamParser:
 
     def _s_text(self, eof: bool) -> bool:
         if self._line_start:
-            marker = _classify_line(self._buf, self._pos, eof)
+            marker = _classify_line(self._buf, self._pos, eof, self._labels_seen)
             if marker is _NEED:
                 return False
             if isinstance(marker, _Marker) and self._on_line_marker(marker):
@@ -882,10 +912,18 @@ class ReactStreamParser:
             if isinstance(marker, _Marker) and marker.kind == "stop_partial":
                 self._take(marker.end, record=False)
                 return True
-            if isinstance(marker, _Marker) and marker.kind == "observation":
-                self._state = _S.DONE  # an invented observation after the answer
+            if isinstance(marker, _Marker) and marker.kind in _RUN_ON_KINDS:
+                # the model wrote on past its answer (an invented observation, a next thought):
+                # the answer ends here, and a held "Question:" tail goes with it
+                self._run_on, self._state = None, _S.DONE
                 return True
-        return self._scan(eof, self._emit_answer, _ANSWER_TAGS)
+            if marker is None and self._run_on is None:
+                question = _input_label(self._buf, self._pos, eof, _QUESTION_LABELS)
+                if question is _NEED:
+                    return False
+                if question is not None:  # a next question: held until the turn shows what it is
+                    self._run_on = []
+        return self._scan(eof, self._emit_answer if self._run_on is None else self._run_on.append, _ANSWER_TAGS)
 
     def _answer_fence(self, line: str) -> None:
         """A fence line in the answer of a reply wrapped whole in a fence (llamaindex14736). One

@@ -187,6 +187,10 @@ def test_harmony_reasoning_goes_to_the_log_and_the_final_channel_is_the_answer()
         ("Stress disturbs sleep.<|endoftext|>Human: I've been under pressure.", "Stress disturbs sleep."),
         ("Paris.<|im_end|>\n<|im_start|>user\nWhat about Germany?", "Paris."),
         ("北京今天晴。<｜end▁of▁sentence｜><｜User｜>谢谢", "北京今天晴。"),
+        ("Hello!<|end|>\n<|user|>\nthanks<|end|>\n<|assistant|>\nYou're welcome.", "Hello!"),  # Phi-3
+        ("Hi there!</s>[INST] thanks [/INST] You're welcome!", "Hi there!"),  # Mistral, Llama 2
+        ("Hi there!</s>\n", "Hi there!"),
+        ("Old price: <s>$10</s> now $8.", "Old price: <s>$10</s> now $8."),  # HTML strikethrough is text
     ],
 )
 def test_the_reply_ends_at_a_turn_end_token_and_an_invented_next_turn_is_dropped(raw, kept):

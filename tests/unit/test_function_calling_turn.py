@@ -4,7 +4,8 @@ import pytest
 
 from agent_core.function_calling.turn import AnswerGate, read_function_calling_turn
 from agent_core.model_call import ModelChunk
-from agent_core.turn import FinalAnswer
+from agent_core.tool_calls import ToolCallDelta
+from agent_core.turn import FinalAnswer, ParseFailure
 from tests.unit.helpers import drain
 
 
@@ -84,3 +85,38 @@ def test_the_gate_passes_on_a_tail_that_never_became_markup():
     assert gate.held == "<too"
     assert gate.feed("k it") == "<took it"
     assert gate.held == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'functools[{"name": "get_weather", "arguments": {"city": "Paris"}}]',  # Phi-4-mini
+        'get_weather:0{"city": "Paris"}',  # Kimi K2 with its tokens left out
+    ],
+)
+def test_a_call_written_on_one_line_is_never_streamed_and_runs(text):
+    for pieces in ([text], list(text)):
+        streamed, turn = answer_of(pieces)
+        assert streamed == ""
+        assert [(c.name, c.arguments) for c in turn.decision.calls] == [("get_weather", {"city": "Paris"})]
+
+
+def test_a_harmony_recipient_with_nothing_after_it_is_not_the_answer():
+    # ggml-org/llama.cpp#15181: gpt-oss's call header alone, its tokens left out
+    streamed, turn = answer_of([" to=functions.get_weather\u00a0\u200b", "\u200b\n\n"])
+    assert streamed == "" and isinstance(turn.decision, ParseFailure)
+
+
+@pytest.mark.parametrize("text", ["today is sunny", "function calling is fun", "get_weather is a tool I have"])
+def test_prose_that_begins_like_a_call_word_still_streams(text):
+    streamed, turn = answer_of(list(text))
+    assert streamed == text and turn.decision == FinalAnswer(text)
+
+
+def test_a_native_call_under_a_mangled_name_runs_the_tool():
+    chunks = [
+        ModelChunk(tool_calls=(ToolCallDelta(index=0, id="c1", name="functions.get_weather", arguments='{"city": "Paris"}'),)),
+        ModelChunk(finish_reason="tool_calls"),
+    ]
+    _, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"]))
+    assert [(c.id, c.name, c.arguments) for c in turn.decision.calls] == [("c1", "get_weather", {"city": "Paris"})]

@@ -193,8 +193,50 @@ def test_classic_final_answer_action():
 
 
 def test_multiline_final_answer_keeps_its_lines_and_markdown():
-    text = 'Final Answer: Steps:\n- one\n\n## Two\n```json\n{"a": 1}\n```\nThought: not a label here'
+    text = 'Final Answer: Steps:\n- one\n\n## Two\n```json\n{"a": 1}\n```\nAction: call the supplier\nAnswer: 4'
     assert parse_react(text).final_answer == text[len("Final Answer: ") :]
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "\nThought: let me double check\nAction: get_weather\nAction Input: {}",
+        "\nObservation: sunny",
+        "\n\nQuestion: What about Rome?\nThought: I should call get_weather",
+        "\n**Question:** And Rome?\n\n**Observation:** rainy",
+    ],
+)
+def test_the_format_written_on_past_the_answer_is_not_the_answer(tail):
+    # a model that does not stop after its answer writes the next step of the format
+    # (QuangBK/localLLM_langchain#2, stanfordnlp/dspy#931): the user gets the answer only
+    text = "Thought: I know it\nFinal Answer: It is sunny in Paris." + tail
+    for chunks in ([text], list(text)):
+        per_feed, _, turn = run(chunks)
+        assert turn.final_answer == "It is sunny in Paris." and turn.actions == ()
+        assert "".join(texts(feed, AnswerDelta) for feed in per_feed) == "It is sunny in Paris."
+
+
+def test_a_question_in_the_answer_with_no_format_after_it_is_the_answers_own():
+    text = "Final Answer: A quiz for you.\nQuestion 1: What is 2+2?\nAnswer: 4\nQuestion 2: And 3+3?"
+    for chunks in ([text], list(text)):
+        _, _, turn = run(chunks)
+        assert turn.final_answer == text[len("Final Answer: ") :]
+
+
+@pytest.mark.parametrize("label", ["### Final Answer", "**Final Answer**", "Final Answer", "## 最终答案"])
+def test_final_answer_label_alone_on_its_line(label):
+    text = f"Thought: I know the answer.\n\n{label}\nThe capital of France is Paris."
+    for chunks in ([text], list(text)):
+        _, _, turn = run(chunks)
+        assert turn.final_answer == "The capital of France is Paris."
+
+
+def test_a_final_answer_heading_in_prose_is_part_of_the_prose():
+    assert parse_react("Step one.\n### Final Answer\n42").final_answer == "Step one.\n### Final Answer\n42"
+
+
+def test_a_sentence_about_the_final_answer_is_not_its_label():
+    assert parse_react("The final answer is below\n42").final_answer == "The final answer is below\n42"
 
 
 def test_special_tokens_do_not_reach_the_answer():
@@ -779,3 +821,12 @@ def test_input_words_elsewhere_are_not_labels():
     assert turn.final_answer == "done" and turn.thought == "Input: the user asked twice."
     turn = parse_react("Thought: t\nAction: search\nInputs are ready.")
     assert [(a.name, a.input) for a in turn.actions] == [("search", None)]
+
+
+def test_phi4_minis_call_list_is_its_actions():
+    # Phi-4-mini writes its calls as functools[...] (the form vLLM's phi4_mini_json parser reads)
+    text = 'Thought: two lookups\nfunctools[{"name": "a", "arguments": {"x": 1}}, {"name": "b", "arguments": {}}]'
+    for chunks in ([text], list(text)):
+        _, _, turn = run(chunks, allow_multiple_actions=True)
+        assert [(a.name, a.input) for a in turn.actions] == [("a", {"x": 1}), ("b", {})]
+    assert parse_react("functools is a module").final_answer == "functools is a module"

@@ -364,13 +364,19 @@ ANSWERS = [
     pytest.param(
         "Thought: I know this.\n\n### Final Answer\nParis is the capital.",
         "Paris is the capital.",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="a colon-less 'Final Answer' heading is also how reasoning models end a prose answer "
-            "('**Final Answer**\\n\\\\boxed{4}'); taking it as a label would cut that prose, so the reply "
-            "is re-prompted (PROBLEM_THOUGHT_ONLY) instead",
-        ),
         id="heading-final-answer-without-colon",
+    ),
+    pytest.param(
+        "Thought: I know this.\n\n**Final Answer**\nParis is the capital.",
+        "Paris is the capital.",
+        id="bold-final-answer-without-colon",
+    ),
+    # the same heading closing a worked solution with no label before it (DeepSeek-R1, QwQ): a
+    # heading of the prose, which is the answer whole
+    pytest.param(
+        "2 + 2: add the units.\n\n**Final Answer**\n\\boxed{4}",
+        "2 + 2: add the units.\n\n**Final Answer**\n\\boxed{4}",
+        id="prose-ending-in-final-answer-heading",
     ),
 ]
 
@@ -388,12 +394,6 @@ def test_real_replies_that_answer(text, answer):
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        # the colon-less heading above, as it is read today: a re-prompt, never the Thought as answer
-        pytest.param(
-            "Thought: I know this.\n\n**Final Answer**\nParis is the capital.",
-            PROBLEM_THOUGHT_ONLY,
-            id="bold-final-answer-without-colon",
-        ),
         # run-llama/llama_index#12460 (Mistral 7B): cut off after the thought
         pytest.param(
             "Thought: The current language of the user is: en. I need", PROBLEM_THOUGHT_ONLY, id="llamaindex12460"

@@ -1,6 +1,7 @@
 """The one reader of calls written as text (``agent_core.text_calls``): JSON values under the
 trust rule, action inputs, envelopes, blocks, and Function Calling's content reading."""
 
+import pytest
 from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core.text_calls import (
@@ -12,7 +13,9 @@ from agent_core.text_calls import (
     extract_calls_from_text,
     interpret,
     mentions_call_markup,
+    repair_names,
 )
+from agent_core.tool_calls import ToolCall
 
 SEARCH = PromptMessageTool(
     name="search", description="Search", parameters={"type": "object", "properties": {"q": {"type": "string"}}}
@@ -78,3 +81,67 @@ def test_markup_or_a_named_known_tool_marks_an_unreadable_call():
     assert mentions_call_markup("<tool_call>{oops")
     assert mentions_call_markup('{"name": "search", "arguments": {"q": tru}}', ["search"])
     assert not mentions_call_markup('{"name": "Paris"}', ["search"])
+
+
+# ---- names a server mangled, and calls written on one line ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("calls", "repaired"),
+    [
+        # a Harmony recipient passed on as the name (gpt-oss)
+        ([ToolCall("c1", "functions.get_weather", {"city": "Paris"})], [("c1", "get_weather", {"city": "Paris"})]),
+        # ggml-org/llama.cpp#15158: the constrain word glued to the name
+        ([ToolCall("c1", "get_weatherjson", {"city": "Paris"})], [("c1", "get_weather", {"city": "Paris"})]),
+        # vllm-project/vllm#37386 (GLM-4.7): whitespace around the name
+        ([ToolCall("c1", "get_weather\n", {"city": "Paris"})], [("c1", "get_weather", {"city": "Paris"})]),
+        # zai-org/GLM-5#84: the arguments inside the name
+        (
+            [ToolCall("c1", "get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value>", {})],
+            [("c1", "get_weather", {"city": "Paris"})],
+        ),
+        ([ToolCall("c1", 'get_weather{"city": "Paris"}', {})], [("c1", "get_weather", {"city": "Paris"})]),
+        # continuedev/continue#5849 (Gemini): a name in two pieces, read as two calls
+        (
+            [ToolCall("c1", "get_wea", {}), ToolCall("c2", "ther", {"city": "Paris"})],
+            [("c1", "get_weather", {"city": "Paris"})],
+        ),
+    ],
+)
+def test_a_name_a_server_mangled_is_read_as_the_tools_own(calls, repaired):
+    assert [(c.id, c.name, c.arguments) for c in repair_names(calls, ["get_weather", "search"])] == repaired
+
+
+@pytest.mark.parametrize(
+    "calls",
+    [
+        [ToolCall("c1", "weather", {"city": "Paris"})],  # not one of the tools, even in part
+        [ToolCall("c1", "search", {}), ToolCall("c2", "search", {})],  # two known calls stay two
+        [ToolCall("c1", 'get_weather{"city": "Paris"}', {"units": "C"})],  # arguments of its own: left
+        [ToolCall("c1", "functions.weather", {})],
+    ],
+)
+def test_names_that_are_not_a_tools_own_are_left_as_they_came(calls):
+    assert repair_names(calls, ["get_weather", "search"]) == tuple(calls)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'functools[{"name": "get_weather", "arguments": {"city": "Paris"}}]',  # Phi-4-mini
+        'get_weather:0{"city": "Paris"}',  # Kimi K2 with its tokens left out
+        'functions.get_weather:0 {"city": "Paris"}',
+        'get_weather\n{"city": "Paris"}',  # GLM-4
+        'get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_calls_section_end|>',
+    ],
+)
+def test_a_reply_that_is_one_call_written_on_a_line_is_read(text):
+    calls, rest = extract_calls_from_text(text, ["get_weather"])
+    assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris"})] and rest == ""
+
+
+def test_a_bold_marker_left_before_an_action_input_is_not_part_of_it():
+    # crewAIInc/crewAI agent parser tests: "Action Input: ** {...}"
+    assert decode_input('** {"task": "x"}') == {"task": "x"}
+    assert decode_input('**{"task": "x"}**') == {"task": "x"}
+    assert decode_input("** not an object") == "** not an object"

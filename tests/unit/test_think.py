@@ -48,3 +48,17 @@ def test_text_before_a_closing_tag_with_no_block_open_is_not_visible():
     assert visible_text("The user greets me.\n</think>\n\nHello!") == "\n\nHello!"
     assert visible_text("<think>plan</think>Hello") == "Hello"
     assert visible_text("plain text") == "plain text"
+
+
+def test_an_old_model_plugins_details_block_is_reasoning_and_other_details_are_the_answers():
+    # model plugins built on dify-plugin before 0.0.1b73 wrapped reasoning_content in this block
+    opener = (
+        '<details style="color:gray;background-color: #f8f8f8;padding: 8px;border-radius: 4px;" open> '
+        "<summary> Thinking... </summary>\n"
+    )
+    text = opener + "Simple greeting.\n</details>\n\nHello! <details><summary>More</summary>x</details>"
+    for size in (len(text), 1, 5):
+        visible, reasoning = split_all([text[i : i + size] for i in range(0, len(text), size)])
+        assert reasoning == "\nSimple greeting.\n"
+        assert visible == "\n\nHello! <details><summary>More</summary>x</details>"
+    assert visible_text("a</details>b") == "a</details>b"  # a closing </details> alone is HTML
