@@ -224,7 +224,8 @@ def clean_history(history: Sequence[PromptMessage], features: Collection[str] | 
     dify16760), and a result only right after its call (the first one per
     call id); drops messages with neither content nor tool calls (Anthropic
     rejects them: dify27440). A kept result with empty content gets a short
-    note instead, so its call is not left unanswered; then lets it start with the user and
+    note instead, so its call is not left unanswered, and one without a name its call's name
+    (Gemini's plugin sends it as the function response's name); then lets it start with the user and
     take turns (``_taking_turns``). Order is kept; the input is not mutated.
     """
     messages = [
@@ -245,12 +246,15 @@ def clean_history(history: Sequence[PromptMessage], features: Collection[str] | 
         while position < len(messages) and isinstance(messages[position], ToolPromptMessage):
             results.append(messages[position])
             position += 1
-        pending = {call.id for call in message.tool_calls}
+        pending = {call.id: call.function.name for call in message.tool_calls}
         answers: list[PromptMessage] = []
         for result in results:
             if result.tool_call_id in pending:
-                pending.discard(result.tool_call_id)
-                answers.append(result if _has_content(result) else result.model_copy(update={"content": EMPTY_TOOL_RESULT}))
+                update: dict[str, Any] = {} if _has_content(result) else {"content": EMPTY_TOOL_RESULT}
+                if not result.name:  # Gemini refuses a function response without its name
+                    update["name"] = pending[result.tool_call_id]
+                del pending[result.tool_call_id]
+                answers.append(result.model_copy(update=update) if update else result)
         answered = {answer.tool_call_id for answer in answers}
         kept = [call for call in message.tool_calls if call.id in answered]
         message = message.model_copy(update={"tool_calls": kept})

@@ -10,6 +10,7 @@ from typing import Final
 from dify_plugin.entities.model.message import (
     AssistantPromptMessage,
     PromptMessage,
+    TextPromptMessageContent,
     ToolPromptMessage,
     UserPromptMessage,
 )
@@ -27,8 +28,24 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
         key = ("function_calling", round_.index, run.is_shortened(round_))
         if key not in run.rendered:
             run.rendered[key] = render_round(run, round_)
-        messages.extend(run.rendered[key])
+        for message in run.rendered[key]:
+            last = messages[-1]
+            if isinstance(message, UserPromptMessage) and isinstance(last, UserPromptMessage):
+                messages[-1] = _joined(last, message)
+            else:
+                messages.append(message)
     return messages
+
+
+def _joined(first: UserPromptMessage, then: UserPromptMessage) -> UserPromptMessage:
+    """Two user messages in a row (the query and a re-prompt after a reply with no text, or two
+    such re-prompts) as one: chat templates that require turns to alternate (Gemma, Mistral and
+    Llama 2 on vLLM) refuse the request otherwise. A re-prompt already said is not said again."""
+    text = then.content if isinstance(then.content, str) else ""
+    if isinstance(first.content, str):
+        said = first.content.endswith(text)
+        return UserPromptMessage(content=first.content if said else f"{first.content}\n\n{text}", name=first.name)
+    return UserPromptMessage(content=[*(first.content or []), TextPromptMessageContent(data=text)], name=first.name)
 
 
 ONE_CALL_PER_MESSAGE: Final = frozenset({"gemini", "xinference"})

@@ -144,6 +144,9 @@ def test_empty_replies_are_bounded_and_end_in_a_clear_error(run, strategy):
     assert result.text == ""
     assert_no_open_logs(result)
     run.backend.assert_complete()
+    for request in result.llm_requests:  # Gemma, Mistral and Llama 2 templates refuse two user turns in a row
+        roles = [message["role"] for message in request["prompt_messages"] if message["role"] != "system"]
+        assert all(a != b for a, b in zip(roles, roles[1:], strict=False)), roles
 
 
 # --- 3. a tool fails -----------------------------------------------------------------------------

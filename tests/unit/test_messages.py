@@ -125,3 +125,16 @@ def test_the_instructions_context_placeholder_holds_the_knowledge_context():
     assert text.count("Paris is the capital") == 1
     empty = StrategyParams(model=model, query="q", instruction="Answer from:\n{{#context#}}")
     assert system_text(empty) == "Answer from:"
+
+
+def test_a_tool_result_in_memory_without_a_name_gets_its_calls_name():
+    # Gemini's plugin sends the name as the function response's, and Gemini refuses an empty one
+    history = [
+        UserPromptMessage(content="weather in Rome?"),
+        AssistantPromptMessage(content="", tool_calls=[call("a")]),
+        ToolPromptMessage(content="Rainy", tool_call_id="a", name=""),
+        AssistantPromptMessage(content="It is rainy in Rome."),
+    ]
+    cleaned = clean_history(history)
+    assert cleaned[2].name == "t" and cleaned[2].content == "Rainy"
+    assert history[2].name == ""  # input not mutated
