@@ -465,18 +465,28 @@ _PY_TOKENS = re.compile(r"<\|python_(?:start|end)\|>")
 def _whole_code(
     text: str, known: Mapping[str, PromptMessageTool | None]
 ) -> tuple[list[tuple[str, dict[str, Any]]], str]:
-    """The whole content as calls written as code: a ```` ```tool_code ```` fence (Gemini), or a
+    """The whole content as calls written as code: a ```` ```tool_code ```` fence (Gemini), a
     list of calls ``[get_weather(city="Paris"), get_time(tz="CET")]`` (Llama 3.2 / 4 "pythonic",
-    also between ``<|python_start|>`` and ``<|python_end|>``; vLLM's pythonic tool parser)."""
+    also between ``<|python_start|>`` and ``<|python_end|>``; vLLM's pythonic tool parser), or
+    one call to a tool by its name (``_CODE_CALL``)."""
     fence = _CODE_FENCE.fullmatch(text)
     if fence:
         calls = _known_calls(calls_from_block(fence.group(2)), known)
         return (calls, "") if calls else ([], text)
     body = _PY_TOKENS.sub("", text).strip()
-    if not (body.startswith("[") and body.endswith(")]")):
-        return [], text
-    calls = _known_calls(python_calls(body[1:-1]), known)
+    if body.startswith("[") and body.endswith(")]"):
+        body = body[1:-1]
+    else:
+        call = _CODE_CALL.fullmatch(body)
+        if not call or call.group(1) not in known:
+            return [], text
+    calls = _known_calls(python_calls(body), known)
     return (calls, "") if calls else ([], text)
+
+
+_CODE_CALL = re.compile(r"([^\W\d][\w.\-]{0,127})\s*\((.*)\)", re.S)
+"""A reply that is one call written as code: ``get_weather(city="Paris")``, or with its
+arguments as one object (``search({"q": "x"})``, Mistral: openai/openai-agents-python#1196)."""
 
 
 _NAME_LINE_CALL = re.compile(
@@ -498,26 +508,43 @@ def _name_line(text: str, known: Mapping[str, PromptMessageTool | None]) -> tupl
 
 
 def name_line_call(text: str, names: Iterable[str]) -> bool:
-    """Whether ``text`` is a tool's name on its own line and a JSON object below (``_name_line``)."""
-    found = _NAME_LINE_CALL.fullmatch(strip_noise(text))
+    """Whether ``text`` is one call to a tool of ``names`` written as its name and a JSON object
+    (``_name_line``) or as code (``_CODE_CALL``)."""
+    body = strip_noise(text)
+    found = _NAME_LINE_CALL.fullmatch(body) or _CODE_CALL.fullmatch(body)
     return bool(found) and found.group(1) in set(names)
 
 
 def python_calls(text: str) -> list[Call]:
     """``a(x=1), b(y="z")`` as calls, read with Python's own parser: only keyword arguments whose
-    values are literals count; anything else reads as no call."""
+    values are literals count, or one object or one string as the only argument (``a({"x": 1})``,
+    JSON or Python; ``a("x")``, a text input); anything else reads as no call."""
+    source = f"[{text}]"
     try:
-        tree = ast.parse(f"[{text}]", mode="eval")
+        tree = ast.parse(source, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     calls: list[Call] = []
     for node in tree.body.elts if isinstance(tree.body, ast.List) else ():
-        if not isinstance(node, ast.Call) or node.args or not isinstance(node.func, ast.Name | ast.Attribute):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name | ast.Attribute):
             return []
-        try:
-            arguments = {keyword.arg: ast.literal_eval(keyword.value) for keyword in node.keywords if keyword.arg}
-        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-            return []
+        if node.args:
+            if len(node.args) > 1 or node.keywords:
+                return []
+            argument = node.args[0]
+            if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                arguments: Any = argument.value  # a text input, fitted to the tool as ReAct's is
+            elif isinstance(argument, ast.Dict):
+                arguments = decode_json(ast.get_source_segment(source, argument) or "")
+                if not isinstance(arguments, dict):
+                    return []
+            else:
+                return []
+        else:
+            try:
+                arguments = {keyword.arg: ast.literal_eval(keyword.value) for keyword in node.keywords if keyword.arg}
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                return []
         name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
         calls.append((name, arguments))
     return calls

@@ -29,7 +29,7 @@ _CALL_OPENERS: Final = (FUNCTOOLS, HARMONY_RECIPIENT)
 """Words that open a reply written as a call: Phi-4-mini's call list, a Harmony recipient whose
 special tokens the server left out (gpt-oss: ``to=functions.get_weather``, ggml-org/llama.cpp
 #15181)."""
-_AFTER_NAME: Final = frozenset({":", "{"})
+_AFTER_NAME: Final = frozenset({":", "{", "("})
 """What follows a tool's name at the start of a reply that writes a call on one line."""
 _ACTION_LABEL = "action"
 
@@ -87,7 +87,7 @@ class AnswerGate:
         if newline and head in self._names:  # a name above its arguments (text_calls._name_line)
             return self._hold("")
         if any(head.startswith(name) and head[len(name) : len(name) + 1] in _AFTER_NAME for name in self._names):
-            return self._hold("")  # a name and its arguments on one line (text_calls._name_line)
+            return self._hold("")  # a name and its arguments on one line (text_calls._name_line, _CODE_CALL)
         if _ACTION_LABEL.startswith(start[: len(_ACTION_LABEL)].lower()):
             after = start[len(_ACTION_LABEL) :].lstrip(" \t")
             if not after:

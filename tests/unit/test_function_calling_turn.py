@@ -92,6 +92,8 @@ def test_the_gate_passes_on_a_tail_that_never_became_markup():
     [
         'functools[{"name": "get_weather", "arguments": {"city": "Paris"}}]',  # Phi-4-mini
         'get_weather:0{"city": "Paris"}',  # Kimi K2 with its tokens left out
+        'get_weather({"city": "Paris"})',  # Mistral (openai/openai-agents-python#1196)
+        'get_weather(city="Paris")',
     ],
 )
 def test_a_call_written_on_one_line_is_never_streamed_and_runs(text):

@@ -133,10 +133,16 @@ def test_names_that_are_not_a_tools_own_are_left_as_they_came(calls):
         'functions.get_weather:0 {"city": "Paris"}',
         'get_weather\n{"city": "Paris"}',  # GLM-4
         'get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_calls_section_end|>',
+        'get_weather({"city": "Paris"})',  # Mistral (openai/openai-agents-python#1196)
+        "get_weather(city='Paris')",
+        'get_weather("Paris")',  # a text input, fitted to the tool's only parameter
     ],
 )
 def test_a_reply_that_is_one_call_written_on_a_line_is_read(text):
-    calls, rest = extract_calls_from_text(text, ["get_weather"])
+    weather = PromptMessageTool(
+        name="get_weather", description="Weather", parameters={"type": "object", "properties": {"city": {"type": "string"}}}
+    )
+    calls, rest = extract_calls_from_text(text, [weather])
     assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris"})] and rest == ""
 
 
