@@ -27,10 +27,14 @@ Mistral (v11 tokens)   ``[TOOL_CALLS]NAME[ARGS]{...}``, repeated (ml-explore/mlx
 gpt-oss (Harmony)      ``<|channel|>analysis<|message|>...<|end|>`` (reasoning, rewritten as a
                        ``<think>`` block), ``<|channel|>final<|message|>...`` (text), and
                        ``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}
-                       <|call|>`` (a call) (OpenAI's harmony format; lablup/mlxcel#654)
+                       <|call|>`` (a call) (OpenAI's harmony format; lablup/mlxcel#654); the same
+                       with its tokens left out, ``analysis...assistantfinal...``
+                       (oobabooga/text-generation-webui#7374)
 Turn ends              ``<end_of_turn>``, ``<eos>``, ``<|eot_id|>``, ``<|im_end|>``, ``<|endoftext|>``,
-                       ``<｜end▁of▁sentence｜>``: the reply ends there; an invented next turn after
-                       it is dropped (google/gemma.cpp#276, ollama/ollama#3759)
+                       ``<｜end▁of▁sentence｜>``, ``<|end|>``, and the next turn's ``<|user|>``,
+                       ``[INST]`` (``</s>`` only before one, or at the end): the reply ends there;
+                       an invented next turn after it is dropped (google/gemma.cpp#276,
+                       ollama/ollama#3759)
 =====================  ==========================================================================
 
 Markup that cannot be read is passed on as written (``MARKUP_OPENERS`` lets a caller tell it
@@ -213,6 +217,11 @@ def _rewrite_harmony(block: str, recipient: str | None) -> str | None:
     return body
 
 
+_BARE_ANALYSIS: Final = "analysis"
+_BARE_FINAL: Final = "assistantfinal"
+_BARE_COMMENTARY = re.compile(r"assistantcommentary\s*to=(functions\.[\w.\-]+)\s*(?:<\|constrain\|>)?\s*(?:json)?\s*")
+"""Harmony's channel headers with the special tokens left out (``CallMarkup._bare_harmony``)."""
+
 _DROPPED: Final = ("<start_of_turn>",)
 """Gemma's turn opener: never text."""
 
@@ -296,11 +305,16 @@ class CallMarkup:
         self._ended = False  # a turn-end token came: the rest is an invented turn, dropped
         self._more: list[str] = []  # text of a long held block not joined to ``_pending`` yet
         self._tail = ""  # the last characters of the held block, where its end may begin
+        self._opening: str | None = ""  # the reply's first characters, until it is known whether
+        # it is Harmony with its tokens left out (``_bare_harmony``); None once known
+        self._bare: list[str] | None = None  # such a reply's text, held until its final channel
 
     def feed(self, text: str) -> str:
         """Consume a piece of text; return what is certain."""
         if self._ended:
             return ""
+        if self._opening is not None or self._bare is not None:
+            text = self._bare_harmony(text, final=False)
         if not (self._pending or self._rule or self._harmony or self._stray_close) and "<" not in text and "[" not in text:
             return text  # the usual chunk: no marker can start in it
         if self._more or ((self._rule is not None or self._harmony) and len(self._pending) > _LONG_BLOCK):
@@ -320,9 +334,45 @@ class CallMarkup:
         """Flush: a block still open is read as it stands."""
         if self._ended:
             return ""
+        if self._opening is not None or self._bare is not None:
+            self._pending += self._bare_harmony("", final=True)
         self._pending += "".join(self._more)
         self._more.clear()
         return self._drain(final=True)
+
+    def _bare_harmony(self, text: str, final: bool) -> str:
+        """gpt-oss's Harmony with its special tokens left out by the server
+        (``analysisWe need…assistantfinalHello!``: oobabooga/text-generation-webui#7374), given
+        its tokens back so that it is read as Harmony is: the analysis held until the final
+        channel begins, or a commentary call (``assistantcommentary to=functions.x json{…}``) at
+        the end. Any other reply passes as it came."""
+        if self._opening is not None:
+            head = (self._opening + text).lstrip()
+            if not final and len(head) <= len(_BARE_ANALYSIS) and _BARE_ANALYSIS.startswith(head):
+                self._opening += text
+                return ""  # may still be the analysis channel's name
+            text, self._opening = self._opening + text, None
+            after = head[len(_BARE_ANALYSIS) : len(_BARE_ANALYSIS) + 1]
+            if not head.startswith(_BARE_ANALYSIS) or not after or after.islower() or after.isspace():
+                return text
+            self._bare, self._tail, text = [], "", head[len(_BARE_ANALYSIS) :]
+        assert self._bare is not None
+        window = self._tail + text
+        self._bare.append(text)
+        self._tail = window[-len(_BARE_FINAL) :]
+        if _BARE_FINAL not in window and not final:
+            return ""
+        held, self._bare, self._tail = "".join(self._bare), None, ""
+        analysis, found, answer = held.partition(_BARE_FINAL)
+        if found:
+            return f"<|channel|>analysis<|message|>{analysis}<|end|><|start|>assistant<|channel|>final<|message|>{answer}"
+        call = _BARE_COMMENTARY.search(held)
+        if call is None:
+            return f"<|channel|>analysis<|message|>{held}<|end|>"
+        return (
+            f"<|channel|>analysis<|message|>{held[: call.start()]}<|end|><|start|>assistant"
+            f"<|channel|>commentary to={call.group(1)} <|constrain|>json<|message|>{held[call.end() :]}<|call|>"
+        )
 
     def _may_end(self, window: str) -> bool:
         """Whether the held block's end may lie in ``window`` (its last characters and new text)."""
@@ -481,7 +531,7 @@ def _waits_for_harmony_end(text: str) -> bool:
 
 def rewrite_markup(text: str) -> str:
     """``text`` with every native call markup rewritten (``CallMarkup`` over the whole text)."""
-    if not _MARK_CHARS.search(text):
+    if not _MARK_CHARS.search(text) and not text.lstrip().startswith(_BARE_ANALYSIS):
         return text
     markup = CallMarkup()
     return markup.feed(text) + markup.finish()

@@ -280,3 +280,26 @@ def test_a_block_the_text_ends_inside_is_left_open_and_a_cut_call_is_not_run():
     _, turn = drain(read_react_turn(chunks, ToolRegistry(None), 1))
     assert isinstance(turn.decision, ToolCalls) and turn.decision.calls == ()  # refused with the reason
     assert "JSON" in turn.decision.invalid[0].error
+
+
+@pytest.mark.parametrize(
+    ("raw", "rewritten"),
+    [
+        # oobabooga/text-generation-webui#7374: gpt-oss through a server that left out its tokens
+        (
+            'analysisUser says "Hello World!" Probably greeting.assistantfinalHello! How can I help you today?',
+            '<think>User says "Hello World!" Probably greeting.</think>Hello! How can I help you today?',
+        ),
+        (
+            'analysisWe need the weather.assistantcommentary to=functions.get_weather json{"city":"Paris"}',
+            '<think>We need the weather.</think><tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>',
+        ),
+        ("analysisWe need to think, and were cut", "<think>We need to think, and were cut</think>"),
+        ("analysis of the data shows growth", "analysis of the data shows growth"),  # a word of the answer
+        ("Analysis: sales grew", "Analysis: sales grew"),
+        ("an", "an"),
+    ],
+)
+def test_harmony_with_its_tokens_left_out_is_read_as_harmony(raw, rewritten):
+    assert rewrite_markup(raw) == rewritten
+    assert streamed(list(raw)) == rewritten
