@@ -34,7 +34,8 @@ starts JSON capture.
 Labels are recognised at the start of a line (after indentation and markdown such as ``**``,
 ``## ``, ``> ``), case-insensitively, with ``:`` or ``：``, in English or as models write them
 in Chinese (``思考``, ``行动``, ``行动输入``, ``观察``, ``最终答案``...); ``Answer:`` alone is a
-``Final Answer:`` (smaller models drop the first word); ``Action Input`` may also follow the tool
+``Final Answer:`` (smaller models drop the first word), and once a label was seen a final-answer
+label may stand alone on its line without a colon (``### Final Answer``); ``Action Input`` may also follow the tool
 name on its line, or come on the next line as ``Input:``, ``Parameters:`` or ``Arguments:``, and
 the name may stand alone in a fence under ``Action:``. Text with no marker
 at all is the final answer: it was streamed as ThoughtDelta (nothing could be known earlier) and
@@ -43,7 +44,11 @@ is sent as one AnswerDelta by ``finish()``.
 Where behaviours come from (case ids: docs/real-world-cases.md)
 -----------------------------------------------------------------
 * The action wins over a later Final Answer, and text from an invented ``Observation:`` is cut;
-  only the first action unless ``allow_multiple_actions`` (crewai1545, dspygo167).
+  only the first action unless ``allow_multiple_actions`` (crewai1545, dspygo167). A final answer
+  also ends at a ``Thought:`` or ``Action Input:`` line (the model wrote on into the format), and
+  at a ``Question:`` line when such a line follows it (held until the turn shows which;
+  QuangBK/localLLM_langchain#2, stanfordnlp/dspy#931); ``Action:`` alone does not end it, an
+  answer may use the word (an action plan).
 * Reasoning blocks never reach thought or answer; a turn written entirely inside one is recovered
   from it (nat2227).
 * A trailing partial stop word (``\\nObserv``) and quotes around a text input are stripped (qwen197).
