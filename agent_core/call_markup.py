@@ -279,6 +279,11 @@ _WATCHED: Final = tuple(  # longest first: a marker that begins another is tried
     )
 )
 _LONGEST: Final = max(len(marker) for marker in _WATCHED)
+_WATCHED_BY_START: Final = {
+    start: tuple(marker for marker in _WATCHED if marker[:2] == start) for start in {m[:2] for m in _WATCHED}
+}
+"""The watched markers by their first two characters (every marker has more), longest first: the
+few a ``<`` or ``[`` in the text can begin, so text full of them costs no more than a lookup each."""
 _MARK_CHARS = re.compile(r"[<\[]")
 _END_MAX: Final = 64
 """Longer than any block's end marker (characters)."""
@@ -399,9 +404,10 @@ class CallMarkup:
         for found in _MARK_CHARS.finditer(text):
             i = found.start()
             head = text[i : i + _LONGEST]
-            marker = next((m for m in _WATCHED if head.startswith(m)), None)
+            candidates = _WATCHED_BY_START.get(head[:2], ()) if len(head) > 1 else _WATCHED
+            marker = next((m for m in candidates if head.startswith(m)), None)
             if marker is None:
-                if not final and len(head) < _LONGEST and any(m.startswith(head) for m in _WATCHED):
+                if not final and len(head) < _LONGEST and any(m.startswith(head) for m in candidates):
                     out.append(text[:i])
                     self._pending = text[i:]
                     return False  # may still become a marker
@@ -548,11 +554,15 @@ def markup_start(text: str) -> int | None:
     return min(found, default=None)
 
 
+_HELD_BY_START: Final = {start: tuple(m for m in _HELD_FROM if m[:2] == start) for start in {m[:2] for m in _HELD_FROM}}
+
+
 def partial_markup(text: str) -> int:
     """Length of the longest tail of ``text`` that may still grow into a call marker."""
     for found in _MARK_CHARS.finditer(text, max(0, len(text) - _LONGEST)):
         tail = text[found.start() :]
-        if any(marker.startswith(tail) for marker in _HELD_FROM):
+        candidates = _HELD_BY_START.get(tail[:2], ()) if len(tail) > 1 else _HELD_FROM
+        if any(marker.startswith(tail) for marker in candidates):
             return len(tail)
     return 0
 

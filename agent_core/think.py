@@ -56,7 +56,7 @@ def _partial_suffix(text: str, tags: tuple[str, ...]) -> int:
     lowered = window.lower()
     while at >= 0:
         tail = lowered[at:]
-        if any(tag.startswith(tail) for tag in tags):
+        if len(tail) == 1 or any(tag.startswith(tail) for tag in tags if tag[:2] == tail[:2]):
             return len(tail)
         at = lowered.find("<", at + 1)
     return 0
