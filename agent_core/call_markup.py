@@ -358,8 +358,8 @@ class CallMarkup:
                 return ""  # may still be the analysis channel's name
             text, self._opening = self._opening + text, None
             after = head[len(_BARE_ANALYSIS) : len(_BARE_ANALYSIS) + 1]
-            if not head.startswith(_BARE_ANALYSIS) or not after or after.islower() or after.isspace():
-                return text
+            if not head.startswith(_BARE_ANALYSIS) or not after.isalpha() or after.islower():
+                return text  # the channel's text starts a sentence: "analysisWe need", "analysis用户"
             self._bare, self._tail, text = [], "", head[len(_BARE_ANALYSIS) :]
         assert self._bare is not None
         window = self._tail + text

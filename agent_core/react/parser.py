@@ -590,6 +590,7 @@ class ReactStreamParser:
         self._answer_ws = ""  # answer text held back until more comes: whitespace, an opening fence
         self._answer_fence_open = False
         self._run_on: list[str] | None = None  # answer text from a "Question:" line on, held (_s_answer)
+        self._answer_code = False  # a code block is open in the answer
         self._wrapped = False  # a fence line opened in the visible text and not closed yet
         self._answering = False
         self._actions: list[ActionFound] = []
@@ -917,12 +918,16 @@ class ReactStreamParser:
             if isinstance(marker, _Marker) and marker.kind == "stop_partial":
                 self._take(marker.end, record=False)
                 return True
-            if isinstance(marker, _Marker) and marker.kind in _RUN_ON_KINDS:
+            if isinstance(marker, _Marker) and marker.kind == "fence":
+                self._answer_code = not self._answer_code  # labels in a code block are its text
+            elif self._answer_code:
+                pass
+            elif isinstance(marker, _Marker) and marker.kind in _RUN_ON_KINDS:
                 # the model wrote on past its answer (an invented observation, a next thought):
                 # the answer ends here, and a held "Question:" tail goes with it
                 self._run_on, self._state = None, _S.DONE
                 return True
-            if marker is None and self._run_on is None:
+            elif marker is None and self._run_on is None:
                 question = _input_label(self._buf, self._pos, eof, _QUESTION_LABELS)
                 if question is _NEED:
                     return False

@@ -297,6 +297,8 @@ def test_a_block_the_text_ends_inside_is_left_open_and_a_cut_call_is_not_run():
         ("analysisWe need to think, and were cut", "<think>We need to think, and were cut</think>"),
         ("analysis of the data shows growth", "analysis of the data shows growth"),  # a word of the answer
         ("Analysis: sales grew", "Analysis: sales grew"),
+        ("analysis: sales grew", "analysis: sales grew"),
+        ("analysis\nSales grew", "analysis\nSales grew"),
         ("an", "an"),
     ],
 )

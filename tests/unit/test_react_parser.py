@@ -830,3 +830,14 @@ def test_phi4_minis_call_list_is_its_actions():
         _, _, turn = run(chunks, allow_multiple_actions=True)
         assert [(a.name, a.input) for a in turn.actions] == [("a", {"x": 1}), ("b", {})]
     assert parse_react("functools is a module").final_answer == "functools is a module"
+
+
+def test_the_format_inside_a_code_block_of_the_answer_is_the_answers_own():
+    # "show me the ReAct format": the answer quotes it in a code block
+    text = (
+        "Thought: the user wants an example\nFinal Answer: Here is one:\n```\nQuestion: weather?\n"
+        "Thought: I need the weather\nAction Input: {\"city\": \"Paris\"}\nObservation: sunny\n```\nThat is all."
+    )
+    for chunks in ([text], list(text)):
+        _, _, turn = run(chunks)
+        assert turn.final_answer == text[text.index("Here is one") :]
