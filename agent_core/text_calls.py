@@ -590,7 +590,7 @@ def _repaired(call: ToolCall, known: Mapping[str, PromptMessageTool | None]) -> 
     for suffix in _NAME_SUFFIXES:
         if name.endswith(suffix) and name[: -len(suffix)] in known:
             return ToolCall(call.id, name[: -len(suffix)], call.arguments)
-    if call.arguments or "<arg_key>" not in name and "{" not in name:
+    if call.arguments or ("<arg_key>" not in name and "{" not in name):
         return None
     found = _known_calls(calls_from_block(name), known)
     if not found and "{" in name:

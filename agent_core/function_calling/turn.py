@@ -73,30 +73,37 @@ class AnswerGate:
             return ""
         self._buffer += text
         start = self._buffer.lstrip()
-        if not start:
+        verdict = self._looks_like_a_call(start) if start else None
+        if verdict is None:
             return ""
-        if start.startswith(_CALL_LIKE_STARTS):
+        if verdict:
             return self._hold("")
-        for opener in _CALL_OPENERS:
-            if opener.startswith(start[: len(opener)]):
-                return "" if len(start) < len(opener) else self._hold("")
-        first, newline, _ = start.partition("\n")
-        head = first.strip()
-        if self._names and not newline and any(name.startswith(head) for name in self._names):
-            return ""  # may still be a tool's name alone on its line
-        if newline and head in self._names:  # a name above its arguments (text_calls._name_line)
-            return self._hold("")
-        if any(head.startswith(name) and head[len(name) : len(name) + 1] in _AFTER_NAME for name in self._names):
-            return self._hold("")  # a name and its arguments on one line (text_calls._name_line, _CODE_CALL)
-        if _ACTION_LABEL.startswith(start[: len(_ACTION_LABEL)].lower()):
-            after = start[len(_ACTION_LABEL) :].lstrip(" \t")
-            if not after:
-                return ""  # may still become "Action:"
-            if after[0] in ":\n":
-                return self._hold("")
         self._decided = self.streamed = True
         self._buffer = ""
         return self._stream(start)
+
+    def _looks_like_a_call(self, start: str) -> bool | None:
+        """Whether a reply that starts with ``start`` (no leading whitespace) is written as a
+        call: True, False, or None while it cannot be told yet."""
+        if start.startswith(_CALL_LIKE_STARTS):
+            return True
+        for opener in _CALL_OPENERS:
+            if opener.startswith(start[: len(opener)]):
+                return None if len(start) < len(opener) else True
+        first, newline, _ = start.partition("\n")
+        head = first.strip()
+        if self._names and not newline and any(name.startswith(head) for name in self._names):
+            return None  # may still be a tool's name alone on its line
+        if newline and head in self._names:  # a name above its arguments (text_calls._name_line)
+            return True
+        if any(head.startswith(name) and head[len(name) : len(name) + 1] in _AFTER_NAME for name in self._names):
+            return True  # a name and its arguments on one line (text_calls._name_line, _CODE_CALL)
+        if _ACTION_LABEL.startswith(start[: len(_ACTION_LABEL)].lower()):
+            after = start[len(_ACTION_LABEL) :].lstrip(" \t")
+            if not after:
+                return None  # may still become "Action:"
+            return after[0] in ":\n"
+        return False
 
     def _hold(self, out: str) -> str:
         """Hold everything from the buffer on; return ``out``."""

@@ -920,20 +920,27 @@ class ReactStreamParser:
                 return True
             if isinstance(marker, _Marker) and marker.kind == "fence":
                 self._answer_code = not self._answer_code  # labels in a code block are its text
-            elif self._answer_code:
-                pass
-            elif isinstance(marker, _Marker) and marker.kind in _RUN_ON_KINDS:
-                # the model wrote on past its answer (an invented observation, a next thought):
-                # the answer ends here, and a held "Question:" tail goes with it
-                self._run_on, self._state = None, _S.DONE
-                return True
-            elif marker is None and self._run_on is None:
-                question = _input_label(self._buf, self._pos, eof, _QUESTION_LABELS)
-                if question is _NEED:
-                    return False
-                if question is not None:  # a next question: held until the turn shows what it is
-                    self._run_on = []
+            elif not self._answer_code:
+                ended = self._answer_line(marker, eof)
+                if ended is not None:
+                    return ended
         return self._scan(eof, self._emit_answer if self._run_on is None else self._run_on.append, _ANSWER_TAGS)
+
+    def _answer_line(self, marker: _Marker | None, eof: bool) -> bool | None:
+        """A line of the answer (outside a code block) that may show the model writing on into
+        the format: False when more text is needed, True when the answer ended, else None."""
+        if marker is not None and marker.kind in _RUN_ON_KINDS:
+            # the model wrote on past its answer (an invented observation, a next thought): the
+            # answer ends here, and a held "Question:" tail goes with it
+            self._run_on, self._state = None, _S.DONE
+            return True
+        if marker is None and self._run_on is None:
+            question = _input_label(self._buf, self._pos, eof, _QUESTION_LABELS)
+            if question is _NEED:
+                return False
+            if question is not None:  # a next question: held until the turn shows what it is
+                self._run_on = []
+        return None
 
     def _answer_fence(self, line: str) -> None:
         """A fence line in the answer of a reply wrapped whole in a fence (llamaindex14736). One

@@ -6,6 +6,7 @@ lost: text already streamed, files already forwarded, tool results already in th
 """
 
 import base64
+import itertools
 import json
 import time
 
@@ -146,7 +147,7 @@ def test_empty_replies_are_bounded_and_end_in_a_clear_error(run, strategy):
     run.backend.assert_complete()
     for request in result.llm_requests:  # Gemma, Mistral and Llama 2 templates refuse two user turns in a row
         roles = [message["role"] for message in request["prompt_messages"] if message["role"] != "system"]
-        assert all(a != b for a, b in zip(roles, roles[1:], strict=False)), roles
+        assert all(a != b for a, b in itertools.pairwise(roles)), roles
 
 
 # --- 3. a tool fails -----------------------------------------------------------------------------
