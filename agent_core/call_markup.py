@@ -24,6 +24,9 @@ MiniMax M1             ``<tool_calls>`` around one JSON call per line (MiniMax-M
 Qwen3-Coder            ``<function=NAME><parameter=K>V</parameter></function>`` without the
                        opening ``<tool_call>`` (ollama/ollama#16686)
 Mistral (v11 tokens)   ``[TOOL_CALLS]NAME[ARGS]{...}``, repeated (ml-explore/mlx-lm#1374)
+Gemma 4, FunctionGemma ``<|tool_call>call:NAME{key:<|"|>text<|"|>}<tool_call|>`` and
+                       ``<start_function_call>call:NAME{key:<escape>text<escape>}
+                       <end_function_call>`` (ggml-org/llama.cpp#22786)
 gpt-oss (Harmony)      ``<|channel|>analysis<|message|>...<|end|>`` (reasoning, rewritten as a
                        ``<think>`` block), ``<|channel|>final<|message|>...`` (text), and
                        ``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}
@@ -31,7 +34,7 @@ gpt-oss (Harmony)      ``<|channel|>analysis<|message|>...<|end|>`` (reasoning, 
                        with its tokens left out, ``analysis...assistantfinal...``
                        (oobabooga/text-generation-webui#7374)
 Turn ends              ``<end_of_turn>``, ``<eos>``, ``<|eot_id|>``, ``<|im_end|>``, ``<|endoftext|>``,
-                       ``<｜end▁of▁sentence｜>``, ``<|end|>``, and the next turn's ``<|user|>``,
+                       ``<｜end▁of▁sentence｜>``, ``<|end|>``, ``<turn|>``, and the next turn's ``<|user|>``,
                        ``[INST]`` (``</s>`` only before one, or at the end): the reply ends there;
                        an invented next turn after it is dropped (google/gemma.cpp#276,
                        ollama/ollama#3759)
@@ -173,6 +176,27 @@ def _read_function(block: str) -> list[Call]:
     return calls_from_block(block)
 
 
+_GEMMA_CALL = re.compile(r"\s*call\s*:\s*([\w.\-]+)\s*(\{.*\})\s*", re.S)
+_GEMMA_QUOTES: Final = ('<|"|>', "<escape>")
+_GEMMA_TOKENS = re.compile(r"(<\|tool_call>|<tool_call\|>|<start_function_call>|<end_function_call>)")
+_GEMMA_STRING = re.compile("|".join(f"{re.escape(q)}(.*?){re.escape(q)}" for q in _GEMMA_QUOTES), re.S)
+_BARE_KEY = re.compile(r'"(?:[^"\\]|\\.)*"|([{,]\s*)([A-Za-z_][\w\-]*)(\s*:)')
+
+
+def _read_gemma(block: str) -> list[Call]:
+    """Gemma 4's ``<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>`` and FunctionGemma's
+    ``<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>``: keys bare,
+    text between quote tokens or in JSON quotes, other values JSON (Gemma 4's chat template,
+    ggml-org/llama.cpp#22786, jundot/omlx#581)."""
+    call = _GEMMA_CALL.fullmatch(_GEMMA_TOKENS.sub("", block))
+    if not call:
+        return []
+    body = _GEMMA_STRING.sub(lambda m: json.dumps(next(g for g in m.groups() if g is not None)), call.group(2))
+    body = _BARE_KEY.sub(lambda m: m.group(0) if m.group(1) is None else f'{m.group(1)}"{m.group(2)}"{m.group(3)}', body)
+    value = decode_json(body)
+    return [(call.group(1), value)] if isinstance(value, dict) else []
+
+
 _SPACE = re.compile(r"\s*")
 _MISTRAL_CALL = re.compile(r"\s*([\w.\-]+)\s*(?:\[CALL_ID\]\s*[\w\-]*\s*)?\[ARGS\]")
 
@@ -235,6 +259,7 @@ _TURN_ENDS: Final = (
     "<|endoftext|>",
     *(f"<{bar}end▁of▁sentence{bar}>" for bar in _BARS),
     "<|end|>",
+    "<turn|>",
     "<|user|>",
     "[INST]",
 )
@@ -264,6 +289,8 @@ _RULES: Final = (
     _Rule(("<tool_calls>",), re.compile(r"</tool_calls>"), _read_json_lines),
     _Rule(("<function=",), re.compile(r"</function>"), _read_function),
     _Rule(("[TOOL_CALLS]",), None, _read_mistral),
+    _Rule(("<|tool_call>",), re.compile(r"<tool_call\|>"), _read_gemma),
+    _Rule(("<start_function_call>",), re.compile(r"<end_function_call>"), _read_gemma),
 )
 
 MARKUP_OPENERS: Final = (*(opener for rule in _RULES for opener in rule.openers), "<|channel|>")
@@ -543,9 +570,13 @@ def rewrite_markup(text: str) -> str:
     return markup.feed(text) + markup.finish()
 
 
-_HELD_FROM: Final = ("<tool_call>", *MARKUP_OPENERS)
-"""Where a streamed answer stops: a ``<tool_call>`` (what ``CallMarkup`` writes) or markup it
-could not read."""
+CALL_FENCES: Final = ("```tool_code", "```tool_call")
+"""Code blocks that announce a call (Gemini's and Gemma's ```tool_code)."""
+
+_HELD_FROM: Final = ("<tool_call>", *MARKUP_OPENERS, *CALL_FENCES)
+"""Where a streamed answer stops: a ``<tool_call>`` (what ``CallMarkup`` writes), markup it
+could not read, or a block that announces a call."""
+_HOLD_CHARS = re.compile(r"[<\[`]")
 
 
 def markup_start(text: str) -> int | None:
@@ -559,7 +590,7 @@ _HELD_BY_START: Final = {start: tuple(m for m in _HELD_FROM if m[:2] == start) f
 
 def partial_markup(text: str) -> int:
     """Length of the longest tail of ``text`` that may still grow into a call marker."""
-    for found in _MARK_CHARS.finditer(text, max(0, len(text) - _LONGEST)):
+    for found in _HOLD_CHARS.finditer(text, max(0, len(text) - _LONGEST)):
         tail = text[found.start() :]
         candidates = _HELD_BY_START.get(tail[:2], ()) if len(tail) > 1 else _HELD_FROM
         if any(marker.startswith(tail) for marker in candidates):

@@ -252,6 +252,8 @@ def calls_from_block(text: str) -> list[Call]:
     GLM's ``name<arg_key>k</arg_key><arg_value>v</arg_value>``.
     """
     text = text.strip()
+    if text.startswith("[") and text.endswith(")]") and (listed := python_calls(text[1:-1])):
+        return listed  # [a(x=1), b(y=2)]: Gemma 3 in a ```tool_code fence (vllm-project/vllm#14734)
     if text[:1] in ("{", "["):
         value = decode_json(with_closers(text))  # the block's end ended the value
         return [] if value is FAIL else interpret(value, False)
@@ -261,7 +263,9 @@ def calls_from_block(text: str) -> list[Call]:
         nested = CALL_FORM.fullmatch(inside.strip())
         if name == "print" and nested:  # Gemini's ```tool_code wraps the call: print + (default_api.search(...))
             name, inside = nested.group(1), nested.group(2)
-        return [(name.removeprefix("default_api."), call_arguments(inside))]
+        name = name.removeprefix("default_api.")
+        pythonic = python_calls(f"{name}({inside})") if BARE_NAME.fullmatch(name) else []
+        return [(name, pythonic[0][1] if len(pythonic) == 1 else call_arguments(inside))]
     text = text[:_XML_MAX]
     function = _XML_FUNCTION.search(text)
     if function:
@@ -447,11 +451,17 @@ def _whole_json(
         body = body[len(FUNCTOOLS) - 1 :]
     if body[:1] not in ("{", "["):
         return [], text
-    value = decode_json(body)
-    if value is FAIL or not _is_envelope(value):
+    value, rest = decode_json(body), ""
+    if value is FAIL:  # a call object, then a sentence about it (Qwen2.5: pyrate-llama/hermes-ui#6)
+        try:
+            value, end = json.JSONDecoder().raw_decode(body)
+        except (ValueError, RecursionError):
+            return [], text
+        rest = body[end:].strip()
+    if not _is_envelope(value):
         return [], text
     calls = _known_calls(interpret(value, strict=True), known)
-    return (calls, "") if calls else ([], text)
+    return (calls, rest) if calls else ([], text)
 
 
 FUNCTOOLS: Final = "functools["
@@ -465,14 +475,15 @@ _PY_TOKENS = re.compile(r"<\|python_(?:start|end)\|>")
 def _whole_code(
     text: str, known: Mapping[str, PromptMessageTool | None]
 ) -> tuple[list[tuple[str, dict[str, Any]]], str]:
-    """The whole content as calls written as code: a ```` ```tool_code ```` fence (Gemini), a
+    """The content as calls written as code: a ```` ```tool_code ```` fence that ends the reply
+    (Gemini; Gemma 3 after a sentence, vllm-project/vllm#14734), or the whole content as a
     list of calls ``[get_weather(city="Paris"), get_time(tz="CET")]`` (Llama 3.2 / 4 "pythonic",
     also between ``<|python_start|>`` and ``<|python_end|>``; vLLM's pythonic tool parser), or
     one call to a tool by its name (``_CODE_CALL``)."""
-    fence = _CODE_FENCE.fullmatch(text)
-    if fence:
+    fence = _CODE_FENCE.search(text)
+    if fence and fence.end() == len(text):  # the reply ends with the block: prose may come before it
         calls = _known_calls(calls_from_block(fence.group(2)), known)
-        return (calls, "") if calls else ([], text)
+        return (calls, text[: fence.start()]) if calls else ([], text)
     body = _PY_TOKENS.sub("", text).strip()
     if body.startswith("[") and body.endswith(")]"):
         body = body[1:-1]
@@ -635,7 +646,7 @@ def extract_calls_from_text(
     Read, in this order (the first form that yields a call wins): ``<tool_call>`` blocks
     (their closing tag may be missing at the end) holding anything ``calls_from_block``
     reads; the whole content as one envelope or a list of them (after special tokens and a
-    fence; every key an envelope key); the whole content as calls written as code
+    fence; every key an envelope key), also when a sentence follows it; the whole content as calls written as code
     (``_whole_code``) or as a tool's name above its JSON arguments (``_name_line``); ``Action:``
     followed by an envelope. A family's own call markup is
     rewritten as ``<tool_call>`` blocks before this (``agent_core.call_markup``). Only calls whose

@@ -1,8 +1,8 @@
 """Streaming separation of reasoning blocks (``<think>…</think>``) from visible text.
 
 Reasoning models (DeepSeek-R1, Qwen3, QwQ…) write their reasoning inline in
-the content, wrapped in ``<think>`` (some ``<thinking>`` or ``<reasoning>``; old model
-plugins in an HTML ``<details>`` block, ``DETAILS_OPEN``).
+the content, wrapped in ``<think>`` (some ``<thinking>`` or ``<reasoning>``; Gemma 4 in its
+thought channel; old model plugins in an HTML ``<details>`` block, ``DETAILS_OPEN``).
 It belongs in the thought log, never in the answer nor the next prompt.
 Tags may be split across chunks; an unclosed block runs to the end.
 """
@@ -20,8 +20,13 @@ DETAILS_OPEN = (
 content (an HTML block, closed by ``</details>``); plugins that old are still installed. Only
 this exact opener starts a reasoning block: any other ``<details>`` is the answer's own HTML."""
 
-_BLOCKS = {**{tag: "</" + tag[1:] for tag in _THINK_TAGS}, DETAILS_OPEN.lower(): "</details>"}
-"""Opening tag (lower case) -> its closing tag."""
+_BLOCKS = {
+    **{tag: "</" + tag[1:] for tag in _THINK_TAGS},
+    DETAILS_OPEN.lower(): "</details>",
+    "<|channel>thought": "<channel|>",
+}
+"""Opening tag (lower case) -> its closing tag; the last is Gemma 4's thought channel
+(``<|channel>thought\n...<channel|>``, NousResearch/hermes-agent#48412)."""
 _OPEN_TAGS = tuple(_BLOCKS)
 
 DEEPSEEK_REASONING_MARK = "<!--dify-deepseek-reasoning-->"

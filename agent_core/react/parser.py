@@ -518,11 +518,16 @@ def _split_name_line(line: str) -> tuple[str, bool, str | None]:
     line = TRAILING_SPECIAL_TOKENS.sub("", line.rstrip())
     label = _SPLIT_INPUT_LABEL.search(line)
     if label:
-        return line[: label.start()].strip(_NAME_TRIM), True, line[label.end() :].strip()
+        return _MD_ESCAPE.sub(r"\1", line[: label.start()].strip(_NAME_TRIM)), True, line[label.end() :].strip()
     call = CALL_FORM.fullmatch(line.strip())
     if call:
         return call.group(1), False, call.group(2)
-    return line.strip(_NAME_TRIM), False, None
+    return _MD_ESCAPE.sub(r"\1", line.strip(_NAME_TRIM)), False, None
+
+
+_MD_ESCAPE = re.compile(r"\\([_*`])")
+"""A markdown escape in a tool name (``mindsdb\\_sql``, MindsDB PR #9753): names hold no
+backslashes, so the escape goes; an input keeps its backslashes (SQL, regular expressions)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -1108,7 +1113,7 @@ class ReactStreamParser:
     def _s_fence_open(self, eof: bool) -> bool:
         if not self._skip_ws():
             return False
-        if self._buf[self._pos] in "{[":
+        if self._buf[self._pos] in "{[" and not self._call_fence:  # a ```tool_code block may hold code
             self._begin_json()
         elif self._purpose == "candidate" and not self._call_fence:
             self._abort_candidate()

@@ -109,6 +109,32 @@ SHAPES = [
         "",
     ),
     ("gemini-tool-code", '```tool_code\nprint(default_api.get_weather(city="Paris"))\n```', PARIS, ""),
+    (
+        "gemma3-tool-code-after-prose",  # vllm-project/vllm#14734
+        "The user asks for Paris.\n```tool_code\n[get_weather(city='Paris'), get_time(tz='CET')]\n```",
+        [*PARIS, ("get_time", {"tz": "CET"})],
+        "The user asks for Paris.",
+    ),
+    ("gemma4", '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>', PARIS, ""),  # llama.cpp#22786
+    (
+        "gemma4-json-quotes-and-values",  # jundot/omlx#581
+        'Reading it.<|tool_call>call:read_file{path:"/tmp/a.py",lines:[1,2],opts:{raw:true}}<tool_call|>',
+        [("read_file", {"path": "/tmp/a.py", "lines": [1, 2], "opts": {"raw": True}})],
+        "Reading it.",
+    ),
+    (
+        "gemma4-thought-channel",  # NousResearch/hermes-agent#48412
+        "<|channel>thought\nI need the weather.\n<channel|>"
+        '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>',
+        PARIS,
+        "",
+    ),
+    (
+        "function-gemma",
+        "<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>",
+        PARIS,
+        "",
+    ),
 ]
 
 
@@ -152,6 +178,15 @@ def test_any_chunking_rewrites_the_same(raw):
         ),
         (
             "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>",
+            ("get_weather", {"city": "Paris"}),
+        ),
+        (
+            "<|channel>thought\nI need the weather.\n<channel|>"
+            '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>',
+            ("get_weather", {"city": "Paris"}),
+        ),
+        (
+            "Thought: filter it\n```tool_code\n[get_weather(city='Paris')]\n```",
             ("get_weather", {"city": "Paris"}),
         ),
     ],

@@ -94,6 +94,7 @@ def test_the_gate_passes_on_a_tail_that_never_became_markup():
         'get_weather:0{"city": "Paris"}',  # Kimi K2 with its tokens left out
         'get_weather({"city": "Paris"})',  # Mistral (openai/openai-agents-python#1196)
         'get_weather(city="Paris")',
+        '{"name": "get_weather", "arguments": {"city": "Paris"}}\nI will check it now.',  # pyrate-llama/hermes-ui#6
     ],
 )
 def test_a_call_written_on_one_line_is_never_streamed_and_runs(text):
@@ -122,3 +123,15 @@ def test_a_native_call_under_a_mangled_name_runs_the_tool():
     ]
     _, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"]))
     assert [(c.id, c.name, c.arguments) for c in turn.decision.calls] == [("c1", "get_weather", {"city": "Paris"})]
+
+
+def test_a_call_block_after_a_sentence_is_held_from_its_fence_on():
+    # Gemma 3 (vllm-project/vllm#14734): a sentence, then the call in a ```tool_code block
+    text = "I will look it up.\n```tool_code\n[get_weather(city='Paris')]\n```"
+    for pieces in ([text], list(text)):
+        streamed, turn = answer_of(pieces)
+        assert streamed == "I will look it up.\n"
+        assert [(c.name, c.arguments) for c in turn.decision.calls] == [("get_weather", {"city": "Paris"})]
+    example = "An example:\n```tool_code\nprint('hi')\n```"  # no tool in it: the answer, whole
+    streamed, turn = answer_of(list(example))
+    assert streamed == example and turn.decision == FinalAnswer(example)

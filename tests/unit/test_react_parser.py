@@ -841,3 +841,9 @@ def test_the_format_inside_a_code_block_of_the_answer_is_the_answers_own():
     for chunks in ([text], list(text)):
         _, _, turn = run(chunks)
         assert turn.final_answer == text[text.index("Here is one") :]
+
+
+def test_markdown_escapes_in_an_action_name_are_not_part_of_it():
+    # MindsDB PR #9753 (Mistral): the name written as markdown; the input keeps its backslashes
+    turn = parse_react("Action: mindsdb\\_sql\\_tool\nAction Input: SELECT a\\_b FROM t;")
+    assert [(a.name, a.input) for a in turn.actions] == [("mindsdb_sql_tool", "SELECT a\\_b FROM t;")]
