@@ -8,6 +8,7 @@ because that model drops the ``index`` of streamed tool-call deltas, which is
 what tells parallel calls apart when a provider omits ids.
 """
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -191,12 +192,20 @@ def _normalize_any(raw: Mapping[str, Any]) -> ModelChunk:
 
 
 def _finish_reason(value: Any) -> str | None:
-    """The ``finish_reason`` as text (a plugin may send a number or a list), None when absent."""
+    """The ``finish_reason`` as text (a plugin may send a number or a list), None when absent.
+
+    An enum member's name as Python prints it (``FinishReason.MAX_TOKENS``: the Vertex AI and
+    Gemini plugins send ``str(candidate.finish_reason)``, a google-genai enum) is its value
+    (``MAX_TOKENS``), so a cut reply is still known as cut."""
     if value is None or value == "" or value == []:
         return None
     if isinstance(value, list | tuple):
         return _finish_reason(value[0])
-    return value if isinstance(value, str) else str(value)
+    text = value if isinstance(value, str) else str(value)
+    return text.rpartition(".")[2] if _ENUM_MEMBER.fullmatch(text) else text
+
+
+_ENUM_MEMBER = re.compile(r"[A-Z][A-Za-z]*\.[A-Za-z_][A-Za-z0-9_]*")
 
 
 @per_object

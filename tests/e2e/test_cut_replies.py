@@ -11,13 +11,15 @@ from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, prompt_
 ADD = {"name": "calculator", "arguments": {"expression": "2 + 2"}}
 
 
-def cut(turn: dict) -> dict:
-    return {**turn, "finish_reason": "length"}
+def cut(turn: dict, reason: str = "length") -> dict:
+    return {**turn, "finish_reason": reason}
 
 
+# Anthropic's "max_tokens"; Vertex AI and Gemini plugins print google-genai's enum member
+@pytest.mark.parametrize("reason", ["length", "max_tokens", "FinishReason.MAX_TOKENS"])
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_a_cut_answer_is_continued_where_it_stopped(run, strategy):
-    first = cut(answer_turn(strategy, "The three laws are: one, two"))
+def test_a_cut_answer_is_continued_where_it_stopped(run, strategy, reason):
+    first = cut(answer_turn(strategy, "The three laws are: one, two"), reason)
     rest = {"text": ", and three."}
     result = run([first, rest], query="List the laws.", strategy=strategy)
     assert_clean_end(result)

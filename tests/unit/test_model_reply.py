@@ -118,3 +118,14 @@ _deltas = st.fixed_dictionaries(
 def test_the_fast_path_for_plain_text_chunks_reads_every_chunk_as_the_full_path_does(delta, structured):
     raw = {"model": "m", "delta": delta, "structured_output": structured}
     assert normalize_chunk(raw) == model_call._normalize_any(raw)
+
+
+def test_a_finish_reason_printed_as_an_enum_member_is_its_value():
+    # the Vertex AI and Gemini plugins send str(candidate.finish_reason): "FinishReason.MAX_TOKENS"
+    def finish(value):
+        message = {"role": "assistant", "content": "Sunny in Par", "tool_calls": []}
+        return normalize_chunk({"delta": {"index": 0, "message": message, "finish_reason": value}}).finish_reason
+
+    assert finish("FinishReason.MAX_TOKENS") == "MAX_TOKENS"
+    assert finish("FinishReason.STOP") == "STOP"
+    assert finish("length") == "length" and finish("content_filter") == "content_filter"
