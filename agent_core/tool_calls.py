@@ -400,18 +400,22 @@ def _decode_slot(slot: _Slot) -> list[dict[str, Any]]:
     Fragments are joined; if that is not JSON but every fragment is a start
     of the last one, the provider resent the whole arguments-so-far each time
     (DeepSeek/Qianfan cumulative mode, hermes-agent#35592; DashScope, which
-    may send the complete arguments first, dify-official-plugins#616) and the
-    last fragment is the arguments.
+    may send the complete arguments first, dify-official-plugins#616; the Azure
+    OpenAI plugin for reasoning deployments, which yields its growing call list
+    with every delta) and the last fragment is the arguments, before any repair.
     """
     if slot.mapping is not None:
         return [dict(slot.mapping)]
-    try:
-        return _decode_text("".join(slot.text))
-    except ArgumentsError:
-        snapshot = _cumulative_snapshot(slot.text)
-        if snapshot is None:
-            raise
-    return _decode_text(snapshot)
+    joined = "".join(slot.text)
+    snapshot = _cumulative_snapshot(slot.text)
+    if snapshot is not None and split_concatenated(joined.strip()) is None:
+        # snapshots joined are not JSON, but the lenient repair could still read them as
+        # something (``{"city": "Pa{"city": "Paris"}``): the last snapshot is the arguments
+        try:
+            return _decode_text(snapshot)
+        except ArgumentsError:
+            pass
+    return _decode_text(joined)
 
 
 def _cumulative_snapshot(fragments: list[str]) -> str | None:

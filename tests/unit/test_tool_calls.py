@@ -456,6 +456,18 @@ def test_cumulative_resend_provider():
     assert assemble(deltas).calls == (ToolCall("c", "search", {"query": "ab"}),)
 
 
+@pytest.mark.parametrize("cities", [["Paris"], ["Paris", "Rome"]])
+def test_two_snapshots_the_lenient_repair_could_misread_are_read_as_snapshots(cities):
+    """The Azure OpenAI plugin, for a deployment whose deltas carry reasoning_content, yields its
+    growing call list with every delta: joined, '{"city": "Pa{"city": "Paris"}' is no JSON but
+    repairable into a wrong value; the last snapshot is the arguments."""
+    deltas = []
+    for number, city in enumerate(cities):
+        whole = json.dumps({"city": city})
+        deltas += [fragment(index=number, id=f"call_{number}", name="get_weather", arguments=text) for text in ("", whole[:12], whole)]
+    assert pairs(assemble(deltas, "stop")) == [("get_weather", {"city": city}) for city in cities]
+
+
 def test_cumulative_resend_cut_short_reports_the_last_snapshot():
     deltas = [fragment(index=0, id="c", name="search", arguments=text) for text in ['{"q', '{"query": "a']]
     (invalid,) = assemble(deltas, "length").invalid
