@@ -127,13 +127,29 @@ def call_usage(reports: list[LLMUsage]) -> LLMUsage:
     """The usage of one model call from every usage its chunks reported.
 
     Most model plugins report once, in the last chunk; when several chunks
-    report, a running total is taken from its last report and deltas are summed.
+    report, a running total is taken from its last report and deltas are summed;
+    reports that each repeat the same prompt with a completion of their own count
+    the prompt once.
     """
     if not reports:
         return empty_usage()
     if len(reports) == 1 or _is_cumulative(reports):
         return reports[-1]
-    return sum_usages(reports)
+    first = reports[0]
+    total = sum_usages(reports)
+    if first.prompt_tokens and all(report.prompt_tokens == first.prompt_tokens for report in reports):
+        # one report per part of the reply, each with the whole prompt and its own completion
+        # (the Vertex AI plugin, a final response of several parts): the prompt counts once
+        return total.model_copy(
+            update={
+                "prompt_tokens": first.prompt_tokens,
+                "prompt_price": first.prompt_price,
+                "total_tokens": first.prompt_tokens + total.completion_tokens,
+                "total_price": first.prompt_price + total.completion_price,
+                "latency": max(report.latency for report in reports),
+            }
+        )
+    return total
 
 
 def _json_number(value: Decimal | float | int) -> float | int:

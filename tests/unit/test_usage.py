@@ -47,6 +47,19 @@ def test_deltas_are_summed():
     assert call_usage(reports).total_tokens == 150
 
 
+def test_reports_per_part_count_the_prompt_once():
+    # the Vertex AI plugin yields one chunk per part of its final response, each with the
+    # whole prompt and that part's completion
+    def priced(prompt, completion):
+        return coerce_usage({"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+                             "prompt_price": str(prompt / 1000), "completion_price": str(completion / 1000),
+                             "total_price": str((prompt + completion) / 1000), "latency": 0.5})
+
+    total = call_usage([priced(90, 20), priced(90, 5)])
+    assert (total.prompt_tokens, total.completion_tokens, total.total_tokens) == (90, 25, 115)
+    assert total.total_price == Decimal("0.115") and total.latency == 0.5
+
+
 def test_no_report_is_zero():
     assert call_usage([]) == empty_usage()
 
