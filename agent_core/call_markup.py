@@ -341,6 +341,11 @@ class CallMarkup:
         # it is Harmony with its tokens left out (``_bare_harmony``); None once known
         self._bare: list[str] | None = None  # such a reply's text, held until its final channel
 
+    @property
+    def ended(self) -> bool:
+        """Whether a turn-end token came (what followed it was dropped)."""
+        return self._ended
+
     def feed(self, text: str) -> str:
         """Consume a piece of text; return what is certain."""
         if self._ended:
@@ -560,6 +565,13 @@ def _waits_for_harmony_end(text: str) -> bool:
     """Whether a Harmony message may still be going on (always, unless it holds no header at
     all after a generous look)."""
     return "<|message|>" in text or len(text) < 400
+
+
+def ends_turn(text: str) -> bool:
+    """Whether ``text`` holds a token that ends the model's turn (``_TURN_ENDS``): in reasoning,
+    the sign that the model never left it, so that it was the reply (DeepSeek V4 on vLLM, whose
+    reasoning parser took a reply without thinking for reasoning: vllm-project/vllm#48748)."""
+    return "<" in text and any(end in text for end in _TURN_ENDS if end[0] == "<")
 
 
 def rewrite_markup(text: str) -> str:

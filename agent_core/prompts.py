@@ -41,6 +41,9 @@ TOOL_CALL_UNREADABLE = (
     "or answer in plain text."
 )
 EMPTY_REPLY = "Your last reply was empty. Answer the user's question, or call one of the tools."
+ONLY_REASONING_REPLY = (
+    "Your last reply had reasoning but no answer and no tool call. Answer the user's question, or call one of the tools."
+)
 TOOL_CALL_MISSING = (
     "Your last reply said it would call a tool, but no tool call came through. "
     "Call the tool again, or answer without it."

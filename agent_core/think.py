@@ -90,6 +90,11 @@ class ThinkSplitter:
         self._pending = ""
         self._close_tag: str | None = None  # set while inside a block
 
+    @property
+    def inside(self) -> bool:
+        """Whether a reasoning block is open."""
+        return self._close_tag is not None
+
     def feed(self, text: str) -> Split:
         """Consume one piece of content."""
         if not self._pending and self._close_tag is None and "<" not in text:

@@ -16,10 +16,17 @@ from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core import prompts
-from agent_core.call_markup import CallMarkup, holds_call_markup, markup_start, partial_markup, rewrite_markup
+from agent_core.call_markup import (
+    CallMarkup,
+    ends_turn,
+    holds_call_markup,
+    markup_start,
+    partial_markup,
+    rewrite_markup,
+)
 from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.text_calls import FUNCTOOLS, HARMONY_RECIPIENT, extract_calls_from_text, repair_names
-from agent_core.think import ThinkSplitter, clean_reasoning
+from agent_core.think import ThinkSplitter, clean_reasoning, visible_text
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCallAssembler
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
@@ -137,6 +144,7 @@ class _Collected:
     usages: list[LLMUsage] = field(default_factory=list)
     finish_reason: str | None = None
     reply: AssistantReply = field(default_factory=AssistantReply)
+    reasoning_ended_turn: bool = False  # a turn-end token came inside the reasoning
 
 
 def _stream(
@@ -151,6 +159,8 @@ def _stream(
         part = splitter.feed(markup.feed(chunk.text))
         visible.append(part.visible)
         reasoning.extend((chunk.reasoning, part.reasoning))
+        if chunk.reasoning and not got.reasoning_ended_turn:
+            got.reasoning_ended_turn = ends_turn(chunk.reasoning)
         for delta in chunk.tool_calls:
             assembler.add(delta)
         if chunk.usage is not None:
@@ -158,6 +168,7 @@ def _stream(
         got.finish_reason = chunk.finish_reason or got.finish_reason
         if out := gate.feed(part.visible):
             yield out
+    got.reasoning_ended_turn = got.reasoning_ended_turn or (markup.ended and splitter.inside)
     last, tail = splitter.feed(markup.finish()), splitter.finish()
     visible += (last.visible, tail.visible)
     reasoning += (last.reasoning, tail.reasoning)
@@ -200,6 +211,9 @@ def read_function_calling_turn(
         calls, _ = extract_calls_from_text(rewrite_markup(got.reasoning), tools, id_prefix=prefix)
     if calls:
         return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls), in_text=True), **turn)
+    if not text.strip() and got.reasoning_ended_turn and (answer := visible_text(rewrite_markup(got.reasoning)).strip()):
+        yield answer  # the reply never left its reasoning: it was the answer (ends_turn)
+        return ModelTurn(thought=text, decision=FinalAnswer(answer), **turn)
     cut = (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS
     # Markup after streamed prose is a call only if it names a tool: an answer may show markup.
     quoted = gate.streamed and not cut and not any(name in gate.held for name in names)
@@ -210,5 +224,8 @@ def read_function_calling_turn(
         if gate.held:
             yield gate.held.lstrip()
         return ModelTurn(thought=text, decision=FinalAnswer(text.lstrip()), **turn)
-    problem = prompts.TOOL_CALL_MISSING if got.finish_reason == "tool_calls" else prompts.EMPTY_REPLY
+    if got.finish_reason == "tool_calls":
+        problem = prompts.TOOL_CALL_MISSING
+    else:
+        problem = prompts.ONLY_REASONING_REPLY if got.reasoning.strip() else prompts.EMPTY_REPLY
     return ModelTurn(thought=text, decision=ParseFailure(problem), **turn)

@@ -656,6 +656,12 @@ class ReactStreamParser:
         self._turn = self._settle()
         return self._drain()
 
+    @property
+    def ended_in_reasoning(self) -> bool:
+        """Whether a turn-end token came while a reasoning block was open: the model never left
+        its reasoning (``call_markup.ends_turn``)."""
+        return self._markup.ended and self._think.inside
+
     def result(self) -> ReactTurn:
         """The turn; valid after ``finish()``."""
         if self._turn is None:

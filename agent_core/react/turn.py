@@ -13,9 +13,10 @@ from collections.abc import Generator, Iterator
 from dify_plugin.entities.model.llm import LLMUsage
 
 from agent_core import prompts
+from agent_core.call_markup import ends_turn, rewrite_markup
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk
-from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn
+from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn, parse_react
 from agent_core.text_calls import arguments_for, extract_calls_from_text, name_line_call
 from agent_core.think import clean_reasoning, visible_text
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, InvalidToolCall, ToolCall
@@ -60,6 +61,19 @@ def _name_line_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int
     return calls
 
 
+def _answer_in_reasoning(parser: ReactStreamParser, parsed: ReactTurn, reasoning_content: str, ended: bool) -> str:
+    """The answer of a reply that never left its reasoning (a turn-end token inside it:
+    ``call_markup.ends_turn``), read from that reasoning as a reply is; else ``""``."""
+    if parser.ended_in_reasoning:
+        source = parsed.reasoning
+    elif ended:
+        source = visible_text(rewrite_markup(reasoning_content))
+    else:
+        return ""
+    answer = parse_react(source).final_answer
+    return answer.strip() if answer else ""
+
+
 def read_react_turn(
     chunks: Iterator[ModelChunk], registry: ToolRegistry, round_index: int, *, allow_multiple_actions: bool = True
 ) -> Generator[str, None, ModelTurn]:
@@ -69,12 +83,14 @@ def read_react_turn(
     reasoning: list[str] = []
     finish_reason: str | None = None
     reply = AssistantReply()
+    reasoning_ended_turn = False  # a turn-end token came inside reasoning_content
     for chunk in chunks:
         reply.add(chunk)
         for event in parser.feed(chunk.text):
             if isinstance(event, AnswerDelta) and event.text:
                 yield event.text
         reasoning.append(chunk.reasoning)
+        reasoning_ended_turn = reasoning_ended_turn or bool(chunk.reasoning and ends_turn(chunk.reasoning))
         if chunk.usage is not None:
             usages.append(chunk.usage)
         finish_reason = chunk.finish_reason or finish_reason
@@ -101,5 +117,8 @@ def read_react_turn(
         return ModelTurn(thought=parsed.thought, decision=ToolCalls(calls, invalid), **common)
     if parsed.final_answer is not None and parsed.final_answer.strip():
         return ModelTurn(thought=parsed.thought, decision=FinalAnswer(parsed.final_answer), **common)
+    if answer := _answer_in_reasoning(parser, parsed, "".join(reasoning), reasoning_ended_turn):
+        yield answer
+        return ModelTurn(thought=parsed.thought, decision=FinalAnswer(answer), **common)
     problem = parsed.problem or prompts.NO_ACTION_OR_ANSWER
     return ModelTurn(thought=parsed.thought, decision=ParseFailure(problem), **common)

@@ -135,3 +135,24 @@ def test_a_call_block_after_a_sentence_is_held_from_its_fence_on():
     example = "An example:\n```tool_code\nprint('hi')\n```"  # no tool in it: the answer, whole
     streamed, turn = answer_of(list(example))
     assert streamed == example and turn.decision == FinalAnswer(example)
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        # vllm-project/vllm#48748: DeepSeek V4 answered without thinking; the server's reasoning
+        # parser took the whole reply, the end-of-sentence token inside, for reasoning
+        [ModelChunk(text="<think>\nGood morning! How can I help?<｜end▁of▁sentence｜>\n</think>")],
+        [ModelChunk(reasoning="Good morning! "), ModelChunk(reasoning="How can I help?<｜end▁of▁sentence｜>")],
+    ],
+)
+def test_a_reply_that_never_left_its_reasoning_is_the_answer(chunks):
+    streamed, turn = drain(read_function_calling_turn(iter([*chunks, ModelChunk(finish_reason="stop")]), ["get_weather"]))
+    assert streamed == "Good morning! How can I help?" and turn.decision == FinalAnswer("Good morning! How can I help?")
+
+
+def test_reasoning_that_did_not_end_the_turn_is_not_the_answer():
+    chunks = [ModelChunk(reasoning="I should look it up first."), ModelChunk(finish_reason="stop")]
+    streamed, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"]))
+    assert streamed == "" and isinstance(turn.decision, ParseFailure)
+    assert "reasoning but no answer" in turn.decision.problem

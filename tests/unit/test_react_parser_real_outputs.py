@@ -606,3 +606,20 @@ def test_labels_inside_a_code_block_of_a_text_input_are_its_text_never_calls():
     turn = parse_everywhere(text, multi=True)
     assert [a.name for a in turn.actions] == ["write_file"]
     assert "delete_records" in turn.actions[0].input
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        # vllm-project/vllm#48748: DeepSeek V4 answered without thinking; the server's reasoning
+        # parser took the whole reply, the end-of-sentence token inside, for reasoning
+        [ModelChunk(text="<think>\nGood morning! How can I help?<｜end▁of▁sentence｜>\n</think>")],
+        [ModelChunk(reasoning="Good morning! "), ModelChunk(reasoning="How can I help?<｜end▁of▁sentence｜>")],
+    ],
+)
+def test_a_reply_that_never_left_its_reasoning_is_the_answer(chunks):
+    reader = read_react_turn(iter([*chunks, ModelChunk(finish_reason="stop")]), ToolRegistry([]), 1)
+    streamed, turn = drain(reader)
+    assert streamed == "Good morning! How can I help?" and turn.decision == FinalAnswer("Good morning! How can I help?")
+    unfinished = read_react_turn(iter([ModelChunk(text="<think>I should look it up")]), ToolRegistry([]), 1)
+    assert isinstance(drain(unfinished)[1].decision, ParseFailure)
