@@ -585,7 +585,7 @@ def rewrite_markup(text: str) -> str:
 CALL_FENCES: Final = ("```tool_code", "```tool_call")
 """Code blocks that announce a call (Gemini's and Gemma's ```tool_code)."""
 
-_HELD_FROM: Final = ("<tool_call>", *MARKUP_OPENERS, *CALL_FENCES)
+_HELD_FROM: Final = ("<tool_call>", "<tool_code>", *MARKUP_OPENERS, *CALL_FENCES)
 """Where a streamed answer stops: a ``<tool_call>`` (what ``CallMarkup`` writes), markup it
 could not read, or a block that announces a call."""
 _HOLD_CHARS = re.compile(r"[<\[`]")

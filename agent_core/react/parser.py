@@ -465,8 +465,10 @@ def _fence_line(text: str, i: int, eof: bool) -> tuple[int, str] | _Need | None:
 
 _TAGS: Final = (
     ("<tool_call>", "tool", "</tool_call>"),
+    ("<tool_code>", "tool", "</tool_code>"),
     ("<action>", "tool", "</action>"),
     ("</tool_call>", "drop", ""),
+    ("</tool_code>", "drop", ""),
     ("</action>", "drop", ""),
 )
 _TAG_MAX: Final = 48

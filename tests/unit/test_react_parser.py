@@ -847,3 +847,10 @@ def test_markdown_escapes_in_an_action_name_are_not_part_of_it():
     # MindsDB PR #9753 (Mistral): the name written as markdown; the input keeps its backslashes
     turn = parse_react("Action: mindsdb\\_sql\\_tool\nAction Input: SELECT a\\_b FROM t;")
     assert [(a.name, a.input) for a in turn.actions] == [("mindsdb_sql_tool", "SELECT a\\_b FROM t;")]
+
+
+def test_a_tool_code_tag_is_read_as_a_tool_call_tag():
+    turn = parse_react('<tool_code>get_weather(city="Paris")</tool_code>')
+    assert [(a.name, a.input) for a in turn.actions] == [("get_weather", {"city": "Paris"})]
+    broken = parse_react("<tool_code>\n/tool_code>")  # 1CatAI/1Cat-vLLM#26: asked again, not the answer
+    assert broken.final_answer is None and broken.problem

@@ -151,3 +151,17 @@ def test_a_bold_marker_left_before_an_action_input_is_not_part_of_it():
     assert decode_input('** {"task": "x"}') == {"task": "x"}
     assert decode_input('**{"task": "x"}**') == {"task": "x"}
     assert decode_input("** not an object") == "** not an object"
+
+
+@pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        ('<tool_code>get_weather(city="Paris")</tool_code>', [("get_weather", {"city": "Paris"})]),
+        ('Checking.\n<tool_code>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_code>', [("get_weather", {"city": "Paris"})]),
+        ("<tool_code>\n/tool_code>", []),  # 1CatAI/1Cat-vLLM#26: markup with no call in it
+    ],
+)
+def test_a_tool_code_block_is_read_as_a_tool_call_block(text, calls):
+    found, _ = extract_calls_from_text(text, ["get_weather"])
+    assert [(c.name, c.arguments) for c in found] == calls
+    assert mentions_call_markup(text)  # so a block with no readable call is not an answer
