@@ -306,11 +306,15 @@ _WATCHED: Final = tuple(  # longest first: a marker that begins another is tried
     )
 )
 _LONGEST: Final = max(len(marker) for marker in _WATCHED)
-_WATCHED_BY_START: Final = {
-    start: tuple(marker for marker in _WATCHED if marker[:2] == start) for start in {m[:2] for m in _WATCHED}
-}
-"""The watched markers by their first two characters (every marker has more), longest first: the
-few a ``<`` or ``[`` in the text can begin, so text full of them costs no more than a lookup each."""
+
+
+def _by_start(markers: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """``markers`` by their first two characters (every marker has more), in their order: the few
+    a ``<`` or ``[`` in the text can begin, so text full of them costs a lookup each."""
+    return {start: tuple(m for m in markers if m[:2] == start) for start in {m[:2] for m in markers}}
+
+
+_WATCHED_BY_START: Final = _by_start(_WATCHED)
 _MARK_CHARS = re.compile(r"[<\[]")
 _END_MAX: Final = 64
 """Longer than any block's end marker (characters)."""
@@ -597,7 +601,7 @@ def markup_start(text: str) -> int | None:
     return min(found, default=None)
 
 
-_HELD_BY_START: Final = {start: tuple(m for m in _HELD_FROM if m[:2] == start) for start in {m[:2] for m in _HELD_FROM}}
+_HELD_BY_START: Final = _by_start(_HELD_FROM)
 
 
 def partial_markup(text: str) -> int:

@@ -496,7 +496,7 @@ def _whole_code(
     return (calls, "") if calls else ([], text)
 
 
-_CODE_CALL = re.compile(r"([^\W\d][\w.\-]{0,127})\s*\((.*)\)", re.S)
+_CODE_CALL = re.compile(rf"({BARE_NAME.pattern})\s*\((.*)\)", re.S)
 """A reply that is one call written as code: ``get_weather(city="Paris")``, or with its
 arguments as one object (``search({"q": "x"})``, Mistral: openai/openai-agents-python#1196)."""
 

@@ -367,6 +367,7 @@ _CALL_PREFIXES: Final = (("[TOOL_CALLS]", "[TOOL_CALLS]"), ("functools[", "funct
 """What announces a list of calls at a line start, and the part of it dropped like
 ``<|python_tag|>``: Mistral's special token, and Phi-4-mini's ``functools[...]`` (the form
 vLLM's ``phi4_mini_json`` tool parser reads)."""
+_CALL_PREFIX_STARTS: Final = frozenset(prefix[0] for prefix, _ in _CALL_PREFIXES)
 
 
 def _classify_line(text: str, i: int, eof: bool, alone: bool = False) -> _Marker | _Need | None:
@@ -384,7 +385,7 @@ def _classify_line(text: str, i: int, eof: bool, alone: bool = False) -> _Marker
     if j >= limit:
         return None
     plain = not text[i:j].strip()
-    if plain and text[j] in "[f":
+    if plain and text[j] in _CALL_PREFIX_STARTS:
         for prefix, dropped in _CALL_PREFIXES:
             if text.startswith(prefix, j):
                 return _Marker("special", j + len(dropped))
