@@ -501,9 +501,7 @@ _CODE_CALL = re.compile(rf"({BARE_NAME.pattern})\s*\((.*)\)", re.S)
 arguments as one object (``search({"q": "x"})``, Mistral: openai/openai-agents-python#1196)."""
 
 
-_NAME_LINE_CALL = re.compile(
-    r"\s*(?:functions\.)?([^\W\d][\w.\-]{0,127}?)(?::\d+)?[ \t]*(?:\r?\n\s*)?(\{.*\})\s*", re.S
-)
+_NAME_LINE_CALL = re.compile(rf"\s*(?:functions\.)?({BARE_NAME.pattern}?)(?::\d+)?[ \t]*(?:\r?\n\s*)?(\{{.*\}})\s*", re.S)
 
 
 def _name_line(text: str, known: Mapping[str, PromptMessageTool | None]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
@@ -587,6 +585,11 @@ def _action_blocks(
     return found, "".join(kept)
 
 
+def _by_name(tools: Sequence[PromptMessageTool | str]) -> dict[str, PromptMessageTool | None]:
+    """Each tool by its name (a bare name has no declaration)."""
+    return {getattr(tool, "name", tool): (None if isinstance(tool, str) else tool) for tool in tools}
+
+
 _NAME_PREFIXES: Final = ("functions.", "default_api.")
 _NAME_SUFFIXES: Final = ("<|constrain|>json", "json")
 
@@ -622,7 +625,7 @@ def repair_names(calls: Sequence[ToolCall], tools: Sequence[PromptMessageTool | 
     two pieces that arrived as two calls, the first without arguments (continuedev/continue
     #5849, Gemini), joined under the first call's id. Any other call is returned as it came.
     """
-    known = {getattr(tool, "name", tool): (None if isinstance(tool, str) else tool) for tool in tools}
+    known = _by_name(tools)
     out: list[ToolCall] = []
     for call in calls:
         last = out[-1] if out else None
@@ -655,7 +658,7 @@ def extract_calls_from_text(
     as ReAct fits them. Returns
     ``(calls, the text without the call markup)``; with no call, ``((), text)``.
     """
-    known = {getattr(tool, "name", tool): (None if isinstance(tool, str) else tool) for tool in tools}
+    known = _by_name(tools)
     if not text or not known:
         return (), text
     for reader in (_tool_call_blocks, _whole_json, _whole_code, _name_line, _action_blocks):
