@@ -575,7 +575,10 @@ def ends_turn(text: str) -> bool:
     """Whether ``text`` holds a token that ends the model's turn (``_TURN_ENDS``): in reasoning,
     the sign that the model never left it, so that it was the reply (DeepSeek V4 on vLLM, whose
     reasoning parser took a reply without thinking for reasoning: vllm-project/vllm#48748)."""
-    return "<" in text and any(end in text for end in _TURN_ENDS if end[0] == "<")
+    return "<" in text and any(end in text for end in _TAG_TURN_ENDS)
+
+
+_TAG_TURN_ENDS: Final = tuple(end for end in _TURN_ENDS if end[0] == "<")
 
 
 def rewrite_markup(text: str) -> str:
