@@ -71,6 +71,9 @@ class RunState:
     history_dropped: int = 0
     rounds_shortened: int = 0
     images_as_text: int = 0
+    reasoning_opened: bool = False
+    """A reply of this run closed a reasoning block it never opened (``</think>`` alone): the
+    model's template opens it in the prompt, so later replies are read that way."""
     rendered: dict = field(default_factory=dict, repr=False, compare=False)
     """Prompt renderers' memo: a finished round renders the same every time (keyed by what
     changes its rendering), so a long run does not rebuild every earlier round each round."""

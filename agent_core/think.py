@@ -8,6 +8,7 @@ Tags may be split across chunks; an unclosed block runs to the end.
 """
 
 import html
+import re
 from dataclasses import dataclass
 
 _THINK_TAGS = ("<think>", "<thinking>", "<reasoning>")
@@ -33,6 +34,28 @@ DEEPSEEK_REASONING_MARK = "<!--dify-deepseek-reasoning-->"
 """DeepSeek's model plugin opens its ``<think>`` block with this comment and HTML-escapes the
 reasoning inside (``models/deepseek/models/llm/llm.py`` in ``langgenius/dify-official-plugins``),
 so that it can recover ``reasoning_content`` from exactly that block when it comes back."""
+
+
+_OPENED_IN_PROMPT = re.compile(
+    r"qwq|deepseek[-_ ]?r1|r1[-_ ]distill|qwen3[-\w.]*?[-_ ]thinking|thinking[-_ ]?2507", re.IGNORECASE
+)
+
+
+def opens_reasoning_in_prompt(model: str) -> bool:
+    """Whether ``model``'s chat template opens its reasoning block in the prompt, so that a reply
+    served without a reasoning parser holds only the closing ``</think>``: QwQ, DeepSeek-R1 and
+    its distills (the template ends with ``<think>\\n``), Qwen3's thinking-only models
+    (``Qwen3-235B-A22B-Thinking-2507``, ``Qwen3-Next-80B-A3B-Thinking``, whose model cards say
+    the output may hold only ``</think>``). A hybrid model (Qwen3, Qwen3.5) may run with
+    thinking off, so its name alone does not say it; a run learns it from a first such reply."""
+    return bool(model) and _OPENED_IN_PROMPT.search(model) is not None
+
+
+def closes_unopened_block(text: str) -> bool:
+    """Whether ``text`` (a reply as the model wrote it) has a closing tag with no block open."""
+    if "</" not in text:
+        return False
+    return any(kind == STRAY_END for kind, _ in ThinkSplitter().pieces(text))
 
 
 def clean_reasoning(reasoning: str) -> str:
@@ -69,6 +92,7 @@ def _partial_suffix(text: str, tags: tuple[str, ...]) -> int:
 
 _CLOSE_TAGS = tuple("</" + tag[1:] for tag in _THINK_TAGS)  # alone, a stray end (not </details>)
 _ALL_TAGS = _OPEN_TAGS + _CLOSE_TAGS
+_LONGEST_CLOSE = max(len(tag) for tag in _CLOSE_TAGS)
 
 VISIBLE, REASONING, BLOCK_END, STRAY_END = "visible", "reasoning", "block_end", "stray_end"
 """Kinds of the pieces ``ThinkSplitter.pieces`` returns (``STRAY_END``: a closing tag with no
@@ -84,11 +108,33 @@ class ThinkSplitter:
     Holds back only a trailing piece that may still become a tag; a closing tag with no
     block open (a model whose template opened the block in the prompt) is dropped. Linear
     in the input; never raises.
+
+    ``opened=True``: the model's chat template may have opened the block in the prompt
+    (``opens_reasoning_in_prompt``), so the reply may be reasoning up to a bare ``</think>``.
+    Everything is then held until a closing tag (what came before it is reasoning, a leading
+    ``<think>`` dropped) or ``release``/``finish`` (it was not: it is read as any reply).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, opened: bool = False) -> None:
         self._pending = ""
         self._close_tag: str | None = None  # set while inside a block
+        self._opened = opened  # holding: the block may have been opened in the prompt
+        self._held: list[str] = []  # while holding: the reply so far
+        self._tail = ""  # while holding: its end, where a closing tag may be starting
+
+    @property
+    def holding(self) -> bool:
+        """Whether the reply is held because its block may have been opened in the prompt."""
+        return self._opened
+
+    def release(self) -> Split:
+        """Stop holding (the reply's reasoning came apart from it, or it ended): the held text
+        is read as any reply and returned split."""
+        if not self._opened:
+            return Split()
+        self._opened = False
+        held, self._held, self._tail = "".join(self._held), [], ""
+        return _joined(self.pieces(held))
 
     @property
     def inside(self) -> bool:
@@ -97,29 +143,56 @@ class ThinkSplitter:
 
     def feed(self, text: str) -> Split:
         """Consume one piece of content."""
-        if not self._pending and self._close_tag is None and "<" not in text:
+        if not self._pending and self._close_tag is None and not self._opened and "<" not in text:
             return Split(text, "")  # the usual chunk: no tag can start in it
-        visible: list[str] = []
-        reasoning: list[str] = []
-        for kind, piece in self.pieces(text):
-            (reasoning if kind == REASONING else visible).append(piece)
-        return Split("".join(visible), "".join(reasoning))
+        return _joined(self.pieces(text))
 
     def pieces(self, text: str) -> list[tuple[str, str]]:
         """Consume one piece of content; return ``(kind, text)`` pieces in order: ``VISIBLE``
         and ``REASONING`` text, and ``BLOCK_END`` (text "") where a reasoning block closed."""
-        if not self._pending and self._close_tag is None and "<" not in text:
-            return [(VISIBLE, text)] if text else []  # the usual chunk: no tag can start in it
-        self._pending += text
         out: list[tuple[str, str]] = []
-        while self._pending and self._step(out):
-            pass
+        if self._opened:
+            text = self._until_close(text, out)
+        if not self._pending and self._close_tag is None and "<" not in text:
+            out.append((VISIBLE, text))  # the usual chunk: no tag can start in it
+        else:
+            self._pending += text
+            while self._pending and self._step(out):
+                pass
         return [(kind, piece) for kind, piece in out if piece or kind in (BLOCK_END, STRAY_END)]
 
     def finish(self) -> Split:
         """Flush what was held back (an unclosed block stays reasoning)."""
+        released = self.release()
         rest, self._pending = self._pending, ""
-        return Split(reasoning=rest) if self._close_tag else Split(visible=rest)
+        if self._close_tag:
+            return Split(released.visible, released.reasoning + rest)
+        return Split(released.visible + rest, released.reasoning)
+
+    def _until_close(self, text: str, out: list[tuple[str, str]]) -> str:
+        """While holding: keep ``text`` until a closing tag; then the held text before it is
+        reasoning (in ``out``) and what follows it is returned, to be read as usual."""
+        window = self._tail + text
+        lowered = window.lower()
+        if len(lowered) != len(window):  # a character whose lower case is longer: exact tags only
+            lowered = window
+        hits = [(lowered.find(tag), tag) for tag in _CLOSE_TAGS if tag in lowered]
+        if not hits:
+            self._held.append(text)
+            self._tail = window[-(_LONGEST_CLOSE - 1) :]
+            return ""
+        at, tag = min(hits)
+        whole = "".join(self._held) + text
+        at += len(whole) - len(window)
+        reasoning = whole[:at]
+        opener = reasoning.lstrip().lower()
+        for open_tag in _THINK_TAGS:  # the model opened it again itself
+            if opener.startswith(open_tag):
+                reasoning = reasoning.lstrip()[len(open_tag) :]
+                break
+        out += [(REASONING, reasoning), (BLOCK_END, "")]
+        self._opened, self._held, self._tail = False, [], ""
+        return whole[at + len(tag) :]
 
     def _step(self, out: list[tuple[str, str]]) -> bool:
         """Move one tag's worth forward; False when more input is needed."""
@@ -143,6 +216,14 @@ class ThinkSplitter:
         else:  # a stray closing tag: dropped, and said
             out.append((STRAY_END, ""))
         return True
+
+
+def _joined(pieces: list[tuple[str, str]]) -> Split:
+    visible: list[str] = []
+    reasoning: list[str] = []
+    for kind, piece in pieces:
+        (reasoning if kind == REASONING else visible).append(piece)
+    return Split("".join(visible), "".join(reasoning))
 
 
 def visible_text(text: str) -> str:

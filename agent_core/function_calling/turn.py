@@ -148,14 +148,22 @@ class _Collected:
 
 
 def _stream(
-    chunks: Iterator[ModelChunk], gate: AnswerGate, assembler: ToolCallAssembler, got: _Collected
+    chunks: Iterator[ModelChunk], gate: AnswerGate, assembler: ToolCallAssembler, got: _Collected, opened: bool
 ) -> Generator[str, None, None]:
-    """Feed every chunk through the think splitter and the answer gate; yield streamable text."""
-    splitter, markup = ThinkSplitter(), CallMarkup()
+    """Feed every chunk through the think splitter and the answer gate; yield streamable text.
+    ``opened``: the reply may start inside a reasoning block (``ThinkSplitter``), held until it
+    closes, until reasoning comes apart from the content (so none is inline), or to the end."""
+    splitter, markup = ThinkSplitter(opened=opened), CallMarkup()
     visible: list[str] = []
     reasoning: list[str] = []
     for chunk in chunks:
         got.reply.add(chunk)
+        if chunk.reasoning and splitter.holding:
+            released = splitter.release()
+            visible.append(released.visible)
+            reasoning.append(released.reasoning)
+            if out := gate.feed(released.visible):
+                yield out
         part = splitter.feed(markup.feed(chunk.text))
         visible.append(part.visible)
         reasoning.extend((chunk.reasoning, part.reasoning))
@@ -178,7 +186,11 @@ def _stream(
 
 
 def read_function_calling_turn(
-    chunks: Iterator[ModelChunk], tools: Sequence[PromptMessageTool | str], round_index: int = 1
+    chunks: Iterator[ModelChunk],
+    tools: Sequence[PromptMessageTool | str],
+    round_index: int = 1,
+    *,
+    reasoning_opened: bool = False,
 ) -> Generator[str, None, ModelTurn]:
     """Consume one model call; yield user text; return the ``ModelTurn``.
 
@@ -187,12 +199,14 @@ def read_function_calling_turn(
     (vllm39056); else the text as the final answer; else a ``ParseFailure``
     (a ``tool_calls`` finish with no call, call markup that cannot be read,
     or an empty reply). Ids made up for calls that came without one are
-    unique across the run (``r<round>_call_<n>``).
+    unique across the run (``r<round>_call_<n>``). ``reasoning_opened``: the model's
+    template opens its reasoning block in the prompt (``think.opens_reasoning_in_prompt``), so
+    the reply is held until a bare ``</think>`` shows where its reasoning ends.
     """
     prefix = f"r{round_index}_call_"
     names = [getattr(tool, "name", tool) for tool in tools]
     gate, assembler, got = AnswerGate(names), ToolCallAssembler(id_prefix=prefix), _Collected()
-    yield from _stream(chunks, gate, assembler, got)
+    yield from _stream(chunks, gate, assembler, got, reasoning_opened)
     text = got.text
     assembled = assembler.finish(got.finish_reason)
     turn = dict(

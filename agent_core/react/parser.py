@@ -513,24 +513,27 @@ _SPLIT_INPUT_LABEL = re.compile(r"action[ _\-]?inputs?[ \t*]*[:：]\**", re.I)
 _NAME_TRIM: Final = " \t\r\n`*\"'.,;:([{"  # around a tool name: markdown, quotes, punctuation
 
 
-def _split_name_line(line: str) -> tuple[str, bool, str | None]:
-    """The text after ``Action:`` -> (name, has an inline input label, inline input).
+def _split_name_line(line: str) -> tuple[str, bool, str | None, bool]:
+    """The text after ``Action:`` -> (name, has an inline input label, inline input, whether
+    the name was written with markdown escapes).
 
     Handles ``search Action Input: {...}`` on one line and ``Search[query]`` / ``search(query)``.
     """
     line = TRAILING_SPECIAL_TOKENS.sub("", line.rstrip())
     label = _SPLIT_INPUT_LABEL.search(line)
-    if label:
-        return _MD_ESCAPE.sub(r"\1", line[: label.start()].strip(_NAME_TRIM)), True, line[label.end() :].strip()
-    call = CALL_FORM.fullmatch(line.strip())
+    call = None if label else CALL_FORM.fullmatch(line.strip())
     if call:
-        return call.group(1), False, call.group(2)
-    return _MD_ESCAPE.sub(r"\1", line.strip(_NAME_TRIM)), False, None
+        return call.group(1), False, call.group(2), False
+    written = (line[: label.start()] if label else line).strip(_NAME_TRIM)
+    name = _MD_ESCAPE.sub(r"\1", written)
+    return name, label is not None, line[label.end() :].strip() if label else None, name != written
 
 
 _MD_ESCAPE = re.compile(r"\\([_*`])")
 """A markdown escape in a tool name (``mindsdb\\_sql``, MindsDB PR #9753): names hold no
-backslashes, so the escape goes; an input keeps its backslashes (SQL, regular expressions)."""
+backslashes, so the escape goes. A text input loses the same escapes only when its name had
+one (the model wrote the whole action as markdown: ``AVG(sales\\_price)``); otherwise it keeps
+its backslashes (SQL ``LIKE 'a\\_%'``, regular expressions)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -611,6 +614,7 @@ class ReactStreamParser:
         self._span: list[str] | None = None  # raw text of the construct being read
         self._acc: list[str] = []  # its content: name line, input, JSON or block text
         self._name = ""
+        self._name_escaped = False  # the name was written with markdown escapes (_MD_ESCAPE)
         self._call_input: Any = None  # from "Action: search[query]"
         self._name_kind = "tool"  # tool | none | orphan | noname
         self._purpose = "blob"  # blob | candidate | input
@@ -1028,7 +1032,7 @@ class ReactStreamParser:
 
     def _name_done(self, json_follows: bool) -> None:
         """The name line is complete: decide where the input comes from."""
-        name, has_label, inline = _split_name_line("".join(self._acc))
+        name, has_label, inline, self._name_escaped = _split_name_line("".join(self._acc))
         self._name, self._call_input = name, None
         self._name_kind = "none" if _is_none_name(name) else ("tool" if name else "noname")
         self._none_action = self._none_action or self._name_kind == "none"
@@ -1381,6 +1385,8 @@ class ReactStreamParser:
         else:
             if isinstance(value, dict) and value.get("action") == name and "action_input" in value:
                 value = decode_nested(value["action_input"])
+            elif isinstance(value, str) and self._name_escaped:
+                value = _MD_ESCAPE.sub(r"\1", value)
             self._deliver([(name, value)])
 
     def _blob_done(self, calls: list[Call], text: str, template: str) -> None:

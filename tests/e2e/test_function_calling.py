@@ -232,6 +232,38 @@ def test_reasoning_stays_out_of_the_answer_and_goes_back_to_the_model_intact(run
     assert thoughts[0].data["reasoning"] == "I should check the weather."
 
 
+def text_messages(result) -> list[str]:
+    return [m["message"]["text"] for m in result.messages if m.get("type") == "text"]
+
+
+def test_a_reasoning_model_whose_template_opened_the_block_shows_only_its_answer(run):
+    """QwQ served without a reasoning parser: the reply is its reasoning, a bare </think> and the
+    answer (dify#17660); none of the reasoning reaches the chat, all of it goes to the log."""
+    reply = "Okay, the user asks about Paris.\nI know this.\n</think>\n\nParis is the capital of France."
+    result = run([{"text": reply, "split": 5}], query="capital of France?", model={"model": "qwq-32b"})
+    assert_clean_end(result)
+    assert result.text == "Paris is the capital of France."
+    assert not any("Okay" in text for text in text_messages(result))
+    thought = next(n for n in result.logs.values() if n.label.endswith("Thought"))
+    assert "I know this." in thought.data["reasoning"]
+
+
+def test_a_bare_closing_tag_in_one_reply_keeps_the_later_replies_reasoning_out_of_the_chat(run):
+    """Any model: once a reply of the run closed a block it never opened, later replies are
+    read as starting inside one."""
+    turns = [
+        {"text": "I need the weather.\n</think>\n\n", "split": 4,
+         "tool_calls": [{"id": "w", "name": "get_weather", "arguments": '{"city": "Paris"}'}]},
+        {"text": "It is sunny, so I can answer.\n</think>\n\nSunny in Paris.", "split": 4},
+    ]
+    result = run(turns, tools=[weather_tool()])
+    assert_clean_end(result)
+    assert result.text.endswith("Sunny in Paris.")
+    assert "It is sunny, so I can answer." not in result.text
+    replayed = [m for m in result.llm_requests[1]["prompt_messages"] if m["role"] == "assistant"]
+    assert replayed[0]["content"] == "I need the weather.\n</think>\n\n"  # back to the model as sent
+
+
 def test_model_failure_is_a_clear_error_with_logs_closed_and_usage_kept(run):
     call = {"tool_calls": [{"id": "c", "name": "get_weather", "arguments": '{"city": "Paris"}'}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 2}}

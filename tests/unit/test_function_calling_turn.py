@@ -156,3 +156,22 @@ def test_reasoning_that_did_not_end_the_turn_is_not_the_answer():
     streamed, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"]))
     assert streamed == "" and isinstance(turn.decision, ParseFailure)
     assert "reasoning but no answer" in turn.decision.problem
+
+
+def test_a_reply_whose_template_opened_the_reasoning_streams_only_what_follows_its_bare_end():
+    # QwQ / DeepSeek-R1 served without a reasoning parser: the reasoning, "</think>", the answer
+    pieces = ["Okay, the user", " asks 2 + 2.\n</th", "ink>\n\nThe answer", " is 4."]
+    chunks = [ModelChunk(text=piece) for piece in pieces] + [ModelChunk(finish_reason="stop")]
+    streamed, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"], reasoning_opened=True))
+    assert streamed == "The answer is 4." and turn.decision == FinalAnswer("The answer is 4.")
+    assert turn.reasoning == "Okay, the user asks 2 + 2.\n" and turn.content == "".join(pieces)
+
+
+def test_a_reply_held_as_maybe_reasoning_is_released_when_reasoning_comes_apart_or_at_its_end():
+    apart = [ModelChunk(reasoning="Let me think."), ModelChunk(text="The answer"), ModelChunk(text=" is 4."),
+             ModelChunk(finish_reason="stop")]
+    streamed, turn = drain(read_function_calling_turn(iter(apart), ["get_weather"], reasoning_opened=True))
+    assert streamed == "The answer is 4." and turn.reasoning == "Let me think."
+    plain = [ModelChunk(text="The answer is 4."), ModelChunk(finish_reason="stop")]
+    streamed, turn = drain(read_function_calling_turn(iter(plain), ["get_weather"], reasoning_opened=True))
+    assert streamed == "The answer is 4." and turn.decision == FinalAnswer("The answer is 4.")

@@ -843,10 +843,20 @@ def test_the_format_inside_a_code_block_of_the_answer_is_the_answers_own():
         assert turn.final_answer == text[text.index("Here is one") :]
 
 
-def test_markdown_escapes_in_an_action_name_are_not_part_of_it():
-    # MindsDB PR #9753 (Mistral): the name written as markdown; the input keeps its backslashes
-    turn = parse_react("Action: mindsdb\\_sql\\_tool\nAction Input: SELECT a\\_b FROM t;")
-    assert [(a.name, a.input) for a in turn.actions] == [("mindsdb_sql_tool", "SELECT a\\_b FROM t;")]
+def test_markdown_escapes_in_an_action_name_are_not_part_of_it_nor_of_its_text_input():
+    # MindsDB PR #9753 (Mistral): the whole action written as markdown
+    text = "Do I need to use a tool? Yes\nAction: mindsdb\\_sql\\_tool\nAction Input: SELECT AVG(sales\\_price) FROM t;"
+    for chunks in ([text], list(text)):
+        _, _, turn = run(chunks)
+        assert [(a.name, a.input) for a in turn.actions] == [("mindsdb_sql_tool", "SELECT AVG(sales_price) FROM t;")]
+    inline = parse_react("Action: mindsdb\\_sql\\_tool Action Input: SELECT a\\_b FROM t;")
+    assert [(a.name, a.input) for a in inline.actions] == [("mindsdb_sql_tool", "SELECT a_b FROM t;")]
+
+
+def test_an_input_keeps_its_backslashes_when_its_name_has_no_markdown_escape():
+    sql = "SELECT * FROM t WHERE a LIKE 'x\\_%' ESCAPE '\\';"
+    turn = parse_react(f"Action: sql_tool\nAction Input: {sql}")
+    assert [(a.name, a.input) for a in turn.actions] == [("sql_tool", sql)]
 
 
 def test_a_tool_code_tag_is_read_as_a_tool_call_tag():

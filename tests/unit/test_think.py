@@ -1,9 +1,10 @@
 """Reasoning blocks never leak into visible text, however the stream is split."""
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_core.think import ThinkSplitter, visible_text
+from agent_core.think import Split, ThinkSplitter, closes_unopened_block, opens_reasoning_in_prompt, visible_text
 
 
 def split_all(pieces):
@@ -62,3 +63,57 @@ def test_an_old_model_plugins_details_block_is_reasoning_and_other_details_are_t
         assert reasoning == "\nSimple greeting.\n"
         assert visible == "\n\nHello! <details><summary>More</summary>x</details>"
     assert visible_text("a</details>b") == "a</details>b"  # a closing </details> alone is HTML
+
+
+def split_opened(pieces):
+    """``split_all`` with the block taken as opened in the prompt."""
+    splitter = ThinkSplitter(opened=True)
+    outs = [splitter.feed(piece) for piece in pieces] + [splitter.finish()]
+    return "".join(o.visible for o in outs), "".join(o.reasoning for o in outs)
+
+
+def test_a_block_opened_in_the_prompt_is_reasoning_up_to_its_bare_closing_tag():
+    # QwQ, DeepSeek-R1, Qwen3 *-Thinking-2507: the template ends the prompt with "<think>\n"
+    text = "Okay, 2 + 2 is 4.\n</think>\n\nThe answer is 4."
+    for size in (len(text), 1, 3, 7):
+        pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        assert split_opened(pieces) == ("\n\nThe answer is 4.", "Okay, 2 + 2 is 4.\n")
+
+
+def test_a_reply_taken_as_opened_that_never_closes_is_read_as_any_reply():
+    assert split_opened(["The answer ", "is 4."]) == ("The answer is 4.", "")
+    assert split_opened(["<think>plan", "</think>Hi"]) == ("Hi", "plan")  # it opened the block itself
+    assert split_opened(["<think>still thinking"]) == ("", "still thinking")
+
+
+def test_nothing_is_passed_on_while_the_reply_may_still_be_reasoning_and_release_reads_it_as_usual():
+    splitter = ThinkSplitter(opened=True)
+    assert splitter.feed("The answer") == Split() and splitter.holding
+    assert splitter.release() == Split("The answer", "") and not splitter.holding
+    assert splitter.feed(" is 4.").visible == " is 4."
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab <>/thinkg")), max_size=60), st.lists(st.integers(1, 10), min_size=1, max_size=10))
+def test_chunking_does_not_matter_when_opened(text, sizes):
+    pieces, i = [], 0
+    while i < len(text):
+        size = sizes[len(pieces) % len(sizes)]
+        pieces.append(text[i : i + size])
+        i += size
+    assert split_opened(pieces) == split_opened([text])
+
+
+@pytest.mark.parametrize("model", ["qwq-32b", "deepseek-r1:14b", "DeepSeek-R1-Distill-Qwen-32B",
+                                   "Qwen3-235B-A22B-Thinking-2507", "qwen3-next-80b-a3b-thinking"])
+def test_models_whose_template_opens_the_block_are_known_by_name(model):
+    assert opens_reasoning_in_prompt(model)
+
+
+@pytest.mark.parametrize("model", ["qwen3-30b-a3b", "qwen3.5:35b", "deepseek-chat", "deepseek-reasoner", "gpt-4o", ""])
+def test_other_models_are_not_taken_for_them(model):
+    assert not opens_reasoning_in_prompt(model)
+
+
+def test_a_closing_tag_with_no_block_open_is_found():
+    assert closes_unopened_block("plan\n</think>\n\nHi")
+    assert not closes_unopened_block("<think>plan</think>Hi") and not closes_unopened_block("a </b> c")
