@@ -13,13 +13,17 @@ Family                 Markup (source)
 DeepSeek V3 / R1       ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME`` and
                        the arguments in a json fence, ``<｜tool▁call▁end｜>``; V3.1 writes
                        ``NAME<｜tool▁sep｜>{...}`` (DeepSeek's chat templates; google/adk-python#5654)
-DeepSeek V3.2          ``<｜DSML｜function_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K"
-                       string="true">V</｜DSML｜parameter>...`` (vllm-project/vllm#48931)
+DeepSeek V3.2, V4      ``<｜DSML｜function_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K"
+                       string="true">V</｜DSML｜parameter>...`` (vllm-project/vllm#48931); V4 wraps
+                       it in ``<｜DSML｜tool_calls>`` (sgl-project/sglang#35736), bars ASCII or
+                       doubled; ``<｜DSML｜toolcall>NAME`` above a json fence (vllm-ascend#13794)
+LFM2                   ``<|tool_call_start|>[NAME(k="v")]<|tool_call_end|>`` (ml-explore/mlx-lm#864)
 Kimi K2                ``<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0
                        <|tool_call_argument_begin|>{...}<|tool_call_end|>...`` (Kimi-K2
                        tool_call_guidance; vllm-project/vllm#31207)
 MiniMax M2, Claude     ``<minimax:tool_call>`` / ``<function_calls>`` around ``<invoke name="N">
-                       <parameter name="K">V</parameter></invoke>`` (MiniMax-M2.5#10)
+                       <parameter name="K">V</parameter></invoke>`` (MiniMax-M2.5#10), or that
+                       ``<invoke>`` alone (Claude Opus 4.8, anthropics/claude-code#65635)
 MiniMax M1             ``<tool_calls>`` around one JSON call per line (MiniMax-M2#14)
 Qwen3-Coder            ``<function=NAME><parameter=K>V</parameter></function>`` without the
                        opening ``<tool_call>`` (ollama/ollama#16686)
@@ -56,6 +60,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from agent_core.text_calls import (
+    BARE_NAME,
     FAIL,
     Call,
     calls_from_block,
@@ -139,19 +144,54 @@ _INVOKE = re.compile(r"<invoke\s+name=\s*[\"']([^\"'>]+)[\"']\s*>(.*?)(?:</invok
 _PARAMETER = re.compile(
     r"<parameter\s+name=\s*[\"']([^\"'>]+)[\"']((?:\s+[\w-]+=\s*[\"'][^\"']*[\"'])*)\s*>(.*?)</parameter>", re.S
 )
-_DSML = re.compile(r"(?<=<)[|｜]DSML[|｜]|(?<=</)[|｜]DSML[|｜]")
+_DSML = re.compile(r"(?<=<)[|｜]+DSML[|｜]+|(?<=</)[|｜]+DSML[|｜]+")
+_DSML_WRAPPERS: Final = ("function_calls", "tool_calls", "tool_ccalls")
+"""DeepSeek V3.2's DSML call wrapper, V4's, and the misspelling V4 writes now and then
+(osaurus-ai/osaurus#1242)."""
+
+
+def _dsml(word: str) -> tuple[str, ...]:
+    """``<｜DSML｜word>`` with the bars as the tokenizer writes them, as servers rewrite them (ASCII
+    bar) and doubled (AppsGanin/ai-free-vscode#17)."""
+    return tuple(f"<{bar * n}DSML{bar * n}{word}>" for bar in _BARS for n in (1, 2))
+
+
+def _read_dsml_toolcall(block: str) -> list[Call]:
+    """``<｜DSML｜toolcall>NAME`` and its arguments in a json fence (DeepSeek V4,
+    vllm-project/vllm-ascend#13794); what follows the first fence (an invented result) is not
+    the call's."""
+    calls: list[Call] = []
+    for piece in re.split(r"<[|｜]+DSML[|｜]+toolcall>", block)[1:]:
+        name, _, rest = piece.strip().partition("\n")
+        fence = re.match(r"\s*```[\w-]*[ \t]*\n(.*?)(?:```|\Z)", rest, re.S)
+        if not BARE_NAME.fullmatch(name.strip()) or not fence:
+            return []
+        calls.append((name.strip(), _arguments(fence.group(1))))
+    return calls
+
+
+def _read_pythonic(block: str) -> list[Call]:
+    """``<|tool_call_start|>[get_weather(location="Paris")]<|tool_call_end|>``: Python calls in
+    a list between LFM2's tokens (ml-explore/mlx-lm#864)."""
+    return calls_from_block(block.replace("<|tool_call_start|>", "").replace("<|tool_call_end|>", ""))
 
 
 def _read_invoke(block: str) -> list[Call]:
     """``<invoke name="N"><parameter name="K">V</parameter></invoke>``: a parameter marked
-    ``string="true"`` (DeepSeek V3.2) is text as written, any other value JSON when it reads as
-    JSON, else text."""
+    ``string="true"`` (DeepSeek V3.2) is text as written, one marked ``string="false"`` JSON
+    (``false``, ``20``) when it reads as JSON, any other value JSON when it reads as a JSON object
+    or array, else text."""
     calls: list[Call] = []
     for name, inner in _INVOKE.findall(_DSML.sub("", block)):
         arguments: dict[str, Any] = {}
         for key, attributes, value in _PARAMETER.findall(inner):
-            literal = re.search(r"string=\s*[\"']true[\"']", attributes)
-            arguments[key] = value if literal else decode_nested(value.strip())
+            marked = re.search(r"string=\s*[\"'](true|false)[\"']", attributes)
+            if marked and marked.group(1) == "true":
+                arguments[key] = value
+            elif marked and (decoded := decode_json(value.strip())) is not FAIL:
+                arguments[key] = decoded
+            else:
+                arguments[key] = decode_nested(value.strip())
         calls.append((name.strip(), arguments))
     return calls
 
@@ -280,12 +320,15 @@ _RULES: Final = (
     _Rule(("<|tool_calls_section_begin|>",), re.compile(r"<\|tool_calls_section_end\|>"), _read_kimi),
     _Rule(("<|tool_call_begin|>",), re.compile(r"<\|tool_call_end\|>"), _read_kimi),
     _Rule(
-        tuple(f"<{bar}DSML{bar}function_calls>" for bar in _BARS),
-        re.compile(r"</[|｜]DSML[|｜]function_calls>"),
+        tuple(opener for word in _DSML_WRAPPERS for opener in _dsml(word)),
+        re.compile(r"</[|｜]+DSML[|｜]+(?:function_calls|tool_c?calls)>"),
         _read_invoke,
     ),
+    _Rule(_dsml("toolcall"), None, _read_dsml_toolcall),
+    _Rule(("<|tool_call_start|>",), re.compile(r"<\|tool_call_end\|>"), _read_pythonic),
     _Rule(("<minimax:tool_call>",), re.compile(r"</minimax:tool_call>"), _read_invoke),
     _Rule(("<function_calls>",), re.compile(r"</function_calls>"), _read_invoke),
+    _Rule(("<invoke name=",), re.compile(r"</invoke>"), _read_invoke),
     _Rule(("<tool_calls>",), re.compile(r"</tool_calls>"), _read_json_lines),
     _Rule(("<function=",), re.compile(r"</function>"), _read_function),
     _Rule(("[TOOL_CALLS]",), None, _read_mistral),

@@ -121,6 +121,19 @@ def _round_entry(result: ToolResult) -> dict:
     return entry
 
 
+def _fallback_answer(turn: ModelTurn) -> str:
+    """What a model that keeps failing so still said, as its answer: the failure's ``fallback``
+    (the text of a reply that stopped inside its own reasoning block), or the text of a model
+    that keeps writing a Thought and then its answer without the label (the official ReAct
+    strategy takes it so); ``""`` when there is none."""
+    decision = turn.decision
+    if not isinstance(decision, ParseFailure):
+        return ""
+    if decision.problem == prompts.PROBLEM_THOUGHT_ONLY:
+        return turn.thought.strip()
+    return decision.fallback.strip()
+
+
 def _turn_log_data(turn: ModelTurn) -> dict:
     data: dict = {"output": turn.thought}
     if turn.reasoning:
@@ -215,10 +228,8 @@ class AgentLoop:
                 yield from self._end_without_answer(turn)
                 return
             failures = failures + 1 if isinstance(decision, ParseFailure) else 0
-            if failures >= MAX_PARSE_RETRIES and decision.problem == prompts.PROBLEM_THOUGHT_ONLY and turn.thought.strip():
-                # A model that keeps writing a Thought and then its answer without the label:
-                # its text is the answer, as the official ReAct strategy takes it.
-                yield from self._text(_paragraph_break(self._last_text) + turn.thought.strip())
+            if failures >= MAX_PARSE_RETRIES and (answer := _fallback_answer(turn)):
+                yield from self._text(_paragraph_break(self._last_text) + answer)
                 return
             if failures >= MAX_PARSE_RETRIES:
                 raise AgentRunError(_gave_up(turn, decision.problem, failures))

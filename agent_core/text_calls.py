@@ -286,11 +286,13 @@ def calls_from_block(text: str) -> list[Call]:
     return [(name.group(2).strip(), _xml_arguments(text))]
 
 
-_GLM_PAIR = re.compile(r"<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)</arg_value>", re.S)
+_GLM_PAIR = re.compile(r"<arg_key>([^<]*)(?:</arg_key>\s*)+<arg_value>(.*?)</arg_value>", re.S)
 _GLM_CALL = re.compile(rf"([\w.\-]+)\s*((?:{_GLM_PAIR.pattern}\s*)+)", re.S)
 """GLM-4.5 to GLM-5 inside ``<tool_call>``: the name, then ``<arg_key>k</arg_key><arg_value>v
-</arg_value>`` pairs (sgl-project/sglang#19925). A name alone is read by the readers that know
-it is a call (``<tool_call>list_files</tool_call>``, GLM-4.7 without arguments)."""
+</arg_value>`` pairs (sgl-project/sglang#19925); a key closed twice (GLM-4.7,
+vllm-project/vllm#54971) is still the key, never ``k</arg_key>``. A name alone is read by the
+readers that know it is a call (``<tool_call>list_files</tool_call>``, GLM-4.7 without
+arguments)."""
 
 
 def _open_parameter(inner: str) -> bool:

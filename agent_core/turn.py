@@ -32,9 +32,11 @@ class ToolCalls:
 
 @dataclass(frozen=True)
 class ParseFailure:
-    """Neither an answer nor a usable call; ``problem`` is told to the model."""
+    """Neither an answer nor a usable call; ``problem`` is told to the model. ``fallback``: the
+    text to answer with if the model keeps failing so (the retries run out), ``""`` for none."""
 
     problem: str
+    fallback: str = ""
 
 
 Decision = FinalAnswer | ToolCalls | ParseFailure

@@ -36,8 +36,9 @@ _CALL_OPENERS: Final = (FUNCTOOLS, HARMONY_RECIPIENT)
 """Words that open a reply written as a call: Phi-4-mini's call list, a Harmony recipient whose
 special tokens the server left out (gpt-oss: ``to=functions.get_weather``, ggml-org/llama.cpp
 #15181)."""
-_AFTER_NAME: Final = frozenset({":", "{", "("})
-"""What follows a tool's name at the start of a reply that writes a call on one line."""
+_AFTER_NAME: Final = frozenset({":", "{", "(", "<"})
+"""What follows a tool's name at the start of a reply that writes a call on one line (``<``:
+GLM's ``name<arg_key>``, also mangled, mrwogu/factory-droid-openai#36)."""
 _ACTION_LABEL = "action"
 
 
@@ -145,6 +146,7 @@ class _Collected:
     finish_reason: str | None = None
     reply: AssistantReply = field(default_factory=AssistantReply)
     reasoning_ended_turn: bool = False  # a turn-end token came inside the reasoning
+    unclosed: bool = False  # the content ended inside a reasoning block it opened
 
 
 def _stream(
@@ -178,6 +180,7 @@ def _stream(
             yield out
     got.reasoning_ended_turn = got.reasoning_ended_turn or (markup.ended and splitter.inside)
     last, tail = splitter.feed(markup.finish()), splitter.finish()
+    got.unclosed = splitter.inside
     visible += (last.visible, tail.visible)
     reasoning += (last.reasoning, tail.reasoning)
     if out := gate.feed(last.visible + tail.visible):
@@ -239,7 +242,10 @@ def read_function_calling_turn(
             yield gate.held.lstrip()
         return ModelTurn(thought=text, decision=FinalAnswer(text.lstrip()), **turn)
     if got.finish_reason == "tool_calls":
-        problem = prompts.TOOL_CALL_MISSING
-    else:
-        problem = prompts.ONLY_REASONING_REPLY if got.reasoning.strip() else prompts.EMPTY_REPLY
-    return ModelTurn(thought=text, decision=ParseFailure(problem), **turn)
+        return ModelTurn(thought=text, decision=ParseFailure(prompts.TOOL_CALL_MISSING), **turn)
+    if not got.reasoning.strip():
+        return ModelTurn(thought=text, decision=ParseFailure(prompts.EMPTY_REPLY), **turn)
+    # A reply that stopped inside the <think> it opened (lobehub/lobehub#5672: the whole answer
+    # in it): asked again, and if it keeps doing so, what it wrote there is its answer.
+    fallback = visible_text(rewrite_markup(got.reasoning)) if got.unclosed and not cut else ""
+    return ModelTurn(thought=text, decision=ParseFailure(prompts.ONLY_REASONING_REPLY, fallback), **turn)

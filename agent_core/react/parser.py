@@ -521,7 +521,7 @@ def _split_name_line(line: str) -> tuple[str, bool, str | None, bool]:
     """
     line = TRAILING_SPECIAL_TOKENS.sub("", line.rstrip())
     label = _SPLIT_INPUT_LABEL.search(line)
-    call = None if label else CALL_FORM.fullmatch(line.strip())
+    call = None if label else CALL_FORM.fullmatch(line.strip(" \t`*"))  # `search[query]` (hello-agents#127)
     if call:
         return call.group(1), False, call.group(2), False
     written = (line[: label.start()] if label else line).strip(_NAME_TRIM)
@@ -662,6 +662,11 @@ class ReactStreamParser:
             self._emit_answer(held)
         self._turn = self._settle()
         return self._drain()
+
+    @property
+    def stopped_in_reasoning(self) -> bool:
+        """Whether the reply ended while a reasoning block it opened was still open."""
+        return self._think.inside
 
     @property
     def ended_in_reasoning(self) -> bool:

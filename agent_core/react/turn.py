@@ -121,4 +121,7 @@ def read_react_turn(
         yield answer
         return ModelTurn(thought=parsed.thought, decision=FinalAnswer(answer), **common)
     problem = parsed.problem or prompts.NO_ACTION_OR_ANSWER
-    return ModelTurn(thought=parsed.thought, decision=ParseFailure(problem), **common)
+    fallback = ""
+    if parser.stopped_in_reasoning and (finish_reason or "").lower() not in LENGTH_FINISH_REASONS:
+        fallback = (parse_react(parsed.reasoning).final_answer or "").strip()  # as FC's (lobehub#5672)
+    return ModelTurn(thought=parsed.thought, decision=ParseFailure(problem, fallback), **common)

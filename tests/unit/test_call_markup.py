@@ -43,6 +43,53 @@ SHAPES = [
         "",
     ),
     (
+        "deepseek-v4-dsml",  # sgl-project/sglang#35736: V4 renamed the wrapper
+        '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Paris'
+        "</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
+        PARIS,
+        "",
+    ),
+    (
+        "deepseek-v4-dsml-ascii-bars",  # cline/cline#13348
+        '<|DSML|tool_calls>\n<|DSML|invoke name="get_weather">\n<|DSML|parameter name="city" string="true">Paris'
+        "</|DSML|parameter>\n</|DSML|invoke>\n</|DSML|tool_calls>",
+        PARIS,
+        "",
+    ),
+    (
+        "deepseek-v4-dsml-doubled-bars-json-values",  # AppsGanin/ai-free-vscode#17, left open
+        '<｜｜DSML｜｜tool_calls> <｜｜DSML｜｜invoke name="read_file"> <｜｜DSML｜｜parameter name="path" string="true">a.js'
+        '</｜｜DSML｜｜parameter> <｜｜DSML｜｜parameter name="line" string="false">20</｜｜DSML｜｜parameter> '
+        '<｜｜DSML｜｜parameter name="raw" string="false">false</｜｜DSML｜｜parameter> </｜｜DSML｜｜invoke>',
+        [("read_file", {"path": "a.js", "line": 20, "raw": False})],
+        "",
+    ),
+    (
+        "deepseek-v4-dsml-misspelt",  # osaurus-ai/osaurus#1242
+        '<｜DSML｜tool_ccalls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Paris'
+        "</｜DSML｜parameter>\n</｜DSML｜inv>",
+        PARIS,
+        "",
+    ),
+    (
+        "deepseek-v4-toolcall-fence",  # vllm-project/vllm-ascend#13794: an invented result follows
+        'I will look first.\n\n<｜DSML｜toolcall>get_weather\n\n```json\n{"city": "Paris"}\n``` \n\n```json\n{"temp": 3}\n```',
+        PARIS,
+        "I will look first.",
+    ),
+    (
+        "lfm2-python-list",  # ml-explore/mlx-lm#864
+        '<|tool_call_start|>[get_weather(city="Paris")]<|tool_call_end|>',
+        PARIS,
+        "",
+    ),
+    (
+        "claude-bare-invoke",  # anthropics/claude-code#71952 (Opus 4.8)
+        'I will check.\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>',
+        PARIS,
+        "I will check.",
+    ),
+    (
         "kimi-k2-after-prose",  # vllm-project/vllm#31207
         "Let me check. <|tool_calls_section_begin|><|tool_call_begin|> functions.get_weather:0 "
         '<|tool_call_argument_begin|> {"city": "Paris"} <|tool_call_end|><|tool_call_begin|>functions.get_time:1'

@@ -864,3 +864,9 @@ def test_a_tool_code_tag_is_read_as_a_tool_call_tag():
     assert [(a.name, a.input) for a in turn.actions] == [("get_weather", {"city": "Paris"})]
     broken = parse_react("<tool_code>\n/tool_code>")  # 1CatAI/1Cat-vLLM#26: asked again, not the answer
     assert broken.final_answer is None and broken.problem
+
+
+def test_an_action_written_as_code_in_backticks_is_read_as_without_them():
+    # datawhalechina/hello-agents#127 (Qwen3-8B)
+    turn = parse_react("Thought: 用户想知道北京的天气。\nAction: `get_weather[北京]`")
+    assert [(a.name, a.input) for a in turn.actions] == [("get_weather", "北京")]

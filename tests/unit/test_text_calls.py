@@ -165,3 +165,9 @@ def test_a_tool_code_block_is_read_as_a_tool_call_block(text, calls):
     found, _ = extract_calls_from_text(text, ["get_weather"])
     assert [(c.name, c.arguments) for c in found] == calls
     assert mentions_call_markup(text)  # so a block with no readable call is not an answer
+
+
+def test_a_glm_key_closed_twice_is_still_the_key():
+    # vllm-project/vllm#54971 (GLM-4.7): the tool must not run with a key "path</arg_key>"
+    block = "list_dir<arg_key>path</arg_key></arg_key><arg_value>/Users/me/project</arg_value>"
+    assert calls_from_block(block) == [("list_dir", {"path": "/Users/me/project"})]
