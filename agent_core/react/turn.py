@@ -120,8 +120,14 @@ def read_react_turn(
     if answer := _answer_in_reasoning(parser, parsed, "".join(reasoning), reasoning_ended_turn):
         yield answer
         return ModelTurn(thought=parsed.thought, decision=FinalAnswer(answer), **common)
-    problem = parsed.problem or prompts.NO_ACTION_OR_ANSWER
+    return ModelTurn(thought=parsed.thought, decision=_failure(parser, parsed, finish_reason), **common)
+
+
+def _failure(parser: ReactStreamParser, parsed: ReactTurn, finish_reason: str | None) -> ParseFailure:
+    """A reply with neither an action nor an answer; if it stopped inside the reasoning block it
+    opened (not at the output limit), what it wrote there is the answer to fall back on once
+    the retries run out (lobehub/lobehub#5672, as Function Calling's)."""
     fallback = ""
     if parser.stopped_in_reasoning and (finish_reason or "").lower() not in LENGTH_FINISH_REASONS:
-        fallback = (parse_react(parsed.reasoning).final_answer or "").strip()  # as FC's (lobehub#5672)
-    return ModelTurn(thought=parsed.thought, decision=ParseFailure(problem, fallback), **common)
+        fallback = (parse_react(parsed.reasoning).final_answer or "").strip()
+    return ParseFailure(parsed.problem or prompts.NO_ACTION_OR_ANSWER, fallback)
