@@ -27,7 +27,7 @@ from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
 from agent_core.budget import observation_budget, prompt_budget, request_bytes, request_tokens
-from agent_core.errors import AgentRunError
+from agent_core.errors import AgentRunError, chained, shortened
 from agent_core.knowledge import retriever_resources
 from agent_core.line_budget import REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, fit, text_pieces
 from agent_core.logs import LogNode
@@ -44,6 +44,9 @@ __all__ = ["MAX_PARSE_RETRIES", "REPEAT_LIMIT", "AgentLoop", "AgentRunError", "R
 
 MAX_CONTINUATIONS = 1
 """Times an answer cut by the output limit is continued before the run ends with a notice."""
+MAX_CUT_CALL_ROUNDS = 1
+"""Rounds in a row whose calls came in a reply cut by the output limit (none of them run, the
+model asked again) before the run ends with a notice."""
 
 MAX_PARSE_RETRIES = 3
 """Consecutive unreadable or empty replies tolerated before the run fails."""
@@ -194,16 +197,20 @@ class AgentLoop:
         except Exception as error:
             yield from self._close_open_nodes(str(error))
             yield from self._summary()
-            raise AgentRunError(f"{type(error).__name__}: {error}") from error
+            raise AgentRunError(f"{type(error).__name__}: {error}") from chained(error)
         yield from self._summary()
 
-    def _rounds(self) -> Generator[AgentInvokeMessage, None, None]:
-        params = self.state.params
-        for name, reason in params.dropped_tools:
+    def _dropped_tools(self) -> Generator[AgentInvokeMessage, None, None]:
+        """A log node for each tool left out because its declaration does not validate."""
+        for name, reason in self.state.params.dropped_tools:
             note = LogNode(f"TOOL DROPPED {name}")
             yield note.start()
             yield note.finish({"output": prompts.TOOL_DROPPED.format(name=name)}, error=reason)
-        failures = cut_answers = 0
+
+    def _rounds(self) -> Generator[AgentInvokeMessage, None, None]:
+        params = self.state.params
+        yield from self._dropped_tools()
+        failures = cut_answers = cut_calls = 0
         while True:
             if self.state.round_index > params.maximum_iterations and not self.state.limit_reached:
                 self.state.limit_reached = True
@@ -223,6 +230,10 @@ class AgentLoop:
                 self._continuing = True  # the next round's text goes on where this one stopped
                 continue
             if isinstance(decision, FinalAnswer):
+                return
+            cut_calls = cut_calls + 1 if isinstance(decision, ToolCalls) and turn.cut else 0
+            if cut_calls > MAX_CUT_CALL_ROUNDS:
+                yield from self._text(_paragraph_break(self._last_text) + prompts.STOPPED_AT_OUTPUT_LIMIT)
                 return
             if self.state.limit_reached:
                 yield from self._end_without_answer(turn)
@@ -259,7 +270,7 @@ class AgentLoop:
         results: tuple[ToolResult, ...] = ()
         repeating: tuple[str, ...] = ()
         if isinstance(turn.decision, ToolCalls) and not self.state.limit_reached:
-            results, repeating = yield from self._run_tools(round_node, turn.decision)
+            results, repeating = yield from self._run_tools(round_node, turn.decision, cut=turn.cut)
         self.state.rounds.append(Round(index=index, turn=turn, results=results))
         yield self._finish(
             round_node,
@@ -282,9 +293,9 @@ class AgentLoop:
             # usage the model reported before failing was billed: it counts like any other
             usage = call_usage(reported)
             self._usage = add_usage(self._usage, usage)
-            message = prompts.MODEL_FAILED.format(round=self.state.round_index, error=error)
+            message = shortened(prompts.MODEL_FAILED.format(round=self.state.round_index, error=error))
             yield self._finish(thought_node, {"output": ""}, error=message, usage=usage)
-            raise AgentRunError(message) from error
+            raise AgentRunError(message) from chained(error)
         self._usage = add_usage(self._usage, turn.usage)
         data = _turn_log_data(turn)
         if problems:
@@ -346,11 +357,16 @@ class AgentLoop:
     # --- tools -------------------------------------------------------------------------
 
     def _run_tools(
-        self, round_node: LogNode, decision: ToolCalls
+        self, round_node: LogNode, decision: ToolCalls, *, cut: bool = False
     ) -> Generator[AgentInvokeMessage, None, tuple[tuple[ToolResult, ...], tuple[str, ...]]]:
-        """Run the round's calls (a call made ``REPEAT_LIMIT`` times already is refused).
+        """Run the round's calls (a call made ``REPEAT_LIMIT`` times already is refused, and
+        every call of a reply ``cut`` by the output limit: it may miss calls or arguments).
         Returns the results in call order, and the tools' names when every call was such a
         repeat (the model is looping)."""
+        if cut:
+            refusals = {call.id: prompts.CALLS_CUT.format(name=call.name) for call in [*decision.calls, *decision.invalid]}
+            results = yield from self._tools.run(round_node, decision.calls, decision.invalid, refusals)
+            return tuple(results), ()
         refusals: dict[str, str] = {}
         repeated: list[str] = []
         for call in decision.calls:

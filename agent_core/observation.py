@@ -109,6 +109,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import html
 import json
 import re
 import urllib.parse
@@ -124,6 +125,7 @@ from dify_plugin.entities.tool import ToolInvokeMessage
 
 from agent_core import json_args
 from agent_core.file_fetch import is_fetchable_url, url_name
+from agent_core.line_budget import encoded_size, fit
 from agent_core.prompts import (
     CUT_NOTE,
     CUT_NOTE_LOG_CUT,
@@ -145,6 +147,7 @@ from agent_core.prompts import (
     TOOL_FAILED,
     WITHHELD,
     WITHHELD_CONTENT,
+    WITHHELD_TOO_LARGE,
 )
 from agent_core.tokens import estimate_tokens, truncate_to_tokens
 
@@ -166,6 +169,9 @@ LEADING_BLANK_MAX_CHARS = 1_000
 stored text and hide what follows)."""
 ERROR_MAX_CHARS = 600
 """Characters of an error message shown to the model."""
+FORWARDED_FIELDS_MAX_BYTES = 1024 * 1024
+"""Most a message forwarded to the user may take besides its file data, once encoded (bytes):
+an address, a file's meta, retriever resources (each message is one line to the daemon)."""
 SINGLE_BLOB_MAX_BYTES = 3 * 1024 * 1024
 """Largest file forwarded as one ``blob`` message (base64 + envelope stay under the 5 MiB line)."""
 FORWARD_BLOB_MAX_BYTES = 15 * 1024 * 1024
@@ -271,7 +277,7 @@ class ObservationCollector:
         try:
             if self._withheld(message):
                 return []
-            out = self._guard(self._dispatch(message))
+            out = self._sized(self._guard(self._dispatch(message)))
         except Exception as error:  # defensive: a message we did not foresee
             self._invalid_message(f"unreadable ({type(error).__name__})")
             out = []
@@ -333,9 +339,33 @@ class ObservationCollector:
             self._note(WITHHELD.format(kind=label))
         return out
 
+    def _sized(self, messages: list[AgentInvokeMessage]) -> list[AgentInvokeMessage]:
+        """The messages for the user, each within ``FORWARDED_FIELDS_MAX_BYTES`` besides its file
+        data: every message is one line to the daemon. A link, image or file over it is not sent
+        (a cut address or name would be a broken file; every chunk of such a file stays back), the
+        model and the log are told so; retriever resources have their texts cut to fit."""
+        sizes = [encoded_size(_without_file_data(message)) for message in messages]
+        if max(sizes, default=0) <= FORWARDED_FIELDS_MAX_BYTES:
+            return messages
+        dropped_files = {_file_id(m) for m, size in zip(messages, sizes, strict=True) if size > FORWARDED_FIELDS_MAX_BYTES}
+        out: list[AgentInvokeMessage] = []
+        for message, size in zip(messages, sizes, strict=True):
+            kind = str(getattr(message.type, "value", message.type))
+            if kind in _FILE_KINDS and (size > FORWARDED_FIELDS_MAX_BYTES or _file_id(message) in dropped_files):
+                if size > FORWARDED_FIELDS_MAX_BYTES:
+                    self._note(WITHHELD_TOO_LARGE.format(kind=_kind_label(kind), size=size))
+                continue
+            if size > FORWARDED_FIELDS_MAX_BYTES:
+                try:
+                    message = AgentInvokeMessage.model_validate(fit(message.model_dump(mode="json"), FORWARDED_FIELDS_MAX_BYTES))
+                except Exception:  # a shape fit cannot cut: not sent rather than sent whole
+                    self._note(WITHHELD_TOO_LARGE.format(kind=_kind_label(kind), size=size))
+                    continue
+            out.append(message)
+        return out
+
     def _variants_present(self, message: AgentInvokeMessage) -> bool:
-        dumped = message.model_dump(mode="json", exclude={"message": {"blob"}} if _is_blob(message) else None)
-        return self._secrets.holds(json.dumps(dumped, ensure_ascii=False))
+        return self._secrets.holds(json.dumps(_without_file_data(message), ensure_ascii=False))
 
     def fail(self, error: BaseException | str) -> None:
         """Record that the tool failed (raised, timed out, or sent an error event).
@@ -1131,6 +1161,22 @@ def _is_blob(message: AgentInvokeMessage) -> bool:
     return getattr(message.type, "value", message.type) in ("blob", "blob_chunk")
 
 
+def _without_file_data(message: AgentInvokeMessage) -> Any:
+    """The message as JSON data without its file bytes (sized on their own)."""
+    if not _is_blob(message):
+        return message.model_dump(mode="json")
+    dumped = message.model_dump(mode="json", exclude={"message"})  # a nested exclude misses a union field
+    dumped["message"] = message.message.model_dump(mode="json", exclude={"blob"})
+    return dumped
+
+
+def _file_id(message: AgentInvokeMessage) -> str | None:
+    """The id that ties the chunks of one file together (``blob_chunk``), else None."""
+    if getattr(message.type, "value", message.type) != "blob_chunk":
+        return None
+    return str(getattr(message.message, "id", "")) or None
+
+
 def _redact_strings(value: Any, redact: Any, *, keys: bool = False) -> Any:
     """``value`` (JSON data) with every string redacted (and every key, if ``keys``)."""
     if isinstance(value, str):
@@ -1167,10 +1213,20 @@ def _squeezed(text: str) -> tuple[str, list[int]]:
     return "".join(out), index
 
 
+_LINE_WRAP = r"(?:\r?\n[ \t]*)?"
+"""A line break a tool may have put inside a long token (PEM and MIME wrap at 64-76 columns)."""
+
+
+def _wrappable(word: str) -> str:
+    """A pattern for ``word`` that also matches it broken across lines at any character."""
+    return _LINE_WRAP.join(re.escape(char) for char in word)
+
+
 class _Secrets:
     """The secret values of a call and what hides them: ``redact`` replaces every occurrence by
     ``[REDACTED]``, whatever whitespace stands between its words (a tool or an error message
-    may have reflowed it) and in its JSON-escaped and URL-encoded forms; ``mask_cut_edge``
+    may have reflowed it), a line break anywhere in it (a wrapped token), and in its
+    JSON-escaped (``\\/`` too), URL-encoded and HTML-escaped forms; ``mask_cut_edge``
     hides the start of a secret left at the end of a text that was cut; ``holds`` tells whether
     a text (a link, a file name) contains one, ``in_bytes`` whether a file's content does."""
 
@@ -1181,9 +1237,12 @@ class _Secrets:
                 continue
             quoted = {urllib.parse.quote(secret, safe=""), urllib.parse.quote(secret), urllib.parse.quote_plus(secret)}
             quoted |= {re.sub(r"%[0-9A-F]{2}", lambda m: m.group().lower(), q) for q in quoted}
-            variants |= {secret, json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1], *quoted}
+            escaped = {json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1]}
+            escaped |= {e.replace("/", "\\/") for e in escaped}  # JSON's optional "\/" (PHP's default)
+            marked_up = {html.escape(secret), html.escape(secret, quote=False)}
+            variants |= {secret, *escaped, *quoted, *marked_up}
         self._variants = sorted(variants, key=len, reverse=True)
-        flexible = ["\\s+".join(re.escape(word) for word in v.split()) or re.escape(v) for v in self._variants]
+        flexible = ["\\s+".join(_wrappable(word) for word in v.split()) or re.escape(v) for v in self._variants]
         self._pattern = re.compile("|".join(flexible)) if flexible else None
         self._encoded = sorted({v.encode("utf-8") for v in self._variants if v.strip()}, key=len, reverse=True)
         # the start of each variant with whitespace squeezed (see mask_cut_edge)

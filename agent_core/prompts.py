@@ -268,6 +268,15 @@ STOPPED_AT_TIME_LIMIT = (
     "The agent stopped because its time ran out ({seconds:g} s for the whole run) before the model answered. "
     "Try again, or raise the run's time limit (run_timeout) if Dify allows a longer run."
 )
+CALLS_CUT = (
+    "Error: the call to {name!r} was not run: your reply was cut off by the output limit before it "
+    "was complete, so none of its calls ran (a cut reply may miss calls or arguments). Call again, "
+    "with shorter arguments or fewer calls at once."
+)
+STOPPED_AT_OUTPUT_LIMIT = (
+    "The agent stopped: the model's replies were cut off by its output limit twice in a row, so "
+    "their tool calls were not run. Raise the model's maximum output tokens, or ask for less at once."
+)
 ANSWER_CUT_OFF = (
     "[The answer above is incomplete: the model reached its output limit twice. "
     "Raise the model's maximum output tokens, or ask for a shorter answer.]"
@@ -284,6 +293,10 @@ TOOL_DROPPED = (
 
 WITHHELD = "A result of the tool ({kind}) was not sent to the user: its address or name contains a secret value."
 WITHHELD_CONTENT = "The tool's file {what} was not sent to the user: its content contains a secret value."
+WITHHELD_TOO_LARGE = (
+    "A result of the tool ({kind}) was not sent to the user: its address or details take {size} bytes, "
+    "more than one message to Dify may carry."
+)
 
 # --- ReAct steps as JSON objects (step_format json_schema; agent_core.react.json_prompt) ------
 #

@@ -57,3 +57,32 @@ def test_react_action_cut_inside_its_input_is_not_run(run):
     assert result.text == "4."
     assert len(result.tool_requests) == 1
     assert prompts.REPLY_CUT in prompt_text(result.llm_requests[1])
+
+
+def complete_call_turn(strategy: str) -> dict:
+    """A turn whose call is complete, in the strategy's own format."""
+    if strategy == "ReAct":
+        return {"text": "Thought: add.\nAction:\n```json\n" + json.dumps({"action": "calculator", "action_input": ADD["arguments"]}) + "\n```"}
+    return {"tool_calls": [{"id": "c", **ADD}]}
+
+
+@pytest.mark.parametrize("reason", ["length", "MAX_TOKENS"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_call_that_reads_whole_in_a_cut_reply_is_not_run_and_the_model_is_told(run, strategy, reason):
+    """The reply hit the limit: it may miss calls or arguments, so none of its calls run (they
+    are answered "not run", which every provider needs); the model calls again."""
+    turns = [cut(complete_call_turn(strategy), reason), complete_call_turn(strategy), answer_turn(strategy, "4.")]
+    result = run(turns, query="2+2?", tools=["calculator"], strategy=strategy)
+    assert_clean_end(result)
+    assert result.text == "4."
+    assert len(result.tool_requests) == 1  # only round 2's call ran
+    assert "cut off by the output limit" in prompt_text(result.llm_requests[1])
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_calls_cut_twice_in_a_row_end_the_run_with_a_clear_notice(run, strategy):
+    turns = [cut(complete_call_turn(strategy)), cut(complete_call_turn(strategy))]
+    result = run(turns, query="2+2?", tools=["calculator"], strategy=strategy)
+    assert_clean_end(result)
+    assert result.text.endswith(prompts.STOPPED_AT_OUTPUT_LIMIT)
+    assert result.tool_requests == [] and len(result.llm_requests) == 2

@@ -9,7 +9,7 @@ import pytest
 from local_runner import PluginProcess
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.protocol import MAX_LINE_BYTES
-from local_runner.tools import LocalTool, ToolParam, text_message
+from local_runner.tools import LocalTool, ScriptedTool, ToolParam, text_message
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end
 
 
@@ -101,3 +101,54 @@ def test_a_tool_name_of_megabytes_is_not_written_whole_in_a_label(run, plugin, s
     assert plugin.alive
     assert result.unfinished_logs() == []
     assert result.ok or result.error["error_type"] == "AgentRunError"
+
+
+def forwarding_tool(message: dict) -> ScriptedTool:
+    return ScriptedTool(name="fetch", description="Fetches things", parameters=[], responses=[message])
+
+
+def fetch_turn(strategy: str) -> dict:
+    if strategy == "ReAct":
+        return {"text": 'Thought: fetch.\nAction:\n```json\n{"action": "fetch", "action_input": {}}\n```'}
+    return {"tool_calls": [{"id": "c1", "name": "fetch", "arguments": "{}"}]}
+
+
+HUGE = "q" * (6 * 1024 * 1024)
+OVERSIZED = {
+    "retriever resources": {"type": "retriever_resources", "message": {
+        "retriever_resources": [{"position": i, "content": f"segment {i} " + "w " * 60_000} for i in range(50)],
+        "context": "fifty long segments"}, "meta": None},
+    "tool file link": {"type": "link", "message": {"text": "https://x.io/files/tools/abc.png?" + HUGE},
+                       "meta": {"tool_file_id": "abc"}},
+    "image link": {"type": "image_link", "message": {"text": "https://x.io/img.png?" + HUGE}, "meta": None},
+    "file name": {"type": "blob", "message": {"blob": "eHh4"}, "meta": {"filename": HUGE, "mime_type": "text/plain"}},
+}
+
+
+@pytest.mark.parametrize("kind", list(OVERSIZED))
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_message_for_the_user_of_megabytes_is_cut_or_withheld_not_written_whole(run, plugin, strategy, kind):
+    """A knowledge tool's fifty long segments, an address or a file name of megabytes: forwarded
+    as they are, each would be one line over the daemon's limit (every session on the process
+    would end). Retriever resources are cut to fit; a link or file is withheld and the model told."""
+    run.plugin = plugin
+    turns = [fetch_turn(strategy), answer_turn(strategy, "Done.")]
+    result = run(turns, tools=[forwarding_tool(OVERSIZED[kind])], strategy=strategy, timeout=240)
+    assert plugin.alive
+    assert_clean_end(result)
+    assert result.text == "Done."
+    if kind == "retriever resources":
+        assert [r["position"] for r in result.retriever_resources][:3] == [0, 1, 2]
+    else:
+        assert "more than one message to Dify may carry" in json.dumps(result.llm_requests[1], ensure_ascii=False)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_model_error_of_megabytes_is_shortened_in_the_error(run, plugin, strategy):
+    """The SDK writes the error's message, and its traceback, in one line."""
+    run.plugin = plugin
+    result = run([{"error": "E" * 2_000_000}], strategy=strategy, timeout=240)
+    assert plugin.alive
+    assert result.error["error_type"] == "AgentRunError"
+    assert "characters left out" in result.error["message"] and len(result.error["message"]) < 3_000
+    assert result.unfinished_logs() == []

@@ -296,3 +296,19 @@ def test_a_dropped_tool_that_is_not_allowed_anyway_is_not_reported():
     params = StrategyParams.model_validate({"model": MODEL, "allowed_tools": "crm",
                                             "tools": [tool_entity("broken", secret_type="password-v2"), tool_entity("crm")]})
     assert params.dropped_tools == [] and [tool.identity.name for tool in params.tools] == ["crm"]
+
+
+def test_a_secret_wrapped_across_lines_inside_the_token_is_redacted():
+    # PEM and MIME wrap long tokens at 64-76 columns
+    secret = "S3cr3t-Tok3n-XYZ-0123456789"
+    outcome, _ = collect(text(f"key:\n{secret[:10]}\n{secret[10:20]}\r\n  {secret[20:]}\nend"), secrets=(secret,))
+    assert "Tok3n" not in outcome.full_text and "[REDACTED]" in outcome.observation
+
+
+def test_a_secret_json_escaped_with_slashes_or_html_escaped_is_redacted():
+    secret = 'AbC/dEf+gHi=jKl0&"<x>'
+    php_json = json.dumps({"k": secret}).replace("/", "\\/")  # PHP's json_encode default
+    markup = "<td>AbC/dEf+gHi=jKl0&amp;&quot;&lt;x&gt;</td>"
+    for raw in (php_json, markup):
+        outcome, _ = collect(text(raw), secrets=(secret,))
+        assert "gHi=jKl0" not in outcome.full_text, raw
