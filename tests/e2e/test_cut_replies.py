@@ -86,3 +86,23 @@ def test_calls_cut_twice_in_a_row_end_the_run_with_a_clear_notice(run, strategy)
     assert_clean_end(result)
     assert result.text.endswith(prompts.STOPPED_AT_OUTPUT_LIMIT)
     assert result.tool_requests == [] and len(result.llm_requests) == 2
+
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_model_that_keeps_answering_inside_its_unclosed_think_gets_that_answer_shown(run, strategy):
+    """lobehub/lobehub#5672 (deepseek-r1, glm-zero): the reply opens <think> and never closes it,
+    its answer inside. Asked again; when the retries run out, that text is the answer rather
+    than an error saying there was none."""
+    reply = {"text": "<think>\n你好！很高兴见到你。有什么我可以帮助你的吗？", "finish_reason": "stop"}
+    result = run([reply, reply, reply], query="你好", strategy=strategy)
+    assert_clean_end(result)
+    assert result.text == "你好！很高兴见到你。有什么我可以帮助你的吗？"
+    assert len(result.llm_requests) == 3
+
+
+def test_a_cut_reply_that_never_left_its_think_is_not_taken_for_an_answer(run):
+    reply = cut({"text": "<think>\nFirst I should look up the"})
+    result = run([reply, reply, reply], query="weather?")
+    assert not result.ok and result.unfinished_logs() == []
+    assert "First I should" not in result.text
