@@ -9,7 +9,9 @@ Tags may be split across chunks; an unclosed block runs to the end.
 
 import html
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 _THINK_TAGS = ("<think>", "<thinking>", "<reasoning>")
 
@@ -49,6 +51,24 @@ def opens_reasoning_in_prompt(model: str) -> bool:
     the output may hold only ``</think>``). A hybrid model (Qwen3, Qwen3.5) may run with
     thinking off, so its name alone does not say it; a run learns it from a first such reply."""
     return bool(model) and _OPENED_IN_PROMPT.search(model) is not None
+
+
+_THINKING_SWITCHES = ("enable_thinking", "thinking", "think")
+"""Completion parameters with which a user turns a model's thinking on (Qwen3 and vLLM's
+``enable_thinking``, Anthropic's ``thinking``, Ollama's ``think``)."""
+
+
+def thinking_requested(completion_params: Mapping[str, Any] | None) -> bool:
+    """Whether the model-selector's completion parameters turn thinking on (``true``,
+    ``"true"``, ``{"type": "enabled"}``). A thinking model whose server has no reasoning parser
+    then writes its reasoning in the reply, and its template may have opened the block."""
+    for key in _THINKING_SWITCHES:
+        value = (completion_params or {}).get(key)
+        if isinstance(value, Mapping):
+            value = value.get("type") in ("enabled", "adaptive")
+        if value is True or (isinstance(value, str) and value.strip().lower() in ("true", "enabled", "on")):
+            return True
+    return False
 
 
 def closes_unopened_block(text: str) -> bool:

@@ -20,7 +20,7 @@ from agent_core.model_call import ModelChunk, ModelRequest
 from agent_core.params import StrategyParams, read_params
 from agent_core.react.step_format import ReActParams, chosen_step_format
 from agent_core.run_state import RunState
-from agent_core.think import closes_unopened_block, opens_reasoning_in_prompt
+from agent_core.think import closes_unopened_block, opens_reasoning_in_prompt, thinking_requested
 from agent_core.turn import ModelTurn
 from strategies.react import ReActSteps
 
@@ -37,10 +37,16 @@ class FunctionCallingSteps:
         return ModelRequest(prompt_messages=chat_prompt(run), tools=tools, stream=stream)
 
     def read_turn(self, chunks: Iterator[ModelChunk], run: RunState) -> Generator[str, None, ModelTurn]:
-        """Stream the text, assemble the tool calls. A model whose template opens its reasoning
-        in the prompt (known by name, or from an earlier reply of the run) has its reply held
-        until that reasoning ends, so that none of it streams to the user."""
-        opened = run.reasoning_opened or opens_reasoning_in_prompt(run.params.model.model)
+        """Stream the text, assemble the tool calls. A model whose template may open its
+        reasoning in the prompt (known by name, thinking turned on in its completion parameters,
+        or a bare ``</think>`` in an earlier reply of the run) has its reply held until that
+        reasoning ends, so that none of it streams to the user."""
+        model = run.params.model
+        opened = (
+            run.reasoning_opened
+            or opens_reasoning_in_prompt(model.model)
+            or thinking_requested(model.completion_params)
+        )
         turn = yield from read_function_calling_turn(
             chunks, run.registry.prompt_tools(), run.round_index, reasoning_opened=opened
         )

@@ -236,11 +236,15 @@ def text_messages(result) -> list[str]:
     return [m["message"]["text"] for m in result.messages if m.get("type") == "text"]
 
 
-def test_a_reasoning_model_whose_template_opened_the_block_shows_only_its_answer(run):
-    """QwQ served without a reasoning parser: the reply is its reasoning, a bare </think> and the
-    answer (dify#17660); none of the reasoning reaches the chat, all of it goes to the log."""
+@pytest.mark.parametrize(
+    "model", [{"model": "qwq-32b"}, {"completion_params": {"enable_thinking": True, "max_tokens": 1024}}], ids=["name", "switch"]
+)
+def test_a_reasoning_model_whose_template_opened_the_block_shows_only_its_answer(run, model):
+    """QwQ served without a reasoning parser (known by its name, or by thinking turned on): the
+    reply is its reasoning, a bare </think> and the answer (dify#17660); none of the reasoning
+    reaches the chat, all of it goes to the log."""
     reply = "Okay, the user asks about Paris.\nI know this.\n</think>\n\nParis is the capital of France."
-    result = run([{"text": reply, "split": 5}], query="capital of France?", model={"model": "qwq-32b"})
+    result = run([{"text": reply, "split": 5}], query="capital of France?", model=model)
     assert_clean_end(result)
     assert result.text == "Paris is the capital of France."
     assert not any("Okay" in text for text in text_messages(result))

@@ -4,7 +4,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_core.think import Split, ThinkSplitter, closes_unopened_block, opens_reasoning_in_prompt, visible_text
+from agent_core.think import (
+    Split,
+    ThinkSplitter,
+    closes_unopened_block,
+    opens_reasoning_in_prompt,
+    thinking_requested,
+    visible_text,
+)
 
 
 def split_all(pieces):
@@ -117,3 +124,13 @@ def test_other_models_are_not_taken_for_them(model):
 def test_a_closing_tag_with_no_block_open_is_found():
     assert closes_unopened_block("plan\n</think>\n\nHi")
     assert not closes_unopened_block("<think>plan</think>Hi") and not closes_unopened_block("a </b> c")
+
+
+@pytest.mark.parametrize(
+    ("params", "requested"),
+    [({"enable_thinking": True}, True), ({"thinking": "true"}, True), ({"think": True}, True),
+     ({"thinking": {"type": "enabled", "budget_tokens": 1024}}, True), ({"enable_thinking": False}, False),
+     ({"reasoning_effort": "high"}, False), ({}, False), (None, False)],
+)
+def test_thinking_turned_on_in_the_completion_parameters_is_seen(params, requested):
+    assert thinking_requested(params) is requested
