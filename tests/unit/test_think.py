@@ -40,14 +40,20 @@ def test_lone_angle_bracket_is_visible():
 texts = st.text(alphabet=st.sampled_from(list("ab <>/thinkg")), max_size=60)
 
 
-@given(texts, st.lists(st.integers(1, 10), min_size=1, max_size=10))
-def test_chunking_does_not_matter(text, sizes):
+def pieces_of(text, sizes):
     pieces, i = [], 0
     while i < len(text):
         size = sizes[len(pieces) % len(sizes)]
         pieces.append(text[i : i + size])
         i += size
-    assert split_all(pieces) == split_all([text])
+    return pieces
+
+
+@given(texts, st.lists(st.integers(1, 10), min_size=1, max_size=10), st.booleans())
+def test_chunking_does_not_matter(text, sizes, opened):
+    """Also for a reply taken as starting inside a block its template opened."""
+    split = split_opened if opened else split_all
+    assert split(pieces_of(text, sizes)) == split([text])
 
 
 def test_text_before_a_closing_tag_with_no_block_open_is_not_visible():
@@ -98,16 +104,6 @@ def test_nothing_is_passed_on_while_the_reply_may_still_be_reasoning_and_release
     assert splitter.feed("The answer") == Split() and splitter.holding
     assert splitter.release() == Split("The answer", "") and not splitter.holding
     assert splitter.feed(" is 4.").visible == " is 4."
-
-
-@given(st.text(alphabet=st.sampled_from(list("ab <>/thinkg")), max_size=60), st.lists(st.integers(1, 10), min_size=1, max_size=10))
-def test_chunking_does_not_matter_when_opened(text, sizes):
-    pieces, i = [], 0
-    while i < len(text):
-        size = sizes[len(pieces) % len(sizes)]
-        pieces.append(text[i : i + size])
-        i += size
-    assert split_opened(pieces) == split_opened([text])
 
 
 @pytest.mark.parametrize("model", ["qwq-32b", "deepseek-r1:14b", "DeepSeek-R1-Distill-Qwen-32B",
