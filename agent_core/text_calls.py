@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from dify_plugin.entities.model.message import PromptMessageTool
@@ -252,6 +252,9 @@ def calls_from_block(text: str) -> list[Call]:
     GLM's ``name<arg_key>k</arg_key><arg_value>v</arg_value>``.
     """
     text = text.strip()
+    label = _PLACEHOLDER_LINE.match(text)
+    if label and (labelled := calls_from_block(text[label.end() :])):
+        return labelled  # the prompt's placeholder copied above the JSON (langchainjs#1399, Claude)
     if text.startswith("[") and text.endswith(")]") and (listed := python_calls(text[1:-1])):
         return listed  # [a(x=1), b(y=2)]: Gemma 3 in a ```tool_code fence (vllm-project/vllm#14734)
     if text[:1] in ("{", "["):
@@ -285,6 +288,10 @@ def calls_from_block(text: str) -> list[Call]:
         return []
     return [(name.group(2).strip(), _xml_arguments(text))]
 
+
+_PLACEHOLDER_LINE = re.compile(r"(?:\$[A-Za-z_]\w{0,30}|json(?:_blob)?)[ \t]*:?[ \t]*\n(?=\s*[{\[])", re.IGNORECASE)
+"""A first line that only names what follows: a prompt's placeholder (``$JSON_BLOB``) or a
+fence's language on a line of its own (``json``)."""
 
 _GLM_PAIR = re.compile(r"<arg_key>([^<]*)(?:</arg_key>\s*)+<arg_value>(.*?)</arg_value>", re.S)
 _GLM_CALL = re.compile(rf"([\w.\-]+)\s*((?:{_GLM_PAIR.pattern}\s*)+)", re.S)
@@ -614,6 +621,21 @@ def _repaired(call: ToolCall, known: Mapping[str, PromptMessageTool | None]) -> 
         head, brace, rest = name.partition("{")
         found = _known_calls([(head.strip(), decode_input(brace + rest))], known)
     return ToolCall(call.id, *found[0]) if len(found) == 1 else None
+
+
+_DESCRIBED = re.compile(r"\s*(?:\(|[-–—:]\s)")
+"""What follows a tool's name when a model copies its line of the tool list after ``Action:``:
+its signature or its description (``Search Tool(query) - Searches the web``)."""
+
+
+def described_tool(name: str, names: Collection[str]) -> str | None:
+    """The one tool in ``names`` that ``name`` is, followed by its signature or description as
+    the prompt's tool list shows them (crewAIInc/crewAI#674, phi3); ``None`` if no tool or more
+    than one fits, or ``name`` is already one of them."""
+    if name in names:
+        return None
+    found = [tool for tool in names if name.startswith(tool) and _DESCRIBED.match(name, len(tool))]
+    return found[0] if len(found) == 1 else None
 
 
 def repair_names(calls: Sequence[ToolCall], tools: Sequence[PromptMessageTool | str]) -> tuple[ToolCall, ...]:

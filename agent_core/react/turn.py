@@ -17,7 +17,7 @@ from agent_core.call_markup import ends_turn, rewrite_markup
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn, parse_react
-from agent_core.text_calls import arguments_for, extract_calls_from_text, name_line_call
+from agent_core.text_calls import arguments_for, described_tool, extract_calls_from_text, name_line_call
 from agent_core.think import clean_reasoning, visible_text
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, InvalidToolCall, ToolCall
 from agent_core.tool_schema import ToolRegistry
@@ -36,17 +36,18 @@ def _tool_calls(
     invalid: list[InvalidToolCall] = []
     for number, action in enumerate(parsed.actions, start=1):
         call_id = f"react-{round_index}-{number}"
+        name = described_tool(action.name, prompt_tools) or action.name
         text = action.input.strip() if isinstance(action.input, str) else ""
         if text[:1] in ("{", "["):
             try:
                 decoded: dict | str | None = decode_arguments(text)
             except ArgumentsError as error:
-                invalid.append(InvalidToolCall(id=call_id, name=action.name, raw_arguments=text, error=str(error)))
+                invalid.append(InvalidToolCall(id=call_id, name=name, raw_arguments=text, error=str(error)))
                 continue
         else:
             decoded = action.input
-        arguments = arguments_for(decoded, prompt_tools.get(action.name))
-        calls.append(ToolCall(id=call_id, name=action.name, arguments=arguments))
+        arguments = arguments_for(decoded, prompt_tools.get(name))
+        calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
     return tuple(calls), tuple(invalid)
 
 

@@ -10,6 +10,7 @@ from agent_core.text_calls import (
     calls_from_block,
     decode_input,
     decode_json,
+    described_tool,
     extract_calls_from_text,
     interpret,
     mentions_call_markup,
@@ -171,3 +172,12 @@ def test_a_glm_key_closed_twice_is_still_the_key():
     # vllm-project/vllm#54971 (GLM-4.7): the tool must not run with a key "path</arg_key>"
     block = "list_dir<arg_key>path</arg_key></arg_key><arg_value>/Users/me/project</arg_value>"
     assert calls_from_block(block) == [("list_dir", {"path": "/Users/me/project"})]
+
+
+def test_a_tool_name_written_with_its_signature_or_description_is_that_tool():
+    # crewAIInc/crewAI#674 (phi3): the line of the prompt's tool list, copied after "Action:"
+    names = ["Internet Search Tool", "search", "search_web"]
+    assert described_tool("Internet Search Tool(user_query) - Scrapes the weblinks", names) == "Internet Search Tool"
+    assert described_tool("search - find things on the web", names) == "search"
+    assert described_tool("search_web", names) is None  # already a tool
+    assert described_tool("searching for it", names) is None
