@@ -312,17 +312,33 @@ class AgentLoop:
         budget = prompt_budget(state.params)
         tokens = before = request_tokens(request) if budget is not None else None
 
-        def over() -> bool:
-            return (budget is not None and tokens > budget) or request_bytes(request) > REQUEST_BYTES
+        def over(request: ModelRequest, tokens: int | None = None) -> bool:
+            if budget is not None and (request_tokens(request) if tokens is None else tokens) > budget:
+                return True
+            return request_bytes(request) > REQUEST_BYTES
 
-        trimmed = (state.history_dropped, state.rounds_shortened, state.images_as_text)
-        while over() and state.trim_once():
-            request = self._steps.build_request(state)
+        trimmed = state.trimmed
+        if over(request, before) and (room := state.trim_room(trimmed)):
+            # the fewest steps that fit, found in a few builds: one build a step would cost
+            # time quadratic in the memory's turns or the query's images, and stall the process
+            fewest, fits = room, None
+            state.trim_to(trimmed, room)
+            if not over(candidate := self._steps.build_request(state)):
+                fits, low = candidate, 0
+                while fewest - low > 1:
+                    middle = (low + fewest) // 2
+                    state.trim_to(trimmed, middle)
+                    if over(candidate := self._steps.build_request(state)):
+                        low = middle
+                    else:
+                        fewest, fits = middle, candidate
+            state.trim_to(trimmed, fewest)
+            request = fits or self._steps.build_request(state)
             tokens = request_tokens(request) if budget is not None else None
         size = request_bytes(request)
         if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
             raise AgentRunError(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
-        if trimmed != (state.history_dropped, state.rounds_shortened, state.images_as_text):
+        if trimmed != state.trimmed:
             node = LogNode("CONTEXT TRIMMED", parent=round_node)
             yield node.start()
             yield node.finish({

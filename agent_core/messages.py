@@ -134,7 +134,8 @@ def query_message(
         return UserPromptMessage(content=params.query)
     blobs = blobs or {}
     images = query_images(params, blobs)[images_as_text:] if images_as_content else []
-    mentions = [describe_file(f) for f in params.files if f not in images]
+    shown = {id(f) for f in images}  # by identity: comparing file dicts is slow with hundreds of them
+    mentions = [describe_file(f) for f in params.files if id(f) not in shown]
     text = "\n".join([params.query, *mentions]) if mentions else params.query
     if not images:
         return UserPromptMessage(content=text)

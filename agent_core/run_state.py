@@ -125,22 +125,37 @@ class RunState:
             return result.observation
         return _shortened(result.observation)
 
-    def trim_once(self) -> bool:
-        """Make the next prompt smaller by one step; False when nothing is left to trim.
+    @property
+    def trimmed(self) -> tuple[int, int, int]:
+        """How far the prompt is trimmed: ``(history_dropped, rounds_shortened, images_as_text)``."""
+        return self.history_dropped, self.rounds_shortened, self.images_as_text
+
+    def trim_room(self, base: tuple[int, int, int]) -> int:
+        """Steps of trimming possible past ``base`` (a value of ``trimmed``): memory turns left,
+        rounds not yet shortened, images still shown."""
+        images = len(self._query_images()) if self.vision else 0
+        history, rounds, shown = base
+        return (len(self._memory_turns()) - history) + (len(self.rounds) - rounds) + (images - shown)
+
+    def trim_to(self, base: tuple[int, int, int], steps: int) -> None:
+        """Trim ``steps`` steps past ``base`` (``steps`` at most ``trim_room(base)``; fewer steps
+        than the last call's undoes the difference, never past ``base``).
 
         Oldest first, and what the question needs least first: memory turns, then the
         observations of this run's oldest rounds, then the query's images (oldest first),
-        which a question about a picture needs most."""
-        if self.history_dropped < len(self._memory_turns()):
-            self.history_dropped += 1
-            return True
-        if self.rounds_shortened < len(self.rounds):
-            self.rounds_shortened += 1
-            return True
-        if self.vision and self.images_as_text < len(query_images(self.params, self.image_blobs())):
-            self.images_as_text += 1
-            return True
-        return False
+        which a question about a picture needs most. One step is one turn, round or image, so
+        a caller can search for the fewest that fit (``agent_core.loop``)."""
+        history, rounds, shown = base
+        more_history = min(steps, len(self._memory_turns()) - history)
+        more_rounds = min(steps - more_history, len(self.rounds) - rounds)
+        self.history_dropped = history + more_history
+        self.rounds_shortened = rounds + more_rounds
+        self.images_as_text = shown + steps - more_history - more_rounds
+
+    def _query_images(self) -> list:
+        if "query_images" not in self.rendered:
+            self.rendered["query_images"] = query_images(self.params, self.image_blobs())
+        return self.rendered["query_images"]
 
     @property
     def vision(self) -> bool:
