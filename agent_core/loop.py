@@ -27,7 +27,7 @@ from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
 from agent_core.budget import observation_budget, prompt_budget, request_bytes, request_tokens
-from agent_core.errors import AgentRunError, chained, shortened
+from agent_core.errors import AgentRunError, chained, error_text, shortened
 from agent_core.knowledge import retriever_resources
 from agent_core.line_budget import REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, fit, text_pieces
 from agent_core.logs import LogNode
@@ -200,16 +200,21 @@ class AgentLoop:
             raise AgentRunError(f"{type(error).__name__}: {error}") from chained(error)
         yield from self._summary()
 
-    def _dropped_tools(self) -> Generator[AgentInvokeMessage, None, None]:
-        """A log node for each tool left out because its declaration does not validate."""
+    def _dropped_settings(self) -> Generator[AgentInvokeMessage, None, None]:
+        """A log node for each tool left out because its declaration does not validate, and
+        for each part of the model-selector left out because it could not be read."""
         for name, reason in self.state.params.dropped_tools:
             note = LogNode(f"TOOL DROPPED {name}")
             yield note.start()
             yield note.finish({"output": prompts.TOOL_DROPPED.format(name=name)}, error=reason)
+        for text in self.state.params.setting_notes:
+            note = LogNode("SETTING LEFT OUT")
+            yield note.start()
+            yield note.finish({"output": text}, error=text)
 
     def _rounds(self) -> Generator[AgentInvokeMessage, None, None]:
         params = self.state.params
-        yield from self._dropped_tools()
+        yield from self._dropped_settings()
         failures = cut_answers = cut_calls = 0
         while True:
             if self.state.round_index > params.maximum_iterations and not self.state.limit_reached:
@@ -293,7 +298,7 @@ class AgentLoop:
             # usage the model reported before failing was billed: it counts like any other
             usage = call_usage(reported)
             self._usage = add_usage(self._usage, usage)
-            message = shortened(prompts.MODEL_FAILED.format(round=self.state.round_index, error=error))
+            message = shortened(prompts.MODEL_FAILED.format(round=self.state.round_index, error=error_text(error)))
             yield self._finish(thought_node, {"output": ""}, error=message, usage=usage)
             raise AgentRunError(message) from chained(error)
         self._usage = add_usage(self._usage, turn.usage)

@@ -23,7 +23,7 @@ from dify_plugin.entities.model.message import (
 from agent_core.file_fetch import provider_can_fetch, url_name
 from agent_core.knowledge import context_prompt
 from agent_core.params import StrategyParams
-from agent_core.prompts import EMPTY_TOOL_RESULT
+from agent_core.prompts import EMPTY_QUERY, EMPTY_TOOL_RESULT
 from agent_core.think import visible_text
 
 CONTEXT_PLACEHOLDER = "{{#context#}}"
@@ -131,7 +131,7 @@ def query_message(
     (``file_fetch.fetch_images``): they are sent as data.
     """
     if not params.files:
-        return UserPromptMessage(content=params.query)
+        return UserPromptMessage(content=params.query if params.query.strip() else EMPTY_QUERY)
     blobs = blobs or {}
     images = query_images(params, blobs)[images_as_text:] if images_as_content else []
     shown = {id(f) for f in images}  # by identity: comparing file dicts is slow with hundreds of them

@@ -11,9 +11,13 @@ metadata}``, and ``files`` as SDK ``File`` objects. Empty values arrive as
 import json
 import logging
 import math
+import mimetypes
 import os
 from typing import Any
+from urllib.parse import urlsplit
 
+from dify_plugin.entities.model import AIModelEntity
+from dify_plugin.entities.model.message import PromptMessage, PromptMessageContentType, ensure_prompt_message
 from dify_plugin.interfaces.agent import AgentModelConfig, ToolEntity
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -43,7 +47,10 @@ def default_run_timeout() -> float:
     for name in RUN_TIMEOUT_ENV:
         value = os.environ.get(name, "").strip()
         if value:
-            return _clamp(value, RUN_TIMEOUT_RANGE, DAEMON_DEFAULT_TIMEOUT)
+            try:
+                return _clamp(value, RUN_TIMEOUT_RANGE, DAEMON_DEFAULT_TIMEOUT)
+            except ValueError:  # the deployment's own setting, not the user's: its default
+                return DAEMON_DEFAULT_TIMEOUT
     return DAEMON_DEFAULT_TIMEOUT
 
 
@@ -75,14 +82,63 @@ def _drop_reason(raw: Any, error: ValidationError) -> str:
     return redactor(_declared_values(raw))(reason)
 
 
+def _file_at(address: str) -> Any:
+    """An http(s) address as a Dify file dict (``type`` from the MIME type its name suggests:
+    image, audio, video, document, else custom); any other text is left as it is."""
+    address = address.strip()
+    if urlsplit(address).scheme not in ("http", "https"):
+        return address
+    mime = mimetypes.guess_type(urlsplit(address).path)[0] or ""
+    major = mime.split("/")[0]
+    kind = major if major in ("image", "audio", "video") else ("document" if mime.startswith(("application/", "text/")) else "custom")
+    name = urlsplit(address).path.rsplit("/", 1)[-1] or None
+    return {"dify_model_identity": "__dify__file__", "url": address, "remote_url": address, "type": kind,
+            "transfer_method": "remote_url", "filename": name, "mime_type": mime or None}
+
+
+_CONTENT_TYPES = frozenset(kind.value for kind in PromptMessageContentType)
+
+
+def _memory_message(raw: Any) -> PromptMessage | None:
+    """One memory message as the SDK reads it, mended where that is safe (tool-call arguments
+    given as an object are sent as its JSON; content parts of a kind no model takes are left
+    out); ``None`` when it cannot be read (not a message, a tool result without its call's id)."""
+    if isinstance(raw, PromptMessage):
+        return raw
+    if not isinstance(raw, dict):
+        return None
+    message = dict(raw)
+    if isinstance(message.get("content"), list):
+        message["content"] = [
+            part for part in message["content"] if isinstance(part, dict) and part.get("type") in _CONTENT_TYPES
+        ]
+    if isinstance(message.get("tool_calls"), list):
+        message["tool_calls"] = [_with_text_arguments(call) for call in message["tool_calls"]]
+    try:
+        return ensure_prompt_message(message)
+    except Exception:  # pydantic's ValidationError, or the SDK's own TypeError
+        return None
+
+
+def _with_text_arguments(call: Any) -> Any:
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict) or isinstance(function.get("arguments"), str | None):
+        return call
+    return {**call, "function": {**function, "arguments": json.dumps(function["arguments"], ensure_ascii=False)}}
+
+
 def _clamp(value: Any, bounds: tuple[float, float], default: float) -> float:
-    """``value`` as a number within ``bounds``; ``default`` when empty or not a number."""
+    """``value`` as a number within ``bounds``; ``default`` when unset (None, ``""``). Raises
+    ``ValueError`` for anything else that is not a number: a setting the user gave must not be
+    replaced by the default without a word."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return default
     try:
         number = float(value)
     except (TypeError, ValueError):
-        return default
+        raise ValueError(f"a {type(value).__name__} value that is not a number") from None
     if math.isnan(number):
-        return default
+        raise ValueError("not a number (NaN)")
     return min(max(number, bounds[0]), bounds[1])
 
 
@@ -107,6 +163,9 @@ class StrategyParams(BaseModel):
     allowed_tools: list[str] | None = None
     dropped_tools: list[tuple[str, str]] = Field(default_factory=list)
     """Tools left out because their declaration did not validate: (name, what was wrong)."""
+    setting_notes: list[str] = Field(default_factory=list)
+    """Parts of the model-selector left out because they could not be read (memory messages,
+    the model's schema), each said once in the log."""
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT
     model_timeout: float = DEFAULT_MODEL_TIMEOUT
     run_timeout: float = Field(default_factory=default_run_timeout)
@@ -114,9 +173,41 @@ class StrategyParams(BaseModel):
     @field_validator("files", mode="before")
     @classmethod
     def _none_to_list(cls, value: Any) -> Any:
+        """A list of files; one file or one address alone is a list of one. An http(s) address
+        (a workflow's list of URLs given as the files) is read as a remote file of the kind its
+        name says, so an image reaches a vision model."""
         if value is None or value == "":
             return []
-        return value if isinstance(value, list) else [value]
+        return [_file_at(item) if isinstance(item, str) else item for item in (value if isinstance(value, list) else [value])]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _readable_model(cls, data: Any) -> Any:
+        """The model-selector read part by part: a memory message that cannot be read is left
+        out (a conversation's memory is not the user's to mend), a schema that cannot be read is
+        taken as unknown; each is noted in ``setting_notes``. Memory given as one message or as
+        null is read as a list."""
+        if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
+            return data
+        model, notes = dict(data["model"]), []
+        history = model.get("history_prompt_messages")
+        if isinstance(history, dict):
+            history = [history]
+        elif history is not None and not isinstance(history, list):
+            notes.append(prompts.MEMORY_UNREADABLE.format(what=f"a {type(history).__name__}, not a list of messages"))
+            history = []
+        kept = [message for message in map(_memory_message, history or []) if message is not None]
+        if len(kept) < len(history or []):
+            notes.append(prompts.MEMORY_MESSAGES_LEFT_OUT.format(count=len(history) - len(kept)))
+        model["history_prompt_messages"] = kept
+        entity = model.get("entity")
+        if entity is not None and not isinstance(entity, AIModelEntity):
+            try:
+                model["entity"] = AIModelEntity.model_validate(entity)
+            except Exception as error:  # the SDK's validators raise KeyError, TypeError... too
+                model["entity"] = None
+                notes.append(prompts.MODEL_SCHEMA_UNREADABLE.format(error=type(error).__name__))
+        return {**data, "model": model, "setting_notes": notes}
 
     @model_validator(mode="before")
     @classmethod
@@ -132,6 +223,10 @@ class StrategyParams(BaseModel):
             return data
         tools, dropped = [], []
         raw_tools = data.get("tools")
+        if isinstance(raw_tools, dict):  # one tool, not in a list
+            raw_tools = [raw_tools]
+        elif raw_tools not in (None, "") and not isinstance(raw_tools, list):
+            dropped.append(("(tools)", f"tools: a {type(raw_tools).__name__}, not a list of tools"))
         for raw in raw_tools if isinstance(raw_tools, list) else []:
             if isinstance(raw, dict) and raw.get("provider_type") == "plugin":
                 raw = {**raw, "provider_type": "builtin"}
@@ -151,16 +246,22 @@ class StrategyParams(BaseModel):
     @field_validator("allowed_tools", mode="before")
     @classmethod
     def _tool_names(cls, value: Any) -> list[str] | None:
-        """Tool names from a list, a JSON array string or a comma-separated string (a workflow
-        variable may hold any of them); None when empty or unset (every tool is allowed)."""
+        """Tool names from a list, a JSON array string, a comma-separated string or a mapping of
+        name to a true value (a workflow variable may hold any of them); None when empty or unset
+        (every tool is allowed). Anything else is an error: a restriction that cannot be read must
+        not become no restriction."""
+        if value is None or value == "":
+            return None
         if isinstance(value, str):
             text = value.strip()
             try:
                 value = json.loads(text) if text.startswith("[") else text.split(",")
             except ValueError:
                 value = text.strip("[]").split(",")
+        if isinstance(value, dict):
+            value = [name for name, allowed in value.items() if allowed]
         if not isinstance(value, list | tuple):
-            return None
+            raise ValueError(f"a {type(value).__name__}, not a list of tool names")
         names = [str(item).strip().strip("\"'") for item in value if item is not None]
         return [name for name in names if name] or None
 
@@ -191,14 +292,9 @@ class StrategyParams(BaseModel):
     @field_validator("maximum_iterations", mode="before")
     @classmethod
     def _clamp_iterations(cls, value: Any) -> int:
-        low, high = MAX_ITERATIONS_RANGE
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            return 5
-        if math.isnan(number):
-            return 5
-        return int(min(max(number, low), high))  # "inf" and "1e400" are the most allowed
+        """Unset: 5; a number (also as text) within ``MAX_ITERATIONS_RANGE`` (``"inf"`` is the
+        most allowed); anything else an error (``_clamp``)."""
+        return int(_clamp(value, MAX_ITERATIONS_RANGE, 5))
 
     @field_validator("tool_timeout", mode="before")
     @classmethod
@@ -233,6 +329,35 @@ class StrategyParams(BaseModel):
             return int(size) if size else None
         except (TypeError, ValueError):
             return None
+
+
+class LenientFileParameters:
+    """Mixin for a strategy class (before ``AgentStrategy``): the SDK turns every file dict of
+    the node's parameters into a ``File`` before ``_invoke`` (``ToolLike._convert_parameters``,
+    dify_plugin 0.10.2), and one it cannot (no ``url``, an unknown ``type``, a ``size`` that is
+    no number) would end the run with the SDK's raw error before it starts. Here each parameter,
+    and each file of a list, is converted on its own; one that cannot be stays a dict, which the
+    strategy mentions to the model as a file it cannot show."""
+
+    @classmethod
+    def _convert_parameters(cls, parameters: dict) -> dict:
+        convert = super()._convert_parameters  # type: ignore[misc]
+        out: dict = {}
+        for key, value in parameters.items():
+            try:
+                out.update(convert({key: value}))
+            except Exception:
+                items = value if isinstance(value, list) else [value]
+                kept = [_converted(convert, item) for item in items]
+                out[key] = kept if isinstance(value, list) else kept[0]
+        return out
+
+
+def _converted(convert: Any, item: Any) -> Any:
+    try:
+        return convert({"file": item})["file"]
+    except Exception:  # the SDK's KeyError, ValueError or ValidationError: kept as it came
+        return item
 
 
 MAX_LISTED_PROBLEMS = 5

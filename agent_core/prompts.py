@@ -291,6 +291,15 @@ TOOL_DROPPED = (
 
 # --- a forwarded tool message that holds a secret (agent_core.observation) --------------------
 
+EMPTY_QUERY = "(The user sent an empty message. Follow your instructions.)"
+"""The user's turn when the node's query is empty: providers such as Anthropic and Bedrock
+refuse an empty message, and the instruction may hold the whole task."""
+MEMORY_UNREADABLE = "The conversation memory could not be read ({what}), so it was left out."
+MEMORY_MESSAGES_LEFT_OUT = "{count} message(s) of the conversation memory could not be read and were left out."
+MODEL_SCHEMA_UNREADABLE = (
+    "The model's schema sent by Dify could not be read ({error}), so its features and context size are "
+    "taken as unknown."
+)
 WITHHELD = "A result of the tool ({kind}) was not sent to the user: its address or name contains a secret value."
 WITHHELD_CONTENT = "The tool's file {what} was not sent to the user: its content contains a secret value."
 WITHHELD_TOO_LARGE = (

@@ -17,7 +17,7 @@ from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.logs import LogNode
 from agent_core.loop import AgentLoop, StrategySteps
 from agent_core.model_call import ModelChunk, ModelRequest
-from agent_core.params import StrategyParams, read_params
+from agent_core.params import LenientFileParameters, StrategyParams, read_params
 from agent_core.react.step_format import ReActParams, chosen_step_format
 from agent_core.run_state import RunState
 from agent_core.think import closes_unopened_block, opens_reasoning_in_prompt, thinking_requested
@@ -64,7 +64,7 @@ def lacks_tool_calling(params: StrategyParams) -> bool:
     return bool(params.tools) and params.model.entity is not None and not params.model_features() & TOOL_CALL_FEATURES
 
 
-class FunctionCallingAgentStrategy(AgentStrategy):
+class FunctionCallingAgentStrategy(LenientFileParameters, AgentStrategy):
     """Registered in ``strategies/function_calling.yaml``.
 
     A model whose schema declares no tool calling runs with the ReAct steps

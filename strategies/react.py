@@ -16,7 +16,7 @@ from dify_plugin.interfaces.agent import AgentStrategy
 from agent_core import prompts
 from agent_core.loop import AgentLoop
 from agent_core.model_call import ModelChunk, ModelRequest
-from agent_core.params import read_params
+from agent_core.params import LenientFileParameters, read_params
 from agent_core.react.json_prompt import json_chat_prompt, json_completion_prompt
 from agent_core.react.json_step import GuardedChunks, read_json_step_turn, step_schema
 from agent_core.react.prompt import chat_prompt, completion_prompt, stop_words
@@ -59,7 +59,7 @@ class ReActSteps:
         return replace(turn, decision=ParseFailure(prompts.STRUCTURED_OUTPUT_UNAVAILABLE.format(error=guarded.unavailable)))
 
 
-class ReActAgentStrategy(AgentStrategy):
+class ReActAgentStrategy(LenientFileParameters, AgentStrategy):
     """Registered in ``strategies/react.yaml``."""
 
     def _invoke(self, parameters: dict) -> Generator[AgentInvokeMessage, None, None]:

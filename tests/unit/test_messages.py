@@ -138,3 +138,12 @@ def test_a_tool_result_in_memory_without_a_name_gets_its_calls_name():
     cleaned = clean_history(history)
     assert cleaned[2].name == "t" and cleaned[2].content == "Rainy"
     assert history[2].name == ""  # input not mutated
+
+
+def test_an_empty_query_is_never_an_empty_user_message():
+    # Anthropic and Bedrock refuse an empty text block; the instruction may hold the task
+    from agent_core.prompts import EMPTY_QUERY
+
+    for query in ("", "   ", None):
+        params = StrategyParams.model_validate({"model": MODEL, "query": query})
+        assert query_message(params, images_as_content=False).content == EMPTY_QUERY

@@ -12,16 +12,23 @@ MODEL = {"provider": "p", "model": "m", "mode": "chat", "completion_params": {}}
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("inf", 500), ("1e400", 500), ("-inf", 1), ("nan", 5), ("abc", 5), (None, 5), ("3", 3), (2.7, 2), (10**9, 500)],
+    [("inf", 500), ("1e400", 500), ("-inf", 1), (None, 5), ("", 5), ("3", 3), (2.7, 2), (10**9, 500)],
 )
 def test_maximum_iterations_reads_any_number_and_clamps(value, expected):
     assert read_params(StrategyParams, {"model": MODEL, "maximum_iterations": value}).maximum_iterations == expected
 
 
+@pytest.mark.parametrize("field", ["maximum_iterations", "run_timeout", "tool_timeout", "model_timeout"])
+@pytest.mark.parametrize("value", ["abc", "nan", [3], {"n": 3}])
+def test_a_number_setting_that_is_not_a_number_is_an_error_naming_it(field, value):
+    with pytest.raises(AgentRunError, match=field):
+        read_params(StrategyParams, {"model": MODEL, field: value})
+
+
 @pytest.mark.parametrize("field", ["run_timeout", "tool_timeout", "model_timeout"])
-def test_a_timeout_that_is_not_a_number_is_the_default(field):
+def test_a_timeout_left_unset_is_the_default(field):
     default = getattr(read_params(StrategyParams, {"model": MODEL}), field)
-    for value in ("nan", "abc", None):
+    for value in (None, "", " "):
         assert getattr(read_params(StrategyParams, {"model": MODEL, field: value}), field) == default
 
 
@@ -33,9 +40,6 @@ def test_a_timeout_that_is_not_a_number_is_the_default(field):
         "gpt",
         {"provider": "p", "mode": "chat"},
         {**MODEL, "completion_params": ["a"]},
-        {**MODEL, "entity": {}},
-        {**MODEL, "history_prompt_messages": "hi"},
-        {**MODEL, "history_prompt_messages": [{"role": "wizard", "content": "x"}]},
     ],
     ids=repr,
 )
@@ -50,3 +54,78 @@ def test_settings_that_cannot_be_read_give_a_clear_error(cls, model):
     message = str(caught.value)
     assert message.startswith("The Agent node's settings could not be read (")
     assert "errors.pydantic.dev" not in message and "\n" not in message and secret not in message
+
+
+@pytest.mark.parametrize(
+    ("model", "kept", "note"),
+    [
+        ({**MODEL, "entity": {}}, 0, "schema"),
+        ({**MODEL, "history_prompt_messages": "hi"}, 0, "memory could not be read"),
+        ({**MODEL, "history_prompt_messages": None}, 0, None),
+        ({**MODEL, "history_prompt_messages": {"role": "user", "content": "hi"}}, 1, None),
+        ({**MODEL, "history_prompt_messages": [{"role": "wizard", "content": "x"}, None, "text",
+                                               {"role": "tool", "content": "no id"},
+                                               {"role": "user", "content": "kept"}]}, 1, "4 message(s)"),
+    ],
+    ids=["entity", "memory-text", "memory-null", "memory-one", "memory-mixed"],
+)
+def test_a_model_selector_part_that_cannot_be_read_is_left_out_and_noted(model, kept, note):
+    params = read_params(StrategyParams, {"model": model, "query": "hi"})
+    assert len(params.model.history_prompt_messages) == kept
+    assert (note is None and params.setting_notes == []) or any(note in text for text in params.setting_notes)
+
+
+def test_a_memory_message_is_mended_where_that_is_safe():
+    history = [
+        {"role": "user", "content": [{"type": "text", "data": "look"}, {"type": "hologram", "data": "x"}]},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "search", "arguments": {"q": "x"}}}]},
+    ]
+    params = read_params(StrategyParams, {"model": {**MODEL, "history_prompt_messages": history}, "query": "hi"})
+    user, assistant = params.model.history_prompt_messages
+    assert [part.data for part in user.content] == ["look"]
+    assert assistant.tool_calls[0].function.arguments == '{"q": "x"}'
+    assert params.setting_notes == []
+
+
+@pytest.mark.parametrize(("allowed", "names"), [({"a": True, "b": False}, ["a"]), ("a, b", ["a", "b"]), (None, ["a", "b"])])
+def test_allowed_tools_in_any_readable_shape(allowed, names):
+    tools = [_tool(name) for name in ("a", "b")]
+    params = read_params(StrategyParams, {"model": MODEL, "tools": tools, "allowed_tools": allowed})
+    assert [tool.identity.name for tool in params.tools] == names
+
+
+def test_allowed_tools_that_cannot_be_read_is_an_error_not_every_tool():
+    with pytest.raises(AgentRunError, match="allowed_tools"):
+        read_params(StrategyParams, {"model": MODEL, "tools": [_tool("a")], "allowed_tools": 5})
+
+
+def test_one_tool_given_alone_is_read_as_a_list_of_one():
+    params = read_params(StrategyParams, {"model": MODEL, "tools": _tool("a")})
+    assert [tool.identity.name for tool in params.tools] == ["a"]
+
+
+def _tool(name: str) -> dict:
+    return {
+        "identity": {"author": "t", "name": name, "label": {"en_US": name}, "provider": "t"},
+        "parameters": [],
+        "description": {"human": {"en_US": name}, "llm": f"The {name} tool"},
+    }
+
+
+def test_addresses_given_as_the_files_are_read_as_remote_files():
+    params = read_params(StrategyParams, {"model": MODEL, "files": ["https://example.com/cat.png", "https://x.io/a.pdf"]})
+    assert [(f["type"], f["filename"], f["url"]) for f in params.files] == [
+        ("image", "cat.png", "https://example.com/cat.png"), ("document", "a.pdf", "https://x.io/a.pdf")]
+
+
+def test_a_file_the_sdk_cannot_convert_stays_as_it_came_and_the_rest_are_converted():
+    from dify_plugin.file.file import File
+
+    from strategies.function_calling import FunctionCallingAgentStrategy
+
+    good = {"dify_model_identity": "__dify__file__", "url": "https://x.io/a.png", "type": "image", "filename": "a.png"}
+    bad = {**good, "url": None}
+    converted = FunctionCallingAgentStrategy._convert_parameters({"files": [good, bad], "query": "hi"})
+    assert isinstance(converted["files"][0], File) and converted["files"][1] == bad
+    assert converted["query"] == "hi"

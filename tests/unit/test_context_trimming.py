@@ -1,0 +1,63 @@
+"""agent_core.loop trims a prompt to the context window with the fewest steps (memory turns,
+then old rounds' observations, then the query's images), found in a few prompt builds: a build
+per step would cost time quadratic in the memory, with no heartbeat while it lasts."""
+
+import math
+from types import SimpleNamespace
+
+import pytest
+
+from agent_core.budget import prompt_budget, request_tokens
+from agent_core.loop import AgentLoop
+from agent_core.params import StrategyParams
+from local_runner.scenario import ModelSettings
+from strategies.function_calling import FunctionCallingSteps
+from strategies.react import ReActSteps
+
+
+def memory(turns: int) -> list[dict]:
+    history = []
+    for n in range(turns):
+        history += [{"role": "user", "content": f"question {n} " + "lorem ipsum " * 20},
+                    {"role": "assistant", "content": f"answer {n} " + "dolor sit " * 20}]
+    return history
+
+
+class Counting:
+    """The strategy's steps, counting the prompts built."""
+
+    def __init__(self, steps) -> None:
+        self.steps, self.builds = steps, 0
+
+    def build_request(self, state):
+        self.builds += 1
+        return self.steps.build_request(state)
+
+    def __getattr__(self, name):
+        return getattr(self.steps, name)
+
+
+def fitted(steps, turns: int):
+    model = ModelSettings(context_size=8192, completion_params={"max_tokens": 512})
+    params = StrategyParams.model_validate({"model": model.selector(memory(turns)), "query": "latest?"})
+    counting = Counting(steps)
+    loop = AgentLoop(SimpleNamespace(session=None), counting, params)
+    generator = loop._fitted_request(SimpleNamespace(id="round"))
+    try:
+        while True:
+            next(generator)
+    except StopIteration as stop:
+        return loop, counting, stop.value
+
+
+@pytest.mark.parametrize("steps", [FunctionCallingSteps(), ReActSteps("text")], ids=["function_calling", "ReAct"])
+def test_a_long_memory_is_trimmed_to_fit_in_a_few_builds_dropping_the_fewest_turns(steps):
+    turns = 3000
+    loop, counting, request = fitted(steps, turns)
+    budget = prompt_budget(loop.state.params)
+    assert request_tokens(request) <= budget
+    assert counting.builds <= 2 * math.ceil(math.log2(turns)) + 3
+    dropped = loop.state.history_dropped
+    assert 0 < dropped < turns
+    loop.state.history_dropped = dropped - 1  # one turn more would not fit
+    assert request_tokens(steps.build_request(loop.state)) > budget
