@@ -82,6 +82,13 @@ def _drop_reason(raw: Any, error: ValidationError) -> str:
     return redactor(_declared_values(raw))(reason)
 
 
+def _allows(value: Any) -> bool:
+    """A value of an ``allowed_tools`` object: true, or text that says so (``"true"``, ``"1"``)."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "1", "yes", "on")
+    return value is True or (isinstance(value, int | float) and value == 1)
+
+
 def _file_at(address: str) -> Any:
     """An http(s) address as a Dify file dict (``type`` from the MIME type its name suggests:
     image, audio, video, document, else custom); any other text is left as it is."""
@@ -255,11 +262,11 @@ class StrategyParams(BaseModel):
         if isinstance(value, str):
             text = value.strip()
             try:
-                value = json.loads(text) if text.startswith("[") else text.split(",")
+                value = json.loads(text) if text.startswith(("[", "{")) else text.split(",")
             except ValueError:
                 value = text.strip("[]").split(",")
-        if isinstance(value, dict):
-            value = [name for name, allowed in value.items() if allowed]
+        if isinstance(value, dict):  # name -> allowed; an object that allows none allows none
+            return [str(name) for name, allowed in value.items() if _allows(allowed)]
         if not isinstance(value, list | tuple):
             raise ValueError(f"a {type(value).__name__}, not a list of tool names")
         names = [str(item).strip().strip("\"'") for item in value if item is not None]

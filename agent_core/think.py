@@ -112,7 +112,18 @@ def _partial_suffix(text: str, tags: tuple[str, ...]) -> int:
 
 _CLOSE_TAGS = tuple("</" + tag[1:] for tag in _THINK_TAGS)  # alone, a stray end (not </details>)
 _ALL_TAGS = _OPEN_TAGS + _CLOSE_TAGS
-_LONGEST_CLOSE = max(len(tag) for tag in _CLOSE_TAGS)
+_OPENED_CLOSE = "</think>"
+"""The end of the block a chat template opens in the prompt (every such template opens a
+``<think>``)."""
+
+
+def _without_open_tag(reasoning: str) -> str:
+    """Reasoning held from the start of a reply, without a ``<think>`` the model wrote again."""
+    opener = reasoning.lstrip().lower()
+    for tag in _THINK_TAGS:
+        if opener.startswith(tag):
+            return reasoning.lstrip()[len(tag) :]
+    return reasoning
 
 VISIBLE, REASONING, BLOCK_END, STRAY_END = "visible", "reasoning", "block_end", "stray_end"
 """Kinds of the pieces ``ThinkSplitter.pieces`` returns (``STRAY_END``: a closing tag with no
@@ -147,13 +158,17 @@ class ThinkSplitter:
         """Whether the reply is held because its block may have been opened in the prompt."""
         return self._opened
 
-    def release(self) -> Split:
+    def release(self, *, as_reasoning: bool = False) -> Split:
         """Stop holding (the reply's reasoning came apart from it, or it ended): the held text
-        is read as any reply and returned split."""
+        is read as any reply and returned split; ``as_reasoning`` (the reply was cut by the
+        output limit before its ``</think>``): it is reasoning, and the block stays open."""
         if not self._opened:
             return Split()
         self._opened = False
         held, self._held, self._tail = "".join(self._held), [], ""
+        if as_reasoning:
+            self._close_tag = _OPENED_CLOSE
+            return Split(reasoning=_without_open_tag(held))
         return _joined(self.pieces(held))
 
     @property
@@ -196,23 +211,16 @@ class ThinkSplitter:
         lowered = window.lower()
         if len(lowered) != len(window):  # a character whose lower case is longer: exact tags only
             lowered = window
-        hits = [(lowered.find(tag), tag) for tag in _CLOSE_TAGS if tag in lowered]
-        if not hits:
+        at = lowered.find(_OPENED_CLOSE)  # the block the template opened is a <think>: only its end counts
+        if at < 0:
             self._held.append(text)
-            self._tail = window[-(_LONGEST_CLOSE - 1) :]
+            self._tail = window[-(len(_OPENED_CLOSE) - 1) :]
             return ""
-        at, tag = min(hits)
         whole = "".join(self._held) + text
         at += len(whole) - len(window)
-        reasoning = whole[:at]
-        opener = reasoning.lstrip().lower()
-        for open_tag in _THINK_TAGS:  # the model opened it again itself
-            if opener.startswith(open_tag):
-                reasoning = reasoning.lstrip()[len(open_tag) :]
-                break
-        out += [(REASONING, reasoning), (BLOCK_END, "")]
+        out += [(REASONING, _without_open_tag(whole[:at])), (BLOCK_END, "")]
         self._opened, self._held, self._tail = False, [], ""
-        return whole[at + len(tag) :]
+        return whole[at + len(_OPENED_CLOSE) :]
 
     def _step(self, out: list[tuple[str, str]]) -> bool:
         """Move one tag's worth forward; False when more input is needed."""

@@ -26,7 +26,7 @@ from agent_core.call_markup import (
 )
 from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.text_calls import FUNCTOOLS, HARMONY_RECIPIENT, extract_calls_from_text, repair_names
-from agent_core.think import ThinkSplitter, clean_reasoning, visible_text
+from agent_core.think import Split, ThinkSplitter, clean_reasoning, visible_text
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCallAssembler
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
@@ -179,7 +179,11 @@ def _stream(
         if out := gate.feed(part.visible):
             yield out
     got.reasoning_ended_turn = got.reasoning_ended_turn or (markup.ended and splitter.inside)
-    last, tail = splitter.feed(markup.finish()), splitter.finish()
+    last = splitter.feed(markup.finish())
+    if splitter.holding and (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS:
+        cut = splitter.release(as_reasoning=True)  # cut before its </think>: all of it reasoning
+        last = Split(last.visible + cut.visible, last.reasoning + cut.reasoning)
+    tail = splitter.finish()
     got.unclosed = splitter.inside
     visible += (last.visible, tail.visible)
     reasoning += (last.reasoning, tail.reasoning)
@@ -245,6 +249,8 @@ def read_function_calling_turn(
         return ModelTurn(thought=text, decision=ParseFailure(prompts.TOOL_CALL_MISSING), **turn)
     if not got.reasoning.strip():
         return ModelTurn(thought=text, decision=ParseFailure(prompts.EMPTY_REPLY), **turn)
+    if cut:  # cut inside its reasoning: asked again, shorter
+        return ModelTurn(thought=text, decision=ParseFailure(prompts.REPLY_CUT), **turn)
     # A reply that stopped inside the <think> it opened (lobehub/lobehub#5672: the whole answer
     # in it): asked again, and if it keeps doing so, what it wrote there is its answer.
     fallback = visible_text(rewrite_markup(got.reasoning)) if got.unclosed and not cut else ""

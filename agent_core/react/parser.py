@@ -529,6 +529,10 @@ def _split_name_line(line: str) -> tuple[str, bool, str | None, bool]:
     return name, label is not None, line[label.end() :].strip() if label else None, name != written
 
 
+_PLACEHOLDER = re.compile(r"\$[A-Za-z_]\w*")
+"""A prompt's placeholder written where the tool's name goes (``Action: $JSON_BLOB`` above the
+action JSON, langchain-ai/langchainjs#1399): no name; the JSON that follows names the tool."""
+
 _MD_ESCAPE = re.compile(r"\\([_*`])")
 """A markdown escape in a tool name (``mindsdb\\_sql``, MindsDB PR #9753): names hold no
 backslashes, so the escape goes. A text input loses the same escapes only when its name had
@@ -1039,7 +1043,7 @@ class ReactStreamParser:
         """The name line is complete: decide where the input comes from."""
         name, has_label, inline, self._name_escaped = _split_name_line("".join(self._acc))
         self._name, self._call_input = name, None
-        self._name_kind = "none" if _is_none_name(name) else ("tool" if name else "noname")
+        self._name_kind = "none" if _is_none_name(name) else ("tool" if name and not _PLACEHOLDER.fullmatch(name) else "noname")
         self._none_action = self._none_action or self._name_kind == "none"
         self._single_line = self._name_kind == "none"
         if json_follows:

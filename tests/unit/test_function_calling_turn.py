@@ -175,3 +175,17 @@ def test_a_reply_held_as_maybe_reasoning_is_released_when_reasoning_comes_apart_
     plain = [ModelChunk(text="The answer is 4."), ModelChunk(finish_reason="stop")]
     streamed, turn = drain(read_function_calling_turn(iter(plain), ["get_weather"], reasoning_opened=True))
     assert streamed == "The answer is 4." and turn.decision == FinalAnswer("The answer is 4.")
+
+
+def test_a_reply_cut_before_the_bare_end_of_its_reasoning_shows_none_of_it():
+    chunks = [ModelChunk(text="Okay, the user wants the weather. Let me think about what tool"),
+              ModelChunk(finish_reason="length")]
+    streamed, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"], reasoning_opened=True))
+    assert streamed == "" and isinstance(turn.decision, ParseFailure) and "cut off" in turn.decision.problem
+    assert turn.reasoning.startswith("Okay, the user wants")
+
+
+def test_only_the_end_of_a_think_block_ends_reasoning_the_template_opened():
+    chunks = [ModelChunk(text="I should not use </reasoning> here.</think>Real answer."), ModelChunk(finish_reason="stop")]
+    streamed, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"], reasoning_opened=True))
+    assert streamed == "Real answer." and "</reasoning>" in turn.reasoning

@@ -88,7 +88,11 @@ def test_a_memory_message_is_mended_where_that_is_safe():
     assert params.setting_notes == []
 
 
-@pytest.mark.parametrize(("allowed", "names"), [({"a": True, "b": False}, ["a"]), ("a, b", ["a", "b"]), (None, ["a", "b"])])
+@pytest.mark.parametrize(
+    ("allowed", "names"),
+    [({"a": True, "b": False}, ["a"]), ({"a": "true", "b": "false"}, ["a"]), ('{"b": true}', ["b"]),
+     ({"a": False}, []), ("a, b", ["a", "b"]), (None, ["a", "b"])],
+)
 def test_allowed_tools_in_any_readable_shape(allowed, names):
     tools = [_tool(name) for name in ("a", "b")]
     params = read_params(StrategyParams, {"model": MODEL, "tools": tools, "allowed_tools": allowed})

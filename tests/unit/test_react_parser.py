@@ -872,9 +872,16 @@ def test_an_action_written_as_code_in_backticks_is_read_as_without_them():
     assert [(a.name, a.input) for a in turn.actions] == [("get_weather", "北京")]
 
 
-def test_a_placeholder_copied_above_the_action_json_is_not_part_of_the_call():
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Action:\n```\n$JSON_BLOB  \n{\n  "action": "search", \n  "action_input": "weather in Paris"\n}\n```',
+        'Thought: check.\nAction:\n$JSON_BLOB\n```{"action": "search", "action_input": "weather in Paris"}```',
+        'Action: $JSON_BLOB\n```json\n{"action": "search", "action_input": "weather in Paris"}\n```',
+    ],
+)
+def test_a_placeholder_copied_above_the_action_json_is_not_part_of_the_call(text):
     # langchain-ai/langchainjs#1399: Claude copies the prompt's "$JSON_BLOB" into its block
-    text = 'Action:\n```\n$JSON_BLOB  \n{\n  "action": "search", \n  "action_input": "weather in Paris"\n}\n```'
     for chunks in ([text], list(text)):
         _, _, turn = run(chunks)
         assert [(a.name, a.input) for a in turn.actions] == [("search", "weather in Paris")]
