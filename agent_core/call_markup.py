@@ -365,6 +365,74 @@ _LONG_BLOCK: Final = 4096
 """A held block longer than this (characters) is gathered piece by piece."""
 
 
+_QUOTE_TOKENS = re.compile(r"`+|\n")
+
+
+class CodeQuote:
+    """Whether the text read so far leaves a markdown code span (`` `...` ``) or a fenced code
+    block open: call markup inside one is an example the answer shows (how Claude or DeepSeek
+    writes a call), not a call. A code span ends at the end of its line at the latest, so a
+    stray backtick quotes nothing past it. Feed every piece of text in order; linear."""
+
+    __slots__ = ("_ticks", "blank_line", "fence", "inline")
+
+    def __init__(self) -> None:
+        self.fence = 0  # backticks of the open fence, 0 when none
+        self.inline = 0  # backticks of the open code span, 0 when none
+        self.blank_line = True  # nothing but whitespace on the current line so far
+        self._ticks = ""  # backticks ending the text so far: their run may go on in the next piece
+
+    @property
+    def open(self) -> bool:
+        """Whether a code span or a fenced block is open at the end of what was fed."""
+        if not self._ticks:
+            return bool(self.fence or self.inline)
+        probe = CodeQuote()
+        probe.fence, probe.inline, probe.blank_line = self.fence, self.inline, self.blank_line
+        probe._read(self._ticks)
+        return bool(probe.fence or probe.inline)
+
+    def copy(self) -> CodeQuote:
+        """A tracker in the same state, to read ahead with."""
+        twin = CodeQuote()
+        twin.fence, twin.inline, twin.blank_line, twin._ticks = self.fence, self.inline, self.blank_line, self._ticks
+        return twin
+
+    def feed(self, text: str) -> None:
+        """Read one more piece of text."""
+        if self._ticks or text.endswith("`"):
+            text = self._ticks + text
+            read = text.rstrip("`")
+            self._ticks = text[len(read) :]
+            text = read
+        self._read(text)
+
+    def _read(self, text: str) -> None:
+        if "`" not in text and "\n" not in text:
+            self.blank_line = self.blank_line and not text.strip()
+            return
+        start = 0
+        for token in _QUOTE_TOKENS.finditer(text):
+            line_start = self.blank_line and not text[start : token.start()].strip()
+            start = token.end()
+            if token.group() == "\n":
+                self.inline, self.blank_line = 0, True
+                continue
+            run = len(token.group())
+            if self.fence:
+                if line_start and run >= self.fence:
+                    self.fence = 0
+            elif self.inline:
+                if run == self.inline:
+                    self.inline = 0
+            elif run >= 3 and line_start:
+                self.fence = run
+            else:
+                self.inline = run
+            self.blank_line = False
+        self.blank_line = self.blank_line and not text[start:].strip()
+
+
 class CallMarkup:
     """Streaming rewriter: ``feed(text) -> text``, then ``finish() -> text``.
 
@@ -387,6 +455,7 @@ class CallMarkup:
         self._opening: str | None = ""  # the reply's first characters, until it is known whether
         # it is Harmony with its tokens left out (``_bare_harmony``); None once known
         self._bare: list[str] | None = None  # such a reply's text, held until its final channel
+        self._quote = CodeQuote()  # the text passed on so far: is a code span or block open?
 
     @property
     def ended(self) -> bool:
@@ -400,6 +469,7 @@ class CallMarkup:
         if self._opening is not None or self._bare is not None:
             text = self._bare_harmony(text, final=False)
         if not (self._pending or self._rule or self._harmony or self._stray_close) and "<" not in text and "[" not in text:
+            self._quote.feed(text)
             return text  # the usual chunk: no marker can start in it
         if self._more or ((self._rule is not None or self._harmony) and len(self._pending) > _LONG_BLOCK):
             # A long block is gathered piece by piece and looked at only where its end may be,
@@ -487,16 +557,25 @@ class CallMarkup:
             marker = next((m for m in candidates if head.startswith(m)), None)
             if marker is None:
                 if not final and len(head) < _LONGEST and any(m.startswith(head) for m in candidates):
-                    out.append(text[:i])
+                    self._pass(out, text[:i])
                     self._pending = text[i:]
                     return False  # may still become a marker
                 continue
-            out.append(text[:i])
+            self._pass(out, text[:i])
+            if marker in _QUOTABLE and self._quote.open:  # an example inside code: text
+                self._pass(out, marker)
+                self._pending = text[i + len(marker) :]
+                return True
             self._pending = text[i:]
             return self._open(marker, out, final)
-        out.append(text)
+        self._pass(out, text)
         self._pending = ""
         return False
+
+    def _pass(self, out: list[str], text: str) -> None:
+        """Pass ``text`` on as it came."""
+        self._quote.feed(text)
+        out.append(text)
 
     def _open(self, marker: str, out: list[str], final: bool) -> bool:
         """Act on a whole marker at the start of the pending text; False when more text is needed."""
@@ -512,7 +591,7 @@ class CallMarkup:
             self._pending = self._pending[len(marker) :]
         elif marker == "<tool_call>" or marker == "</tool_call>":
             self._in_tool_call = marker == "<tool_call>"
-            out.append(marker)
+            self._pass(out, marker)
             self._pending = self._pending[len(marker) :]
         elif marker == "<|channel|>":
             self._harmony = True
@@ -537,7 +616,7 @@ class CallMarkup:
             return True
         if not final and any(end.startswith(after) for end in _TURN_ENDS):
             return False
-        out.append(_EOS)
+        self._pass(out, _EOS)
         self._pending = self._pending[len(_EOS) :]
         return True
 
@@ -641,13 +720,27 @@ could not read, or a block that announces a call."""
 _HOLD_CHARS = re.compile(r"[<\[`]")
 
 
-def markup_start(text: str) -> int | None:
-    """Index of the first call marker in ``text`` (``<tool_call>`` or ``MARKUP_OPENERS``), or None."""
-    found = [at for marker in _HELD_FROM if (at := text.find(marker)) >= 0]
-    return min(found, default=None)
+def markup_start(text: str, quote: CodeQuote | None = None) -> int | None:
+    """Index of the first call marker in ``text`` (``<tool_call>`` or ``MARKUP_OPENERS``), or None.
+    With ``quote`` (the state of the text before ``text``), a family's markup inside a code span
+    or block is an example the answer shows, skipped."""
+    if quote is None:
+        found = [at for marker in _HELD_FROM if (at := text.find(marker)) >= 0]
+        return min(found, default=None)
+    probe, read = quote.copy(), 0
+    for match in _HELD_PATTERN.finditer(text):
+        probe.feed(text[read : match.start()])
+        read = match.start()
+        if match.group() not in _QUOTABLE or not probe.open:
+            return match.start()
+    return None
 
 
 _HELD_BY_START: Final = _by_start(_HELD_FROM)
+_QUOTABLE: Final = frozenset({*(opener for opener, _ in _OPENING), "<|channel|>", "<|start|>"})
+"""Markers that are an example, not a call, inside a code span or block (``CodeQuote``): a
+family's own markup. ``<tool_call>`` and call fences are read wherever they stand."""
+_HELD_PATTERN = re.compile("|".join(re.escape(marker) for marker in sorted(_HELD_FROM, key=len, reverse=True)))
 
 
 def partial_markup(text: str) -> int:

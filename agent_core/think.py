@@ -117,6 +117,17 @@ _OPENED_CLOSE = "</think>"
 ``<think>``)."""
 
 
+def _quoted(text: str, at: int, size: int, before: str) -> bool | None:
+    """Whether the tag at ``text[at:at + size]`` is written as code (`` `</think>` ``: a
+    backtick on each side, which a model's real tag never has); None while the character after
+    it has not come yet. ``before``: the character before ``text``."""
+    if (text[at - 1] if at else before) != "`":
+        return False
+    if at + size >= len(text):
+        return None
+    return text[at + size] == "`"
+
+
 def _without_open_tag(reasoning: str) -> str:
     """Reasoning held from the start of a reply, without a ``<think>`` the model wrote again."""
     opener = reasoning.lstrip().lower()
@@ -152,6 +163,7 @@ class ThinkSplitter:
         self._opened = opened  # holding: the block may have been opened in the prompt
         self._held: list[str] = []  # while holding: the reply so far
         self._tail = ""  # while holding: its end, where a closing tag may be starting
+        self._prev = ""  # the last character read before the pending text
 
     @property
     def holding(self) -> bool:
@@ -179,6 +191,8 @@ class ThinkSplitter:
     def feed(self, text: str) -> Split:
         """Consume one piece of content."""
         if not self._pending and self._close_tag is None and not self._opened and "<" not in text:
+            if text:
+                self._prev = text[-1]
             return Split(text, "")  # the usual chunk: no tag can start in it
         return _joined(self.pieces(text))
 
@@ -189,7 +203,7 @@ class ThinkSplitter:
         if self._opened:
             text = self._until_close(text, out)
         if not self._pending and self._close_tag is None and "<" not in text:
-            out.append((VISIBLE, text))  # the usual chunk: no tag can start in it
+            self._emit(out, VISIBLE, text)  # the usual chunk: no tag can start in it
         else:
             self._pending += text
             while self._pending and self._step(out):
@@ -203,6 +217,11 @@ class ThinkSplitter:
         if self._close_tag:
             return Split(released.visible, released.reasoning + rest)
         return Split(released.visible + rest, released.reasoning)
+
+    def _emit(self, out: list[tuple[str, str]], kind: str, text: str) -> None:
+        out.append((kind, text))
+        if text:
+            self._prev = text[-1]
 
     def _until_close(self, text: str, out: list[tuple[str, str]]) -> str:
         """While holding: keep ``text`` until a closing tag; then the held text before it is
@@ -218,9 +237,19 @@ class ThinkSplitter:
             return ""
         whole = "".join(self._held) + text
         at += len(whole) - len(window)
-        out += [(REASONING, _without_open_tag(whole[:at])), (BLOCK_END, "")]
-        self._opened, self._held, self._tail = False, [], ""
-        return whole[at + len(_OPENED_CLOSE) :]
+        while at >= 0:
+            quoted = _quoted(whole, at, len(_OPENED_CLOSE), "")
+            if quoted is None:  # the character after it is still to come
+                self._held, self._tail = [whole], whole[-(len(_OPENED_CLOSE) + 1) :]
+                return ""
+            if not quoted:
+                out += [(REASONING, _without_open_tag(whole[:at])), (BLOCK_END, "")]
+                self._opened, self._held, self._tail = False, [], ""
+                self._prev = ">"
+                return whole[at + len(_OPENED_CLOSE) :]
+            at = whole.find(_OPENED_CLOSE, at + len(_OPENED_CLOSE))
+        self._held, self._tail = [whole], whole[-(len(_OPENED_CLOSE) - 1) :]
+        return ""
 
     def _step(self, out: list[tuple[str, str]]) -> bool:
         """Move one tag's worth forward; False when more input is needed."""
@@ -230,11 +259,21 @@ class ThinkSplitter:
         hits = [(lowered.find(tag), tag) for tag in tags if tag in lowered]
         if not hits:
             keep = _partial_suffix(self._pending, tags)
-            out.append((REASONING if inside else VISIBLE, self._pending[: len(self._pending) - keep]))
+            self._emit(out, REASONING if inside else VISIBLE, self._pending[: len(self._pending) - keep])
             self._pending = self._pending[len(self._pending) - keep :]
             return False
         at, tag = min(hits)
-        out.append((REASONING if inside else VISIBLE, self._pending[:at]))
+        kind = REASONING if inside else VISIBLE
+        quoted = _quoted(self._pending, at, len(tag), self._prev)
+        if quoted is None:  # a backtick before it: the character after it tells
+            self._emit(out, kind, self._pending[:at])
+            self._pending = self._pending[at:]
+            return False
+        if quoted:  # `</think>`: the tag written as code, not used
+            self._emit(out, kind, self._pending[: at + len(tag)])
+            self._pending = self._pending[at + len(tag) :]
+            return True
+        self._emit(out, kind, self._pending[:at])
         self._pending = self._pending[at + len(tag) :]
         if inside:
             self._close_tag = None

@@ -18,6 +18,7 @@ from dify_plugin.entities.model.message import PromptMessageTool
 from agent_core import prompts
 from agent_core.call_markup import (
     CallMarkup,
+    CodeQuote,
     ends_turn,
     holds_call_markup,
     markup_start,
@@ -62,6 +63,7 @@ class AnswerGate:
         self._held: list[str] = []  # once holding: the rest of the reply, piece by piece
         self._decided: bool | None = None  # None: not yet; True: streaming; False: holding the rest
         self.streamed = False  # whether any text was passed on
+        self._quote = CodeQuote()  # the streamed text: markup inside its code is an example
 
     @property
     def held(self) -> str:
@@ -126,13 +128,15 @@ class AnswerGate:
         text = self._buffer + text
         if "<" not in text and "[" not in text and "`" not in text:
             self._buffer = ""
+            self._quote.feed(text)
             return text
-        at = markup_start(text)
+        at = markup_start(text, self._quote)
         if at is not None:
             self._buffer = text[at:]
             return self._hold(text[:at])
         keep = partial_markup(text)
         self._buffer = text[len(text) - keep :]
+        self._quote.feed(text[: len(text) - keep])
         return text[: len(text) - keep]
 
 

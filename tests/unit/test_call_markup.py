@@ -8,13 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_core.call_markup import CallMarkup, holds_call_markup, markup_start, partial_markup, rewrite_markup
+from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.model_call import ModelChunk
 from agent_core.react.parser import ReactStreamParser
 from agent_core.react.turn import read_react_turn
 from agent_core.text_calls import extract_calls_from_text
 from agent_core.think import visible_text
 from agent_core.tool_schema import ToolRegistry
-from agent_core.turn import ToolCalls
+from agent_core.turn import FinalAnswer, ToolCalls
 from tests.unit.helpers import drain
 
 TOOLS = ["get_weather", "get_time", "read_file"]
@@ -387,3 +388,19 @@ def test_a_block_the_text_ends_inside_is_left_open_and_a_cut_call_is_not_run():
 def test_harmony_with_its_tokens_left_out_is_read_as_harmony(raw, rewritten):
     assert rewrite_markup(raw) == rewritten
     assert streamed(list(raw)) == rewritten
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Claude's format looks like this:\n\n```xml\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n</invoke>\n```\nThat is all.",
+        "DeepSeek V4 writes calls as `<｜DSML｜tool_calls>` blocks, each holding `<｜DSML｜invoke name=\"f\">` elements.",
+        "LFM2 writes `<|tool_call_start|>[get_weather(city=\"Paris\")]<|tool_call_end|>` around its calls.",
+    ],
+)
+def test_markup_shown_as_code_in_an_answer_is_passed_on_as_written(text):
+    rng = random.Random(text)
+    for pieces in ([text], chunked(text, rng), list(text)):
+        assert streamed(pieces) == text
+    streamed_text, turn = drain(read_function_calling_turn(iter([ModelChunk(text=text), ModelChunk(finish_reason="stop")]), TOOLS))
+    assert streamed_text == text and turn.decision == FinalAnswer(text)

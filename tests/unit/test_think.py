@@ -130,3 +130,16 @@ def test_a_closing_tag_with_no_block_open_is_found():
 )
 def test_thinking_turned_on_in_the_completion_parameters_is_seen(params, requested):
     assert thinking_requested(params) is requested
+
+
+@pytest.mark.parametrize("opened", [False, True])
+@pytest.mark.parametrize(
+    "text",
+    ["The closing tag is `</think>`.", "Models wrap their thoughts in `<think>` ... `</think>` tags.",
+     "To end a block, write `</think>` on its own line, then the answer."],
+)
+def test_a_tag_written_as_code_in_an_answer_is_text(text, opened):
+    # a model's real tag never stands between two backticks
+    for size in (len(text), 1, 3):
+        pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        assert (split_opened if opened else split_all)(pieces) == (text, "")
