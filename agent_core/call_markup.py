@@ -314,6 +314,11 @@ _EOS: Final = "</s>"
 """Llama 2 and Mistral's end of sequence. Also HTML's strikethrough close, so it ends the reply
 only where nothing follows it or a next turn does (``</s>[INST] thanks``)."""
 
+_BARE_INVOKE: Final = "<invoke name="
+"""Claude's ``<invoke>`` without its wrapper: a call only where it begins a line (Claude Opus 4.8
+writes it so, after a stray word's line: anthropics/claude-code#65635); inside a sentence it is
+an example the answer gives of the format."""
+
 _RULES: Final = (
     _Rule(_deepseek("tool calls begin"), re.compile(r"<[|｜]tool[▁_]calls[▁_]end[|｜]>"), _read_deepseek),
     _Rule(_deepseek("tool call begin"), re.compile(r"<[|｜]tool[▁_]call[▁_]end[|｜]>"), _read_deepseek),
@@ -328,7 +333,7 @@ _RULES: Final = (
     _Rule(("<|tool_call_start|>",), re.compile(r"<\|tool_call_end\|>"), _read_pythonic),
     _Rule(("<minimax:tool_call>",), re.compile(r"</minimax:tool_call>"), _read_invoke),
     _Rule(("<function_calls>",), re.compile(r"</function_calls>"), _read_invoke),
-    _Rule(("<invoke name=",), re.compile(r"</invoke>"), _read_invoke),
+    _Rule((_BARE_INVOKE,), re.compile(r"</invoke>"), _read_invoke),
     _Rule(("<tool_calls>",), re.compile(r"</tool_calls>"), _read_json_lines),
     _Rule(("<function=",), re.compile(r"</function>"), _read_function),
     _Rule(("[TOOL_CALLS]",), None, _read_mistral),
@@ -562,7 +567,8 @@ class CallMarkup:
                     return False  # may still become a marker
                 continue
             self._pass(out, text[:i])
-            if marker in _QUOTABLE and self._quote.open:  # an example inside code: text
+            quoted = marker in _QUOTABLE and self._quote.open  # an example inside code: text
+            if quoted or (marker == _BARE_INVOKE and not self._quote.blank_line):  # or inside a sentence
                 self._pass(out, marker)
                 self._pending = text[i + len(marker) :]
                 return True
@@ -731,7 +737,9 @@ def markup_start(text: str, quote: CodeQuote | None = None) -> int | None:
     for match in _HELD_PATTERN.finditer(text):
         probe.feed(text[read : match.start()])
         read = match.start()
-        if match.group() not in _QUOTABLE or not probe.open:
+        quoted = match.group() in _QUOTABLE and probe.open
+        in_sentence = match.group() == _BARE_INVOKE and not probe.blank_line  # Claude's, as an example
+        if not quoted and not in_sentence:
             return match.start()
     return None
 

@@ -45,8 +45,8 @@ __all__ = ["MAX_PARSE_RETRIES", "REPEAT_LIMIT", "AgentLoop", "AgentRunError", "R
 MAX_CONTINUATIONS = 1
 """Times an answer cut by the output limit is continued before the run ends with a notice."""
 MAX_CUT_CALL_ROUNDS = 1
-"""Rounds in a row whose calls came in a reply cut by the output limit (none of them run, the
-model asked again) before the run ends with a notice."""
+"""Rounds in a row whose reply was cut by the output limit before it answered (its calls not
+run, or it could not be read) that are asked again before the run ends with a notice."""
 
 MAX_PARSE_RETRIES = 3
 """Consecutive unreadable or empty replies tolerated before the run fails."""
@@ -236,7 +236,7 @@ class AgentLoop:
                 continue
             if isinstance(decision, FinalAnswer):
                 return
-            cut_calls = cut_calls + 1 if isinstance(decision, ToolCalls) and turn.cut else 0
+            cut_calls = cut_calls + 1 if turn.cut else 0  # calls not run, or a reply unreadable for it
             if cut_calls > MAX_CUT_CALL_ROUNDS:
                 yield from self._text(_paragraph_break(self._last_text) + prompts.STOPPED_AT_OUTPUT_LIMIT)
                 return

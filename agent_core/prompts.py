@@ -274,8 +274,9 @@ CALLS_CUT = (
     "with shorter arguments or fewer calls at once."
 )
 STOPPED_AT_OUTPUT_LIMIT = (
-    "The agent stopped: the model's replies were cut off by its output limit twice in a row, so "
-    "their tool calls were not run. Raise the model's maximum output tokens, or ask for less at once."
+    "The agent stopped: the model's replies were cut off by its output limit twice in a row, before "
+    "a complete answer or tool call, so nothing in them was run. Raise the model's maximum output "
+    "tokens, or ask for less at once."
 )
 ANSWER_CUT_OFF = (
     "[The answer above is incomplete: the model reached its output limit twice. "

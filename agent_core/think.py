@@ -164,6 +164,13 @@ class ThinkSplitter:
         self._held: list[str] = []  # while holding: the reply so far
         self._tail = ""  # while holding: its end, where a closing tag may be starting
         self._prev = ""  # the last character read before the pending text
+        self._block: list[str] = []  # the reasoning of the block open now (or last open)
+
+    @property
+    def open_block(self) -> str:
+        """The reasoning of the block still open, ``""`` when none is: what a reply that stopped
+        inside its reasoning wrote there (closed blocks and earlier text not included)."""
+        return "".join(self._block) if self._close_tag is not None else ""
 
     @property
     def holding(self) -> bool:
@@ -179,8 +186,8 @@ class ThinkSplitter:
         self._opened = False
         held, self._held, self._tail = "".join(self._held), [], ""
         if as_reasoning:
-            self._close_tag = _OPENED_CLOSE
-            return Split(reasoning=_without_open_tag(held))
+            self._close_tag, self._block = _OPENED_CLOSE, [_without_open_tag(held)]
+            return Split(reasoning=self._block[0])
         return _joined(self.pieces(held))
 
     @property
@@ -215,6 +222,7 @@ class ThinkSplitter:
         released = self.release()
         rest, self._pending = self._pending, ""
         if self._close_tag:
+            self._block.append(rest)
             return Split(released.visible, released.reasoning + rest)
         return Split(released.visible + rest, released.reasoning)
 
@@ -222,6 +230,8 @@ class ThinkSplitter:
         out.append((kind, text))
         if text:
             self._prev = text[-1]
+            if kind == REASONING:
+                self._block.append(text)
 
     def _until_close(self, text: str, out: list[tuple[str, str]]) -> str:
         """While holding: keep ``text`` until a closing tag; then the held text before it is
@@ -254,6 +264,8 @@ class ThinkSplitter:
     def _step(self, out: list[tuple[str, str]]) -> bool:
         """Move one tag's worth forward; False when more input is needed."""
         lowered = self._pending.lower()
+        if len(lowered) != len(self._pending):  # a character whose lower case is longer ("İ"): exact tags
+            lowered = self._pending
         inside = self._close_tag is not None
         tags = (self._close_tag,) if inside else _ALL_TAGS
         hits = [(lowered.find(tag), tag) for tag in tags if tag in lowered]
@@ -280,6 +292,7 @@ class ThinkSplitter:
             out.append((BLOCK_END, ""))
         elif tag in _BLOCKS:
             self._close_tag = _BLOCKS[tag]
+            self._block = []
         else:  # a stray closing tag: dropped, and said
             out.append((STRAY_END, ""))
         return True

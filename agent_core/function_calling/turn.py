@@ -150,7 +150,7 @@ class _Collected:
     finish_reason: str | None = None
     reply: AssistantReply = field(default_factory=AssistantReply)
     reasoning_ended_turn: bool = False  # a turn-end token came inside the reasoning
-    unclosed: bool = False  # the content ended inside a reasoning block it opened
+    unclosed: str = ""  # the text of the reasoning block the content ended inside ("" if none)
 
 
 def _stream(
@@ -185,10 +185,10 @@ def _stream(
     got.reasoning_ended_turn = got.reasoning_ended_turn or (markup.ended and splitter.inside)
     last = splitter.feed(markup.finish())
     if splitter.holding and (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS:
-        cut = splitter.release(as_reasoning=True)  # cut before its </think>: all of it reasoning
-        last = Split(last.visible + cut.visible, last.reasoning + cut.reasoning)
+        held = splitter.release(as_reasoning=True)  # cut before its </think>: all of it reasoning
+        last = Split(last.visible + held.visible, last.reasoning + held.reasoning)
     tail = splitter.finish()
-    got.unclosed = splitter.inside
+    got.unclosed = splitter.open_block
     visible += (last.visible, tail.visible)
     reasoning += (last.reasoning, tail.reasoning)
     if out := gate.feed(last.visible + tail.visible):
@@ -257,5 +257,5 @@ def read_function_calling_turn(
         return ModelTurn(thought=text, decision=ParseFailure(prompts.REPLY_CUT), **turn)
     # A reply that stopped inside the <think> it opened (lobehub/lobehub#5672: the whole answer
     # in it): asked again, and if it keeps doing so, what it wrote there is its answer.
-    fallback = visible_text(rewrite_markup(got.reasoning)) if got.unclosed and not cut else ""
+    fallback = visible_text(rewrite_markup(clean_reasoning(got.unclosed)))
     return ModelTurn(thought=text, decision=ParseFailure(prompts.ONLY_REASONING_REPLY, fallback), **turn)

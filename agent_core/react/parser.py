@@ -668,9 +668,9 @@ class ReactStreamParser:
         return self._drain()
 
     @property
-    def stopped_in_reasoning(self) -> bool:
-        """Whether the reply ended while a reasoning block it opened was still open."""
-        return self._think.inside
+    def open_reasoning(self) -> str:
+        """The reasoning of the block the reply ended inside (``""`` if it ended outside one)."""
+        return self._think.open_block
 
     @property
     def ended_in_reasoning(self) -> bool:

@@ -129,6 +129,6 @@ def _failure(parser: ReactStreamParser, parsed: ReactTurn, finish_reason: str | 
     opened (not at the output limit), what it wrote there is the answer to fall back on once
     the retries run out (lobehub/lobehub#5672, as Function Calling's)."""
     fallback = ""
-    if parser.stopped_in_reasoning and (finish_reason or "").lower() not in LENGTH_FINISH_REASONS:
-        fallback = (parse_react(parsed.reasoning).final_answer or "").strip()
+    if parser.open_reasoning.strip() and (finish_reason or "").lower() not in LENGTH_FINISH_REASONS:
+        fallback = (parse_react(clean_reasoning(parser.open_reasoning)).final_answer or "").strip()
     return ParseFailure(parsed.problem or prompts.NO_ACTION_OR_ANSWER, fallback)

@@ -396,9 +396,11 @@ def test_harmony_with_its_tokens_left_out_is_read_as_harmony(raw, rewritten):
         "Claude's format looks like this:\n\n```xml\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n</invoke>\n```\nThat is all.",
         "DeepSeek V4 writes calls as `<｜DSML｜tool_calls>` blocks, each holding `<｜DSML｜invoke name=\"f\">` elements.",
         "LFM2 writes `<|tool_call_start|>[get_weather(city=\"Paris\")]<|tool_call_end|>` around its calls.",
+        'Claude writes calls like <invoke name="get_weather"><parameter name="city">Paris</parameter></invoke> in XML.',
     ],
 )
 def test_markup_shown_as_code_in_an_answer_is_passed_on_as_written(text):
+    """In a code span or block, or (Claude's bare <invoke>) inside a sentence."""
     rng = random.Random(text)
     for pieces in ([text], chunked(text, rng), list(text)):
         assert streamed(pieces) == text

@@ -189,3 +189,11 @@ def test_only_the_end_of_a_think_block_ends_reasoning_the_template_opened():
     chunks = [ModelChunk(text="I should not use </reasoning> here.</think>Real answer."), ModelChunk(finish_reason="stop")]
     streamed, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"], reasoning_opened=True))
     assert streamed == "Real answer." and "</reasoning>" in turn.reasoning
+
+
+def test_the_answer_to_fall_back_on_is_only_the_block_the_reply_stopped_inside():
+    # a closed block and reasoning sent apart stay reasoning (lobehub/lobehub#5672 is the case)
+    for chunks in ([ModelChunk(text="<think>private plan</think><think>The answer is 42.")],
+                   [ModelChunk(reasoning="private plan. "), ModelChunk(text="<think>The answer is 42.")]):
+        _, turn = drain(read_function_calling_turn(iter([*chunks, ModelChunk(finish_reason="stop")]), ["get_weather"]))
+        assert isinstance(turn.decision, ParseFailure) and turn.decision.fallback.strip() == "The answer is 42."
