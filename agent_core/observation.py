@@ -172,6 +172,9 @@ ERROR_MAX_CHARS = 600
 FORWARDED_FIELDS_MAX_BYTES = 1024 * 1024
 """Most a message forwarded to the user may take besides its file data, once encoded (bytes):
 an address, a file's meta, retriever resources (each message is one line to the daemon)."""
+FORWARDED_BLOB_FIELDS_MAX_BYTES = 256 * 1024
+"""The same for a whole file sent as one ``blob`` message, whose data may take 4 MiB of the
+line as base64 (``SINGLE_BLOB_MAX_BYTES``)."""
 SINGLE_BLOB_MAX_BYTES = 3 * 1024 * 1024
 """Largest file forwarded as one ``blob`` message (base64 + envelope stay under the 5 MiB line)."""
 FORWARD_BLOB_MAX_BYTES = 15 * 1024 * 1024
@@ -285,28 +288,28 @@ class ObservationCollector:
         return out
 
     def _withheld(self, message: Any) -> bool:
-        """A link, image or file whose address or name holds a secret is not forwarded; the
-        model and the log are told so (without the secret). Every later chunk of a chunked file
-        withheld so is dropped without another note."""
-        if not self._secrets:
-            return False
-        raw = message.model_dump(mode="json") if isinstance(message, ToolInvokeMessage) else message
-        if not isinstance(raw, Mapping):
-            return False
-        kind = str(getattr(raw.get("type"), "value", raw.get("type")) or "")
+        """A link, image or file whose address or name holds a secret, or whose address and
+        details are too large for one line to the daemon (``FORWARDED_FIELDS_MAX_BYTES``, less
+        for a whole file), is not forwarded; the model and the log are told so and why (without
+        the secret), and nothing says it was sent. Every later chunk of a chunked file withheld so
+        is dropped without another note."""
+        kind, payload, meta = _file_parts(message)
         if kind not in _FILE_KINDS:
             return False
-        payload = raw.get("message") if isinstance(raw.get("message"), Mapping) else {}
         file_id = str(payload.get("id")) if kind == "blob_chunk" else None
         if file_id is not None and file_id in self._withheld_files:
             return True
-        visible = {k: v for k, v in payload.items() if k != "blob"}
-        if not self._secrets.holds(json.dumps([visible, raw.get("meta")], ensure_ascii=False, default=str)):
+        described = json.dumps([payload, meta], ensure_ascii=False, default=str)
+        secret = bool(self._secrets) and self._secrets.holds(described)
+        size = len(described.encode("utf-8", "surrogatepass"))
+        limit = FORWARDED_BLOB_FIELDS_MAX_BYTES if kind == "blob" else FORWARDED_FIELDS_MAX_BYTES
+        if not secret and size <= limit:
             return False
         if file_id is not None:
             self._withheld_files.add(file_id)
             self._files.pop(file_id, None)  # chunks that came before: not sent either
-        self._note(WITHHELD.format(kind=_kind_label(kind)))
+        label = _kind_label(kind)
+        self._note(WITHHELD.format(kind=label) if secret else WITHHELD_TOO_LARGE.format(kind=label, size=size))
         return True
 
     def _guard(self, messages: list[AgentInvokeMessage]) -> list[AgentInvokeMessage]:
@@ -1159,6 +1162,22 @@ def _kind_label(kind: str) -> str:
 
 def _is_blob(message: AgentInvokeMessage) -> bool:
     return getattr(message.type, "value", message.type) in ("blob", "blob_chunk")
+
+
+def _file_parts(message: Any) -> tuple[str, dict, Any]:
+    """A tool message's kind, its fields without the file data, and its meta (raw or SDK)."""
+    if isinstance(message, ToolInvokeMessage):
+        kind = str(getattr(message.type, "value", message.type) or "")
+        if kind not in _FILE_KINDS:
+            return kind, {}, None
+        inner = message.message
+        payload = inner.model_dump(mode="json", exclude={"blob"}) if hasattr(inner, "model_dump") else {}
+        return kind, payload, message.meta
+    if not isinstance(message, Mapping):
+        return "", {}, None
+    kind = str(getattr(message.get("type"), "value", message.get("type")) or "")
+    inner = message.get("message") if isinstance(message.get("message"), Mapping) else {}
+    return kind, {k: v for k, v in inner.items() if k != "blob"}, message.get("meta")
 
 
 def _without_file_data(message: AgentInvokeMessage) -> Any:

@@ -517,20 +517,26 @@ def _name_line(text: str, known: Mapping[str, PromptMessageTool | None]) -> tupl
     """The whole content as a tool's name and its arguments as a JSON object, on the line below
     (GLM-4 and Qwen3 without a tool parser: zai-org/GLM-4#36, ml-explore/mlx-swift-lm#491) or
     right after it as Kimi K2 writes a call with its special tokens left out
-    (``functions.search:0{"q": "x"}``). Only for a name that is one of the tools, as those
-    parsers read it."""
-    found = _NAME_LINE_CALL.fullmatch(strip_noise(text))
-    if not found or found.group(1) not in known:
-        return [], text
-    calls = _known_calls([(found.group(1), found.group(2))], known)
-    return (calls, "") if calls else ([], text)
+    (``functions.search:0{"q": "x"}``), or as GLM's ``<arg_key>``/``<arg_value>`` pairs with
+    its ``<tool_call>`` left out. Only for a name that is one of the tools, as those parsers read
+    it."""
+    body = strip_noise(text)
+    found = _NAME_LINE_CALL.fullmatch(body)
+    if found and found.group(1) in known:
+        calls = _known_calls([(found.group(1), found.group(2))], known)
+        return (calls, "") if calls else ([], text)
+    glm = _GLM_CALL.fullmatch(body)  # GLM's own form without its <tool_call> around it
+    if glm and glm.group(1) in known:
+        calls = _known_calls(calls_from_block(body), known)
+        return (calls, "") if calls else ([], text)
+    return [], text
 
 
 def name_line_call(text: str, names: Iterable[str]) -> bool:
     """Whether ``text`` is one call to a tool of ``names`` written as its name and a JSON object
-    (``_name_line``) or as code (``_CODE_CALL``)."""
+    or GLM's ``<arg_key>`` pairs (``_name_line``) or as code (``_CODE_CALL``)."""
     body = strip_noise(text)
-    found = _NAME_LINE_CALL.fullmatch(body) or _CODE_CALL.fullmatch(body)
+    found = _NAME_LINE_CALL.fullmatch(body) or _CODE_CALL.fullmatch(body) or _GLM_CALL.fullmatch(body)
     return bool(found) and found.group(1) in set(names)
 
 

@@ -893,3 +893,13 @@ def test_file_data_that_is_not_base64_is_reported_not_forwarded_as_its_text(kind
     assert "not base64" in outcome.observation and outcome.observation.startswith("done")
     _, sent = run({"type": "blob", "message": {"blob": "aGVs\nbG8="}, "meta": None})
     assert [m.message.blob for m in sent] == [b"hello"]
+
+
+def test_a_file_whose_details_would_overfill_its_line_is_withheld_and_never_said_sent():
+    # a 3 MiB file is 4 MiB of base64 in its line: 1 MiB of meta more would pass the daemon's 5 MiB
+    big_meta = {"filename": "a.bin", "mime_type": "application/octet-stream", "note": "z" * 1_048_400}
+    for message in (blob(b"x" * obs.SINGLE_BLOB_MAX_BYTES, big_meta), image("https://example.com/a.png", meta={"note": "z" * 2_000_000})):
+        outcome, forwarded = run(message)
+        assert forwarded == []
+        assert "more than one message to Dify may carry" in outcome.observation
+        assert "sent to the user:" not in outcome.observation.replace("not sent to the user", "")

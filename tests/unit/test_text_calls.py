@@ -181,3 +181,10 @@ def test_a_tool_name_written_with_its_signature_or_description_is_that_tool():
     assert described_tool("search - find things on the web", names) == "search"
     assert described_tool("search_web", names) is None  # already a tool
     assert described_tool("searching for it", names) is None
+
+
+def test_glms_own_call_form_without_its_tool_call_tag_is_a_call_to_a_known_tool():
+    text = "get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value>"
+    calls, rest = extract_calls_from_text(text, ["get_weather"])
+    assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris"})] and rest == ""
+    assert extract_calls_from_text(text.replace("get_weather", "unknown_tool"), ["get_weather"])[0] == ()
