@@ -370,7 +370,7 @@ _LONG_BLOCK: Final = 4096
 """A held block longer than this (characters) is gathered piece by piece."""
 
 
-_QUOTE_TOKENS = re.compile(r"`+|\n")
+_TICK_RUNS = re.compile(r"`+")
 
 
 class CodeQuote:
@@ -413,29 +413,38 @@ class CodeQuote:
         self._read(text)
 
     def _read(self, text: str) -> None:
-        if "`" not in text and "\n" not in text:
-            self.blank_line = self.blank_line and not text.strip()
-            return
-        start = 0
-        for token in _QUOTE_TOKENS.finditer(text):
-            line_start = self.blank_line and not text[start : token.start()].strip()
-            start = token.end()
-            if token.group() == "\n":
-                self.inline, self.blank_line = 0, True
-                continue
-            run = len(token.group())
+        """Only the backtick runs are looked at one by one; lines are found with ``rfind``."""
+        prev = 0
+        for run in _TICK_RUNS.finditer(text):
+            start = run.start()
+            newline = text.rfind("\n", prev, start)
+            if newline >= 0:  # a code span ends with its line
+                self.inline = 0
+                line_start = _blank(text[newline + 1 : start])
+            else:
+                line_start = self.blank_line and _blank(text[prev:start])
+            size = run.end() - start
             if self.fence:
-                if line_start and run >= self.fence:
+                if line_start and size >= self.fence:
                     self.fence = 0
             elif self.inline:
-                if run == self.inline:
+                if size == self.inline:
                     self.inline = 0
-            elif run >= 3 and line_start:
-                self.fence = run
+            elif size >= 3 and line_start:
+                self.fence = size
             else:
-                self.inline = run
-            self.blank_line = False
-        self.blank_line = self.blank_line and not text[start:].strip()
+                self.inline = size
+            self.blank_line, prev = False, run.end()
+        newline = text.rfind("\n", prev)
+        if newline >= 0:
+            self.inline = 0
+            self.blank_line = _blank(text[newline + 1 :])
+        else:
+            self.blank_line = self.blank_line and _blank(text[prev:])
+
+
+def _blank(text: str) -> bool:
+    return not text or text.isspace()
 
 
 class CallMarkup:

@@ -7,6 +7,7 @@ It belongs in the thought log, never in the answer nor the next prompt.
 Tags may be split across chunks; an unclosed block runs to the end.
 """
 
+import functools
 import html
 import re
 from collections.abc import Mapping
@@ -117,6 +118,14 @@ _OPENED_CLOSE = "</think>"
 ``<think>``)."""
 
 
+@functools.cache
+def _tags_pattern(tags: tuple[str, ...]) -> re.Pattern[str]:
+    """``tags`` as one case-insensitive pattern, each in a group of its own (``lastindex`` names
+    the tag found). Searched in the text itself, so that a character whose lower case is longer
+    ("İ") cannot move what is found."""
+    return re.compile("|".join(f"({re.escape(tag)})" for tag in tags), re.IGNORECASE)
+
+
 def _quoted(text: str, at: int, size: int, before: str) -> bool | None:
     """Whether the tag at ``text[at:at + size]`` is written as code (`` `</think>` ``: a
     backtick on each side, which a model's real tag never has); None while the character after
@@ -213,8 +222,7 @@ class ThinkSplitter:
             self._emit(out, VISIBLE, text)  # the usual chunk: no tag can start in it
         else:
             self._pending += text
-            while self._pending and self._step(out):
-                pass
+            self._scan(out)
         return [(kind, piece) for kind, piece in out if piece or kind in (BLOCK_END, STRAY_END)]
 
     def finish(self) -> Split:
@@ -237,10 +245,8 @@ class ThinkSplitter:
         """While holding: keep ``text`` until a closing tag; then the held text before it is
         reasoning (in ``out``) and what follows it is returned, to be read as usual."""
         window = self._tail + text
-        lowered = window.lower()
-        if len(lowered) != len(window):  # a character whose lower case is longer: exact tags only
-            lowered = window
-        at = lowered.find(_OPENED_CLOSE)  # the block the template opened is a <think>: only its end counts
+        found = _tags_pattern((_OPENED_CLOSE,)).search(window)  # the template opened a <think>: only its end
+        at = found.start() if found else -1
         if at < 0:
             self._held.append(text)
             self._tail = window[-(len(_OPENED_CLOSE) - 1) :]
@@ -257,45 +263,47 @@ class ThinkSplitter:
                 self._opened, self._held, self._tail = False, [], ""
                 self._prev = ">"
                 return whole[at + len(_OPENED_CLOSE) :]
-            at = whole.find(_OPENED_CLOSE, at + len(_OPENED_CLOSE))
+            found = _tags_pattern((_OPENED_CLOSE,)).search(whole, at + len(_OPENED_CLOSE))
+            at = found.start() if found else -1
         self._held, self._tail = [whole], whole[-(len(_OPENED_CLOSE) - 1) :]
         return ""
 
-    def _step(self, out: list[tuple[str, str]]) -> bool:
-        """Move one tag's worth forward; False when more input is needed."""
-        lowered = self._pending.lower()
-        if len(lowered) != len(self._pending):  # a character whose lower case is longer ("İ"): exact tags
-            lowered = self._pending
-        inside = self._close_tag is not None
-        tags = (self._close_tag,) if inside else _ALL_TAGS
-        hits = [(lowered.find(tag), tag) for tag in tags if tag in lowered]
-        if not hits:
-            keep = _partial_suffix(self._pending, tags)
-            self._emit(out, REASONING if inside else VISIBLE, self._pending[: len(self._pending) - keep])
-            self._pending = self._pending[len(self._pending) - keep :]
-            return False
-        at, tag = min(hits)
-        kind = REASONING if inside else VISIBLE
-        quoted = _quoted(self._pending, at, len(tag), self._prev)
-        if quoted is None:  # a backtick before it: the character after it tells
-            self._emit(out, kind, self._pending[:at])
-            self._pending = self._pending[at:]
-            return False
-        if quoted:  # `</think>`: the tag written as code, not used
-            self._emit(out, kind, self._pending[: at + len(tag)])
-            self._pending = self._pending[at + len(tag) :]
-            return True
-        self._emit(out, kind, self._pending[:at])
-        self._pending = self._pending[at + len(tag) :]
-        if inside:
-            self._close_tag = None
-            out.append((BLOCK_END, ""))
-        elif tag in _BLOCKS:
-            self._close_tag = _BLOCKS[tag]
-            self._block = []
-        else:  # a stray closing tag: dropped, and said
-            out.append((STRAY_END, ""))
-        return True
+    def _scan(self, out: list[tuple[str, str]]) -> None:
+        """Read the pending text tag by tag, in one pass (each tag's next place is looked up
+        once, not again for every tag met), and keep only a tail that may still become a tag."""
+        text = self._pending
+        pos = 0
+        while pos < len(text):
+            inside = self._close_tag is not None
+            kind = REASONING if inside else VISIBLE
+            tags = (self._close_tag,) if inside else _ALL_TAGS
+            found = _tags_pattern(tags).search(text, pos)  # case-insensitive, at its place in text
+            if found is None:
+                end = len(text) - min(_partial_suffix(text, tags), len(text) - pos)
+                self._emit(out, kind, text[pos:end])
+                pos = end
+                break
+            at, tag = found.start(), tags[found.lastindex - 1]
+            quoted = _quoted(text, at, len(tag), self._prev)
+            if quoted is None:  # a backtick before it: the character after it tells
+                self._emit(out, kind, text[pos:at])
+                pos = at
+                break
+            if quoted:  # `</think>`: the tag written as code, not used
+                self._emit(out, kind, text[pos : at + len(tag)])
+                pos = at + len(tag)
+                continue
+            self._emit(out, kind, text[pos:at])
+            pos, self._prev = at + len(tag), tag[-1]
+            if inside:
+                self._close_tag = None
+                out.append((BLOCK_END, ""))
+            elif tag in _BLOCKS:
+                self._close_tag = _BLOCKS[tag]
+                self._block = []
+            else:  # a stray closing tag: dropped, and said
+                out.append((STRAY_END, ""))
+        self._pending = text[pos:]
 
 
 def _joined(pieces: list[tuple[str, str]]) -> Split:
