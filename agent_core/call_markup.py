@@ -405,6 +405,13 @@ class CodeQuote:
 
     def feed(self, text: str) -> None:
         """Read one more piece of text."""
+        if "`" not in text and not self._ticks:  # the usual piece: only its lines matter
+            newline = text.rfind("\n")
+            if newline >= 0:
+                self.inline, self.blank_line = 0, _blank(text[newline + 1 :])
+            elif self.blank_line:
+                self.blank_line = _blank(text)
+            return
         if self._ticks or text.endswith("`"):
             text = self._ticks + text
             read = text.rstrip("`")

@@ -219,7 +219,9 @@ class ThinkSplitter:
         if self._opened:
             text = self._until_close(text, out)
         if not self._pending and self._close_tag is None and "<" not in text:
-            self._emit(out, VISIBLE, text)  # the usual chunk: no tag can start in it
+            out.append((VISIBLE, text))  # the usual chunk: no tag can start in it
+            if text:
+                self._prev = text[-1]
         else:
             self._pending += text
             self._scan(out)
