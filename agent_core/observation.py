@@ -1217,19 +1217,10 @@ def redactor(secrets: Collection[str]) -> Any:
     return _Secrets(secrets).redact
 
 
-def _squeezed(text: str) -> tuple[str, list[int]]:
-    """``text`` with each run of whitespace made one space, and for each character kept its
-    index in ``text``."""
-    out: list[str] = []
-    index: list[int] = []
-    for position, char in enumerate(text):
-        if char.isspace():
-            if out and out[-1] == " ":
-                continue
-            char = " "
-        out.append(char)
-        index.append(position)
-    return "".join(out), index
+def _compact(text: str) -> tuple[str, list[int]]:
+    """``text`` without its whitespace, and for each character kept its index in ``text``."""
+    index = [position for position, char in enumerate(text) if not char.isspace()]
+    return "".join(text[position] for position in index), index
 
 
 _LINE_WRAP = r"(?:\r?\n[ \t]*)?"
@@ -1264,8 +1255,8 @@ class _Secrets:
         flexible = ["\\s+".join(_wrappable(word) for word in v.split()) or re.escape(v) for v in self._variants]
         self._pattern = re.compile("|".join(flexible)) if flexible else None
         self._encoded = sorted({v.encode("utf-8") for v in self._variants if v.strip()}, key=len, reverse=True)
-        # the start of each variant with whitespace squeezed (see mask_cut_edge)
-        self._squeezed = sorted({" ".join(v.split()) for v in self._variants if v.strip()}, key=len, reverse=True)
+        # each variant without its whitespace (see mask_cut_edge)
+        self._compact = sorted({"".join(v.split()) for v in self._variants if v.strip()}, key=len, reverse=True)
 
     def __bool__(self) -> bool:
         return self._pattern is not None
@@ -1284,21 +1275,22 @@ class _Secrets:
 
     def mask_cut_edge(self, text: str, *, suffix: str = "") -> str:
         """``text`` (which was cut, and ends with ``suffix``) with a trailing start of a secret
-        of at least ``MIN_SECRET_EDGE`` characters replaced by ``[REDACTED]``, whatever
-        whitespace stands in it (the text may have been reflowed before it was cut)."""
-        if not text or not self._squeezed:
+        of at least ``MIN_SECRET_EDGE`` characters (not counting whitespace) replaced by
+        ``[REDACTED]``, whatever whitespace stands in it (the text may have been reflowed, or
+        the secret wrapped across lines, before it was cut)."""
+        if not text or not self._compact:
             return text
         body = text[: len(text) - len(suffix)] if suffix and text.endswith(suffix) else text
-        longest = len(self._squeezed[0])
+        longest = len(self._compact[0])
         tail_start = max(0, len(body) - 4 * longest - 16)  # enough for any reflowed start
-        squeezed, index = _squeezed(body[tail_start:])
+        compact, index = _compact(body[tail_start:])
         longest_start = 0  # of every form of every secret, the longest start that ends the text
-        for variant in self._squeezed:
+        for variant in self._compact:
             for size in range(len(variant) - 1, max(MIN_SECRET_EDGE, longest_start + 1) - 1, -1):
-                if squeezed.endswith(variant[:size]) and variant[:size].strip():
+                if compact.endswith(variant[:size]):
                     longest_start = size
                     break
         if not longest_start:
             return text
-        cut = tail_start + index[len(squeezed) - longest_start]
+        cut = tail_start + index[len(compact) - longest_start]
         return body[:cut] + REDACTED + text[len(body) :]

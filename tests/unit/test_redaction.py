@@ -312,3 +312,10 @@ def test_a_secret_json_escaped_with_slashes_or_html_escaped_is_redacted():
     for raw in (php_json, markup):
         outcome, _ = collect(text(raw), secrets=(secret,))
         assert "gHi=jKl0" not in outcome.full_text, raw
+
+
+def test_a_secret_wrapped_across_lines_and_cut_at_the_error_cap_leaves_no_part_of_it():
+    secret = "S3cr3t-Tok3n-XYZ-0123456789"
+    wrapped = secret[:8] + "\n" + secret[8:]
+    outcome, _ = collect(error=RuntimeError("failed: " + "y" * 580 + wrapped), secrets=(secret,))
+    assert "S3cr3t" not in outcome.observation and "[REDACTED]" in outcome.observation
