@@ -157,12 +157,13 @@ class ThinkSplitter:
     The one reasoning splitter of the project: Function Calling's turn reader uses ``feed``,
     the ReAct parser ``pieces`` (it needs to know where a block ended: a label may follow).
     Holds back only a trailing piece that may still become a tag; a closing tag with no
-    block open (a model whose template opened the block in the prompt) is dropped. Linear
-    in the input; never raises.
+    block open (a model whose template opened the block in the prompt) is dropped; a tag
+    written between backticks (`` `</think>` ``) is text. Tags are found case-insensitively.
+    Linear in the input; never raises.
 
     ``opened=True``: the model's chat template may have opened the block in the prompt
     (``opens_reasoning_in_prompt``), so the reply may be reasoning up to a bare ``</think>``.
-    Everything is then held until a closing tag (what came before it is reasoning, a leading
+    Everything is then held until that tag (what came before it is reasoning, a leading
     ``<think>`` dropped) or ``release``/``finish`` (it was not: it is read as any reply).
     """
 
