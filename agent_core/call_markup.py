@@ -392,8 +392,8 @@ class CodeQuote:
         """Whether a code span or a fenced block is open at the end of what was fed."""
         if not self._ticks:
             return bool(self.fence or self.inline)
-        probe = CodeQuote()
-        probe.fence, probe.inline, probe.blank_line = self.fence, self.inline, self.blank_line
+        probe = self.copy()  # the backticks the text ends with, read as a whole run
+        probe._ticks = ""
         probe._read(self._ticks)
         return bool(probe.fence or probe.inline)
 
