@@ -2,16 +2,24 @@
 
 The budget for the prompt is the model's ``context_size`` minus what the
 completion may use (``max_tokens`` from the completion parameters, else the
-model's ``max_tokens`` rule default, else ``DEFAULT_COMPLETION_RESERVE``) and
-a safety margin for the estimate's error (``tokens.estimate_tokens`` is a
-heuristic: see its module for the measured error). When a round's request
-is over budget the run trims, oldest first: whole turns of conversation
-memory, then the observations of its own oldest rounds (shortened, with a
-note; the full results stay in the ``CALL`` logs).
+model's ``max_tokens`` rule default, else ``DEFAULT_COMPLETION_RESERVE``; at most
+half the window) and a safety margin for the estimate's error
+(``tokens.estimate_tokens`` is a heuristic: see its module for the measured error).
+When a round's request is over budget the run trims, oldest first: whole turns of
+conversation memory, then the observations of its own oldest rounds (shortened,
+with a note; the full results stay in the ``CALL`` logs).
+
+A ``max_tokens`` set near the window's size (an 8K model with ``max_tokens`` 8192, the
+slider's top) would otherwise leave the prompt no room: memory dropped, observations cut
+to nothing. The prompt keeps at least half the window instead, and a request whose prompt
+and ``max_tokens`` would not fit together asks for fewer reply tokens (``reply_limit``),
+as the official strategies do with the SDK's ``recalc_llm_max_tokens``: providers such as
+vLLM and Anthropic refuse a request whose prompt plus ``max_tokens`` exceeds the window.
 """
 
 import json
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageContentType, PromptMessageTool
@@ -34,17 +42,51 @@ MESSAGE_OVERHEAD = 4
 IMAGE_TOKENS = 765
 """A conservative cost of one image (OpenAI's 'high' detail for a 1024 px square)."""
 
+LEAST_PROMPT_SHARE = 0.5
+"""The share of the context window the prompt may always use, whatever ``max_tokens`` says."""
+
+LEAST_REPLY_TOKENS = 16
+"""The fewest reply tokens ``reply_limit`` asks for (the SDK's ``recalc_llm_max_tokens`` floor)."""
+
+
+def _max_tokens_names(params: StrategyParams) -> list[str]:
+    """The completion parameters that set the reply's length: ``max_tokens``, and the model's
+    own names for it (a parameter rule using the ``max_tokens`` template, such as Gemini's
+    ``max_output_tokens``)."""
+    rules = params.model.entity.parameter_rules if params.model.entity is not None else []
+    return list(dict.fromkeys(["max_tokens", *(rule.name for rule in rules if rule.use_template == "max_tokens")]))
+
+
+def _set_max_tokens(params: StrategyParams) -> tuple[str, int] | None:
+    """The node's ``max_tokens`` setting as ``(name, tokens)``, or None when not set or not a
+    number."""
+    completion = params.model.completion_params or {}
+    for name in _max_tokens_names(params):
+        value = completion.get(name)
+        if isinstance(value, int | float | str) and not isinstance(value, bool):
+            try:
+                return name, int(float(value))
+            except (TypeError, ValueError, OverflowError):
+                return None
+    return None
+
 
 def completion_reserve(params: StrategyParams) -> int:
-    """Tokens the model may spend on its reply (from ``max_tokens``)."""
-    value = (params.model.completion_params or {}).get("max_tokens")
-    if value is None and params.model.entity is not None:
+    """Tokens kept for the model's reply: its ``max_tokens`` (the node's setting, else the
+    model's rule default, else ``DEFAULT_COMPLETION_RESERVE``), at most half the context
+    window when its size is known."""
+    value: object = None
+    if (setting := _set_max_tokens(params)) is not None:
+        value = setting[1]
+    elif params.model.entity is not None:
         rules = [rule for rule in params.model.entity.parameter_rules if "max_tokens" in (rule.name, rule.use_template)]
         value = rules[0].default if rules else None
     try:
-        return int(value) if value is not None else DEFAULT_COMPLETION_RESERVE
-    except (TypeError, ValueError):
-        return DEFAULT_COMPLETION_RESERVE
+        reserve = int(value) if isinstance(value, int | float | str) else DEFAULT_COMPLETION_RESERVE
+    except (TypeError, ValueError, OverflowError):
+        reserve = DEFAULT_COMPLETION_RESERVE
+    size = params.context_size()
+    return min(reserve, int(size * (1 - LEAST_PROMPT_SHARE))) if size else reserve
 
 
 def prompt_budget(params: StrategyParams) -> int | None:
@@ -53,6 +95,21 @@ def prompt_budget(params: StrategyParams) -> int | None:
     if not size:
         return None
     return max(int((size - completion_reserve(params)) * (1 - SAFETY_MARGIN)), 256)
+
+
+def reply_limit(params: StrategyParams, prompt_tokens: int) -> Mapping[str, int]:
+    """The completion parameter to send in place of the node's for a prompt of about
+    ``prompt_tokens`` (estimated): ``{"max_tokens": n}`` (the name the node used) when the
+    node's ``max_tokens`` and the prompt would not fit the context window together, with ``n``
+    the room left after the prompt and the estimate's margin (at least ``LEAST_REPLY_TOKENS``);
+    ``{}`` when they fit, the window is unknown or ``max_tokens`` is not set."""
+    size = params.context_size()
+    setting = _set_max_tokens(params)
+    if not size or setting is None:
+        return {}
+    name, tokens = setting
+    room = size - math.ceil(prompt_tokens * (1 + SAFETY_MARGIN))
+    return {name: max(room, LEAST_REPLY_TOKENS)} if tokens > room else {}
 
 
 SEGMENT_CHARS = 4096

@@ -19,6 +19,7 @@ import json
 import time
 from collections import Counter
 from collections.abc import Generator, Iterator
+from dataclasses import replace
 from typing import Protocol
 
 from dify_plugin.entities.agent import AgentInvokeMessage
@@ -26,7 +27,7 @@ from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
-from agent_core.budget import observation_budget, prompt_budget, request_bytes, request_tokens
+from agent_core.budget import observation_budget, prompt_budget, reply_limit, request_bytes, request_tokens
 from agent_core.errors import AgentRunError, chained, error_text, shortened
 from agent_core.knowledge import retriever_resources
 from agent_core.line_budget import REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, fit, text_pieces
@@ -287,7 +288,10 @@ class AgentLoop:
     def _model_turn(self, round_node: LogNode) -> Generator[AgentInvokeMessage, None, ModelTurn]:
         model = self.state.params.model
         request = yield from self._fitted_request(round_node)
-        thought_node = yield from self._start(LogNode(f"{model.model} Thought", parent=round_node, provider=model.provider))
+        thought_node = yield from self._start(
+            LogNode(f"{model.model} Thought", parent=round_node, provider=model.provider),
+            {"completion_params_lowered": request.completion_params} if request.completion_params else None,
+        )
         reported: list[LLMUsage] = []
         problems: list[str] = []
         try:
@@ -303,6 +307,8 @@ class AgentLoop:
             raise AgentRunError(message) from chained(error)
         self._usage = add_usage(self._usage, turn.usage)
         data = _turn_log_data(turn)
+        if request.completion_params:
+            data["completion_params_lowered"] = request.completion_params
         if problems:
             data["usage_error"] = "; ".join(dict.fromkeys(problems))
         yield self._finish(thought_node, data, usage=turn.usage)
@@ -340,6 +346,8 @@ class AgentLoop:
             state.trim_to(trimmed, fewest)
             request = fits or self._steps.build_request(state)
             tokens = request_tokens(request) if budget is not None else None
+        if tokens is not None and (limit := reply_limit(state.params, tokens)):
+            request = replace(request, completion_params={**request.completion_params, **limit})
         size = request_bytes(request)
         if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
             raise AgentRunError(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
@@ -434,9 +442,9 @@ class AgentLoop:
 
     # --- log bookkeeping ---------------------------------------------------------------
 
-    def _start(self, node: LogNode) -> Generator[AgentInvokeMessage, None, LogNode]:
+    def _start(self, node: LogNode, data: dict | None = None) -> Generator[AgentInvokeMessage, None, LogNode]:
         self._open.append(node)
-        yield node.start()
+        yield node.start(data)
         return node
 
     def _finish(self, node: LogNode, data: dict, **kwargs) -> AgentInvokeMessage:

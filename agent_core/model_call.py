@@ -42,6 +42,9 @@ class ModelRequest:
     stop: list[str] = field(default_factory=list)
     stream: bool = True
     structured_output_schema: dict[str, Any] | None = None
+    completion_params: dict[str, Any] = field(default_factory=dict)
+    """Completion parameters set for this request over the node's: a ``max_tokens`` lowered
+    so that the prompt and the reply fit the context window (``budget.reply_limit``)."""
 
 
 @dataclass(slots=True)
@@ -244,7 +247,7 @@ def build_llm_payload(model: LLMModelConfig, request: ModelRequest) -> dict[str,
     The user's ``stop`` leaves ``completion_params`` for the request's own ``stop``
     (``merged_stop``), as in the official strategies: model plugins pass ``stop`` on as its own
     argument and would otherwise overwrite it with the request's, or send it twice."""
-    completion_params = dict(model.completion_params or {})
+    completion_params = {**(model.completion_params or {}), **request.completion_params}
     stop = merged_stop(completion_params.pop("stop", None), request.stop)
     config = LLMModelConfig(
         provider=model.provider,

@@ -17,6 +17,7 @@ from agent_core.budget import history_turns
 from agent_core.file_fetch import fetch_images
 from agent_core.messages import image_sources, memory_messages, query_images, query_message, system_message
 from agent_core.params import StrategyParams
+from agent_core.think import closes_unopened_block, opens_reasoning_in_prompt, thinking_requested
 from agent_core.tokens import truncate_to_tokens
 from agent_core.tool_runner import ToolResult
 from agent_core.tool_schema import ToolRegistry
@@ -77,6 +78,19 @@ class RunState:
     rendered: dict = field(default_factory=dict, repr=False, compare=False)
     """Prompt renderers' memo: a finished round renders the same every time (keyed by what
     changes its rendering), so a long run does not rebuild every earlier round each round."""
+
+    def reasoning_may_open_in_prompt(self) -> bool:
+        """Whether the next reply may start inside a reasoning block its template opened in the
+        prompt: the model is known to (``think.opens_reasoning_in_prompt``), its completion
+        parameters turn thinking on, or a reply of this run showed it (``reasoning_opened``)."""
+        model = self.params.model
+        return self.reasoning_opened or opens_reasoning_in_prompt(model.model) or thinking_requested(model.completion_params)
+
+    def learn_from_reply(self, content: object) -> None:
+        """Note a reply (its content as the model plugin sent it) that closed a reasoning block
+        it never opened: later replies of the run are read as starting inside one."""
+        if not self.reasoning_opened and isinstance(content, str) and closes_unopened_block(content):
+            self.reasoning_opened = True
 
     def render_tools(self, render: Callable[[list[PromptMessageTool]], str]) -> str:
         """``render(registry.prompt_tools())``, built once per run for each renderer (the tools

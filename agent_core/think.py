@@ -191,14 +191,20 @@ class ThinkSplitter:
         """Stop holding (the reply's reasoning came apart from it, or it ended): the held text
         is read as any reply and returned split; ``as_reasoning`` (the reply was cut by the
         output limit before its ``</think>``): it is reasoning, and the block stays open."""
-        if not self._opened:
-            return Split()
-        self._opened = False
-        held, self._held, self._tail = "".join(self._held), [], ""
-        if as_reasoning:
+        if as_reasoning and self._opened:
+            self._opened = False
+            held, self._held, self._tail = "".join(self._held), [], ""
             self._close_tag, self._block = _OPENED_CLOSE, [_without_open_tag(held)]
             return Split(reasoning=self._block[0])
-        return _joined(self.pieces(held))
+        return _joined(self.release_pieces())
+
+    def release_pieces(self) -> list[tuple[str, str]]:
+        """``release()`` as the ``(kind, text)`` pieces of ``pieces()`` ([] when not holding)."""
+        if not self._opened:
+            return []
+        self._opened = False
+        held, self._held, self._tail = "".join(self._held), [], ""
+        return self.pieces(held)
 
     @property
     def inside(self) -> bool:

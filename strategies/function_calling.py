@@ -20,7 +20,6 @@ from agent_core.model_call import ModelChunk, ModelRequest
 from agent_core.params import LenientFileParameters, StrategyParams, read_params
 from agent_core.react.step_format import ReActParams, chosen_step_format
 from agent_core.run_state import RunState
-from agent_core.think import closes_unopened_block, opens_reasoning_in_prompt, thinking_requested
 from agent_core.turn import ModelTurn
 from strategies.react import ReActSteps
 
@@ -41,17 +40,10 @@ class FunctionCallingSteps:
         reasoning in the prompt (known by name, thinking turned on in its completion parameters,
         or a bare ``</think>`` in an earlier reply of the run) has its reply held until that
         reasoning ends, so that none of it streams to the user."""
-        model = run.params.model
-        opened = (
-            run.reasoning_opened
-            or opens_reasoning_in_prompt(model.model)
-            or thinking_requested(model.completion_params)
-        )
         turn = yield from read_function_calling_turn(
-            chunks, run.registry.prompt_tools(), run.round_index, reasoning_opened=opened
+            chunks, run.registry.prompt_tools(), run.round_index, reasoning_opened=run.reasoning_may_open_in_prompt()
         )
-        if not opened and isinstance(turn.content, str) and closes_unopened_block(turn.content):
-            run.reasoning_opened = True
+        run.learn_from_reply(turn.content)
         return turn
 
 

@@ -47,10 +47,16 @@ class ReActSteps:
         return ModelRequest(prompt_messages=messages, stop=stop_words(run.params.model.model, mode), stream=True)
 
     def read_turn(self, chunks: Iterator[ModelChunk], run: RunState) -> Generator[str, None, ModelTurn]:
-        """Parse the stream; stream the final answer. When Dify cannot call the model with a
-        schema at all, the run goes on in text steps."""
+        """Parse the stream; stream the final answer. A model whose template may open its
+        reasoning in the prompt (``RunState.reasoning_may_open_in_prompt``) has its reply held
+        until that reasoning ends. When Dify cannot call the model with a schema at all, the
+        run goes on in text steps."""
         if self.step_format != "json_schema":
-            return (yield from read_react_turn(chunks, run.registry, run.round_index))
+            turn = yield from read_react_turn(
+                chunks, run.registry, run.round_index, reasoning_opened=run.reasoning_may_open_in_prompt()
+            )
+            run.learn_from_reply(turn.content)
+            return turn
         guarded = GuardedChunks(chunks)
         turn = yield from read_json_step_turn(iter(guarded), run.registry.prompt_tools(), run.round_index)
         if guarded.unavailable is None:

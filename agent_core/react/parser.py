@@ -80,7 +80,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Final, NamedTuple
 
@@ -582,7 +582,7 @@ class ReactStreamParser:
     Linear in the input: held-back text is at most a line prefix or a tag.
     """
 
-    def __init__(self, *, allow_multiple_actions: bool = False) -> None:
+    def __init__(self, *, allow_multiple_actions: bool = False, reasoning_opened: bool = False) -> None:
         self._multi = allow_multiple_actions
         self._recover = True
         self._buf = ""
@@ -594,7 +594,12 @@ class ReactStreamParser:
         self._plain_from: tuple[int, str] | None = None  # where plain text began after a stray </think>
         self._input_fence = False  # a code block is open inside a text Action Input
         self._answer_lines: list[tuple[int, int]] = []  # "Answer:" lines in plain text: (thought index, label length)
-        self._think = ThinkSplitter()
+        self._think = ThinkSplitter(opened=reasoning_opened)
+        self._visible: list[str] = []  # the visible text read so far, a line break where a block ended
+        self._visible_chars = 0
+        self._stray_at: int | None = None  # visible characters before a bare </think> met after labels
+        self._held_answer: list[str] | None = None  # answer text after that </think>, not streamed yet
+        self._revised = False
         self._raw: list[str] = []
         self._out: list[ReactEvent] = []
         self._group: list[str] = []
@@ -645,14 +650,28 @@ class ReactStreamParser:
         self._split(self._markup.feed(chunk))
         return self._drain()
 
-    def finish(self) -> list[ReactEvent]:
-        """Flush: decide what was held back, close any open construct, settle the turn."""
+    def release_held(self) -> None:
+        """Stop holding the reply for a reasoning block opened in the prompt (reasoning came
+        apart from the content, so none is inline): what was held is read as any reply."""
+        self._read_pieces(self._think.release_pieces())
+
+    def finish(self, *, cut: bool = False) -> list[ReactEvent]:
+        """Flush: decide what was held back, close any open construct, settle the turn.
+        ``cut``: the reply stopped at the output limit: one held for a reasoning block opened
+        in the prompt (``reasoning_opened``) stopped inside that block, and no turn is taken
+        from the reasoning of a reply that showed nothing."""
         if self._finished:
             return []
         self._finished = True
         self._split(self._markup.finish())
+        if cut:  # nothing in the reasoning is taken as the turn (_recover_from_reasoning): it was cut
+            self._recover = False
+            if self._think.holding:
+                self._emit_reasoning(self._think.release(as_reasoning=True).reasoning)
+        self._read_pieces(self._think.release_pieces())
         tail = self._think.finish()
         self._emit_reasoning(tail.reasoning)
+        self._note_visible(tail.visible)
         self._consume(tail.visible, eof=True)
         self._pos = len(self._buf)
         self._ended_inside = self._state not in _RESTING
@@ -665,7 +684,15 @@ class ReactStreamParser:
             held, self._run_on = "".join(self._run_on), None
             self._emit_answer(held)
         self._turn = self._settle()
+        if self._stray_at is not None:
+            self._turn = self._reread_after_stray(self._turn)
         return self._drain()
+
+    @property
+    def revised(self) -> bool:
+        """Whether the turn was read again after a bare ``</think>`` that followed labels
+        (``_reread_after_stray``): the events before it told of a draft in the reasoning."""
+        return self._revised
 
     @property
     def open_reasoning(self) -> str:
@@ -688,15 +715,25 @@ class ReactStreamParser:
 
     def _split(self, text: str) -> None:
         """Send reasoning blocks to the log and the rest through the state machine."""
-        for kind, piece in self._think.pieces(text):
+        self._read_pieces(self._think.pieces(text))
+
+    def _read_pieces(self, pieces: list[tuple[str, str]]) -> None:
+        for kind, piece in pieces:
             if kind == REASONING:
                 self._emit_reasoning(piece)
             elif kind == BLOCK_END:
                 self._after_block()
+                self._note_visible("\n")
             elif kind == STRAY_END:
                 self._reasoning_before()
             else:
+                self._note_visible(piece)
                 self._consume(piece, eof=False)
+
+    def _note_visible(self, text: str) -> None:
+        if text:
+            self._visible.append(text)
+            self._visible_chars += len(text)
 
     def _consume(self, text: str, eof: bool) -> None:
         """Run the state machine over visible text (reasoning blocks already taken out)."""
@@ -710,6 +747,11 @@ class ReactStreamParser:
         reply with no label answers with the text after it only (``_fallback``). The text before
         stays in the thought, as it was streamed to the log."""
         if self._labels_seen or self._actions or self._answering:
+            # labels came before it: they were part of the reasoning (a draft "Final Answer:"),
+            # and the reply proper follows; it is read again at the end (_reread_after_stray)
+            self._stray_at = self._visible_chars
+            if self._held_answer is None:
+                self._held_answer = []
             return
         self._plain_from = (len(self._thought), self._buf[self._pos :])
 
@@ -791,6 +833,9 @@ class ReactStreamParser:
         piece = self._answer_ws + body
         self._answer_ws = text[len(body) :]
         self._answer.append(piece)
+        if self._held_answer is not None:  # after a bare </think>: streamed once the reply is read
+            self._held_answer.append(piece)
+            return
         self._delta(AnswerDelta, piece)
 
     def _answer_whole(self, text: str) -> None:
@@ -1505,6 +1550,24 @@ class ReactStreamParser:
             raw="".join(self._raw),
             ended_inside=self._ended_inside,
         )
+
+    def _reread_after_stray(self, turn: ReactTurn) -> ReactTurn:
+        """A bare ``</think>`` came after labels: the model's template opened a reasoning block
+        in the prompt, and labels before it were the model drafting in its reasoning. The text
+        after it is read again on its own: an action or answer there is the turn (the text before
+        it joins the reasoning); else the turn stands as read, its held answer text streamed."""
+        visible = "".join(self._visible)
+        before, after = visible[: self._stray_at], visible[self._stray_at :]
+        again = ReactStreamParser(allow_multiple_actions=self._multi)
+        events = again.feed(after) + again.finish()
+        reread = again.result()
+        if not reread.actions and not (reread.final_answer or "").strip():
+            self._out += [AnswerDelta(piece) for piece in self._held_answer or ()]
+            return turn
+        self._out += events
+        self._revised = True
+        reasoning = "\n\n".join(part for part in (before.strip(), turn.reasoning, reread.reasoning) if part)
+        return replace(reread, reasoning=reasoning, raw=turn.raw)
 
     def _fallback(self) -> tuple[str | None, str | None]:
         """No action and no Final Answer: prose, ``Action: None``, or a problem."""

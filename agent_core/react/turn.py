@@ -9,6 +9,7 @@ because the model hit its output limit runs nothing and is asked again.
 """
 
 from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
 
 from dify_plugin.entities.model.llm import LLMUsage
 
@@ -75,27 +76,52 @@ def _answer_in_reasoning(parser: ReactStreamParser, parsed: ReactTurn, reasoning
     return answer.strip() if answer else ""
 
 
-def read_react_turn(
-    chunks: Iterator[ModelChunk], registry: ToolRegistry, round_index: int, *, allow_multiple_actions: bool = True
-) -> Generator[str, None, ModelTurn]:
-    """Consume one model call; yield final-answer text as it comes; return the turn."""
-    parser = ReactStreamParser(allow_multiple_actions=allow_multiple_actions)
-    usages: list[LLMUsage] = []
-    reasoning: list[str] = []
+@dataclass
+class _Collected:
+    """What a reply's chunks carried besides its text."""
+
+    usages: list[LLMUsage] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
     finish_reason: str | None = None
-    reply = AssistantReply()
-    reasoning_ended_turn = False  # a turn-end token came inside reasoning_content
+    reply: AssistantReply = field(default_factory=AssistantReply)
+    reasoning_ended_turn: bool = False  # a turn-end token came inside reasoning_content
+
+
+def _stream(chunks: Iterator[ModelChunk], parser: ReactStreamParser, got: _Collected) -> Generator[str, None, None]:
+    """Feed every chunk to the parser; yield final-answer text as it comes."""
     for chunk in chunks:
-        reply.add(chunk)
+        got.reply.add(chunk)
+        if chunk.reasoning:  # reasoning comes apart from the content: none of it is inline
+            parser.release_held()
         for event in parser.feed(chunk.text):
             if isinstance(event, AnswerDelta) and event.text:
                 yield event.text
-        reasoning.append(chunk.reasoning)
-        reasoning_ended_turn = reasoning_ended_turn or bool(chunk.reasoning and ends_turn(chunk.reasoning))
+        got.reasoning.append(chunk.reasoning)
+        got.reasoning_ended_turn = got.reasoning_ended_turn or bool(chunk.reasoning and ends_turn(chunk.reasoning))
         if chunk.usage is not None:
-            usages.append(chunk.usage)
-        finish_reason = chunk.finish_reason or finish_reason
-    ending = parser.finish()
+            got.usages.append(chunk.usage)
+        got.finish_reason = chunk.finish_reason or got.finish_reason
+
+
+def read_react_turn(
+    chunks: Iterator[ModelChunk],
+    registry: ToolRegistry,
+    round_index: int,
+    *,
+    allow_multiple_actions: bool = True,
+    reasoning_opened: bool = False,
+) -> Generator[str, None, ModelTurn]:
+    """Consume one model call; yield final-answer text as it comes; return the turn.
+
+    ``reasoning_opened``: the model's template may have opened a reasoning block in the
+    prompt; the reply is held until a bare ``</think>`` (what came before it is reasoning),
+    until reasoning comes apart from the content, or to its end (``ThinkSplitter``)."""
+    parser = ReactStreamParser(allow_multiple_actions=allow_multiple_actions, reasoning_opened=reasoning_opened)
+    got = _Collected()
+    yield from _stream(chunks, parser, got)
+    usages, reasoning, finish_reason, reply = got.usages, got.reasoning, got.finish_reason, got.reply
+    cut = (finish_reason or "").lower() in LENGTH_FINISH_REASONS
+    ending = parser.finish(cut=cut)
     parsed = parser.result()
     written = _name_line_calls(parsed, registry, round_index)
     for event in ending:
@@ -109,7 +135,8 @@ def read_react_turn(
         content=reply.content,
         opaque_body=reply.opaque_body,
     )
-    if parsed.ended_inside and (finish_reason or "").lower() in LENGTH_FINISH_REASONS:
+    stopped_in_reasoning = parser.open_reasoning and not parsed.actions and not (parsed.final_answer or "").strip()
+    if cut and (parsed.ended_inside or stopped_in_reasoning):
         return ModelTurn(thought=parsed.thought, decision=ParseFailure(prompts.REPLY_CUT), **common)
     if written:
         return ModelTurn(thought="", decision=ToolCalls(written), **common)
@@ -118,7 +145,7 @@ def read_react_turn(
         return ModelTurn(thought=parsed.thought, decision=ToolCalls(calls, invalid), **common)
     if parsed.final_answer is not None and parsed.final_answer.strip():
         return ModelTurn(thought=parsed.thought, decision=FinalAnswer(parsed.final_answer), **common)
-    if answer := _answer_in_reasoning(parser, parsed, "".join(reasoning), reasoning_ended_turn):
+    if answer := _answer_in_reasoning(parser, parsed, "".join(reasoning), got.reasoning_ended_turn):
         yield answer
         return ModelTurn(thought=parsed.thought, decision=FinalAnswer(answer), **common)
     return ModelTurn(thought=parsed.thought, decision=_failure(parser, parsed, finish_reason), **common)

@@ -314,3 +314,23 @@ def test_model_without_tool_calling_falls_back_to_react(run):
     assert result.text == "Sunny."
     assert all(r["tools"] is None for r in result.llm_requests)
     assert result.root_logs()[0].label == "USING ReAct"
+
+
+def test_a_max_tokens_as_large_as_the_window_keeps_the_memory_and_asks_for_a_reply_that_fits(run):
+    """An 8K model with max_tokens 8192 (the slider's top): the memory stays, and the request
+    asks for no more reply tokens than the window has left after the prompt (vLLM and
+    Anthropic refuse a prompt plus max_tokens over the window)."""
+    history = []
+    for n in range(4):
+        history += [{"role": "user", "content": f"question {n} " + "lorem ipsum " * 30},
+                    {"role": "assistant", "content": f"answer {n} " + "dolor sit " * 30}]
+    result = run([{"text": "ok"}], query="latest?", history=history,
+                 model={"context_size": 8192, "completion_params": {"max_tokens": 8192, "temperature": 0.2}})
+    assert_clean_end(result)
+    request = result.llm_requests[0]
+    assert len(request["prompt_messages"]) == 9  # every memory turn kept
+    assert 1000 < request["completion_params"]["max_tokens"] < 8192
+    assert request["completion_params"]["temperature"] == 0.2
+    assert not any(n.label == "CONTEXT TRIMMED" for n in result.logs.values())
+    thought = next(n for n in result.logs.values() if n.label.endswith("Thought"))
+    assert thought.data["completion_params_lowered"] == {"max_tokens": request["completion_params"]["max_tokens"]}

@@ -217,3 +217,36 @@ def test_a_model_that_keeps_answering_after_a_thought_without_the_label_gets_its
     assert_clean_end(result)
     assert result.text == "The user greets me again; no tool is needed.\nHello again! Nice to see you."
     assert len(result.llm_requests) == 3
+
+
+@pytest.mark.parametrize(
+    "model", [{"model": "qwq-32b"}, {"completion_params": {"enable_thinking": True, "max_tokens": 1024}}], ids=["name", "switch"]
+)
+def test_a_model_whose_template_opened_the_block_drafting_labels_in_its_reasoning_runs_its_real_action(run, model):
+    """QwQ served without a reasoning parser writes its reasoning, a bare </think>, then the
+    reply proper; a "Final Answer:" drafted in the reasoning is neither shown nor taken."""
+    reasoning = "I could say Final Answer: probably sunny. But better check.\n</think>\n\n"
+    turns = [
+        {"text": reasoning + 'Thought: check\nAction: get_weather\nAction Input: {"city": "Paris"}', "split": 6},
+        {"text": "Fine, it is sunny.\n</think>\n\nThought: done\nFinal Answer: Sunny, 21 C.", "split": 6},
+    ]
+    result = react(run, turns, tools=[weather_tool()], model=model)
+    assert_clean_end(result)
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
+    assert result.text == "Sunny, 21 C."
+    thought = next(n for n in result.logs.values() if n.label.endswith("Thought"))
+    assert "probably sunny" in thought.data["reasoning"]
+
+
+def test_an_unknown_model_closing_a_block_it_never_opened_after_drafting_an_answer_runs_its_action(run):
+    """Any model: labels before a bare </think> were reasoning; the reply after it is the
+    turn, and later replies are held until their </think>."""
+    turns = [
+        {"text": 'Draft: Final Answer: cold?</think>\nThought: check\nAction: get_weather\nAction Input: {"city": "Paris"}'},
+        {"text": "Now Final Answer: drafted</think>\nThought: done\nFinal Answer: Sunny.", "split": 3},
+    ]
+    result = react(run, turns, tools=[weather_tool()])
+    assert_clean_end(result)
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
+    assert result.text.endswith("Sunny.")
+    assert "drafted" not in result.text

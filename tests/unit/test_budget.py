@@ -1,5 +1,7 @@
 """Prompt budget arithmetic and the memoized token count."""
 
+import math
+
 from dify_plugin.entities.model.message import AssistantPromptMessage, ToolPromptMessage, UserPromptMessage
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,3 +26,39 @@ def test_history_turns_start_at_user_messages_and_keep_tool_results_with_their_c
         UserPromptMessage(content="q2"),
     ]
     assert [len(turn) for turn in history_turns(history)] == [3, 1]
+
+
+def _params(context_size, completion_params, rules=()):
+    from agent_core.params import StrategyParams
+    from local_runner.scenario import ModelSettings
+
+    selector = ModelSettings(context_size=context_size, completion_params=completion_params).selector([])
+    for rule in rules:
+        selector["entity"]["parameter_rules"].append(rule)
+    return StrategyParams.model_validate({"model": selector, "query": "q"})
+
+
+def test_a_max_tokens_as_large_as_the_window_leaves_the_prompt_half_of_it():
+    from agent_core.budget import SAFETY_MARGIN, prompt_budget
+
+    assert prompt_budget(_params(8192, {"max_tokens": 8192})) == int(4096 * (1 - SAFETY_MARGIN))
+    assert prompt_budget(_params(8192, {"max_tokens": 1024})) == int(7168 * (1 - SAFETY_MARGIN))
+
+
+def test_the_reply_limit_is_lowered_only_when_prompt_and_max_tokens_would_not_fit():
+    from agent_core.budget import LEAST_REPLY_TOKENS, SAFETY_MARGIN, reply_limit
+
+    params = _params(8192, {"max_tokens": 8192})
+    assert reply_limit(params, 3000) == {"max_tokens": 8192 - math.ceil(3000 * (1 + SAFETY_MARGIN))}
+    assert reply_limit(params, 9000) == {"max_tokens": LEAST_REPLY_TOKENS}
+    assert reply_limit(_params(8192, {"max_tokens": 1024}), 3000) == {}
+    assert reply_limit(_params(8192, {}), 3000) == {}  # not set: the model plugin's default
+    assert reply_limit(_params(None, {"max_tokens": 8192}), 3000) == {}  # window unknown
+
+
+def test_the_reply_limit_uses_the_name_the_model_gives_max_tokens():
+    from agent_core.budget import reply_limit
+
+    rule = {"name": "max_output_tokens", "use_template": "max_tokens", "type": "int", "label": {"en_US": "Max"}}
+    params = _params(32768, {"max_output_tokens": "32768"}, [rule])
+    assert list(reply_limit(params, 10000)) == ["max_output_tokens"]

@@ -456,6 +456,48 @@ def test_stray_closing_think_tag_is_dropped():
     assert parse_react("</think>\nFinal Answer: ok").final_answer == "ok"
 
 
+DRAFTED = ["Okay. Draft -> Final Answer: ", "cold? No, let me check", ".</think>\n\nThought: ok\nFinal Answer: Sunny."]
+
+
+def test_labels_before_a_bare_closing_tag_were_reasoning_and_the_reply_after_it_is_the_turn():
+    """A template that opened the block in the prompt (dify#17660) and a model that drafts a
+    "Final Answer:" in its reasoning: the turn is what follows the bare </think>."""
+    turn = run(DRAFTED)[2]
+    assert turn.final_answer == "Sunny." and turn.thought == "ok"
+    assert "Draft -> Final Answer: cold?" in turn.reasoning
+    assert texts(all_events(DRAFTED), AnswerDelta).endswith("Sunny.")  # the draft had streamed: it cannot be taken back
+
+
+def test_a_reply_held_for_a_block_opened_in_the_prompt_streams_nothing_of_its_reasoning():
+    turn = run(DRAFTED, reasoning_opened=True)[2]
+    assert texts(all_events(DRAFTED, reasoning_opened=True), AnswerDelta) == "Sunny." and turn.final_answer == "Sunny."
+    assert turn.reasoning.startswith("Okay. Draft")
+
+
+def test_an_action_after_the_bare_closing_tag_runs_and_a_drafted_answer_before_it_does_not():
+    text = 'I could say Final Answer: probably sunny.</think>\nThought: check\nAction: get_weather\nAction Input: {"city": "Paris"}'
+    for opened in (False, True):
+        turn = parse_react(text, reasoning_opened=opened)
+        assert [(a.name, a.input) for a in turn.actions] == [("get_weather", {"city": "Paris"})]
+        assert turn.final_answer is None
+
+
+def test_a_bare_closing_tag_with_nothing_after_it_keeps_the_turn_as_read():
+    for text in ("Thought: x\nFinal Answer: Sunny.</think>", "Thought: x\nFinal Answer: Sunny.</think>\n\n"):
+        assert parse_react(text).final_answer == "Sunny." and texts(all_events([text]), AnswerDelta) == "Sunny."
+
+
+def test_a_held_reply_that_never_closes_its_block_is_read_as_any_reply():
+    assert parse_react("Thought: t\nFinal Answer: plain", reasoning_opened=True).final_answer == "plain"
+
+
+def test_a_held_reply_cut_before_its_closing_tag_is_all_reasoning():
+    parser = ReactStreamParser(reasoning_opened=True)
+    events = parser.feed("Let me think. Final Answer: maybe") + parser.finish(cut=True)
+    assert texts(events, AnswerDelta) == "" and parser.result().final_answer is None
+    assert parser.open_reasoning.startswith("Let me think.")
+
+
 def test_angle_brackets_in_text_are_kept():
     assert parse_react("a < b and <b>bold</b> <thinker>").final_answer == "a < b and <b>bold</b> <thinker>"
 

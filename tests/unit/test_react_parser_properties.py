@@ -123,7 +123,7 @@ def run(chunks, **kw):
     parser = ReactStreamParser(**kw)
     events = [event for chunk in chunks for event in parser.feed(chunk)]
     events += parser.finish()
-    return merged(events), parser.result()
+    return merged(events), parser.result(), parser.revised
 
 
 def split(text, cuts):
@@ -131,10 +131,16 @@ def split(text, cuts):
     return [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
 
 
-def check_consistent(events, turn):
-    """The events tell the same story as the turn."""
+def check_consistent(events, turn, revised=False):
+    """The events tell the same story as the turn; a turn read again after a bare </think>
+    that followed labels (the labels before it were reasoning) ends with that story."""
     actions = [e for e in events if isinstance(e, ActionFound)]
     answer = "".join(e.text for e in events if isinstance(e, AnswerDelta))
+    if revised:
+        assert tuple(actions[len(actions) - len(turn.actions):]) == turn.actions
+        assert answer.endswith(turn.final_answer or "")
+        assert (turn.problem is None) == bool(turn.actions or turn.final_answer)
+        return
     assert tuple(actions) == turn.actions
     assert "".join(e.text for e in events if isinstance(e, ThoughtDelta)).strip() == turn.thought
     assert "".join(e.text for e in events if isinstance(e, ReasoningDelta)).strip() == turn.reasoning
