@@ -25,8 +25,9 @@ blob                 "A file was sent to the user: name (mime,       yes, as one
 blob_chunk           like blob, once the ``end`` chunk arrived       once, reassembled by id in
                                                                      sequence order, meta of the
                                                                      first chunk
-file                 "A file was sent to the user: name" (+ "It is   yes, as is
+file                 "A file was sent to the user: name" (+ "It is   yes (see "files" below)
                      shown with your answer..." for a Dify file)
+binary_link          as a link to a Dify file                        yes (see "files" below)
 json                 compact JSON, unless it repeats a text          no
                      message (workflow tools send both: #3542);
                      ``{"execution_metadata": ..}``, ``{}`` and
@@ -50,6 +51,14 @@ added to the forwarded meta. Inline ``data:`` URLs are never put into the observ
 address Dify cannot fetch (not http(s) with a host, and not a Dify file: ``javascript:``,
 ``file:``, a bare name) is not forwarded, since Dify would answer the user "Failed to download
 image: <address>"; the observation says why.
+
+Files: a tool file (meta ``tool_file_id``, a ``tool_file`` transfer's ``related_id``, or an
+address ``/files/tools/<id>.<ext>``) given as a ``file`` or ``binary_link`` message (Dify's type
+for a tool's non-image file) goes on as an ``image_link`` carrying its ``tool_file_id``: Dify's
+Agent node makes every ``image_link``/``binary_link``/``image`` of a tool file a file of the
+node's ``files`` output, typed by the stored MIME type, but renders a ``link`` as the text
+"Link: <url>" only (``_tool_file_message``). A ``file`` at another address goes on as an
+``image`` (images) or a ``link``.
 
 Variables: workflow tools repeat their text as variables, so variables stay out of the
 observation. Some tools send nothing but variables: stream variables
@@ -116,6 +125,7 @@ import urllib.parse
 import uuid
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -439,10 +449,10 @@ class ObservationCollector:
             self._store(_Part("text", payload["text"]))  # the usual message, read without a model
             return []
         if kind == "binary_link" and isinstance(payload, Mapping) and isinstance(payload.get("text"), str):
-            link = ToolInvokeMessage(
-                type=_MessageType.LINK, message=InvokeMessage.TextMessage(text=payload["text"]), meta=raw.get("meta")
-            )
-            return self._on_link(link, force_forward=True)
+            meta = raw.get("meta") if isinstance(raw.get("meta"), dict) else None
+            link = ToolInvokeMessage(type=_MessageType.LINK, message=InvokeMessage.TextMessage(text=payload["text"]), meta=meta)
+            forwarded = self._on_link(link, force_forward=True)  # Dify's newer type for a tool's non-image file
+            return [_tool_file_message(payload["text"], meta) or message for message in forwarded]
         if kind == "json" and isinstance(payload, Mapping) and payload.get("suppress_output"):
             return []
         if kind == "file":  # Dify's FileMessage ({"file_marker": ..}) is unknown to SDK 0.10.2
@@ -779,9 +789,9 @@ def _file_as_link(message: InvokeMessage) -> AgentInvokeMessage:
 
     Dify reads ``meta["file"]`` of a ``file`` message as a ``File`` object, but
     across the plugin boundary it is a plain dict, and the node fails
-    ("Expected File object"). A file with a URL therefore goes on as an
-    ``image_link`` (images) or a ``link`` carrying its ``tool_file_id``, which
-    Dify turns back into a file; one without a URL goes on unchanged.
+    ("Expected File object"). A Dify tool file therefore goes on as a tool-file link
+    (``_tool_file_message``), an image at another address as an ``image`` (Dify fetches
+    it), any other file with an address as a ``link``; one without an address unchanged.
     """
     meta = dict(message.meta or {})
     file = meta.pop("file", None)
@@ -792,14 +802,44 @@ def _file_as_link(message: InvokeMessage) -> AgentInvokeMessage:
     for key in ("mime_type", "filename"):
         if get(key) and key not in meta:
             meta[key] = get(key)
-    file_id = get("related_id") or get("tool_file_id") or _tool_file_id_from_url(url)
+    method = str(getattr(get("transfer_method"), "value", get("transfer_method")) or "")
+    file_id = get("tool_file_id") or (get("related_id") if method == "tool_file" else None)
     if file_id:
         meta["tool_file_id"] = file_id
+    extension = get("extension") if isinstance(get("extension"), str) else None
+    if forwarded := _tool_file_message(url, meta, extension):
+        return forwarded
     is_image = str(getattr(get("type"), "value", get("type")) or "") == "image" or str(meta.get("mime_type", "")).startswith("image/")
     link = InvokeMessage(type=_MessageType.LINK, message=InvokeMessage.TextMessage(text=url), meta=meta)
     if is_image:
         return _image_message(link.model_copy(update={"type": _MessageType.IMAGE_LINK}), url)
     return _agent_message(link)
+
+
+def _tool_file_message(url: str, meta: Mapping | None, extension: str | None = None) -> AgentInvokeMessage | None:
+    """A Dify tool file (``meta["tool_file_id"]``, or an address ``/files/tools/<id>.<ext>``)
+    as an ``image_link`` carrying its ``tool_file_id``, whatever its type; None for another
+    address.
+
+    Dify's Agent node turns every ``image_link``, ``binary_link`` and ``image`` message of a
+    tool file into a file of the node's ``files`` output, typed by the stored file's MIME type
+    (so a PDF stays a document), and a ``link`` only into the text "Link: <url>"
+    (api/core/workflow/nodes/agent/agent_node.py, ``_transform_message``); ``binary_link`` is
+    no message type of dify_plugin 0.10.2. Older Dify versions read the id from the address,
+    newer ones from ``meta["tool_file_id"]``: both are set (the address rebuilt in Dify's own
+    shape, ``/files/tools/<id><ext>``, when the given one does not carry the id)."""
+    from_url = _tool_file_id_from_url(url)
+    file_id = (meta or {}).get("tool_file_id") or from_url
+    if not isinstance(file_id, str) or not file_id:
+        return None
+    if from_url != file_id:
+        suffix = extension or PurePosixPath(urlsplit(url.strip()).path).suffix
+        url = f"/files/tools/{file_id}{suffix if suffix.startswith('.') else ''}"
+    return AgentInvokeMessage(
+        type=_MessageType.IMAGE_LINK,
+        message=InvokeMessage.TextMessage(text=url),
+        meta={**(meta or {}), "tool_file_id": file_id},
+    )
 
 
 def _blob_messages(data: bytes, meta: dict | None) -> list[AgentInvokeMessage]:

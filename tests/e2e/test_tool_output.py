@@ -333,6 +333,19 @@ def test_file_message_is_forwarded_and_named_to_the_model(run, strategy):
     assert "A file was sent to the user: invoice.pdf (application/pdf, 2048 bytes)" in observation(result)
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_pdf_the_tool_made_reaches_the_nodes_files_as_a_tool_file(run, strategy):
+    """Dify hands a tool's non-image file to the plugin as ``binary_link``; forwarded as a
+    ``link`` it would be only the text "Link: ..." in the answer, with nothing in ``files``."""
+    raw = {"type": "binary_link", "message": {"text": "/files/tools/7c9e.pdf"},
+           "meta": {"tool_file_id": "7c9e", "filename": "invoice.pdf", "mime_type": "application/pdf"}}
+    result = play(run, strategy, [raw])
+    (sent,) = result.files
+    assert sent["type"] == "image_link" and sent["meta"]["tool_file_id"] == "7c9e"
+    assert "/files/tools/7c9e" not in result.text
+    assert "invoice.pdf" in observation(result)
+
+
 # --- variable, log --------------------------------------------------------------------------------------
 
 

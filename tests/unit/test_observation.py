@@ -344,15 +344,33 @@ def test_chunk_stream_over_the_limit_is_not_kept_in_memory_or_forwarded(monkeypa
 # --- file ------------------------------------------------------------------------------------------
 
 
-def test_file_message_is_forwarded_as_a_link_dify_accepts_and_named():
-    """Dify's Agent node fails on a ``file`` message whose meta.file is a dict: it goes on as a link."""
+def test_a_tool_file_message_is_forwarded_as_a_tool_file_dify_makes_a_file_of():
+    """Dify's Agent node fails on a ``file`` message whose meta.file is a dict, and shows a
+    ``link`` as text only; an ``image_link`` of a tool file becomes a file of the node's
+    output, typed by its stored MIME type (a PDF stays a document)."""
     meta = {"file": {"filename": "invoice.pdf", "mime_type": "application/pdf", "size": 2048,
                      "url": "/files/tools/abc-123.pdf"}}
     outcome, forwarded = run(T(type=M.FILE, message=None, meta=meta))
     (sent,) = forwarded
-    assert sent.type == M.LINK and sent.message.text == "/files/tools/abc-123.pdf"
+    assert sent.type == M.IMAGE_LINK and sent.message.text == "/files/tools/abc-123.pdf"
     assert sent.meta == {"mime_type": "application/pdf", "filename": "invoice.pdf", "tool_file_id": "abc-123"}
     assert "invoice.pdf (application/pdf, 2048 bytes)" in outcome.observation
+
+
+def test_a_tool_file_known_by_its_id_only_gets_difys_own_address():
+    meta = {"file": {"filename": "r.docx", "extension": ".docx", "transfer_method": "tool_file",
+                     "related_id": "f00d", "url": "http://api:5001/files/f00d/file-preview?sign=x"}}
+    _, (sent,) = run(T(type=M.FILE, message=None, meta=meta))
+    assert sent.type == M.IMAGE_LINK and sent.message.text == "/files/tools/f00d.docx"
+    assert sent.meta["tool_file_id"] == "f00d"
+
+
+def test_an_uploaded_file_is_never_sent_as_a_tool_file():
+    """An upload's ``related_id`` is no tool file: Dify would fail looking it up."""
+    meta = {"file": {"filename": "a.pdf", "mime_type": "application/pdf", "transfer_method": "local_file",
+                     "related_id": "up1", "url": "/files/up1/file-preview"}}
+    _, (sent,) = run(T(type=M.FILE, message=None, meta=meta))
+    assert sent.type == M.LINK and "tool_file_id" not in sent.meta
 
 
 def test_image_file_message_is_forwarded_as_an_image_link():
@@ -628,12 +646,18 @@ def test_raw_blob_dict_is_decoded_without_touching_the_callers_dict():
     assert raw["message"]["blob"] == base64.b64encode(b"hi").decode()
 
 
-def test_raw_binary_link_is_forwarded_as_a_link():
+def test_raw_binary_link_is_forwarded_as_a_tool_file():
     collector = ObservationCollector("wf")
     raw = {"type": "binary_link", "message": {"text": "/files/tools/abc.bin"}, "meta": {"tool_file_id": "abc"}}
     out = collector.add(raw)
-    assert [(m.type, m.message.text) for m in out] == [(M.LINK, "/files/tools/abc.bin")]
+    assert [(m.type, m.message.text, m.meta["tool_file_id"]) for m in out] == [(M.IMAGE_LINK, "/files/tools/abc.bin", "abc")]
     assert "A file was sent to the user: abc.bin." in collector.finish().observation
+
+
+def test_raw_binary_link_to_another_address_is_forwarded_as_a_link():
+    collector = ObservationCollector("wf")
+    out = collector.add({"type": "binary_link", "message": {"text": "https://example.com/a.bin"}, "meta": None})
+    assert [(m.type, m.message.text) for m in out] == [(M.LINK, "https://example.com/a.bin")]
 
 
 # --- empty result (dify27440) ----------------------------------------------------------------------
