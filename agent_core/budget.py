@@ -184,15 +184,22 @@ def _message_chars(message: PromptMessage) -> int:
 
 
 def request_bytes(request: ModelRequest) -> int:
-    """Bytes the request's prompt and tools take as JSON (what the backwards request line
-    carries): exact when they may come near ``line_budget.REQUEST_BYTES``, else a bound from
-    the text's length (6 bytes a character at most), which is cheap."""
+    """Bytes the request's prompt, tools and output schema take as JSON (what the backwards
+    request line carries): the prompt exact when it may come near ``line_budget.REQUEST_BYTES``,
+    else a bound from its text's length (6 bytes a character at most), which is cheap; the
+    tools (once per tool object) and the schema exact."""
+    extra = sum(_tool_bytes(tool) for tool in request.tools)
+    if request.structured_output_schema is not None:
+        extra += encoded_size(request.structured_output_schema)
     chars = sum(_message_chars(message) for message in request.prompt_messages)
     if chars * 6 < REQUEST_BYTES // 2:
-        return chars * 6
-    return encoded_size([message_dump(message) for message in request.prompt_messages]) + encoded_size(
-        [tool_dump(tool) for tool in request.tools]
-    )
+        return chars * 6 + extra
+    return encoded_size([message_dump(message) for message in request.prompt_messages]) + extra
+
+
+@per_object
+def _tool_bytes(tool: PromptMessageTool) -> int:
+    return encoded_size(tool_dump(tool))
 
 
 def history_turns(history: Sequence[PromptMessage]) -> list[list[PromptMessage]]:

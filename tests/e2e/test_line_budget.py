@@ -152,3 +152,29 @@ def test_a_model_error_of_megabytes_is_shortened_in_the_error(run, plugin, strat
     assert result.error["error_type"] == "AgentRunError"
     assert "characters left out" in result.error["message"] and len(result.error["message"]) < 3_000
     assert result.unfinished_logs() == []
+
+
+def test_a_knowledge_context_of_megabytes_gives_citations_that_fit_one_line(run, plugin):
+    """Five retrieved chunks of 840 KB each: the answer comes, and the citations message (one
+    line, every chunk's content) is cut to fit instead of ending the process."""
+    run.plugin = plugin
+    items = [{"content": f"lorem ipsum {n} " * 60_000, "title": f"doc{n}",
+              "metadata": {"_source": "knowledge", "dataset_id": "ds", "document_id": f"d{n}", "segment_id": f"s{n}"}}
+             for n in range(5)]
+    result = run([{"text": "ok"}], query="summarise", context=items, timeout=120)
+    assert_clean_end(result)
+    assert result.text == "ok"
+    assert plugin.alive
+
+
+def test_tool_declarations_over_the_line_end_the_run_with_a_clear_error(run, plugin):
+    """300 tools with 18 KB descriptions (a large MCP server): the request would not fit one
+    daemon line; the run says so instead of writing it."""
+    run.plugin = plugin
+    tools = [ScriptedTool(name=f"t{n}", description="d" * 18_000, parameters=[ToolParam("q")], responses=[])
+             for n in range(300)]
+    result = run([{"text": "ok"}], tools=tools, timeout=120)
+    assert not result.ok
+    assert "tool declarations" in result.error_text
+    assert result.unfinished_logs() == []
+    assert plugin.alive
