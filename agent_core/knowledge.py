@@ -76,6 +76,8 @@ def retriever_resources(items: Sequence[Mapping[str, Any]]) -> list[RetrieverRes
         if not item.get("content") or not _is_retrieval_item(meta):
             continue
         fields = {field: meta.get(key) for field, key in _METADATA_KEYS.items() if meta.get(key) is not None}
+        if "data_source_type" not in fields and meta.get("document_data_source_type") is not None:
+            fields["data_source_type"] = meta["document_data_source_type"]  # the Knowledge Retrieval node's name
         fields.setdefault("position", number)
         fields.setdefault("document_name", item.get("title"))
         fields["content"] = str(item["content"])

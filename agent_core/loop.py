@@ -394,7 +394,7 @@ class AgentLoop:
         repeat (the model is looping)."""
         if cut:
             refusals = {call.id: prompts.CALLS_CUT.format(name=call.name) for call in [*decision.calls, *decision.invalid]}
-            results = yield from self._tools.run(round_node, decision.calls, decision.invalid, refusals)
+            results = yield from self._tools.run(round_node, decision.in_order(), refusals=refusals)
             return tuple(results), ()
         refusals: dict[str, str] = {}
         repeated: list[str] = []
@@ -405,7 +405,7 @@ class AgentLoop:
                 refusals[call.id] = prompts.REPEATED_CALL.format(name=call.name, count=REPEAT_LIMIT)
                 repeated.append(call.name)
         only_repeats = bool(decision.calls) and not decision.invalid and len(repeated) == len(decision.calls)
-        results = yield from self._tools.run(round_node, decision.calls, decision.invalid, refusals)
+        results = yield from self._tools.run(round_node, decision.in_order(), refusals=refusals)
         return tuple(results), tuple(dict.fromkeys(repeated)) if only_repeats else ()
 
     # --- endings -----------------------------------------------------------------------

@@ -736,7 +736,7 @@ class ObservationCollector:
         for name, value in _variable_values(self._variables).items():
             shown = value if isinstance(value, str) else _compact_json(value)
             value = self._secrets.mask_cut_edge(_cap(self._redact(shown), 10_000), suffix="…")
-            extras.append(FULL_TEXT_VARIABLE.format(name=name, value=value))
+            extras.append(FULL_TEXT_VARIABLE.format(name=self._redact(str(name)), value=value))
         return "\n\n".join([text, *extras])
 
 

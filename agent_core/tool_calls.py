@@ -150,6 +150,8 @@ class AssembledCalls:
 
     calls: tuple[ToolCall, ...]
     invalid: tuple[InvalidToolCall, ...]
+    order: tuple[str, ...] = ()
+    """Every call's id, valid or not, in order of first appearance."""
 
 
 @dataclass(slots=True)
@@ -292,6 +294,7 @@ class ToolCallAssembler:
         ids = _IdAllocator(self._id_prefix, (slot.id for slot in self._slots))
         calls: list[ToolCall] = []
         invalid: list[InvalidToolCall] = []
+        order: list[str] = []
         for slot in self._slots:
             if slot.is_blank():
                 continue
@@ -301,15 +304,17 @@ class ToolCallAssembler:
                 message = _error_message(error, finish_reason)
                 raw = _cumulative_snapshot(slot.text) or slot.raw_text()
                 invalid.append(InvalidToolCall(ids.take(slot.id), slot.name, raw, message))
+                order.append(invalid[-1].id)
                 continue
             for number, arguments in enumerate(pieces):
                 call_id = ids.take(slot.id if number == 0 else "")
+                order.append(call_id)
                 if slot.name:
                     calls.append(ToolCall(call_id, slot.name, arguments))
                 else:
                     raw = _dumps(arguments)
                     invalid.append(InvalidToolCall(call_id, "", raw, MSG_NO_NAME))
-        return AssembledCalls(tuple(calls), tuple(invalid))
+        return AssembledCalls(tuple(calls), tuple(invalid), tuple(order))
 
 
 def _stray_id_fragment(last: _Slot, delta: ToolCallDelta, *, new_index: bool) -> bool:

@@ -163,17 +163,19 @@ class ToolRunner:
     def run(
         self,
         parent: LogNode,
-        calls: Sequence[ToolCall],
+        calls: Sequence[ToolCall | InvalidToolCall],
         invalid: Sequence[InvalidToolCall] = (),
         refusals: Mapping[str, str] | None = None,
     ) -> Generator[AgentInvokeMessage, None, list[ToolResult]]:
-        """Run ``calls`` (and report ``invalid`` ones) under ``parent``.
+        """Run ``calls`` (an ``InvalidToolCall`` among them is reported, not run; so are
+        ``invalid`` ones, after them) under ``parent``.
 
         ``refusals`` maps a call id to the observation to give instead of
         running it. Yields log and forwarded messages as they happen; returns
-        one result per call, valid calls first, each group in call order.
+        one result per call, in the order given.
         A lone call runs in the caller's greenlet (no hand-off); several run at
-        once, at most ``max_parallel``, each in a greenlet of its own.
+        once, at most ``max_parallel``, each in a greenlet of its own, all stopped
+        when this generator is closed (the run was cancelled or failed).
         """
         steps = [self._call(parent, call, (refusals or {}).get(call.id)) for call in [*calls, *invalid]]
         if len(steps) == 1:
@@ -201,12 +203,15 @@ class ToolRunner:
         for position, step in enumerate(steps):
             pool.spawn(work, position, step)
         remaining = len(steps)
-        while remaining:
-            item = queue.get()
-            if item is done:
-                remaining -= 1
-            else:
-                yield item
+        try:
+            while remaining:
+                item = queue.get()
+                if item is done:
+                    remaining -= 1
+                else:
+                    yield item
+        finally:  # closed early (the run cancelled or failed): no call goes on running unseen
+            pool.kill(block=False)
         return [result for result in results if result is not None]
 
     def _call(

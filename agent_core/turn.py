@@ -28,6 +28,17 @@ class ToolCalls:
     calls: tuple[ToolCall, ...]
     invalid: tuple[InvalidToolCall, ...] = ()
     in_text: bool = False
+    order: tuple[str, ...] = ()
+    """The calls' ids in the order the model wrote them (empty: valid calls first)."""
+
+    def in_order(self) -> list[ToolCall | InvalidToolCall]:
+        """Every call, valid or not, in the order the model wrote them: their results go back
+        in that order, as the reply that made them has them."""
+        every: list[ToolCall | InvalidToolCall] = [*self.calls, *self.invalid]
+        if not self.order or not self.invalid:
+            return every
+        rank = {call_id: number for number, call_id in enumerate(self.order)}
+        return sorted(every, key=lambda call: rank.get(call.id, len(rank)))
 
 
 @dataclass(frozen=True)

@@ -230,7 +230,7 @@ def read_function_calling_turn(
     )
     if assembled.calls or assembled.invalid:
         calls = repair_names(assembled.calls, tools)
-        return ModelTurn(thought=text, decision=ToolCalls(calls, assembled.invalid), **turn)
+        return ModelTurn(thought=text, decision=ToolCalls(calls, assembled.invalid, order=assembled.order), **turn)
     calls, rest = extract_calls_from_text(text, tools, id_prefix=prefix) if tools else ((), text)
     if not calls and tools and got.reasoning and not text.strip():
         calls, _ = extract_calls_from_text(rewrite_markup(got.reasoning), tools, id_prefix=prefix)

@@ -26,9 +26,7 @@ from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
 
 
-def _tool_calls(
-    parsed: ReactTurn, registry: ToolRegistry, round_index: int
-) -> tuple[tuple[ToolCall, ...], tuple[InvalidToolCall, ...]]:
+def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> ToolCalls:
     """The turn's actions as calls to run, and as calls that cannot run: an ``Action Input`` that
     opens a JSON object or array but could not be read without dropping text (``{"expression":
     37 * 91}``) is refused with the reason, not guessed at or passed on as a string."""
@@ -49,7 +47,8 @@ def _tool_calls(
             decoded = action.input
         arguments = arguments_for(decoded, prompt_tools.get(name))
         calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
-    return tuple(calls), tuple(invalid)
+    order = tuple(f"react-{round_index}-{number}" for number in range(1, len(parsed.actions) + 1))
+    return ToolCalls(tuple(calls), tuple(invalid), order=order)
 
 
 def _name_line_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> tuple[ToolCall, ...]:
@@ -141,8 +140,7 @@ def read_react_turn(
     if written:
         return ModelTurn(thought="", decision=ToolCalls(written), **common)
     if parsed.actions:
-        calls, invalid = _tool_calls(parsed, registry, round_index)
-        return ModelTurn(thought=parsed.thought, decision=ToolCalls(calls, invalid), **common)
+        return ModelTurn(thought=parsed.thought, decision=_tool_calls(parsed, registry, round_index), **common)
     if parsed.final_answer is not None and parsed.final_answer.strip():
         return ModelTurn(thought=parsed.thought, decision=FinalAnswer(parsed.final_answer), **common)
     if answer := _answer_in_reasoning(parser, parsed, "".join(reasoning), got.reasoning_ended_turn):

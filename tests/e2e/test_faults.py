@@ -404,6 +404,30 @@ def test_parallel_calls_overlap_and_results_keep_call_order(run):
     assert statuses[:4] == ["start"] * 4, "every call starts before the first one finishes"
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_calls_that_cannot_run_keep_their_place_among_the_others(run, strategy):
+    """Malformed arguments, a good call, an unknown tool: the results go back in that order,
+    the order of the reply that made the calls (a model plugin rebuilding the reply from its
+    opaque_body pairs each result with its call by position)."""
+    if strategy == "ReAct":
+        steps = (("echo", '{"value": 37 * 91}'), ("echo", '{"value": "b"}'), ("nope", "{}"))
+        first = {"text": "Thought: three\n" + "\n".join(f"Action: {name}\nAction Input: {args}" for name, args in steps)}
+    else:
+        first = {"tool_calls": [{"id": "A", "name": "echo", "arguments": '{"value": 37 * 91}'},
+                                call("B", "echo", value="b"),
+                                {"id": "C", "name": "nope", "arguments": "{}"}]}
+    result = run([first, answer_turn(strategy, "done")], tools=[echo_tool()], strategy=strategy)
+    assert_clean_end(result)
+    told = observations(result.llm_requests[1])
+    assert len(told) == 3 and told[0].startswith("Error: the call to 'echo' was not run"), told
+    assert told[1] == "echo:b" and "no tool named 'nope'" in told[2]
+    if strategy != "ReAct":
+        assistant = next(m for m in result.llm_requests[1]["prompt_messages"] if m["role"] == "assistant")
+        assert [c["id"] for c in assistant["tool_calls"]] == ["A", "B", "C"]
+    labels = [n.label for n in result.logs.values() if n.label.startswith("CALL")]
+    assert labels == ["CALL echo", "CALL echo", "CALL nope"]
+
+
 def test_results_go_back_in_call_order_even_when_they_finish_in_reverse(run):
     delays = {"1": 0.75, "2": 0.5, "3": 0.25, "4": 0.0}
     calls = [call(f"c{n}", "echo", value=n) for n in "1234"]

@@ -77,6 +77,13 @@ def test_knowledge_is_grounding_and_citations():
     assert context_prompt([]) == ""
 
 
+def test_a_citation_keeps_the_source_type_the_knowledge_retrieval_node_names_its_own_way():
+    item = {"content": "c", "title": "t", "metadata": {"_source": "knowledge", "dataset_id": "d",
+                                                       "document_data_source_type": "upload_file"}}
+    (resource,) = retriever_resources([item])
+    assert resource.data_source_type == "upload_file"
+
+
 def test_run_time_limit_comes_from_the_node_else_the_daemon_environment(monkeypatch):
     from agent_core.params import default_run_timeout
 

@@ -126,6 +126,13 @@ def test_a_secret_in_a_variable_cut_at_its_cap_is_hidden():
     assert "[variable dump]" in outcome.full_text and SECRET[:4] not in outcome.full_text
 
 
+def test_a_secret_in_a_variable_name_is_hidden_in_the_log():
+    variable = {"type": "variable", "meta": None,
+                "message": {"variable_name": f"key_{SECRET}", "variable_value": "v", "stream": False}}
+    outcome, _ = collect(variable)
+    assert "[variable key_[REDACTED]]" in outcome.full_text and SECRET not in outcome.full_text
+
+
 # --- forwarded messages: withheld or redacted ---------------------------------------------------
 
 
