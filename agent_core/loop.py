@@ -32,7 +32,7 @@ from agent_core.errors import AgentRunError, chained, error_text, shortened
 from agent_core.knowledge import retriever_resources
 from agent_core.line_budget import LOG_DATA_BYTES, REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, encoded_size, fit, text_pieces
 from agent_core.logs import LogNode
-from agent_core.model_call import ModelChunk, ModelRequest, invoke_model
+from agent_core.model_call import ModelChunk, ModelRequest, PastDeadlineError, invoke_model
 from agent_core.params import StrategyParams
 from agent_core.run_state import REPEAT_LIMIT, Round, RunState
 from agent_core.tool_calls import ToolCall
@@ -45,6 +45,10 @@ __all__ = ["MAX_PARSE_RETRIES", "REPEAT_LIMIT", "AgentLoop", "AgentRunError", "R
 
 MAX_CONTINUATIONS = 1
 """Times an answer cut by the output limit is continued before the run ends with a notice."""
+ANSWER_RESERVE_SHARE = 0.15
+"""Share of the run's time kept for the answer round when a tool call's time is cut to the
+deadline (at most 30 s)."""
+
 MAX_CUT_CALL_ROUNDS = 1
 """Rounds in a row whose reply was cut by the output limit before it answered (its calls not
 run, or it could not be read) that are asked again before the run ends with a notice."""
@@ -183,6 +187,7 @@ class AgentLoop:
         self._continuing = False
         self._started = time.monotonic()
         self._slowest_round = 0.0  # seconds
+        self._slowest_turn = 0.0  # seconds: the slowest model turn
         self._last_text = ""
 
     # --- the run ---------------------------------------------------------------------
@@ -214,18 +219,14 @@ class AgentLoop:
             yield note.finish({"output": text}, error=text)
 
     def _rounds(self) -> Generator[AgentInvokeMessage, None, None]:
-        params = self.state.params
         yield from self._dropped_settings()
         failures = cut_answers = cut_calls = 0
         while True:
-            if self.state.round_index > params.maximum_iterations and not self.state.limit_reached:
-                self.state.limit_reached = True
-                yield from self._limit_note("ITERATION LIMIT")
-            if not self.state.limit_reached and not self._time_for_another_round():
-                self.state.limit_reached = self.state.out_of_time = True
-                yield from self._limit_note("TIME LIMIT")
+            yield from self._note_limits()
             started = time.monotonic()
-            turn, repeating = yield from self._round()
+            if (outcome := (yield from self._timed_round())) is None:
+                return
+            turn, repeating = outcome
             self._slowest_round = max(self._slowest_round, time.monotonic() - started)
             decision = turn.decision
             if isinstance(decision, FinalAnswer) and turn.cut:
@@ -255,11 +256,48 @@ class AgentLoop:
                 self.state.repeating = repeating
                 yield from self._limit_note("REPEATED CALLS")
 
-    def _seconds_left(self) -> float:
-        """Seconds left before the run's deadline (``run_timeout`` less a margin for the
-        answer to reach Dify)."""
+    def _note_limits(self) -> Generator[AgentInvokeMessage, None, None]:
+        """Before a round: note the iteration limit, or too little time for another round."""
+        if self.state.round_index > self.state.params.maximum_iterations and not self.state.limit_reached:
+            self.state.limit_reached = True
+            yield from self._limit_note("ITERATION LIMIT")
+        if not self.state.limit_reached and not self._time_for_another_round():
+            self.state.limit_reached = self.state.out_of_time = True
+            yield from self._limit_note("TIME LIMIT")
+
+    def _timed_round(self) -> Generator[AgentInvokeMessage, None, tuple[ModelTurn, tuple[str, ...]] | None]:
+        """``_round``; None when the run's deadline came first (the run then ends with a notice
+        in the chat: a reply that would outlive the daemon's limit would lose everything)."""
+        seconds = self.state.params.run_timeout
+        if self.state.out_of_time and self._seconds_left() <= 0:  # no time left even to ask for the answer
+            yield from self._text(_paragraph_break(self._last_text) + prompts.STOPPED_AT_TIME_LIMIT.format(seconds=seconds))
+            return None
+        try:
+            return (yield from self._round())
+        except PastDeadlineError:
+            self.state.out_of_time = True
+            yield from self._close_open_nodes(prompts.MODEL_PAST_DEADLINE)
+            yield from self._text(_paragraph_break(self._last_text) + prompts.STOPPED_MID_REPLY_AT_TIME_LIMIT.format(seconds=seconds))
+            return None
+
+    def _deadline(self) -> float:
+        """The run's deadline (a ``time.monotonic()`` value): ``run_timeout`` after its start,
+        less a margin for the answer to reach Dify."""
         limit = self.state.params.run_timeout
-        return limit - min(max(5.0, 0.1 * limit), 30.0) - (time.monotonic() - self._started)
+        return self._started + limit - min(max(5.0, 0.1 * limit), 30.0)
+
+    def _seconds_left(self) -> float:
+        """Seconds left before the run's deadline."""
+        return self._deadline() - time.monotonic()
+
+    def _tool_seconds(self) -> float:
+        """Seconds each call of this round may take: the node's ``tool_timeout``, within the
+        time left before the deadline once time is kept for the answer round (twice the slowest
+        model turn so far, and at least ``ANSWER_RESERVE_SHARE`` of the run's time, up to
+        30 s); at least 1 s: a call that cannot run in time says it timed out."""
+        share = min(30.0, ANSWER_RESERVE_SHARE * self.state.params.run_timeout)
+        reserve = max(2 * self._slowest_turn, share)
+        return max(1.0, min(self.state.params.tool_timeout, self._seconds_left() - reserve))
 
     def _time_for_another_round(self) -> bool:
         """Whether a round as slow as the slowest so far still ends before the deadline, with
@@ -296,8 +334,15 @@ class AgentLoop:
         problems: list[str] = []
         try:
             silence = min(self.state.params.model_timeout, max(self._seconds_left(), 5.0))
-            chunks = invoke_model(self._strategy.session, model, request, silence_timeout=silence)
+            started = time.monotonic()
+            chunks = invoke_model(self._strategy.session, model, request, silence_timeout=silence, deadline=self._deadline())
             turn = yield from self._stream_turn(_noting_usage(chunks, reported, problems))
+            self._slowest_turn = max(self._slowest_turn, time.monotonic() - started)
+        except PastDeadlineError as error:
+            usage = call_usage(reported)
+            self._usage = add_usage(self._usage, usage)
+            yield self._finish(thought_node, {"output": ""}, error=str(error), usage=usage)
+            raise
         except Exception as error:
             # usage the model reported before failing was billed: it counts like any other
             usage = call_usage(reported)
@@ -405,7 +450,8 @@ class AgentLoop:
                 refusals[call.id] = prompts.REPEATED_CALL.format(name=call.name, count=REPEAT_LIMIT)
                 repeated.append(call.name)
         only_repeats = bool(decision.calls) and not decision.invalid and len(repeated) == len(decision.calls)
-        results = yield from self._tools.run(round_node, decision.in_order(), refusals=refusals)
+        timeout = self._tool_seconds()
+        results = yield from self._tools.run(round_node, decision.in_order(), refusals=refusals, timeout=timeout)
         return tuple(results), tuple(dict.fromkeys(repeated)) if only_repeats else ()
 
     # --- endings -----------------------------------------------------------------------

@@ -271,14 +271,25 @@ class ModelTimeoutError(Exception):
     """The model sent nothing for longer than the allowed silence."""
 
 
+class PastDeadlineError(Exception):
+    """The run's deadline came while the model was still replying."""
+
+
 def invoke_model(
-    session: Session, model: LLMModelConfig, request: ModelRequest, *, silence_timeout: float | None = None
+    session: Session,
+    model: LLMModelConfig,
+    request: ModelRequest,
+    *,
+    silence_timeout: float | None = None,
+    deadline: float | None = None,
 ) -> Iterator[ModelChunk]:
     """Call the model through the daemon and yield normalized chunks.
 
     ``silence_timeout`` (seconds) bounds the wait for each chunk. Raises
-    ``ModelTimeoutError`` past it, and whatever the SDK raises when the daemon
-    reports an error (``Exception`` with the daemon's message).
+    ``ModelTimeoutError`` past it, ``PastDeadlineError`` once ``deadline`` (a
+    ``time.monotonic()`` value: the run's) has come and the reply has not ended, and
+    whatever the SDK raises when the daemon reports an error (``Exception`` with the
+    daemon's message).
     """
     payload = build_llm_payload(model, request)
     # LLMInvocation.invoke would parse chunks into AssistantPromptMessage and lose
@@ -289,8 +300,11 @@ def invoke_model(
     def silent() -> ModelTimeoutError:
         return ModelTimeoutError(prompts.MODEL_SILENT.format(seconds=silence_timeout))
 
+    def past_deadline() -> PastDeadlineError:
+        return PastDeadlineError(prompts.MODEL_PAST_DEADLINE)
+
     try:
-        for raw in each_within(stream, silence_timeout or None, silent):
+        for raw in each_within(stream, silence_timeout or None, silent, deadline=deadline, past_deadline=past_deadline):
             yield normalize_chunk(raw)
     finally:
         stream.close()

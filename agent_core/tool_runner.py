@@ -166,18 +166,22 @@ class ToolRunner:
         calls: Sequence[ToolCall | InvalidToolCall],
         invalid: Sequence[InvalidToolCall] = (),
         refusals: Mapping[str, str] | None = None,
+        *,
+        timeout: float | None = None,
     ) -> Generator[AgentInvokeMessage, None, list[ToolResult]]:
         """Run ``calls`` (an ``InvalidToolCall`` among them is reported, not run; so are
         ``invalid`` ones, after them) under ``parent``.
 
         ``refusals`` maps a call id to the observation to give instead of
-        running it. Yields log and forwarded messages as they happen; returns
+        running it. ``timeout``: seconds each call may take this time, in place of
+        the runner's own (the run's deadline is near). Yields log and forwarded messages as they happen; returns
         one result per call, in the order given.
         A lone call runs in the caller's greenlet (no hand-off); several run at
         once, at most ``max_parallel``, each in a greenlet of its own, all stopped
         when this generator is closed (the run was cancelled or failed).
         """
-        steps = [self._call(parent, call, (refusals or {}).get(call.id)) for call in [*calls, *invalid]]
+        seconds = self._timeout if timeout is None else timeout
+        steps = [self._call(parent, call, (refusals or {}).get(call.id), seconds) for call in [*calls, *invalid]]
         if len(steps) == 1:
             return [(yield from steps[0])]
         return (yield from self._in_parallel(steps))
@@ -215,7 +219,7 @@ class ToolRunner:
         return [result for result in results if result is not None]
 
     def _call(
-        self, parent: LogNode, call: ToolCall | InvalidToolCall, refusal: str | None
+        self, parent: LogNode, call: ToolCall | InvalidToolCall, refusal: str | None, seconds: float
     ) -> Generator[AgentInvokeMessage, None, ToolResult]:
         """One call from its CALL node's start to its finish; returns its result."""
         arguments = call.arguments if isinstance(call, ToolCall) else call.raw_arguments
@@ -224,7 +228,7 @@ class ToolRunner:
         started = time.perf_counter()
         result = ToolResult(call.id, call.name, arguments, observation="")
         try:
-            result = yield from self._result(call, refusal, result)
+            result = yield from self._result(call, refusal, result, seconds)
         except Exception as error:  # a bug of ours must not leave the node open
             message = f"internal error while running the tool: {type(error).__name__}: {error}"
             message = redactor(self._registry.secret_values())(message)  # it may quote a parameter
@@ -234,7 +238,7 @@ class ToolRunner:
         return result
 
     def _result(
-        self, call: ToolCall | InvalidToolCall, refusal: str | None, base: ToolResult
+        self, call: ToolCall | InvalidToolCall, refusal: str | None, base: ToolResult, seconds: float
     ) -> Generator[AgentInvokeMessage, None, ToolResult]:
         problem = refusal or self._problem(call)
         if problem:
@@ -244,7 +248,7 @@ class ToolRunner:
         assert isinstance(call, ToolCall)
         tool = self._registry.get(call.name)
         assert tool is not None
-        outcome = yield from self._invoke(tool, call)
+        outcome = yield from self._invoke(tool, call, seconds)
         return ToolResult(
             base.call_id,
             base.name,
@@ -272,16 +276,16 @@ class ToolRunner:
             return prompts.INVALID_ARGUMENTS.format(name=call.name, error=invalid)
         return None
 
-    def _invoke(self, tool: ToolEntity, call: ToolCall) -> Generator[AgentInvokeMessage, None, ToolOutcome]:
+    def _invoke(self, tool: ToolEntity, call: ToolCall, seconds: float) -> Generator[AgentInvokeMessage, None, ToolOutcome]:
         """The tool's stream read into an observation (files and links forwarded as they come),
-        within ``timeout`` seconds in all."""
+        within ``seconds`` in all."""
         collector = ObservationCollector(
             call.name, max_tokens=self._observation_tokens, secrets=self._registry.secret_values()
         )
-        deadline = time.monotonic() + self._timeout
+        deadline = time.monotonic() + seconds
 
         def expired() -> ToolTimeoutError:
-            return ToolTimeoutError(f"timed out after {self._timeout:g} seconds")
+            return ToolTimeoutError(f"timed out after {round(seconds, 1):g} seconds")
 
         stream = None
         try:

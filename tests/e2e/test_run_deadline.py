@@ -7,7 +7,7 @@ import time
 import pytest
 
 from agent_core import prompts
-from local_runner.tools import LocalTool, ToolParam, text_message
+from local_runner.tools import LocalTool, ScriptedTool, ToolParam, text_message
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, prompt_text
 
 
@@ -35,3 +35,46 @@ def test_the_model_answers_when_another_round_would_not_fit(run, strategy):
     assert [n.label for n in result.logs.values() if n.label == "TIME LIMIT"] == ["TIME LIMIT"]
     assert prompts.TIME_LIMIT_NOTE in prompt_text(result.llm_requests[1])
 
+
+
+def hanging_tool() -> ScriptedTool:
+    return ScriptedTool(name="lookup", description="Hangs", parameters=[ToolParam("value")], responses=[], hang=True)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_hanging_tool_is_cut_at_the_deadline_and_the_model_still_answers(run, strategy):
+    """tool_timeout (25 s) longer than the run (12 s): the call gets only the time left before
+    the deadline, less the answer's share, so the answer comes instead of the daemon's timeout."""
+    started = time.monotonic()
+    turns = [call(strategy, "a"), answer_turn(strategy, "Answer without the lookup.")]
+    result = run(turns, tools=[hanging_tool()], strategy=strategy, params={"run_timeout": 12, "tool_timeout": 25})
+    assert_clean_end(result)
+    assert result.text == "Answer without the lookup."
+    assert time.monotonic() - started < 12
+    (node,) = [n for n in result.logs.values() if n.label == "CALL lookup"]
+    assert "timed out" in node.error
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_reply_streaming_past_the_deadline_ends_with_what_was_shown_and_a_notice(plugin, strategy):
+    """A model that never pauses long enough for its silence limit, but replies for longer
+    than the run may last: the reply is cut at the deadline, with a notice, and every log closes."""
+    from local_runner import Scenario, ScriptedBackend, run_scenario
+    from local_runner.tools import ToolBox
+
+    class Paced(ScriptedBackend):
+        def invoke_llm(self, request):
+            for number, chunk in enumerate(super().invoke_llm(request)):
+                if number:
+                    time.sleep(0.25)
+                yield chunk
+
+    text = ("Final Answer: " if strategy == "ReAct" else "") + "word " * 60
+    backend = Paced([{"text": text, "split": 5}])
+    scenario = Scenario(query="q", strategy=strategy, params={"run_timeout": 10})
+    started = time.monotonic()
+    result = run_scenario(scenario, backend, ToolBox([]), plugin=plugin, timeout=30)
+    assert time.monotonic() - started < 10
+    assert result.ok and result.unfinished_logs() == []
+    assert result.text.startswith("word word")
+    assert result.text.endswith(prompts.STOPPED_MID_REPLY_AT_TIME_LIMIT.format(seconds=10))
