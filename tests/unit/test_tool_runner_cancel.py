@@ -34,7 +34,7 @@ def test_closing_the_run_stops_its_parallel_calls(monkeypatch):
     params = read_params(StrategyParams, scenario.run_request(ToolBox(tools), Path("."), None).params)
     steps_taken: list[str] = []
 
-    def model(session, model, request, silence_timeout=None):
+    def model(session, model, request, **waits):
         yield ModelChunk(tool_calls=(ToolCallDelta(0, "1", "a", '{"x": "1"}'), ToolCallDelta(1, "2", "b", '{"x": "2"}')))
         yield ModelChunk(finish_reason="tool_calls")
 
