@@ -264,6 +264,7 @@ CONTINUE_CUT_ANSWER = (
     "Your answer was cut off by the output limit. Continue it exactly where it stopped, without repeating "
     "anything and without calling tools."
 )
+STEP_INTERRUPTED = "Your reply broke off with an error ({error}). {problem}"
 MODEL_PAST_DEADLINE = "the run's time limit came while the model was still replying"
 STOPPED_MID_REPLY_AT_TIME_LIMIT = (
     "The agent stopped because its time ran out ({seconds:g} s for the whole run) while the model was still "

@@ -59,6 +59,9 @@ class ReActSteps:
             return turn
         guarded = GuardedChunks(chunks)
         turn = yield from read_json_step_turn(iter(guarded), run.registry.prompt_tools(), run.round_index)
+        if guarded.interrupted and isinstance(turn.decision, ParseFailure):  # say why the step broke off
+            problem = prompts.STEP_INTERRUPTED.format(error=guarded.interrupted, problem=turn.decision.problem)
+            return replace(turn, decision=replace(turn.decision, problem=problem))
         if guarded.unavailable is None:
             return turn
         self.step_format = "text"

@@ -47,7 +47,7 @@ from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core import prompts
 from agent_core.json_args import ArgumentsError, decode_arguments
-from agent_core.model_call import AssistantReply, ModelChunk, ModelTimeoutError
+from agent_core.model_call import AssistantReply, ModelChunk, ModelTimeoutError, PastDeadlineError
 from agent_core.text_calls import arguments_for
 from agent_core.think import ThinkSplitter, clean_reasoning
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCall
@@ -314,12 +314,15 @@ class GuardedChunks:
       the stream ends, ``unavailable`` holds the error text, and the run can go on in text steps;
     * a failure after chunks came (Dify could not parse the reply on its last chunk, or the
       stream broke): the stream ends there, and the reply read so far is judged like any other;
-    * a model that goes silent (``ModelTimeoutError``) fails the call as usual.
+      ``interrupted`` holds the error text, for the model and the log;
+    * a model that goes silent (``ModelTimeoutError``), or the run's deadline
+      (``PastDeadlineError``), fails the call as usual.
     """
 
     def __init__(self, chunks: Iterator[ModelChunk]) -> None:
         self._chunks = chunks
         self.unavailable: str | None = None
+        self.interrupted: str | None = None
 
     def __iter__(self) -> Iterator[ModelChunk]:
         received = False
@@ -327,8 +330,10 @@ class GuardedChunks:
             for chunk in self._chunks:
                 received = True
                 yield chunk
-        except ModelTimeoutError:
+        except (ModelTimeoutError, PastDeadlineError):
             raise
         except Exception as error:  # the daemon's error event, raised by the SDK's reader
             if not received:
                 self.unavailable = str(error) or type(error).__name__
+            else:
+                self.interrupted = str(error) or type(error).__name__

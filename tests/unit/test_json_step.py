@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_core import prompts
-from agent_core.model_call import ModelChunk, ModelTimeoutError
+from agent_core.model_call import ModelChunk, ModelTimeoutError, PastDeadlineError
 from agent_core.react.json_step import (
     FINAL_ANSWER,
     AnswerStream,
@@ -201,11 +201,13 @@ def test_a_failure_before_any_chunk_means_the_schema_call_is_unavailable():
 def test_a_failure_after_chunks_ends_the_stream_and_keeps_them():
     guarded = GuardedChunks(failing([ModelChunk(text="{")], RuntimeError("Failed to parse structured output")))
     assert [c.text for c in guarded] == ["{"] and guarded.unavailable is None
+    assert guarded.interrupted == "Failed to parse structured output"
 
 
-def test_a_silent_model_still_fails_the_call():
-    with pytest.raises(ModelTimeoutError):
-        list(GuardedChunks(failing([ModelChunk(text="{")], ModelTimeoutError("silent"))))
+@pytest.mark.parametrize("error", [ModelTimeoutError("silent"), PastDeadlineError("deadline")])
+def test_a_silent_model_or_the_runs_deadline_still_fails_the_call(error):
+    with pytest.raises(type(error)):
+        list(GuardedChunks(failing([ModelChunk(text="{")], error)))
 
 
 # --- the prompt's format block ------------------------------------------------------------------
