@@ -21,7 +21,7 @@ from agent_core.think import closes_unopened_block, opens_reasoning_in_prompt, t
 from agent_core.tokens import truncate_to_tokens
 from agent_core.tool_runner import ToolResult
 from agent_core.tool_schema import ToolRegistry
-from agent_core.turn import ModelTurn
+from agent_core.turn import ModelTurn, ToolCalls
 
 REPEAT_LIMIT = 3
 """An identical call (same tool, same arguments) runs at most this many times per run.
@@ -78,6 +78,14 @@ class RunState:
     rendered: dict = field(default_factory=dict, repr=False, compare=False)
     """Prompt renderers' memo: a finished round renders the same every time (keyed by what
     changes its rendering), so a long run does not rebuild every earlier round each round."""
+
+    def call_ids(self) -> set[str]:
+        """The tool-call ids already in the conversation: memory's and this run's."""
+        ids = {call.id for message in self.history() for call in getattr(message, "tool_calls", None) or []}
+        for round_ in self.rounds:
+            if isinstance(round_.turn.decision, ToolCalls):
+                ids.update(call.id for call in round_.turn.decision.in_order())
+        return ids
 
     def reasoning_may_open_in_prompt(self) -> bool:
         """Whether the next reply may start inside a reasoning block its template opened in the

@@ -34,7 +34,7 @@ Calls a model writes in its content instead are read by ``agent_core.text_calls`
 """
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import count
 from typing import Any
@@ -280,18 +280,20 @@ class ToolCallAssembler:
         if delta.id and (replace or delta.id not in self._by_id):
             self._by_id[delta.id] = slot
 
-    def finish(self, finish_reason: str | None = None) -> AssembledCalls:
+    def finish(self, finish_reason: str | None = None, *, taken: Collection[str] = ()) -> AssembledCalls:
         """Parse every call's arguments; may be called more than once.
 
         Missing ids are synthesised (``call_1``…), duplicates made unique
-        (``X``, ``X_2``); glued objects in one buffer become several calls of
+        (``X``, ``X_2``), also against ``taken`` (ids already in the conversation: providers
+        that use the tool's name or a per-reply counter as the id repeat them across rounds,
+        Tongyi and Ollama); glued objects in one buffer become several calls of
         the same name (hermes62937, agno3826). Truncated arguments are reported
         as cut by the length limit only when ``finish_reason`` says so
         (hermes83229), otherwise as malformed JSON; arguments lacking only
         their closing brackets are closed when the model ended the reply
         itself (``ENDED_FINISH_REASONS``; vllm-project/vllm#32152).
         """
-        ids = _IdAllocator(self._id_prefix, (slot.id for slot in self._slots))
+        ids = _IdAllocator(self._id_prefix, (slot.id for slot in self._slots), taken)
         calls: list[ToolCall] = []
         invalid: list[InvalidToolCall] = []
         order: list[str] = []
@@ -478,10 +480,10 @@ def _error_message(error: ArgumentsError, finish_reason: str | None) -> str:
 class _IdAllocator:
     """Unique, deterministic call ids: provider ids kept, the rest ``<prefix><n>``."""
 
-    def __init__(self, prefix: str, provided: Iterable[str]) -> None:
+    def __init__(self, prefix: str, provided: Iterable[str], used: Iterable[str] = ()) -> None:
         self._prefix = prefix
         self._taken = {value for value in provided if value}
-        self._used: set[str] = set()
+        self._used: set[str] = set(used)
 
     def take(self, wanted: str) -> str:
         """``wanted`` if still free, else ``wanted_2``…; ``prefix<n>`` when empty."""

@@ -41,7 +41,11 @@ class FunctionCallingSteps:
         or a bare ``</think>`` in an earlier reply of the run) has its reply held until that
         reasoning ends, so that none of it streams to the user."""
         turn = yield from read_function_calling_turn(
-            chunks, run.registry.prompt_tools(), run.round_index, reasoning_opened=run.reasoning_may_open_in_prompt()
+            chunks,
+            run.registry.prompt_tools(),
+            run.round_index,
+            reasoning_opened=run.reasoning_may_open_in_prompt(),
+            taken_ids=run.call_ids(),
         )
         run.learn_from_reply(turn.content)
         return turn

@@ -8,7 +8,7 @@ reply is held until the turn ends and then read for calls. Reasoning
 (``<think>`` blocks or ``reasoning_content``) goes to the log only.
 """
 
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Collection, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -202,6 +202,7 @@ def read_function_calling_turn(
     round_index: int = 1,
     *,
     reasoning_opened: bool = False,
+    taken_ids: Collection[str] = (),
 ) -> Generator[str, None, ModelTurn]:
     """Consume one model call; yield user text; return the ``ModelTurn``.
 
@@ -210,7 +211,8 @@ def read_function_calling_turn(
     (vllm39056); else the text as the final answer; else a ``ParseFailure``
     (a ``tool_calls`` finish with no call, call markup that cannot be read,
     or an empty reply). Ids made up for calls that came without one are
-    unique across the run (``r<round>_call_<n>``). ``reasoning_opened``: the model's
+    unique across the run (``r<round>_call_<n>``); a provider's id already in the
+    conversation (``taken_ids``) is made unique too (``X_2``). ``reasoning_opened``: the model's
     template opens its reasoning block in the prompt (``think.opens_reasoning_in_prompt``), so
     the reply is held until a bare ``</think>`` shows where its reasoning ends.
     """
@@ -219,7 +221,7 @@ def read_function_calling_turn(
     gate, assembler, got = AnswerGate(names), ToolCallAssembler(id_prefix=prefix), _Collected()
     yield from _stream(chunks, gate, assembler, got, reasoning_opened)
     text = got.text
-    assembled = assembler.finish(got.finish_reason)
+    assembled = assembler.finish(got.finish_reason, taken=taken_ids)
     turn = dict(
         usage=call_usage(got.usages),
         reasoning=got.reasoning,

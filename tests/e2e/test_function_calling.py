@@ -334,3 +334,18 @@ def test_a_max_tokens_as_large_as_the_window_keeps_the_memory_and_asks_for_a_rep
     assert not any(n.label == "CONTEXT TRIMMED" for n in result.logs.values())
     thought = next(n for n in result.logs.values() if n.label.endswith("Thought"))
     assert thought.data["completion_params_lowered"] == {"max_tokens": request["completion_params"]["max_tokens"]}
+
+
+def test_ids_a_provider_repeats_across_rounds_are_unique_in_every_request(run):
+    """Tongyi sends the tool's name as the call id: round 2 repeats round 1's id."""
+    turns = [
+        {"tool_calls": [{"id": "get_weather", "name": "get_weather", "arguments": '{"city": "Paris"}'}]},
+        {"tool_calls": [{"id": "get_weather", "name": "get_weather", "arguments": '{"city": "Rome"}'}]},
+        {"text": "Both sunny."},
+    ]
+    result = run(turns, tools=[weather_tool()])
+    assert_clean_end(result)
+    messages = result.llm_requests[2]["prompt_messages"]
+    call_ids = [c["id"] for m in messages if m["role"] == "assistant" for c in m["tool_calls"]]
+    assert call_ids == ["get_weather", "get_weather_2"]
+    assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == call_ids

@@ -1085,3 +1085,13 @@ def test_special_tokens_inside_an_argument_value_are_kept():
         assert pairs(assemble(deltas)) == [("t0", {"note": value})]
     around = [fragment(index=0, id="id0", name="t0", arguments='{"note": "x"}<|eot_id|>')]
     assert pairs(assemble(around)) == [("t0", {"note": "x"})]
+
+
+def test_an_id_already_in_the_conversation_is_made_unique():
+    """Tongyi and Ollama use the tool's name (or a per-reply counter) as the id, so a later
+    round repeats an earlier round's ids; every id of a request must stay unique."""
+    assembler = ToolCallAssembler(id_prefix="r2_call_")
+    assembler.add(ToolCallDelta(0, "get_weather", "get_weather", '{"city": "Berlin"}'))
+    assembler.add(ToolCallDelta(1, "fresh", "get_time", "{}"))
+    calls = assembler.finish("tool_calls", taken={"get_weather", "get_weather_2"}).calls
+    assert [call.id for call in calls] == ["get_weather_3", "fresh"]
