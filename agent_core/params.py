@@ -278,8 +278,11 @@ class StrategyParams(BaseModel):
         strategies do: those are offered to the model and allowed to run."""
         if self.allowed_tools is not None:
             allowed = set(self.allowed_tools)
+            unknown = sorted(allowed - {tool.identity.name for tool in self.tools} - {name for name, _ in self.dropped_tools})
             self.tools = [tool for tool in self.tools if tool.identity.name in allowed]
             self.dropped_tools = [(name, why) for name, why in self.dropped_tools if name in allowed]
+            if unknown:  # a typo in the variable would otherwise leave the agent without tools, unseen
+                self.setting_notes = [*self.setting_notes, prompts.ALLOWED_TOOLS_UNKNOWN.format(names=", ".join(unknown))]
         return self
 
     @field_validator("instruction", "query", mode="before")

@@ -170,3 +170,14 @@ def test_a_completion_model_gets_one_prompt_ending_where_the_step_goes(run):
     text = second["prompt_messages"][0]["content"]
     assert text.endswith("Observation: Sunny, 21 C\n")
     assert "Question: Weather in Paris?\n" + step("get_weather", {"city": "Paris"}) in text
+
+
+def test_auto_uses_json_steps_for_a_model_with_a_json_schema_rule_as_dify_sends_it(run):
+    """Dify's Agent node drops ``structured-output`` from the features it sends; a model whose
+    plugin takes a ``json_schema`` parameter still constrains its decoding."""
+    rule = {"name": "json_schema", "use_template": "json_schema", "label": {"en_US": "JSON Schema"}, "type": "text"}
+    model = {"features": ["tool-call"], "parameter_rules": [rule]}
+    result = react(run, [{"text": step("final_answer", {"answer": "Hi."})}], model=model)
+    assert_clean_end(result)
+    assert "structured_output_schema" in result.llm_requests[0]
+    assert result.text == "Hi."

@@ -133,3 +133,9 @@ def test_a_file_the_sdk_cannot_convert_stays_as_it_came_and_the_rest_are_convert
     converted = FunctionCallingAgentStrategy._convert_parameters({"files": [good, bad], "query": "hi"})
     assert isinstance(converted["files"][0], File) and converted["files"][1] == bad
     assert converted["query"] == "hi"
+
+
+def test_allowed_tools_naming_a_tool_the_node_lacks_is_noted():
+    params = read_params(StrategyParams, {"model": MODEL, "tools": [_tool("search")], "allowed_tools": ["serach"]})
+    assert params.tools == []
+    assert any("serach" in note for note in params.setting_notes)
