@@ -57,21 +57,37 @@ def provider_can_fetch(url: str) -> bool:
         return "." in host and not host.endswith(_PRIVATE_SUFFIXES)
 
 
-def fetch_images(images: Iterable[tuple[str, int | None]], max_bytes: int = IMAGE_MAX_BYTES) -> dict[str, bytes]:
-    """``{url: bytes}`` of the ``images`` (``(url, size in bytes or None)``) that a provider
-    cannot fetch but the plugin can, each at most ``max_bytes``. One that fails or is larger is
-    left out (the caller shows it as a mention); never raises. Waits at most the SDK's
-    ``HTTPX_TIMEOUT`` (seconds) per image."""
+IMAGE_TOO_LARGE = "{name} ({size} bytes) is larger than {limit} bytes: the model is told of it as text"
+IMAGE_NOT_FETCHED = "{name} could not be fetched ({error}): the model is told of it as text"
+
+
+def fetch_images(
+    images: Iterable[tuple[str, int | None] | tuple[str, int | None, str]],
+    max_bytes: int = IMAGE_MAX_BYTES,
+    left_out: list[str] | None = None,
+) -> dict[str, bytes]:
+    """``{url: bytes}`` of the ``images`` (``(url, size in bytes or None[, name])``) that a
+    provider cannot fetch but the plugin can, each at most ``max_bytes``. One that fails or is
+    larger is left out (the caller shows it as a mention), and why is added to ``left_out``
+    (named by its name, else its address's last segment); never raises. Waits at most the SDK's ``HTTPX_TIMEOUT``
+    (seconds) per image."""
     fetched: dict[str, bytes] = {}
-    for url, size in images:
+    notes = left_out if left_out is not None else []
+    for url, size, *named in images:
+        name = (named[0] if named else "") or url_name(url) or "an image"
         if url in fetched or not is_fetchable_url(url) or provider_can_fetch(url):
             continue
         if isinstance(size, int) and size > max_bytes:
+            notes.append(IMAGE_TOO_LARGE.format(name=name, size=size, limit=max_bytes))
             continue
         try:
             blob = File(url=url, type="image").blob
-        except Exception:  # the address failed: shown as a mention instead
+        except Exception as error:  # the address failed: shown as a mention instead
+            notes.append(IMAGE_NOT_FETCHED.format(name=name, error=type(error).__name__))
             continue
         if 0 < len(blob) <= max_bytes:
             fetched[url] = blob
+        else:
+            notes.append(IMAGE_TOO_LARGE.format(name=name, size=len(blob), limit=max_bytes))
     return fetched
+

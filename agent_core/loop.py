@@ -396,6 +396,10 @@ class AgentLoop:
         size = request_bytes(request)
         if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
             raise AgentRunError(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
+        while state.image_notes:  # images the model gets as text only: say why, once
+            note = LogNode("IMAGE AS TEXT", parent=round_node)
+            yield note.start()
+            yield note.finish({"output": state.image_notes[0]}, error=state.image_notes.pop(0))
         if trimmed != state.trimmed:
             node = LogNode("CONTEXT TRIMMED", parent=round_node)
             yield node.start()

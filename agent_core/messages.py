@@ -100,10 +100,10 @@ def _image_content(file: Any, blobs: Mapping[str, bytes]) -> ImagePromptMessageC
     )
 
 
-def image_sources(params: StrategyParams) -> list[tuple[str, int | None]]:
-    """``(url, size)`` of the current turn's images, for ``file_fetch.fetch_images``."""
+def image_sources(params: StrategyParams) -> list[tuple[str, int | None, str]]:
+    """``(url, size, filename)`` of the current turn's images, for ``file_fetch.fetch_images``."""
     images = [f for f in params.files if _file_type(f) == "image"]
-    return [(str(_file_field(f, "url") or ""), _file_field(f, "size")) for f in images]
+    return [(str(_file_field(f, "url") or ""), _file_field(f, "size"), str(_file_field(f, "filename") or "")) for f in images]
 
 
 def query_images(params: StrategyParams, blobs: Mapping[str, bytes] | None = None) -> list[Any]:

@@ -72,6 +72,9 @@ class RunState:
     history_dropped: int = 0
     rounds_shortened: int = 0
     images_as_text: int = 0
+    image_notes: list[str] = field(default_factory=list)
+    """Why query images the plugin had to fetch went to the model as text (too large, not
+    fetched); logged once (``AgentLoop``)."""
     reasoning_opened: bool = False
     """A reply of this run closed a reasoning block it never opened (``</think>`` alone): the
     model's template opens it in the prompt, so later replies are read that way."""
@@ -134,7 +137,8 @@ class RunState:
         """The query's images only the plugin can reach, fetched on first use (a vision model
         only; ``file_fetch``), by address."""
         if "image_blobs" not in self.rendered:
-            self.rendered["image_blobs"] = fetch_images(image_sources(self.params)) if self.vision else {}
+            sources = image_sources(self.params) if self.vision else []
+            self.rendered["image_blobs"] = fetch_images(sources, left_out=self.image_notes)
         return self.rendered["image_blobs"]
 
     def is_shortened(self, round_: "Round") -> bool:

@@ -741,3 +741,20 @@ def test_an_image_at_an_internal_address_reaches_the_vision_model_as_data(run, s
     assert part["url"] == "" and base64.b64decode(part["base64_data"]) == picture.read_bytes()
     assert part["detail"] == "high"
     assert "[Attached image: dog.png (image/png)]" in text_of(message["content"])
+
+
+def test_an_image_too_large_to_fetch_is_a_mention_and_the_log_says_why(run, tmp_path):
+    """A 3 MB phone photo at Dify's internal address: over the plugin's fetch limit, the model
+    is told of it as text, and an IMAGE AS TEXT log node says why (not a silent 'I see no image')."""
+    from agent_core.file_fetch import IMAGE_MAX_BYTES
+    from local_runner.files import FileServer
+
+    picture = tmp_path / "photo.jpg"
+    picture.write_bytes(b"\xff\xd8" + b"\x00" * (IMAGE_MAX_BYTES + 10))
+    with FileServer() as server:
+        photo = {**server.add(picture), "type": "image", "mime_type": "image/jpeg", "filename": "photo.jpg"}
+        result = run([{"text": "I cannot see it."}], query="What is this?", files=[photo], model={"features": VISION})
+    assert_clean(result, run)
+    assert "[Attached image: photo.jpg (image/jpeg)]" in text_of(query_message(result.llm_requests[0], "What is this?")["content"])
+    (note,) = [n for n in result.logs.values() if n.label == "IMAGE AS TEXT"]
+    assert note.error.startswith("photo.jpg (")

@@ -42,3 +42,9 @@ def test_an_image_only_the_plugin_can_reach_is_fetched_and_a_failing_or_large_on
             ("https://example.com/x.png", None),
         ]
         assert fetch_images(sources, max_bytes=1000) == {cat["url"]: PNG}
+
+
+def test_an_image_too_large_to_fetch_is_left_out_and_said_why():
+    notes: list[str] = []
+    fetched = fetch_images([("http://api:5001/files/x/file-preview", 3_000_000, "photo.jpg")], max_bytes=1000, left_out=notes)
+    assert fetched == {} and notes and notes[0].startswith("photo.jpg (3000000 bytes) is larger than 1000 bytes")
