@@ -901,6 +901,8 @@ class ReactStreamParser:
 
     def _on_tag(self, tag: _Tag) -> None:
         if tag.kind == "tool":
+            if self._answering:  # "Final Answer: Let me look it up. <tool_call>...": a call, not the answer
+                self._call_after_answer()
             self._labels_seen = True
             self._start_span()
             self._take(self._pos + tag.length)
@@ -910,6 +912,13 @@ class ReactStreamParser:
             token = self._take(self._pos + tag.length, record=False).lower()
             self._line_start = at_line_start  # <|python_tag|>{"name": ...} still opens a line
             self._marked = "python" in token or "tool" in token  # a token announcing a call
+
+    def _call_after_answer(self) -> None:
+        """A call's markup came inside the final answer: the model was announcing the call, so
+        the turn is the call; the answer text (already streamed: ``revised``) joins the thought."""
+        self._answering, self._revised, self._run_on = False, True, None
+        self._thought.append("".join(self._answer))
+        self._answer, self._answer_ws = [], ""
 
     def _on_line_marker(self, marker: _Marker) -> bool:
         """Act on a marker at a line start in text; False when the line is plain text after all."""
@@ -996,7 +1005,9 @@ class ReactStreamParser:
                 ended = self._answer_line(marker, eof)
                 if ended is not None:
                     return ended
-        return self._scan(eof, self._emit_answer if self._run_on is None else self._run_on.append, _ANSWER_TAGS)
+        quoted = self._answer_code or self._last == "`"  # a tag written as code is the answer's text
+        kinds = _ANSWER_TAGS if quoted else _ANSWER_TAGS | _TOOL_TAGS
+        return self._scan(eof, self._emit_answer if self._run_on is None else self._run_on.append, kinds)
 
     def _answer_line(self, marker: _Marker | None, eof: bool) -> bool | None:
         """A line of the answer (outside a code block) that may show the model writing on into

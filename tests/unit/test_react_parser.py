@@ -498,6 +498,23 @@ def test_a_held_reply_cut_before_its_closing_tag_is_all_reasoning():
     assert parser.open_reasoning.startswith("Let me think.")
 
 
+def test_call_markup_inside_the_final_answer_makes_the_turn_that_call():
+    """Qwen-style: "Final Answer: Let me look it up. <tool_call>...": the model announces a
+    call; the call runs (the announcement had streamed) instead of markup reaching the user."""
+    text = 'Thought: check.\nFinal Answer: Let me look it up. <tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+    parser = ReactStreamParser()
+    for piece in (text[:40], text[40:70], text[70:]):
+        parser.feed(piece)
+    parser.finish()
+    turn = parser.result()
+    assert turn.final_answer is None and [(a.name, a.input) for a in turn.actions] == [("get_weather", {"city": "Paris"})]
+    assert parser.revised and "Let me look it up." in turn.thought
+
+
+def test_call_markup_written_as_code_in_the_final_answer_is_its_text():
+    assert parse_react("Thought: x\nFinal Answer: Use `<tool_call>` tags.").final_answer == "Use `<tool_call>` tags."
+
+
 def test_angle_brackets_in_text_are_kept():
     assert parse_react("a < b and <b>bold</b> <thinker>").final_answer == "a < b and <b>bold</b> <thinker>"
 
