@@ -180,13 +180,18 @@ class ToolRegistry:
         return merged
 
     def secret_values(self) -> set[str]:
-        """Values of ``secret-input`` parameters in ``runtime_parameters``, to redact."""
+        """Values of ``secret-input`` parameters in ``runtime_parameters``, to redact (numbers
+        as their text)."""
         secrets: set[str] = set()
         for tool in self._tools.values():
             runtime = tool.runtime_parameters or {}
             for parameter in tool.parameters:
                 value = runtime.get(parameter.name)
-                if parameter.type == ParamType.SECRET_INPUT and isinstance(value, str) and value.strip():
+                if parameter.type != ParamType.SECRET_INPUT or isinstance(value, bool):
+                    continue
+                if isinstance(value, int | float):  # a numeric PIN or account number goes to the tool as text
+                    value = str(value)
+                if isinstance(value, str) and value.strip():
                     secrets.add(value)
         return secrets
 

@@ -385,3 +385,8 @@ def test_function_calling_registry_offers_only_unique_names_every_provider_takes
 def test_react_registry_offers_names_as_the_node_gives_them():
     registry = ToolRegistry([tool("github.search_repositories"), tool("获取天气")])
     assert registry.names() == ["github.search_repositories", "获取天气"]
+
+
+def test_a_numeric_secret_is_redacted_as_its_text():
+    entities = [tool("a", parameters=[param("pin", "secret-input", form="form")], runtime={"pin": 48213377})]
+    assert ToolRegistry(entities).secret_values() == {"48213377"}
