@@ -20,6 +20,7 @@ from dify_plugin.entities.model.message import (
     AssistantPromptMessage,
     PromptMessage,
     PromptMessageTool,
+    TextPromptMessageContent,
     UserPromptMessage,
 )
 
@@ -224,11 +225,11 @@ def _round_parts(run: RunState, round_: Round, completion: bool) -> list[str]:
 def chat_prompt(run: RunState) -> list[PromptMessage]:
     """Prompt messages for a chat model."""
     tools = run.render_tools(tools_block)
-    messages: list[PromptMessage] = [
-        *run.system(tools, run.limit_note()),
-        *plain_history(run.history()),
-        run.query(),
-    ]
+    history = plain_history(run.history())
+    query = run.query()
+    if history and isinstance(history[-1], UserPromptMessage):  # the last turn went unanswered
+        query = _joined_user(history.pop(), query)
+    messages: list[PromptMessage] = [*run.system(tools, run.limit_note()), *history, query]
     pad = scratchpad(run)
     if pad:
         messages += [AssistantPromptMessage(content=pad), UserPromptMessage(content=prompts.REACT_CONTINUE)]
@@ -255,8 +256,10 @@ def completion_head(run: RunState, block: str) -> str:
 
 
 def plain_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:
-    """Memory without tool messages: a ReAct prompt has no native tool turns."""
-    kept = []
+    """Memory without tool messages: a ReAct prompt has no native tool turns. A turn left
+    with no answer (its run failed, or only called tools) would put two user messages in a
+    row, which chat templates that insist on alternating roles refuse: they are joined."""
+    kept: list[PromptMessage] = []
     for message in history:
         if message.role.value == "tool":
             continue
@@ -264,8 +267,20 @@ def plain_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:
             if not message.content:
                 continue
             message = AssistantPromptMessage(content=message.content)
+        if kept and isinstance(message, UserPromptMessage) and isinstance(kept[-1], UserPromptMessage):
+            message = _joined_user(kept.pop(), message)
         kept.append(message)
     return kept
+
+
+def _joined_user(first: UserPromptMessage, second: UserPromptMessage) -> UserPromptMessage:
+    """Two user messages as one: texts a blank line apart, content parts one after the other."""
+    if isinstance(first.content, str) and isinstance(second.content, str):
+        return UserPromptMessage(content=f"{first.content}\n\n{second.content}")
+    parts = []
+    for content in (first.content, second.content):
+        parts += content if isinstance(content, list) else [TextPromptMessageContent(data=content or "")]
+    return UserPromptMessage(content=parts)
 
 
 def _history_line(message: PromptMessage) -> str:

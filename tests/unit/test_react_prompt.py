@@ -147,3 +147,25 @@ def test_the_system_message_is_one_object_per_run_until_the_limit_note_comes():
     assert limited[0] is not first[0]
     assert run.limit_note() and run.limit_note() in limited[0].content
     assert "Be brief." in limited[0].content
+
+
+def test_memory_turns_left_unanswered_never_put_two_user_messages_in_a_row():
+    """A turn whose run failed (empty answer) or only called tools leaves its question alone:
+    joined with the next, so roles alternate as strict chat templates require."""
+    history = [
+        {"role": "user", "content": "first question"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "search", "arguments": "{}"}}]},
+        {"role": "tool", "content": "result", "tool_call_id": "c"},
+        {"role": "user", "content": "second question"},
+        {"role": "assistant", "content": "an answer"},
+        {"role": "user", "content": "third question"},
+        {"role": "assistant", "content": ""},
+    ]
+    model = AgentModelConfig(provider="p", model="m", mode="chat", completion_params={}, history_prompt_messages=history)
+    run = RunState(params=StrategyParams(model=model, query="now"), registry=ToolRegistry([tool_entity("search")]))
+    messages = chat_prompt(run)
+    roles = [m.role.value for m in messages]
+    assert roles == ["system", "user", "assistant", "user"]
+    assert messages[1].content == "first question\n\nsecond question"
+    assert messages[-1].content.endswith("now")
