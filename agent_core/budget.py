@@ -57,9 +57,10 @@ def _max_tokens_names(params: StrategyParams) -> list[str]:
     return list(dict.fromkeys(["max_tokens", *(rule.name for rule in rules if rule.use_template == "max_tokens")]))
 
 
+@per_object
 def _set_max_tokens(params: StrategyParams) -> tuple[str, int] | None:
     """The node's ``max_tokens`` setting as ``(name, tokens)``, or None when not set or not a
-    number."""
+    number (once per parameters object: they do not change during a run)."""
     completion = params.model.completion_params or {}
     for name in _max_tokens_names(params):
         value = completion.get(name)

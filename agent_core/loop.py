@@ -181,6 +181,7 @@ class AgentLoop:
             observation_tokens=observation_budget(params),
         )
         self._usage = empty_usage()
+        self._prompt_budget = prompt_budget(params)  # tokens, or None: the parameters do not change
         self._calls_made: Counter[str] = Counter()
         self._open: list[LogNode] = []
         self._streamed = False
@@ -365,7 +366,7 @@ class AgentLoop:
         one line to the daemon)."""
         state = self.state
         request = self._steps.build_request(state)
-        budget = prompt_budget(state.params)
+        budget = self._prompt_budget
         tokens = before = request_tokens(request) if budget is not None else None
 
         def over(request: ModelRequest, tokens: int | None = None) -> bool:

@@ -82,13 +82,17 @@ class RunState:
     """Prompt renderers' memo: a finished round renders the same every time (keyed by what
     changes its rendering), so a long run does not rebuild every earlier round each round."""
 
-    def call_ids(self) -> set[str]:
-        """The tool-call ids already in the conversation: memory's and this run's."""
-        ids = {call.id for message in self.history() for call in getattr(message, "tool_calls", None) or []}
-        for round_ in self.rounds:
+    def call_ids(self) -> frozenset[str]:
+        """The tool-call ids already in the conversation: memory's and this run's (kept up to
+        date as rounds are added, not gathered anew each round)."""
+        ids, counted = self.rendered.get("call_ids", (None, 0))
+        if ids is None:
+            ids = {call.id for message in self.history() for call in getattr(message, "tool_calls", None) or []}
+        for round_ in self.rounds[counted:]:
             if isinstance(round_.turn.decision, ToolCalls):
-                ids.update(call.id for call in round_.turn.decision.in_order())
-        return ids
+                ids.update(call.id for call in (*round_.turn.decision.calls, *round_.turn.decision.invalid))
+        self.rendered["call_ids"] = (ids, len(self.rounds))
+        return frozenset(ids)
 
     def reasoning_may_open_in_prompt(self) -> bool:
         """Whether the next reply may start inside a reasoning block its template opened in the

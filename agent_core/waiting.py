@@ -4,7 +4,6 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import gevent
 from gevent import getcurrent
 from gevent.hub import get_hub
 
@@ -35,69 +34,108 @@ def each_within[T](
     One libev timer serves the whole stream, restarted for each item (``again``: some 0.2 µs,
     against some 2.4 µs for a new ``gevent.Timeout``; a model stream asks for thousands of
     chunks) and stopped while the item is with the consumer: a timer left running could go off
-    anywhere in the greenlet, inside the SDK's own code. When it goes off it throws a bare
-    ``gevent.Timeout`` (a BaseException) into the greenlet waiting for the item: the SDK's
-    reader (``FilterReader.read``, dify_plugin 0.10.2) ends a stream quietly on an ordinary
-    exception raised while it waits.
+    anywhere in the greenlet, inside the SDK's own code. When it goes off it throws a
+    BaseException (``_Wake``) into the greenlet waiting for the item. The deadline has one timer for the whole stream: going off
+    while an item is awaited it throws the same way; going off while the item is with the
+    consumer it only marks the deadline passed, raised when the next item is asked for.
     """
-    if deadline is not None and past_deadline is not None:
-        yield from _before(stream, seconds, timed_out, deadline, past_deadline)
-        return
-    if seconds is None:
+    if seconds is not None and seconds <= 0:
+        raise timed_out()
+    if seconds is None and (deadline is None or past_deadline is None):
         for item in stream:  # not ``yield from``: closing this must not close ``stream`` (next_within)
             yield item
         return
-    if seconds <= 0:
-        raise timed_out()
-    expired = gevent.Timeout()  # never started: only thrown by the timer below
-    timer = get_hub().loop.timer(seconds, seconds)
+    silence = _Silence(seconds, timed_out)
+    limit = _Deadline(deadline, past_deadline)
     try:
         while True:
-            timer.again(_throw, getcurrent(), expired, update=True)
+            limit.waiting()
+            silence.waiting()
             try:
                 item: Any = next(stream, END)
-            except gevent.Timeout as error:
-                if error is not expired:
+            except _Wake as error:
+                mapped = silence.error_for(error) or limit.error_for(error)
+                if mapped is None:
                     raise
-                raise timed_out() from None
+                raise mapped from None
             finally:
-                timer.stop()
+                silence.received()
+                limit.received()
             if item is END:
                 return
             yield item
     finally:
-        timer.close()
+        silence.close()
+        limit.close()
 
 
-def _before[T](
-    stream: Iterator[T],
-    seconds: float | None,
-    timed_out: Callable[[], Exception],
-    deadline: float,
-    past_deadline: Callable[[], Exception],
-) -> Iterator[T]:
-    """``each_within`` with a deadline: while it is further than ``seconds``, the shared timer
-    of ``each_within``; nearer, each item waits on a timer of its own, up to the deadline."""
-    if seconds is not None:
-        items = each_within(stream, seconds, timed_out)
-        try:
-            while time.monotonic() < deadline - seconds:
-                item = next(items, END)
-                if item is END:
-                    return
-                yield item
-        finally:
-            items.close()
-    while (item := _next_before(stream, deadline, past_deadline)) is not END:
-        yield item
+class _Wake(BaseException):
+    """Thrown by a stream's own timer into the greenlet awaiting its next item. A
+    BaseException, as ``gevent.Timeout`` is: the SDK's reader (``FilterReader.read``,
+    dify_plugin 0.10.2) ends a stream quietly on an ordinary exception raised while it waits."""
 
 
-def _next_before(stream: Iterator[Any], deadline: float, past_deadline: Callable[[], Exception]) -> Any:
-    """The stream's next item (``END`` at its end) before ``deadline``, else ``past_deadline()``."""
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise past_deadline()
-    return next_within(stream, left, past_deadline)
+class _Silence:
+    """The silence limit of one stream: one timer, restarted for each awaited item (None
+    seconds: no limit)."""
+
+    def __init__(self, seconds: float | None, timed_out: Callable[[], Exception]) -> None:
+        self._expired = _Wake()
+        self._timed_out = timed_out
+        self._timer = get_hub().loop.timer(seconds, seconds) if seconds is not None else None
+
+    def waiting(self) -> None:
+        if self._timer is not None:
+            self._timer.again(_throw, getcurrent(), self._expired, update=True)
+
+    def received(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+
+    def error_for(self, error: BaseException) -> Exception | None:
+        return self._timed_out() if error is self._expired else None
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.close()
+
+
+class _Deadline:
+    """The deadline of one stream (None: none): a one-shot timer that throws into the greenlet
+    while it awaits an item, and otherwise only marks the deadline passed."""
+
+    def __init__(self, deadline: float | None, past_deadline: Callable[[], Exception] | None) -> None:
+        self._past_deadline = past_deadline
+        self._passed = False
+        self._awaiting: Any = None  # the greenlet awaiting an item, while it does
+        self._late: _Wake | None = None
+        self._timer = None
+        if deadline is not None and past_deadline is not None:
+            self._late = _Wake()
+            self._timer = get_hub().loop.timer(max(deadline - time.monotonic(), 0.0))
+            self._timer.start(self._go_off)
+
+    def _go_off(self) -> None:
+        self._passed = True
+        if self._awaiting is not None:
+            self._awaiting.throw(self._late)
+
+    def waiting(self) -> None:
+        """An item is about to be awaited: raises ``past_deadline()`` if the deadline passed."""
+        if self._passed and self._past_deadline is not None:
+            raise self._past_deadline()
+        if self._timer is not None:
+            self._awaiting = getcurrent()
+
+    def received(self) -> None:
+        self._awaiting = None
+
+    def error_for(self, error: BaseException) -> Exception | None:
+        return self._past_deadline() if self._late is not None and error is self._late and self._past_deadline else None
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.close()
 
 
 def _throw(greenlet: Any, error: BaseException) -> None:

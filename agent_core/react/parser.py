@@ -727,7 +727,8 @@ class ReactStreamParser:
             elif kind == STRAY_END:
                 self._reasoning_before()
             else:
-                self._note_visible(piece)
+                self._visible.append(piece)  # _note_visible, inline: once per chunk
+                self._visible_chars += len(piece)
                 self._consume(piece, eof=False)
 
     def _note_visible(self, text: str) -> None:

@@ -88,18 +88,20 @@ class _Collected:
 
 def _stream(chunks: Iterator[ModelChunk], parser: ReactStreamParser, got: _Collected) -> Generator[str, None, None]:
     """Feed every chunk to the parser; yield final-answer text as it comes."""
+    add, reasoning, usages, feed = got.reply.add, got.reasoning, got.usages, parser.feed  # once, not per chunk
     for chunk in chunks:
-        got.reply.add(chunk)
+        add(chunk)
         if chunk.reasoning:  # reasoning comes apart from the content: none of it is inline
             parser.release_held()
-        for event in parser.feed(chunk.text):
+            got.reasoning_ended_turn = got.reasoning_ended_turn or ends_turn(chunk.reasoning)
+        for event in feed(chunk.text):
             if isinstance(event, AnswerDelta) and event.text:
                 yield event.text
-        got.reasoning.append(chunk.reasoning)
-        got.reasoning_ended_turn = got.reasoning_ended_turn or bool(chunk.reasoning and ends_turn(chunk.reasoning))
+        reasoning.append(chunk.reasoning)
         if chunk.usage is not None:
-            got.usages.append(chunk.usage)
-        got.finish_reason = chunk.finish_reason or got.finish_reason
+            usages.append(chunk.usage)
+        if chunk.finish_reason:
+            got.finish_reason = chunk.finish_reason
 
 
 def read_react_turn(

@@ -77,3 +77,35 @@ def test_each_within_leaves_an_outer_timeout_alone():
 def test_next_within_leaves_the_stream_open_for_the_next_item(seconds):
     stream = _stream(0, 0, 0)
     assert [next_within(stream, seconds, Slow) for _ in range(4)] == [0, 1, 2, END]
+
+
+class Late(Exception):
+    pass
+
+
+def test_a_stream_that_never_pauses_long_still_ends_at_the_deadline():
+    """Each item within the silence limit, but the whole stream past the deadline."""
+    import time
+
+    deadline = time.monotonic() + 0.3
+    got = []
+    with pytest.raises(Late):
+        for item in each_within(_stream(*[0.05] * 40), 1.0, Slow, deadline=deadline, past_deadline=Late):
+            got.append(item)
+    assert 3 <= len(got) <= 7 and time.monotonic() - deadline < 0.1
+
+
+def test_an_item_awaited_near_the_deadline_waits_only_until_it():
+    import time
+
+    deadline = time.monotonic() + 0.2
+    with pytest.raises(Late):
+        list(each_within(_stream(0, 5), 10.0, Slow, deadline=deadline, past_deadline=Late))
+    assert time.monotonic() - deadline < 0.1
+
+
+def test_a_stream_ending_before_the_deadline_is_read_whole():
+    import time
+
+    items = each_within(_stream(0, 0.01, 0.01), 1.0, Slow, deadline=time.monotonic() + 5, past_deadline=Late)
+    assert list(items) == [0, 1, 2]
