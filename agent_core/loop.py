@@ -45,6 +45,7 @@ __all__ = ["MAX_PARSE_RETRIES", "REPEAT_LIMIT", "AgentLoop", "AgentRunError", "R
 
 MAX_CONTINUATIONS = 1
 """Times an answer cut by the output limit is continued before the run ends with a notice."""
+
 ANSWER_RESERVE_SHARE = 0.15
 """Share of the run's time kept for the answer round when a tool call's time is cut to the
 deadline (at most 30 s)."""
