@@ -1,8 +1,9 @@
 """Streaming separation of reasoning blocks (``<think>…</think>``) from visible text.
 
 Reasoning models (DeepSeek-R1, Qwen3, QwQ…) write their reasoning inline in
-the content, wrapped in ``<think>`` (some ``<thinking>`` or ``<reasoning>``; Gemma 4 in its
-thought channel; old model plugins in an HTML ``<details>`` block, ``DETAILS_OPEN``).
+the content, wrapped in ``<think>`` (some ``<thinking>`` or ``<reasoning>``; EXAONE Deep in
+``<thought>``, Seed-OSS in ``<seed:think>``; Gemma 4 in its thought channel; old model plugins
+in an HTML ``<details>`` block, ``DETAILS_OPEN``).
 It belongs in the thought log, never in the answer nor the next prompt.
 Tags may be split across chunks; an unclosed block runs to the end.
 """
@@ -14,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-_THINK_TAGS = ("<think>", "<thinking>", "<reasoning>")
+_THINK_TAGS = ("<think>", "<thinking>", "<reasoning>", "<thought>", "<seed:think>")
 
 DETAILS_OPEN = (
     '<details style="color:gray;background-color: #f8f8f8;padding: 8px;border-radius: 4px;" open> '
@@ -40,7 +41,9 @@ so that it can recover ``reasoning_content`` from exactly that block when it com
 
 
 _OPENED_IN_PROMPT = re.compile(
-    r"qwq|deepseek[-_ ]?r1|r1[-_ ]distill|qwen3[-\w.]*?[-_ ]thinking|thinking[-_ ]?2507", re.IGNORECASE
+    r"qwq|deepseek[-_ ]?r1|r1[-_ ]distill|qwen3[-\w.]*?[-_ ]thinking|thinking[-_ ]?2507|minimax[-_ ]?m2"
+    r"|ernie[-\w.]*?[-_ ]thinking",
+    re.IGNORECASE,
 )
 
 
@@ -49,7 +52,8 @@ def opens_reasoning_in_prompt(model: str) -> bool:
     served without a reasoning parser holds only the closing ``</think>``: QwQ, DeepSeek-R1 and
     its distills (the template ends with ``<think>\\n``), Qwen3's thinking-only models
     (``Qwen3-235B-A22B-Thinking-2507``, ``Qwen3-Next-80B-A3B-Thinking``, whose model cards say
-    the output may hold only ``</think>``). A hybrid model (Qwen3, Qwen3.5) may run with
+    the output may hold only ``</think>``), MiniMax-M2 and ERNIE-4.5's thinking models (served
+    without a reasoning parser their replies start inside the block). A hybrid model (Qwen3, Qwen3.5) may run with
     thinking off, so its name alone does not say it; a run learns it from a first such reply."""
     return bool(model) and _OPENED_IN_PROMPT.search(model) is not None
 

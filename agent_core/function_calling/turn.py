@@ -258,6 +258,8 @@ def read_function_calling_turn(
     if cut:  # cut inside its reasoning: asked again, shorter
         return ModelTurn(thought=text, decision=ParseFailure(prompts.REPLY_CUT), **turn)
     # A reply that stopped inside the <think> it opened (lobehub/lobehub#5672: the whole answer
-    # in it): asked again, and if it keeps doing so, what it wrote there is its answer.
-    fallback = visible_text(rewrite_markup(clean_reasoning(got.unclosed)))
+    # in it), or that put its answer in reasoning_content (which Dify's OpenAI-compatible plugin
+    # wraps in a closed <think> block; BerriAI/litellm#14917): asked again, and if it keeps doing
+    # so, what it wrote there is its answer.
+    fallback = visible_text(rewrite_markup(clean_reasoning(got.unclosed or got.reasoning)))
     return ModelTurn(thought=text, decision=ParseFailure(prompts.ONLY_REASONING_REPLY, fallback), **turn)

@@ -153,9 +153,11 @@ def read_react_turn(
 
 def _failure(parser: ReactStreamParser, parsed: ReactTurn, finish_reason: str | None) -> ParseFailure:
     """A reply with neither an action nor an answer; if it stopped inside the reasoning block it
-    opened (not at the output limit), what it wrote there is the answer to fall back on once
-    the retries run out (lobehub/lobehub#5672, as Function Calling's)."""
+    opened (not at the output limit), or wrote nothing but reasoning, what it wrote there is the
+    answer to fall back on once the retries run out (lobehub/lobehub#5672, as Function
+    Calling's)."""
     fallback = ""
-    if parser.open_reasoning.strip() and (finish_reason or "").lower() not in LENGTH_FINISH_REASONS:
-        fallback = (parse_react(clean_reasoning(parser.open_reasoning)).final_answer or "").strip()
+    reasoning = parser.open_reasoning.strip() or (parsed.reasoning if not parsed.thought.strip() else "")
+    if reasoning and (finish_reason or "").lower() not in LENGTH_FINISH_REASONS:
+        fallback = (parse_react(clean_reasoning(reasoning)).final_answer or "").strip()
     return ParseFailure(parsed.problem or prompts.NO_ACTION_OR_ANSWER, fallback)

@@ -101,6 +101,18 @@ def test_a_model_that_keeps_answering_inside_its_unclosed_think_gets_that_answer
     assert len(result.llm_requests) == 3
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_model_that_keeps_answering_only_in_its_reasoning_gets_that_answer_shown(run, strategy):
+    """A server that puts the whole answer in reasoning_content (BerriAI/litellm#14917), which
+    Dify's OpenAI-compatible plugin wraps in a closed <think> block: asked again; when the
+    retries run out, that text is the answer rather than an error saying there was none."""
+    reply = {"text": "<think>\nThe capital question is easy. Paris.\n</think>", "finish_reason": "stop"}
+    result = run([reply, reply, reply], query="Capital of France?", strategy=strategy)
+    assert_clean_end(result)
+    assert result.text == "The capital question is easy. Paris."
+    assert len(result.llm_requests) == 3
+
+
 def test_a_cut_reply_that_never_left_its_think_is_not_taken_for_an_answer(run):
     reply = cut({"text": "<think>\nFirst I should look up the"})
     result = run([reply, reply], query="weather?")

@@ -107,12 +107,14 @@ def test_nothing_is_passed_on_while_the_reply_may_still_be_reasoning_and_release
 
 
 @pytest.mark.parametrize("model", ["qwq-32b", "deepseek-r1:14b", "DeepSeek-R1-Distill-Qwen-32B",
-                                   "Qwen3-235B-A22B-Thinking-2507", "qwen3-next-80b-a3b-thinking"])
+                                   "Qwen3-235B-A22B-Thinking-2507", "qwen3-next-80b-a3b-thinking",
+                                   "MiniMax-M2", "minimax-m2.5", "ERNIE-4.5-21B-A3B-Thinking"])
 def test_models_whose_template_opens_the_block_are_known_by_name(model):
     assert opens_reasoning_in_prompt(model)
 
 
-@pytest.mark.parametrize("model", ["qwen3-30b-a3b", "qwen3.5:35b", "deepseek-chat", "deepseek-reasoner", "gpt-4o", ""])
+@pytest.mark.parametrize("model", ["qwen3-30b-a3b", "qwen3.5:35b", "deepseek-chat", "deepseek-reasoner", "gpt-4o", "",
+                                   "abab6.5s-chat", "ernie-4.5-turbo-128k"])
 def test_other_models_are_not_taken_for_them(model):
     assert not opens_reasoning_in_prompt(model)
 
@@ -143,3 +145,8 @@ def test_a_tag_written_as_code_in_an_answer_is_text(text, opened):
     for size in (len(text), 1, 3):
         pieces = [text[i : i + size] for i in range(0, len(text), size)]
         assert (split_opened if opened else split_all)(pieces) == (text, "")
+
+
+@pytest.mark.parametrize(("opener", "closer"), [("<thought>", "</thought>"), ("<seed:think>", "</seed:think>")])
+def test_exaone_and_seed_oss_reasoning_blocks_are_reasoning(opener, closer):
+    assert split_all([opener + "hmm", " more" + closer[:3], closer[3:] + "It is 4."]) == ("It is 4.", "hmm more")
