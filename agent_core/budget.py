@@ -45,8 +45,9 @@ IMAGE_TOKENS = 765
 LEAST_PROMPT_SHARE = 0.5
 """The share of the context window the prompt may always use, whatever ``max_tokens`` says."""
 
-LEAST_REPLY_TOKENS = 16
-"""The fewest reply tokens ``reply_limit`` asks for (the SDK's ``recalc_llm_max_tokens`` floor)."""
+LEAST_REPLY_TOKENS = 256
+"""The fewest reply tokens ``reply_limit`` asks for: with less room left, the request goes as
+set and the provider says the prompt is too long (a reply of a few tokens would only be cut)."""
 
 
 def _max_tokens_names(params: StrategyParams) -> list[str]:
@@ -102,15 +103,15 @@ def reply_limit(params: StrategyParams, prompt_tokens: int) -> Mapping[str, int]
     """The completion parameter to send in place of the node's for a prompt of about
     ``prompt_tokens`` (estimated): ``{"max_tokens": n}`` (the name the node used) when the
     node's ``max_tokens`` and the prompt would not fit the context window together, with ``n``
-    the room left after the prompt and the estimate's margin (at least ``LEAST_REPLY_TOKENS``);
-    ``{}`` when they fit, the window is unknown or ``max_tokens`` is not set."""
+    the room left after the prompt and the estimate's margin; ``{}`` when they fit, when less
+    than ``LEAST_REPLY_TOKENS`` are left, the window is unknown or ``max_tokens`` is not set."""
     size = params.context_size()
     setting = _set_max_tokens(params)
     if not size or setting is None:
         return {}
     name, tokens = setting
     room = size - math.ceil(prompt_tokens * (1 + SAFETY_MARGIN))
-    return {name: max(room, LEAST_REPLY_TOKENS)} if tokens > room else {}
+    return {name: room} if tokens > room >= LEAST_REPLY_TOKENS else {}
 
 
 SEGMENT_CHARS = 4096

@@ -18,6 +18,7 @@ from typing import Any
 from dify_plugin.entities.invoke_message import InvokeMessage
 
 from agent_core import prompts
+from agent_core.line_budget import encoded_size, fit
 
 RetrieverResource = InvokeMessage.RetrieverResourceMessage.RetrieverResource
 
@@ -86,3 +87,29 @@ def retriever_resources(items: Sequence[Mapping[str, Any]]) -> list[RetrieverRes
         except ValueError:
             resources.append(RetrieverResource(position=number, content=str(item["content"])))
     return resources
+
+
+CITATIONS_MAX_BYTES = 3 * 1024 * 1024
+"""Bytes the citations of one run may take as JSON: they go to Dify in one line with the
+context's text (at most ``line_budget.LOG_DATA_BYTES``), under the daemon's 5 MiB."""
+
+
+def fitting_resources(resources: Sequence[RetrieverResource], limit: int = CITATIONS_MAX_BYTES) -> list[RetrieverResource]:
+    """``resources`` within ``limit`` bytes of JSON: as they are when they fit; else each
+    content cut to an equal share (``line_budget.fit``, with a note), and the citations that
+    still do not fit left out from the end (the first are the best ranked)."""
+    sizes = [encoded_size(resource.model_dump(mode="json")) + 1 for resource in resources]  # and its comma
+    if sum(sizes) <= limit:
+        return list(resources)
+    share = max(limit // max(len(resources), 1), 1024)
+    kept: list[RetrieverResource] = []
+    used = 0
+    for resource, size in zip(resources, sizes, strict=True):
+        if size > share:
+            resource = resource.model_copy(update={"content": fit(resource.content or "", share // 2)})
+            size = encoded_size(resource.model_dump(mode="json")) + 1
+        if used + size > limit:
+            break
+        kept.append(resource)
+        used += size
+    return kept

@@ -29,8 +29,8 @@ from dify_plugin.interfaces.agent import AgentStrategy
 from agent_core import prompts
 from agent_core.budget import observation_budget, prompt_budget, reply_limit, request_bytes, request_tokens
 from agent_core.errors import AgentRunError, chained, error_text, shortened
-from agent_core.knowledge import retriever_resources
-from agent_core.line_budget import LOG_DATA_BYTES, REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, encoded_size, fit, text_pieces
+from agent_core.knowledge import fitting_resources, retriever_resources
+from agent_core.line_budget import REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, fit, text_pieces
 from agent_core.logs import LogNode
 from agent_core.model_call import ModelChunk, ModelRequest, PastDeadlineError, invoke_model
 from agent_core.params import StrategyParams
@@ -482,11 +482,9 @@ class AgentLoop:
     def _summary(self) -> Generator[AgentInvokeMessage, None, None]:
         context = self.state.params.context
         resources = retriever_resources(context)
-        if resources:  # one line to the daemon: the citations' texts are cut to fit it with the context
-            message = self._strategy.create_retriever_resource_message(resources, "\n".join(r.content or "" for r in resources))
-            if encoded_size(dump := message.model_dump(mode="json")) > LOG_DATA_BYTES:
-                message = AgentInvokeMessage.model_validate(fit(dump))
-            yield message
+        if resources:  # one line to the daemon: the citations and their text are cut to fit it
+            text = fit("\n".join(r.content or "" for r in resources))
+            yield self._strategy.create_retriever_resource_message(fitting_resources(resources), text)
         yield self._strategy.create_json_message({"execution_metadata": usage_to_metadata(self._usage)})
 
     def _text(self, text: str) -> Generator[AgentInvokeMessage, None, None]:

@@ -829,7 +829,8 @@ def _tool_file_message(url: str, meta: Mapping | None, extension: str | None = N
     newer ones from ``meta["tool_file_id"]``: both are set (the address rebuilt in Dify's own
     shape, ``/files/tools/<id><ext>``, when the given one does not carry the id)."""
     from_url = _tool_file_id_from_url(url)
-    file_id = (meta or {}).get("tool_file_id") or from_url
+    given = (meta or {}).get("tool_file_id")
+    file_id = given if isinstance(given, str) and given else from_url
     if not isinstance(file_id, str) or not file_id:
         return None
     if from_url != file_id:

@@ -189,6 +189,8 @@ class ToolRegistry:
                 value = runtime.get(parameter.name)
                 if parameter.type != ParamType.SECRET_INPUT or isinstance(value, bool):
                     continue
+                if isinstance(value, float) and value.is_integer():  # 48213377.0 may be written 48213377
+                    secrets.add(str(int(value)))
                 if isinstance(value, int | float):  # a numeric PIN or account number goes to the tool as text
                     value = str(value)
                 if isinstance(value, str) and value.strip():

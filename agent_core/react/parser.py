@@ -600,6 +600,7 @@ class ReactStreamParser:
         self._stray_at: int | None = None  # visible characters before a bare </think> met after labels
         self._held_answer: list[str] | None = None  # answer text after that </think>, not streamed yet
         self._revised = False
+        self._streamed_before_stray = False  # answer text had streamed when a bare </think> came
         self._raw: list[str] = []
         self._out: list[ReactEvent] = []
         self._group: list[str] = []
@@ -749,8 +750,12 @@ class ReactStreamParser:
         stays in the thought, as it was streamed to the log."""
         if self._labels_seen or self._actions or self._answering:
             # labels came before it: they were part of the reasoning (a draft "Final Answer:"),
-            # and the reply proper follows; it is read again at the end (_reread_after_stray)
+            # and the reply proper follows; it is read again at the end (_reread_after_stray).
+            # Not inside an action's input: there the tag is the input's own text.
+            if self._state not in _RESTING:
+                return
             self._stray_at = self._visible_chars
+            self._streamed_before_stray = self._streamed_before_stray or bool(self._answer)
             if self._held_answer is None:
                 self._held_answer = []
             return
@@ -1006,9 +1011,36 @@ class ReactStreamParser:
                 ended = self._answer_line(marker, eof)
                 if ended is not None:
                     return ended
-        quoted = self._answer_code or self._last == "`"  # a tag written as code is the answer's text
-        kinds = _ANSWER_TAGS if quoted else _ANSWER_TAGS | _TOOL_TAGS
-        return self._scan(eof, self._emit_answer if self._run_on is None else self._run_on.append, kinds)
+        if self._buf.startswith("<", self._pos) and self._may_announce_call():
+            announced = self._call_in_answer(eof)
+            if announced is not None:
+                return announced
+        return self._scan(eof, self._emit_answer if self._run_on is None else self._run_on.append, _ANSWER_TAGS)
+
+    def _may_announce_call(self) -> bool:
+        """Whether call markup starting here may be a call rather than the answer's text: after
+        whitespace, outside code (a fence, an indented line, `` `<tool_call>` ``, ``<pre>``)."""
+        if self._answer_code or self._last not in " \t\n":
+            return False
+        line = self._answer_ws.rpartition("\n")[2] if "\n" in self._answer_ws else ""
+        return not line.startswith(("    ", "\t"))
+
+    def _call_in_answer(self, eof: bool) -> bool | None:
+        """Call markup in the final answer, a JSON object right after the tag (``Let me look it
+        up. <tool_call>{"name": ...``): the turn is that call. False when more text is needed;
+        None when it is no such markup (a tag named in prose, or written as code, is text)."""
+        tag = _classify_tag(self._buf, self._pos, eof, _TOOL_TAGS)
+        if tag is _NEED:
+            return False
+        if not isinstance(tag, _Tag):
+            return None
+        after = self._buf[self._pos + tag.length :].lstrip()
+        if not after:
+            return None if eof else False
+        if after[0] != "{":
+            return None
+        self._on_tag(tag)
+        return True
 
     def _answer_line(self, marker: _Marker | None, eof: bool) -> bool | None:
         """A line of the answer (outside a code block) that may show the model writing on into
@@ -1576,6 +1608,10 @@ class ReactStreamParser:
         if not reread.actions and not (reread.final_answer or "").strip():
             self._out += [AnswerDelta(piece) for piece in self._held_answer or ()]
             return turn
+        if self._streamed_before_stray:  # the draft streamed: the answer starts a paragraph of its own
+            at = next((n for n, event in enumerate(events) if isinstance(event, AnswerDelta)), None)
+            if at is not None:
+                events[at] = AnswerDelta("\n\n" + events[at].text)
         self._out += events
         self._revised = True
         reasoning = "\n\n".join(part for part in (before.strip(), turn.reasoning, reread.reasoning) if part)

@@ -50,7 +50,8 @@ def test_the_reply_limit_is_lowered_only_when_prompt_and_max_tokens_would_not_fi
 
     params = _params(8192, {"max_tokens": 8192})
     assert reply_limit(params, 3000) == {"max_tokens": 8192 - math.ceil(3000 * (1 + SAFETY_MARGIN))}
-    assert reply_limit(params, 9000) == {"max_tokens": LEAST_REPLY_TOKENS}
+    assert reply_limit(params, 9000) == {}  # no room worth asking for: the provider says the prompt is too long
+    assert reply_limit(params, int((8192 - LEAST_REPLY_TOKENS) / (1 + SAFETY_MARGIN))) == {"max_tokens": LEAST_REPLY_TOKENS}
     assert reply_limit(_params(8192, {"max_tokens": 1024}), 3000) == {}
     assert reply_limit(_params(8192, {}), 3000) == {}  # not set: the model plugin's default
     assert reply_limit(_params(None, {"max_tokens": 8192}), 3000) == {}  # window unknown

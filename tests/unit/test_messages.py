@@ -154,3 +154,16 @@ def test_an_empty_query_is_never_an_empty_user_message():
     for query in ("", "   ", None):
         params = StrategyParams.model_validate({"model": MODEL, "query": query})
         assert query_message(params, images_as_content=False).content == EMPTY_QUERY
+
+
+def test_thousands_of_citations_fit_one_line_the_best_ranked_first():
+    from agent_core.knowledge import fitting_resources
+    from agent_core.line_budget import encoded_size
+
+    items = [{"content": f"chunk {n} " + "x" * 2_000, "metadata": {"_source": "knowledge", "dataset_id": "d", "position": n + 1}}
+             for n in range(3_000)]
+    resources = retriever_resources(items)
+    kept = fitting_resources(resources, limit=1_000_000)
+    assert 0 < len(kept) < len(resources) and kept[0].position == 1
+    assert encoded_size([r.model_dump(mode="json") for r in kept]) <= 1_000_000
+    assert fitting_resources(resources[:3]) == resources[:3]  # what fits goes as it is

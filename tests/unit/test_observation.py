@@ -654,6 +654,12 @@ def test_raw_binary_link_is_forwarded_as_a_tool_file():
     assert "A file was sent to the user: abc.bin." in collector.finish().observation
 
 
+def test_raw_binary_link_with_an_odd_id_in_its_meta_takes_the_id_its_address_names():
+    collector = ObservationCollector("wf")
+    out = collector.add({"type": "binary_link", "message": {"text": "/files/tools/7c9e.pdf"}, "meta": {"tool_file_id": 7}})
+    assert [(m.type, m.meta["tool_file_id"]) for m in out] == [(M.IMAGE_LINK, "7c9e")]
+
+
 def test_raw_binary_link_to_another_address_is_forwarded_as_a_link():
     collector = ObservationCollector("wf")
     out = collector.add({"type": "binary_link", "message": {"text": "https://example.com/a.bin"}, "meta": None})

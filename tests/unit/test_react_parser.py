@@ -515,6 +515,25 @@ def test_call_markup_written_as_code_in_the_final_answer_is_its_text():
     assert parse_react("Thought: x\nFinal Answer: Use `<tool_call>` tags.").final_answer == "Use `<tool_call>` tags."
 
 
+@pytest.mark.parametrize("answer", ["Qwen models wrap each call in <tool_call> tags; vLLM reads them.",
+                                    "An <action> element holds the step.", "Say <tool_call>\n- then a list"])
+def test_a_call_tag_named_in_prose_in_the_final_answer_is_its_text(answer):
+    text = "Thought: x\nFinal Answer: " + answer
+    parser = ReactStreamParser()
+    events = [e for piece in (text[:30], text[30:45], text[45:]) for e in parser.feed(piece)] + parser.finish()
+    assert parser.result().final_answer == answer and texts(events, AnswerDelta) == answer
+
+
+def test_a_bare_closing_tag_inside_an_action_input_is_the_inputs_text_not_the_end_of_reasoning():
+    turn = parse_react('Thought: ok\nAction: get_weather\nAction Input: {"city": "Par</think>is"}')
+    assert [a.name for a in turn.actions] == ["get_weather"] and turn.final_answer is None
+
+
+def test_a_streamed_draft_and_the_answer_after_a_bare_closing_tag_are_a_paragraph_apart():
+    events = all_events(["Thought: hmm\nFinal Answer: DRAFT\n</think>\n\nFinal Answer: REAL answer."])
+    assert texts(events, AnswerDelta) == "DRAFT\n\nREAL answer."
+
+
 def test_angle_brackets_in_text_are_kept():
     assert parse_react("a < b and <b>bold</b> <thinker>").final_answer == "a < b and <b>bold</b> <thinker>"
 

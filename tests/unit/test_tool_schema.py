@@ -390,3 +390,8 @@ def test_react_registry_offers_names_as_the_node_gives_them():
 def test_a_numeric_secret_is_redacted_as_its_text():
     entities = [tool("a", parameters=[param("pin", "secret-input", form="form")], runtime={"pin": 48213377})]
     assert ToolRegistry(entities).secret_values() == {"48213377"}
+
+
+def test_a_whole_float_secret_is_redacted_in_both_its_forms():
+    entities = [tool("a", parameters=[param("pin", "secret-input", form="form")], runtime={"pin": 48213377.0})]
+    assert ToolRegistry(entities).secret_values() == {"48213377.0", "48213377"}
