@@ -2,8 +2,8 @@
 
 Reasoning models (DeepSeek-R1, Qwen3, QwQ…) write their reasoning inline in
 the content, wrapped in ``<think>`` (some ``<thinking>`` or ``<reasoning>``; EXAONE Deep in
-``<thought>``, Seed-OSS in ``<seed:think>``; Gemma 4 in its thought channel; old model plugins
-in an HTML ``<details>`` block, ``DETAILS_OPEN``).
+``<thought>``, Seed-OSS in ``<seed:think>``, Magistral in ``[THINK]``; Gemma 4 in its thought
+channel; old model plugins in an HTML ``<details>`` block, ``DETAILS_OPEN``).
 It belongs in the thought log, never in the answer nor the next prompt.
 Tags may be split across chunks; an unclosed block runs to the end.
 """
@@ -29,9 +29,12 @@ _BLOCKS = {
     **{tag: "</" + tag[1:] for tag in _THINK_TAGS},
     DETAILS_OPEN.lower(): "</details>",
     "<|channel>thought": "<channel|>",
+    "[think]": "[/think]",
 }
-"""Opening tag (lower case) -> its closing tag; the last is Gemma 4's thought channel
-(``<|channel>thought\n...<channel|>``, NousResearch/hermes-agent#48412)."""
+"""Opening tag (lower case) -> its closing tag; Gemma 4's thought channel
+(``<|channel>thought\n...<channel|>``, NousResearch/hermes-agent#48412), and Magistral's
+``[THINK]...[/THINK]`` (vLLM's ``mistral`` reasoning parser reads the same), taken only in
+upper case: ``[Think]`` may be a markdown link's text."""
 _OPEN_TAGS = tuple(_BLOCKS)
 
 DEEPSEEK_REASONING_MARK = "<!--dify-deepseek-reasoning-->"
@@ -101,18 +104,19 @@ class Split:
 
 def _partial_suffix(text: str, tags: tuple[str, ...]) -> int:
     """Length of the longest suffix of ``text`` that is a proper prefix of a tag (every tag
-    starts with ``<``, so only the suffixes from a ``<`` are tried)."""
+    starts with ``<`` or ``[``, so only the suffixes from one of those are tried)."""
     window = text[-(max(len(tag) for tag in tags) - 1) :]
-    at = window.find("<")
-    if at < 0:
+    if "<" not in window and "[" not in window:
         return 0  # the usual case: no tag can be starting
     lowered = window.lower()
-    while at >= 0:
-        tail = lowered[at:]
-        if len(tail) == 1 or any(tag.startswith(tail) for tag in tags if tag[:2] == tail[:2]):
+    for start in _TAG_START.finditer(lowered):
+        tail = lowered[start.start() :]
+        if any(tag.startswith(tail) for tag in tags if tag[:2] == tail[:2] or tag[0] == tail):
             return len(tail)
-        at = lowered.find("<", at + 1)
     return 0
+
+
+_TAG_START = re.compile(r"[<\[]")
 
 
 _CLOSE_TAGS = tuple("</" + tag[1:] for tag in _THINK_TAGS)  # alone, a stray end (not </details>)
@@ -217,7 +221,7 @@ class ThinkSplitter:
 
     def feed(self, text: str) -> Split:
         """Consume one piece of content."""
-        if not self._pending and self._close_tag is None and not self._opened and "<" not in text:
+        if not self._pending and self._close_tag is None and not self._opened and "<" not in text and "[" not in text:
             if text:
                 self._prev = text[-1]
             return Split(text, "")  # the usual chunk: no tag can start in it
@@ -229,7 +233,7 @@ class ThinkSplitter:
         out: list[tuple[str, str]] = []
         if self._opened:
             text = self._until_close(text, out)
-        if not self._pending and self._close_tag is None and "<" not in text:
+        if not self._pending and self._close_tag is None and "<" not in text and "[" not in text:
             out.append((VISIBLE, text))  # the usual chunk: no tag can start in it
             if text:
                 self._prev = text[-1]
@@ -298,6 +302,8 @@ class ThinkSplitter:
                 break
             at, tag = found.start(), tags[found.lastindex - 1]
             quoted = _quoted(text, at, len(tag), self._prev)
+            if tag[0] == "[" and text[at : at + len(tag)] != tag.upper():
+                quoted = True  # "[Think]": a markdown link's text, not Magistral's tag
             if quoted is None:  # a backtick before it: the character after it tells
                 self._emit(out, kind, text[pos:at])
                 pos = at

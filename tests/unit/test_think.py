@@ -150,3 +150,9 @@ def test_a_tag_written_as_code_in_an_answer_is_text(text, opened):
 @pytest.mark.parametrize(("opener", "closer"), [("<thought>", "</thought>"), ("<seed:think>", "</seed:think>")])
 def test_exaone_and_seed_oss_reasoning_blocks_are_reasoning(opener, closer):
     assert split_all([opener + "hmm", " more" + closer[:3], closer[3:] + "It is 4."]) == ("It is 4.", "hmm more")
+
+
+def test_magistral_think_brackets_are_reasoning_in_upper_case_only():
+    assert split_all(["[THINK]plan", " more[/TH", "INK]It is 4."]) == ("It is 4.", "plan more")
+    assert split_all(["See [Think](https://x.io) and [think] here."]) == ("See [Think](https://x.io) and [think] here.", "")
+    assert split_all(["a list [1, 2] then [", "THINK]b[/THINK]c"]) == ("a list [1, 2] then c", "b")
