@@ -18,6 +18,8 @@ from urllib.parse import unquote, urlsplit
 
 from dify_plugin.file.file import File
 
+from agent_core import prompts
+
 IMAGE_MAX_BYTES: Final = 2 * 1024 * 1024
 """The largest image sent as data (bytes): its base64 (4/3 of it) must fit the request line
 budget (``line_budget.REQUEST_BYTES``, 3 MiB) with the rest of the prompt."""
@@ -57,10 +59,6 @@ def provider_can_fetch(url: str) -> bool:
         return "." in host and not host.endswith(_PRIVATE_SUFFIXES)
 
 
-IMAGE_TOO_LARGE = "{name} ({size} bytes) is larger than {limit} bytes: the model is told of it as text"
-IMAGE_NOT_FETCHED = "{name} could not be fetched ({error}): the model is told of it as text"
-
-
 def fetch_images(
     images: Iterable[tuple[str, int | None] | tuple[str, int | None, str]],
     max_bytes: int = IMAGE_MAX_BYTES,
@@ -78,16 +76,16 @@ def fetch_images(
         if url in fetched or not is_fetchable_url(url) or provider_can_fetch(url):
             continue
         if isinstance(size, int) and size > max_bytes:
-            notes.append(IMAGE_TOO_LARGE.format(name=name, size=size, limit=max_bytes))
+            notes.append(prompts.IMAGE_TOO_LARGE.format(name=name, size=size, limit=max_bytes))
             continue
         try:
             blob = File(url=url, type="image").blob
         except Exception as error:  # the address failed: shown as a mention instead
-            notes.append(IMAGE_NOT_FETCHED.format(name=name, error=type(error).__name__))
+            notes.append(prompts.IMAGE_NOT_FETCHED.format(name=name, error=type(error).__name__))
             continue
         if 0 < len(blob) <= max_bytes:
             fetched[url] = blob
         else:
-            notes.append(IMAGE_TOO_LARGE.format(name=name, size=len(blob), limit=max_bytes))
+            notes.append(prompts.IMAGE_TOO_LARGE.format(name=name, size=len(blob), limit=max_bytes))
     return fetched
 

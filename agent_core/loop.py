@@ -132,7 +132,8 @@ def _round_entry(result: ToolResult) -> dict:
 
 def _fallback_answer(turn: ModelTurn) -> str:
     """What a model that keeps failing so still said, as its answer: the failure's ``fallback``
-    (the text of a reply that stopped inside its own reasoning block), or the text of a model
+    (what a reply that wrote only reasoning wrote there: a block it stopped inside, or a closed
+    one; Function Calling takes that text whole, ReAct reads it as a turn), or the text of a model
     that keeps writing a Thought and then its answer without the label (the official ReAct
     strategy takes it so); ``""`` when there is none."""
     decision = turn.decision
@@ -271,7 +272,8 @@ class AgentLoop:
         """``_round``; None when the run's deadline came first (the run then ends with a notice
         in the chat: a reply that would outlive the daemon's limit would lose everything)."""
         seconds = self.state.params.run_timeout
-        if self.state.out_of_time and self._seconds_left() <= 0:  # no time left even to ask for the answer
+        if self.state.limit_reached and self._seconds_left() <= 0:  # no time left even to ask for the answer
+            self.state.out_of_time = True
             yield from self._text(_paragraph_break(self._last_text) + prompts.STOPPED_AT_TIME_LIMIT.format(seconds=seconds))
             return None
         try:
@@ -292,14 +294,13 @@ class AgentLoop:
         """Seconds left before the run's deadline."""
         return self._deadline() - time.monotonic()
 
-    def _tool_seconds(self) -> float:
-        """Seconds each call of this round may take: the node's ``tool_timeout``, within the
-        time left before the deadline once time is kept for the answer round (twice the slowest
-        model turn so far, and at least ``ANSWER_RESERVE_SHARE`` of the run's time, up to
-        30 s); at least 1 s: a call that cannot run in time says it timed out."""
+    def _tools_deadline(self) -> float:
+        """When this round's tool calls must end (a ``time.monotonic()`` value): the run's
+        deadline less the time kept for the answer round (twice the slowest model turn so far,
+        and at least ``ANSWER_RESERVE_SHARE`` of the run's time, up to 30 s). Each call also
+        keeps within the node's ``tool_timeout`` (``ToolRunner``)."""
         share = min(30.0, ANSWER_RESERVE_SHARE * self.state.params.run_timeout)
-        reserve = max(2 * self._slowest_turn, share)
-        return max(1.0, min(self.state.params.tool_timeout, self._seconds_left() - reserve))
+        return self._deadline() - max(2 * self._slowest_turn, share)
 
     def _time_for_another_round(self) -> bool:
         """Whether a round as slow as the slowest so far still ends before the deadline, with
@@ -328,10 +329,7 @@ class AgentLoop:
     def _model_turn(self, round_node: LogNode) -> Generator[AgentInvokeMessage, None, ModelTurn]:
         model = self.state.params.model
         request = yield from self._fitted_request(round_node)
-        thought_node = yield from self._start(
-            LogNode(f"{model.model} Thought", parent=round_node, provider=model.provider),
-            {"completion_params_lowered": request.completion_params} if request.completion_params else None,
-        )
+        thought_node = yield from self._start(LogNode(f"{model.model} Thought", parent=round_node, provider=model.provider))
         reported: list[LLMUsage] = []
         problems: list[str] = []
         try:
@@ -399,9 +397,10 @@ class AgentLoop:
         if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
             raise AgentRunError(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
         while state.image_notes:  # images the model gets as text only: say why, once
+            why = state.image_notes.pop(0)
             note = LogNode("IMAGE AS TEXT", parent=round_node)
             yield note.start()
-            yield note.finish({"output": state.image_notes[0]}, error=state.image_notes.pop(0))
+            yield note.finish({"output": why}, error=why)
         if trimmed != state.trimmed:
             node = LogNode("CONTEXT TRIMMED", parent=round_node)
             yield node.start()
@@ -445,7 +444,7 @@ class AgentLoop:
         repeat (the model is looping)."""
         if cut:
             refusals = {call.id: prompts.CALLS_CUT.format(name=call.name) for call in [*decision.calls, *decision.invalid]}
-            results = yield from self._tools.run(round_node, decision.in_order(), refusals=refusals)
+            results = yield from self._tools.run(round_node, decision.in_order(), refusals)
             return tuple(results), ()
         refusals: dict[str, str] = {}
         repeated: list[str] = []
@@ -456,8 +455,7 @@ class AgentLoop:
                 refusals[call.id] = prompts.REPEATED_CALL.format(name=call.name, count=REPEAT_LIMIT)
                 repeated.append(call.name)
         only_repeats = bool(decision.calls) and not decision.invalid and len(repeated) == len(decision.calls)
-        timeout = self._tool_seconds()
-        results = yield from self._tools.run(round_node, decision.in_order(), refusals=refusals, timeout=timeout)
+        results = yield from self._tools.run(round_node, decision.in_order(), refusals, deadline=self._tools_deadline())
         return tuple(results), tuple(dict.fromkeys(repeated)) if only_repeats else ()
 
     # --- endings -----------------------------------------------------------------------
@@ -494,9 +492,9 @@ class AgentLoop:
 
     # --- log bookkeeping ---------------------------------------------------------------
 
-    def _start(self, node: LogNode, data: dict | None = None) -> Generator[AgentInvokeMessage, None, LogNode]:
+    def _start(self, node: LogNode) -> Generator[AgentInvokeMessage, None, LogNode]:
         self._open.append(node)
-        yield node.start(data)
+        yield node.start()
         return node
 
     def _finish(self, node: LogNode, data: dict, **kwargs) -> AgentInvokeMessage:

@@ -80,8 +80,10 @@ def thinking_requested(completion_params: Mapping[str, Any] | None) -> bool:
 
 
 def closes_unopened_block(text: str) -> bool:
-    """Whether ``text`` (a reply as the model wrote it) has a closing tag with no block open."""
-    if "</" not in text:
+    """Whether ``text`` (a reply as the model wrote it) has a bare ``</think>`` with no block
+    open: the end of a block its chat template opened in the prompt (the one such templates
+    open; a later reply is then held until it, ``ThinkSplitter(opened=True)``)."""
+    if _OPENED_CLOSE not in text.lower():
         return False
     return any(kind == STRAY_END for kind, _ in ThinkSplitter().pieces(text))
 

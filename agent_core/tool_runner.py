@@ -33,6 +33,10 @@ from agent_core.waiting import END, next_within
 DEFAULT_MAX_PARALLEL = 8
 """Tool calls of one round that may run at the same time."""
 
+LEAST_CALL_SECONDS = 1.0
+"""Seconds a call gets however near the run's deadline: one that cannot run in time says it
+timed out, rather than not being tried."""
+
 
 @dataclass(frozen=True)
 class ToolResult:
@@ -164,24 +168,21 @@ class ToolRunner:
         self,
         parent: LogNode,
         calls: Sequence[ToolCall | InvalidToolCall],
-        invalid: Sequence[InvalidToolCall] = (),
         refusals: Mapping[str, str] | None = None,
         *,
-        timeout: float | None = None,
+        deadline: float | None = None,
     ) -> Generator[AgentInvokeMessage, None, list[ToolResult]]:
-        """Run ``calls`` (an ``InvalidToolCall`` among them is reported, not run; so are
-        ``invalid`` ones, after them) under ``parent``.
+        """Run ``calls`` under ``parent`` (an ``InvalidToolCall`` among them is reported, not run).
 
         ``refusals`` maps a call id to the observation to give instead of
-        running it. ``timeout``: seconds each call may take this time, in place of
-        the runner's own (the run's deadline is near). Yields log and forwarded messages as they happen; returns
-        one result per call, in the order given.
+        running it. ``deadline`` (a ``time.monotonic()`` value): no call runs past it, also one
+        that waited for a free place (each gets at least ``LEAST_CALL_SECONDS``). Yields log
+        and forwarded messages as they happen; returns one result per call, in the order given.
         A lone call runs in the caller's greenlet (no hand-off); several run at
         once, at most ``max_parallel``, each in a greenlet of its own, all stopped
         when this generator is closed (the run was cancelled or failed).
         """
-        seconds = self._timeout if timeout is None else timeout
-        steps = [self._call(parent, call, (refusals or {}).get(call.id), seconds) for call in [*calls, *invalid]]
+        steps = [self._call(parent, call, (refusals or {}).get(call.id), deadline) for call in calls]
         if len(steps) == 1:
             return [(yield from steps[0])]
         return (yield from self._in_parallel(steps))
@@ -219,7 +220,7 @@ class ToolRunner:
         return [result for result in results if result is not None]
 
     def _call(
-        self, parent: LogNode, call: ToolCall | InvalidToolCall, refusal: str | None, seconds: float
+        self, parent: LogNode, call: ToolCall | InvalidToolCall, refusal: str | None, deadline: float | None
     ) -> Generator[AgentInvokeMessage, None, ToolResult]:
         """One call from its CALL node's start to its finish; returns its result."""
         arguments = call.arguments if isinstance(call, ToolCall) else call.raw_arguments
@@ -228,7 +229,7 @@ class ToolRunner:
         started = time.perf_counter()
         result = ToolResult(call.id, call.name, arguments, observation="")
         try:
-            result = yield from self._result(call, refusal, result, seconds)
+            result = yield from self._result(call, refusal, result, deadline)
         except Exception as error:  # a bug of ours must not leave the node open
             message = f"internal error while running the tool: {type(error).__name__}: {error}"
             message = redactor(self._registry.secret_values())(message)  # it may quote a parameter
@@ -238,7 +239,7 @@ class ToolRunner:
         return result
 
     def _result(
-        self, call: ToolCall | InvalidToolCall, refusal: str | None, base: ToolResult, seconds: float
+        self, call: ToolCall | InvalidToolCall, refusal: str | None, base: ToolResult, deadline: float | None
     ) -> Generator[AgentInvokeMessage, None, ToolResult]:
         problem = refusal or self._problem(call)
         if problem:
@@ -248,7 +249,7 @@ class ToolRunner:
         assert isinstance(call, ToolCall)
         tool = self._registry.get(call.name)
         assert tool is not None
-        outcome = yield from self._invoke(tool, call, seconds)
+        outcome = yield from self._invoke(tool, call, deadline)
         return ToolResult(
             base.call_id,
             base.name,
@@ -276,13 +277,19 @@ class ToolRunner:
             return prompts.INVALID_ARGUMENTS.format(name=call.name, error=invalid)
         return None
 
-    def _invoke(self, tool: ToolEntity, call: ToolCall, seconds: float) -> Generator[AgentInvokeMessage, None, ToolOutcome]:
+    def _invoke(
+        self, tool: ToolEntity, call: ToolCall, deadline: float | None
+    ) -> Generator[AgentInvokeMessage, None, ToolOutcome]:
         """The tool's stream read into an observation (files and links forwarded as they come),
-        within ``seconds`` in all."""
+        within the runner's timeout, and before ``deadline`` (at least ``LEAST_CALL_SECONDS``)."""
         collector = ObservationCollector(
             call.name, max_tokens=self._observation_tokens, secrets=self._registry.secret_values()
         )
-        deadline = time.monotonic() + seconds
+        now = time.monotonic()
+        end = now + self._timeout
+        if deadline is not None:
+            end = max(min(end, deadline), now + LEAST_CALL_SECONDS)
+        seconds = end - now
 
         def expired() -> ToolTimeoutError:
             return ToolTimeoutError(f"timed out after {round(seconds, 1):g} seconds")
@@ -293,7 +300,7 @@ class ToolRunner:
             # A timer is armed only while waiting for the tool's next message, never while a
             # forwarded message is with the consumer (the SDK's writer, in this same greenlet
             # for a lone call): going off there, it would end the run instead of the call.
-            while (message := next_within(stream, deadline - time.monotonic(), expired)) is not END:
+            while (message := next_within(stream, end - time.monotonic(), expired)) is not END:
                 yield from collector.add(message)
         except Exception as error:  # the tool's failure (or its time running out) is the model's observation
             collector.fail(error)

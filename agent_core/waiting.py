@@ -113,7 +113,7 @@ class _Deadline:
         if deadline is not None and past_deadline is not None:
             self._late = _Wake()
             self._timer = get_hub().loop.timer(max(deadline - time.monotonic(), 0.0))
-            self._timer.start(self._go_off)
+            self._timer.start(self._go_off, update=True)
 
     def _go_off(self) -> None:
         self._passed = True

@@ -14,7 +14,6 @@ from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
-from agent_core.errors import shortened
 from agent_core.loop import AgentLoop
 from agent_core.model_call import ModelChunk, ModelRequest
 from agent_core.params import LenientFileParameters, read_params
@@ -60,11 +59,8 @@ class ReActSteps:
             return turn
         guarded = GuardedChunks(chunks)
         turn = yield from read_json_step_turn(iter(guarded), run.registry.prompt_tools(), run.round_index)
-        if guarded.interrupted and isinstance(turn.decision, ParseFailure):  # say why the step broke off
-            problem = prompts.STEP_INTERRUPTED.format(error=shortened(guarded.interrupted), problem=turn.decision.problem)
-            return replace(turn, decision=replace(turn.decision, problem=problem))
         if guarded.unavailable is None:
-            return turn
+            return guarded.explained(turn)
         self.step_format = "text"
         return replace(turn, decision=ParseFailure(prompts.STRUCTURED_OUTPUT_UNAVAILABLE.format(error=guarded.unavailable)))
 

@@ -40,12 +40,14 @@ import contextlib
 import json
 import re
 from collections.abc import Generator, Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core import prompts
+from agent_core.errors import shortened
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk, ModelTimeoutError, PastDeadlineError
 from agent_core.text_calls import arguments_for
@@ -323,6 +325,14 @@ class GuardedChunks:
         self._chunks = chunks
         self.unavailable: str | None = None
         self.interrupted: str | None = None
+
+    def explained(self, turn: ModelTurn) -> ModelTurn:
+        """``turn``, its failure saying why the reply broke off when it did (the error shortened:
+        ``errors.shortened``), so that the model and the log know."""
+        if self.interrupted is None or not isinstance(turn.decision, ParseFailure):
+            return turn
+        problem = prompts.STEP_INTERRUPTED.format(error=shortened(self.interrupted), problem=turn.decision.problem)
+        return replace(turn, decision=replace(turn.decision, problem=problem))
 
     def __iter__(self) -> Iterator[ModelChunk]:
         received = False

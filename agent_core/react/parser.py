@@ -5,7 +5,8 @@ Shapes
 ``ReactStreamParser.feed(chunk)`` returns a list of events, as soon as each is certain:
 
 * ``ThoughtDelta(text)`` - visible reasoning; labels (``Thought:``, ``**Action:**`` ...) removed.
-* ``ReasoningDelta(text)`` - inside ``<think>`` / ``<thinking>`` / ``<reasoning>`` blocks.
+* ``ReasoningDelta(text)`` - inside reasoning blocks (``<think>``, ``<thinking>``, ``<reasoning>``,
+  ``<thought>``, ``<seed:think>``, ``[THINK]``: ``think.ThinkSplitter``).
 * ``AnswerDelta(text)`` - final-answer text, streamed after ``Final Answer:`` (leading and trailing
   whitespace trimmed); sent whole when the answer comes in a JSON blob or from a fallback below.
 * ``ActionFound(name, input, raw)`` - one tool call, emitted the moment its JSON closes (or, for a
@@ -17,7 +18,9 @@ Shapes
 
 ``finish()`` flushes and returns the last events; then ``result()`` is the ``ReactTurn``.
 Adjacent deltas of one kind may be split differently depending on chunking; their concatenation
-never is. An AnswerDelta is never emitted in a turn that has an action.
+never is. An AnswerDelta is never emitted in a turn that has an action, unless the turn is
+``revised``: answer text that streamed before call markup in the answer, or before a bare
+``</think>``, turned out to be a draft.
 
 What is held back
 -----------------
@@ -79,7 +82,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Final, NamedTuple
@@ -564,6 +567,9 @@ class _S(Enum):
 
 
 _RESTING: Final = frozenset({_S.TEXT, _S.ANSWER, _S.DONE, _S.CLOSER})
+_CALL_NAME = re.compile(r'"name"\s*:\s*"([^"\\]{1,200})"')
+_CALL_NAME_WINDOW: Final = 400
+"""Characters after call markup in a final answer read for the called tool's name."""
 _TEXT_STOP = re.compile(r"[\n<]")
 _THOUGHT_STOP = re.compile(r"[\n<F]")
 _NAME_STOP = re.compile(r"[\n{]")
@@ -582,8 +588,15 @@ class ReactStreamParser:
     Linear in the input: held-back text is at most a line prefix or a tag.
     """
 
-    def __init__(self, *, allow_multiple_actions: bool = False, reasoning_opened: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        allow_multiple_actions: bool = False,
+        reasoning_opened: bool = False,
+        tool_names: Collection[str] | None = None,
+    ) -> None:
         self._multi = allow_multiple_actions
+        self._tool_names = tool_names  # call markup inside a final answer is a call only to one of these
         self._recover = True
         self._buf = ""
         self._pos = 0
@@ -691,8 +704,10 @@ class ReactStreamParser:
 
     @property
     def revised(self) -> bool:
-        """Whether the turn was read again after a bare ``</think>`` that followed labels
-        (``_reread_after_stray``): the events before it told of a draft in the reasoning."""
+        """Whether answer text already emitted turned out to be a draft: call markup came in the
+        final answer (``_call_after_answer``), or the turn was read again after a bare
+        ``</think>`` that followed labels (``_reread_after_stray``). The events then tell the
+        draft before the turn (what a consumer streamed cannot be taken back)."""
         return self._revised
 
     @property
@@ -1039,6 +1054,12 @@ class ReactStreamParser:
             return None if eof else False
         if after[0] != "{":
             return None
+        if self._tool_names is not None:  # markup shown as an example names no tool of the node
+            named = _CALL_NAME.search(after, 0, _CALL_NAME_WINDOW)
+            if named is None:
+                return None if eof or len(after) >= _CALL_NAME_WINDOW else False
+            if named.group(1) not in self._tool_names:
+                return None
         self._on_tag(tag)
         return True
 
@@ -1602,7 +1623,7 @@ class ReactStreamParser:
         it joins the reasoning); else the turn stands as read, its held answer text streamed."""
         visible = "".join(self._visible)
         before, after = visible[: self._stray_at], visible[self._stray_at :]
-        again = ReactStreamParser(allow_multiple_actions=self._multi)
+        again = ReactStreamParser(allow_multiple_actions=self._multi, tool_names=self._tool_names)
         events = again.feed(after) + again.finish()
         reread = again.result()
         if not reread.actions and not (reread.final_answer or "").strip():

@@ -33,8 +33,10 @@ def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> 
     prompt_tools = {tool.name: tool for tool in registry.prompt_tools()}
     calls: list[ToolCall] = []
     invalid: list[InvalidToolCall] = []
+    order: list[str] = []
     for number, action in enumerate(parsed.actions, start=1):
         call_id = f"react-{round_index}-{number}"
+        order.append(call_id)
         name = described_tool(action.name, prompt_tools) or action.name
         text = action.input.strip() if isinstance(action.input, str) else ""
         if text[:1] in ("{", "["):
@@ -47,8 +49,7 @@ def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> 
             decoded = action.input
         arguments = arguments_for(decoded, prompt_tools.get(name))
         calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
-    order = tuple(f"react-{round_index}-{number}" for number in range(1, len(parsed.actions) + 1))
-    return ToolCalls(tuple(calls), tuple(invalid), order=order)
+    return ToolCalls(tuple(calls), tuple(invalid), order=tuple(order))
 
 
 def _name_line_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> tuple[ToolCall, ...]:
@@ -117,7 +118,11 @@ def read_react_turn(
     ``reasoning_opened``: the model's template may have opened a reasoning block in the
     prompt; the reply is held until a bare ``</think>`` (what came before it is reasoning),
     until reasoning comes apart from the content, or to its end (``ThinkSplitter``)."""
-    parser = ReactStreamParser(allow_multiple_actions=allow_multiple_actions, reasoning_opened=reasoning_opened)
+    parser = ReactStreamParser(
+        allow_multiple_actions=allow_multiple_actions,
+        reasoning_opened=reasoning_opened,
+        tool_names=frozenset(registry.names()),
+    )
     got = _Collected()
     yield from _stream(chunks, parser, got)
     usages, reasoning, finish_reason, reply = got.usages, got.reasoning, got.finish_reason, got.reply

@@ -78,3 +78,14 @@ def test_a_reply_streaming_past_the_deadline_ends_with_what_was_shown_and_a_noti
     assert result.ok and result.unfinished_logs() == []
     assert result.text.startswith("word word")
     assert result.text.endswith(prompts.STOPPED_MID_REPLY_AT_TIME_LIMIT.format(seconds=10))
+
+
+def test_calls_waiting_for_a_free_place_do_not_run_past_the_deadline_either(run):
+    """Ten hanging calls, eight at a time: the two that wait still end by the deadline."""
+    calls = [{"id": f"c{n}", "name": "lookup", "arguments": {"value": str(n)}} for n in range(10)]
+    started = time.monotonic()
+    result = run([{"tool_calls": calls}, {"text": "Answered without them."}], tools=[hanging_tool()],
+                 params={"run_timeout": 14, "tool_timeout": 60}, timeout=60)
+    assert_clean_end(result)
+    assert result.text == "Answered without them."
+    assert time.monotonic() - started < 14

@@ -963,3 +963,15 @@ def test_a_placeholder_copied_above_the_action_json_is_not_part_of_the_call(text
     for chunks in ([text], list(text)):
         _, _, turn = run(chunks)
         assert [(a.name, a.input) for a in turn.actions] == [("search", "weather in Paris")]
+
+
+def test_call_markup_in_a_final_answer_naming_no_tool_of_the_node_is_the_answers_text():
+    answer = 'To call a tool, write <tool_call>{"name": "get_x", "arguments": {}}</tool_call> in your reply.'
+    parser = ReactStreamParser(tool_names={"get_weather"})
+    events = parser.feed("Thought: x\nFinal Answer: " + answer) + parser.finish()
+    assert parser.result().final_answer.startswith("To call a tool, write <tool_call>")
+    assert parser.result().actions == () and texts(events, AnswerDelta).endswith("in your reply.")
+    announced = ReactStreamParser(tool_names={"get_weather"})
+    announced.feed('Thought: x\nFinal Answer: Checking. <tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>')
+    announced.finish()
+    assert [a.name for a in announced.result().actions] == ["get_weather"]

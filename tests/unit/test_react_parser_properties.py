@@ -137,6 +137,7 @@ def check_consistent(events, turn, revised=False):
     actions = [e for e in events if isinstance(e, ActionFound)]
     answer = "".join(e.text for e in events if isinstance(e, AnswerDelta))
     if revised:
+        assert turn.actions or turn.final_answer, "a revised turn is an action or an answer"
         assert tuple(actions[len(actions) - len(turn.actions):]) == turn.actions
         assert answer.endswith(turn.final_answer or "")
         assert (turn.problem is None) == bool(turn.actions or turn.final_answer)

@@ -122,6 +122,7 @@ def test_other_models_are_not_taken_for_them(model):
 def test_a_closing_tag_with_no_block_open_is_found():
     assert closes_unopened_block("plan\n</think>\n\nHi")
     assert not closes_unopened_block("<think>plan</think>Hi") and not closes_unopened_block("a </b> c")
+    assert not closes_unopened_block("reasoning</thought>Hi")  # only the tag a template opens is learned
 
 
 @pytest.mark.parametrize(
