@@ -21,6 +21,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageContentType, PromptMessageTool
 
@@ -50,12 +51,17 @@ LEAST_REPLY_TOKENS = 256
 set and the provider says the prompt is too long (a reply of a few tokens would only be cut)."""
 
 
+def _max_tokens_rules(params: StrategyParams) -> list[Any]:
+    """The model's parameter rules for the reply's length: named ``max_tokens`` or using its
+    template (Gemini's ``max_output_tokens``)."""
+    rules = params.model.entity.parameter_rules if params.model.entity is not None else []
+    return [rule for rule in rules if "max_tokens" in (rule.name, rule.use_template)]
+
+
 def _max_tokens_names(params: StrategyParams) -> list[str]:
     """The completion parameters that set the reply's length: ``max_tokens``, and the model's
-    own names for it (a parameter rule using the ``max_tokens`` template, such as Gemini's
-    ``max_output_tokens``)."""
-    rules = params.model.entity.parameter_rules if params.model.entity is not None else []
-    return list(dict.fromkeys(["max_tokens", *(rule.name for rule in rules if rule.use_template == "max_tokens")]))
+    own names for it (``_max_tokens_rules``)."""
+    return list(dict.fromkeys(["max_tokens", *(rule.name for rule in _max_tokens_rules(params))]))
 
 
 @per_object
@@ -80,9 +86,8 @@ def completion_reserve(params: StrategyParams) -> int:
     value: object = None
     if (setting := _set_max_tokens(params)) is not None:
         value = setting[1]
-    elif params.model.entity is not None:
-        rules = [rule for rule in params.model.entity.parameter_rules if "max_tokens" in (rule.name, rule.use_template)]
-        value = rules[0].default if rules else None
+    elif rules := _max_tokens_rules(params):
+        value = rules[0].default
     try:
         reserve = int(value) if isinstance(value, int | float | str) else DEFAULT_COMPLETION_RESERVE
     except (TypeError, ValueError, OverflowError):
