@@ -29,7 +29,8 @@ class LogNode:
     Args:
         label: what Dify shows, e.g. ``"ROUND 1"``.
         parent: the enclosing node, or None for a root.
-        provider: model provider id (``langgenius/openai/openai``), shown as an icon.
+        provider: the model's or the tool's provider id (``langgenius/openai/openai``,
+            ``langgenius/time/time``); Dify shows that provider's icon by the entry.
     """
 
     def __init__(self, label: str, *, parent: "LogNode | None" = None, provider: str | None = None) -> None:

@@ -224,7 +224,7 @@ class ToolRunner:
     ) -> Generator[AgentInvokeMessage, None, ToolResult]:
         """One call from its CALL node's start to its finish; returns its result."""
         arguments = call.arguments if isinstance(call, ToolCall) else call.raw_arguments
-        node = LogNode(f"CALL {call.name or '(no name)'}", parent=parent)
+        node = LogNode(f"CALL {call.name or '(no name)'}", parent=parent, provider=self._provider_of(call.name))
         yield node.start({"tool_name": call.name, "tool_input": arguments})
         started = time.perf_counter()
         result = ToolResult(call.id, call.name, arguments, observation="")
@@ -237,6 +237,14 @@ class ToolRunner:
         result = ToolResult(**{**result.__dict__, "elapsed": time.perf_counter() - started})
         yield node.finish({"output": result.log_entry()}, error=result.error)
         return result
+
+    def _provider_of(self, name: str) -> str | None:
+        """The provider id of the tool offered as ``name`` (``langgenius/time/time``), or None for
+        a name the node has no tool under. On a CALL node's metadata Dify's Agent node looks it
+        up to show that tool's icon next to the entry (``AgentNode._transform_message``, LOG
+        messages with ``metadata.provider``), as it does for the official strategies' CALL nodes."""
+        tool = self._registry.get(name) if name else None
+        return (tool.identity.provider or None) if tool is not None else None
 
     def _result(
         self, call: ToolCall | InvalidToolCall, refusal: str | None, base: ToolResult, deadline: float | None

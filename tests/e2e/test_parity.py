@@ -1,10 +1,12 @@
 """Settings shared with the official strategies (langgenius/agent), through the real plugin:
-``allowed_tools`` and ``maximum_iterations`` up to 500."""
+``allowed_tools`` and ``maximum_iterations`` up to 500; what Dify shows of the log as it does
+for them (the tool's icon on a CALL entry)."""
 
 import json
 
 import pytest
 
+from local_runner.tools import LOCAL_PROVIDER
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end
 
 TOOLS = ["calculator", "current_time", "unit_convert"]
@@ -62,3 +64,23 @@ def test_five_hundred_iterations_are_accepted(run, strategy):
     assert result.text == "Done."
     assert len(result.tool_requests) == 120
     assert not [n for n in result.logs.values() if n.label == "ITERATION LIMIT"]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_call_entries_name_the_tool_provider_for_its_icon(run, strategy):
+    """Dify's Agent node shows the icon of a log entry's ``metadata.provider``; the official
+    strategies put the tool's provider on their CALL entries, so a tool's entry shows its icon.
+    A call of a tool the node does not have names no provider."""
+    turns = [
+        call_turn(strategy, "calculator", {"expression": "1 + 1"}),
+        call_turn(strategy, "no_such_tool", {}),
+        answer_turn(strategy, "2."),
+    ]
+    result = run(turns, tools=["calculator"], strategy=strategy)
+    assert_clean_end(result)
+    sent = {}
+    for entry in result.log_history:
+        if entry["label"].startswith("CALL "):
+            sent.setdefault(entry["label"], []).append((entry["status"], (entry.get("metadata") or {}).get("provider")))
+    assert sent["CALL calculator"] == [("start", LOCAL_PROVIDER), ("success", LOCAL_PROVIDER)]
+    assert sent["CALL no_such_tool"] == [("start", None), ("error", None)]
