@@ -45,7 +45,9 @@ class ToolResult:
     ``arguments`` is the model's arguments (a dict, or the raw text of an
     invalid call); ``observation`` what the model reads; ``full_text`` the
     complete output for the log; ``error`` a message when the call did not
-    succeed; ``elapsed`` seconds.
+    succeed; ``elapsed`` seconds; ``sent`` the parameters the tool was invoked
+    with, secrets redacted (``ToolRegistry.logged_parameters``), None when it
+    was not invoked.
     """
 
     call_id: str
@@ -55,13 +57,16 @@ class ToolResult:
     error: str | None = None
     full_text: str = ""
     elapsed: float = 0.0
+    sent: dict[str, Any] | None = None
 
     def log_entry(self) -> dict[str, Any]:
-        """The shape Dify's official strategies log for a tool response."""
+        """The shape Dify's official strategies log for a tool response; the input is what the
+        tool received (the values the user fixed in the node included), else the model's
+        arguments."""
         return {
             "tool_call_id": self.call_id,
             "tool_call_name": self.name,
-            "tool_call_input": self.arguments,
+            "tool_call_input": self.sent if self.sent is not None else self.arguments,
             "tool_response": self.full_text or self.observation,
         }
 
@@ -265,6 +270,7 @@ class ToolRunner:
             observation=outcome.observation,
             error=outcome.error,
             full_text=outcome.full_text,
+            sent=self._registry.logged_parameters(tool, call.arguments),
         )
 
     def _problem(self, call: ToolCall | InvalidToolCall) -> str | None:

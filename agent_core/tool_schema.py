@@ -21,7 +21,7 @@ from dify_plugin.entities.tool import ToolParameter
 from dify_plugin.interfaces.agent import ToolEntity
 
 from agent_core import json_args
-from agent_core.prompts import MSG_MISSING, MSG_NOT_BOOLEAN, MSG_NOT_NUMBER, MSG_NOT_OPTION, MSG_SCHEMA_ECHO
+from agent_core.prompts import MSG_MISSING, MSG_NOT_BOOLEAN, MSG_NOT_NUMBER, MSG_NOT_OPTION, MSG_SCHEMA_ECHO, REDACTED
 
 ParamType = ToolParameter.ToolParameterType
 LLM_FORM = ToolParameter.ToolParameterForm.LLM
@@ -178,6 +178,19 @@ class ToolRegistry:
             if parameter.form != LLM_FORM and parameter.name not in merged and parameter.default is not None:
                 merged[parameter.name] = parameter.default
         return merged
+
+    def logged_parameters(self, tool: ToolEntity, model_arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The tool's input as a CALL log entry shows it: :meth:`invocation_parameters` (what
+        the tool receives: the model's arguments coerced, the values the user fixed in the
+        node, defaults), every ``secret-input`` parameter's value replaced by ``[REDACTED]``.
+        The official strategies log ``{**runtime_parameters, **arguments}`` as the call's
+        ``tool_call_input`` (langgenius/dify-official-plugins, agent-strategies/cot_agent,
+        strategies/function_calling.py), secrets included."""
+        secret = {parameter.name for parameter in tool.parameters if parameter.type == ParamType.SECRET_INPUT}
+        return {
+            key: REDACTED if key in secret and value not in (None, "") else value
+            for key, value in self.invocation_parameters(tool, model_arguments).items()
+        }
 
     def secret_values(self) -> set[str]:
         """Values of ``secret-input`` parameters in ``runtime_parameters``, to redact (numbers

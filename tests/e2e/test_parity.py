@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from local_runner.tools import LOCAL_PROVIDER
+from local_runner.tools import LOCAL_PROVIDER, ScriptedTool, ToolParam, text_message
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end
 
 TOOLS = ["calculator", "current_time", "unit_convert"]
@@ -84,3 +84,30 @@ def test_call_entries_name_the_tool_provider_for_its_icon(run, strategy):
             sent.setdefault(entry["label"], []).append((entry["status"], (entry.get("metadata") or {}).get("provider")))
     assert sent["CALL calculator"] == [("start", LOCAL_PROVIDER), ("success", LOCAL_PROVIDER)]
     assert sent["CALL no_such_tool"] == [("start", None), ("error", None)]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_call_entries_show_the_input_the_tool_got_with_secrets_redacted(run, strategy):
+    """As the official strategies' CALL entries, the tool input logged includes the values the
+    user fixed in the node (not only the model's arguments); a secret-input value is hidden."""
+    tool = ScriptedTool(
+        name="forecast",
+        description="Forecast for a city",
+        parameters=[
+            ToolParam("city", description="City name"),
+            ToolParam("units", form="form", description="Units"),
+            ToolParam("api_key", type="secret-input", form="form", description="API key"),
+        ],
+        responses=[text_message("Sunny")],
+        runtime_parameters={"units": "metric", "api_key": "sk-canary-4711"},
+    )
+    turns = [call_turn(strategy, "forecast", {"city": "Oslo"}), answer_turn(strategy, "Sunny.")]
+    result = run(turns, tools=[tool], strategy=strategy)
+    assert_clean_end(result)
+    assert result.tool_requests[0]["tool_parameters"]["api_key"] == "sk-canary-4711"
+    (node,) = [n for n in result.logs.values() if n.label == "CALL forecast"]
+    logged = {"city": "Oslo", "units": "metric", "api_key": "[REDACTED]"}
+    assert node.data["output"]["tool_call_input"] == logged
+    (round_node,) = [n for n in result.logs.values() if n.label == "ROUND 1"]
+    assert round_node.data["output"]["tool_responses"][0]["tool_call_input"] == logged
+    assert "sk-canary-4711" not in json.dumps(result.log_history)

@@ -260,6 +260,21 @@ def test_secret_values_from_runtime_secret_inputs():
     assert ToolRegistry(entities).secret_values() == {"sk-123456"}
 
 
+def test_logged_parameters_are_what_the_tool_gets_with_secrets_redacted():
+    entity = tool(
+        parameters=[
+            param("q"),
+            param("limit", "number"),
+            param("api_key", "secret-input", form="form"),
+            param("region", form="form", default="eu"),
+            param("pin", "secret-input", form="form"),
+        ],
+        runtime={"api_key": "sk-123456", "pin": ""},
+    )
+    logged = ToolRegistry([entity]).logged_parameters(entity, {"q": "x", "limit": "3", "api_key": "model"})
+    assert logged == {"q": "x", "limit": 3, "api_key": "[REDACTED]", "region": "eu", "pin": ""}
+
+
 # --- validate_arguments ---------------------------------------------------------------
 
 
