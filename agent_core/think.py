@@ -2,10 +2,12 @@
 
 Reasoning models (DeepSeek-R1, Qwen3, QwQ…) write their reasoning inline in
 the content, wrapped in ``<think>`` (some ``<thinking>`` or ``<reasoning>``; EXAONE Deep in
-``<thought>``, Seed-OSS in ``<seed:think>``, Magistral in ``[THINK]``; Gemma 4 in its thought
-channel; old model plugins in an HTML ``<details>`` block, ``DETAILS_OPEN``).
+``<thought>``, Seed-OSS in ``<seed:think>``, Magistral in ``[THINK]``, Kimi-VL in ``◁think▷``;
+Gemma 4 in its thought channel; old model plugins in an HTML ``<details>`` block, ``DETAILS_OPEN``).
 It belongs in the thought log, never in the answer nor the next prompt.
-Tags may be split across chunks; an unclosed block runs to the end.
+Tags may be split across chunks; an unclosed block runs to the end. A ``<response>`` or
+``<answer>`` wrapper right after a reasoning block, closed at the end of the reply, is the reply's
+frame, not its text (``RESPONSE_WRAPPERS``).
 """
 
 import functools
@@ -25,16 +27,32 @@ DETAILS_OPEN = (
 content (an HTML block, closed by ``</details>``); plugins that old are still installed. Only
 this exact opener starts a reasoning block: any other ``<details>`` is the answer's own HTML."""
 
+_KIMI_OPEN, _KIMI_CLOSE = "◁think▷", "◁/think▷"
+"""Kimi-VL-Thinking's reasoning tags (the ``thought_words`` of its template in LLaMA-Factory;
+vLLM's ``kimi`` reasoning parser reads the same, and so do Dynamo's and others)."""
+
 _BLOCKS = {
     **{tag: "</" + tag[1:] for tag in _THINK_TAGS},
     DETAILS_OPEN.lower(): "</details>",
     "<|channel>thought": "<channel|>",
     "[think]": "[/think]",
+    _KIMI_OPEN: _KIMI_CLOSE,
 }
 """Opening tag (lower case) -> its closing tag; Gemma 4's thought channel
 (``<|channel>thought\n...<channel|>``, NousResearch/hermes-agent#48412), and Magistral's
 ``[THINK]...[/THINK]`` (vLLM's ``mistral`` reasoning parser reads the same), taken only in
 upper case: ``[Think]`` may be a markdown link's text."""
+
+RESPONSE_WRAPPERS = {"<response>": "</response>", "<answer>": "</answer>"}
+"""Tags some templates put around the reply after its reasoning: Granite 3.3 (its chat template:
+"write your thoughts between <think></think> and write your response between
+<response></response>"; llama.cpp's Granite chat parser), ERNIE-X1 (``...</think>\n\n<response>
+\n...\n</response>``: PaddlePaddle/FastDeploy's ``ernie_x1`` reasoning parser), and the
+DeepSeek-R1-Zero template ("<think> reasoning process here </think> <answer> answer here
+</answer>", arXiv:2501.12948) that RL-tuned models keep. Only a wrapper that opens right after a
+reasoning block is dropped, and its closing tag only where nothing but whitespace follows it:
+anywhere else they are the answer's own text (a reply asked to use such tags keeps them)."""
+_TAG_CHARS = "<[◁"
 _OPEN_TAGS = tuple(_BLOCKS)
 
 DEEPSEEK_REASONING_MARK = "<!--dify-deepseek-reasoning-->"
@@ -108,7 +126,7 @@ def _partial_suffix(text: str, tags: tuple[str, ...]) -> int:
     """Length of the longest suffix of ``text`` that is a proper prefix of a tag (every tag
     starts with ``<`` or ``[``, so only the suffixes from one of those are tried)."""
     window = text[-(max(len(tag) for tag in tags) - 1) :]
-    if "<" not in window and "[" not in window:
+    if not _may_hold_tag(window):
         return 0  # the usual case: no tag can be starting
     lowered = window.lower()
     for start in _TAG_START.finditer(lowered):
@@ -118,11 +136,18 @@ def _partial_suffix(text: str, tags: tuple[str, ...]) -> int:
     return 0
 
 
-_TAG_START = re.compile(r"[<\[]")
+_TAG_START = re.compile(r"[<\[◁]")
 
 
-_CLOSE_TAGS = tuple("</" + tag[1:] for tag in _THINK_TAGS)  # alone, a stray end (not </details>)
+def _may_hold_tag(text: str) -> bool:
+    """Whether a tag may start in ``text`` (every tag starts with one of ``_TAG_CHARS``)."""
+    return "<" in text or "[" in text or "◁" in text
+
+
+_CLOSE_TAGS = (*("</" + tag[1:] for tag in _THINK_TAGS), _KIMI_CLOSE)  # alone, a stray end (not </details>)
 _ALL_TAGS = _OPEN_TAGS + _CLOSE_TAGS
+_WRAPPER_TAGS = (*RESPONSE_WRAPPERS, *RESPONSE_WRAPPERS.values())
+_SCANNED = _ALL_TAGS + _WRAPPER_TAGS
 _OPENED_CLOSE = "</think>"
 """The end of the block a chat template opens in the prompt (every such template opens a
 ``<think>``)."""
@@ -150,7 +175,7 @@ def _quoted(text: str, at: int, size: int, before: str) -> bool | None:
 def _without_open_tag(reasoning: str) -> str:
     """Reasoning held from the start of a reply, without a ``<think>`` the model wrote again."""
     opener = reasoning.lstrip().lower()
-    for tag in _THINK_TAGS:
+    for tag in (*_THINK_TAGS, _KIMI_OPEN):
         if opener.startswith(tag):
             return reasoning.lstrip()[len(tag) :]
     return reasoning
@@ -185,6 +210,8 @@ class ThinkSplitter:
         self._tail = ""  # while holding: its end, where a closing tag may be starting
         self._prev = ""  # the last character read before the pending text
         self._block: list[str] = []  # the reasoning of the block open now (or last open)
+        self._after_block = False  # a reasoning block ended and only whitespace came after it
+        self._wrapper: str | None = None  # the closing tag of a RESPONSE_WRAPPERS frame dropped
 
     @property
     def open_block(self) -> str:
@@ -223,9 +250,10 @@ class ThinkSplitter:
 
     def feed(self, text: str) -> Split:
         """Consume one piece of content."""
-        if not self._pending and self._close_tag is None and not self._opened and "<" not in text and "[" not in text:
+        if not self._pending and self._close_tag is None and not self._opened and not _may_hold_tag(text):
             if text:
                 self._prev = text[-1]
+                self._after_block = self._after_block and text.isspace()
             return Split(text, "")  # the usual chunk: no tag can start in it
         return _joined(self.pieces(text))
 
@@ -235,10 +263,11 @@ class ThinkSplitter:
         out: list[tuple[str, str]] = []
         if self._opened:
             text = self._until_close(text, out)
-        if not self._pending and self._close_tag is None and "<" not in text and "[" not in text:
+        if not self._pending and self._close_tag is None and not _may_hold_tag(text):
             out.append((VISIBLE, text))  # the usual chunk: no tag can start in it
             if text:
                 self._prev = text[-1]
+                self._after_block = self._after_block and text.isspace()
         else:
             self._pending += text
             self._scan(out)
@@ -248,6 +277,10 @@ class ThinkSplitter:
         """Flush what was held back (an unclosed block stays reasoning)."""
         released = self.release()
         rest, self._pending = self._pending, ""
+        if self._wrapper and rest[: len(self._wrapper)].lower() == self._wrapper and rest[len(self._wrapper) :].isspace():
+            rest = ""  # the wrapper's closing tag at the end of the reply: its frame
+        elif self._wrapper and rest.lower() == self._wrapper:
+            rest = ""
         if self._close_tag:
             self._block.append(rest)
             return Split(released.visible, released.reasoning + rest)
@@ -259,6 +292,8 @@ class ThinkSplitter:
             self._prev = text[-1]
             if kind == REASONING:
                 self._block.append(text)
+            elif not text.isspace():
+                self._after_block = False
 
     def _until_close(self, text: str, out: list[tuple[str, str]]) -> str:
         """While holding: keep ``text`` until a closing tag; then the held text before it is
@@ -279,7 +314,7 @@ class ThinkSplitter:
                 return ""
             if not quoted:
                 out += [(REASONING, _without_open_tag(whole[:at])), (BLOCK_END, "")]
-                self._opened, self._held, self._tail = False, [], ""
+                self._opened, self._held, self._tail, self._after_block = False, [], "", True
                 self._prev = ">"
                 return whole[at + len(_OPENED_CLOSE) :]
             found = _tags_pattern((_OPENED_CLOSE,)).search(whole, at + len(_OPENED_CLOSE))
@@ -295,7 +330,7 @@ class ThinkSplitter:
         while pos < len(text):
             inside = self._close_tag is not None
             kind = REASONING if inside else VISIBLE
-            tags = (self._close_tag,) if inside else _ALL_TAGS
+            tags = (self._close_tag,) if inside else _SCANNED
             found = _tags_pattern(tags).search(text, pos)  # case-insensitive, at its place in text
             if found is None:
                 end = len(text) - min(_partial_suffix(text, tags), len(text) - pos)
@@ -310,6 +345,13 @@ class ThinkSplitter:
                 self._emit(out, kind, text[pos:at])
                 pos = at
                 break
+            if not inside and tag in _WRAPPER_TAGS:
+                self._emit(out, kind, text[pos:at])  # the text before it decides too
+                pos = at
+                wrapper = self._wrapper_tag(tag, text, at, quoted)
+                if wrapper is None:  # the end may be the reply's: wait for what follows
+                    break
+                quoted = not wrapper
             if quoted:  # `</think>`: the tag written as code, not used
                 self._emit(out, kind, text[pos : at + len(tag)])
                 pos = at + len(tag)
@@ -318,13 +360,32 @@ class ThinkSplitter:
             pos, self._prev = at + len(tag), tag[-1]
             if inside:
                 self._close_tag = None
+                self._after_block = True
                 out.append((BLOCK_END, ""))
+            elif tag in RESPONSE_WRAPPERS:  # the reply's frame: dropped, its end looked for
+                self._wrapper, self._after_block = RESPONSE_WRAPPERS[tag], False
+            elif tag in _WRAPPER_TAGS:
+                self._wrapper = None
             elif tag in _BLOCKS:
                 self._close_tag = _BLOCKS[tag]
                 self._block = []
             else:  # a stray closing tag: dropped, and said
+                self._after_block = True
                 out.append((STRAY_END, ""))
         self._pending = text[pos:]
+
+    def _wrapper_tag(self, tag: str, text: str, at: int, quoted: bool | None) -> bool | None:
+        """Whether the ``RESPONSE_WRAPPERS`` tag at ``text[at:]`` frames the reply (dropped) or
+        is text (False); None while that is not known yet (a closing tag followed by whitespace
+        only so far: it ends the frame if the reply ends there)."""
+        if quoted:
+            return False
+        if tag in RESPONSE_WRAPPERS:
+            return self._after_block and self._wrapper is None
+        if tag != self._wrapper:
+            return False
+        rest = text[at + len(tag) :]
+        return None if not rest or rest.isspace() else False
 
 
 def _joined(pieces: list[tuple[str, str]]) -> Split:

@@ -157,3 +157,63 @@ def test_magistral_think_brackets_are_reasoning_in_upper_case_only():
     assert split_all(["[THINK]plan", " more[/TH", "INK]It is 4."]) == ("It is 4.", "plan more")
     assert split_all(["See [Think](https://x.io) and [think] here."]) == ("See [Think](https://x.io) and [think] here.", "")
     assert split_all(["a list [1, 2] then [", "THINK]b[/THINK]c"]) == ("a list [1, 2] then c", "b")
+
+
+def test_kimi_vl_reasoning_tags_are_reasoning():
+    """Kimi-VL-Thinking writes ◁think▷…◁/think▷ (its template's thought_words in LLaMA-Factory;
+    vLLM's kimi reasoning parser, https://docs.vllm.ai/en/latest/features/reasoning_outputs.html)."""
+    raw = "◁think▷The user wants Paris. Let me answer.◁/think▷It is sunny in Paris."
+    expected = ("It is sunny in Paris.", "The user wants Paris. Let me answer.")
+    assert split_all([raw]) == expected
+    assert split_all(list(raw)) == expected
+    assert visible_text("It is sunny.◁/think▷It is sunny.") == "It is sunny."  # a stray end, as </think>
+
+
+@pytest.mark.parametrize(
+    ("raw", "visible"),
+    [
+        # Granite 3.3: "write your thoughts between <think></think> and write your response
+        # between <response></response>" (its chat template; llama.cpp's Granite parser)
+        ("<think>The user greets me.</think><response>Hello! How can I help?</response>", "Hello! How can I help?"),
+        # ERNIE-X1 (PaddlePaddle/FastDeploy ernie_x1 reasoning parser): a bare </think>, then the frame
+        ("The user greets me.\n</think>\n\n<response>\nHello!\n</response>\n", "\n\n\nHello!\n"),
+        # the DeepSeek-R1-Zero template (arXiv:2501.12948): <think> ... </think> <answer> ... </answer>
+        ("<think>2 + 2 = 4</think> <answer>4</answer>", " 4"),
+        ("<think>x</think><RESPONSE>Hi</Response>  \n", "Hi"),
+    ],
+)
+def test_a_response_frame_right_after_the_reasoning_is_not_text(raw, visible):
+    assert split_all([raw])[0].endswith(visible)  # (the text before a bare </think> is dropped by the caller)
+    assert split_all(list(raw)) == split_all([raw])
+    assert visible_text(raw) == visible
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "Put the result in tags: <answer>4</answer>",  # no reasoning block before it: asked for
+        "<answer>4</answer>",
+        "<think>x</think>Sure: <response>Hi</response>",  # text came between
+        "<think>x</think>`<response>` is Granite's tag.",  # written as code
+    ],
+)
+def test_response_tags_anywhere_else_are_the_answers_text(raw):
+    expected = visible_text(raw.replace("<think>x</think>", ""))
+    assert split_all([raw])[0] == expected == raw.replace("<think>x</think>", "")
+    assert split_all(list(raw))[0] == expected
+
+
+def test_a_response_frame_closed_before_more_text_keeps_its_closing_tag():
+    raw = "<think>x</think><response>Use it.</response> Then more."
+    assert split_all([raw])[0] == split_all(list(raw))[0] == "Use it.</response> Then more."
+
+
+@given(
+    st.lists(
+        st.sampled_from(["a", " ", "\n", "<think>", "</think>", "<response>", "</response>", "<answer>", "◁think▷", "◁/think▷", "<", "/", "◁"]),
+        max_size=30,
+    ).map("".join),
+    st.lists(st.integers(1, 6), min_size=1, max_size=6),
+)
+def test_frames_and_kimi_tags_split_the_same_whatever_the_chunking(text, sizes):
+    assert split_all(pieces_of(text, sizes)) == split_all([text])
