@@ -286,6 +286,22 @@ _BARE_FINAL: Final = "assistantfinal"
 _BARE_COMMENTARY = re.compile(r"assistantcommentary\s*to=(functions\.[\w.\-]+)\s*(?:<\|constrain\|>)?\s*(?:json)?\s*")
 """Harmony's channel headers with the special tokens left out (``CallMarkup._bare_harmony``)."""
 
+_THOUGHTS_START = re.compile(r"here(?:'s|’s| is) my thought process:", re.IGNORECASE)
+_RESPONSE_START = re.compile(r"here(?:'s|’s| is) my response:", re.IGNORECASE)
+_THOUGHTS_HEADS: Final = ("here is my thought process:", "here's my thought process:", "here’s my thought process:")
+_RESPONSE_MAX: Final = len("here is my response:")
+"""Granite 3.2's reasoning, written as plain text: its chat template asks the model to "write your
+thoughts after 'Here is my thought process:' and write your response after 'Here is my
+response:'" (ollama/ollama#8955 shows a reply; vLLM's ``granite`` reasoning parser and IBM's
+granite-io read both phrases, also with "Here's")."""
+
+
+def _may_open_thoughts(head: str) -> bool:
+    """Whether the reply's first characters may still become Granite's thought-process phrase."""
+    lowered = head.lower()
+    return any(phrase.startswith(lowered) for phrase in _THOUGHTS_HEADS)
+
+
 _DROPPED: Final = ("<start_of_turn>",)
 """Gemma's turn opener: never text."""
 
@@ -476,6 +492,7 @@ class CallMarkup:
         self._opening: str | None = ""  # the reply's first characters, until it is known whether
         # it is Harmony with its tokens left out (``_bare_harmony``); None once known
         self._bare: list[str] | None = None  # such a reply's text, held until its final channel
+        self._thoughts: list[str] | None = None  # Granite's thought process, held until its response
         self._quote = CodeQuote()  # the text passed on so far: is a code span or block open?
 
     @property
@@ -487,7 +504,7 @@ class CallMarkup:
         """Consume a piece of text; return what is certain."""
         if self._ended:
             return ""
-        if self._opening is not None or self._bare is not None:
+        if self._opening is not None or self._bare is not None or self._thoughts is not None:
             text = self._bare_harmony(text, final=False)
         if not (self._pending or self._rule or self._harmony or self._stray_close) and "<" not in text and "[" not in text:
             self._quote.feed(text)
@@ -509,7 +526,7 @@ class CallMarkup:
         """Flush: a block still open is read as it stands."""
         if self._ended:
             return ""
-        if self._opening is not None or self._bare is not None:
+        if self._opening is not None or self._bare is not None or self._thoughts is not None:
             self._pending += self._bare_harmony("", final=True)
         self._pending += "".join(self._more)
         self._more.clear()
@@ -520,13 +537,20 @@ class CallMarkup:
         (``analysisWe need…assistantfinalHello!``: oobabooga/text-generation-webui#7374), given
         its tokens back so that it is read as Harmony is: the analysis held until the final
         channel begins, or a commentary call (``assistantcommentary to=functions.x json{…}``) at
-        the end. Any other reply passes as it came."""
+        the end. A reply that opens with Granite's "Here is my thought process:" is read the same
+        way (``_granite_thoughts``). Any other reply passes as it came."""
+        if self._thoughts is not None:
+            return self._granite_thoughts(text, final)
         if self._opening is not None:
             head = (self._opening + text).lstrip()
-            if not final and len(head) <= len(_BARE_ANALYSIS) and _BARE_ANALYSIS.startswith(head):
+            may_be_analysis = len(head) <= len(_BARE_ANALYSIS) and _BARE_ANALYSIS.startswith(head)
+            if not final and (may_be_analysis or _may_open_thoughts(head)):
                 self._opening += text
-                return ""  # may still be the analysis channel's name
+                return ""  # may still be the analysis channel's name, or Granite's phrase
             text, self._opening = self._opening + text, None
+            if _THOUGHTS_START.match(head):
+                self._thoughts, self._tail = [text], ""
+                return self._granite_thoughts("", final)
             after = head[len(_BARE_ANALYSIS) : len(_BARE_ANALYSIS) + 1]
             if not head.startswith(_BARE_ANALYSIS) or not after.isalpha() or after.islower():
                 return text  # the channel's text starts a sentence: "analysisWe need", "analysis用户"
@@ -548,6 +572,23 @@ class CallMarkup:
             f"<|channel|>analysis<|message|>{held[: call.start()]}<|end|><|start|>assistant"
             f"<|channel|>commentary to={call.group(1)} <|constrain|>json<|message|>{held[call.end() :]}<|call|>"
         )
+
+    def _granite_thoughts(self, text: str, final: bool) -> str:
+        """Granite 3.2's "Here is my thought process: … Here is my response: …" as a ``<think>``
+        block and the text after it, once the response phrase came. A reply that ends without it
+        passes as it came: no answer text is taken for reasoning on a guess."""
+        assert self._thoughts is not None
+        window = self._tail + text
+        self._thoughts.append(text)
+        self._tail = window[-_RESPONSE_MAX:]
+        if _RESPONSE_START.search(window) is None and not final:
+            return ""
+        held, self._thoughts, self._tail = "".join(self._thoughts), None, ""
+        start = _THOUGHTS_START.search(held)
+        response = _RESPONSE_START.search(held, start.end()) if start else None
+        if start is None or response is None:
+            return held
+        return f"{held[: start.start()]}<think>{held[start.end() : response.start()]}</think>{held[response.end() :]}"
 
     def _may_end(self, window: str) -> bool:
         """Whether the held block's end may lie in ``window`` (its last characters and new text)."""
@@ -727,7 +768,7 @@ _TAG_TURN_ENDS: Final = tuple(end for end in _TURN_ENDS if end[0] == "<")
 
 def rewrite_markup(text: str) -> str:
     """``text`` with every native call markup rewritten (``CallMarkup`` over the whole text)."""
-    if not _MARK_CHARS.search(text) and not text.lstrip().startswith(_BARE_ANALYSIS):
+    if not _MARK_CHARS.search(text) and not text.lstrip().startswith(_BARE_ANALYSIS) and not _THOUGHTS_START.match(text.lstrip()):
         return text
     markup = CallMarkup()
     return markup.feed(text) + markup.finish()

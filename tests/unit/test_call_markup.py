@@ -406,3 +406,59 @@ def test_markup_shown_as_code_in_an_answer_is_passed_on_as_written(text):
         assert streamed(pieces) == text
     streamed_text, turn = drain(read_function_calling_turn(iter([ModelChunk(text=text), ModelChunk(finish_reason="stop")]), TOOLS))
     assert streamed_text == text and turn.decision == FinalAnswer(text)
+
+
+GRANITE_32 = (  # ollama/ollama#8955: granite-3.2 8b (thinking preview) through Ollama, verbatim
+    "Here is my thought process:\n\nThe task is straightforward - I need to count the number of letter 'r' "
+    "in the word 'strawberry'. This involves simple string analysis and character counting.\n\n"
+    "Here is my response:\n\nThere are **2** 'r's in the word 'strawberry'."
+)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        GRANITE_32,
+        GRANITE_32.replace("Here is", "Here's"),  # granite-io and vLLM's granite parser read both
+        "  here is my thought process: count them. HERE IS MY RESPONSE:\n\nThere are **2** 'r's in the word 'strawberry'.",
+    ],
+)
+def test_granites_thought_process_phrases_are_its_reasoning_block(raw):
+    """Granite 3.2's template: "write your thoughts after 'Here is my thought process:' and write
+    your response after 'Here is my response:'" (also vLLM's granite reasoning parser)."""
+    rng = random.Random(raw)
+    for pieces in ([raw], chunked(raw, rng), list(raw)):
+        rewritten = streamed(pieces)
+        assert rewritten.lstrip().startswith("<think>")
+        assert visible_text(rewritten).strip() == "There are **2** 'r's in the word 'strawberry'."
+    _, turn = drain(read_function_calling_turn(iter([ModelChunk(text=raw), ModelChunk(finish_reason="stop")]), TOOLS))
+    assert turn.decision == FinalAnswer("There are **2** 'r's in the word 'strawberry'.")
+    parser = ReactStreamParser()
+    for piece in chunked(raw, rng):
+        parser.feed(piece)
+    parser.finish()
+    assert parser.result().final_answer == "There are **2** 'r's in the word 'strawberry'."
+    assert "string analysis" in parser.result().reasoning or "count them" in parser.result().reasoning
+
+
+def test_granites_response_may_hold_the_react_step():
+    raw = 'Here is my thought process:\nI need the weather.\nHere is my response:\nAction: get_weather\nAction Input: {"city": "Paris"}'
+    parser = ReactStreamParser()
+    for piece in list(raw):
+        parser.feed(piece)
+    parser.finish()
+    assert [(a.name, a.input) for a in parser.result().actions] == PARIS
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "Here is my thought process: cut off by the output limit",  # no response phrase: as written
+        "Here is my answer: Paris.",
+        "Here is my",
+        "I said: Here is my thought process: x. Here is my response: y.",  # not where the reply opens
+    ],
+)
+def test_text_without_granites_two_phrases_at_its_start_is_passed_on_as_written(raw):
+    for pieces in ([raw], list(raw)):
+        assert streamed(pieces) == raw
