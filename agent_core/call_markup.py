@@ -28,6 +28,8 @@ MiniMax M1             ``<tool_calls>`` around one JSON call per line (MiniMax-M
 Qwen3-Coder            ``<function=NAME><parameter=K>V</parameter></function>`` without the
                        opening ``<tool_call>`` (ollama/ollama#16686)
 Mistral (v11 tokens)   ``[TOOL_CALLS]NAME[ARGS]{...}``, repeated (ml-explore/mlx-lm#1374)
+InternLM2 / 2.5        ``<|action_start|><|plugin|>{"name": N, "parameters": {...}}<|action_end|>``
+                       (its chat template; vLLM's ``internlm`` tool parser)
 Gemma 4, FunctionGemma ``<|tool_call>call:NAME{key:<|"|>text<|"|>}<tool_call|>`` and
                        ``<start_function_call>call:NAME{key:<escape>text<escape>}
                        <end_function_call>`` (ggml-org/llama.cpp#22786)
@@ -211,6 +213,18 @@ def _read_json_lines(block: str) -> list[Call]:
     return calls
 
 
+def _read_internlm(block: str) -> list[Call]:
+    """InternLM2 / 2.5's ``<|action_start|><|plugin|>\n{"name": N, "parameters": {...}}
+    <|action_end|>`` (its chat template's plugin call; vLLM's ``internlm`` tool parser reads the
+    same)."""
+    inner = block.replace(_INTERNLM_CALL, "").replace("<|action_end|>", "").strip()
+    value = decode_json(inner)
+    return [] if value is FAIL else interpret(value, strict=True)
+
+
+_INTERNLM_CALL: Final = "<|action_start|><|plugin|>"
+
+
 def _read_function(block: str) -> list[Call]:
     """Qwen3-Coder's ``<function=NAME>`` without its ``<tool_call>``: read as inside one."""
     return calls_from_block(block)
@@ -351,6 +365,7 @@ _RULES: Final = (
     _Rule(("<function_calls>",), re.compile(r"</function_calls>"), _read_invoke),
     _Rule((_BARE_INVOKE,), re.compile(r"</invoke>"), _read_invoke),
     _Rule(("<tool_calls>",), re.compile(r"</tool_calls>"), _read_json_lines),
+    _Rule((_INTERNLM_CALL,), re.compile(r"<\|action_end\|>"), _read_internlm),
     _Rule(("<function=",), re.compile(r"</function>"), _read_function),
     _Rule(("[TOOL_CALLS]",), None, _read_mistral),
     _Rule(("<|tool_call>",), re.compile(r"<tool_call\|>"), _read_gemma),

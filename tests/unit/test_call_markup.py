@@ -178,6 +178,13 @@ SHAPES = [
         "",
     ),
     (
+        "internlm2-plugin-after-prose",  # InternLM/InternLM chat/chat_format.md, and vLLM's internlm tool parser
+        'Sure, I will search for the weather of Paris.<|action_start|><|plugin|>\n{"name": "get_weather", '
+        '"parameters": {"city": "Paris"}}<|action_end|><|im_end|>',
+        PARIS,
+        "Sure, I will search for the weather of Paris.",
+    ),
+    (
         "function-gemma",
         "<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>",
         PARIS,
