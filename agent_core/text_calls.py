@@ -534,8 +534,12 @@ def _name_line(text: str, known: Mapping[str, PromptMessageTool | None]) -> tupl
 
 def name_line_call(text: str, names: Iterable[str]) -> bool:
     """Whether ``text`` is one call to a tool of ``names`` written as its name and a JSON object
-    or GLM's ``<arg_key>`` pairs (``_name_line``) or as code (``_CODE_CALL``)."""
-    body = strip_noise(text)
+    or GLM's ``<arg_key>`` pairs (``_name_line``) or as code (``_CODE_CALL``), or a list of calls
+    as code whose first names one (Llama 3.2 / 4's pythonic ``[get_weather(city="Paris")]``,
+    read whole by ``_whole_code``)."""
+    body = _PY_TOKENS.sub("", strip_noise(text)).strip()
+    if body.startswith("[") and body.endswith(")]"):
+        body = body[1:-1].strip()
     found = _NAME_LINE_CALL.fullmatch(body) or _CODE_CALL.fullmatch(body) or _GLM_CALL.fullmatch(body)
     return bool(found) and found.group(1) in set(names)
 

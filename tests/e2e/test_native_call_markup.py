@@ -19,6 +19,7 @@ MARKUP = {
     "minimax": '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Oslo</parameter>\n</invoke>\n'
     "</minimax:tool_call>",
     "mistral": '[TOOL_CALLS]get_weather[ARGS]{"city": "Oslo"}',
+    "internlm": '<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Oslo"}}<|action_end|>',
 }
 
 
@@ -82,3 +83,36 @@ def test_a_reply_whose_first_word_is_a_tool_name_is_still_an_answer(run):
     assert_clean(result, run)
     assert result.text == "get_weather is the tool I would use, but I know it: sunny."
     assert result.tool_requests == []
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize(
+    "text",
+    ['[get_weather(city="Oslo")]', '<|python_start|>[get_weather(city="Oslo")]<|python_end|>'],
+)
+def test_a_pythonic_list_of_calls_is_a_call(run, strategy, text):
+    """Llama 3.2 (1B/3B) and Llama 4's pythonic form (meta-llama/llama-models llama3_2
+    text_prompt_format.md; vllm-project/vllm#9991), written in ReAct's place too."""
+    turns = [{"text": text, "split": 4}, answer_turn(strategy, "Sunny.")]
+    result = run(turns, query="Weather in Oslo?", tools=[weather_tool()], strategy=strategy)
+    assert_clean(result, run)
+    assert [request["tool_parameters"] for request in result.tool_requests] == [{"city": "Oslo"}]
+    assert result.text == "Sunny."
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize(
+    "text",
+    [
+        # ollama/ollama#8955 (granite-3.2 thinking preview)
+        "Here is my thought process:\n\nThe user asks for Oslo. Easy.\n\nHere is my response:\n\n{answer}",
+        "◁think▷The user asks for Oslo.◁/think▷{answer}",  # Kimi-VL-Thinking
+        "<think>The user asks for Oslo.</think><response>{answer}</response>",  # Granite 3.3
+    ],
+)
+def test_a_familys_own_reasoning_form_never_reaches_the_user(run, strategy, text):
+    answer = "Final Answer: It is sunny in Oslo." if strategy == "ReAct" else "It is sunny in Oslo."
+    turns = [{"text": text.format(answer=answer), "split": 5}]
+    result = run(turns, query="Weather in Oslo?", tools=[weather_tool()], strategy=strategy)
+    assert_clean(result, run)
+    assert result.text == "It is sunny in Oslo."

@@ -14,6 +14,7 @@ from agent_core.text_calls import (
     extract_calls_from_text,
     interpret,
     mentions_call_markup,
+    name_line_call,
     repair_names,
 )
 from agent_core.tool_calls import ToolCall
@@ -188,3 +189,21 @@ def test_glms_own_call_form_without_its_tool_call_tag_is_a_call_to_a_known_tool(
     calls, rest = extract_calls_from_text(text, ["get_weather"])
     assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris"})] and rest == ""
     assert extract_calls_from_text(text.replace("get_weather", "unknown_tool"), ["get_weather"])[0] == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('[get_weather(city="Paris")]', True),  # Llama 3.2 / 4 pythonic (vllm-project/vllm#9991)
+        ('[get_weather(city="Paris"), get_time(tz="CET")]', True),
+        ('<|python_start|>[get_weather(city="Paris")]<|python_end|>', True),
+        ('get_weather(city="Paris")', True),
+        ('[unknown(city="Paris")]', False),
+        ("[see(the docs)]", False),
+        ('Use [get_weather(city="Paris")] to look.', False),
+    ],
+)
+def test_a_reply_that_is_only_calls_to_known_tools_as_code_is_seen(text, expected):
+    """ReAct reads such a reply as its call (react/turn.py ``_name_line_calls``), as Function
+    Calling does."""
+    assert name_line_call(text, ["get_weather", "get_time"]) is expected
