@@ -469,3 +469,29 @@ def test_granites_response_may_hold_the_react_step():
 def test_text_without_granites_two_phrases_at_its_start_is_passed_on_as_written(raw):
     for pieces in ([raw], list(raw)):
         assert streamed(pieces) == raw
+
+
+@pytest.mark.parametrize(
+    ("raw", "calls", "answer"),
+    [
+        # llama.cpp's tests for meetkai-functionary-medium-v3.2.jinja: a recipient opens each part
+        ('>>>get_weather\n{"city": "Paris"}', PARIS, None),
+        (">>>all\nHello, world!\nWhat's up?", [], "Hello, world!\nWhat's up?"),
+    ],
+)
+def test_functionarys_recipient_at_the_start_of_a_reply_is_read(raw, calls, answer):
+    rng = random.Random(raw)
+    for pieces in ([raw], chunked(raw, rng), list(raw)):
+        _, turn = drain(read_function_calling_turn(iter([*(ModelChunk(text=p) for p in pieces), ModelChunk(finish_reason="stop")]), TOOLS))
+        if calls:
+            assert [(c.name, c.arguments) for c in turn.decision.calls] == calls
+        else:
+            assert turn.decision == FinalAnswer(answer)
+        _, turn = drain(read_react_turn(iter([*(ModelChunk(text=p) for p in pieces), ModelChunk(finish_reason="stop")]), ToolRegistry(None), 1))
+        assert turn.decision == (FinalAnswer(answer) if answer else turn.decision)
+
+
+@pytest.mark.parametrize("raw", [">>> print(1)\n1", ">>>", ">>>Note\nthis is a nested quote", ">>>get_weather(city='Paris')"])
+def test_text_starting_like_a_recipient_is_passed_on_as_written(raw):
+    for pieces in ([raw], list(raw)):
+        assert streamed(pieces) == raw
