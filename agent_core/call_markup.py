@@ -316,6 +316,29 @@ def _may_open_thoughts(head: str) -> bool:
     return any(phrase.startswith(lowered) for phrase in _THOUGHTS_HEADS)
 
 
+_RECIPIENT_MARK: Final = ">>>"
+_RECIPIENT_LINE = re.compile(r">>>(all|[A-Za-z_][\w.\-]*)[ \t]*\r?\n\s*(\S)")
+"""Functionary v3.2 opens each part of a reply with its recipient: ``>>>all\n`` before text,
+``>>>NAME\n{...}`` before a call (its chat template, meetkai-functionary-medium-v3.2.jinja;
+llama.cpp's functionary_v3_2 format and tests). At the start of a reply the marker is dropped: the
+text is then the answer, and a tool's name above its JSON arguments is read as that call
+(``text_calls._name_line``). ``>>> x`` (a Python prompt) is no recipient."""
+
+
+def _recipient_prefix(head: str, final: bool) -> int | None:
+    """How much of the reply's start ``head`` is Functionary's recipient marker to drop (0: none);
+    None while that cannot be told yet."""
+    if not head.startswith(_RECIPIENT_MARK):
+        return None if not final and _RECIPIENT_MARK.startswith(head) else 0
+    found = _RECIPIENT_LINE.match(head)
+    if found is None:
+        partial = re.fullmatch(r">>>[A-Za-z_][\w.\-]*[ \t]*\r?\n?\s*|>>>", head)
+        return None if not final and partial and len(head) < 200 else 0
+    if found.group(1) == "all":
+        return found.start(2)
+    return len(_RECIPIENT_MARK) if found.group(2) == "{" else 0
+
+
 _DROPPED: Final = ("<start_of_turn>",)
 """Gemma's turn opener: never text."""
 
@@ -553,16 +576,20 @@ class CallMarkup:
         its tokens back so that it is read as Harmony is: the analysis held until the final
         channel begins, or a commentary call (``assistantcommentary to=functions.x json{…}``) at
         the end. A reply that opens with Granite's "Here is my thought process:" is read the same
-        way (``_granite_thoughts``). Any other reply passes as it came."""
+        way (``_granite_thoughts``), and Functionary's recipient marker at its start is dropped
+        (``_RECIPIENT_LINE``). Any other reply passes as it came."""
         if self._thoughts is not None:
             return self._granite_thoughts(text, final)
         if self._opening is not None:
             head = (self._opening + text).lstrip()
             may_be_analysis = len(head) <= len(_BARE_ANALYSIS) and _BARE_ANALYSIS.startswith(head)
-            if not final and (may_be_analysis or _may_open_thoughts(head)):
+            recipient = _recipient_prefix(head, final)
+            if not final and (may_be_analysis or _may_open_thoughts(head) or recipient is None):
                 self._opening += text
-                return ""  # may still be the analysis channel's name, or Granite's phrase
+                return ""  # may still be the analysis channel's name, Granite's phrase or a recipient
             text, self._opening = self._opening + text, None
+            if recipient:
+                return head[recipient:]
             if _THOUGHTS_START.match(head):
                 self._thoughts, self._tail = [text], ""
                 return self._granite_thoughts("", final)
@@ -783,7 +810,8 @@ _TAG_TURN_ENDS: Final = tuple(end for end in _TURN_ENDS if end[0] == "<")
 
 def rewrite_markup(text: str) -> str:
     """``text`` with every native call markup rewritten (``CallMarkup`` over the whole text)."""
-    if not _MARK_CHARS.search(text) and not text.lstrip().startswith(_BARE_ANALYSIS) and not _THOUGHTS_START.match(text.lstrip()):
+    head = text.lstrip()
+    if not _MARK_CHARS.search(text) and not head.startswith((_BARE_ANALYSIS, _RECIPIENT_MARK)) and not _THOUGHTS_START.match(head):
         return text
     markup = CallMarkup()
     return markup.feed(text) + markup.finish()

@@ -222,6 +222,45 @@ ACTIONS = [
         [("search", {"query": "weather"})],
         id="dop3861-json-line-in-thought",
     ),
+    # vllm-project/vllm#16214 (Llama 4 with the llama3_json parser): the JSON call between its python tokens
+    pytest.param(
+        '<|python_start|>{"name": "brave_web_search", "parameters": {"query": "latest news"}}<|python_end|>',
+        [("brave_web_search", {"query": "latest news"})],
+        id="vllm16214-llama4-python-start-json",
+    ),
+    # vllm-project/vllm#46863 (Llama-4-Scout): the call object with a "type" key, left in the content
+    pytest.param(
+        '{"type": "function", "name": "Bash", "parameters": {"command": "echo hello", "timeout": 12000}}',
+        [("Bash", {"command": "echo hello", "timeout": 12000})],
+        id="vllm46863-llama4-type-function-json",
+    ),
+    # ollama/ollama#13519 (llama3.2:3b): the call as JSON in a fence, in the content
+    pytest.param(
+        '```json\n{"name": "query_web_search", "parameters": {"query": "install ollama models"}}\n```',
+        [("query_web_search", {"query": "install ollama models"})],
+        id="ollama13519-llama32-fenced-json",
+    ),
+    # InternLM/InternLM chat_format.md: InternLM2's plugin call after a sentence
+    pytest.param(
+        'Sure, I will search for the weather of Shanghai.<|action_start|><|plugin|>\n'
+        '{"name": "get_current_weather", "parameters": {"location": "Shanghai"}}<|action_end|><|im_end|>',
+        [("get_current_weather", {"location": "Shanghai"})],
+        id="internlm2-plugin-call",
+    ),
+    # Kimi-VL-Thinking: its ◁think▷ block, then the step
+    pytest.param(
+        '◁think▷The user wants the weather.◁/think▷Thought: I need the weather.\nAction: get_weather\n'
+        'Action Input: {"city": "Paris"}',
+        [("get_weather", {"city": "Paris"})],
+        id="kimi-vl-think-then-react",
+    ),
+    # Granite 3.2 (ollama/ollama#8955 shape): the step after "Here is my response:"
+    pytest.param(
+        "Here is my thought process:\n\nI need the weather first.\n\nHere is my response:\n\n"
+        'Thought: look it up\nAction: get_weather\nAction Input: {"city": "Paris"}',
+        [("get_weather", {"city": "Paris"})],
+        id="granite32-thought-process-then-react",
+    ),
     # a reasoning block that itself says "Final Answer" before a visible action (QwQ-32B)
     pytest.param(
         '<think>Final Answer: nope</think>\nThought: need search\nAction: search\nAction Input: {"q": "x"}',
@@ -371,6 +410,34 @@ ANSWERS = [
         "Paris is the capital.",
         id="bold-final-answer-without-colon",
     ),
+    # ollama/ollama#8955 (granite-3.2 8b thinking preview), verbatim
+    pytest.param(
+        "Here is my thought process:\n\nThe task is straightforward - I need to count the number of letter 'r' in "
+        "the word 'strawberry'. This involves simple string analysis and character counting.\n\nHere is my response:"
+        "\n\nThere are **2** 'r's in the word 'strawberry'.",
+        "There are **2** 'r's in the word 'strawberry'.",
+        id="ollama8955-granite32-thought-process",
+    ),
+    # Granite 3.3: "<think></think>" then "<response></response>" (its chat template)
+    pytest.param(
+        "<think>The user greets me.</think><response>Hello! How can I help you today?</response>",
+        "Hello! How can I help you today?",
+        id="granite33-response-frame",
+    ),
+    # ERNIE-X1 (FastDeploy's ernie_x1 reasoning parser): a bare </think>, then the frame
+    pytest.param(
+        "The user greets me.\n</think>\n\n<response>\nHello! How can I help?\n</response>\n",
+        "Hello! How can I help?",
+        id="ernie-x1-response-frame",
+    ),
+    # the DeepSeek-R1-Zero template (arXiv:2501.12948), kept by RL-tuned models
+    pytest.param("<think>2 + 2 = 4</think> <answer>Final Answer: 4</answer>", "4", id="r1-zero-answer-frame"),
+    # Kimi-VL-Thinking
+    pytest.param("◁think▷Simple greeting.◁/think▷Hello there!", "Hello there!", id="kimi-vl-think"),
+    # llama.cpp's functionary v3.2 tests: text after the "all" recipient
+    pytest.param(">>>all\nHello, world!\nWhat's up?", "Hello, world!\nWhat's up?", id="functionary-v32-all"),
+    # a reply asked to wrap its answer in tags keeps them (no reasoning block before them)
+    pytest.param("<answer>4</answer>", "<answer>4</answer>", id="answer-tags-without-reasoning-kept"),
     # the same heading closing a worked solution with no label before it (DeepSeek-R1, QwQ): a
     # heading of the prose, which is the answer whole
     pytest.param(
