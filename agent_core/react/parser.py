@@ -623,7 +623,7 @@ class ReactStreamParser:
         self._answer: list[str] = []
         self._answer_ws = ""  # answer text held back until more comes: whitespace, an opening fence
         self._answer_fence_open = False
-        self._run_on: list[str] | None = None  # answer text from a "Question:" line on, held (_s_answer)
+        self._run_on: list[str] | None = None  # answer text from a "Question:" or "Action:" line on, held (_s_answer)
         self._answer_code = False  # a code block is open in the answer
         self._wrapped = False  # a fence line opened in the visible text and not closed yet
         self._answering = False
@@ -694,7 +694,7 @@ class ReactStreamParser:
                 break
             self._close_construct()
         self._commit_unlabelled()
-        if self._run_on is not None:  # no format followed the "Question:": it was the answer's own text
+        if self._run_on is not None:  # no format followed the "Question:" or "Action:": the answer's own text
             held, self._run_on = "".join(self._run_on), None
             self._emit_answer(held)
         self._turn = self._settle()
@@ -1071,7 +1071,14 @@ class ReactStreamParser:
             # answer ends here, and a held "Question:" tail goes with it
             self._run_on, self._state = None, _S.DONE
             return True
-        if marker is None and self._run_on is None:
+        if self._run_on is not None:
+            return None
+        if marker is not None and marker.kind == "action":
+            # "Action: get_weather" under an answer: held until the turn shows what it is, the
+            # format written on (an "Action Input:" follows, langchain#21912) or the answer's own
+            # line (an action plan's "Action: call the supplier")
+            self._run_on = []
+        elif marker is None:
             question = _input_label(self._buf, self._pos, eof, _QUESTION_LABELS)
             if question is _NEED:
                 return False

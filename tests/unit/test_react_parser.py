@@ -204,6 +204,9 @@ def test_multiline_final_answer_keeps_its_lines_and_markdown():
         "\nObservation: sunny",
         "\n\nQuestion: What about Rome?\nThought: I should call get_weather",
         "\n**Question:** And Rome?\n\n**Observation:** rainy",
+        # langchain-ai/langchain#21912, crewAIInc/crewAI#1545: an action after the answer
+        '\nAction: get_weather\nAction Input: {"city": "Paris"}',
+        '\n\n**Action:** get_weather\n**Action Input:** {"city": "Paris"}\nObservation: sunny',
     ],
 )
 def test_the_format_written_on_past_the_answer_is_not_the_answer(tail):
