@@ -174,7 +174,9 @@ class AgentLoop:
     def __init__(self, strategy: AgentStrategy, steps: StrategySteps, params: StrategyParams) -> None:
         self._strategy = strategy
         self._steps = steps
-        registry = ToolRegistry(params.tools, provider_names=getattr(steps, "provider_tool_names", False))
+        registry = ToolRegistry(
+            params.tools, provider_names=getattr(steps, "provider_tool_names", False), other_secrets=params.other_secrets
+        )
         self.state = RunState(params=params, registry=registry)
         self._tools = ToolRunner(
             strategy.session,

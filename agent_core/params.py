@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from agent_core import prompts
 from agent_core.errors import AgentRunError
 from agent_core.observation import redactor
+from agent_core.tool_schema import ParamType, secret_text, tool_secret_values
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +71,25 @@ def _declared_values(raw: Any) -> list[str]:
     runtime = raw.get("runtime_parameters")
     values = list(runtime.values()) if isinstance(runtime, dict) else []
     return [value for value in [*values, raw.get("credential_id")] if isinstance(value, str)]
+
+
+_PARAM_TYPES = frozenset(str(kind.value) for kind in ParamType)
+
+
+def _dropped_secrets(raw: Any) -> set[str]:
+    """The values a malformed tool declaration may hold a secret in: its runtime values of
+    ``secret-input`` parameters and of parameters whose type the SDK does not know (a newer
+    secret type cannot be told apart); all its runtime values when its parameters cannot be
+    read. Redacted from every other tool's output, as the secrets of the tools offered are."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("runtime_parameters"), dict):
+        return set()
+    runtime, parameters = raw["runtime_parameters"], raw.get("parameters")
+    if not isinstance(parameters, list) or not all(isinstance(p, dict) for p in parameters):
+        names = list(runtime)
+    else:
+        names = [p.get("name") for p in parameters
+                 if p.get("type") == ParamType.SECRET_INPUT.value or str(p.get("type")) not in _PARAM_TYPES]
+    return {text for name in names if isinstance(name, str) for text in secret_text(runtime.get(name))}
 
 
 def _drop_reason(raw: Any, error: ValidationError) -> str:
@@ -170,6 +190,9 @@ class StrategyParams(BaseModel):
     allowed_tools: list[str] | None = None
     dropped_tools: list[tuple[str, str]] = Field(default_factory=list)
     """Tools left out because their declaration did not validate: (name, what was wrong)."""
+    other_secrets: frozenset[str] = Field(default_factory=frozenset, repr=False, exclude=True)
+    """Secret values of the node's tools that are not offered (dropped as malformed, or left out
+    by ``allowed_tools``): never run, but redacted from what the other tools return."""
     setting_notes: list[str] = Field(default_factory=list)
     """Parts of the model-selector left out because they could not be read (memory messages,
     the model's schema), each said once in the log."""
@@ -228,7 +251,7 @@ class StrategyParams(BaseModel):
         """
         if not isinstance(data, dict):
             return data
-        tools, dropped = [], []
+        tools, dropped, secrets = [], [], set()
         raw_tools = data.get("tools")
         if isinstance(raw_tools, dict):  # one tool, not in a list
             raw_tools = [raw_tools]
@@ -243,12 +266,14 @@ class StrategyParams(BaseModel):
                 name = _tool_name(raw)
                 reason = _drop_reason(raw, error)
                 dropped.append((name, reason))
+                secrets |= _dropped_secrets(raw)
                 logger.warning("dropping tool %r: its declaration does not validate (%s)", name, reason)
             except Exception as error:  # a validator of the SDK that fails otherwise: never its text
                 name = _tool_name(raw)
+                secrets |= _dropped_secrets(raw)
                 dropped.append((name, f"entity: unreadable ({type(error).__name__})"))
                 logger.warning("dropping tool %r: its declaration cannot be read (%s)", name, type(error).__name__)
-        return {**data, "tools": tools, "dropped_tools": dropped}
+        return {**data, "tools": tools, "dropped_tools": dropped, "other_secrets": frozenset(secrets)}
 
     @field_validator("allowed_tools", mode="before")
     @classmethod
@@ -279,6 +304,8 @@ class StrategyParams(BaseModel):
         if self.allowed_tools is not None:
             allowed = set(self.allowed_tools)
             unknown = sorted(allowed - {tool.identity.name for tool in self.tools} - {name for name, _ in self.dropped_tools})
+            left_out = [tool for tool in self.tools if tool.identity.name not in allowed]
+            self.other_secrets = self.other_secrets.union(*map(tool_secret_values, left_out))
             self.tools = [tool for tool in self.tools if tool.identity.name in allowed]
             self.dropped_tools = [(name, why) for name, why in self.dropped_tools if name in allowed]
             if unknown:  # a typo in the variable would otherwise leave the agent without tools, unseen

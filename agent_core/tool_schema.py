@@ -13,7 +13,7 @@ import copy
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from dify_plugin.entities.model.message import PromptMessageTool
@@ -114,6 +114,33 @@ def _option_values(parameter: ToolParameter) -> list[str]:
     return [str(option.value) for option in parameter.options]
 
 
+def secret_text(value: Any) -> set[str]:
+    """The texts a ``secret-input`` value reaches a tool as, to redact: a string as it is, a
+    number as its text (48213377.0 also as 48213377); nothing for a boolean, a blank or any
+    other value."""
+    if isinstance(value, bool):
+        return set()
+    texts: set[str] = set()
+    if isinstance(value, float) and value.is_integer():  # 48213377.0 may be written 48213377
+        texts.add(str(int(value)))
+    if isinstance(value, int | float):  # a numeric PIN or account number goes to the tool as text
+        value = str(value)
+    if isinstance(value, str) and value.strip():
+        texts.add(value)
+    return texts
+
+
+def tool_secret_values(tool: ToolEntity) -> set[str]:
+    """The values of ``tool``'s ``secret-input`` parameters set in its ``runtime_parameters``
+    (see ``secret_text``)."""
+    runtime = tool.runtime_parameters or {}
+    secrets: set[str] = set()
+    for parameter in tool.parameters:
+        if parameter.type == ParamType.SECRET_INPUT:
+            secrets |= secret_text(runtime.get(parameter.name))
+    return secrets
+
+
 class ToolRegistry:
     """The node's tools, by the exact name the model was given.
 
@@ -126,7 +153,10 @@ class ToolRegistry:
     back the same way; a name they accept is offered as it is.
     """
 
-    def __init__(self, tools: Sequence[ToolEntity] | None, *, provider_names: bool = False) -> None:
+    def __init__(
+        self, tools: Sequence[ToolEntity] | None, *, provider_names: bool = False, other_secrets: Iterable[str] = ()
+    ) -> None:
+        self._other_secrets = frozenset(other_secrets)
         self._tools: dict[str, ToolEntity] = {}
         for tool in tools or ():
             name = provider_name(tool.identity.name) if provider_names else tool.identity.name
@@ -194,20 +224,11 @@ class ToolRegistry:
 
     def secret_values(self) -> set[str]:
         """Values of ``secret-input`` parameters in ``runtime_parameters``, to redact (numbers
-        as their text)."""
-        secrets: set[str] = set()
+        as their text): those of the tools offered and the ``other_secrets`` the registry was
+        given (tools of the node that are not offered)."""
+        secrets = set(self._other_secrets)
         for tool in self._tools.values():
-            runtime = tool.runtime_parameters or {}
-            for parameter in tool.parameters:
-                value = runtime.get(parameter.name)
-                if parameter.type != ParamType.SECRET_INPUT or isinstance(value, bool):
-                    continue
-                if isinstance(value, float) and value.is_integer():  # 48213377.0 may be written 48213377
-                    secrets.add(str(int(value)))
-                if isinstance(value, int | float):  # a numeric PIN or account number goes to the tool as text
-                    value = str(value)
-                if isinstance(value, str) and value.strip():
-                    secrets.add(value)
+            secrets |= tool_secret_values(tool)
         return secrets
 
     def validate_arguments(self, tool: ToolEntity, arguments: Mapping[str, Any]) -> str | None:

@@ -246,6 +246,26 @@ def test_secret_of_one_tool_is_redacted_from_another_tools_output(run):
     assert CANARY not in dumps(result.llm_requests) + dumps([n.to_dict() for n in result.logs.values()])
 
 
+@pytest.mark.parametrize("left_out", ["allowed_tools", "malformed"])
+def test_secret_of_a_tool_not_offered_is_redacted_from_another_tools_output(run, left_out):
+    """The node's CRM tool is not offered (left out by allowed_tools, or dropped because its
+    declaration does not validate); its secret is still the user's, and another tool that
+    learned it does not pass it on."""
+    crm = crm_tool() if left_out == "allowed_tools" else UnreadableTool(
+        name="crm_lookup", description="x", parameters=[ToolParam("api_key", type="secret-input", form="form")],
+        runtime_parameters={"api_key": CANARY}, responses=[])
+    leaky = ScriptedTool(name="diagnostics", description="Show diagnostics", parameters=[ToolParam("what")],
+                         responses=[text_message(f"env CRM_KEY={CANARY}")])
+    turns = [{"tool_calls": [{"id": "d1", "name": "diagnostics", "arguments": {"what": "env"}}]}, {"text": "ok"}]
+    params = {"allowed_tools": ["diagnostics"]} if left_out == "allowed_tools" else {}
+    result = run(turns, tools=[crm, leaky], params=params)
+    assert_clean_end(result)
+    assert [r["tool"] for r in result.tool_requests] == ["diagnostics"]
+    (seen,) = observations(result.llm_requests[1])
+    assert seen == "env CRM_KEY=[REDACTED]"
+    assert_plugin_never_wrote(run, result, CANARY)
+
+
 # --- tool output is data -------------------------------------------------------------------------
 
 INJECTIONS = [

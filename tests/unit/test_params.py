@@ -139,3 +139,22 @@ def test_allowed_tools_naming_a_tool_the_node_lacks_is_noted():
     params = read_params(StrategyParams, {"model": MODEL, "tools": [_tool("search")], "allowed_tools": ["serach"]})
     assert params.tools == []
     assert any("serach" in note for note in params.setting_notes)
+
+
+def _secret_tool(name: str, secret: str, secret_type: str = "secret-input") -> dict:
+    parameter = {"name": "key", "label": {"en_US": "key"}, "type": secret_type, "form": "form", "required": False}
+    return {**_tool(name), "parameters": [parameter], "runtime_parameters": {"key": secret, "lang": "English"}}
+
+
+def test_secrets_of_tools_not_offered_are_kept_to_redact_from_the_others():
+    """A tool left out by allowed_tools, and one dropped as malformed (a secret type the SDK
+    does not know): neither runs, but their secrets must not reach the model through another
+    tool's output either. Other runtime values are not secrets."""
+    broken = _secret_tool("vault", "VAULT-SECRET-1", secret_type="password-v2")
+    params = read_params(StrategyParams, {
+        "model": MODEL, "allowed_tools": ["search"],
+        "tools": [_tool("search"), _secret_tool("crm", "CRM-SECRET-2"), broken],
+    })
+    assert [tool.identity.name for tool in params.tools] == ["search"]
+    assert params.other_secrets == {"VAULT-SECRET-1", "CRM-SECRET-2"}
+    assert "CRM-SECRET-2" not in repr(params) and "other_secrets" not in params.model_dump()

@@ -410,3 +410,7 @@ def test_a_numeric_secret_is_redacted_as_its_text():
 def test_a_whole_float_secret_is_redacted_in_both_its_forms():
     entities = [tool("a", parameters=[param("pin", "secret-input", form="form")], runtime={"pin": 48213377.0})]
     assert ToolRegistry(entities).secret_values() == {"48213377.0", "48213377"}
+
+
+def test_a_registry_redacts_the_secrets_of_tools_it_does_not_offer_too():
+    assert ToolRegistry([], other_secrets={"NOT-OFFERED-77"}).secret_values() == {"NOT-OFFERED-77"}
