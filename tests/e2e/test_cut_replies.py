@@ -15,8 +15,10 @@ def cut(turn: dict, reason: str = "length") -> dict:
     return {**turn, "finish_reason": reason}
 
 
-# Anthropic's "max_tokens"; Vertex AI and Gemini plugins print google-genai's enum member
-@pytest.mark.parametrize("reason", ["length", "max_tokens", "FinishReason.MAX_TOKENS"])
+# Anthropic's "max_tokens"; Vertex AI and Gemini plugins print google-genai's enum member;
+# Mistral's "model_length"; Anthropic's "model_context_window_exceeded"
+@pytest.mark.parametrize("reason", ["length", "max_tokens", "FinishReason.MAX_TOKENS", "model_length",
+                                    "model_context_window_exceeded"])
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_a_cut_answer_is_continued_where_it_stopped(run, strategy, reason):
     first = cut(answer_turn(strategy, "The three laws are: one, two"), reason)
