@@ -30,14 +30,15 @@ class LogNode:
         label: what Dify shows, e.g. ``"ROUND 1"``.
         parent: the enclosing node, or None for a root.
         provider: the model's or the tool's provider id (``langgenius/openai/openai``,
-            ``langgenius/time/time``); Dify shows that provider's icon by the entry.
+            ``langgenius/time/time``); Dify shows that provider's icon by the entry. Like the
+            label, kept to ``LABEL_CHARS`` characters (it is the node's setting, any size).
     """
 
     def __init__(self, label: str, *, parent: "LogNode | None" = None, provider: str | None = None) -> None:
         self._id = str(uuid.uuid4())
         self._label = label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
         self._parent_id = parent.id if parent else None
-        self._provider = provider
+        self._provider = provider if provider is None or len(provider) <= LABEL_CHARS else provider[:LABEL_CHARS]
         self._started_at = time.time()
         self._started = time.perf_counter()
         self.finished = False

@@ -32,7 +32,7 @@ from agent_core.errors import AgentRunError, chained, error_text, shortened
 from agent_core.knowledge import fitting_resources, retriever_resources
 from agent_core.line_budget import REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, fit, text_pieces
 from agent_core.logs import LogNode
-from agent_core.model_call import ModelChunk, ModelRequest, PastDeadlineError, invoke_model
+from agent_core.model_call import ModelChunk, ModelRequest, PastDeadlineError, invoke_model, settings_bytes
 from agent_core.params import StrategyParams
 from agent_core.run_state import REPEAT_LIMIT, Round, RunState
 from agent_core.tool_calls import ToolCall
@@ -369,11 +369,12 @@ class AgentLoop:
         request = self._steps.build_request(state)
         budget = self._prompt_budget
         tokens = before = request_tokens(request) if budget is not None else None
+        settings = settings_bytes(state.params.model, request)  # the same in every build of the round
 
         def over(request: ModelRequest, tokens: int | None = None) -> bool:
             if budget is not None and (request_tokens(request) if tokens is None else tokens) > budget:
                 return True
-            return request_bytes(request) > REQUEST_BYTES
+            return request_bytes(request) + settings > REQUEST_BYTES
 
         trimmed = state.trimmed
         if over(request, before) and (room := state.trim_room(trimmed)):
@@ -395,7 +396,7 @@ class AgentLoop:
             tokens = request_tokens(request) if budget is not None else None
         if tokens is not None and (limit := reply_limit(state.params, tokens)):
             request = replace(request, completion_params={**request.completion_params, **limit})
-        size = request_bytes(request)
+        size = request_bytes(request) + settings_bytes(state.params.model, request)
         if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
             raise AgentRunError(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
         while state.image_notes:  # images the model gets as text only: say why, once

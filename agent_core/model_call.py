@@ -19,6 +19,7 @@ from dify_plugin.entities.model.llm import LLMModelConfig, LLMUsage
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
 from agent_core import prompts
+from agent_core.line_budget import encoded_size
 from agent_core.memo import per_object
 from agent_core.tool_calls import ToolCallDelta
 from agent_core.usage import coerce_usage, usage_problem
@@ -265,6 +266,17 @@ def build_llm_payload(model: LLMModelConfig, request: ModelRequest) -> dict[str,
     if request.structured_output_schema is not None:
         payload["structured_output_schema"] = request.structured_output_schema
     return payload
+
+
+def settings_bytes(model: LLMModelConfig, request: ModelRequest) -> int:
+    """Bytes the request line carries besides its prompt, tools and schema, as JSON: the
+    model's provider, name, mode and completion parameters and the merged ``stop`` list
+    (``build_llm_payload``). They come from the node's model-selector, whatever their size: the
+    line must fit the daemon with them (``line_budget.REQUEST_LINE_MAX_BYTES``)."""
+    completion_params = {**(model.completion_params or {}), **request.completion_params}
+    stop = merged_stop(completion_params.pop("stop", None), request.stop)
+    settings = [model.provider, model.model, model.mode, completion_params, stop]
+    return encoded_size(settings)
 
 
 class ModelTimeoutError(Exception):

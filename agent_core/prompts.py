@@ -362,8 +362,9 @@ SETTINGS_UNREADABLE = (
 REQUEST_TOO_LARGE = (
     "The request to the model would be {size} bytes, more than the plugin daemon accepts in one "
     "line ({limit} bytes), even with the conversation history and tool results shortened: the "
-    "query, instruction, knowledge context, tool declarations or the model's own replies are too "
-    "large. Shorten them and run again."
+    "query, instruction, knowledge context, tool declarations, the model's settings (its name, "
+    "completion parameters or stop sequences) or the model's own replies are too large. Shorten "
+    "them and run again."
 )
 MSG_ARGUMENTS_TOO_LARGE = (
     "its arguments take {size} bytes, more than a tool call may carry ({limit} bytes); "

@@ -33,18 +33,37 @@ def coerce_usage(raw: LLMUsage | dict[str, Any] | None) -> LLMUsage | None:
         return None
     merged = _EMPTY | {k: v for k, v in raw.items() if k in _FIELDS and v is not None}
     try:
-        return LLMUsage.model_validate(merged)
+        return _sane(LLMUsage.model_validate(merged))
     except ValueError:
         pass
     for name in _unreadable_fields(raw):
         merged[name] = _EMPTY[name]
     try:
-        return LLMUsage.model_validate(merged)
+        return _sane(LLMUsage.model_validate(merged))
     except ValueError:
         return None
 
 
 _EMPTY = LLMUsage.empty_usage().model_dump()
+
+MAX_CURRENCY_CHARS = 16
+"""Longest ``currency`` read (characters): a code such as ``USD`` or ``RMB``; a longer text is
+not a currency, and every log node and the run's metadata would carry it."""
+
+MAX_PRICE_EXPONENT = 30
+"""Largest power of ten a price may reach: a larger (or infinite, or NaN) ``Decimal`` is not a
+price, and adding one up overflows ``decimal``'s context (``decimal.Overflow``), ending the run."""
+
+
+def _sane(usage: LLMUsage) -> LLMUsage:
+    """``usage`` when every field is one a run can add up and write; raises ``ValueError``
+    naming the first field that is not (see ``MAX_CURRENCY_CHARS``, ``MAX_PRICE_EXPONENT``)."""
+    for name, value in usage:
+        if isinstance(value, Decimal) and (not value.is_finite() or (value and value.adjusted() > MAX_PRICE_EXPONENT)):
+            raise ValueError(f"{name}: not a price")
+    if len(usage.currency) > MAX_CURRENCY_CHARS:
+        raise ValueError("currency: not a currency code")
+    return usage
 
 
 def _unreadable_fields(raw: dict[str, Any]) -> list[str]:
@@ -53,7 +72,7 @@ def _unreadable_fields(raw: dict[str, Any]) -> list[str]:
         if name not in _FIELDS or value is None:
             continue
         try:
-            LLMUsage.model_validate(_EMPTY | {name: value})
+            _sane(LLMUsage.model_validate(_EMPTY | {name: value}))
         except ValueError:
             bad.append(name)
     return bad
@@ -65,14 +84,20 @@ def usage_problem(raw: Any) -> str | None:
     if not isinstance(raw, dict) or not raw:
         return None
     try:
-        LLMUsage.model_validate(_EMPTY | {k: v for k, v in raw.items() if k in _FIELDS and v is not None})
+        _sane(LLMUsage.model_validate(_EMPTY | {k: v for k, v in raw.items() if k in _FIELDS and v is not None}))
         return None
     except ValueError:
         pass
     bad = _unreadable_fields(raw)
     if not bad:
         return None
-    return "; ".join(f"usage field {name!r} cannot be read: {raw[name]!r}" for name in bad) + " (counted as 0)"
+    return "; ".join(f"usage field {name!r} cannot be read: {_shown(raw[name])}" for name in bad) + " (counted as 0)"
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    """``repr(value)``, at most ``limit`` characters of it (a field of megabytes is named, not copied)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def add_usage(a: LLMUsage, b: LLMUsage) -> LLMUsage:

@@ -178,3 +178,38 @@ def test_tool_declarations_over_the_line_end_the_run_with_a_clear_error(run, plu
     assert "tool declarations" in result.error_text
     assert result.unfinished_logs() == []
     assert plugin.alive
+
+
+HUGE_SETTINGS = {
+    "model name": {"model": "m" * (6 * 1024 * 1024)},
+    "provider": {"provider": "p/p/" + "p" * (6 * 1024 * 1024)},
+    "completion parameter": {"completion_params": {"temperature": 0.1, "user": "\x01" * 1_000_000}},
+    "stop sequences": {"completion_params": {"stop": [f"s{n}" for n in range(700_000)]}},
+}
+
+
+@pytest.mark.parametrize("setting", list(HUGE_SETTINGS))
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_model_settings_of_megabytes_end_with_a_clear_error_not_a_line_over_the_limit(run, plugin, strategy, setting):
+    """The model-selector's name, provider and completion parameters go into every request
+    line (and the provider into every model log node) whatever their size."""
+    run.plugin = plugin
+    result = run([answer_turn(strategy, "never")], strategy=strategy, timeout=240, model=HUGE_SETTINGS[setting])
+    assert plugin.alive
+    assert result.error["error_type"] == "AgentRunError"
+    assert result.error["message"].startswith("The request to the model would be") and "model's settings" in result.error["message"]
+    assert result.unfinished_logs() == []
+
+
+@pytest.mark.parametrize("field", ["currency", "total_price"])
+def test_a_usage_field_of_megabytes_is_named_not_written_into_every_log_line(run, plugin, field):
+    """A currency of megabytes would go into every log node's metadata; a price of a million
+    digits overflows decimal's context when added up. Each is named in the log, counted as 0."""
+    run.plugin = plugin
+    value = "C" * (6 * 1024 * 1024) if field == "currency" else "1e999999"
+    result = run([{"text": "ok", "usage": {"prompt_tokens": 10, "completion_tokens": 2, field: value}}], timeout=120)
+    assert plugin.alive
+    assert_clean_end(result)
+    assert result.text == "ok"
+    (thought,) = [n for n in result.logs.values() if n.label.endswith(" Thought")]
+    assert thought.data["usage_error"].startswith(f"usage field {field!r} cannot be read")

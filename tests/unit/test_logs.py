@@ -5,6 +5,7 @@ from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.provider_config import LogMetadata
 from pydantic_core import to_json
 
+from agent_core.line_budget import LABEL_CHARS
 from agent_core.logs import LogNode
 from agent_core.usage import coerce_usage
 
@@ -47,3 +48,9 @@ def test_messages_equal_what_the_sdk_reads_back():
         assert validated == message
         assert to_json(validated) == to_json(message)
         assert set(validated.message.model_fields_set) <= set(message.message.model_fields_set)
+
+
+def test_a_provider_of_megabytes_is_cut_like_a_label():
+    """The provider is the node's model setting: any size; each log line carries it."""
+    node = LogNode("x", provider="p" * 6_000_000)
+    assert len(node.start().message.metadata[LogMetadata.PROVIDER]) <= LABEL_CHARS

@@ -60,3 +60,20 @@ def test_structured_output_requests_carry_the_users_stop_too():
     request = ModelRequest(prompt_messages=MESSAGES, structured_output_schema={"type": "object"})
     payload = build_llm_payload(model(stop=["###"]), request)
     assert payload["stop"] == ["###"] and payload["structured_output_schema"] == {"type": "object"}
+
+
+@pytest.mark.parametrize("config", [
+    model(stop=["s" * 100_000]), model(user="u" * 100_000),
+    LLMModelConfig(provider="p", model="m" * 100_000, mode="chat", completion_params={}),
+], ids=["stop", "completion-param", "model-name"])
+def test_settings_bytes_are_what_the_request_line_carries_besides_prompt_and_tools(config):
+    """The request line must fit the daemon with the node's model settings, whatever their size."""
+    import json
+
+    from agent_core.model_call import settings_bytes
+
+    request = ModelRequest(prompt_messages=MESSAGES, stop=["Observation"])
+    payload = build_llm_payload(config, request)
+    rest = {key: value for key, value in payload.items() if key not in ("prompt_messages", "tools")}
+    line = len(json.dumps(rest, ensure_ascii=False, separators=(",", ":"), default=str).encode())
+    assert line - 100 < settings_bytes(config, request) <= line

@@ -85,3 +85,18 @@ def test_an_unreadable_price_is_named_and_counted_as_zero():
     assert usage is not None and usage.total_tokens == 15 and usage.total_price == 0
     assert usage_problem(raw) == "usage field 'total_price' cannot be read: 'n/a' (counted as 0)"
     assert usage_problem({"prompt_tokens": 3}) is None
+
+
+def test_a_price_too_large_to_add_up_or_a_currency_that_is_no_code_is_named_and_not_kept():
+    """A price of a million digits overflows decimal's context when the run adds it up
+    (decimal.Overflow ended the run); a currency of megabytes would go into every log line."""
+    from agent_core.usage import coerce_usage, usage_problem
+
+    for field, value in [("total_price", "1" + "0" * 2_000_000), ("prompt_price", "Infinity"), ("completion_price", "NaN"),
+                         ("currency", "C" * 6_000_000)]:
+        raw = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15, field: value}
+        usage = coerce_usage(raw)
+        assert usage is not None and usage.total_tokens == 15
+        assert add_usage(usage, usage).total_price.is_finite() and len(usage.currency) <= 16
+        problem = usage_problem(raw)
+        assert problem.startswith(f"usage field {field!r} cannot be read: ") and len(problem) < 200
