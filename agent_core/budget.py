@@ -25,6 +25,7 @@ from typing import Any
 
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageContentType, PromptMessageTool
 
+from agent_core.fairness import give_way
 from agent_core.line_budget import REQUEST_BYTES, encoded_size
 from agent_core.memo import per_object
 from agent_core.model_call import ModelRequest, message_dump, tool_dump
@@ -162,8 +163,14 @@ def message_tokens(message: PromptMessage) -> int:
 
 def request_tokens(request: ModelRequest) -> int:
     """Estimated prompt tokens of a whole request, tool schemas included."""
-    tools = sum(_tool_tokens(tool) for tool in request.tools)
-    return tools + sum(message_tokens(message) for message in request.prompt_messages)
+    total = 0
+    for tool in request.tools:
+        total += _tool_tokens(tool)
+        give_way()
+    for message in request.prompt_messages:
+        total += message_tokens(message)
+        give_way()
+    return total
 
 
 @per_object
@@ -217,6 +224,7 @@ def history_turns(history: Sequence[PromptMessage]) -> list[list[PromptMessage]]
         if message.role.value == "user" or not turns:
             turns.append([])
         turns[-1].append(message)
+        give_way()
     return turns
 
 

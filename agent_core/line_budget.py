@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic_core import to_json
 
+from agent_core.fairness import give_way
 from agent_core.json_args import too_deep, without_lone_surrogates
 
 DAEMON_LINE_BYTES = 5 * 1024 * 1024
@@ -96,6 +97,8 @@ def fit(data: Any, limit: int = LOG_DATA_BYTES) -> Any:
     while low < high:
         middle = (low + high + 1) // 2
         low, high = (middle, high) if total(middle) <= limit else (low, middle - 1)
+    if total(low) > limit:  # too many parts, not too long texts: cutting texts cannot make it fit
+        return {"note": _CUT_NOTE.format(cut=size, limit=limit).strip()}
     fitted = _cut_strings(data, low, limit)
     return fitted if encoded_size(fitted) <= limit else {"note": _CUT_NOTE.format(cut=size, limit=limit).strip()}
 
@@ -116,6 +119,7 @@ def _cut_depth(value: Any, limit: int, depth: int = 1) -> Any:
         return value
     if depth > limit:
         return _DEPTH_NOTE.format(limit=limit)
+    give_way()  # hundreds of thousands of parts
     if isinstance(value, dict):
         return {key: _cut_depth(item, limit, depth + 1) for key, item in value.items()}
     return [_cut_depth(item, limit, depth + 1) for item in value]
@@ -126,6 +130,7 @@ def _strings(value: Any, depth: int = 0) -> list[str]:
         return [value]
     if depth > 32:
         return []
+    give_way()
     items = value.values() if isinstance(value, dict) else value if isinstance(value, list | tuple) else ()
     return [found for item in items for found in _strings(item, depth + 1)]
 
@@ -136,6 +141,7 @@ def _cut_strings(value: Any, cap: int, limit: int, depth: int = 0) -> Any:
         return value if len(value) <= cap else value[:cap] + _CUT_NOTE.format(cut=len(value) - cap, limit=limit)
     if depth > 32:
         return value
+    give_way()
     if isinstance(value, dict):
         return {key: _cut_strings(item, cap, limit, depth + 1) for key, item in value.items()}
     if isinstance(value, list | tuple):

@@ -20,6 +20,7 @@ from dify_plugin.entities.model.message import (
     UserPromptMessage,
 )
 
+from agent_core.fairness import give_way
 from agent_core.file_fetch import provider_can_fetch, url_name
 from agent_core.knowledge import context_prompt
 from agent_core.params import StrategyParams
@@ -229,9 +230,11 @@ def clean_history(history: Sequence[PromptMessage], features: Collection[str] | 
     (Gemini's plugin sends it as the function response's name); then lets it start with the user and
     take turns (``_taking_turns``). Order is kept; the input is not mutated.
     """
-    messages = [
-        _content_for_model(_without_reasoning(m), features) for m in history if not isinstance(m, SystemPromptMessage)
-    ]
+    messages = []
+    for message in history:
+        if not isinstance(message, SystemPromptMessage):
+            messages.append(_content_for_model(_without_reasoning(message), features))
+        give_way()  # tens of thousands of messages
     cleaned: list[PromptMessage] = []
     position = 0
     while position < len(messages):

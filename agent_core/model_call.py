@@ -19,6 +19,7 @@ from dify_plugin.entities.model.llm import LLMModelConfig, LLMUsage
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
 from agent_core import prompts
+from agent_core.fairness import give_way
 from agent_core.line_budget import encoded_size
 from agent_core.memo import per_object
 from agent_core.tool_calls import ToolCallDelta
@@ -318,5 +319,6 @@ def invoke_model(
     try:
         for raw in each_within(stream, silence_timeout or None, silent, deadline=deadline, past_deadline=past_deadline):
             yield normalize_chunk(raw)
+            give_way()  # a reply in 100,000 chunks that are all there already
     finally:
         stream.close()

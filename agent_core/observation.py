@@ -137,6 +137,7 @@ from agent_core import json_args
 from agent_core.file_fetch import is_fetchable_url, url_name
 from agent_core.line_budget import encoded_size, fit
 from agent_core.prompts import (
+    CITATIONS_LEFT_OUT,
     CUT_NOTE,
     CUT_NOTE_LOG_CUT,
     FILE_INCOMPLETE,
@@ -182,6 +183,11 @@ ERROR_MAX_CHARS = 600
 FORWARDED_FIELDS_MAX_BYTES = 1024 * 1024
 """Most a message forwarded to the user may take besides its file data, once encoded (bytes):
 an address, a file's meta, retriever resources (each message is one line to the daemon)."""
+CITATIONS_PER_MESSAGE_MAX = 1000
+"""Most citations one ``retriever_resources`` message of a tool passes on (its first, the best
+ranked; the model is told the rest were left out). Dify's own knowledge retrieval returns a few
+dozen (its ``top_k``); reading, measuring and cutting hundreds of thousands held the process,
+every session on it, for seconds, only to withhold the message as too large."""
 FORWARDED_BLOB_FIELDS_MAX_BYTES = 256 * 1024
 """The same for a whole file sent as one ``blob`` message, whose data may take 4 MiB of the
 line as base64 (``SINGLE_BLOB_MAX_BYTES``)."""
@@ -458,6 +464,8 @@ class ObservationCollector:
         if kind == "file":  # Dify's FileMessage ({"file_marker": ..}) is unknown to SDK 0.10.2
             meta = raw.get("meta") if isinstance(raw.get("meta"), dict) else None
             return self._on_file(ToolInvokeMessage(type=_MessageType.FILE, message=None, meta=meta))
+        if kind == "retriever_resources" and isinstance(payload, Mapping):
+            payload = self._first_citations(payload)
         if kind in ("blob", "blob_chunk") and isinstance(payload, Mapping) and not _is_base64(payload.get("blob")):
             self._invalid_message(f"{kind} (its data is not base64)")  # the SDK would pass the text on as the file
             return []
@@ -470,6 +478,15 @@ class ObservationCollector:
             self._invalid_message(str(kind) if kind else "unknown")
             return []
         return self._dispatch(parsed)
+
+    def _first_citations(self, payload: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``payload`` with at most ``CITATIONS_PER_MESSAGE_MAX`` of its citations, and a note
+        when some were left out (its ``context`` is kept whole: it is the model's text)."""
+        resources = payload.get("retriever_resources")
+        if not isinstance(resources, list) or len(resources) <= CITATIONS_PER_MESSAGE_MAX:
+            return payload
+        self._note(CITATIONS_LEFT_OUT.format(count=len(resources), kept=CITATIONS_PER_MESSAGE_MAX))
+        return {**payload, "retriever_resources": resources[:CITATIONS_PER_MESSAGE_MAX]}
 
     def _on_text(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
         text = _text_of(message)
@@ -606,6 +623,10 @@ class ObservationCollector:
         if not isinstance(payload, InvokeMessage.RetrieverResourceMessage):
             self._invalid_message(message.type.value)
             return []
+        if len(payload.retriever_resources) > CITATIONS_PER_MESSAGE_MAX:  # a message built here, not read raw
+            cut = self._first_citations({"retriever_resources": payload.retriever_resources})["retriever_resources"]
+            payload = payload.model_copy(update={"retriever_resources": cut})
+            message = message.model_copy(update={"message": payload})
         context = payload.context.strip()
         if not context:
             context = "\n\n".join(r.content.strip() for r in payload.retriever_resources if r.content)

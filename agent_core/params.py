@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agent_core import prompts
 from agent_core.errors import AgentRunError
+from agent_core.fairness import give_way
 from agent_core.observation import redactor
 from agent_core.tool_schema import ParamType, secret_text, tool_secret_values
 
@@ -226,7 +227,11 @@ class StrategyParams(BaseModel):
         elif history is not None and not isinstance(history, list):
             notes.append(prompts.MEMORY_UNREADABLE.format(what=f"a {type(history).__name__}, not a list of messages"))
             history = []
-        kept = [message for message in map(_memory_message, history or []) if message is not None]
+        kept = []
+        for raw in history or []:
+            if (message := _memory_message(raw)) is not None:
+                kept.append(message)
+            give_way()  # tens of thousands of messages
         if len(kept) < len(history or []):
             notes.append(prompts.MEMORY_MESSAGES_LEFT_OUT.format(count=len(history) - len(kept)))
         model["history_prompt_messages"] = kept

@@ -312,6 +312,10 @@ MODEL_SCHEMA_UNREADABLE = (
 )
 WITHHELD = "A result of the tool ({kind}) was not sent to the user: its address or name contains a secret value."
 WITHHELD_CONTENT = "The tool's file {what} was not sent to the user: its content contains a secret value."
+CITATIONS_LEFT_OUT = (
+    "The tool sent {count} citations; the first {kept} (the best ranked) were passed on to the user, "
+    "the rest left out."
+)
 WITHHELD_TOO_LARGE = (
     "A result of the tool ({kind}) was not sent to the user: its address or details take {size} bytes, "
     "more than one message to Dify may carry."

@@ -22,6 +22,7 @@ from gevent.pool import Pool
 from gevent.queue import Queue
 
 from agent_core import prompts
+from agent_core.fairness import give_way
 from agent_core.json_args import MAX_DEPTH, too_deep
 from agent_core.line_budget import TOOL_ARGUMENTS_BYTES, encoded_size
 from agent_core.logs import LogNode
@@ -316,6 +317,7 @@ class ToolRunner:
             # for a lone call): going off there, it would end the run instead of the call.
             while (message := next_within(stream, end - time.monotonic(), expired)) is not END:
                 yield from collector.add(message)
+                give_way()  # tens of thousands of messages that are all there already
         except Exception as error:  # the tool's failure (or its time running out) is the model's observation
             collector.fail(error)
         finally:

@@ -25,6 +25,8 @@ from dify_plugin.entities.model.message import (
 )
 
 from agent_core import prompts
+from agent_core.fairness import give_way
+from agent_core.memo import per_object
 from agent_core.messages import query_message
 from agent_core.run_state import Round, RunState
 from agent_core.text_calls import schema_properties
@@ -261,16 +263,25 @@ def plain_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:
     row, which chat templates that insist on alternating roles refuse: they are joined."""
     kept: list[PromptMessage] = []
     for message in history:
+        give_way()  # tens of thousands of messages, in each of the builds that trim the prompt
         if message.role.value == "tool":
             continue
         if isinstance(message, AssistantPromptMessage):
             if not message.content:
                 continue
-            message = AssistantPromptMessage(content=message.content)
+            message = _text_only(message)
         if kept and isinstance(message, UserPromptMessage) and isinstance(kept[-1], UserPromptMessage):
             message = _joined_user(kept.pop(), message)
         kept.append(message)
     return kept
+
+
+@per_object
+def _text_only(message: AssistantPromptMessage) -> AssistantPromptMessage:
+    """An assistant message of the memory without its tool calls, made once per message: every
+    build of the prompt (several when it is trimmed to fit) reuses it, and what is measured of it
+    (``memo``)."""
+    return AssistantPromptMessage(content=message.content)
 
 
 def _joined_user(first: UserPromptMessage, second: UserPromptMessage) -> UserPromptMessage:

@@ -933,3 +933,18 @@ def test_a_file_whose_details_would_overfill_its_line_is_withheld_and_never_said
         assert forwarded == []
         assert "more than one message to Dify may carry" in outcome.observation
         assert "sent to the user:" not in outcome.observation.replace("not sent to the user", "")
+
+
+@pytest.mark.parametrize("raw", [False, True], ids=["typed", "raw"])
+def test_thousands_of_citations_pass_on_the_best_ranked_and_say_so(raw):
+    # a tool sending 300,000 citations held the process (every session on it) for seconds, only
+    # to withhold them all as too large for one line
+    count = obs.CITATIONS_PER_MESSAGE_MAX + 500
+    message = _resources("The context.", *[f"chunk {i}" for i in range(count)])
+    if raw:
+        message = message.model_dump(mode="json")
+    outcome, forwarded = run(message)
+    assert len(forwarded) == 1
+    kept = forwarded[0].message.retriever_resources
+    assert len(kept) == obs.CITATIONS_PER_MESSAGE_MAX and kept[0].content == "chunk 0"
+    assert f"sent {count} citations" in outcome.observation and "The context." in outcome.observation

@@ -1,0 +1,34 @@
+"""Letting the other sessions of the process run during long CPU work.
+
+The SDK serves every session of a plugin process on one gevent hub (one OS thread): a greenlet
+that computes for a second (megabytes of tool output, tens of thousands of memory messages or
+citations, a reply in a hundred thousand chunks) holds every other session's stream, and the
+SDK's heartbeat, for that second. Loops that may run long call ``give_way()`` once per item: it
+costs one clock read, and hands over to the hub (``gevent.sleep(0)``: every greenlet that is
+ready runs once, then this one goes on) when the current greenlet has computed for
+``SLICE_SECONDS`` since the process last gave way.
+"""
+
+import time
+
+import gevent
+
+SLICE_SECONDS = 0.01
+"""Seconds of computing after which ``give_way`` lets the other greenlets run: another
+session's stream then waits at most about this long per slice (goal: gaps under 100 ms)."""
+
+_last = time.perf_counter()
+
+
+def give_way() -> None:
+    """Let the other greenlets run when this stretch of work has lasted ``SLICE_SECONDS``.
+
+    Call it between items of a loop, never while holding something another greenlet needs (a
+    half-written line, a lock). Raises what a switch may raise in this greenlet (gevent's
+    ``GreenletExit`` when the run is killed), like any other wait."""
+    global _last
+    now = time.perf_counter()
+    if now - _last >= SLICE_SECONDS:
+        gevent.sleep(0)
+        _last = time.perf_counter()
+
