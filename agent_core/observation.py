@@ -201,6 +201,9 @@ MIN_SECRET_LENGTH = 4
 """Shorter secret values are not redacted: hiding them would garble ordinary text."""
 MIN_SECRET_EDGE = 4
 """The shortest start of a secret hidden at the edge of a cut text (characters)."""
+MIN_BASE64_CORE = 8
+"""The shortest base64 form of a secret looked for (characters): a shorter run would turn up by
+chance in the base64 data a tool returns."""
 
 _MessageType = InvokeMessage.MessageType
 _TRACEBACK = "Traceback (most recent"
@@ -1294,11 +1297,29 @@ def _wrappable(word: str) -> str:
     return _LINE_WRAP.join(re.escape(char) for char in word)
 
 
+def _base64_cores(secret: str) -> set[str]:
+    """The characters that stand for ``secret`` in any base64 text that holds it (standard and
+    URL-safe alphabets): at each of the three byte offsets it may start at, the output
+    characters made of its bits alone (an HTTP Basic ``Authorization`` header holds
+    ``base64(user:password)``; a tool may echo it). Cores shorter than ``MIN_BASE64_CORE`` are
+    left out."""
+    data = secret.encode("utf-8")
+    cores: set[str] = set()
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + data).decode("ascii")
+        start, end = -(-8 * offset // 6), (8 * offset + 8 * len(data)) // 6
+        core = encoded[start:end]
+        if len(core) >= MIN_BASE64_CORE:
+            cores |= {core, core.replace("+", "-").replace("/", "_")}
+    return cores
+
+
 class _Secrets:
     """The secret values of a call and what hides them: ``redact`` replaces every occurrence by
     ``[REDACTED]``, whatever whitespace stands between its words (a tool or an error message
     may have reflowed it), a line break anywhere in it (a wrapped token), and in its
-    JSON-escaped (``\\/`` too), URL-encoded and HTML-escaped forms; ``mask_cut_edge``
+    JSON-escaped (``\\/`` too), URL-encoded (also twice), HTML-escaped and base64 forms
+    (``_base64_cores``); ``mask_cut_edge``
     hides the start of a secret left at the end of a text that was cut; ``holds`` tells whether
     a text (a link, a file name) contains one, ``in_bytes`` whether a file's content does."""
 
@@ -1312,7 +1333,8 @@ class _Secrets:
             escaped = {json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1]}
             escaped |= {e.replace("/", "\\/") for e in escaped}  # JSON's optional "\/" (PHP's default)
             marked_up = {html.escape(secret), html.escape(secret, quote=False)}
-            variants |= {secret, *escaped, *quoted, *marked_up}
+            twice = {urllib.parse.quote(q, safe="") for q in quoted if "%" in q}  # a URL inside a URL's query
+            variants |= {secret, *escaped, *quoted, *marked_up, *twice, *_base64_cores(secret)}
         self._variants = sorted(variants, key=len, reverse=True)
         flexible = ["\\s+".join(_wrappable(word) for word in v.split()) or re.escape(v) for v in self._variants]
         self._pattern = re.compile("|".join(flexible)) if flexible else None

@@ -7,6 +7,8 @@ import logging
 import re
 import urllib.parse
 
+import pytest
+
 from agent_core import prompts
 from agent_core.observation import FULL_TEXT_MAX_CHARS, ObservationCollector, redactor
 from agent_core.params import StrategyParams
@@ -149,7 +151,8 @@ def test_a_file_whose_content_holds_the_secret_is_withheld_and_the_model_told_wh
 def test_an_inline_image_whose_content_holds_the_secret_is_withheld():
     url = "data:text/plain;base64," + base64.b64encode(f"key {SECRET}".encode()).decode()
     outcome, forwarded = collect({"type": "image", "message": {"text": url}, "meta": None})
-    assert forwarded == [] and "its content contains a secret value" in outcome.observation
+    # a data: address is its content: withheld, for its address (base64 form) or its content
+    assert forwarded == [] and "contains a secret value" in outcome.observation
 
 
 def test_a_chunked_file_named_after_the_secret_is_withheld_once_and_no_chunk_sent():
@@ -326,3 +329,23 @@ def test_a_secret_wrapped_across_lines_and_cut_at_the_error_cap_leaves_no_part_o
     wrapped = secret[:8] + "\n" + secret[8:]
     outcome, _ = collect(error=RuntimeError("failed: " + "y" * 580 + wrapped), secrets=(secret,))
     assert "S3cr3t" not in outcome.observation and "[REDACTED]" in outcome.observation
+
+
+@pytest.mark.parametrize("before", ["", "u:", "ab:", "apiuser:"])  # the secret at each byte offset
+def test_a_secret_inside_base64_is_redacted(before):
+    # a tool echoing the request it made: "Authorization: Basic base64(user:password)"
+    encoded = base64.b64encode(f"{before}{SECRET}".encode()).decode()
+    for alphabet in (encoded, encoded.replace("+", "-").replace("/", "_")):
+        redacted = redactor([SECRET])(f"sent Authorization: Basic {alphabet}")
+        middle = alphabet[len(before) * 4 // 3 + 2 : len(alphabet) - 4]  # characters of the secret's bits only
+        assert "[REDACTED]" in redacted and middle not in redacted
+
+
+def test_base64_that_does_not_hold_the_secret_is_left_alone():
+    text = "image: " + base64.b64encode(bytes(range(256)) * 40).decode()
+    assert redactor([SECRET])(text) == text
+
+
+def test_a_secret_url_encoded_twice_is_redacted():
+    twice = urllib.parse.quote(urllib.parse.quote(SECRET + "/x?", safe=""), safe="")
+    assert redactor([SECRET + "/x?"])(f"next={twice}") == "next=[REDACTED]"
