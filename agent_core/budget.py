@@ -17,13 +17,20 @@ as the official strategies do with the SDK's ``recalc_llm_max_tokens``: provider
 vLLM and Anthropic refuse a request whose prompt plus ``max_tokens`` exceeds the window.
 """
 
+import base64
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from dify_plugin.entities.model.message import PromptMessage, PromptMessageContentType, PromptMessageTool
+from dify_plugin.entities.model.message import (
+    PromptMessage,
+    PromptMessageContent,
+    PromptMessageContentType,
+    PromptMessageTool,
+)
 
 from agent_core.fairness import give_way
 from agent_core.line_budget import REQUEST_BYTES, encoded_size
@@ -44,12 +51,45 @@ MESSAGE_OVERHEAD = 4
 IMAGE_TOKENS = 765
 """A conservative cost of one image (OpenAI's 'high' detail for a 1024 px square)."""
 
+DOCUMENT_PAGE_TOKENS = 3000
+"""A cost of one PDF page: the top of Anthropic's documented 1,500-3,000 text tokens a page
+(Claude also sees each page as an image; Gemini counts 258 tokens a page)."""
+
+DOCUMENT_PAGE_BYTES = 32 * 1024
+"""Bytes of PDF counted as one page when its page count cannot be read (compressed objects)."""
+
+_PDF_PAGE = re.compile(rb"/Type\s*/Page(?![A-Za-z])")
+_PDF_COUNT = re.compile(rb"/Count\s+(\d{1,6})")
+
 LEAST_PROMPT_SHARE = 0.5
 """The share of the context window the prompt may always use, whatever ``max_tokens`` says."""
 
 LEAST_REPLY_TOKENS = 256
 """The fewest reply tokens ``reply_limit`` asks for: with less room left, the request goes as
 set and the provider says the prompt is too long (a reply of a few tokens would only be cut)."""
+
+
+def pdf_pages(data: bytes) -> int:
+    """Pages of a PDF, read from its bytes: its ``/Type /Page`` objects, else the largest
+    ``/Count`` of its page tree, else one page for every ``DOCUMENT_PAGE_BYTES`` (a PDF whose
+    objects are compressed shows neither); at least 1."""
+    if pages := len(_PDF_PAGE.findall(data)):
+        return pages
+    if counts := [int(count) for count in _PDF_COUNT.findall(data)]:
+        return max(max(counts), 1)
+    return max(1, math.ceil(len(data) / DOCUMENT_PAGE_BYTES))
+
+
+@per_object
+def document_tokens(part: PromptMessageContent) -> int:
+    """Estimated tokens of a document content part: ``DOCUMENT_PAGE_TOKENS`` for each page of
+    its data (``pdf_pages``); one page when it has no data (sent by address) or its data is not
+    base64."""
+    data = getattr(part, "base64_data", "") or ""
+    try:
+        return DOCUMENT_PAGE_TOKENS * pdf_pages(base64.b64decode(data, validate=False)) if data else DOCUMENT_PAGE_TOKENS
+    except (ValueError, TypeError):
+        return DOCUMENT_PAGE_TOKENS
 
 
 def _max_tokens_rules(params: StrategyParams) -> list[Any]:
@@ -148,14 +188,17 @@ def count_tokens(text: str) -> int:
 
 @per_object
 def message_tokens(message: PromptMessage) -> int:
-    """Estimated tokens of one message: text, images, tool calls and overhead."""
+    """Estimated tokens of one message: text, images, documents (``document_tokens``), tool
+    calls and overhead."""
     total = MESSAGE_OVERHEAD
     if isinstance(message.content, str):
         total += count_tokens(message.content)
     elif isinstance(message.content, list):
         for part in message.content:
-            is_text = part.type == PromptMessageContentType.TEXT
-            total += count_tokens(getattr(part, "data", "")) if is_text else IMAGE_TOKENS
+            if part.type == PromptMessageContentType.TEXT:
+                total += count_tokens(getattr(part, "data", ""))
+            else:
+                total += document_tokens(part) if part.type == PromptMessageContentType.DOCUMENT else IMAGE_TOKENS
     for call in getattr(message, "tool_calls", None) or []:
         total += count_tokens(call.function.name) + count_tokens(call.function.arguments)
     return total

@@ -1,4 +1,4 @@
-"""The query's images that only the plugin can reach, fetched once a run.
+"""The query's images that only the plugin can reach, and its documents, fetched once a run.
 
 Dify gives the Agent node a file's address as ``File.to_plugin_parameter`` makes it, for the
 plugin to fetch (``generate_url(for_external=False)`` in Dify's ``core/file/models.py``): on a
@@ -6,7 +6,8 @@ self-hosted Dify that is the internal address (``http://api:5001/files/...?sign=
 plugin reaches inside Dify's network but a model provider never does. Dify's own LLM node sends
 such images as base64 data (its default ``MULTIMODAL_SEND_FORMAT``); so does this plugin: an
 image whose address a provider cannot fetch is fetched here, through the SDK's own ``File``
-(dify_plugin ``file/file.py``), and sent as data. A public address is sent as it is.
+(dify_plugin ``file/file.py``), and sent as data. A public address is sent as it is. A document (a PDF, for a model that reads
+documents) is always sent as data: see ``fetch_documents``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from agent_core import prompts
 IMAGE_MAX_BYTES: Final = 2 * 1024 * 1024
 """The largest image sent as data (bytes): its base64 (4/3 of it) must fit the request line
 budget (``line_budget.REQUEST_BYTES``, 3 MiB) with the rest of the prompt."""
+
+DOCUMENT_MAX_BYTES: Final = IMAGE_MAX_BYTES
+"""The largest document sent as data (bytes), for the same reason as ``IMAGE_MAX_BYTES``."""
 
 _PRIVATE_SUFFIXES: Final = (".local", ".internal", ".lan", ".home", ".svc", ".cluster.local", ".localhost")
 
@@ -69,17 +73,43 @@ def fetch_images(
     larger is left out (the caller shows it as a mention), and why is added to ``left_out``
     (named by its name, else its address's last segment); never raises. Waits at most the SDK's ``HTTPX_TIMEOUT``
     (seconds) per image."""
+    return _fetch(images, "image", max_bytes, left_out, public_too=False)
+
+
+def fetch_documents(
+    documents: Iterable[tuple[str, int | None] | tuple[str, int | None, str]],
+    max_bytes: int = DOCUMENT_MAX_BYTES,
+    left_out: list[str] | None = None,
+) -> dict[str, bytes]:
+    """``{url: bytes}`` of the ``documents`` (as ``fetch_images`` takes them), at a public address
+    too: a document goes to the model as data only, as Dify's LLM node sends it by default
+    (``MULTIMODAL_SEND_FORMAT`` base64), since Anthropic's model plugin reads only a document's
+    ``base64_data`` (dify-official-plugins ``models/anthropic/models/llm/llm.py``
+    ``_create_document_content``). Left out and said why as in ``fetch_images``; never raises."""
+    return _fetch(documents, "document", max_bytes, left_out, public_too=True)
+
+
+def _fetch(
+    files: Iterable[tuple[str, int | None] | tuple[str, int | None, str]],
+    kind: str,
+    max_bytes: int,
+    left_out: list[str] | None,
+    *,
+    public_too: bool,
+) -> dict[str, bytes]:
+    """``fetch_images`` and ``fetch_documents``: ``kind`` is the SDK ``File`` type; a public
+    address is fetched only when ``public_too``."""
     fetched: dict[str, bytes] = {}
     notes = left_out if left_out is not None else []
-    for url, size, *named in images:
-        name = (named[0] if named else "") or url_name(url) or "an image"
-        if url in fetched or not is_fetchable_url(url) or provider_can_fetch(url):
+    for url, size, *named in files:
+        name = (named[0] if named else "") or url_name(url) or f"a {kind}"
+        if url in fetched or not is_fetchable_url(url) or (provider_can_fetch(url) and not public_too):
             continue
         if isinstance(size, int) and size > max_bytes:
             notes.append(prompts.IMAGE_TOO_LARGE.format(name=name, size=size, limit=max_bytes))
             continue
         try:
-            blob = File(url=url, type="image").blob
+            blob = File(url=url, type=kind).blob
         except Exception as error:  # the address failed: shown as a mention instead
             notes.append(prompts.IMAGE_NOT_FETCHED.format(name=name, error=type(error).__name__))
             continue
@@ -88,4 +118,3 @@ def fetch_images(
         else:
             notes.append(prompts.IMAGE_TOO_LARGE.format(name=name, size=len(blob), limit=max_bytes))
     return fetched
-

@@ -32,6 +32,7 @@ from agent_core.errors import AgentRunError, chained, error_text, shortened
 from agent_core.knowledge import fitting_resources, retriever_resources
 from agent_core.line_budget import REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, fit, text_pieces
 from agent_core.logs import LogNode
+from agent_core.messages import file_type
 from agent_core.model_call import ModelChunk, ModelRequest, PastDeadlineError, invoke_model, settings_bytes
 from agent_core.params import StrategyParams
 from agent_core.run_state import REPEAT_LIMIT, Round, RunState
@@ -399,12 +400,15 @@ class AgentLoop:
         size = request_bytes(request) + settings_bytes(state.params.model, request)
         if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
             raise AgentRunError(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
-        while state.image_notes:  # images the model gets as text only: say why, once
-            why = state.image_notes.pop(0)
-            note = LogNode("IMAGE AS TEXT", parent=round_node)
-            yield note.start()
-            yield note.finish({"output": why}, error=why)
+        for label, notes in (("IMAGE AS TEXT", state.image_notes), ("DOCUMENT AS TEXT", state.document_notes)):
+            while notes:  # files the model gets as text only: say why, once
+                why = notes.pop(0)
+                note = LogNode(label, parent=round_node)
+                yield note.start()
+                yield note.finish({"output": why}, error=why)
         if trimmed != state.trimmed:
+            as_text = state.attachments()[trimmed[2] : state.files_as_text]
+            images = sum(1 for file in as_text if file_type(file) == "image")
             node = LogNode("CONTEXT TRIMMED", parent=round_node)
             yield node.start()
             yield node.finish({
@@ -414,7 +418,8 @@ class AgentLoop:
                 "estimated_tokens_after": tokens,
                 "history_turns_dropped": state.history_dropped - trimmed[0],
                 "rounds_with_observations_shortened": state.rounds_shortened - trimmed[1],
-                "images_shown_as_text": state.images_as_text - trimmed[2],
+                "images_shown_as_text": images,
+                "documents_shown_as_text": len(as_text) - images,
             })
         return request
 

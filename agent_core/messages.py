@@ -10,6 +10,7 @@ from typing import Any
 
 from dify_plugin.entities.model.message import (
     AssistantPromptMessage,
+    DocumentPromptMessageContent,
     ImagePromptMessageContent,
     PromptMessage,
     PromptMessageContent,
@@ -53,7 +54,8 @@ def _file_field(file: Any, name: str) -> Any:
     return getattr(file, name, None)
 
 
-def _file_type(file: Any) -> str:
+def file_type(file: Any) -> str:
+    """A Dify file's or content part's kind (``image``, ``document``…; '' when unknown)."""
     kind = _file_field(file, "type")
     return str(getattr(kind, "value", kind) or "")
 
@@ -83,7 +85,7 @@ def describe_file(file: Any) -> str:
     address itself (Dify's file addresses are signed and expire within minutes)."""
     name = _file_field(file, "filename") or url_name(_file_field(file, "url")) or "unnamed file"
     mime = _file_field(file, "mime_type") or "unknown type"
-    return f"[Attached {_file_type(file) or 'file'}: {name} ({mime})]"
+    return f"[Attached {file_type(file) or 'file'}: {name} ({mime})]"
 
 
 def _image_content(file: Any, blobs: Mapping[str, bytes]) -> ImagePromptMessageContent:
@@ -103,8 +105,33 @@ def _image_content(file: Any, blobs: Mapping[str, bytes]) -> ImagePromptMessageC
 
 def image_sources(params: StrategyParams) -> list[tuple[str, int | None, str]]:
     """``(url, size, filename)`` of the current turn's images, for ``file_fetch.fetch_images``."""
-    images = [f for f in params.files if _file_type(f) == "image"]
+    images = [f for f in params.files if file_type(f) == "image"]
     return [(str(_file_field(f, "url") or ""), _file_field(f, "size"), str(_file_field(f, "filename") or "")) for f in images]
+
+
+DOCUMENT_MIME_TYPES = frozenset({"application/pdf"})
+"""The documents a model that declares the ``document`` feature is sent as content: PDF, the one
+type every such model plugin takes. Anthropic's plugin refuses any other type in the last user
+message (dify-official-plugins ``models/anthropic/models/llm/llm.py``
+``_create_document_content``); Gemini's skips office files (``models/gemini``); OpenAI's Chat
+Completions refuses every document and its models do not declare the feature. Any other
+document is mentioned by name, as before."""
+
+
+def is_sendable_document(file: Any) -> bool:
+    """Whether ``file`` (a Dify file or its dict) is a document of a type in
+    ``DOCUMENT_MIME_TYPES`` (by its MIME type, parameters ignored)."""
+    if file_type(file) in ("image", "audio", "video"):
+        return False
+    mime = str(_file_field(file, "mime_type") or "").split(";")[0].strip().lower()
+    return mime in DOCUMENT_MIME_TYPES
+
+
+def document_sources(params: StrategyParams) -> list[tuple[str, int | None, str]]:
+    """``(url, size, filename)`` of the current turn's sendable documents
+    (``is_sendable_document``), for ``file_fetch.fetch_documents``."""
+    documents = [f for f in params.files if is_sendable_document(f)]
+    return [(str(_file_field(f, "url") or ""), _file_field(f, "size"), str(_file_field(f, "filename") or "")) for f in documents]
 
 
 def query_images(params: StrategyParams, blobs: Mapping[str, bytes] | None = None) -> list[Any]:
@@ -116,32 +143,68 @@ def query_images(params: StrategyParams, blobs: Mapping[str, bytes] | None = Non
     return [
         f
         for f in params.files
-        if _file_type(f) == "image" and (provider_can_fetch(url := str(_file_field(f, "url") or "")) or url in blobs)
+        if file_type(f) == "image" and (provider_can_fetch(url := str(_file_field(f, "url") or "")) or url in blobs)
     ]
 
 
+def query_attachments(
+    params: StrategyParams, *, images: bool, documents: bool = False, blobs: Mapping[str, bytes] | None = None
+) -> list[Any]:
+    """The current turn's files a model is sent as content, in the order the user gave them:
+    images (``query_images``) when ``images`` (a vision model), and sendable documents the
+    plugin fetched (``blobs``, by address) when ``documents`` (a model declaring ``document``)."""
+    blobs = blobs or {}
+    shown = {id(f) for f in query_images(params, blobs)} if images else set()
+    return [
+        f
+        for f in params.files
+        if id(f) in shown or (documents and is_sendable_document(f) and str(_file_field(f, "url") or "") in blobs)
+    ]
+
+
+def _document_content(file: Any, blobs: Mapping[str, bytes]) -> DocumentPromptMessageContent:
+    """A document as base64 data (``blobs``: the plugin fetched it), as Dify's LLM node sends it
+    (``file_manager.to_prompt_message_content`` with ``MULTIMODAL_SEND_FORMAT`` base64)."""
+    url = str(_file_field(file, "url") or "")
+    return DocumentPromptMessageContent(
+        base64_data=base64.b64encode(blobs[url]).decode(),
+        format=str(_file_field(file, "extension") or "").lstrip(".") or "pdf",
+        mime_type=str(_file_field(file, "mime_type") or "application/pdf").split(";")[0].strip(),
+        filename=str(_file_field(file, "filename") or ""),
+    )
+
+
 def query_message(
-    params: StrategyParams, *, images_as_content: bool, images_as_text: int = 0, blobs: Mapping[str, bytes] | None = None
+    params: StrategyParams,
+    *,
+    images_as_content: bool,
+    documents_as_content: bool = False,
+    files_as_text: int = 0,
+    blobs: Mapping[str, bytes] | None = None,
 ) -> UserPromptMessage:
     """The user's query with the current turn's files.
 
-    Images become image content when ``images_as_content`` (a vision model), except the
-    first (oldest) ``images_as_text`` of them, dropped to fit the context window; every other
-    file, and images otherwise, becomes a short text mention, so the model knows it exists
-    without receiving its bytes. ``blobs`` holds the images the plugin fetched itself
-    (``file_fetch.fetch_images``): they are sent as data.
+    Images become image content when ``images_as_content`` (a vision model), PDF documents the
+    plugin fetched become document content when ``documents_as_content`` (a model declaring
+    ``document``: `query_attachments`), except the first (oldest) ``files_as_text`` of those,
+    dropped to fit the context window; every other file becomes a short text mention, so the
+    model knows it exists without receiving its bytes. ``blobs`` holds the files the plugin
+    fetched itself (``file_fetch``): they are sent as data.
     """
     if not params.files:
         return UserPromptMessage(content=params.query if params.query.strip() else EMPTY_QUERY)
     blobs = blobs or {}
-    images = query_images(params, blobs)[images_as_text:] if images_as_content else []
-    shown = {id(f) for f in images}  # by identity: comparing file dicts is slow with hundreds of them
+    attachments = query_attachments(params, images=images_as_content, documents=documents_as_content, blobs=blobs)
+    attachments = attachments[files_as_text:]
+    shown = {id(f) for f in attachments}  # by identity: comparing file dicts is slow with hundreds of them
     mentions = [describe_file(f) for f in params.files if id(f) not in shown]
     text = "\n".join([params.query, *mentions]) if mentions else params.query
-    if not images:
+    if not attachments:
         return UserPromptMessage(content=text)
     content: list[PromptMessageContentUnionTypes] = [TextPromptMessageContent(data=text)] if text.strip() else []
-    content.extend(_image_content(f, blobs) for f in images)
+    content.extend(
+        _image_content(f, blobs) if file_type(f) == "image" else _document_content(f, blobs) for f in attachments
+    )
     return UserPromptMessage(content=content)
 
 
@@ -149,7 +212,7 @@ def _part_for_model(part: PromptMessageContent, features: Collection[str] | None
     """A content part as a model with ``features`` can take it: itself, or its mention
     (`describe_file`, the mention the current query's files get) when the model lacks the
     feature for its kind."""
-    kind = _file_type(part)
+    kind = file_type(part)
     if takes_as_content(kind, features):
         return part
     return TextPromptMessageContent(data=describe_file(part))

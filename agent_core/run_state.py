@@ -14,8 +14,15 @@ from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
 from agent_core import prompts
 from agent_core.budget import history_turns
-from agent_core.file_fetch import fetch_images
-from agent_core.messages import image_sources, memory_messages, query_images, query_message, system_message
+from agent_core.file_fetch import fetch_documents, fetch_images
+from agent_core.messages import (
+    document_sources,
+    image_sources,
+    memory_messages,
+    query_attachments,
+    query_message,
+    system_message,
+)
 from agent_core.params import StrategyParams
 from agent_core.think import closes_unopened_block, opens_reasoning_in_prompt, thinking_requested
 from agent_core.tokens import truncate_to_tokens
@@ -55,9 +62,9 @@ class RunState:
     """The run so far, which strategies render into the next prompt.
 
     ``history_dropped`` counts the oldest memory turns left out, ``rounds_shortened`` the
-    oldest rounds whose observations are cut short and ``images_as_text`` the query's
-    oldest images shown as text mentions, all set by ``trim_once`` to fit the context
-    window (see ``agent_core.budget``).
+    oldest rounds whose observations are cut short and ``files_as_text`` the query's
+    oldest images and documents shown as text mentions, all set by ``trim_to`` to fit the
+    context window (see ``agent_core.budget``).
     ``repeating`` names the tools of a round whose calls were all refused as
     repeats; with ``limit_reached`` it means the run stopped for looping; ``out_of_time`` that
     it stopped because another round would not fit in its time limit.
@@ -71,10 +78,12 @@ class RunState:
     out_of_time: bool = False
     history_dropped: int = 0
     rounds_shortened: int = 0
-    images_as_text: int = 0
+    files_as_text: int = 0
     image_notes: list[str] = field(default_factory=list)
     """Why query images the plugin had to fetch went to the model as text (too large, not
     fetched); logged once (``AgentLoop``)."""
+    document_notes: list[str] = field(default_factory=list)
+    """The same for the query's documents (``file_fetch.fetch_documents``)."""
     reasoning_opened: bool = False
     """A reply of this run closed a reasoning block it never opened (``</think>`` alone): the
     model's template opens it in the prompt, so later replies are read that way."""
@@ -137,13 +146,18 @@ class RunState:
             self.rendered["memory"] = history_turns(memory_messages(self.params))
         return self.rendered["memory"]
 
-    def image_blobs(self) -> dict[str, bytes]:
-        """The query's images only the plugin can reach, fetched on first use (a vision model
-        only; ``file_fetch``), by address."""
-        if "image_blobs" not in self.rendered:
-            sources = image_sources(self.params) if self.vision else []
-            self.rendered["image_blobs"] = fetch_images(sources, left_out=self.image_notes)
-        return self.rendered["image_blobs"]
+    def file_blobs(self) -> dict[str, bytes]:
+        """The query's files the plugin sends as data, fetched on first use, by address: the
+        images only the plugin can reach (a vision model only) and the sendable documents (a
+        model that declares ``document`` only; ``file_fetch``)."""
+        if "file_blobs" not in self.rendered:
+            images = image_sources(self.params) if self.vision else []
+            documents = document_sources(self.params) if self.reads_documents else []
+            self.rendered["file_blobs"] = {
+                **fetch_images(images, left_out=self.image_notes),
+                **fetch_documents(documents, left_out=self.document_notes),
+            }
+        return self.rendered["file_blobs"]
 
     def is_shortened(self, round_: "Round") -> bool:
         """Whether ``round_``'s observations are rendered shortened."""
@@ -157,49 +171,61 @@ class RunState:
 
     @property
     def trimmed(self) -> tuple[int, int, int]:
-        """How far the prompt is trimmed: ``(history_dropped, rounds_shortened, images_as_text)``."""
-        return self.history_dropped, self.rounds_shortened, self.images_as_text
+        """How far the prompt is trimmed: ``(history_dropped, rounds_shortened, files_as_text)``."""
+        return self.history_dropped, self.rounds_shortened, self.files_as_text
 
     def trim_room(self, base: tuple[int, int, int]) -> int:
         """Steps of trimming possible past ``base`` (a value of ``trimmed``): memory turns left,
-        rounds not yet shortened, images still shown."""
-        images = len(self._query_images()) if self.vision else 0
+        rounds not yet shortened, images and documents still shown."""
         history, rounds, shown = base
-        return (len(self._memory_turns()) - history) + (len(self.rounds) - rounds) + (images - shown)
+        return (len(self._memory_turns()) - history) + (len(self.rounds) - rounds) + (len(self.attachments()) - shown)
 
     def trim_to(self, base: tuple[int, int, int], steps: int) -> None:
         """Trim ``steps`` steps past ``base`` (``steps`` at most ``trim_room(base)``; fewer steps
         than the last call's undoes the difference, never past ``base``).
 
         Oldest first, and what the question needs least first: memory turns, then the
-        observations of this run's oldest rounds, then the query's images (oldest first),
-        which a question about a picture needs most. One step is one turn, round or image, so
+        observations of this run's oldest rounds, then the query's images and documents (oldest
+        first), which a question about a picture or a file needs most. One step is one turn, round or image, so
         a caller can search for the fewest that fit (``agent_core.loop``)."""
         history, rounds, shown = base
         more_history = min(steps, len(self._memory_turns()) - history)
         more_rounds = min(steps - more_history, len(self.rounds) - rounds)
         self.history_dropped = history + more_history
         self.rounds_shortened = rounds + more_rounds
-        self.images_as_text = shown + steps - more_history - more_rounds
+        self.files_as_text = shown + steps - more_history - more_rounds
 
-    def _query_images(self) -> list:
-        if "query_images" not in self.rendered:
-            self.rendered["query_images"] = query_images(self.params, self.image_blobs())
-        return self.rendered["query_images"]
+    def attachments(self) -> list:
+        """The query's files the model is sent as content (``messages.query_attachments``), in
+        order; the first ``files_as_text`` of them are shown as text."""
+        if "attachments" not in self.rendered:
+            self.rendered["attachments"] = query_attachments(
+                self.params, images=self.vision, documents=self.reads_documents, blobs=self.file_blobs()
+            )
+        return self.rendered["attachments"]
 
     @property
     def vision(self) -> bool:
         """True when the model sees images (it declares ``vision``)."""
         return "vision" in self.params.model_features()
 
+    @property
+    def reads_documents(self) -> bool:
+        """True when the model reads documents (it declares ``document``)."""
+        return "document" in self.params.model_features()
+
     def query(self) -> PromptMessage:
-        """The user's query with this turn's files: images as images for a vision model in
-        every round (the model keeps seeing the picture it is asked about), except those
-        shown as text to fit the window."""
-        key = ("query", self.images_as_text)
+        """The user's query with this turn's files: images as images for a vision model and
+        PDFs as documents for a model that reads them, in every round (the model keeps seeing
+        the picture or the file it is asked about), except those shown as text to fit the window."""
+        key = ("query", self.files_as_text)
         if key not in self.rendered:
             self.rendered[key] = query_message(
-                self.params, images_as_content=self.vision, images_as_text=self.images_as_text, blobs=self.image_blobs()
+                self.params,
+                images_as_content=self.vision,
+                documents_as_content=self.reads_documents,
+                files_as_text=self.files_as_text,
+                blobs=self.file_blobs(),
             )
         return self.rendered[key]
 

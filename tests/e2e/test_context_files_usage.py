@@ -605,6 +605,71 @@ def test_document_is_described_by_name_and_type(run, strategy):
     assert not any(p.get("type") == "document" for p in message["content"])
 
 
+DOCUMENTS = [*VISION, "document"]
+PDF_BYTES = b"%PDF-1.4\n1 0 obj<</Type /Pages /Count 1>>endobj 2 0 obj<</Type /Page>>endobj\n%%EOF"
+
+
+def document_parts(message: dict) -> list[dict]:
+    content = message["content"]
+    return [p for p in content if p.get("type") == "document"] if isinstance(content, list) else []
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_pdf_reaches_a_model_that_reads_documents_as_data_in_every_round(run, strategy, tmp_path):
+    """A PDF uploaded this turn goes to a model declaring ``document`` (Claude, Gemini) as
+    document content with its bytes, as Dify's LLM node sends it; a Word file, which Anthropic's
+    plugin refuses, stays a mention. (Before, the PDF was only named: the model could not read
+    the file it was asked about, though the next turn's memory would carry it.)"""
+    import base64
+
+    from local_runner.files import FileServer
+
+    (tmp_path / "report.pdf").write_bytes(PDF_BYTES)
+    (tmp_path / "notes.docx").write_bytes(b"PK\x03\x04" + b"\x00" * 16)
+    with FileServer() as server:
+        files = [server.add(tmp_path / "report.pdf"), server.add(tmp_path / "notes.docx")]
+        result = run(
+            [call_turn(strategy), answer_turn(strategy, "A one-page report.")],
+            query="Summarize the file.",
+            strategy=strategy,
+            files=files,
+            tools=[weather_tool()],
+            model={"features": DOCUMENTS},
+        )
+    assert_clean(result, run)
+    for request in result.llm_requests:
+        message = query_message(request, "Summarize the file.")
+        (part,) = document_parts(message)
+        assert base64.b64decode(part["base64_data"]) == PDF_BYTES and part["mime_type"] == "application/pdf"
+        assert part["url"] == "" and part["filename"] == "report.pdf"
+        assert "[Attached document: notes.docx (" in text_of(message["content"])
+        assert "report.pdf" not in text_of(message["content"])
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_pdf_too_long_for_the_window_is_a_mention_and_the_trimming_says_so(run, strategy, tmp_path):
+    """A 30-page PDF (about 3,000 tokens a page) for a 16K model: sent, the provider would refuse
+    the request as too long; it is named instead, and CONTEXT TRIMMED counts it."""
+    from local_runner.files import FileServer
+
+    pages = b"".join(b"<</Type /Page>>" for _ in range(30))
+    (tmp_path / "long.pdf").write_bytes(b"%PDF-1.4\n" + pages + b"\n%%EOF")
+    with FileServer() as server:
+        result = run(
+            [answer_turn(strategy, "It is long.")],
+            query="Summarize the file.",
+            strategy=strategy,
+            files=[server.add(tmp_path / "long.pdf")],
+            model={"features": DOCUMENTS, "context_size": 16000},
+        )
+    assert_clean(result, run)
+    message = query_message(result.llm_requests[0], "Summarize the file.")
+    assert document_parts(message) == []
+    assert "[Attached document: long.pdf (application/pdf)]" in text_of(message["content"])
+    (trimmed,) = [n for n in result.logs.values() if n.label == "CONTEXT TRIMMED"]
+    assert trimmed.data["documents_shown_as_text"] == 1 and trimmed.data["images_shown_as_text"] == 0
+
+
 def test_files_in_a_completion_prompt_are_mentioned(run):
     result = run(
         [{"text": " ok\nFinal Answer: A cat."}],

@@ -63,3 +63,22 @@ def test_the_reply_limit_uses_the_name_the_model_gives_max_tokens():
     rule = {"name": "max_output_tokens", "use_template": "max_tokens", "type": "int", "label": {"en_US": "Max"}}
     params = _params(32768, {"max_output_tokens": "32768"}, [rule])
     assert list(reply_limit(params, 10000)) == ["max_output_tokens"]
+
+
+def test_a_pdf_costs_tokens_for_each_of_its_pages():
+    """A document part counts ``DOCUMENT_PAGE_TOKENS`` a page (not one image's cost: a 40-page
+    report would otherwise pass as 765 tokens and overrun the window)."""
+    import base64
+
+    from dify_plugin.entities.model.message import DocumentPromptMessageContent
+
+    from agent_core.budget import DOCUMENT_PAGE_BYTES, DOCUMENT_PAGE_TOKENS, message_tokens, pdf_pages
+
+    pages = b"%PDF-1.4 1 0 obj<</Type /Pages /Count 40>>endobj" + b"".join(b"<</Type /Page>>" for _ in range(40))
+    assert pdf_pages(pages) == 40
+    assert pdf_pages(b"%PDF-1.5 <</Type/ObjStm>> <</Count 7>>") == 7  # page objects compressed: the page tree's count
+    assert pdf_pages(b"\x00" * (3 * DOCUMENT_PAGE_BYTES)) == 3  # nothing readable: by size
+    part = DocumentPromptMessageContent(base64_data=base64.b64encode(pages).decode(), format="pdf", mime_type="application/pdf")
+    assert message_tokens(UserPromptMessage(content=[part])) >= 40 * DOCUMENT_PAGE_TOKENS
+    by_address = DocumentPromptMessageContent(url="https://example.com/a.pdf", format="pdf", mime_type="application/pdf")
+    assert message_tokens(UserPromptMessage(content=[by_address])) >= DOCUMENT_PAGE_TOKENS

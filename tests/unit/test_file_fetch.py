@@ -48,3 +48,21 @@ def test_an_image_too_large_to_fetch_is_left_out_and_said_why():
     notes: list[str] = []
     fetched = fetch_images([("http://api:5001/files/x/file-preview", 3_000_000, "photo.jpg")], max_bytes=1000, left_out=notes)
     assert fetched == {} and notes and notes[0].startswith("photo.jpg (3000000 bytes) is larger than 1000 bytes")
+
+
+def test_a_document_is_fetched_at_a_public_address_too_and_a_large_one_is_left_out(tmp_path, monkeypatch):
+    """Anthropic's plugin reads only a document's data, so a PDF is always sent as data (an
+    image at a public address is left to the provider)."""
+    import agent_core.file_fetch as file_fetch
+    from agent_core.file_fetch import fetch_documents
+
+    pdf = tmp_path / "a.pdf"
+    pdf.write_bytes(b"%PDF-1.4 x")
+    monkeypatch.setattr(file_fetch, "provider_can_fetch", lambda url: True)  # the local server counts as public
+    with FileServer() as server:
+        served = server.add(pdf)
+        assert fetch_images([(served["url"], None)]) == {}
+        assert fetch_documents([(served["url"], None, "a.pdf")]) == {served["url"]: b"%PDF-1.4 x"}
+        notes: list[str] = []
+        assert fetch_documents([(served["url"], None, "a.pdf")], max_bytes=4, left_out=notes) == {}
+        assert notes and notes[0].startswith("a.pdf (10 bytes) is larger than 4 bytes")

@@ -167,3 +167,30 @@ def test_thousands_of_citations_fit_one_line_the_best_ranked_first():
     assert 0 < len(kept) < len(resources) and kept[0].position == 1
     assert encoded_size([r.model_dump(mode="json") for r in kept]) <= 1_000_000
     assert fitting_resources(resources[:3]) == resources[:3]  # what fits goes as it is
+
+
+def test_a_pdf_the_plugin_fetched_goes_to_a_document_model_as_data_and_other_documents_are_mentioned():
+    """A model declaring ``document`` is sent the query's PDF as Dify's LLM node sends it (base64
+    data); a Word file, which Anthropic's plugin refuses in the last user message, stays a mention,
+    and so does every document for a model that does not read them."""
+    import base64
+
+    from dify_plugin.entities.model.message import DocumentPromptMessageContent
+
+    pdf = {"type": "document", "url": "http://api:5001/files/a/file-preview", "filename": "a.pdf",
+           "mime_type": "application/pdf", "extension": ".pdf"}
+    docx = {"type": "document", "url": "http://api:5001/files/b/file-preview", "filename": "b.docx",
+            "mime_type": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
+    blobs = {pdf["url"]: b"%PDF-1.4 x", docx["url"]: b"PK"}
+    params = StrategyParams(model=AgentModelConfig(**MODEL), query="Summarize", files=[pdf, docx])
+    message = query_message(params, images_as_content=True, documents_as_content=True, blobs=blobs)
+    (document,) = [part for part in message.content if isinstance(part, DocumentPromptMessageContent)]
+    assert base64.b64decode(document.base64_data) == b"%PDF-1.4 x" and document.url == ""
+    assert (document.mime_type, document.format, document.filename) == ("application/pdf", "pdf", "a.pdf")
+    assert message.content[0].data == "Summarize\n[Attached document: b.docx (" + docx["mime_type"] + ")]"
+    without = query_message(params, images_as_content=True, documents_as_content=False, blobs=blobs)
+    assert isinstance(without.content, str) and "[Attached document: a.pdf (application/pdf)]" in without.content
+    not_fetched = query_message(params, images_as_content=True, documents_as_content=True, blobs={})
+    assert isinstance(not_fetched.content, str) and "a.pdf" in not_fetched.content
+    trimmed = query_message(params, images_as_content=True, documents_as_content=True, files_as_text=1, blobs=blobs)
+    assert isinstance(trimmed.content, str) and "a.pdf" in trimmed.content
