@@ -19,6 +19,7 @@ from dify_plugin.entities.invoke_message import InvokeMessage
 
 from agent_core import prompts
 from agent_core.line_budget import encoded_size, fit
+from agent_core.tokens import estimate_tokens, truncate_to_tokens
 
 RetrieverResource = InvokeMessage.RetrieverResourceMessage.RetrieverResource
 
@@ -59,6 +60,24 @@ def context_prompt(items: Sequence[Mapping[str, Any]]) -> str:
     if not sources:
         return ""
     return prompts.KNOWLEDGE_HEADER + "\n\n" + "\n\n".join(sources)
+
+
+def cut_context(block: str, max_tokens: int | None = None, max_chars: int | None = None) -> tuple[str, int]:
+    """``block`` (a `context_prompt`) within ``max_tokens`` (as ``tokens.estimate_tokens``
+    counts) and ``max_chars``, note included, and the characters of it left out: ``(block, 0)``
+    when it fits (or no limit is given), else its head (the sources come best-ranked first, as
+    Dify's Knowledge Retrieval node orders them) and ``prompts.KNOWLEDGE_CUT`` saying how much was
+    left out; ``("", len(block))`` when not even the note fits."""
+    if (max_chars is None or len(block) <= max_chars) and (max_tokens is None or estimate_tokens(block) <= max_tokens):
+        return block, 0
+    note = prompts.KNOWLEDGE_CUT.format(chars=len(block))  # as long as any note it will carry
+    head = block
+    if max_tokens is not None:
+        head, _ = truncate_to_tokens(block, max_tokens - estimate_tokens(note), marker="", tail_share=0.0)
+    if max_chars is not None:
+        head = head[: max(max_chars - len(note), 0)]
+    head = head.rstrip()
+    return (head + prompts.KNOWLEDGE_CUT.format(chars=len(block) - len(head)) if head else ""), len(block) - len(head)
 
 
 def _is_retrieval_item(meta: Mapping[str, Any]) -> bool:

@@ -55,6 +55,12 @@ MAX_CUT_CALL_ROUNDS = 1
 """Rounds in a row whose reply was cut by the output limit before it answered (its calls not
 run, or it could not be read) that are asked again before the run ends with a notice."""
 
+KNOWLEDGE_CUT_TRIES = 3
+"""Times the knowledge context is cut again when a cut was not enough (``_knowledge_fitted``)."""
+
+KNOWLEDGE_CUT_MARGIN = 16
+"""Tokens, and characters, cut from the knowledge context beyond what the request is over by."""
+
 MAX_PARSE_RETRIES = 3
 """Consecutive unreadable or empty replies tolerated before the run fails."""
 
@@ -377,7 +383,7 @@ class AgentLoop:
                 return True
             return request_bytes(request) + settings > REQUEST_BYTES
 
-        trimmed = state.trimmed
+        trimmed, knowledge_before = state.trimmed, state.knowledge_left_out()
         if over(request, before) and (room := state.trim_room(trimmed)):
             # the fewest steps that fit, found in a few builds: one build a step would cost
             # time quadratic in the memory's turns or the query's images, and stall the process
@@ -395,32 +401,62 @@ class AgentLoop:
             state.trim_to(trimmed, fewest)
             request = fits or self._steps.build_request(state)
             tokens = request_tokens(request) if budget is not None else None
+        if over(request, tokens) and state.params.context:
+            request = self._knowledge_fitted(request, budget)
+            tokens = request_tokens(request) if budget is not None else None
         if tokens is not None and (limit := reply_limit(state.params, tokens)):
             request = replace(request, completion_params={**request.completion_params, **limit})
         size = request_bytes(request) + settings_bytes(state.params.model, request)
         if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
             raise AgentRunError(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
+        yield from self._trimming_logs(round_node, (trimmed, knowledge_before), (before, tokens))
+        return request
+
+    def _trimming_logs(
+        self, round_node: LogNode, was: tuple[tuple[int, int, int], int], estimates: tuple[int | None, int | None]
+    ) -> Generator[AgentInvokeMessage, None, None]:
+        """Log nodes under ``round_node`` for the query's files the model gets as text only (why,
+        once each), and a ``CONTEXT TRIMMED`` node when the prompt was trimmed further than
+        ``was`` (``(RunState.trimmed, RunState.knowledge_left_out())`` before this round's
+        request was fitted); ``estimates``: the request's tokens before and after."""
+        state, (trimmed, knowledge_before) = self.state, was
         for label, notes in (("IMAGE AS TEXT", state.image_notes), ("DOCUMENT AS TEXT", state.document_notes)):
             while notes:  # files the model gets as text only: say why, once
                 why = notes.pop(0)
                 note = LogNode(label, parent=round_node)
                 yield note.start()
                 yield note.finish({"output": why}, error=why)
-        if trimmed != state.trimmed:
+        if trimmed != state.trimmed or knowledge_before != state.knowledge_left_out():
             as_text = state.attachments()[trimmed[2] : state.files_as_text]
             images = sum(1 for file in as_text if file_type(file) == "image")
             node = LogNode("CONTEXT TRIMMED", parent=round_node)
             yield node.start()
             yield node.finish({
-                "budget_tokens": budget,
+                "budget_tokens": self._prompt_budget,
                 "budget_bytes": REQUEST_BYTES,
-                "estimated_tokens_before": before,
-                "estimated_tokens_after": tokens,
+                "estimated_tokens_before": estimates[0],
+                "estimated_tokens_after": estimates[1],
                 "history_turns_dropped": state.history_dropped - trimmed[0],
                 "rounds_with_observations_shortened": state.rounds_shortened - trimmed[1],
                 "images_shown_as_text": images,
                 "documents_shown_as_text": len(as_text) - images,
+                "knowledge_chars_left_out": state.knowledge_left_out(),
             })
+
+    def _knowledge_fitted(self, request: ModelRequest, budget: int | None) -> ModelRequest:
+        """``request`` with the knowledge context cut by what it is over the prompt budget
+        (``budget`` tokens, when known) and ``REQUEST_BYTES``, once nothing else is left to trim
+        (``RunState.shrink_knowledge``); measured again and cut again at most
+        ``KNOWLEDGE_CUT_TRIES`` times, since a cut text's estimate is not exactly the whole's less
+        the part cut. A request still over after it goes as the rest of the loop decides."""
+        for _ in range(KNOWLEDGE_CUT_TRIES):
+            excess_tokens = request_tokens(request) - budget if budget is not None else 0
+            excess_bytes = request_bytes(request) - REQUEST_BYTES  # a character cut is a byte at least
+            if excess_tokens <= 0 and excess_bytes <= 0:
+                break
+            if not self.state.shrink_knowledge(excess_tokens + KNOWLEDGE_CUT_MARGIN, excess_bytes + KNOWLEDGE_CUT_MARGIN):
+                break
+            request = self._steps.build_request(self.state)
         return request
 
     def _stream_turn(self, chunks: Iterator[ModelChunk]) -> Generator[AgentInvokeMessage, None, ModelTurn]:

@@ -23,7 +23,7 @@ from dify_plugin.entities.model.message import (
 
 from agent_core.fairness import give_way
 from agent_core.file_fetch import provider_can_fetch, url_name
-from agent_core.knowledge import context_prompt
+from agent_core.knowledge import context_prompt, cut_context
 from agent_core.params import StrategyParams
 from agent_core.prompts import EMPTY_QUERY, EMPTY_TOOL_RESULT
 from agent_core.think import visible_text
@@ -33,18 +33,23 @@ CONTEXT_PLACEHOLDER = "{{#context#}}"
 Agent node's instruction gets the context there (Dify leaves it as written for a strategy)."""
 
 
-def system_text(params: StrategyParams, *notes: str) -> str:
+def system_text(params: StrategyParams, *notes: str, knowledge_limit: tuple[int | None, int | None] = (None, None)) -> str:
     """Instruction, then knowledge context (or the context in the instruction's
-    ``{{#context#}}``), then any loop notes, separated by blank lines."""
-    instruction, context = params.instruction.strip(), context_prompt(params.context)
+    ``{{#context#}}``), then any loop notes, separated by blank lines. ``knowledge_limit``:
+    ``(tokens, characters)`` the knowledge context may take (``knowledge.cut_context``)."""
+    instruction = params.instruction.strip()
+    context, _ = cut_context(context_prompt(params.context), *knowledge_limit)
     if CONTEXT_PLACEHOLDER in instruction:
         instruction, context = instruction.replace(CONTEXT_PLACEHOLDER, context).strip(), ""
     return "\n\n".join(part for part in (instruction, context, *notes) if part)
 
 
-def system_message(params: StrategyParams, *notes: str) -> list[PromptMessage]:
-    """The system message as a list (empty when there is nothing to say)."""
-    text = system_text(params, *notes)
+def system_message(
+    params: StrategyParams, *notes: str, knowledge_limit: tuple[int | None, int | None] = (None, None)
+) -> list[PromptMessage]:
+    """The system message as a list (empty when there is nothing to say); ``knowledge_limit``
+    as `system_text` takes it."""
+    text = system_text(params, *notes, knowledge_limit=knowledge_limit)
     return [SystemPromptMessage(content=text)] if text else []
 
 

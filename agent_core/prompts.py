@@ -11,6 +11,7 @@ KNOWLEDGE_HEADER = (
     "if the knowledge does not contain the answer, say so rather than guessing."
 )
 KNOWLEDGE_SOURCE = "[{position}] {title}\n{content}"
+KNOWLEDGE_CUT = "\n[... the rest of the knowledge ({chars} characters) is left out: it does not fit the model's context window]"
 
 # --- the loop's notes to the model -------------------------------------------------
 

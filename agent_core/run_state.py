@@ -13,8 +13,9 @@ from functools import lru_cache
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
 from agent_core import prompts
-from agent_core.budget import history_turns
+from agent_core.budget import count_tokens, history_turns
 from agent_core.file_fetch import fetch_documents, fetch_images
+from agent_core.knowledge import context_prompt, cut_context
 from agent_core.messages import (
     document_sources,
     image_sources,
@@ -82,6 +83,9 @@ class RunState:
     image_notes: list[str] = field(default_factory=list)
     """Why query images the plugin had to fetch went to the model as text (too large, not
     fetched); logged once (``AgentLoop``)."""
+    knowledge_limit: tuple[int | None, int | None] = (None, None)
+    """``(tokens, characters)`` the knowledge context may take in the system message, set by
+    `shrink_knowledge` when nothing else is left to trim; ``(None, None)``: all of it."""
     document_notes: list[str] = field(default_factory=list)
     """The same for the query's documents (``file_fetch.fetch_documents``)."""
     reasoning_opened: bool = False
@@ -128,10 +132,31 @@ class RunState:
         """``messages.system_message(params, *notes)`` built once per run for each set of notes
         (the tools block and the limit note change at most once a run): the same message object
         every round, so it is measured and serialized once (``agent_core.memo``)."""
-        key = ("system", notes)
+        key = ("system", notes, self.knowledge_limit)
         if key not in self.rendered:
-            self.rendered[key] = system_message(self.params, *notes)
+            self.rendered[key] = system_message(self.params, *notes, knowledge_limit=self.knowledge_limit)
         return self.rendered[key]
+
+    def _knowledge(self) -> str:
+        """The whole knowledge block (``knowledge.context_prompt``), built once."""
+        if "knowledge" not in self.rendered:
+            self.rendered["knowledge"] = context_prompt(self.params.context)
+        return self.rendered["knowledge"]
+
+    def knowledge_left_out(self) -> int:
+        """Characters of the knowledge block the model is not sent (0 when it gets all of it)."""
+        return cut_context(self._knowledge(), *self.knowledge_limit)[1]
+
+    def shrink_knowledge(self, tokens: int, chars: int) -> bool:
+        """Make the knowledge context ``tokens`` (estimated) and ``chars`` smaller than it is
+        now: the last thing cut to fit the window and the request line, after memory, old
+        observations and the query's files, since it is what the answer is grounded on.
+        Returns False when there is none left to cut."""
+        block, _ = cut_context(self._knowledge(), *self.knowledge_limit)
+        if not block:
+            return False
+        self.knowledge_limit = (max(count_tokens(block) - max(tokens, 0), 0), max(len(block) - max(chars, 0), 0))
+        return True
 
     def history(self) -> list[PromptMessage]:
         """Conversation memory, cleaned, without the turns dropped for space."""

@@ -174,6 +174,38 @@ def test_knowledge_context_stays_in_every_round(run, strategy):
     assert len(result.retriever_resources) == 2
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize(("context_size", "chunk_chars"), [(8000, 20_000), (128_000, 1_200_000)])
+def test_knowledge_context_larger_than_the_window_is_cut_with_a_note(run, strategy, context_size, chunk_chars):
+    """Ten retrieved chunks far over an 8K model's window, or 12 MB for a 128K model (over the
+    daemon's 5 MiB line): the prompt keeps the best-ranked sources, cut with a note for the
+    model, within the window and the line (before, it was sent whole: the provider refused it,
+    or the run ended saying the request was too large); the citations stay whole in number."""
+    items = [knowledge_item(n, f"Fact {n}: " + "lorem ipsum dolor sit amet " * (chunk_chars // 27), f"doc{n}.md", 0.9)
+             for n in range(1, 11)]
+    result = run(
+        [call_turn(strategy), answer_turn(strategy, "ok")],
+        query="What?",
+        strategy=strategy,
+        context=items,
+        tools=[weather_tool()],
+        model={"context_size": context_size},
+        timeout=120,
+    )
+    assert_clean(result, run)
+    assert result.text == "ok" and len(result.retriever_resources) == 10
+    for request in result.llm_requests:
+        system = text_of(request["prompt_messages"][0]["content"])
+        assert "Fact 1:" in system and "Fact 10:" not in system
+        assert "of the knowledge" in system and "is left out: it does not fit the model's context window" in system
+        assert len(json.dumps(request["prompt_messages"])) < 3 * 1024 * 1024
+        if context_size == 8000:
+            assert len(json.dumps(request["prompt_messages"])) < 8000 * 6  # chars: a few a token
+    trims = [n for n in result.logs.values() if n.label == "CONTEXT TRIMMED"]
+    assert trims and trims[0].data["knowledge_chars_left_out"] > 0
+    assert trims[0].data["estimated_tokens_after"] <= trims[0].data["budget_tokens"]
+
+
 def test_knowledge_context_in_a_completion_prompt(run):
     result = run(
         [{"text": " I know.\nFinal Answer: 14 hours."}],

@@ -194,3 +194,17 @@ def test_a_pdf_the_plugin_fetched_goes_to_a_document_model_as_data_and_other_doc
     assert isinstance(not_fetched.content, str) and "a.pdf" in not_fetched.content
     trimmed = query_message(params, images_as_content=True, documents_as_content=True, files_as_text=1, blobs=blobs)
     assert isinstance(trimmed.content, str) and "a.pdf" in trimmed.content
+
+
+def test_knowledge_cut_keeps_the_head_within_both_limits_and_says_how_much_is_left_out():
+    from agent_core.knowledge import cut_context
+    from agent_core.tokens import estimate_tokens
+
+    block = "[1] best\n" + "alpha beta gamma " * 2000 + "\n\n[2] worst\nomega"
+    assert cut_context(block) == (block, 0) and cut_context(block, 10**6, 10**6) == (block, 0)
+    text, left_out = cut_context(block, 500, None)
+    assert text.startswith("[1] best") and "worst" not in text and estimate_tokens(text) <= 500
+    assert text.endswith(f"({left_out} characters) is left out: it does not fit the model's context window]")
+    text, left_out = cut_context(block, None, 1000)
+    assert len(text) <= 1000 and text.startswith("[1] best") and left_out == len(block) - len(text.split("\n[...")[0])
+    assert cut_context(block, 3, None) == ("", len(block))  # not even the note fits
