@@ -578,9 +578,7 @@ class ObservationCollector:
         meta = message.meta or {}
         file = meta.get("file")
         url = _file_address(file)
-        ids = (_file_object_field(file, "related_id"), _file_object_field(file, "tool_file_id"), meta.get("tool_file_id"))
-        file_id = next((value for value in ids if value), None)
-        internal = bool(url) and _is_dify_file(url, {"tool_file_id": file_id})
+        internal = bool(url) and _is_dify_file(url, {"tool_file_id": _file_tool_file_id(file, meta)})
         described = _describe_file_object(file, hide_address=internal) or _describe_meta(meta, None)
         if not url:  # Dify's Agent node cannot take the file object itself across the plugin boundary
             self._note(FILE_NOT_SHOWN.format(what=described or "a file"))
@@ -826,9 +824,7 @@ def _file_as_link(message: InvokeMessage) -> AgentInvokeMessage:
     for key in ("mime_type", "filename"):
         if get(key) and key not in meta:
             meta[key] = get(key)
-    method = str(getattr(get("transfer_method"), "value", get("transfer_method")) or "")
-    file_id = get("tool_file_id") or (get("related_id") if method == "tool_file" else None)
-    if file_id:
+    if file_id := _file_tool_file_id(file, meta):
         meta["tool_file_id"] = file_id
     extension = get("extension") if isinstance(get("extension"), str) else None
     if forwarded := _tool_file_message(url, meta, extension):
@@ -1020,6 +1016,19 @@ def _file_address(file: Any) -> str | None:
         if isinstance(value, str) and value.strip():
             return value.strip()
     return None
+
+
+def _file_tool_file_id(file: Any, meta: Mapping | None) -> str | None:
+    """The tool-file id of a ``file`` message: its file's ``tool_file_id``, else its
+    ``related_id`` when the file is a tool file (``transfer_method`` ``tool_file``; an upload's
+    ``related_id`` names an upload, which Dify's tool-file lookup fails on), else the message
+    meta's ``tool_file_id``; None when none is given. The one rule for what is a tool file
+    (`_file_as_link`) and whose address is internal (``_on_file``)."""
+    method = _file_object_field(file, "transfer_method")
+    tool_file = str(getattr(method, "value", method) or "") == "tool_file"
+    ids = (_file_object_field(file, "tool_file_id"), _file_object_field(file, "related_id") if tool_file else None)
+    given = (meta or {}).get("tool_file_id")
+    return next((value for value in (*ids, given) if isinstance(value, str) and value), None)
 
 
 def _file_object_field(file: Any, key: str) -> Any:

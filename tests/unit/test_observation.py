@@ -948,3 +948,22 @@ def test_thousands_of_citations_pass_on_the_best_ranked_and_say_so(raw):
     kept = forwarded[0].message.retriever_resources
     assert len(kept) == obs.CITATIONS_PER_MESSAGE_MAX and kept[0].content == "chunk 0"
     assert f"sent {count} citations" in outcome.observation and "The context." in outcome.observation
+
+
+def test_an_upload_at_a_public_address_is_told_to_the_model_as_the_link_it_is_sent_as():
+    """One rule for a file message's tool-file id: an upload's ``related_id`` is no tool file, so
+    the file goes to the user as a link, and the model hears it was sent (its address is public),
+    not that it is shown as a file with the answer (the two rules disagreed)."""
+    meta = {"file": {"filename": "a.pdf", "mime_type": "application/pdf", "transfer_method": "local_file",
+                     "related_id": "up1", "url": "https://cdn.example.com/a.pdf"}}
+    outcome, (sent,) = run(T(type=M.FILE, message=None, meta=meta))
+    assert sent.type == M.LINK and "tool_file_id" not in sent.meta
+    assert "A file was sent to the user" in outcome.observation and "It is shown with your answer" not in outcome.observation
+
+
+def test_a_tool_file_known_by_the_messages_meta_only_is_sent_and_told_as_one():
+    meta = {"tool_file_id": "t9", "file": {"filename": "r.pdf", "mime_type": "application/pdf",
+                                           "url": "https://cdn.example.com/r.pdf"}}
+    outcome, (sent,) = run(T(type=M.FILE, message=None, meta=meta))
+    assert sent.type == M.IMAGE_LINK and sent.meta["tool_file_id"] == "t9"
+    assert "It is shown with your answer" in outcome.observation and "cdn.example.com" not in outcome.observation
