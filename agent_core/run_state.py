@@ -137,22 +137,24 @@ class RunState:
             self.rendered[key] = system_message(self.params, *notes, knowledge_limit=self.knowledge_limit)
         return self.rendered[key]
 
-    def _knowledge(self) -> str:
-        """The whole knowledge block (``knowledge.context_prompt``), built once."""
-        if "knowledge" not in self.rendered:
-            self.rendered["knowledge"] = context_prompt(self.params.context)
-        return self.rendered["knowledge"]
+    def _knowledge(self) -> tuple[str, int]:
+        """The knowledge block (``knowledge.context_prompt``) within ``knowledge_limit``, and the
+        characters of it left out (``knowledge.cut_context``), once per limit."""
+        key = ("knowledge", self.knowledge_limit)
+        if key not in self.rendered:
+            self.rendered[key] = cut_context(context_prompt(self.params.context), *self.knowledge_limit)
+        return self.rendered[key]
 
     def knowledge_left_out(self) -> int:
         """Characters of the knowledge block the model is not sent (0 when it gets all of it)."""
-        return cut_context(self._knowledge(), *self.knowledge_limit)[1]
+        return self._knowledge()[1]
 
     def shrink_knowledge(self, tokens: int, chars: int) -> bool:
         """Make the knowledge context ``tokens`` (estimated) and ``chars`` smaller than it is
         now: the last thing cut to fit the window and the request line, after memory, old
         observations and the query's files, since it is what the answer is grounded on.
         Returns False when there is none left to cut."""
-        block, _ = cut_context(self._knowledge(), *self.knowledge_limit)
+        block, _ = self._knowledge()
         if not block:
             return False
         self.knowledge_limit = (max(count_tokens(block) - max(tokens, 0), 0), max(len(block) - max(chars, 0), 0))
