@@ -1,6 +1,11 @@
-"""agent_core.fairness: long CPU work lets the other sessions of the process run."""
+"""agent_core.fairness: long CPU work lets the other sessions of the process run.
+
+Only the first test reads the real clock, and only for a lower bound that a loaded machine
+raises (a preempted item lasts longer, never shorter); the others set the clock or the slice,
+so a slow or busy CI machine cannot change what they see."""
 
 import time
+from types import SimpleNamespace
 
 import gevent
 
@@ -40,23 +45,43 @@ def test_a_loop_that_gives_way_lets_another_greenlet_run_every_slice():
             _busy(fairness.SLICE_SECONDS / 3)
             fairness.give_way()
 
-    assert _ticks_during(work) >= 5  # 30 items of a third of a slice: about 10 slices
+    # 30 items of at least a third of a slice each (wall clock): a switch at least every 4th
+    assert _ticks_during(work) >= 5
 
 
-def test_a_short_loop_does_not_switch_at_all():
-    fairness._last = time.perf_counter()  # a fresh slice
+def test_give_way_switches_only_once_a_slice_has_passed(monkeypatch):
+    now = [1000.0]
+    monkeypatch.setattr(fairness, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    monkeypatch.setattr(fairness, "_last", now[0])  # a fresh slice, on a clock that moves when told
+
+    def within_the_slice() -> None:
+        for _ in range(100):
+            fairness.give_way()
+        now[0] += fairness.SLICE_SECONDS * 0.9
+        fairness.give_way()
+
+    def past_it() -> None:
+        now[0] += fairness.SLICE_SECONDS * 0.2
+        fairness.give_way()
+
+    assert _ticks_during(within_the_slice) == 0
+    assert _ticks_during(past_it) >= 1
+    # the slice starts again where it gave way
     assert _ticks_during(lambda: [fairness.give_way() for _ in range(100)]) == 0
 
 
-def test_the_long_walks_give_way():
+def test_the_long_walks_give_way_between_items(monkeypatch):
     # the loops found holding the process for seconds: memory of 60,000 messages split into
-    # turns, a log payload of hundreds of thousands of parts cut to fit one line
+    # turns, a log payload of hundreds of thousands of parts cut to fit one line. With no slice
+    # at all each give_way switches, so the ticks count how often the walk offers to: once an
+    # item, not once a walk
     from dify_plugin.entities.model.message import AssistantPromptMessage, UserPromptMessage
 
-    history = [UserPromptMessage(content="q"), AssistantPromptMessage(content="a")] * 30_000
-    assert _ticks_during(lambda: history_turns(history)) >= 1
-    parts = {"resources": [{"position": i, "content": "c", "title": "t"} for i in range(300_000)]}
-    assert _ticks_during(lambda: fit(parts, 1024)) >= 1
+    monkeypatch.setattr(fairness, "SLICE_SECONDS", 0.0)
+    history = [UserPromptMessage(content="q"), AssistantPromptMessage(content="a")] * 1_000
+    assert _ticks_during(lambda: history_turns(history)) >= len(history)
+    parts = {"resources": [{"position": i, "content": "c", "title": "t"} for i in range(2_000)]}
+    assert _ticks_during(lambda: fit(parts, 1024)) >= len(parts["resources"])
 
 
 def test_a_payload_of_too_many_parts_becomes_a_note_without_cutting_each_part():
