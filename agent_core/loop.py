@@ -402,7 +402,7 @@ class AgentLoop:
             request = fits or self._steps.build_request(state)
             tokens = request_tokens(request) if budget is not None else None
         if over(request, tokens) and state.params.context:
-            request = self._knowledge_fitted(request, budget)
+            request = self._knowledge_fitted(request, budget, settings)
             tokens = request_tokens(request) if budget is not None else None
         if tokens is not None and (limit := reply_limit(state.params, tokens)):
             request = replace(request, completion_params={**request.completion_params, **limit})
@@ -443,15 +443,16 @@ class AgentLoop:
                 "knowledge_chars_left_out": state.knowledge_left_out(),
             })
 
-    def _knowledge_fitted(self, request: ModelRequest, budget: int | None) -> ModelRequest:
+    def _knowledge_fitted(self, request: ModelRequest, budget: int | None, settings: int) -> ModelRequest:
         """``request`` with the knowledge context cut by what it is over the prompt budget
-        (``budget`` tokens, when known) and ``REQUEST_BYTES``, once nothing else is left to trim
+        (``budget`` tokens, when known) and ``REQUEST_BYTES`` with the ``settings`` bytes the line
+        carries beside the prompt (``model_call.settings_bytes``), once nothing else is left to trim
         (``RunState.shrink_knowledge``); measured again and cut again at most
         ``KNOWLEDGE_CUT_TRIES`` times, since a cut text's estimate is not exactly the whole's less
         the part cut. A request still over after it goes as the rest of the loop decides."""
         for _ in range(KNOWLEDGE_CUT_TRIES):
             excess_tokens = request_tokens(request) - budget if budget is not None else 0
-            excess_bytes = request_bytes(request) - REQUEST_BYTES  # a character cut is a byte at least
+            excess_bytes = request_bytes(request) + settings - REQUEST_BYTES  # a character cut is a byte at least
             if excess_tokens <= 0 and excess_bytes <= 0:
                 break
             if not self.state.shrink_knowledge(excess_tokens + KNOWLEDGE_CUT_MARGIN, excess_bytes + KNOWLEDGE_CUT_MARGIN):

@@ -206,6 +206,27 @@ def test_knowledge_context_larger_than_the_window_is_cut_with_a_note(run, strate
     assert trims[0].data["estimated_tokens_after"] <= trims[0].data["budget_tokens"]
 
 
+def test_knowledge_context_is_cut_to_leave_room_for_model_settings_of_megabytes(run):
+    """The request line carries the model's settings beside the prompt: a completion parameter
+    of 1.8 MB leaves the knowledge context that much less room. The knowledge is cut by it too
+    and the run answers (before, the cut ignored the settings and the run ended as too large)."""
+    items = [knowledge_item(n, f"Fact {n}: " + "lorem ipsum dolor sit amet " * 12_000, f"doc{n}.md", 0.9)
+             for n in range(1, 11)]
+    result = run(
+        [answer_turn("function_calling", "ok")],
+        query="What?",
+        context=items,
+        model={"context_size": 4_000_000, "completion_params": {"user": "u" * 1_800_000}},
+        timeout=120,
+    )
+    assert_clean(result, run)
+    assert result.text == "ok"
+    (request,) = result.llm_requests
+    system = text_of(request["prompt_messages"][0]["content"])
+    assert "Fact 1:" in system and "Fact 10:" not in system
+    assert len(json.dumps(request["prompt_messages"])) + 1_800_000 < 3 * 1024 * 1024 + 64 * 1024
+
+
 def test_knowledge_context_in_a_completion_prompt(run):
     result = run(
         [{"text": " I know.\nFinal Answer: 14 hours."}],
