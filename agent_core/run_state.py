@@ -83,11 +83,11 @@ class RunState:
     image_notes: list[str] = field(default_factory=list)
     """Why query images the plugin had to fetch went to the model as text (too large, not
     fetched); logged once (``AgentLoop``)."""
+    document_notes: list[str] = field(default_factory=list)
+    """The same for the query's documents (``file_fetch.fetch_documents``)."""
     knowledge_limit: tuple[int | None, int | None] = (None, None)
     """``(tokens, characters)`` the knowledge context may take in the system message, set by
     `shrink_knowledge` when nothing else is left to trim; ``(None, None)``: all of it."""
-    document_notes: list[str] = field(default_factory=list)
-    """The same for the query's documents (``file_fetch.fetch_documents``)."""
     reasoning_opened: bool = False
     """A reply of this run closed a reasoning block it never opened (``</think>`` alone): the
     model's template opens it in the prompt, so later replies are read that way."""
@@ -213,7 +213,7 @@ class RunState:
 
         Oldest first, and what the question needs least first: memory turns, then the
         observations of this run's oldest rounds, then the query's images and documents (oldest
-        first), which a question about a picture or a file needs most. One step is one turn, round or image, so
+        first), which a question about a picture or a file needs most. One step is one turn, round or file, so
         a caller can search for the fewest that fit (``agent_core.loop``)."""
         history, rounds, shown = base
         more_history = min(steps, len(self._memory_turns()) - history)

@@ -124,7 +124,7 @@ class Split:
 
 def _partial_suffix(text: str, tags: tuple[str, ...]) -> int:
     """Length of the longest suffix of ``text`` that is a proper prefix of a tag (every tag
-    starts with ``<`` or ``[``, so only the suffixes from one of those are tried)."""
+    starts with one of ``_TAG_CHARS``, so only the suffixes from one of those are tried)."""
     window = text[-(max(len(tag) for tag in tags) - 1) :]
     if not _may_hold_tag(window):
         return 0  # the usual case: no tag can be starting
