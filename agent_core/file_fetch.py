@@ -106,15 +106,15 @@ def _fetch(
         if url in fetched or not is_fetchable_url(url) or (provider_can_fetch(url) and not public_too):
             continue
         if isinstance(size, int) and size > max_bytes:
-            notes.append(prompts.IMAGE_TOO_LARGE.format(name=name, size=size, limit=max_bytes))
+            notes.append(prompts.QUERY_FILE_TOO_LARGE.format(name=name, size=size, limit=max_bytes))
             continue
         try:
             blob = File(url=url, type=kind).blob
         except Exception as error:  # the address failed: shown as a mention instead
-            notes.append(prompts.IMAGE_NOT_FETCHED.format(name=name, error=type(error).__name__))
+            notes.append(prompts.QUERY_FILE_NOT_FETCHED.format(name=name, error=type(error).__name__))
             continue
         if 0 < len(blob) <= max_bytes:
             fetched[url] = blob
         else:
-            notes.append(prompts.IMAGE_TOO_LARGE.format(name=name, size=len(blob), limit=max_bytes))
+            notes.append(prompts.QUERY_FILE_TOO_LARGE.format(name=name, size=len(blob), limit=max_bytes))
     return fetched

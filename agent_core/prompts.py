@@ -265,8 +265,8 @@ CONTINUE_CUT_ANSWER = (
     "Your answer was cut off by the output limit. Continue it exactly where it stopped, without repeating "
     "anything and without calling tools."
 )
-IMAGE_TOO_LARGE = "{name} ({size} bytes) is larger than {limit} bytes: the model is told of it as text"
-IMAGE_NOT_FETCHED = "{name} could not be fetched ({error}): the model is told of it as text"
+QUERY_FILE_TOO_LARGE = "{name} ({size} bytes) is larger than {limit} bytes: the model is told of it as text"
+QUERY_FILE_NOT_FETCHED = "{name} could not be fetched ({error}): the model is told of it as text"
 ALLOWED_TOOLS_UNKNOWN = "allowed_tools names tools the node does not have, left out: {names}"
 STEP_INTERRUPTED = "Your reply broke off with an error ({error}). {problem}"
 MODEL_PAST_DEADLINE = "the run's time limit came while the model was still replying"
