@@ -192,7 +192,16 @@ def test_tool_tasks_of_the_suite_on_the_real_model(plugin) -> None:  # type: ign
     assert all(o.calls and all(c.ok for c in o.calls) for o in first.outcomes if o.ok)
     (repeat,) = again.outcomes
     (original,) = [o for o in first.outcomes if o.task.id == "fever_celsius"]
-    assert repeat.fingerprint_data() == original.fingerprint_data()
+    if repeat.fingerprint_data() == original.fingerprint_data():
+        return
+    # llama.cpp may sample a repeated prompt differently (its prompt cache, a busy machine's
+    # threads); the plugin must not: up to the first reply that differs, each request is the same
+    steps = zip(original.model_requests, original.model_outputs, repeat.model_requests, repeat.model_outputs, strict=False)
+    for request, output, repeated_request, repeated_output in steps:
+        assert repeated_request == request
+        if repeated_output != output:
+            return
+    pytest.fail(f"the same model replies gave another run: {original.fingerprint_data()} != {repeat.fingerprint_data()}")
 
 
 @pytest.mark.slow
