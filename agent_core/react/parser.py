@@ -417,6 +417,17 @@ _RUN_ON_KINDS: Final = frozenset({"thought", "action_input", "observation"})
 supplier")."""
 
 
+def _action_written_on(held: list[str], marker: _Marker) -> bool:
+    """Whether an answer's held text from an ``Action:`` line on (``held``, its pieces), with the
+    run-on ``marker`` on the line after it, is the format's next step written on past the
+    answer: the ``Action:`` line alone, then ``Action Input:`` or ``Observation:`` (the ReAct
+    format's order, langchain#21912). Otherwise (a ``Thought:`` after it, or more lines of the
+    answer between them: meeting minutes' "Action: John to send the notes") the held text is
+    the answer's own."""
+    lines = [line for line in "".join(held).splitlines() if line.strip()]
+    return len(lines) <= 1 and marker.kind in ("action_input", "observation")
+
+
 def _input_label(
     text: str, i: int, eof: bool, labels: tuple[tuple[str, tuple[str, ...]], ...] = _INPUT_LABELS
 ) -> _Marker | _Need | None:
@@ -624,6 +635,7 @@ class ReactStreamParser:
         self._answer_ws = ""  # answer text held back until more comes: whitespace, an opening fence
         self._answer_fence_open = False
         self._run_on: list[str] | None = None  # answer text from a "Question:" or "Action:" line on, held (_s_answer)
+        self._run_on_action = False  # the held text starts with an "Action:" line
         self._answer_code = False  # a code block is open in the answer
         self._wrapped = False  # a fence line opened in the visible text and not closed yet
         self._answering = False
@@ -1068,7 +1080,10 @@ class ReactStreamParser:
         the format: False when more text is needed, True when the answer ended, else None."""
         if marker is not None and marker.kind in _RUN_ON_KINDS:
             # the model wrote on past its answer (an invented observation, a next thought): the
-            # answer ends here, and a held "Question:" tail goes with it
+            # answer ends here, and a held "Question:" tail goes with it; a held "Action:" tail
+            # only when it is the format's step (`_action_written_on`), else it is answer text
+            if self._run_on is not None and self._run_on_action and not _action_written_on(self._run_on, marker):
+                self._emit_answer("".join(self._run_on))
             self._run_on, self._state = None, _S.DONE
             return True
         if self._run_on is not None:
@@ -1077,13 +1092,13 @@ class ReactStreamParser:
             # "Action: get_weather" under an answer: held until the turn shows what it is, the
             # format written on (an "Action Input:" follows, langchain#21912) or the answer's own
             # line (an action plan's "Action: call the supplier")
-            self._run_on = []
+            self._run_on, self._run_on_action = [], True
         elif marker is None:
             question = _input_label(self._buf, self._pos, eof, _QUESTION_LABELS)
             if question is _NEED:
                 return False
             if question is not None:  # a next question: held until the turn shows what it is
-                self._run_on = []
+                self._run_on, self._run_on_action = [], False
         return None
 
     def _answer_fence(self, line: str) -> None:

@@ -250,3 +250,12 @@ def test_an_unknown_model_closing_a_block_it_never_opened_after_drafting_an_answ
     assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
     assert result.text.endswith("Sunny.")
     assert "drafted" not in result.text
+
+
+def test_an_answers_own_action_items_reach_the_user_when_a_thought_follows_them(run):
+    """Meeting minutes' "Action:" items, then a thought written on past the answer: the items are
+    the answer's text (only an "Action:" line with the format's next step after it is not)."""
+    answer = "Minutes:\n- Decided: ship v2\nAction: John to send the notes\nAction: Mary to book the room"
+    result = react(run, [{"text": f"Thought: I know it.\nFinal Answer: {answer}\nThought: done.", "split": 3}])
+    assert_clean_end(result)
+    assert result.text == answer

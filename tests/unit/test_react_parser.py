@@ -219,6 +219,25 @@ def test_the_format_written_on_past_the_answer_is_not_the_answer(tail):
         assert "".join(texts(feed, AnswerDelta) for feed in per_feed) == "It is sunny in Paris."
 
 
+@pytest.mark.parametrize(
+    ("answer", "tail"),
+    [
+        # meeting minutes' action items, then a thought written on past the answer
+        ("Minutes:\n- Decided: ship v2\nAction: John to send the notes", "\nThought: I am done."),
+        ("Minutes:\nAction: John to send the notes\nAction: Mary to book the room\nDue Friday.", "\n\nThought: done"),
+        ("Incident report\nAction: restarted the server\nCause: a full disk", "\nObservation: stable since"),
+    ],
+)
+def test_action_lines_of_the_answer_stay_when_the_format_is_written_on_after_them(answer, tail):
+    # only an "Action:" line followed by the format's next step (Action Input / Observation) is
+    # the format written on; the answer's own "Action:" lines stay, streamed in any chunking
+    text = "Thought: I know it\nFinal Answer: " + answer + tail
+    for chunks in ([text], list(text)):
+        per_feed, _, turn = run(chunks)
+        assert turn.final_answer == answer and turn.actions == ()
+        assert "".join(texts(feed, AnswerDelta) for feed in per_feed) == answer
+
+
 def test_a_question_in_the_answer_with_no_format_after_it_is_the_answers_own():
     text = "Final Answer: A quiz for you.\nQuestion 1: What is 2+2?\nAnswer: 4\nQuestion 2: And 3+3?"
     for chunks in ([text], list(text)):
