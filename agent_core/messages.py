@@ -169,12 +169,15 @@ def query_attachments(
 
 def _document_content(file: Any, blobs: Mapping[str, bytes]) -> DocumentPromptMessageContent:
     """A document as base64 data (``blobs``: the plugin fetched it), as Dify's LLM node sends it
-    (``file_manager.to_prompt_message_content`` with ``MULTIMODAL_SEND_FORMAT`` base64)."""
+    (``file_manager.to_prompt_message_content`` with ``MULTIMODAL_SEND_FORMAT`` base64). Its MIME
+    type is sent without parameters and in lower case (``is_sendable_document`` accepted it so):
+    Anthropic's plugin compares it to ``application/pdf`` exactly and refuses the request
+    otherwise (``_create_document_content``)."""
     url = str(_file_field(file, "url") or "")
     return DocumentPromptMessageContent(
         base64_data=base64.b64encode(blobs[url]).decode(),
         format=str(_file_field(file, "extension") or "").lstrip(".") or "pdf",
-        mime_type=str(_file_field(file, "mime_type") or "application/pdf").split(";")[0].strip(),
+        mime_type=str(_file_field(file, "mime_type") or "application/pdf").split(";")[0].strip().lower(),
         filename=str(_file_field(file, "filename") or ""),
     )
 

@@ -196,6 +196,19 @@ def test_a_pdf_the_plugin_fetched_goes_to_a_document_model_as_data_and_other_doc
     assert isinstance(trimmed.content, str) and "a.pdf" in trimmed.content
 
 
+def test_a_pdf_is_sent_with_the_exact_mime_type_anthropic_compares_to():
+    # a remote file's type as its server wrote the header: accepted as a PDF, so it must be sent
+    # as "application/pdf", which Anthropic's plugin compares exactly (it refuses the request else)
+    from dify_plugin.entities.model.message import DocumentPromptMessageContent
+
+    pdf = {"type": "document", "url": "https://example.com/a.pdf", "filename": "a.pdf",
+           "mime_type": "Application/PDF; charset=binary", "extension": ".pdf"}
+    params = StrategyParams(model=AgentModelConfig(**MODEL), query="Summarize", files=[pdf])
+    message = query_message(params, images_as_content=True, documents_as_content=True, blobs={pdf["url"]: b"%PDF-1.4"})
+    (document,) = [part for part in message.content if isinstance(part, DocumentPromptMessageContent)]
+    assert document.mime_type == "application/pdf"
+
+
 def test_knowledge_cut_keeps_the_head_within_both_limits_and_says_how_much_is_left_out():
     from agent_core.knowledge import cut_context
     from agent_core.tokens import estimate_tokens
