@@ -21,6 +21,7 @@ from dify_plugin.entities.tool import ToolParameter
 from dify_plugin.interfaces.agent import ToolEntity
 
 from agent_core import json_args
+from agent_core.observation import redactor
 from agent_core.prompts import MSG_MISSING, MSG_NOT_BOOLEAN, MSG_NOT_NUMBER, MSG_NOT_OPTION, MSG_SCHEMA_ECHO, REDACTED
 
 ParamType = ToolParameter.ToolParameterType
@@ -141,6 +142,21 @@ def tool_secret_values(tool: ToolEntity) -> set[str]:
     return secrets
 
 
+def _redacted(value: Any, redact: Any, depth: int = 0) -> Any:
+    """``value`` (a parameter's value: text, number, or lists and objects of them) with
+    ``redact`` (``text -> text``) applied to every text in it, keys included; deeper than
+    ``json_args.MAX_DEPTH`` levels it is left as it is."""
+    if isinstance(value, str):
+        return redact(value)
+    if depth > json_args.MAX_DEPTH:
+        return value
+    if isinstance(value, Mapping):
+        return {redact(key) if isinstance(key, str) else key: _redacted(item, redact, depth + 1) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(item, redact, depth + 1) for item in value]
+    return value
+
+
 class ToolRegistry:
     """The node's tools, by the exact name the model was given.
 
@@ -215,10 +231,13 @@ class ToolRegistry:
         node, defaults), every ``secret-input`` parameter's value replaced by ``[REDACTED]``.
         The official strategies log ``{**runtime_parameters, **arguments}`` as the call's
         ``tool_call_input`` (langgenius/dify-official-plugins, agent-strategies/cot_agent,
-        strategies/function_calling.py), secrets included."""
+        strategies/function_calling.py), secrets included. Every other text in it is redacted of
+        the node's secret values (``secret_values``), as a tool's output is: a value the user
+        fixed holding one (an address with ``?key=``, a header) would show it otherwise."""
         secret = {parameter.name for parameter in tool.parameters if parameter.type == ParamType.SECRET_INPUT}
+        redact = redactor(self.secret_values())
         return {
-            key: REDACTED if key in secret and value not in (None, "") else value
+            key: REDACTED if key in secret and value not in (None, "") else _redacted(value, redact)
             for key, value in self.invocation_parameters(tool, model_arguments).items()
         }
 

@@ -493,3 +493,19 @@ def test_a_null_or_malformed_message_in_the_stream_is_reported_and_the_rest_kept
     assert call_node(result).status == "success"
     assert_secrets_only_where_needed(result)
 
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_fixed_parameter_holding_the_secret_is_redacted_in_the_call_log(run, strategy):
+    """The CALL entry shows the input the tool got, the values fixed in the node included: a
+    non-secret one that holds the secret (an address with its key) is shown redacted too."""
+    tool = crm_tool()
+    tool.parameters.append(ToolParam("endpoint", form="form", description="CRM address"))
+    tool.runtime_parameters["endpoint"] = f"https://crm.example/v1?key={CANARY}"
+    turns = [call_turn(strategy, "crm_lookup", customer="Ada"), answer_turn(strategy, "Ada is on the Pro plan.")]
+    result = run(turns, tools=[tool], strategy=strategy)
+    assert_clean_end(result)
+    assert result.tool_requests[0]["tool_parameters"]["endpoint"] == f"https://crm.example/v1?key={CANARY}"
+    logged = call_node(result).data["output"]["tool_call_input"]
+    assert logged == {"customer": "Ada", "api_key": "[REDACTED]", "endpoint": "https://crm.example/v1?key=[REDACTED]"}
+    assert_secrets_only_where_needed(result)

@@ -275,6 +275,22 @@ def test_logged_parameters_are_what_the_tool_gets_with_secrets_redacted():
     assert logged == {"q": "x", "limit": 3, "api_key": "[REDACTED]", "region": "eu", "pin": ""}
 
 
+def test_logged_parameters_hide_a_secret_held_by_any_other_value():
+    # a fixed address or header holding the tool's secret, an object argument holding another
+    # tool's secret (one the node has but does not offer): the log shows neither
+    entity = tool(
+        parameters=[param("api_key", "secret-input", form="form"), param("endpoint", form="form"), param("body", "object")],
+        runtime={"api_key": "sk-123456", "endpoint": "https://x.example/?key=sk-123456"},
+    )
+    registry = ToolRegistry([entity], other_secrets={"tok-987654"})
+    logged = registry.logged_parameters(entity, {"body": {"auth": ["Bearer tok-987654"], "n": 1}})
+    assert logged == {
+        "body": {"auth": ["Bearer [REDACTED]"], "n": 1},
+        "api_key": "[REDACTED]",
+        "endpoint": "https://x.example/?key=[REDACTED]",
+    }
+
+
 # --- validate_arguments ---------------------------------------------------------------
 
 
