@@ -636,6 +636,7 @@ class ReactStreamParser:
         self._answer_fence_open = False
         self._run_on: list[str] | None = None  # answer text from a "Question:" or "Action:" line on, held (_s_answer)
         self._run_on_action = False  # the held text starts with an "Action:" line
+        self._run_on_question: int | None = None  # where a "Question:" line starts in the held text
         self._answer_code = False  # a code block is open in the answer
         self._wrapped = False  # a fence line opened in the visible text and not closed yet
         self._answering = False
@@ -1083,16 +1084,23 @@ class ReactStreamParser:
             # answer ends here, and a held "Question:" tail goes with it; a held "Action:" tail
             # only when it is the format's step (`_action_written_on`), else it is answer text
             if self._run_on is not None and self._run_on_action and not _action_written_on(self._run_on, marker):
-                self._emit_answer("".join(self._run_on))
+                # the answer's own lines, up to a "Question:" line among them (a next question)
+                self._emit_answer("".join(self._run_on[: self._run_on_question]))
             self._run_on, self._state = None, _S.DONE
             return True
         if self._run_on is not None:
+            if self._run_on_action and self._run_on_question is None and marker is None:
+                question = _input_label(self._buf, self._pos, eof, _QUESTION_LABELS)
+                if question is _NEED:
+                    return False
+                if question is not None:
+                    self._run_on_question = len(self._run_on)
             return None
         if marker is not None and marker.kind == "action":
             # "Action: get_weather" under an answer: held until the turn shows what it is, the
             # format written on (an "Action Input:" follows, langchain#21912) or the answer's own
             # line (an action plan's "Action: call the supplier")
-            self._run_on, self._run_on_action = [], True
+            self._run_on, self._run_on_action, self._run_on_question = [], True, None
         elif marker is None:
             question = _input_label(self._buf, self._pos, eof, _QUESTION_LABELS)
             if question is _NEED:

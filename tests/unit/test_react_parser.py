@@ -226,6 +226,8 @@ def test_the_format_written_on_past_the_answer_is_not_the_answer(tail):
         ("Minutes:\n- Decided: ship v2\nAction: John to send the notes", "\nThought: I am done."),
         ("Minutes:\nAction: John to send the notes\nAction: Mary to book the room\nDue Friday.", "\n\nThought: done"),
         ("Incident report\nAction: restarted the server\nCause: a full disk", "\nObservation: stable since"),
+        # a next question after the action items is the format written on, as after the answer
+        ("Minutes:\nAction: John to send the notes", "\nQuestion: anything else?\nThought: no"),
     ],
 )
 def test_action_lines_of_the_answer_stay_when_the_format_is_written_on_after_them(answer, tail):
