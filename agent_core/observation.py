@@ -201,6 +201,11 @@ MIN_SECRET_LENGTH = 4
 """Shorter secret values are not redacted: hiding them would garble ordinary text."""
 MIN_SECRET_EDGE = 4
 """The shortest start of a secret hidden at the edge of a cut text (characters)."""
+WRAPPED_FORM_MAX_CHARS = 512
+"""The longest form of a secret also matched broken across lines at any character (a wrapped API
+key or token); a longer one (a PEM key, a service account's JSON) is matched with any whitespace
+between its words only. Allowing a break at every character of a 3 KB key made the pattern take
+3 s to compile, holding every session of the process; such values are multi-line already."""
 MIN_BASE64_CORE = 8
 """The shortest base64 form of a secret looked for (characters): a shorter run would turn up by
 chance in the base64 data a tool returns."""
@@ -1326,9 +1331,10 @@ def _base64_cores(secret: str) -> set[str]:
 class _Secrets:
     """The secret values of a call and what hides them: ``redact`` replaces every occurrence by
     ``[REDACTED]``, whatever whitespace stands between its words (a tool or an error message
-    may have reflowed it), a line break anywhere in it (a wrapped token), and in its
+    may have reflowed it), a line break anywhere in a form of at most ``WRAPPED_FORM_MAX_CHARS``
+    (a wrapped token), and in its
     JSON-escaped (``\\/`` too), URL-encoded (also twice), HTML-escaped and base64 forms
-    (``_base64_cores``); ``mask_cut_edge``
+    (``_base64_cores``, for a value of at most ``WRAPPED_FORM_MAX_CHARS``); ``mask_cut_edge``
     hides the start of a secret left at the end of a text that was cut; ``holds`` tells whether
     a text (a link, a file name) contains one, ``in_bytes`` whether a file's content does."""
 
@@ -1343,9 +1349,13 @@ class _Secrets:
             escaped |= {e.replace("/", "\\/") for e in escaped}  # JSON's optional "\/" (PHP's default)
             marked_up = {html.escape(secret), html.escape(secret, quote=False)}
             twice = {urllib.parse.quote(q, safe="") for q in quoted if "%" in q}  # a URL inside a URL's query
-            variants |= {secret, *escaped, *quoted, *marked_up, *twice, *_base64_cores(secret)}
+            encoded = _base64_cores(secret) if len(secret) <= WRAPPED_FORM_MAX_CHARS else set()
+            variants |= {secret, *escaped, *quoted, *marked_up, *twice, *encoded}
         self._variants = sorted(variants, key=len, reverse=True)
-        flexible = ["\\s+".join(_wrappable(word) for word in v.split()) or re.escape(v) for v in self._variants]
+        flexible = [
+            "\\s+".join(map(_wrappable if len(v) <= WRAPPED_FORM_MAX_CHARS else re.escape, v.split())) or re.escape(v)
+            for v in self._variants
+        ]
         self._pattern = re.compile("|".join(flexible)) if flexible else None
         self._encoded = sorted({v.encode("utf-8") for v in self._variants if v.strip()}, key=len, reverse=True)
         # each variant without its whitespace (see mask_cut_edge)

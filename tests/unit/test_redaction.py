@@ -349,3 +349,14 @@ def test_base64_that_does_not_hold_the_secret_is_left_alone():
 def test_a_secret_url_encoded_twice_is_redacted():
     twice = urllib.parse.quote(urllib.parse.quote(SECRET + "/x?", safe=""), safe="")
     assert redactor([SECRET + "/x?"])(f"next={twice}") == "next=[REDACTED]"
+
+
+def test_a_private_key_is_redacted_whatever_its_line_endings():
+    # a service account's key (kilobytes, many lines) given as a secret-input value; a tool may
+    # echo it with CRLF line endings or indented
+    key = "-----BEGIN PRIVATE KEY-----\n" + "\n".join(
+        base64.b64encode(bytes((i + k) % 256 for k in range(48))).decode() for i in range(0, 2400, 48)
+    ) + "\n-----END PRIVATE KEY-----"
+    redact = redactor([key])
+    for echoed in (key, key.replace("\n", "\r\n"), key.replace("\n", "\n    "), json.dumps({"key": key})):
+        assert redact(f"config: {echoed} done").count("[REDACTED]") == 1, echoed[:40]
