@@ -1095,6 +1095,11 @@ class ReactStreamParser:
                     return False
                 if question is not None:
                     self._run_on_question = len(self._run_on)
+                elif self._buf[self._pos] not in "\r\n":
+                    # a line of prose right under the "Action:" line: not the format's step
+                    # (`_action_written_on`), so the held line is the answer's own and streams now
+                    held, self._run_on = "".join(self._run_on), None
+                    self._emit_answer(held)
             return None
         if marker is not None and marker.kind == "action":
             # "Action: get_weather" under an answer: held until the turn shows what it is, the

@@ -240,6 +240,15 @@ def test_action_lines_of_the_answer_stay_when_the_format_is_written_on_after_the
         assert "".join(texts(feed, AnswerDelta) for feed in per_feed) == answer
 
 
+def test_an_answer_streams_on_past_its_own_action_line():
+    # an action item followed by prose is the answer's own: it is not held to the end of the turn
+    text = "Thought: ok\nFinal Answer: Minutes\nAction: John to send the notes\nDue Friday. " + "More notes. " * 50
+    per_feed, _, turn = run(list(text))
+    streamed = "".join(texts(feed, AnswerDelta) for feed in per_feed[:-1])  # before the last piece
+    assert streamed.startswith("Minutes\nAction: John to send the notes\nDue Friday. More notes.")
+    assert turn.final_answer == text[len("Thought: ok\nFinal Answer: ") :].rstrip()
+
+
 def test_a_question_in_the_answer_with_no_format_after_it_is_the_answers_own():
     text = "Final Answer: A quiz for you.\nQuestion 1: What is 2+2?\nAnswer: 4\nQuestion 2: And 3+3?"
     for chunks in ([text], list(text)):
