@@ -63,7 +63,7 @@ so that it can recover ``reasoning_content`` from exactly that block when it com
 
 _OPENED_IN_PROMPT = re.compile(
     r"qwq|deepseek[-_ ]?r1|r1[-_ ]distill|qwen3[-\w.]*?[-_ ]thinking|thinking[-_ ]?2507|minimax[-_ ]?m2"
-    r"|ernie[-\w.]*?[-_ ]thinking",
+    r"|ernie[-\w.]*?[-_ ]thinking|ernie[-_ ]?x1",
     re.IGNORECASE,
 )
 
@@ -73,9 +73,11 @@ def opens_reasoning_in_prompt(model: str) -> bool:
     served without a reasoning parser holds only the closing ``</think>``: QwQ, DeepSeek-R1 and
     its distills (the template ends with ``<think>\\n``), Qwen3's thinking-only models
     (``Qwen3-235B-A22B-Thinking-2507``, ``Qwen3-Next-80B-A3B-Thinking``, whose model cards say
-    the output may hold only ``</think>``), MiniMax-M2 and ERNIE-4.5's thinking models (served
-    without a reasoning parser their replies start inside the block). A hybrid model (Qwen3, Qwen3.5) may run with
-    thinking off, so its name alone does not say it; a run learns it from a first such reply."""
+    the output may hold only ``</think>``), MiniMax-M2, ERNIE-4.5's thinking models and ERNIE-X1
+    (served without a reasoning parser their replies start inside the block: FastDeploy's
+    ``ernie_x1`` reasoning parser reads the text before ``</think>`` as the reasoning). A hybrid
+    model (Qwen3, Qwen3.5) may run with thinking off, so its name alone does not say it; a run
+    learns it from a first such reply."""
     return bool(model) and _OPENED_IN_PROMPT.search(model) is not None
 
 

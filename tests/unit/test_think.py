@@ -108,7 +108,8 @@ def test_nothing_is_passed_on_while_the_reply_may_still_be_reasoning_and_release
 
 @pytest.mark.parametrize("model", ["qwq-32b", "deepseek-r1:14b", "DeepSeek-R1-Distill-Qwen-32B",
                                    "Qwen3-235B-A22B-Thinking-2507", "qwen3-next-80b-a3b-thinking",
-                                   "MiniMax-M2", "minimax-m2.5", "ERNIE-4.5-21B-A3B-Thinking"])
+                                   "MiniMax-M2", "minimax-m2.5", "ERNIE-4.5-21B-A3B-Thinking",
+                                   "ERNIE-X1.1", "ernie-x1-turbo-32k"])
 def test_models_whose_template_opens_the_block_are_known_by_name(model):
     assert opens_reasoning_in_prompt(model)
 
