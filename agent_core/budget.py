@@ -189,7 +189,9 @@ def count_tokens(text: str) -> int:
 @per_object
 def message_tokens(message: PromptMessage) -> int:
     """Estimated tokens of one message: text, images, documents (``document_tokens``), tool
-    calls and overhead."""
+    calls and overhead. Measured once per message object (``per_object``); tens of thousands of
+    them measured in a row give way to the other sessions (``fairness``)."""
+    give_way()
     total = MESSAGE_OVERHEAD
     if isinstance(message.content, str):
         total += count_tokens(message.content)
@@ -206,19 +208,14 @@ def message_tokens(message: PromptMessage) -> int:
 
 def request_tokens(request: ModelRequest) -> int:
     """Estimated prompt tokens of a whole request, tool schemas included."""
-    total = 0
-    for tool in request.tools:
-        total += _tool_tokens(tool)
-        give_way()
-    for message in request.prompt_messages:
-        total += message_tokens(message)
-        give_way()
-    return total
+    tools = sum(_tool_tokens(tool) for tool in request.tools)
+    return tools + sum(message_tokens(message) for message in request.prompt_messages)
 
 
 @per_object
 def _tool_tokens(tool: PromptMessageTool) -> int:
-    """Estimated tokens of one tool declaration (its JSON)."""
+    """Estimated tokens of one tool declaration (its JSON), once per tool object."""
+    give_way()  # hundreds of tools with large schemas
     return count_tokens(json.dumps(tool_dump(tool), ensure_ascii=False))
 
 

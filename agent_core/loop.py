@@ -30,7 +30,7 @@ from agent_core import prompts
 from agent_core.budget import observation_budget, prompt_budget, reply_limit, request_bytes, request_tokens
 from agent_core.errors import AgentRunError, chained, error_text, shortened
 from agent_core.knowledge import fitting_resources, retriever_resources
-from agent_core.line_budget import REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, fit, text_pieces
+from agent_core.line_budget import REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, encoded_size, fit, text_pieces
 from agent_core.logs import LogNode
 from agent_core.messages import file_type
 from agent_core.model_call import ModelChunk, ModelRequest, PastDeadlineError, invoke_model, settings_bytes
@@ -193,6 +193,7 @@ class AgentLoop:
         )
         self._usage = empty_usage()
         self._prompt_budget = prompt_budget(params)  # tokens, or None: the parameters do not change
+        self._settings_sizes: dict[tuple[tuple[str, ...], str], int] = {}  # bytes, by stop words and parameters
         self._calls_made: Counter[str] = Counter()
         self._open: list[LogNode] = []
         self._streamed = False
@@ -368,6 +369,14 @@ class AgentLoop:
         yield self._finish(thought_node, data, usage=turn.usage)
         return turn
 
+    def _settings_bytes(self, request: ModelRequest) -> int:
+        """``model_call.settings_bytes`` of the node's model with ``request``'s own stop words and
+        completion parameters, measured once per distinct pair in the run (they seldom change)."""
+        key = (tuple(request.stop), repr(request.completion_params))
+        if key not in self._settings_sizes:
+            self._settings_sizes[key] = settings_bytes(self.state.params.model, request)
+        return self._settings_sizes[key]
+
     def _fitted_request(self, round_node: LogNode) -> Generator[AgentInvokeMessage, None, ModelRequest]:
         """This round's request, trimmed (and the trimming logged) when over the prompt budget
         in tokens (when the model's context size is known) or in bytes (always: the request is
@@ -376,7 +385,7 @@ class AgentLoop:
         request = self._steps.build_request(state)
         budget = self._prompt_budget
         tokens = before = request_tokens(request) if budget is not None else None
-        settings = settings_bytes(state.params.model, request)  # the same in every build of the round
+        settings = self._settings_bytes(request)  # the same in every build of the round
 
         def over(request: ModelRequest, tokens: int | None = None) -> bool:
             if budget is not None and (request_tokens(request) if tokens is None else tokens) > budget:
@@ -404,9 +413,10 @@ class AgentLoop:
         if over(request, tokens) and state.params.context:
             request = self._knowledge_fitted(request, budget, settings)
             tokens = request_tokens(request) if budget is not None else None
-        if tokens is not None and (limit := reply_limit(state.params, tokens)):
+        limit = reply_limit(state.params, tokens) if tokens is not None else None
+        if limit:
             request = replace(request, completion_params={**request.completion_params, **limit})
-        size = request_bytes(request) + settings_bytes(state.params.model, request)
+        size = request_bytes(request) + settings + (encoded_size(limit) if limit else 0)
         if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
             raise AgentRunError(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
         yield from self._trimming_logs(round_node, (trimmed, knowledge_before), (before, tokens))

@@ -14,6 +14,7 @@ from typing import Any
 from dify_plugin.entities.model.llm import LLMUsage
 
 _FIELDS = tuple(LLMUsage.model_fields)
+_DECIMAL_FIELDS = tuple(name for name, info in LLMUsage.model_fields.items() if info.annotation is Decimal)
 
 
 def empty_usage() -> LLMUsage:
@@ -58,7 +59,8 @@ price, and adding one up overflows ``decimal``'s context (``decimal.Overflow``),
 def _sane(usage: LLMUsage) -> LLMUsage:
     """``usage`` when every field is one a run can add up and write; raises ``ValueError``
     naming the first field that is not (see ``MAX_CURRENCY_CHARS``, ``MAX_PRICE_EXPONENT``)."""
-    for name, value in usage:
+    for name in _DECIMAL_FIELDS:
+        value = getattr(usage, name)
         if isinstance(value, Decimal) and (not value.is_finite() or (value and value.adjusted() > MAX_PRICE_EXPONENT)):
             raise ValueError(f"{name}: not a price")
     if len(usage.currency) > MAX_CURRENCY_CHARS:
