@@ -263,6 +263,7 @@ class ToolRunner:
         assert isinstance(call, ToolCall)
         tool = self._registry.get(call.name)
         assert tool is not None
+        sent = self._registry.logged_parameters(tool, call.arguments)  # before the call: a slip here loses no result
         outcome = yield from self._invoke(tool, call, deadline)
         return ToolResult(
             base.call_id,
@@ -271,7 +272,7 @@ class ToolRunner:
             observation=outcome.observation,
             error=outcome.error,
             full_text=outcome.full_text,
-            sent=self._registry.logged_parameters(tool, call.arguments),
+            sent=sent,
         )
 
     def _problem(self, call: ToolCall | InvalidToolCall) -> str | None:
