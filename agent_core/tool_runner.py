@@ -263,7 +263,10 @@ class ToolRunner:
         assert isinstance(call, ToolCall)
         tool = self._registry.get(call.name)
         assert tool is not None
-        sent = self._registry.logged_parameters(tool, call.arguments)  # before the call: a slip here loses no result
+        try:  # for the log only: a slip here must neither stop the call nor lose its result
+            sent = self._registry.logged_parameters(tool, call.arguments)
+        except Exception:
+            sent = None  # the log shows the model's arguments
         outcome = yield from self._invoke(tool, call, deadline)
         return ToolResult(
             base.call_id,
