@@ -5,7 +5,7 @@ Pure functions of ``StrategyParams``; no I/O.
 """
 
 import base64
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from dify_plugin.entities.model.message import (
@@ -110,8 +110,17 @@ def _image_content(file: Any, blobs: Mapping[str, bytes]) -> ImagePromptMessageC
 
 def image_sources(params: StrategyParams) -> list[tuple[str, int | None, str]]:
     """``(url, size, filename)`` of the current turn's images, for ``file_fetch.fetch_images``."""
-    images = [f for f in params.files if file_type(f) == "image"]
-    return [(str(_file_field(f, "url") or ""), _file_field(f, "size"), str(_file_field(f, "filename") or "")) for f in images]
+    return _sources(f for f in params.files if file_type(f) == "image")
+
+
+def _sources(files: Iterable[Any]) -> list[tuple[str, int | None, str]]:
+    """``(url, size, filename)`` of each of ``files``, as ``file_fetch`` takes them."""
+    return [(str(_file_field(f, "url") or ""), _file_field(f, "size"), str(_file_field(f, "filename") or "")) for f in files]
+
+
+def _mime_type(file: Any) -> str:
+    """A file's MIME type without its parameters, in lower case ('' when it has none)."""
+    return str(_file_field(file, "mime_type") or "").split(";")[0].strip().lower()
 
 
 DOCUMENT_MIME_TYPES = frozenset({"application/pdf"})
@@ -128,15 +137,13 @@ def is_sendable_document(file: Any) -> bool:
     ``DOCUMENT_MIME_TYPES`` (by its MIME type, parameters ignored)."""
     if file_type(file) in ("image", "audio", "video"):
         return False
-    mime = str(_file_field(file, "mime_type") or "").split(";")[0].strip().lower()
-    return mime in DOCUMENT_MIME_TYPES
+    return _mime_type(file) in DOCUMENT_MIME_TYPES
 
 
 def document_sources(params: StrategyParams) -> list[tuple[str, int | None, str]]:
     """``(url, size, filename)`` of the current turn's sendable documents
     (``is_sendable_document``), for ``file_fetch.fetch_documents``."""
-    documents = [f for f in params.files if is_sendable_document(f)]
-    return [(str(_file_field(f, "url") or ""), _file_field(f, "size"), str(_file_field(f, "filename") or "")) for f in documents]
+    return _sources(f for f in params.files if is_sendable_document(f))
 
 
 def query_images(params: StrategyParams, blobs: Mapping[str, bytes] | None = None) -> list[Any]:
@@ -177,7 +184,7 @@ def _document_content(file: Any, blobs: Mapping[str, bytes]) -> DocumentPromptMe
     return DocumentPromptMessageContent(
         base64_data=base64.b64encode(blobs[url]).decode(),
         format=str(_file_field(file, "extension") or "").lstrip(".") or "pdf",
-        mime_type=str(_file_field(file, "mime_type") or "application/pdf").split(";")[0].strip().lower(),
+        mime_type=_mime_type(file) or "application/pdf",
         filename=str(_file_field(file, "filename") or ""),
     )
 

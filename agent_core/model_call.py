@@ -249,8 +249,7 @@ def build_llm_payload(model: LLMModelConfig, request: ModelRequest) -> dict[str,
     The user's ``stop`` leaves ``completion_params`` for the request's own ``stop``
     (``merged_stop``), as in the official strategies: model plugins pass ``stop`` on as its own
     argument and would otherwise overwrite it with the request's, or send it twice."""
-    completion_params = {**(model.completion_params or {}), **request.completion_params}
-    stop = merged_stop(completion_params.pop("stop", None), request.stop)
+    completion_params, stop = _settings(model, request)
     config = LLMModelConfig(
         provider=model.provider,
         model=model.model,
@@ -274,10 +273,15 @@ def settings_bytes(model: LLMModelConfig, request: ModelRequest) -> int:
     model's provider, name, mode and completion parameters and the merged ``stop`` list
     (``build_llm_payload``). They come from the node's model-selector, whatever their size: the
     line must fit the daemon with them (``line_budget.REQUEST_LINE_MAX_BYTES``)."""
+    completion_params, stop = _settings(model, request)
+    return encoded_size([model.provider, model.model, model.mode, completion_params, stop])
+
+
+def _settings(model: LLMModelConfig, request: ModelRequest) -> tuple[dict[str, Any], list[str]]:
+    """The request's completion parameters (the node's, then the request's own) without ``stop``,
+    and its ``stop`` list (``merged_stop``)."""
     completion_params = {**(model.completion_params or {}), **request.completion_params}
-    stop = merged_stop(completion_params.pop("stop", None), request.stop)
-    settings = [model.provider, model.model, model.mode, completion_params, stop]
-    return encoded_size(settings)
+    return completion_params, merged_stop(completion_params.pop("stop", None), request.stop)
 
 
 class ModelTimeoutError(Exception):
