@@ -39,11 +39,18 @@ gpt-oss (Harmony)      ``<|channel|>analysis<|message|>...<|end|>`` (reasoning, 
                        <|call|>`` (a call) (OpenAI's harmony format; lablup/mlxcel#654); the same
                        with its tokens left out, ``analysis...assistantfinal...``
                        (oobabooga/text-generation-webui#7374)
+Nemotron, LongCat,     ``<TOOLCALL>[{...}]</TOOLCALL>``, ``<longcat_tool_call>{...}
+Seed-OSS, Command R7B  </longcat_tool_call>``, ``<seed:tool_call><function=N>...</seed:tool_call>``,
+                       ``<|START_ACTION|>[{"tool_name": N, "parameters": {...}}]<|END_ACTION|>``
+                       (``_WRAPPERS``); Cohere's ``<|START_RESPONSE|>`` and ``<|START_TEXT|>``
+                       tokens are dropped
+Step-3                 DeepSeek's tokens around ``<steptml:invoke name="N">`` (vLLM's ``step3``)
+OLMo 3                 ``<function_calls>`` around calls as code, one a line (vLLM's ``olmo3``)
 Turn ends              ``<end_of_turn>``, ``<eos>``, ``<|eot_id|>``, ``<|im_end|>``, ``<|endoftext|>``,
-                       ``<｜end▁of▁sentence｜>``, ``<|end|>``, ``<turn|>``, and the next turn's ``<|user|>``,
-                       ``[INST]`` (``</s>`` only before one, or at the end): the reply ends there;
-                       an invented next turn after it is dropped (google/gemma.cpp#276,
-                       ollama/ollama#3759)
+                       ``<｜end▁of▁sentence｜>``, ``<|end|>``, ``<turn|>``, ``<|END_OF_TURN_TOKEN|>``,
+                       and the next turn's ``<|user|>``, ``[INST]`` (``</s>`` only before one, or
+                       at the end): the reply ends there; an invented next turn after it is
+                       dropped (google/gemma.cpp#276, ollama/ollama#3759)
 =====================  ==========================================================================
 
 Markup that cannot be read is passed on as written (``MARKUP_OPENERS`` lets a caller tell it
@@ -109,6 +116,11 @@ _DS_CALL = re.compile(r"<[|｜]tool[▁_]call[▁_]begin[|｜]>(.*?)(?:<[|｜]to
 _DS_SEP = re.compile(r"<[|｜]tool[▁_]sep[|｜]>")
 
 
+_STEP3_INVOKE: Final = "<steptml:invoke"
+"""Step-3 writes DeepSeek's call tokens around ``<steptml:invoke name="N"><steptml:parameter
+name="K">V</steptml:parameter></steptml:invoke>`` (vLLM's ``step3`` tool parser)."""
+
+
 def _read_deepseek(block: str) -> list[Call]:
     calls: list[Call] = []
     for inner in _DS_CALL.findall(block):
@@ -116,6 +128,12 @@ def _read_deepseek(block: str) -> list[Call]:
         if len(pieces) != 2:
             return []
         head, rest = pieces[0].strip(), pieces[1]
+        if head == "function" and rest.lstrip().startswith(_STEP3_INVOKE):
+            invoked = _read_invoke(rest.replace("steptml:", ""))
+            if len(invoked) != 1:
+                return []
+            calls.extend(invoked)
+            continue
         if head == "function":  # V3 / R1: the type, then "NAME\n```json ...```"
             name, _, rest = rest.strip().partition("\n")
         else:  # V3.1: "NAME<｜tool▁sep｜>{...}"
@@ -211,6 +229,35 @@ def _read_json_lines(block: str) -> list[Call]:
             return []
         calls.extend(found)
     return calls
+
+
+def _read_wrapped(opener: str, closer: str) -> Callable[[str], list[Call]]:
+    """A reader for calls between ``opener`` and ``closer`` (``_calls_in``)."""
+
+    def read(block: str) -> list[Call]:
+        return _calls_in(block.removeprefix(opener).removesuffix(closer))
+
+    return read
+
+
+def _calls_in(inner: str) -> list[Call]:
+    """The calls a family's wrapper holds: a JSON call object or a list of them (one object per
+    line too), a call as ``<function=NAME>`` XML or code (``calls_from_block``), or calls as code
+    one per line (OLMo 3: vLLM's ``olmo3`` tool parser). ``[]`` when any part is not a call."""
+    inner = inner.strip()
+    if inner[:1] in ("{", "["):
+        value = decode_json(inner)
+        if value is not FAIL:
+            return interpret(value, strict=True)
+        return _read_json_lines(inner)
+    return calls_from_block(inner)
+
+
+def _read_function_calls(block: str) -> list[Call]:
+    """``<function_calls>``: Claude's ``<invoke>`` elements, or OLMo 3's calls written as code,
+    one per line (``<function_calls>get_weather(city="Paris")</function_calls>``, vLLM's
+    ``olmo3`` tool parser)."""
+    return _read_invoke(block) or _read_wrapped("<function_calls>", "</function_calls>")(block)
 
 
 def _read_internlm(block: str) -> list[Call]:
@@ -339,8 +386,10 @@ def _recipient_prefix(head: str, final: bool) -> int | None:
     return len(_RECIPIENT_MARK) if found.group(2) == "{" else 0
 
 
-_DROPPED: Final = ("<start_of_turn>",)
-"""Gemma's turn opener: never text."""
+_DROPPED: Final = ("<start_of_turn>", "<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
+"""Gemma's turn opener, and the tokens Command R7B (``<|START_RESPONSE|>``) and Command A
+(``<|START_TEXT|>``) put around the text of a reply (transformers' chat-schema parser tests;
+vLLM's ``cohere_command4`` reasoning parser strips the same): never text."""
 
 _TURN_ENDS: Final = (
     "<end_of_turn>",
@@ -350,6 +399,7 @@ _TURN_ENDS: Final = (
     "<|eom_id|>",
     "<|im_end|>",
     "<|endoftext|>",
+    "<|END_OF_TURN_TOKEN|>",
     *(f"<{bar}end▁of▁sentence{bar}>" for bar in _BARS),
     "<|end|>",
     "<turn|>",
@@ -372,6 +422,20 @@ _BARE_INVOKE: Final = "<invoke name="
 writes it so, after a stray word's line: anthropics/claude-code#65635); inside a sentence it is
 an example the answer gives of the format."""
 
+_WRAPPERS: Final = (
+    ("<TOOLCALL>", "</TOOLCALL>"),
+    ("<longcat_tool_call>", "</longcat_tool_call>"),
+    ("<seed:tool_call>", "</seed:tool_call>"),
+    ("<|START_ACTION|>", "<|END_ACTION|>"),
+)
+"""Tags other families put around the calls they write, the calls inside as ``_calls_in`` reads
+them: Nemotron's ``<TOOLCALL>[{"name": N, "arguments": {...}}]</TOOLCALL>`` (vLLM's
+``nemotron_json`` tool parser), LongCat-Flash's ``<longcat_tool_call>`` around a Hermes JSON call
+(vLLM's ``longcat`` tool parser), Seed-OSS's ``<seed:tool_call>`` around ``<function=NAME>`` XML
+(vLLM's ``seed_oss`` tool parser and its tests), and Command R7B / Command A's
+``<|START_ACTION|>[{"tool_call_id": "0", "tool_name": N, "parameters": {...}}]<|END_ACTION|>``
+(transformers' chat-schema parser tests, ``test_cohere_template``)."""
+
 _RULES: Final = (
     _Rule(_deepseek("tool calls begin"), re.compile(r"<[|｜]tool[▁_]calls[▁_]end[|｜]>"), _read_deepseek),
     _Rule(_deepseek("tool call begin"), re.compile(r"<[|｜]tool[▁_]call[▁_]end[|｜]>"), _read_deepseek),
@@ -385,9 +449,10 @@ _RULES: Final = (
     _Rule(_dsml("toolcall"), None, _read_dsml_toolcall),
     _Rule(("<|tool_call_start|>",), re.compile(r"<\|tool_call_end\|>"), _read_pythonic),
     _Rule(("<minimax:tool_call>",), re.compile(r"</minimax:tool_call>"), _read_invoke),
-    _Rule(("<function_calls>",), re.compile(r"</function_calls>"), _read_invoke),
+    _Rule(("<function_calls>",), re.compile(r"</function_calls>"), _read_function_calls),
     _Rule((_BARE_INVOKE,), re.compile(r"</invoke>"), _read_invoke),
     _Rule(("<tool_calls>",), re.compile(r"</tool_calls>"), _read_json_lines),
+    *(_Rule((opener,), re.compile(re.escape(closer)), _read_wrapped(opener, closer)) for opener, closer in _WRAPPERS),
     _Rule((_INTERNLM_CALL,), re.compile(r"<\|action_end\|>"), _read_internlm),
     _Rule(("<function=",), re.compile(r"</function>"), _read_function),
     _Rule(("[TOOL_CALLS]",), None, _read_mistral),

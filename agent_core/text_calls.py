@@ -260,6 +260,9 @@ def calls_from_block(text: str) -> list[Call]:
     if text[:1] in ("{", "["):
         value = decode_json(with_closers(text))  # the block's end ended the value
         return [] if value is FAIL else interpret(value, False)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if len(lines) > 1 and (listed := python_calls(", ".join(lines))):
+        return listed  # one call a line (OLMo 3, vLLM's olmo3 tool parser): never one call of them all
     call = CALL_FORM.fullmatch(text)
     if call:
         name, inside = call.group(1), call.group(2)
@@ -546,7 +549,7 @@ def name_line_call(text: str, names: Iterable[str]) -> bool:
 
 def python_calls(text: str) -> list[Call]:
     """``a(x=1), b(y="z")`` as calls, read with Python's own parser: only keyword arguments whose
-    values are literals count, or one object or one string as the only argument (``a({"x": 1})``,
+    values are literals (or JSON's ``null``/``true``/``false``) count, or one object or one string as the only argument (``a({"x": 1})``,
     JSON or Python; ``a("x")``, a text input); anything else reads as no call."""
     source = f"[{text}]"
     try:
@@ -571,12 +574,24 @@ def python_calls(text: str) -> list[Call]:
                 return []
         else:
             try:
-                arguments = {keyword.arg: ast.literal_eval(keyword.value) for keyword in node.keywords if keyword.arg}
+                arguments = {keyword.arg: _python_value(keyword.value) for keyword in node.keywords if keyword.arg}
             except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                 return []
         name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
         calls.append((name, arguments))
     return calls
+
+
+_JSON_NAMES: Final = {"null": None, "true": True, "false": False}
+
+
+def _python_value(node: ast.expr) -> Any:
+    """A keyword argument's literal value; JSON's ``null``/``true``/``false`` written as names
+    count as theirs (OLMo 3 writes them so: vLLM's olmo3 tool parser). Raises ``ValueError`` for
+    anything else that is not a literal."""
+    if isinstance(node, ast.Name) and node.id in _JSON_NAMES:
+        return _JSON_NAMES[node.id]
+    return ast.literal_eval(node)
 
 
 def _action_blocks(

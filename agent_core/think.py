@@ -37,11 +37,14 @@ _BLOCKS = {
     "<|channel>thought": "<channel|>",
     "[think]": "[/think]",
     _KIMI_OPEN: _KIMI_CLOSE,
+    "<|start_thinking|>": "<|end_thinking|>",
 }
 """Opening tag (lower case) -> its closing tag; Gemma 4's thought channel
 (``<|channel>thought\n...<channel|>``, NousResearch/hermes-agent#48412), and Magistral's
 ``[THINK]...[/THINK]`` (vLLM's ``mistral`` reasoning parser reads the same), taken only in
-upper case: ``[Think]`` may be a markdown link's text."""
+upper case: ``[Think]`` may be a markdown link's text; Command R7B and Command A's
+``<|START_THINKING|>...<|END_THINKING|>`` (transformers' chat-schema parser tests,
+``test_cohere_template``)."""
 
 RESPONSE_WRAPPERS = {"<response>": "</response>", "<answer>": "</answer>"}
 """Tags some templates put around the reply after its reasoning: Granite 3.3 (its chat template:
@@ -146,7 +149,7 @@ def _may_hold_tag(text: str) -> bool:
     return "<" in text or "[" in text or "◁" in text
 
 
-_CLOSE_TAGS = (*("</" + tag[1:] for tag in _THINK_TAGS), _KIMI_CLOSE)  # alone, a stray end (not </details>)
+_CLOSE_TAGS = (*("</" + tag[1:] for tag in _THINK_TAGS), _KIMI_CLOSE, "<|end_thinking|>")  # alone, a stray end (not </details>)
 _ALL_TAGS = _OPEN_TAGS + _CLOSE_TAGS
 _WRAPPER_TAGS = (*RESPONSE_WRAPPERS, *RESPONSE_WRAPPERS.values())
 _SCANNED = _ALL_TAGS + _WRAPPER_TAGS

@@ -190,6 +190,47 @@ SHAPES = [
         PARIS,
         "",
     ),
+    (
+        "nemotron-toolcall",  # vLLM's nemotron_json tool parser: a JSON list in <TOOLCALL>
+        'Let me check.<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Paris"}}, '
+        '{"name": "get_time", "arguments": {"tz": "CET"}}]</TOOLCALL>',
+        [*PARIS, ("get_time", {"tz": "CET"})],
+        "Let me check.",
+    ),
+    (
+        "longcat-flash",  # vLLM's longcat tool parser: Hermes JSON in <longcat_tool_call>
+        '<longcat_tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</longcat_tool_call>',
+        PARIS,
+        "",
+    ),
+    (
+        "seed-oss",  # vLLM's seed_oss tool parser tests (ByteDance-Seed/Seed-OSS-36B-Instruct)
+        "<seed:think>The user wants the weather.</seed:think>\n<seed:tool_call>\n<function=get_weather>\n"
+        "<parameter=city>Paris</parameter>\n</function>\n</seed:tool_call>",
+        PARIS,
+        "",
+    ),
+    (
+        "command-r7b-action",  # transformers' chat-schema parser tests (test_cohere_template), verbatim shape
+        "<|START_THINKING|>I should call a tool.<|END_THINKING|><|START_ACTION|>[\n    "
+        '{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}\n]<|END_ACTION|>'
+        "<|END_OF_TURN_TOKEN|>",
+        PARIS,
+        "",
+    ),
+    (
+        "step3-steptml",  # vLLM's step3 tool parser: DeepSeek-like tokens around <steptml:invoke>
+        "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"get_weather\">"
+        '<steptml:parameter name="city">Paris</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+        PARIS,
+        "",
+    ),
+    (
+        "olmo3-calls-per-line",  # vLLM's olmo3 tool parser: calls as code, one a line, in <function_calls>
+        '<function_calls>\nget_weather(city="Paris")\nget_time(tz=null)\n</function_calls>',
+        [*PARIS, ("get_time", {"tz": None})],
+        "",
+    ),
 ]
 
 
@@ -288,6 +329,28 @@ def test_the_reply_ends_at_a_turn_end_token_and_an_invented_next_turn_is_dropped
     model invented after it."""
     assert rewrite_markup(raw) == kept
     assert streamed(list(raw)) == kept
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # Command R7B (transformers' chat-schema parser tests): its reply between response tokens
+        "<|START_THINKING|>A greeting.<|END_THINKING|><|START_RESPONSE|>Hello there!<|END_RESPONSE|><|END_OF_TURN_TOKEN|>",
+        # Command A (vLLM's cohere_command4 reasoning parser strips <|START_TEXT|>..<|END_TEXT|>)
+        "<|START_THINKING|>A greeting.<|END_THINKING|><|START_TEXT|>Hello there!<|END_TEXT|><|END_OF_TURN_TOKEN|>",
+        # the template opened the thinking block: only its end is written
+        "A greeting.<|END_THINKING|><|START_RESPONSE|>Hello there!<|END_RESPONSE|>",
+    ],
+)
+def test_coheres_thinking_and_response_tokens_frame_the_answer(raw):
+    rng = random.Random(raw)
+    for pieces in ([raw], chunked(raw, rng), list(raw)):
+        chunks = [*(ModelChunk(text=p) for p in pieces), ModelChunk(finish_reason="stop")]
+        _, turn = drain(read_function_calling_turn(iter(chunks), TOOLS))
+        assert isinstance(turn.decision, FinalAnswer) and turn.decision.text.endswith("Hello there!")
+        assert "<|" not in turn.decision.text
+        _, turn = drain(read_react_turn(iter(chunks), ToolRegistry(None), 1))
+        assert turn.decision == FinalAnswer("Hello there!")
 
 
 def test_markup_that_cannot_be_read_is_passed_on_as_written_and_still_counts_as_a_call():

@@ -207,3 +207,12 @@ def test_a_reply_that_is_only_calls_to_known_tools_as_code_is_seen(text, expecte
     """ReAct reads such a reply as its call (react/turn.py ``_name_line_calls``), as Function
     Calling does."""
     assert name_line_call(text, ["get_weather", "get_time"]) is expected
+
+
+def test_calls_written_one_a_line_are_each_a_call_never_one_call_of_them_all():
+    """OLMo 3 writes its calls as code one per line (vLLM's olmo3 tool parser); read as one call
+    to the first tool, its input the rest of the text, they ran the wrong call."""
+    block = 'get_weather(city="Paris")\nget_time(tz="CET")'
+    assert calls_from_block(block) == [("get_weather", {"city": "Paris"}), ("get_time", {"tz": "CET"})]
+    calls, _ = extract_calls_from_text(f"<tool_call>{block}</tool_call>", ["get_weather", "get_time"])
+    assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris"}), ("get_time", {"tz": "CET"})]
