@@ -444,16 +444,37 @@ def _tool_call_blocks(
     found: list[tuple[str, dict[str, Any]]] = []
     kept: list[str] = []
     position = 0
-    for block in _TOOL_CALL_BLOCK.finditer(text):
-        body = strip_noise(block.group(2))
+    while block := _TOOL_CALL_BLOCK.search(text, position):
+        start, body, end = block.start(), block.group(2), block.end()
+        if whole := _json_block(text, block):
+            body, end = whole
+        body = strip_noise(body)
         read = calls_from_block(body) or ([(body, None)] if BARE_NAME.fullmatch(body) else [])
         calls = _known_calls(read, known)
         if calls:
             found.extend(calls)
-            kept.append(text[position : block.start()])
-            position = block.end()
+            kept.append(text[position:start])
+        else:
+            kept.append(text[position:end])
+        position = end
     kept.append(text[position:])
     return found, "".join(kept)
+
+
+def _json_block(text: str, block: re.Match[str]) -> tuple[str, int] | None:
+    """A ``<tool_call>`` block holding a JSON object, read to the object's own end: a closing tag
+    inside one of its strings (a tool writing about tool calls) does not end it
+    (vllm-project/vllm#45167, the Hermes parser's bug). ``(the object, where the block ends)``,
+    or None when the block holds no whole object followed by its closing tag or the end."""
+    at = block.start(2)
+    if text[at : at + 1] != "{":
+        return None
+    try:
+        _, length = json.JSONDecoder().raw_decode(text[at:])
+    except (ValueError, RecursionError):
+        return None
+    closing = re.compile(rf"\s*(?:</{re.escape(block.group(1))}>|\Z)", re.I).match(text, at + length)
+    return (text[at : at + length], closing.end()) if closing else None
 
 
 def _whole_json(

@@ -216,3 +216,18 @@ def test_calls_written_one_a_line_are_each_a_call_never_one_call_of_them_all():
     assert calls_from_block(block) == [("get_weather", {"city": "Paris"}), ("get_time", {"tz": "CET"})]
     calls, _ = extract_calls_from_text(f"<tool_call>{block}</tool_call>", ["get_weather", "get_time"])
     assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris"}), ("get_time", {"tz": "CET"})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<tool_call>\n{"name": "write_file", "arguments": {"text": "Close with </tool_call> then stop."}}\n</tool_call>',
+        'Saving.\n<tool_call>{"name": "write_file", "arguments": {"text": "Close with </tool_call> then stop."}}',
+    ],
+)
+def test_a_closing_tag_inside_an_argument_string_does_not_end_the_call(text):
+    """vllm-project/vllm#45167 (Qwen2.5, kanana-2): a tool writing about tool calls has the tag in
+    its JSON string; cut there, the call was unreadable and dropped."""
+    calls, rest = extract_calls_from_text(text, ["write_file"])
+    assert [(c.name, c.arguments) for c in calls] == [("write_file", {"text": "Close with </tool_call> then stop."})]
+    assert "tool_call" not in rest
