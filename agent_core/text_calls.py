@@ -488,14 +488,29 @@ def _whole_json(
     value, rest = decode_json(body), ""
     if value is FAIL:  # a call object, then a sentence about it (Qwen2.5: pyrate-llama/hermes-ui#6)
         try:
-            value, end = json.JSONDecoder().raw_decode(body)
+            value, rest = _semicolon_calls(body)
         except (ValueError, RecursionError):
             return [], text
-        rest = body[end:].strip()
     if not _is_envelope(value):
         return [], text
     calls = _known_calls(interpret(value, strict=True), known)
     return (calls, rest) if calls else ([], text)
+
+
+def _semicolon_calls(body: str) -> tuple[Any, str]:
+    """The JSON value ``body`` opens and the text after it; objects joined by ``;`` are a list of
+    them (``{"name": "a", ...}; {"name": "b", ...}``: Llama 3.x's parallel calls, as vLLM's
+    ``llama3_json`` tool parser reads them). Raises ``ValueError`` when no value opens it."""
+    decoder = json.JSONDecoder()
+    value, end = decoder.raw_decode(body)
+    values = [value]
+    while isinstance(value, dict) and (more := re.match(r"\s*;\s*(?=\{)", body[end:])):
+        try:
+            value, end = decoder.raw_decode(body, end + more.end())
+        except ValueError:
+            break
+        values.append(value)
+    return (values if len(values) > 1 else values[0]), body[end:].strip()
 
 
 FUNCTOOLS: Final = "functools["

@@ -231,3 +231,20 @@ def test_a_closing_tag_inside_an_argument_string_does_not_end_the_call(text):
     calls, rest = extract_calls_from_text(text, ["write_file"])
     assert [(c.name, c.arguments) for c in calls] == [("write_file", {"text": "Close with </tool_call> then stop."})]
     assert "tool_call" not in rest
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "get_weather", "parameters": {"city": "Paris"}}; {"name": "get_time", "parameters": {"tz": "CET"}}',
+        '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}};{"name": "get_time", "parameters": {"tz": "CET"}}<|eom_id|>',
+    ],
+)
+def test_llama_calls_joined_by_semicolons_are_each_a_call(text):
+    """Llama 3.x writes parallel calls as JSON objects joined by ``;`` (vLLM's llama3_json tool
+    parser: "multiple JSONs separated by semicolons"); the second was dropped."""
+    calls, rest = extract_calls_from_text(text, ["get_weather", "get_time"])
+    assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris"}), ("get_time", {"tz": "CET"})]
+    assert rest == ""
+    one_unknown = text.replace("get_time", "unknown")
+    assert extract_calls_from_text(one_unknown, ["get_weather", "get_time"])[0] == ()
