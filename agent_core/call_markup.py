@@ -347,14 +347,21 @@ _BARE_FINAL: Final = "assistantfinal"
 _BARE_COMMENTARY = re.compile(r"assistantcommentary\s*to=(functions\.[\w.\-]+)\s*(?:<\|constrain\|>)?\s*(?:json)?\s*")
 """Harmony's channel headers with the special tokens left out (``CallMarkup._bare_harmony``)."""
 
-_THOUGHTS_START = re.compile(r"here(?:'s|’s| is) my thought process:", re.IGNORECASE)
-_RESPONSE_START = re.compile(r"here(?:'s|’s| is) my response:", re.IGNORECASE)
-_THOUGHTS_HEADS: Final = ("here is my thought process:", "here's my thought process:", "here’s my thought process:")
-_RESPONSE_MAX: Final = len("here is my response:")
+_THOUGHTS_START = re.compile(r"here(?:'s|’s| is) my thought process:|here are my reasoning steps:", re.IGNORECASE)
+_RESPONSE_START = re.compile(r"here(?:'s|’s| is) my response:|\[BEGIN FINAL RESPONSE\]", re.IGNORECASE)
+_THOUGHTS_HEADS: Final = (
+    "here is my thought process:",
+    "here's my thought process:",
+    "here’s my thought process:",
+    "here are my reasoning steps:",
+)
+_RESPONSE_MAX: Final = len("[BEGIN FINAL RESPONSE]")
 """Granite 3.2's reasoning, written as plain text: its chat template asks the model to "write your
 thoughts after 'Here is my thought process:' and write your response after 'Here is my
 response:'" (ollama/ollama#8955 shows a reply; vLLM's ``granite`` reasoning parser and IBM's
-granite-io read both phrases, also with "Here's")."""
+granite-io read both phrases, also with "Here's"). ServiceNow's Apriel thinkers write the same
+frame as "Here are my reasoning steps:" ... ``[BEGIN FINAL RESPONSE]`` ... ``[END FINAL
+RESPONSE]`` (their chat template; llama.cpp ends reasoning at ``[BEGIN FINAL RESPONSE]``)."""
 
 
 def _may_open_thoughts(head: str) -> bool:
@@ -386,8 +393,9 @@ def _recipient_prefix(head: str, final: bool) -> int | None:
     return len(_RECIPIENT_MARK) if found.group(2) == "{" else 0
 
 
-_DROPPED: Final = ("<start_of_turn>", "<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
-"""Gemma's turn opener, and the tokens Command R7B (``<|START_RESPONSE|>``) and Command A
+_DROPPED: Final = ("<start_of_turn>", "[END FINAL RESPONSE]", "<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
+"""Gemma's turn opener, the end of an Apriel thinker's response (``_THOUGHTS_START``), and the
+tokens Command R7B (``<|START_RESPONSE|>``) and Command A
 (``<|START_TEXT|>``) put around the text of a reply (transformers' chat-schema parser tests;
 vLLM's ``cohere_command4`` reasoning parser strips the same): never text."""
 

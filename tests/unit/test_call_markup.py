@@ -511,6 +511,39 @@ def test_granites_thought_process_phrases_are_its_reasoning_block(raw):
     assert "string analysis" in parser.result().reasoning or "count them" in parser.result().reasoning
 
 
+@pytest.mark.parametrize(
+    ("raw", "decision"),
+    [
+        (
+            "Here are my reasoning steps:\nThe user greets. We'll comply.\n[BEGIN FINAL RESPONSE]\nHello there!\n"
+            "[END FINAL RESPONSE]\n<|end|>",
+            FinalAnswer("Hello there!"),
+        ),
+        (
+            "Here are my reasoning steps:\nThe user wants the weather.\n[BEGIN FINAL RESPONSE]\n"
+            '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris"}}]</tool_calls>',
+            PARIS,
+        ),
+    ],
+)
+def test_apriels_reasoning_steps_and_final_response_markers_frame_the_reply(raw, decision):
+    """ServiceNow's Apriel thinkers (their chat template; llama.cpp ends reasoning at
+    ``[BEGIN FINAL RESPONSE]``): the steps are reasoning, the response the reply."""
+    rng = random.Random(raw)
+    for pieces in ([raw], chunked(raw, rng), list(raw)):
+        chunks = [*(ModelChunk(text=p) for p in pieces), ModelChunk(finish_reason="stop")]
+        _, turn = drain(read_function_calling_turn(iter(chunks), TOOLS))
+        if isinstance(decision, FinalAnswer):
+            assert turn.decision.text.strip() == decision.text and "We'll comply" in turn.reasoning
+        else:
+            assert [(c.name, c.arguments) for c in turn.decision.calls] == decision
+        _, turn = drain(read_react_turn(iter(chunks), ToolRegistry(None), 1))
+        if isinstance(decision, FinalAnswer):
+            assert turn.decision == decision
+        else:
+            assert [(c.name, c.arguments) for c in turn.decision.calls] == decision
+
+
 def test_granites_response_may_hold_the_react_step():
     raw = 'Here is my thought process:\nI need the weather.\nHere is my response:\nAction: get_weather\nAction Input: {"city": "Paris"}'
     parser = ReactStreamParser()
