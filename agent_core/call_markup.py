@@ -319,6 +319,35 @@ def _read_mistral(block: str) -> list[Call]:
     return calls
 
 
+_QWEN_AGENT_CALL = re.compile(r"\s*:?\s*([^\s✿:]+)\s*✿ARGS✿\s*:?\s*")
+_QWEN_AGENT_MARKS: Final = ("✿RESULT✿", "✿RETURN✿")
+
+
+def _read_qwen_agent(block: str) -> list[Call]:
+    """Qwen-Agent's ``✿FUNCTION✿: NAME\n✿ARGS✿: {...}``, repeated for parallel calls, each
+    maybe followed by an invented ``✿RESULT✿``/``✿RETURN✿`` (QwenLM/Qwen-Agent's function-call
+    prompt, which Qwen2 and Qwen2.5 were trained on). The arguments are the JSON object after
+    ``✿ARGS✿``; what follows it (an invented result, a sentence) is not the call's."""
+    calls: list[Call] = []
+    decoder = json.JSONDecoder()
+    for piece in block.split(_QWEN_AGENT_OPEN)[1:]:
+        for mark in _QWEN_AGENT_MARKS:
+            piece = piece.split(mark, 1)[0]
+        head = _QWEN_AGENT_CALL.match(piece)
+        if not head or not BARE_NAME.fullmatch(head.group(1)):
+            return []
+        rest = piece[head.end() :]
+        try:
+            value, _ = decoder.raw_decode(rest)
+        except (ValueError, RecursionError):
+            value = _arguments(rest.strip().split("\n", 1)[0])
+        calls.append((head.group(1), value))
+    return calls
+
+
+_QWEN_AGENT_OPEN: Final = "✿FUNCTION✿"
+
+
 _HARMONY_HEADER = re.compile(r"<\|channel\|>\s*(\w+)([^<]*?)(?:<\|constrain\|>\s*[\w-]+\s*)?<\|message\|>", re.S)
 _RECIPIENT = re.compile(r"\bto=([\w.\-:]+)")
 _HARMONY_ENDS: Final = ("<|end|>", "<|call|>", "<|return|>")
@@ -408,6 +437,7 @@ _TURN_ENDS: Final = (
     "<|im_end|>",
     "<|endoftext|>",
     "<|END_OF_TURN_TOKEN|>",
+    "[|endofturn|]",
     *(f"<{bar}end▁of▁sentence{bar}>" for bar in _BARS),
     "<|end|>",
     "<turn|>",
@@ -415,8 +445,9 @@ _TURN_ENDS: Final = (
     "[INST]",
 )
 """Tokens that end the model's turn (Gemma, Llama 3, Qwen/ChatML, DeepSeek, Phi-3's ``<|end|>``;
-Harmony's ``<|end|>`` is read inside its message), or open the user's next one (Phi-3 and
-Zephyr's ``<|user|>``, Mistral and Llama 2's ``[INST]``). A server that does
+Harmony's ``<|end|>`` is read inside its message; Command R's ``<|END_OF_TURN_TOKEN|>``;
+EXAONE's ``[|endofturn|]``, its chat template's and llama.cpp's exaone3 template's), or open the
+user's next one (Phi-3 and Zephyr's ``<|user|>``, Mistral and Llama 2's ``[INST]``). A server that does
 not stop on them passes them on, and what follows is a turn the model invented: a role name and
 the user's next message, or a new question it answers (ollama/ollama#3759, #6915, #11276;
 stanfordnlp/dspy#931). The reply ends at the first one; the rest is dropped."""
@@ -464,6 +495,7 @@ _RULES: Final = (
     _Rule((_INTERNLM_CALL,), re.compile(r"<\|action_end\|>"), _read_internlm),
     _Rule(("<function=",), re.compile(r"</function>"), _read_function),
     _Rule(("[TOOL_CALLS]",), None, _read_mistral),
+    _Rule((_QWEN_AGENT_OPEN,), None, _read_qwen_agent),
     _Rule(("<|tool_call>",), re.compile(r"<tool_call\|>"), _read_gemma),
     _Rule(("<start_function_call>",), re.compile(r"<end_function_call>"), _read_gemma),
 )
@@ -490,7 +522,13 @@ def _by_start(markers: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
 
 
 _WATCHED_BY_START: Final = _by_start(_WATCHED)
-_MARK_CHARS = re.compile(r"[<\[]")
+
+
+def _may_mark(text: str) -> bool:
+    """Whether a marker may start in ``text`` (every marker starts with ``<``, ``[`` or ``✿``)."""
+    return "<" in text or "[" in text or "✿" in text
+
+_MARK_CHARS = re.compile(r"[<\[✿]")
 _END_MAX: Final = 64
 """Longer than any block's end marker (characters)."""
 _LONG_BLOCK: Final = 4096
@@ -617,7 +655,7 @@ class CallMarkup:
             return ""
         if self._opening is not None or self._bare is not None or self._thoughts is not None:
             text = self._bare_harmony(text, final=False)
-        if not (self._pending or self._rule or self._harmony or self._stray_close) and "<" not in text and "[" not in text:
+        if not (self._pending or self._rule or self._harmony or self._stray_close) and not _may_mark(text):
             self._quote.feed(text)
             return text  # the usual chunk: no marker can start in it
         if self._more or ((self._rule is not None or self._harmony) and len(self._pending) > _LONG_BLOCK):
@@ -896,7 +934,7 @@ CALL_FENCES: Final = ("```tool_code", "```tool_call")
 _HELD_FROM: Final = ("<tool_call>", "<tool_code>", *MARKUP_OPENERS, *CALL_FENCES)
 """Where a streamed answer stops: a ``<tool_call>`` (what ``CallMarkup`` writes), markup it
 could not read, or a block that announces a call."""
-_HOLD_CHARS = re.compile(r"[<\[`]")
+_HOLD_CHARS = re.compile(r"[<\[`✿]")
 
 
 def markup_start(text: str, quote: CodeQuote | None = None) -> int | None:

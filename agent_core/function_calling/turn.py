@@ -126,7 +126,7 @@ class AnswerGate:
         """Streaming: pass ``text`` on up to call markup (then hold the rest) or up to a tail that
         may still become markup."""
         text = self._buffer + text
-        if "<" not in text and "[" not in text and "`" not in text:
+        if "<" not in text and "[" not in text and "`" not in text and "✿" not in text:
             self._buffer = ""
             self._quote.feed(text)
             return text

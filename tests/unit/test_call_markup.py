@@ -226,6 +226,13 @@ SHAPES = [
         "",
     ),
     (
+        "qwen-agent-fncall",  # QwenLM/Qwen-Agent's function-call prompt (Qwen2 / Qwen2.5), after prose
+        "I'll get the weather for Paris.\n\n✿FUNCTION✿: get_weather\n✿ARGS✿: {\"city\": \"Paris\"}\n"
+        '✿FUNCTION✿: get_time\n✿ARGS✿: {"tz": "CET"}\n✿RESULT✿: sunny',
+        [*PARIS, ("get_time", {"tz": "CET"})],
+        "I'll get the weather for Paris.",
+    ),
+    (
         "olmo3-calls-per-line",  # vLLM's olmo3 tool parser: calls as code, one a line, in <function_calls>
         '<function_calls>\nget_weather(city="Paris")\nget_time(tz=null)\n</function_calls>',
         [*PARIS, ("get_time", {"tz": None})],
@@ -321,6 +328,8 @@ def test_harmony_reasoning_goes_to_the_log_and_the_final_channel_is_the_answer()
         ("Hello!<|end|>\n<|user|>\nthanks<|end|>\n<|assistant|>\nYou're welcome.", "Hello!"),  # Phi-3
         ("Hi there!</s>[INST] thanks [/INST] You're welcome!", "Hi there!"),  # Mistral, Llama 2
         ("Hi there!</s>\n", "Hi there!"),
+        ("Hello!<|END_OF_TURN_TOKEN|>", "Hello!"),  # Command R
+        ("Hello![|endofturn|]\n[|user|]thanks", "Hello!"),  # EXAONE's template (llama.cpp exaone3)
         ("Old price: <s>$10</s> now $8.", "Old price: <s>$10</s> now $8."),  # HTML strikethrough is text
     ],
 )
