@@ -64,6 +64,16 @@ KNOWLEDGE_CUT_MARGIN = 16
 MAX_PARSE_RETRIES = 3
 """Consecutive unreadable or empty replies tolerated before the run fails."""
 
+MAX_THOUGHT_ONLY_REPLIES = 2
+"""ReAct replies in a row that are only a Thought (no Action, no Final Answer) before the last
+one's Thought is taken as the answer: the first gets one re-prompt with the format reminder (a
+model that meant to act, or was cut short, acts then). The official ReAct strategy takes the
+first such reply as the answer (dify-official-plugins, agent-strategies/cot_agent/strategies/
+ReAct.py: no action -> ``final_answer = scratchpad.thought``); a model that answered inside its
+Thought once keeps doing so when re-prompted (run-llama/llama_index#19431, a retry loop on exactly
+this; meta-llama/llama-models#113, "Missing 'Action:' after 'Thought:'" until the iteration limit),
+so a second re-prompt only makes the user wait for a third model call."""
+
 class StrategySteps(Protocol):
     """The two things a strategy decides; the loop does the rest."""
 
@@ -146,9 +156,15 @@ def _fallback_answer(turn: ModelTurn) -> str:
     decision = turn.decision
     if not isinstance(decision, ParseFailure):
         return ""
-    if decision.problem == prompts.PROBLEM_THOUGHT_ONLY:
+    if _only_a_thought(decision):
         return turn.thought.strip()
     return decision.fallback.strip()
+
+
+def _only_a_thought(decision: object) -> bool:
+    """Whether ``decision`` is a ReAct reply that had a Thought and nothing else
+    (``prompts.PROBLEM_THOUGHT_ONLY``)."""
+    return isinstance(decision, ParseFailure) and decision.problem == prompts.PROBLEM_THOUGHT_ONLY
 
 
 def _turn_log_data(turn: ModelTurn) -> dict:
@@ -233,7 +249,7 @@ class AgentLoop:
 
     def _rounds(self) -> Generator[AgentInvokeMessage, None, None]:
         yield from self._dropped_settings()
-        failures = cut_answers = cut_calls = 0
+        failures = thought_only = cut_answers = cut_calls = 0
         while True:
             yield from self._note_limits()
             started = time.monotonic()
@@ -259,7 +275,9 @@ class AgentLoop:
                 yield from self._end_without_answer(turn)
                 return
             failures = failures + 1 if isinstance(decision, ParseFailure) else 0
-            if failures >= MAX_PARSE_RETRIES and (answer := _fallback_answer(turn)):
+            thought_only = thought_only + 1 if _only_a_thought(decision) else 0
+            given_up = failures >= MAX_PARSE_RETRIES or thought_only >= MAX_THOUGHT_ONLY_REPLIES
+            if given_up and (answer := _fallback_answer(turn)):
                 yield from self._text(_paragraph_break(self._last_text) + answer)
                 return
             if failures >= MAX_PARSE_RETRIES:

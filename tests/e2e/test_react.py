@@ -3,8 +3,9 @@
 
 import pytest
 
+from agent_core.loop import MAX_THOUGHT_ONLY_REPLIES
 from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import assert_clean_end, weather_tool
+from tests.e2e.helpers import answer_turn, assert_clean_end, weather_tool
 
 
 def react(run, turns, **kwargs):
@@ -216,7 +217,28 @@ def test_a_model_that_keeps_answering_after_a_thought_without_the_label_gets_its
     result = react(run, [reply] * 3, tools=[weather_tool()])
     assert_clean_end(result)
     assert result.text == "The user greets me again; no tool is needed.\nHello again! Nice to see you."
-    assert len(result.llm_requests) == 3
+    assert len(result.llm_requests) == MAX_THOUGHT_ONLY_REPLIES == 2  # one re-prompt, not two
+    assert "neither an Action nor a Final Answer" in last_prompt_text(result.llm_requests[1])
+
+
+def test_a_thought_only_reply_is_re_prompted_once_and_a_model_that_meant_to_act_then_acts(run):
+    """The one re-prompt is what a model that stopped after "I need to check..." needs."""
+    turns = [{"text": "Thought: I need to check the weather in Paris first."}, {"text": ACTION}, answer_turn("ReAct", "Sunny.")]
+    result = react(run, turns, tools=[weather_tool()])
+    assert_clean_end(result)
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
+    assert result.text == "Sunny."
+
+
+def test_a_thought_only_reply_after_an_unreadable_one_is_re_prompted_again(run):
+    """Only Thought-only replies in a row end early: after a broken action the model is
+    still re-prompted, as for any unreadable reply."""
+    broken = {"text": 'Thought: check\nAction:\n```json\n{"action": "get_weather", "action_input": {"city": \n```'}
+    thought = {"text": "Thought: I will try the tool again."}
+    result = react(run, [broken, thought, {"text": ACTION}, answer_turn("ReAct", "Sunny.")], tools=[weather_tool()])
+    assert_clean_end(result)
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
+    assert result.text == "Sunny."
 
 
 @pytest.mark.parametrize(
