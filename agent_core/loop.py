@@ -547,7 +547,7 @@ class AgentLoop:
         elif self.state.out_of_time:
             text = prompts.STOPPED_AT_TIME_LIMIT.format(seconds=self.state.params.run_timeout)
         else:
-            text = prompts.STOPPED_WITHOUT_ANSWER.format(rounds=self.state.params.maximum_iterations)
+            text = prompts.STOPPED_WITHOUT_ANSWER.format(rounds=prompts.rounds(self.state.params.maximum_iterations))
         yield from self._text(_paragraph_break(self._last_text) + text)
 
     def _summary(self) -> Generator[AgentInvokeMessage, None, None]:

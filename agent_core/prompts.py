@@ -16,7 +16,7 @@ KNOWLEDGE_CUT = "\n[... the rest of the knowledge ({chars} characters) is left o
 # --- the loop's notes to the model -------------------------------------------------
 
 ITERATION_LIMIT_NOTE = (
-    "You have used all {rounds} rounds of tool calls allowed for this task. "
+    "You have used the {rounds} of tool calls allowed for this task. "
     "Do not call any more tools. Answer the user now with what you have learned; "
     "if something is still unknown, say what and why."
 )
@@ -62,9 +62,16 @@ REACT_STEP_FORMATS = {
 # --- user-facing endings ------------------------------------------------------------
 
 STOPPED_WITHOUT_ANSWER = (
-    "The agent stopped after {rounds} rounds without a final answer from the model. "
+    "The agent stopped after {rounds} without a final answer from the model. "
     "Try again, allow more iterations, or check the agent log for the last tool results."
 )
+
+
+def rounds(count: int) -> str:
+    """``count`` rounds as the ``{rounds}`` of the texts above say it: "1 round", "3 rounds"."""
+    return f"{count} round" if count == 1 else f"{count} rounds"
+
+
 MODEL_FAILED = "The model call failed in round {round}: {error}"
 UNREADABLE_REPLIES = "The model's replies could not be understood after {attempts} attempts: {problem}"
 

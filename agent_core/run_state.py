@@ -269,6 +269,6 @@ class RunState:
             return prompts.REPEATED_CALLS_NOTE.format(names=", ".join(self.repeating), count=REPEAT_LIMIT)
         if self.out_of_time:
             return prompts.TIME_LIMIT_NOTE
-        return prompts.ITERATION_LIMIT_NOTE.format(rounds=self.params.maximum_iterations)
+        return prompts.ITERATION_LIMIT_NOTE.format(rounds=prompts.rounds(self.params.maximum_iterations))
 
 

@@ -189,11 +189,13 @@ def test_iteration_limit_asks_for_an_answer_with_tools_still_declared(run):
     assert labels == ["ROUND 1", "ITERATION LIMIT", "FINAL ANSWER"]
 
 
-def test_iteration_limit_with_a_model_that_keeps_calling_ends_with_a_clear_message(run):
-    call = {"tool_calls": [{"id": "c", "name": "get_weather", "arguments": '{"city": "Paris"}'}]}
-    result = run([call, call], tools=[weather_tool()], maximum_iterations=1)
+@pytest.mark.parametrize(("limit", "rounds"), [(1, "1 round"), (2, "2 rounds")])
+def test_iteration_limit_with_a_model_that_keeps_calling_ends_with_a_clear_message(run, limit, rounds):
+    calls = [{"tool_calls": [{"id": f"c{n}", "name": "get_weather", "arguments": {"city": f"C{n}"}}]} for n in range(limit + 1)]
+    result = run(calls, tools=[weather_tool()], maximum_iterations=limit)
     assert_clean_end(result)
-    assert "stopped after 1 rounds" in result.text
+    assert f"The agent stopped after {rounds} without a final answer" in result.text
+    assert f"You have used the {rounds} of tool calls allowed" in result.llm_requests[-1]["prompt_messages"][0]["content"]
 
 
 def test_no_tools_is_a_plain_streamed_chat(run):
