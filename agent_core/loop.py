@@ -538,10 +538,16 @@ class AgentLoop:
         yield note.start()
         yield note.finish({"output": self.state.limit_note()})
 
-    def _end_without_answer(self, _turn: ModelTurn) -> Generator[AgentInvokeMessage, None, None]:
+    def _end_without_answer(self, turn: ModelTurn) -> Generator[AgentInvokeMessage, None, None]:
         """After the limit (or a loop of repeated calls) the model still did not answer:
         say so plainly, in the chat, also after text it streamed with its last calls
-        ("Let me check again.") which would otherwise be the last thing the user reads."""
+        ("Let me check again.") which would otherwise be the last thing the user reads. A last
+        reply that still said something, unlabelled (a ReAct Thought only, or only reasoning:
+        ``_fallback_answer``), is its answer instead, as it would be once the retries run out;
+        the official ReAct strategy shows such a Thought as the answer in any round."""
+        if answer := _fallback_answer(turn):
+            yield from self._text(_paragraph_break(self._last_text) + answer)
+            return
         if self.state.repeating:
             text = prompts.STOPPED_REPEATING.format(names=", ".join(self.state.repeating))
         elif self.state.out_of_time:

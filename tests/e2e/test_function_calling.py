@@ -198,6 +198,16 @@ def test_iteration_limit_with_a_model_that_keeps_calling_ends_with_a_clear_messa
     assert f"You have used the {rounds} of tool calls allowed" in result.llm_requests[-1]["prompt_messages"][0]["content"]
 
 
+def test_iteration_limit_answer_left_inside_an_unclosed_reasoning_block_is_the_answer(run):
+    """Told to answer now, a reasoning model writes its answer inside a <think> it never closes:
+    it is shown, as it would be once the retries run out, not "stopped without a final answer"."""
+    call = {"tool_calls": [{"id": "c", "name": "get_weather", "arguments": {"city": "Paris"}}]}
+    result = run([call, {"text": "<think>Paris is sunny and 21 C."}], tools=[weather_tool()], maximum_iterations=1)
+    assert_clean_end(result)
+    assert result.text == "Paris is sunny and 21 C."
+    assert len(result.llm_requests) == 2
+
+
 def test_no_tools_is_a_plain_streamed_chat(run):
     """dify15483: an agent without tools is valid."""
     result = run([{"text": "Hello there!", "split": 3}], query="hi")

@@ -162,6 +162,29 @@ def test_iteration_limit_ends_with_an_answer(run):
     assert "Do not call any more tools" in result.llm_requests[1]["prompt_messages"][0]["content"]
 
 
+@pytest.mark.parametrize(
+    ("reply", "answer"),
+    [
+        ("Thought: Based on the tool, Paris is sunny and 21 C.", "Based on the tool, Paris is sunny and 21 C."),
+        ("<think>Final Answer: Paris is sunny.", "Paris is sunny."),
+    ],
+    ids=["thought", "reasoning"],
+)
+def test_iteration_limit_answer_written_without_its_label_is_the_answer(run, reply, answer):
+    """Told to answer now, the model writes its answer as a Thought (or inside a reasoning
+    block it never closes): that is the answer, not "stopped without a final answer"."""
+    result = react(run, [{"text": ACTION}, {"text": reply}], tools=[weather_tool()], maximum_iterations=1)
+    assert_clean_end(result)
+    assert result.text == answer
+    assert len(result.llm_requests) == 2
+
+
+def test_iteration_limit_with_an_action_in_the_answer_round_still_ends_with_the_message(run):
+    result = react(run, [{"text": ACTION}, {"text": ACTION}], tools=[weather_tool()], maximum_iterations=1)
+    assert_clean_end(result)
+    assert result.text.startswith("The agent stopped after 1 round without a final answer")
+
+
 @pytest.mark.parametrize("model_name, stops", [("gpt-4o-mini", ["Observation"]), ("o3-mini", None)])
 def test_stop_words_except_for_models_that_reject_them(run, model_name, stops):
     result = react(run, [{"text": "Final Answer: hi"}], model={"model": model_name})
