@@ -259,6 +259,8 @@ def calls_from_block(text: str) -> list[Call]:
         return listed  # [a(x=1), b(y=2)]: Gemma 3 in a ```tool_code fence (vllm-project/vllm#14734)
     if text[:1] in ("{", "["):
         value = decode_json(with_closers(text))  # the block's end ended the value
+        if value is FAIL and (objects := json_objects_in_a_row(text)):
+            return _calls_of_each(objects)
         return [] if value is FAIL else interpret(value, False)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if len(lines) > 1 and (listed := python_calls(", ".join(lines))):
@@ -290,6 +292,43 @@ def calls_from_block(text: str) -> list[Call]:
     if not name or not name.group(2).strip():
         return []
     return [(name.group(2).strip(), _xml_arguments(text))]
+
+
+def json_objects_in_a_row(text: str) -> list[Any]:
+    """Two or more JSON objects one after the other, apart by white space or one ``;`` or
+    ``,`` (``{call}\n{call}``: Hermes-style models put parallel calls in one ``<tool_call>``
+    block so, as ReAct models put several JSON actions in a row); ``[]`` when ``text`` is
+    anything else (one object, text around them, a value cut short)."""
+    decoder = json.JSONDecoder()
+    objects: list[Any] = []
+    at = 0
+    while at < len(text):
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            return []
+        if not isinstance(value, dict):
+            return []
+        objects.append(value)
+        gap = _BETWEEN_OBJECTS.match(text, at)
+        at = gap.end() if gap else at
+        if gap is None or (at < len(text) and text[at] != "{"):
+            return []
+    return objects if len(objects) > 1 else []
+
+
+_BETWEEN_OBJECTS = re.compile(r"\s*[;,]?\s*")
+
+
+def _calls_of_each(objects: list[Any]) -> list[Call]:
+    """The call each object is (``interpret``, strict); ``[]`` unless every one is a call."""
+    calls: list[Call] = []
+    for value in objects:
+        found = interpret(value, strict=True)
+        if not found:
+            return []
+        calls.extend(found)
+    return calls
 
 
 _PLACEHOLDER_LINE = re.compile(r"(?:\$[A-Za-z_]\w{0,30}|json(?:_blob)?)[ \t]*:?[ \t]*\n(?=\s*[{\[])", re.IGNORECASE)

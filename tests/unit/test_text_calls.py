@@ -248,3 +248,32 @@ def test_llama_calls_joined_by_semicolons_are_each_a_call(text):
     assert rest == ""
     one_unknown = text.replace("get_time", "unknown")
     assert extract_calls_from_text(one_unknown, ["get_weather", "get_time"])[0] == ()
+
+
+@pytest.mark.parametrize("between", ["\n", "\n\n", " ", ",\n", ";"])
+def test_several_json_calls_in_one_tool_call_block_are_each_a_call(between):
+    """Hermes-style models may put parallel calls in one ``<tool_call>`` block, one object after
+    the other; before, the block was unreadable and the model was asked again."""
+    text = (
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}'
+        + between
+        + '{"name": "get_time", "arguments": {"tz": "CET"}}\n</tool_call>'
+    )
+    calls, rest = extract_calls_from_text(text, ["get_weather", "get_time"])
+    assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris"}), ("get_time", {"tz": "CET"})]
+    assert rest == ""
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        '{"name": "get_time", "arguments": {"tz": "CET"}',  # cut short
+        'and then {"name": "get_time", "arguments": {"tz": "CET"}}',  # prose between them
+        '{"name": "unknown", "arguments": {}}',  # not a tool of the node
+        '"get_time"',  # not an object
+    ],
+)
+def test_a_block_of_json_objects_is_calls_only_when_every_one_is_a_whole_call(second):
+    text = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n' + second + "\n</tool_call>"
+    calls, _ = extract_calls_from_text(text, ["get_weather", "get_time"])
+    assert calls == ()
