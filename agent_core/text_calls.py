@@ -258,10 +258,7 @@ def calls_from_block(text: str) -> list[Call]:
     if text.startswith("[") and text.endswith(")]") and (listed := python_calls(text[1:-1])):
         return listed  # [a(x=1), b(y=2)]: Gemma 3 in a ```tool_code fence (vllm-project/vllm#14734)
     if text[:1] in ("{", "["):
-        value = decode_json(with_closers(text))  # the block's end ended the value
-        if value is FAIL and (objects := json_objects_in_a_row(text)):
-            return _calls_of_each(objects)
-        return [] if value is FAIL else interpret(value, False)
+        return _json_calls(text)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if len(lines) > 1 and (listed := python_calls(", ".join(lines))):
         return listed  # one call a line (OLMo 3, vLLM's olmo3 tool parser): never one call of them all
@@ -292,6 +289,16 @@ def calls_from_block(text: str) -> list[Call]:
     if not name or not name.group(2).strip():
         return []
     return [(name.group(2).strip(), _xml_arguments(text))]
+
+
+def _json_calls(text: str) -> list[Call]:
+    """The calls a block of JSON holds: one value (its end is the block's end), or objects in a
+    row (``json_objects_in_a_row``); ``[]`` when it holds neither."""
+    value = decode_json(with_closers(text))
+    if value is FAIL:
+        objects = json_objects_in_a_row(text)
+        return _calls_of_each(objects) if objects else []
+    return interpret(value, False)
 
 
 def json_objects_in_a_row(text: str) -> list[Any]:
