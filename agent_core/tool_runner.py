@@ -263,11 +263,15 @@ class ToolRunner:
         assert isinstance(call, ToolCall)
         tool = self._registry.get(call.name)
         assert tool is not None
+        try:
+            parameters: dict[str, Any] | Exception = self._registry.invocation_parameters(tool, call.arguments)
+        except Exception as error:  # reported as the tool's failure (``_invoke``)
+            parameters = error
         try:  # for the log only: a slip here must neither stop the call nor lose its result
-            sent = self._registry.logged_parameters(tool, call.arguments)
+            sent = None if isinstance(parameters, Exception) else self._registry.logged_parameters(tool, parameters)
         except Exception:
             sent = None  # the log shows the model's arguments
-        outcome = yield from self._invoke(tool, call, deadline)
+        outcome = yield from self._invoke(tool, call, parameters, deadline)
         return ToolResult(
             base.call_id,
             base.name,
@@ -297,10 +301,12 @@ class ToolRunner:
         return None
 
     def _invoke(
-        self, tool: ToolEntity, call: ToolCall, deadline: float | None
+        self, tool: ToolEntity, call: ToolCall, parameters: dict[str, Any] | Exception, deadline: float | None
     ) -> Generator[AgentInvokeMessage, None, ToolOutcome]:
-        """The tool's stream read into an observation (files and links forwarded as they come),
-        within the runner's timeout, and before ``deadline`` (at least ``LEAST_CALL_SECONDS``)."""
+        """The tool's stream, invoked with ``parameters`` (``ToolRegistry.invocation_parameters``;
+        the error they could not be worked out with fails the call), read into an observation
+        (files and links forwarded as they come), within the runner's timeout, and before
+        ``deadline`` (at least ``LEAST_CALL_SECONDS``)."""
         collector = ObservationCollector(
             call.name, max_tokens=self._observation_tokens, secrets=self._registry.secret_values()
         )
@@ -315,7 +321,9 @@ class ToolRunner:
 
         stream = None
         try:
-            stream = invoke_tool_raw(self._session, tool, self._registry.invocation_parameters(tool, call.arguments))
+            if isinstance(parameters, Exception):
+                raise parameters
+            stream = invoke_tool_raw(self._session, tool, parameters)
             # A timer is armed only while waiting for the tool's next message, never while a
             # forwarded message is with the consumer (the SDK's writer, in this same greenlet
             # for a lone call): going off there, it would end the run instead of the call.

@@ -225,10 +225,11 @@ class ToolRegistry:
                 merged[parameter.name] = parameter.default
         return merged
 
-    def logged_parameters(self, tool: ToolEntity, model_arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """The tool's input as a CALL log entry shows it: :meth:`invocation_parameters` (what
-        the tool receives: the model's arguments coerced, the values the user fixed in the
-        node, defaults), every ``secret-input`` parameter's value replaced by ``[REDACTED]``.
+    def logged_parameters(self, tool: ToolEntity, parameters: Mapping[str, Any]) -> dict[str, Any]:
+        """The tool's input as a CALL log entry shows it: ``parameters``, what
+        :meth:`invocation_parameters` gave for the call (what the tool receives: the model's
+        arguments coerced, the values the user fixed in the node, defaults), every
+        ``secret-input`` parameter's value replaced by ``[REDACTED]``.
         The official strategies log ``{**runtime_parameters, **arguments}`` as the call's
         ``tool_call_input`` (langgenius/dify-official-plugins, agent-strategies/cot_agent,
         strategies/function_calling.py), secrets included. Every other text in it is redacted of
@@ -238,7 +239,7 @@ class ToolRegistry:
         redact = redactor(self.secret_values())
         return {
             key: REDACTED if key in secret and value not in (None, "") else _redacted(value, redact)
-            for key, value in self.invocation_parameters(tool, model_arguments).items()
+            for key, value in parameters.items()
         }
 
     def secret_values(self) -> set[str]:

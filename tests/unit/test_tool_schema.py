@@ -271,7 +271,9 @@ def test_logged_parameters_are_what_the_tool_gets_with_secrets_redacted():
         ],
         runtime={"api_key": "sk-123456", "pin": ""},
     )
-    logged = ToolRegistry([entity]).logged_parameters(entity, {"q": "x", "limit": "3", "api_key": "model"})
+    logged = ToolRegistry([entity]).logged_parameters(
+        entity, ToolRegistry([entity]).invocation_parameters(entity, {"q": "x", "limit": "3", "api_key": "model"})
+    )
     assert logged == {"q": "x", "limit": 3, "api_key": "[REDACTED]", "region": "eu", "pin": ""}
 
 
@@ -283,7 +285,9 @@ def test_logged_parameters_hide_a_secret_held_by_any_other_value():
         runtime={"api_key": "sk-123456", "endpoint": "https://x.example/?key=sk-123456"},
     )
     registry = ToolRegistry([entity], other_secrets={"tok-987654"})
-    logged = registry.logged_parameters(entity, {"body": {"auth": ["Bearer tok-987654"], "n": 1}})
+    logged = registry.logged_parameters(
+        entity, registry.invocation_parameters(entity, {"body": {"auth": ["Bearer tok-987654"], "n": 1}})
+    )
     assert logged == {
         "body": {"auth": ["Bearer [REDACTED]"], "n": 1},
         "api_key": "[REDACTED]",
