@@ -42,7 +42,7 @@ from agent_core.json_args import (
     strip_noise,
     with_closers,
 )
-from agent_core.tool_calls import ToolCall
+from agent_core.tool_calls import ToolCall, fresh_call_ids
 
 
 class _Fail:
@@ -774,7 +774,7 @@ def repair_names(calls: Sequence[ToolCall], tools: Sequence[PromptMessageTool | 
 
 
 def extract_calls_from_text(
-    text: str, tools: Sequence[PromptMessageTool | str], *, id_prefix: str = "call_"
+    text: str, tools: Sequence[PromptMessageTool | str], *, id_prefix: str = "call", taken: Collection[str] = ()
 ) -> tuple[tuple[ToolCall, ...], str]:
     """Tool calls a model wrote in its content instead of ``tool_calls``.
 
@@ -787,7 +787,8 @@ def extract_calls_from_text(
     rewritten as ``<tool_call>`` blocks before this (``agent_core.call_markup``). Only calls whose
     every name is one of ``tools`` (declarations, or bare names) count; inputs are fitted
     as ReAct fits them. Returns
-    ``(calls, the text without the call markup)``; with no call, ``((), text)``.
+    ``(calls, the text without the call markup)``; with no call, ``((), text)``. Each call gets
+    an id made under ``id_prefix`` (``tool_calls.made_call_id``) that is not in ``taken``.
     """
     known = _by_name(tools)
     if not text or not known:
@@ -795,8 +796,7 @@ def extract_calls_from_text(
     for reader in (_tool_call_blocks, _whole_json, _whole_code, _name_line, _action_blocks):
         found, rest = reader(text, known)
         if found:
-            calls = tuple(
-                ToolCall(f"{id_prefix}{number}", name, arguments) for number, (name, arguments) in enumerate(found, 1)
-            )
+            ids = fresh_call_ids(id_prefix, len(found), taken)
+            calls = tuple(ToolCall(call_id, name, arguments) for call_id, (name, arguments) in zip(ids, found, strict=True))
             return calls, SPECIAL_TOKEN.sub("", rest).strip()
     return (), text

@@ -34,10 +34,11 @@ Calls a model writes in its content instead are read by ``agent_core.text_calls`
 """
 
 import json
+import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import count
-from typing import Any
+from typing import Any, Final
 
 from agent_core.json_args import (
     ArgumentsError,
@@ -225,11 +226,11 @@ class ToolCallAssembler:
     5. otherwise a new call.
 
     Args:
-        id_prefix: prefix of synthesised ids (``call_1``, ``call_2``…). Pass a
-            per-round prefix if ids must be unique across a conversation.
+        id_prefix: prefix of synthesised ids (``made_call_id``: ``call00001``…). Pass a
+            per-round prefix (``round_id_prefix``) if ids must be unique across a conversation.
     """
 
-    def __init__(self, *, id_prefix: str = "call_") -> None:
+    def __init__(self, *, id_prefix: str = "call") -> None:
         self._id_prefix = id_prefix
         self._slots: list[_Slot] = []
         self._by_index: dict[int, _Slot] = {}
@@ -482,8 +483,41 @@ def _error_message(error: ArgumentsError, finish_reason: str | None) -> str:
     return MSG_MALFORMED.format(detail=error.detail)
 
 
+MADE_ID_LENGTH: Final = 9
+"""Length of a call id the strategy makes (``made_call_id``), of letters and digits only: the
+strictest rule a provider puts on the ids it is sent back. Mistral's API and its tokenizer
+(``mistral_common``, which vLLM and other servers use for Mistral models) refuse any other id
+("Tool call id was call_1 but must be a-z, A-Z, 0-9, with a length of 9."); such an id also
+fits Anthropic's and Bedrock's ``^[a-zA-Z0-9_-]+$`` and OpenAI's (Azure's) 40 characters."""
+
+_MISTRAL_ID = re.compile(r"[A-Za-z0-9]{9}")
+"""An id of the strictest shape (``MADE_ID_LENGTH``): one made unique keeps that shape."""
+
+
+def round_id_prefix(round_index: int) -> str:
+    """The prefix of the ids made in round ``round_index`` (1-based): ``c0001``, so that ids of
+    different rounds differ (``made_call_id``)."""
+    return f"c{round_index:04d}"
+
+
+def made_call_id(prefix: str, number: int) -> str:
+    """The id of the ``number``-th (1-based) call made up under ``prefix``: the prefix, then the
+    number zero-padded to fill ``MADE_ID_LENGTH`` characters (``c0001`` and 1 give
+    ``c00010001``; longer only when they do not fit). Made of letters and digits when the prefix
+    is (every prefix the strategies use for calls sent back as native calls is)."""
+    digits = str(number)
+    return prefix + digits.rjust(MADE_ID_LENGTH - len(prefix), "0")
+
+
+def fresh_call_ids(prefix: str, amount: int, taken: Collection[str] = ()) -> list[str]:
+    """``amount`` ids made under ``prefix`` (``made_call_id``), none of them in ``taken``
+    (the ids already in the conversation)."""
+    ids = _IdAllocator(prefix, (), taken)
+    return [ids.take("") for _ in range(amount)]
+
+
 class _IdAllocator:
-    """Unique, deterministic call ids: provider ids kept, the rest ``<prefix><n>``."""
+    """Unique, deterministic call ids: provider ids kept, the rest ``made_call_id``."""
 
     def __init__(self, prefix: str, provided: Iterable[str], used: Iterable[str] = ()) -> None:
         self._prefix = prefix
@@ -491,15 +525,27 @@ class _IdAllocator:
         self._used: set[str] = set(used)
 
     def take(self, wanted: str) -> str:
-        """``wanted`` if still free, else ``wanted_2``…; ``prefix<n>`` when empty."""
+        """``wanted`` if still free, else a variant of it (``wanted_2``…; for an id of the
+        strictest shape, ``_MISTRAL_ID``, one of that shape: its last characters replaced by the
+        number); ``made_call_id`` when empty."""
         if wanted and wanted not in self._used:
             self._used.add(wanted)
             return wanted
-        make = (lambda n: f"{wanted}_{n}") if wanted else (lambda n: f"{self._prefix}{n}")
         fresh = next(
             candidate
-            for candidate in map(make, count(2 if wanted else 1))
+            for candidate in map(lambda n: _variant(wanted, n, self._prefix), count(2 if wanted else 1))
             if candidate not in self._used and candidate not in self._taken
         )
         self._used.add(fresh)
         return fresh
+
+
+def _variant(wanted: str, number: int, prefix: str) -> str:
+    """The ``number``-th candidate id for a call that wanted ``wanted`` ('' when it came
+    without one), as ``_IdAllocator.take`` tries them."""
+    if not wanted:
+        return made_call_id(prefix, number)
+    if _MISTRAL_ID.fullmatch(wanted):
+        digits = str(number)
+        return wanted[: MADE_ID_LENGTH - len(digits)] + digits
+    return f"{wanted}_{number}"

@@ -28,7 +28,7 @@ from agent_core.call_markup import (
 from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.text_calls import FUNCTOOLS, HARMONY_RECIPIENT, extract_calls_from_text, repair_names
 from agent_core.think import Split, ThinkSplitter, clean_reasoning, visible_text
-from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCallAssembler
+from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCallAssembler, round_id_prefix
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
 
@@ -210,13 +210,14 @@ def read_function_calling_turn(
     written in the content or, failing that, inside the reasoning
     (vllm39056); else the text as the final answer; else a ``ParseFailure``
     (a ``tool_calls`` finish with no call, call markup that cannot be read,
-    or an empty reply). Ids made up for calls that came without one are
-    unique across the run (``r<round>_call_<n>``); a provider's id already in the
+    or an empty reply). Ids made up for calls that came without one (or were written in the
+    text) are nine letters and digits, unique across the run (``c<round:04><n:04>``:
+    ``tool_calls.made_call_id``) and not in ``taken_ids``; a provider's id already in the
     conversation (``taken_ids``) is made unique too (``X_2``). ``reasoning_opened``: the model's
     template opens its reasoning block in the prompt (``think.opens_reasoning_in_prompt``), so
     the reply is held until a bare ``</think>`` shows where its reasoning ends.
     """
-    prefix = f"r{round_index}_call_"
+    prefix = round_id_prefix(round_index)
     names = [getattr(tool, "name", tool) for tool in tools]
     gate, assembler, got = AnswerGate(names), ToolCallAssembler(id_prefix=prefix), _Collected()
     yield from _stream(chunks, gate, assembler, got, reasoning_opened)
@@ -233,9 +234,9 @@ def read_function_calling_turn(
     if assembled.calls or assembled.invalid:
         calls = repair_names(assembled.calls, tools)
         return ModelTurn(thought=text, decision=ToolCalls(calls, assembled.invalid, order=assembled.order), **turn)
-    calls, rest = extract_calls_from_text(text, tools, id_prefix=prefix) if tools else ((), text)
+    calls, rest = extract_calls_from_text(text, tools, id_prefix=prefix, taken=taken_ids) if tools else ((), text)
     if not calls and tools and got.reasoning and not text.strip():
-        calls, _ = extract_calls_from_text(rewrite_markup(got.reasoning), tools, id_prefix=prefix)
+        calls, _ = extract_calls_from_text(rewrite_markup(got.reasoning), tools, id_prefix=prefix, taken=taken_ids)
     if calls:
         return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls), in_text=True), **turn)
     if not text.strip() and got.reasoning_ended_turn and (answer := visible_text(rewrite_markup(got.reasoning)).strip()):

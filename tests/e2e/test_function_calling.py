@@ -2,6 +2,7 @@
 taken from real bug reports (cases of kind "fc stream" / "fc blocking" in docs/real-world-cases.md)."""
 
 import json
+import re
 
 import pytest
 
@@ -346,6 +347,32 @@ def test_a_max_tokens_as_large_as_the_window_keeps_the_memory_and_asks_for_a_rep
     assert not any(n.label == "CONTEXT TRIMMED" for n in result.logs.values())
     thought = next(n for n in result.logs.values() if n.label.endswith("Thought"))
     assert thought.data["completion_params_lowered"] == {"max_tokens": request["completion_params"]["max_tokens"]}
+
+
+STRICTEST_ID = r"[A-Za-z0-9]{9}"
+"""Mistral's rule for the ids it is sent back (its API and mistral_common, which vLLM uses for
+Mistral models: "Tool call id was call_1 but must be a-z, A-Z, 0-9, with a length of 9.")."""
+
+
+def test_ids_the_strategy_makes_or_changes_are_nine_letters_and_digits(run):
+    """A Mistral model on a server without its tool parser writes its call in the text; a server
+    sends a call without an id; the model repeats its own id in a later round. Every id sent back
+    is one Mistral takes, each tool message answering its call."""
+    turns = [
+        {"text": '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}'},
+        {"chunks": [{"content": "", "tool_calls": [{"index": 0, "id": "", "type": "function",
+                                                     "function": {"name": "get_weather", "arguments": '{"city": "Rome"}'}}]}]},
+        {"tool_calls": [{"id": "a1B2c3D4e", "name": "get_weather", "arguments": '{"city": "Oslo"}'}]},
+        {"tool_calls": [{"id": "a1B2c3D4e", "name": "get_weather", "arguments": '{"city": "Bern"}'}]},
+        {"text": "All sunny."},
+    ]
+    result = run(turns, tools=[weather_tool()])
+    assert_clean_end(result)
+    assert result.text == "All sunny."
+    call_ids = [call["id"] for call in assistant_calls(result.llm_requests[4])]
+    assert len(call_ids) == len(set(call_ids)) == 4 and call_ids[2] == "a1B2c3D4e"
+    assert all(re.fullmatch(STRICTEST_ID, call_id) for call_id in call_ids), call_ids
+    assert [m["tool_call_id"] for m in tool_messages(result.llm_requests[4])] == call_ids
 
 
 def test_ids_a_provider_repeats_across_rounds_are_unique_in_every_request(run):

@@ -7,6 +7,7 @@ built from the case's description.
 
 import ast
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -19,6 +20,8 @@ from agent_core.tool_calls import (
     ToolCall,
     ToolCallAssembler,
     ToolCallDelta,
+    made_call_id,
+    round_id_prefix,
 )
 
 
@@ -258,7 +261,7 @@ def test_hermes25333_glued_parallel_calls_become_two_calls():
         ("yantrikdb_relate", {"entity": "Don Bowman", "relationship": "works_at", "target": "Agilicus"}),
         ("yantrikdb_relate", {"entity": "Agilicus", "relationship": "located_in", "target": "Vancouver"}),
     ]
-    assert [call.id for call in result.calls] == ["c1", "call_1"]
+    assert [call.id for call in result.calls] == ["c1", "call00001"]
 
 
 def test_hermes25333_unsplittable_buffer_is_never_run_with_empty_arguments():
@@ -386,7 +389,7 @@ def test_llamacpp13800_repeated_name_without_index_or_id():
     deltas = [{"function": {"name": "get_weather", "arguments": part}} for part in parts]
     result = assemble(deltas)
     assert pairs(result) == [("get_weather", {"location": "Paris"})]
-    assert result.calls[0].id == "call_1"
+    assert result.calls[0].id == "call00001"
 
 
 def test_ollama9092_everything_in_one_chunk():
@@ -420,7 +423,7 @@ def test_ollama8337_arguments_as_object_and_no_id():
     result = assemble(json.loads(OLLAMA8337_RAW)["message"]["tool_calls"])
     assert result.calls == (
         ToolCall(
-            "call_1",
+            "call00001",
             "query_contact_manager",
             {"query": "Add a new contact named Charlie with email charlie@example.com, role CFO, company Z"},
         ),
@@ -434,7 +437,7 @@ def test_ollama_several_object_calls_without_index_or_id():
     ]
     result = assemble(deltas)
     assert pairs(result) == [("search", {"q": "a"}), ("search", {"q": "b"})]
-    assert [call.id for call in result.calls] == ["call_1", "call_2"]
+    assert [call.id for call in result.calls] == ["call00001", "call00002"]
 
 
 def test_constant_index_object_calls_are_not_lost():
@@ -710,10 +713,10 @@ def test_camel4338_empty_and_truncated_same_for_stream_and_blocking(streamed):
 def test_missing_ids_are_synthesised_without_clashing_with_provided_ones():
     deltas = [
         fragment(index=0, name="f", arguments="{}"),
-        fragment(index=1, id="call_1", name="g", arguments="{}"),
+        fragment(index=1, id="call00001", name="g", arguments="{}"),
         fragment(index=2, name="h", arguments="{}"),
     ]
-    assert [call.id for call in assemble(deltas).calls] == ["call_2", "call_1", "call_3"]
+    assert [call.id for call in assemble(deltas).calls] == ["call00002", "call00001", "call00003"]
 
 
 def test_duplicate_ids_are_made_unique():
@@ -727,10 +730,10 @@ def test_duplicate_ids_are_made_unique():
 
 
 def test_id_prefix_and_finish_is_repeatable():
-    assembler = ToolCallAssembler(id_prefix="r2_call_")
+    assembler = ToolCallAssembler(id_prefix=round_id_prefix(2))
     assembler.add(ToolCallDelta(None, "", "f", "{}"))
     assert assembler.finish() == assembler.finish()
-    assert assembler.finish().calls[0].id == "r2_call_1"
+    assert assembler.finish().calls[0].id == "c00020001"
 
 
 def test_call_without_name_is_invalid():
@@ -840,7 +843,7 @@ DEEPSEEKV3_826_RAW = """{
 def test_deepseekv3_826_json_call_in_content_with_eot():
     content = json.loads(DEEPSEEKV3_826_RAW)["message"]["content"]
     calls, rest = extract_calls_from_text(content, ["get_weather"])
-    assert calls == (ToolCall("call_1", "get_weather", {"location": "Hangzhou"}),)
+    assert calls == (ToolCall("call00001", "get_weather", {"location": "Hangzhou"}),)
     assert rest == ""
 
 
@@ -873,7 +876,7 @@ def test_smolagents158_action_json_in_content():
     qwen, llama = (part.split(" content:\n", 1)[1] for part in SMOLAGENTS158_RAW.split("\n\nLlama"))
     for content in (qwen, llama):
         calls, _ = extract_calls_from_text(content, ["get_weather"])
-        assert calls == (ToolCall("call_1", "get_weather", {"location": "Paris", "celsius": True}),)
+        assert calls == (ToolCall("call00001", "get_weather", {"location": "Paris", "celsius": True}),)
     _, rest = extract_calls_from_text(llama, ["get_weather"])
     assert (
         rest == "This action will get the weather information for Paris, and I will use the result as the final answer."
@@ -894,7 +897,7 @@ def test_mlxserver228_truncated_tool_call_markup_is_no_call_but_detectable():
 
 def test_mlxserver228_complete_tool_call_in_content():
     content = '<tool_call>\n{"name": "web_search", "arguments": {"query": "mlx"}}\n</tool_call>'
-    assert extract_calls_from_text(content, ["web_search"])[0] == (ToolCall("call_1", "web_search", {"query": "mlx"}),)
+    assert extract_calls_from_text(content, ["web_search"])[0] == (ToolCall("call00001", "web_search", {"query": "mlx"}),)
 
 
 MLXSWIFT529_RAW = (
@@ -906,14 +909,14 @@ MLXSWIFT529_RAW = (
 @pytest.mark.parametrize("form", MLXSWIFT529_RAW.split("\n\n"))
 def test_mlxswift529_xml_and_json_forms(form):
     calls, rest = extract_calls_from_text(f"Checking.\n{form}", ["get_weather"])
-    assert calls == (ToolCall("call_1", "get_weather", {"city": "Tokyo"}),)
+    assert calls == (ToolCall("call00001", "get_weather", {"city": "Tokyo"}),)
     assert rest == "Checking."
 
 
 def test_mlxswift529_both_forms_in_one_reply():
     calls, rest = extract_calls_from_text(MLXSWIFT529_RAW, ["get_weather"])
     assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Tokyo"})] * 2
-    assert [c.id for c in calls] == ["call_1", "call_2"] and rest == ""
+    assert [c.id for c in calls] == ["call00001", "call00002"] and rest == ""
 
 
 @pytest.mark.parametrize(
@@ -930,7 +933,7 @@ def test_mlxswift529_undeclared_or_garbled_payloads_are_rejected(content):
 
 def test_a_call_written_as_code_in_tool_call_tags_is_read_as_react_reads_it():
     calls, rest = extract_calls_from_text('<tool_call>get_weather(city="Tokyo")</tool_call>', ["get_weather"])
-    assert calls == (ToolCall("call_1", "get_weather", {"city": "Tokyo"}),) and rest == ""
+    assert calls == (ToolCall("call00001", "get_weather", {"city": "Tokyo"}),) and rest == ""
 
 
 def test_xml_call_cut_off_before_function_closes_is_not_run():
@@ -942,7 +945,7 @@ def test_xml_call_cut_off_before_function_closes_is_not_run():
 def test_xml_call_without_closing_tool_call_tag():
     """Servers that use ``</tool_call>`` as a stop word drop it from the content."""
     content = "<tool_call>\n<function=web_search>\n<parameter=query>\nmlx\n</parameter>\n</function>"
-    assert extract_calls_from_text(content, ["web_search"])[0] == (ToolCall("call_1", "web_search", {"query": "mlx"}),)
+    assert extract_calls_from_text(content, ["web_search"])[0] == (ToolCall("call00001", "web_search", {"query": "mlx"}),)
 
 
 def test_xml_parameters_multiline_and_json_values():
@@ -960,7 +963,7 @@ def test_vllm39056_call_written_inside_reasoning():
         'I should look it up.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n</tool_call>'
     )
     calls, rest = extract_calls_from_text(reasoning, ["get_weather"])
-    assert calls == (ToolCall("call_1", "get_weather", {"city": "Rome"}),)
+    assert calls == (ToolCall("call00001", "get_weather", {"city": "Rome"}),)
     assert rest == "I should look it up."
 
 
@@ -975,7 +978,7 @@ def test_vllm39056_call_written_inside_reasoning():
 )
 def test_other_whole_content_call_shapes(content):
     calls, rest = extract_calls_from_text(content, ["get_weather"])
-    assert calls == (ToolCall("call_1", "get_weather", {"city": "Rome"}),) and rest == ""
+    assert calls == (ToolCall("call00001", "get_weather", {"city": "Rome"}),) and rest == ""
 
 
 @pytest.mark.parametrize(
@@ -1095,3 +1098,36 @@ def test_an_id_already_in_the_conversation_is_made_unique():
     assembler.add(ToolCallDelta(1, "fresh", "get_time", "{}"))
     calls = assembler.finish("tool_calls", taken={"get_weather", "get_weather_2"}).calls
     assert [call.id for call in calls] == ["get_weather_3", "fresh"]
+
+
+STRICTEST_ID = re.compile(r"[A-Za-z0-9]{9}")
+"""Mistral's rule for a tool-call id sent back (its API and mistral_common: "Tool call id was
+call_1 but must be a-z, A-Z, 0-9, with a length of 9."); it fits every other provider's."""
+
+
+@given(
+    rounds=st.integers(1, 9999),
+    ids=st.lists(st.sampled_from(["", "", "", "abcdefghi", "get_weather", "0"]), min_size=1, max_size=12),
+)
+def test_made_ids_are_nine_letters_and_digits_and_unique_across_rounds(rounds, ids):
+    """Every id the strategy makes (a call without one) has the strictest provider's shape, and
+    an id made unique keeps that shape when the model's had it; no id repeats one taken."""
+    taken = {made_call_id(round_id_prefix(rounds - 1), 1), "abcdefghi"} if rounds > 1 else {"abcdefghi"}
+    assembler = ToolCallAssembler(id_prefix=round_id_prefix(rounds))
+    for number, wanted in enumerate(ids):
+        assembler.add(ToolCallDelta(number, wanted, f"f{number}", "{}"))
+    made = [call.id for call in assembler.finish("tool_calls", taken=taken).calls]
+    assert len(set(made)) == len(made) and not set(made) & taken
+    for wanted, got in zip(ids, made, strict=True):
+        if not wanted or STRICTEST_ID.fullmatch(wanted):
+            assert STRICTEST_ID.fullmatch(got), got
+
+
+def test_a_call_written_in_the_text_gets_a_made_id_not_taken():
+    calls, _ = extract_calls_from_text(
+        '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Rome"}}]',
+        ["get_weather"],
+        id_prefix=round_id_prefix(1),
+        taken={"c00010001"},
+    )
+    assert [call.id for call in calls] == ["c00010002"]
