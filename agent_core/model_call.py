@@ -129,6 +129,38 @@ class AssistantReply:
         return parts
 
 
+CLOSABLE_TAGS = frozenset({"</think>", "</thinking>", "</reasoning>", "</thought>", "</seed:think>"})
+"""Closing tags of the reasoning blocks ``with_block_closed`` closes: the XML-like ones, written
+in lower case as models write them (Magistral's ``[/THINK]``, Kimi's ``◁/think▷`` and an HTML
+``</details>`` are left as they came)."""
+
+
+def with_block_closed(content: str | list[dict[str, Any]], closing: str | None) -> str | list[dict[str, Any]]:
+    """``content`` (an ``AssistantReply.content``) with the reasoning block it ended inside
+    closed by a line break and ``closing``, for a reply that went on to native tool calls. ``closing``:
+    the open block's closing tag (``ThinkSplitter.closing_tag``); None, or a tag not in
+    ``CLOSABLE_TAGS``, leaves the content as it is; so does a list without a plain text part.
+
+    Why: model plugins that strip a reasoning block from the assistant text they send back find
+    only a closed one (Gemini's ``re.sub`` of a leading ``<think>...</think>`` in
+    ``_build_text_parts``, the OpenAI-compatible plugin's ``_drop_analyze_channel``; DeepSeek's,
+    Moonshot's and Volcengine's ``reasoning_content`` extraction; GLM's chat template, which
+    splits a history message at ``</think>``), and some leave the block open when a tool call
+    follows the reasoning straight away (Gemini's blocking reply of thoughts and a function call,
+    Zhipu's and OpenRouter's streams, Ollama's): the reasoning would go back as text the model
+    said. The closing tag goes at the end of the text (string, or the last plain text part,
+    where ``AssistantReply.content`` joined the block)."""
+    if closing not in CLOSABLE_TAGS:
+        return content
+    if isinstance(content, str):
+        return content + "\n" + closing
+    for position in range(len(content) - 1, -1, -1):
+        part = content[position]
+        if _plain_text(part) is not None:
+            return [*content[:position], {**part, "data": part["data"] + "\n" + closing}, *content[position + 1 :]]
+    return content
+
+
 def _plain_text(piece: str | Mapping[str, Any]) -> str | None:
     """The text of a piece that is only text (a string, or a text part without data of its
     own), else None."""

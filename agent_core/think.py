@@ -225,6 +225,12 @@ class ThinkSplitter:
         return "".join(self._block) if self._close_tag is not None else ""
 
     @property
+    def closing_tag(self) -> str | None:
+        """The tag that would close the reasoning block still open (``</think>``), None when none
+        is open. A reply that ended inside its block ends before it (``with_block_closed``)."""
+        return self._close_tag
+
+    @property
     def holding(self) -> bool:
         """Whether the reply is held because its block may have been opened in the prompt."""
         return self._opened

@@ -25,7 +25,7 @@ from agent_core.call_markup import (
     partial_markup,
     rewrite_markup,
 )
-from agent_core.model_call import AssistantReply, ModelChunk
+from agent_core.model_call import AssistantReply, ModelChunk, with_block_closed
 from agent_core.text_calls import FUNCTOOLS, HARMONY_RECIPIENT, extract_calls_from_text, repair_names
 from agent_core.think import Split, ThinkSplitter, clean_reasoning, visible_text
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCallAssembler, round_id_prefix
@@ -151,6 +151,7 @@ class _Collected:
     reply: AssistantReply = field(default_factory=AssistantReply)
     reasoning_ended_turn: bool = False  # a turn-end token came inside the reasoning
     unclosed: str = ""  # the text of the reasoning block the content ended inside ("" if none)
+    closing: str | None = None  # the closing tag of the reasoning block the content ended inside
 
 
 def _stream(
@@ -188,7 +189,7 @@ def _stream(
         held = splitter.release(as_reasoning=True)  # cut before its </think>: all of it reasoning
         last = Split(last.visible + held.visible, last.reasoning + held.reasoning)
     tail = splitter.finish()
-    got.unclosed = splitter.open_block
+    got.unclosed, got.closing = splitter.open_block, splitter.closing_tag
     visible += (last.visible, tail.visible)
     reasoning += (last.reasoning, tail.reasoning)
     if out := gate.feed(last.visible + tail.visible):
@@ -210,7 +211,8 @@ def read_function_calling_turn(
     written in the content or, failing that, inside the reasoning
     (vllm39056); else the text as the final answer; else a ``ParseFailure``
     (a ``tool_calls`` finish with no call, call markup that cannot be read,
-    or an empty reply). Ids made up for calls that came without one (or were written in the
+    or an empty reply). A tool-call turn whose content ended inside a reasoning block goes back
+    with that block closed (``model_call.with_block_closed``). Ids made up for calls that came without one (or were written in the
     text) are nine letters and digits, unique across the run (``c<round:04><n:04>``:
     ``tool_calls.made_call_id``) and not in ``taken_ids``; a provider's id already in the
     conversation (``taken_ids``) is made unique too (``X_2``). ``reasoning_opened``: the model's
@@ -231,14 +233,15 @@ def read_function_calling_turn(
         content=got.reply.content,
         opaque_body=got.reply.opaque_body,
     )
+    called = {**turn, "content": with_block_closed(got.reply.content, got.closing)}  # goes back before its calls
     if assembled.calls or assembled.invalid:
         calls = repair_names(assembled.calls, tools)
-        return ModelTurn(thought=text, decision=ToolCalls(calls, assembled.invalid, order=assembled.order), **turn)
+        return ModelTurn(thought=text, decision=ToolCalls(calls, assembled.invalid, order=assembled.order), **called)
     calls, rest = extract_calls_from_text(text, tools, id_prefix=prefix, taken=taken_ids) if tools else ((), text)
     if not calls and tools and got.reasoning and not text.strip():
         calls, _ = extract_calls_from_text(rewrite_markup(got.reasoning), tools, id_prefix=prefix, taken=taken_ids)
     if calls:
-        return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls), in_text=True), **turn)
+        return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls), in_text=True), **called)
     if not text.strip() and got.reasoning_ended_turn and (answer := visible_text(rewrite_markup(got.reasoning)).strip()):
         yield answer  # the reply never left its reasoning: it was the answer (ends_turn)
         return ModelTurn(thought=text, decision=FinalAnswer(answer), **turn)

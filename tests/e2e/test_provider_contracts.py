@@ -6,6 +6,8 @@ refuses what the provider refuses (lost reasoning, unanswered tool calls, ...), 
 completes here is one the real chain accepts. See docs/providers.md for the table.
 """
 
+import json
+
 import pytest
 
 from local_runner import ModelSettings, Scenario, default_toolbox, run_scenario
@@ -44,3 +46,14 @@ def test_reasoning_is_shown_once_in_the_thought_log(plugin, contract):
     assert shown, [node.data for node in thoughts]
     for node in thoughts:
         assert REASONING_MARK not in str(node.data.get("output", ""))
+
+
+@pytest.mark.parametrize("shape", ["stream", "blocking"])
+def test_gemini_gets_no_thoughts_back_as_text_the_model_said(plugin, shape):
+    """The Gemini plugin strips only a closed <think> block from the model text it sends back,
+    and its blocking reply of thoughts and a function call leaves the block open: the round
+    goes back with it closed, so the thoughts never reach Gemini as the model's own text."""
+    backend, _, result = _run(plugin, "gemini", "function_calling", shape)
+    assert_clean_end(result)
+    assert len(backend.provider_requests) == 2
+    assert REASONING_MARK not in json.dumps(backend.provider_requests[-1]["contents"])

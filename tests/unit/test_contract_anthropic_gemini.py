@@ -445,3 +445,25 @@ def test_gemini_refuses_parallel_calls_in_one_message():
         request(backend, messages),
         "number of function response parts is equal to the number of function call parts",
     )
+
+
+def test_gemini_blocking_thoughts_before_a_call_do_not_go_back_as_text_the_model_said():
+    """The Gemini plugin's blocking reply of thoughts and a function call leaves its <think>
+    open, and the plugin strips only a closed block: the round goes back with the block closed,
+    so the model turn holds the call alone, not the thoughts as model text."""
+    from agent_core.function_calling.turn import read_function_calling_turn
+    from agent_core.model_call import normalize_chunk
+    from local_runner.contracts.base import REASONING_MARK
+    from tests.unit.helpers import drain
+
+    backend = GeminiContract(shape="blocking")
+    req, chunks, *_ = first_round(backend, stream=False)
+    _, turn = drain(read_function_calling_turn(iter(normalize_chunk(c) for c in chunks), ["calculator"]))
+    calls = turn.decision.calls
+    fields = {"decision": turn.decision, "content": turn.content, "opaque_body": turn.opaque_body}
+    messages = _round_prompt(GeminiContract.provider, calls, fields, ["3367"])
+    list(backend.invoke_llm({**req, "prompt_messages": messages}))
+    assert backend.rejections == []
+    (model_turn,) = [turn for turn in backend.provider_requests[-1]["contents"] if turn["role"] == "model"]
+    assert [list(part) for part in model_turn["parts"]] == [["functionCall", "thoughtSignature"]]
+    assert REASONING_MARK not in json.dumps(backend.provider_requests[-1])

@@ -1,6 +1,9 @@
 """The model's message as its model plugin sent it: gathered from chunks, kept for replay,
 and the reasoning cleaned for the log (docs/model-round-trip.md)."""
 
+import re
+
+import pytest
 from dify_plugin.entities.model.message import AssistantPromptMessage, UserPromptMessage
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -8,7 +11,7 @@ from hypothesis import strategies as st
 from agent_core import model_call
 from agent_core.messages import clean_history
 from agent_core.model_call import AssistantReply, normalize_chunk
-from agent_core.think import DEEPSEEK_REASONING_MARK, clean_reasoning
+from agent_core.think import DEEPSEEK_REASONING_MARK, clean_reasoning, visible_text
 
 
 def chunk(content="", opaque_body=None):
@@ -129,3 +132,60 @@ def test_a_finish_reason_printed_as_an_enum_member_is_its_value():
     assert finish("FinishReason.MAX_TOKENS") == "MAX_TOKENS"
     assert finish("FinishReason.STOP") == "STOP"
     assert finish("length") == "length" and finish("content_filter") == "content_filter"
+
+
+def _turn_content(*chunks):
+    """The content a Function Calling turn sends back for ``chunks`` (normalized chunk dicts)."""
+    from agent_core.function_calling.turn import read_function_calling_turn
+    from tests.unit.helpers import drain
+
+    _, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"]))
+    return turn
+
+
+CALL = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+
+
+def call_chunk(content=""):
+    return normalize_chunk({"delta": {"index": 0, "message": {"role": "assistant", "content": content, "tool_calls": [CALL]}}})
+
+
+def test_a_reasoning_block_left_open_before_tool_calls_goes_back_closed():
+    """Zhipu's, OpenRouter's and Ollama's streams leave the <think> open when a call follows
+    the reasoning straight away; the plugins that strip reasoning find only a closed block."""
+    turn = _turn_content(chunk("<think>\nplan the call"), call_chunk())
+    assert turn.decision.calls and turn.content == "<think>\nplan the call\n</think>"
+    assert visible_text(turn.content) == ""
+
+
+def test_gemini_blocking_thoughts_before_a_function_call_go_back_closed_in_their_own_part():
+    """Gemini's blocking reply of thoughts and a function call leaves "<think>" open; its plugin
+    strips a block only when one text part holds all of it (``_build_text_parts``)."""
+    parts = [{"type": "text", "data": "<think>\n\n"}, {"type": "text", "data": "plan"}]
+    turn = _turn_content(call_chunk(parts))
+    assert turn.content == [{"type": "text", "data": "<think>\n\nplan\n</think>"}]
+    assert re.sub(r"^<think>.*?</think>\s*", "", turn.content[0]["data"], count=1, flags=re.DOTALL) == ""
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        ("<think>\nplan</think>", "Calling."),  # closed by the model: as it came
+        ("[THINK]plan",),  # a tag the plugins do not strip: as it came
+        ("Plain text.",),
+    ],
+)
+def test_content_that_did_not_end_inside_a_closable_block_goes_back_as_it_came(pieces):
+    turn = _turn_content(*(chunk(piece) for piece in pieces), call_chunk())
+    assert turn.content == "".join(pieces)
+
+
+def test_a_final_answer_keeps_its_content_as_it_came():
+    turn = _turn_content(chunk("<think>\nplan</think>"), chunk("Sunny."))
+    assert turn.content == "<think>\nplan</think>Sunny."
+
+
+def test_with_block_closed_leaves_parts_with_their_own_opaque_body():
+    signed = [{"type": "text", "data": "<think>x", "opaque_body": {"thought_signature": "s"}}]
+    assert model_call.with_block_closed(signed, "</think>") == signed
+    assert model_call.with_block_closed("<think>x", None) == "<think>x"
