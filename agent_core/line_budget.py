@@ -40,6 +40,11 @@ TOOL_ARGUMENTS_BYTES = 1024 * 1024
 """Most a tool call's arguments may take once encoded; a larger call is refused with the reason
 (its request line, and the next model request that repeats it, must fit the daemon)."""
 
+TOOL_REQUEST_BYTES = REQUEST_LINE_MAX_BYTES
+"""Most a backwards tool request's body (provider, tool name, credential id and every parameter,
+the values the user set in the node included) may take once encoded; a larger call is not sent
+(the daemon would kill the plugin) and the model is told why."""
+
 LABEL_CHARS = 200
 """Longest log label (a ``CALL`` node names the tool the model asked for, which may be anything)."""
 

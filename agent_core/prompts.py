@@ -31,6 +31,11 @@ UNKNOWN_TOOL = (
 )
 NO_TOOLS_AVAILABLE = "none (answer directly)"
 INVALID_ARGUMENTS = "Error: the call to {name!r} was not run: {error} Send the call again with corrected arguments."
+REQUEST_TOO_LARGE_FOR_TOOL = (
+    "Error: the call to {name!r} was not run: with the values set for it in the node, its request "
+    "would take {size} bytes, more than a tool call may carry ({limit} bytes). This tool cannot be "
+    "run from here; answer without it."
+)
 REPEATED_CALL = (
     "Error: the call to {name!r} was not run again: you already made this exact call "
     "{count} times and its result is above. Use that result, change the arguments, or answer."

@@ -24,7 +24,7 @@ from gevent.queue import Queue
 from agent_core import prompts
 from agent_core.fairness import give_way
 from agent_core.json_args import MAX_DEPTH, too_deep
-from agent_core.line_budget import TOOL_ARGUMENTS_BYTES, encoded_size
+from agent_core.line_budget import TOOL_ARGUMENTS_BYTES, TOOL_REQUEST_BYTES, encoded_size
 from agent_core.logs import LogNode
 from agent_core.observation import ObservationCollector, ToolOutcome, redactor
 from agent_core.tool_calls import InvalidToolCall, ToolCall
@@ -136,6 +136,13 @@ def _too_large(arguments: dict[str, Any]) -> bool:
     """Whether ``arguments`` take more than ``TOOL_ARGUMENTS_BYTES`` once encoded (a bound from
     their length first: the usual call is far below it)."""
     return len(str(arguments)) * 6 > TOOL_ARGUMENTS_BYTES and encoded_size(arguments) > TOOL_ARGUMENTS_BYTES
+
+
+def request_size(tool: ToolEntity, parameters: dict[str, Any]) -> int:
+    """Bytes the backwards ``tool`` request for ``tool`` with ``parameters`` (as
+    ``ToolRegistry.invocation_parameters`` gives them) takes once encoded, less its envelope
+    (see ``tool_payload``)."""
+    return encoded_size([tool.identity.provider, tool.identity.name, tool.credential_id, parameters])
 
 
 class ToolTimeoutError(Exception):
@@ -267,6 +274,13 @@ class ToolRunner:
             parameters: dict[str, Any] | Exception = self._registry.invocation_parameters(tool, call.arguments)
         except Exception as error:  # reported as the tool's failure (``_invoke``)
             parameters = error
+        try:
+            size = 0 if isinstance(parameters, Exception) else request_size(tool, parameters)
+        except Exception:  # a value nested too deep to measure: the call reports it as it runs
+            size = 0
+        if size > TOOL_REQUEST_BYTES:  # a value fixed in the node, or many large arguments together
+            problem = prompts.REQUEST_TOO_LARGE_FOR_TOOL.format(name=call.name, size=size, limit=TOOL_REQUEST_BYTES)
+            return ToolResult(base.call_id, base.name, base.arguments, observation=problem, error=problem)
         try:  # for the log only: a slip here must neither stop the call nor lose its result
             sent = None if isinstance(parameters, Exception) else self._registry.logged_parameters(tool, parameters)
         except Exception:

@@ -78,6 +78,26 @@ def test_a_call_with_six_megabytes_of_arguments_is_refused_not_sent(run, plugin,
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_value_of_megabytes_set_in_the_node_stops_the_call_not_the_plugin(run, plugin, strategy):
+    """A form parameter the user set in the node goes into the tool's request line with the
+    model's arguments: 6 MB of it would be a line the daemon refuses, ending every session."""
+    run.plugin = plugin
+    tool = ScriptedTool(name="big0", description="Uses a large setting",
+                        parameters=[ToolParam("value"), ToolParam("setting", form="form")],
+                        runtime_parameters={"setting": "s" * (6 * 1024 * 1024)}, responses=[text_message("never")])
+    if strategy == "ReAct":
+        first = {"text": "Thought: x\nAction:\n```json\n" + json.dumps({"action": "big0", "action_input": {"value": "v"}}) + "\n```"}
+    else:
+        first = {"tool_calls": [{"id": "c1", "name": "big0", "arguments": {"value": "v"}}]}
+    result = run([first, answer_turn(strategy, "Done.")], tools=[tool], strategy=strategy, timeout=240)
+    assert plugin.alive
+    assert_clean_end(result)
+    assert result.text == "Done."
+    assert run.toolbox.calls == []
+    assert "more than a tool call may carry" in json.dumps(result.llm_requests[1])
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("field", ["query", "instruction"])
 def test_an_input_too_large_to_send_ends_with_a_clear_error(run, plugin, strategy, field):
     run.plugin = plugin
