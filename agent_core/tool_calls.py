@@ -65,6 +65,12 @@ OpenAI ``stop``/``tool_calls``/``function_call``, Anthropic and Bedrock ``end_tu
 Gemini ``STOP``. Only then are closing brackets the server dropped appended (a length cut, a
 content filter or a stream without a ``finish_reason`` may have cut the last value too)."""
 
+MAX_CALL_ID_CHARS = 256
+"""Longest provider call id kept (characters); a longer one is replaced by a synthesised id.
+Providers send ids of some 10-40 characters (OpenAI ``call_...``, Anthropic ``toolu_...``,
+Mistral's 9); every later request repeats the id twice (the assistant's call and the tool's
+result), so an id of megabytes would make a request line the daemon refuses."""
+
 
 @dataclass(frozen=True, slots=True)
 class ToolCallDelta:
@@ -527,7 +533,9 @@ class _IdAllocator:
     def take(self, wanted: str) -> str:
         """``wanted`` if still free, else a variant of it (``wanted_2``…; for an id of the
         strictest shape, ``_MISTRAL_ID``, one of that shape: its last characters replaced by the
-        number); ``made_call_id`` when empty."""
+        number); ``made_call_id`` when empty or longer than ``MAX_CALL_ID_CHARS``."""
+        if len(wanted) > MAX_CALL_ID_CHARS:
+            wanted = ""
         if wanted and wanted not in self._used:
             self._used.add(wanted)
             return wanted

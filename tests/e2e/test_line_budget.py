@@ -97,6 +97,17 @@ def test_a_value_of_megabytes_set_in_the_node_stops_the_call_not_the_plugin(run,
     assert "more than a tool call may carry" in json.dumps(result.llm_requests[1])
 
 
+def test_a_call_id_of_megabytes_is_not_repeated_in_the_next_request(run, plugin):
+    """The next request repeats a call's id twice (the assistant's call, the tool's result)."""
+    run.plugin = plugin
+    first = {"tool_calls": [{"id": "i" * (6 * 1024 * 1024), "name": "big0", "arguments": {"value": "v"}}]}
+    result = run([first, {"text": "Done."}], tools=[big_tool("big0", "ok")], timeout=240)
+    assert plugin.alive
+    assert_clean_end(result)
+    assert result.text == "Done." and len(run.toolbox.calls) == 1
+    assert len(json.dumps(result.llm_requests[1])) < 100_000
+
+
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("field", ["query", "instruction"])
 def test_an_input_too_large_to_send_ends_with_a_clear_error(run, plugin, strategy, field):

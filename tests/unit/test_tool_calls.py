@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from agent_core.text_calls import extract_calls_from_text, mentions_call_markup
 from agent_core.tool_calls import (
+    MAX_CALL_ID_CHARS,
     AssembledCalls,
     InvalidToolCall,
     ToolCall,
@@ -727,6 +728,17 @@ def test_duplicate_ids_are_made_unique():
     result = assemble(deltas)
     assert pairs(result) == [("f", {"n": 1}), ("g", {"n": 2})]
     assert [call.id for call in result.calls] == ["same", "same_2"]
+
+
+def test_an_overlong_id_is_replaced_by_a_synthesised_one():
+    """Every later request repeats a call's id twice: one of megabytes would make a request
+    line the daemon refuses. Ids up to ``MAX_CALL_ID_CHARS`` are kept."""
+    kept = "k" * MAX_CALL_ID_CHARS
+    deltas = [
+        fragment(index=0, id="i" * (6 * 1024 * 1024), name="f", arguments="{}"),
+        fragment(index=1, id=kept, name="g", arguments="{}"),
+    ]
+    assert [call.id for call in assemble(deltas).calls] == ["call00001", kept]
 
 
 def test_id_prefix_and_finish_is_repeatable():
