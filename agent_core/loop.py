@@ -34,6 +34,8 @@ from agent_core.line_budget import REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, encode
 from agent_core.logs import LogNode
 from agent_core.messages import file_type
 from agent_core.model_call import ModelChunk, ModelRequest, PastDeadlineError, invoke_model, settings_bytes
+from agent_core.observation import secret_forms
+from agent_core.outbound import guarded, redacted_prompt
 from agent_core.params import StrategyParams
 from agent_core.run_state import REPEAT_LIMIT, Round, RunState
 from agent_core.tool_calls import ToolCall
@@ -201,6 +203,7 @@ class AgentLoop:
             params.tools, provider_names=getattr(steps, "provider_tool_names", False), other_secrets=params.other_secrets
         )
         self.state = RunState(params=params, registry=registry)
+        self._secrets = secret_forms(registry.secret_values())  # hidden in every line the run writes
         self._tools = ToolRunner(
             strategy.session,
             self.state.registry,
@@ -222,7 +225,11 @@ class AgentLoop:
     # --- the run ---------------------------------------------------------------------
 
     def run(self) -> Generator[AgentInvokeMessage, None, None]:
-        """The whole run as the messages Dify receives."""
+        """The whole run as the messages Dify receives, no secret of the node's tools in any
+        (``outbound.guarded``: the model may repeat one)."""
+        yield from guarded(self._run(), self._secrets)
+
+    def _run(self) -> Generator[AgentInvokeMessage, None, None]:
         try:
             yield from self._rounds()
         except AgentRunError:
@@ -363,7 +370,8 @@ class AgentLoop:
         try:
             silence = min(self.state.params.model_timeout, max(self._seconds_left(), 5.0))
             started = time.monotonic()
-            chunks = invoke_model(self._strategy.session, model, request, silence_timeout=silence, deadline=self._deadline())
+            sent = replace(request, prompt_messages=redacted_prompt(request.prompt_messages, self._secrets))
+            chunks = invoke_model(self._strategy.session, model, sent, silence_timeout=silence, deadline=self._deadline())
             turn = yield from self._stream_turn(_noting_usage(chunks, reported, problems))
             self._slowest_turn = max(self._slowest_turn, time.monotonic() - started)
         except PastDeadlineError as error:

@@ -162,7 +162,7 @@ from agent_core.prompts import (
 )
 from agent_core.tokens import estimate_tokens, truncate_to_tokens
 
-__all__ = ["ObservationCollector", "ToolOutcome", "redactor"]
+__all__ = ["ObservationCollector", "ToolOutcome", "redactor", "secret_forms"]
 
 # log-only wording (read by people in the agent log, not by the model)
 FULL_TEXT_CUT = "\n[... the result was longer than {limit} characters; {dropped} more characters were not kept]"
@@ -1289,6 +1289,12 @@ def _redact_strings(value: Any, redact: Any, *, keys: bool = False) -> Any:
     return value
 
 
+def secret_forms(secrets: Collection[str]) -> _Secrets:
+    """What finds and hides ``secrets`` in every form `ObservationCollector` hides them in
+    (``redact``, ``holds``, ``pending_start``); false when there is none to hide."""
+    return _Secrets(secrets)
+
+
 def redactor(secrets: Collection[str]) -> Any:
     """``text -> text`` with every value of ``secrets`` (and its encoded and reflowed forms)
     replaced by ``[REDACTED]``, as `ObservationCollector` does (for other texts of a tool call,
@@ -1309,6 +1315,15 @@ _LINE_WRAP = r"(?:\r?\n[ \t]*)?"
 def _wrappable(word: str) -> str:
     """A pattern for ``word`` that also matches it broken across lines at any character."""
     return _LINE_WRAP.join(re.escape(char) for char in word)
+
+
+def _percent_encoded_all(secret: str) -> str:
+    """``secret`` with every character but ASCII letters and digits percent-encoded (as UTF-8):
+    encoders that also encode the unreserved ``-._~`` (``%2D``) write it so."""
+    return "".join(
+        char if char.isascii() and char.isalnum() else "".join(f"%{byte:02X}" for byte in char.encode("utf-8"))
+        for char in secret
+    )
 
 
 def _base64_cores(secret: str) -> set[str]:
@@ -1344,6 +1359,7 @@ class _Secrets:
             if not isinstance(secret, str) or len(secret.strip()) < MIN_SECRET_LENGTH:
                 continue
             quoted = {urllib.parse.quote(secret, safe=""), urllib.parse.quote(secret), urllib.parse.quote_plus(secret)}
+            quoted.add(_percent_encoded_all(secret))  # "-" "." "_" "~" encoded too (%2D...)
             quoted |= {re.sub(r"%[0-9A-F]{2}", lambda m: m.group().lower(), q) for q in quoted}
             escaped = {json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1]}
             escaped |= {e.replace("/", "\\/") for e in escaped}  # JSON's optional "\/" (PHP's default)
@@ -1375,6 +1391,22 @@ class _Secrets:
     def in_bytes(self, data: bytes) -> bool:
         """Whether ``data`` (a file's content) holds a secret as UTF-8 text."""
         return bool(data) and any(variant in data for variant in self._encoded)
+
+    def pending_start(self, text: str) -> int:
+        """Where in ``text`` a start of a secret that ends it begins (one character or more, not
+        counting whitespace: a form of a secret may go on in the next piece of a stream), else
+        ``len(text)``."""
+        if not text or not self._compact:
+            return len(text)
+        tail_start = max(0, len(text) - 4 * len(self._compact[0]) - 16)  # enough for any reflowed start
+        compact, index = _compact(text[tail_start:])
+        longest_start = 0
+        for variant in self._compact:
+            for size in range(min(len(variant) - 1, len(compact)), longest_start, -1):
+                if compact.endswith(variant[:size]):
+                    longest_start = size
+                    break
+        return tail_start + index[len(compact) - longest_start] if longest_start else len(text)
 
     def mask_cut_edge(self, text: str, *, suffix: str = "") -> str:
         """``text`` (which was cut, and ends with ``suffix``) with a trailing start of a secret

@@ -365,6 +365,34 @@ def test_retriever_resources_reach_the_user_with_the_secret_redacted(run, strate
     assert_plugin_never_wrote(run, result, CANARY)
 
 
+# --- a secret the model writes --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_secret_the_user_and_the_model_write_is_hidden_in_every_line_the_plugin_writes(run, strategy):
+    """The user pasted the key into the query; the model repeats it in a call's arguments and in
+    its answer, streamed in pieces that split it. The tool gets what the model wrote; the next
+    request, the log tree (Thought, ROUND, CALL input) and the chat show ``[REDACTED]``."""
+    answer = answer_turn(strategy, f"Done with key {CANARY}, plan Pro.")
+    turns = [call_turn(strategy, "crm_lookup", customer=f"Ada {CANARY}"), {**answer, "split": 5}]
+    result = run(turns, tools=[crm_tool()], strategy=strategy, query=f"Look up Ada, my key is {CANARY}")
+    assert_clean_end(result)
+    assert result.text == "Done with key [REDACTED], plan Pro."
+    assert run.toolbox.requests[0]["tool_parameters"]["customer"] == f"Ada {CANARY}"
+    assert "[REDACTED]" in dumps(result.llm_requests[0]) and "[REDACTED]" in dumps(result.llm_requests[1])
+    assert_plugin_never_wrote(run, result, CANARY)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_secret_in_a_model_error_or_an_invented_tool_name_is_hidden(run, strategy):
+    """A provider error that quotes the prompt, a tool name the model made up."""
+    turns = [call_turn(strategy, CANARY, customer="Ada"), {"error": f"401 invalid key {CANARY}"}]
+    result = run(turns, tools=[crm_tool()], strategy=strategy)
+    assert result.error["error_type"] == "AgentRunError" and "[REDACTED]" in result.error["message"]
+    assert result.unfinished_logs() == []
+    assert_plugin_never_wrote(run, result, CANARY)
+
+
 # --- redacted before it is cut or reflowed --------------------------------------------------------
 
 

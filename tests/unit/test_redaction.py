@@ -346,6 +346,12 @@ def test_base64_that_does_not_hold_the_secret_is_left_alone():
     assert redactor([SECRET])(text) == text
 
 
+def test_a_secret_percent_encoded_in_every_character_but_letters_and_digits_is_redacted():
+    """Some encoders also encode the unreserved ``-._~``: ``sk%2DCANARY%2D...``."""
+    encoded = "".join(c if c.isalnum() else f"%{ord(c):02X}" for c in SECRET)
+    assert redactor([SECRET])(f"key={encoded}&x={encoded.replace('%2D', '%2d')}") == "key=[REDACTED]&x=[REDACTED]"
+
+
 def test_a_secret_url_encoded_twice_is_redacted():
     twice = urllib.parse.quote(urllib.parse.quote(SECRET + "/x?", safe=""), safe="")
     assert redactor([SECRET + "/x?"])(f"next={twice}") == "next=[REDACTED]"

@@ -1,0 +1,186 @@
+"""The last guard on what a run writes: no secret of the node's tools in any message.
+
+Tool output is redacted where it is read (``agent_core.observation``), but the model writes
+text of its own: an answer, a thought, a call's arguments, a tool name. A model that repeats a
+secret (the user pasted it into the query or the memory, or a scripted or compromised model
+wrote it) would otherwise put it in the chat, in the log tree (``Thought``, ``ROUND``, ``CALL``
+input) and in the run's error. ``guarded`` passes every message of a run through
+``redact_message`` and the run's error through ``redacted_error``, with the secret-input values
+of every tool of the node (``ToolRegistry.secret_values``), in the forms
+``observation.secret_forms`` finds (escaped, encoded, reflowed).
+
+Chat text comes in pieces (a model's stream): a piece that ends with the start of a secret keeps
+that start back until the next piece shows whether the secret follows (``TextHold``), so a
+secret split over chunks is hidden too; what is held is written before the run's last message.
+Files (``blob``, ``blob_chunk``) are left alone: a file that holds a secret was withheld when the
+tool sent it.
+
+Without secrets every message passes unchanged and nothing is held.
+"""
+
+from collections.abc import Callable, Generator, Iterator, Mapping
+from typing import Any
+
+from dify_plugin.entities.agent import AgentInvokeMessage
+from dify_plugin.entities.invoke_message import InvokeMessage
+from dify_plugin.entities.model.message import AssistantPromptMessage, PromptMessage, TextPromptMessageContent
+from pydantic_core import to_json
+
+from agent_core.errors import AgentRunError
+
+__all__ = ["HELD_MASK_CHARS", "TextHold", "guarded", "redact_message", "redacted_error", "redacted_prompt"]
+
+_Type = InvokeMessage.MessageType
+
+_BINARY = frozenset({_Type.BLOB, _Type.BLOB_CHUNK})
+"""Message types carrying a file's bytes (checked when the tool sent them)."""
+
+_CLOSING = frozenset({_Type.JSON, _Type.RETRIEVER_RESOURCES})
+"""Message types a run ends with (its citations, its usage): held text is written before them."""
+
+
+def _redact_value(value: Any, redact: Callable[[str], str]) -> Any:
+    """``value`` (a message's dumped fields) with every text redacted, plain-text keys too
+    (enum keys such as ``LogMetadata`` are left as they are)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Mapping):
+        return {(redact(key) if type(key) is str else key): _redact_value(item, redact) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redact_value(item, redact) for item in value]
+    return value
+
+
+def redact_message(message: AgentInvokeMessage, secrets: Any) -> AgentInvokeMessage:
+    """``message`` with every form of ``secrets`` (``observation.secret_forms``) in its text
+    fields replaced by ``[REDACTED]``; the same object when none holds one, or when it carries
+    a file's bytes. Raises nothing a well-formed message can cause."""
+    if not secrets or message.type in _BINARY or message.message is None:
+        return message
+    body = message.message
+    if not secrets.holds(to_json(body, fallback=str).decode("utf-8", "replace")):
+        return message
+    redacted = type(body).model_validate(_redact_value(body.model_dump(), secrets.redact))
+    return message.model_copy(update={"message": redacted})
+
+
+HELD_MASK_CHARS = 8
+"""A held start of a secret this long or longer (characters, whitespace not counted) is hidden
+when the text goes on without the rest of it (the answer was cut by the output limit and a
+notice follows): eight characters of a secret are a leak, and no ordinary word matches them
+by chance. A shorter start is written as it is ("CANA" may begin "CANADA")."""
+
+
+class TextHold:
+    """Chat text pieces in, redacted pieces out, holding back a trailing start of a secret
+    until the next piece (or ``flush``) tells whether the secret follows."""
+
+    def __init__(self, secrets: Any) -> None:
+        self._secrets = secrets
+        self._held = ""
+
+    def add(self, text: str) -> str:
+        """What of ``text`` (after what was held) may be written now, redacted; a held start
+        of ``HELD_MASK_CHARS`` or more that ``text`` does not go on with is hidden."""
+        held, secrets = self._held, self._secrets
+        joined = held + text
+        redacted = secrets.redact(joined)
+        if held and redacted == joined and secrets.pending_start(joined) > 0 and len("".join(held.split())) >= HELD_MASK_CHARS:
+            redacted = secrets.redact(secrets.mask_cut_edge(held) + text)
+        cut = secrets.pending_start(redacted)
+        self._held = redacted[cut:]
+        return redacted[:cut]
+
+    def flush(self) -> str:
+        """What is still held, redacted, a start of a secret at its end hidden (the text ends
+        there: the secret was cut); nothing is held afterwards."""
+        text, self._held = self._held, ""
+        return self._secrets.mask_cut_edge(self._secrets.redact(text))
+
+
+def redacted_error(error: AgentRunError, secrets: Any) -> AgentRunError:
+    """``error``, or a new one with its message redacted and nothing chained (the SDK writes the
+    traceback, with the text of every chained error, beside the message) when a secret is in
+    its message or in an error it was raised from."""
+    chain, link = [], error
+    while link is not None and len(chain) < 16:
+        chain.append(str(link))
+        link = link.__cause__ or link.__context__
+    if not secrets or not any(secrets.holds(text) for text in chain):
+        return error
+    clean = AgentRunError(secrets.redact(str(error)))
+    clean.__suppress_context__ = True
+    return clean
+
+
+def _redacted_call(call: AssistantPromptMessage.ToolCall, redact: Callable[[str], str]) -> AssistantPromptMessage.ToolCall:
+    """``call`` with its tool name and arguments redacted (the model may have written a secret
+    in either)."""
+    function = call.function.model_copy(update={"name": redact(call.function.name), "arguments": redact(call.function.arguments)})
+    return call.model_copy(update={"function": function})
+
+
+def redacted_prompt(messages: list[PromptMessage], secrets: Any) -> list[PromptMessage]:
+    """``messages`` (a request's prompt) with every form of ``secrets`` hidden in their text (a
+    query, memory or instruction the user pasted a secret into, a call's arguments the model
+    wrote it in); images and documents are left as they are. Messages without one are the same
+    objects."""
+    if not secrets:
+        return messages
+    out = []
+    for message in messages:
+        if not secrets.holds(to_json(message, fallback=str).decode("utf-8", "replace")):
+            out.append(message)
+            continue
+        update: dict[str, Any] = {}
+        if isinstance(message.content, str):
+            update["content"] = secrets.redact(message.content)
+        elif isinstance(message.content, list):
+            update["content"] = [
+                part.model_copy(update={"data": secrets.redact(part.data)})
+                if isinstance(part, TextPromptMessageContent)
+                else part
+                for part in message.content
+            ]
+        if isinstance(message.name, str):
+            update["name"] = secrets.redact(message.name)
+        if isinstance(message, AssistantPromptMessage) and message.tool_calls:
+            update["tool_calls"] = [_redacted_call(call, secrets.redact) for call in message.tool_calls]
+        out.append(message.model_copy(update=update))
+    return out
+
+
+def guarded(messages: Iterator[AgentInvokeMessage], secrets: Any) -> Generator[AgentInvokeMessage, None, None]:
+    """``messages`` (a run) with every form of ``secrets`` (``observation.secret_forms``) hidden
+    in each (see the module docstring); an ``AgentRunError`` the run ends with is raised
+    redacted, after the held text."""
+    if not secrets:
+        yield from messages
+        return
+    hold = TextHold(secrets)
+
+    def text_message(text: str) -> AgentInvokeMessage:
+        return AgentInvokeMessage(type=_Type.TEXT, message=InvokeMessage.TextMessage(text=text))
+
+    try:
+        for message in messages:
+            if message.type == _Type.TEXT and isinstance(message.message, InvokeMessage.TextMessage):
+                if text := hold.add(message.message.text):
+                    yield text_message(text)
+                continue
+            if message.type in _CLOSING and (text := hold.flush()):
+                yield text_message(text)
+            yield redact_message(message, secrets)
+    except AgentRunError as error:
+        if text := hold.flush():
+            yield text_message(text)
+        clean = redacted_error(error, secrets)
+        if clean is error:
+            raise
+        raise clean from None
+    finally:  # closed early (the run was cancelled): the run stops now, its tool calls with it
+        close = getattr(messages, "close", None)
+        if close is not None:
+            close()
+    if text := hold.flush():
+        yield text_message(text)

@@ -1,0 +1,120 @@
+"""The last guard on what a run writes (agent_core.outbound): a secret the model writes (in its
+answer, its thought, a call's arguments or a tool name) or the user pasted (query, memory) is
+hidden in the chat, the log tree, the run's error and the next model request."""
+
+from itertools import pairwise
+
+import pytest
+from dify_plugin.entities.agent import AgentInvokeMessage
+from dify_plugin.entities.invoke_message import InvokeMessage
+from dify_plugin.entities.model.message import (
+    AssistantPromptMessage,
+    ImagePromptMessageContent,
+    TextPromptMessageContent,
+    UserPromptMessage,
+)
+
+from agent_core.errors import AgentRunError
+from agent_core.logs import LogNode
+from agent_core.observation import secret_forms
+from agent_core.outbound import TextHold, guarded, redact_message, redacted_error, redacted_prompt
+
+SECRET = "sk-CANARY-7f3a91b2c4"
+FORMS = secret_forms({SECRET})
+
+
+def text(value: str) -> AgentInvokeMessage:
+    return AgentInvokeMessage(type=InvokeMessage.MessageType.TEXT, message=InvokeMessage.TextMessage(text=value))
+
+
+def written(messages) -> str:
+    return "".join(m.message.text for m in messages if m.type == InvokeMessage.MessageType.TEXT)
+
+
+@pytest.mark.parametrize("cuts", [[4], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19], [10, 12]])
+def test_a_secret_split_over_text_pieces_is_hidden_and_the_rest_kept(cuts):
+    whole = f"Your key {SECRET} works."
+    start = whole.index(SECRET)
+    bounds = [0, *[start + cut for cut in cuts], len(whole)]
+    pieces = [whole[a:b] for a, b in pairwise(bounds)]
+    assert written(guarded(iter(map(text, pieces)), FORMS)) == "Your key [REDACTED] works."
+
+
+def test_text_without_a_start_of_a_secret_is_not_held():
+    hold = TextHold(FORMS)
+    assert hold.add("Hello ") == "Hello "
+    assert hold.add("world, sk") == "world, "
+    assert hold.add("y is blue") == "sky is blue"
+    assert hold.flush() == ""
+
+
+def test_a_start_of_a_secret_that_ends_the_run_or_is_cut_off_is_hidden():
+    """The answer stopped at the output limit inside the secret, then a notice (or nothing)."""
+    assert written(guarded(iter([text("key " + SECRET[:12])]), FORMS)) == "key [REDACTED]"
+    hold = TextHold(FORMS)
+    assert hold.add("key " + SECRET[:12]) == "key "
+    assert hold.add("\n\n[cut off]") == "[REDACTED]\n\n[cut off]"
+    assert hold.add("sk-C") == ""
+    assert hold.add("ANADA") == "sk-CANADA", "a short start that does not go on is ordinary text"
+
+
+def test_log_data_label_and_error_are_redacted_enum_keys_kept():
+    node = LogNode(f"CALL {SECRET}")
+    message = node.finish({"output": {"args": {SECRET: f"x {SECRET}"}}, "n": 1}, error=f"bad {SECRET}")
+    redacted = redact_message(message, FORMS)
+    body = redacted.message
+    assert body.label == "CALL [REDACTED]" and body.error == "bad [REDACTED]"
+    assert body.data == {"output": {"args": {"[REDACTED]": "x [REDACTED]"}}, "n": 1}
+    assert body.metadata.keys() == message.message.metadata.keys()
+
+
+def test_a_message_without_a_secret_is_the_same_object():
+    message = LogNode("ROUND 1").finish({"output": "fine"})
+    assert redact_message(message, FORMS) is message
+    assert redact_message(message, secret_forms(set())) is message
+
+
+def test_without_secrets_messages_pass_unchanged_and_nothing_is_held():
+    messages = [text("sk-"), text("CANARY")]
+    assert list(guarded(iter(messages), secret_forms(set()))) == messages
+
+
+def test_the_run_error_is_redacted_without_its_chain_and_held_text_comes_first():
+    def run():
+        yield text("partial sk-CAN")
+        try:
+            raise ValueError(f"provider said {SECRET}")
+        except ValueError as error:
+            raise AgentRunError(f"model failed: {error}") from error
+
+    out = []
+    with pytest.raises(AgentRunError) as raised:
+        for message in guarded(run(), FORMS):
+            out.append(message)
+    assert written(out) == "partial [REDACTED]", "held, then hidden: the text ended inside the secret"
+    assert str(raised.value) == "model failed: provider said [REDACTED]"
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__
+
+
+def test_an_error_without_a_secret_is_raised_as_it_is():
+    error = AgentRunError("plain")
+    assert redacted_error(error, FORMS) is error
+
+
+def test_the_prompt_is_redacted_in_text_tool_names_and_arguments_images_kept():
+    image = ImagePromptMessageContent(format="png", base64_data="aGVsbG8=", mime_type="image/png")
+    call = AssistantPromptMessage.ToolCall(
+        id="c1", type="function",
+        function=AssistantPromptMessage.ToolCall.ToolCallFunction(name=SECRET, arguments=f'{{"k": "{SECRET}"}}'),
+    )
+    messages = [
+        UserPromptMessage(content=[TextPromptMessageContent(data=f"my key {SECRET}"), image]),
+        AssistantPromptMessage(content="", tool_calls=[call]),
+        UserPromptMessage(content="nothing here"),
+    ]
+    out = redacted_prompt(messages, FORMS)
+    assert out[0].content[0].data == "my key [REDACTED]" and out[0].content[1] is image
+    assert out[1].tool_calls[0].function.name == "[REDACTED]"
+    assert out[1].tool_calls[0].function.arguments == '{"k": "[REDACTED]"}'
+    assert out[2] is messages[2]
+    assert SECRET in messages[0].content[0].data, "the run's own messages are not changed"
