@@ -233,12 +233,15 @@ def _finish_reason(value: Any) -> str | None:
 
     An enum member's name as Python prints it (``FinishReason.MAX_TOKENS``: the Vertex AI and
     Gemini plugins send ``str(candidate.finish_reason)``, a google-genai enum) is its value
-    (``MAX_TOKENS``), so a cut reply is still known as cut."""
+    (``MAX_TOKENS``), so a cut reply is still known as cut; whitespace around it is dropped (a
+    plugin that builds it from text may keep a space or a line break)."""
     if value is None or value == "" or value == []:
         return None
     if isinstance(value, list | tuple):
         return _finish_reason(value[0])
-    text = value if isinstance(value, str) else str(value)
+    text = (value if isinstance(value, str) else str(value)).strip()  # " length", "length\n"
+    if not text:
+        return None
     return text.rpartition(".")[2] if _ENUM_MEMBER.fullmatch(text) else text
 
 

@@ -51,13 +51,15 @@ from agent_core.json_args import (
 from agent_core.prompts import MSG_CUT_BY_LENGTH, MSG_MALFORMED, MSG_NO_NAME
 
 LENGTH_FINISH_REASONS = frozenset(
-    {"length", "max_tokens", "max_output_tokens", "model_length", "model_context_window_exceeded"}
+    {"length", "max_tokens", "max_output_tokens", "model_length", "model_context_window_exceeded", "max_length"}
 )
 """``finish_reason`` values (compared lower-cased) meaning the output hit the
 token limit: OpenAI ``length``, Anthropic ``max_tokens``, Gemini ``MAX_TOKENS``, Mistral's
 ``model_length`` (its API's finish_reason enum: the reply reached the model's context length)
 and Anthropic's ``model_context_window_exceeded`` (a stop_reason: the reply reached the context
-window), which model plugins pass on as the provider spelled them."""
+window), and ``max_length`` (servers named after Hugging Face's ``max_length`` generation limit,
+which OpenAI-compatible adapters otherwise map to ``length``), which model plugins pass on as
+the provider spelled them."""
 
 ENDED_FINISH_REASONS = frozenset({"stop", "tool_calls", "function_call", "tool_use", "end_turn"})
 """``finish_reason`` values (compared lower-cased) meaning the model ended its reply itself:

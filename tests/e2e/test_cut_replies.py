@@ -16,9 +16,10 @@ def cut(turn: dict, reason: str = "length") -> dict:
 
 
 # Anthropic's "max_tokens"; Vertex AI and Gemini plugins print google-genai's enum member;
-# Mistral's "model_length"; Anthropic's "model_context_window_exceeded"
+# Mistral's "model_length"; Anthropic's "model_context_window_exceeded"; servers that name it after
+# Hugging Face's "max_length"; a plugin that leaves a line break after it
 @pytest.mark.parametrize("reason", ["length", "max_tokens", "FinishReason.MAX_TOKENS", "model_length",
-                                    "model_context_window_exceeded"])
+                                    "model_context_window_exceeded", "max_length", "length\n"])
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_a_cut_answer_is_continued_where_it_stopped(run, strategy, reason):
     first = cut(answer_turn(strategy, "The three laws are: one, two"), reason)

@@ -189,3 +189,12 @@ def test_with_block_closed_leaves_parts_with_their_own_opaque_body():
     signed = [{"type": "text", "data": "<think>x", "opaque_body": {"thought_signature": "s"}}]
     assert model_call.with_block_closed(signed, "</think>") == signed
     assert model_call.with_block_closed("<think>x", None) == "<think>x"
+
+
+def test_whitespace_around_a_finish_reason_is_dropped():
+    def finish(value):
+        message = {"role": "assistant", "content": "Sunny in Par", "tool_calls": []}
+        return normalize_chunk({"delta": {"index": 0, "message": message, "finish_reason": value}}).finish_reason
+
+    assert finish(" length\n") == "length" and finish("MAX_TOKENS ") == "MAX_TOKENS"
+    assert finish(" \n") is None
