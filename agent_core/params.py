@@ -404,6 +404,19 @@ def _converted(convert: Any, item: Any) -> Any:
 
 MAX_LISTED_PROBLEMS = 5
 
+_VALIDATOR_PREFIX = ("Value error, ", "Assertion failed, ")
+"""What pydantic puts before the message of a validator's ``ValueError`` or ``AssertionError``
+(``pydantic_core``'s ``value_error`` and ``assertion_error`` messages); the user reads the
+message alone."""
+
+
+def _plain(message: str) -> str:
+    """A pydantic error message without the validator prefix (``Value error, ``)."""
+    for prefix in _VALIDATOR_PREFIX:
+        if message.startswith(prefix):
+            return message[len(prefix) :]
+    return message
+
 
 def read_params[P: StrategyParams](cls: type[P], parameters: Any) -> P:
     """The node's parameters as ``cls``; raises ``AgentRunError`` naming each setting that cannot
@@ -413,7 +426,7 @@ def read_params[P: StrategyParams](cls: type[P], parameters: Any) -> P:
         return cls.model_validate(parameters)
     except ValidationError as error:
         problems = [
-            f"{'.'.join(str(part) for part in item['loc']) or 'parameters'}: {item['msg']}"
+            f"{'.'.join(str(part) for part in item['loc']) or 'parameters'}: {_plain(item['msg'])}"
             for item in error.errors(include_url=False, include_input=False)
         ]
         more = len(problems) - MAX_LISTED_PROBLEMS
