@@ -35,7 +35,7 @@ from agent_core.logs import LogNode
 from agent_core.messages import file_type
 from agent_core.model_call import ModelChunk, ModelRequest, PastDeadlineError, invoke_model, settings_bytes
 from agent_core.observation import secret_forms
-from agent_core.outbound import guarded, redacted_prompt
+from agent_core.outbound import guarded, prompt_redactor
 from agent_core.params import StrategyParams
 from agent_core.run_state import REPEAT_LIMIT, Round, RunState
 from agent_core.tool_calls import ToolCall
@@ -204,6 +204,7 @@ class AgentLoop:
         )
         self.state = RunState(params=params, registry=registry)
         self._secrets = secret_forms(registry.secret_values())  # hidden in every line the run writes
+        self._redact_prompt = prompt_redactor(self._secrets)
         self._tools = ToolRunner(
             strategy.session,
             self.state.registry,
@@ -370,7 +371,7 @@ class AgentLoop:
         try:
             silence = min(self.state.params.model_timeout, max(self._seconds_left(), 5.0))
             started = time.monotonic()
-            sent = replace(request, prompt_messages=redacted_prompt(request.prompt_messages, self._secrets))
+            sent = replace(request, prompt_messages=self._redact_prompt(request.prompt_messages))
             chunks = invoke_model(self._strategy.session, model, sent, silence_timeout=silence, deadline=self._deadline())
             turn = yield from self._stream_turn(_noting_usage(chunks, reported, problems))
             self._slowest_turn = max(self._slowest_turn, time.monotonic() - started)

@@ -27,8 +27,10 @@ from dify_plugin.entities.model.message import AssistantPromptMessage, PromptMes
 from pydantic_core import to_json
 
 from agent_core.errors import AgentRunError
+from agent_core.fairness import give_way
+from agent_core.memo import per_object
 
-__all__ = ["HELD_MASK_CHARS", "TextHold", "guarded", "redact_message", "redacted_error", "redacted_prompt"]
+__all__ = ["HELD_MASK_CHARS", "TextHold", "guarded", "prompt_redactor", "redact_message", "redacted_error", "redacted_prompt"]
 
 _Type = InvokeMessage.MessageType
 
@@ -120,34 +122,51 @@ def _redacted_call(call: AssistantPromptMessage.ToolCall, redact: Callable[[str]
     return call.model_copy(update={"function": function})
 
 
-def redacted_prompt(messages: list[PromptMessage], secrets: Any) -> list[PromptMessage]:
-    """``messages`` (a request's prompt) with every form of ``secrets`` hidden in their text (a
-    query, memory or instruction the user pasted a secret into, a call's arguments the model
-    wrote it in); images and documents are left as they are. Messages without one are the same
-    objects."""
+def _redacted_prompt_message(message: PromptMessage, secrets: Any) -> PromptMessage:
+    """``message`` with every form of ``secrets`` hidden in its text, its name and its tool
+    calls' names and arguments (images and documents left as they are); the same object when
+    it holds none."""
+    if not secrets.holds(to_json(message, fallback=str).decode("utf-8", "replace")):
+        return message
+    update: dict[str, Any] = {}
+    if isinstance(message.content, str):
+        update["content"] = secrets.redact(message.content)
+    elif isinstance(message.content, list):
+        update["content"] = [
+            part.model_copy(update={"data": secrets.redact(part.data)}) if isinstance(part, TextPromptMessageContent) else part
+            for part in message.content
+        ]
+    if isinstance(message.name, str):
+        update["name"] = secrets.redact(message.name)
+    if isinstance(message, AssistantPromptMessage) and message.tool_calls:
+        update["tool_calls"] = [_redacted_call(call, secrets.redact) for call in message.tool_calls]
+    return message.model_copy(update=update)
+
+
+def prompt_redactor(secrets: Any) -> Callable[[list[PromptMessage]], list[PromptMessage]]:
+    """``messages -> messages`` (a request's prompt) with every form of ``secrets`` hidden in
+    their text (a query, memory or instruction the user pasted a secret into, a call's arguments
+    or tool name the model wrote it in). Each message object is checked once while it lives (a
+    round's prompt repeats the messages of the round before) and the redacted copy reused; other
+    sessions get their turn between messages (``fairness.give_way``)."""
     if not secrets:
-        return messages
-    out = []
-    for message in messages:
-        if not secrets.holds(to_json(message, fallback=str).decode("utf-8", "replace")):
-            out.append(message)
-            continue
-        update: dict[str, Any] = {}
-        if isinstance(message.content, str):
-            update["content"] = secrets.redact(message.content)
-        elif isinstance(message.content, list):
-            update["content"] = [
-                part.model_copy(update={"data": secrets.redact(part.data)})
-                if isinstance(part, TextPromptMessageContent)
-                else part
-                for part in message.content
-            ]
-        if isinstance(message.name, str):
-            update["name"] = secrets.redact(message.name)
-        if isinstance(message, AssistantPromptMessage) and message.tool_calls:
-            update["tool_calls"] = [_redacted_call(call, secrets.redact) for call in message.tool_calls]
-        out.append(message.model_copy(update=update))
-    return out
+        return lambda messages: messages
+    redacted = per_object(lambda message: _redacted_prompt_message(message, secrets))
+
+    def redact(messages: list[PromptMessage]) -> list[PromptMessage]:
+        out = []
+        for message in messages:
+            out.append(redacted(message))
+            give_way()
+        return out
+
+    return redact
+
+
+def redacted_prompt(messages: list[PromptMessage], secrets: Any) -> list[PromptMessage]:
+    """``messages`` with every form of ``secrets`` hidden (``prompt_redactor``, without its
+    memory); messages without one are the same objects."""
+    return prompt_redactor(secrets)(messages)
 
 
 def guarded(messages: Iterator[AgentInvokeMessage], secrets: Any) -> Generator[AgentInvokeMessage, None, None]:

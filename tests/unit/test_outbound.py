@@ -17,7 +17,7 @@ from dify_plugin.entities.model.message import (
 from agent_core.errors import AgentRunError
 from agent_core.logs import LogNode
 from agent_core.observation import secret_forms
-from agent_core.outbound import TextHold, guarded, redact_message, redacted_error, redacted_prompt
+from agent_core.outbound import TextHold, guarded, prompt_redactor, redact_message, redacted_error, redacted_prompt
 
 SECRET = "sk-CANARY-7f3a91b2c4"
 FORMS = secret_forms({SECRET})
@@ -118,3 +118,11 @@ def test_the_prompt_is_redacted_in_text_tool_names_and_arguments_images_kept():
     assert out[1].tool_calls[0].function.arguments == '{"k": "[REDACTED]"}'
     assert out[2] is messages[2]
     assert SECRET in messages[0].content[0].data, "the run's own messages are not changed"
+
+
+def test_a_message_repeated_by_later_rounds_is_redacted_once_and_the_copy_reused():
+    """A round's prompt repeats the messages of the round before: each is checked once."""
+    redact = prompt_redactor(FORMS)
+    query = UserPromptMessage(content=f"my key {SECRET}")
+    first, second = redact([query]), redact([query])
+    assert first[0].content == "my key [REDACTED]" and second[0] is first[0]
