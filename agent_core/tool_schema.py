@@ -89,9 +89,21 @@ def _english(text: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+SCHEMA_MAX_DEPTH = 128
+"""Deepest nesting of objects and arrays (``{}`` is one level) of a parameter's ``input_schema``
+used as given. Every request line carries the schema some ten levels down, and pydantic-core, which
+the SDK writes each line with, refuses data nested about 255 levels deep (copying it took
+Python's recursion limit first at some 300 levels, and the run ended with a bare
+``RecursionError``); a deeper schema is described by the parameter's type alone, and the tool
+still runs."""
+
+
 def _property_schema(parameter: ToolParameter) -> dict[str, Any]:
+    """The JSON schema of one parameter: its ``input_schema`` as given (unless nested deeper than
+    ``SCHEMA_MAX_DEPTH``), else one made from its type, description and options."""
     description = _parameter_description(parameter)
-    if isinstance(parameter.input_schema, Mapping) and parameter.input_schema:
+    schema_given = isinstance(parameter.input_schema, Mapping) and parameter.input_schema
+    if schema_given and not json_args.too_deep(parameter.input_schema, SCHEMA_MAX_DEPTH):
         schema = copy.deepcopy(dict(parameter.input_schema))
         if description and "description" not in schema:
             schema["description"] = description

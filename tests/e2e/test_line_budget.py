@@ -244,3 +244,32 @@ def test_a_usage_field_of_megabytes_is_named_not_written_into_every_log_line(run
     assert result.text == "ok"
     (thought,) = [n for n in result.logs.values() if n.label.endswith(" Thought")]
     assert thought.data["usage_error"].startswith(f"usage field {field!r} cannot be read")
+
+
+class DeepSchemaTool(ScriptedTool):
+    """An MCP-style tool whose object parameter's ``input_schema`` nests 300 levels deep."""
+
+    def entity(self) -> dict:
+        entity = super().entity()
+        schema: dict = {"type": "string"}
+        for _ in range(300):
+            schema = {"type": "object", "properties": {"a": schema}}
+        entity["parameters"][0].update(type="object", input_schema=schema)
+        return entity
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_tool_schema_nested_too_deep_to_send_does_not_end_the_run(run, plugin, strategy):
+    """Copying it hit Python's recursion limit (the run ended with a bare RecursionError), and
+    pydantic-core refuses to write data nested some 255 levels deep in the request line."""
+    run.plugin = plugin
+    tool = DeepSchemaTool(name="deep", description="Takes a nested object", parameters=[ToolParam("value")],
+                          responses=[text_message("ok")])
+    if strategy == "ReAct":
+        first = {"text": "Thought: x\nAction:\n```json\n" + json.dumps({"action": "deep", "action_input": {"value": {"a": {}}}}) + "\n```"}
+    else:
+        first = {"tool_calls": [{"id": "c1", "name": "deep", "arguments": {"value": {"a": {}}}}]}
+    result = run([first, answer_turn(strategy, "Done.")], tools=[tool], strategy=strategy, timeout=120)
+    assert plugin.alive
+    assert_clean_end(result)
+    assert result.text == "Done." and len(run.toolbox.calls) == 1

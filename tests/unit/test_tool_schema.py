@@ -134,6 +134,19 @@ def test_input_schema_is_used_as_given():
     assert schema["required"] == ["point"]
 
 
+
+def test_an_input_schema_nested_too_deep_to_send_is_described_by_the_parameter_type():
+    """Some 300 levels ended the run with a bare RecursionError; the tool still runs."""
+    deep = {"type": "string"}
+    for _ in range(300):
+        deep = {"type": "object", "properties": {"a": deep}}
+    shallow = {"type": "object", "properties": {"a": {"type": "string"}}}
+    entity = tool(parameters=[param("deep", "object", input_schema=deep), param("fine", "object", input_schema=shallow)])
+    properties = to_prompt_tool(entity).parameters["properties"]
+    assert properties["deep"] == {"type": "object", "description": "the deep"}
+    assert properties["fine"] == {**shallow, "description": "the fine"}
+    json.dumps(to_prompt_tool(entity).model_dump())
+
 def test_descriptions_fall_back_to_human_text():
     entity = tool(parameters=[param("q", llm_description=None)], description="")
     prompt_tool = to_prompt_tool(entity)
