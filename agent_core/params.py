@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from agent_core import prompts
 from agent_core.errors import AgentRunError
 from agent_core.fairness import give_way
+from agent_core.json_args import MAX_DEPTH, too_deep
 from agent_core.observation import redactor
 from agent_core.tool_schema import ParamType, secret_text, tool_secret_values
 
@@ -216,8 +217,9 @@ class StrategyParams(BaseModel):
     def _readable_model(cls, data: Any) -> Any:
         """The model-selector read part by part: a memory message that cannot be read is left
         out (a conversation's memory is not the user's to mend), a schema that cannot be read is
-        taken as unknown; each is noted in ``setting_notes``. Memory given as one message or as
-        null is read as a list."""
+        taken as unknown, a completion parameter nested more than ``json_args.MAX_DEPTH`` levels
+        deep is left out (pydantic-core refuses to write the request line); each is noted in
+        ``setting_notes``. Memory given as one message or as null is read as a list."""
         if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
             return data
         model, notes = dict(data["model"]), []
@@ -235,6 +237,11 @@ class StrategyParams(BaseModel):
         if len(kept) < len(history or []):
             notes.append(prompts.MEMORY_MESSAGES_LEFT_OUT.format(count=len(history) - len(kept)))
         model["history_prompt_messages"] = kept
+        completion = model.get("completion_params")
+        if isinstance(completion, dict) and (deep := [k for k, v in completion.items() if too_deep(v, MAX_DEPTH)]):
+            model["completion_params"] = {k: v for k, v in completion.items() if k not in deep}
+            names = ", ".join(repr(str(k)[:40]) for k in deep[:3]) + (", ..." if len(deep) > 3 else "")
+            notes.append(prompts.COMPLETION_PARAMS_TOO_DEEP.format(count=len(deep), names=names, limit=MAX_DEPTH))
         entity = model.get("entity")
         if entity is not None and not isinstance(entity, AIModelEntity):
             try:

@@ -319,6 +319,10 @@ EMPTY_QUERY = "(The user sent an empty message. Follow your instructions.)"
 refuse an empty message, and the instruction may hold the whole task."""
 MEMORY_UNREADABLE = "The conversation memory could not be read ({what}), so it was left out."
 MEMORY_MESSAGES_LEFT_OUT = "{count} message(s) of the conversation memory could not be read and were left out."
+COMPLETION_PARAMS_TOO_DEEP = (
+    "{count} of the model's completion parameters ({names}) nest more than {limit} levels deep, "
+    "more than a request to the model may carry, so they were left out."
+)
 MODEL_SCHEMA_UNREADABLE = (
     "The model's schema sent by Dify could not be read ({error}), so its features and context size are "
     "taken as unknown."

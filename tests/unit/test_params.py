@@ -76,6 +76,17 @@ def test_a_model_selector_part_that_cannot_be_read_is_left_out_and_noted(model, 
     assert (note is None and params.setting_notes == []) or any(note in text for text in params.setting_notes)
 
 
+def test_a_completion_parameter_nested_too_deep_to_send_is_left_out_and_noted():
+    """pydantic-core refuses to write the request line ("Maximum serialization depth exceeded")."""
+    deep: object = "x"
+    for _ in range(300):
+        deep = {"a": deep}
+    model = {**MODEL, "completion_params": {"temperature": 0.2, "extra": deep}}
+    params = read_params(StrategyParams, {"model": model, "query": "hi"})
+    assert params.model.completion_params == {"temperature": 0.2}
+    assert any("'extra'" in note and "left out" in note for note in params.setting_notes)
+
+
 def test_a_memory_message_is_mended_where_that_is_safe():
     history = [
         {"role": "user", "content": [{"type": "text", "data": "look"}, {"type": "hologram", "data": "x"}]},
