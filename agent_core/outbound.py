@@ -62,8 +62,10 @@ def redact_message(message: AgentInvokeMessage, secrets: Any) -> AgentInvokeMess
     body = message.message
     if not secrets.holds(to_json(body, fallback=str).decode("utf-8", "replace")):
         return message
-    redacted = type(body).model_validate(_redact_value(body.model_dump(), secrets.redact))
-    return message.model_copy(update={"message": redacted})
+    data = _redact_value(body.model_dump(), secrets.redact)
+    if isinstance(body, InvokeMessage.LogMessage):  # the plugin's own ids (a short secret may match in one)
+        data.update(id=body.id, parent_id=body.parent_id)
+    return message.model_copy(update={"message": type(body).model_validate(data)})
 
 
 HELD_MASK_CHARS = 8

@@ -126,3 +126,12 @@ def test_a_message_repeated_by_later_rounds_is_redacted_once_and_the_copy_reused
     query = UserPromptMessage(content=f"my key {SECRET}")
     first, second = redact([query]), redact([query])
     assert first[0].content == "my key [REDACTED]" and second[0] is first[0]
+
+
+def test_the_ids_of_a_log_node_are_kept_whatever_the_secret():
+    short = secret_forms({"4f2a"})
+    node = LogNode("CALL lookup", parent=LogNode("ROUND 1"))
+    message = node.finish({"output": "key 4f2a"})
+    forced = message.model_copy(update={"message": message.message.model_copy(update={"id": "id-4f2a", "parent_id": "p-4f2a"})})
+    body = redact_message(forced, short).message
+    assert body.data == {"output": "key [REDACTED]"} and (body.id, body.parent_id) == ("id-4f2a", "p-4f2a")
