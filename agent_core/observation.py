@@ -1326,6 +1326,28 @@ def _percent_encoded_all(secret: str) -> str:
     )
 
 
+def _utf16_units(char: str) -> list[int]:
+    """The UTF-16 code units of ``char`` (two for a character outside the BMP, as ``\\u`` escapes
+    write it)."""
+    data = char.encode("utf-16-be", "surrogatepass")
+    return [int.from_bytes(data[n : n + 2], "big") for n in range(0, len(data), 2)]
+
+
+def _escaped_every_character(secret: str) -> set[str]:
+    """``secret`` with every character escaped, in the notations a tool may write a value in:
+    ``\\u0043`` (JSON, JavaScript, Java; hex in either case), ``\\x43`` (Python, C,
+    JavaScript), ``&#67;`` and ``&#x43;`` (HTML, XML numeric character references) and ``%43``
+    (percent-encoding of every byte, URL-safe characters too)."""
+    units = [unit for char in secret for unit in _utf16_units(char)]
+    forms = {"".join(f"\\u{unit:04x}" for unit in units)}
+    if all(ord(char) < 256 for char in secret):
+        forms.add("".join(f"\\x{ord(char):02x}" for char in secret))
+    forms.add("".join(f"&#{ord(char)};" for char in secret))
+    forms.add("".join(f"&#x{ord(char):x};" for char in secret))
+    forms.add("".join(f"%{byte:02x}" for byte in secret.encode("utf-8")))
+    return forms | {form.upper().replace("\\X", "\\x").replace("\\U", "\\u").replace("&#X", "&#x") for form in forms}
+
+
 def _base64_cores(secret: str) -> set[str]:
     """The characters that stand for ``secret`` in any base64 text that holds it (standard and
     URL-safe alphabets): at each of the three byte offsets it may start at, the output
@@ -1348,7 +1370,8 @@ class _Secrets:
     ``[REDACTED]``, whatever whitespace stands between its words (a tool or an error message
     may have reflowed it), a line break anywhere in a form of at most ``WRAPPED_FORM_MAX_CHARS``
     (a wrapped token), and in its
-    JSON-escaped (``\\/`` too), URL-encoded (also twice), HTML-escaped and base64 forms
+    JSON-escaped (``\\/`` too), URL-encoded (also twice), HTML-escaped, escaped in every
+    character (``_escaped_every_character``: ``\\u0043``, ``\\x43``, ``&#67;``, ``%43``) and base64 forms
     (``_base64_cores``, for a value of at most ``WRAPPED_FORM_MAX_CHARS``); ``mask_cut_edge``
     hides the start of a secret left at the end of a text that was cut; ``holds`` tells whether
     a text (a link, a file name) contains one, ``in_bytes`` whether a file's content does."""
@@ -1366,7 +1389,7 @@ class _Secrets:
             marked_up = {html.escape(secret), html.escape(secret, quote=False)}
             twice = {urllib.parse.quote(q, safe="") for q in quoted if "%" in q}  # a URL inside a URL's query
             encoded = _base64_cores(secret) if len(secret) <= WRAPPED_FORM_MAX_CHARS else set()
-            variants |= {secret, *escaped, *quoted, *marked_up, *twice, *encoded}
+            variants |= {secret, *escaped, *quoted, *marked_up, *twice, *encoded, *_escaped_every_character(secret)}
         self._variants = sorted(variants, key=len, reverse=True)
         flexible = [
             "\\s+".join(map(_wrappable if len(v) <= WRAPPED_FORM_MAX_CHARS else re.escape, v.split())) or re.escape(v)

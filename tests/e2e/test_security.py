@@ -365,6 +365,21 @@ def test_retriever_resources_reach_the_user_with_the_secret_redacted(run, strate
     assert_plugin_never_wrote(run, result, CANARY)
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_secret_the_tool_writes_escaped_in_every_character_is_redacted(run, strategy):
+    """``\\u0043\\u0041...`` (a JSON or JavaScript encoder that escapes everything), ``&#67;...``
+    (an XML writer), ``%43%41...`` (a URL encoder that encodes every byte)."""
+    forms = ["".join(f"\\u{ord(c):04x}" for c in CANARY), "".join(f"&#{ord(c)};" for c in CANARY),
+             "".join(f"%{ord(c):02X}" for c in CANARY)]
+    echoing = crm_tool(responses=[text_message(f"key {form} ok") for form in forms])
+    turns = [call_turn(strategy, "crm_lookup", customer="Ada"), answer_turn(strategy, "Done.")]
+    result = run(turns, tools=[echoing], strategy=strategy)
+    assert_clean_end(result)
+    (seen,) = observations(result.llm_requests[1])
+    assert seen.count("key [REDACTED] ok") == 3
+    assert_plugin_never_wrote(run, result, *forms, *(json.dumps(form)[1:-1] for form in forms))
+
+
 # --- a secret the model writes --------------------------------------------------------------------
 
 

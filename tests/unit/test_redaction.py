@@ -362,6 +362,30 @@ def test_a_text_with_or_without_line_breaks_is_redacted_alike(text):
     assert (SECRET in text.replace("\n  ", "")) == ("[REDACTED]" in redactor([SECRET])(text))
 
 
+EVERY_CHARACTER_ESCAPED = {
+    "unicode": lambda c: f"\\u{ord(c):04x}",
+    "unicode-upper": lambda c: f"\\u{ord(c):04X}",
+    "hex": lambda c: f"\\x{ord(c):02x}",
+    "html-decimal": lambda c: f"&#{ord(c)};",
+    "html-hex": lambda c: f"&#x{ord(c):X};",
+    "percent": lambda c: f"%{ord(c):02X}",
+}
+
+
+@pytest.mark.parametrize("notation", list(EVERY_CHARACTER_ESCAPED))
+def test_a_secret_escaped_in_every_character_is_redacted(notation):
+    escaped = "".join(map(EVERY_CHARACTER_ESCAPED[notation], SECRET))
+    assert redactor([SECRET])(f"key={escaped}; ok") == "key=[REDACTED]; ok"
+
+
+def test_a_secret_outside_the_bmp_is_redacted_as_json_writes_it():
+    secret = "pass-\U0001F600-CANARY"
+    assert redactor([secret])(json.dumps({"k": secret})) == '{"k": "[REDACTED]"}'
+    data = secret.encode("utf-16-be")
+    escaped = "".join(f"\\u{int.from_bytes(data[n:n + 2], 'big'):04x}" for n in range(0, len(data), 2))
+    assert redactor([secret])(f"x {escaped} y") == "x [REDACTED] y"
+
+
 def test_a_secret_percent_encoded_in_every_character_but_letters_and_digits_is_redacted():
     """Some encoders also encode the unreserved ``-._~``: ``sk%2DCANARY%2D...``."""
     encoded = "".join(c if c.isalnum() else f"%{ord(c):02X}" for c in SECRET)
