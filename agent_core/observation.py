@@ -1336,8 +1336,9 @@ def _utf16_units(char: str) -> list[int]:
 def _escaped_every_character(secret: str) -> set[str]:
     """``secret`` with every character escaped, in the notations a tool may write a value in:
     ``\\u0043`` (JSON, JavaScript, Java; hex in either case), ``\\x43`` (Python, C,
-    JavaScript), ``&#67;`` and ``&#x43;`` (HTML, XML numeric character references) and ``%43``
-    (percent-encoding of every byte, URL-safe characters too)."""
+    JavaScript), ``&#67;`` and ``&#x43;`` (HTML, XML numeric character references), ``%43``
+    (percent-encoding of every byte, URL-safe characters too) and ``43414e`` (its UTF-8 bytes in
+    hex)."""
     units = [unit for char in secret for unit in _utf16_units(char)]
     forms = {"".join(f"\\u{unit:04x}" for unit in units)}
     if all(ord(char) < 256 for char in secret):
@@ -1345,6 +1346,7 @@ def _escaped_every_character(secret: str) -> set[str]:
     forms.add("".join(f"&#{ord(char)};" for char in secret))
     forms.add("".join(f"&#x{ord(char):x};" for char in secret))
     forms.add("".join(f"%{byte:02x}" for byte in secret.encode("utf-8")))
+    forms.add(secret.encode("utf-8").hex())  # a digest-like dump of the bytes
     return forms | {form.upper().replace("\\X", "\\x").replace("\\U", "\\u").replace("&#X", "&#x") for form in forms}
 
 

@@ -24,7 +24,6 @@ from typing import Any
 from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.invoke_message import InvokeMessage
 from dify_plugin.entities.model.message import AssistantPromptMessage, PromptMessage, TextPromptMessageContent
-from pydantic_core import to_json
 
 from agent_core.errors import AgentRunError
 from agent_core.fairness import give_way
@@ -60,9 +59,10 @@ def redact_message(message: AgentInvokeMessage, secrets: Any) -> AgentInvokeMess
     if not secrets or message.type in _BINARY or message.message is None:
         return message
     body = message.message
-    if not secrets.holds(to_json(body, fallback=str).decode("utf-8", "replace")):
+    dumped = body.model_dump()
+    data = _redact_value(dumped, secrets.redact)  # each text on its own: a form with a backslash
+    if data == dumped:  # or a quote is written escaped in the line, so the line is no place to look
         return message
-    data = _redact_value(body.model_dump(), secrets.redact)
     if isinstance(body, InvokeMessage.LogMessage):  # the plugin's own ids (a short secret may match in one)
         data.update(id=body.id, parent_id=body.parent_id)
     return message.model_copy(update={"message": type(body).model_validate(data)})
@@ -119,30 +119,36 @@ def redacted_error(error: AgentRunError, secrets: Any) -> AgentRunError:
 
 def _redacted_call(call: AssistantPromptMessage.ToolCall, redact: Callable[[str], str]) -> AssistantPromptMessage.ToolCall:
     """``call`` with its tool name and arguments redacted (the model may have written a secret
-    in either)."""
-    function = call.function.model_copy(update={"name": redact(call.function.name), "arguments": redact(call.function.arguments)})
-    return call.model_copy(update={"function": function})
+    in either); the same object when neither held one."""
+    name, arguments = redact(call.function.name), redact(call.function.arguments)
+    if name == call.function.name and arguments == call.function.arguments:
+        return call
+    return call.model_copy(update={"function": call.function.model_copy(update={"name": name, "arguments": arguments})})
 
 
 def _redacted_prompt_message(message: PromptMessage, secrets: Any) -> PromptMessage:
     """``message`` with every form of ``secrets`` hidden in its text, its name and its tool
     calls' names and arguments (images and documents left as they are); the same object when
     it holds none."""
-    if not secrets.holds(to_json(message, fallback=str).decode("utf-8", "replace")):
-        return message
-    update: dict[str, Any] = {}
-    if isinstance(message.content, str):
-        update["content"] = secrets.redact(message.content)
+    redact, update = secrets.redact, {}
+    if isinstance(message.content, str) and (text := redact(message.content)) != message.content:
+        update["content"] = text
     elif isinstance(message.content, list):
-        update["content"] = [
-            part.model_copy(update={"data": secrets.redact(part.data)}) if isinstance(part, TextPromptMessageContent) else part
+        parts = [
+            part.model_copy(update={"data": redact(part.data)})
+            if isinstance(part, TextPromptMessageContent) and redact(part.data) != part.data
+            else part
             for part in message.content
         ]
-    if isinstance(message.name, str):
-        update["name"] = secrets.redact(message.name)
+        if any(new is not old for new, old in zip(parts, message.content, strict=True)):
+            update["content"] = parts
+    if isinstance(message.name, str) and (name := redact(message.name)) != message.name:
+        update["name"] = name
     if isinstance(message, AssistantPromptMessage) and message.tool_calls:
-        update["tool_calls"] = [_redacted_call(call, secrets.redact) for call in message.tool_calls]
-    return message.model_copy(update=update)
+        calls = [_redacted_call(call, redact) for call in message.tool_calls]
+        if any(new is not old for new, old in zip(calls, message.tool_calls, strict=True)):
+            update["tool_calls"] = calls
+    return message.model_copy(update=update) if update else message
 
 
 def prompt_redactor(secrets: Any) -> Callable[[list[PromptMessage]], list[PromptMessage]]:

@@ -135,3 +135,13 @@ def test_the_ids_of_a_log_node_are_kept_whatever_the_secret():
     forced = message.model_copy(update={"message": message.message.model_copy(update={"id": "id-4f2a", "parent_id": "p-4f2a"})})
     body = redact_message(forced, short).message
     assert body.data == {"output": "key [REDACTED]"} and (body.id, body.parent_id) == ("id-4f2a", "p-4f2a")
+
+
+def test_a_form_with_backslashes_is_found_in_a_log_and_a_prompt():
+    """``\\u0073\\u006b...`` is written with doubled backslashes in the JSON line: each text is
+    looked at on its own."""
+    escaped = "".join(f"\\u{ord(c):04x}" for c in SECRET)
+    message = LogNode("gpt Thought").finish({"output": f"key {escaped}"})
+    assert redact_message(message, FORMS).message.data == {"output": "key [REDACTED]"}
+    (prompt,) = redacted_prompt([UserPromptMessage(content=f"key {escaped}")], FORMS)
+    assert prompt.content == "key [REDACTED]"

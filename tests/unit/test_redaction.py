@@ -369,6 +369,7 @@ EVERY_CHARACTER_ESCAPED = {
     "html-decimal": lambda c: f"&#{ord(c)};",
     "html-hex": lambda c: f"&#x{ord(c):X};",
     "percent": lambda c: f"%{ord(c):02X}",
+    "bytes-hex": lambda c: f"{ord(c):02X}",
 }
 
 
