@@ -429,12 +429,12 @@ BARE_NAME = re.compile(r"[^\W\d][\w.\-]{0,127}")
 """A tool name written alone (``list_files``): where a call is expected, the call without input."""
 _TOOL_CALL_BLOCK = re.compile(r"<(tool_call|tool_code)>\s*(.*?)\s*(?:</\1>|\Z)", re.S | re.I)
 """A call in ``<tool_call>`` (Hermes, Qwen) or ``<tool_code>`` (Qwen3.6 quantised, 1CatAI/1Cat-vLLM#26)."""
-_ACTION_LABEL = re.compile(r"(?im)^[ \t#*>]*Action[ \t*]*[:：][ \t*]*\n?[ \t]*(?:```[\w-]*[ \t]*\n)?")
+_ACTION_LABEL = re.compile(r"(?im)^[ \t#*>]*Action[ \t*]*[:：][ \t*]*(?:\r?\n)?[ \t]*(?:```[\w-]*[ \t]*\r?\n)?")
 HARMONY_RECIPIENT: Final = "to=functions."
 """gpt-oss's call header (``to=functions.NAME``), in the text when the server left out its tokens."""
 _CALL_MARKUP = re.compile(r"<tool_call>|<tool_code>|<function=|\[TOOL_CALLS\]|<\|python_tag\|>|" + re.escape(HARMONY_RECIPIENT), re.I)
 _ENVELOPE_FORMS: Final = frozenset({*_CALL_LISTS, *_CALL_WRAPPERS, *_NAME_KEYS, *_ARG_KEYS, *_META_KEYS})
-_FENCE_CLOSE = re.compile(r"[ \t]*\n?[ \t]*```")
+_FENCE_CLOSE = re.compile(r"[ \t]*(?:\r?\n)?[ \t]*```")
 
 
 _NAMED = re.compile(

@@ -8,6 +8,7 @@ reply is held until the turn ends and then read for calls. Reasoning
 (``<think>`` blocks or ``reasoning_content``) goes to the log only.
 """
 
+import re
 from collections.abc import Collection, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -42,6 +43,38 @@ _AFTER_NAME: Final = frozenset({":", "{", "(", "<"})
 GLM's ``name<arg_key>``, also mangled, mrwogu/factory-droid-openai#36)."""
 _ACTION_LABEL = "action"
 
+_ACTION_CALL = re.compile(r"(?im)^[ \t#*>]*action[ \t*]*[:：][ \t*]*(?:\r?\n[ \t]*)?(?:```[\w-]*[ \t]*\r?\n[ \t]*)?[{\[]")
+"""A line that opens a call written as ReAct's ``Action:`` label and a JSON blob (on its line, the
+next, or in a fence under it): what ``text_calls`` reads as a call of a known tool wherever it
+stands in the reply (LangChain's structured-chat format, which models trained on it write with
+native tools offered too)."""
+_ACTION_CALL_START = re.compile(
+    r"""\n[ \t#*>]*                                # a line start and markdown
+    (?:a(?:c(?:t(?:i(?:o(?:n                        # a prefix of the label
+    (?:[ \t*]*(?:[:：][ \t*]*                       # its colon
+    (?:\r|\r?\n[ \t]*)?                              # a line break
+    (?:`{1,2}|```[\w-]*(?:[ \t]*\r?(?:\n[ \t]*)?)?)?  # a fence opening
+    )?)?)?)?)?)?)?)?\Z""",
+    re.IGNORECASE | re.VERBOSE,
+)
+"""The end of a text that may still grow into ``_ACTION_CALL`` (a line start, then a prefix of it)."""
+
+
+def action_call_at(text: str, line_start: bool) -> int | None:
+    """Where the first line that opens an ``Action:`` call (``_ACTION_CALL``) starts in ``text``;
+    ``line_start``: whether ``text`` starts a line."""
+    found = _ACTION_CALL.search(text if line_start else "\0" + text)
+    if found is None:
+        return None
+    return found.start() if line_start else max(found.start() - 1, 0)
+
+
+def partial_action_call(text: str, line_start: bool) -> int:
+    """Length of the tail of ``text`` that may still grow into a line opening an ``Action:`` call
+    (``_ACTION_CALL_START``); 0 when none may."""
+    found = _ACTION_CALL_START.search(("\n" if line_start else "\0") + text)
+    return 0 if found is None else min(len(found.group()) - 1, len(text))
+
 
 class AnswerGate:
     """Decides what of a reply's visible text may stream to the user now.
@@ -49,8 +82,9 @@ class AnswerGate:
     ``feed`` returns the text to stream (possibly ''); ``held`` is the text kept back. A reply
     that starts like a tool call written as text is held whole. Once text streams, it is held
     again from any call markup on (``<tool_call>``, or a family's own markup that could not be
-    read: ``call_markup.MARKUP_OPENERS``), so a call written after a sentence never reaches the
-    user as text (Qwen and Hermes templates allow prose before the call). The whitespace the
+    read: ``call_markup.MARKUP_OPENERS``) or a line that opens an ``Action:`` call
+    (``action_call_at``), so a call written after a sentence never reaches the user as text
+    (Qwen and Hermes templates allow prose before the call). The whitespace the
     answer starts with is not streamed: model plugins close a reasoning block with separators
     (Anthropic's ``</think>\n\n``, MiniMax's ``\n</think>\n``) before it. A reply whose first
     line is one of ``tool_names`` alone is held too: GLM-4 writes a call as the name above its
@@ -64,6 +98,7 @@ class AnswerGate:
         self._decided: bool | None = None  # None: not yet; True: streaming; False: holding the rest
         self.streamed = False  # whether any text was passed on
         self._quote = CodeQuote()  # the streamed text: markup inside its code is an example
+        self._line_start = True  # whether the streamed text so far ends a line (or is none)
 
     @property
     def held(self) -> str:
@@ -126,18 +161,25 @@ class AnswerGate:
         """Streaming: pass ``text`` on up to call markup (then hold the rest) or up to a tail that
         may still become markup."""
         text = self._buffer + text
+        action = action_call_at(text, self._line_start) if "ction" in text or "CTION" in text else None
         if "<" not in text and "[" not in text and "`" not in text and "✿" not in text:
-            self._buffer = ""
-            self._quote.feed(text)
-            return text
-        at = markup_start(text, self._quote)
+            at, keep = action, 0
+        else:
+            at, keep = markup_start(text, self._quote), partial_markup(text)
+            at = action if at is None or (action is not None and action < at) else at
         if at is not None:
             self._buffer = text[at:]
-            return self._hold(text[:at])
-        keep = partial_markup(text)
+            return self._hold(self._passed(text[:at]))
+        keep = max(keep, partial_action_call(text, self._line_start))
         self._buffer = text[len(text) - keep :]
-        self._quote.feed(text[: len(text) - keep])
-        return text[: len(text) - keep]
+        return self._passed(text[: len(text) - keep])
+
+    def _passed(self, text: str) -> str:
+        """``text``, noted as streamed (for the code it may open and where its last line ends)."""
+        if text:
+            self._quote.feed(text)
+            self._line_start = text[-1] == "\n"
+        return text
 
 
 @dataclass

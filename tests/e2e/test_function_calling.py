@@ -388,3 +388,14 @@ def test_ids_a_provider_repeats_across_rounds_are_unique_in_every_request(run):
     call_ids = [c["id"] for m in messages if m["role"] == "assistant" for c in m["tool_calls"]]
     assert call_ids == ["get_weather", "get_weather_2"]
     assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == call_ids
+
+
+def test_a_react_style_action_after_a_thought_line_runs_and_is_not_shown(run):
+    """A model offered native tools that writes LangChain's structured-chat format instead: the
+    call runs, and its label and JSON never reach the chat (before, both happened)."""
+    reply = 'Thought: I need the weather.\nAction:\n```json\n{"action": "get_weather", "action_input": {"city": "Paris"}}\n```'
+    result = run([{"chunks": [{"content": reply[i : i + 4]} for i in range(0, len(reply), 4)]}, {"text": "Sunny in Paris."}], tools=[weather_tool()])
+    assert_clean_end(result)
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
+    assert "Action" not in result.text and "get_weather" not in result.text
+    assert result.text.endswith("Sunny in Paris.")

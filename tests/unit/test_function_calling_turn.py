@@ -138,6 +138,39 @@ def test_a_call_block_after_a_sentence_is_held_from_its_fence_on():
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        'Thought: I need the weather.\nAction:\n```json\n{"action": "get_weather", "action_input": {"city": "Paris"}}\n```',
+        'I will look it up.\n**Action:** {"action": "get_weather", "action_input": {"city": "Paris"}}',
+        'Thought: weather.\r\nAction: ```json\r\n{"action": "get_weather", "action_input": {"city": "Paris"}}\r\n```',
+    ],
+)
+def test_an_action_call_after_a_line_of_text_is_held_from_its_label_on_and_runs(text):
+    """LangChain's structured-chat format written with native tools offered: the call was run
+    and also shown to the user as the answer's text (the gate held only a reply that began
+    with the label)."""
+    head = text[: text.index("Action") - (2 if "**" in text else 0)]
+    for pieces in ([text], list(text), [text[i : i + 5] for i in range(0, len(text), 5)]):
+        streamed, turn = answer_of(pieces)
+        assert streamed == head
+        assert [(c.name, c.arguments) for c in turn.decision.calls] == [("get_weather", {"city": "Paris"})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Minutes:\nAction: John sends the notes.\nAction items: two.",  # an answer's own action items
+        'Use this format:\nAction:\n```json\n{"name": "value"}\n```\nDone.',  # no tool in it
+        'Here:\nAction: {"action": "make_coffee", "action_input": {}}',  # not a tool of the node
+    ],
+)
+def test_an_answer_with_action_lines_that_are_no_call_is_shown_whole(text):
+    for pieces in ([text], list(text)):
+        streamed, turn = answer_of(pieces)
+        assert streamed == text and turn.decision == FinalAnswer(text)
+
+
+@pytest.mark.parametrize(
     "chunks",
     [
         # vllm-project/vllm#48748: DeepSeek V4 answered without thinking; the server's reasoning
