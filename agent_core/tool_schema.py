@@ -375,8 +375,8 @@ def _is_number(value: Any) -> bool:
 def coerce_value(parameter: ToolParameter, value: Any) -> Any:
     """``value`` converted to the parameter's type when that is unambiguous, else unchanged.
 
-    number: ``"3"`` -> 3, ``"2.5"`` -> 2.5; boolean: ``"true"``/``"false"`` (any
-    case) -> bool; string-like: numbers -> text, objects/arrays -> JSON text;
+    number: ``"3"`` -> 3, ``"2.5"`` -> 2.5; boolean: ``"true"``/``"false"``, ``"yes"``/``"no"``,
+    ``1``/``0`` (any case; ``_to_bool``) -> bool; string-like: numbers -> text, objects/arrays -> JSON text;
     object/array: JSON text -> the object/array.
     """
     if parameter.type == ParamType.NUMBER:
@@ -400,9 +400,18 @@ def _to_number(value: Any) -> Any:
     return number if math.isfinite(number) else value
 
 
+_BOOLEAN_WORDS: dict[str, bool] = {"true": True, "yes": True, "y": True, "1": True, "false": False, "no": False, "n": False, "0": False}
+"""Texts Dify's own tool parameters read as a boolean (``ToolParameter`` casting in
+``core/tools/entities/tool_entities.py``: true/yes/y/1 and false/no/n/0, any case)."""
+
+
 def _to_bool(value: Any) -> Any:
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"
+    """``value`` as a bool where Dify would read it as one without doubt: the words of
+    ``_BOOLEAN_WORDS``, and the numbers 1 and 0; anything else unchanged (the model is told)."""
+    if isinstance(value, str):
+        return _BOOLEAN_WORDS.get(value.strip().lower(), value)
+    if isinstance(value, int | float) and not isinstance(value, bool) and value in (0, 1):
+        return value == 1
     return value
 
 

@@ -223,7 +223,12 @@ def test_invocation_keeps_undeclared_keys_but_not_hidden_parameters():
         ("number", True, True),
         ("boolean", "true", True),
         ("boolean", "FALSE", False),
-        ("boolean", "yes", "yes"),
+        ("boolean", "yes", True),  # as Dify casts a boolean tool parameter
+        ("boolean", " No ", False),
+        ("boolean", 1, True),
+        ("boolean", 0.0, False),
+        ("boolean", 2, 2),  # not a boolean without doubt: the model is told
+        ("boolean", "maybe", "maybe"),
         ("checkbox", "true", True),
         ("string", 42, "42"),
         ("string", {"a": "é"}, '{"a": "é"}'),
