@@ -269,6 +269,8 @@ _LABELS: Final = (
     ("action", ("动作",)),
     ("final_answer", ("最终", "答案")),
     ("final_answer", ("最终", "回答")),
+    ("answer", ("答案",)),  # "Answer:" alone, as models write it in Chinese
+    ("answer", ("回答",)),
     ("observation", ("观察", "结果")),
     ("observation", ("观察",)),
     # Traditional Chinese, Japanese and Korean, as models write them for a query in those languages.

@@ -855,6 +855,9 @@ def test_unclosed_bare_object_gives_way_to_a_label(opening):
          [("calculator", {"expression": "1"})], None),  # the invented observation and what follows are cut
         ("思考：已经知道了\n最终回答：答案是 4。", "已经知道了", [], "答案是 4。"),
         ("思考是很重要的。答案是 4。", "", [], "思考是很重要的。答案是 4。"),  # words in prose are not labels
+        ("思考：我知道了。\n答案：巴黎晴天。", "我知道了。", [], "巴黎晴天。"),  # "Answer:" alone, in Chinese
+        ("Thought: 好\n回答: 巴黎晴天。", "好", [], "巴黎晴天。"),
+        ("思考：好\n答案是巴黎晴天。", "", [], None),  # no colon: a sentence of the thought
     ],
 )
 def test_labels_written_in_chinese(text, thought, actions, answer):
