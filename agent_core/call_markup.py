@@ -422,11 +422,16 @@ def _recipient_prefix(head: str, final: bool) -> int | None:
     return len(_RECIPIENT_MARK) if found.group(2) == "{" else 0
 
 
-_DROPPED: Final = ("<start_of_turn>", "[END FINAL RESPONSE]", "<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
-"""Gemma's turn opener, the end of an Apriel thinker's response (``_THOUGHTS_START``), and the
+_DROPPED: Final = ("<start_of_turn>", "<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
+"""Gemma's turn opener, and the
 tokens Command R7B (``<|START_RESPONSE|>``) and Command A
 (``<|START_TEXT|>``) put around the text of a reply (transformers' chat-schema parser tests;
 vLLM's ``cohere_command4`` reasoning parser strips the same): never text."""
+
+_APRIEL_END: Final = "[END FINAL RESPONSE]"
+"""The end of an Apriel thinker's response (``_THOUGHTS_START``): dropped only in a reply whose
+``[BEGIN FINAL RESPONSE]`` ended its reasoning steps; elsewhere it is plain text the answer
+quotes (it is no special token)."""
 
 _TURN_ENDS: Final = (
     "<end_of_turn>",
@@ -507,7 +512,7 @@ _OPENING: Final = tuple((opener, rule) for rule in _RULES for opener in rule.ope
 _WATCHED: Final = tuple(  # longest first: a marker that begins another is tried after it
     sorted(
         {opener for opener, _ in _OPENING}
-        | {"<|channel|>", "<|start|>", "<tool_call>", "</tool_call>", _EOS, *_DROPPED, *_TURN_ENDS},
+        | {"<|channel|>", "<|start|>", "<tool_call>", "</tool_call>", _EOS, _APRIEL_END, *_DROPPED, *_TURN_ENDS},
         key=len,
         reverse=True,
     )
@@ -642,6 +647,7 @@ class CallMarkup:
         # it is Harmony with its tokens left out (``_bare_harmony``); None once known
         self._bare: list[str] | None = None  # such a reply's text, held until its final channel
         self._thoughts: list[str] | None = None  # Granite's thought process, held until its response
+        self._apriel = False  # an Apriel frame's [BEGIN FINAL RESPONSE] came: its end is dropped
         self._quote = CodeQuote()  # the text passed on so far: is a code span or block open?
 
     @property
@@ -741,6 +747,7 @@ class CallMarkup:
         response = _RESPONSE_START.search(held, start.end()) if start else None
         if start is None or response is None:
             return held
+        self._apriel = response.group().startswith("[")
         return f"{held[: start.start()]}<think>{held[start.end() : response.start()]}</think>{held[response.end() :]}"
 
     def _may_end(self, window: str) -> bool:
@@ -803,7 +810,10 @@ class CallMarkup:
             return True
         if marker == _EOS:
             return self._eos(out, final)
-        if marker in _DROPPED:
+        if marker in _DROPPED or (marker == _APRIEL_END and self._apriel):
+            self._pending = self._pending[len(marker) :]
+        elif marker == _APRIEL_END:
+            self._pass(out, marker)  # quoted in an answer: text
             self._pending = self._pending[len(marker) :]
         elif marker == "<tool_call>" or marker == "</tool_call>":
             self._in_tool_call = marker == "<tool_call>"

@@ -553,6 +553,26 @@ def test_apriels_reasoning_steps_and_final_response_markers_frame_the_reply(raw,
             assert [(c.name, c.arguments) for c in turn.decision.calls] == decision
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Apriel ends its answer with [END FINAL RESPONSE] as a marker.",
+        "It writes [BEGIN FINAL RESPONSE] before the reply and [END FINAL RESPONSE] after it.",
+        "Here is my answer.\n[END FINAL RESPONSE]",
+    ],
+)
+def test_an_answer_that_quotes_apriels_end_marker_keeps_it(answer):
+    """``[END FINAL RESPONSE]`` is plain text, no special token: only a reply whose Apriel frame
+    was read (its ``[BEGIN FINAL RESPONSE]`` ended the reasoning steps) loses it."""
+    rng = random.Random(answer)
+    for pieces in ([answer], chunked(answer, rng), list(answer)):
+        chunks = [*(ModelChunk(text=p) for p in pieces), ModelChunk(finish_reason="stop")]
+        streamed, turn = drain(read_function_calling_turn(iter(chunks), TOOLS))
+        assert streamed == answer and turn.decision == FinalAnswer(answer)
+        streamed, turn = drain(read_react_turn(iter(chunks), ToolRegistry(None), 1))
+        assert streamed == answer and turn.decision == FinalAnswer(answer)
+
+
 def test_granites_response_may_hold_the_react_step():
     raw = 'Here is my thought process:\nI need the weather.\nHere is my response:\nAction: get_weather\nAction Input: {"city": "Paris"}'
     parser = ReactStreamParser()
