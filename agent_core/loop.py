@@ -16,9 +16,10 @@ finished and the usage so far was emitted.
 """
 
 import json
+import re
 import time
 from collections import Counter
-from collections.abc import Generator, Iterator
+from collections.abc import Collection, Generator, Iterator
 from dataclasses import replace
 from typing import Protocol
 
@@ -28,6 +29,7 @@ from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
 from agent_core.budget import observation_budget, prompt_budget, reply_limit, request_bytes, request_tokens
+from agent_core.call_markup import holds_call_markup
 from agent_core.errors import AgentRunError, chained, error_text, shortened
 from agent_core.knowledge import fitting_resources, retriever_resources
 from agent_core.line_budget import REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, encoded_size, fit, text_pieces
@@ -38,6 +40,7 @@ from agent_core.observation import secret_forms
 from agent_core.outbound import guarded, prompt_redactor
 from agent_core.params import StrategyParams
 from agent_core.run_state import REPEAT_LIMIT, Round, RunState
+from agent_core.text_calls import FAIL, decode_json, interpret
 from agent_core.tool_calls import ToolCall
 from agent_core.tool_runner import ToolResult, ToolRunner
 from agent_core.tool_schema import ToolRegistry
@@ -163,6 +166,32 @@ def _fallback_answer(turn: ModelTurn) -> str:
     return decision.fallback.strip()
 
 
+def _unlabelled_answer(turn: ModelTurn, tool_names: Collection[str]) -> str:
+    """``_fallback_answer`` where an unlabelled last reply is taken as the answer before the
+    retries run out (a second Thought-only reply, the iteration or time limit), ``""`` when what
+    it said is no answer (``_no_answer``): the run then goes on, or ends saying it stopped."""
+    answer = _fallback_answer(turn)
+    return "" if _no_answer(answer, tool_names) else answer
+
+
+_ANNOUNCED = re.compile(r"(?:i\s+)?(?:now\s+)?know\s+(?:the\s+|what\s+to\s+)(?:final\s+)?(?:answer|respond)\W*", re.I)
+"""A Thought that only says the answer comes next: ReAct's "I now know the final answer"
+(LangChain's prompt), "I know the final answer." (this project's completion prompt)."""
+
+
+def _no_answer(text: str, tool_names: Collection[str]) -> bool:
+    """Whether a Thought or reasoning ``text`` is a step towards a tool result rather than an
+    answer: it names one of the run's tools as a word (``I need to call get_weather for
+    Rome``), holds call markup or is a call envelope (of any tool), or only announces the
+    answer (``_ANNOUNCED``)."""
+    if not text.strip() or _ANNOUNCED.fullmatch(text.strip()) or holds_call_markup(text, tool_names):
+        return True
+    if any(re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text) for name in tool_names if name):
+        return True
+    value = decode_json(text) if text.lstrip()[:1] in ("{", "[") else FAIL
+    return value is not FAIL and bool(interpret(value, strict=True))
+
+
 def _only_a_thought(decision: object) -> bool:
     """Whether ``decision`` is a ReAct reply that had a Thought and nothing else
     (``prompts.PROBLEM_THOUGHT_ONLY``)."""
@@ -284,8 +313,7 @@ class AgentLoop:
                 return
             failures = failures + 1 if isinstance(decision, ParseFailure) else 0
             thought_only = thought_only + 1 if _only_a_thought(decision) else 0
-            given_up = failures >= MAX_PARSE_RETRIES or thought_only >= MAX_THOUGHT_ONLY_REPLIES
-            if given_up and (answer := _fallback_answer(turn)):
+            if answer := self._given_up_answer(turn, failures, thought_only):
                 yield from self._text(_paragraph_break(self._last_text) + answer)
                 return
             if failures >= MAX_PARSE_RETRIES:
@@ -294,6 +322,17 @@ class AgentLoop:
                 self.state.limit_reached = True
                 self.state.repeating = repeating
                 yield from self._limit_note("REPEATED CALLS")
+
+    def _given_up_answer(self, turn: ModelTurn, failures: int, thought_only: int) -> str:
+        """The answer a run that gives up on asking again ends with: once the retries run out,
+        what the last failed reply still said (``_fallback_answer``); after
+        ``MAX_THOUGHT_ONLY_REPLIES`` Thought-only replies, that Thought unless it is no answer
+        (``_unlabelled_answer``); else ``""`` (ask again)."""
+        if failures >= MAX_PARSE_RETRIES:
+            return _fallback_answer(turn)
+        if thought_only >= MAX_THOUGHT_ONLY_REPLIES:
+            return _unlabelled_answer(turn, self.state.registry.names())
+        return ""
 
     def _note_limits(self) -> Generator[AgentInvokeMessage, None, None]:
         """Before a round: note the iteration limit, or too little time for another round."""
@@ -553,8 +592,9 @@ class AgentLoop:
         ("Let me check again.") which would otherwise be the last thing the user reads. A last
         reply that still said something, unlabelled (a ReAct Thought only, or only reasoning:
         ``_fallback_answer``), is its answer instead, as it would be once the retries run out;
-        the official ReAct strategy shows such a Thought as the answer in any round."""
-        if answer := _fallback_answer(turn):
+        the official ReAct strategy shows such a Thought as the answer in any round. One that
+        was still on its way to a tool result (``_no_answer``) is not."""
+        if answer := _unlabelled_answer(turn, self.state.registry.names()):
             yield from self._text(_paragraph_break(self._last_text) + answer)
             return
         if self.state.repeating:

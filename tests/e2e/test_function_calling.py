@@ -209,6 +209,20 @@ def test_iteration_limit_answer_left_inside_an_unclosed_reasoning_block_is_the_a
     assert len(result.llm_requests) == 2
 
 
+@pytest.mark.parametrize(
+    "reply",
+    ["<think>I should call get_weather for Rome next.", '<think>call <tool_call>{"name": "get_time", "arguments": {}}</tool_call>'],
+    ids=["plans-a-call", "writes-a-call"],
+)
+def test_iteration_limit_reasoning_still_on_its_way_to_a_tool_result_is_not_the_answer(run, reply):
+    """Reasoning that plans or writes a call is no answer: not shown as one (raw call markup
+    least of all); the run says it stopped."""
+    call = {"tool_calls": [{"id": "c", "name": "get_weather", "arguments": {"city": "Paris"}}]}
+    result = run([call, {"text": reply}], tools=[weather_tool()], maximum_iterations=1)
+    assert_clean_end(result)
+    assert result.text.startswith("The agent stopped after 1 round without a final answer")
+
+
 def test_no_tools_is_a_plain_streamed_chat(run):
     """dify15483: an agent without tools is valid."""
     result = run([{"text": "Hello there!", "split": 3}], query="hi")

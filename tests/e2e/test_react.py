@@ -179,6 +179,35 @@ def test_iteration_limit_answer_written_without_its_label_is_the_answer(run, rep
     assert len(result.llm_requests) == 2
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Thought: I need to call get_weather again for Rome.",
+        "Thought: I now know the final answer.",
+        'Thought: {"action": "get_time", "action_input": {}}',
+        "<think>I will call get_weather for Rome</think>",
+    ],
+    ids=["names-a-tool", "announces", "call-envelope", "reasoning-names-a-tool"],
+)
+def test_iteration_limit_thought_still_on_its_way_to_a_tool_result_is_not_the_answer(run, reply):
+    """A last Thought that plans a call, writes one or only announces the answer is no answer:
+    the run says it stopped, as it did before such Thoughts were taken as answers."""
+    result = react(run, [{"text": ACTION}, {"text": reply}], tools=[weather_tool()], maximum_iterations=1)
+    assert_clean_end(result)
+    assert result.text.startswith("The agent stopped after 1 round without a final answer")
+    assert len(result.llm_requests) == 2
+
+
+def test_thought_only_replies_that_plan_a_call_are_asked_again_until_the_model_acts(run):
+    """Two Thoughts in a row that name a tool are the model meaning to act: asked again (as for
+    any unreadable reply), it acts, and the tool's result answers."""
+    thought = {"text": "Thought: I should use get_weather to check Paris."}
+    result = react(run, [thought, thought, {"text": ACTION}, answer_turn("ReAct", "Sunny.")], tools=[weather_tool()])
+    assert_clean_end(result)
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
+    assert result.text == "Sunny."
+
+
 def test_iteration_limit_with_an_action_in_the_answer_round_still_ends_with_the_message(run):
     result = react(run, [{"text": ACTION}, {"text": ACTION}], tools=[weather_tool()], maximum_iterations=1)
     assert_clean_end(result)
