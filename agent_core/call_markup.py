@@ -76,6 +76,7 @@ from agent_core.text_calls import (
     decode_input,
     decode_json,
     decode_nested,
+    envelope_name,
     interpret,
     mentions_call_markup,
 )
@@ -984,6 +985,26 @@ def partial_markup(text: str) -> int:
 
 def holds_call_markup(text: str, tool_names: Iterable[str] = ()) -> bool:
     """Whether ``text`` holds a tool call it failed to be read as: call markup of any family
-    (``MARKUP_OPENERS``, ``<tool_call>``, ``[TOOL_CALLS]``...) or an envelope naming one of
-    ``tool_names`` (``text_calls.mentions_call_markup``)."""
-    return any(marker in text for marker in MARKUP_OPENERS) or mentions_call_markup(text, tool_names)
+    (``MARKUP_OPENERS``, ``[TOOL_CALLS]``...) outside a code span or block (inside one it is an
+    example the answer shows, never read as a call: ``CodeQuote``), ``<tool_call>`` anywhere (it
+    is read wherever it stands), or an envelope naming one of ``tool_names``
+    (``text_calls.mentions_call_markup``)."""
+    outside = _outside_code(text) if "`" in text else text
+    if any(marker in outside for marker in MARKUP_OPENERS) or mentions_call_markup(outside, tool_names):
+        return True
+    return _READ_ANYWHERE.search(text) is not None or envelope_name(text) in set(tool_names)
+
+
+_READ_ANYWHERE = re.compile(r"<tool_call>|<tool_code>", re.IGNORECASE)
+_CODE_PIECES = re.compile(r"(`+|\n)")
+
+
+def _outside_code(text: str) -> str:
+    """``text`` without its code spans' and fenced blocks' backticks and contents, as
+    ``CodeQuote`` reads them."""
+    quote, kept = CodeQuote(), []
+    for piece in _CODE_PIECES.split(text):
+        if piece and piece[0] != "`" and not quote.open:
+            kept.append(piece)
+        quote.feed(piece)
+    return "".join(kept)

@@ -620,3 +620,38 @@ def test_functionarys_recipient_at_the_start_of_a_reply_is_read(raw, calls, answ
 def test_text_starting_like_a_recipient_is_passed_on_as_written(raw):
     for pieces in ([raw], list(raw)):
         assert streamed(pieces) == raw
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "`<TOOLCALL>` and `</TOOLCALL>` wrap Nemotron's calls.",
+        "`<|START_ACTION|>` opens Command R's call list.",
+        "`<function_calls>` wraps Claude's calls.",
+        "```\n<seed:tool_call><function=get_weather>\n</seed:tool_call>\n```\nThat is Seed-OSS's form.",
+        "`✿FUNCTION✿` is how Qwen-Agent names a call.",
+    ],
+)
+def test_an_answer_that_opens_with_a_familys_markup_in_code_is_the_answer(answer):
+    """A reply that starts with code is held whole; markup inside a code span or block is an
+    example (``CodeQuote``), never read as a call, so it is no unreadable call either."""
+    rng = random.Random(answer)
+    for pieces in ([answer], chunked(answer, rng), list(answer)):
+        chunks = [*(ModelChunk(text=p) for p in pieces), ModelChunk(finish_reason="stop")]
+        streamed, turn = drain(read_function_calling_turn(iter(chunks), TOOLS))
+        assert streamed == answer and turn.decision == FinalAnswer(answer)
+
+
+@pytest.mark.parametrize(
+    ("text", "holds"),
+    [
+        ("`<TOOLCALL>` in code", False),
+        ("<TOOLCALL>[broken", True),
+        ("`code` then <TOOLCALL>[broken", True),
+        ("```\n<function_calls>\n```\n<function_calls>x", True),  # the second one is outside the fence
+        ("`<tool_call>{broken`", True),  # <tool_call> is read wherever it stands
+        ('```json\n{"name": "get_weather", "arguments": {"city": }\n```', True),  # an envelope naming a tool
+    ],
+)
+def test_holds_call_markup_skips_a_familys_markup_inside_code(text, holds):
+    assert holds_call_markup(text, TOOLS) is holds
