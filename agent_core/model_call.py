@@ -139,7 +139,9 @@ def with_block_closed(content: str | list[dict[str, Any]], closing: str | None) 
     """``content`` (an ``AssistantReply.content``) with the reasoning block it ended inside
     closed by a line break and ``closing``, for a reply that went on to native tool calls. ``closing``:
     the open block's closing tag (``ThinkSplitter.closing_tag``); None, or a tag not in
-    ``CLOSABLE_TAGS``, leaves the content as it is; so does a list without a plain text part.
+    ``CLOSABLE_TAGS``, leaves the content as it is; so does a list whose last text part is not
+    plain (it has an ``opaque_body`` of its own, a signature that covers it: the block ends in it,
+    and a tag in a plain part before it would close nothing, the block opening after it).
 
     Why: model plugins that strip a reasoning block from the assistant text they send back find
     only a closed one (Gemini's ``re.sub`` of a leading ``<think>...</think>`` in
@@ -158,6 +160,8 @@ def with_block_closed(content: str | list[dict[str, Any]], closing: str | None) 
         part = content[position]
         if _plain_text(part) is not None:
             return [*content[:position], {**part, "data": part["data"] + "\n" + closing}, *content[position + 1 :]]
+        if part.get("type") == "text":
+            return content  # the text ends in a part with its own opaque_body: not to be changed
     return content
 
 

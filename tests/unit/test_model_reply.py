@@ -198,3 +198,14 @@ def test_whitespace_around_a_finish_reason_is_dropped():
 
     assert finish(" length\n") == "length" and finish("MAX_TOKENS ") == "MAX_TOKENS"
     assert finish(" \n") is None
+
+
+def test_with_block_closed_leaves_a_list_whose_text_ends_in_a_signed_part():
+    """The block ends in a text part with its own opaque_body (not to be changed): a closing
+    tag in a plain part before it would come before the block, or cut it short."""
+    before = [{"type": "text", "data": "Hello "}, {"type": "text", "data": "<think>plan", "opaque_body": {"thought_signature": "s"}}]
+    assert model_call.with_block_closed(before, "</think>") == before
+    inside = [{"type": "text", "data": "<think>plan"}, {"type": "text", "data": " more", "opaque_body": {"sig": 1}}]
+    assert model_call.with_block_closed(inside, "</think>") == inside
+    image = [{"type": "text", "data": "<think>plan"}, {"type": "image", "data": "x"}]
+    assert model_call.with_block_closed(image, "</think>") == [{"type": "text", "data": "<think>plan\n</think>"}, image[1]]
