@@ -179,12 +179,17 @@ _ANNOUNCED = re.compile(r"(?:i\s+)?(?:now\s+)?know\s+(?:the\s+|what\s+to\s+)(?:f
 (LangChain's prompt), "I know the final answer." (this project's completion prompt)."""
 
 
+_LABEL_LEFT = re.compile(r"(?:^|\n)[ \t#*_>]*final[ \t_]*answer[ \t*_]*[:：]?[ \t*_]*$", re.I)
+"""A ``Final Answer`` label the text ends with, nothing after it: the answer never came."""
+
+
 def _no_answer(text: str, tool_names: Collection[str]) -> bool:
     """Whether a Thought or reasoning ``text`` is a step towards a tool result rather than an
     answer: it names one of the run's tools as a word (``I need to call get_weather for
     Rome``), holds call markup or is a call envelope (of any tool), or only announces the
-    answer (``_ANNOUNCED``)."""
-    if not text.strip() or _ANNOUNCED.fullmatch(text.strip()) or holds_call_markup(text, tool_names):
+    answer (``_ANNOUNCED``) or ends with its label (``_LABEL_LEFT``)."""
+    text = text.strip()
+    if not text or _ANNOUNCED.fullmatch(text) or _LABEL_LEFT.search(text) or holds_call_markup(text, tool_names):
         return True
     if any(re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text) for name in tool_names if name):
         return True

@@ -22,6 +22,8 @@ def thought_only(thought: str) -> ModelTurn:
         "The research says 42.",
         "The get_weather_v2 note: Paris is sunny.",  # another name that merely begins with one
         '{"city": "Paris", "temp": 21}',  # a JSON answer, no call envelope
+        "Final Answer: Paris is sunny.",  # the label, then the answer
+        "The final answer is 42.",
     ],
 )
 def test_a_thought_that_answers_is_the_answer(thought):
@@ -35,6 +37,9 @@ def test_a_thought_that_answers_is_the_answer(thought):
         "Let me search for it.",
         "I now know the final answer.",
         "I know the final answer",
+        "**Final Answer**",
+        "I will answer.\nFinal Answer:",
+        "The weather:\n**Final Answer:** ",
         'I will call <tool_call>{"name": "get_time", "arguments": {}}</tool_call>',
         '{"action": "get_time", "action_input": {}}',
         "",
