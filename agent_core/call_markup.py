@@ -785,7 +785,7 @@ class CallMarkup:
                     return False  # may still become a marker
                 continue
             self._pass(out, text[:i])
-            quoted = marker in _QUOTABLE and self._quote.open  # an example inside code: text
+            quoted = (marker in _QUOTABLE or marker in _TOKENS_SHOWN_IN_CODE) and self._quote.open  # an example: text
             if quoted or (marker == _BARE_INVOKE and not self._quote.blank_line):  # or inside a sentence
                 self._pass(out, marker)
                 self._pending = text[i + len(marker) :]
@@ -970,6 +970,10 @@ _HELD_BY_START: Final = _by_start(_HELD_FROM)
 _QUOTABLE: Final = frozenset({*(opener for opener, _ in _OPENING), "<|channel|>", "<|start|>"})
 """Markers that are an example, not a call, inside a code span or block (``CodeQuote``): a
 family's own markup. ``<tool_call>`` and call fences are read wherever they stand."""
+_TOKENS_SHOWN_IN_CODE: Final = frozenset({*_TURN_ENDS, *_DROPPED, _EOS})
+"""Special tokens an answer shows as code (a chat template, a tokenizer's output in a code span
+or block: ``CodeQuote``) are its text: a server passes a real one on where the turn ends, which
+is not inside code the answer opened. Elsewhere they end the turn or are dropped."""
 _HELD_PATTERN = re.compile("|".join(re.escape(marker) for marker in sorted(_HELD_FROM, key=len, reverse=True)))
 
 

@@ -87,7 +87,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Final, NamedTuple
 
-from agent_core.call_markup import CallMarkup
+from agent_core.call_markup import CallMarkup, CodeQuote
 from agent_core.json_args import with_closers
 from agent_core.prompts import (
     PROBLEM_EMPTY,
@@ -932,8 +932,22 @@ class ReactStreamParser:
         if tag is None:
             sink(self._take(self._pos + 1))
             return True
+        if kinds is _ANSWER_TAGS and self._answer_in_code():  # a token the answer shows as code
+            sink(self._take(self._pos + tag.length))
+            return True
         self._on_tag(tag)
         return True
+
+    def _answer_in_code(self) -> bool:
+        """Whether the final answer so far leaves a code span or block open (``CodeQuote``): a
+        special token or a stray closing tag there is text it shows (a chat template), not one
+        to drop. Read again at each such tag only: they are rare."""
+        quote = CodeQuote()
+        for piece in self._answer:
+            quote.feed(piece)
+        for piece in self._run_on or ():
+            quote.feed(piece)
+        return quote.open
 
     def _on_tag(self, tag: _Tag) -> None:
         if tag.kind == "tool":

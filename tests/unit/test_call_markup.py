@@ -343,6 +343,21 @@ def test_the_reply_ends_at_a_turn_end_token_and_an_invented_next_turn_is_dropped
 @pytest.mark.parametrize(
     "raw",
     [
+        "Qwen's template closes each turn with `<|im_end|>`, then opens the next with `<|im_start|>`.",
+        "Command R ends a turn with `<|END_OF_TURN_TOKEN|>` and Gemma with `<end_of_turn>`.",
+        "The template:\n```\n<start_of_turn>user\nhi<end_of_turn>\n[|user|]hi[|endofturn|]\n</s>[INST] x\n```\nThat is all.",
+    ],
+)
+def test_special_tokens_an_answer_shows_as_code_are_its_text(raw):
+    """An answer about chat templates shows their tokens in code; cut at the first one, it lost
+    the rest. A server passes a real one on where the turn ends, not inside code."""
+    assert rewrite_markup(raw) == raw
+    assert streamed(list(raw)) == raw
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
         # Command R7B (transformers' chat-schema parser tests): its reply between response tokens
         "<|START_THINKING|>A greeting.<|END_THINKING|><|START_RESPONSE|>Hello there!<|END_RESPONSE|><|END_OF_TURN_TOKEN|>",
         # Command A (vLLM's cohere_command4 reasoning parser strips <|START_TEXT|>..<|END_TEXT|>)

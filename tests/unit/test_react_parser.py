@@ -1011,3 +1011,20 @@ def test_call_markup_in_a_final_answer_naming_no_tool_of_the_node_is_the_answers
     announced.feed('Thought: x\nFinal Answer: Checking. <tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>')
     announced.finish()
     assert [a.name for a in announced.result().actions] == ["get_weather"]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Qwen closes each turn with `<|im_end|>` and opens the next with `<|im_start|>`.",
+        "The template:\n```\n<|im_start|>user\nhi<|im_end|>\n</tool_call>\n```\nThat is all.",
+    ],
+)
+def test_special_tokens_a_final_answer_shows_as_code_are_kept(answer):
+    """An answer about chat templates shows their tokens in code; they were dropped from it."""
+    text = f"Thought: explain the template.\nFinal Answer: {answer}"
+    for chunks in ([text], list(text)):
+        _, _, turn = run(chunks)
+        assert turn.final_answer == answer
+    _, _, turn = run(["Thought: ok\nFinal Answer: Paris.<|im_end|>"])
+    assert turn.final_answer == "Paris."  # outside code: dropped
