@@ -343,21 +343,6 @@ def test_the_reply_ends_at_a_turn_end_token_and_an_invented_next_turn_is_dropped
 @pytest.mark.parametrize(
     "raw",
     [
-        "Qwen's template closes each turn with `<|im_end|>`, then opens the next with `<|im_start|>`.",
-        "Command R ends a turn with `<|END_OF_TURN_TOKEN|>` and Gemma with `<end_of_turn>`.",
-        "The template:\n```\n<start_of_turn>user\nhi<end_of_turn>\n[|user|]hi[|endofturn|]\n</s>[INST] x\n```\nThat is all.",
-    ],
-)
-def test_special_tokens_an_answer_shows_as_code_are_its_text(raw):
-    """An answer about chat templates shows their tokens in code; cut at the first one, it lost
-    the rest. A server passes a real one on where the turn ends, not inside code."""
-    assert rewrite_markup(raw) == raw
-    assert streamed(list(raw)) == raw
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [
         # Command R7B (transformers' chat-schema parser tests): its reply between response tokens
         "<|START_THINKING|>A greeting.<|END_THINKING|><|START_RESPONSE|>Hello there!<|END_RESPONSE|><|END_OF_TURN_TOKEN|>",
         # Command A (vLLM's cohere_command4 reasoning parser strips <|START_TEXT|>..<|END_TEXT|>)
@@ -491,6 +476,11 @@ def test_harmony_with_its_tokens_left_out_is_read_as_harmony(raw, rewritten):
         "DeepSeek V4 writes calls as `<｜DSML｜tool_calls>` blocks, each holding `<｜DSML｜invoke name=\"f\">` elements.",
         "LFM2 writes `<|tool_call_start|>[get_weather(city=\"Paris\")]<|tool_call_end|>` around its calls.",
         'Claude writes calls like <invoke name="get_weather"><parameter name="city">Paris</parameter></invoke> in XML.',
+        # a chat template's special tokens: a server passes a real one on where the turn ends,
+        # not inside code; before, the first one cut the answer there
+        "Qwen's template closes each turn with `<|im_end|>`, then opens the next with `<|im_start|>`.",
+        "Command R ends a turn with `<|END_OF_TURN_TOKEN|>` and Gemma with `<end_of_turn>`.",
+        "The template:\n```\n<start_of_turn>user\nhi<end_of_turn>\n[|user|]hi[|endofturn|]\n</s>[INST] x\n```\nThat is all.",
     ],
 )
 def test_markup_shown_as_code_in_an_answer_is_passed_on_as_written(text):
