@@ -1,10 +1,17 @@
 """LogNode: start and finish share an id, finish carries every metadata key, once."""
 
+import uuid
+
 import pytest
 from dify_plugin.entities.agent import AgentInvokeMessage
+from dify_plugin.entities.invoke_message import InvokeMessage
 from dify_plugin.entities.provider_config import LogMetadata
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
 from pydantic_core import to_json
 
+from agent_core import logs
 from agent_core.line_budget import LABEL_CHARS
 from agent_core.logs import LogNode
 from agent_core.usage import coerce_usage
@@ -54,3 +61,59 @@ def test_a_provider_of_megabytes_is_cut_like_a_label():
     """The provider is the node's model setting: any size; each log line carries it."""
     node = LogNode("x", provider="p" * 6_000_000)
     assert len(node.start().message.metadata[LogMetadata.PROVIDER]) <= LABEL_CHARS
+
+
+def _validated(message: AgentInvokeMessage) -> AgentInvokeMessage:
+    """The same line built through pydantic's validation, as before the unvalidated path."""
+    log = message.message
+    built = InvokeMessage.LogMessage(
+        id=log.id, label=log.label, parent_id=log.parent_id, error=log.error, status=log.status,
+        data=log.data, metadata=log.metadata,
+    )
+    return AgentInvokeMessage(type=InvokeMessage.MessageType.LOG, message=built)
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    label=st.text(max_size=30),
+    data=st.dictionaries(st.text(max_size=8), _json_values, max_size=4),
+    error=st.none() | st.text(max_size=30),
+    provider=st.none() | st.text(max_size=10),
+    tokens=st.none() | st.integers(min_value=0, max_value=10**6),
+)
+def test_unvalidated_lines_equal_validated_ones(label, data, error, provider, tokens):
+    """A line built without validation is the validated line: equal, the same fields set, the
+    same dump and JSON (the daemon's bytes), and its data a copy of the caller's dict."""
+    assert logs._UNVALIDATED  # the SDK's models are the ones the unvalidated path was written for
+    root = LogNode("ROUND 1")
+    node = LogNode(label, parent=root, provider=provider)
+    usage = coerce_usage({"total_tokens": tokens, "total_price": "0.5"}) if tokens is not None else None
+    for message in (node.start(data), node.finish(data, usage=usage, error=error)):
+        validated = _validated(message)
+        assert message == validated
+        assert message.model_fields_set == validated.model_fields_set
+        assert message.message.model_fields_set == validated.message.model_fields_set
+        assert message.model_dump() == validated.model_dump()
+        assert to_json(message) == to_json(validated)
+        assert message.message.data is not data
+
+
+def test_data_the_sdk_would_refuse_is_still_validated():
+    """Data keyed by other than strings takes the validated path, and fails as it did."""
+    with pytest.raises(ValidationError):
+        LogNode("x").start({1: "one"})
+
+
+def test_ids_are_random_version_4_uuids():
+    ids = [LogNode("x").id for _ in range(2000)]
+    assert len(set(ids)) == len(ids)
+    for text in ids:
+        parsed = uuid.UUID(text)
+        assert str(parsed) == text and parsed.version == 4 and parsed.variant == uuid.RFC_4122
