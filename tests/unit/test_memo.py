@@ -1,10 +1,23 @@
 """agent_core.memo: a value per object, computed once while the object lives; and the dumps
 the backwards LLM request is built from, which use it."""
 
+import enum
 import gc
+import math
 
 from dify_plugin.entities.model.llm import LLMModelConfig
-from dify_plugin.entities.model.message import PromptMessageTool, ToolPromptMessage, UserPromptMessage
+from dify_plugin.entities.model.message import (
+    AssistantPromptMessage,
+    AudioPromptMessageContent,
+    DocumentPromptMessageContent,
+    ImagePromptMessageContent,
+    PromptMessageTool,
+    SystemPromptMessage,
+    TextPromptMessageContent,
+    ToolPromptMessage,
+    UserPromptMessage,
+)
+from pydantic_core import to_json
 
 from agent_core.memo import per_object
 from agent_core.model_call import ModelRequest, build_llm_payload, message_dump, tool_dump
@@ -42,9 +55,45 @@ def test_the_request_payload_carries_the_same_dumps_as_the_sdk_would_send() -> N
     tools = [PromptMessageTool(name="calc", description="adds", parameters={"type": "object", "properties": {}})]
     model = LLMModelConfig(provider="p", model="m", mode="chat", completion_params={"temperature": 0})
     payload = build_llm_payload(model, ModelRequest(prompt_messages=messages, tools=tools))
-    assert payload["prompt_messages"] == [message.model_dump() for message in messages]
-    assert payload["tools"] == [tool.model_dump() for tool in tools]
+    assert to_json(payload["prompt_messages"]) == to_json([message.model_dump() for message in messages])
+    assert to_json(payload["tools"]) == to_json([tool.model_dump() for tool in tools])
     again = build_llm_payload(model, ModelRequest(prompt_messages=messages, tools=tools))
     assert again == payload
     assert message_dump(messages[0]) is payload["prompt_messages"][0]  # dumped once, reused
     assert tool_dump(tools[0]) is payload["tools"][0]
+
+
+_CALL = AssistantPromptMessage.ToolCall(
+    id="c1", type="function", function=AssistantPromptMessage.ToolCall.ToolCallFunction(name="calc", arguments='{"a": 1}')
+)
+MESSAGES = [
+    SystemPromptMessage(content="Be brief. é \u2028 \x00"),
+    UserPromptMessage(content=[
+        TextPromptMessageContent(data="look", opaque_body={"cache": [1, 2.5, None, True, math.nan]}),
+        ImagePromptMessageContent(format="png", base64_data="aGk=", mime_type="image/png",
+                                  detail=ImagePromptMessageContent.DETAIL.HIGH),
+        DocumentPromptMessageContent(format="pdf", url="https://x/y.pdf", mime_type="application/pdf", filename="y.pdf"),
+        AudioPromptMessageContent(format="mp3", base64_data="", mime_type="audio/mpeg"),
+    ], name="u"),
+    AssistantPromptMessage(content="", tool_calls=[_CALL], opaque_body={"signature": "s", "n": math.inf}),
+    AssistantPromptMessage(content=None),
+    ToolPromptMessage(content="4", tool_call_id="c1", name="calc"),
+]
+
+
+def _enums(value: object) -> list[enum.Enum]:
+    if isinstance(value, enum.Enum):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+    return [found for item in items for found in _enums(item)]
+
+
+def test_each_message_and_tool_is_dumped_to_the_json_the_sdk_writes_for_it() -> None:
+    """The payload's dumps are JSON-mode dumps (no enum left to encode through Python): the
+    line's JSON, as the SDK's writer encodes a dump (NaN and infinity as null), is unchanged."""
+    for message in MESSAGES:
+        dumped = message_dump(message)
+        assert to_json(dumped, inf_nan_mode="null") == to_json(message.model_dump(), inf_nan_mode="null")
+        assert not _enums(dumped)
+    tool = PromptMessageTool(name="calc", description="adds", parameters={"type": "object", "properties": {"a": {}}})
+    assert to_json(tool_dump(tool)) == to_json(tool.model_dump())
