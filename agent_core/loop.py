@@ -457,11 +457,18 @@ class AgentLoop:
         budget = self._prompt_budget
         tokens = before = request_tokens(request) if budget is not None else None
         settings = self._settings_bytes(request)  # the same in every build of the round
+        measured: dict[int, tuple[ModelRequest, int]] = {}  # each build kept, so no id is reused
+
+        def prompt_bytes(request: ModelRequest) -> int:
+            """``request_bytes(request)``, once per build of the round (it is asked up to three times)."""
+            if (hit := measured.get(id(request))) is None:
+                hit = measured[id(request)] = (request, request_bytes(request))
+            return hit[1]
 
         def over(request: ModelRequest, tokens: int | None = None) -> bool:
             if budget is not None and (request_tokens(request) if tokens is None else tokens) > budget:
                 return True
-            return request_bytes(request) + settings > REQUEST_BYTES
+            return prompt_bytes(request) + settings > REQUEST_BYTES
 
         trimmed, knowledge_before = state.trimmed, state.knowledge_left_out()
         if over(request, before) and (room := state.trim_room(trimmed)):
@@ -481,13 +488,13 @@ class AgentLoop:
             state.trim_to(trimmed, fewest)
             request = fits or self._steps.build_request(state)
             tokens = request_tokens(request) if budget is not None else None
-        if over(request, tokens) and state.params.context:
+        if state.params.context and over(request, tokens):
             request = self._knowledge_fitted(request, budget, settings)
             tokens = request_tokens(request) if budget is not None else None
         limit = reply_limit(state.params, tokens) if tokens is not None else None
+        size = prompt_bytes(request) + settings + (encoded_size(limit) if limit else 0)  # the limit leaves the prompt as it is
         if limit:
             request = replace(request, completion_params={**request.completion_params, **limit})
-        size = request_bytes(request) + settings + (encoded_size(limit) if limit else 0)
         if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
             raise AgentRunError(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
         yield from self._trimming_logs(round_node, (trimmed, knowledge_before), (before, tokens))

@@ -23,7 +23,7 @@ from agent_core.fairness import give_way
 from agent_core.line_budget import encoded_size
 from agent_core.memo import per_object
 from agent_core.tool_calls import ToolCallDelta
-from agent_core.usage import coerce_usage, usage_problem
+from agent_core.usage import read_usage
 from agent_core.waiting import each_within
 
 
@@ -216,18 +216,18 @@ def _normalize_any(raw: Mapping[str, Any]) -> ModelChunk:
     raw_calls = message.get("tool_calls") or []
     calls = tuple(ToolCallDelta.from_raw(call) for call in raw_calls if isinstance(call, Mapping))
     reasoning = message.get("reasoning_content") or delta.get("reasoning_content") or ""
-    usage = delta.get("usage")
+    usage, usage_problem = read_usage(delta.get("usage"))
     content = message.get("content")
     parts = tuple(part for part in content if isinstance(part, Mapping)) if isinstance(content, list) else ()
     return ModelChunk(
         text=_content_text(content),
         reasoning=reasoning if isinstance(reasoning, str) else "",
         tool_calls=calls,
-        usage=coerce_usage(usage) if isinstance(usage, Mapping | LLMUsage) else None,
+        usage=usage,
         finish_reason=_finish_reason(delta.get("finish_reason")),
         parts=parts,
         opaque_body=message.get("opaque_body"),
-        usage_problem=usage_problem(usage),
+        usage_problem=usage_problem,
         structured_output=raw.get("structured_output"),
     )
 

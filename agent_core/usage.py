@@ -6,14 +6,14 @@ usage is the sum of its rounds. Prices are ``Decimal`` in ``currency`` units;
 ``latency`` is seconds.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from itertools import pairwise
 from typing import Any
 
 from dify_plugin.entities.model.llm import LLMUsage
 
-_FIELDS = tuple(LLMUsage.model_fields)
+_FIELDS = frozenset(LLMUsage.model_fields)
 _DECIMAL_FIELDS = tuple(name for name, info in LLMUsage.model_fields.items() if info.annotation is Decimal)
 
 
@@ -32,7 +32,7 @@ def coerce_usage(raw: LLMUsage | dict[str, Any] | None) -> LLMUsage | None:
         return raw
     if not raw:
         return None
-    merged = _EMPTY | {k: v for k, v in raw.items() if k in _FIELDS and v is not None}
+    merged = _merged(raw)
     try:
         return _sane(LLMUsage.model_validate(merged))
     except ValueError:
@@ -43,6 +43,25 @@ def coerce_usage(raw: LLMUsage | dict[str, Any] | None) -> LLMUsage | None:
         return _sane(LLMUsage.model_validate(merged))
     except ValueError:
         return None
+
+
+def _merged(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The zero usage with ``raw``'s usage fields that are set."""
+    return _EMPTY | {k: v for k, v in raw.items() if k in _FIELDS and v is not None}
+
+
+def read_usage(raw: Any) -> tuple[LLMUsage | None, str | None]:
+    """``(coerce_usage(raw), usage_problem(raw))`` for a chunk's ``usage`` as it came (a dict, a
+    ``LLMUsage``, None or anything else: then ``(None, None)``), validated once when every field
+    reads (the usual case) instead of once for each."""
+    if raw is None or isinstance(raw, LLMUsage):
+        return raw, None
+    if not isinstance(raw, Mapping) or not raw:
+        return None, None
+    try:
+        return _sane(LLMUsage.model_validate(_merged(raw))), None
+    except ValueError:  # both read it again, field by field
+        return coerce_usage(raw), usage_problem(raw)
 
 
 _EMPTY = LLMUsage.empty_usage().model_dump()
@@ -86,7 +105,7 @@ def usage_problem(raw: Any) -> str | None:
     if not isinstance(raw, dict) or not raw:
         return None
     try:
-        _sane(LLMUsage.model_validate(_EMPTY | {k: v for k, v in raw.items() if k in _FIELDS and v is not None}))
+        _sane(LLMUsage.model_validate(_merged(raw)))
         return None
     except ValueError:
         pass

@@ -7,7 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from agent_core.budget import prompt_budget, request_tokens
+from agent_core import loop as loop_module
+from agent_core.budget import prompt_budget, request_bytes, request_tokens
 from agent_core.loop import AgentLoop
 from agent_core.params import StrategyParams
 from local_runner.scenario import ModelSettings
@@ -61,3 +62,21 @@ def test_a_long_memory_is_trimmed_to_fit_in_a_few_builds_dropping_the_fewest_tur
     assert 0 < dropped < turns
     loop.state.history_dropped = dropped - 1  # one turn more would not fit
     assert request_tokens(steps.build_request(loop.state)) > budget
+
+
+@pytest.mark.parametrize("steps", [FunctionCallingSteps(), ReActSteps("text")], ids=["function_calling", "ReAct"])
+@pytest.mark.parametrize("turns", [2, 3000])
+def test_each_build_of_a_round_is_measured_in_bytes_once(steps, turns, monkeypatch):
+    """``request_bytes`` walks the whole prompt: a round measures each build it makes once, also
+    when the prompt fits as it is (it was measured three times), and the request it sends is
+    measured as the one it built."""
+    measured: list[object] = []
+
+    def counted(request):
+        measured.append(request)
+        return request_bytes(request)
+
+    monkeypatch.setattr(loop_module, "request_bytes", counted)
+    _, counting, request = fitted(steps, turns)
+    assert len(measured) == len({id(request) for request in measured}) <= counting.builds
+    assert request.prompt_messages is measured[-1].prompt_messages

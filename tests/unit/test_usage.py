@@ -2,10 +2,20 @@
 
 from decimal import Decimal
 
-from hypothesis import given
+from dify_plugin.entities.model.llm import LLMUsage
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_core.usage import add_usage, call_usage, coerce_usage, empty_usage, sum_usages, usage_to_metadata
+from agent_core.usage import (
+    add_usage,
+    call_usage,
+    coerce_usage,
+    empty_usage,
+    read_usage,
+    sum_usages,
+    usage_problem,
+    usage_to_metadata,
+)
 
 
 def usage(prompt: int, completion: int, price: str = "0") -> object:
@@ -100,3 +110,28 @@ def test_a_price_too_large_to_add_up_or_a_currency_that_is_no_code_is_named_and_
         assert add_usage(usage, usage).total_price.is_finite() and len(usage.currency) <= 16
         problem = usage_problem(raw)
         assert problem.startswith(f"usage field {field!r} cannot be read: ") and len(problem) < 200
+
+
+_usage_values = st.one_of(
+    st.none(), st.integers(min_value=-10, max_value=10**12), st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["0.15", "0.000001", "n/a", "", "1e400", "-Infinity", "NaN", "USD", "RMB", "x" * 40, "12"]),
+    st.decimals(allow_nan=True, allow_infinity=True), st.lists(st.integers(), max_size=2), st.booleans(),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(
+    st.dictionaries(st.sampled_from([*LLMUsage.model_fields, "extra"]), _usage_values, max_size=13),
+    st.none(), st.integers(), st.text(max_size=5), st.lists(st.integers(), max_size=2),
+))
+def test_reading_a_usage_once_gives_what_coercing_and_checking_it_give(raw):
+    """``read_usage`` validates a reported usage once; it gives exactly what the two calls give."""
+    expected = (coerce_usage(raw) if isinstance(raw, dict | LLMUsage) else None, usage_problem(raw))
+    assert repr(read_usage(raw)) == repr(expected)  # a NaN latency is kept, and NaN != NaN
+
+
+def test_reading_a_usage_object_or_nothing():
+    usage = coerce_usage({"total_tokens": 3})
+    assert read_usage(usage) == (usage, None)
+    assert read_usage({}) == (None, None)
+    assert read_usage({"total_price": "n/a", "total_tokens": 3})[1] == usage_problem({"total_price": "n/a", "total_tokens": 3})
