@@ -24,54 +24,22 @@ from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.invoke_message import InvokeMessage
 from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.entities.provider_config import LogMetadata
-from pydantic import BaseModel
 
 from agent_core.line_budget import LABEL_CHARS, LOG_DATA_BYTES, fit
+from agent_core.unvalidated import built, checks_nothing
 
 _Status = InvokeMessage.LogMessage.LogStatus
 _LogMessage = InvokeMessage.LogMessage
 _LOG = InvokeMessage.MessageType.LOG
-_set = object.__setattr__
 
 _LOG_FIELDS = ("id", "label", "parent_id", "error", "status", "data", "metadata")
 _MESSAGE_FIELDS = ("type", "message", "meta")
 
 
-def _without_checks(model: type[BaseModel], fields: tuple[str, ...], allowed_validators: frozenset[str]) -> bool:
-    """Whether ``model`` has exactly ``fields`` and nothing that runs when it is built beside
-    the field validators named in ``allowed_validators`` (no model validators, no
-    ``model_post_init``, no private attributes, no extra fields kept)."""
-    decorators = model.__pydantic_decorators__
-    return (
-        tuple(model.model_fields) == fields
-        and not decorators.model_validators
-        and not decorators.root_validators
-        and not decorators.validators
-        and set(decorators.field_validators) <= allowed_validators
-        and not model.__pydantic_post_init__
-        and not model.__private_attributes__
-        and model.model_config.get("extra") != "allow"
-        and not model.__pydantic_root_model__
-    )
-
-
-_UNVALIDATED = _without_checks(_LogMessage, _LOG_FIELDS, frozenset()) and _without_checks(
+_UNVALIDATED = checks_nothing(_LogMessage, _LOG_FIELDS) and checks_nothing(
     AgentInvokeMessage, _MESSAGE_FIELDS, frozenset({"decode_blob_message"})  # it reads only a dict with a blob
 )
 """Whether log lines are built without validation (dify_plugin 0.10.2's models); else validated."""
-
-
-def _built[M: BaseModel](model: type[M], values: dict[str, Any], given: set[str]) -> M:
-    """``model(**{name: values[name] for name in given})`` without validation, for ``values``
-    already of the fields' types and holding every field (the defaults of those not ``given``):
-    the instance pydantic's own ``model_construct`` makes (the same ``__dict__`` and fields set,
-    no extra, no private values), without its per-field loop."""
-    instance = model.__new__(model)
-    _set(instance, "__dict__", values)
-    _set(instance, "__pydantic_fields_set__", given)
-    _set(instance, "__pydantic_extra__", None)
-    _set(instance, "__pydantic_private__", None)
-    return instance
 
 
 def _plain_data(data: Mapping[str, Any]) -> bool:
@@ -82,10 +50,13 @@ def _plain_data(data: Mapping[str, Any]) -> bool:
 
 def new_id() -> str:
     """A random UUID (version 4, RFC 4122 variant) as its 36-character string: what
-    ``str(uuid.uuid4())`` returns, from the same source (``os.urandom``)."""
-    value = int.from_bytes(os.urandom(16)) & ~(0xF000 << 64 | 0xC000 << 48) | 0x4000 << 64 | 0x8000 << 48
-    text = f"{value:032x}"
-    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+    ``str(uuid.uuid4())`` returns, from the same source (``os.urandom``): the version digit is
+    4 and the variant digit one of 8, 9, a, b (its two high bits 10)."""
+    text = os.urandom(16).hex()
+    return f"{text[:8]}-{text[8:12]}-4{text[13:16]}-{_VARIANT[text[16]]}{text[17:20]}-{text[20:]}"
+
+
+_VARIANT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}
 
 
 class LogNode:
@@ -173,8 +144,8 @@ class LogNode:
                 "id": self._id, "label": self._label, "parent_id": self._parent_id, "error": error,
                 "status": status, "data": dict(data), "metadata": metadata,
             }
-            message = _built(_LogMessage, fields, set(_LOG_FIELDS))
-            return _built(AgentInvokeMessage, {"type": _LOG, "message": message, "meta": None}, {"type", "message"})
+            message = built(_LogMessage, fields, set(_LOG_FIELDS))
+            return built(AgentInvokeMessage, {"type": _LOG, "message": message, "meta": None}, {"type", "message"})
         message = InvokeMessage.LogMessage(
             id=self._id,
             label=self._label,

@@ -31,7 +31,8 @@ meets a ``LogMetadata`` key in every log message's metadata, and pydantic-core e
 key through Python, some 15 µs a log line. ``dump_messages_as_json()`` makes it dump with
 ``model_dump(mode="json")``: the same JSON, with plain strings and numbers in the dict. A plain
 text message (a streamed piece of the answer: one per model chunk) is written as its known dict
-without a dump at all, and a log message (six a round) as a dict of its fields.
+without a dump at all, and a log message (six a round) as a dict of its fields; the
+``SessionMessage`` around each is built from that dict without validating it again.
 
 **Waiting.** The stdio reader hands every read of stdin to a thread of gevent's pool;
 ``read_stdin_nonblocking()`` waits for stdin on the gevent hub instead.
@@ -52,6 +53,8 @@ import gevent
 from gevent.os import make_nonblocking, nb_read
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_json
+
+from agent_core.unvalidated import built, checks_nothing
 
 READER_MODULES = (
     "dify_plugin.core.server.stdio.request_reader",
@@ -192,7 +195,20 @@ def stream_object_as_json(self: Any, data: Any) -> Any:
         data = _log_dict(data)  # six a round: the log tree
     elif isinstance(data, BaseModel):
         data = data.model_dump(mode="json")
+    else:  # the caller's own dict (or anything else): validated, as the SDK does
+        return session_message(type=session_message.Type.STREAM, data=data)
+    if _session_message_checks_nothing():  # a dict made here: validation would only copy it
+        return built(session_message, {"type": session_message.Type.STREAM, "data": data}, {"type", "data"})
     return session_message(type=session_message.Type.STREAM, data=data)
+
+
+@functools.cache
+def _session_message_checks_nothing() -> bool:
+    """Whether the SDK's ``SessionMessage`` is built without validation from a dict
+    (``unvalidated.checks_nothing``: dify_plugin 0.10.2's, its ``data`` a plain ``dict``, which
+    validation would only copy)."""
+    session_message, _ = _message_classes()
+    return checks_nothing(session_message, ("type", "data")) and session_message.model_fields["data"].annotation is dict
 
 
 def _log_dict(data: Any) -> dict[str, Any]:
@@ -202,7 +218,8 @@ def _log_dict(data: Any) -> dict[str, Any]:
     log = data.message
     metadata = log.metadata
     if metadata is not None:
-        metadata = {getattr(key, "value", key): value for key, value in metadata.items()}
+        texts = _metadata_keys()
+        metadata = {texts[key] if key in texts else getattr(key, "value", key): value for key, value in metadata.items()}
     return {
         "type": data.type.value,
         "message": {
@@ -211,6 +228,15 @@ def _log_dict(data: Any) -> dict[str, Any]:
         },
         "meta": data.meta,
     }
+
+
+@functools.cache
+def _metadata_keys() -> dict[Any, str]:
+    """Each ``LogMetadata`` member's string (its ``value``; a dict lookup instead of the enum's
+    ``value`` property, six a finished log line)."""
+    from dify_plugin.entities.provider_config import LogMetadata
+
+    return {key: key.value for key in LogMetadata}
 
 
 @functools.cache

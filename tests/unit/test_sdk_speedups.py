@@ -290,3 +290,13 @@ def test_a_line_nested_deeper_than_pydantic_parses_is_read_not_dropped():
         shared_type_adapter(dict[str, Any]).validate_json('{"session_id": ')
     with pytest.raises(ValidationError):  # parsed, but not the type asked for
         shared_type_adapter(dict[str, Any]).validate_json("[" * 400 + "]" * 400)
+
+
+@pytest.mark.parametrize("message", YIELDED, ids=lambda message: message.type.value)
+def test_the_session_message_built_unvalidated_is_the_validated_one(message):
+    assert sdk_speedups._session_message_checks_nothing()  # the SDK's model is the one this was written for
+    wrapped = stream_object_as_json(_Capture(), message)
+    validated = SessionMessage(type=SessionMessage.Type.STREAM, data=wrapped.data)
+    assert type(wrapped) is SessionMessage
+    assert wrapped == validated and wrapped.model_fields_set == validated.model_fields_set
+    assert wrapped.model_dump() == validated.model_dump() and wrapped.model_dump_json() == validated.model_dump_json()
