@@ -186,15 +186,31 @@ def _action_text(call: ToolCall, completion: bool = False) -> str:
 def scratchpad(run: RunState, *, completion: bool = False) -> str:
     """This run so far as Thought / Action / Observation text ('' before the first round);
     actions as the chat format's JSON blob, or as ``Action:`` / ``Action Input:`` lines for
-    ``completion`` models (what their prompt shows). Each round's text is rendered once
-    (``RunState.rendered``)."""
-    texts = []
-    for round_ in run.rounds:
-        key = ("react", round_.index, run.is_shortened(round_), completion)
-        if key not in run.rendered:
-            run.rendered[key] = "\n".join(_round_parts(run, round_, completion))
-        texts.append(run.rendered[key])
-    return "\n".join(text for text in texts if text)
+    ``completion`` models (what their prompt shows), the rounds' texts that are not empty a
+    line apart. Each round's text is rendered once (``RunState.rendered``), and the text of the
+    rounds before is kept: a round adds its own text to it while the rounds shortened to fit
+    the window stay the same (else it is joined anew)."""
+    key = ("react-pad", completion)
+    rounds, shortened, text = run.rendered.get(key, (0, -1, ""))
+    if shortened != run.rounds_shortened or rounds > len(run.rounds):
+        rounds, text = 0, ""
+    texts = [text]
+    for round_ in run.rounds[rounds:]:
+        round_key = ("react", round_.index, run.is_shortened(round_), completion)
+        if round_key not in run.rendered:
+            run.rendered[round_key] = "\n".join(_round_parts(run, round_, completion))
+        texts.append(run.rendered[round_key])
+    text = "\n".join(text for text in texts if text)
+    run.rendered[key] = (len(run.rounds), run.rounds_shortened, text)
+    return text
+
+
+def _continue_message(run: RunState) -> UserPromptMessage:
+    """The user message after the scratchpad (``prompts.REACT_CONTINUE``), one object per run:
+    measured and dumped once (``agent_core.memo``)."""
+    if "react-continue" not in run.rendered:
+        run.rendered["react-continue"] = UserPromptMessage(content=prompts.REACT_CONTINUE)
+    return run.rendered["react-continue"]
 
 
 def _round_parts(run: RunState, round_: Round, completion: bool) -> list[str]:
@@ -234,7 +250,7 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
     messages: list[PromptMessage] = [*run.system(tools, run.limit_note()), *history, query]
     pad = scratchpad(run)
     if pad:
-        messages += [AssistantPromptMessage(content=pad), UserPromptMessage(content=prompts.REACT_CONTINUE)]
+        messages += [AssistantPromptMessage(content=pad), _continue_message(run)]
     return messages
 
 

@@ -9,18 +9,25 @@ from dify_plugin.interfaces.agent import AgentModelConfig
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_core import prompts
 from agent_core.params import StrategyParams
 from agent_core.react.prompt import (
+    _round_parts,
     chat_prompt,
     completion_tools_block,
     example_arguments,
     example_call,
+    scratchpad,
     stop_words,
     tool_purpose,
     tools_block,
 )
-from agent_core.run_state import RunState
+from agent_core.run_state import Round, RunState
+from agent_core.tool_calls import ToolCall
+from agent_core.tool_runner import ToolResult
 from agent_core.tool_schema import ToolRegistry
+from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
+from agent_core.usage import empty_usage
 from tests.unit.test_tool_schema import tool as tool_entity
 
 
@@ -169,3 +176,43 @@ def test_memory_turns_left_unanswered_never_put_two_user_messages_in_a_row():
     assert roles == ["system", "user", "assistant", "user"]
     assert messages[1].content == "first question\n\nsecond question"
     assert messages[-1].content.endswith("now")
+
+
+def _pad_from_scratch(run: RunState, completion: bool) -> str:
+    """The scratchpad joined anew from every round's text (what ``scratchpad`` returned before
+    it kept the text of the rounds before)."""
+    texts = ["\n".join(_round_parts(run, round_, completion)) for round_ in run.rounds]
+    return "\n".join(text for text in texts if text)
+
+
+def _round(index: int, kind: int) -> Round:
+    usage = empty_usage()
+    if kind == 0:  # a call and its observation
+        call = ToolCall(id=f"c{index}", name="search", arguments={"q": f"n{index}"})
+        result = ToolResult(f"c{index}", "search", call.arguments, observation="x" * (50 * index))
+        return Round(index, ModelTurn(thought=f"step {index}", decision=ToolCalls((call,)), usage=usage), (result,))
+    if kind == 1:  # an unreadable reply
+        return Round(index, ModelTurn(thought="", decision=ParseFailure("no action"), usage=usage, raw=f"raw {index}"))
+    return Round(index, ModelTurn(thought="", decision=FinalAnswer("done"), usage=usage))  # renders nothing
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3)), max_size=10), st.booleans())
+def test_the_scratchpad_kept_from_round_to_round_is_the_one_joined_anew(steps, completion):
+    """Rounds added one by one, the rounds shortened to fit changing on the way (and back):
+    the scratchpad is every round's text joined, as when it was joined anew each time."""
+    params = StrategyParams(model=AgentModelConfig(provider="p", model="m", mode="chat", completion_params={}), query="q")
+    run = RunState(params=params, registry=ToolRegistry([tool_entity("search")]))
+    for index, (kind, shortened) in enumerate(steps, start=1):
+        run.rounds.append(_round(index, kind))
+        run.rounds_shortened = min(shortened, index)
+        assert scratchpad(run, completion=completion) == _pad_from_scratch(run, completion)
+        assert scratchpad(run, completion=completion) == _pad_from_scratch(run, completion)
+
+
+def test_the_continue_note_is_one_message_per_run():
+    params = StrategyParams(model=AgentModelConfig(provider="p", model="m", mode="chat", completion_params={}), query="q")
+    run = RunState(params=params, registry=ToolRegistry([tool_entity("search")]))
+    run.rounds.append(_round(1, 0))
+    first, second = chat_prompt(run), chat_prompt(run)
+    assert first[-1] is second[-1] and first[-1].content == prompts.REACT_CONTINUE
