@@ -16,10 +16,9 @@ finished and the usage so far was emitted.
 """
 
 import json
-import re
 import time
 from collections import Counter
-from collections.abc import Collection, Generator, Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import replace
 from typing import Protocol
 
@@ -29,8 +28,8 @@ from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
 from agent_core.budget import observation_budget, prompt_budget, reply_limit, request_bytes, request_tokens
-from agent_core.call_markup import holds_call_markup
 from agent_core.errors import AgentRunError, chained, error_text, shortened
+from agent_core.fallback import fallback_answer, only_a_thought, unlabelled_answer
 from agent_core.knowledge import fitting_resources, retriever_resources
 from agent_core.line_budget import REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, encoded_size, fit, text_pieces
 from agent_core.logs import LogNode
@@ -40,7 +39,6 @@ from agent_core.observation import secret_forms
 from agent_core.outbound import guarded, prompt_redactor
 from agent_core.params import StrategyParams
 from agent_core.run_state import REPEAT_LIMIT, Round, RunState
-from agent_core.text_calls import FAIL, decode_json, interpret
 from agent_core.tool_calls import ToolCall
 from agent_core.tool_runner import ToolResult, ToolRunner
 from agent_core.tool_schema import ToolRegistry
@@ -150,57 +148,6 @@ def _round_entry(result: ToolResult) -> dict:
         cut = len(response) - ROUND_PREVIEW_CHARS
         entry["tool_response"] = response[:ROUND_PREVIEW_CHARS] + prompts.ROUND_PREVIEW_CUT.format(cut=cut)
     return entry
-
-
-def _fallback_answer(turn: ModelTurn) -> str:
-    """What a model that keeps failing so still said, as its answer: the failure's ``fallback``
-    (what a reply that wrote only reasoning wrote there: a block it stopped inside, or a closed
-    one; Function Calling takes that text whole, ReAct reads it as a turn), or the text of a model
-    that keeps writing a Thought and then its answer without the label (the official ReAct
-    strategy takes it so); ``""`` when there is none."""
-    decision = turn.decision
-    if not isinstance(decision, ParseFailure):
-        return ""
-    if _only_a_thought(decision):
-        return turn.thought.strip()
-    return decision.fallback.strip()
-
-
-def _unlabelled_answer(turn: ModelTurn, tool_names: Collection[str]) -> str:
-    """``_fallback_answer`` where an unlabelled last reply is taken as the answer before the
-    retries run out (a second Thought-only reply, the iteration or time limit), ``""`` when what
-    it said is no answer (``_no_answer``): the run then goes on, or ends saying it stopped."""
-    answer = _fallback_answer(turn)
-    return "" if _no_answer(answer, tool_names) else answer
-
-
-_ANNOUNCED = re.compile(r"(?:i\s+)?(?:now\s+)?know\s+(?:the\s+|what\s+to\s+)(?:final\s+)?(?:answer|respond)\W*", re.I)
-"""A Thought that only says the answer comes next: ReAct's "I now know the final answer"
-(LangChain's prompt), "I know the final answer." (this project's completion prompt)."""
-
-
-_LABEL_LEFT = re.compile(r"(?:^|\n)[ \t#*_>]*final[ \t_]*answer[ \t*_]*[:：]?[ \t*_]*$", re.I)
-"""A ``Final Answer`` label the text ends with, nothing after it: the answer never came."""
-
-
-def _no_answer(text: str, tool_names: Collection[str]) -> bool:
-    """Whether a Thought or reasoning ``text`` is a step towards a tool result rather than an
-    answer: it names one of the run's tools as a word (``I need to call get_weather for
-    Rome``), holds call markup or is a call envelope (of any tool), or only announces the
-    answer (``_ANNOUNCED``) or ends with its label (``_LABEL_LEFT``)."""
-    text = text.strip()
-    if not text or _ANNOUNCED.fullmatch(text) or _LABEL_LEFT.search(text) or holds_call_markup(text, tool_names):
-        return True
-    if any(re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text) for name in tool_names if name):
-        return True
-    value = decode_json(text) if text.lstrip()[:1] in ("{", "[") else FAIL
-    return value is not FAIL and bool(interpret(value, strict=True))
-
-
-def _only_a_thought(decision: object) -> bool:
-    """Whether ``decision`` is a ReAct reply that had a Thought and nothing else
-    (``prompts.PROBLEM_THOUGHT_ONLY``)."""
-    return isinstance(decision, ParseFailure) and decision.problem == prompts.PROBLEM_THOUGHT_ONLY
 
 
 def _turn_log_data(turn: ModelTurn) -> dict:
@@ -317,7 +264,7 @@ class AgentLoop:
                 yield from self._end_without_answer(turn)
                 return
             failures = failures + 1 if isinstance(decision, ParseFailure) else 0
-            thought_only = thought_only + 1 if _only_a_thought(decision) else 0
+            thought_only = thought_only + 1 if only_a_thought(decision) else 0
             if answer := self._given_up_answer(turn, failures, thought_only):
                 yield from self._text(_paragraph_break(self._last_text) + answer)
                 return
@@ -330,13 +277,13 @@ class AgentLoop:
 
     def _given_up_answer(self, turn: ModelTurn, failures: int, thought_only: int) -> str:
         """The answer a run that gives up on asking again ends with: once the retries run out,
-        what the last failed reply still said (``_fallback_answer``); after
+        what the last failed reply still said (``fallback_answer``); after
         ``MAX_THOUGHT_ONLY_REPLIES`` Thought-only replies, that Thought unless it is no answer
-        (``_unlabelled_answer``); else ``""`` (ask again)."""
+        (``unlabelled_answer``); else ``""`` (ask again)."""
         if failures >= MAX_PARSE_RETRIES:
-            return _fallback_answer(turn)
+            return fallback_answer(turn)
         if thought_only >= MAX_THOUGHT_ONLY_REPLIES:
-            return _unlabelled_answer(turn, self.state.registry.names())
+            return unlabelled_answer(turn, self.state.registry.names())
         return ""
 
     def _note_limits(self) -> Generator[AgentInvokeMessage, None, None]:
@@ -603,10 +550,10 @@ class AgentLoop:
         say so plainly, in the chat, also after text it streamed with its last calls
         ("Let me check again.") which would otherwise be the last thing the user reads. A last
         reply that still said something, unlabelled (a ReAct Thought only, or only reasoning:
-        ``_fallback_answer``), is its answer instead, as it would be once the retries run out;
+        ``fallback_answer``), is its answer instead, as it would be once the retries run out;
         the official ReAct strategy shows such a Thought as the answer in any round. One that
-        was still on its way to a tool result (``_no_answer``) is not."""
-        if answer := _unlabelled_answer(turn, self.state.registry.names()):
+        was still on its way to a tool result (``fallback.no_answer``) is not."""
+        if answer := unlabelled_answer(turn, self.state.registry.names()):
             yield from self._text(_paragraph_break(self._last_text) + answer)
             return
         if self.state.repeating:

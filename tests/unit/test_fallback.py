@@ -1,9 +1,9 @@
-"""The loop's choice of an unlabelled last reply as the answer (``agent_core.loop``)."""
+"""The loop's choice of an unlabelled last reply as the answer (``agent_core.fallback``)."""
 
 import pytest
 
 from agent_core import prompts
-from agent_core.loop import _unlabelled_answer
+from agent_core.fallback import unlabelled_answer
 from agent_core.turn import ModelTurn, ParseFailure
 from agent_core.usage import empty_usage
 
@@ -27,7 +27,7 @@ def thought_only(thought: str) -> ModelTurn:
     ],
 )
 def test_a_thought_that_answers_is_the_answer(thought):
-    assert _unlabelled_answer(thought_only(thought), TOOLS) == thought
+    assert unlabelled_answer(thought_only(thought), TOOLS) == thought
 
 
 @pytest.mark.parametrize(
@@ -46,11 +46,11 @@ def test_a_thought_that_answers_is_the_answer(thought):
     ],
 )
 def test_a_thought_on_its_way_to_a_tool_result_is_no_answer(thought):
-    assert _unlabelled_answer(thought_only(thought), TOOLS) == ""
+    assert unlabelled_answer(thought_only(thought), TOOLS) == ""
 
 
 def test_reasoning_left_as_the_fallback_is_judged_the_same_way():
     turn = ModelTurn(thought="", decision=ParseFailure(prompts.ONLY_REASONING_REPLY, "I should call get_weather."), usage=empty_usage())
-    assert _unlabelled_answer(turn, TOOLS) == ""
+    assert unlabelled_answer(turn, TOOLS) == ""
     turn = ModelTurn(thought="", decision=ParseFailure(prompts.ONLY_REASONING_REPLY, "Sunny in Paris."), usage=empty_usage())
-    assert _unlabelled_answer(turn, TOOLS) == "Sunny in Paris."
+    assert unlabelled_answer(turn, TOOLS) == "Sunny in Paris."
