@@ -73,6 +73,7 @@ from agent_core.text_calls import (
     FAIL,
     Call,
     calls_from_block,
+    calls_of_each,
     decode_input,
     decode_json,
     decode_nested,
@@ -223,13 +224,7 @@ def _read_json_lines(block: str) -> list[Call]:
     values = (
         [decode_json(inner)] if inner[:1] == "[" else [decode_json(line) for line in inner.splitlines() if line.strip()]
     )
-    calls: list[Call] = []
-    for value in values:
-        found = [] if value is FAIL else interpret(value, strict=True)
-        if not found:
-            return []
-        calls.extend(found)
-    return calls
+    return [] if any(value is FAIL for value in values) else calls_of_each(values)
 
 
 def _read_wrapped(opener: str, closer: str) -> Callable[[str], list[Call]]:

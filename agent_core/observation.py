@@ -162,7 +162,7 @@ from agent_core.prompts import (
 )
 from agent_core.tokens import estimate_tokens, truncate_to_tokens
 
-__all__ = ["ObservationCollector", "ToolOutcome", "redactor", "secret_forms"]
+__all__ = ["ObservationCollector", "ToolOutcome", "redacted_texts", "redactor", "secret_forms"]
 
 # log-only wording (read by people in the agent log, not by the model)
 FULL_TEXT_CUT = "\n[... the result was longer than {limit} characters; {dropped} more characters were not kept]"
@@ -1293,6 +1293,25 @@ def secret_forms(secrets: Collection[str]) -> _Secrets:
     """What finds and hides ``secrets`` in every form `ObservationCollector` hides them in
     (``redact``, ``holds``, ``pending_start``); false when there is none to hide."""
     return _Secrets(secrets)
+
+
+def redacted_texts(value: Any, redact: Any, *, max_depth: int | None = None, depth: int = 0) -> Any:
+    """``value`` (text, numbers, and dicts and lists of them: a call's parameters, a message's
+    dumped fields) with ``redact`` (``text -> text``) applied to every text in it, plain-text
+    keys too (enum keys such as ``LogMetadata`` are left as they are); what lies deeper than
+    ``max_depth`` levels, when given, is left as it is."""
+    if isinstance(value, str):
+        return redact(value)
+    if max_depth is not None and depth > max_depth:
+        return value
+    if isinstance(value, Mapping):
+        return {
+            (redact(key) if type(key) is str else key): redacted_texts(item, redact, max_depth=max_depth, depth=depth + 1)
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [redacted_texts(item, redact, max_depth=max_depth, depth=depth + 1) for item in value]
+    return value
 
 
 def redactor(secrets: Collection[str]) -> Any:

@@ -18,7 +18,7 @@ tool sent it.
 Without secrets every message passes unchanged and nothing is held.
 """
 
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from dify_plugin.entities.agent import AgentInvokeMessage
@@ -28,6 +28,7 @@ from dify_plugin.entities.model.message import AssistantPromptMessage, PromptMes
 from agent_core.errors import AgentRunError
 from agent_core.fairness import give_way
 from agent_core.memo import per_object
+from agent_core.observation import redacted_texts
 
 __all__ = ["HELD_MASK_CHARS", "TextHold", "guarded", "prompt_redactor", "redact_message", "redacted_error", "redacted_prompt"]
 
@@ -40,18 +41,6 @@ _CLOSING = frozenset({_Type.JSON, _Type.RETRIEVER_RESOURCES})
 """Message types a run ends with (its citations, its usage): held text is written before them."""
 
 
-def _redact_value(value: Any, redact: Callable[[str], str]) -> Any:
-    """``value`` (a message's dumped fields) with every text redacted, plain-text keys too
-    (enum keys such as ``LogMetadata`` are left as they are)."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, Mapping):
-        return {(redact(key) if type(key) is str else key): _redact_value(item, redact) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_redact_value(item, redact) for item in value]
-    return value
-
-
 def redact_message(message: AgentInvokeMessage, secrets: Any) -> AgentInvokeMessage:
     """``message`` with every form of ``secrets`` (``observation.secret_forms``) in its text
     fields replaced by ``[REDACTED]``; the same object when none holds one, or when it carries
@@ -60,7 +49,7 @@ def redact_message(message: AgentInvokeMessage, secrets: Any) -> AgentInvokeMess
         return message
     body = message.message
     dumped = body.model_dump()
-    data = _redact_value(dumped, secrets.redact)  # each text on its own: a form with a backslash
+    data = redacted_texts(dumped, secrets.redact)  # each text on its own: a form with a backslash
     if data == dumped:  # or a quote is written escaped in the line, so the line is no place to look
         return message
     if isinstance(body, InvokeMessage.LogMessage):  # the plugin's own ids (a short secret may match in one)

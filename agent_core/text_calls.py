@@ -297,7 +297,7 @@ def _json_calls(text: str) -> list[Call]:
     value = decode_json(with_closers(text))
     if value is FAIL:
         objects = json_objects_in_a_row(text)
-        return _calls_of_each(objects) if objects else []
+        return calls_of_each(objects) if objects else []
     return interpret(value, False)
 
 
@@ -327,10 +327,11 @@ def json_objects_in_a_row(text: str) -> list[Any]:
 _BETWEEN_OBJECTS = re.compile(r"\s*[;,]?\s*")
 
 
-def _calls_of_each(objects: list[Any]) -> list[Call]:
-    """The call each object is (``interpret``, strict); ``[]`` unless every one is a call."""
+def calls_of_each(values: Iterable[Any]) -> list[Call]:
+    """The calls each of ``values`` (decoded JSON) is (``interpret``, strict), in order; ``[]``
+    unless every one is a call (and when there is none)."""
     calls: list[Call] = []
-    for value in objects:
+    for value in values:
         found = interpret(value, strict=True)
         if not found:
             return []

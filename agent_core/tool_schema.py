@@ -21,7 +21,7 @@ from dify_plugin.entities.tool import ToolParameter
 from dify_plugin.interfaces.agent import ToolEntity
 
 from agent_core import json_args
-from agent_core.observation import redactor
+from agent_core.observation import redacted_texts, redactor
 from agent_core.prompts import MSG_MISSING, MSG_NOT_BOOLEAN, MSG_NOT_NUMBER, MSG_NOT_OPTION, MSG_SCHEMA_ECHO, REDACTED
 
 ParamType = ToolParameter.ToolParameterType
@@ -154,21 +154,6 @@ def tool_secret_values(tool: ToolEntity) -> set[str]:
     return secrets
 
 
-def _redacted(value: Any, redact: Any, depth: int = 0) -> Any:
-    """``value`` (a parameter's value: text, number, or lists and objects of them) with
-    ``redact`` (``text -> text``) applied to every text in it, keys included; deeper than
-    ``json_args.MAX_DEPTH`` levels it is left as it is."""
-    if isinstance(value, str):
-        return redact(value)
-    if depth > json_args.MAX_DEPTH:
-        return value
-    if isinstance(value, Mapping):
-        return {redact(key) if isinstance(key, str) else key: _redacted(item, redact, depth + 1) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_redacted(item, redact, depth + 1) for item in value]
-    return value
-
-
 class ToolRegistry:
     """The node's tools, by the exact name the model was given.
 
@@ -250,7 +235,7 @@ class ToolRegistry:
         secret = {parameter.name for parameter in tool.parameters if parameter.type == ParamType.SECRET_INPUT}
         redact = redactor(self.secret_values())
         return {
-            key: REDACTED if key in secret and value not in (None, "") else _redacted(value, redact)
+            key: REDACTED if key in secret and value not in (None, "") else redacted_texts(value, redact, max_depth=json_args.MAX_DEPTH)
             for key, value in parameters.items()
         }
 
