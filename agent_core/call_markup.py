@@ -44,6 +44,8 @@ Seed-OSS, Command R7B  </longcat_tool_call>``, ``<seed:tool_call><function=N>...
                        ``<|START_ACTION|>[{"tool_name": N, "parameters": {...}}]<|END_ACTION|>``
                        (``_WRAPPERS``); Cohere's ``<|START_RESPONSE|>`` and ``<|START_TEXT|>``
                        tokens are dropped
+Functionary v3.2       ``>>>all\ntext>>>NAME\n{...}>>>NAME\n{...}``, the first ``>>>`` left out when
+                       the generation prompt held it (meetkai-functionary-medium-v3.2.jinja)
 Step-3                 DeepSeek's tokens around ``<steptml:invoke name="N">`` (vLLM's ``step3``)
 OLMo 3                 ``<function_calls>`` around calls as code, one a line (vLLM's ``olmo3``)
 Turn ends              ``<end_of_turn>``, ``<eos>``, ``<|eot_id|>``, ``<|im_end|>``, ``<|endoftext|>``,
@@ -398,10 +400,12 @@ def _may_open_thoughts(head: str) -> bool:
 _RECIPIENT_MARK: Final = ">>>"
 _RECIPIENT_LINE = re.compile(r">>>(all|[A-Za-z_][\w.\-]*)[ \t]*\r?\n\s*(\S)")
 """Functionary v3.2 opens each part of a reply with its recipient: ``>>>all\n`` before text,
-``>>>NAME\n{...}`` before a call (its chat template, meetkai-functionary-medium-v3.2.jinja;
-llama.cpp's functionary_v3_2 format and tests). At the start of a reply the marker is dropped: the
-text is then the answer, and a tool's name above its JSON arguments is read as that call
-(``text_calls._name_line``). ``>>> x`` (a Python prompt) is no recipient."""
+``>>>NAME\n{...}`` before a call, the parts written one after the other with nothing between
+them (``>>>all\nLet me check.>>>get_weather\n{...}>>>get_time\n{...}``: its chat template,
+meetkai-functionary-medium-v3.2.jinja; llama.cpp's functionary_v3_2 format, "Format:
+>>>all\ntext>>>fn1\n{...}>>>fn2\n{...}"). ``>>>all\n`` at the start of a reply is dropped (the
+text is the answer); a call part wherever it stands is read as a call (``_functionary_part``).
+``>>> x`` (a Python prompt) and ``>>>word`` (a nested quote) are no recipient."""
 
 
 def _recipient_prefix(head: str, final: bool) -> int | None:
@@ -415,7 +419,51 @@ def _recipient_prefix(head: str, final: bool) -> int | None:
         return None if not final and partial and len(head) < 200 else 0
     if found.group(1) == "all":
         return found.start(2)
-    return len(_RECIPIENT_MARK) if found.group(2) == "{" else 0
+    return 0  # a call part (or no recipient): read where it stands (``_functionary_part``)
+
+
+_FUNCTIONARY_NEXT: Final = re.compile(r"(?<=.)(?=>>>(?:all|[A-Za-z_][\w.\-]*)[ \t]*\r?\n)", re.S)
+"""Where a Functionary call part ends: where the next part's recipient line begins (a JSON
+string holds no raw newline, so no recipient line can stand inside the arguments)."""
+
+
+def _functionary_part(head: str, final: bool) -> str | None:
+    """What a ``>>>`` met in the text (``head``: the text from it on) is: ``"all"`` (a text
+    part's recipient line, ``_RECIPIENT_LINE``), ``"call"`` (``>>>NAME`` above a JSON object),
+    ``"text"`` (anything else: a Python prompt, a nested quote), or None while that cannot be
+    told yet."""
+    found = _RECIPIENT_LINE.match(head)
+    if found is None:
+        partial = re.fullmatch(r">{1,3}(?:[A-Za-z_][\w.\-]*[ \t]*\r?\n?\s*)?", head)
+        return None if not final and partial and len(head) < 200 else "text"
+    if found.group(1) == "all":
+        return "all"
+    return "call" if found.group(2) == "{" else "text"
+
+
+def _read_functionary(block: str) -> list[Call]:
+    """``>>>NAME\n{...}``, one Functionary call part (``_RECIPIENT_LINE``): the arguments must be
+    one JSON object and nothing else, or the part is no call (``[]``: passed on as written)."""
+    found = _RECIPIENT_LINE.match(block)
+    if found is None or found.group(2) != "{":
+        return []
+    try:  # strict: a part cut short is no call to run
+        arguments = json.loads(block[found.start(2) :])
+    except ValueError:
+        return []
+    return [(found.group(1), arguments)] if isinstance(arguments, dict) else []
+
+
+_FUNCTIONARY: Final = _Rule((_RECIPIENT_MARK,), _FUNCTIONARY_NEXT, _read_functionary)
+_FUNCTIONARY_FIRST: Final = _Rule((), _FUNCTIONARY_NEXT, lambda block: _read_functionary(">>>" + block.lstrip()))
+"""A reply that opens with a name line above a JSON object (``get_weather\n{...}>>>get_time\n
+{...}``): Functionary's first part when its chat template's generation prompt, which ends with
+``>>>``, held the first marker (llama.cpp's functionary_v3_2 parser: "First tool call without
+>>>, subsequent with >>>"). Held until the next recipient line; read as a call only when one
+follows it, else passed on as written (a lone name line above JSON is left to
+``text_calls._name_line``, which knows the tools' names)."""
+_NAME_ABOVE_JSON = re.compile(r"[A-Za-z_][\w.\-]*[ \t]*\r?\n\s*\{")
+_MAY_NAME_ABOVE_JSON = re.compile(r"[A-Za-z_][\w.\-]*[ \t]*(?:\r?\n\s*)?")
 
 
 _DROPPED: Final = ("<start_of_turn>", "<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
@@ -508,7 +556,8 @@ _OPENING: Final = tuple((opener, rule) for rule in _RULES for opener in rule.ope
 _WATCHED: Final = tuple(  # longest first: a marker that begins another is tried after it
     sorted(
         {opener for opener, _ in _OPENING}
-        | {"<|channel|>", "<|start|>", "<tool_call>", "</tool_call>", _EOS, _APRIEL_END, *_DROPPED, *_TURN_ENDS},
+        | {"<|channel|>", "<|start|>", "<tool_call>", "</tool_call>", _EOS, _APRIEL_END, _RECIPIENT_MARK}
+        | {*_DROPPED, *_TURN_ENDS},
         key=len,
         reverse=True,
     )
@@ -526,10 +575,12 @@ _WATCHED_BY_START: Final = _by_start(_WATCHED)
 
 
 def _may_mark(text: str) -> bool:
-    """Whether a marker may start in ``text`` (every marker starts with ``<``, ``[`` or ``✿``)."""
-    return "<" in text or "[" in text or "✿" in text
+    """Whether a marker may start in ``text`` (every marker starts with ``<``, ``[``, ``✿`` or,
+    Functionary's recipient, ``>>>``)."""
+    return "<" in text or "[" in text or "✿" in text or ">" in text
 
-_MARK_CHARS = re.compile(r"[<\[✿]")
+
+_MARK_CHARS = re.compile(r"[<\[✿>]")
 _END_MAX: Final = 64
 """Longer than any block's end marker (characters)."""
 _LONG_BLOCK: Final = 4096
@@ -697,12 +748,17 @@ class CallMarkup:
             head = (self._opening + text).lstrip()
             may_be_analysis = len(head) <= len(_BARE_ANALYSIS) and _BARE_ANALYSIS.startswith(head)
             recipient = _recipient_prefix(head, final)
-            if not final and (may_be_analysis or _may_open_thoughts(head) or recipient is None):
+            first_part = _NAME_ABOVE_JSON.match(head) is not None
+            may_be_first = not first_part and len(head) < 200 and _MAY_NAME_ABOVE_JSON.fullmatch(head) is not None
+            if not final and (may_be_analysis or _may_open_thoughts(head) or recipient is None or may_be_first):
                 self._opening += text
                 return ""  # may still be the analysis channel's name, Granite's phrase or a recipient
             text, self._opening = self._opening + text, None
             if recipient:
                 return head[recipient:]
+            if first_part:
+                self._rule = _FUNCTIONARY_FIRST
+                return text
             if _THOUGHTS_START.match(head):
                 self._thoughts, self._tail = [text], ""
                 return self._granite_thoughts("", final)
@@ -780,7 +836,8 @@ class CallMarkup:
                     return False  # may still become a marker
                 continue
             self._pass(out, text[:i])
-            quoted = (marker in _QUOTABLE or marker in _TOKENS_SHOWN_IN_CODE) and self._quote.open  # an example: text
+            quotable = marker in _QUOTABLE or marker in _TOKENS_SHOWN_IN_CODE or marker == _RECIPIENT_MARK
+            quoted = quotable and self._quote.open  # an example: text
             if quoted or (marker == _BARE_INVOKE and not self._quote.blank_line):  # or inside a sentence
                 self._pass(out, marker)
                 self._pending = text[i + len(marker) :]
@@ -800,6 +857,8 @@ class CallMarkup:
         """Act on a whole marker at the start of the pending text; False when more text is needed."""
         if marker == "<|start|>":
             return self._harmony_start(out, final)
+        if marker == _RECIPIENT_MARK:
+            return self._functionary(out, final)
         if marker in _TURN_ENDS:
             self._ended = True
             self._pending = ""
@@ -824,6 +883,24 @@ class CallMarkup:
                 self._pending = self._pending[len(marker) :]
             else:
                 self._rule = rule
+        return True
+
+    def _functionary(self, out: list[str], final: bool) -> bool:
+        """``>>>`` at the start of the pending text: a Functionary call part is held as a block
+        (``_read_functionary``), a text part's ``>>>all`` line dropped, anything else passed on as
+        text; False while that is not known yet."""
+        part = _functionary_part(self._pending[:200], final)
+        if part is None:
+            return False
+        if part == "call":
+            self._rule = _FUNCTIONARY
+        elif part == "all":
+            found = _RECIPIENT_LINE.match(self._pending)
+            assert found is not None
+            self._pending = self._pending[found.start(2) :]
+        else:
+            self._pass(out, _RECIPIENT_MARK)
+            self._pending = self._pending[len(_RECIPIENT_MARK) :]
         return True
 
     def _eos(self, out: list[str], final: bool) -> bool:
@@ -878,9 +955,9 @@ class CallMarkup:
             return False
         end = closer.end() if closer is not None else len(text)
         block = text[:end]
-        calls = rule.read(block)
+        calls = [] if rule is _FUNCTIONARY_FIRST and closer is None else rule.read(block)
         rewritten = "".join(_tool_call(name, arguments) for name, arguments in calls)
-        if calls and closer is None and rule.closer is not None:  # the text ended inside the block:
+        if calls and closer is None and rule.closer is not None and rule is not _FUNCTIONARY:  # ended inside:
             rewritten = rewritten.removesuffix("</tool_call>")  # left open, as the model left it (a cut reply)
         out.append(rewritten if calls else block)
         self._pending = text[end:]

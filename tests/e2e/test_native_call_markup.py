@@ -20,6 +20,9 @@ MARKUP = {
     "</minimax:tool_call>",
     "mistral": '[TOOL_CALLS]get_weather[ARGS]{"city": "Oslo"}',
     "internlm": '<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Oslo"}}<|action_end|>',
+    # Functionary v3.2: a call part right after the text part, nothing between them
+    # (meetkai-functionary-medium-v3.2.jinja; llama.cpp's functionary_v3_2 format)
+    "functionary": '>>>get_weather\n{"city": "Oslo"}',
 }
 
 
@@ -116,3 +119,23 @@ def test_a_familys_own_reasoning_form_never_reaches_the_user(run, strategy, text
     result = run(turns, query="Weather in Oslo?", tools=[weather_tool()], strategy=strategy)
     assert_clean(result, run)
     assert result.text == "It is sunny in Oslo."
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize(
+    "text",
+    [
+        '>>>all\nLet me look.>>>get_weather\n{"city": "Oslo"}>>>get_weather\n{"city": "Bergen"}',
+        # the generation prompt ends with ">>>": the first part comes without it
+        'get_weather\n{"city": "Oslo"}>>>get_weather\n{"city": "Bergen"}',
+    ],
+)
+def test_functionarys_call_parts_each_run(run, strategy, text):
+    """Functionary v3.2 writes ``>>>all\ntext>>>fn1\n{...}>>>fn2\n{...}`` (its chat template,
+    meetkai-functionary-medium-v3.2.jinja; llama.cpp's functionary_v3_2 parser)."""
+    turns = [{"text": text, "split": 5}, answer_turn(strategy, "Sunny in both.")]
+    result = run(turns, query="Weather in Oslo and Bergen?", tools=[weather_tool()], strategy=strategy)
+    assert_clean(result, run)
+    assert [request["tool_parameters"] for request in result.tool_requests] == [{"city": "Oslo"}, {"city": "Bergen"}]
+    assert result.text.endswith("Sunny in both.")
+    assert ">>>" not in result.text and "get_weather" not in result.text

@@ -1,7 +1,9 @@
 """Tool calls in a model family's own markup: rewritten as ``<tool_call>`` blocks however the
 text is chunked, read as calls by the content reader, and left alone when there is none."""
 
+import json
 import random
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -621,10 +623,51 @@ def test_functionarys_recipient_at_the_start_of_a_reply_is_read(raw, calls, answ
         assert turn.decision == (FinalAnswer(answer) if answer else turn.decision)
 
 
-@pytest.mark.parametrize("raw", [">>> print(1)\n1", ">>>", ">>>Note\nthis is a nested quote", ">>>get_weather(city='Paris')"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        ">>> print(1)\n1",
+        ">>>",
+        ">>>Note\nthis is a nested quote",
+        ">>>get_weather(city='Paris')",
+        "a >>> b, x>y and <b>bold</b> >>>quote",
+        '```\n>>>get_weather\n{"city": "Paris"}\n```',  # in code: an example
+        '>>>get_weather\n{"city": "Par',  # cut short: no call to run
+        'get_weather\n{"city": "Paris"}',  # a name line alone: left to text_calls, which knows the tools
+        'Result\n{"a": 1}\nThat is all.',
+    ],
+)
 def test_text_starting_like_a_recipient_is_passed_on_as_written(raw):
     for pieces in ([raw], list(raw)):
         assert streamed(pieces) == raw
+
+
+TIME_UTC = ("get_time", {"tz": "UTC"})
+
+
+@pytest.mark.parametrize(
+    ("raw", "text", "calls"),
+    [
+        # Functionary v3.2 writes its parts one after the other, nothing between them: ">>>all\ntext
+        # >>>fn1\n{...}>>>fn2\n{...}" (meetkai-functionary-medium-v3.2.jinja; llama.cpp's
+        # functionary_v3_2 format and its PEG parser's comment)
+        ('>>>all\nLet me check.>>>get_weather\n{"city": "Paris"}', "Let me check.", PARIS),
+        ('>>>all\nLet me call a tool\n>>>get_weather\n{"city":"Paris"}', "Let me call a tool\n", PARIS),
+        ('>>>get_weather\n{"city": "Paris"}>>>get_time\n{"tz": "UTC"}', "", [*PARIS, TIME_UTC]),
+        ('>>>get_weather\n{"city": "Paris"}\n>>>get_time\n{"tz": "UTC"}\n', "", [*PARIS, TIME_UTC]),
+        # the generation prompt ends with ">>>", so the first part may come without it
+        ('get_weather\n{"city": "Paris"}>>>get_time\n{"tz": "UTC"}', "", [*PARIS, TIME_UTC]),
+        # a ">>>" inside the arguments' strings is no next part (a JSON string holds no raw newline)
+        ('>>>run\n{"code": ">>>x"}>>>get_time\n{"tz": "UTC"}', "", [("run", {"code": ">>>x"}), TIME_UTC]),
+    ],
+)
+def test_functionarys_call_parts_after_text_and_each_other_are_read(raw, text, calls):
+    rng = random.Random(raw)
+    for pieces in ([raw], chunked(raw, rng), list(raw)):
+        out = streamed(pieces)
+        blocks = re.findall(r"<tool_call>(.*?)</tool_call>", out)
+        assert [tuple(json.loads(b).values()) for b in blocks] == calls
+        assert re.sub(r"<tool_call>.*?</tool_call>", "", out) == text
 
 
 @pytest.mark.parametrize(
