@@ -462,8 +462,10 @@ _FUNCTIONARY_FIRST: Final = _Rule((), _FUNCTIONARY_NEXT, lambda block: _read_fun
 >>>, subsequent with >>>"). Held until the next recipient line; read as a call only when one
 follows it, else passed on as written (a lone name line above JSON is left to
 ``text_calls._name_line``, which knows the tools' names)."""
-_NAME_ABOVE_JSON = re.compile(r"[A-Za-z_][\w.\-]*[ \t]*\r?\n\s*\{")
-_MAY_NAME_ABOVE_JSON = re.compile(r"[A-Za-z_][\w.\-]*[ \t]*(?:\r?\n\s*)?")
+_NAME_ABOVE_JSON = re.compile(r"[A-Za-z_][\w.\-]*\r?\n\s*\{")
+_MAY_NAME_ABOVE_JSON = re.compile(r"[A-Za-z_][\w.\-]*(?:\r?\n\s*)?")
+"""The template writes the name and a newline (``'>>>' + name + '\\n'``): a first word followed by
+a space is no name line, and is passed on at once."""
 
 
 _DROPPED: Final = ("<start_of_turn>", "<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
