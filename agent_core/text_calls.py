@@ -249,7 +249,10 @@ def calls_from_block(text: str) -> list[Call]:
     in a print call, the name after ``default_api.``. XML forms:
     ``<function=name><parameter=k>v</parameter></function>`` (mlxswift529) and
     ``<tool_name>x</tool_name><arguments><arg key="k">v</arg></arguments>`` (dspygo167), and
-    GLM's ``name<arg_key>k</arg_key><arg_value>v</arg_value>``.
+    GLM's ``name<arg_key>k</arg_key><arg_value>v</arg_value>``. A name with a JSON object right
+    after it or on the line below (``<tool_call>skill_view{"name": "x"}</tool_call>``, GLM-4.7
+    writing its call without its arg keys: ml-explore/mlx-lm PR #792, mrwogu/factory-droid-openai
+    PR #36) is that call.
     """
     text = text.strip()
     label = _PLACEHOLDER_LINE.match(text)
@@ -257,8 +260,9 @@ def calls_from_block(text: str) -> list[Call]:
         return labelled  # the prompt's placeholder copied above the JSON (langchainjs#1399, Claude)
     if text.startswith("[") and text.endswith(")]") and (listed := python_calls(text[1:-1])):
         return listed  # [a(x=1), b(y=2)]: Gemma 3 in a ```tool_code fence (vllm-project/vllm#14734)
-    if text[:1] in ("{", "["):
-        return _json_calls(text)
+    json_calls = _json_or_named(text)
+    if json_calls is not None:
+        return json_calls
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if len(lines) > 1 and (listed := python_calls(", ".join(lines))):
         return listed  # one call a line (OLMo 3, vLLM's olmo3 tool parser): never one call of them all
@@ -289,6 +293,18 @@ def calls_from_block(text: str) -> list[Call]:
     if not name or not name.group(2).strip():
         return []
     return [(name.group(2).strip(), _xml_arguments(text))]
+
+
+def _json_or_named(text: str) -> list[Call] | None:
+    """The calls of a block that is JSON (``_json_calls``) or a name with a JSON object right after
+    it or on the line below (``_NAME_LINE_CALL``; GLM-4.7's fallback forms, ml-explore/mlx-lm PR
+    #792, mrwogu/factory-droid-openai PR #36); None when the block is neither."""
+    if text[:1] in ("{", "["):
+        return _json_calls(text)
+    named = _NAME_LINE_CALL.fullmatch(text)
+    if named and isinstance(arguments := decode_json(named.group(2)), dict):
+        return [(named.group(1), arguments)]
+    return None
 
 
 def _json_calls(text: str) -> list[Call]:
@@ -343,11 +359,12 @@ _PLACEHOLDER_LINE = re.compile(r"(?:\$[A-Za-z_]\w{0,30}|json(?:_blob)?)[ \t]*:?[
 """A first line that only names what follows: a prompt's placeholder (``$JSON_BLOB``) or a
 fence's language on a line of its own (``json``)."""
 
-_GLM_PAIR = re.compile(r"<arg_key>([^<]*)(?:</arg_key>\s*)+<arg_value>(.*?)</arg_value>", re.S)
+_GLM_PAIR = re.compile(r"(?:<arg_key>\s*)+([^<]*)(?:</arg_key>\s*)+<arg_value>(.*?)</arg_value>", re.S)
 _GLM_CALL = re.compile(rf"([\w.\-]+)\s*((?:{_GLM_PAIR.pattern}\s*)+)", re.S)
 """GLM-4.5 to GLM-5 inside ``<tool_call>``: the name, then ``<arg_key>k</arg_key><arg_value>v
 </arg_value>`` pairs (sgl-project/sglang#19925); a key closed twice (GLM-4.7,
-vllm-project/vllm#54971) is still the key, never ``k</arg_key>``. A name alone is read by the
+vllm-project/vllm#54971), or opened twice (``<arg_key><arg_key>k``, the mirrored case that
+pull request names), is still the key, never ``k</arg_key>``. A name alone is read by the
 readers that know it is a call (``<tool_call>list_files</tool_call>``, GLM-4.7 without
 arguments)."""
 

@@ -175,6 +175,33 @@ def test_a_glm_key_closed_twice_is_still_the_key():
     assert calls_from_block(block) == [("list_dir", {"path": "/Users/me/project"})]
 
 
+def test_a_glm_key_opened_twice_is_still_the_key():
+    # vllm-project/vllm PR #54971 names the mirrored case: "<arg_key><arg_key>path..." -> key "<arg_key>path"
+    block = "get_weather<arg_key><arg_key>city</arg_key><arg_value>Paris</arg_value>"
+    assert calls_from_block(block) == [("get_weather", {"city": "Paris"})]
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        # GLM-family models in a live session (mrwogu/factory-droid-openai PR #36): the name glued to
+        # its JSON arguments; ml-explore/mlx-lm PR #792 (GLM 4.7): "name {json}" without arg keys
+        'skill_view{"name":"apple-notes"}',
+        'skill_view {"name":"apple-notes"}',
+        'skill_view\n{"name":"apple-notes"}',
+    ],
+)
+def test_a_name_with_its_json_arguments_in_a_tool_call_block_is_that_call(block):
+    assert calls_from_block(block) == [("skill_view", {"name": "apple-notes"})]
+    calls, rest = extract_calls_from_text(f"<tool_call>{block}</tool_call>", ["skill_view"])
+    assert [(c.name, c.arguments) for c in calls] == [("skill_view", {"name": "apple-notes"})] and rest == ""
+
+
+@pytest.mark.parametrize("block", ['skill_view{"name": "apple-no', "skill_view{not json}", 'Result:\n{"a": 1}'])
+def test_a_name_above_text_that_is_no_json_object_is_no_call(block):
+    assert calls_from_block(block) == []
+
+
 def test_a_tool_name_written_with_its_signature_or_description_is_that_tool():
     # crewAIInc/crewAI#674 (phi3): the line of the prompt's tool list, copied after "Action:"
     names = ["Internet Search Tool", "search", "search_web"]
