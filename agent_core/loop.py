@@ -150,8 +150,24 @@ def _round_entry(result: ToolResult) -> dict:
     return entry
 
 
+def _answer_shown(turn: ModelTurn) -> str | None:
+    """The answer of a final-answer turn when its ``thought`` does not already show it (a ReAct
+    ``Thought: ...`` / ``Final Answer: ...`` reply, an answer read from the reasoning), else None.
+
+    The official ReAct strategy logs a final answer as ``{"action": "Final Answer",
+    "action_input": <answer>}`` on its Thought entry (dify-official-plugins
+    ``agent-strategies/cot_agent/strategies/ReAct.py``), so the log tree shows what the model
+    answered, not only its thought."""
+    if not isinstance(turn.decision, FinalAnswer):
+        return None
+    answer = turn.decision.text
+    return answer if answer.strip() and answer.strip() != turn.thought.strip() else None
+
+
 def _turn_log_data(turn: ModelTurn) -> dict:
     data: dict = {"output": turn.thought}
+    if (answer := _answer_shown(turn)) is not None:
+        data["answer"] = answer
     if turn.reasoning:
         data["reasoning"] = turn.reasoning
     if isinstance(turn.decision, ToolCalls):
@@ -346,11 +362,10 @@ class AgentLoop:
         if isinstance(turn.decision, ToolCalls) and not self.state.limit_reached:
             results, repeating = yield from self._run_tools(round_node, turn.decision, cut=turn.cut)
         self.state.rounds.append(Round(index=index, turn=turn, results=results))
-        yield self._finish(
-            round_node,
-            {"output": {"llm_response": turn.thought, "tool_responses": [_round_entry(r) for r in results]}},
-            usage=turn.usage,
-        )
+        output: dict = {"llm_response": turn.thought, "tool_responses": [_round_entry(r) for r in results]}
+        if (answer := _answer_shown(turn)) is not None:
+            output["answer"] = answer
+        yield self._finish(round_node, {"output": output}, usage=turn.usage)
         return turn, repeating
 
     def _model_turn(self, round_node: LogNode) -> Generator[AgentInvokeMessage, None, ModelTurn]:

@@ -111,3 +111,32 @@ def test_call_entries_show_the_input_the_tool_got_with_secrets_redacted(run, str
     (round_node,) = [n for n in result.logs.values() if n.label == "ROUND 1"]
     assert round_node.data["output"]["tool_responses"][0]["tool_call_input"] == logged
     assert "sk-canary-4711" not in json.dumps(result.log_history)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_the_log_of_an_answer_round_shows_the_answer(run, strategy):
+    """The official ReAct strategy logs a final answer as its Thought entry's ``action_input``;
+    a ReAct reply's thought is not its answer, so the Thought and ROUND entries carry the answer
+    too (where the thought alone shows it, as a Function Calling answer, it is not repeated)."""
+    turns = [
+        call_turn(strategy, "calculator", {"expression": "1 + 1"}),
+        {"text": "Thought: I have the sum.\nFinal Answer: It is 2."} if strategy == "ReAct" else {"text": "It is 2."},
+    ]
+    result = run(turns, tools=["calculator"], strategy=strategy)
+    assert_clean_end(result)
+    assert result.text == "It is 2."
+    (thought,) = [n for n in result.logs.values() if n.label.endswith("Thought") and n.parent_id == _round(result, 2).id]
+    (first,) = [n for n in result.logs.values() if n.label.endswith("Thought") and n.parent_id == _round(result, 1).id]
+    assert "answer" not in first.data and "answer" not in _round(result, 1).data["output"]  # a tool round
+    if strategy == "ReAct":
+        assert thought.data["output"] == "I have the sum."
+        assert thought.data["answer"] == "It is 2."
+        assert _round(result, 2).data["output"]["answer"] == "It is 2."
+    else:
+        assert thought.data["output"] == "It is 2."
+        assert "answer" not in thought.data and "answer" not in _round(result, 2).data["output"]
+
+
+def _round(result, number: int):
+    (node,) = [n for n in result.logs.values() if n.label == f"ROUND {number}"]
+    return node
