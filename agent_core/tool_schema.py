@@ -291,21 +291,34 @@ def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set
     (``{"type": "object", "properties": {...}}`` for a tool with no such parameters), and a
     parameter's own schema in place of its value (``{"query": {"type": "string",
     "description": "..."}}``), looked for only in ``scalars`` (parameters whose value is no
-    object: an object parameter may rightly hold a ``type`` key)."""
+    object: an object parameter may rightly hold a ``type`` key). A scalar parameter's schema
+    has no ``properties`` or ``items`` and no ``object``/``array`` type, so such a value is a
+    schema given as data (a validator's ``schema`` parameter, sent on as JSON text), unless
+    its ``properties`` name the tool's own parameters (the printed schema under a name)."""
     keys = set(arguments)
     if {"type", "properties"} <= keys and not {"type", "properties"} & parameters:
         return sorted(keys & _SCHEMA_KEYS)
     echoed = {
         key
         for name, value in arguments.items()
-        if name in scalars
-        and isinstance(value, Mapping)
-        and value
-        and set(value) <= _SCHEMA_KEYS
-        and ("type" in value or "description" in value)
+        if name in scalars and _echoes_a_schema(value, parameters)
         for key in value
     }
     return sorted(echoed)
+
+
+def _echoes_a_schema(value: Any, parameters: set[str]) -> bool:
+    """Whether ``value``, given for a parameter whose value is no object, is that parameter's
+    schema (``{"type": "string", "description": ...}``) or the tool's printed schema (whose
+    ``properties`` name ``parameters``) rather than a value (see ``schema_echo``)."""
+    if not (isinstance(value, Mapping) and value and set(value) <= _SCHEMA_KEYS):
+        return False
+    if "type" not in value and "description" not in value:
+        return False
+    nested = value.get("properties")
+    if isinstance(nested, Mapping) and nested:
+        return bool(set(nested) & parameters)
+    return "items" not in value and "properties" not in value and value.get("type") not in ("object", "array")
 
 
 PROVIDER_NAME_MAX: Final = 64

@@ -409,6 +409,21 @@ def test_arguments_that_repeat_the_schema_are_refused_with_the_reason():
     assert registry.validate_arguments(entity, {"query": "cats"}) is None
 
 
+def test_a_json_schema_given_as_a_value_is_not_taken_for_an_echo_of_the_tools_schema():
+    """A validator's ``schema`` parameter (a string: the object goes to the tool as JSON text)
+    rightly holds ``type`` and ``properties``; only a schema of the tool's own parameters, or a
+    scalar parameter's own schema, is an echo."""
+    entity = tool(parameters=[param("schema", required=True), param("data")])
+    registry = ToolRegistry([entity])
+    value = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    assert registry.validate_arguments(entity, {"schema": value, "data": "{}"}) is None
+    assert registry.validate_arguments(entity, {"schema": {"type": "array", "items": {"type": "string"}}}) is None
+    assert registry.invocation_parameters(entity, {"schema": value})["schema"] == json.dumps(value)
+    printed_under_a_name = {"type": "object", "properties": {"schema": {"type": "string"}, "data": {"type": "string"}}}
+    assert "repeat the tool's parameter schema" in registry.validate_arguments(entity, {"schema": printed_under_a_name})
+    assert "repeat the tool's parameter schema" in registry.validate_arguments(entity, {"schema": {"type": "string"}})
+
+
 @pytest.mark.parametrize(
     ("name", "offered"),
     [
