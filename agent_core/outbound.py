@@ -107,18 +107,22 @@ def redacted_error(error: AgentRunError, secrets: Any) -> AgentRunError:
 
 
 def _redacted_call(call: AssistantPromptMessage.ToolCall, redact: Callable[[str], str]) -> AssistantPromptMessage.ToolCall:
-    """``call`` with its tool name and arguments redacted (the model may have written a secret
-    in either); the same object when neither held one."""
-    name, arguments = redact(call.function.name), redact(call.function.arguments)
-    if name == call.function.name and arguments == call.function.arguments:
+    """``call`` with its id, tool name and arguments redacted (the model may have written a
+    secret in any of them: its id goes back byte for byte, so it would be sent to the model and
+    written in the request line); the same object when none held one. The tool message that
+    answers it has its ``tool_call_id`` redacted the same way (``_redacted_prompt_message``), so
+    the two still match."""
+    call_id, name, arguments = redact(call.id), redact(call.function.name), redact(call.function.arguments)
+    if call_id == call.id and name == call.function.name and arguments == call.function.arguments:
         return call
-    return call.model_copy(update={"function": call.function.model_copy(update={"name": name, "arguments": arguments})})
+    function = call.function.model_copy(update={"name": name, "arguments": arguments})
+    return call.model_copy(update={"id": call_id, "function": function})
 
 
 def _redacted_prompt_message(message: PromptMessage, secrets: Any) -> PromptMessage:
-    """``message`` with every form of ``secrets`` hidden in its text, its name and its tool
-    calls' names and arguments (images and documents left as they are); the same object when
-    it holds none."""
+    """``message`` with every form of ``secrets`` hidden in its text, its name, its tool calls'
+    ids, names and arguments and the call id a tool message answers (images and documents left as
+    they are); the same object when it holds none."""
     redact, update = secrets.redact, {}
     if isinstance(message.content, str) and (text := redact(message.content)) != message.content:
         update["content"] = text
@@ -133,6 +137,9 @@ def _redacted_prompt_message(message: PromptMessage, secrets: Any) -> PromptMess
             update["content"] = parts
     if isinstance(message.name, str) and (name := redact(message.name)) != message.name:
         update["name"] = name
+    call_id = getattr(message, "tool_call_id", None)  # a tool message: the id of the call it answers
+    if isinstance(call_id, str) and (redacted_id := redact(call_id)) != call_id:
+        update["tool_call_id"] = redacted_id
     if isinstance(message, AssistantPromptMessage) and message.tool_calls:
         calls = [_redacted_call(call, redact) for call in message.tool_calls]
         if any(new is not old for new, old in zip(calls, message.tool_calls, strict=True)):

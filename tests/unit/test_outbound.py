@@ -11,6 +11,7 @@ from dify_plugin.entities.model.message import (
     AssistantPromptMessage,
     ImagePromptMessageContent,
     TextPromptMessageContent,
+    ToolPromptMessage,
     UserPromptMessage,
 )
 
@@ -118,6 +119,24 @@ def test_the_prompt_is_redacted_in_text_tool_names_and_arguments_images_kept():
     assert out[1].tool_calls[0].function.arguments == '{"k": "[REDACTED]"}'
     assert out[2] is messages[2]
     assert SECRET in messages[0].content[0].data, "the run's own messages are not changed"
+
+
+def test_a_call_id_holding_a_secret_is_redacted_alike_in_the_call_and_the_result_that_answers_it():
+    """The model wrote the secret as its call's id: the id goes back byte for byte, in the
+    assistant's call and in the tool message's ``tool_call_id``; both are hidden the same way,
+    so they still match, and a call whose id holds none is the same object."""
+    function = AssistantPromptMessage.ToolCall.ToolCallFunction(name="lookup", arguments="{}")
+    leaky = AssistantPromptMessage.ToolCall(id=f"call_{SECRET}", type="function", function=function)
+    clean = AssistantPromptMessage.ToolCall(id="call_2", type="function", function=function)
+    messages = [
+        AssistantPromptMessage(content="", tool_calls=[leaky, clean]),
+        ToolPromptMessage(content="result", tool_call_id=f"call_{SECRET}", name="lookup"),
+        ToolPromptMessage(content="result", tool_call_id="call_2", name="lookup"),
+    ]
+    out = redacted_prompt(messages, FORMS)
+    assert SECRET not in repr(out)
+    assert out[0].tool_calls[0].id == out[1].tool_call_id == "call_[REDACTED]"
+    assert out[0].tool_calls[1] is clean and out[2] is messages[2]
 
 
 def test_a_message_repeated_by_later_rounds_is_redacted_once_and_the_copy_reused():
