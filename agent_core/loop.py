@@ -106,13 +106,49 @@ def _paragraph_break(previous: str) -> str:
     return "\n" if previous.endswith("\n") else "\n\n"
 
 
-def _continuation_join(previous: str, text: str) -> str:
-    """What joins a cut answer and its continuation: nothing, or one space where the cut fell
-    between two words of Latin script (a turn's leading whitespace is not always kept)."""
+def _continuation_join(previous: str, text: str, lead: str = "") -> str:
+    """What joins a cut answer (``previous``) and the first text shown of its continuation
+    (``text``, without the whitespace the reply began with: the strategies' readers drop it).
+
+    ``lead`` is that whitespace, when the reply's text started with it right before ``text``
+    (``leading_space``): a line break in it is kept (one or two: a new line, a new paragraph),
+    else one space ("one," and " two" make "one, two"). Without it, one space where the cut fell
+    between two words of Latin script (a model's new turn seldom starts with a space of its
+    own), else nothing. Nothing either when ``previous`` already ends in whitespace."""
+    if previous[-1:].isspace() or text[:1].isspace():
+        return ""
+    if lead:
+        return "\n" * min(lead.count("\n"), 2) or " "
+
     def word(char: str) -> bool:
         return char.isascii() and char.isalnum()
 
     return " " if word(previous[-1:]) and word(text[:1]) else ""
+
+
+LEAD_HEAD_CHARS = 256
+"""How much of a continuation's text, as the model sent it, is kept to find the whitespace it
+began with (``leading_space``): far more than any leading whitespace and the text after it that
+tells it was answer text."""
+
+
+def leading_space(head: str, text: str) -> str:
+    """The whitespace ``head`` (the start of a reply's text as the model sent it) begins with,
+    when ``text`` (the first text shown of the reply) follows right after it; else ``""`` (the
+    reply began with labels, a reasoning block or call markup the reader left out)."""
+    body = head.lstrip()
+    size = min(len(body), len(text))
+    return head[: len(head) - len(body)] if size and body[:size] == text[:size] else ""
+
+
+def _head_noted(chunks: Iterator[ModelChunk], head: list[str]) -> Iterator[ModelChunk]:
+    """``chunks`` unchanged; the first ``LEAD_HEAD_CHARS`` or so of their text appended to ``head``."""
+    size = 0
+    for chunk in chunks:
+        if size < LEAD_HEAD_CHARS and chunk.text:
+            head.append(chunk.text)
+            size += len(chunk.text)
+        yield chunk
 
 
 def _gave_up(turn: ModelTurn, problem: str, attempts: int) -> str:
@@ -511,7 +547,8 @@ class AgentLoop:
         return request
 
     def _stream_turn(self, chunks: Iterator[ModelChunk]) -> Generator[AgentInvokeMessage, None, ModelTurn]:
-        reader = self._steps.read_turn(chunks, self.state)
+        head: list[str] = []  # a continuation's first text as sent: the whitespace it began with
+        reader = self._steps.read_turn(_head_noted(chunks, head) if self._continuing else chunks, self.state)
         self._streamed = False
         while True:
             try:
@@ -522,7 +559,10 @@ class AgentLoop:
             if not text:
                 continue
             if not self._streamed:
-                joint = _continuation_join(self._last_text, text) if self._continuing else _paragraph_break(self._last_text)
+                if self._continuing:
+                    joint = _continuation_join(self._last_text, text, leading_space("".join(head), text))
+                else:
+                    joint = _paragraph_break(self._last_text)
                 text = joint + text
             self._streamed = True
             self._last_text = text

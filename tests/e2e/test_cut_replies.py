@@ -30,6 +30,20 @@ def test_a_cut_answer_is_continued_where_it_stopped(run, strategy, reason):
     assert prompts.CONTINUE_CUT_ANSWER in prompt_text(result.llm_requests[1])
 
 
+@pytest.mark.parametrize(("cut_at", "rest", "joined"), [
+    ("Steps:\n1. Open the app", "\n2. Sign in.", "Steps:\n1. Open the app\n2. Sign in."),
+    ("First, the laws,", " then the cases.", "First, the laws, then the cases."),
+])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_continuation_keeps_the_line_break_or_space_it_starts_with(run, strategy, cut_at, rest, joined):
+    """A continuation that starts a new line (the next item of a list) or a new word after a comma
+    keeps that line break or space; the readers drop a reply's leading whitespace, and the
+    answer read "Open the app 2. Sign in." and "laws,then"."""
+    result = run([cut(answer_turn(strategy, cut_at)), {"text": rest}], query="How?", strategy=strategy)
+    assert_clean_end(result)
+    assert result.text == joined
+
+
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_an_answer_cut_twice_ends_with_a_clear_notice(run, strategy):
     turns = [cut(answer_turn(strategy, "Part one")), cut({"text": " and part two"})]
