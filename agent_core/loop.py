@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Generator, Iterator
 from dataclasses import replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.model.llm import LLMUsage
@@ -124,6 +124,17 @@ def _continuation_join(previous: str, text: str, lead: str = "") -> str:
         return char.isascii() and char.isalnum()
 
     return " " if word(previous[-1:]) and word(text[:1]) else ""
+
+
+def _secret_across(cut: str, joint: str, text: str, secrets: Any) -> str:
+    """``joint``, or nothing when ``cut`` (a cut answer) ends with the start of one of
+    ``secrets`` that ``text`` (its continuation's first text) completes: the model was writing
+    the secret when the limit came, and a space put between its two parts would let each pass the
+    guard (``outbound.TextHold`` hides a start it holds, not the rest that follows)."""
+    if not joint or not secrets or secrets.pending_start(cut) == len(cut):
+        return joint
+    start = secrets.pending_start(cut)
+    return "" if secrets.holds(cut[start:] + text) and not secrets.holds(cut[start:] + joint + text) else joint
 
 
 LEAD_HEAD_CHARS = 256
@@ -255,6 +266,7 @@ class AgentLoop:
         self._slowest_round = 0.0  # seconds
         self._slowest_turn = 0.0  # seconds: the slowest model turn
         self._last_text = ""
+        self._cut_answer = ""  # the answer of the last round cut by the output limit
 
     # --- the run ---------------------------------------------------------------------
 
@@ -305,6 +317,7 @@ class AgentLoop:
                     yield from self._text(_paragraph_break(self._last_text) + prompts.ANSWER_CUT_OFF)
                     return
                 self._continuing = True  # the next round's text goes on where this one stopped
+                self._cut_answer = decision.text
                 continue
             if isinstance(decision, FinalAnswer):
                 return
@@ -561,6 +574,7 @@ class AgentLoop:
             if not self._streamed:
                 if self._continuing:
                     joint = _continuation_join(self._last_text, text, leading_space("".join(head), text))
+                    joint = _secret_across(self._cut_answer, joint, text, self._secrets)
                 else:
                     joint = _paragraph_break(self._last_text)
                 text = joint + text

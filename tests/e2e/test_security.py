@@ -422,6 +422,19 @@ def test_a_secret_the_model_writes_as_its_call_id_is_hidden_in_the_next_request(
     assert_plugin_never_wrote(run, result, CANARY)
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_secret_the_output_limit_cut_in_two_is_hidden_whole_in_the_chat(run, strategy):
+    """The answer was cut inside the key the user pasted; the continuation writes the rest. Each
+    part alone is no secret: joined with a space between them (the cut fell between two
+    letters), the chat showed the start hidden and the rest of the key as it is."""
+    cut_at = 9
+    first = {**answer_turn(strategy, f"Your key is {CANARY[:cut_at]}"), "finish_reason": "length"}
+    turns = [first, {"text": f"{CANARY[cut_at:]}, keep it safe."}]
+    result = run(turns, tools=[crm_tool()], strategy=strategy, query=f"My key is {CANARY}. Repeat it.")
+    assert_clean_end(result)
+    assert result.text == "Your key is [REDACTED], keep it safe."
+
+
 # --- redacted before it is cut or reflowed --------------------------------------------------------
 
 

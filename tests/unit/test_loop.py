@@ -2,7 +2,8 @@
 
 import pytest
 
-from agent_core.loop import _continuation_join, leading_space
+from agent_core.loop import _continuation_join, _secret_across, leading_space
+from agent_core.observation import secret_forms
 
 
 @pytest.mark.parametrize(
@@ -27,3 +28,13 @@ def test_leading_space_is_found_only_when_the_shown_text_follows_it():
     assert leading_space("\n<think>x</think>answer", "answer") == ""
     assert leading_space("answer", "answer") == ""
     assert leading_space("   ", "answer") == ""
+
+
+def test_no_space_is_put_inside_a_secret_the_cut_fell_in():
+    """The cut fell inside a secret the model was writing: its two parts are joined as they came,
+    so the guard sees (and hides) the whole secret rather than a start and a rest apart."""
+    secrets = secret_forms({"SECRET-CANARY-93c1d7"})
+    assert _secret_across("Key: SECRET-CANA", " ", "RY-93c1d7 done", secrets) == ""
+    assert _secret_across("Key: SECRET-CANA", " ", "Rome is far", secrets) == " "  # not the secret after all
+    assert _secret_across("Part one", " ", "part two", secrets) == " "
+    assert _secret_across("Key: SECRET-CANA", " ", "RY-93c1d7", secret_forms(set())) == " "
