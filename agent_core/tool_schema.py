@@ -144,13 +144,15 @@ def secret_text(value: Any) -> set[str]:
 
 
 def tool_secret_values(tool: ToolEntity) -> set[str]:
-    """The values of ``tool``'s ``secret-input`` parameters set in its ``runtime_parameters``
-    (see ``secret_text``)."""
+    """The values of ``tool``'s ``secret-input`` parameters set in its ``runtime_parameters``,
+    and their declared defaults (``ToolRegistry.invocation_parameters`` sends a parameter's
+    default to the tool when the node sets no value: a key a tool ships with is a secret as
+    well); see ``secret_text``."""
     runtime = tool.runtime_parameters or {}
     secrets: set[str] = set()
     for parameter in tool.parameters:
         if parameter.type == ParamType.SECRET_INPUT:
-            secrets |= secret_text(runtime.get(parameter.name))
+            secrets |= secret_text(runtime.get(parameter.name)) | secret_text(parameter.default)
     return secrets
 
 

@@ -579,3 +579,20 @@ def test_a_fixed_parameter_holding_the_secret_is_redacted_in_the_call_log(run, s
     logged = call_node(result).data["output"]["tool_call_input"]
     assert logged == {"customer": "Ada", "api_key": "[REDACTED]", "endpoint": "https://crm.example/v1?key=[REDACTED]"}
     assert_secrets_only_where_needed(result)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_the_default_of_a_secret_parameter_the_node_leaves_unset_is_redacted(run, strategy):
+    """The node sets no key: the tool gets the key its declaration ships as the default, and
+    echoes it. Only values set in the node were hidden."""
+    tool = ScriptedTool(
+        name="crm_lookup", description="Look up a customer in the CRM",
+        parameters=[ToolParam("customer", description="Customer name"),
+                    ToolParam("api_key", type="secret-input", form="form", description="CRM API key", default=CANARY)],
+        responses=[text_message(f"Ada Lovelace (looked up with {CANARY})")])
+    turns = [call_turn(strategy, "crm_lookup", customer="Ada"), answer_turn(strategy, "Ada is a customer.")]
+    result = run(turns, tools=[tool], strategy=strategy)
+    assert_clean_end(result)
+    assert result.tool_requests[0]["tool_parameters"]["api_key"] == CANARY
+    assert observations(result.llm_requests[1]) == ["Ada Lovelace (looked up with [REDACTED])"]
+    assert_plugin_never_wrote(run, result, CANARY)

@@ -278,6 +278,14 @@ def test_secret_values_from_runtime_secret_inputs():
     assert ToolRegistry(entities).secret_values() == {"sk-123456"}
 
 
+def test_the_default_of_a_secret_input_is_a_secret_value_too():
+    """The node set no value: the tool gets the parameter's declared default, its key."""
+    entity = tool(parameters=[param("key", "secret-input", form="form", default="sk-shipped-9f3e")], runtime={})
+    registry = ToolRegistry([entity])
+    assert registry.invocation_parameters(entity, {})["key"] == "sk-shipped-9f3e"
+    assert registry.secret_values() == {"sk-shipped-9f3e"}
+
+
 def test_logged_parameters_are_what_the_tool_gets_with_secrets_redacted():
     entity = tool(
         parameters=[
