@@ -211,12 +211,21 @@ def _answer_shown(turn: ModelTurn) -> str | None:
     return answer if answer.strip() and answer.strip() != turn.thought.strip() else None
 
 
-def _turn_log_data(turn: ModelTurn) -> dict:
-    data: dict = {"output": turn.thought}
+def _logged_reply(turn: ModelTurn, text: str, secrets: Any) -> str:
+    """``text`` (of ``turn``) as a log node shows it: when the output limit cut the reply, a
+    start of a secret it ends with is hidden (``mask_cut_edge``), as the chat hides one
+    (``outbound.TextHold``); a whole secret is hidden by the run's guard either way."""
+    return secrets.mask_cut_edge(text) if turn.cut and secrets and text else text
+
+
+def _turn_log_data(turn: ModelTurn, secrets: Any = None) -> dict:
+    """The data of a turn's model log node; ``secrets`` (``observation.secret_forms``) hide a
+    start of a secret a cut reply ends with (``_logged_reply``)."""
+    data: dict = {"output": _logged_reply(turn, turn.thought, secrets)}
     if (answer := _answer_shown(turn)) is not None:
-        data["answer"] = answer
+        data["answer"] = _logged_reply(turn, answer, secrets)
     if turn.reasoning:
-        data["reasoning"] = turn.reasoning
+        data["reasoning"] = _logged_reply(turn, turn.reasoning, secrets)
     if isinstance(turn.decision, ToolCalls):
         calls = [*turn.decision.calls, *turn.decision.invalid]
         data["tool_name"] = ";".join(call.name for call in calls)
@@ -225,7 +234,7 @@ def _turn_log_data(turn: ModelTurn) -> dict:
         ]
     if isinstance(turn.decision, ParseFailure):
         data["problem"] = turn.decision.problem
-        data["raw"] = turn.raw
+        data["raw"] = _logged_reply(turn, turn.raw, secrets)
     if turn.finish_reason:
         data["finish_reason"] = turn.finish_reason
     return data
@@ -411,9 +420,12 @@ class AgentLoop:
         if isinstance(turn.decision, ToolCalls) and not self.state.limit_reached:
             results, repeating = yield from self._run_tools(round_node, turn.decision, cut=turn.cut)
         self.state.rounds.append(Round(index=index, turn=turn, results=results))
-        output: dict = {"llm_response": turn.thought, "tool_responses": [_round_entry(r) for r in results]}
+        output: dict = {
+            "llm_response": _logged_reply(turn, turn.thought, self._secrets),
+            "tool_responses": [_round_entry(r) for r in results],
+        }
         if (answer := _answer_shown(turn)) is not None:
-            output["answer"] = answer
+            output["answer"] = _logged_reply(turn, answer, self._secrets)
         yield self._finish(round_node, {"output": output}, usage=turn.usage)
         return turn, repeating
 
@@ -443,7 +455,7 @@ class AgentLoop:
             yield self._finish(thought_node, {"output": ""}, error=message, usage=usage)
             raise AgentRunError(message) from chained(error)
         self._usage = add_usage(self._usage, turn.usage)
-        data = _turn_log_data(turn)
+        data = _turn_log_data(turn, self._secrets)
         if request.completion_params:
             data["completion_params_lowered"] = request.completion_params
         if problems:

@@ -596,3 +596,17 @@ def test_the_default_of_a_secret_parameter_the_node_leaves_unset_is_redacted(run
     assert result.tool_requests[0]["tool_parameters"]["api_key"] == CANARY
     assert observations(result.llm_requests[1]) == ["Ada Lovelace (looked up with [REDACTED])"]
     assert_plugin_never_wrote(run, result, CANARY)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_reply_cut_inside_a_secret_shows_no_start_of_it_in_the_log(run, strategy):
+    """The output limit cut the model's reasoning in the middle of the key the user pasted: the
+    Thought and ROUND nodes showed its first characters (only whole secrets were hidden)."""
+    cut = {"text": f"<think>The user gave the key {CANARY[:10]}", "finish_reason": "length"}
+    turns = [cut, answer_turn(strategy, "I will not repeat your key.")]
+    result = run(turns, tools=[crm_tool()], strategy=strategy, query=f"My key is {CANARY}. Check it.")
+    assert_clean_end(result)
+    assert result.text == "I will not repeat your key."
+    thought = next(n for n in result.logs.values() if n.label.endswith(" Thought"))
+    assert "[REDACTED]" in json.dumps(thought.data)
+    assert_plugin_never_wrote(run, result, CANARY[:8])

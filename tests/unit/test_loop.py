@@ -2,8 +2,10 @@
 
 import pytest
 
-from agent_core.loop import _continuation_join, _secret_across, leading_space
+from agent_core.loop import _continuation_join, _secret_across, _turn_log_data, leading_space
 from agent_core.observation import secret_forms
+from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure
+from agent_core.usage import empty_usage
 
 
 @pytest.mark.parametrize(
@@ -38,3 +40,16 @@ def test_no_space_is_put_inside_a_secret_the_cut_fell_in():
     assert _secret_across("Key: SECRET-CANA", " ", "Rome is far", secrets) == " "  # not the secret after all
     assert _secret_across("Part one", " ", "part two", secrets) == " "
     assert _secret_across("Key: SECRET-CANA", " ", "RY-93c1d7", secret_forms(set())) == " "
+
+
+def test_the_log_of_a_cut_reply_hides_a_start_of_a_secret_it_ends_with():
+    """The limit cut the model's reasoning in the middle of a key: the Thought node showed its
+    first characters (the chat hides such a start; the guard hides only whole secrets)."""
+    secrets = secret_forms({"SECRET-CANARY-93c1d7"})
+    usage = empty_usage()
+    cut = ModelTurn(thought="Key: SECRET-CAN", decision=ParseFailure("cut"), usage=usage,
+                    reasoning="the key is SECRET-CANAR", finish_reason="length", raw="Key: SECRET-CAN")
+    data = _turn_log_data(cut, secrets)
+    assert (data["output"], data["reasoning"], data["raw"]) == ("Key: [REDACTED]", "the key is [REDACTED]", "Key: [REDACTED]")
+    whole = ModelTurn(thought="Key: SECRET-CAN", decision=FinalAnswer("Key: SECRET-CAN"), usage=usage, finish_reason="stop")
+    assert _turn_log_data(whole, secrets)["output"] == "Key: SECRET-CAN"  # not cut: what it says is all it says
