@@ -19,6 +19,7 @@ from dify_plugin.entities.invoke_message import InvokeMessage
 
 from agent_core import prompts
 from agent_core.line_budget import encoded_size, fit
+from agent_core.observation import redacted_texts
 from agent_core.tokens import estimate_tokens, truncate_to_tokens
 
 RetrieverResource = InvokeMessage.RetrieverResourceMessage.RetrieverResource
@@ -106,6 +107,20 @@ def retriever_resources(items: Sequence[Mapping[str, Any]]) -> list[RetrieverRes
         except ValueError:
             resources.append(RetrieverResource(position=number, content=str(item["content"])))
     return resources
+
+
+def redacted_resources(resources: Sequence[RetrieverResource], redact: Any) -> list[RetrieverResource]:
+    """``resources`` with ``redact`` (``text -> text``, e.g. ``observation.secret_forms(...).redact``)
+    applied to every text of each (content, document name, ...); each resource that holds nothing
+    to hide is the same object. Done before the citations are cut to fit their line
+    (``fitting_resources``): ``[REDACTED]`` may be longer than what it hides, so a line measured
+    before it could grow past the daemon's limit."""
+    out = []
+    for resource in resources:
+        dumped = resource.model_dump()
+        data = redacted_texts(dumped, redact)
+        out.append(resource if data == dumped else RetrieverResource.model_validate(data))
+    return out
 
 
 CITATIONS_MAX_BYTES = 3 * 1024 * 1024

@@ -30,7 +30,7 @@ from agent_core import prompts
 from agent_core.budget import observation_budget, prompt_budget, reply_limit, request_bytes, request_tokens
 from agent_core.errors import AgentRunError, chained, error_text, shortened
 from agent_core.fallback import fallback_answer, only_a_thought, unlabelled_answer
-from agent_core.knowledge import fitting_resources, retriever_resources
+from agent_core.knowledge import fitting_resources, redacted_resources, retriever_resources
 from agent_core.line_budget import REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, encoded_size, fit, text_pieces
 from agent_core.logs import LogNode
 from agent_core.messages import file_type
@@ -483,9 +483,9 @@ class AgentLoop:
         measured: dict[int, tuple[ModelRequest, int]] = {}  # each build kept, so no id is reused
 
         def prompt_bytes(request: ModelRequest) -> int:
-            """``request_bytes(request)``, once per build of the round (it is asked up to three times)."""
+            """``_sent_bytes(request)``, once per build of the round (it is asked up to three times)."""
             if (hit := measured.get(id(request))) is None:
-                hit = measured[id(request)] = (request, request_bytes(request))
+                hit = measured[id(request)] = (request, self._sent_bytes(request))
             return hit[1]
 
         def over(request: ModelRequest, tokens: int | None = None) -> bool:
@@ -554,6 +554,12 @@ class AgentLoop:
                 "knowledge_chars_left_out": state.knowledge_left_out(),
             })
 
+    def _sent_bytes(self, request: ModelRequest) -> int:
+        """``request_bytes`` of ``request`` as it is sent: its prompt redacted of the node's
+        secrets (``[REDACTED]`` may be longer than the secret it hides: a 4-character key a million
+        times in the query made a request line of 10 MB from one of 4)."""
+        return request_bytes(replace(request, prompt_messages=self._redact_prompt(request.prompt_messages)))
+
     def _knowledge_fitted(self, request: ModelRequest, budget: int | None, settings: int) -> ModelRequest:
         """``request`` with the knowledge context cut by what it is over the prompt budget
         (``budget`` tokens, when known) and ``REQUEST_BYTES`` with the ``settings`` bytes the line
@@ -563,7 +569,7 @@ class AgentLoop:
         the part cut. A request still over after it goes as the rest of the loop decides."""
         for _ in range(KNOWLEDGE_CUT_TRIES):
             excess_tokens = request_tokens(request) - budget if budget is not None else 0
-            excess_bytes = request_bytes(request) + settings - REQUEST_BYTES  # a character cut is a byte at least
+            excess_bytes = self._sent_bytes(request) + settings - REQUEST_BYTES  # a character cut is a byte at least
             if excess_tokens <= 0 and excess_bytes <= 0:
                 break
             if not self.state.shrink_knowledge(excess_tokens + KNOWLEDGE_CUT_MARGIN, excess_bytes + KNOWLEDGE_CUT_MARGIN):
@@ -649,7 +655,9 @@ class AgentLoop:
         context = self.state.params.context
         resources = retriever_resources(context)
         if resources:  # one line to the daemon: the citations and their text are cut to fit it
-            text = fit("\n".join(r.content or "" for r in resources))
+            if self._secrets:  # before the cut: [REDACTED] may be longer than the secret it hides
+                resources = redacted_resources(resources, self._secrets.redact)
+            text = fit(self._secrets.redact("\n".join(r.content or "" for r in resources)))
             yield self._strategy.create_retriever_resource_message(fitting_resources(resources), text)
         yield self._strategy.create_json_message({"execution_metadata": usage_to_metadata(self._usage)})
 

@@ -273,3 +273,42 @@ def test_a_tool_schema_nested_too_deep_to_send_does_not_end_the_run(run, plugin,
     assert plugin.alive
     assert_clean_end(result)
     assert result.text == "Done." and len(run.toolbox.calls) == 1
+
+
+SHORT_KEY = "k3y9"
+"""A secret of four characters: ``[REDACTED]`` (ten) makes a text holding it grow 2.5 times."""
+
+
+def keyed_tool() -> ScriptedTool:
+    return ScriptedTool(name="lookup", description="Looks things up",
+                        parameters=[ToolParam("q"), ToolParam("api_key", type="secret-input", form="form")],
+                        runtime_parameters={"api_key": SHORT_KEY}, responses=[text_message("ok")])
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_prompt_that_grows_past_the_line_when_redacted_ends_with_a_clear_error(run, plugin, strategy):
+    """A 4 MB query made of the key: measured before it was redacted it fit, and the request
+    written was 10 MB (the plugin was killed)."""
+    run.plugin = plugin
+    result = run([answer_turn(strategy, "never")], query=SHORT_KEY * 1_000_000, tools=[keyed_tool()],
+                 strategy=strategy, timeout=240)
+    assert plugin.alive
+    assert not result.ok and result.error["error_type"] == "AgentRunError"
+    assert result.error["message"].startswith("The request to the model would be")
+    assert result.unfinished_logs() == []
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_citations_that_grow_past_the_line_when_redacted_are_cut_after_it(run, plugin, strategy):
+    """Five retrieved chunks of 800 KB of the key: the citations were cut to fit their line, then
+    redacted, and the line written was 6.5 MB (the plugin was killed)."""
+    run.plugin = plugin
+    items = [{"content": SHORT_KEY * 200_000, "title": f"doc{n}",
+              "metadata": {"_source": "knowledge", "dataset_id": "ds", "document_id": f"d{n}", "segment_id": f"s{n}"}}
+             for n in range(5)]
+    result = run([answer_turn(strategy, "ok")], query="summarise", context=items, tools=[keyed_tool()],
+                 strategy=strategy, timeout=240)
+    assert plugin.alive
+    assert_clean_end(result)
+    assert result.text == "ok"
+    assert result.retriever_resources and SHORT_KEY not in json.dumps(result.retriever_resources)

@@ -169,6 +169,18 @@ def test_thousands_of_citations_fit_one_line_the_best_ranked_first():
     assert fitting_resources(resources[:3]) == resources[:3]  # what fits goes as it is
 
 
+def test_citations_are_redacted_in_every_text_and_those_without_a_secret_kept_as_they_are():
+    from agent_core.knowledge import redacted_resources
+    from agent_core.observation import secret_forms
+
+    items = [{"content": "key k3y9 here", "title": "doc k3y9", "metadata": {"_source": "knowledge", "dataset_id": "d"}},
+             {"content": "nothing", "title": "plain", "metadata": {"_source": "knowledge", "dataset_id": "d"}}]
+    resources = retriever_resources(items)
+    out = redacted_resources(resources, secret_forms({"k3y9"}).redact)
+    assert (out[0].content, out[0].document_name) == ("key [REDACTED] here", "doc [REDACTED]")
+    assert out[1] is resources[1]
+
+
 def test_a_pdf_the_plugin_fetched_goes_to_a_document_model_as_data_and_other_documents_are_mentioned():
     """A model declaring ``document`` is sent the query's PDF as Dify's LLM node sends it (base64
     data); a Word file, which Anthropic's plugin refuses in the last user message, stays a mention,
