@@ -211,19 +211,24 @@ def _answer_shown(turn: ModelTurn) -> str | None:
     return answer if answer.strip() and answer.strip() != turn.thought.strip() else None
 
 
-def _logged_reply(turn: ModelTurn, text: str, secrets: Any) -> str:
+def _logged_reply(turn: ModelTurn, text: str, secrets: Any, continued: str = "") -> str:
     """``text`` (of ``turn``) as a log node shows it: when the output limit cut the reply, a
     start of a secret it ends with is hidden (``mask_cut_edge``), as the chat hides one
-    (``outbound.TextHold``); a whole secret is hidden by the run's guard either way."""
-    return secrets.mask_cut_edge(text) if turn.cut and secrets and text else text
+    (``outbound.TextHold``); when the reply continues ``continued`` (the answer of a reply the
+    limit cut), the rest of a secret that answer ended inside is hidden too
+    (``mask_continued_head``). A whole secret is hidden by the run's guard either way."""
+    if secrets and text:
+        text = secrets.mask_cut_edge(text) if turn.cut else text
+        text = secrets.mask_continued_head(continued, text) if continued else text
+    return text
 
 
-def _turn_log_data(turn: ModelTurn, secrets: Any = None) -> dict:
+def _turn_log_data(turn: ModelTurn, secrets: Any = None, continued: str = "") -> dict:
     """The data of a turn's model log node; ``secrets`` (``observation.secret_forms``) hide a
-    start of a secret a cut reply ends with (``_logged_reply``)."""
-    data: dict = {"output": _logged_reply(turn, turn.thought, secrets)}
+    part of a secret a cut reply ends with or its continuation starts with (``_logged_reply``)."""
+    data: dict = {"output": _logged_reply(turn, turn.thought, secrets, continued)}
     if (answer := _answer_shown(turn)) is not None:
-        data["answer"] = _logged_reply(turn, answer, secrets)
+        data["answer"] = _logged_reply(turn, answer, secrets, continued)
     if turn.reasoning:
         data["reasoning"] = _logged_reply(turn, turn.reasoning, secrets)
     if isinstance(turn.decision, ToolCalls):
@@ -276,6 +281,7 @@ class AgentLoop:
         self._slowest_turn = 0.0  # seconds: the slowest model turn
         self._last_text = ""
         self._cut_answer = ""  # the answer of the last round cut by the output limit
+        self._continued = ""  # that answer, while the round that continues it is logged
 
     # --- the run ---------------------------------------------------------------------
 
@@ -421,11 +427,11 @@ class AgentLoop:
             results, repeating = yield from self._run_tools(round_node, turn.decision, cut=turn.cut)
         self.state.rounds.append(Round(index=index, turn=turn, results=results))
         output: dict = {
-            "llm_response": _logged_reply(turn, turn.thought, self._secrets),
+            "llm_response": _logged_reply(turn, turn.thought, self._secrets, self._continued),
             "tool_responses": [_round_entry(r) for r in results],
         }
         if (answer := _answer_shown(turn)) is not None:
-            output["answer"] = _logged_reply(turn, answer, self._secrets)
+            output["answer"] = _logged_reply(turn, answer, self._secrets, self._continued)
         yield self._finish(round_node, {"output": output}, usage=turn.usage)
         return turn, repeating
 
@@ -455,7 +461,7 @@ class AgentLoop:
             yield self._finish(thought_node, {"output": ""}, error=message, usage=usage)
             raise AgentRunError(message) from chained(error)
         self._usage = add_usage(self._usage, turn.usage)
-        data = _turn_log_data(turn, self._secrets)
+        data = _turn_log_data(turn, self._secrets, self._continued)
         if request.completion_params:
             data["completion_params_lowered"] = request.completion_params
         if problems:
@@ -579,6 +585,7 @@ class AgentLoop:
 
     def _stream_turn(self, chunks: Iterator[ModelChunk]) -> Generator[AgentInvokeMessage, None, ModelTurn]:
         head: list[str] = []  # a continuation's first text as sent: the whitespace it began with
+        self._continued = self._cut_answer if self._continuing else ""
         reader = self._steps.read_turn(_head_noted(chunks, head) if self._continuing else chunks, self.state)
         self._streamed = False
         while True:

@@ -610,3 +610,22 @@ def test_a_reply_cut_inside_a_secret_shows_no_start_of_it_in_the_log(run, strate
     thought = next(n for n in result.logs.values() if n.label.endswith(" Thought"))
     assert "[REDACTED]" in json.dumps(thought.data)
     assert_plugin_never_wrote(run, result, CANARY[:8])
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_the_rest_of_a_secret_a_continuation_writes_is_hidden_in_the_log(run, strategy):
+    """The answer was cut inside the key the user pasted and the next reply wrote its rest: the
+    cut round's logs hid the start, but the continuing round's Thought and ROUND nodes showed
+    the rest of the key ("3a91, keep it safe.")."""
+    cut_at = 9
+    first = {**answer_turn(strategy, f"Your key is {CANARY[:cut_at]}"), "finish_reason": "length"}
+    turns = [first, {"text": f"{CANARY[cut_at:]}, keep it safe."}]
+    result = run(turns, tools=[crm_tool()], strategy=strategy, query=f"My key is {CANARY}. Repeat it.")
+    assert_clean_end(result)
+    assert result.text == "Your key is [REDACTED], keep it safe."
+    continuing = [n for n in result.logs.values() if n.label in ("ROUND 2", "ROUND 2 Thought") or (
+        n.label.endswith(" Thought") and n.parent_id and result.logs[n.parent_id].label == "ROUND 2")]
+    assert len(continuing) == 2
+    for node in continuing:
+        logged = json.dumps(node.data)
+        assert CANARY[cut_at:] not in logged and "[REDACTED], keep it safe." in logged

@@ -164,3 +164,13 @@ def test_a_form_with_backslashes_is_found_in_a_log_and_a_prompt():
     assert redact_message(message, FORMS).message.data == {"output": "key [REDACTED]"}
     (prompt,) = redacted_prompt([UserPromptMessage(content=f"key {escaped}")], FORMS)
     assert prompt.content == "key [REDACTED]"
+
+
+def test_the_rest_of_a_secret_a_cut_text_ended_inside_is_hidden_in_its_continuation():
+    secrets = secret_forms({"SECRET-CANARY-93c1d7"})
+    assert secrets.mask_continued_head("Key: SECRET-CANA", "RY-93c1d7 done") == "[REDACTED] done"
+    assert secrets.mask_continued_head("Key: SECRET-\nCANA", "RY-93c1d7 done") == "[REDACTED] done"  # reflowed
+    assert secrets.mask_continued_head("Key: SECRET-CANA", "Rome is far") == "Rome is far"  # not the secret
+    assert secrets.mask_continued_head("Key: SECRET-CANARY-93c1d7", " done") == " done"  # ended whole before
+    assert secrets.mask_continued_head("", "RY-93c1d7") == "RY-93c1d7"
+    assert secret_forms(set()).mask_continued_head("Key: SECRET-CANA", "RY-93c1d7") == "RY-93c1d7"
