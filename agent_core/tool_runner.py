@@ -9,6 +9,7 @@ arguments, repeated), fails or times out still yields a ``ToolResult`` whose
 observation tells the model what happened.
 """
 
+import itertools
 import time
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from dify_plugin.core.entities.invocation import InvokeType
 from dify_plugin.core.runtime import BackwardsInvocation, Session
 from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.interfaces.agent import ToolEntity
-from gevent.pool import Pool
+from gevent.pool import Group
 from gevent.queue import Queue
 
 from agent_core import prompts
@@ -203,7 +204,11 @@ class ToolRunner:
     def _in_parallel(
         self, steps: list[Generator[AgentInvokeMessage, None, ToolResult]]
     ) -> Generator[AgentInvokeMessage, None, list[ToolResult]]:
-        """Drive each call's steps in a greenlet; their messages are yielded as they come."""
+        """Drive each call's steps in a greenlet, at most ``max_parallel`` at once: the next call
+        starts when one has finished. Messages are yielded as they come, from the first ones on
+        (not once the last call has started: with thousands of calls in one reply, every CALL
+        node would otherwise be held back and then written in one burst), giving way between
+        two (a backlog of messages must not hold the other sessions, or the SDK's heartbeat)."""
         results: list[ToolResult | None] = [None] * len(steps)
         queue: Queue = Queue()
         done = object()
@@ -217,19 +222,23 @@ class ToolRunner:
             finally:
                 queue.put(done)
 
-        pool = Pool(self._max_parallel)
-        for position, step in enumerate(steps):
-            pool.spawn(work, position, step)
+        group = Group()
+        waiting = iter(enumerate(steps))
+        for position, step in itertools.islice(waiting, max(1, self._max_parallel)):
+            group.spawn(work, position, step)
         remaining = len(steps)
         try:
             while remaining:
                 item = queue.get()
                 if item is done:
                     remaining -= 1
+                    for position, step in itertools.islice(waiting, 1):  # its place goes to the next call
+                        group.spawn(work, position, step)
                 else:
                     yield item
+                give_way()
         finally:  # closed early (the run cancelled or failed): no call goes on running unseen
-            pool.kill(block=False)
+            group.kill(block=False)
         return [result for result in results if result is not None]
 
     def _call(

@@ -35,3 +35,47 @@ def test_parameters_that_cannot_be_worked_out_fail_the_call_with_its_node_finish
     assert result.sent is None
     finished = [m.message for m in messages if m.message.status.value != "start"]
     assert len(finished) == 1 and finished[0].error and "cannot coerce" in finished[0].error
+
+
+def test_a_round_of_many_calls_streams_its_messages_from_the_first_call_on(monkeypatch):
+    """With more calls than run at once, the first CALL node reaches the consumer before the
+    later calls have started (they used to be held back until the last call had started, then
+    written in one burst), never more than ``max_parallel`` calls run at once, the drain gives
+    way between messages, and the results come back in call order."""
+    import gevent
+
+    from agent_core import tool_runner
+
+    entity = tool(parameters=[param("q")])
+    registry = ToolRegistry([entity])
+    started: list[str] = []
+    running = [0, 0]  # now, most at once
+
+    def invoke(session, entity, parameters):
+        started.append(parameters["q"])
+        running[0] += 1
+        running[1] = max(running)
+        try:
+            gevent.sleep(0.001)
+            yield {"type": "text", "message": {"text": f"out {parameters['q']}"}, "meta": None}
+        finally:
+            running[0] -= 1
+
+    ways = []
+    monkeypatch.setattr(tool_runner, "invoke_tool_raw", invoke)
+    monkeypatch.setattr(tool_runner, "give_way", lambda: ways.append(1))
+    runner = ToolRunner(None, registry, timeout=5, max_parallel=3, observation_tokens=1000)
+    calls = [ToolCall(f"call_{n}", entity.identity.name, {"q": str(n)}) for n in range(12)]
+    stream = runner.run(LogNode("ROUND 1"), calls)
+    first = next(stream)
+    assert first.message.label.startswith("CALL") and len(started) <= 3
+    messages = [first]
+    try:
+        while True:
+            messages.append(next(stream))
+    except StopIteration as finished:
+        results = finished.value
+    assert [r.call_id for r in results] == [c.id for c in calls]
+    assert [r.observation for r in results] == [f"out {n}" for n in range(12)]
+    assert running[1] == 3 and len(started) == 12
+    assert len(ways) >= len(messages)
