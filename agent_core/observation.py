@@ -118,12 +118,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import html
 import json
 import re
 import urllib.parse
 import uuid
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -134,6 +135,7 @@ from dify_plugin.entities.invoke_message import InvokeMessage
 from dify_plugin.entities.tool import ToolInvokeMessage
 
 from agent_core import json_args
+from agent_core.fairness import give_way
 from agent_core.file_fetch import is_fetchable_url, url_name
 from agent_core.line_budget import encoded_size, fit
 from agent_core.prompts import (
@@ -1386,6 +1388,79 @@ def _base64_cores(secret: str) -> set[str]:
     return cores
 
 
+_SCAN_KEY_CHARS = 4
+"""Characters of a form's whitespace-free text it is looked up by (at most: its shortest form's)."""
+_FIND_EACH_FORM_MAX = 64
+"""Most forms searched for one by one (``str.find``, one pass over the text each); with more, each
+position of the text is looked up instead."""
+
+
+class _Form:
+    """One form of a secret: its text without whitespace, and the pattern it is matched with
+    where whitespace stands inside a place it may be at: any whitespace between its words, and
+    in a form of at most ``WRAPPED_FORM_MAX_CHARS`` a line break at any character."""
+
+    def __init__(self, variant: str) -> None:
+        self.words = variant.split()
+        self.compact = "".join(self.words)
+        self._wrappable = len(variant) <= WRAPPED_FORM_MAX_CHARS
+        self._patterns: dict[bool, re.Pattern[str]] = {}
+
+    def matches(self, text: str, start: int, end: int) -> bool:
+        """Whether ``text[start:end]``, which holds ``compact`` with whitespace left out, is this
+        form (its pattern built on first use: few forms are ever met)."""
+        if end - start == len(self.compact):  # no whitespace inside: one word only
+            return len(self.words) == 1
+        wrapped = self._wrappable and "\n" in text[start:end]  # a line break can only matter where one is
+        pattern = self._patterns.get(wrapped)
+        if pattern is None:
+            pattern = re.compile("\\s+".join(map(_wrappable if wrapped else re.escape, self.words)))
+            self._patterns[wrapped] = pattern
+        return pattern.fullmatch(text, start, end) is not None
+
+
+_LAYOUT_BLOCK_CHARS = 1024
+"""Characters of a text counted at once (in C) by ``_Layout``; only the blocks where a form was
+found are read run by run."""
+_NON_SPACE_RUN = re.compile(r"\S+")
+
+
+class _Layout:
+    """Positions in a text's whitespace-free copy mapped back to the text: the non-whitespace
+    characters of each block of ``_LAYOUT_BLOCK_CHARS`` counted first, then the runs of the
+    blocks asked about (a text of megabytes with one secret in it reads one block)."""
+
+    def __init__(self, text: str, compact: str) -> None:
+        self._text = text
+        self._same = len(compact) == len(text)  # no whitespace at all
+        self._before: list[int] | None = None  # non-whitespace characters before each block
+        self._runs: dict[int, tuple[list[int], list[int]]] = {}  # block -> its runs' starts, offsets
+
+    def index(self, position: int) -> int:
+        """The index in the text of the compact copy's character ``position`` (which exists)."""
+        if self._same:
+            return position
+        before = self._before
+        if before is None:
+            before, size = [0], _LAYOUT_BLOCK_CHARS
+            for start in range(0, len(self._text), size):
+                before.append(before[-1] + len("".join(self._text[start : start + size].split())))
+                give_way()
+            self._before = before
+        block = bisect.bisect_right(before, position) - 1
+        runs = self._runs.get(block)
+        if runs is None:
+            start, offset, starts, offsets = block * _LAYOUT_BLOCK_CHARS, before[block], [], []
+            for run in _NON_SPACE_RUN.finditer(self._text, start, start + _LAYOUT_BLOCK_CHARS):
+                starts.append(run.start())
+                offsets.append(offset)
+                offset += run.end() - run.start()
+            runs = self._runs[block] = (starts, offsets)
+        starts, offsets = runs
+        at = bisect.bisect_right(offsets, position) - 1
+        return starts[at] + position - offsets[at]
+
+
 class _Secrets:
     """The secret values of a call and what hides them: ``redact`` replaces every occurrence by
     ``[REDACTED]``, whatever whitespace stands between its words (a tool or an error message
@@ -1411,37 +1486,83 @@ class _Secrets:
             twice = {urllib.parse.quote(q, safe="") for q in quoted if "%" in q}  # a URL inside a URL's query
             encoded = _base64_cores(secret) if len(secret) <= WRAPPED_FORM_MAX_CHARS else set()
             variants |= {secret, *escaped, *quoted, *marked_up, *twice, *encoded, *_escaped_every_character(secret)}
+            give_way()  # hundreds of secrets
         self._variants = sorted(variants, key=len, reverse=True)
-        flexible = [
-            "\\s+".join(map(_wrappable if len(v) <= WRAPPED_FORM_MAX_CHARS else re.escape, v.split())) or re.escape(v)
-            for v in self._variants
-        ]
-        self._pattern = re.compile("|".join(flexible)) if flexible else None
-        # the same without a line break inside a word, for a text that has none: a line break
-        # allowed at every character makes the engine re-read a run of the secret's repeated
-        # character at each position (a 32-character secret of zeros took 1.1 s on 1 MB of
-        # zeros, holding every session of the process); a literal is found in one pass
-        plain = ["\\s+".join(map(re.escape, v.split())) or re.escape(v) for v in self._variants]
-        self._plain = re.compile("|".join(plain)) if plain else None
+        self._forms = [_Form(variant) for variant in self._variants if variant.split()]
+        # where each form may start: the first characters of its text without whitespace
+        self._key_chars = min((len(form.compact) for form in self._forms), default=1)
+        self._key_chars = min(self._key_chars, _SCAN_KEY_CHARS)
+        self._by_key: dict[str, list[int]] = {}
+        for rank, form in enumerate(self._forms):
+            self._by_key.setdefault(form.compact[: self._key_chars], []).append(rank)
         self._encoded = sorted({v.encode("utf-8") for v in self._variants if v.strip()}, key=len, reverse=True)
         # each variant without its whitespace (see mask_cut_edge)
         self._compact = sorted({"".join(v.split()) for v in self._variants if v.strip()}, key=len, reverse=True)
 
     def __bool__(self) -> bool:
-        return self._pattern is not None
-
-    def _matcher(self, text: str) -> re.Pattern[str]:
-        """The pattern for ``text``: without line breaks inside words when it has no line break
-        (the same matches, found without re-reading repeated characters)."""
-        return self._pattern if "\n" in text else self._plain
+        return bool(self._forms)
 
     def redact(self, text: str) -> str:
-        if not text or self._pattern is None:
+        if not text or not self._forms:
             return text
-        return self._matcher(text).sub(REDACTED, text)
+        pieces, written = [], 0
+        for start, end in self._found(text):
+            pieces += (text[written:start], REDACTED)
+            written = end
+        return "".join([*pieces, text[written:]]) if pieces else text
 
     def holds(self, text: str) -> bool:
-        return bool(text) and self._pattern is not None and self._matcher(text).search(text) is not None
+        return bool(text) and bool(self._forms) and next(self._found(text), None) is not None
+
+    def _found(self, text: str) -> Iterator[tuple[int, int]]:
+        """``(start, end)`` of each form found in ``text``, left to right, none overlapping the
+        one before: at each place the first form of ``_variants`` (the longest first) that
+        matches there, as ``re.sub`` with one alternation of every form's pattern would find
+        them. That alternation cost its compile (some 3 µs a pattern character: 95 s for 500
+        secrets of up to 40 characters, every form with a line break allowed at each character)
+        and, on every character of a text, a try of every form (50 µs a character); here each
+        form is looked for where its first ``_SCAN_KEY_CHARS`` characters stand in the text
+        without whitespace, and its own pattern is tried only there, when whitespace stands
+        inside the place (``_Form.matches``)."""
+        compact = "".join(text.split())
+        candidates = self._candidates(compact)
+        if not candidates:
+            return
+        layout = _Layout(text, compact)
+        written = 0
+        for position, rank in candidates:
+            start = layout.index(position)
+            if start < written:  # inside the form found before, or its rank-mate at the same place
+                continue
+            form = self._forms[rank]
+            end = layout.index(position + len(form.compact) - 1) + 1
+            if form.matches(text, start, end):
+                yield start, end
+                written = end
+
+    def _candidates(self, compact: str) -> list[tuple[int, int]]:
+        """``(position, rank)`` of every form whose whitespace-free text stands at ``position``
+        of ``compact``, by position then rank. Few forms: each is found with ``str.find`` (in
+        C); many: every position's first characters are looked up (one dictionary look-up a
+        character, whatever the number of forms)."""
+        found: list[tuple[int, int]] = []
+        if len(self._forms) <= _FIND_EACH_FORM_MAX:
+            for rank, form in enumerate(self._forms):
+                at = compact.find(form.compact)
+                while at >= 0:
+                    found.append((at, rank))
+                    at = compact.find(form.compact, at + 1)
+                    give_way()  # a text of one repeated character holds a form at every place
+        else:
+            size, lookup = self._key_chars, self._by_key.get
+            for at in range(len(compact) - size + 1):
+                ranks = lookup(compact[at : at + size])
+                if ranks:
+                    found += ((at, rank) for rank in ranks if compact.startswith(self._forms[rank].compact, at))
+                if at & 8191 == 8191:
+                    give_way()
+        found.sort()
+        return found
 
     def in_bytes(self, data: bytes) -> bool:
         """Whether ``data`` (a file's content) holds a secret as UTF-8 text."""

@@ -4,11 +4,14 @@ a cut splits it, and links or files that carry it are withheld (agent_core.obser
 import base64
 import json
 import logging
+import random
 import re
 import time
 import urllib.parse
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent_core import prompts
 from agent_core.observation import FULL_TEXT_MAX_CHARS, ObservationCollector, redactor
@@ -407,3 +410,67 @@ def test_a_private_key_is_redacted_whatever_its_line_endings():
     redact = redactor([key])
     for echoed in (key, key.replace("\n", "\r\n"), key.replace("\n", "\n    "), json.dumps({"key": key})):
         assert redact(f"config: {echoed} done").count("[REDACTED]") == 1, echoed[:40]
+
+
+def _alternation(secrets, text):
+    """What ``redact`` did before the forms were looked for one by one: ``re.sub`` with one
+    alternation of every form's pattern, the longest form first (the reference)."""
+    from agent_core import observation
+
+    forms = observation._Secrets(secrets)._variants
+    pattern = "|".join(
+        "\\s+".join(map(observation._wrappable if len(v) <= observation.WRAPPED_FORM_MAX_CHARS else re.escape, v.split()))
+        or re.escape(v)
+        for v in forms
+    )
+    return re.sub(pattern, "[REDACTED]", text) if forms else text
+
+
+_PIECES = st.sampled_from(["ab", "a b", "ba", "b\na", "a\n  b", "%2F", "/", " ", "\n", "\t", "x", "aab", "\\/"])
+
+
+@pytest.mark.parametrize("one_by_one", [True, False])
+@given(
+    secrets=st.lists(st.text(alphabet="ab /x-", min_size=4, max_size=9), min_size=1, max_size=4),
+    pieces=st.lists(st.one_of(_PIECES, st.text(alphabet="ab /x-\n", max_size=12)), max_size=14),
+    picks=st.lists(st.integers(0, 3), max_size=4),
+)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_redact_finds_what_one_alternation_of_every_form_finds(one_by_one, secrets, pieces, picks):
+    """Property: for any secrets and text (the secrets themselves among its pieces, reflowed),
+    ``redact`` and ``holds`` agree with ``re.sub`` over one alternation of every form, longest
+    first, both when each form is found with ``str.find`` and when each position is looked up."""
+    from agent_core import observation
+
+    pieces = pieces + [secrets[p % len(secrets)].replace(" ", "\n ") for p in picks]
+    text = "".join(pieces)
+    forms = observation._Secrets(secrets)
+    limit = observation._FIND_EACH_FORM_MAX
+    observation._FIND_EACH_FORM_MAX = limit if one_by_one else 0
+    try:
+        assert forms.redact(text) == _alternation(secrets, text)
+        assert forms.holds(text) == (_alternation(secrets, text) != text)
+    finally:
+        observation._FIND_EACH_FORM_MAX = limit
+
+
+def test_hundreds_of_secrets_build_no_pattern_and_a_text_without_them_needs_none(monkeypatch):
+    """500 secrets of 3 to 40 characters (some 7,000 forms): the forms are kept as text; only a
+    form found with whitespace inside its place is compiled, once. One alternation of every form
+    took 95 s to compile and 50 µs a character to apply, holding every session of the process."""
+    from agent_core import observation
+
+    rng = random.Random(5)
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    secrets = ["".join(rng.choice(alphabet) for _ in range(rng.randint(3, 40))) for _ in range(500)]
+    compiled = []
+    real_compile = re.compile
+    monkeypatch.setattr(observation.re, "compile", lambda *a, **k: compiled.append(a[0]) or real_compile(*a, **k))
+    forms = observation._Secrets(secrets)
+    assert len(forms._variants) > 5000 and compiled == []
+    filler = "plain words, nothing to hide\n" * 2000
+    assert forms.redact(filler) == filler and compiled == []
+    found = secrets[7] if len(secrets[7]) >= 4 else secrets[8]
+    wrapped = found[:2] + "\n  " + found[2:]
+    assert forms.redact(f"{filler}key {found} and {wrapped}.") == f"{filler}key [REDACTED] and [REDACTED]."
+    assert len(compiled) == 1
