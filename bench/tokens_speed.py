@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import random
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -40,10 +41,12 @@ class Params:
     max_tokens: int = 4000
     """Budget of ``truncate_to_tokens`` (the plugin's default observation budget)."""
     runs: int = 3
+    secrets: tuple[int, ...] = (1, 20, 100, 500)
+    """Numbers of secrets (3 to 40 characters) the text is redacted of (``observation._Secrets``)."""
 
 
 FULL = Params()
-SMOKE = Params(sizes=(20_000,), runs=1)
+SMOKE = Params(sizes=(20_000,), runs=1, secrets=(1, 100))
 
 _CHINESE = (
     "智能体在决定下一步做什么之前，会先阅读每个工具返回的结果。如果结果很长，它会保留开头和结尾的一小部分，"
@@ -105,6 +108,49 @@ def load_tokens(plugin_dir: Path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def load_observation(plugin_dir: Path) -> ModuleType:
+    """``agent_core/observation.py`` of ``plugin_dir`` under a name of its own (the modules it
+    imports are this checkout's)."""
+    path = Path(plugin_dir) / "agent_core" / "observation.py"
+    name = f"_bench_observation_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def random_secrets(count: int, seed: int = 0) -> list[str]:
+    """``count`` random secrets of 3 to 40 letters and digits (those under 4 are not redacted)."""
+    rng = random.Random(seed)
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(3, 40))) for _ in range(count)]
+
+
+def _redaction_rows(params: Params, text: str, megabytes: float, baselines: tuple[float, float],
+                    estimate: int) -> list[dict[str, Any]]:
+    """``redact`` of ``text`` (with one of every 50 secrets put in it, one reflowed) for each
+    number of secrets: MB/s, time to build the forms, and time over the count before's (from
+    some 1,000 forms on, about 70 secrets, each position of the text is looked up once whatever
+    the number of forms: the time then stays flat as secrets are added)."""
+    observation = load_observation(Plugin.default_dir)
+    rows: list[dict[str, Any]] = []
+    for count in params.secrets:
+        secrets = random_secrets(count)
+        planted = text + " ".join(s[:2] + "\n " + s[2:] if n % 2 else s for n, s in enumerate(secrets[::50]))
+        started = time.perf_counter()
+        forms = observation._Secrets(secrets)
+        built = time.perf_counter() - started
+        seconds = _best(lambda forms=forms, planted=planted: forms.redact(planted), params.runs)
+        row = _row(len(text), megabytes, f"redact ({count} secrets)", seconds, baselines,
+                   _stall(lambda forms=forms, planted=planted: forms.redact(planted)), estimate)
+        row["build_seconds"] = round(built, 4)
+        row["vs_count_before"] = round(seconds / rows[-1]["seconds"], 2) if rows else None
+        rows.append(row)
+    return rows
 
 
 def _forget(tokens: ModuleType) -> None:
@@ -185,6 +231,7 @@ def run(params: Params, plugin: Plugin) -> dict[str, Any]:
             seconds = _best(call, params.runs, before=lambda: _forget(tokens))
             _forget(tokens)
             rows.append(_row(chars, megabytes, function, seconds, baselines, _stall(call), estimate))
+        rows += _redaction_rows(params, text, megabytes, baselines, estimate)
     return {"params": asdict(params), "rows": rows}
 
 
@@ -197,8 +244,12 @@ def table(result: dict[str, Any]) -> str:
     for row in result["rows"]:
         stall = "" if row["longest_stall_ms"] is None else row["longest_stall_ms"]
         yields = "" if row["yields"] is None else row["yields"]
+        function = f"`{row['function']}`"
+        if "build_seconds" in row:
+            ratio = "" if row["vs_count_before"] is None else f"; time × the count before: **{row['vs_count_before']}**"
+            function += f" (forms built in {round(row['build_seconds'] * 1000, 1)} ms{ratio})"
         lines.append(
-            f"| {row['chars']:,} chars ({row['megabytes']} MB) | `{row['function']}` | **{row['mb_per_s']}** | "
+            f"| {row['chars']:,} chars ({row['megabytes']} MB) | {function} | **{row['mb_per_s']}** | "
             f"{row['vs_len_pass']} | {row['vs_python_pass']} | {stall} | {yields} |"
         )
     p = result["params"]
@@ -206,6 +257,7 @@ def table(result: dict[str, Any]) -> str:
     lines.append(
         "\nMixed text (`tokens_speed.mixed_text`: prose, JSON, code, Chinese, accented words); best of "
         f"{p['runs']}; estimates: " + ", ".join(f"{chars:,} chars -> {tokens:,} tokens" for chars, tokens in estimates.items())
-        + ". Longest stall: the longest time another greenlet could not run during the call."
+        + ". Longest stall: the longest time another greenlet could not run during the call. `redact`: the "
+        "text with every 50th secret put in it (every other one broken across lines), the forms built once."
     )
     return "\n".join(lines)
