@@ -172,6 +172,8 @@ class Timeline:
     calls: list[Backwards]
     texts: list[tuple[float, str]]
     ended: float | None
+    logs: list[tuple[float, str, str]] = field(default_factory=list)
+    """Each log message read: (time, label, status)."""
 
     @property
     def llm(self) -> list[Backwards]:
@@ -233,6 +235,9 @@ def _from_plugin(line: Timeline, calls: dict[str, Backwards], t: float, message:
         calls[request_id] = Backwards(str(body.get("type")), request_id, t, body.get("request") or {})
     elif message.get("type") == "stream" and body.get("type") == "text":
         line.texts.append((t, str((body.get("message") or {}).get("text", ""))))
+    elif message.get("type") == "stream" and body.get("type") == "log":
+        log = body.get("message") or {}
+        line.logs.append((t, str(log.get("label", "")), str(log.get("status", ""))))
     elif message.get("type") == "end":
         line.ended = t
 
