@@ -1489,7 +1489,11 @@ class _Secrets:
             variants |= {secret, *escaped, *quoted, *marked_up, *twice, *encoded, *_escaped_every_character(secret)}
             give_way()  # hundreds of secrets
         self._variants = sorted(variants, key=len, reverse=True)
-        self._forms = [_Form(variant) for variant in self._variants if variant.split()]
+        self._forms: list[_Form] = []
+        for variant in self._variants:
+            if variant.split():
+                self._forms.append(_Form(variant))
+                give_way()  # thousands of forms
         # where each form may start: the first characters of its text without whitespace
         self._key_chars = min((len(form.compact) for form in self._forms), default=1)
         self._key_chars = min(self._key_chars, _SCAN_KEY_CHARS)
@@ -1531,7 +1535,9 @@ class _Secrets:
             return
         layout = _Layout(text, compact)
         written = 0
-        for position, rank in candidates:
+        for number in candidates:
+            give_way()  # tens of thousands of places where a form may stand
+            position, rank = divmod(number, len(self._forms))
             start = layout.index(position)
             if start < written:  # inside the form found before, or its rank-mate at the same place
                 continue
@@ -1541,25 +1547,27 @@ class _Secrets:
                 yield start, end
                 written = end
 
-    def _candidates(self, compact: str) -> list[tuple[int, int]]:
-        """``(position, rank)`` of every form whose whitespace-free text stands at ``position``
-        of ``compact``, by position then rank. Few forms: each is found with ``str.find`` (in
+    def _candidates(self, compact: str) -> list[int]:
+        """``position * len(_forms) + rank`` of every form whose whitespace-free text stands at
+        ``position`` of ``compact``, in order (by position, then rank). Few forms: each is found with ``str.find`` (in
         C); many: every position's first characters are looked up (one dictionary look-up a
-        character, whatever the number of forms)."""
-        found: list[tuple[int, int]] = []
-        if len(self._forms) <= _FIND_EACH_FORM_MAX:
+        character, whatever the number of forms). One int each, not a tuple: tens of thousands
+        of tuples set off the garbage collector's full passes."""
+        found: list[int] = []
+        ranks_count = len(self._forms)
+        if ranks_count <= _FIND_EACH_FORM_MAX:
             for rank, form in enumerate(self._forms):
                 at = compact.find(form.compact)
                 while at >= 0:
-                    found.append((at, rank))
+                    found.append(at * ranks_count + rank)
                     at = compact.find(form.compact, at + 1)
                     give_way()  # a text of one repeated character holds a form at every place
         else:
-            size, lookup = self._key_chars, self._by_key.get
+            size, lookup, forms = self._key_chars, self._by_key.get, self._forms
             for at in range(len(compact) - size + 1):
                 ranks = lookup(compact[at : at + size])
                 if ranks:
-                    found += ((at, rank) for rank in ranks if compact.startswith(self._forms[rank].compact, at))
+                    found += (at * ranks_count + rank for rank in ranks if compact.startswith(forms[rank].compact, at))
                 if at & 8191 == 8191:
                     give_way()
         found.sort()
