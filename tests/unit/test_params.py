@@ -170,3 +170,14 @@ def test_secrets_of_tools_not_offered_are_kept_to_redact_from_the_others():
     assert [tool.identity.name for tool in params.tools] == ["search"]
     assert params.other_secrets == {"VAULT-SECRET-1", "CRM-SECRET-2"}
     assert "CRM-SECRET-2" not in repr(params) and "other_secrets" not in params.model_dump()
+
+
+def test_thousands_of_tools_are_read_giving_way_between_two(monkeypatch):
+    """The SDK validates each tool entity on its own (some 0.3 ms a tool): 2,000 tools held every
+    other session of the process for 0.6-2 s while the node's parameters were read."""
+    from agent_core import params as params_module
+
+    ways = []
+    monkeypatch.setattr(params_module, "give_way", lambda: ways.append(1))
+    params = read_params(StrategyParams, {"model": MODEL, "tools": [_tool(f"t{n}") for n in range(300)]})
+    assert len(params.tools) == 300 and len(ways) >= 300
