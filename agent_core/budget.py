@@ -221,7 +221,9 @@ def _tool_tokens(tool: PromptMessageTool) -> int:
 
 @per_object
 def _message_chars(message: PromptMessage) -> int:
-    """Characters of a message's text, file data and tool calls, plus room for its framing."""
+    """Characters of a message's text, file data and tool calls, plus room for its framing
+    (once per message object; thousands measured in a row give way, as ``message_tokens``)."""
+    give_way()
     content = message.content
     if isinstance(content, str):
         chars = len(content)

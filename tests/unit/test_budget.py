@@ -82,3 +82,16 @@ def test_a_pdf_costs_tokens_for_each_of_its_pages():
     assert message_tokens(UserPromptMessage(content=[part])) >= 40 * DOCUMENT_PAGE_TOKENS
     by_address = DocumentPromptMessageContent(url="https://example.com/a.pdf", format="pdf", mime_type="application/pdf")
     assert message_tokens(UserPromptMessage(content=[by_address])) >= DOCUMENT_PAGE_TOKENS
+
+
+def test_measuring_the_bytes_of_thousands_of_messages_gives_way_between_two(monkeypatch):
+    """5,000 messages of memory measured in a row (``request_bytes``, every build of a prompt)
+    took some 60 ms without letting another session run."""
+    from agent_core import budget
+    from agent_core.model_call import ModelRequest
+
+    ways = []
+    monkeypatch.setattr(budget, "give_way", lambda: ways.append(1))
+    messages = [UserPromptMessage(content=f"question {n}") for n in range(500)]
+    assert budget.request_bytes(ModelRequest(prompt_messages=messages)) > 0
+    assert len(ways) >= 500
