@@ -15,6 +15,7 @@ from dify_plugin.entities.model.llm import LLMUsage
 
 from agent_core import prompts
 from agent_core.call_markup import ends_turn, rewrite_markup
+from agent_core.fairness import give_way
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn, parse_react
@@ -35,6 +36,7 @@ def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> 
     invalid: list[InvalidToolCall] = []
     order: list[str] = []
     for number, action in enumerate(parsed.actions, start=1):
+        give_way()  # a reply of megabytes may hold tens of thousands of actions
         call_id = f"react-{round_index}-{number}"
         order.append(call_id)
         name = described_tool(action.name, prompt_tools) or action.name
