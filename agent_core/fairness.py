@@ -4,9 +4,10 @@ The SDK serves every session of a plugin process on one gevent hub (one OS threa
 that computes for a second (megabytes of tool output, tens of thousands of memory messages or
 citations, a reply in a hundred thousand chunks) holds every other session's stream, and the
 SDK's heartbeat, for that second. Loops that may run long call ``give_way()`` once per item: it
-costs one clock read, and hands over to the hub (``gevent.sleep(0)``: every greenlet that is
-ready runs once, then this one goes on) when the current greenlet has computed for
-``SLICE_SECONDS`` since the process last gave way.
+costs one clock read, and hands over to the hub (``gevent.sleep(POLL_SECONDS)``: every greenlet that is
+ready runs once, the event loop polls the daemon's pipe and fires its timers, then this one
+goes on) when the current greenlet has computed for ``SLICE_SECONDS`` since the process last
+gave way.
 """
 
 import time
@@ -17,11 +18,21 @@ SLICE_SECONDS = 0.01
 """Seconds of computing after which ``give_way`` lets the other greenlets run: another
 session's stream then waits at most about this long per slice (goal: gaps under 100 ms)."""
 
+POLL_SECONDS = 1e-6
+"""What ``give_way`` sleeps: a timer, so that the event loop polls before this greenlet goes on.
+``gevent.sleep(0)`` only queues a callback, and the hub runs queued callbacks 50 at a time
+before it looks at the time (``CALLBACK_CHECK_COUNT`` in gevent's ``_ffi/loop.py``,
+``_run_callbacks``): a greenlet giving way every 10 ms with nothing else ready went on for
+half a second before the loop read a line from the daemon or fired a timer (the other
+sessions' streams, the tool results they wait for, the SDK's heartbeat) - the sessions woken
+that way are all of them. A timer is served on the loop's next pass, after it polls."""
+
 _last = time.perf_counter()
 
 
 def give_way() -> None:
-    """Let the other greenlets run when this stretch of work has lasted ``SLICE_SECONDS``.
+    """Let the other greenlets run, those waiting for a line or a timer too, when this stretch of
+    work has lasted ``SLICE_SECONDS``.
 
     Call it between items of a loop, never while holding something another greenlet needs (a
     half-written line, a lock). Raises what a switch may raise in this greenlet (gevent's
@@ -29,6 +40,6 @@ def give_way() -> None:
     global _last
     now = time.perf_counter()
     if now - _last >= SLICE_SECONDS:
-        gevent.sleep(0)
+        gevent.sleep(POLL_SECONDS)
         _last = time.perf_counter()
 

@@ -88,3 +88,27 @@ def test_a_payload_of_too_many_parts_becomes_a_note_without_cutting_each_part():
     parts = [{"position": i, "content": "c"} for i in range(100_000)]
     fitted = fit(parts, 10_000)
     assert isinstance(fitted, dict) and set(fitted) == {"note"}
+
+
+def test_a_loop_that_gives_way_lets_a_greenlet_waiting_for_a_timer_or_a_line_run():
+    """A session waits for the daemon's next line (the event loop's poll) or a timer (the SDK's
+    heartbeat), not for a callback: ``gevent.sleep(0)`` let the hub run 50 queued callbacks, half
+    a second of slices, before it polled or fired a timer. Real clock, lower bound only."""
+    ticks = []
+
+    def waiting_session() -> None:
+        while True:
+            gevent.sleep(0.001)  # a timer, as a read of the daemon's pipe is an IO watcher
+            ticks.append(time.perf_counter())
+
+    other = gevent.spawn(waiting_session)
+    gevent.sleep(0.01)
+    ticks.clear()
+    try:
+        for _ in range(30):
+            _busy(fairness.SLICE_SECONDS / 3)
+            fairness.give_way()
+    finally:
+        other.kill()
+    # 30 items of at least a third of a slice each: at least 7 slices, a tick after each
+    assert len(ticks) >= 5
