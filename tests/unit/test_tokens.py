@@ -464,3 +464,25 @@ def test_truncating_five_megabytes_lets_other_greenlets_run():
     other.kill()
     assert estimate_tokens(cut) <= 4_000 and dropped > 0
     assert during >= 20  # 5 MB in slices of SLICE_CHARS: one tick per slice at least
+
+
+def test_counting_megabytes_lets_a_session_waiting_for_a_line_or_a_timer_run():
+    """A session waits for the daemon's next line or a timer, not a callback: the hub runs 50
+    queued callbacks before it polls or fires timers, so a yield per slice with
+    ``gevent.sleep(0)`` let such a session run about once every 50 slices."""
+    import gevent
+
+    ticks = []
+
+    def waiting():
+        while True:
+            gevent.sleep(1e-6)  # a timer
+            ticks.append(1)
+
+    other = gevent.spawn(waiting)
+    gevent.sleep(0.001)
+    before = len(ticks)
+    estimate_tokens("word " * 400_000)  # 2 MB: some 60 slices
+    during = len(ticks) - before
+    other.kill()
+    assert during >= 10
