@@ -1619,12 +1619,11 @@ class _Secrets:
         """``text``, the continuation of ``previous`` (a reply the output limit cut), with its
         start replaced by ``[REDACTED]`` when that start finishes a secret ``previous`` ended
         inside: the rest of a key whose start the cut reply's logs hid (``mask_cut_edge``)."""
-        if not previous or not text or self._pattern is None:
+        if not previous or not text or not self._forms:
             return text
         reach = 4 * len(self._compact[0]) + 16  # enough for any reflowed form
         tail = previous[-reach:]
-        joined = tail + text[:reach]
-        for match in self._matcher(joined).finditer(joined):
-            if match.start() < len(tail) < match.end():
-                return REDACTED + text[match.end() - len(tail) :]
+        for start, end in self._found(tail + text[:reach]):
+            if start < len(tail) < end:
+                return REDACTED + text[end - len(tail) :]
         return text
