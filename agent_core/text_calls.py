@@ -156,11 +156,12 @@ _META_KEYS: Final = frozenset({"thought", "thoughts", "reasoning", "id", "type",
 _ENVELOPE_NAMES: Final = frozenset({"tool_call", "tool_calls", "function", "function_call"})
 _MAX_CALLS: Final = 64
 Call = tuple[str, Any]
+_KEY_SEPARATORS = re.compile(r"[\s_\-]")
 
 
 def _key_form(key: Any) -> str:
     """A key as compared: case, spaces, ``_`` and ``-`` ignored ("Action Input" is "actioninput")."""
-    return re.sub(r"[\s_\-]", "", key.lower()) if isinstance(key, str) else ""
+    return _KEY_SEPARATORS.sub("", key.lower()) if isinstance(key, str) else ""
 
 
 def _keys_by_form(obj: dict) -> dict[str, Any]:

@@ -189,8 +189,11 @@ _NONE_NAME = re.compile(
 )
 
 
+_NAME_SEPARATORS = re.compile(r"[\s_\-]")
+
+
 def _is_final_name(name: str) -> bool:
-    return re.sub(r"[\s_\-]", "", name.lower()) in _FINAL_NAMES
+    return _NAME_SEPARATORS.sub("", name.lower()) in _FINAL_NAMES
 
 
 _THOUGHT_KEYS: Final = frozenset({"thought", "thoughts", "thinking", "reasoning"})
@@ -577,6 +580,10 @@ class _S(Enum):
     CLOSER = "closer"  # after a blob: skip its closing fence or tag
     ANSWER = "answer"  # final answer text
     DONE = "done"  # everything else is ignored
+
+    # Members are singletons compared by identity: hashing by identity too keeps the handler
+    # lookup in ``_run`` (once per step) in C instead of ``Enum.__hash__``'s Python call.
+    __hash__ = object.__hash__
 
 
 _RESTING: Final = frozenset({_S.TEXT, _S.ANSWER, _S.DONE, _S.CLOSER})
