@@ -337,15 +337,33 @@ def _label_end(seg: str, words: tuple[str, ...], alone: bool = False) -> tuple[i
     return j, j >= len(seg)
 
 
+_Labels = tuple[tuple[str, tuple[str, ...]], ...]
+_LABELS_BY_START: dict[int, tuple[_Labels, dict[str, _Labels]]] = {}
+"""Label tables seen by ``_match_label`` (by ``id``, the table kept alive beside its index)."""
+
+
+def _labels_starting(labels: _Labels, first: str) -> _Labels:
+    """The labels of ``labels`` whose first word starts with ``first`` (one lower-cased
+    character), in ``labels``' order. Any other label fails on that character in
+    ``_label_end``, so a line start tries only these: a line of prose none."""
+    entry = _LABELS_BY_START.get(id(labels))
+    if entry is None or entry[0] is not labels:
+        index: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        for label in labels:
+            index.setdefault(label[1][0][:1], []).append(label)
+        entry = _LABELS_BY_START[id(labels)] = (labels, {start: tuple(group) for start, group in index.items()})
+    return entry[1].get(first, ())
+
+
 def _match_label(
-    text: str, i: int, eof: bool, labels: tuple[tuple[str, tuple[str, ...]], ...] = _LABELS, alone: bool = False
+    text: str, i: int, eof: bool, labels: _Labels = _LABELS, alone: bool = False
 ) -> _Marker | _Need | None:
     """One of ``labels`` (case-insensitive, ``:`` or ``：``) at ``text[i:]``, after any markdown;
     with ``alone``, also a final-answer label ending its line with no colon."""
     seg = text[i : i + _LABEL_MAX].lower()
     cut = len(text) - i > _LABEL_MAX
     partial = False
-    for kind, words in labels:
+    for kind, words in _labels_starting(labels, seg[0]) if seg else labels:
         found = _label_end(seg, words, alone and kind == "final_answer")
         if isinstance(found, tuple):
             end, open_tail = found

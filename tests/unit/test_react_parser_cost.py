@@ -8,6 +8,10 @@ import re
 import sys
 from collections import Counter
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_core.react import parser
 from agent_core.react.parser import ReactStreamParser
 
 TOOL_REPLY = (
@@ -47,3 +51,54 @@ def test_no_python_level_hash_or_regex_cache_lookup_per_step():
     for chunks in ([TOOL_REPLY], _pieces(TOOL_REPLY, 10), [FINAL_REPLY], _pieces(FINAL_REPLY, 10)):
         calls = _python_calls(chunks)
         assert not [call for call in calls if call[0] in (enum.__file__, re.__file__)], calls
+
+
+def test_a_line_of_prose_tries_no_label():
+    # only labels whose first word starts with the line's first letter can match there
+    calls = _python_calls(["Paris is the capital.\nBerlin is another.\n- Rome too\n"])
+    assert calls[(parser.__file__, "_label_end")] == 0, calls
+
+
+def _match_label_every(text, i, eof, labels=parser._LABELS, alone=False):
+    """``_match_label`` as it read before the first-character index: every label tried."""
+    seg = text[i : i + parser._LABEL_MAX].lower()
+    cut = len(text) - i > parser._LABEL_MAX
+    partial = False
+    for kind, words in labels:
+        found = parser._label_end(seg, words, alone and kind == "final_answer")
+        if isinstance(found, tuple):
+            end, open_tail = found
+            if open_tail and not eof and not cut:
+                return parser._NEED
+            return parser._Marker(kind, i + end)
+        partial = partial or found is parser._NEED
+    if not partial or cut:
+        return None
+    if not eof:
+        return parser._NEED
+    word = seg.strip()
+    return parser._Marker("stop_partial", len(text)) if len(word) >= 2 and "observation".startswith(word) else None
+
+
+_LABEL_TEXT = st.lists(
+    st.sampled_from(
+        ["Thought", "Action", "Action Input", "Final Answer", "Answer", "Observ", "Observation", "input", "Params",
+         "args", "Question", "问题", "思考", "行动", "行动输入", "最终答案", "최종 답변", "観察", "İ", "ﬁnal", "ß",
+         ":", "：", " ", "_", "-", "s", "*", "\n", "\r\n", "2", "x", "T", "a", "F", "o", "最"]
+    ),
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    text=_LABEL_TEXT,
+    at=st.integers(0, 3),
+    eof=st.booleans(),
+    table=st.sampled_from(["react", "input", "question"]),
+    alone=st.booleans(),
+)
+def test_match_label_with_the_index_is_match_label_trying_every_label(text, at, eof, table, alone):
+    labels = {"react": parser._LABELS, "input": parser._INPUT_LABELS, "question": parser._QUESTION_LABELS}[table]
+    at = min(at, len(text))
+    assert parser._match_label(text, at, eof, labels, alone) == _match_label_every(text, at, eof, labels, alone)
