@@ -613,6 +613,12 @@ _THOUGHT_STOP = re.compile(r"[\n<F]")
 _NAME_STOP = re.compile(r"[\n{]")
 _JSON_SPECIAL = re.compile(r"[{}\[\]\"'\n<]")
 _STRING_SPECIAL: Final = {'"': re.compile(r'[\\"\n]'), "'": re.compile(r"[\\'\n]")}
+_STRING_REST = re.compile(r'[^"\\\n]*(?:\\[^\n][^"\\\n]*)*"')
+"""The rest of a double-quoted JSON string up to its closing quote, with no raw newline (an
+escape takes the character after it, a newline excepted)."""
+_JSON_RUN = re.compile(r'(?:[^{}\[\]"\'\n<]+|"[^"\\\n]*(?:\\[^\n][^"\\\n]*)*")*')
+"""JSON text outside strings up to a character ``_JSON_SPECIAL`` stops at, taking each whole
+double-quoted string (``_STRING_REST``) on the way."""
 _SINGLE_QUOTE_CLOSERS: Final = ",:}] \t\r\n"
 _WHITESPACE = re.compile(r"\s*")
 _STRICT_JSON: Final = json.JSONDecoder()
@@ -1437,7 +1443,49 @@ class ReactStreamParser:
             return self._json_probe()
         if self._purpose == "candidate" and self._line_start and not self._closer:
             return self._candidate_line(eof)
+        if self._quote != "'" and self._json_run():
+            return True
         return self._json_in_string(eof) if self._quote else self._json_outside(eof)
+
+    def _json_run(self) -> bool:
+        """The fast path of ``_s_json``: consume at once, with one ``_take``, what its steps
+        would read one character class at a time: the rest of an open double-quoted string,
+        then text outside strings, whole double-quoted strings and brackets, up to a character
+        a step must look at (a raw newline, ``'``, ``<``, a string not closed yet, the end of
+        the buffer) or to the bracket that closes the value. Nothing taken holds a newline, so
+        no line start (where the steps look for fences and labels) is passed. Returns whether
+        anything was consumed; a property test checks it against the steps alone."""
+        buf, start = self._buf, self._pos
+        pos, depth, closed = start, self._depth, False
+        if self._quote:
+            rest = _STRING_REST.match(buf, pos)
+            if rest is None:
+                return False
+            pos = rest.end()
+        size = len(buf)
+        while True:
+            pos = _JSON_RUN.match(buf, pos).end()
+            if pos >= size:
+                break
+            ch = buf[pos]
+            if ch == "{" or ch == "[":
+                depth += 1
+            elif ch == "}" or ch == "]":
+                depth -= 1
+                if depth <= 0:
+                    closed = True
+                    pos += 1
+                    break
+            else:
+                break
+            pos += 1
+        if pos == start:
+            return False
+        self._acc.append(self._take(pos))
+        self._depth, self._quote = depth, ""
+        if closed:
+            self._json_done()
+        return True
 
     def _fence_in_string(self, end: int, eof: bool) -> int | _Need | None:
         """A fence line inside a JSON string written with raw newlines: a code block in the value

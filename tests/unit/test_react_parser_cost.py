@@ -7,8 +7,9 @@ import enum
 import re
 import sys
 from collections import Counter
+from itertools import pairwise
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agent_core.react import parser
@@ -102,3 +103,42 @@ def test_match_label_with_the_index_is_match_label_trying_every_label(text, at, 
     labels = {"react": parser._LABELS, "input": parser._INPUT_LABELS, "question": parser._QUESTION_LABELS}[table]
     at = min(at, len(text))
     assert parser._match_label(text, at, eof, labels, alone) == _match_label_every(text, at, eof, labels, alone)
+
+
+def _read(chunks: list[str]) -> tuple[list, object]:
+    parser = ReactStreamParser()
+    events = [parser.feed(chunk) for chunk in chunks]
+    events.append(parser.finish())
+    return events, parser.result()
+
+
+_JSON_PIECES = st.lists(
+    st.sampled_from(
+        ['{"', '"}', "{", "}", "[", "]", '"', "'", "\\", '\\"', "\\n", "\\\n", "\n", "<", "</tool_call>", "```", "\n```\n",
+         ":", ",", " ", "a", "q", '"x y"', '{"a": 1', '"name"', '"arguments"', '"action"', '"action_input"', "5", "é",
+         "Thought: x", "\nAction: y"]
+    ),
+    max_size=24,
+).map("".join)
+_JSON_OPENERS = st.sampled_from(
+    ["Action: search\nAction Input: ", "Action:\n```json\n", "Thought: look\n", "Action: ", "<tool_call>",
+     "Action: search\n", ""]
+)
+
+
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@example(opener="Action:\n```json\n", body='{"a": 1\n```\nThought: x', cuts=[])  # a fence ends an unbalanced blob
+@example(opener="Action:\n```json\n", body='{"a": "x\\\n```"}\n```', cuts=[24])  # an escaped raw newline: a line start
+@given(opener=_JSON_OPENERS, body=_JSON_PIECES, cuts=st.lists(st.integers(1, 200), max_size=6))
+def test_the_json_run_reads_as_the_steps_do(opener, body, cuts):
+    text = opener + body
+    bounds = sorted({0, len(text), *(cut for cut in cuts if cut < len(text))})
+    for chunks in ([text], list(text), [text[a:b] for a, b in pairwise(bounds)]):
+        fast = _read(chunks)
+        original = ReactStreamParser._json_run
+        ReactStreamParser._json_run = lambda self: False  # the steps alone
+        try:
+            slow = _read(chunks)
+        finally:
+            ReactStreamParser._json_run = original
+        assert fast == slow, chunks
