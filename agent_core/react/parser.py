@@ -338,32 +338,70 @@ def _label_end(seg: str, words: tuple[str, ...], alone: bool = False) -> tuple[i
 
 
 _Labels = tuple[tuple[str, tuple[str, ...]], ...]
-_LABELS_BY_START: dict[int, tuple[_Labels, dict[str, _Labels]]] = {}
-"""Label tables seen by ``_match_label`` (by ``id``, the table kept alive beside its index)."""
 
 
-def _labels_starting(labels: _Labels, first: str) -> _Labels:
-    """The labels of ``labels`` whose first word starts with ``first`` (one lower-cased
-    character), in ``labels``' order. Any other label fails on that character in
-    ``_label_end``, so a line start tries only these: a line of prose none."""
-    entry = _LABELS_BY_START.get(id(labels))
-    if entry is None or entry[0] is not labels:
+class _LabelTable(NamedTuple):
+    """What ``_match_label`` looks a label table up by."""
+
+    labels: _Labels
+    by_start: dict[str, _Labels]
+    """The labels whose first word starts with a character, in the table's order."""
+    whole: tuple[re.Pattern[str], re.Pattern[str]]
+    """Without and with ``alone``: the table as one pattern that matches where ``_label_end``
+    returns an end, each label in a group of its own, in the table's order."""
+
+
+def _label_pattern(labels: _Labels, alone: bool) -> re.Pattern[str]:
+    """``labels`` as ``_label_end`` reads each: its words, separated by any run of `` _-``; any
+    ``s`` and `` \t*_`` or digits; a colon (``:`` or ``：``), then any ``*`` and `` \t``; or,
+    ``alone``, for a final-answer label, the end of its line. The runs are greedy in
+    ``_label_end`` and cannot give a character back here (no word starts with one of them),
+    so the first label that matches and its end are the ones ``_label_end`` finds."""
+    groups = []
+    for kind, words in labels:
+        line_end = r"|\r?\n" if alone and kind == "final_answer" else ""
+        body = r"[ _\-]*".join(re.escape(word) for word in words)
+        groups.append(f"({body}s*[ \\t*_0-9]*(?:[:：]\\**[ \\t]*{line_end}))")
+    return re.compile("|".join(groups))
+
+
+_LABEL_TABLES: dict[int, _LabelTable] = {}
+"""Label tables seen by ``_match_label``, by ``id`` (each kept alive in its entry)."""
+
+
+def _label_table(labels: _Labels) -> _LabelTable:
+    """The ``_LabelTable`` of ``labels``, made on first use."""
+    table = _LABEL_TABLES.get(id(labels))
+    if table is None or table.labels is not labels:
         index: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
         for label in labels:
             index.setdefault(label[1][0][:1], []).append(label)
-        entry = _LABELS_BY_START[id(labels)] = (labels, {start: tuple(group) for start, group in index.items()})
-    return entry[1].get(first, ())
+        by_start = {start: tuple(group) for start, group in index.items()}
+        whole = (_label_pattern(labels, False), _label_pattern(labels, True))
+        table = _LABEL_TABLES[id(labels)] = _LabelTable(labels, by_start, whole)
+    return table
 
 
 def _match_label(
     text: str, i: int, eof: bool, labels: _Labels = _LABELS, alone: bool = False
 ) -> _Marker | _Need | None:
     """One of ``labels`` (case-insensitive, ``:`` or ``：``) at ``text[i:]``, after any markdown;
-    with ``alone``, also a final-answer label ending its line with no colon."""
+    with ``alone``, also a final-answer label ending its line with no colon.
+
+    A whole label is found in one step (``_LabelTable.whole``); where none is, each label whose
+    first word starts with the line's first character (any other fails on that character) is
+    read by ``_label_end``, to tell whether it may still come: a line of prose tries none."""
     seg = text[i : i + _LABEL_MAX].lower()
     cut = len(text) - i > _LABEL_MAX
+    table = _label_table(labels)
+    found = table.whole[alone].match(seg)
+    if found is not None:
+        end = found.end()
+        if end == len(seg) and seg[end - 1] != "\n" and not eof and not cut:
+            return _NEED  # the colon ends the text so far: what follows it may still be a tail
+        return _Marker(labels[found.lastindex - 1][0], i + end)
     partial = False
-    for kind, words in _labels_starting(labels, seg[0]) if seg else labels:
+    for kind, words in table.by_start.get(seg[0], ()) if seg else labels:
         found = _label_end(seg, words, alone and kind == "final_answer")
         if isinstance(found, tuple):
             end, open_tail = found
@@ -433,6 +471,9 @@ _INPUT_LABELS: Final = tuple(
 
 _QUESTION_LABELS: Final = (("question", ("question",)), ("question", ("问题",)))
 """The format's ``Question:``; read only inside a final answer, where it may begin a run-on."""
+
+for _table in (_LABELS, _INPUT_LABELS, _QUESTION_LABELS):
+    _label_table(_table)  # compiled once, at import
 
 _RUN_ON_KINDS: Final = frozenset({"thought", "action_input", "observation"})
 """Labels that end a final answer: the model went on writing the format past its answer. Not
