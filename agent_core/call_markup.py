@@ -382,6 +382,8 @@ _THOUGHTS_HEADS: Final = (
     "here’s my thought process:",
     "here are my reasoning steps:",
 )
+_THOUGHTS_FIRSTS: Final = frozenset({"", *(phrase[:1] for phrase in _THOUGHTS_HEADS)})
+"""What ``_THOUGHTS_HEADS`` start with (``""``: an empty head is a prefix of every phrase)."""
 _RESPONSE_MAX: Final = len("[BEGIN FINAL RESPONSE]")
 """Granite 3.2's reasoning, written as plain text: its chat template asks the model to "write your
 thoughts after 'Here is my thought process:' and write your response after 'Here is my
@@ -394,6 +396,8 @@ RESPONSE]`` (their chat template; llama.cpp ends reasoning at ``[BEGIN FINAL RES
 def _may_open_thoughts(head: str) -> bool:
     """Whether the reply's first characters may still become Granite's thought-process phrase."""
     lowered = head.lower()
+    if lowered[:1] not in _THOUGHTS_FIRSTS:  # the usual reply: no phrase starts so
+        return False
     return any(phrase.startswith(lowered) for phrase in _THOUGHTS_HEADS)
 
 
@@ -698,6 +702,7 @@ class CallMarkup:
         self._thoughts: list[str] | None = None  # Granite's thought process, held until its response
         self._apriel = False  # an Apriel frame's [BEGIN FINAL RESPONSE] came: its end is dropped
         self._quote = CodeQuote()  # the text passed on so far: is a code span or block open?
+        self._unread: list[str] = []  # text passed on that _quote has not read yet (_passed)
 
     @property
     def ended(self) -> bool:
@@ -711,7 +716,7 @@ class CallMarkup:
         if self._opening is not None or self._bare is not None or self._thoughts is not None:
             text = self._bare_harmony(text, final=False)
         if not (self._pending or self._rule or self._harmony or self._stray_close) and not _may_mark(text):
-            self._quote.feed(text)
+            self._unread.append(text)
             return text  # the usual chunk: no marker can start in it
         if self._more or ((self._rule is not None or self._harmony) and len(self._pending) > _LONG_BLOCK):
             # A long block is gathered piece by piece and looked at only where its end may be,
@@ -732,6 +737,8 @@ class CallMarkup:
             return ""
         if self._opening is not None or self._bare is not None or self._thoughts is not None:
             self._pending += self._bare_harmony("", final=True)
+        elif not self._pending and not self._more:
+            return ""  # the usual end: nothing held
         self._pending += "".join(self._more)
         self._more.clear()
         return self._drain(final=True)
@@ -839,8 +846,8 @@ class CallMarkup:
                 continue
             self._pass(out, text[:i])
             quotable = marker in _QUOTABLE or marker in _TOKENS_SHOWN_IN_CODE or marker == _RECIPIENT_MARK
-            quoted = quotable and self._quote.open  # an example: text
-            if quoted or (marker == _BARE_INVOKE and not self._quote.blank_line):  # or inside a sentence
+            quoted = quotable and self._passed().open  # an example: text
+            if quoted or (marker == _BARE_INVOKE and not self._passed().blank_line):  # or inside a sentence
                 self._pass(out, marker)
                 self._pending = text[i + len(marker) :]
                 return True
@@ -852,8 +859,17 @@ class CallMarkup:
 
     def _pass(self, out: list[str], text: str) -> None:
         """Pass ``text`` on as it came."""
-        self._quote.feed(text)
+        self._unread.append(text)
         out.append(text)
+
+    def _passed(self) -> CodeQuote:
+        """``_quote`` once it has read all the text passed on. Read only when a marker asks
+        whether it stands in code: a reply with none never pays for it. It reads the same
+        pieces in the same order as it would have as they came, so it ends in the same state."""
+        for text in self._unread:
+            self._quote.feed(text)
+        self._unread.clear()
+        return self._quote
 
     def _open(self, marker: str, out: list[str], final: bool) -> bool:
         """Act on a whole marker at the start of the pending text; False when more text is needed."""

@@ -15,7 +15,7 @@ import html
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 _THINK_TAGS = ("<think>", "<thinking>", "<reasoning>", "<thought>", "<seed:think>")
 
@@ -125,6 +125,9 @@ class Split:
 
     visible: str = ""
     reasoning: str = ""
+
+
+_NOTHING: Final = Split()
 
 
 def _partial_suffix(text: str, tags: tuple[str, ...]) -> int:
@@ -286,6 +289,8 @@ class ThinkSplitter:
 
     def finish(self) -> Split:
         """Flush what was held back (an unclosed block stays reasoning)."""
+        if not self._opened and not self._pending and self._close_tag is None:
+            return _NOTHING  # the usual end: nothing held, no block open
         released = self.release()
         rest, self._pending = self._pending, ""
         if self._wrapper and rest[: len(self._wrapper)].lower() == self._wrapper and rest[len(self._wrapper) :].isspace():

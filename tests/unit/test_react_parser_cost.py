@@ -12,6 +12,7 @@ from itertools import pairwise
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from agent_core import call_markup, think
 from agent_core.react import parser
 from agent_core.react.parser import ReactStreamParser
 
@@ -180,3 +181,18 @@ def test_the_json_run_reads_as_the_steps_do(opener, body, cuts):
         finally:
             ReactStreamParser._json_run = original
         assert fast == slow, chunks
+
+
+def test_a_reply_without_call_markup_never_reads_its_code_quotes():
+    # CallMarkup asks whether a marker stands in code only when one comes (CodeQuote read late)
+    for chunks in ([TOOL_REPLY], _pieces(TOOL_REPLY, 10)):
+        calls = _python_calls(chunks)
+        assert calls[(call_markup.__file__, "_read")] == 0, calls
+        assert calls[(call_markup.__file__, "feed")] == len(chunks), calls  # CallMarkup.feed, no CodeQuote.feed
+
+
+def test_the_end_of_a_reply_with_nothing_held_is_read_at_once():
+    calls = _python_calls([FINAL_REPLY])
+    assert calls[(think.__file__, "release")] == 0, calls  # ThinkSplitter.finish: nothing held
+    assert calls[(call_markup.__file__, "_drain")] == 0, calls  # CallMarkup.finish: nothing held
+    assert calls[(call_markup.__file__, "<genexpr>")] == 0, calls  # no thought-process phrase starts with "T"
