@@ -200,7 +200,12 @@ def loads(text: str) -> Any:
     surrogate that no UTF-8 encoder writes (pydantic-core, which writes every line the plugin
     sends, fails on it and the run would end). Each is replaced by U+FFFD. Raises what
     ``json.loads`` raises."""
-    value = json.loads(text)
+    return surrogates_replaced(json.loads(text), text)
+
+
+def surrogates_replaced(value: Any, text: str) -> Any:
+    """``value``, decoded from the JSON ``text`` by ``json.loads`` (or ``raw_decode``), as
+    :func:`loads` returns it: with each lone surrogate replaced by U+FFFD."""
     return without_lone_surrogates(value) if _SURROGATE_ESCAPE.search(text) else value
 
 

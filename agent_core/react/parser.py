@@ -88,7 +88,7 @@ from enum import Enum
 from typing import Any, Final, NamedTuple
 
 from agent_core.call_markup import CallMarkup, CodeQuote
-from agent_core.json_args import with_closers
+from agent_core.json_args import surrogates_replaced, with_closers
 from agent_core.prompts import (
     PROBLEM_EMPTY,
     PROBLEM_EMPTY_ANSWER,
@@ -663,6 +663,7 @@ double-quoted string (``_STRING_REST``) on the way."""
 _SINGLE_QUOTE_CLOSERS: Final = ",:}] \t\r\n"
 _WHITESPACE = re.compile(r"\s*")
 _STRICT_JSON: Final = json.JSONDecoder()
+_UNDECODED: Final = object()
 
 
 class ReactStreamParser:
@@ -1445,15 +1446,16 @@ class ReactStreamParser:
         self._acc, self._depth, self._quote, self._inner_fence = [opener], 1, "", False
         self._probe = opener if self._purpose == "candidate" else ""
         self._state = _S.JSON
-        end = self._whole_json_end(start)
-        if end is not None:
-            self._acc.append(self._take(end))
+        whole = self._whole_json_end(start)
+        if whole is not None:
+            self._acc.append(self._take(whole[0]))
             self._depth, self._probe = 0, ""
-            self._json_done()
+            self._json_done(whole[1])
 
-    def _whole_json_end(self, start: int) -> int | None:
-        """Where a strict JSON value opening at ``start`` ends, when the buffer holds all of it
-        and ``_s_json`` would read it to that same end; else None.
+    def _whole_json_end(self, start: int) -> tuple[int, Any] | None:
+        """Where a strict JSON value opening at ``start`` ends, and the value as ``json.loads``
+        gives it, when the buffer holds all of it and ``_s_json`` would read it to that same
+        end; else None.
 
         Strict JSON has no raw newline, quote or ``<`` that the character reader would stop at
         inside a string, and no fence or closing tag outside one; each of its lines starts with
@@ -1462,13 +1464,13 @@ class ReactStreamParser:
         """
         buf = self._buf
         try:
-            _, end = _STRICT_JSON.raw_decode(buf, start)
+            value, end = _STRICT_JSON.raw_decode(buf, start)
         except (ValueError, RecursionError):
             return None
         if self._purpose != "candidate":
-            return end
+            return end, value
         first = _WHITESPACE.match(buf, start + 1).end()
-        return None if buf[start] == "[" and buf[first : first + 1] != "{" else end
+        return None if buf[start] == "[" and buf[first : first + 1] != "{" else (end, value)
 
     def _s_json(self, eof: bool) -> bool:
         if self._closer == "```" and self._line_start:
@@ -1612,16 +1614,23 @@ class ReactStreamParser:
             self._quote = ""
         return True
 
-    def _json_done(self) -> None:
+    def _json_done(self, strict: Any = _UNDECODED) -> None:
         """The JSON value closed, or was ended by a fence, a closing tag or the end of the reply
-        with only closing brackets missing (they are added: every word is there)."""
+        with only closing brackets missing (they are added: every word is there).
+
+        ``strict``: the value as ``json.loads`` decoded the text (``_whole_json_end``): strict
+        JSON from its opening to its closing bracket, which ``decode_input`` and ``decode_json``
+        take as it stands (nothing to strip, unwrap or repair), so it is not decoded again; only
+        its lone surrogates are replaced, as ``json_args.loads`` does."""
         text = "".join(self._acc)
+        if strict is not _UNDECODED:
+            strict = surrogates_replaced(strict, text)
         if self._depth > 0 and not self._quote:
             text = with_closers(text)
         if self._purpose == "input":
-            self._input_done(decode_input(text))
+            self._input_done(decode_input(text) if strict is _UNDECODED else strict)
             return
-        value = decode_json(text)
+        value = decode_json(text) if strict is _UNDECODED else strict
         answer = _answer_object(value)
         if answer is not None:  # {"thought": "...", "final_answer": "..."}
             thought, reply = answer

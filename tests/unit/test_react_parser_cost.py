@@ -4,6 +4,8 @@ Timing is left to ``bench/``; these tests count calls (``sys.setprofile``), whic
 on the machine, so that work done once per step or per line start cannot creep back."""
 
 import enum
+import json
+import json.decoder
 import re
 import sys
 from collections import Counter
@@ -13,8 +15,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agent_core import call_markup, think
+from agent_core.json_args import surrogates_replaced
 from agent_core.react import parser
-from agent_core.react.parser import ReactStreamParser
+from agent_core.react.parser import ReactStreamParser, parse_react
+from agent_core.text_calls import decode_input, decode_json
 
 TOOL_REPLY = (
     "Thought: be was updat\nAction:\n```json\n"
@@ -196,3 +200,35 @@ def test_the_end_of_a_reply_with_nothing_held_is_read_at_once():
     assert calls[(think.__file__, "release")] == 0, calls  # ThinkSplitter.finish: nothing held
     assert calls[(call_markup.__file__, "_drain")] == 0, calls  # CallMarkup.finish: nothing held
     assert calls[(call_markup.__file__, "<genexpr>")] == 0, calls  # no thought-process phrase starts with "T"
+
+
+def test_a_whole_json_blob_is_decoded_once():
+    calls = _python_calls([TOOL_REPLY])
+    assert calls[(json.decoder.__file__, "raw_decode")] == 1, calls
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    value=st.lists(_JSON_VALUES, max_size=4) | st.dictionaries(st.text(max_size=8), _JSON_VALUES, max_size=4),
+    ascii_only=st.booleans(),
+    indent=st.sampled_from([None, 1]),
+)
+def test_strict_json_is_what_decode_input_and_decode_json_give(value, ascii_only, indent):
+    # _json_done takes the value _whole_json_end decoded instead of decoding the text again
+    text = json.dumps(value, ensure_ascii=ascii_only, indent=indent)
+    strict = surrogates_replaced(json.loads(text), text)
+    assert decode_json(text) == strict
+    assert decode_input(text) == strict
+
+
+def test_a_lone_surrogate_in_a_whole_json_blob_is_replaced():
+    for reply in ('Action: search\nAction Input: {"q": "a\\ud800b"}',
+                  'Action:\n```json\n{"action": "search", "action_input": {"q": "a\\ud800b"}}\n```'):
+        assert parse_react(reply).actions[0].input == {"q": "a\ufffdb"}
