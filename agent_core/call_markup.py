@@ -470,6 +470,12 @@ _NAME_ABOVE_JSON = re.compile(r"[A-Za-z_][\w.\-]*\r?\n\s*\{")
 _MAY_NAME_ABOVE_JSON = re.compile(r"[A-Za-z_][\w.\-]*(?:\r?\n\s*)?")
 """The template writes the name and a newline (``'>>>' + name + '\\n'``): a first word followed by
 a space is no name line, and is passed on at once."""
+_PLAIN_OPENING = re.compile(r"(?=[^ahH>])(?:[^A-Za-z_]|[A-Za-z_][\w.\-]*[^\w.\-\r\n])")
+"""The start of a reply (stripped) that ``CallMarkup._bare_harmony`` passes on as it came: it
+opens with no ``analysis`` (``a``), no Granite or Apriel phrase (``h``/``H``: no other character
+is one of these in any case), no recipient (``>``), and no name line (``_NAME_ABOVE_JSON``,
+``_MAY_NAME_ABOVE_JSON``): no name, or a name with a character after it that is neither part of
+a name nor a line end (``Thought:``)."""
 
 
 _DROPPED: Final = ("<start_of_turn>", "<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
@@ -755,6 +761,9 @@ class CallMarkup:
             return self._granite_thoughts(text, final)
         if self._opening is not None:
             head = (self._opening + text).lstrip()
+            if _PLAIN_OPENING.match(head):  # the usual reply: none of the forms below can begin so
+                text, self._opening = self._opening + text, None
+                return text
             may_be_analysis = len(head) <= len(_BARE_ANALYSIS) and _BARE_ANALYSIS.startswith(head)
             recipient = _recipient_prefix(head, final)
             first_part = _NAME_ABOVE_JSON.match(head) is not None

@@ -232,3 +232,37 @@ def test_a_lone_surrogate_in_a_whole_json_blob_is_replaced():
     for reply in ('Action: search\nAction Input: {"q": "a\\ud800b"}',
                   'Action:\n```json\n{"action": "search", "action_input": {"q": "a\\ud800b"}}\n```'):
         assert parse_react(reply).actions[0].input == {"q": "a\ufffdb"}
+
+
+def _markup_read(chunks: list[str]) -> tuple[list[str], str]:
+    markup = call_markup.CallMarkup()
+    return [markup.feed(chunk) for chunk in chunks], markup.finish()
+
+
+_OPENINGS = st.lists(
+    st.sampled_from(
+        ["Thought", ":", " ", "\n", "\r\n", "analysis", "We", "assistantfinal", "Here", "here's", " is my thought process:",
+         "Here are my reasoning steps:", ">>>", "all", "get_weather", "{", '"a"', "}", "a", "h", "H", ">", "_x", ".", "-",
+         "1", "é", "思考", "<tool_call>", "`"]
+    ),
+    max_size=6,
+).map("".join)
+
+
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@example(head=">>>all\nHello", cut=3)  # Functionary's recipient line
+@example(head='get_weather\n{"a": 1}', cut=40)  # its first call part
+@example(head='get_weather\r\n{"a": 1}', cut=0)
+@example(head="analysisWe need", cut=2)  # Harmony without its tokens
+@example(head="Here is my thought process: x", cut=40)  # Granite
+@given(head=_OPENINGS, cut=st.integers(0, 40))
+def test_a_plain_opening_passes_as_the_opening_checks_pass_it(head, cut):
+    chunks = [head[:cut], head[cut:]]
+    fast = _markup_read(chunks)
+    original = call_markup._PLAIN_OPENING
+    call_markup._PLAIN_OPENING = re.compile(r"(?!)")  # every check made
+    try:
+        slow = _markup_read(chunks)
+    finally:
+        call_markup._PLAIN_OPENING = original
+    assert fast == slow
