@@ -651,6 +651,9 @@ _CALL_NAME_WINDOW: Final = 400
 """Characters after call markup in a final answer read for the called tool's name."""
 _TEXT_STOP = re.compile(r"[\n<]")
 _THOUGHT_STOP = re.compile(r"[\n<F]")
+_THOUGHT_RUN = re.compile(r"[^\n<F]+\n?")
+"""Thought text up to a ``_THOUGHT_STOP`` character, and the line break when that is one: at a
+line break, a step of ``_s_text`` (not at a line start, not at an ``F``) takes it alone."""
 _NAME_STOP = re.compile(r"[\n{]")
 _JSON_SPECIAL = re.compile(r"[{}\[\]\"'\n<]")
 _STRING_SPECIAL: Final = {'"': re.compile(r'[\\"\n]'), "'": re.compile(r"[\\'\n]")}
@@ -985,6 +988,10 @@ class ReactStreamParser:
                 self._labels_seen = True
                 self._on_label("final_answer", end)
                 return True
+        run = _THOUGHT_RUN.match(self._buf, self._pos)
+        if run is not None:  # what _scan passes on, with the line break after it (its own step there)
+            self._emit_thought(self._take(run.end()))
+            return True
         return self._scan(eof, self._emit_thought, _TEXT_TAGS, _THOUGHT_STOP)
 
     def _scan(

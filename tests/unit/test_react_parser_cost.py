@@ -266,3 +266,34 @@ def test_a_plain_opening_passes_as_the_opening_checks_pass_it(head, cut):
     finally:
         call_markup._PLAIN_OPENING = original
     assert fast == slow
+
+
+def test_a_line_of_thought_and_its_line_break_are_one_step():
+    calls = _python_calls(["Thought: I know.\nIt is late.\nFinal Answer: 42."])
+    assert calls[(parser.__file__, "_emit_thought")] == 2, calls
+
+
+_REPLIES = st.lists(
+    st.sampled_from(
+        ["Thought: ", "I know", ".", " ", "\n", "\r\n", "F", "Final Answer: ", "Final Answer", " Final Answer: x", "Fine",
+         "<", "<think>", "</think>", "<tool_call>", '{"name": "search", "arguments": {}}', "</tool_call>", "<|eot_id|>",
+         "Action: search\n", "Action Input: {\"q\": 1}\n", "Observation: y\n", "Answer: 4", "```json\n", "```\n", "{",
+         '"a"', "}", "## ", "**", "Question: q\n", "思考：", "x"]
+    ),
+    max_size=14,
+).map("".join)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(text=_REPLIES, cuts=st.lists(st.integers(1, 200), max_size=5))
+def test_a_run_of_thought_reads_as_the_steps_do(text, cuts):
+    bounds = sorted({0, len(text), *(cut for cut in cuts if cut < len(text))})
+    for chunks in ([text], list(text), [text[a:b] for a, b in pairwise(bounds)]):
+        fast = _read(chunks)
+        original = parser._THOUGHT_RUN
+        parser._THOUGHT_RUN = re.compile(r"(?!)")  # the steps alone
+        try:
+            slow = _read(chunks)
+        finally:
+            parser._THOUGHT_RUN = original
+        assert fast == slow, chunks
