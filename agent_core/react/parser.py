@@ -1240,17 +1240,21 @@ class ReactStreamParser:
                 self._note(PROBLEM_NO_NAME)
                 self._span, self._state = None, _S.TEXT
                 return True
+            return self._dispatch_action(eof, marker)
         return self._dispatch_action(eof)
 
-    def _dispatch_action(self, eof: bool) -> bool:
-        """First character after ``Action:``: a JSON blob, a fence, a tag, or a tool name."""
+    def _dispatch_action(self, eof: bool, line: _Marker | _Need | None = _NEED) -> bool:
+        """First character after ``Action:``: a JSON blob, a fence, a tag, or a tool name.
+
+        ``line``: what ``_classify_line`` found at this line start, if it was asked: at a
+        backtick (no markdown before it) that is what ``_classify_fence`` finds here."""
         ch = self._buf[self._pos]
         if ch in "{[":
             self._purpose = "blob"
             self._begin_json()
             return True
         if ch == "`":
-            fence = _classify_fence(self._buf, self._pos, eof)
+            fence = _classify_fence(self._buf, self._pos, eof) if line is _NEED else line
             if fence is _NEED:
                 return False
             if isinstance(fence, _Marker):
@@ -1718,12 +1722,16 @@ class ReactStreamParser:
 
     def _drop_unlabelled(self) -> None:
         """A labelled action follows: the bare JSON before it was part of the thought."""
+        if not self._unlabelled:
+            return
         held, self._unlabelled = self._unlabelled, []
         for item in held:
             self._emit_thought(item if isinstance(item, str) else item[1] + "\n")
 
     def _commit_unlabelled(self) -> None:
         """No labelled action came: the bare JSON calls are the turn's actions."""
+        if not self._unlabelled:
+            return
         held, self._unlabelled = self._unlabelled, []
         state = self._state
         for item in held:

@@ -297,3 +297,8 @@ def test_a_run_of_thought_reads_as_the_steps_do(text, cuts):
         finally:
             parser._THOUGHT_RUN = original
         assert fast == slow, chunks
+
+
+def test_the_fence_after_action_is_classified_once():
+    calls = _python_calls([TOOL_REPLY])
+    assert calls[(parser.__file__, "_classify_fence")] == 1, calls
