@@ -274,6 +274,8 @@ class ThinkSplitter:
     def pieces(self, text: str) -> list[tuple[str, str]]:
         """Consume one piece of content; return ``(kind, text)`` pieces in order: ``VISIBLE``
         and ``REASONING`` text, and ``BLOCK_END`` (text "") where a reasoning block closed."""
+        if not text and not self._opened and not self._pending:
+            return []  # nothing to read, nothing held
         out: list[tuple[str, str]] = []
         if self._opened:
             text = self._until_close(text, out)

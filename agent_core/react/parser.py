@@ -382,6 +382,9 @@ def _label_table(labels: _Labels) -> _LabelTable:
     return table
 
 
+_REACT_TABLE: Final = _label_table(_LABELS)
+
+
 def _match_label(
     text: str, i: int, eof: bool, labels: _Labels = _LABELS, alone: bool = False
 ) -> _Marker | _Need | None:
@@ -393,7 +396,7 @@ def _match_label(
     read by ``_label_end``, to tell whether it may still come: a line of prose tries none."""
     seg = text[i : i + _LABEL_MAX].lower()
     cut = len(text) - i > _LABEL_MAX
-    table = _label_table(labels)
+    table = _REACT_TABLE if labels is _LABELS else _label_table(labels)
     found = table.whole[alone].match(seg)
     if found is not None:
         end = found.end()
@@ -434,12 +437,18 @@ vLLM's ``phi4_mini_json`` tool parser reads)."""
 _CALL_PREFIX_STARTS: Final = frozenset(prefix[0] for prefix, _ in _CALL_PREFIXES)
 
 
+_LINE_OPENERS: Final = frozenset(_MD_CHARS + "{[`") | _CALL_PREFIX_STARTS
+"""The characters ``_classify_line`` looks at before it looks for a label there."""
+
+
 def _classify_line(text: str, i: int, eof: bool, alone: bool = False) -> _Marker | _Need | None:
     """What a line starting at ``text[i]`` begins with: a label, ``{``/``[``, a fence, or nothing.
 
     ``alone``: a final-answer label may also stand alone on its line (``### Final Answer``), as
     models write it once they follow the format. In prose it is a heading of the prose
     (``**Final Answer**\n\\boxed{4}`` after a worked solution), so it counts only after a label."""
+    if i < len(text) and text[i] not in _LINE_OPENERS:  # the usual line: no markdown, only a label to look for
+        return _match_label(text, i, eof, alone=alone)
     j = i
     limit = min(len(text), i + _PREFIX_MAX)
     while j < limit and text[j] in _MD_CHARS:

@@ -302,3 +302,33 @@ def test_a_run_of_thought_reads_as_the_steps_do(text, cuts):
 def test_the_fence_after_action_is_classified_once():
     calls = _python_calls([TOOL_REPLY])
     assert calls[(parser.__file__, "_classify_fence")] == 1, calls
+
+
+def test_a_reply_looks_up_its_label_table_and_ends_its_reasoning_split_at_once():
+    calls = _python_calls([FINAL_REPLY])
+    assert calls[(parser.__file__, "_label_table")] == 0, calls  # the ReAct table is bound once
+    assert calls[(think.__file__, "_may_hold_tag")] == 1, calls  # the reply's one piece; nothing at the end
+
+
+class _Every:
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    prefix=st.sampled_from(["", " ", "## ", "**", "> ", "- ", "\t", "`", "```json\n", "{", "[", "[TOOL_CALLS]", "functools["]),
+    text=st.one_of(_LABEL_TEXT, _written_labels()),
+    eof=st.booleans(),
+    alone=st.booleans(),
+)
+def test_classify_line_without_markdown_is_classify_line_looking_at_every_opener(prefix, text, eof, alone):
+    line = prefix + text
+    fast = parser._classify_line(line, 0, eof, alone)
+    original = parser._LINE_OPENERS
+    parser._LINE_OPENERS = _Every()  # every line read from its first character on
+    try:
+        slow = parser._classify_line(line, 0, eof, alone)
+    finally:
+        parser._LINE_OPENERS = original
+    assert fast == slow
