@@ -666,12 +666,12 @@ line break, a step of ``_s_text`` (not at a line start, not at an ``F``) takes i
 _NAME_STOP = re.compile(r"[\n{]")
 _JSON_SPECIAL = re.compile(r"[{}\[\]\"'\n<]")
 _STRING_SPECIAL: Final = {'"': re.compile(r'[\\"\n]'), "'": re.compile(r"[\\'\n]")}
-_STRING_REST = re.compile(r'[^"\\\n]*(?:\\[^\n][^"\\\n]*)*"')
-"""The rest of a double-quoted JSON string up to its closing quote, with no raw newline (an
-escape takes the character after it, a newline excepted)."""
+_STRING_BODY = re.compile(r'[^"\\\n]*(?:\\[^\n][^"\\\n]*)*')
+"""Text of a double-quoted JSON string up to its closing quote, a raw newline, or a backslash
+followed by a newline or by nothing yet (an escape takes the character after it)."""
 _JSON_RUN = re.compile(r'(?:[^{}\[\]"\'\n<]+|"[^"\\\n]*(?:\\[^\n][^"\\\n]*)*")*')
 """JSON text outside strings up to a character ``_JSON_SPECIAL`` stops at, taking each whole
-double-quoted string (``_STRING_REST``) on the way."""
+double-quoted string (its ``_STRING_BODY`` and closing quote) on the way."""
 _SINGLE_QUOTE_CLOSERS: Final = ",:}] \t\r\n"
 _WHITESPACE = re.compile(r"\s*")
 _STRICT_JSON: Final = json.JSONDecoder()
@@ -1514,19 +1514,19 @@ class ReactStreamParser:
         """The fast path of ``_s_json``: consume at once, with one ``_take``, what its steps
         would read one character class at a time: the rest of an open double-quoted string,
         then text outside strings, whole double-quoted strings and brackets, up to a character
-        a step must look at (a raw newline, ``'``, ``<``, a string not closed yet, the end of
-        the buffer) or to the bracket that closes the value. Nothing taken holds a newline, so
-        no line start (where the steps look for fences and labels) is passed. Returns whether
-        anything was consumed; a property test checks it against the steps alone."""
+        a step must look at (a raw newline, ``'``, ``<``, the end of the buffer) or to the
+        bracket that closes the value; a string that does not close so is read up to such a
+        character and left open. Nothing taken holds a newline, so no line start (where the
+        steps look for fences and labels) is passed. Returns whether anything was consumed; a
+        property test checks it against the steps alone."""
         buf, start = self._buf, self._pos
-        pos, depth, closed = start, self._depth, False
-        if self._quote:
-            rest = _STRING_REST.match(buf, pos)
-            if rest is None:
-                return False
-            pos = rest.end()
         size = len(buf)
-        while True:
+        pos, depth, quote, closed = start, self._depth, self._quote, False
+        if quote:
+            pos = _STRING_BODY.match(buf, pos).end()
+            if pos < size and buf[pos] == '"':
+                pos, quote = pos + 1, ""
+        while not quote:
             pos = _JSON_RUN.match(buf, pos).end()
             if pos >= size:
                 break
@@ -1539,13 +1539,16 @@ class ReactStreamParser:
                     closed = True
                     pos += 1
                     break
+            elif ch == '"':  # a string the run could not take whole: its text so far, left open
+                pos, quote = _STRING_BODY.match(buf, pos + 1).end(), '"'
+                break
             else:
                 break
             pos += 1
         if pos == start:
             return False
         self._acc.append(self._take(pos))
-        self._depth, self._quote = depth, ""
+        self._depth, self._quote = depth, quote
         if closed:
             self._json_done()
         return True

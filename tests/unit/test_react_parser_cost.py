@@ -172,6 +172,7 @@ _JSON_OPENERS = st.sampled_from(
 @settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
 @example(opener="Action:\n```json\n", body='{"a": 1\n```\nThought: x', cuts=[])  # a fence ends an unbalanced blob
 @example(opener="Action:\n```json\n", body='{"a": "x\\\n```"}\n```', cuts=[24])  # an escaped raw newline: a line start
+@example(opener="Thought: look\n", body='{"a": "x\nThought: y"}', cuts=[])  # a raw newline in a string
 @given(opener=_JSON_OPENERS, body=_JSON_PIECES, cuts=st.lists(st.integers(1, 200), max_size=6))
 def test_the_json_run_reads_as_the_steps_do(opener, body, cuts):
     text = opener + body
