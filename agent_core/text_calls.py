@@ -161,7 +161,19 @@ _KEY_SEPARATORS = re.compile(r"[\s_\-]")
 
 def _key_form(key: Any) -> str:
     """A key as compared: case, spaces, ``_`` and ``-`` ignored ("Action Input" is "actioninput")."""
-    return _KEY_SEPARATORS.sub("", key.lower()) if isinstance(key, str) else ""
+    if not isinstance(key, str):
+        return ""
+    form = _KEY_FORMS.get(key)
+    if form is None:
+        form = _KEY_SEPARATORS.sub("", key.lower())
+        if len(_KEY_FORMS) < _KEY_FORMS_MAX:
+            _KEY_FORMS[key] = form
+    return form
+
+
+_KEY_FORMS: dict[str, str] = {}
+"""The forms of the keys met so far (models write the same few keys in every call)."""
+_KEY_FORMS_MAX: Final = 4096
 
 
 def _keys_by_form(obj: dict) -> dict[str, Any]:

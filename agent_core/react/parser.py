@@ -193,7 +193,8 @@ _NAME_SEPARATORS = re.compile(r"[\s_\-]")
 
 
 def _is_final_name(name: str) -> bool:
-    return _NAME_SEPARATORS.sub("", name.lower()) in _FINAL_NAMES
+    lowered = name.lower()
+    return "f" in lowered and _NAME_SEPARATORS.sub("", lowered) in _FINAL_NAMES  # each final name has an "f"
 
 
 _THOUGHT_KEYS: Final = frozenset({"thought", "thoughts", "thinking", "reasoning"})

@@ -14,7 +14,7 @@ from itertools import pairwise
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agent_core import call_markup, think
+from agent_core import call_markup, text_calls, think
 from agent_core.json_args import surrogates_replaced
 from agent_core.react import parser
 from agent_core.react.parser import ReactStreamParser, parse_react
@@ -333,3 +333,20 @@ def test_classify_line_without_markdown_is_classify_line_looking_at_every_opener
     finally:
         parser._LINE_OPENERS = original
     assert fast == slow
+
+
+_NAMES = st.one_of(
+    st.text(max_size=14),
+    st.lists(st.sampled_from(["Final", "final", "FINAL", "Answer", "answer", "finish", "Finish", " ", "_", "-", "\t",
+                              "ﬁ", "ﬀ", "İ", "F", "f", "x", "action", "Action Input"]), max_size=5).map("".join),
+)
+
+
+@settings(max_examples=500)
+@given(name=_NAMES)
+def test_final_names_and_key_forms_are_as_the_separator_pattern_reads_them(name):
+    # _is_final_name rejects a name with no "f" at once; _key_form remembers the forms it made
+    form = re.sub(r"[\s_\-]", "", name.lower())
+    assert parser._is_final_name(name) == (form in {"finalanswer", "finish"})
+    assert text_calls._key_form(name) == form
+    assert text_calls._key_form(name) == form  # again, remembered
