@@ -1463,15 +1463,15 @@ class ReactStreamParser:
         and in small pieces.
         """
         start = self._pos
-        opener = self._take(start + 1)
-        self._acc, self._depth, self._quote, self._inner_fence = [opener], 1, "", False
-        self._probe = opener if self._purpose == "candidate" else ""
-        self._state = _S.JSON
+        self._quote, self._inner_fence, self._state = "", False, _S.JSON
         whole = self._whole_json_end(start)
-        if whole is not None:
-            self._acc.append(self._take(whole[0]))
-            self._depth, self._probe = 0, ""
+        if whole is not None:  # opener and value in one take
+            self._acc, self._depth, self._probe = [self._take(whole[0])], 0, ""
             self._json_done(whole[1])
+            return
+        opener = self._take(start + 1)
+        self._acc, self._depth = [opener], 1
+        self._probe = opener if self._purpose == "candidate" else ""
 
     def _whole_json_end(self, start: int) -> tuple[int, Any] | None:
         """Where a strict JSON value opening at ``start`` ends, and the value as ``json.loads``

@@ -350,3 +350,17 @@ def test_final_names_and_key_forms_are_as_the_separator_pattern_reads_them(name)
     assert parser._is_final_name(name) == (form in {"finalanswer", "finish"})
     assert text_calls._key_form(name) == form
     assert text_calls._key_form(name) == form  # again, remembered
+
+
+def test_a_short_reply_stays_within_its_call_budget():
+    # Python-level calls per reply (the fast paths above); 152, 435, 100 and 340 before them
+    budgets = {
+        "tool, whole": ([TOOL_REPLY], 96),
+        "tool, 10 pieces": (_pieces(TOOL_REPLY, 10), 240),
+        "answer, whole": ([FINAL_REPLY], 62),
+        "answer, 10 pieces": (_pieces(FINAL_REPLY, 10), 212),
+    }
+    for shape, (chunks, budget) in budgets.items():
+        calls = _python_calls(chunks)
+        assert sum(calls.values()) <= budget, (shape, sum(calls.values()), calls)
+    assert _python_calls([TOOL_REPLY])[(parser.__file__, "_take")] <= 7  # a whole JSON value: one take
