@@ -276,6 +276,10 @@ class ThinkSplitter:
         and ``REASONING`` text, and ``BLOCK_END`` (text "") where a reasoning block closed."""
         if not text and not self._opened and not self._pending:
             return []  # nothing to read, nothing held
+        if not self._opened and not self._pending and self._close_tag is None and not _may_hold_tag(text):
+            self._prev = text[-1]  # the usual chunk: no tag can start in it
+            self._after_block = self._after_block and text.isspace()
+            return [(VISIBLE, text)]
         out: list[tuple[str, str]] = []
         if self._opened:
             text = self._until_close(text, out)

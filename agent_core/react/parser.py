@@ -117,7 +117,7 @@ from agent_core.text_calls import (
     envelope_name,
     interpret,
 )
-from agent_core.think import BLOCK_END, REASONING, STRAY_END, ThinkSplitter
+from agent_core.think import BLOCK_END, REASONING, STRAY_END, VISIBLE, ThinkSplitter
 
 # --------------------------------------------------------------------------------------------
 # Events and the turn
@@ -762,7 +762,7 @@ class ReactStreamParser:
         if self._finished or not chunk:
             return []
         self._raw.append(chunk)
-        self._split(self._markup.feed(chunk))
+        self._read_pieces(self._think.pieces(self._markup.feed(chunk)))  # _split
         return self._drain()
 
     def release_held(self) -> None:
@@ -836,17 +836,17 @@ class ReactStreamParser:
 
     def _read_pieces(self, pieces: list[tuple[str, str]]) -> None:
         for kind, piece in pieces:
-            if kind == REASONING:
+            if kind == VISIBLE:  # the usual piece: first
+                self._visible.append(piece)  # _note_visible, inline: once per chunk
+                self._visible_chars += len(piece)
+                self._consume(piece, eof=False)
+            elif kind == REASONING:
                 self._emit_reasoning(piece)
             elif kind == BLOCK_END:
                 self._after_block()
                 self._note_visible("\n")
             elif kind == STRAY_END:
                 self._reasoning_before()
-            else:
-                self._visible.append(piece)  # _note_visible, inline: once per chunk
-                self._visible_chars += len(piece)
-                self._consume(piece, eof=False)
 
     def _note_visible(self, text: str) -> None:
         if text:

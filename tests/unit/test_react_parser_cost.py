@@ -355,12 +355,13 @@ def test_final_names_and_key_forms_are_as_the_separator_pattern_reads_them(name)
 def test_a_short_reply_stays_within_its_call_budget():
     # Python-level calls per reply (the fast paths above); 152, 435, 100 and 340 before them
     budgets = {
-        "tool, whole": ([TOOL_REPLY], 96),
-        "tool, 10 pieces": (_pieces(TOOL_REPLY, 10), 240),
-        "answer, whole": ([FINAL_REPLY], 62),
-        "answer, 10 pieces": (_pieces(FINAL_REPLY, 10), 212),
+        "tool, whole": ([TOOL_REPLY], 94),
+        "tool, 10 pieces": (_pieces(TOOL_REPLY, 10), 230),
+        "answer, whole": ([FINAL_REPLY], 60),
+        "answer, 10 pieces": (_pieces(FINAL_REPLY, 10), 200),
     }
     for shape, (chunks, budget) in budgets.items():
         calls = _python_calls(chunks)
         assert sum(calls.values()) <= budget, (shape, sum(calls.values()), calls)
     assert _python_calls([TOOL_REPLY])[(parser.__file__, "_take")] <= 7  # a whole JSON value: one take
+    assert _python_calls(_pieces(FINAL_REPLY, 10))[(parser.__file__, "_split")] == 1  # feed reads its pieces itself
