@@ -128,13 +128,18 @@ def _continuation_join(previous: str, text: str, lead: str = "") -> str:
 
 def _secret_across(cut: str, joint: str, text: str, secrets: Any) -> str:
     """``joint``, or nothing when ``cut`` (a cut answer) ends with the start of one of
-    ``secrets`` that ``text`` (its continuation's first text) completes: the model was writing
-    the secret when the limit came, and a space put between its two parts would let each pass the
-    guard (``outbound.TextHold`` hides a start it holds, not the rest that follows)."""
+    ``secrets`` that ``text`` (its continuation's first text, as streamed: often a piece of a
+    few characters) completes or goes on with to its end: the model was writing the secret when
+    the limit came, and a space put between its two parts would let each pass the guard
+    (``outbound.TextHold`` hides a start it holds, not the rest that follows; a start still
+    growing at the end of ``text`` is held until the pieces after it complete the secret)."""
     if not joint or not secrets or secrets.pending_start(cut) == len(cut):
         return joint
     start = secrets.pending_start(cut)
-    return "" if secrets.holds(cut[start:] + text) and not secrets.holds(cut[start:] + joint + text) else joint
+    if secrets.holds(cut[start:] + joint + text):
+        return joint
+    joined = cut[start:] + text
+    return "" if secrets.holds(joined) or (text and not secrets.pending_start(joined)) else joint
 
 
 LEAD_HEAD_CHARS = 256

@@ -435,6 +435,19 @@ def test_a_secret_the_output_limit_cut_in_two_is_hidden_whole_in_the_chat(run, s
     assert result.text == "Your key is [REDACTED], keep it safe."
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("cut_at", [6, 9, 11])
+def test_a_secret_the_output_limit_cut_in_two_is_hidden_whole_when_its_rest_streams_in_pieces(run, strategy, cut_at):
+    """As above, the continuation streamed two characters a chunk: its first piece goes on with
+    the key without completing it, and a space put there showed the key's last piece after
+    the hidden start ("[REDACTED]d7")."""
+    first = {**answer_turn(strategy, f"Your key is {CANARY[:cut_at]}"), "finish_reason": "length", "split": 2}
+    turns = [first, {"text": f"{CANARY[cut_at:]}, keep it safe.", "split": 2}]
+    result = run(turns, tools=[crm_tool()], strategy=strategy, query=f"My key is {CANARY}. Repeat it.")
+    assert_clean_end(result)
+    assert result.text == "Your key is [REDACTED], keep it safe."
+
+
 # --- redacted before it is cut or reflowed --------------------------------------------------------
 
 

@@ -42,6 +42,19 @@ def test_no_space_is_put_inside_a_secret_the_cut_fell_in():
     assert _secret_across("Key: SECRET-CANA", " ", "RY-93c1d7", secret_forms(set())) == " "
 
 
+@pytest.mark.parametrize("size", [1, 2, 4, 8])
+def test_no_space_is_put_inside_a_secret_whose_rest_streams_in_pieces(size):
+    """The continuation's first streamed piece goes on with the secret without completing it
+    (a stream of a few characters a chunk): a space put there let the guard hide the start
+    and show the last piece ("[REDACTED]8")."""
+    secrets = secret_forms({"SECRET-CANARY-93c1d7"})
+    rest = "RY-93c1d7 done"
+    assert _secret_across("Key: SECRET-CANA", " ", rest[:size], secrets) == ""
+    assert _secret_across("Key: SECRET-CANA", " ", "R", secrets) == ""
+    assert _secret_across("Key: SECRET-CANA", " ", "Ro", secrets) == " "  # not the secret's next characters
+    assert _secret_across("Key: SECRET-CANA", " ", "", secrets) == " "
+
+
 def test_the_log_of_a_cut_reply_hides_a_start_of_a_secret_it_ends_with():
     """The limit cut the model's reasoning in the middle of a key: the Thought node showed its
     first characters (the chat hides such a start; the guard hides only whole secrets)."""
