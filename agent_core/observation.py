@@ -1618,7 +1618,10 @@ class _Secrets:
     def mask_continued_head(self, previous: str, text: str) -> str:
         """``text``, the continuation of ``previous`` (a reply the output limit cut), with its
         start replaced by ``[REDACTED]`` when that start finishes a secret ``previous`` ended
-        inside: the rest of a key whose start the cut reply's logs hid (``mask_cut_edge``)."""
+        inside: the rest of a key whose start the cut reply's logs hid (``mask_cut_edge``).
+        The whole of ``text`` is hidden when it only goes on with that start, not finishing it
+        (the limit cut the continuation too, inside the same secret), and the start so made
+        has at least ``MIN_SECRET_EDGE`` characters, not counting whitespace."""
         if not previous or not text or not self._forms:
             return text
         reach = 4 * len(self._compact[0]) + 16  # enough for any reflowed form
@@ -1626,4 +1629,9 @@ class _Secrets:
         for start, end in self._found(tail + text[:reach]):
             if start < len(tail) < end:
                 return REDACTED + text[end - len(tail) :]
+        if text.strip() and len(text) <= reach:  # all of it may be inside one start
+            joined = tail + text
+            start = self.pending_start(joined)
+            if start < len(tail) and len("".join(joined[start:].split())) >= MIN_SECRET_EDGE:
+                return REDACTED
         return text

@@ -448,6 +448,17 @@ def test_a_secret_the_output_limit_cut_in_two_is_hidden_whole_when_its_rest_stre
     assert result.text == "Your key is [REDACTED], keep it safe."
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_continuation_the_output_limit_cut_inside_the_same_secret_shows_none_of_it(run, strategy):
+    """The answer was cut inside the key, and its continuation again before the key's end: the
+    continuation round's Thought and ROUND nodes showed the key's middle."""
+    first = {**answer_turn(strategy, f"Your key is {CANARY[:4]}"), "finish_reason": "length"}
+    turns = [first, {"text": CANARY[4:10], "finish_reason": "length"}]
+    result = run(turns, tools=[crm_tool()], strategy=strategy, query=f"My key is {CANARY}. Repeat it.")
+    assert result.text.startswith("Your key is [REDACTED]\n\n")
+    assert_plugin_never_wrote(run, result, CANARY[4:10])
+
+
 # --- redacted before it is cut or reflowed --------------------------------------------------------
 
 

@@ -174,3 +174,15 @@ def test_the_rest_of_a_secret_a_cut_text_ended_inside_is_hidden_in_its_continuat
     assert secrets.mask_continued_head("Key: SECRET-CANARY-93c1d7", " done") == " done"  # ended whole before
     assert secrets.mask_continued_head("", "RY-93c1d7") == "RY-93c1d7"
     assert secret_forms(set()).mask_continued_head("Key: SECRET-CANA", "RY-93c1d7") == "RY-93c1d7"
+
+
+def test_a_continuation_cut_inside_the_same_secret_is_hidden_whole_in_the_logs():
+    """The limit cut the answer inside a key and its continuation again before the key's end:
+    the continuation round's Thought and ROUND nodes showed the key's middle ("RY-93")."""
+    secrets = secret_forms({"SECRET-CANARY-93c1d7"})
+    assert secrets.mask_continued_head("Key: SECRET-CANA", "RY-93") == "[REDACTED]"
+    assert secrets.mask_continued_head("Key: SECRET-\nCANA", "RY-\n93") == "[REDACTED]"  # reflowed
+    assert secrets.mask_continued_head("Key: SE", "CR") == "[REDACTED]"  # SECR: as long as a cut edge hidden
+    assert secrets.mask_continued_head("Key: S", "EC") == "EC"  # SEC: shorter than any edge hidden
+    assert secrets.mask_continued_head("Key: SECRET-CANA", "Rome") == "Rome"  # not the secret
+    assert secrets.mask_continued_head("Key: SECRET-CANA", "   ") == "   "
