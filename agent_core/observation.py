@@ -1371,6 +1371,36 @@ def _escaped_every_character(secret: str) -> set[str]:
     return forms | {form.upper().replace("\\X", "\\x").replace("\\U", "\\u").replace("&#X", "&#x") for form in forms}
 
 
+_HTML_SAFE_JSON = (
+    ("<>&\u2028\u2029", "x", False),  # Go encoding/json Marshal (HTMLEscape)
+    ("<>&='\u2028\u2029", "x", False),  # Gson (htmlSafe, its default)
+    ("<>&'\"+`", "X", True),  # .NET System.Text.Json (JavaScriptEncoder.Default)
+)
+"""JSON encoders that write more characters as ``\\u`` escapes than ``json.dumps`` does: the
+characters, the hex digits' case (``x`` or ``X``), and whether every non-ASCII character is
+escaped too."""
+
+
+def _json_html_safe(secret: str) -> set[str]:
+    """``secret`` inside a JSON string as the HTML-safe encoders of ``_HTML_SAFE_JSON`` write it,
+    where that differs from ``json.dumps``: Go's ``encoding/json`` (``Marshal`` writes ``<``,
+    ``>``, ``&``, U+2028 and U+2029 as ``\\u003c``... "to keep some browsers from misinterpreting
+    JSON output as HTML", encode.go), Gson (``=`` and ``'`` too) and .NET's ``System.Text.Json``
+    (upper-case hex, ``'"+`` and the backquote too, every non-ASCII character as well, two
+    escapes for one outside the BMP). A tool that returns an API's JSON body as it came passes
+    these on. Empty when none differs."""
+    plain = json.dumps(secret, ensure_ascii=False)[1:-1]
+    forms = set()
+    for characters, case, non_ascii in _HTML_SAFE_JSON:
+        forms.add("".join(
+            "".join(f"\\u{unit:04{case}}" for unit in _utf16_units(char))
+            if char in characters or (non_ascii and not char.isascii())
+            else json.dumps(char, ensure_ascii=False)[1:-1]
+            for char in secret
+        ))
+    return forms - {plain}
+
+
 def _base64_cores(secret: str) -> set[str]:
     """The characters that stand for ``secret`` in any base64 text that holds it (standard and
     URL-safe alphabets): at each of the three byte offsets it may start at, the output
@@ -1483,6 +1513,7 @@ class _Secrets:
             quoted |= {re.sub(r"%[0-9A-F]{2}", lambda m: m.group().lower(), q) for q in quoted}
             escaped = {json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1]}
             escaped |= {e.replace("/", "\\/") for e in escaped}  # JSON's optional "\/" (PHP's default)
+            escaped |= _json_html_safe(secret)  # Go's, Gson's and .NET's encoders: "<" as \u003c
             marked_up = {html.escape(secret), html.escape(secret, quote=False)}
             twice = {urllib.parse.quote(q, safe="") for q in quoted if "%" in q}  # a URL inside a URL's query
             encoded = _base64_cores(secret) if len(secret) <= WRAPPED_FORM_MAX_CHARS else set()

@@ -780,6 +780,28 @@ def test_json_escaped_secrets_are_redacted():
     assert "[REDACTED]" in outcome.observation
 
 
+@pytest.mark.parametrize(
+    "written",
+    [
+        '{"key": "pa\\u0026ss\\u003cwo=rd\\u003e\'1"}',  # Go json.Marshal: <, >, & escaped
+        '{"key": "pa\\u0026ss\\u003cwo\\u003drd\\u003e\\u00271"}',  # Gson: = and \' too
+        '{"key": "pa\\u0026ss\\u003Cwo=rd\\u003E\\u00271"}',  # .NET System.Text.Json: upper-case hex
+    ],
+)
+def test_a_secret_in_json_written_html_safe_is_redacted(written):
+    """An API's JSON body, as Go's, Gson's or .NET's default encoder writes it, holds the secret
+    with its <, >, & (and more) as \\u escapes: no other form of the secret matched it."""
+    secret = "pa&ss<wo=rd>'1"
+    outcome, _ = run(text(written), secrets=[secret])
+    assert outcome.observation == '{"key": "[REDACTED]"}'
+
+
+def test_a_non_ascii_secret_in_json_written_by_dotnet_is_redacted():
+    secret = "clé+😀secret"
+    outcome, _ = run(text('{"key": "cl\\u00E9\\u002B\\uD83D\\uDE00secret"}'), secrets=[secret])
+    assert outcome.observation == '{"key": "[REDACTED]"}'
+
+
 def test_very_short_and_empty_secrets_are_ignored():
     outcome, _ = run(text("a 1 abc value"), secrets=["", " ", "a", "1", "abc"])
     assert outcome.observation == "a 1 abc value"
