@@ -132,14 +132,19 @@ def _secret_across(cut: str, joint: str, text: str, secrets: Any) -> str:
     few characters) completes or goes on with to its end: the model was writing the secret when
     the limit came, and a space put between its two parts would let each pass the guard
     (``outbound.TextHold`` hides a start it holds, not the rest that follows; a start still
-    growing at the end of ``text`` is held until the pieces after it complete the secret)."""
+    growing at the end of ``text`` is held until the pieces after it complete the secret). The
+    joint stays where the secret itself has whitespace (a passphrase cut between two words)."""
     if not joint or not secrets or secrets.pending_start(cut) == len(cut):
         return joint
     start = secrets.pending_start(cut)
     if secrets.holds(cut[start:] + joint + text):
         return joint
     joined = cut[start:] + text
-    return "" if secrets.holds(joined) or (text and not secrets.pending_start(joined)) else joint
+    if secrets.holds(joined):
+        return ""
+    if text and not secrets.pending_start(joined):  # goes on with the start: its rest streams on
+        return joint if secrets.spaced_after(cut[start:]) else ""  # a passphrase cut between words
+    return joint
 
 
 LEAD_HEAD_CHARS = 256

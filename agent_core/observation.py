@@ -1624,6 +1624,24 @@ class _Secrets:
                     break
         return tail_start + index[len(compact) - longest_start] if longest_start else len(text)
 
+    def spaced_after(self, start: str) -> bool:
+        """Whether a form of a secret that begins with ``start`` (compared without whitespace: a
+        start ``pending_start`` found) has whitespace right after it: ``start`` ends one of its
+        words, not the last (a passphrase cut between two words goes on after a space)."""
+        head = "".join(start.split())
+        if not head:
+            return False
+        for form in self._forms:
+            if len(form.words) > 1 and form.compact.startswith(head):
+                size = 0
+                for word in form.words[:-1]:
+                    size += len(word)
+                    if size >= len(head):
+                        break
+                if size == len(head):
+                    return True
+        return False
+
     def mask_cut_edge(self, text: str, *, suffix: str = "") -> str:
         """``text`` (which was cut, and ends with ``suffix``) with a trailing start of a secret
         of at least ``MIN_SECRET_EDGE`` characters (not counting whitespace) replaced by
@@ -1649,17 +1667,27 @@ class _Secrets:
     def mask_continued_head(self, previous: str, text: str) -> str:
         """``text``, the continuation of ``previous`` (a reply the output limit cut), with its
         start replaced by ``[REDACTED]`` when that start finishes a secret ``previous`` ended
-        inside: the rest of a key whose start the cut reply's logs hid (``mask_cut_edge``).
-        The whole of ``text`` is hidden when it only goes on with that start, not finishing it
-        (the limit cut the continuation too, inside the same secret), and the start so made
-        has at least ``MIN_SECRET_EDGE`` characters, not counting whitespace."""
+        inside: the rest of a key whose start the cut reply's logs hid (``mask_cut_edge``), also
+        when the space between two words of the secret fell at the cut or ``text`` begins with
+        whitespace the secret has not there. The whole of ``text``
+        is hidden when it only goes on with that start, not finishing it (the limit cut the
+        continuation too, inside the same secret), and the start so made has at least
+        ``MIN_SECRET_EDGE`` characters, not counting whitespace."""
         if not previous or not text or not self._forms:
             return text
         reach = 4 * len(self._compact[0]) + 16  # enough for any reflowed form
         tail = previous[-reach:]
-        for start, end in self._found(tail + text[:reach]):
-            if start < len(tail) < end:
-                return REDACTED + text[end - len(tail) :]
+        # the parts as they came, without the whitespace the continuation begins with (the chat
+        # drops it where the parts make a secret: loop._secret_across), and with a space between
+        # (the readers drop the whitespace a reply begins or ends with: a passphrase cut between
+        # two words lost the space there)
+        body = text.lstrip()
+        for part in (text, body) if body and body != text else (text,):
+            spaced = not tail[-1:].isspace() and not part[:1].isspace()
+            for joint in ("", " ") if spaced else ("",):
+                for start, end in self._found(tail + joint + part[:reach]):
+                    if start < len(tail) and end > len(tail) + len(joint):
+                        return REDACTED + part[end - len(tail) - len(joint) :]
         if text.strip() and len(text) <= reach:  # all of it may be inside one start
             joined = tail + text
             start = self.pending_start(joined)

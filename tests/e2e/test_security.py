@@ -448,6 +448,27 @@ def test_a_secret_the_output_limit_cut_in_two_is_hidden_whole_when_its_rest_stre
     assert result.text == "Your key is [REDACTED], keep it safe."
 
 
+PASSPHRASE = "alpha bravo7 charlie9 delta"
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize(("secret", "cut_at"), [(CANARY, 9), (PASSPHRASE, 5), (PASSPHRASE, 13)])
+@pytest.mark.parametrize("lead", ["", " "])
+def test_the_rest_of_a_secret_the_output_limit_cut_is_in_no_log(run, strategy, secret, cut_at, lead):
+    """The continuation's logs (Thought, ROUND) hide the rest of the secret the cut fell in, also
+    when the continuation began with a space the chat leaves out and when the cut fell on the
+    space between two words of a passphrase (the readers drop a reply's edge whitespace)."""
+    tool = ScriptedTool(name="vault", description="Open the vault",
+                        parameters=[ToolParam("phrase", type="secret-input", form="form", description="Passphrase")],
+                        runtime_parameters={"phrase": secret}, responses=[text_message("opened")])
+    first = {**answer_turn(strategy, f"Your key is {secret[:cut_at]}"), "finish_reason": "length", "split": 2}
+    turns = [first, {"text": f"{lead}{secret[cut_at:]}, keep it safe.", "split": 2}]
+    result = run(turns, tools=[tool], strategy=strategy, query="Repeat my key.")
+    assert_clean_end(result)
+    assert result.text == "Your key is [REDACTED], keep it safe."
+    assert_plugin_never_wrote(run, result, secret[cut_at:].strip())
+
+
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_a_continuation_the_output_limit_cut_inside_the_same_secret_shows_none_of_it(run, strategy):
     """The answer was cut inside the key, and its continuation again before the key's end: the

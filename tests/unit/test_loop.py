@@ -55,6 +55,15 @@ def test_no_space_is_put_inside_a_secret_whose_rest_streams_in_pieces(size):
     assert _secret_across("Key: SECRET-CANA", " ", "", secrets) == " "
 
 
+def test_the_space_between_two_words_of_a_passphrase_the_cut_fell_on_is_kept():
+    """A passphrase cut between two words goes on after a space: dropped, the two parts made no
+    form of it (its words stand apart), and the guard showed its last piece."""
+    secrets = secret_forms({"alpha bravo7 charlie9"})
+    assert _secret_across("Key: alpha", " ", "br", secrets) == " "
+    assert _secret_across("Key: alpha bravo7", "\n", "ch", secrets) == "\n"
+    assert _secret_across("Key: alpha bra", " ", "vo", secrets) == ""  # inside a word
+
+
 def test_the_log_of_a_cut_reply_hides_a_start_of_a_secret_it_ends_with():
     """The limit cut the model's reasoning in the middle of a key: the Thought node showed its
     first characters (the chat hides such a start; the guard hides only whole secrets)."""

@@ -186,3 +186,21 @@ def test_a_continuation_cut_inside_the_same_secret_is_hidden_whole_in_the_logs()
     assert secrets.mask_continued_head("Key: S", "EC") == "EC"  # SEC: shorter than any edge hidden
     assert secrets.mask_continued_head("Key: SECRET-CANA", "Rome") == "Rome"  # not the secret
     assert secrets.mask_continued_head("Key: SECRET-CANA", "   ") == "   "
+
+
+@pytest.mark.parametrize(("previous", "text"), [("Key: alpha", "bravo7 charlie9 done"), ("Key: alpha bravo7", "charlie9 done")])
+def test_the_rest_of_a_passphrase_cut_between_two_words_is_hidden_in_the_logs(previous, text):
+    """The cut fell on the space between two words of a passphrase, and the readers drop a
+    reply's leading and trailing whitespace: the two parts met without it, and the continuation
+    round's logs showed the passphrase's last words."""
+    secrets = secret_forms({"alpha bravo7 charlie9"})
+    assert secrets.mask_continued_head(previous, text) == "[REDACTED] done"
+    assert secrets.mask_continued_head("Key: alpha", "romeo done") == "romeo done"
+
+
+def test_the_rest_of_a_secret_sent_after_a_space_is_hidden_in_the_logs():
+    """The continuation began with a space the chat leaves out where the two parts make a
+    secret (``loop._secret_across``); the logs kept it, and showed the key's rest."""
+    secrets = secret_forms({"SECRET-CANARY-93c1d7"})
+    assert secrets.mask_continued_head("Key: SECRET-CANA", " RY-93c1d7 done") == "[REDACTED] done"
+    assert secrets.mask_continued_head("Key: SECRET-CANA", " Rome is far") == " Rome is far"
