@@ -1519,7 +1519,9 @@ class _Secrets:
             encoded = _base64_cores(secret) if len(secret) <= WRAPPED_FORM_MAX_CHARS else set()
             variants |= {secret, *escaped, *quoted, *marked_up, *twice, *encoded, *_escaped_every_character(secret)}
             give_way()  # hundreds of secrets
-        self._variants = sorted(variants, key=len, reverse=True)
+        # the longest first; of two as long, the one that hides more text, then a fixed order (a
+        # set's order changes from one process to the next: what is hidden must not)
+        self._variants = sorted(variants, key=lambda v: (-len(v), -len("".join(v.split())), v))
         self._forms: list[_Form] = []
         for variant in self._variants:
             if variant.split():

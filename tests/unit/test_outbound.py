@@ -204,3 +204,10 @@ def test_the_rest_of_a_secret_sent_after_a_space_is_hidden_in_the_logs():
     secrets = secret_forms({"SECRET-CANARY-93c1d7"})
     assert secrets.mask_continued_head("Key: SECRET-CANA", " RY-93c1d7 done") == "[REDACTED] done"
     assert secrets.mask_continued_head("Key: SECRET-CANA", " Rome is far") == " Rome is far"
+
+
+def test_two_forms_as_long_at_one_place_hide_the_same_whatever_the_process():
+    """Secrets "ab c" and "abcd" both stand at the start of "ab\\ncd": the one that hides more is
+    tried first, in every process (the order of a set changes with the hash seed)."""
+    assert secret_forms({"ab c", "abcd"}).redact("ab\ncd") == "[REDACTED]"
+    assert secret_forms({"abcd", "ab c"}).redact("x ab\ncd y") == "x [REDACTED] y"
