@@ -426,11 +426,6 @@ def _recipient_prefix(head: str, final: bool) -> int | None:
     return 0  # a call part (or no recipient): read where it stands (``_functionary_part``)
 
 
-_FUNCTIONARY_NEXT: Final = re.compile(r"(?<=.)(?=>>>(?:all|[A-Za-z_][\w.\-]*)[ \t]*\r?\n)", re.S)
-"""Where a Functionary call part ends: where the next part's recipient line begins (a JSON
-string holds no raw newline, so no recipient line can stand inside the arguments)."""
-
-
 def _functionary_part(head: str, final: bool) -> str | None:
     """What a ``>>>`` met in the text (``head``: the text from it on) is: ``"all"`` (a text
     part's recipient line, ``_RECIPIENT_LINE``), ``"call"`` (``>>>NAME`` above a JSON object),
@@ -458,14 +453,6 @@ def _read_functionary(block: str) -> list[Call]:
     return [(found.group(1), arguments)] if isinstance(arguments, dict) else []
 
 
-_FUNCTIONARY: Final = _Rule((_RECIPIENT_MARK,), _FUNCTIONARY_NEXT, _read_functionary)
-_FUNCTIONARY_FIRST: Final = _Rule((), _FUNCTIONARY_NEXT, lambda block: _read_functionary(">>>" + block.lstrip()))
-"""A reply that opens with a name line above a JSON object (``get_weather\n{...}>>>get_time\n
-{...}``): Functionary's first part when its chat template's generation prompt, which ends with
-``>>>``, held the first marker (llama.cpp's functionary_v3_2 parser: "First tool call without
->>>, subsequent with >>>"). Held until the next recipient line; read as a call only when one
-follows it, else passed on as written (a lone name line above JSON is left to
-``text_calls._name_line``, which knows the tools' names)."""
 _NAME_ABOVE_JSON = re.compile(r"[A-Za-z_][\w.\-]*\r?\n\s*\{")
 _MAY_NAME_ABOVE_JSON = re.compile(r"[A-Za-z_][\w.\-]*(?:\r?\n\s*)?")
 """The template writes the name and a newline (``'>>>' + name + '\\n'``): a first word followed by
@@ -516,6 +503,26 @@ stanfordnlp/dspy#931). The reply ends at the first one; the rest is dropped."""
 _EOS: Final = "</s>"
 """Llama 2 and Mistral's end of sequence. Also HTML's strikethrough close, so it ends the reply
 only where nothing follows it or a next turn does (``</s>[INST] thanks``)."""
+
+_FUNCTIONARY_NEXT: Final = re.compile(
+    r"(?<=.)(?=>>>(?:all|[A-Za-z_][\w.\-]*)[ \t]*\r?\n|"
+    + "|".join(re.escape(token) for token in (*_TURN_ENDS, _EOS))
+    + ")",
+    re.S,
+)
+"""Where a Functionary call part ends: where the next part's recipient line begins (a JSON
+string holds no raw newline, so no recipient line can stand inside the arguments), or a turn-end
+token (``_TURN_ENDS``, ``_EOS``: the template ends the turn with ``<|eot_id|>``), which is then
+read as it is anywhere else."""
+_FUNCTIONARY: Final = _Rule((_RECIPIENT_MARK,), _FUNCTIONARY_NEXT, _read_functionary)
+_FUNCTIONARY_FIRST: Final = _Rule((), _FUNCTIONARY_NEXT, lambda block: _read_functionary(">>>" + block.lstrip()))
+"""A reply that opens with a name line above a JSON object (``get_weather\n{...}>>>get_time\n
+{...}``): Functionary's first part when its chat template's generation prompt, which ends with
+``>>>``, held the first marker (llama.cpp's functionary_v3_2 parser: "First tool call without
+>>>, subsequent with >>>"). Held until the next recipient line; read as a call only when one
+follows it, else passed on as written (a lone name line above JSON is left to
+``text_calls._name_line``, which knows the tools' names)."""
+
 
 _BARE_INVOKE: Final = "<invoke name="
 """Claude's ``<invoke>`` without its wrapper: a call only where it begins a line (Claude Opus 4.8
@@ -982,7 +989,10 @@ class CallMarkup:
             return False
         end = closer.end() if closer is not None else len(text)
         block = text[:end]
-        calls = [] if rule is _FUNCTIONARY_FIRST and closer is None else rule.read(block)
+        first_alone = rule is _FUNCTIONARY_FIRST and not text.startswith(_RECIPIENT_MARK, end)  # no part follows
+        calls = [] if first_alone else rule.read(block)
+        if not calls and rule in (_FUNCTIONARY, _FUNCTIONARY_FIRST):
+            return self._functionary_text(out, text)
         rewritten = "".join(_tool_call(name, arguments) for name, arguments in calls)
         if calls and closer is None and rule.closer is not None and rule is not _FUNCTIONARY:  # ended inside:
             rewritten = rewritten.removesuffix("</tool_call>")  # left open, as the model left it (a cut reply)
@@ -990,6 +1000,18 @@ class CallMarkup:
         self._pending = text[end:]
         self._rule = None
         self._stray_close = bool(calls) and rule.read is _read_function
+        return True
+
+    def _functionary_text(self, out: list[str], text: str) -> bool:
+        """A held Functionary part (``text``: the pending text from its start) that is no call:
+        its first line (``>>>NAME`` or ``NAME``) is passed on as text, and what follows it is read
+        again as any text is, so that a turn-end token or another family's markup held with the
+        part (its end was not known) is acted on, not passed on as written."""
+        line = text.find("\n") + 1 or len(text)
+        self._pass(out, text[:line])
+        self._pending = text[line:]
+        self._rule = None
+        self._stray_close = False
         return True
 
     def _drop_stray_close(self, final: bool) -> bool:

@@ -670,6 +670,39 @@ def test_functionarys_call_parts_after_text_and_each_other_are_read(raw, text, c
         assert re.sub(r"<tool_call>.*?</tool_call>", "", out) == text
 
 
+PARIS_BLOCK = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+
+
+@pytest.mark.parametrize(
+    ("raw", "out"),
+    [
+        # the template ends the turn with <|eot_id|>; a server that passes it on: the call, and
+        # nothing of the turn the model invented after it
+        ('>>>get_weather\n{"city": "Paris"}<|eot_id|>\nuser: thanks', PARIS_BLOCK),
+        ('Let me check.\n>>>get_weather\n{"city": "Paris"}<|im_end|>junk', "Let me check.\n" + PARIS_BLOCK),
+        ('>>>get_weather\n{"city": "Paris"}\n</s>', PARIS_BLOCK),
+        # a part that is no call (text after its JSON) is text, and the text after its first line
+        # is read as any text: a turn end ends it, another family's markup is read
+        ('>>>get_weather\n{"city": "Paris"}\nok<|im_end|>junk', '>>>get_weather\n{"city": "Paris"}\nok'),
+        ('get_weather\n{"city": "Paris"}\nok<|im_end|>junk', 'get_weather\n{"city": "Paris"}\nok'),
+        (
+            'x>>>get_weather\n{"city": "Paris"}\nso<function=get_weather>{"city": "Paris"}</function>',
+            'x>>>get_weather\n{"city": "Paris"}\nso' + PARIS_BLOCK,
+        ),
+        (
+            '>>>get_weather\n{"city": "Par\n<function=get_weather>{"city": "Paris"}</function>',
+            '>>>get_weather\n{"city": "Par\n' + PARIS_BLOCK,
+        ),
+    ],
+)
+def test_what_follows_a_functionary_part_is_read_as_anywhere(raw, out):
+    """A Functionary part is held until its end is known; a turn end or another family's markup
+    held with it is acted on as it is anywhere else, never passed on as written."""
+    rng = random.Random(raw)
+    for pieces in ([raw], chunked(raw, rng), list(raw)):
+        assert streamed(pieces) == out
+
+
 @pytest.mark.parametrize(
     "answer",
     [
