@@ -426,6 +426,11 @@ def _recipient_prefix(head: str, final: bool) -> int | None:
     return 0  # a call part (or no recipient): read where it stands (``_functionary_part``)
 
 
+_RECIPIENT_ALL: Final = re.compile(r">>>all[ \t]*")
+"""What of a text part's recipient line met after the reply's start is dropped: the marker, not the
+line break after it (the text before it may be a line of its own)."""
+
+
 def _functionary_part(head: str, final: bool) -> str | None:
     """What a ``>>>`` met in the text (``head``: the text from it on) is: ``"all"`` (a text
     part's recipient line, ``_RECIPIENT_LINE``), ``"call"`` (``>>>NAME`` above a JSON object),
@@ -921,17 +926,15 @@ class CallMarkup:
 
     def _functionary(self, out: list[str], final: bool) -> bool:
         """``>>>`` at the start of the pending text: a Functionary call part is held as a block
-        (``_read_functionary``), a text part's ``>>>all`` line dropped, anything else passed on as
+        (``_read_functionary``), a text part's ``>>>all`` dropped, anything else passed on as
         text; False while that is not known yet."""
         part = _functionary_part(self._pending[:200], final)
         if part is None:
             return False
         if part == "call":
             self._rule = _FUNCTIONARY
-        elif part == "all":
-            found = _RECIPIENT_LINE.match(self._pending)
-            assert found is not None
-            self._pending = self._pending[found.start(2) :]
+        elif part == "all":  # the line break is kept: the lines around it stay apart (``Thought: >>>all\nAction:``)
+            self._pending = self._pending[_RECIPIENT_ALL.match(self._pending).end() :]
         else:
             self._pass(out, _RECIPIENT_MARK)
             self._pending = self._pending[len(_RECIPIENT_MARK) :]

@@ -670,6 +670,22 @@ def test_functionarys_call_parts_after_text_and_each_other_are_read(raw, text, c
         assert re.sub(r"<tool_call>.*?</tool_call>", "", out) == text
 
 
+@pytest.mark.parametrize(
+    ("raw", "out"),
+    [
+        ("Thought: x >>>all\nAction: search", "Thought: x \nAction: search"),
+        ("- a >>>all\n  1. b", "- a \n  1. b"),
+        ('>>>get_weather\n{"city": "Paris"}>>>all\nDone.', '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>\nDone.'),
+    ],
+)
+def test_a_text_parts_recipient_after_the_start_drops_only_the_marker(raw, out):
+    """``>>>all`` met after the reply's start is dropped, its line break kept: the lines before
+    and after it stay apart (a ReAct label after it still opens its line)."""
+    rng = random.Random(raw)
+    for pieces in ([raw], chunked(raw, rng), list(raw)):
+        assert streamed(pieces) == out
+
+
 PARIS_BLOCK = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
 
 
