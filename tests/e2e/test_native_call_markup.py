@@ -139,3 +139,16 @@ def test_functionarys_call_parts_each_run(run, strategy, text):
     assert [request["tool_parameters"] for request in result.tool_requests] == [{"city": "Oslo"}, {"city": "Bergen"}]
     assert result.text.endswith("Sunny in both.")
     assert ">>>" not in result.text and "get_weather" not in result.text
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_functionary_call_part_the_turn_end_follows_runs_and_the_invented_turn_is_dropped(run, strategy):
+    """A server that passes Functionary's ``<|eot_id|>`` on (its template ends the turn so): the
+    call part before it runs, and the turn the model invented after it reaches no one."""
+    text = '>>>get_weather\n{"city": "Oslo"}<|eot_id|>\nuser: thanks! And Bergen?'
+    turns = [{"text": text, "split": 5}, answer_turn(strategy, "Sunny in Oslo.")]
+    result = run(turns, query="Weather in Oslo?", tools=[weather_tool()], strategy=strategy)
+    assert_clean(result, run)
+    assert [request["tool_parameters"] for request in result.tool_requests] == [{"city": "Oslo"}]
+    assert result.text.endswith("Sunny in Oslo.")
+    assert "Bergen" not in result.text and "eot_id" not in result.text
