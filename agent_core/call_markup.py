@@ -598,6 +598,20 @@ def _by_start(markers: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
 _WATCHED_BY_START: Final = _by_start(_WATCHED)
 
 
+_TAG_BEFORE = re.compile(r"<[A-Za-z/][\w:.\-/]*")
+
+
+def _closes_tag(text: str, i: int) -> bool:
+    """Whether ``text[i]`` is the ``>`` that closes a tag begun just before it in ``text``
+    (``</think>``, ``<b>``): no Functionary recipient (``>>>``) starts there, so it is not held
+    back as one that may. Held, it would split a ``</think>`` that ends a chunk from its ``>``,
+    and a reasoning block closed in that chunk would no longer be seen closed in it."""
+    if text[i] != ">":
+        return False
+    start = text.rfind("<", max(0, i - 40), i)
+    return start >= 0 and _TAG_BEFORE.fullmatch(text, start, i) is not None
+
+
 def _may_mark(text: str) -> bool:
     """Whether a marker may start in ``text`` (every marker starts with ``<``, ``[``, ``✿`` or,
     Functionary's recipient, ``>>>``)."""
@@ -860,6 +874,8 @@ class CallMarkup:
             candidates = _WATCHED_BY_START.get(head[:2], ()) if len(head) > 1 else _WATCHED
             marker = next((m for m in candidates if head.startswith(m)), None)
             if marker is None:
+                if _closes_tag(text, i):
+                    continue  # "</think>": a tag's own ">", no recipient's start
                 if not final and len(head) < _LONGEST and any(m.startswith(head) for m in candidates):
                     self._pass(out, text[:i])
                     self._pending = text[i:]

@@ -752,3 +752,14 @@ def test_an_answer_that_opens_with_a_familys_markup_in_code_is_the_answer(answer
 )
 def test_holds_call_markup_skips_a_familys_markup_inside_code(text, holds):
     assert holds_call_markup(text, TOOLS) is holds
+
+
+@pytest.mark.parametrize("chunk", ["Let me think.</think>", "<think>", "text <b>", "</reasoning>"])
+def test_a_tags_closing_bracket_at_a_chunks_end_is_passed_on_at_once(chunk):
+    """Only a ``>`` that may begin Functionary's ``>>>`` is held; a tag's own ``>`` is not, so a
+    ``</think>`` ending a chunk reaches the reasoning splitter whole with that chunk."""
+    markup = CallMarkup()
+    assert markup.feed(chunk) == chunk
+    assert markup.feed(" Let me check.>") == " Let me check."  # this one may begin ">>>"
+    assert markup.feed('>>get_weather\n{"city": "Paris"}') == ""
+    assert markup.finish() == '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'

@@ -230,3 +230,13 @@ def test_the_answer_to_fall_back_on_is_only_the_block_the_reply_stopped_inside()
                    [ModelChunk(reasoning="private plan. "), ModelChunk(text="<think>The answer is 42.")]):
         _, turn = drain(read_function_calling_turn(iter([*chunks, ModelChunk(finish_reason="stop")]), ["get_weather"]))
         assert isinstance(turn.decision, ParseFailure) and turn.decision.fallback.strip() == "The answer is 42."
+
+
+def test_reasoning_closed_in_a_chunk_before_reasoning_comes_apart_never_reaches_the_answer():
+    """The template opened the block in the prompt; a chunk ends with its ``</think>`` and
+    reasoning then comes apart from the content: what came before the tag stays reasoning."""
+    chunks = [ModelChunk(text="Let me think.</think>"), ModelChunk(reasoning="More."), ModelChunk(text="The answer is 4."),
+              ModelChunk(finish_reason="stop")]
+    streamed, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"], reasoning_opened=True))
+    assert streamed == "The answer is 4."
+    assert turn.decision == FinalAnswer("The answer is 4.")

@@ -1028,3 +1028,16 @@ def test_special_tokens_a_final_answer_shows_as_code_are_kept(answer):
         assert turn.final_answer == answer
     _, _, turn = run(["Thought: ok\nFinal Answer: Paris.<|im_end|>"])
     assert turn.final_answer == "Paris."  # outside code: dropped
+
+
+def test_reasoning_closed_in_a_chunk_before_the_hold_is_released_stays_reasoning():
+    """``reasoning_opened``: a chunk ends with the block's ``</think>``, then reasoning comes
+    apart (``release_held``): the text before the tag is reasoning, never thought, and none of
+    the reply is streamed twice."""
+    parser = ReactStreamParser(reasoning_opened=True)
+    events = parser.feed("Thought: x </think>")
+    parser.release_held()
+    events += parser.feed("y\nFinal Answer: ok") + parser.finish()
+    turn = parser.result()
+    assert texts(events, ReasoningDelta) == "Thought: x " and turn.reasoning == "Thought: x"
+    assert texts(events, ThoughtDelta) == "y\n" and turn.final_answer == "ok"
