@@ -599,17 +599,21 @@ _WATCHED_BY_START: Final = _by_start(_WATCHED)
 
 
 _TAG_BEFORE = re.compile(r"<[A-Za-z/][\w:.\-/]*")
+_TAG_LOOK: Final = 40
+"""How far back ``_closes_tag`` looks for the tag's ``<`` (characters)."""
 
 
-def _closes_tag(text: str, i: int) -> bool:
-    """Whether ``text[i]`` is the ``>`` that closes a tag begun just before it in ``text``
-    (``</think>``, ``<b>``): no Functionary recipient (``>>>``) starts there, so it is not held
-    back as one that may. Held, it would split a ``</think>`` that ends a chunk from its ``>``,
-    and a reasoning block closed in that chunk would no longer be seen closed in it."""
+def _closes_tag(before: str, text: str, i: int) -> bool:
+    """Whether ``text[i]`` is the ``>`` that closes a tag begun just before it (in ``text``, or in
+    ``before``: the last characters passed on ahead of ``text``), as in ``</think>`` or ``<b>``:
+    no Functionary recipient (``>>>``) starts there, so it is not held back as one that may.
+    Held, it would split a ``</think>`` from the chunk it ends, and a reasoning block closed in
+    that chunk would no longer be seen closed in it."""
     if text[i] != ">":
         return False
-    start = text.rfind("<", max(0, i - 40), i)
-    return start >= 0 and _TAG_BEFORE.fullmatch(text, start, i) is not None
+    head = text[max(0, i - _TAG_LOOK) : i] if i >= _TAG_LOOK else before[max(0, len(before) - (_TAG_LOOK - i)) :] + text[:i]
+    start = head.rfind("<")
+    return start >= 0 and _TAG_BEFORE.fullmatch(head, start) is not None
 
 
 def _may_mark(text: str) -> bool:
@@ -735,6 +739,7 @@ class CallMarkup:
         self._apriel = False  # an Apriel frame's [BEGIN FINAL RESPONSE] came: its end is dropped
         self._quote = CodeQuote()  # the text passed on so far: is a code span or block open?
         self._unread: list[str] = []  # text passed on that _quote has not read yet (_passed)
+        self._recent = ""  # the last characters passed on (``_closes_tag``)
 
     @property
     def ended(self) -> bool:
@@ -749,6 +754,7 @@ class CallMarkup:
             text = self._bare_harmony(text, final=False)
         if not (self._pending or self._rule or self._harmony or self._stray_close) and not _may_mark(text):
             self._unread.append(text)
+            self._recent = (self._recent + text[-_TAG_LOOK:])[-_TAG_LOOK:]
             return text  # the usual chunk: no marker can start in it
         if self._more or ((self._rule is not None or self._harmony) and len(self._pending) > _LONG_BLOCK):
             # A long block is gathered piece by piece and looked at only where its end may be,
@@ -874,7 +880,7 @@ class CallMarkup:
             candidates = _WATCHED_BY_START.get(head[:2], ()) if len(head) > 1 else _WATCHED
             marker = next((m for m in candidates if head.startswith(m)), None)
             if marker is None:
-                if _closes_tag(text, i):
+                if _closes_tag(self._recent, text, i):
                     continue  # "</think>": a tag's own ">", no recipient's start
                 if not final and len(head) < _LONGEST and any(m.startswith(head) for m in candidates):
                     self._pass(out, text[:i])
@@ -897,6 +903,7 @@ class CallMarkup:
     def _pass(self, out: list[str], text: str) -> None:
         """Pass ``text`` on as it came."""
         self._unread.append(text)
+        self._recent = (self._recent + text[-_TAG_LOOK:])[-_TAG_LOOK:]
         out.append(text)
 
     def _passed(self) -> CodeQuote:
