@@ -876,12 +876,12 @@ class CallMarkup:
         text = self._pending
         for found in _MARK_CHARS.finditer(text):
             i = found.start()
+            if _closes_tag(self._recent, text, i):
+                continue  # "</think>": a tag's own ">", no recipient's start, whatever follows it
             head = text[i : i + _LONGEST]
             candidates = _WATCHED_BY_START.get(head[:2], ()) if len(head) > 1 else _WATCHED
             marker = next((m for m in candidates if head.startswith(m)), None)
             if marker is None:
-                if _closes_tag(self._recent, text, i):
-                    continue  # "</think>": a tag's own ">", no recipient's start
                 if not final and len(head) < _LONGEST and any(m.startswith(head) for m in candidates):
                     self._pass(out, text[:i])
                     self._pending = text[i:]
@@ -942,6 +942,7 @@ class CallMarkup:
             rule = next(rule for opener, rule in _OPENING if opener == marker)
             if rule.read is _read_function and self._in_tool_call:
                 out.append(marker)  # Qwen3-Coder's own <tool_call> is open: read where it ends
+                self._recent = ""  # no tag of the text passed on is open
                 self._pending = self._pending[len(marker) :]
             else:
                 self._rule = rule
@@ -986,6 +987,7 @@ class CallMarkup:
             if not final and len(self._pending) < 200:
                 return False  # wait for the channel marker
             out.append(self._pending)  # not a header after all
+            self._recent = ""  # no tag of the text passed on is open
             self._pending = ""
             return True
         header = self._pending[len("<|start|>") : end]
@@ -1005,6 +1007,7 @@ class CallMarkup:
             block = text[:end]
             rewritten = _rewrite_harmony(block, self._recipient)
             out.append(block if rewritten is None else rewritten)
+            self._recent = ""  # no tag of the text passed on is open
             self._pending = text[end:]
             self._harmony, self._recipient = False, None
             return True
@@ -1023,6 +1026,7 @@ class CallMarkup:
         if calls and closer is None and rule.closer is not None and rule is not _FUNCTIONARY:  # ended inside:
             rewritten = rewritten.removesuffix("</tool_call>")  # left open, as the model left it (a cut reply)
         out.append(rewritten if calls else block)
+        self._recent = ""  # no tag of the text passed on is open
         self._pending = text[end:]
         self._rule = None
         self._stray_close = bool(calls) and rule.read is _read_function

@@ -763,3 +763,17 @@ def test_a_tags_closing_bracket_at_a_chunks_end_is_passed_on_at_once(chunk):
     assert markup.feed(" Let me check.>") == " Let me check."  # this one may begin ">>>"
     assert markup.feed('>>get_weather\n{"city": "Paris"}') == ""
     assert markup.finish() == '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+
+
+@pytest.mark.parametrize(
+    ("raw", "out"),
+    [
+        ("<thinking>x</thinking>>>>all\nok", "<thinking>x</thinking>\nok"),
+        ('<b>x</b>>>>get_weather\n{"city": "Paris"}', "<b>x</b>" + PARIS_BLOCK),
+    ],
+)
+def test_a_recipient_right_after_a_tag_is_read_the_same_in_any_pieces(raw, out):
+    """The tag's ``>`` is the tag's, whole or cut anywhere: the recipient begins after it."""
+    rng = random.Random(raw)
+    for pieces in ([raw], chunked(raw, rng), list(raw)):
+        assert streamed(pieces) == out
