@@ -423,19 +423,6 @@ def test_a_secret_the_model_writes_as_its_call_id_is_hidden_in_the_next_request(
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_a_secret_the_output_limit_cut_in_two_is_hidden_whole_in_the_chat(run, strategy):
-    """The answer was cut inside the key the user pasted; the continuation writes the rest. Each
-    part alone is no secret: joined with a space between them (the cut fell between two
-    letters), the chat showed the start hidden and the rest of the key as it is."""
-    cut_at = 9
-    first = {**answer_turn(strategy, f"Your key is {CANARY[:cut_at]}"), "finish_reason": "length"}
-    turns = [first, {"text": f"{CANARY[cut_at:]}, keep it safe."}]
-    result = run(turns, tools=[crm_tool()], strategy=strategy, query=f"My key is {CANARY}. Repeat it.")
-    assert_clean_end(result)
-    assert result.text == "Your key is [REDACTED], keep it safe."
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("cut_at", [6, 9, 11])
 def test_a_secret_the_output_limit_cut_in_two_is_hidden_whole_when_its_rest_streams_in_pieces(run, strategy, cut_at):
     """As above, the continuation streamed two characters a chunk: its first piece goes on with
@@ -658,10 +645,12 @@ def test_a_reply_cut_inside_a_secret_shows_no_start_of_it_in_the_log(run, strate
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_the_rest_of_a_secret_a_continuation_writes_is_hidden_in_the_log(run, strategy):
-    """The answer was cut inside the key the user pasted and the next reply wrote its rest: the
-    cut round's logs hid the start, but the continuing round's Thought and ROUND nodes showed
-    the rest of the key ("3a91, keep it safe.")."""
+def test_a_secret_the_output_limit_cut_in_two_is_hidden_whole_in_the_chat_and_the_log(run, strategy):
+    """The answer was cut inside the key the user pasted; the continuation writes the rest. Each
+    part alone is no secret: joined with a space between them (the cut fell between two
+    letters), the chat showed the start hidden and the rest of the key as it is; and the cut
+    round's logs hid the start, but the continuing round's Thought and ROUND nodes showed the
+    rest of the key ("3a91, keep it safe.")."""
     cut_at = 9
     first = {**answer_turn(strategy, f"Your key is {CANARY[:cut_at]}"), "finish_reason": "length"}
     turns = [first, {"text": f"{CANARY[cut_at:]}, keep it safe."}]

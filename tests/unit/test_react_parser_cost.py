@@ -155,6 +155,21 @@ def _read(chunks: list[str]) -> tuple[list, object]:
     return events, parser.result()
 
 
+def _assert_reads_as_the_steps_alone(text: str, cuts: list[int], owner: object, name: str, off: object) -> None:
+    """``text`` read whole, a character at a time and cut at ``cuts`` gives the same events and
+    turn with the fast path ``owner.name`` as with it switched off (set to ``off``)."""
+    bounds = sorted({0, len(text), *(cut for cut in cuts if cut < len(text))})
+    for chunks in ([text], list(text), [text[a:b] for a, b in pairwise(bounds)]):
+        fast = _read(chunks)
+        original = getattr(owner, name)
+        setattr(owner, name, off)
+        try:
+            slow = _read(chunks)
+        finally:
+            setattr(owner, name, original)
+        assert fast == slow, chunks
+
+
 _JSON_PIECES = st.lists(
     st.sampled_from(
         ['{"', '"}', "{", "}", "[", "]", '"', "'", "\\", '\\"', "\\n", "\\\n", "\n", "<", "</tool_call>", "```", "\n```\n",
@@ -175,17 +190,7 @@ _JSON_OPENERS = st.sampled_from(
 @example(opener="Thought: look\n", body='{"a": "x\nThought: y"}', cuts=[])  # a raw newline in a string
 @given(opener=_JSON_OPENERS, body=_JSON_PIECES, cuts=st.lists(st.integers(1, 200), max_size=6))
 def test_the_json_run_reads_as_the_steps_do(opener, body, cuts):
-    text = opener + body
-    bounds = sorted({0, len(text), *(cut for cut in cuts if cut < len(text))})
-    for chunks in ([text], list(text), [text[a:b] for a, b in pairwise(bounds)]):
-        fast = _read(chunks)
-        original = ReactStreamParser._json_run
-        ReactStreamParser._json_run = lambda self: False  # the steps alone
-        try:
-            slow = _read(chunks)
-        finally:
-            ReactStreamParser._json_run = original
-        assert fast == slow, chunks
+    _assert_reads_as_the_steps_alone(opener + body, cuts, ReactStreamParser, "_json_run", lambda self: False)
 
 
 def test_a_reply_without_call_markup_never_reads_its_code_quotes():
@@ -288,16 +293,7 @@ _REPLIES = st.lists(
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(text=_REPLIES, cuts=st.lists(st.integers(1, 200), max_size=5))
 def test_a_run_of_thought_reads_as_the_steps_do(text, cuts):
-    bounds = sorted({0, len(text), *(cut for cut in cuts if cut < len(text))})
-    for chunks in ([text], list(text), [text[a:b] for a, b in pairwise(bounds)]):
-        fast = _read(chunks)
-        original = parser._THOUGHT_RUN
-        parser._THOUGHT_RUN = re.compile(r"(?!)")  # the steps alone
-        try:
-            slow = _read(chunks)
-        finally:
-            parser._THOUGHT_RUN = original
-        assert fast == slow, chunks
+    _assert_reads_as_the_steps_alone(text, cuts, parser, "_THOUGHT_RUN", re.compile(r"(?!)"))
 
 
 def test_the_fence_after_action_is_classified_once():
