@@ -674,7 +674,7 @@ class AgentLoop:
         if resources:  # one line to the daemon: the citations and their text are cut to fit it
             if self._secrets:  # before the cut: [REDACTED] may be longer than the secret it hides
                 resources = redacted_resources(resources, self._secrets.redact)
-            text = fit(self._secrets.redact("\n".join(r.content or "" for r in resources)))
+            text = fit("\n".join(r.content or "" for r in resources))  # redacted above
             yield self._strategy.create_retriever_resource_message(fitting_resources(resources), text)
         yield self._strategy.create_json_message({"execution_metadata": usage_to_metadata(self._usage)})
 
