@@ -417,13 +417,11 @@ def _recipient_prefix(head: str, final: bool) -> int | None:
     None while that cannot be told yet."""
     if not head.startswith(_RECIPIENT_MARK):
         return None if not final and _RECIPIENT_MARK.startswith(head) else 0
-    found = _RECIPIENT_LINE.match(head)
-    if found is None:
-        partial = re.fullmatch(r">>>[A-Za-z_][\w.\-]*[ \t]*\r?\n?\s*|>>>", head)
-        return None if not final and partial and len(head) < 200 else 0
-    if found.group(1) == "all":
-        return found.start(2)
-    return 0  # a call part (or no recipient): read where it stands (``_functionary_part``)
+    part = _functionary_part(head, final)
+    if part is None:
+        return None
+    found = _RECIPIENT_LINE.match(head) if part == "all" else None
+    return found.start(2) if found else 0  # a call part (or no recipient) is read where it stands
 
 
 _RECIPIENT_ALL: Final = re.compile(r">>>all[ \t]*")
@@ -438,7 +436,7 @@ def _functionary_part(head: str, final: bool) -> str | None:
     told yet."""
     found = _RECIPIENT_LINE.match(head)
     if found is None:
-        partial = re.fullmatch(r">{1,3}(?:[A-Za-z_][\w.\-]*[ \t]*\r?\n?\s*)?", head)
+        partial = re.fullmatch(r">>>(?:[A-Za-z_][\w.\-]*[ \t]*\r?\n?\s*)?", head)
         return None if not final and partial and len(head) < 200 else "text"
     if found.group(1) == "all":
         return "all"
@@ -753,7 +751,7 @@ class CallMarkup:
         if self._opening is not None or self._bare is not None or self._thoughts is not None:
             text = self._bare_harmony(text, final=False)
         if not (self._pending or self._rule or self._harmony or self._stray_close) and not _may_mark(text):
-            self._unread.append(text)
+            self._unread.append(text)  # _pass, inline: the usual chunk's path (one call fewer a chunk)
             self._recent = (self._recent + text[-_TAG_LOOK:])[-_TAG_LOOK:]
             return text  # the usual chunk: no marker can start in it
         if self._more or ((self._rule is not None or self._harmony) and len(self._pending) > _LONG_BLOCK):
@@ -901,7 +899,8 @@ class CallMarkup:
         return False
 
     def _pass(self, out: list[str], text: str) -> None:
-        """Pass ``text`` on as it came."""
+        """Pass ``text`` on as it came: kept for ``_quote`` (read late: ``_passed``), and its last
+        characters for ``_closes_tag``."""
         self._unread.append(text)
         self._recent = (self._recent + text[-_TAG_LOOK:])[-_TAG_LOOK:]
         out.append(text)
