@@ -1536,6 +1536,8 @@ class _Secrets:
         self._encoded = sorted({v.encode("utf-8") for v in self._variants if v.strip()}, key=len, reverse=True)
         # each variant without its whitespace (see mask_cut_edge)
         self._compact = sorted({"".join(v.split()) for v in self._variants if v.strip()}, key=len, reverse=True)
+        # how far back from a text's end a start of a form may reach: enough for any reflowed form
+        self._reach = 4 * len(self._compact[0]) + 16 if self._compact else 0
 
     def __bool__(self) -> bool:
         return bool(self._forms)
@@ -1614,13 +1616,19 @@ class _Secrets:
         """Where in ``text`` a start of a secret that ends it begins (one character or more, not
         counting whitespace: a form of a secret may go on in the next piece of a stream), else
         ``len(text)``."""
+        return self._start_at_end(text, 1)
+
+    def _start_at_end(self, text: str, least: int) -> int:
+        """Where in ``text`` the longest start of a form of a secret that ends it begins, counting
+        ``least`` characters or more without whitespace (a start may have been reflowed or wrapped
+        across lines), else ``len(text)``."""
         if not text or not self._compact:
             return len(text)
-        tail_start = max(0, len(text) - 4 * len(self._compact[0]) - 16)  # enough for any reflowed start
+        tail_start = max(0, len(text) - self._reach)
         compact, index = _compact(text[tail_start:])
-        longest_start = 0
+        longest_start = 0  # of every form of every secret, the longest start that ends the text
         for variant in self._compact:
-            for size in range(min(len(variant) - 1, len(compact)), longest_start, -1):
+            for size in range(min(len(variant) - 1, len(compact)), max(least, longest_start + 1) - 1, -1):
                 if compact.endswith(variant[:size]):
                     longest_start = size
                     break
@@ -1649,22 +1657,9 @@ class _Secrets:
         of at least ``MIN_SECRET_EDGE`` characters (not counting whitespace) replaced by
         ``[REDACTED]``, whatever whitespace stands in it (the text may have been reflowed, or
         the secret wrapped across lines, before it was cut)."""
-        if not text or not self._compact:
-            return text
         body = text[: len(text) - len(suffix)] if suffix and text.endswith(suffix) else text
-        longest = len(self._compact[0])
-        tail_start = max(0, len(body) - 4 * longest - 16)  # enough for any reflowed start
-        compact, index = _compact(body[tail_start:])
-        longest_start = 0  # of every form of every secret, the longest start that ends the text
-        for variant in self._compact:
-            for size in range(len(variant) - 1, max(MIN_SECRET_EDGE, longest_start + 1) - 1, -1):
-                if compact.endswith(variant[:size]):
-                    longest_start = size
-                    break
-        if not longest_start:
-            return text
-        cut = tail_start + index[len(compact) - longest_start]
-        return body[:cut] + REDACTED + text[len(body) :]
+        cut = self._start_at_end(body, MIN_SECRET_EDGE)
+        return text if cut == len(body) else body[:cut] + REDACTED + text[len(body) :]
 
     def mask_continued_head(self, previous: str, text: str) -> str:
         """``text``, the continuation of ``previous`` (a reply the output limit cut), with its
@@ -1677,7 +1672,7 @@ class _Secrets:
         ``MIN_SECRET_EDGE`` characters, not counting whitespace."""
         if not previous or not text or not self._forms:
             return text
-        reach = 4 * len(self._compact[0]) + 16  # enough for any reflowed form
+        reach = self._reach
         tail = previous[-reach:]
         # the parts as they came, without the whitespace the continuation begins with (the chat
         # drops it where the parts make a secret: loop._secret_across), and with a space between
