@@ -40,6 +40,14 @@ def give_way() -> None:
     global _last
     now = time.perf_counter()
     if now - _last >= SLICE_SECONDS:
-        gevent.sleep(POLL_SECONDS)
+        hand_over()
         _last = time.perf_counter()
+
+
+def hand_over() -> None:
+    """Let every other ready greenlet run once, the event loop having polled the daemon's pipe
+    and fired its timers first (``POLL_SECONDS``), then go on: ``give_way`` when its slice is
+    up, and loops that slice their work themselves (``tokens``). Raises what a switch may raise
+    in this greenlet (gevent's ``GreenletExit`` when the run is killed)."""
+    gevent.sleep(POLL_SECONDS)
 

@@ -38,8 +38,8 @@ C-level `re.subn` on the class letters). Costs are kept in twentieths of a token
 exact integers. On a 2-core VM: 55-90 MB/s on English-like prose, JSON and code, 30-55 MB/s on
 Chinese or Cyrillic text, about 30 MB/s on the mixed text of `python -m bench tokens_speed`
 (3-4 MB/s for the former piece-by-piece walk). Texts over `SLICE_CHARS` are counted slice by slice,
-each cut at a boundary between pieces of different kinds, with a `gevent.sleep(POLL_SECONDS)`
-between slices (a timer: the event loop polls, see `agent_core.fairness`); the sum is the same as in one pass unless a single run of one kind (letters, digits,
+each cut at a boundary between pieces of different kinds, with a `fairness.hand_over()`
+between slices (a timer: the event loop polls); the sum is the same as in one pass unless a single run of one kind (letters, digits,
 punctuation, whitespace) is longer than `_MAX_PENDING` characters, where a slice is cut inside
 it (a difference of at most a token or two per such cut).
 
@@ -88,9 +88,7 @@ import math
 import re
 from functools import lru_cache
 
-import gevent
-
-from agent_core.fairness import POLL_SECONDS
+from agent_core.fairness import hand_over
 
 __all__ = ["DEFAULT_MARKER", "estimate_tokens", "truncate_to_tokens"]
 
@@ -500,7 +498,7 @@ def _estimate_long(text: str) -> int:
 
 def _sliced_cost(text: str) -> int:
     """Cost of ``text`` counted in slices of ``SLICE_CHARS``, each ending at a boundary between
-    pieces, with a ``gevent.sleep(POLL_SECONDS)`` after each (``agent_core.fairness``)."""
+    pieces, with a ``fairness.hand_over()`` after each."""
     total, pending = 0, b""
     for start in range(0, len(text), SLICE_CHARS):
         k = pending + _classes(text[start : start + SLICE_CHARS])
@@ -512,7 +510,7 @@ def _sliced_cost(text: str) -> int:
                 cut = len(k) if len(k) >= _MAX_PENDING else 0
         total += _sum(k[:cut])
         pending = k[cut:]
-        gevent.sleep(POLL_SECONDS)
+        hand_over()
     return total
 
 
@@ -540,7 +538,7 @@ def _prefix_end(text: str, budget: int) -> int:
             start += cut
             walked += cut
             if walked >= SLICE_CHARS:
-                gevent.sleep(POLL_SECONDS)
+                hand_over()
                 walked = 0
     for count, match in enumerate(_PIECE.finditer(text, start), start=1):
         cost = _piece_cost(match)
@@ -548,7 +546,7 @@ def _prefix_end(text: str, budget: int) -> int:
             return match.start()
         spent += cost
         if count % 8192 == 0:
-            gevent.sleep(POLL_SECONDS)
+            hand_over()
     return len(text)
 
 
@@ -577,7 +575,7 @@ def _suffix_start(text: str, budget: int) -> int:
             end = window + cut
             walked += len(k) - cut
             if walked >= SLICE_CHARS:
-                gevent.sleep(POLL_SECONDS)
+                hand_over()
                 walked = 0
     # pieces of text[start:end]: the suffix from a piece start costs the pieces after it
     starts, costs = [], []
@@ -585,7 +583,7 @@ def _suffix_start(text: str, budget: int) -> int:
         starts.append(match.start())
         costs.append(_piece_cost(match))
         if count % 8192 == 0:
-            gevent.sleep(POLL_SECONDS)
+            hand_over()
     best = end
     for index in range(len(starts) - 1, -1, -1):
         spent += costs[index]
