@@ -221,7 +221,7 @@ def _tool_tokens(tool: PromptMessageTool) -> int:
 
 @per_object
 def _message_chars(message: PromptMessage) -> int:
-    """Characters of a message's text, file data and tool calls, plus room for its framing
+    """Characters of a message's text, file data, tool calls and call ids, plus room for its framing
     (once per message object; thousands measured in a row give way, as ``message_tokens``)."""
     give_way()
     content = message.content
@@ -236,7 +236,8 @@ def _message_chars(message: PromptMessage) -> int:
     calls = getattr(message, "tool_calls", None) or []
     opaque = getattr(message, "opaque_body", None)
     chars += len(str(opaque)) if opaque is not None else 0
-    return chars + sum(len(call.function.arguments) + len(call.function.name) + 64 for call in calls) + 128
+    chars += len(getattr(message, "tool_call_id", "") or "")  # a call id may hold kilobytes (Vertex AI)
+    return chars + sum(len(call.function.arguments) + len(call.function.name) + len(call.id) + 64 for call in calls) + 128
 
 
 def request_bytes(request: ModelRequest) -> int:

@@ -67,11 +67,15 @@ OpenAI ``stop``/``tool_calls``/``function_call``, Anthropic and Bedrock ``end_tu
 Gemini ``STOP``. Only then are closing brackets the server dropped appended (a length cut, a
 content filter or a stream without a ``finish_reason`` may have cut the last value too)."""
 
-MAX_CALL_ID_CHARS = 256
+MAX_CALL_ID_CHARS = 64 * 1024
 """Longest provider call id kept (characters); a longer one is replaced by a synthesised id.
-Providers send ids of some 10-40 characters (OpenAI ``call_...``, Anthropic ``toolu_...``,
-Mistral's 9); every later request repeats the id twice (the assistant's call and the tool's
-result), so an id of megabytes would make a request line the daemon refuses."""
+Most providers send ids of some 10-40 characters (OpenAI ``call_...``, Anthropic ``toolu_...``,
+Mistral's 9), but the Vertex AI model plugin keeps Gemini 3's thought signature *in* the id
+(``name::sig::<base64>``, kilobytes long; ``models/vertex_ai/models/llm/llm.py`` of
+``langgenius/dify-official-plugins``), and an id replaced there sends Gemini a placeholder
+instead of its reasoning. Every later request repeats the id twice (the assistant's call and
+the tool's result), so an id of megabytes would make a request line the daemon refuses; ids
+count in the request's byte budget (``budget.request_bytes``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -95,3 +95,24 @@ def test_measuring_the_bytes_of_thousands_of_messages_gives_way_between_two(monk
     messages = [UserPromptMessage(content=f"question {n}") for n in range(500)]
     assert budget.request_bytes(ModelRequest(prompt_messages=messages)) > 0
     assert len(ways) >= 500
+
+
+def test_call_ids_count_in_the_request_bytes():
+    """The Vertex AI plugin keeps Gemini's thought signature in the call id (kilobytes): a
+    request's byte bound must count the id twice (the call and its result), or a run of many
+    calls could send a request line past the daemon's limit."""
+    from agent_core.budget import request_bytes
+    from agent_core.model_call import ModelRequest
+
+    def request(call_id):
+        call = AssistantPromptMessage.ToolCall(
+            id=call_id, type="function",
+            function=AssistantPromptMessage.ToolCall.ToolCallFunction(name="f", arguments="{}"),
+        )
+        return ModelRequest(prompt_messages=[
+            AssistantPromptMessage(content="", tool_calls=[call]),
+            ToolPromptMessage(content="r", tool_call_id=call_id, name="f"),
+        ])
+
+    short, signed = request_bytes(request("f")), request_bytes(request("f::sig::" + "A" * 40_000))
+    assert signed - short >= 2 * 40_000

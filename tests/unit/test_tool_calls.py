@@ -741,6 +741,15 @@ def test_an_overlong_id_is_replaced_by_a_synthesised_one():
     assert [call.id for call in assemble(deltas).calls] == ["call00001", kept]
 
 
+def test_a_vertex_ai_id_holding_a_thought_signature_is_kept_whole():
+    """The Vertex AI model plugin writes Gemini 3's thought signature into the call id
+    (``name::sig::<base64>``) and reads it back from there on the next request: an id of
+    kilobytes cut or replaced would send Gemini a placeholder instead of its reasoning."""
+    signed = "get_weather::sig::" + "Q2lVQlZLaGM3b0Rm" * 256  # 4 KiB of base64
+    deltas = [fragment(index=0, id=signed, name="get_weather", arguments='{"city": "Paris"}')]
+    assert [call.id for call in assemble(deltas).calls] == [signed]
+
+
 def test_id_prefix_and_finish_is_repeatable():
     assembler = ToolCallAssembler(id_prefix=round_id_prefix(2))
     assembler.add(ToolCallDelta(None, "", "f", "{}"))
