@@ -13,6 +13,7 @@ from local_runner.contracts.ollama import OllamaContract
 from local_runner.contracts.openai import OpenAIChatContract, OpenAIResponsesContract
 from local_runner.contracts.openai_compatible import OpenAICompatibleContract
 from local_runner.contracts.tongyi import TongyiContract
+from local_runner.contracts.vertex_ai import VertexAIContract
 
 CONTRACTS: dict[str, type[ContractBackend]] = {
     backend.name: backend
@@ -27,6 +28,7 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         AnthropicContract,
         GeminiContract,
         OpenAIResponsesContract,
+        VertexAIContract,
     )
 }
 

@@ -72,3 +72,16 @@ def test_deepseek_blocking_reply_carries_reasoning_twice_as_its_plugin_does():
     _, reply, _ = first_round(backend, False)
     assert reply.content.startswith("<think>\n<!--dify-deepseek-reasoning-->")
     assert json.dumps(reply.opaque_body).count("brain-reasoning") == 1
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_vertex_ai_refuses_a_call_whose_id_lost_its_thought_signature(stream):
+    """The Vertex AI plugin reads Gemini's thought signature back from the call id; an id the
+    strategy replaced (as it once did with ids over 256 characters) makes the plugin send the
+    placeholder signature, and the model's reasoning is lost."""
+    backend = CONTRACTS["vertex_ai"](shape="stream" if stream else "blocking")
+    request, reply, calls = first_round(backend, stream)
+    assert "::sig::" in calls[0]["id"] and len(calls[0]["id"]) > 1024
+    replaced = [{**call, "id": "c00010001"} for call in calls]
+    with pytest.raises(ProviderRejection, match="thought signature lost"):
+        list(backend.invoke_llm(second_round(request, reply.content, reply.opaque_body, replaced)))
