@@ -750,6 +750,19 @@ def test_a_vertex_ai_id_holding_a_thought_signature_is_kept_whole():
     assert [call.id for call in assemble(deltas).calls] == [signed]
 
 
+def test_vertex_ai_unsigned_calls_of_one_tool_stay_two_calls():
+    """Vertex AI streams each call of a parallel batch as a chunk of its own, and a call
+    Gemini did not sign has the tool's name as its id: two such calls of one tool share an id
+    and arrive whole, not as pieces of one call."""
+    deltas = [
+        fragment(index=0, id="get_weather", name="get_weather", arguments='{"city": "Paris"}'),
+        fragment(index=0, id="get_weather", name="get_weather", arguments='{"city": "Rome"}'),
+    ]
+    result = assemble(deltas)
+    assert pairs(result) == [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})]
+    assert len({call.id for call in result.calls}) == 2
+
+
 def test_id_prefix_and_finish_is_repeatable():
     assembler = ToolCallAssembler(id_prefix=round_id_prefix(2))
     assembler.add(ToolCallDelta(None, "", "f", "{}"))
