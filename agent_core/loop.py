@@ -281,7 +281,7 @@ class AgentLoop:
         )
         self._usage = empty_usage()
         self._prompt_budget = prompt_budget(params)  # tokens, or None: the parameters do not change
-        self._settings_sizes: dict[tuple[tuple[str, ...], str], int] = {}  # bytes, by stop words and parameters
+        self._settings_sizes: dict[tuple[tuple[str, ...], str, tuple[str, ...]], int] = {}  # bytes, by stop words and parameters
         self._calls_made: Counter[str] = Counter()
         self._open: list[LogNode] = []
         self._streamed = False
@@ -474,6 +474,8 @@ class AgentLoop:
         data = _turn_log_data(turn, self._secrets, self._continued)
         if request.completion_params:
             data["completion_params_lowered"] = request.completion_params
+        if left_out := [name for name in request.without_params if name in (model.completion_params or {})]:
+            data["completion_params_left_out"] = left_out
         if problems:
             data["usage_error"] = "; ".join(dict.fromkeys(problems))
         yield self._finish(thought_node, data, usage=turn.usage)
@@ -482,7 +484,7 @@ class AgentLoop:
     def _settings_bytes(self, request: ModelRequest) -> int:
         """``model_call.settings_bytes`` of the node's model with ``request``'s own stop words and
         completion parameters, measured once per distinct pair in the run (they seldom change)."""
-        key = (tuple(request.stop), repr(request.completion_params))
+        key = (tuple(request.stop), repr(request.completion_params), request.without_params)
         if key not in self._settings_sizes:
             self._settings_sizes[key] = settings_bytes(self.state.params.model, request)
         return self._settings_sizes[key]

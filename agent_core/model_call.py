@@ -47,6 +47,9 @@ class ModelRequest:
     completion_params: dict[str, Any] = field(default_factory=dict)
     """Completion parameters set for this request over the node's: a ``max_tokens`` lowered
     so that the prompt and the reply fit the context window (``budget.reply_limit``)."""
+    without_params: tuple[str, ...] = ()
+    """Completion parameters of the node not sent with this request: the user's structured output
+    on a ReAct step (``answer_schema.STRUCTURED_OUTPUT_PARAMS``)."""
 
 
 @dataclass(slots=True)
@@ -323,9 +326,11 @@ def settings_bytes(model: LLMModelConfig, request: ModelRequest) -> int:
 
 
 def _settings(model: LLMModelConfig, request: ModelRequest) -> tuple[dict[str, Any], list[str]]:
-    """The request's completion parameters (the node's, then the request's own) without ``stop``,
-    and its ``stop`` list (``merged_stop``)."""
+    """The request's completion parameters (the node's less ``request.without_params``, then the
+    request's own) without ``stop``, and its ``stop`` list (``merged_stop``)."""
     completion_params = {**(model.completion_params or {}), **request.completion_params}
+    for name in request.without_params:
+        completion_params.pop(name, None)
     return completion_params, merged_stop(completion_params.pop("stop", None), request.stop)
 
 

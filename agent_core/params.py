@@ -22,6 +22,7 @@ from dify_plugin.interfaces.agent import AgentModelConfig, ToolEntity
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agent_core import prompts
+from agent_core.answer_schema import read_answer_schema
 from agent_core.errors import AgentRunError
 from agent_core.fairness import give_way
 from agent_core.json_args import MAX_DEPTH, too_deep
@@ -197,7 +198,10 @@ class StrategyParams(BaseModel):
     by ``allowed_tools``): never run, but redacted from what the other tools return."""
     setting_notes: list[str] = Field(default_factory=list)
     """Parts of the model-selector left out because they could not be read (memory messages,
-    the model's schema), each said once in the log."""
+    the model's schema, the user's JSON schema for the answer), each said once in the log."""
+    answer_schema: dict[str, Any] | None = None
+    """The JSON schema the user set for the answer in the model's parameters
+    (``answer_schema.read_answer_schema``), None when none is set or it cannot be read."""
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT
     model_timeout: float = DEFAULT_MODEL_TIMEOUT
     run_timeout: float = Field(default_factory=default_run_timeout)
@@ -242,6 +246,10 @@ class StrategyParams(BaseModel):
             model["completion_params"] = {k: v for k, v in completion.items() if k not in deep}
             names = ", ".join(repr(str(k)[:40]) for k in deep[:3]) + (", ..." if len(deep) > 3 else "")
             notes.append(prompts.COMPLETION_PARAMS_TOO_DEEP.format(count=len(deep), names=names, limit=MAX_DEPTH))
+        completion = model.get("completion_params")
+        answer_schema, problem = read_answer_schema(completion if isinstance(completion, dict) else None)
+        if problem:
+            notes.append(problem)
         entity = model.get("entity")
         if entity is not None and not isinstance(entity, AIModelEntity):
             try:
@@ -249,7 +257,7 @@ class StrategyParams(BaseModel):
             except Exception as error:  # the SDK's validators raise KeyError, TypeError... too
                 model["entity"] = None
                 notes.append(prompts.MODEL_SCHEMA_UNREADABLE.format(error=type(error).__name__))
-        return {**data, "model": model, "setting_notes": notes}
+        return {**data, "model": model, "setting_notes": notes, "answer_schema": answer_schema}
 
     @model_validator(mode="before")
     @classmethod

@@ -101,6 +101,12 @@ REACT_FORMAT_PROBLEM = (
     "Your reply did not follow the format: {problem} "
     "Reply with a Thought and then either an Action (a JSON blob) or a Final Answer."
 )
+REACT_ANSWER_SCHEMA = (
+    "Your Final Answer must be JSON and nothing else: write \"Final Answer:\" followed by one JSON "
+    "value (no code fence, no other text) that validates against this JSON schema:\n{schema}"
+)
+"""The note of a ReAct prompt (text steps) when the node's model parameters set a JSON schema
+(``agent_core.answer_schema``)."""
 # what was wrong with a ReAct reply (fills REACT_FORMAT_PROBLEM)
 PROBLEM_EMPTY = "The reply was empty."
 PROBLEM_ONLY_REASONING = "The reply contained only reasoning and no Action or Final Answer."
@@ -327,6 +333,15 @@ MODEL_SCHEMA_UNREADABLE = (
     "The model's schema sent by Dify could not be read ({error}), so its features and context size are "
     "taken as unknown."
 )
+ANSWER_SCHEMA_UNREADABLE = (
+    "The model's json_schema parameter could not be read as a JSON schema ({problem}), so it goes to "
+    "the model as set and the final answer is not asked for in it."
+)
+# why a final answer does not follow the user's JSON schema (agent_core.answer_schema)
+ANSWER_NOT_JSON = "it is not one JSON value: write the JSON alone after the Final Answer label."
+ANSWER_WRONG_TYPE = "it is a JSON {kind}, not {expected}."
+ANSWER_MISSING_FIELDS = "it lacks the required field(s) {names}."
+ANSWER_NOT_IN_SCHEMA = "The final answer does not follow the JSON schema asked for: {problem}"
 WITHHELD = "A result of the tool ({kind}) was not sent to the user: its address or name contains a secret value."
 WITHHELD_CONTENT = "The tool's file {what} was not sent to the user: its content contains a secret value."
 CITATIONS_LEFT_OUT = (
@@ -369,6 +384,13 @@ JSON_STEP_WORKED = [
     ("step", '{"action": "final_answer", "action_input": {"answer": "Rome: 24 °C, sunny"}}'),
 ]
 """The worked example: its tool is not one of the node's, its answer copies the observation."""
+JSON_STEP_ANSWER_SCHEMA = (
+    'The final answer here is not {{"answer": ...}}: write {{"action": "final_answer", "action_input": '
+    "<one JSON value that validates against this JSON schema>}}, the answer itself as that value. "
+    "JSON schema of the final answer:\n{schema}"
+)
+"""The note of a JSON-steps prompt when the node's model parameters set a JSON schema: the
+final-answer branch of the step schema is then the user's schema."""
 JSON_STEP_NO_ACTION = 'The step has no "action": name one of the tools, or "final_answer".'
 JSON_STEP_UNREADABLE = "The step is not one JSON object ({problem})."
 JSON_STEP_FORMAT_PROBLEM = "Your last step could not be used: {problem} Reply with one JSON step."

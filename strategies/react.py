@@ -14,6 +14,7 @@ from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
+from agent_core.answer_schema import STRUCTURED_OUTPUT_PARAMS
 from agent_core.loop import AgentLoop
 from agent_core.model_call import ModelChunk, ModelRequest
 from agent_core.params import LenientFileParameters, read_params
@@ -21,7 +22,7 @@ from agent_core.react.json_prompt import json_chat_prompt, json_completion_promp
 from agent_core.react.json_step import GuardedChunks, read_json_step_turn, step_schema
 from agent_core.react.prompt import chat_prompt, completion_prompt, stop_words
 from agent_core.react.step_format import ReActParams, chosen_step_format
-from agent_core.react.turn import read_react_turn
+from agent_core.react.turn import continues_cut_answer, read_react_turn, schema_answer_turn
 from agent_core.run_state import RunState
 from agent_core.turn import ModelTurn, ParseFailure
 
@@ -36,15 +37,21 @@ class ReActSteps:
 
     def build_request(self, run: RunState) -> ModelRequest:
         """Chat or completion prompt with this run's steps; no native tools are declared.
-        JSON steps carry their schema (the final answer alone once the limit is reached)."""
+        JSON steps carry their schema (the final answer alone once the limit is reached; in the
+        user's JSON schema when the node's model parameters set one). A step never carries the
+        user's own structured output (``json_schema``, ``response_format``): the model could then
+        write only the user's JSON, never a step; the prompt or the step schema asks for it."""
         completion = (run.params.model.mode or "chat") == "completion"
+        answer_schema = run.params.answer_schema
+        without = STRUCTURED_OUTPUT_PARAMS if answer_schema else ()
         if self.step_format == "json_schema":
-            schema = step_schema(run.registry.prompt_tools(), answer_only=run.limit_reached)
+            schema = step_schema(run.registry.prompt_tools(), answer_only=run.limit_reached, answer_schema=answer_schema)
             messages = json_completion_prompt(run) if completion else json_chat_prompt(run)
-            return ModelRequest(prompt_messages=messages, stream=True, structured_output_schema=schema)
+            return ModelRequest(prompt_messages=messages, stream=True, structured_output_schema=schema, without_params=without)
         messages = completion_prompt(run) if completion else chat_prompt(run)
         mode = "completion" if completion else "chat"
-        return ModelRequest(prompt_messages=messages, stop=stop_words(run.params.model.model, mode), stream=True)
+        stop = stop_words(run.params.model.model, mode)
+        return ModelRequest(prompt_messages=messages, stop=stop, stream=True, without_params=without)
 
     def read_turn(self, chunks: Iterator[ModelChunk], run: RunState) -> Generator[str, None, ModelTurn]:
         """Parse the stream; stream the final answer. A model whose template may open its
@@ -52,13 +59,20 @@ class ReActSteps:
         until that reasoning ends. When Dify cannot call the model with a schema at all, the
         run goes on in text steps."""
         if self.step_format != "json_schema":
-            turn = yield from read_react_turn(
+            turn_reader = read_react_turn(
                 chunks, run.registry, run.round_index, reasoning_opened=run.reasoning_may_open_in_prompt()
             )
+            answer_schema = run.params.answer_schema
+            if answer_schema and not continues_cut_answer(run):
+                turn = yield from schema_answer_turn(turn_reader, answer_schema)
+            else:
+                turn = yield from turn_reader
             run.learn_from_reply(turn.content)
             return turn
         guarded = GuardedChunks(chunks)
-        turn = yield from read_json_step_turn(iter(guarded), run.registry.prompt_tools(), run.round_index)
+        turn = yield from read_json_step_turn(
+            iter(guarded), run.registry.prompt_tools(), run.round_index, run.params.answer_schema
+        )
         if guarded.unavailable is None:
             return guarded.explained(turn)
         self.step_format = "text"

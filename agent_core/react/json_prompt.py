@@ -24,6 +24,7 @@ from dify_plugin.entities.model.message import (
 )
 
 from agent_core import prompts
+from agent_core.answer_schema import schema_text
 from agent_core.messages import query_message
 from agent_core.react.json_step import FINAL_ANSWER, step_text
 from agent_core.react.prompt import completion_head, example_arguments, plain_history, tool_purpose
@@ -53,6 +54,17 @@ def format_block(tools: Sequence[PromptMessageTool]) -> str:
         worked,
         *calls,
     ])
+
+
+def json_answer_note(run: RunState) -> str:
+    """The prompt's note saying the final answer's ``action_input`` is a value of the user's JSON
+    schema (``StrategyParams.answer_schema``); ``''`` when none is set. Built once per run."""
+    schema = run.params.answer_schema
+    if not schema:
+        return ""
+    if "json-answer-note" not in run.rendered:
+        run.rendered["json-answer-note"] = prompts.JSON_STEP_ANSWER_SCHEMA.format(schema=schema_text(schema))
+    return run.rendered["json-answer-note"]
 
 
 def _line(kind: str, text: str) -> str:
@@ -112,7 +124,7 @@ def json_chat_prompt(run: RunState) -> list[PromptMessage]:
     user message (a step left empty is not sent: providers refuse empty messages)."""
     block = run.render_tools(format_block)
     messages: list[PromptMessage] = [
-        *run.system(block, run.limit_note()),
+        *run.system(block, json_answer_note(run), run.limit_note()),
         *plain_history(run.history()),
         run.query(),
     ]
@@ -126,7 +138,7 @@ def json_chat_prompt(run: RunState) -> list[PromptMessage]:
 def json_completion_prompt(run: RunState) -> list[PromptMessage]:
     """One user message holding the whole completion prompt, ending where the next step goes."""
     params = run.params
-    head = completion_head(run, run.render_tools(format_block))
+    head = completion_head(run, run.render_tools(format_block), json_answer_note(run))
     turns = []
     for message in plain_history(run.history()):
         text = message.get_text_content() if hasattr(message, "get_text_content") else str(message.content or "")

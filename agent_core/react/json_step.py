@@ -47,8 +47,9 @@ from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core import prompts
+from agent_core.answer_schema import answer_problem, answer_text, with_booleans
 from agent_core.errors import shortened
-from agent_core.json_args import ArgumentsError, decode_arguments
+from agent_core.json_args import ArgumentsError, decode_arguments, loads_lenient
 from agent_core.model_call import AssistantReply, ModelChunk, ModelTimeoutError, PastDeadlineError
 from agent_core.text_calls import arguments_for
 from agent_core.think import ThinkSplitter, clean_reasoning
@@ -89,22 +90,45 @@ def _arguments_schema(tool: PromptMessageTool) -> dict[str, Any]:
     return {"type": "object", "properties": dict(properties), "required": required}
 
 
-def step_schema(tools: Sequence[PromptMessageTool], *, answer_only: bool = False) -> dict[str, Any]:
+_HOISTED = ("$defs", "definitions")
+"""Keys of the user's answer schema that ``$ref`` points into from the root (``#/$defs/...``):
+kept at the step schema's root, where those references still resolve."""
+
+
+def step_schema(
+    tools: Sequence[PromptMessageTool], *, answer_only: bool = False, answer_schema: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """The JSON schema of one step for ``tools`` (``answer_only``: the final answer alone, for the
-    round after the iteration or time limit). Shape: see the module docstring."""
+    round after the iteration or time limit). Shape: see the module docstring.
+
+    ``answer_schema``: the user's JSON schema for the answer (``answer_schema.read_answer_schema``):
+    the final answer's ``action_input`` is then a value of it, instead of ``{"answer": text}``;
+    its ``$defs`` / ``definitions`` move to the root (``$ref`` paths start there) and its
+    ``$schema`` is left out (a subschema carries none)."""
     offered = [] if answer_only else list(tools)
     names = [tool.name for tool in offered] + [FINAL_ANSWER]
     branches = [_branch(tool.name, _arguments_schema(tool)) for tool in offered]
-    branches.append(_branch(FINAL_ANSWER, _ANSWER_INPUT))
+    answer_input, hoisted = _answer_input(answer_schema)
+    branches.append(_branch(FINAL_ANSWER, answer_input))
+    loose_input = {"type": "object"} if answer_input.get("type", "object") == "object" else {}
     return {
         "type": "object",
         "properties": {
             "action": {"type": "string", "enum": names},
-            "action_input": {"type": "object"},
+            "action_input": loose_input,
         },
         "required": ["action", "action_input"],
         "anyOf": branches,
+        **hoisted,
     }
+
+
+def _answer_input(answer_schema: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The final answer's ``action_input`` schema, and what moves to the step schema's root."""
+    if not answer_schema:
+        return dict(_ANSWER_INPUT), {}
+    schema = {key: value for key, value in answer_schema.items() if key != "$schema" and key not in _HOISTED}
+    return schema, {key: answer_schema[key] for key in _HOISTED if key in answer_schema}
 
 
 def step_text(action: str, action_input: Mapping[str, Any]) -> str:
@@ -132,10 +156,12 @@ class AnswerStream:
     across chunks (``\\u00``, a surrogate pair's first half) waits for the rest.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, streams: bool = True) -> None:
+        """``streams`` False: the text is only gathered (an answer in the user's schema is shown
+        once read whole)."""
         self.text = ""
         self.streamed = ""
-        self.closed = False
+        self.closed = not streams
         self._position: int | None = None  # where the undecoded part of the answer starts
 
     def feed(self, piece: str) -> str:
@@ -219,13 +245,17 @@ def _unicode_escape(text: str, i: int) -> tuple[str, int]:
 # --------------------------------------------------------------------------------------------
 
 
-def _decide(step: Mapping[str, Any], tools: Mapping[str, PromptMessageTool], call_id: str):
+def _decide(
+    step: Mapping[str, Any], tools: Mapping[str, PromptMessageTool], call_id: str, answer_schema: Mapping[str, Any] | None
+):
     """A decoded step as a decision: ``FinalAnswer``, ``ToolCalls`` or ``ParseFailure``."""
     action = step.get("action")
     action_input = step.get("action_input")
     if not isinstance(action, str) or not action.strip():
         return ParseFailure(prompts.JSON_STEP_NO_ACTION)
     action = action.strip()
+    if action == FINAL_ANSWER and answer_schema:
+        return _schema_answer(action_input, answer_schema)
     if action == FINAL_ANSWER:
         answer = action_input.get("answer") if isinstance(action_input, Mapping) else action_input
         if not isinstance(answer, str) or not answer.strip():
@@ -236,6 +266,20 @@ def _decide(step: Mapping[str, Any], tools: Mapping[str, PromptMessageTool], cal
             action_input = decode_arguments(action_input)
     arguments = arguments_for(action_input, tools.get(action))
     return ToolCalls((ToolCall(id=call_id, name=action, arguments=arguments),))
+
+
+def _schema_answer(action_input: Any, answer_schema: Mapping[str, Any]) -> FinalAnswer | ParseFailure:
+    """A final answer in the user's schema: ``action_input`` itself (booleans Dify sent as strings
+    read back), shown as JSON text; a ``ParseFailure`` when it does not follow the schema, with
+    the text as what the run answers if the model keeps failing so."""
+    if isinstance(action_input, str) and action_input.strip()[:1] in ("{", "["):
+        with contextlib.suppress(ArgumentsError):
+            action_input = loads_lenient(action_input)
+    value = with_booleans(action_input, answer_schema)
+    if problem := answer_problem(value, answer_schema):
+        fallback = action_input if isinstance(action_input, str) else answer_text(action_input)
+        return ParseFailure(prompts.ANSWER_NOT_IN_SCHEMA.format(problem=problem), fallback=fallback)
+    return FinalAnswer(answer_text(value))
 
 
 def parse_step(text: str, structured_output: Any) -> Mapping[str, Any] | ParseFailure:
@@ -252,21 +296,32 @@ def parse_step(text: str, structured_output: Any) -> Mapping[str, Any] | ParseFa
     return ParseFailure(prompts.PROBLEM_EMPTY)
 
 
-def read_step(step: Mapping[str, Any], tools: Sequence[PromptMessageTool], call_id: str):
+def read_step(
+    step: Mapping[str, Any],
+    tools: Sequence[PromptMessageTool],
+    call_id: str,
+    answer_schema: Mapping[str, Any] | None = None,
+):
     """The decision of a decoded step: ``FinalAnswer``, ``ToolCalls`` (one call, id ``call_id``;
     an unknown tool or bad arguments are judged when the call is checked, like any call) or
-    ``ParseFailure`` when it names no action or gives an empty answer."""
-    return _decide(step, {tool.name: tool for tool in tools}, call_id)
+    ``ParseFailure`` when it names no action or gives an empty answer. With the user's
+    ``answer_schema``, a final answer is its ``action_input`` as JSON text, and one whose top level
+    breaks the schema (``answer_schema.answer_problem``) is a ``ParseFailure``."""
+    return _decide(step, {tool.name: tool for tool in tools}, call_id, answer_schema)
 
 
 def read_json_step_turn(
-    chunks: Iterator[ModelChunk], tools: Sequence[PromptMessageTool], round_index: int
+    chunks: Iterator[ModelChunk],
+    tools: Sequence[PromptMessageTool],
+    round_index: int,
+    answer_schema: Mapping[str, Any] | None = None,
 ) -> Generator[str, None, ModelTurn]:
     """Consume one structured-output call; yield the answer's text as it is decoded; return the
     turn. A reply cut by the output limit runs nothing: a cut answer is what was streamed of it
-    (the loop asks for the rest), anything else is asked again (``prompts.REPLY_CUT``)."""
+    (the loop asks for the rest), anything else is asked again (``prompts.REPLY_CUT``). With the
+    user's ``answer_schema`` the answer is yielded once the step is read, as JSON text (``read_step``)."""
     splitter = ThinkSplitter()
-    answer = AnswerStream()
+    answer = AnswerStream(streams=answer_schema is None)
     reply = AssistantReply()
     usages: list[LLMUsage] = []
     reasoning: list[str] = []
@@ -289,7 +344,7 @@ def read_json_step_turn(
         yield text
     raw = answer.text.strip()
     step = parse_step(raw, structured_output)
-    decision = step if isinstance(step, ParseFailure) else read_step(step, tools, f"react-{round_index}-1")
+    decision = step if isinstance(step, ParseFailure) else read_step(step, tools, f"react-{round_index}-1", answer_schema)
     if isinstance(decision, ParseFailure) and (finish_reason or "").lower() in LENGTH_FINISH_REASONS:
         # cut by the output limit: nothing runs; an answer goes on from what was streamed
         decision = FinalAnswer(answer.streamed) if answer.streamed.strip() else ParseFailure(prompts.REPLY_CUT)

@@ -25,6 +25,7 @@ from dify_plugin.entities.model.message import (
 )
 
 from agent_core import prompts
+from agent_core.answer_schema import schema_text
 from agent_core.fairness import give_way
 from agent_core.memo import per_object
 from agent_core.messages import query_message
@@ -247,7 +248,7 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
     query = run.query()
     if history and isinstance(history[-1], UserPromptMessage):  # the last turn went unanswered
         query = _joined_user(history.pop(), query)
-    messages: list[PromptMessage] = [*run.system(tools, run.limit_note()), *history, query]
+    messages: list[PromptMessage] = [*run.system(tools, answer_note(run), run.limit_note()), *history, query]
     pad = scratchpad(run)
     if pad:
         messages += [AssistantPromptMessage(content=pad), _continue_message(run)]
@@ -257,7 +258,7 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
 def completion_prompt(run: RunState) -> list[PromptMessage]:
     """One user message holding the whole completion prompt, ending in ``Thought:``."""
     params = run.params
-    head = completion_head(run, run.render_tools(completion_tools_block))
+    head = completion_head(run, run.render_tools(completion_tools_block), answer_note(run))
     turns = [_history_line(m) for m in plain_history(run.history())]
     query = query_message(params, images_as_content=False).content
     current = "\n".join(filter(None, [prompts.REACT_COMPLETION_QUESTION.format(text=query), scratchpad(run, completion=True)]))
@@ -265,12 +266,23 @@ def completion_prompt(run: RunState) -> list[PromptMessage]:
     return [UserPromptMessage(content="\n\n".join(lines).rstrip() + "\nThought:")]
 
 
-def completion_head(run: RunState, block: str) -> str:
-    """The system text of a completion prompt (instruction, knowledge, ``block``, the limit
-    note), its parts separated by blank lines."""
+def completion_head(run: RunState, block: str, note: str = "") -> str:
+    """The system text of a completion prompt (instruction, knowledge, ``block``, ``note``, the
+    limit note), its parts separated by blank lines."""
     return "\n\n".join(
-        m.content for m in run.system(block, run.limit_note()) if isinstance(m.content, str)
+        m.content for m in run.system(block, note, run.limit_note()) if isinstance(m.content, str)
     )
+
+
+def answer_note(run: RunState) -> str:
+    """The prompt's note asking for the final answer in the user's JSON schema
+    (``StrategyParams.answer_schema``); ``''`` when none is set. Built once per run."""
+    schema = run.params.answer_schema
+    if not schema:
+        return ""
+    if "react-answer-note" not in run.rendered:
+        run.rendered["react-answer-note"] = prompts.REACT_ANSWER_SCHEMA.format(schema=schema_text(schema))
+    return run.rendered["react-answer-note"]
 
 
 def plain_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:

@@ -8,17 +8,20 @@ writes several actions at once loses none of them. A reply that ended inside an 
 because the model hit its output limit runs nothing and is asked again.
 """
 
-from collections.abc import Generator, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Generator, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from dify_plugin.entities.model.llm import LLMUsage
 
 from agent_core import prompts
+from agent_core.answer_schema import answer_problem, answer_text, answer_value
 from agent_core.call_markup import ends_turn, rewrite_markup
 from agent_core.fairness import give_way
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn, parse_react
+from agent_core.run_state import RunState
 from agent_core.text_calls import arguments_for, described_tool, extract_calls_from_text, name_line_call
 from agent_core.think import clean_reasoning, visible_text
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, InvalidToolCall, ToolCall
@@ -168,3 +171,45 @@ def _failure(parser: ReactStreamParser, parsed: ReactTurn, finish_reason: str | 
     if reasoning and (finish_reason or "").lower() not in LENGTH_FINISH_REASONS:
         fallback = (parse_react(clean_reasoning(reasoning)).final_answer or "").strip()
     return ParseFailure(parsed.problem or prompts.NO_ACTION_OR_ANSWER, fallback)
+
+
+def continues_cut_answer(run: RunState) -> bool:
+    """Whether this round goes on with an answer the output limit cut in the round before (its
+    text is the rest of that answer, not an answer of its own)."""
+    if not run.rounds:
+        return False
+    last = run.rounds[-1].turn
+    return isinstance(last.decision, FinalAnswer) and last.cut
+
+
+def schema_answer_turn(
+    turn_reader: Generator[str, None, ModelTurn], answer_schema: Mapping[str, Any]
+) -> Generator[str, None, ModelTurn]:
+    """``turn_reader`` (``read_react_turn``) for a run whose final answer must follow the user's
+    ``answer_schema``: its text is held, and a final answer is read as JSON
+    (``answer_schema.answer_value``), checked at its top level (``answer_problem``) and yielded as
+    JSON text (``answer_text``). One that does not follow the schema is a ``ParseFailure`` (the
+    model is told why and asked again; its text is the answer if it keeps failing so). Text of a
+    turn that is no answer is not shown: the user's output is the JSON alone. An answer the output
+    limit cut is yielded as written, for the next round to go on with it."""
+    held: list[str] = []
+    while True:
+        try:
+            held.append(next(turn_reader))
+        except StopIteration as done:
+            turn: ModelTurn = done.value
+            break
+    decision = turn.decision
+    if not isinstance(decision, FinalAnswer):
+        return turn
+    if turn.cut:
+        yield "".join(held)
+        return turn
+    value, problem = answer_value(decision.text)
+    problem = problem or answer_problem(value, answer_schema)
+    if problem:
+        failure = ParseFailure(prompts.ANSWER_NOT_IN_SCHEMA.format(problem=problem), fallback=decision.text)
+        return replace(turn, decision=failure)
+    text = answer_text(value)
+    yield text
+    return replace(turn, decision=FinalAnswer(text))
