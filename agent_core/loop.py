@@ -38,8 +38,9 @@ from agent_core.model_call import ModelChunk, ModelRequest, PastDeadlineError, i
 from agent_core.observation import secret_forms
 from agent_core.outbound import guarded, prompt_redactor
 from agent_core.params import StrategyParams
+from agent_core.round_cap import not_run_log, split_round
 from agent_core.run_state import REPEAT_LIMIT, Round, RunState
-from agent_core.tool_calls import ToolCall
+from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_runner import ToolResult, ToolRunner
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
@@ -432,14 +433,21 @@ class AgentLoop:
         round_node = yield from self._start(LogNode(label))
         turn = yield from self._model_turn(round_node)
         results: tuple[ToolResult, ...] = ()
+        not_run: tuple[ToolCall | InvalidToolCall, ...] = ()
         repeating: tuple[str, ...] = ()
         if isinstance(turn.decision, ToolCalls) and not self.state.limit_reached:
-            results, repeating = yield from self._run_tools(round_node, turn.decision, cut=turn.cut)
-        self.state.rounds.append(Round(index=index, turn=turn, results=results))
+            results, not_run, repeating = yield from self._run_tools(round_node, turn.decision, cut=turn.cut)
+        if not_run:  # one node for them all: a node per call would flood the daemon
+            note = LogNode("CALLS NOT RUN", parent=round_node)
+            yield note.start()
+            yield note.finish(not_run_log(not_run))
+        self.state.rounds.append(Round(index=index, turn=turn, results=results, not_run=not_run))
         output: dict = {
             "llm_response": _logged_reply(turn, turn.thought, self._secrets, self._continued),
             "tool_responses": [_round_entry(r) for r in results],
         }
+        if not_run:
+            output["calls_not_run"] = len(not_run)
         if (answer := _answer_shown(turn)) is not None:
             output["answer"] = _logged_reply(turn, answer, self._secrets, self._continued)
         yield self._finish(round_node, {"output": output}, usage=turn.usage)
@@ -623,26 +631,31 @@ class AgentLoop:
 
     def _run_tools(
         self, round_node: LogNode, decision: ToolCalls, *, cut: bool = False
-    ) -> Generator[AgentInvokeMessage, None, tuple[tuple[ToolResult, ...], tuple[str, ...]]]:
-        """Run the round's calls (a call made ``REPEAT_LIMIT`` times already is refused, and
-        every call of a reply ``cut`` by the output limit: it may miss calls or arguments).
-        Returns the results in call order, and the tools' names when every call was such a
-        repeat (the model is looping)."""
+    ) -> Generator[
+        AgentInvokeMessage, None, tuple[tuple[ToolResult, ...], tuple[ToolCall | InvalidToolCall, ...], tuple[str, ...]]
+    ]:
+        """Run the round's first ``round_cap.MAX_CALLS_PER_ROUND`` calls (a call made
+        ``REPEAT_LIMIT`` times already is refused, and every call of a reply ``cut`` by the output
+        limit: it may miss calls or arguments). Returns the results in call order, the calls
+        beyond the cap (not run, no log node each: ``round_cap.split_round``), and the tools'
+        names when every call run was such a repeat (the model is looping)."""
+        calls, not_run = split_round(decision.in_order())
         if cut:
-            refusals = {call.id: prompts.CALLS_CUT.format(name=call.name) for call in [*decision.calls, *decision.invalid]}
-            results = yield from self._tools.run(round_node, decision.in_order(), refusals)
-            return tuple(results), ()
+            refusals = {call.id: prompts.CALLS_CUT.format(name=call.name) for call in calls}
+            results = yield from self._tools.run(round_node, calls, refusals)
+            return tuple(results), not_run, ()
         refusals: dict[str, str] = {}
         repeated: list[str] = []
-        for call in decision.calls:
+        valid = [call for call in calls if isinstance(call, ToolCall)]
+        for call in valid:
             key = _call_key(call)
             self._calls_made[key] += 1
             if self._calls_made[key] > REPEAT_LIMIT:
                 refusals[call.id] = prompts.REPEATED_CALL.format(name=call.name, count=REPEAT_LIMIT)
                 repeated.append(call.name)
-        only_repeats = bool(decision.calls) and not decision.invalid and len(repeated) == len(decision.calls)
-        results = yield from self._tools.run(round_node, decision.in_order(), refusals, deadline=self._tools_deadline())
-        return tuple(results), tuple(dict.fromkeys(repeated)) if only_repeats else ()
+        only_repeats = bool(valid) and len(valid) == len(calls) and len(repeated) == len(valid)
+        results = yield from self._tools.run(round_node, calls, refusals, deadline=self._tools_deadline())
+        return tuple(results), not_run, tuple(dict.fromkeys(repeated)) if only_repeats else ()
 
     # --- endings -----------------------------------------------------------------------
 

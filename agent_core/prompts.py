@@ -311,6 +311,24 @@ ANSWER_CUT_OFF = (
     "Raise the model's maximum output tokens, or ask for a shorter answer.]"
 )
 
+# --- calls beyond the most one round runs (agent_core.round_cap, MAX_CALLS_PER_ROUND) ----------
+
+CALL_NOT_RUN = (
+    "Error: the call to {name!r} was not run: your reply asked for more tool calls than one round runs "
+    "({limit}). Call it again in your next reply if you still need it."
+)
+"""The tool message of each native call beyond the limit (every call needs its own)."""
+CALLS_NOT_RUN = (
+    "{count} more tool calls of your reply were not run ({names}): one round runs at most {limit}. "
+    "Ask again in your next reply for those you still need."
+)
+"""Said once, after the round's last result, where calls need no tool message each (ReAct
+actions, calls written in the text)."""
+CALLS_NOT_RUN_LOG = (
+    "{count} more tool calls of the model's reply were not run ({names}): one round runs at most {limit}. "
+    "The model was told, and may ask for them again."
+)
+
 # --- a tool whose declaration does not validate (agent_core.params; shown in the log tree) ------
 
 TOOL_DROPPED = (

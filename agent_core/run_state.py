@@ -27,6 +27,7 @@ from agent_core.messages import (
 from agent_core.params import StrategyParams
 from agent_core.think import closes_unopened_block, opens_reasoning_in_prompt, thinking_requested
 from agent_core.tokens import truncate_to_tokens
+from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_runner import ToolResult
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import ModelTurn, ToolCalls
@@ -39,11 +40,14 @@ the next round is the final-answer round (as after the iteration limit)."""
 
 @dataclass(frozen=True)
 class Round:
-    """One finished round: the model's turn and the results of its tool calls, in call order."""
+    """One finished round: the model's turn and the results of its tool calls, in call order;
+    ``not_run``: the calls beyond the most one round runs (``round_cap.MAX_CALLS_PER_ROUND``), in
+    order, which the prompt renderers answer "not run"."""
 
     index: int
     turn: ModelTurn
     results: tuple[ToolResult, ...] = ()
+    not_run: tuple[ToolCall | InvalidToolCall, ...] = ()
 
 
 SHORTENED_OBSERVATION_TOKENS = 200

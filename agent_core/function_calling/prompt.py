@@ -16,6 +16,8 @@ from dify_plugin.entities.model.message import (
 )
 
 from agent_core import prompts
+from agent_core.fairness import give_way
+from agent_core.round_cap import not_run_note, not_run_results
 from agent_core.run_state import Round, RunState
 from agent_core.tool_runner import ToolResult
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
@@ -64,6 +66,7 @@ def replays_one_call(provider: str) -> bool:
 
 
 def _tool_call(result: ToolResult) -> AssistantPromptMessage.ToolCall:
+    give_way()  # a reply of a thousand parallel calls
     return AssistantPromptMessage.ToolCall(
         id=result.call_id,
         type="function",
@@ -101,30 +104,47 @@ def render_round(run: RunState, round_: Round) -> list[PromptMessage]:
     (``replays_one_call``), parallel calls go as one assistant message and its result per call,
     the round's content and ``opaque_body`` with the first. Calls the model wrote in its text
     go back as native calls, except where the model plugin rebuilds the message from its
-    ``opaque_body``: there the message goes back as it was and the results as a user message."""
+    ``opaque_body``: there the message goes back as it was and the results as a user message.
+
+    Calls beyond the most one round runs (``Round.not_run``): a native call keeps its place in
+    the assistant message and gets a tool message saying it was not run
+    (``round_cap.not_run_results``); calls written in the text are counted once after the last
+    result (``round_cap.not_run_note``), since no id of theirs is owed an answer."""
     decision = round_.turn.decision
+    note = not_run_note(round_.not_run) if isinstance(decision, ToolCalls) and decision.in_text else ""
     if isinstance(decision, ToolCalls) and round_.results and decision.in_text and round_.turn.opaque_body is not None:
         # Calls the model wrote in its text, from a plugin that rebuilds the message from its
         # opaque_body (Anthropic, MiniMax, OpenAI Responses): that body holds no such calls, so
         # the message goes back as it was and the results follow as the user's message.
         results = "\n\n".join(
-            prompts.TEXT_CALL_RESULT.format(name=r.name, observation=run.observation(round_, r)) for r in round_.results
+            [prompts.TEXT_CALL_RESULT.format(name=r.name, observation=run.observation(round_, r)) for r in round_.results]
+            + ([note] if note else [])
         )
         return [_assistant_message(round_, ()), UserPromptMessage(content=results)]
     if isinstance(decision, ToolCalls) and round_.results:
-        tool_messages = [
-            ToolPromptMessage(content=run.observation(round_, r), tool_call_id=r.call_id, name=r.name) for r in round_.results
-        ]
-        if len(round_.results) > 1 and replays_one_call(run.params.model.provider):
+        results = [*round_.results, *(not_run_results(round_.not_run) if not decision.in_text else ())]
+        tool_messages = [_tool_message(run, round_, result) for result in results]
+        if note:  # after the last result: one ToolPromptMessage more would answer no call
+            last = tool_messages[-1]
+            tool_messages[-1] = ToolPromptMessage(
+                content=f"{last.content}\n\n{note}", tool_call_id=last.tool_call_id, name=last.name
+            )
+        if len(results) > 1 and replays_one_call(run.params.model.provider):
             return [
                 message
-                for number, (result, tool_message) in enumerate(zip(round_.results, tool_messages, strict=True))
+                for number, (result, tool_message) in enumerate(zip(results, tool_messages, strict=True))
                 for message in (_assistant_message(round_, [result], whole=number == 0), tool_message)
             ]
-        return [_assistant_message(round_, round_.results), *tool_messages]
+        return [_assistant_message(round_, results), *tool_messages]
     if isinstance(decision, FinalAnswer) and round_.turn.cut:  # the model is asked for the rest
         return [_assistant_message(round_, ()), UserPromptMessage(content=prompts.CONTINUE_CUT_ANSWER)]
     if isinstance(decision, ParseFailure):
         said = [_assistant_message(round_, ())] if round_.turn.thought.strip() else []
         return [*said, UserPromptMessage(content=decision.problem)]
     return []
+
+
+def _tool_message(run: RunState, round_: Round, result: ToolResult) -> ToolPromptMessage:
+    """The tool message of ``result``: what the model reads of it (``RunState.observation``)."""
+    give_way()  # a reply of a thousand parallel calls
+    return ToolPromptMessage(content=run.observation(round_, result), tool_call_id=result.call_id, name=result.name)

@@ -28,6 +28,7 @@ from agent_core.answer_schema import schema_text
 from agent_core.messages import query_message
 from agent_core.react.json_step import FINAL_ANSWER, step_text
 from agent_core.react.prompt import completion_head, example_arguments, plain_history, tool_purpose
+from agent_core.round_cap import not_run_note
 from agent_core.run_state import Round, RunState
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 
@@ -100,6 +101,8 @@ def round_steps(run: RunState, round_: Round) -> list[tuple[str, str]]:
             else:
                 continue
             pairs.append((step, run.observation(round_, result)))
+        if round_.not_run and pairs:  # calls beyond the cap (a JSON step holds one: never so far)
+            pairs[-1] = (pairs[-1][0], pairs[-1][1] + "\n\n" + not_run_note(round_.not_run))
         return pairs
     if isinstance(decision, FinalAnswer) and round_.turn.cut:  # the model is asked for the rest
         return [(step_text(FINAL_ANSWER, {"answer": decision.text}), prompts.CONTINUE_CUT_ANSWER)]

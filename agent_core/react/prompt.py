@@ -29,6 +29,7 @@ from agent_core.answer_schema import schema_text
 from agent_core.fairness import give_way
 from agent_core.memo import per_object
 from agent_core.messages import query_message
+from agent_core.round_cap import not_run_note
 from agent_core.run_state import Round, RunState
 from agent_core.text_calls import schema_properties
 from agent_core.tool_calls import ToolCall
@@ -231,6 +232,8 @@ def _round_parts(run: RunState, round_: Round, completion: bool) -> list[str]:
                 bad = invalid[result.call_id]
                 parts.append(prompts.REACT_COMPLETION_ACTION.format(name=bad.name, arguments=bad.raw_arguments))
             parts.append(f"Observation: {run.observation(round_, result)}")
+        if round_.not_run and parts:  # the actions beyond the cap: counted once, in the last observation
+            parts[-1] += "\n\n" + not_run_note(round_.not_run)
     elif isinstance(decision, FinalAnswer) and round_.turn.cut:  # the model is asked for the rest
         parts.append(f"Thought: {thought}\nFinal Answer: {decision.text}" if thought else f"Final Answer: {decision.text}")
         parts.append("Observation: " + prompts.CONTINUE_CUT_ANSWER)
