@@ -200,14 +200,61 @@ def _read_pythonic(block: str) -> list[Call]:
     return calls_from_block(block.replace("<|tool_call_start|>", "").replace("<|tool_call_end|>", ""))
 
 
+_MINIMAX_M3_TOKEN: Final = "]<]minimax[>["
+"""MiniMax-M3's token before every tag of its call markup (``]<]minimax[>[<tool_call>\n
+]<]minimax[>[<invoke name="N">]<]minimax[>[<path>x]<]minimax[>[</path>...``: ml-explore/mlx-lm
+PR #1416, MiniMax-AI/MiniMax-M3#31, vllm-project/vllm#51073): never text, dropped; what is left
+is a ``<tool_call>`` around an ``<invoke>`` whose arguments are elements (``_element_value``)."""
+
+_ELEMENT_OPEN = re.compile(r"<([A-Za-z_][\w.\-]*)>")
+
+
+def _elements(text: str) -> list[tuple[str, str]] | None:
+    """The elements ``<k>v</k>`` that ``text`` is made of, in order, with their inside (an
+    element of the same name nested in one is its own: ``<item><item>1</item></item>``); None
+    when text stands outside them or one is never closed, ``[]`` when there is none."""
+    found: list[tuple[str, str]] = []
+    at = 0
+    while (start := _ELEMENT_OPEN.search(text, at)) is not None:
+        if text[at : start.start()].strip():
+            return None
+        tag = re.compile(rf"<(/?){re.escape(start.group(1))}>")
+        depth, end = 1, start.end()
+        while depth:
+            closing = tag.search(text, end)
+            if closing is None:
+                return None
+            depth += -1 if closing.group(1) else 1
+            end = closing.end()
+        found.append((start.group(1), text[start.end() : closing.start()]))
+        at = end
+    return found if not text[at:].strip() else None
+
+
+def _element_value(text: str, depth: int = 0) -> Any:
+    """A value MiniMax-M3's chat template wrote as XML (its ``to_xml``): an object as one element
+    per key, a list as ``<item>`` elements, anything else as text (read as a ``<parameter>``'s
+    value is: ``decode_nested``)."""
+    children = _elements(text) if depth < 20 else None
+    if not children:
+        return decode_nested(text.strip())
+    if all(name == "item" for name, _ in children) and len(children) > 0:
+        return [_element_value(inner, depth + 1) for _, inner in children]
+    return {name: _element_value(inner, depth + 1) for name, inner in children}
+
+
 def _read_invoke(block: str) -> list[Call]:
     """``<invoke name="N"><parameter name="K">V</parameter></invoke>``: a parameter marked
     ``string="true"`` (DeepSeek V3.2) is text as written, one marked ``string="false"`` JSON
     (``false``, ``20``) when it reads as JSON, any other value JSON when it reads as a JSON object
-    or array, else text."""
+    or array, else text. An ``<invoke>`` with no ``<parameter>`` but elements (``<city>Paris
+    </city>``: MiniMax-M3) has those as its arguments (``_element_value``)."""
     calls: list[Call] = []
-    for name, inner in _INVOKE.findall(_DSML.sub("", block)):
+    for name, inner in _INVOKE.findall(_DSML.sub("", block.replace(_MINIMAX_M3_TOKEN, ""))):
         arguments: dict[str, Any] = {}
+        if "<parameter" not in inner and isinstance(value := _element_value(inner), dict):
+            calls.append((name.strip(), value))
+            continue
         for key, attributes, value in _PARAMETER.findall(inner):
             marked = re.search(r"string=\s*[\"'](true|false)[\"']", attributes)
             if marked and marked.group(1) == "true":
@@ -468,8 +515,15 @@ is one of these in any case), no recipient (``>``), and no name line (``_NAME_AB
 a name nor a line end (``Thought:``)."""
 
 
-_DROPPED: Final = ("<start_of_turn>", "<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
-"""Gemma's turn opener, and the
+_DROPPED: Final = (
+    "<start_of_turn>",
+    "<|START_RESPONSE|>",
+    "<|END_RESPONSE|>",
+    "<|START_TEXT|>",
+    "<|END_TEXT|>",
+    _MINIMAX_M3_TOKEN,
+)
+"""Gemma's turn opener, MiniMax-M3's tag token (``_MINIMAX_M3_TOKEN``), and the
 tokens Command R7B (``<|START_RESPONSE|>``) and Command A
 (``<|START_TEXT|>``) put around the text of a reply (transformers' chat-schema parser tests;
 vLLM's ``cohere_command4`` reasoning parser strips the same): never text."""
@@ -530,7 +584,9 @@ follows it, else passed on as written (a lone name line above JSON is left to
 _BARE_INVOKE: Final = "<invoke name="
 """Claude's ``<invoke>`` without its wrapper: a call only where it begins a line (Claude Opus 4.8
 writes it so, after a stray word's line: anthropics/claude-code#65635); inside a sentence it is
-an example the answer gives of the format."""
+an example the answer gives of the format. Inside a ``<tool_call>`` the model wrote (MiniMax-M3,
+``_MINIMAX_M3_TOKEN``; MiniMax-M2's ``<invoke>`` in a Hermes wrapper) it is rewritten as the call's
+JSON alone, read where that ``<tool_call>`` ends."""
 
 _WRAPPERS: Final = (
     ("<TOOLCALL>", "</TOOLCALL>"),
@@ -546,6 +602,8 @@ them: Nemotron's ``<TOOLCALL>[{"name": N, "arguments": {...}}]</TOOLCALL>`` (vLL
 ``<|START_ACTION|>[{"tool_call_id": "0", "tool_name": N, "parameters": {...}}]<|END_ACTION|>``
 (transformers' chat-schema parser tests, ``test_cohere_template``)."""
 
+_BARE_INVOKE_RULE: Final = _Rule((_BARE_INVOKE,), re.compile(r"</invoke>"), _read_invoke)
+
 _RULES: Final = (
     _Rule(_deepseek("tool calls begin"), re.compile(r"<[|｜]tool[▁_]calls[▁_]end[|｜]>"), _read_deepseek),
     _Rule(_deepseek("tool call begin"), re.compile(r"<[|｜]tool[▁_]call[▁_]end[|｜]>"), _read_deepseek),
@@ -560,7 +618,7 @@ _RULES: Final = (
     _Rule(("<|tool_call_start|>",), re.compile(r"<\|tool_call_end\|>"), _read_pythonic),
     _Rule(("<minimax:tool_call>",), re.compile(r"</minimax:tool_call>"), _read_invoke),
     _Rule(("<function_calls>",), re.compile(r"</function_calls>"), _read_function_calls),
-    _Rule((_BARE_INVOKE,), re.compile(r"</invoke>"), _read_invoke),
+    _BARE_INVOKE_RULE,
     _Rule(("<tool_calls>",), re.compile(r"</tool_calls>"), _read_json_lines),
     *(_Rule((opener,), re.compile(re.escape(closer)), _read_wrapped(opener, closer)) for opener, closer in _WRAPPERS),
     _Rule((_INTERNLM_CALL,), re.compile(r"<\|action_end\|>"), _read_internlm),
@@ -615,12 +673,12 @@ def _closes_tag(before: str, text: str, i: int) -> bool:
 
 
 def _may_mark(text: str) -> bool:
-    """Whether a marker may start in ``text`` (every marker starts with ``<``, ``[``, ``✿`` or,
-    Functionary's recipient, ``>>>``)."""
-    return "<" in text or "[" in text or "✿" in text or ">" in text
+    """Whether a marker may start in ``text`` (every marker starts with ``<``, ``[``, ``✿``,
+    Functionary's recipient ``>>>`` or MiniMax-M3's ``]<]``)."""
+    return "<" in text or "[" in text or "✿" in text or ">" in text or "]" in text
 
 
-_MARK_CHARS = re.compile(r"[<\[✿>]")
+_MARK_CHARS = re.compile(r"[<\[✿>\]]")
 _END_MAX: Final = 64
 """Longer than any block's end marker (characters)."""
 _LONG_BLOCK: Final = 4096
@@ -1021,7 +1079,10 @@ class CallMarkup:
         calls = [] if first_alone else rule.read(block)
         if not calls and rule in (_FUNCTIONARY, _FUNCTIONARY_FIRST):
             return self._functionary_text(out, text)
-        rewritten = "".join(_tool_call(name, arguments) for name, arguments in calls)
+        if rule is _BARE_INVOKE_RULE and self._in_tool_call:  # the model's own <tool_call> wraps it
+            rewritten = "\n".join(json.dumps({"name": n, "arguments": a}, ensure_ascii=False) for n, a in calls)
+        else:
+            rewritten = "".join(_tool_call(name, arguments) for name, arguments in calls)
         if calls and closer is None and rule.closer is not None and rule is not _FUNCTIONARY:  # ended inside:
             rewritten = rewritten.removesuffix("</tool_call>")  # left open, as the model left it (a cut reply)
         out.append(rewritten if calls else block)
