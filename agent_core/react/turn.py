@@ -158,19 +158,42 @@ def read_react_turn(
     if answer := _answer_in_reasoning(parser, parsed, "".join(reasoning), got.reasoning_ended_turn):
         yield answer
         return ModelTurn(thought=parsed.thought, decision=FinalAnswer(answer), **common)
-    return ModelTurn(thought=parsed.thought, decision=_failure(parser, parsed, finish_reason), **common)
+    if not parsed.raw.strip() and (stepped := _step_in_reasoning("".join(reasoning), allow_multiple_actions, cut)):
+        return ModelTurn(thought=stepped.thought, decision=_tool_calls(stepped, registry, round_index), **common)
+    decision = _failure(parser, parsed, finish_reason, "".join(reasoning))
+    return ModelTurn(thought=parsed.thought, decision=decision, **common)
 
 
-def _failure(parser: ReactStreamParser, parsed: ReactTurn, finish_reason: str | None) -> ParseFailure:
+def _step_in_reasoning(reasoning_content: str, allow_multiple_actions: bool, cut: bool) -> ReactTurn | None:
+    """The actions of a reply whose content is empty and whose ``reasoning_content`` holds its
+    step: a server's reasoning parser that took the whole reply for reasoning (Qwen3 with thinking
+    off under a parser that expects ``</think>``: vllm-project/vllm#19839), or a model that wrote
+    its call inside its thinking (Qwen3.5 in LM Studio: lmstudio-ai/lmstudio-bug-tracker#1592;
+    Kimi K2 Thinking: vybestack/llxprt-code#749), as Function Calling reads such calls (vllm39056).
+    None when it holds no action, or one the output limit cut."""
+    if not reasoning_content.strip():
+        return None
+    stepped = parse_react(reasoning_content, allow_multiple_actions=allow_multiple_actions)
+    return stepped if stepped.actions and not (cut and stepped.ended_inside) else None
+
+
+def _failure(parser: ReactStreamParser, parsed: ReactTurn, finish_reason: str | None, reasoning_content: str) -> ParseFailure:
     """A reply with neither an action nor an answer; if it stopped inside the reasoning block it
-    opened (not at the output limit), or wrote nothing but reasoning, what it wrote there is the
-    answer to fall back on once the retries run out (lobehub/lobehub#5672, as Function
+    opened (not at the output limit), or wrote nothing but reasoning (inline, or as
+    ``reasoning_content`` with an empty content: vllm-project/vllm#19839), what it wrote there is
+    the answer to fall back on once the retries run out (lobehub/lobehub#5672, as Function
     Calling's)."""
     fallback = ""
-    reasoning = parser.open_reasoning.strip() or (parsed.reasoning if not parsed.thought.strip() else "")
+    only_reasoning_content = not parsed.raw.strip() and bool(reasoning_content.strip())
+    reasoning = (
+        parser.open_reasoning.strip()
+        or (parsed.reasoning if not parsed.thought.strip() else "")
+        or (reasoning_content if only_reasoning_content else "")
+    )
     if reasoning and (finish_reason or "").lower() not in LENGTH_FINISH_REASONS:
         fallback = (parse_react(clean_reasoning(reasoning)).final_answer or "").strip()
-    return ParseFailure(parsed.problem or prompts.NO_ACTION_OR_ANSWER, fallback)
+    problem = prompts.ONLY_REASONING_REPLY if only_reasoning_content else parsed.problem
+    return ParseFailure(problem or prompts.NO_ACTION_OR_ANSWER, fallback)
 
 
 def continues_cut_answer(run: RunState) -> bool:
