@@ -74,6 +74,7 @@ from agent_core.text_calls import (
     BARE_NAME,
     FAIL,
     Call,
+    call_arguments,
     calls_from_block,
     calls_of_each,
     decode_input,
@@ -322,7 +323,7 @@ def _read_function(block: str) -> list[Call]:
     return calls_from_block(block)
 
 
-_GEMMA_CALL = re.compile(r"\s*call\s*:\s*([\w.\-]+)\s*(\{.*\})\s*", re.S)
+_GEMMA_CALL = re.compile(r"\s*call\s*:\s*([\w.\-]+)\s*(\{.*\}|\(.*\))\s*", re.S)
 _GEMMA_QUOTES: Final = ('<|"|>', "<escape>")
 _GEMMA_TOKENS = re.compile(r"(<\|tool_call>|<tool_call\|>|<start_function_call>|<end_function_call>)")
 _GEMMA_STRING = re.compile("|".join(f"{re.escape(q)}(.*?){re.escape(q)}" for q in _GEMMA_QUOTES), re.S)
@@ -333,13 +334,20 @@ def _read_gemma(block: str) -> list[Call]:
     """Gemma 4's ``<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>`` and FunctionGemma's
     ``<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>``: keys bare,
     text between quote tokens or in JSON quotes, other values JSON (Gemma 4's chat template,
-    ggml-org/llama.cpp#22786, jundot/omlx#581)."""
+    ggml-org/llama.cpp#22786, jundot/omlx#581). The arguments in parentheses instead of braces
+    (``call:search(query: "blockchain news")``: Gemma 4 through an API without its parser,
+    NousResearch/hermes-agent#7457) are read the same way, or as keyword arguments
+    (``call:search(query="x")``)."""
     call = _GEMMA_CALL.fullmatch(_GEMMA_TOKENS.sub("", block))
     if not call:
         return []
-    body = _GEMMA_STRING.sub(lambda m: json.dumps(next(g for g in m.groups() if g is not None)), call.group(2))
+    inside = call.group(2)
+    body = inside if inside[0] == "{" else "{" + inside[1:-1] + "}"
+    body = _GEMMA_STRING.sub(lambda m: json.dumps(next(g for g in m.groups() if g is not None)), body)
     body = _BARE_KEY.sub(lambda m: m.group(0) if m.group(1) is None else f'{m.group(1)}"{m.group(2)}"{m.group(3)}', body)
     value = decode_json(body)
+    if not isinstance(value, dict) and inside[0] == "(":
+        value = call_arguments(inside[1:-1]) if inside[1:-1].strip() else {}
     return [(call.group(1), value)] if isinstance(value, dict) else []
 
 
