@@ -24,6 +24,9 @@ Kimi K2                ``<|tool_calls_section_begin|><|tool_call_begin|>function
 MiniMax M2, Claude     ``<minimax:tool_call>`` / ``<function_calls>`` around ``<invoke name="N">
                        <parameter name="K">V</parameter></invoke>`` (MiniMax-M2.5#10), or that
                        ``<invoke>`` alone (Claude Opus 4.8, anthropics/claude-code#65635)
+MiniMax-M3             ``]<]minimax[>[`` before every tag of a ``<tool_call>`` around ``<invoke name="N">
+                       <k>V</k></invoke>`` (arguments as elements, lists as ``<item>``; the token
+                       dropped: ml-explore/mlx-lm PR #1416, vllm-project/vllm#51073)
 MiniMax M1             ``<tool_calls>`` around one JSON call per line (MiniMax-M2#14)
 Qwen3-Coder            ``<function=NAME><parameter=K>V</parameter></function>`` without the
                        opening ``<tool_call>`` (ollama/ollama#16686)
@@ -32,7 +35,8 @@ InternLM2 / 2.5        ``<|action_start|><|plugin|>{"name": N, "parameters": {..
                        (its chat template; vLLM's ``internlm`` tool parser)
 Gemma 4, FunctionGemma ``<|tool_call>call:NAME{key:<|"|>text<|"|>}<tool_call|>`` and
                        ``<start_function_call>call:NAME{key:<escape>text<escape>}
-                       <end_function_call>`` (ggml-org/llama.cpp#22786)
+                       <end_function_call>`` (ggml-org/llama.cpp#22786), the arguments also in
+                       parentheses (``call:NAME(k: "v")``: NousResearch/hermes-agent#7457)
 gpt-oss (Harmony)      ``<|channel|>analysis<|message|>...<|end|>`` (reasoning, rewritten as a
                        ``<think>`` block), ``<|channel|>final<|message|>...`` (text), and
                        ``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}
