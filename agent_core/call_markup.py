@@ -48,6 +48,7 @@ Seed-OSS, Command R7B  </longcat_tool_call>``, ``<seed:tool_call><function=N>...
                        ``<|START_ACTION|>[{"tool_name": N, "parameters": {...}}]<|END_ACTION|>``
                        (``_WRAPPERS``); Cohere's ``<|START_RESPONSE|>`` and ``<|START_TEXT|>``
                        tokens are dropped
+GLM-4.5V, GLM-4.6V     ``<|begin_of_box|>answer<|end_of_box|>``: the box tokens are dropped
 Functionary v3.2       ``>>>all\ntext>>>NAME\n{...}>>>NAME\n{...}``, the first ``>>>`` left out when
                        the generation prompt held it (meetkai-functionary-medium-v3.2.jinja)
 Step-3                 DeepSeek's tokens around ``<steptml:invoke name="N">`` (vLLM's ``step3``)
@@ -534,11 +535,16 @@ _DROPPED: Final = (
     "<|START_TEXT|>",
     "<|END_TEXT|>",
     _MINIMAX_M3_TOKEN,
+    "<|begin_of_box|>",
+    "<|end_of_box|>",
 )
-"""Gemma's turn opener, MiniMax-M3's tag token (``_MINIMAX_M3_TOKEN``), and the
-tokens Command R7B (``<|START_RESPONSE|>``) and Command A
+"""Gemma's turn opener, MiniMax-M3's tag token (``_MINIMAX_M3_TOKEN``), the tokens Command R7B
+(``<|START_RESPONSE|>``) and Command A
 (``<|START_TEXT|>``) put around the text of a reply (transformers' chat-schema parser tests;
-vLLM's ``cohere_command4`` reasoning parser strips the same): never text."""
+vLLM's ``cohere_command4`` reasoning parser strips the same), and the box GLM-4.5V and GLM-4.6V
+put around their final answer (``<|begin_of_box|>42<|end_of_box|>``: Blaizzy/mlx-vlm#2225 strips
+it): never text. Dropped from what the strategies read and show only; the assistant message goes
+back to the model as its plugin sent it (``model_call.AssistantReply``)."""
 
 _APRIEL_END: Final = "[END FINAL RESPONSE]"
 """The end of an Apriel thinker's response (``_THOUGHTS_START``): dropped only in a reply whose

@@ -152,3 +152,27 @@ def test_a_functionary_call_part_the_turn_end_follows_runs_and_the_invented_turn
     assert [request["tool_parameters"] for request in result.tool_requests] == [{"city": "Oslo"}]
     assert result.text.endswith("Sunny in Oslo.")
     assert "Bergen" not in result.text and "eot_id" not in result.text
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_glm_vision_models_box_tokens_never_reach_the_user_and_go_back_to_the_model_intact(run, strategy):
+    """GLM-4.5V and GLM-4.6V (zai-org) frame their final answer in ``<|begin_of_box|>`` ...
+    ``<|end_of_box|>`` (Blaizzy/mlx-vlm#2225). Streamed three characters a chunk, a token is split
+    over chunks; the user sees the answer alone, and Function Calling replays the round's message
+    as the model plugin sent it."""
+    boxed = "<|begin_of_box|>Checking.<|end_of_box|>"
+    if strategy == "ReAct":
+        first = {"text": 'Thought: I need the weather.\nAction: {"action": "get_weather", "action_input": {"city": "Oslo"}}'}
+        answer = "<think>The tool said sunny.</think>Thought: done.\nFinal Answer: <|begin_of_box|>It is sunny in Oslo.<|end_of_box|>"
+    else:
+        first = {"text": boxed, "tool_calls": [{"id": "c1", "name": "get_weather", "arguments": '{"city": "Oslo"}'}]}
+        answer = "<think>The tool said sunny.</think><|begin_of_box|>It is sunny in Oslo.<|end_of_box|>"
+    result = run([first, {"text": answer, "split": 3}], query="Weather in Oslo?", tools=[weather_tool()], strategy=strategy)
+    assert_clean(result, run)
+    assert [request["tool_parameters"] for request in result.tool_requests] == [{"city": "Oslo"}]
+    assert result.text.endswith("It is sunny in Oslo."), result.text
+    assert "box" not in result.text and "<|" not in result.text
+    if strategy == "function_calling":
+        assert result.text == "Checking.\n\nIt is sunny in Oslo."
+        replayed = [m["content"] for m in result.llm_requests[1]["prompt_messages"] if m["role"] == "assistant"]
+        assert replayed == [boxed]

@@ -364,6 +364,33 @@ def test_coheres_thinking_and_response_tokens_frame_the_answer(raw):
         assert turn.decision == FinalAnswer("Hello there!")
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # GLM-4.5V / GLM-4.6V (zai-org) frame the final answer in box tokens (Blaizzy/mlx-vlm#2225)
+        "<think>The user greets me.</think><|begin_of_box|>Hello there!<|end_of_box|>",
+        "<think>The user greets me.</think>\n<|begin_of_box|>Hello there!<|end_of_box|>\n",
+    ],
+)
+def test_glm_vision_box_tokens_around_the_answer_are_dropped_however_they_are_chunked(raw):
+    rng = random.Random(raw)
+    for pieces in ([raw], chunked(raw, rng), list(raw)):
+        chunks = [*(ModelChunk(text=p) for p in pieces), ModelChunk(finish_reason="stop")]
+        shown, turn = drain(read_function_calling_turn(iter(chunks), TOOLS))
+        assert isinstance(turn.decision, FinalAnswer) and turn.decision.text.strip() == "Hello there!", pieces
+        assert "box" not in shown and shown.strip() == "Hello there!"
+        assert turn.content == raw  # the message as the model plugin sent it goes back intact
+        react = [*(ModelChunk(text=p.replace("Hello", "Final Answer: Hello")) for p in pieces), ModelChunk(finish_reason="stop")]
+        shown, turn = drain(read_react_turn(iter(react), ToolRegistry(None), 1))
+        assert turn.decision == FinalAnswer("Hello there!") and "box" not in shown
+
+
+def test_box_tokens_an_answer_shows_as_code_are_its_text():
+    text = "GLM-4.5V frames its answer in `<|begin_of_box|>` and `<|end_of_box|>`."
+    assert rewrite_markup(text) == text
+    assert streamed(list(text)) == text
+
+
 def test_markup_that_cannot_be_read_is_passed_on_as_written_and_still_counts_as_a_call():
     raw = "<minimax:tool_call>\n<invoke nam='get_weather'>Paris</invoke>\n</minimax:tool_call>"
     assert rewrite_markup(raw) == raw
