@@ -50,7 +50,8 @@ Seed-OSS, Command R7B  </longcat_tool_call>``, ``<seed:tool_call><function=N>...
                        tokens are dropped
 GLM-4.5V, GLM-4.6V     ``<|begin_of_box|>answer<|end_of_box|>``: the box tokens are dropped
 Functionary v3.2       ``>>>all\ntext>>>NAME\n{...}>>>NAME\n{...}``, the first ``>>>`` left out when
-                       the generation prompt held it (meetkai-functionary-medium-v3.2.jinja)
+                       the generation prompt held it (meetkai-functionary-medium-v3.2.jinja):
+                       a first line ``all`` above text is dropped for a known Functionary model
 Step-3                 DeepSeek's tokens around ``<steptml:invoke name="N">`` (vLLM's ``step3``)
 OLMo 3                 ``<function_calls>`` around calls as code, one a line (vLLM's ``olmo3``)
 Turn ends              ``<end_of_turn>``, ``<eos>``, ``<|eot_id|>``, ``<|im_end|>``, ``<|endoftext|>``,
@@ -472,16 +473,45 @@ text is the answer); a call part wherever it stands is read as a call (``_functi
 ``>>> x`` (a Python prompt) and ``>>>word`` (a nested quote) are no recipient."""
 
 
-def _recipient_prefix(head: str, final: bool) -> int | None:
+_BARE_ALL_LINE: Final = re.compile(r"all\r?\n\s*(\S)")
+"""A text part's recipient line without its ``>>>`` (the generation prompt held it): the exact
+line ``all`` as the template writes it (``'>>>' + 'all' + '\\n'``), text after it."""
+
+
+def _recipient_prefix(head: str, final: bool, bare_all: bool = False) -> int | None:
     """How much of the reply's start ``head`` is Functionary's recipient marker to drop (0: none);
-    None while that cannot be told yet."""
+    None while that cannot be told yet. ``bare_all``: the model is Functionary, its generation
+    prompt ends with ``>>>``, so a first line ``all`` above text is the recipient too
+    (``_BARE_ALL_LINE``; ``CallMarkup``'s ``recipient_in_prompt``)."""
     if not head.startswith(_RECIPIENT_MARK):
+        if bare_all and (line := _BARE_ALL_LINE.match(head)):
+            return line.start(1)
         return None if not final and _RECIPIENT_MARK.startswith(head) else 0
     part = _functionary_part(head, final)
     if part is None:
         return None
     found = _RECIPIENT_LINE.match(head) if part == "all" else None
     return found.start(2) if found else 0  # a call part (or no recipient) is read where it stands
+
+
+_FUNCTIONARY_MODEL: Final = re.compile(r"functionary", re.IGNORECASE)
+
+
+def recipient_in_prompt(model: str) -> bool:
+    """Whether ``model`` (the model's name) is a Functionary model, whose chat template ends the
+    generation prompt with ``>>>`` (meetkai-functionary-medium-v3.2.jinja): served without its
+    tool parser, a text reply then starts with the recipient line ``all\n`` alone
+    (``CallMarkup(recipient_in_prompt=True)``)."""
+    return bool(model) and _FUNCTIONARY_MODEL.search(model) is not None
+
+
+def shows_functionary_parts(text: str) -> bool:
+    """Whether ``text`` (a reply as the model wrote it) holds a Functionary part's recipient line
+    with its marker (``>>>all\n`` above text, ``>>>NAME\n{`` above a call): a run that met one
+    talks to a Functionary model."""
+    if _RECIPIENT_MARK not in text:
+        return False
+    return any(found.group(1) == "all" or found.group(2) == "{" for found in _RECIPIENT_LINE.finditer(text))
 
 
 _RECIPIENT_ALL: Final = re.compile(r">>>all[ \t]*")
@@ -794,9 +824,18 @@ class CallMarkup:
     blocks), Harmony channels (reasoning as a ``<think>`` block, text as text, calls as
     ``<tool_call>`` blocks) and turn-end tokens (the text ends at the first one). Holds back only
     a marker that is still incomplete and a block that is still open.
+
+    ``recipient_in_prompt``: the reply comes from a Functionary model (``recipient_in_prompt()``,
+    ``shows_functionary_parts``), whose generation prompt ends with ``>>>``: a reply that starts
+    with the exact line ``all`` (lowercase, nothing else on it) and text after it has that line
+    dropped, as ``>>>all\n`` is. Only then: from another model, or written otherwise (``All``,
+    ``all of them``, ``all`` on a later line, ``all`` with no text after it), the line is the
+    answer's own. A text part of a model not known as Functionary keeps its bare ``all`` line: the
+    reply would have to be held to its end to see whether a ``>>>`` part follows.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, recipient_in_prompt: bool = False) -> None:
+        self._bare_all = recipient_in_prompt  # a reply's first line "all" is Functionary's recipient
         self._pending = ""
         self._rule: _Rule | None = None  # the block being held
         self._harmony = False  # holding a Harmony message (from ``<|channel|>``)
@@ -871,7 +910,7 @@ class CallMarkup:
                 text, self._opening = self._opening + text, None
                 return text
             may_be_analysis = len(head) <= len(_BARE_ANALYSIS) and _BARE_ANALYSIS.startswith(head)
-            recipient = _recipient_prefix(head, final)
+            recipient = _recipient_prefix(head, final, self._bare_all)
             first_part = _NAME_ABOVE_JSON.match(head) is not None
             may_be_first = not first_part and len(head) < 200 and _MAY_NAME_ABOVE_JSON.fullmatch(head) is not None
             if not final and (may_be_analysis or _may_open_thoughts(head) or recipient is None or may_be_first):

@@ -14,6 +14,7 @@ from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
 from agent_core import prompts
 from agent_core.budget import count_tokens, history_turns
+from agent_core.call_markup import recipient_in_prompt, shows_functionary_parts
 from agent_core.file_fetch import fetch_documents, fetch_images
 from agent_core.knowledge import context_prompt, cut_context
 from agent_core.messages import (
@@ -95,6 +96,9 @@ class RunState:
     reasoning_opened: bool = False
     """A reply of this run closed a reasoning block it never opened (``</think>`` alone): the
     model's template opens it in the prompt, so later replies are read that way."""
+    functionary_seen: bool = False
+    """A reply of this run held Functionary's recipient parts (``>>>all``, ``>>>NAME`` above a
+    call): the model is Functionary, so a later reply's first line ``all`` is its recipient."""
     rendered: dict = field(default_factory=dict, repr=False, compare=False)
     """Prompt renderers' memo: a finished round renders the same every time (keyed by what
     changes its rendering), so a long run does not rebuild every earlier round each round."""
@@ -118,11 +122,23 @@ class RunState:
         model = self.params.model
         return self.reasoning_opened or opens_reasoning_in_prompt(model.model) or thinking_requested(model.completion_params)
 
+    def recipient_may_open_in_prompt(self) -> bool:
+        """Whether the model is a Functionary model, whose generation prompt ends with ``>>>``
+        (known by name, ``call_markup.recipient_in_prompt``, or from a reply of this run that
+        held its recipient parts, ``functionary_seen``): a reply's first line ``all`` is then
+        its recipient, not text."""
+        return self.functionary_seen or recipient_in_prompt(self.params.model.model)
+
     def learn_from_reply(self, content: object) -> None:
         """Note a reply (its content as the model plugin sent it) that closed a reasoning block
-        it never opened: later replies of the run are read as starting inside one."""
-        if not self.reasoning_opened and isinstance(content, str) and closes_unopened_block(content):
+        it never opened (later replies of the run are read as starting inside one), or that held
+        Functionary's recipient parts (``call_markup.shows_functionary_parts``)."""
+        if not isinstance(content, str):
+            return
+        if not self.reasoning_opened and closes_unopened_block(content):
             self.reasoning_opened = True
+        if not self.functionary_seen and shows_functionary_parts(content):
+            self.functionary_seen = True
 
     def render_tools(self, render: Callable[[list[PromptMessageTool]], str]) -> str:
         """``render(registry.prompt_tools())``, built once per run for each renderer (the tools

@@ -46,6 +46,7 @@ class FunctionCallingSteps:
             run.round_index,
             reasoning_opened=run.reasoning_may_open_in_prompt(),
             taken_ids=run.call_ids(),
+            recipient_in_prompt=run.recipient_may_open_in_prompt(),
         )
         run.learn_from_reply(turn.content)
         return turn

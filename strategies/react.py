@@ -60,7 +60,11 @@ class ReActSteps:
         run goes on in text steps."""
         if self.step_format != "json_schema":
             turn_reader = read_react_turn(
-                chunks, run.registry, run.round_index, reasoning_opened=run.reasoning_may_open_in_prompt()
+                chunks,
+                run.registry,
+                run.round_index,
+                reasoning_opened=run.reasoning_may_open_in_prompt(),
+                recipient_in_prompt=run.recipient_may_open_in_prompt(),
             )
             answer_schema = run.params.answer_schema
             if answer_schema and not continues_cut_answer(run):

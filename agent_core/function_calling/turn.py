@@ -197,12 +197,19 @@ class _Collected:
 
 
 def _stream(
-    chunks: Iterator[ModelChunk], gate: AnswerGate, assembler: ToolCallAssembler, got: _Collected, opened: bool
+    chunks: Iterator[ModelChunk],
+    gate: AnswerGate,
+    assembler: ToolCallAssembler,
+    got: _Collected,
+    opened: bool,
+    recipient_in_prompt: bool = False,
 ) -> Generator[str, None, None]:
     """Feed every chunk through the think splitter and the answer gate; yield streamable text.
     ``opened``: the reply may start inside a reasoning block (``ThinkSplitter``), held until it
-    closes, until reasoning comes apart from the content (so none is inline), or to the end."""
-    splitter, markup = ThinkSplitter(opened=opened), CallMarkup()
+    closes, until reasoning comes apart from the content (so none is inline), or to the end.
+    ``recipient_in_prompt``: a Functionary model's bare ``all`` line at the start is dropped
+    (``CallMarkup``)."""
+    splitter, markup = ThinkSplitter(opened=opened), CallMarkup(recipient_in_prompt=recipient_in_prompt)
     visible: list[str] = []
     reasoning: list[str] = []
     for chunk in chunks:
@@ -246,6 +253,7 @@ def read_function_calling_turn(
     *,
     reasoning_opened: bool = False,
     taken_ids: Collection[str] = (),
+    recipient_in_prompt: bool = False,
 ) -> Generator[str, None, ModelTurn]:
     """Consume one model call; yield user text; return the ``ModelTurn``.
 
@@ -260,11 +268,13 @@ def read_function_calling_turn(
     conversation (``taken_ids``) is made unique too (``X_2``). ``reasoning_opened``: the model's
     template opens its reasoning block in the prompt (``think.opens_reasoning_in_prompt``), so
     the reply is held until a bare ``</think>`` shows where its reasoning ends.
+    ``recipient_in_prompt``: the model is a Functionary model (its generation prompt ends with
+    ``>>>``), so a reply's first line ``all`` is its recipient, not text (``CallMarkup``).
     """
     prefix = round_id_prefix(round_index)
     names = [getattr(tool, "name", tool) for tool in tools]
     gate, assembler, got = AnswerGate(names), ToolCallAssembler(id_prefix=prefix), _Collected()
-    yield from _stream(chunks, gate, assembler, got, reasoning_opened)
+    yield from _stream(chunks, gate, assembler, got, reasoning_opened, recipient_in_prompt)
     text = got.text
     assembled = assembler.finish(got.finish_reason, taken=taken_ids)
     turn = dict(

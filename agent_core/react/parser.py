@@ -693,6 +693,7 @@ class ReactStreamParser:
         allow_multiple_actions: bool = False,
         reasoning_opened: bool = False,
         tool_names: Collection[str] | None = None,
+        recipient_in_prompt: bool = False,
     ) -> None:
         self._multi = allow_multiple_actions
         self._tool_names = tool_names  # call markup inside a final answer is a call only to one of these
@@ -702,7 +703,7 @@ class ReactStreamParser:
         self._line_start = True
         self._last = "\n"  # the last character consumed
         self._state = _S.TEXT
-        self._markup = CallMarkup()  # a model family's own call markup, as <tool_call> blocks
+        self._markup = CallMarkup(recipient_in_prompt=recipient_in_prompt)  # a family's own call markup, as <tool_call> blocks
         self._plain_from: tuple[int, str] | None = None  # where plain text began after a stray </think>
         self._input_fence = False  # a code block is open inside a text Action Input
         self._answer_lines: list[tuple[int, int]] = []  # "Answer:" lines in plain text: (thought index, label length)

@@ -117,15 +117,19 @@ def read_react_turn(
     *,
     allow_multiple_actions: bool = True,
     reasoning_opened: bool = False,
+    recipient_in_prompt: bool = False,
 ) -> Generator[str, None, ModelTurn]:
     """Consume one model call; yield final-answer text as it comes; return the turn.
 
     ``reasoning_opened``: the model's template may have opened a reasoning block in the
     prompt; the reply is held until a bare ``</think>`` (what came before it is reasoning),
-    until reasoning comes apart from the content, or to its end (``ThinkSplitter``)."""
+    until reasoning comes apart from the content, or to its end (``ThinkSplitter``).
+    ``recipient_in_prompt``: a Functionary model's bare ``all`` line at the reply's start is its
+    recipient, dropped (``call_markup.CallMarkup``)."""
     parser = ReactStreamParser(
         allow_multiple_actions=allow_multiple_actions,
         reasoning_opened=reasoning_opened,
+        recipient_in_prompt=recipient_in_prompt,
         tool_names=frozenset(registry.names()),
     )
     got = _Collected()

@@ -176,3 +176,32 @@ def test_glm_vision_models_box_tokens_never_reach_the_user_and_go_back_to_the_mo
         assert result.text == "Checking.\n\nIt is sunny in Oslo."
         replayed = [m["content"] for m in result.llm_requests[1]["prompt_messages"] if m["role"] == "assistant"]
         assert replayed == [boxed]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_functionary_models_bare_all_line_never_reaches_the_user(run, strategy):
+    """Functionary v3.2's generation prompt ends with ``>>>`` (meetkai-functionary-medium-v3.2.jinja),
+    so served without its tool parser a text reply starts with the recipient line ``all``."""
+    text = "all\nThought: done.\nFinal Answer: It is sunny in Oslo." if strategy == "ReAct" else "all\nIt is sunny in Oslo."
+    model = {"model": "meetkai/functionary-small-v3.2"}
+    result = run([{"text": text, "split": 2}], query="Weather in Oslo?", tools=[weather_tool()], strategy=strategy, model=model)
+    assert_clean(result, run)
+    assert result.text == "It is sunny in Oslo."
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_run_that_met_functionary_parts_drops_the_bare_all_line_of_a_later_reply(run, strategy):
+    """A Functionary model served under another name: its call parts show what it is."""
+    calls = 'get_weather\n{"city": "Oslo"}>>>get_weather\n{"city": "Bergen"}'
+    answer = "all\nThought: done.\nFinal Answer: Sunny in both." if strategy == "ReAct" else "all\nSunny in both."
+    turns = [{"text": calls, "split": 5}, {"text": answer, "split": 3}]
+    result = run(turns, query="Weather in Oslo and Bergen?", tools=[weather_tool()], strategy=strategy, model={"model": "my-agent"})
+    assert_clean(result, run)
+    assert len(result.tool_requests) == 2
+    assert result.text == "Sunny in both."
+
+
+def test_another_models_answer_starting_with_the_line_all_keeps_it(run):
+    result = run([{"text": "all\nitems are ready", "split": 2}], query="Status?", tools=[weather_tool()])
+    assert_clean(result, run)
+    assert result.text == "all\nitems are ready"

@@ -650,6 +650,37 @@ def test_functionarys_recipient_at_the_start_of_a_reply_is_read(raw, calls, answ
         assert turn.decision == (FinalAnswer(answer) if answer else turn.decision)
 
 
+def streamed_as(pieces: list[str], **options) -> str:
+    markup = CallMarkup(**options)
+    return "".join(markup.feed(piece) for piece in pieces) + markup.finish()
+
+
+@pytest.mark.parametrize(
+    ("raw", "out"),
+    [
+        # the generation prompt ends with ">>>": a text part's recipient comes as "all\n" alone
+        ("all\nIt is sunny in Paris.", "It is sunny in Paris."),
+        ("all\n\nIt is sunny.\nAll good.", "It is sunny.\nAll good."),
+        ('all\nLet me check.>>>get_weather\n{"city": "Paris"}', "Let me check." + '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'),
+        # anything but the exact lowercase line "all" above text is the answer's own
+        ("All\n- milk\n- eggs", "All\n- milk\n- eggs"),
+        ("all of them are ready\nyes", "all of them are ready\nyes"),
+        ("all\n", "all\n"),
+        ("all \nthe rest", "all \nthe rest"),  # the template writes the name and "\n", nothing between
+        ("Ready.\nall\nitems", "Ready.\nall\nitems"),
+    ],
+)
+def test_a_functionary_models_bare_text_recipient_at_the_reply_start_is_dropped(raw, out):
+    """Functionary v3.2's generation prompt ends with ``>>>`` (meetkai-functionary-medium-v3.2.jinja),
+    so a text reply served without its tool parser starts with ``all\n``: dropped when the run
+    knows it talks to a Functionary model, and never otherwise."""
+    rng = random.Random(raw)
+    for pieces in ([raw], chunked(raw, rng), list(raw)):
+        assert streamed_as(pieces, recipient_in_prompt=True) == out
+        if ">>>" not in raw:
+            assert streamed(pieces) == raw  # a model not known as Functionary: as written
+
+
 @pytest.mark.parametrize(
     "raw",
     [
