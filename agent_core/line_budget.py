@@ -36,6 +36,12 @@ REQUEST_LINE_MAX_BYTES = DAEMON_LINE_BYTES - 512 * 1024
 the instruction, the knowledge context, the tool declarations, this run's own replies): a
 larger request is not sent (the daemon would kill the plugin) and the run ends saying why."""
 
+TOOL_DECLARATION_BYTES = REQUEST_LINE_MAX_BYTES // 4
+"""Most one tool's declaration (its name, description and parameters as the model reads them)
+may take once encoded (bytes): a larger one would leave the request little room or none, so the
+tool is left out of the run at its start (``tool_schema.ToolRegistry``) and the run goes on with
+the others."""
+
 TOOL_ARGUMENTS_BYTES = 1024 * 1024
 """Most a tool call's arguments may take once encoded; a larger call is refused with the reason
 (its request line, and the next model request that repeats it, must fit the daemon)."""

@@ -31,7 +31,14 @@ from agent_core.budget import observation_budget, prompt_budget, reply_limit, re
 from agent_core.errors import AgentRunError, chained, error_text, shortened
 from agent_core.fallback import fallback_answer, only_a_thought, unlabelled_answer
 from agent_core.knowledge import fitting_resources, redacted_resources, retriever_resources
-from agent_core.line_budget import REQUEST_BYTES, REQUEST_LINE_MAX_BYTES, encoded_size, fit, text_pieces
+from agent_core.line_budget import (
+    REQUEST_BYTES,
+    REQUEST_LINE_MAX_BYTES,
+    TOOL_DECLARATION_BYTES,
+    encoded_size,
+    fit,
+    text_pieces,
+)
 from agent_core.logs import LogNode
 from agent_core.messages import file_type
 from agent_core.model_call import ModelChunk, ModelRequest, PastDeadlineError, invoke_model, settings_bytes
@@ -315,12 +322,18 @@ class AgentLoop:
         yield from self._summary()
 
     def _dropped_settings(self) -> Generator[AgentInvokeMessage, None, None]:
-        """A log node for each tool left out because its declaration does not validate, and
-        for each part of the model-selector left out because it could not be read."""
+        """A log node for each tool left out because its declaration does not validate or is
+        too large to send (``ToolRegistry.oversized``), and for each part of the model-selector
+        left out because it could not be read."""
         for name, reason in self.state.params.dropped_tools:
             note = LogNode(f"TOOL DROPPED {name}")
             yield note.start()
             yield note.finish({"output": prompts.TOOL_DROPPED.format(name=name)}, error=reason)
+        for name, size in self.state.registry.oversized:
+            note = LogNode(f"TOOL DROPPED {name}")
+            reason = prompts.TOOL_DECLARATION_TOO_LARGE.format(size=size, limit=TOOL_DECLARATION_BYTES)
+            yield note.start()
+            yield note.finish({"output": prompts.TOOL_TOO_LARGE_DROPPED.format(name=name)}, error=reason)
         for text in self.state.params.setting_notes:
             note = LogNode("SETTING LEFT OUT")
             yield note.start()

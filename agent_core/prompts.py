@@ -335,6 +335,14 @@ TOOL_DROPPED = (
     "The tool {name!r} was left out of this run: Dify sent a declaration the plugin cannot read. "
     "Check the tool's settings in the Agent node."
 )
+TOOL_TOO_LARGE_DROPPED = (
+    "The tool {name!r} was left out of this run: its declaration (description and parameters) is "
+    "too large to send to the model. Shorten its description or its parameters' options."
+)
+TOOL_DECLARATION_TOO_LARGE = (
+    "declaration: {size} bytes, more than one tool's declaration may take in a request to the "
+    "model ({limit} bytes)"
+)
 
 # --- a forwarded tool message that holds a secret (agent_core.observation) --------------------
 

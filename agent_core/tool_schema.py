@@ -21,6 +21,7 @@ from dify_plugin.entities.tool import ToolParameter
 from dify_plugin.interfaces.agent import ToolEntity
 
 from agent_core import json_args
+from agent_core.line_budget import TOOL_DECLARATION_BYTES, encoded_size
 from agent_core.observation import redacted_texts, redactor
 from agent_core.prompts import MSG_MISSING, MSG_NOT_BOOLEAN, MSG_NOT_NUMBER, MSG_NOT_OPTION, MSG_SCHEMA_ECHO, REDACTED
 
@@ -166,27 +167,46 @@ class ToolRegistry:
     list) a name the providers refuse is offered as ``provider_name(name)``
     (``github.search_repositories`` -> ``github_search_repositories``), mapped
     back the same way; a name they accept is offered as it is.
+
+    A tool whose declaration alone takes more than ``declaration_limit`` bytes once encoded
+    (``line_budget.TOOL_DECLARATION_BYTES``: a description or an enum of megabytes) is not
+    offered: every request would be too large for the daemon's line. It is named in
+    ``oversized`` (its node name and its declaration's bytes), its secrets still redacted; the
+    model is told nothing of it.
     """
 
     def __init__(
-        self, tools: Sequence[ToolEntity] | None, *, provider_names: bool = False, other_secrets: Iterable[str] = ()
+        self,
+        tools: Sequence[ToolEntity] | None,
+        *,
+        provider_names: bool = False,
+        other_secrets: Iterable[str] = (),
+        declaration_limit: int = TOOL_DECLARATION_BYTES,
     ) -> None:
-        self._other_secrets = frozenset(other_secrets)
+        secrets = set(other_secrets)
         self._tools: dict[str, ToolEntity] = {}
+        declared: list[PromptMessageTool] = []
+        self.oversized: list[tuple[str, int]] = []
+        """Tools left out because their declaration is too large: (node name, bytes)."""
         for tool in tools or ():
+            declaration = to_prompt_tool(tool)
+            if (size := encoded_size(declaration.model_dump(mode="json"))) > declaration_limit:
+                self.oversized.append((tool.identity.name, size))
+                secrets |= tool_secret_values(tool)
+                continue
             name = provider_name(tool.identity.name) if provider_names else tool.identity.name
-            self._tools[_unique_name(name, self._tools, PROVIDER_NAME_MAX if provider_names else None)] = tool
-        self._prompt_tools: tuple[PromptMessageTool, ...] | None = None
+            name = _unique_name(name, self._tools, PROVIDER_NAME_MAX if provider_names else None)
+            self._tools[name] = tool
+            declared.append(declaration.model_copy(update={"name": name}))
+        self._other_secrets = frozenset(secrets)
+        self._prompt_tools = tuple(declared)
 
     def prompt_tools(self) -> list[PromptMessageTool]:
         """One ``PromptMessageTool`` per tool, under its registry name.
 
-        Built on the first call and shared after it (a registry's tools do not change; each
-        round asks for them again): read the items, do not change them."""
-        if self._prompt_tools is None:
-            self._prompt_tools = tuple(
-                to_prompt_tool(tool).model_copy(update={"name": name}) for name, tool in self._tools.items()
-            )
+        Built once, when the registry is (each is measured then), and shared after it (a
+        registry's tools do not change; each round asks for them again): read the items, do not
+        change them."""
         return list(self._prompt_tools)
 
     def get(self, name: str) -> ToolEntity | None:

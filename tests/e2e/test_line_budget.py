@@ -10,7 +10,7 @@ from local_runner import PluginProcess
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.protocol import MAX_LINE_BYTES
 from local_runner.tools import LocalTool, ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, weather_tool
 
 
 @pytest.fixture(scope="module")
@@ -209,6 +209,28 @@ def test_tool_declarations_over_the_line_end_the_run_with_a_clear_error(run, plu
     assert "tool declarations" in result.error_text
     assert result.unfinished_logs() == []
     assert plugin.alive
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_tool_whose_declaration_alone_is_too_large_is_dropped_and_the_run_goes_on(run, plugin, strategy):
+    """One tool with a 6 MB description (or enum) would make every request over the daemon's
+    line: it is left out at the start, named in the log as a dropped tool; the other tool runs."""
+    run.plugin = plugin
+    huge = ScriptedTool(name="huge", description="d" * (6 * 1024 * 1024), parameters=[ToolParam("q")], responses=[])
+    if strategy == "ReAct":
+        first = {"text": 'Thought: x\nAction:\n```json\n{"action": "get_weather", "action_input": {"city": "Oslo"}}\n```'}
+    else:
+        first = {"tool_calls": [{"id": "c1", "name": "get_weather", "arguments": {"city": "Oslo"}}]}
+    result = run([first, answer_turn(strategy, "Sunny.")], tools=[huge, weather_tool()], strategy=strategy, timeout=240)
+    assert plugin.alive
+    assert_clean_end(result)
+    assert result.text == "Sunny."
+    assert [call["tool_parameters"] for call in result.tool_requests] == [{"city": "Oslo"}]
+    (node,) = [n for n in result.logs.values() if n.label == "TOOL DROPPED huge"]
+    assert node.status == "error" and "bytes" in node.error
+    for request in result.llm_requests:
+        assert len(json.dumps(request, ensure_ascii=False).encode()) < MAX_LINE_BYTES
+        assert "huge" not in json.dumps(request)  # not declared, not mentioned
 
 
 HUGE_SETTINGS = {

@@ -193,6 +193,21 @@ def test_prompt_tools_are_built_once_and_each_call_gets_its_own_list():
     assert [t.name for t in registry.prompt_tools()] == ["search", "search_2"]
 
 
+def test_a_tool_whose_declaration_alone_is_too_large_is_not_offered_and_its_secrets_stay_hidden():
+    """An enum of megabytes (a select's options) or a description of megabytes: every request
+    would be over the daemon's line, so the tool is left out and named in ``oversized``."""
+    limit = 10_000
+    huge_enum = tool("lookup", parameters=[param("region", "select", options=options(*(f"r{n}" for n in range(2_000))))])
+    keyed = tool("crm", parameters=[param("api_key", "secret-input", form="form")], runtime={"api_key": "K-77"},
+                 description="d" * limit)
+    registry = ToolRegistry([huge_enum, keyed, tool("search")], declaration_limit=limit)
+    assert registry.names() == ["search"] and [t.name for t in registry.prompt_tools()] == ["search"]
+    assert [name for name, _ in registry.oversized] == ["lookup", "crm"]
+    assert all(size > limit for _, size in registry.oversized)
+    assert "K-77" in registry.secret_values()
+    assert ToolRegistry([huge_enum, keyed]).oversized == []  # the default limit: a quarter of a daemon line
+
+
 def test_invocation_runtime_parameters_win_and_defaults_fill_in():
     entity = tool(
         parameters=[
