@@ -684,7 +684,10 @@ class AgentLoop:
         reply that still said something, unlabelled (a ReAct Thought only, or only reasoning:
         ``fallback_answer``), is its answer instead, as it would be once the retries run out;
         the official ReAct strategy shows such a Thought as the answer in any round. One that
-        was still on its way to a tool result (``fallback.no_answer``) is not."""
+        was still on its way to a tool result (``fallback.no_answer``) is not, nor is a reply that
+        calls a tool (its calls are not run): its action says the model is not done, so its
+        Thought, findings so far or a plan, is no answer (the official ReAct strategy shows only
+        the limit message then too); it stays in the log."""
         if answer := unlabelled_answer(turn, self.state.registry.names()):
             yield from self._text(_paragraph_break(self._last_text) + answer)
             return

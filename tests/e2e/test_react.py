@@ -1,6 +1,8 @@
 """ReAct through the real plugin process, replaying what real models write
 (cases of kind "react text" in docs/real-world-cases.md)."""
 
+import json
+
 import pytest
 
 from agent_core.loop import MAX_THOUGHT_ONLY_REPLIES
@@ -212,6 +214,22 @@ def test_iteration_limit_with_an_action_in_the_answer_round_still_ends_with_the_
     result = react(run, [{"text": ACTION}, {"text": ACTION}], tools=[weather_tool()], maximum_iterations=1)
     assert_clean_end(result)
     assert result.text.startswith("The agent stopped after 1 round without a final answer")
+
+
+def test_iteration_limit_a_thought_written_with_an_action_is_not_passed_off_as_the_answer(run):
+    """Told to answer now, the model still calls a tool: its action says it is not done, so its
+    Thought (findings so far, a plan) is no answer, whatever it holds (the official ReAct strategy
+    shows only the limit message too). The user gets the message; the Thought stays in the log."""
+    thought = "Paris is sunny and 21 C. Rome is next."
+    action = '{"action": "get_weather", "action_input": {"city": "Rome"}}'
+    reply = f"Thought: {thought}\nAction:\n```json\n{action}\n```"
+    result = react(run, [{"text": ACTION}, {"text": reply}], tools=[weather_tool()], maximum_iterations=1)
+    assert_clean_end(result)
+    assert result.text.startswith("The agent stopped after 1 round without a final answer")
+    assert thought not in result.text
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
+    last = [n for n in result.logs.values() if n.label.endswith(" Thought")][-1]
+    assert thought in json.dumps(last.data)
 
 
 @pytest.mark.parametrize("model_name, stops", [("gpt-4o-mini", ["Observation"]), ("o3-mini", None)])
