@@ -15,6 +15,7 @@ all refused as repeats: the model is asked to answer without tools), or
 finished and the usage so far was emitted.
 """
 
+import itertools
 import json
 import time
 from collections import Counter
@@ -41,7 +42,15 @@ from agent_core.line_budget import (
 )
 from agent_core.logs import LogNode
 from agent_core.messages import file_type
-from agent_core.model_call import ModelChunk, ModelRequest, PastDeadlineError, invoke_model, settings_bytes
+from agent_core.model_call import (
+    ModelChunk,
+    ModelRequest,
+    PastDeadlineError,
+    invoke_model,
+    refuses_stop,
+    sent_stop,
+    settings_bytes,
+)
 from agent_core.observation import secret_forms
 from agent_core.outbound import guarded, prompt_redactor
 from agent_core.params import StrategyParams
@@ -300,6 +309,7 @@ class AgentLoop:
         self._last_text = ""
         self._cut_answer = ""  # the answer of the last round cut by the output limit
         self._continued = ""  # that answer, while the round that continues it is logged
+        self._stop_refused = ""  # the model plugin's error when it refused ``stop``: not sent again
 
     # --- the run ---------------------------------------------------------------------
 
@@ -475,8 +485,10 @@ class AgentLoop:
         try:
             silence = min(self.state.params.model_timeout, max(self._seconds_left(), 5.0))
             started = time.monotonic()
-            sent = replace(request, prompt_messages=self._redact_prompt(request.prompt_messages))
-            chunks = invoke_model(self._strategy.session, model, sent, silence_timeout=silence, deadline=self._deadline())
+            sent = replace(
+                request, prompt_messages=self._redact_prompt(request.prompt_messages), send_stop=not self._stop_refused
+            )
+            chunks = self._invoke(sent, silence)
             turn = yield from self._stream_turn(_noting_usage(chunks, reported, problems))
             self._slowest_turn = max(self._slowest_turn, time.monotonic() - started)
         except PastDeadlineError as error:
@@ -497,10 +509,33 @@ class AgentLoop:
             data["completion_params_lowered"] = request.completion_params
         if left_out := [name for name in request.without_params if name in (model.completion_params or {})]:
             data["completion_params_left_out"] = left_out
+        if self._stop_refused:
+            data["stop_not_sent"] = self._stop_refused
         if problems:
             data["usage_error"] = "; ".join(dict.fromkeys(problems))
         yield self._finish(thought_node, data, usage=turn.usage)
         return turn
+
+    def _invoke(self, sent: ModelRequest, silence: float) -> Iterator[ModelChunk]:
+        """The model's chunks for ``sent``. When the model plugin refuses the request because of
+        its ``stop`` list (``refuses_stop``: a route that takes no stop sequences) before any
+        chunk, the request is sent again once without it, and no later request of the run sends
+        it (ReAct's parser cuts an invented ``Observation:`` itself)."""
+        model = self.state.params.model
+        chunks = invoke_model(self._strategy.session, model, sent, silence_timeout=silence, deadline=self._deadline())
+        if not sent_stop(model, sent):
+            return chunks
+        try:
+            first = next(chunks)
+        except StopIteration:
+            return iter(())
+        except Exception as error:
+            if not refuses_stop(error_text(error)):
+                raise
+            self._stop_refused = shortened(error_text(error))
+            again = replace(sent, send_stop=False)
+            return invoke_model(self._strategy.session, model, again, silence_timeout=silence, deadline=self._deadline())
+        return itertools.chain((first,), chunks)
 
     def _settings_bytes(self, request: ModelRequest) -> int:
         """``model_call.settings_bytes`` of the node's model with ``request``'s own stop words and

@@ -50,6 +50,9 @@ class ModelRequest:
     without_params: tuple[str, ...] = ()
     """Completion parameters of the node not sent with this request: the user's structured output
     on a ReAct step (``answer_schema.STRUCTURED_OUTPUT_PARAMS``)."""
+    send_stop: bool = True
+    """False once the model plugin refused ``stop`` in this run (``refuses_stop``): neither the
+    strategy's stop words nor the user's stop sequences are sent."""
 
 
 @dataclass(slots=True)
@@ -331,7 +334,31 @@ def _settings(model: LLMModelConfig, request: ModelRequest) -> tuple[dict[str, A
     completion_params = {**(model.completion_params or {}), **request.completion_params}
     for name in request.without_params:
         completion_params.pop(name, None)
-    return completion_params, merged_stop(completion_params.pop("stop", None), request.stop)
+    stop = merged_stop(completion_params.pop("stop", None), request.stop)
+    return completion_params, stop if request.send_stop else []
+
+
+def sent_stop(model: LLMModelConfig, request: ModelRequest) -> list[str]:
+    """The ``stop`` list ``request`` sends to ``model`` (empty when ``send_stop`` is False)."""
+    return _settings(model, request)[1]
+
+
+_STOP_REFUSED = re.compile(
+    r"""(?:unexpected keyword argument|unsupported parameter|unknown parameter|unrecognized (?:request )?argument"""
+    r"""|extra (?:inputs|fields) are not permitted)[^'"]{0,40}['"]stop['"]"""
+    r"""|['"]stop['"][^.\n]{0,40}(?:is not supported|not supported with this model|is not allowed)""",
+    re.I,
+)
+
+
+def refuses_stop(message: str) -> bool:
+    """Whether a model call failed because ``stop`` cannot be sent on its route: the OpenAI SDK's
+    ``TypeError`` for an argument ``responses.create`` does not take ("create() got an unexpected
+    keyword argument 'stop'": the OpenAI-API-compatible plugin on its Responses route passes
+    ``stop`` on), OpenAI's 400 for reasoning models ("Unsupported parameter: 'stop' is not
+    supported with this model.") and the like. ``message`` is the error's text as the daemon
+    reported it."""
+    return bool(_STOP_REFUSED.search(message))
 
 
 class ModelTimeoutError(Exception):

@@ -2,11 +2,13 @@
 request's ``stop``, before the strategy's own words, and leave ``completion_params``: as the
 official langgenius/agent strategies pass ``completion_params.get("stop", [])`` to the invoke."""
 
+from dataclasses import replace
+
 import pytest
 from dify_plugin.entities.model.llm import LLMModelConfig
 from dify_plugin.entities.model.message import UserPromptMessage
 
-from agent_core.model_call import ModelRequest, build_llm_payload, merged_stop
+from agent_core.model_call import ModelRequest, build_llm_payload, merged_stop, refuses_stop, sent_stop
 from agent_core.react.prompt import stop_words
 
 MESSAGES = [UserPromptMessage(content="hi")]
@@ -77,3 +79,37 @@ def test_settings_bytes_are_what_the_request_line_carries_besides_prompt_and_too
     rest = {key: value for key, value in payload.items() if key not in ("prompt_messages", "tools")}
     line = len(json.dumps(rest, ensure_ascii=False, separators=(",", ":"), default=str).encode())
     assert line - 100 < settings_bytes(config, request) <= line
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "[openai_api_compatible] Error: Responses.create() got an unexpected keyword argument 'stop'",
+        "req_id: 1 PluginInvokeError: {\"message\":\"Unsupported parameter: 'stop' is not supported with this model.\"}",
+        'Error code: 400 - {"error": {"message": "Unknown parameter: \'stop\'.", "param": "stop"}}',
+        "Extra inputs are not permitted: 'stop'",
+    ],
+)
+def test_a_route_that_takes_no_stop_is_recognised(message):
+    assert refuses_stop(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Error code: 400 - Invalid 'stop': array too long. Expected an array with maximum length 4",
+        "The model stopped: unexpected keyword argument 'temperature'",
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+        "tool stop_watch failed",
+    ],
+)
+def test_other_failures_are_not_taken_for_a_refused_stop(message):
+    assert not refuses_stop(message)
+
+
+def test_a_request_that_may_not_send_stop_sends_neither_the_users_nor_the_strategys():
+    model = LLMModelConfig(provider="p", model="m", mode="chat", completion_params={"stop": ["###"]})
+    request = ModelRequest(prompt_messages=[], stop=["Observation"])
+    assert sent_stop(model, request) == ["###", "Observation"]
+    assert sent_stop(model, replace(request, send_stop=False)) == []
+    assert build_llm_payload(model, replace(request, send_stop=False))["stop"] is None
