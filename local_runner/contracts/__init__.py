@@ -12,6 +12,7 @@ from local_runner.contracts.moonshot import MoonshotContract
 from local_runner.contracts.ollama import OllamaContract
 from local_runner.contracts.openai import OpenAIChatContract, OpenAIResponsesContract
 from local_runner.contracts.openai_compatible import OpenAICompatibleContract
+from local_runner.contracts.openai_compatible_responses import OpenAICompatibleResponsesContract
 from local_runner.contracts.tongyi import TongyiContract
 from local_runner.contracts.vertex_ai import VertexAIContract
 
@@ -29,6 +30,7 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         GeminiContract,
         OpenAIResponsesContract,
         VertexAIContract,
+        OpenAICompatibleResponsesContract,
     )
 }
 

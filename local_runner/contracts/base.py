@@ -45,6 +45,11 @@ class ProviderRejection(RuntimeError):
         self.message = message
 
 
+class PluginFailure(RuntimeError):
+    """The model plugin itself failed before any request reached the provider (a bug of the
+    plugin, not a provider's refusal): the daemon reports it as the invocation's error."""
+
+
 @dataclass(frozen=True)
 class BrainCall:
     """One tool call the brain decided on: provider-style ``id``, tool ``name``, ``arguments``."""

@@ -35,7 +35,7 @@ def test_tool_run_is_accepted_and_answered(plugin, contract, strategy, shape):
     assert [call.request.get("tool") for call in toolbox.calls] == ["calculator"]
     assert "3367" in result.text, result.text
     assert REASONING_MARK not in result.text, result.text
-    assert len(backend.requests) == 2
+    assert len(backend.requests) == 2 + len(getattr(backend, "plugin_failures", []))
 
 
 @pytest.mark.parametrize("contract", sorted(name for name, backend in CONTRACTS.items() if backend.reasoning))
@@ -57,3 +57,19 @@ def test_gemini_gets_no_thoughts_back_as_text_the_model_said(plugin, shape):
     assert_clean_end(result)
     assert len(backend.provider_requests) == 2
     assert REASONING_MARK not in json.dumps(backend.provider_requests[-1]["contents"])
+
+
+@pytest.mark.parametrize("shape", ["stream", "blocking"])
+def test_react_on_a_route_that_takes_no_stop_drops_it_once_and_for_the_run(plugin, shape):
+    """The OpenAI-API-compatible plugin on its Responses route passes ``stop`` to
+    ``Responses.create``, which takes no such argument: every request with ReAct's stop word
+    fails in the plugin. The run sends the request again without stop words, sends none after,
+    and says so in the model's log."""
+    backend, toolbox, result = _run(plugin, "openai_api_compatible_responses", "ReAct", shape)
+    assert_clean_end(result)
+    assert "3367" in result.text, result.text
+    assert backend.plugin_failures == ["Responses.create() got an unexpected keyword argument 'stop'"]
+    assert [bool(request.get("stop")) for request in backend.requests] == [True, False, False]
+    assert len(toolbox.calls) == 1
+    noted = [node.data.get("stop_not_sent") for node in result.logs.values() if node.label.endswith("Thought")]
+    assert noted and all("unexpected keyword argument 'stop'" in str(note) for note in noted), noted
