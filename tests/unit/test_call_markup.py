@@ -835,3 +835,28 @@ def test_a_recipient_right_after_a_tag_is_read_the_same_in_any_pieces(raw, out):
     rng = random.Random(raw)
     for pieces in ([raw], chunked(raw, rng), list(raw)):
         assert streamed(pieces) == out
+
+
+@pytest.mark.parametrize("text", ["Done: " + "]" * 20_000, "see [1] and [2]] " * 2_000, "a]\n" * 10_000])
+def test_a_closing_square_bracket_is_looked_at_only_where_minimax_m3s_token_may_begin(text, monkeypatch):
+    """MiniMax-M3's ``]<]minimax[>[`` made ``]`` a marker's first character: every ``]`` of a
+    reply was looked at as one may begin there, and a reply of megabytes of ``]`` (a model
+    looping) was read 50 times slower than before. Only a ``]`` before ``<`` or at a piece's end
+    (the token may go on in the next piece) is looked at; the text passes unchanged."""
+    import agent_core.call_markup as call_markup
+
+    looked = []
+    real = call_markup._closes_tag
+    monkeypatch.setattr(call_markup, "_closes_tag", lambda *args: looked.append(1) or real(*args))
+    markup = CallMarkup()
+    assert markup.feed(text) + markup.finish() == text
+    assert len(looked) <= text.count("[") + 2  # the last "]" once as it came, once at the end
+
+
+@pytest.mark.parametrize("split", range(1, 14))
+def test_minimax_m3s_token_cut_after_any_character_is_still_dropped(split):
+    raw = ']<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="get_weather">]<]minimax[>[<city>Paris]<]minimax[>[</city>]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>'
+    markup = CallMarkup()
+    out = markup.feed("It is ]" + raw[:split]) + markup.feed(raw[split:]) + markup.finish()
+    assert out.startswith("It is ]<tool_call>") and "minimax" not in out
+    assert '{"name": "get_weather", "arguments": {"city": "Paris"}}' in out
