@@ -259,11 +259,13 @@ def _turn_log_data(turn: ModelTurn, secrets: Any = None, continued: str = "") ->
     if turn.reasoning:
         data["reasoning"] = _logged_reply(turn, turn.reasoning, secrets)
     if isinstance(turn.decision, ToolCalls):
-        calls = [*turn.decision.calls, *turn.decision.invalid]
+        calls, beyond = split_round(turn.decision.in_order())  # the calls the round runs, in order
         data["tool_name"] = ";".join(call.name for call in calls)
         data["tool_input"] = [
             {"name": c.name, "args": c.arguments if isinstance(c, ToolCall) else c.raw_arguments} for c in calls
         ]
+        if beyond:  # a reply of 50,000 actions: counted, not listed (the CALLS NOT RUN node names them)
+            data["tool_calls_not_listed"] = len(beyond)
     if isinstance(turn.decision, ParseFailure):
         data["problem"] = turn.decision.problem
         data["raw"] = _logged_reply(turn, turn.raw, secrets)

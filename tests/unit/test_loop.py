@@ -75,3 +75,32 @@ def test_the_log_of_a_cut_reply_hides_a_start_of_a_secret_it_ends_with():
     assert (data["output"], data["reasoning"], data["raw"]) == ("Key: [REDACTED]", "the key is [REDACTED]", "Key: [REDACTED]")
     whole = ModelTurn(thought="Key: SECRET-CAN", decision=FinalAnswer("Key: SECRET-CAN"), usage=usage, finish_reason="stop")
     assert _turn_log_data(whole, secrets)["output"] == "Key: SECRET-CAN"  # not cut: what it says is all it says
+
+
+def test_the_thought_log_lists_the_calls_the_round_runs_and_counts_the_rest():
+    """A reply of 50,000 actions listed every one in the Thought node's ``tool_input`` (megabytes,
+    cut by the log cap); it lists the calls the round runs, in the model's order (an invalid call
+    where the model wrote it), and counts the others."""
+    from agent_core.round_cap import MAX_CALLS_PER_ROUND
+    from agent_core.tool_calls import InvalidToolCall, ToolCall
+    from agent_core.turn import ToolCalls
+
+    calls = tuple(ToolCall(id=f"c{n}", name="get_weather", arguments={"city": f"C{n}"}) for n in range(1, 50_000))
+    invalid = (InvalidToolCall(id="c0", name="get_weather", raw_arguments="{bad", error="not JSON"),)
+    order = tuple(f"c{n}" for n in range(50_000))
+    turn = ModelTurn(thought="", decision=ToolCalls(calls, invalid, order=order), usage=empty_usage())
+    data = _turn_log_data(turn)
+    assert len(data["tool_input"]) == MAX_CALLS_PER_ROUND
+    assert data["tool_input"][0] == {"name": "get_weather", "args": "{bad"}
+    assert data["tool_input"][1] == {"name": "get_weather", "args": {"city": "C1"}}
+    assert data["tool_calls_not_listed"] == 50_000 - MAX_CALLS_PER_ROUND
+    assert data["tool_name"].count("get_weather") == MAX_CALLS_PER_ROUND
+
+
+def test_the_thought_log_of_a_round_within_the_cap_lists_every_call_and_no_count():
+    from agent_core.tool_calls import ToolCall
+    from agent_core.turn import ToolCalls
+
+    calls = tuple(ToolCall(id=f"c{n}", name="t", arguments={}) for n in range(3))
+    data = _turn_log_data(ModelTurn(thought="", decision=ToolCalls(calls), usage=empty_usage()))
+    assert len(data["tool_input"]) == 3 and "tool_calls_not_listed" not in data
