@@ -51,7 +51,7 @@ from agent_core.model_call import (
     sent_stop,
     settings_bytes,
 )
-from agent_core.observation import secret_forms
+from agent_core.observation import redacted_texts, secret_forms
 from agent_core.outbound import guarded, prompt_redactor
 from agent_core.params import StrategyParams
 from agent_core.round_cap import not_run_log, split_round
@@ -487,9 +487,7 @@ class AgentLoop:
         try:
             silence = min(self.state.params.model_timeout, max(self._seconds_left(), 5.0))
             started = time.monotonic()
-            sent = replace(
-                request, prompt_messages=self._redact_prompt(request.prompt_messages), send_stop=not self._stop_refused
-            )
+            sent = replace(self._as_sent(request), send_stop=not self._stop_refused)
             chunks = self._invoke(sent, silence)
             turn = yield from self._stream_turn(_noting_usage(chunks, reported, problems))
             self._slowest_turn = max(self._slowest_turn, time.monotonic() - started)
@@ -634,7 +632,17 @@ class AgentLoop:
         """``request_bytes`` of ``request`` as it is sent: its prompt redacted of the node's
         secrets (``[REDACTED]`` may be longer than the secret it hides: a 4-character key a million
         times in the query made a request line of 10 MB from one of 4)."""
-        return request_bytes(replace(request, prompt_messages=self._redact_prompt(request.prompt_messages)))
+        return request_bytes(self._as_sent(request))
+
+    def _as_sent(self, request: ModelRequest) -> ModelRequest:
+        """``request`` as it goes to the model: its prompt redacted of the node's secrets, and its
+        step schema too (JSON steps carry the user's answer schema, which the prompt also quotes:
+        a secret pasted into it is hidden in both)."""
+        sent = replace(request, prompt_messages=self._redact_prompt(request.prompt_messages))
+        schema = request.structured_output_schema
+        if self._secrets and schema is not None and self._secrets.holds(json.dumps(schema, ensure_ascii=False)):
+            sent = replace(sent, structured_output_schema=redacted_texts(schema, self._secrets.redact))  # rare: looked at once
+        return sent
 
     def _knowledge_fitted(self, request: ModelRequest, budget: int | None, settings: int) -> ModelRequest:
         """``request`` with the knowledge context cut by what it is over the prompt budget

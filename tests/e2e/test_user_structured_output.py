@@ -5,6 +5,7 @@ passes it on (providers constrain only the text reply)."""
 
 import json
 
+from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.helpers import assert_clean, prompt_text, weather_tool
 
 WEATHER = {
@@ -90,6 +91,30 @@ def test_react_json_steps_put_the_users_schema_in_the_final_answer_branch(run):
         branches = {b["properties"]["action"]["enum"][0]: b for b in request["structured_output_schema"]["anyOf"]}
         assert branches["final_answer"]["properties"]["action_input"] == WEATHER
         assert "get_weather" in branches
+
+
+def test_a_secret_the_user_pasted_into_the_schema_is_hidden_in_the_json_step_schema_too(run):
+    """The user's schema went into the final-answer branch of the step schema as written, a
+    secret-input value pasted into it included, while the prompt quoting the same schema had it
+    hidden: the step schema sent to the model is redacted the same way."""
+    secret = "SCHEMA-CANARY-51d0e2"
+    vault = ScriptedTool(name="vault", description="Vault", parameters=[
+        ToolParam("q"), ToolParam("token", type="secret-input", form="form")],
+        runtime_parameters={"token": secret}, responses=[text_message("x")])
+    schema = {"type": "object", "properties": {"city": {"type": "string", "description": f"use key {secret}"}}}
+    params = {"response_format": "json_schema", "json_schema": json.dumps({"name": "w", "schema": schema})}
+    result = run(
+        [{"text": step("final_answer", {"city": "Paris"})}],
+        tools=[weather_tool(), vault],
+        strategy="ReAct",
+        model={"completion_params": params, "features": ["structured-output"]},
+    )
+    assert_clean(result, run)
+    assert json.loads(result.text) == {"city": "Paris"}
+    (request,) = result.llm_requests
+    branches = {b["properties"]["action"]["enum"][0]: b for b in request["structured_output_schema"]["anyOf"]}
+    assert branches["final_answer"]["properties"]["action_input"]["properties"]["city"]["description"] == "use key [REDACTED]"
+    assert secret not in json.dumps(request)
 
 
 def test_react_json_steps_answer_round_at_the_limit_is_the_users_schema_alone(run):
