@@ -75,7 +75,17 @@ Mistral's 9), but the Vertex AI model plugin keeps Gemini 3's thought signature 
 ``langgenius/dify-official-plugins``), and an id replaced there sends Gemini a placeholder
 instead of its reasoning. Every later request repeats the id twice (the assistant's call and
 the tool's result), so an id of megabytes would make a request line the daemon refuses; ids
-count in the request's byte budget (``budget.request_bytes``)."""
+count in the request's byte budget (``budget.request_bytes``).
+
+MAX_REPLY_CALL_ID_CHARS bounds the ids kept of one reply together."""
+
+MAX_REPLY_CALL_ID_CHARS = 256 * 1024
+"""Characters of provider call ids one reply keeps in all; an id that would take the reply's ids
+past it is replaced by a synthesised one. Gemini 3 signs the first call of a step (a few
+kilobytes); a reply of 65 calls of 64 KiB ids each put 8 MB of ids in the next request (each id
+twice), and the run ended with "request would be 8540325 bytes" after its first round, where
+ids of 256 characters at most had kept it going. Four such ids fit; the ids of one reply take at
+most 512 KiB of each later request line (each twice)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -535,13 +545,16 @@ class _IdAllocator:
         self._prefix = prefix
         self._taken = {value for value in provided if value}
         self._used: set[str] = set(used)
+        self._kept = 0  # characters of the provider ids kept so far (``MAX_REPLY_CALL_ID_CHARS``)
 
     def take(self, wanted: str) -> str:
         """``wanted`` if still free, else a variant of it (``wanted_2``…; for an id of the
         strictest shape, ``_MISTRAL_ID``, one of that shape: its last characters replaced by the
-        number); ``made_call_id`` when empty or longer than ``MAX_CALL_ID_CHARS``."""
-        if len(wanted) > MAX_CALL_ID_CHARS:
+        number); ``made_call_id`` when empty, longer than ``MAX_CALL_ID_CHARS``, or when it would
+        take the ids kept past ``MAX_REPLY_CALL_ID_CHARS``."""
+        if len(wanted) > MAX_CALL_ID_CHARS or self._kept + len(wanted) > MAX_REPLY_CALL_ID_CHARS:
             wanted = ""
+        self._kept += len(wanted)
         if wanted and wanted not in self._used:
             self._used.add(wanted)
             return wanted

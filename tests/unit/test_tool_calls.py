@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from agent_core.text_calls import extract_calls_from_text, mentions_call_markup
 from agent_core.tool_calls import (
     MAX_CALL_ID_CHARS,
+    MAX_REPLY_CALL_ID_CHARS,
     AssembledCalls,
     InvalidToolCall,
     ToolCall,
@@ -739,6 +740,20 @@ def test_an_overlong_id_is_replaced_by_a_synthesised_one():
         fragment(index=1, id=kept, name="g", arguments="{}"),
     ]
     assert [call.id for call in assemble(deltas).calls] == ["call00001", kept]
+
+
+def test_the_ids_of_one_reply_are_kept_up_to_a_total_and_the_rest_replaced():
+    """65 parallel calls with ids of 64 KiB each put 8 MB of ids into the next request (each id
+    twice), and the run ended after its first round with "request would be 8540325 bytes". Ids
+    are kept, in order, while the reply's kept ids stay within ``MAX_REPLY_CALL_ID_CHARS``; the
+    others get made ids, so the run goes on."""
+    size = MAX_CALL_ID_CHARS - 8
+    deltas = [fragment(index=n, id=f"{n:07d}-" + "s" * size, name="f", arguments="{}") for n in range(65)]
+    ids = [call.id for call in assemble(deltas).calls]
+    fit = MAX_REPLY_CALL_ID_CHARS // MAX_CALL_ID_CHARS
+    assert [len(i) for i in ids[:fit]] == [size + 8] * fit, "the first ids, a Vertex AI signature among them, kept whole"
+    assert all(len(i) == 9 for i in ids[fit:]) and len(set(ids)) == 65
+    assert sum(map(len, ids)) <= MAX_REPLY_CALL_ID_CHARS + 9 * 65
 
 
 def test_a_vertex_ai_id_holding_a_thought_signature_is_kept_whole():
