@@ -52,9 +52,14 @@ RESPONSE_WRAPPERS = {"<response>": "</response>", "<answer>": "</answer>"}
 <response></response>"; llama.cpp's Granite chat parser), ERNIE-X1 (``...</think>\n\n<response>
 \n...\n</response>``: PaddlePaddle/FastDeploy's ``ernie_x1`` reasoning parser), and the
 DeepSeek-R1-Zero template ("<think> reasoning process here </think> <answer> answer here
-</answer>", arXiv:2501.12948) that RL-tuned models keep. Only a wrapper that opens right after a
-reasoning block is dropped, and its closing tag only where nothing but whitespace follows it:
-anywhere else they are the answer's own text (a reply asked to use such tags keeps them)."""
+</answer>", arXiv:2501.12948) that RL-tuned models keep, and Hunyuan-A13B (``<think>\n...\n</think>
+\n<answer>\n...\n</answer>``: vLLM's ``hunyuan_a13b`` reasoning parser). Only a wrapper that opens
+right after a reasoning block (a closed block, or reasoning that came apart from the content:
+``ThinkSplitter.note_reasoning_apart``) is dropped, and a closing tag only where nothing but
+whitespace follows it to the end of the reply: its frame's, or one that closes nothing while no
+such tag was read as text (a server that took the reasoning and the opening tag out but left
+the end: vllm-project/vllm#58127). Anywhere else they are the answer's own text (a reply asked
+to use such tags keeps them)."""
 _TAG_CHARS = "<[◁"
 _OPEN_TAGS = tuple(_BLOCKS)
 
@@ -154,7 +159,8 @@ def _may_hold_tag(text: str) -> bool:
 
 _CLOSE_TAGS = (*("</" + tag[1:] for tag in _THINK_TAGS), _KIMI_CLOSE, "<|end_thinking|>")  # alone, a stray end (not </details>)
 _ALL_TAGS = _OPEN_TAGS + _CLOSE_TAGS
-_WRAPPER_TAGS = (*RESPONSE_WRAPPERS, *RESPONSE_WRAPPERS.values())
+_WRAPPER_ENDS = tuple(RESPONSE_WRAPPERS.values())
+_WRAPPER_TAGS = (*RESPONSE_WRAPPERS, *_WRAPPER_ENDS)
 _SCANNED = _ALL_TAGS + _WRAPPER_TAGS
 _OPENED_CLOSE = "</think>"
 """The end of the block a chat template opens in the prompt (every such template opens a
@@ -220,6 +226,7 @@ class ThinkSplitter:
         self._block: list[str] = []  # the reasoning of the block open now (or last open)
         self._after_block = False  # a reasoning block ended and only whitespace came after it
         self._wrapper: str | None = None  # the closing tag of a RESPONSE_WRAPPERS frame dropped
+        self._wrapper_text = False  # a RESPONSE_WRAPPERS opening tag was read as the answer's text
 
     @property
     def open_block(self) -> str:
@@ -256,6 +263,14 @@ class ThinkSplitter:
         self._opened = False
         held, self._held, self._tail = "".join(self._held), [], ""
         return self.pieces(held)
+
+    def note_reasoning_apart(self) -> None:
+        """The reply's reasoning came apart from its content (``reasoning_content``): content
+        that has not started yet starts right after reasoning, so a ``RESPONSE_WRAPPERS`` tag it
+        opens with is the reply's frame (a server that took only ``<think>...</think>`` out of a
+        Hunyuan-A13B or ERNIE-X1 reply). Call before the content that follows is fed."""
+        if not self._prev and not self._held and not self._pending:
+            self._after_block = True
 
     @property
     def inside(self) -> bool:
@@ -299,10 +314,8 @@ class ThinkSplitter:
             return _NOTHING  # the usual end: nothing held, no block open
         released = self.release()
         rest, self._pending = self._pending, ""
-        if self._wrapper and rest[: len(self._wrapper)].lower() == self._wrapper and rest[len(self._wrapper) :].isspace():
-            rest = ""  # the wrapper's closing tag at the end of the reply: its frame
-        elif self._wrapper and rest.lower() == self._wrapper:
-            rest = ""
+        if self._close_tag is None and self._ends_frame(rest.strip().lower()):
+            rest = ""  # the closing tag of the reply's frame, at its end
         if self._close_tag:
             self._block.append(rest)
             return Split(released.visible, released.reasoning + rest)
@@ -375,6 +388,7 @@ class ThinkSplitter:
                     break
                 quoted = not wrapper
             if quoted:  # `</think>`: the tag written as code, not used
+                self._wrapper_text = self._wrapper_text or tag in RESPONSE_WRAPPERS
                 self._emit(out, kind, text[pos : at + len(tag)])
                 pos = at + len(tag)
                 continue
@@ -386,8 +400,6 @@ class ThinkSplitter:
                 out.append((BLOCK_END, ""))
             elif tag in RESPONSE_WRAPPERS:  # the reply's frame: dropped, its end looked for
                 self._wrapper, self._after_block = RESPONSE_WRAPPERS[tag], False
-            elif tag in _WRAPPER_TAGS:
-                self._wrapper = None
             elif tag in _BLOCKS:
                 self._close_tag = _BLOCKS[tag]
                 self._block = []
@@ -404,10 +416,18 @@ class ThinkSplitter:
             return False
         if tag in RESPONSE_WRAPPERS:
             return self._after_block and self._wrapper is None
-        if tag != self._wrapper:
+        if not self._ends_frame(tag):
             return False
         rest = text[at + len(tag) :]
         return None if not rest or rest.isspace() else False
+
+    def _ends_frame(self, tag: str) -> bool:
+        """Whether ``tag`` (lower case), with only whitespace after it to the reply's end, closes
+        the reply's frame: the open frame's closing tag, or with none open, a closing
+        ``RESPONSE_WRAPPERS`` tag while none of their opening tags was read as text."""
+        if self._wrapper is not None:
+            return tag == self._wrapper
+        return not self._wrapper_text and tag in _WRAPPER_ENDS
 
 
 def _joined(pieces: list[tuple[str, str]]) -> Split:

@@ -214,6 +214,8 @@ def _stream(
     reasoning: list[str] = []
     for chunk in chunks:
         got.reply.add(chunk)
+        if chunk.reasoning:
+            splitter.note_reasoning_apart()
         if chunk.reasoning and splitter.holding:
             released = splitter.release()
             visible.append(released.visible)
@@ -306,7 +308,9 @@ def read_function_calling_turn(
     if text.strip():
         if gate.held:
             yield gate.held.lstrip()
-        return ModelTurn(thought=text, decision=FinalAnswer(text.lstrip()), **turn)
+        # the answer without the whitespace around it (a frame's "\n</answer>" left its "\n"), as
+        # ReAct's; a cut one keeps its end: the continuation goes on from it
+        return ModelTurn(thought=text, decision=FinalAnswer(text.lstrip() if cut else text.strip()), **turn)
     if got.finish_reason == "tool_calls":
         return ModelTurn(thought=text, decision=ParseFailure(prompts.TOOL_CALL_MISSING), **turn)
     if not got.reasoning.strip():

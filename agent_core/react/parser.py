@@ -768,7 +768,9 @@ class ReactStreamParser:
 
     def release_held(self) -> None:
         """Stop holding the reply for a reasoning block opened in the prompt (reasoning came
-        apart from the content, so none is inline): what was held is read as any reply."""
+        apart from the content, so none is inline): what was held is read as any reply, and
+        content still to come starts after that reasoning (``ThinkSplitter.note_reasoning_apart``)."""
+        self._think.note_reasoning_apart()
         self._read_pieces(self._think.release_pieces())
 
     def finish(self, *, cut: bool = False) -> list[ReactEvent]:

@@ -218,3 +218,32 @@ def test_a_response_frame_closed_before_more_text_keeps_its_closing_tag():
 )
 def test_frames_and_kimi_tags_split_the_same_whatever_the_chunking(text, sizes):
     assert split_all(pieces_of(text, sizes)) == split_all([text])
+
+
+@pytest.mark.parametrize(
+    ("raw", "visible"),
+    [
+        # vllm-project/vllm#58127: Hunyuan-A13B under its reasoning parser, the frame's end left over
+        ("This is the rest\n</answer>", "This is the rest\n"),
+        ("Hello!\n</response>\n", "Hello!\n"),
+        # closing nothing but followed by text, or the pair of an opening tag read as text: kept
+        ("Close it with </answer> then stop.", "Close it with </answer> then stop."),
+        ("<answer>4</answer>", "<answer>4</answer>"),
+        ("Tags: <response>x</response>\n", "Tags: <response>x</response>\n"),
+    ],
+)
+def test_a_closing_frame_tag_that_closes_nothing_is_dropped_only_at_the_end(raw, visible):
+    assert split_all([raw])[0] == split_all(list(raw))[0] == visible_text(raw) == visible
+
+
+def test_reasoning_apart_makes_the_contents_first_answer_tag_its_frame():
+    # sgl-project/sglang PR #7678: Hunyuan's <answer> frame left in the content by a reasoning
+    # parser that took only its <think> block out (the reasoning came as reasoning_content)
+    splitter = ThinkSplitter()
+    splitter.note_reasoning_apart()
+    parts = [splitter.feed(piece) for piece in ("<ans", "wer>\nHi there", "\n</answer>")]
+    assert "".join(p.visible for p in parts) + splitter.finish().visible == "\nHi there\n"
+    late = ThinkSplitter()
+    late.feed("Sure: ")
+    late.note_reasoning_apart()  # the content had started: its tags are its own
+    assert late.feed("<answer>Hi</answer>").visible + late.finish().visible == "<answer>Hi</answer>"
