@@ -48,6 +48,9 @@ Seed-OSS, Command R7B  </longcat_tool_call>``, ``<seed:tool_call><function=N>...
                        ``<|START_ACTION|>[{"tool_name": N, "parameters": {...}}]<|END_ACTION|>``
                        (``_WRAPPERS``); Cohere's ``<|START_RESPONSE|>`` and ``<|START_TEXT|>``
                        tokens are dropped
+Cherry Studio prompts  ``<tool_use><name>N</name><arguments>{...}</arguments></tool_use>``, the form
+                       its prompt mode for tools teaches (CherryHQ/cherry-studio#7312; ``_WRAPPERS``)
+MiniMax (LM Studio)    ``[TOOL_CALL] {"tool": N, "args": {...}} [/TOOL_CALL]`` (lmstudio-bug-tracker#1177)
 GLM-4.5V, GLM-4.6V     ``<|begin_of_box|>answer<|end_of_box|>``: the box tokens are dropped
 Functionary v3.2       ``>>>all\ntext>>>NAME\n{...}>>>NAME\n{...}``, the first ``>>>`` left out when
                        the generation prompt held it (meetkai-functionary-medium-v3.2.jinja):
@@ -641,6 +644,8 @@ _WRAPPERS: Final = (
     ("<longcat_tool_call>", "</longcat_tool_call>"),
     ("<seed:tool_call>", "</seed:tool_call>"),
     ("<|START_ACTION|>", "<|END_ACTION|>"),
+    ("<tool_use>", "</tool_use>"),
+    ("[TOOL_CALL]", "[/TOOL_CALL]"),
 )
 """Tags other families put around the calls they write, the calls inside as ``_calls_in`` reads
 them: Nemotron's ``<TOOLCALL>[{"name": N, "arguments": {...}}]</TOOLCALL>`` (vLLM's
@@ -648,7 +653,11 @@ them: Nemotron's ``<TOOLCALL>[{"name": N, "arguments": {...}}]</TOOLCALL>`` (vLL
 (vLLM's ``longcat`` tool parser), Seed-OSS's ``<seed:tool_call>`` around ``<function=NAME>`` XML
 (vLLM's ``seed_oss`` tool parser and its tests), and Command R7B / Command A's
 ``<|START_ACTION|>[{"tool_call_id": "0", "tool_name": N, "parameters": {...}}]<|END_ACTION|>``
-(transformers' chat-schema parser tests, ``test_cohere_template``)."""
+(transformers' chat-schema parser tests, ``test_cohere_template``); and the
+``<tool_use><name>N</name><arguments>{...}</arguments></tool_use>`` that Cherry Studio's prompt
+mode for tools teaches (its system prompt, quoted in CherryHQ/cherry-studio#5136 and #7312),
+which models that learned it write unasked; and MiniMax's ``[TOOL_CALL] {"tool": N, "args": {...}}
+[/TOOL_CALL]`` (MiniMax-M2 in LM Studio: lmstudio-ai/lmstudio-bug-tracker#1177)."""
 
 _BARE_INVOKE_RULE: Final = _Rule((_BARE_INVOKE,), re.compile(r"</invoke>"), _read_invoke)
 

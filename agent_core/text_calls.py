@@ -137,8 +137,10 @@ def coerce_input(value: Any) -> dict | str | None:
 # Keys as compared (``_key_form``): "tool_calls", "Tool Calls" and "toolCalls" are all "toolcalls".
 _CALL_LISTS: Final = ("toolcalls", "tooluses", "functioncalls", "actions")
 _CALL_WRAPPERS: Final = ("toolcall", "functioncall")
-_NAME_KEYS: Final = ("action", "toolname", "tool", "name", "function", "recipientname", "actionname")
-_WEAK_NAME_KEYS: Final = frozenset({"name", "function"})  # need an argument key in a bare object
+_NAME_KEYS: Final = ("action", "toolname", "tool", "name", "function", "recipientname", "actionname", "method")
+"""``method``: a JSON-RPC request (``{"jsonrpc": "2.0", "method": N, "params": {...}}``), the shape
+mistral-nemo writes a call in when it misses its own (ollama/ollama#5976)."""
+_WEAK_NAME_KEYS: Final = frozenset({"name", "function", "method"})  # need an argument key in a bare object
 _ARG_KEYS: Final = (
     "actioninput",
     "arguments",
@@ -152,7 +154,7 @@ _ARG_KEYS: Final = (
     "toolargs",
     "kwargs",
 )
-_META_KEYS: Final = frozenset({"thought", "thoughts", "reasoning", "id", "type", "index", "callid"})
+_META_KEYS: Final = frozenset({"thought", "thoughts", "reasoning", "id", "type", "index", "callid", "jsonrpc"})
 _ENVELOPE_NAMES: Final = frozenset({"tool_call", "tool_calls", "function", "function_call"})
 _MAX_CALLS: Final = 64
 Call = tuple[str, Any]
@@ -577,11 +579,13 @@ def _whole_json(
 def _semicolon_calls(body: str) -> tuple[Any, str]:
     """The JSON value ``body`` opens and the text after it; objects joined by ``;`` are a list of
     them (``{"name": "a", ...}; {"name": "b", ...}``: Llama 3.x's parallel calls, as vLLM's
-    ``llama3_json`` tool parser reads them). Raises ``ValueError`` when no value opens it."""
+    ``llama3_json`` tool parser reads them), so are objects joined by a comma or whitespace only
+    (llama3.1 via Ollama writing two calls one after the other: sgomez/ollama-ai-provider PR #11).
+    Raises ``ValueError`` when no value opens it."""
     decoder = json.JSONDecoder()
     value, end = decoder.raw_decode(body)
     values = [value]
-    while isinstance(value, dict) and (more := re.match(r"\s*;\s*(?=\{)", body[end:])):
+    while isinstance(value, dict) and (more := re.match(r"\s*[;,]?\s*(?=\{)", body[end:])):
         try:
             value, end = decoder.raw_decode(body, end + more.end())
         except ValueError:
