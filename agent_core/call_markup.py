@@ -51,6 +51,8 @@ Seed-OSS, Command R7B  </longcat_tool_call>``, ``<seed:tool_call><function=N>...
 Cherry Studio prompts  ``<tool_use><name>N</name><arguments>{...}</arguments></tool_use>``, the form
                        its prompt mode for tools teaches (CherryHQ/cherry-studio#7312; ``_WRAPPERS``)
 MiniMax (LM Studio)    ``[TOOL_CALL] {"tool": N, "args": {...}} [/TOOL_CALL]`` (lmstudio-bug-tracker#1177)
+Doubao / Seed          ``<|FunctionCallBegin|>[{"name": N, "parameters": {...}}]<|FunctionCallEnd|>``
+                       (Volcengine Ark's text form; ``_WRAPPERS``)
 GLM-4.5V, GLM-4.6V     ``<|begin_of_box|>answer<|end_of_box|>``: the box tokens are dropped
 Functionary v3.2       ``>>>all\ntext>>>NAME\n{...}>>>NAME\n{...}``, the first ``>>>`` left out when
                        the generation prompt held it (meetkai-functionary-medium-v3.2.jinja):
@@ -381,7 +383,7 @@ def _read_mistral(block: str) -> list[Call]:
     return calls
 
 
-_QWEN_AGENT_CALL = re.compile(r"\s*:?\s*([^\s✿:]+)\s*✿ARGS✿\s*:?\s*")
+_QWEN_AGENT_CALL = re.compile(r"\s*:?\s*([^\s✿:,]+)\s*(?:✿ARGS✿\s*:?|,(?=\s*\{))\s*")
 _QWEN_AGENT_MARKS: Final = ("✿RESULT✿", "✿RETURN✿")
 
 
@@ -389,7 +391,9 @@ def _read_qwen_agent(block: str) -> list[Call]:
     """Qwen-Agent's ``✿FUNCTION✿: NAME\n✿ARGS✿: {...}``, repeated for parallel calls, each
     maybe followed by an invented ``✿RESULT✿``/``✿RETURN✿`` (QwenLM/Qwen-Agent's function-call
     prompt, which Qwen2 and Qwen2.5 were trained on). The arguments are the JSON object after
-    ``✿ARGS✿``; what follows it (an invented result, a sentence) is not the call's."""
+    ``✿ARGS✿``; what follows it (an invented result, a sentence) is not the call's. A long prompt
+    makes the model leave ``✿ARGS✿`` out and write ``✿FUNCTION✿ NAME, {...}`` (QwenLM/Qwen-Agent#133):
+    the object after the comma is the arguments."""
     calls: list[Call] = []
     decoder = json.JSONDecoder()
     for piece in block.split(_QWEN_AGENT_OPEN)[1:]:
@@ -646,6 +650,7 @@ _WRAPPERS: Final = (
     ("<|START_ACTION|>", "<|END_ACTION|>"),
     ("<tool_use>", "</tool_use>"),
     ("[TOOL_CALL]", "[/TOOL_CALL]"),
+    ("<|FunctionCallBegin|>", "<|FunctionCallEnd|>"),
 )
 """Tags other families put around the calls they write, the calls inside as ``_calls_in`` reads
 them: Nemotron's ``<TOOLCALL>[{"name": N, "arguments": {...}}]</TOOLCALL>`` (vLLM's
@@ -657,7 +662,10 @@ them: Nemotron's ``<TOOLCALL>[{"name": N, "arguments": {...}}]</TOOLCALL>`` (vLL
 ``<tool_use><name>N</name><arguments>{...}</arguments></tool_use>`` that Cherry Studio's prompt
 mode for tools teaches (its system prompt, quoted in CherryHQ/cherry-studio#5136 and #7312),
 which models that learned it write unasked; and MiniMax's ``[TOOL_CALL] {"tool": N, "args": {...}}
-[/TOOL_CALL]`` (MiniMax-M2 in LM Studio: lmstudio-ai/lmstudio-bug-tracker#1177)."""
+[/TOOL_CALL]`` (MiniMax-M2 in LM Studio: lmstudio-ai/lmstudio-bug-tracker#1177); and Doubao's
+(Seed's) ``<|FunctionCallBegin|>[{"name": N, "parameters": {...}}]<|FunctionCallEnd|>``, which
+Volcengine's Ark leaves in the content when it does not read it (a model offered no tools, or a
+prompt that taught the form; also after a sentence)."""
 
 _BARE_INVOKE_RULE: Final = _Rule((_BARE_INVOKE,), re.compile(r"</invoke>"), _read_invoke)
 

@@ -631,6 +631,13 @@ arguments as one object (``search({"q": "x"})``, Mistral: openai/openai-agents-p
 
 
 _NAME_LINE_CALL = re.compile(rf"\s*(?:functions\.)?({BARE_NAME.pattern}?)(?::\d+)?[ \t]*(?:\r?\n\s*)?(\{{.*\}})\s*", re.S)
+_CHATGLM3_CALL = re.compile(
+    rf"\s*({BARE_NAME.pattern}?)[ \t]*\r?\n[ \t]*```[ \t]*(?:python)?[ \t]*\r?\n\s*(tool_call\s*\(.*\))\s*```\s*", re.S
+)
+"""ChatGLM3's call: the tool's name on its own line (after the ``<|assistant|>`` token that
+opens the call, dropped as a special token), then ``tool_call(k='v', ...)`` in a python fence:
+``get_current_weather\n ```python\ntool_call(location='Beijing', unit='celsius')\n```````
+(zai-org/ChatGLM3 PR #526 and #138; its openai_api_demo reads the same)."""
 
 
 def _name_line(text: str, known: Mapping[str, PromptMessageTool | None]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
@@ -638,7 +645,8 @@ def _name_line(text: str, known: Mapping[str, PromptMessageTool | None]) -> tupl
     (GLM-4 and Qwen3 without a tool parser: zai-org/GLM-4#36, ml-explore/mlx-swift-lm#491) or
     right after it as Kimi K2 writes a call with its special tokens left out
     (``functions.search:0{"q": "x"}``), or as GLM's ``<arg_key>``/``<arg_value>`` pairs with
-    its ``<tool_call>`` left out. Only for a name that is one of the tools, as those parsers read
+    its ``<tool_call>`` left out, or as ChatGLM3's ``tool_call(...)`` in a python fence below the
+    name (``_CHATGLM3_CALL``). Only for a name that is one of the tools, as those parsers read
     it."""
     body = strip_noise(text)
     found = _NAME_LINE_CALL.fullmatch(body)
@@ -648,6 +656,11 @@ def _name_line(text: str, known: Mapping[str, PromptMessageTool | None]) -> tupl
     glm = _GLM_CALL.fullmatch(body)  # GLM's own form without its <tool_call> around it
     if glm and glm.group(1) in known:
         calls = _known_calls(calls_from_block(body), known)
+        return (calls, "") if calls else ([], text)
+    chatglm3 = _CHATGLM3_CALL.fullmatch(body)
+    if chatglm3 and chatglm3.group(1) in known:
+        code = python_calls(chatglm3.group(2))
+        calls = _known_calls([(chatglm3.group(1), arguments) for _, arguments in code], known) if len(code) == 1 else []
         return (calls, "") if calls else ([], text)
     return [], text
 
@@ -660,7 +673,12 @@ def name_line_call(text: str, names: Iterable[str]) -> bool:
     body = _PY_TOKENS.sub("", strip_noise(text)).strip()
     if body.startswith("[") and body.endswith(")]"):
         body = body[1:-1].strip()
-    found = _NAME_LINE_CALL.fullmatch(body) or _CODE_CALL.fullmatch(body) or _GLM_CALL.fullmatch(body)
+    found = (
+        _NAME_LINE_CALL.fullmatch(body)
+        or _CODE_CALL.fullmatch(body)
+        or _GLM_CALL.fullmatch(body)
+        or _CHATGLM3_CALL.fullmatch(body)
+    )
     return bool(found) and found.group(1) in set(names)
 
 
