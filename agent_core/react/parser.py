@@ -647,6 +647,7 @@ class _S(Enum):
     JSON = "json"  # inside a JSON value: brackets, strings, escapes tracked
     DELIMITED = "delimited"  # non-JSON block content up to a closing fence or tag
     CLOSER = "closer"  # after a blob: skip its closing fence or tag
+    AFTER_CALL = "after_call"  # the rest of the line after an action's JSON: another call object?
     ANSWER = "answer"  # final answer text
     DONE = "done"  # everything else is ignored
 
@@ -655,7 +656,7 @@ class _S(Enum):
     __hash__ = object.__hash__
 
 
-_RESTING: Final = frozenset({_S.TEXT, _S.ANSWER, _S.DONE, _S.CLOSER})
+_RESTING: Final = frozenset({_S.TEXT, _S.ANSWER, _S.DONE, _S.CLOSER, _S.AFTER_CALL})
 _CALL_NAME = re.compile(r'"name"\s*:\s*"([^"\\]{1,200})"')
 _CALL_NAME_WINDOW: Final = 400
 """Characters after call markup in a final answer read for the called tool's name."""
@@ -675,6 +676,8 @@ _JSON_RUN = re.compile(r'(?:[^{}\[\]"\'\n<]+|"[^"\\\n]*(?:\\[^\n][^"\\\n]*)*")*'
 double-quoted string (its ``_STRING_BODY`` and closing quote) on the way."""
 _SINGLE_QUOTE_CLOSERS: Final = ",:}] \t\r\n"
 _WHITESPACE = re.compile(r"\s*")
+_CALL_JOINT = re.compile(r"[ \t]*(?:[,;][ \t]*)?")
+"""What may join a call object to the next one on its line: spaces, then at most one ``,`` or ``;``."""
 _STRICT_JSON: Final = json.JSONDecoder()
 _UNDECODED: Final = object()
 
@@ -737,6 +740,7 @@ class ReactStreamParser:
         self._call_fence = False  # the candidate is a ```tool_code / ```tool_call block
         self._in_thought = False  # the last label was "Thought:"
         self._span: list[str] | None = None  # raw text of the construct being read
+        self._joint = ""  # what joined a call object to the one before it on its line (_s_after_call)
         self._acc: list[str] = []  # its content: name line, input, JSON or block text
         self._name = ""
         self._name_escaped = False  # the name was written with markdown escapes (_MD_ESCAPE)
@@ -968,7 +972,7 @@ class ReactStreamParser:
         self._emit_answer(text.strip())
 
     def _start_span(self) -> None:
-        self._span, self._acc, self._closer, self._single_line = [], [], "", False
+        self._span, self._acc, self._closer, self._single_line, self._joint = [], [], "", False, ""
 
     def _end_span(self) -> str:
         raw = "".join(self._span or ()).strip()
@@ -1124,7 +1128,7 @@ class ReactStreamParser:
 
     def _abort_candidate(self) -> None:
         """Not an action after all: its text, held back so far, is thought text."""
-        self._emit_thought("".join(self._span or ()))
+        self._emit_thought(self._joint + "".join(self._span or ()))
         self._span, self._closer, self._state = None, "", _S.TEXT
 
     def _s_answer(self, eof: bool) -> bool:
@@ -1674,6 +1678,27 @@ class ReactStreamParser:
         template = PROBLEM_NOT_JSON if value is FAIL else PROBLEM_NO_TOOL_IN_JSON
         self._blob_done(calls, text, template)
 
+    def _s_after_call(self, eof: bool) -> bool:
+        """The rest of the line after an action's JSON (several actions allowed): a call object
+        joined to it by spaces, a ``,`` or a ``;`` (``{"name": "a", ...} {"name": "b", ...}``, as
+        Llama 3.x writes parallel calls) is read as one more unlabelled candidate, held or run
+        as the one before it; anything else (a line break, prose, ``{not json``) is read as
+        without this step, the separators with it. Waits while only separators are in view."""
+        buf = self._buf
+        end = _CALL_JOINT.match(buf, self._pos).end()
+        if end >= len(buf) and not eof:
+            return False
+        closer = self._closer
+        if end < len(buf) and buf[end] == "{":
+            self._start_span()
+            self._closer, self._joint = closer, self._take(end, record=False)  # given back if no call
+            self._purpose = "candidate"
+            self._candidate_marked, self._marked = self._marked, False
+            self._begin_json()
+            return True
+        self._state = _S.CLOSER if closer else _S.TEXT
+        return True
+
     def _s_closer(self, eof: bool) -> bool:
         if not self._skip_ws():
             return False
@@ -1725,16 +1750,23 @@ class ReactStreamParser:
         label later in the turn drops them (their text goes back to the thought;
         dify-official-plugins#3861), and anything else (another label, the end of the reply)
         makes them the turn's actions. Bare JSON before any ``Thought:``, or right after a call
-        token (``<|python_tag|>``), is a call at once."""
+        token (``<|python_tag|>``), is a call at once.
+
+        When several actions are allowed, a JSON value that closed with more on its line is
+        followed by ``_s_after_call``, which reads a call object joined to it there."""
         raw = self._end_span()
+        # the JSON closed here and its line goes on (or the text so far ends): a call may follow
+        joinable = self._multi and self._state is _S.JSON and not self._buf.startswith(("\n", "\r"), self._pos)
         held = self._purpose == "candidate" and self._in_thought and not self._candidate_marked and not self._actions
         if held and not any(_is_final_name(name) for name, _ in calls):
             self._unlabelled.append((calls, raw))
-            self._state = _S.CLOSER if self._closer else _S.TEXT
+            self._state = _S.AFTER_CALL if joinable else _S.CLOSER if self._closer else _S.TEXT
             return
         self._commit_unlabelled()
         if self._state != _S.DONE:
             self._record(calls, raw)
+            if joinable and self._state is not _S.DONE:
+                self._state = _S.AFTER_CALL
 
     def _drop_unlabelled(self) -> None:
         """A labelled action follows: the bare JSON before it was part of the thought."""
