@@ -67,6 +67,9 @@ CORPUS = [
     "Thought: I am thinking about how to help you",
     "</think>\nFinal Answer: ok",
     'Thought: x\r\nAction: search\r\nAction Input: {"q": 1}\r\nObservation: y',
+    'Action: {"action": "a", "action_input": {}} {"action": "b", "action_input": {"x": 1}}\nThought: both',
+    'Thought: t\n{"name": "a", "arguments": {}}; {"name": "b", "arguments": {}}, {bad} {"x": 1}',
+    '```json\n{"action": "a", "action_input": {}},{"action": "b", "action_input": {"q": "} {"}}\n```',
 ]
 
 FRAGMENTS = [
@@ -94,6 +97,8 @@ FRAGMENTS = [
     "\\",
     ":",
     ",",
+    ";",
+    '{"action": "a", "action_input": {}}',
     "```json\n",
     "```",
     "<think>",
@@ -204,6 +209,8 @@ _JSON_SETTINGS = st.sampled_from(
         "Thought: t\n{json}\nFinal Answer: done",
         "<tool_call>{json}</tool_call>",
         "Action: {json} trailing",
+        "{json} {json}",
+        "Thought: t\nAction: {json}; {json}\nThought: x",
     ]
 )
 
