@@ -4,7 +4,7 @@ turn, an input that repeats the tool's schema, an invented observation before an
 import json
 
 from agent_core import prompts
-from tests.e2e.helpers import assert_clean_end, prompt_text
+from tests.e2e.helpers import assert_clean_end, prompt_text, weather_tool
 
 
 def blob(name: str, arguments: dict) -> str:
@@ -43,3 +43,28 @@ def test_an_invented_observation_and_answer_after_an_action_are_discarded(run):
     second = prompt_text(result.llm_requests[1])
     assert "Observation: 6 * 7 = 42" in second and "Observation: 41" not in second
     assert prompts.REACT_CONTINUE in second
+
+
+def test_two_actions_written_on_one_line_both_run_in_that_round(run):
+    # llama3.1-style parallel calls: the second object followed the first on its line and was
+    # left in the thought, never run and never answered
+    line = (
+        'Thought: both at once.\nAction: {"action": "get_weather", "action_input": {"city": "Paris"}} '
+        '{"action": "calculator", "action_input": {"expression": "2 + 2"}}'
+    )
+    turns = [{"text": line, "split": 4}, {"text": "Thought: done.\nFinal Answer: Sunny, and 4."}]
+    result = run(turns, tools=[weather_tool(), "calculator"], strategy="ReAct")
+    assert_clean_end(result)
+    assert result.text == "Sunny, and 4."
+    assert [(r["tool"], r["tool_parameters"]) for r in result.tool_requests] == [
+        ("get_weather", {"city": "Paris"}),
+        ("calculator", {"expression": "2 + 2"}),
+    ]
+    first_round = result.root_logs()[0]
+    assert [n.label for n in result.root_logs()] == ["ROUND 1", "ROUND 2"]
+    assert [n.label for n in result.children(first_round) if n.label.startswith("CALL ")] == [
+        "CALL get_weather",
+        "CALL calculator",
+    ]
+    scratchpad = prompt_text(result.llm_requests[1])
+    assert scratchpad.index("Observation: Sunny, 21 C") < scratchpad.index("Observation: 2 + 2 = 4")
