@@ -47,7 +47,9 @@ is sent as one AnswerDelta by ``finish()``.
 Where behaviours come from (case ids: docs/real-world-cases.md)
 -----------------------------------------------------------------
 * The action wins over a later Final Answer, and text from an invented ``Observation:`` is cut;
-  only the first action unless ``allow_multiple_actions`` (crewai1545, dspygo167). A final answer
+  only the first action unless ``allow_multiple_actions`` (crewai1545, dspygo167); with it, call
+  objects written one after another on a line (``{...} {...}``, ``{...}, {...}``, ``{...}; {...}``:
+  llama3.1's parallel calls) are an action each, in order. A final answer
   also ends at a ``Thought:`` or ``Action Input:`` line (the model wrote on into the format), and
   at a ``Question:`` line when such a line follows it (held until the turn shows which;
   QuangBK/localLLM_langchain#2, stanfordnlp/dspy#931); ``Action:`` alone does not end it, an
