@@ -28,8 +28,10 @@ Only text that may still become a marker: the start of a line while it may still
 (``Act``, ``## Thou``, ``Final Answer`` before its colon, ``Observ``), a fence line (`````json``)
 or a ``{`` at a line start that may open an action object (it must go on with a quoted key at
 once; kept until the object closes, then given back as thought text when it is not an action),
-a ``<`` that may open a tag (``<think``, ``<tool_call>``, ``<|eot_id|>``), and an ``F`` after a
-space that may begin an inline ``Final Answer:`` (exact case, as LangChain reads it). Inside a
+a ``<`` that may open a tag (``<think``, ``<tool_call>``, ``<|eot_id|>``), an ``F`` after a
+space that may begin an inline ``Final Answer:`` (exact case, as LangChain reads it), and, when
+several actions are allowed, spaces and a ``,`` or ``;`` right after an action's JSON (another call
+object may follow on the line). Inside a
 final answer, trailing whitespace, a ``</s>`` and (in a reply wrapped in a fence) a fence line
 that would open a block wait for more text. A ``{`` or ``[`` inside a line of thought never
 starts JSON capture.
