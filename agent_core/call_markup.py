@@ -50,6 +50,10 @@ Seed-OSS, Command R7B  </longcat_tool_call>``, ``<seed:tool_call><function=N>...
                        tokens are dropped
 Cherry Studio prompts  ``<tool_use><name>N</name><arguments>{...}</arguments></tool_use>``, the form
                        its prompt mode for tools teaches (CherryHQ/cherry-studio#7312; ``_WRAPPERS``)
+Cline, Roo-Code        ``<read_file>\n<path>a.py</path>\n</read_file>``: an element named after one of
+tool prompts           the node's tools, opening a line outside code, its parameters as elements (their
+                       system prompts teach it; RooCodeInc/Roo-Code#10464, #10358): read only when
+                       ``CallMarkup`` is given the tools (``_element_rule``)
 MiniMax (LM Studio)    ``[TOOL_CALL] {"tool": N, "args": {...}} [/TOOL_CALL]`` (lmstudio-bug-tracker#1177)
 Doubao / Seed          ``<|FunctionCallBegin|>[{"name": N, "parameters": {...}}]<|FunctionCallEnd|>``
                        (Volcengine Ark's text form; ``_WRAPPERS``)
@@ -77,7 +81,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -91,6 +95,9 @@ from agent_core.text_calls import (
     decode_input,
     decode_json,
     decode_nested,
+    element_arguments,
+    element_opening,
+    element_value,
     envelope_name,
     interpret,
     mentions_call_markup,
@@ -109,11 +116,13 @@ def _deepseek(word: str) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class _Rule:
     """One form: its opening markers, its end (``None``: the end of the text), and how its
-    whole text reads as calls (``[]``: not readable, passed on as written)."""
+    whole text reads as calls (``[]``: not readable, passed on as written). ``bare``: a call
+    that may stand inside a ``<tool_call>`` the model wrote, rewritten there as its JSON alone."""
 
     openers: tuple[str, ...]
     closer: re.Pattern[str] | None
     read: Callable[[str], list[Call]]
+    bare: bool = False
 
 
 def _tool_call(name: str, arguments: Any) -> str:
@@ -216,55 +225,18 @@ _MINIMAX_M3_TOKEN: Final = "]<]minimax[>["
 """MiniMax-M3's token before every tag of its call markup (``]<]minimax[>[<tool_call>\n
 ]<]minimax[>[<invoke name="N">]<]minimax[>[<path>x]<]minimax[>[</path>...``: ml-explore/mlx-lm
 PR #1416, MiniMax-AI/MiniMax-M3#31, vllm-project/vllm#51073): never text, dropped; what is left
-is a ``<tool_call>`` around an ``<invoke>`` whose arguments are elements (``_element_value``)."""
-
-_ELEMENT_OPEN = re.compile(r"<([A-Za-z_][\w.\-]*)>")
-
-
-def _elements(text: str) -> list[tuple[str, str]] | None:
-    """The elements ``<k>v</k>`` that ``text`` is made of, in order, with their inside (an
-    element of the same name nested in one is its own: ``<item><item>1</item></item>``); None
-    when text stands outside them or one is never closed, ``[]`` when there is none."""
-    found: list[tuple[str, str]] = []
-    at = 0
-    while (start := _ELEMENT_OPEN.search(text, at)) is not None:
-        if text[at : start.start()].strip():
-            return None
-        tag = re.compile(rf"<(/?){re.escape(start.group(1))}>")
-        depth, end = 1, start.end()
-        while depth:
-            closing = tag.search(text, end)
-            if closing is None:
-                return None
-            depth += -1 if closing.group(1) else 1
-            end = closing.end()
-        found.append((start.group(1), text[start.end() : closing.start()]))
-        at = end
-    return found if not text[at:].strip() else None
-
-
-def _element_value(text: str, depth: int = 0) -> Any:
-    """A value MiniMax-M3's chat template wrote as XML (its ``to_xml``): an object as one element
-    per key, a list as ``<item>`` elements, anything else as text (read as a ``<parameter>``'s
-    value is: ``decode_nested``)."""
-    children = _elements(text) if depth < 20 else None
-    if not children:
-        return decode_nested(text.strip())
-    if all(name == "item" for name, _ in children) and len(children) > 0:
-        return [_element_value(inner, depth + 1) for _, inner in children]
-    return {name: _element_value(inner, depth + 1) for name, inner in children}
-
+is a ``<tool_call>`` around an ``<invoke>`` whose arguments are elements (``text_calls.element_value``)."""
 
 def _read_invoke(block: str) -> list[Call]:
     """``<invoke name="N"><parameter name="K">V</parameter></invoke>``: a parameter marked
     ``string="true"`` (DeepSeek V3.2) is text as written, one marked ``string="false"`` JSON
     (``false``, ``20``) when it reads as JSON, any other value JSON when it reads as a JSON object
     or array, else text. An ``<invoke>`` with no ``<parameter>`` but elements (``<city>Paris
-    </city>``: MiniMax-M3) has those as its arguments (``_element_value``)."""
+    </city>``: MiniMax-M3) has those as its arguments (``text_calls.element_value``)."""
     calls: list[Call] = []
     for name, inner in _INVOKE.findall(_DSML.sub("", block.replace(_MINIMAX_M3_TOKEN, ""))):
         arguments: dict[str, Any] = {}
-        if "<parameter" not in inner and isinstance(value := _element_value(inner), dict):
+        if "<parameter" not in inner and isinstance(value := element_value(inner), dict):
             calls.append((name.strip(), value))
             continue
         for key, attributes, value in _PARAMETER.findall(inner):
@@ -667,7 +639,26 @@ which models that learned it write unasked; and MiniMax's ``[TOOL_CALL] {"tool":
 Volcengine's Ark leaves in the content when it does not read it (a model offered no tools, or a
 prompt that taught the form; also after a sentence)."""
 
-_BARE_INVOKE_RULE: Final = _Rule((_BARE_INVOKE,), re.compile(r"</invoke>"), _read_invoke)
+_BARE_INVOKE_RULE: Final = _Rule((_BARE_INVOKE,), re.compile(r"</invoke>"), _read_invoke, bare=True)
+
+
+def _element_rule(name: str, tool: Any) -> _Rule:
+    """A call written as an element named after the tool ``name`` (``<read_file>\n<path>a.py
+    </path>\n</read_file>``: Cline's and Roo-Code's tool format, which coder models fine-tuned on
+    their traces write unasked: RooCodeInc/Roo-Code#10464, #10358), its parameters as child
+    elements (``text_calls.element_arguments``, typed by ``tool``, its declaration or None). Held
+    to its closing tag; one never closed, or holding anything but elements, is passed on as
+    written."""
+    opener, closer = f"<{name}>", f"</{name}>"
+
+    def read(block: str) -> list[Call]:
+        if not block.endswith(closer):
+            return []
+        arguments = element_arguments(block[len(opener) : -len(closer)], tool)
+        return [] if arguments is None else [(name, arguments)]
+
+    return _Rule((opener,), re.compile(re.escape(closer)), read, bare=True)
+
 
 _RULES: Final = (
     _Rule(_deepseek("tool calls begin"), re.compile(r"<[|｜]tool[▁_]calls[▁_]end[|｜]>"), _read_deepseek),
@@ -845,6 +836,12 @@ class CallMarkup:
     ``<tool_call>`` blocks) and turn-end tokens (the text ends at the first one). Holds back only
     a marker that is still incomplete and a block that is still open.
 
+    ``tools``: the node's tools by the name the model was given, each to its declaration
+    (``PromptMessageTool``) or None. An element named after one that opens a line outside code
+    (``<read_file>\n<path>a.py</path>\n</read_file>``) is a call (``_element_rule``); any other
+    tag, one inside a sentence, in a code span or block, or never closed, is text. Without
+    ``tools`` no element is read (ReAct reads them itself, only where an action may stand).
+
     ``recipient_in_prompt``: the reply comes from a Functionary model (``recipient_in_prompt()``,
     ``shows_functionary_parts``), whose generation prompt ends with ``>>>``: a reply that starts
     with the exact line ``all`` (lowercase, nothing else on it) and text after it has that line
@@ -854,8 +851,9 @@ class CallMarkup:
     reply would have to be held to its end to see whether a ``>>>`` part follows.
     """
 
-    def __init__(self, *, recipient_in_prompt: bool = False) -> None:
+    def __init__(self, *, recipient_in_prompt: bool = False, tools: Mapping[str, Any] | None = None) -> None:
         self._bare_all = recipient_in_prompt  # a reply's first line "all" is Functionary's recipient
+        self._tools = tools or {}  # tool name -> declaration: a line opening <name> may be a call
         self._pending = ""
         self._rule: _Rule | None = None  # the block being held
         self._harmony = False  # holding a Harmony message (from ``<|channel|>``)
@@ -1019,6 +1017,8 @@ class CallMarkup:
                     self._pass(out, text[:i])
                     self._pending = text[i:]
                     return False  # may still become a marker
+                if self._tools and head[0] == "<" and (element := self._element(out, text, i, final)) is not None:
+                    return element
                 continue
             self._pass(out, text[:i])
             quotable = marker in _QUOTABLE or marker in _TOKENS_SHOWN_IN_CODE or marker == _RECIPIENT_MARK
@@ -1032,6 +1032,26 @@ class CallMarkup:
         self._pass(out, text)
         self._pending = ""
         return False
+
+    def _element(self, out: list[str], text: str, i: int, final: bool) -> bool | None:
+        """``<`` at ``text[i]``, no family's marker: a call written as an element named after a
+        tool when it opens a line outside code (then held as a block: ``_element_rule``); False
+        while the tag may still become one; None when it is no such call (text)."""
+        if not (text[i - 1] == "\n" if i else self._recent[-1:] in ("", "\n")):
+            return None
+        name = element_opening(text, i, self._tools)
+        if name is None or (name == "" and final):
+            return None
+        self._pass(out, text[:i])
+        self._pending = text[i:]
+        if name == "":
+            return False  # may still become a tool's tag
+        if self._passed().open:  # shown in a code block: text
+            self._pass(out, text[i : i + len(name) + 2])
+            self._pending = text[i + len(name) + 2 :]
+            return True
+        self._rule = _element_rule(name, self._tools.get(name))
+        return True
 
     def _pass(self, out: list[str], text: str) -> None:
         """Pass ``text`` on as it came: kept for ``_quote`` (read late: ``_passed``), and its last
@@ -1156,7 +1176,7 @@ class CallMarkup:
         calls = [] if first_alone else rule.read(block)
         if not calls and rule in (_FUNCTIONARY, _FUNCTIONARY_FIRST):
             return self._functionary_text(out, text)
-        if rule is _BARE_INVOKE_RULE and self._in_tool_call:  # the model's own <tool_call> wraps it
+        if rule.bare and self._in_tool_call:  # the model's own <tool_call> wraps it
             rewritten = "\n".join(json.dumps({"name": n, "arguments": a}, ensure_ascii=False) for n, a in calls)
         else:
             rewritten = "".join(_tool_call(name, arguments) for name, arguments in calls)

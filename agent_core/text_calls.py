@@ -404,6 +404,102 @@ def _xml_arguments(text: str) -> Any:
     return {k: v.strip() for k, v in elements} if elements else (inner or None)
 
 
+# --------------------------------------------------------------------------------------------
+# Elements: a call written as an element named after its tool
+# --------------------------------------------------------------------------------------------
+
+_ELEMENT_OPEN = re.compile(r"<([A-Za-z_][\w.\-]*)>")
+_ELEMENT_DEPTH: Final = 20
+
+
+def xml_elements(text: str) -> list[tuple[str, str]] | None:
+    """The elements ``<k>v</k>`` that ``text`` is made of, in order, with their inside (an
+    element of the same name nested in one is its own: ``<item><item>1</item></item>``); None
+    when text stands outside them or one is never closed, ``[]`` when there is none."""
+    found: list[tuple[str, str]] = []
+    at = 0
+    while (start := _ELEMENT_OPEN.search(text, at)) is not None:
+        if text[at : start.start()].strip():
+            return None
+        tag = re.compile(rf"<(/?){re.escape(start.group(1))}>")
+        depth, end = 1, start.end()
+        while depth:
+            closing = tag.search(text, end)
+            if closing is None:
+                return None
+            depth += -1 if closing.group(1) else 1
+            end = closing.end()
+        found.append((start.group(1), text[start.end() : closing.start()]))
+        at = end
+    return found if not text[at:].strip() else None
+
+
+def element_value(text: str, depth: int = 0) -> Any:
+    """A value written as XML (MiniMax-M3's chat template, its ``to_xml``): an object as one
+    element per key, a list as ``<item>`` elements, anything else as text (a JSON object or
+    array in it decoded: ``decode_nested``)."""
+    children = xml_elements(text) if depth < _ELEMENT_DEPTH else None
+    if not children:
+        return decode_nested(text.strip())
+    if all(name == "item" for name, _ in children):
+        return [element_value(inner, depth + 1) for _, inner in children]
+    return {name: element_value(inner, depth + 1) for name, inner in children}
+
+
+def element_opening(text: str, at: int, names: Collection[str]) -> str | None:
+    """At ``text[at] == "<"``: the tool whose element opens there (``<read_file>``, the name one
+    of ``names`` exactly); ``""`` while ``text`` ends inside what may still become such a tag
+    (``<read_f``); None when none opens there."""
+    tag = _ELEMENT_OPEN.match(text, at)
+    if tag is not None:
+        return tag.group(1) if tag.group(1) in names else None
+    head = text[at + 1 : at + 1 + _TAG_NAME_MAX]
+    if len(head) == len(text) - at - 1 and _TAG_NAME.fullmatch(head) and any(n.startswith(head) for n in names):
+        return ""
+    return None
+
+
+_TAG_NAME = re.compile(r"[\w.\-]*")
+_TAG_NAME_MAX: Final = 130  # longer than a tool's name (``BARE_NAME``: 128 characters)
+_EDGE_BREAKS = re.compile(r"\A[ \t]*\r?\n|\r?\n[ \t]*\Z")
+
+
+def _element_text(text: str) -> str:
+    """A parameter's text as written: the line breaks that set it apart from its tags dropped
+    (``<content>\nline 1\n</content>``), and on one line the spaces around it."""
+    text = _EDGE_BREAKS.sub("", text)
+    return text if "\n" in text else text.strip()
+
+
+def element_arguments(body: str, tool: PromptMessageTool | None) -> dict[str, Any] | None:
+    """The arguments of a call written as an element named after its tool, from its inside
+    (``<path>a.py</path><line>3</line>``): one child element per parameter, as Cline's and
+    Roo-Code's system prompts teach (``<tool_name><parameter1_name>value1</parameter1_name>
+    </tool_name>``). A parameter ``tool`` declares a string is its text as written, markup
+    included (``_element_text``); any other (declared of another type, or not the tool's own:
+    kept as given, for the argument check) is read as MiniMax-M3's element values are
+    (``element_value``: nested elements as an object or a list), and text given for a declared
+    non-string parameter is JSON when it reads as JSON (``3``, ``true``, ``["a"]``). A parameter
+    written twice gives a list of its values. None when ``body`` holds anything but elements
+    (text beside them, an element never closed); ``{}`` when it is empty."""
+    children = xml_elements(body)
+    if children is None:
+        return None
+    properties = schema_properties(tool)
+    values: dict[str, list[Any]] = {}
+    for name, inner in children:
+        declared = properties.get(name)
+        kind = declared.get("type") if isinstance(declared, Mapping) else None
+        if kind == "string" or (isinstance(kind, list) and "string" in kind):
+            value: Any = _element_text(inner)
+        else:
+            value = element_value(inner)
+            if kind is not None and isinstance(value, str) and (decoded := decode_json(value)) is not FAIL:
+                value = decoded
+        values.setdefault(name, []).append(value)
+    return {name: found[0] if len(found) == 1 else found for name, found in values.items()}
+
+
 _KWARG = r"""\s*([A-Za-z_]\w*)\s*=\s*("(?:[^"\\]|\\.)*"\s*|'(?:[^'\\]|\\.)*'\s*|[^,"'=]*)"""
 _KWARGS = re.compile(rf"{_KWARG}(?:,{_KWARG})*,?\s*", re.S)
 _ONE_KWARG = re.compile(_KWARG, re.S)

@@ -9,7 +9,7 @@ reply is held until the turn ends and then read for calls. Reasoning
 """
 
 import re
-from collections.abc import Collection, Generator, Iterator, Sequence
+from collections.abc import Collection, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -203,13 +203,17 @@ def _stream(
     got: _Collected,
     opened: bool,
     recipient_in_prompt: bool = False,
+    tools: Mapping[str, PromptMessageTool | None] | None = None,
 ) -> Generator[str, None, None]:
     """Feed every chunk through the think splitter and the answer gate; yield streamable text.
     ``opened``: the reply may start inside a reasoning block (``ThinkSplitter``), held until it
     closes, until reasoning comes apart from the content (so none is inline), or to the end.
     ``recipient_in_prompt``: a Functionary model's bare ``all`` line at the start is dropped
-    (``CallMarkup``)."""
-    splitter, markup = ThinkSplitter(opened=opened), CallMarkup(recipient_in_prompt=recipient_in_prompt)
+    (``CallMarkup``). ``tools``: the tools by name, each to its declaration or None: a call
+    written as an element named after one (``<read_file>...</read_file>``) is read as a call
+    (``CallMarkup``), held from its tag on like any call markup."""
+    splitter = ThinkSplitter(opened=opened)
+    markup = CallMarkup(recipient_in_prompt=recipient_in_prompt, tools=tools)
     visible: list[str] = []
     reasoning: list[str] = []
     for chunk in chunks:
@@ -276,7 +280,8 @@ def read_function_calling_turn(
     prefix = round_id_prefix(round_index)
     names = [getattr(tool, "name", tool) for tool in tools]
     gate, assembler, got = AnswerGate(names), ToolCallAssembler(id_prefix=prefix), _Collected()
-    yield from _stream(chunks, gate, assembler, got, reasoning_opened, recipient_in_prompt)
+    declared = {name: (None if isinstance(tool, str) else tool) for name, tool in zip(names, tools, strict=True)}
+    yield from _stream(chunks, gate, assembler, got, reasoning_opened, recipient_in_prompt, declared)
     text = got.text
     assembled = assembler.finish(got.finish_reason, taken=taken_ids)
     turn = dict(

@@ -66,6 +66,11 @@ Where behaviours come from (case ids: docs/real-world-cases.md)
   envelopes such as ``{"tool_call": {"function": {...}}}`` (dop3705), ``{"tool_name",
   "tool_arguments"}`` (smolagents158), ``<tool_call>`` (mlxswift529), XML ``<action>`` (dspygo167).
   A text input stays a string (dify2949); schema-shaped inputs are left to the caller (llamaindex12699).
+* With ``tool_names``, an element named after one of the tools that opens a line of text (no
+  ``Action:`` label needed) or follows ``Action:`` is a call, its parameters as child elements
+  (``<read_file>\n<path>a.py</path>\n</read_file>``: the format Cline's and Roo-Code's prompts
+  teach, RooCodeInc/Roo-Code#10464, #10358). Any other tag, one inside a line or a code block,
+  one never closed, or one after ``Final Answer:`` is text.
 * Turns with neither action nor answer carry ``problem``, so the caller re-prompts instead of
   showing a placeholder (dify29026, dop746).
 
@@ -86,7 +91,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Final, NamedTuple
@@ -118,6 +123,8 @@ from agent_core.text_calls import (
     decode_input,
     decode_json,
     decode_nested,
+    element_arguments,
+    element_opening,
     envelope_name,
     interpret,
 )
@@ -699,11 +706,14 @@ class ReactStreamParser:
         *,
         allow_multiple_actions: bool = False,
         reasoning_opened: bool = False,
-        tool_names: Collection[str] | None = None,
+        tool_names: Collection[str] | Mapping[str, Any] | None = None,
         recipient_in_prompt: bool = False,
     ) -> None:
         self._multi = allow_multiple_actions
-        self._tool_names = tool_names  # call markup inside a final answer is a call only to one of these
+        # call markup inside a final answer is a call only to one of these, and a line opening an
+        # element named after one is a call (``_open_element``), its values typed by the tool's
+        # declaration when ``tool_names`` maps each name to it
+        self._tool_names = tool_names
         self._recover = True
         self._buf = ""
         self._pos = 0
@@ -742,6 +752,7 @@ class ReactStreamParser:
         self._marked = False  # a special token just announced a call
         self._candidate_marked = False  # the bare JSON being read follows such a token
         self._call_fence = False  # the candidate is a ```tool_code / ```tool_call block
+        self._element = ""  # the tool whose element (<read_file>...) is being read
         self._in_thought = False  # the last label was "Thought:"
         self._span: list[str] | None = None  # raw text of the construct being read
         self._joint = ""  # what joined a call object to the one before it on its line (_s_after_call)
@@ -1031,12 +1042,34 @@ class ReactStreamParser:
         if tag is _NEED:
             return False
         if tag is None:
+            if self._line_start and kinds is _TEXT_TAGS and self._tool_names and not self._wrapped:  # a rare "<"
+                opened = self._open_element(eof, "candidate")
+                if opened is not None:
+                    return opened
             sink(self._take(self._pos + 1))
             return True
         if kinds is _ANSWER_TAGS and self._answer_in_code():  # a token the answer shows as code
             sink(self._take(self._pos + tag.length))
             return True
         self._on_tag(tag)
+        return True
+
+    def _open_element(self, eof: bool, purpose: str) -> bool | None:
+        """``<`` where an action may stand (a line start in text, or after ``Action:``): a call
+        written as an element named after one of the node's tools (``<read_file>``, Cline's and
+        Roo-Code's format: ``text_calls.element_arguments``) opens a block read to its closing tag
+        (``_block_done``). False while the tag may still become one; None when it is none."""
+        name = element_opening(self._buf, self._pos, self._tool_names or ())
+        if name == "":
+            return None if eof else False
+        if name is None:
+            return None
+        if purpose == "candidate":
+            self._candidate_marked, self._marked, self._call_fence = self._marked, False, False
+            self._start_span()
+        self._take(self._pos + len(name) + 2)
+        self._purpose, self._element = purpose, name
+        self._closer, self._acc, self._state = f"</{name}>".lower(), [], _S.DELIMITED  # compared lowered
         return True
 
     def _answer_in_code(self) -> bool:
@@ -1132,6 +1165,7 @@ class ReactStreamParser:
 
     def _abort_candidate(self) -> None:
         """Not an action after all: its text, held back so far, is thought text."""
+        self._element = ""
         self._emit_thought(self._joint + "".join(self._span or ()))
         self._span, self._closer, self._state = None, "", _S.TEXT
 
@@ -1290,6 +1324,9 @@ class ReactStreamParser:
                 self._take(self._pos + tag.length)
                 self._purpose, self._closer, self._state = "blob", tag.closer, _S.TAG_OPEN
                 return True
+            opened = self._open_element(eof, "blob") if self._tool_names else None
+            if opened is not None:
+                return opened
         self._acc, self._state = [], _S.ACTION_NAME
         return True
 
@@ -1452,6 +1489,9 @@ class ReactStreamParser:
         """A non-JSON block ended (its closer consumed): an input, or a call in XML/JSON."""
         self._closer = ""
         text = "".join(self._acc)
+        if self._element:
+            self._element_done(text)
+            return
         if self._purpose == "input":
             self._input_done(decode_input(text))
             return
@@ -1464,6 +1504,18 @@ class ReactStreamParser:
             self._name_done(json_follows=False)
             return
         self._blob_done(calls, text, PROBLEM_UNREADABLE_BLOCK)
+
+    def _element_done(self, body: str) -> None:
+        """A tool's element closed: its call, or, when it holds anything but parameters, text
+        (unlabelled) or a problem (after ``Action:``)."""
+        name, self._element = self._element, ""
+        tools = self._tool_names
+        arguments = element_arguments(body, tools.get(name) if isinstance(tools, Mapping) else None)
+        if arguments is None and self._purpose == "candidate":
+            self._abort_candidate()
+            return
+        self._labels_seen = True
+        self._blob_done([] if arguments is None else [(name, arguments)], body, PROBLEM_UNREADABLE_BLOCK)
 
     def _begin_json(self) -> None:
         """Start capturing at ``{`` or ``[`` (the current character).
@@ -1830,8 +1882,11 @@ class ReactStreamParser:
             self._input_done(decode_input("".join(self._acc)))
         elif state == _S.JSON:
             self._json_done()
-        elif self._purpose == "candidate":  # FENCE_OPEN of a bare fence
+        elif self._purpose == "candidate":  # FENCE_OPEN of a bare fence, an element never closed
             self._abort_candidate()
+        elif self._element:  # an element after "Action:" never closed: no call
+            self._element = ""
+            self._blob_done([], "".join(self._acc), PROBLEM_UNREADABLE_BLOCK)
         else:  # FENCE_OPEN, TAG_OPEN, DELIMITED: the block ends here
             self._block_done()
         self._state = _S.DONE if self._state == state else self._state

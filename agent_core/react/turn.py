@@ -130,7 +130,7 @@ def read_react_turn(
         allow_multiple_actions=allow_multiple_actions,
         reasoning_opened=reasoning_opened,
         recipient_in_prompt=recipient_in_prompt,
-        tool_names=frozenset(registry.names()),
+        tool_names={tool.name: tool for tool in registry.prompt_tools()},
     )
     got = _Collected()
     yield from _stream(chunks, parser, got)
