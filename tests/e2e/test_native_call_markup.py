@@ -205,3 +205,29 @@ def test_another_models_answer_starting_with_the_line_all_keeps_it(run):
     result = run([{"text": "all\nitems are ready", "split": 2}], query="Status?", tools=[weather_tool()])
     assert_clean(result, run)
     assert result.text == "all\nitems are ready"
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_call_written_as_an_element_named_after_the_tool_runs(run, strategy):
+    """RooCodeInc/Roo-Code#10464, #10358: a coder model trained on Cline's and Roo-Code's traces
+    writes its call as ``<tool_name><param>value</param></tool_name>`` in the text, after a
+    sentence: the sentence is what the user sees (Function Calling), the call runs, the element
+    never reaches the user."""
+    prose = "I'll check the weather first.\n\n" if strategy == "function_calling" else "Thought: I need the weather.\n"
+    call = "<get_weather>\n<city>Oslo</city>\n</get_weather>"
+    turns = [{"text": prose + call, "split": 3}, answer_turn(strategy, "It is sunny in Oslo.")]
+    result = run(turns, query="Weather in Oslo?", tools=[weather_tool()], strategy=strategy)
+    assert_clean(result, run)
+    assert [request["tool_parameters"] for request in result.tool_requests] == [{"city": "Oslo"}]
+    assert observations(result.llm_requests[1]) == ["Sunny, 21 C"]
+    assert result.text.endswith("It is sunny in Oslo.")
+    assert "get_weather" not in result.text and "<city>" not in result.text
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_answer_showing_a_tools_element_in_a_code_block_is_the_answer(run, strategy):
+    text = "Call it like this:\n```xml\n<get_weather>\n<city>Oslo</city>\n</get_weather>\n```"
+    result = run([{"text": text, "split": 4}], query="How do I call get_weather?", tools=[weather_tool()], strategy=strategy)
+    assert_clean(result, run)
+    assert result.text == text
+    assert result.tool_requests == [] and len(result.llm_requests) == 1

@@ -273,6 +273,36 @@ CASES = {
         calls=[("look_up_wikipedia", {"pages": ["Coca-Cola"], "query_str": ""})],
         only=("react",),
     ),
+    # ---- a call written as an element named after its tool (Cline's and Roo-Code's format) --------
+    # RooCodeInc/Roo-Code#10464 (https://github.com/RooCodeInc/Roo-Code/issues/10464):
+    # Qwen3-Coder-480B-A35B-Instruct asked to read package.json writes the call as XML in its text
+    "roocode10464-qwen3-coder-tool-element": Case(
+        (tool("read_file", "path"),),
+        "<read_file><path>package.json</path></read_file>",
+        calls=[("read_file", {"path": "package.json"})],
+    ),
+    # RooCodeInc/Roo-Code#10358 (https://github.com/RooCodeInc/Roo-Code/issues/10358): a sentence,
+    # then Roo's read_file with its <args> wrapper, shown to the user ("The model failed to use any
+    # tools"); <args> is no parameter of this node's tool: kept as given, for the argument check
+    "roocode10358-tool-element-after-a-sentence": Case(
+        (tool("read_file", "path"),),
+        "I need to read the existing plan document to understand the current plan and then modify it according to "
+        "the user's feedback about in-place tailoring (adding icon buttons next to each section editor) rather than "
+        "creating separate tailoring screens.\n\n<read_file>\n<args>\n<file>\n"
+        "<path>docs/1-page-resume/ai-prompts-for-resume/08-remaining-phases-plan.md</path>\n</file>\n</args>\n"
+        "</read_file>",
+        calls=[("read_file", {"args": {"file": {"path": "docs/1-page-resume/ai-prompts-for-resume/08-remaining-phases-plan.md"}}})],
+        hidden=("<read_file>", "<args>", "<path>"),
+    ),
+    # Cline's system prompt (https://github.com/cline/cline, src/core/prompts/system.ts) teaches
+    # "<tool_name>\n<parameter1_name>value1</parameter1_name>\n...</tool_name>" with this example,
+    # and asks for a <thinking> block before each tool use
+    "cline-system-prompt-tool-element": Case(
+        (tool("read_file", "path"),),
+        "<thinking>I need to look at the entry point first.</thinking>\n\n<read_file>\n<path>src/main.js</path>\n</read_file>",
+        calls=[("read_file", {"path": "src/main.js"})],
+        hidden=("<read_file>", "thinking"),
+    ),
 }
 
 
