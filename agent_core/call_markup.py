@@ -1238,12 +1238,13 @@ def ends_turn(text: str) -> bool:
 _TAG_TURN_ENDS: Final = tuple(end for end in _TURN_ENDS if end[0] == "<")
 
 
-def rewrite_markup(text: str) -> str:
-    """``text`` with every native call markup rewritten (``CallMarkup`` over the whole text)."""
+def rewrite_markup(text: str, tools: Mapping[str, Any] | None = None) -> str:
+    """``text`` with every native call markup rewritten (``CallMarkup`` over the whole text);
+    with ``tools`` (name -> declaration or None), a tool's element too (``_element_rule``)."""
     head = text.lstrip()
     if not _MARK_CHARS.search(text) and not head.startswith((_BARE_ANALYSIS, _RECIPIENT_MARK)) and not _THOUGHTS_START.match(head):
         return text
-    markup = CallMarkup()
+    markup = CallMarkup(tools=tools)
     return markup.feed(text) + markup.finish()
 
 

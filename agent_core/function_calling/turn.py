@@ -298,7 +298,8 @@ def read_function_calling_turn(
         return ModelTurn(thought=text, decision=ToolCalls(calls, assembled.invalid, order=assembled.order), **called)
     calls, rest = extract_calls_from_text(text, tools, id_prefix=prefix, taken=taken_ids) if tools else ((), text)
     if not calls and tools and got.reasoning and not text.strip():
-        calls, _ = extract_calls_from_text(rewrite_markup(got.reasoning), tools, id_prefix=prefix, taken=taken_ids)
+        in_reasoning = rewrite_markup(got.reasoning, declared)
+        calls, _ = extract_calls_from_text(in_reasoning, tools, id_prefix=prefix, taken=taken_ids)
     if calls:
         return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls), in_text=True), **called)
     if not text.strip() and got.reasoning_ended_turn and (answer := visible_text(rewrite_markup(got.reasoning)).strip()):

@@ -210,6 +210,18 @@ def test_an_element_inside_the_models_own_tool_call_block_is_one_call():
     assert [(call.name, call.arguments) for call in turn.decision.calls] == [("read_file", {"path": "a.py"})]
 
 
+def test_function_calling_runs_an_element_the_model_left_in_its_reasoning():
+    # the content is empty and the call is in reasoning_content, as Qwen3 in LM Studio does with
+    # its own markup (lmstudio-ai/lmstudio-bug-tracker#1592)
+    chunks = iter([
+        ModelChunk(reasoning="I should read it.\n<read_file>\n<path>a.py</path>\n</read_file>"),
+        ModelChunk(finish_reason="stop"),
+    ])
+    streamed, turn = drain(read_function_calling_turn(chunks, ToolRegistry([READ_FILE]).prompt_tools()))
+    assert streamed == ""
+    assert [(call.name, call.arguments) for call in turn.decision.calls] == [("read_file", {"path": "a.py"})]
+
+
 def test_function_calling_streams_the_text_before_the_element_before_it_closes():
     pieces = ["I'll read it.\n", "<read_", "file>\n<path>a.py", "</path>\n</read_file>"]
     chunks = iter([*(ModelChunk(text=piece) for piece in pieces), ModelChunk(finish_reason="stop")])
