@@ -21,7 +21,8 @@ message the plugin yields, dumps the message to a dict, validates that dict agai
 ``StreamOutputMessage`` only to dump it to JSON, and writes the line in two flushed writes
 (the JSON, then ``"\\n\\n"``). ``write_lines_once()`` replaces it with one that serializes the
 message straight to JSON (``pydantic_core.to_json`` with the settings ``model_dump_json``
-uses; the ``SessionMessage`` around each message without dumping it to a dict first) and
+uses; the ``SessionMessage`` around each message as the dict of its two fields, and enum
+members as their values, which the encoder would otherwise read through Python) and
 writes the line at once: the same bytes, one system call instead of two, and no second
 validation of the message.
 
@@ -47,6 +48,7 @@ import json
 import os
 import stat
 import sys
+from enum import Enum
 from typing import Any
 
 import gevent
@@ -127,9 +129,10 @@ def share_type_adapters(modules: tuple[str, ...] = READER_MODULES) -> list[str]:
 
 
 _SERIALIZED_AS_THEY_ARE: tuple[type[BaseModel], ...] = ()
-"""Models ``put_line_once`` serializes without dumping them to a dict first (set by
+"""Models ``put_line_once`` writes as the dict of their fields, without a dump (set by
 ``write_lines_once``): the SDK's ``SessionMessage``, which wraps every message a strategy
-yields, when it has no serializer of its own (its JSON is then the JSON of its dict)."""
+yields, when its fields are ``type`` and ``data`` and it has no serializer of its own (its JSON
+is then the JSON of that dict, its ``type`` as the member's value)."""
 
 
 def _is_the_sdks_own(cls: type, name: str) -> bool:
@@ -141,8 +144,13 @@ def _is_the_sdks_own(cls: type, name: str) -> bool:
 
 def put_line_once(self: Any, event: Any, session_id: str | None = None, data: Any = None) -> None:
     """``ResponseWriter.put`` writing the same line in one ``write`` (see the module text)."""
-    if isinstance(data, BaseModel) and type(data) not in _SERIALIZED_AS_THEY_ARE:
+    if type(data) in _SERIALIZED_AS_THEY_ARE:  # its JSON is its fields' (a dict is encoded without a model walk)
+        kind = data.type
+        data = {"type": kind._value_ if isinstance(kind, Enum) else kind, "data": data.data}
+    elif isinstance(data, BaseModel):
         data = data.model_dump()
+    if isinstance(event, Enum):  # the encoder would read the member's value through Python
+        event = event._value_
     line = to_json({"event": event, "session_id": session_id, "data": data}, inf_nan_mode="null")
     self.write(line.decode() + "\n\n")
 
@@ -170,15 +178,16 @@ def write_lines_once() -> bool:
 
 
 def _plain_models() -> tuple[type[BaseModel], ...]:
-    """``(SessionMessage,)`` when its JSON is the JSON of its ``model_dump()``: no serializer of
-    its own and no settings of its own; else ``()``."""
+    """``(SessionMessage,)`` when its JSON is the JSON of its two fields ``type`` and ``data``:
+    no other field, no serializer of its own and no settings of its own; else ``()``."""
     try:
         from dify_plugin.core.entities.message import SessionMessage
     except ImportError:
         return ()
     decorators = SessionMessage.__pydantic_decorators__
     plain = (
-        not decorators.field_serializers
+        list(SessionMessage.model_fields) == ["type", "data"]
+        and not decorators.field_serializers
         and not decorators.model_serializers
         and not decorators.computed_fields
         and not SessionMessage.model_config
@@ -221,10 +230,10 @@ def _log_dict(data: Any) -> dict[str, Any]:
         texts = _metadata_keys()
         metadata = {texts[key] if key in texts else getattr(key, "value", key): value for key, value in metadata.items()}
     return {
-        "type": data.type.value,
+        "type": data.type._value_,
         "message": {
             "id": log.id, "label": log.label, "parent_id": log.parent_id, "error": log.error,
-            "status": log.status.value, "data": log.data, "metadata": metadata,
+            "status": log.status._value_, "data": log.data, "metadata": metadata,
         },
         "meta": data.meta,
     }
