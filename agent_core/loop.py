@@ -487,7 +487,9 @@ class AgentLoop:
         try:
             silence = min(self.state.params.model_timeout, max(self._seconds_left(), 5.0))
             started = time.monotonic()
-            sent = replace(self._as_sent(request), send_stop=not self._stop_refused)
+            sent = self._as_sent(request)
+            if self._stop_refused:
+                sent = replace(sent, send_stop=False)
             chunks = self._invoke(sent, silence)
             turn = yield from self._stream_turn(_noting_usage(chunks, reported, problems))
             self._slowest_turn = max(self._slowest_turn, time.monotonic() - started)
@@ -635,10 +637,12 @@ class AgentLoop:
         return request_bytes(self._as_sent(request))
 
     def _as_sent(self, request: ModelRequest) -> ModelRequest:
-        """``request`` as it goes to the model: its prompt redacted of the node's secrets, and its
-        step schema too (JSON steps carry the user's answer schema, which the prompt also quotes:
-        a secret pasted into it is hidden in both)."""
-        sent = replace(request, prompt_messages=self._redact_prompt(request.prompt_messages))
+        """``request`` as it goes to the model: its prompt redacted of the node's secrets
+        (``outbound.prompt_redactor``), and its step schema too (JSON steps carry the user's answer
+        schema, which the prompt also quotes: a secret pasted into it is hidden in both);
+        ``request`` itself when that left it as it was (no secrets: the same list)."""
+        messages = self._redact_prompt(request.prompt_messages)
+        sent = request if messages is request.prompt_messages else replace(request, prompt_messages=messages)
         schema = request.structured_output_schema
         if self._secrets and schema is not None and self._secrets.holds(json.dumps(schema, ensure_ascii=False)):
             sent = replace(sent, structured_output_schema=redacted_texts(schema, self._secrets.redact))  # rare: looked at once

@@ -152,17 +152,20 @@ def prompt_redactor(secrets: Any) -> Callable[[list[PromptMessage]], list[Prompt
     their text (a query, memory or instruction the user pasted a secret into, a call's arguments
     or tool name the model wrote it in). Each message object is checked once while it lives (a
     round's prompt repeats the messages of the round before) and the redacted copy reused; other
-    sessions get their turn between messages (``fairness.give_way``)."""
+    sessions get their turn between messages (``fairness.give_way``). A prompt with no secret in
+    it (or no secrets) comes back as the same list."""
     if not secrets:
         return lambda messages: messages
     redacted = per_object(lambda message: _redacted_prompt_message(message, secrets))
 
     def redact(messages: list[PromptMessage]) -> list[PromptMessage]:
-        out = []
+        out, changed = [], False
         for message in messages:
-            out.append(redacted(message))
+            shown = redacted(message)
+            changed = changed or shown is not message
+            out.append(shown)
             give_way()
-        return out
+        return out if changed else messages
 
     return redact
 
