@@ -51,7 +51,7 @@ from agent_core.model_call import (
     sent_stop,
     settings_bytes,
 )
-from agent_core.observation import redacted_texts, secret_forms
+from agent_core.observation import redacted_texts
 from agent_core.outbound import guarded, prompt_redactor
 from agent_core.params import StrategyParams
 from agent_core.round_cap import not_run_log, split_round
@@ -290,7 +290,7 @@ class AgentLoop:
             params.tools, provider_names=getattr(steps, "provider_tool_names", False), other_secrets=params.other_secrets
         )
         self.state = RunState(params=params, registry=registry)
-        self._secrets = secret_forms(registry.secret_values())  # hidden in every line the run writes
+        self._secrets = registry.secret_forms()  # hidden in every line the run writes
         self._redact_prompt = prompt_redactor(self._secrets)
         self._tools = ToolRunner(
             strategy.session,

@@ -267,15 +267,16 @@ class ObservationCollector:
     Args:
         tool_name: the tool's name as the model called it (used in notes).
         max_tokens: budget of the observation in estimated tokens (`agent_core.tokens`).
-        secrets: values to replace by ``[REDACTED]`` (e.g. secret-input parameters).
+        secrets: values to replace by ``[REDACTED]`` (e.g. secret-input parameters), or what
+            ``secret_forms`` built of them (shared by the calls of a run: built once).
 
     Never raises from `add`, `fail` or `finish`, whatever the tool sends.
     """
 
-    def __init__(self, tool_name: str, *, max_tokens: int = 4000, secrets: Collection[str] = ()) -> None:
+    def __init__(self, tool_name: str, *, max_tokens: int = 4000, secrets: Collection[str] | _Secrets = ()) -> None:
         self._tool = tool_name
         self._max_tokens = max_tokens
-        self._secrets = _Secrets(secrets)
+        self._secrets = secrets if isinstance(secrets, _Secrets) else _Secrets(secrets)
         self._redact = self._secrets.redact
         self._parts: list[_Part] = []
         self._stored_chars = 0

@@ -27,7 +27,7 @@ from agent_core.fairness import give_way
 from agent_core.json_args import MAX_DEPTH, too_deep
 from agent_core.line_budget import TOOL_ARGUMENTS_BYTES, TOOL_REQUEST_BYTES, encoded_size
 from agent_core.logs import LogNode
-from agent_core.observation import ObservationCollector, ToolOutcome, redactor
+from agent_core.observation import ObservationCollector, ToolOutcome
 from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_schema import ToolRegistry
 from agent_core.waiting import END, next_within
@@ -254,7 +254,7 @@ class ToolRunner:
             result = yield from self._result(call, refusal, result, deadline)
         except Exception as error:  # a bug of ours must not leave the node open
             message = f"internal error while running the tool: {type(error).__name__}: {error}"
-            message = redactor(self._registry.secret_values())(message)  # it may quote a parameter
+            message = self._registry.secret_forms().redact(message)  # it may quote a parameter
             result = ToolResult(call.id, call.name, arguments, observation=f"Error: {message}", error=message)
         result = ToolResult(**{**result.__dict__, "elapsed": time.perf_counter() - started})
         yield node.finish({"output": result.log_entry()}, error=result.error)
@@ -331,7 +331,7 @@ class ToolRunner:
         (files and links forwarded as they come), within the runner's timeout, and before
         ``deadline`` (at least ``LEAST_CALL_SECONDS``)."""
         collector = ObservationCollector(
-            call.name, max_tokens=self._observation_tokens, secrets=self._registry.secret_values()
+            call.name, max_tokens=self._observation_tokens, secrets=self._registry.secret_forms()
         )
         now = time.monotonic()
         end = now + self._timeout

@@ -22,7 +22,7 @@ from dify_plugin.interfaces.agent import ToolEntity
 
 from agent_core import json_args
 from agent_core.line_budget import TOOL_DECLARATION_BYTES, encoded_size
-from agent_core.observation import redacted_texts, redactor
+from agent_core.observation import redacted_texts, secret_forms
 from agent_core.prompts import MSG_MISSING, MSG_NOT_BOOLEAN, MSG_NOT_NUMBER, MSG_NOT_OPTION, MSG_SCHEMA_ECHO, REDACTED
 
 ParamType = ToolParameter.ToolParameterType
@@ -200,6 +200,7 @@ class ToolRegistry:
             declared.append(declaration.model_copy(update={"name": name}))
         self._other_secrets = frozenset(secrets)
         self._prompt_tools = tuple(declared)
+        self._secret_forms: Any = None  # secret_forms(secret_values()), built when first asked for
 
     def prompt_tools(self) -> list[PromptMessageTool]:
         """One ``PromptMessageTool`` per tool, under its registry name.
@@ -255,7 +256,7 @@ class ToolRegistry:
         the node's secret values (``secret_values``), as a tool's output is: a value the user
         fixed holding one (an address with ``?key=``, a header) would show it otherwise."""
         secret = {parameter.name for parameter in tool.parameters if parameter.type == ParamType.SECRET_INPUT}
-        redact = redactor(self.secret_values())
+        redact = self.secret_forms().redact
         return {
             key: REDACTED if key in secret and value not in (None, "") else redacted_texts(value, redact, max_depth=json_args.MAX_DEPTH)
             for key, value in parameters.items()
@@ -269,6 +270,14 @@ class ToolRegistry:
         for tool in self._tools.values():
             secrets |= tool_secret_values(tool)
         return secrets
+
+    def secret_forms(self) -> Any:
+        """``observation.secret_forms(secret_values())``: what finds and hides the secrets in
+        every form (``redact``, ``holds``), built once for the registry (its tools do not change)
+        and shared: every tool call redacts its input and its output with it."""
+        if self._secret_forms is None:
+            self._secret_forms = secret_forms(self.secret_values())
+        return self._secret_forms
 
     def validate_arguments(self, tool: ToolEntity, arguments: Mapping[str, Any]) -> str | None:
         """A model-facing problem with ``arguments``, or None when they can run.
