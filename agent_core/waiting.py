@@ -14,8 +14,25 @@ END = object()
 def next_within[T](stream: Iterator[T], seconds: float | None, timed_out: Callable[[], Exception]) -> T | object:
     """The stream's next item, or ``END`` at its end; raises ``timed_out()`` when none came within
     ``seconds`` (None: wait as long as it takes; 0 or less: the time is already up). The wait of
-    ``each_within`` for one item: its timer is gone once this returns."""
-    return next(each_within(stream, seconds, timed_out), END)
+    ``each_within`` for one item, without its generator (a tool's stream asks for each of its
+    messages so): its timer is gone once this returns."""
+    if seconds is not None and seconds <= 0:
+        raise timed_out()
+    if seconds is None:
+        return next(stream, END)
+    silence = _Silence(seconds, timed_out)
+    try:
+        silence.waiting()
+        try:
+            return next(stream, END)
+        except _Wake as error:
+            if (mapped := silence.error_for(error)) is None:
+                raise
+            raise mapped from None
+        finally:
+            silence.received()
+    finally:
+        silence.close()
 
 
 def each_within[T](
