@@ -45,7 +45,10 @@ _UNVALIDATED = checks_nothing(_LogMessage, _LOG_FIELDS) and checks_nothing(
 def _plain_data(data: Mapping[str, Any]) -> bool:
     """Whether ``data`` is a dict keyed by strings only (what ``LogMessage.data`` validates to
     unchanged, but for a copy)."""
-    return type(data) is dict and all(type(key) is str for key in data)
+    return type(data) is dict and (not data or set(map(type, data)) == _STR_ONLY)
+
+
+_STR_ONLY = {str}
 
 
 def new_id() -> str:
@@ -136,7 +139,8 @@ class LogNode:
     ) -> AgentInvokeMessage:
         """The line: built without validation when ``_UNVALIDATED`` and the values are of the
         fields' types (``metadata`` is the caller's new dict, kept as it is), else validated."""
-        data = fit(data)  # one log line must never outgrow the daemon's line buffer
+        if data:  # one log line must never outgrow the daemon's line buffer (nothing always fits)
+            data = fit(data)
         if error is not None:
             error = fit(error, LOG_DATA_BYTES // 4)
         if _UNVALIDATED and type(self._label) is str and type(error) in (str, type(None)) and _plain_data(data):

@@ -198,14 +198,16 @@ def _plain_models() -> tuple[type[BaseModel], ...]:
 def stream_object_as_json(self: Any, data: Any) -> Any:
     """``ResponseWriter.stream_object`` dumping a message in JSON mode (see the module text)."""
     session_message, message_class = _message_classes()
-    if _is_plain_text(data):  # a streamed piece of the answer, the most frequent message
-        data = {"type": "text", "message": {"text": data.message.text}, "meta": None}
-    elif type(data) is message_class and type(data.message) is message_class.LogMessage:
-        data = _log_dict(data)  # six a round: the log tree
-    elif isinstance(data, BaseModel):
+    if type(data) is not message_class:
+        if not isinstance(data, BaseModel):  # the caller's own dict (or anything else): validated, as the SDK does
+            return session_message(type=session_message.Type.STREAM, data=data)
         data = data.model_dump(mode="json")
-    else:  # the caller's own dict (or anything else): validated, as the SDK does
-        return session_message(type=session_message.Type.STREAM, data=data)
+    elif type(data.message) is message_class.LogMessage:
+        data = _log_dict(data)  # six a round: the log tree
+    elif _is_plain_text(data, message_class):  # a streamed piece of the answer
+        data = {"type": "text", "message": {"text": data.message.text}, "meta": None}
+    else:
+        data = data.model_dump(mode="json")
     if _session_message_checks_nothing():  # a dict made here: validation would only copy it
         return built(session_message, {"type": session_message.Type.STREAM, "data": data}, {"type", "data"})
     return session_message(type=session_message.Type.STREAM, data=data)
@@ -258,12 +260,11 @@ def _message_classes() -> tuple[Any, Any]:
     return SessionMessage, AgentInvokeMessage
 
 
-def _is_plain_text(data: Any) -> bool:
-    """An ``AgentInvokeMessage`` text message without meta, whose JSON dump is known."""
-    _, message_class = _message_classes()
+def _is_plain_text(data: Any, message_class: Any) -> bool:
+    """Of an ``AgentInvokeMessage`` (``message_class``): a text message without meta, whose JSON
+    dump is known."""
     return (
-        type(data) is message_class
-        and data.type is message_class.MessageType.TEXT
+        data.type is message_class.MessageType.TEXT
         and data.meta is None
         and type(data.message) is message_class.TextMessage
         and type(data.message.text) is str
