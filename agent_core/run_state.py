@@ -118,16 +118,26 @@ class RunState:
     def reasoning_may_open_in_prompt(self) -> bool:
         """Whether the next reply may start inside a reasoning block its template opened in the
         prompt: the model is known to (``think.opens_reasoning_in_prompt``), its completion
-        parameters turn thinking on, or a reply of this run showed it (``reasoning_opened``)."""
-        model = self.params.model
-        return self.reasoning_opened or opens_reasoning_in_prompt(model.model) or thinking_requested(model.completion_params)
+        parameters turn thinking on (both read once a run: the node's model does not change), or
+        a reply of this run showed it (``reasoning_opened``)."""
+        if self.reasoning_opened:
+            return True
+        if (known := self.rendered.get("reasoning-in-prompt")) is None:
+            model = self.params.model
+            known = opens_reasoning_in_prompt(model.model) or thinking_requested(model.completion_params)
+            self.rendered["reasoning-in-prompt"] = known
+        return known
 
     def recipient_may_open_in_prompt(self) -> bool:
         """Whether the model is a Functionary model, whose generation prompt ends with ``>>>``
         (known by name, ``call_markup.recipient_in_prompt``, or from a reply of this run that
         held its recipient parts, ``functionary_seen``): a reply's first line ``all`` is then
         its recipient, not text."""
-        return self.functionary_seen or recipient_in_prompt(self.params.model.model)
+        if self.functionary_seen:
+            return True
+        if (known := self.rendered.get("recipient-in-prompt")) is None:
+            known = self.rendered["recipient-in-prompt"] = recipient_in_prompt(self.params.model.model)
+        return known
 
     def learn_from_reply(self, content: object) -> None:
         """Note a reply (its content as the model plugin sent it) that closed a reasoning block
