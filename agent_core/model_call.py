@@ -23,6 +23,7 @@ from agent_core.fairness import give_way
 from agent_core.line_budget import encoded_size
 from agent_core.memo import per_object
 from agent_core.tool_calls import ToolCallDelta
+from agent_core.unvalidated import checks_nothing
 from agent_core.usage import read_usage
 from agent_core.waiting import each_within
 
@@ -292,6 +293,19 @@ def merged_stop(user_stop: Any, own: Sequence[str] = ()) -> list[str]:
     return list(dict.fromkeys(words))
 
 
+_LLM_TYPE = LLMModelConfig.model_fields["model_type"].default
+_PLAIN_CONFIG = list(LLMModelConfig.model_fields) == ["provider", "model", "model_type", "mode", "completion_params"] and (
+    checks_nothing(LLMModelConfig, tuple(LLMModelConfig.model_fields))
+    and not any(info.metadata for info in LLMModelConfig.model_fields.values())
+    and LLMModelConfig.model_fields["completion_params"].annotation is dict
+    and not LLMModelConfig.__pydantic_decorators__.field_serializers
+    and not LLMModelConfig.__pydantic_decorators__.model_serializers
+)
+"""Whether the request's model config is written as the dict of its fields, without building
+the SDK's ``LLMModelConfig`` only to dump it (dify_plugin 0.10.2's: five fields, no validators
+or serializers, ``model_type`` left at its default ``llm``)."""
+
+
 def build_llm_payload(model: LLMModelConfig, request: ModelRequest) -> dict[str, Any]:
     """The backwards ``llm`` request body, as the SDK's ``LLMInvocation.invoke`` builds it (and
     ``LLMStructuredOutputInvocation.invoke``, with ``structured_output_schema``, when the request
@@ -301,14 +315,18 @@ def build_llm_payload(model: LLMModelConfig, request: ModelRequest) -> dict[str,
     (``merged_stop``), as in the official strategies: model plugins pass ``stop`` on as its own
     argument and would otherwise overwrite it with the request's, or send it twice."""
     completion_params, stop = _settings(model, request)
-    config = LLMModelConfig(
-        provider=model.provider,
-        model=model.model,
-        mode=model.mode,
-        completion_params=completion_params,
-    )
+    if _PLAIN_CONFIG and type(model.provider) is str and type(model.model) is str and type(model.mode) is str:
+        config = {"provider": model.provider, "model": model.model, "model_type": _LLM_TYPE, "mode": model.mode,
+                  "completion_params": completion_params}  # what the validated config dumps (to the same JSON)
+    else:
+        config = LLMModelConfig(
+            provider=model.provider,
+            model=model.model,
+            mode=model.mode,
+            completion_params=completion_params,
+        ).model_dump()
     payload = {
-        **config.model_dump(),
+        **config,
         "prompt_messages": [message_dump(message) for message in request.prompt_messages],
         "tools": [tool_dump(tool) for tool in request.tools] or None,
         "stop": stop or None,

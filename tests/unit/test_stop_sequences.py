@@ -3,10 +3,12 @@ request's ``stop``, before the strategy's own words, and leave ``completion_para
 official langgenius/agent strategies pass ``completion_params.get("stop", [])`` to the invoke."""
 
 from dataclasses import replace
+from decimal import Decimal
 
 import pytest
 from dify_plugin.entities.model.llm import LLMModelConfig
 from dify_plugin.entities.model.message import UserPromptMessage
+from pydantic_core import to_json
 
 from agent_core.model_call import ModelRequest, build_llm_payload, merged_stop, refuses_stop, sent_stop
 from agent_core.react.prompt import stop_words
@@ -113,3 +115,14 @@ def test_a_request_that_may_not_send_stop_sends_neither_the_users_nor_the_strate
     assert sent_stop(model, request) == ["###", "Observation"]
     assert sent_stop(model, replace(request, send_stop=False)) == []
     assert build_llm_payload(model, replace(request, send_stop=False))["stop"] is None
+
+
+def test_the_model_settings_go_as_the_sdks_model_config_dumps_them():
+    """The request's provider, model, type, mode and parameters are written without building the
+    SDK's ``LLMModelConfig`` (``model_call._PLAIN_CONFIG``): the same keys, order and JSON."""
+    params = {"temperature": 0.2, "thinking": {"type": "enabled", "budget": [1, Decimal("0.5")]}}
+    payload = build_llm_payload(model(**params), ModelRequest(prompt_messages=MESSAGES))
+    expected = LLMModelConfig(provider="p", model="m", mode="chat", completion_params=params).model_dump()
+    written = {key: payload[key] for key in expected}
+    assert list(payload)[: len(expected)] == list(expected)
+    assert to_json(written) == to_json(expected) and written == expected
