@@ -69,7 +69,11 @@ _CUT_NOTE = "\n[... {cut} more characters not shown here: a log entry is limited
 
 def encoded_size(value: Any) -> int:
     """Bytes of ``value`` as compact JSON, as the SDK writes it (UTF-8, not ASCII-escaped)."""
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode())
+    return len(_COMPACT.encode(value).encode())
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+"""``json.dumps`` with those settings, without building an encoder for each value."""
 
 
 def text_pieces(text: str, size: int = TEXT_PIECE_CHARS) -> list[str]:

@@ -112,7 +112,11 @@ class StrategySteps(Protocol):
 
 
 def _call_key(call: ToolCall) -> str:
-    return call.name + "\x00" + json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str)
+    return call.name + "\x00" + _SORTED_JSON.encode(call.arguments)
+
+
+_SORTED_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
+"""``json.dumps(sort_keys=True, ensure_ascii=False, default=str)`` without an encoder built per call."""
 
 
 def _paragraph_break(previous: str) -> str:

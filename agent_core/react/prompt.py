@@ -178,10 +178,14 @@ def stop_words(model_name: str, mode: str | None = None) -> list[str]:
     return [STOP_WORD, COMPLETION_STOP_WORD] if mode == "completion" else [STOP_WORD]
 
 
+_UNESCAPED_JSON = json.JSONEncoder(ensure_ascii=False)
+"""``json.dumps(ensure_ascii=False)`` without an encoder built per action."""
+
+
 def _action_text(call: ToolCall, completion: bool = False) -> str:
     if completion:  # the format the completion prompt teaches
         return prompts.REACT_COMPLETION_ACTION.format(name=call.name, arguments=_json(call.arguments))
-    blob = json.dumps({"action": call.name, "action_input": call.arguments}, ensure_ascii=False)
+    blob = _UNESCAPED_JSON.encode({"action": call.name, "action_input": call.arguments})
     return f"Action:\n```json\n{blob}\n```"
 
 
