@@ -213,6 +213,18 @@ def stream_object_as_json(self: Any, data: Any) -> Any:
     return session_message(type=session_message.Type.STREAM, data=data)
 
 
+def stream_invoke_object_unvalidated(self: Any, data: Any) -> Any:
+    """``ResponseWriter.stream_invoke_object`` (the ``SessionMessage`` around each backwards call's
+    request, two a round) built from the SDK's own dict without validating it (see
+    ``stream_object_as_json``); anything else as the SDK does."""
+    session_message, _ = _message_classes()
+    if type(data) is dict and _session_message_checks_nothing():
+        return built(session_message, {"type": session_message.Type.INVOKE, "data": data}, {"type", "data"})
+    if isinstance(data, BaseModel):
+        data = data.model_dump()
+    return session_message(type=session_message.Type.INVOKE, data=data)
+
+
 @functools.cache
 def _session_message_checks_nothing() -> bool:
     """Whether the SDK's ``SessionMessage`` is built without validation from a dict
@@ -286,6 +298,21 @@ def dump_messages_as_json() -> bool:
     if not _is_the_sdks_own(ResponseWriter, "stream_object"):
         return False
     ResponseWriter.stream_object = stream_object_as_json  # type: ignore[method-assign]
+    return True
+
+
+def wrap_requests_unvalidated() -> bool:
+    """Make the SDK's ``ResponseWriter.stream_invoke_object`` wrap a backwards call's request
+    (its own dict) in a ``SessionMessage`` without validating it again
+    (``stream_invoke_object_unvalidated``: the same line). Returns ``False`` and changes nothing
+    when ``stream_invoke_object`` is not the SDK's own."""
+    try:
+        from dify_plugin.core.server.__base.response_writer import ResponseWriter
+    except ImportError:
+        return False
+    if not _is_the_sdks_own(ResponseWriter, "stream_invoke_object"):
+        return False
+    ResponseWriter.stream_invoke_object = stream_invoke_object_unvalidated  # type: ignore[method-assign]
     return True
 
 

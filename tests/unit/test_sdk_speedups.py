@@ -35,7 +35,9 @@ from agent_core.sdk_speedups import (
     put_line_once,
     share_type_adapters,
     shared_type_adapter,
+    stream_invoke_object_unvalidated,
     stream_object_as_json,
+    wrap_requests_unvalidated,
     write_lines_once,
 )
 from agent_core.usage import coerce_usage
@@ -228,6 +230,29 @@ def test_a_message_dumped_in_json_mode_gives_the_line_the_sdk_writes_and_no_warn
 
 def test_the_sdk_stream_object_is_replaced_once():
     with _replaced_once("stream_object", stream_object_as_json, dump_messages_as_json):
+        pass
+
+
+REQUESTS = [
+    {"type": "llm", "backwards_request_id": "b-1", "request": {
+        "provider": "p", "model": "m", "prompt_messages": [{"role": "user", "content": "é ✓ \u2028", "name": None}],
+        "completion_params": {"temperature": decimal.Decimal("0.5"), "nan": math.nan}, "stop": None, "stream": True}},
+    {"type": "tool", "backwards_request_id": "b-2", "request": {"tool_parameters": {"q": "x", "n": [1, {"b": None}]}}},
+]
+
+
+@pytest.mark.parametrize("request_body", REQUESTS)
+def test_a_backwards_request_wrapped_without_validation_gives_the_line_the_sdk_writes(request_body):
+    writer = _Capture()
+    wrapped = stream_invoke_object_unvalidated(writer, request_body)
+    expected = SessionMessage(type=SessionMessage.Type.INVOKE, data=request_body)
+    assert wrapped == expected and wrapped.model_fields_set == expected.model_fields_set
+    put_line_once(writer, Event.SESSION, "s-1", wrapped)
+    assert writer.writes == [_sdk_line(Event.SESSION, "s-1", expected)]
+
+
+def test_the_sdk_stream_invoke_object_is_replaced_once():
+    with _replaced_once("stream_invoke_object", stream_invoke_object_unvalidated, wrap_requests_unvalidated):
         pass
 
 
