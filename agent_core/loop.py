@@ -321,8 +321,9 @@ class AgentLoop:
 
     def run(self) -> Generator[AgentInvokeMessage, None, None]:
         """The whole run as the messages Dify receives, no secret of the node's tools in any
-        (``outbound.guarded``: the model may repeat one)."""
-        yield from guarded(self._run(), self._secrets)
+        (``outbound.guarded``: the model may repeat one; with no secrets the run's own messages,
+        without a generator passing each on)."""
+        return guarded(self._run(), self._secrets) if self._secrets else self._run()
 
     def _run(self) -> Generator[AgentInvokeMessage, None, None]:
         try:
