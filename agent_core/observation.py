@@ -307,7 +307,9 @@ class ObservationCollector:
         try:
             if self._withheld(message):
                 return []
-            out = self._sized(self._guard(self._dispatch(message)))
+            out = self._dispatch(message)
+            if out:  # most messages are text, forwarded as nothing
+                out = self._sized(self._guard(out))
         except Exception as error:  # defensive: a message we did not foresee
             self._invalid_message(f"unreadable ({type(error).__name__})")
             out = []
@@ -320,6 +322,8 @@ class ObservationCollector:
         for a whole file), is not forwarded; the model and the log are told so and why (without
         the secret), and nothing says it was sent. Every later chunk of a chunked file withheld so
         is dropped without another note."""
+        if type(message) is dict and message.get("type") == "text":  # the usual message, no file
+            return False
         kind, payload, meta = _file_parts(message)
         if kind not in _FILE_KINDS:
             return False
