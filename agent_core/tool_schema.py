@@ -200,6 +200,7 @@ class ToolRegistry:
             declared.append(declaration.model_copy(update={"name": name}))
         self._other_secrets = frozenset(secrets)
         self._prompt_tools = tuple(declared)
+        self._prompt_tools_by_name = {tool.name: tool for tool in declared}
         self._secret_forms: Any = None  # secret_forms(secret_values()), built when first asked for
 
     def prompt_tools(self) -> list[PromptMessageTool]:
@@ -209,6 +210,10 @@ class ToolRegistry:
         registry's tools do not change; each round asks for them again): read the items, do not
         change them."""
         return list(self._prompt_tools)
+
+    def prompt_tools_by_name(self) -> Mapping[str, PromptMessageTool]:
+        """``prompt_tools()`` by name, built once with them and shared: read it, do not change it."""
+        return self._prompt_tools_by_name
 
     def get(self, name: str) -> ToolEntity | None:
         """The tool offered as ``name`` (exact match only), else None."""

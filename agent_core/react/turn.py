@@ -34,7 +34,7 @@ def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> 
     """The turn's actions as calls to run, and as calls that cannot run: an ``Action Input`` that
     opens a JSON object or array but could not be read without dropping text (``{"expression":
     37 * 91}``) is refused with the reason, not guessed at or passed on as a string."""
-    prompt_tools = {tool.name: tool for tool in registry.prompt_tools()}
+    prompt_tools = registry.prompt_tools_by_name()
     calls: list[ToolCall] = []
     invalid: list[InvalidToolCall] = []
     order: list[str] = []
