@@ -442,6 +442,8 @@ def visible_text(text: str) -> str:
     """``text`` without its reasoning blocks (what a user, or a prompt that must not carry
     reasoning, may see). Text before a closing tag with no block open is reasoning too: the
     model's template opened the block in the prompt (DeepSeek-R1 distills, QwQ, dify#17660)."""
+    if not _may_hold_tag(text):  # no tag can start in it: all of it is visible (as the splitter reads it)
+        return text
     splitter = ThinkSplitter()
     visible: list[str] = []
     for kind, piece in splitter.pieces(text):
