@@ -335,23 +335,90 @@ def _read_gemma(block: str) -> list[Call]:
 
 
 _SPACE = re.compile(r"\s*")
-_MISTRAL_CALL = re.compile(r"\s*([\w.\-]+)\s*(?:\[CALL_ID\]\s*[\w\-]*\s*)?\[ARGS\]")
+_MISTRAL_CALL = re.compile(r"\s*([\w.\-]+)\s*(?:\[CALL_ID\]\s*[\w\-]*\s*)?(?:\[ARGS\]|(?=\{))")
 
 
 def _read_mistral(block: str) -> list[Call]:
-    """``[TOOL_CALLS]NAME[ARGS]{...}`` repeated (Mistral's v11 tokenizer)."""
+    """``[TOOL_CALLS]NAME[ARGS]{...}`` repeated (Mistral's v11 tokenizer; ``[CALL_ID]ID`` before
+    ``[ARGS]`` in some, ``[ARGS]`` left out before the object in others:
+    ``[TOOL_CALLS]add{"a": 1}[TOOL_CALLS]multiply{"a": 3}``), or the token before a JSON list of
+    call objects (``[TOOL_CALLS] [{"name": N, "arguments": {...}}]``: Mistral's pre-v11
+    tokenizers, xLAM), also after a sentence. vLLM's ``mistral`` and ``xlam`` tool parser tests."""
     text = block.replace("</s>", "")
     calls: list[Call] = []
     decoder = json.JSONDecoder()
     for piece in text.split("[TOOL_CALLS]")[1:]:
         head = _MISTRAL_CALL.match(piece)
         if not head:
-            return []
+            listed = _json_calls_at(piece)
+            if not listed:
+                return []
+            calls.extend(listed)
+            continue
         try:
             value, _ = decoder.raw_decode(piece, _SPACE.match(piece, head.end()).end())
         except (ValueError, RecursionError):
             value = _arguments(piece[head.end() :])
         calls.append((head.group(1), value))
+    return calls
+
+
+def _json_calls_at(text: str) -> list[Call]:
+    """The JSON call object, or list of them, that ``text`` opens (after whitespace); what follows
+    the value is not the calls'. ``[]`` when no value opens it or it is not calls."""
+    start = _SPACE.match(text).end()
+    if text[start : start + 1] not in ("{", "["):
+        return []
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text, start)
+    except (ValueError, RecursionError):
+        return []
+    return interpret(value, strict=True)
+
+
+def _read_after(*tokens: str) -> Callable[[str], list[Call]]:
+    """A reader for calls each written as one of ``tokens`` before a JSON call object or a list
+    of them, repeated (``_json_calls_at``); every token must open calls, or nothing is read."""
+    split = re.compile("|".join(re.escape(token) for token in tokens))
+
+    def read(block: str) -> list[Call]:
+        calls: list[Call] = []
+        for piece in split.split(block)[1:]:
+            found = _json_calls_at(piece)
+            if not found:
+                return []
+            calls.extend(found)
+        return calls
+
+    return read
+
+
+_GIGACHAT3_HEADER = re.compile(r"<\|message_sep\|>\s*function call\s*<\|role_sep\|>")
+
+
+def _read_gigachat3(block: str) -> list[Call]:
+    """GigaChat 3's ``<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": N, "arguments":
+    {...}}`` (the call written as a new message to the ``function call`` role: vLLM's
+    ``gigachat3`` tool parser tests); any other message after the separator is no call."""
+    header = _GIGACHAT3_HEADER.match(block)
+    return _json_calls_at(block[header.end() :]) if header else []
+
+
+def _read_apertus(block: str) -> list[Call]:
+    """Apertus's ``<|tools_prefix|>[{"NAME": {...}}, ...]<|tools_suffix|>``: each call an object
+    whose one key is the tool's name and whose value is its arguments (vLLM's ``apertus`` tool
+    parser tests; the suffix may be missing)."""
+    inner = block.removeprefix("<|tools_prefix|>").removesuffix("<|tools_suffix|>").strip()
+    value = decode_json(inner)
+    items = value if isinstance(value, list) else [value]
+    calls: list[Call] = []
+    for item in items:
+        if not (isinstance(item, dict) and len(item) == 1):
+            return []
+        ((name, arguments),) = item.items()
+        if not BARE_NAME.fullmatch(name) or not isinstance(arguments, dict):
+            return []
+        calls.append((name, arguments))
     return calls
 
 
@@ -680,6 +747,11 @@ _RULES: Final = (
     _Rule((_INTERNLM_CALL,), re.compile(r"<\|action_end\|>"), _read_internlm),
     _Rule(("<function=",), re.compile(r"</function>"), _read_function),
     _Rule(("[TOOL_CALLS]",), None, _read_mistral),
+    _Rule(("<function_call>",), None, _read_after("<function_call>")),
+    _Rule(("<|tool_call|>",), None, _read_after("<|tool_call|>")),
+    _Rule(("<|function_call|>",), None, _read_after("<|function_call|>")),
+    _Rule(("<|message_sep|>",), None, _read_gigachat3),
+    _Rule(("<|tools_prefix|>",), re.compile(r"<\|tools_suffix\|>"), _read_apertus),
     _Rule((_QWEN_AGENT_OPEN,), None, _read_qwen_agent),
     _Rule(("<|tool_call>",), re.compile(r"<tool_call\|>"), _read_gemma),
     _Rule(("<start_function_call>",), re.compile(r"<end_function_call>"), _read_gemma),
