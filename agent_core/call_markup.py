@@ -30,7 +30,13 @@ MiniMax-M3             ``]<]minimax[>[`` before every tag of a ``<tool_call>`` a
 MiniMax M1             ``<tool_calls>`` around one JSON call per line (MiniMax-M2#14)
 Qwen3-Coder            ``<function=NAME><parameter=K>V</parameter></function>`` without the
                        opening ``<tool_call>`` (ollama/ollama#16686)
-Mistral (v11 tokens)   ``[TOOL_CALLS]NAME[ARGS]{...}``, repeated (ml-explore/mlx-lm#1374)
+Mistral (v11 tokens)   ``[TOOL_CALLS]NAME[ARGS]{...}``, repeated (ml-explore/mlx-lm#1374), ``[ARGS]``
+                       left out, or ``[TOOL_CALLS] [{...}]`` after text (pre-v11, xLAM)
+Granite, GigaChat,     ``<|tool_call|>[...]`` (Granite 3.0), ``<function_call> {...}`` repeated
+Apertus                (granite-20b-fc), ``<|function_call|>{...}`` (GigaChat 3.1),
+                       ``<|message_sep|>function call<|role_sep|>{...}`` (GigaChat 3),
+                       ``<|tools_prefix|>[{"NAME": {...}}]<|tools_suffix|>`` (Apertus): vLLM's
+                       tool parser tests
 InternLM2 / 2.5        ``<|action_start|><|plugin|>{"name": N, "parameters": {...}}<|action_end|>``
                        (its chat template; vLLM's ``internlm`` tool parser)
 Gemma 4, FunctionGemma ``<|tool_call>call:NAME{key:<|"|>text<|"|>}<tool_call|>`` and
