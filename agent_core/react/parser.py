@@ -51,7 +51,7 @@ Where behaviours come from (case ids: docs/real-world-cases.md)
 * The action wins over a later Final Answer, and text from an invented ``Observation:`` is cut;
   only the first action unless ``allow_multiple_actions`` (crewai1545, dspygo167); with it, call
   objects written one after another on a line (``{...} {...}``, ``{...}, {...}``, ``{...}; {...}``:
-  llama3.1's parallel calls) are an action each, in order. A final answer
+  llama3.1's parallel calls; also call lists ``[{...}][{...}]``) are an action each, in order. A final answer
   also ends at a ``Thought:`` or ``Action Input:`` line (the model wrote on into the format), and
   at a ``Question:`` line when such a line follows it (held until the turn shows which;
   QuangBK/localLLM_langchain#2, stanfordnlp/dspy#931); ``Action:`` alone does not end it, an
@@ -1737,7 +1737,8 @@ class ReactStreamParser:
     def _s_after_call(self, eof: bool) -> bool:
         """The rest of the line after an action's JSON (several actions allowed): a call object
         joined to it by spaces, a ``,`` or a ``;`` (``{"name": "a", ...} {"name": "b", ...}``, as
-        Llama 3.x writes parallel calls) is read as one more unlabelled candidate, held or run
+        Llama 3.x writes parallel calls; call lists ``[{...}][{...}]``, dify-official-plugins'
+        cot_agent tests) is read as one more unlabelled candidate, held or run
         as the one before it; anything else (a line break, prose, ``{not json``) is read as
         without this step, the separators with it. Waits while only separators are in view."""
         buf = self._buf
@@ -1745,7 +1746,7 @@ class ReactStreamParser:
         if end >= len(buf) and not eof:
             return False
         closer = self._closer
-        if end < len(buf) and buf[end] == "{":
+        if end < len(buf) and buf[end] in "{[":
             self._start_span()
             self._closer, self._joint = closer, self._take(end, record=False)  # given back if no call
             self._purpose = "candidate"
