@@ -14,7 +14,9 @@ such a call lives here, so both strategies read the same text the same way:
   end; ``<tool_name>x</tool_name><arguments><arg key="k">v</arg></arguments>``).
 * **inputs** (``decode_input``): an ``Action Input`` as written: JSON or almost-JSON under the
   one trust rule of ``agent_core.json_args`` (a repair that would lose a word is refused),
-  quoted text, or plain text.
+  quoted text, or plain text (a phrase in square brackets with no quote in it, ``[temperature
+  in {SF}]``, is text, not an array a repair made of its words; a lone quote whose pair was
+  eaten is dropped).
 * **content** (``extract_calls_from_text``): Function Calling's reading of a reply's content:
   ``<tool_call>`` blocks, the whole content as one call object (after special tokens such as
   ``<|python_tag|>`` or ``[TOOL_CALLS]``, and a fence), and ``Action:`` followed by a call
@@ -109,7 +111,7 @@ def decode_input(text: str) -> Any:
         return None
     bare = _EMPHASIS.sub("", text)  # "** {...}": the bold of "**Action Input:**" left on the value
     if bare[:1] in "{[":
-        value = decode_json(bare)
+        value = FAIL if bracketed_text(bare) else decode_json(bare)
         return text if value is FAIL else decode_nested(value)
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
         if text[0] == '"':
@@ -118,9 +120,24 @@ def decode_input(text: str) -> Any:
             except ValueError:
                 value = None
             if isinstance(value, str):
-                return decode_nested(value)
+                return value if bracketed_text(value) else decode_nested(value)
         return decode_nested(text[1:-1])
+    if text.count('"') == 1 and (text[0] == '"' or text[-1] == '"'):
+        return text.strip('"').strip()  # one quote, its pair eaten (crewAI's parser tests: '"what is ...')
     return text
+
+
+def bracketed_text(text: str) -> bool:
+    """Whether ``text`` in square brackets is a phrase, not an array: no quote in it and not
+    strict JSON (``[temperature in {SF}]``, CrewAI's parser tests), where a repair would make up
+    a list of its words. ``[1, 2]`` and ``["a", 'b']`` are arrays."""
+    if text[:1] != "[" or text[-1:] != "]" or '"' in text or "'" in text:
+        return False
+    try:
+        json.loads(text)
+    except ValueError:
+        return True
+    return False
 
 
 def coerce_input(value: Any) -> dict | str | None:
@@ -547,7 +564,18 @@ def arguments_for(value: Any, tool: PromptMessageTool | None) -> dict[str, Any]:
         return {}
     if len(properties) == 1:
         return {next(iter(properties)): value}
-    return {"input": value}
+    return wrapped_object(str(value)) or {"input": value}
+
+
+_WRAPPED_OBJECT = re.compile(r"[A-Za-z_][\w.]{0,63}\(\s*(\{.*\})\s*\)", re.S)
+
+
+def wrapped_object(text: str) -> dict[str, Any] | None:
+    """The JSON object inside a constructor written around it (``QueryEngineTool({"a": 1})``:
+    LlamaIndex's ReAct parser tests), for a tool whose parameters a string cannot fill; else None."""
+    wrapped = _WRAPPED_OBJECT.fullmatch(text.strip())
+    value = decode_json(wrapped.group(1)) if wrapped else FAIL
+    return value if isinstance(value, dict) else None
 
 
 # --------------------------------------------------------------------------------------------

@@ -22,7 +22,13 @@ from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn, parse_react
 from agent_core.run_state import RunState
-from agent_core.text_calls import arguments_for, described_tool, extract_calls_from_text, name_line_call
+from agent_core.text_calls import (
+    arguments_for,
+    bracketed_text,
+    described_tool,
+    extract_calls_from_text,
+    name_line_call,
+)
 from agent_core.think import clean_reasoning, visible_text
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, InvalidToolCall, ToolCall
 from agent_core.tool_schema import ToolRegistry
@@ -44,7 +50,7 @@ def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> 
         order.append(call_id)
         name = described_tool(action.name, prompt_tools) or action.name
         text = action.input.strip() if isinstance(action.input, str) else ""
-        if text[:1] in ("{", "["):
+        if text[:1] in ("{", "[") and not bracketed_text(text):
             try:
                 decoded: dict | str | None = decode_arguments(text)
             except ArgumentsError as error:
