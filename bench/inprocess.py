@@ -16,6 +16,12 @@ pipe and the waiting away, to show the strategy's share on its own:
 3. printed per configuration: the fastest run's thread CPU per round (ms) of each folder, and
    this folder's over the baseline's. The folders' runs alternate, ``times`` times.
 
+Replays of one run find what the plugin's caches kept from the run before (the token counts of
+``agent_core.budget`` and ``agent_core.tokens`` outlive a run), which a real run does not: with
+``--cold`` those caches are emptied before each replay, and the CPU of single rounds is printed
+too (``--at``: rounds 10, 20, 40 by default; a round's time runs from its model call to the
+next, so it holds the next request's build and measuring; the fastest replay of each round).
+
 A baseline must make the same backwards calls in the same order (model, tool, model, ...): an
 older checkout of this project, or a stripped-down strategy that shows the SDK's floor.
 
@@ -48,6 +54,10 @@ class Params:
     """Runs in one child process (the fastest counts; the first warms up and is not timed)."""
     times: int = 2
     """Child processes per folder, alternating with the other folder's."""
+    cold: bool = False
+    """Empty the token-count caches before each replay (what a real run, not a replay, meets)."""
+    at: tuple[int, ...] = (10, 20, 40)
+    """Rounds whose own CPU is printed (µs)."""
 
 
 SMOKE = Params(chunk_counts=(2,), rounds=2, reps=1, times=1)
@@ -71,7 +81,7 @@ def capture(plugin: Plugin, strategy: str, chunks: int, rounds: int) -> dict[str
 
 _CHILD = r"""
 import json, os, sys, time
-capture_path, plugin_dir, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+capture_path, plugin_dir, reps, cold = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "cold"
 os.chdir(plugin_dir)
 sys.path.insert(0, plugin_dir)
 os.environ["INSTALL_METHOD"] = "local"
@@ -80,9 +90,11 @@ import importlib
 from dify_plugin.core.runtime import BackwardsInvocation
 from dify_plugin.core.server.__base.response_writer import ResponseWriter
 plugin = importlib.import_module("main").plugin
-state = {"call": 0}
+state = {"call": 0, "models": []}
 
 def answer(self, type, data_type, data):
+    if type.value.startswith("llm"):
+        state["models"].append(time.thread_time())
     self.session.writer.session_message(
         session_id=self.session.session_id,
         data=self.session.writer.stream_invoke_object(
@@ -103,9 +115,19 @@ class Sink(ResponseWriter):
     def done(self):
         pass
 
+def empty_caches():
+    # the token-count caches a real run starts without (every lru_cache of the two modules)
+    for name in ("agent_core.budget", "agent_core.tokens"):
+        for value in vars(sys.modules[name]).values():
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
+
 request = captured["request"]
 def once():
     state["call"] = 0
+    state["models"] = []
+    if cold:
+        empty_caches()
     sink = Sink()
     started = time.thread_time()
     plugin._execute_request(request["session_id"], request["data"], None, sink, request.get("conversation_id"),
@@ -113,19 +135,23 @@ def once():
                             request.get("context"))
     if sink.errors or state["call"] != len(captured["groups"]):
         raise SystemExit(f"the run did not go as recorded ({state['call']} calls, {sink.errors} errors)")
-    return time.thread_time() - started, sink.lines
+    marks = state["models"]
+    return time.thread_time() - started, sink.lines, [b - a for a, b in zip(marks, marks[1:])]
 
 once()  # warm-up: imports, caches
 runs = [once() for _ in range(reps)]
-print(json.dumps({"seconds": [seconds for seconds, _ in runs], "lines": runs[0][1]}))
+rounds = [min(run[2][i] for run in runs) for i in range(len(runs[0][2]))]
+print(json.dumps({"seconds": [run[0] for run in runs], "lines": runs[0][1], "round_seconds": rounds}))
 """
 
 
-def measure(capture_path: Path, plugin_dir: Path, reps: int) -> dict[str, Any]:
-    """Run the child in a process of its own; its JSON result (``seconds`` per run, ``lines``)."""
+def measure(capture_path: Path, plugin_dir: Path, reps: int, cold: bool = False) -> dict[str, Any]:
+    """Run the child in a process of its own; its JSON result (``seconds`` per run, ``lines``,
+    ``round_seconds``: each round's fastest CPU over the runs, from its model call to the next);
+    ``cold``: the token-count caches emptied before each run."""
     env = {**os.environ, "PYTHONPATH": ""}
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(capture_path), str(plugin_dir), str(reps)],
+        [sys.executable, "-c", _CHILD, str(capture_path), str(plugin_dir), str(reps), "cold" if cold else "warm"],
         capture_output=True, text=True, env=env, timeout=1800, check=False,
     )
     lines = [line for line in done.stdout.splitlines() if line.startswith('{"seconds"')]
@@ -149,16 +175,21 @@ def run(params: Params, dirs: dict[str, Path]) -> dict[str, Any]:
         for (strategy, chunks), (path, rounds) in captures.items():  # the plugin process is closed by now
             best: dict[str, list[float]] = {label: [] for label in dirs}
             lines: dict[str, int] = {}
+            single: dict[str, list[float]] = {}
             for _ in range(params.times):
                 for label, folder in dirs.items():
-                    measured = measure(path, folder, params.reps)
+                    measured = measure(path, folder, params.reps, params.cold)
                     best[label].append(min(measured["seconds"]))
                     lines[label] = measured["lines"]
+                    got = measured["round_seconds"]
+                    single[label] = [min(pair) for pair in zip(single.get(label, got), got, strict=True)]
             row: dict[str, Any] = {"strategy": strategy, "chunks": chunks, "rounds": rounds}
             for label in dirs:
                 row[label] = {"cpu_ms_per_round": round(1000 * min(best[label]) / rounds, 3),
                               "median_ms_per_round": round(1000 * statistics.median(best[label]) / rounds, 3),
-                              "lines": lines[label]}
+                              "lines": lines[label],
+                              "round_us": {n: round(1e6 * single[label][n - 1], 1)
+                                           for n in params.at if n <= len(single[label])}}
             rows.append(row)
     return {"params": asdict(params), "dirs": {label: str(folder) for label, folder in dirs.items()}, "rows": rows}
 
@@ -167,11 +198,15 @@ def table(result: dict[str, Any]) -> str:
     """Markdown: CPU per round of each folder, and the first folder's over the second's."""
     labels = list(result["dirs"])
     head = " | ".join(f"{label} ms/round" for label in labels)
-    lines = [f"| strategy | chunks/turn | {head} | ratio |", "|---|---:|" + "---:|" * (len(labels) + 1)]
+    at = " | ".join(f"{label} µs at round {n}" for label in labels for n in result["params"]["at"])
+    lines = [f"| strategy | chunks/turn | {head} | ratio | {at} |",
+             "|---|---:|" + "---:|" * (len(labels) + 1 + len(labels) * len(result["params"]["at"]))]
     for row in result["rows"]:
         values = [row[label]["cpu_ms_per_round"] for label in labels]
         ratio = f"**{values[0] / values[1]:.2f}**" if len(values) > 1 and values[1] else ""
-        lines.append(f"| {row['strategy']} | {row['chunks']} | " + " | ".join(str(v) for v in values) + f" | {ratio} |")
+        rounds = [str(row[label]["round_us"].get(n, "")) for label in labels for n in result["params"]["at"]]
+        lines.append(f"| {row['strategy']} | {row['chunks']} | " + " | ".join(str(v) for v in values)
+                     + f" | {ratio} | " + " | ".join(rounds) + " |")
     return "\n".join(lines)
 
 
@@ -188,11 +223,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=Params.rounds)
     parser.add_argument("--reps", type=int, default=Params.reps)
     parser.add_argument("--times", type=int, default=Params.times)
+    parser.add_argument("--cold", action="store_true", help="empty the token-count caches before each replay")
+    parser.add_argument("--at", type=_numbers, default=Params.at, help="rounds whose own CPU is printed, e.g. 10,20,40")
     parser.add_argument("--smoke", action="store_true", help="minimal sizes, to check that it works")
     args = parser.parse_args(argv)
-    params = Params(tuple(args.strategies.split(",")), args.chunks, args.rounds, args.reps, args.times)
+    params = Params(tuple(args.strategies.split(",")), args.chunks, args.rounds, args.reps, args.times, args.cold, args.at)
     if args.smoke:
-        params = replace(SMOKE, strategies=params.strategies)
+        params = replace(SMOKE, strategies=params.strategies, cold=params.cold, at=(1,))
     dirs = {"this": args.plugin_dir.resolve()}
     if args.baseline is not None:
         dirs["baseline"] = args.baseline.resolve()
