@@ -28,3 +28,22 @@ def per_object[K, T](compute: Callable[[K], T]) -> Callable[[K], T]:
         return value
 
     return remembered
+
+
+class Notes[K, T]:
+    """A value noted on each of some objects (by identity) while the object lives: for what is
+    given with an object rather than computed from it (``per_object``). Same rules: objects never
+    changed once built, whose type accepts weak references."""
+
+    def __init__(self) -> None:
+        self._notes: dict[int, tuple[weakref.ref, T]] = {}
+
+    def put(self, obj: K, value: T) -> None:
+        """Note ``value`` on ``obj`` (replacing a value noted before)."""
+        key, notes = id(obj), self._notes
+        notes[key] = (weakref.ref(obj, lambda _ref, key=key: notes.pop(key, None)), value)
+
+    def get(self, obj: K) -> T | None:
+        """The value noted on ``obj``, or None."""
+        hit = self._notes.get(id(obj))
+        return hit[1] if hit is not None and hit[0]() is obj else None

@@ -6,7 +6,15 @@ from dify_plugin.entities.model.message import AssistantPromptMessage, ToolPromp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_core.budget import SEGMENT_CHARS, count_tokens, history_turns
+from agent_core.budget import (
+    MESSAGE_OVERHEAD,
+    SEGMENT_CHARS,
+    count_tokens,
+    history_turns,
+    in_pieces,
+    message_tokens,
+    pieces_tokens,
+)
 from agent_core.tokens import estimate_tokens
 
 
@@ -16,6 +24,35 @@ def test_segmented_count_stays_close_to_the_full_estimate(lines):
     text = "\n".join(lines) * 10
     segments = len(text) // SEGMENT_CHARS + 1
     assert abs(count_tokens(text) - estimate_tokens(text)) <= segments
+
+
+_PIECE_TEXT = st.text(st.sampled_from(list("abcdefXYZ0123 \t\n\u3000.,:_{}\"()中文。éж😀")), max_size=40)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_PIECE_TEXT, max_size=12))
+def test_a_text_counted_in_pieces_is_never_under_its_whole_estimate(pieces):
+    """A prompt counted piece by piece (a scratchpad's rounds) never looks smaller than it is,
+    wherever the pieces are cut (inside a word, a digit group, a whitespace run), and is over
+    by at most 3 tokens a piece."""
+    whole = estimate_tokens("".join(pieces))
+    counted = pieces_tokens(pieces)
+    assert whole <= counted <= whole + 3 * sum(1 for piece in pieces if piece)
+
+
+def test_long_pieces_a_line_apart_count_about_as_the_whole():
+    rounds = [f"Thought: step {n}\nObservation: " + "word, 12 ünïcode 中文 " * (40 * n) for n in range(1, 30)]
+    pieces = [piece for n, text in enumerate(rounds) for piece in (["\n"] if n else []) + [text]]
+    whole = estimate_tokens("".join(pieces))
+    assert whole <= pieces_tokens(pieces) <= whole + len(pieces)
+
+
+def test_a_message_in_pieces_is_measured_by_its_pieces_and_wrong_pieces_are_ignored():
+    pieces = ["Thought: a\nObservation: " + "x" * 5000, "\n", "Thought: b"]
+    message = in_pieces(AssistantPromptMessage(content="".join(pieces)), pieces)
+    assert message_tokens(message) == MESSAGE_OVERHEAD + pieces_tokens(pieces)
+    wrong = in_pieces(AssistantPromptMessage(content="short"), pieces)  # not its text: counted whole
+    assert message_tokens(wrong) == MESSAGE_OVERHEAD + count_tokens("short")
 
 
 def test_history_turns_start_at_user_messages_and_keep_tool_results_with_their_calls():
