@@ -26,6 +26,7 @@ from dify_plugin.entities.model.message import (
 
 from agent_core import prompts
 from agent_core.answer_schema import schema_text
+from agent_core.budget import in_pieces
 from agent_core.fairness import give_way
 from agent_core.memo import per_object
 from agent_core.messages import query_message
@@ -196,19 +197,27 @@ def scratchpad(run: RunState, *, completion: bool = False) -> str:
     line apart. Each round's text is rendered once (``RunState.rendered``), and the text of the
     rounds before is kept: a round adds its own text to it while the rounds shortened to fit
     the window stay the same (else it is joined anew)."""
+    return _scratchpad(run, completion)[0]
+
+
+def _scratchpad(run: RunState, completion: bool) -> tuple[str, tuple[str, ...]]:
+    """``scratchpad`` and the pieces it is joined from: each round's text that is not empty and a
+    line break between two (what the prompt budget counts piece by piece: ``budget.in_pieces``)."""
     key = ("react-pad", completion)
-    rounds, shortened, text = run.rendered.get(key, (0, -1, ""))
+    rounds, shortened, text, pieces = run.rendered.get(key, (0, -1, "", ()))
     if shortened != run.rounds_shortened or rounds > len(run.rounds):
-        rounds, text = 0, ""
-    texts = [text]
+        rounds, text, pieces = 0, "", ()
+    added: list[str] = []
     for round_ in run.rounds[rounds:]:
         round_key = ("react", round_.index, run.is_shortened(round_), completion)
         if round_key not in run.rendered:
             run.rendered[round_key] = "\n".join(_round_parts(run, round_, completion))
-        texts.append(run.rendered[round_key])
-    text = "\n".join(text for text in texts if text)
-    run.rendered[key] = (len(run.rounds), run.rounds_shortened, text)
-    return text
+        if round_text := run.rendered[round_key]:
+            added += ["\n", round_text] if added or text else [round_text]
+    if added:
+        text, pieces = text + "".join(added), (*pieces, *added)
+    run.rendered[key] = (len(run.rounds), run.rounds_shortened, text, pieces)
+    return text, pieces
 
 
 def _continue_message(run: RunState) -> UserPromptMessage:
@@ -256,21 +265,42 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
     if history and isinstance(history[-1], UserPromptMessage):  # the last turn went unanswered
         query = _joined_user(history.pop(), query)
     messages: list[PromptMessage] = [*run.system(tools, answer_note(run), run.limit_note()), *history, query]
-    pad = scratchpad(run)
-    if pad:
-        messages += [AssistantPromptMessage(content=pad), _continue_message(run)]
+    pad, pieces = _scratchpad(run, False)
+    if pad:  # a new message each round: counted by its rounds' texts, each counted once
+        messages += [in_pieces(AssistantPromptMessage(content=pad), pieces), _continue_message(run)]
     return messages
 
 
 def completion_prompt(run: RunState) -> list[PromptMessage]:
-    """One user message holding the whole completion prompt, ending in ``Thought:``."""
+    """One user message holding the whole completion prompt, ending in ``Thought:``: the head,
+    the earlier turns and the current question with the scratchpad, a blank line apart. The
+    message is counted by its pieces (``budget.in_pieces``): the head, each turn, the question
+    and each round's text are counted once in a run, not the whole text every round."""
     params = run.params
     head = completion_head(run, run.render_tools(completion_tools_block), answer_note(run))
-    turns = [_history_line(m) for m in plain_history(run.history())]
+    pieces = [head]
+    for message in plain_history(run.history()):
+        if turn := _history_line(message):
+            pieces += ("\n\n", turn)
     query = query_message(params, images_as_content=False).content
-    current = "\n".join(filter(None, [prompts.REACT_COMPLETION_QUESTION.format(text=query), scratchpad(run, completion=True)]))
-    lines = [head, *[t for t in turns if t], current]
-    return [UserPromptMessage(content="\n\n".join(lines).rstrip() + "\nThought:")]
+    question = prompts.REACT_COMPLETION_QUESTION.format(text=query)
+    pad = _scratchpad(run, True)[1]
+    pieces += ("\n\n", question, "\n", *pad) if pad else ("\n\n", question)
+    pieces = rstripped(pieces)
+    pieces.append("\nThought:")
+    return [in_pieces(UserPromptMessage(content="".join(pieces)), pieces)]
+
+
+def rstripped(pieces: Sequence[str]) -> list[str]:
+    """``pieces`` such that their join is the join of ``pieces`` with its trailing whitespace
+    removed (``str.rstrip``): trailing pieces of whitespace only dropped, the last one left
+    stripped."""
+    kept = list(pieces)
+    while kept and not kept[-1].rstrip():
+        kept.pop()
+    if kept:
+        kept[-1] = kept[-1].rstrip()
+    return kept
 
 
 def completion_head(run: RunState, block: str, note: str = "") -> str:
@@ -329,7 +359,10 @@ def _joined_user(first: UserPromptMessage, second: UserPromptMessage) -> UserPro
     return UserPromptMessage(content=parts)
 
 
+@per_object
 def _history_line(message: PromptMessage) -> str:
+    """A memory message as a completion prompt's line (``Question:``, ``Final Answer:``; '' for
+    another role), once per message object (the same text object every round)."""
     text = message.get_text_content() if hasattr(message, "get_text_content") else str(message.content or "")
     if message.role.value == "user":
         return prompts.REACT_COMPLETION_QUESTION.format(text=text)

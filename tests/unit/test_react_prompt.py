@@ -9,11 +9,15 @@ from dify_plugin.interfaces.agent import AgentModelConfig
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_core import prompts
+from agent_core import budget, prompts
+from agent_core.budget import MESSAGE_OVERHEAD, message_tokens
 from agent_core.params import StrategyParams
 from agent_core.react.prompt import (
     _round_parts,
+    answer_note,
     chat_prompt,
+    completion_head,
+    completion_prompt,
     completion_tools_block,
     example_arguments,
     example_call,
@@ -23,6 +27,7 @@ from agent_core.react.prompt import (
     tools_block,
 )
 from agent_core.run_state import Round, RunState
+from agent_core.tokens import estimate_tokens
 from agent_core.tool_calls import ToolCall
 from agent_core.tool_runner import ToolResult
 from agent_core.tool_schema import ToolRegistry
@@ -208,6 +213,47 @@ def test_the_scratchpad_kept_from_round_to_round_is_the_one_joined_anew(steps, c
         run.rounds_shortened = min(shortened, index)
         assert scratchpad(run, completion=completion) == _pad_from_scratch(run, completion)
         assert scratchpad(run, completion=completion) == _pad_from_scratch(run, completion)
+        _assert_counted_in_pieces(run, completion)
+
+
+def _old_completion_text(run: RunState) -> str:
+    """The completion prompt's text as it was built before it was built from pieces."""
+    head = completion_head(run, run.render_tools(completion_tools_block), answer_note(run))
+    query = run.params.query
+    current = "\n".join(filter(None, [prompts.REACT_COMPLETION_QUESTION.format(text=query), _pad_from_scratch(run, True)]))
+    return "\n\n".join([head, current]).rstrip() + "\nThought:"
+
+
+def _assert_counted_in_pieces(run: RunState, completion: bool) -> None:
+    """The prompt message holding the scratchpad is counted from its pieces (the rounds' texts,
+    each once), never under the whole text's estimate, and follows the rounds shortened to fit."""
+    if completion:
+        message = completion_prompt(run)[0]
+        assert message.content == _old_completion_text(run)
+    elif not scratchpad(run):
+        return
+    else:
+        message = chat_prompt(run)[-2]
+        assert message.content == scratchpad(run)
+    pieces = budget._PIECES.get(message)
+    assert pieces is not None and "".join(pieces) == message.content
+    whole = estimate_tokens(message.content)
+    assert whole <= message_tokens(message) - MESSAGE_OVERHEAD <= whole + 3 * len(pieces)
+
+
+def test_a_shortened_round_is_counted_anew():
+    """Trimming shortens an old round's observation: the scratchpad's count goes down with it."""
+    params = StrategyParams(model=AgentModelConfig(provider="p", model="m", mode="chat", completion_params={}), query="q")
+    run = RunState(params=params, registry=ToolRegistry([tool_entity("search")]))
+    for index in range(1, 6):
+        call = ToolCall(id=f"c{index}", name="search", arguments={"q": f"n{index}"})
+        result = ToolResult(f"c{index}", "search", call.arguments, observation=f"result {index} " * 3000)
+        run.rounds.append(Round(index, ModelTurn(thought=f"step {index}", decision=ToolCalls((call,)), usage=empty_usage()), (result,)))
+    full = message_tokens(chat_prompt(run)[-2])
+    run.rounds_shortened = 3
+    pad = chat_prompt(run)[-2]
+    assert message_tokens(pad) < full - 2 * 3000
+    assert message_tokens(pad) - MESSAGE_OVERHEAD >= estimate_tokens(pad.content)
 
 
 def test_the_continue_note_is_one_message_per_run():
