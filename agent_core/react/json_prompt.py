@@ -25,6 +25,8 @@ from dify_plugin.entities.model.message import (
 
 from agent_core import prompts
 from agent_core.answer_schema import schema_text
+from agent_core.budget import in_pieces
+from agent_core.memo import per_object
 from agent_core.messages import query_message
 from agent_core.react.json_step import FINAL_ANSWER, step_text
 from agent_core.react.prompt import completion_head, example_arguments, plain_history, tool_purpose
@@ -111,15 +113,30 @@ def round_steps(run: RunState, round_: Round) -> list[tuple[str, str]]:
     return []
 
 
-def _pairs(run: RunState) -> list[tuple[str, str]]:
-    """Every finished round's pairs, each round rendered once (``RunState.rendered``)."""
-    pairs: list[tuple[str, str]] = []
-    for round_ in run.rounds:
-        key = ("json-step", round_.index, run.is_shortened(round_))
-        if key not in run.rendered:
-            run.rendered[key] = round_steps(run, round_)
-        pairs += run.rendered[key]
-    return pairs
+def _round_messages(run: RunState, round_: Round) -> list[PromptMessage]:
+    """One finished round as chat messages (``json_chat_prompt``), made once per round and
+    rendering (``RunState.rendered``): the same objects every round, measured and dumped once."""
+    key = ("json-step-messages", round_.index, run.is_shortened(round_))
+    if key not in run.rendered:
+        messages: list[PromptMessage] = []
+        for step, observation in round_steps(run, round_):
+            if step:
+                messages.append(AssistantPromptMessage(content=step))
+            messages.append(UserPromptMessage(content=prompts.JSON_STEP_OBSERVATION.format(text=observation)))
+        run.rendered[key] = messages
+    return run.rendered[key]
+
+
+def _round_lines(run: RunState, round_: Round) -> list[str]:
+    """One finished round as completion prompt lines (each step, then its ``Observation:``
+    line), made once per round and rendering: the same text objects every round."""
+    key = ("json-step-lines", round_.index, run.is_shortened(round_))
+    if key not in run.rendered:
+        lines: list[str] = []
+        for step, observation in round_steps(run, round_):
+            lines += (step, prompts.JSON_STEP_OBSERVATION.format(text=observation))
+        run.rendered[key] = lines
+    return run.rendered[key]
 
 
 def json_chat_prompt(run: RunState) -> list[PromptMessage]:
@@ -131,26 +148,37 @@ def json_chat_prompt(run: RunState) -> list[PromptMessage]:
         *plain_history(run.history()),
         run.query(),
     ]
-    for step, observation in _pairs(run):
-        if step:
-            messages.append(AssistantPromptMessage(content=step))
-        messages.append(UserPromptMessage(content=prompts.JSON_STEP_OBSERVATION.format(text=observation)))
+    for round_ in run.rounds:
+        messages += _round_messages(run, round_)
     return messages
 
 
 def json_completion_prompt(run: RunState) -> list[PromptMessage]:
-    """One user message holding the whole completion prompt, ending where the next step goes."""
+    """One user message holding the whole completion prompt, ending where the next step goes:
+    the head and the earlier turns a blank line apart, then the question, each step and each
+    observation a line apart. The message is counted by its pieces (``budget.in_pieces``): each
+    is counted once in a run, not the whole text every round."""
     params = run.params
-    head = completion_head(run, run.render_tools(format_block), json_answer_note(run))
-    turns = []
+    pieces = [completion_head(run, run.render_tools(format_block), json_answer_note(run))]
     for message in plain_history(run.history()):
-        text = message.get_text_content() if hasattr(message, "get_text_content") else str(message.content or "")
-        if message.role.value == "user":
-            turns.append(prompts.JSON_STEP_QUESTION.format(text=text))
-        elif message.role.value == "assistant":
-            turns.append(step_text(FINAL_ANSWER, {"answer": text}))
+        if (turn := _history_turn(message)) is not None:
+            pieces += ("\n\n", turn)
     query = query_message(params, images_as_content=False).content
-    current = [prompts.JSON_STEP_QUESTION.format(text=query)]
-    for step, observation in _pairs(run):
-        current += [step, prompts.JSON_STEP_OBSERVATION.format(text=observation)]
-    return [UserPromptMessage(content="\n\n".join([head, *turns]) + "\n\n" + "\n".join(current) + "\n")]
+    pieces += ("\n\n", prompts.JSON_STEP_QUESTION.format(text=query))
+    for round_ in run.rounds:
+        for line in _round_lines(run, round_):
+            pieces += ("\n", line)
+    pieces.append("\n")
+    return [in_pieces(UserPromptMessage(content="".join(pieces)), pieces)]
+
+
+@per_object
+def _history_turn(message: PromptMessage) -> str | None:
+    """A memory message as a completion prompt's turn (``Question:``, or the answer as a final
+    step; None for another role), once per message object."""
+    text = message.get_text_content() if hasattr(message, "get_text_content") else str(message.content or "")
+    if message.role.value == "user":
+        return prompts.JSON_STEP_QUESTION.format(text=text)
+    if message.role.value == "assistant":
+        return step_text(FINAL_ANSWER, {"answer": text})
+    return None

@@ -1,0 +1,66 @@
+"""JSON-step prompts: built from pieces kept from round to round, the same text as joined whole."""
+
+from dify_plugin.interfaces.agent import AgentModelConfig
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_core import budget, prompts
+from agent_core.budget import MESSAGE_OVERHEAD, message_tokens
+from agent_core.params import StrategyParams
+from agent_core.react.json_prompt import (
+    format_block,
+    json_answer_note,
+    json_chat_prompt,
+    json_completion_prompt,
+    round_steps,
+)
+from agent_core.react.prompt import completion_head
+from agent_core.run_state import RunState
+from agent_core.tokens import estimate_tokens
+from agent_core.tool_schema import ToolRegistry
+from tests.unit.test_react_prompt import _round
+from tests.unit.test_tool_schema import tool as tool_entity
+
+
+def _run() -> RunState:
+    params = StrategyParams(model=AgentModelConfig(provider="p", model="m", mode="completion", completion_params={}), query="q")
+    return RunState(params=params, registry=ToolRegistry([tool_entity("search")]))
+
+
+def _old_completion_text(run: RunState) -> str:
+    """The completion prompt's text as it was joined whole before it was built from pieces."""
+    head = completion_head(run, run.render_tools(format_block), json_answer_note(run))
+    current = [prompts.JSON_STEP_QUESTION.format(text="q")]
+    for round_ in run.rounds:
+        for step, observation in round_steps(run, round_):
+            current += [step, prompts.JSON_STEP_OBSERVATION.format(text=observation)]
+    return head + "\n\n" + "\n".join(current) + "\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3)), max_size=8))
+def test_the_completion_prompt_is_the_text_joined_whole_and_counted_in_pieces(steps):
+    run = _run()
+    for index, (kind, shortened) in enumerate(steps, start=1):
+        run.rounds.append(_round(index, kind))
+        run.rounds_shortened = min(shortened, index)
+        message = json_completion_prompt(run)[0]
+        assert message.content == _old_completion_text(run)
+        pieces = budget._PIECES.get(message)
+        assert pieces is not None and "".join(pieces) == message.content
+        whole = estimate_tokens(message.content)
+        assert whole <= message_tokens(message) - MESSAGE_OVERHEAD <= whole + 3 * len(pieces)
+
+
+def test_a_rounds_chat_messages_are_the_same_objects_every_round_until_it_is_shortened():
+    run = _run()
+    run.rounds += [_round(1, 0), _round(2, 1)]
+    first = json_chat_prompt(run)
+    second = json_chat_prompt(run)
+    assert all(a is b for a, b in zip(first, second, strict=True))
+    assert [m.content for m in first[-4:]] == [
+        '{"action": "search", "action_input": {"q": "n1"}}', prompts.JSON_STEP_OBSERVATION.format(text="x" * 50),
+        "raw 2", prompts.JSON_STEP_OBSERVATION.format(text=prompts.JSON_STEP_FORMAT_PROBLEM.format(problem="no action")),
+    ]
+    run.rounds_shortened = 1
+    assert json_chat_prompt(run)[-4] is not first[-4]
