@@ -155,16 +155,18 @@ name="K">V</steptml:parameter></steptml:invoke>`` (vLLM's ``step3`` tool parser)
 def _read_deepseek(block: str) -> list[Call]:
     calls: list[Call] = []
     for inner in _DS_CALL.findall(block):
-        pieces = _DS_SEP.split(inner, maxsplit=1)
-        if len(pieces) != 2:
-            return []
-        head, rest = pieces[0].strip(), pieces[1]
-        if head == "function" and rest.lstrip().startswith(_STEP3_INVOKE):
-            invoked = _read_invoke(rest.replace("steptml:", ""))
+        invoke = inner.find(_STEP3_INVOKE)
+        if invoke >= 0 and (_DS_SEP.search(inner, 0, invoke) is None or inner[:invoke].lstrip().startswith("function")):
+            # Step-3: the invoke alone in the call tokens, or after "function<｜tool_sep｜>NAME\n"
+            invoked = _read_invoke(inner[invoke:].replace("steptml:", ""))
             if len(invoked) != 1:
                 return []
             calls.extend(invoked)
             continue
+        pieces = _DS_SEP.split(inner, maxsplit=1)
+        if len(pieces) != 2:
+            return []
+        head, rest = pieces[0].strip(), pieces[1]
         if head == "function":  # V3 / R1: the type, then "NAME\n```json ...```"
             name, _, rest = rest.strip().partition("\n")
         else:  # V3.1: "NAME<｜tool▁sep｜>{...}"

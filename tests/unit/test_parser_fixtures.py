@@ -306,6 +306,337 @@ FIXTURES = {
     ),
 }
 
+SGLANG = "sgl-project/sglang test/srt/test_function_call_parser.py"
+LLAMACPP = "ggml-org/llama.cpp tests/test-chat.cpp"
+_SPECIAL = ("special_function", {"arg1": 1})
+_SPECIAL_JSON = '{"name": "special_function", "arguments": {"arg1": 1}}'
+_KIMI = ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>", "<|tool_call_end|>",
+         "<|tool_call_argument_begin|>")
+
+
+def _kimi(*calls: tuple[str, str]) -> str:
+    begin, end, call, call_end, args = _KIMI
+    return begin + "".join(f"{call}{ident} {args}{arguments}{call_end}" for ident, arguments in calls) + end
+
+
+def _step3(*invokes: str) -> str:
+    return ("<｜tool_calls_begin｜>" + "<｜tool_sep｜>".join(f"<｜tool_call_begin｜>{i}<｜tool_call_end｜>" for i in invokes)
+            + "<｜tool_calls_end｜>")
+
+
+_STEP3_TOKYO = '<steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo</steptml:parameter></steptml:invoke>'
+_QWEN3_DALLAS = ("<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\n"
+                 "TX\n</parameter>\n<parameter=unit>\nfahrenheit\n</parameter>\n</function>\n</tool_call>")
+_GLM_INDENTED = ("<tool_call>get_current_weather\n    <arg_key>city</arg_key>\n    <arg_value>{city}</arg_value>\n"
+                 "    <arg_key>state</arg_key>\n    <arg_value>{state}</arg_value>\n    <arg_key>unit</arg_key>\n"
+                 "    <arg_value>fahrenheit</arg_value>\n    </tool_call>")
+_HARMONY_ANALYSIS = ('<|channel|>analysis<|message|>User asks: "What is the weather in Tokyo?" We need to use '
+                     "get_current_weather tool.<|end|>")
+_LFM2_SIMPLE = "get_candidate_status(candidate_id='12345')"
+
+MORE_FIXTURES = {
+    # ---- vLLM: Kimi K2 --------------------------------------------------------------------------
+    "kimi-k2-single-after-text": Fixture(
+        "kimi k2", f"{VLLM} tests/tool_parsers/test_kimi_k2_tool_parser.py",
+        "I'll check. " + _kimi(("functions.get_weather:0", '{"city": "Beijing"}')),
+        [("get_weather", {"city": "Beijing"})], "I'll check.",
+    ),
+    "kimi-k2-three-tools": Fixture(
+        "kimi k2", f"{VLLM} tests/tool_parsers/test_kimi_k2_tool_parser.py",
+        "Multiple tasks. " + _kimi(("functions.get_weather:0", '{"city": "New York"}'),
+                                   ("functions.get_news:1", '{"topic": "technology"}'),
+                                   ("functions.send_email:2", '{"to": "user@example.com", "subject": "Daily Update"}')),
+        [("get_weather", {"city": "New York"}), ("get_news", {"topic": "technology"}),
+         ("send_email", {"to": "user@example.com", "subject": "Daily Update"})], "Multiple tasks.",
+    ),
+    "kimi-k2-angle-brackets-multiline-json": Fixture(
+        "kimi k2", f"{VLLM} tests/tool_parsers/test_kimi_k2_tool_parser.py",
+        "Process HTML. " + _kimi(("functions.process_html:0", '{"html": "<div>content</div>"}'),
+                                 ("functions.process_data:1", '{\n  "name": "test",\n  "value": 123\n}')),
+        [("process_html", {"html": "<div>content</div>"}), ("process_data", {"name": "test", "value": 123})],
+        "Process HTML.",
+    ),
+    "kimi-k2-no-functions-prefix": Fixture(
+        "kimi k2", f"{VLLM} tests/tool_parsers/test_kimi_k2_tool_parser.py",
+        "No prefix. " + _kimi(("get_weather:0", '{"city": "Tokyo"}')),
+        [("get_weather", {"city": "Tokyo"})], "No prefix.",
+    ),
+    "kimi-k2-sglang-two-calls": Fixture(
+        "kimi k2", SGLANG,
+        '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": '
+        '"Paris"}<|tool_call_end|><|tool_call_begin|>functions.get_tourist_attractions:1<|tool_call_argument_begin|>'
+        '{"city": "London"}<|tool_call_end|><|tool_calls_section_end|>',
+        [("get_weather", {"city": "Paris"}), ("get_tourist_attractions", {"city": "London"})],
+    ),
+    # ---- GLM-4.5 / 4.6 / 4.7 (<arg_key>) -------------------------------------------------------
+    "glm45-indented-two-calls": Fixture(
+        "glm 4.5", f"{VLLM} tests/tool_parsers/test_glm4_moe_tool_parser.py",
+        _GLM_INDENTED.format(city="Dallas", state="TX") + "\n    " + _GLM_INDENTED.format(city="Orlando", state="FL"),
+        [_weather("Dallas", "TX", "fahrenheit"), _weather("Orlando", "FL", "fahrenheit")],
+    ),
+    "glm45-think-then-text-then-call": Fixture(
+        "glm 4.5", f"{VLLM} tests/tool_parsers/test_glm4_moe_tool_parser.py",
+        "<think>I want to get the weather.</think>\n\nI will help you get the weather.\n<tool_call>get_weather\n"
+        "<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2025-08-01"
+        "</arg_value>\n</tool_call>",
+        [("get_weather", {"city": "Beijing", "date": "2025-08-01"})], "I will help you get the weather.",
+    ),
+    "glm45-empty-arguments": Fixture(
+        "glm 4.5", f"{VLLM} tests/tool_parsers/test_glm4_moe_tool_parser.py",
+        "<tool_call>get_current_time\n</tool_call>",
+        [("get_current_time", {})],
+    ),
+    "glm45-sglang-adjacent-calls": Fixture(
+        "glm 4.5", SGLANG,
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n"
+        "<arg_value>2024-06-27</arg_value>\n</tool_call><tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>"
+        "Shanghai</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2024-06-28</arg_value>\n</tool_call>",
+        [("get_weather", {"city": "Beijing", "date": "2024-06-27"}),
+         ("get_weather", {"city": "Shanghai", "date": "2024-06-28"})],
+    ),
+    # ---- Qwen3-Coder (<function=...>) ----------------------------------------------------------
+    "qwen3coder-after-text": Fixture(
+        "qwen3 coder", SGLANG,
+        "Sure! Let me check the weather for you." + _QWEN3_DALLAS,
+        [_weather("Dallas", "TX", "fahrenheit")], "Sure! Let me check the weather for you.",
+    ),
+    "qwen3coder-parallel": Fixture(
+        "qwen3 coder", SGLANG,
+        _QWEN3_DALLAS + "\n" + _QWEN3_DALLAS.replace("Dallas", "Orlando").replace("TX", "FL"),
+        [_weather("Dallas", "TX", "fahrenheit"), _weather("Orlando", "FL", "fahrenheit")],
+    ),
+    "qwen3coder-indented": Fixture(
+        "qwen3 coder", SGLANG,
+        "I'll check the weather.<tool_call>\n        <function=get_current_weather>\n        <parameter=city>\n"
+        "        Dallas\n        </parameter>\n        <parameter=state>\n        TX\n        </parameter>\n"
+        "        </function>\n        </tool_call>",
+        [("get_current_weather", {"city": "Dallas", "state": "TX"})], "I'll check the weather.",
+    ),
+    "qwen3coder-no-parameters": Fixture(
+        "qwen3 coder", SGLANG,
+        "<tool_call>\n<function=get_current_weather>\n</function>\n</tool_call>",
+        [("get_current_weather", {})],
+    ),
+    # ---- Seed-OSS -------------------------------------------------------------------------------
+    "seed-oss-zero-budget": Fixture(
+        "seed-oss", f"{VLLM} tests/tool_parsers/test_seed_oss_tool_parser.py",
+        "<seed:think>\n</seed:cot_budget_reflect>\n</seed:cot_budget_reflect>\nThe current thinking budget is 0, so I "
+        "will directly start answering the question.\n</seed:think>\n<seed:tool_call>\n<function=get_weather>\n"
+        "<parameter=location>Barcelona, Spain</parameter>\n</function>\n</seed:tool_call>",
+        [("get_weather", {"location": "Barcelona, Spain"})],
+    ),
+    "seed-oss-call-format-quoted-in-thinking": Fixture(
+        "seed-oss", f"{VLLM} tests/tool_parsers/test_seed_oss_tool_parser.py",
+        "<seed:think>\nGot it. Let me format the function call correctly. The format is <seed:tool_call>\n"
+        "<function=get_weather>\n<parameter=location>Barcelona, Spain</parameter>\n<parameter=unit>celsius</parameter>"
+        "\n</function>\n</seed:tool_call>. Let me go with that.</seed:think><seed:tool_call>\n<function=get_weather>\n"
+        "<parameter=location>Barcelona, Spain</parameter>\n<parameter=unit>celsius</parameter>\n</function>\n"
+        "</seed:tool_call>",
+        [("get_weather", {"location": "Barcelona, Spain", "unit": "celsius"})],
+    ),
+    # ---- Step-3 ---------------------------------------------------------------------------------
+    "step3-parallel": Fixture(
+        "step3", f"{VLLM} tests/tool_parsers/test_step3_tool_parser.py",
+        _step3(_STEP3_TOKYO, '<steptml:invoke name="get_time"><steptml:parameter name="timezone">Asia/Tokyo'
+                             "</steptml:parameter></steptml:invoke>"),
+        [("get_weather", {"city": "Tokyo"}), ("get_time", {"timezone": "Asia/Tokyo"})],
+    ),
+    "step3-surrounded": Fixture(
+        "step3", f"{VLLM} tests/tool_parsers/test_step3_tool_parser.py",
+        "Let me check the weather for you.\n\n" + _step3(_STEP3_TOKYO) + "\n\nI'll get that information.",
+        [("get_weather", {"city": "Tokyo"})], "Let me check the weather for you.",
+    ),
+    "step3-empty-arguments": Fixture(
+        "step3", f"{VLLM} tests/tool_parsers/test_step3_tool_parser.py",
+        _step3('<steptml:invoke name="refresh"></steptml:invoke>'),
+        [("refresh", {})],
+    ),
+    "step3-function-sep-header": Fixture(
+        "step3", f"{VLLM} tests/tool_parsers/test_step3_tool_parser.py",
+        _step3('function<｜tool_sep｜>edit_file\n<steptml:invoke name="edit_file"><steptml:parameter '
+               'name="old_string">    if x:</steptml:parameter></steptml:invoke>'),
+        [("edit_file", {"old_string": "    if x:"})], gaps=("fc", "react"),
+    ),
+    # ---- gpt-oss Harmony (rendered with openai_harmony, as the test does) -----------------------
+    "harmony-analysis-then-call": Fixture(
+        "openai (harmony)", f"{VLLM} tests/tool_parsers/test_openai_tool_parser.py",
+        _HARMONY_ANALYSIS + "<|start|>assistant<|channel|>commentary to=functions.get_current_weather <|constrain|>json"
+        '<|message|>{"location": "Tokyo"}<|call|>',
+        [("get_current_weather", {"location": "Tokyo"})],
+    ),
+    "harmony-two-calls": Fixture(
+        "openai (harmony)", f"{VLLM} tests/tool_parsers/test_openai_tool_parser.py",
+        _HARMONY_ANALYSIS + "<|start|>assistant<|channel|>commentary to=functions.get_current_weather <|constrain|>json"
+        '<|message|>{"location": "Tokyo"}<|call|><|start|>assistant<|channel|>commentary to=functions.get_user_location'
+        ' <|constrain|>json<|message|>{"location": "Tokyo"}<|call|>',
+        [("get_current_weather", {"location": "Tokyo"}), ("get_user_location", {"location": "Tokyo"})],
+    ),
+    # ---- MiniMax-M2 -----------------------------------------------------------------------------
+    "minimax-m2-after-text": Fixture(
+        "minimax m2", f"{VLLM} tests/tool_parsers/test_minimax_m2_tool_parser.py",
+        'Let me check. <minimax:tool_call><invoke name="get_weather"><parameter name="city">Seattle</parameter>'
+        "</invoke></minimax:tool_call>",
+        [("get_weather", {"city": "Seattle"})], "Let me check.",
+    ),
+    "minimax-m2-two-invokes": Fixture(
+        "minimax m2", f"{VLLM} tests/tool_parsers/test_minimax_m2_tool_parser.py",
+        '<minimax:tool_call><invoke name="get_weather"><parameter name="city">NYC</parameter></invoke><invoke '
+        'name="get_stock"><parameter name="ticker">AAPL</parameter></invoke></minimax:tool_call>',
+        [("get_weather", {"city": "NYC"}), ("get_stock", {"ticker": "AAPL"})],
+    ),
+    # ---- Hunyuan-A13B (<tool_calls>) ------------------------------------------------------------
+    "hunyuan-after-text": Fixture(
+        "hunyuan a13b", f"{VLLM} tests/tool_parsers/test_hunyuan_a13b_tool_parser.py",
+        'I will call the tool now. <tool_calls>[{"name": "get_weather", "arguments": {"city": "Boston"}}]</tool_calls>',
+        [("get_weather", {"city": "Boston"})], "I will call the tool now.",
+    ),
+    "hunyuan-text-after": Fixture(
+        "hunyuan a13b", f"{VLLM} tests/tool_parsers/test_hunyuan_a13b_tool_parser.py",
+        '<tool_calls>[{"name": "get_weather", "arguments": {"city": "Seattle"}}]</tool_calls>\nThank you!',
+        [("get_weather", {"city": "Seattle"})],
+    ),
+    "hunyuan-empty-then-args": Fixture(
+        "hunyuan a13b", f"{VLLM} tests/tool_parsers/test_hunyuan_a13b_tool_parser.py",
+        '<tool_calls>[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": 42}}]</tool_calls>',
+        [("a", {}), ("b", {"x": 42})],
+    ),
+    # ---- LFM2 (<|tool_call_start|>[f(x=1)]) -----------------------------------------------------
+    "lfm2-parallel": Fixture(
+        "lfm2", f"{VLLM} tests/tool_parsers/test_lfm2_tool_parser.py",
+        f"<|tool_call_start|>[{_LFM2_SIMPLE}, get_weather()]<|tool_call_end|>",
+        [("get_candidate_status", {"candidate_id": "12345"}), ("get_weather", {})],
+    ),
+    "lfm2-text-after": Fixture(
+        "lfm2", f"{VLLM} tests/tool_parsers/test_lfm2_tool_parser.py",
+        f"<|tool_call_start|>[{_LFM2_SIMPLE}]<|tool_call_end|>\nChecking the current status of candidate ID 12345.",
+        [("get_candidate_status", {"candidate_id": "12345"})],
+    ),
+    "lfm2-space-after-start": Fixture(
+        "lfm2", f"{VLLM} tests/tool_parsers/test_lfm2_tool_parser.py",
+        f"<|tool_call_start|> [{_LFM2_SIMPLE}]<|tool_call_end|>",
+        [("get_candidate_status", {"candidate_id": "12345"})],
+    ),
+    "lfm2-multiline-string": Fixture(
+        "lfm2", f"{VLLM} tests/tool_parsers/test_lfm2_tool_parser.py",
+        "<|tool_call_start|>[exec(command='cat > f.py << EOF\nimport csv\nprint(1)\nEOF')]<|tool_call_end|>",
+        [("exec", {"command": "cat > f.py << EOF\nimport csv\nprint(1)\nEOF"})], gaps=("fc", "react"),
+    ),
+    "lfm2-bracket-in-string": Fixture(
+        "lfm2", f"{VLLM} tests/tool_parsers/test_lfm2_tool_parser.py",
+        "<|tool_call_start|>[exec(command='grep -F \"]\" log.txt')]<|tool_call_end|>",
+        [("exec", {"command": 'grep -F "]" log.txt'})],
+    ),
+    # ---- SGLang: pythonic, Mistral, Llama 3.2, DeepSeek V3 --------------------------------------
+    "pythonic-after-text": Fixture(
+        "pythonic (Llama 3.2 / 4)", SGLANG,
+        "Here's a tool call: [get_weather(location='New York', unit='celsius')]",
+        [("get_weather", {"location": "New York", "unit": "celsius"})], "Here's a tool call:", gaps=("fc", "react"),
+    ),
+    "pythonic-python-start-tokens": Fixture(
+        "pythonic (Llama 4)", SGLANG,
+        "User wants to get the weather in Mars. <|python_start|>[get_weather(location='Mars', unit='celsius')]"
+        "<|python_end|> In this way we will get the weather in Mars.",
+        [("get_weather", {"location": "Mars", "unit": "celsius"})], "User wants to get the weather in Mars.", gaps=("fc", "react"),
+    ),
+    "mistral-brackets-in-arguments": Fixture(
+        "mistral (pre-v11 tokenizer)", SGLANG,
+        '[TOOL_CALLS] [{"name":"make_next_step_decision", "arguments":{"decision":"","content":"```\\nTOOL: Access a '
+        "weather API or service\\nOBSERVATION: Retrieve the current weather data for the top 5 populated cities in the "
+        "US\\nANSWER: The weather in the top 5 populated cities in the US is as follows: [City Name] - [Weather "
+        'Conditions] - [Temperature]\\n```"}}]',
+        [("make_next_step_decision", {"decision": "", "content": "```\nTOOL: Access a weather API or service\n"
+          "OBSERVATION: Retrieve the current weather data for the top 5 populated cities in the US\nANSWER: The weather "
+          "in the top 5 populated cities in the US is as follows: [City Name] - [Weather Conditions] - [Temperature]\n"
+          "```"})],
+    ),
+    "mistral-text-colon-before": Fixture(
+        "mistral (pre-v11 tokenizer)", SGLANG,
+        'Here is some text before the tool call: [TOOL_CALLS] [{"name":"make_next_step_decision", "arguments":'
+        '{"decision":"ANSWER", "content":"The answer is 42"}}]',
+        [("make_next_step_decision", {"decision": "ANSWER", "content": "The answer is 42"})],
+        "Here is some text before the tool call:",
+    ),
+    "llama32-python-tag-semicolon": Fixture(
+        "llama 3.2 (<|python_tag|>)", SGLANG,
+        '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}};{"name": "get_tourist_attractions", '
+        '"parameters": {"city": "Paris"}}',
+        [("get_weather", {"city": "Paris"}), ("get_tourist_attractions", {"city": "Paris"})],
+    ),
+    "llama32-python-tag-repeated": Fixture(
+        "llama 3.2 (<|python_tag|>)", SGLANG,
+        '<|python_tag|>{"name": "get_weather", "parameters": {}}<|python_tag|>{"name": "get_tourist_attractions", '
+        '"parameters": {}}',
+        [("get_weather", {}), ("get_tourist_attractions", {})], gaps=("react",),
+    ),
+    "llama32-python-tag-after-text": Fixture(
+        "llama 3.2 (<|python_tag|>)", SGLANG,
+        'Some intro. <|python_tag|>{"name": "get_weather", "parameters": {}}',
+        [("get_weather", {})], "Some intro.", gaps=("fc", "react"),
+    ),
+    "deepseek-v3-json-fenced-arguments": Fixture(
+        "deepseek v3", SGLANG,
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\":\"Shanghai\"}"
+        "\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_tourist_attractions\n```json\n"
+        '{"city": "Beijing"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+        [("get_weather", {"city": "Shanghai"}), ("get_tourist_attractions", {"city": "Beijing"})],
+    ),
+    # ---- llama.cpp: Hermes 2 Pro and the forms its parser accepts, Functionary ------------------
+    "hermes-after-text": Fixture(
+        "hermes 2 pro", LLAMACPP,
+        f"Hello, world!\nWhat's up?<tool_call>\n{_SPECIAL_JSON}\n</tool_call>",
+        [_SPECIAL], "Hello, world!\nWhat's up?",
+    ),
+    "hermes-thinking-forced-open": Fixture(
+        "hermes 2 pro", LLAMACPP,
+        f"I'm\nthinking</think>\n<tool_call>{_SPECIAL_JSON}</tool_call>",
+        [_SPECIAL], gaps=("fc",),
+    ),
+    "hermes-function-equals": Fixture(
+        "hermes 2 pro", LLAMACPP,
+        '<function=special_function>{"arg1": 1}</function>\n<function=python>{"code":"print(\'hello\')"}</function>',
+        [_SPECIAL, ("python", {"code": "print('hello')"})],
+    ),
+    "hermes-function-name-attribute": Fixture(
+        "hermes 2 pro", LLAMACPP,
+        '<function name="special_function">\n{"arg1": 1}\n</function>',
+        [_SPECIAL], gaps=("fc", "react"),
+    ),
+    "hermes-tool-tag": Fixture("hermes 2 pro", LLAMACPP, f"<tool>\n  {_SPECIAL_JSON}\n</tool>", [_SPECIAL], gaps=("fc",),
+    ),
+    "hermes-tools-tag": Fixture("hermes 2 pro", LLAMACPP, f"<tools>\n  {_SPECIAL_JSON}\n</tools>", [_SPECIAL], gaps=("fc",),
+    ),
+    "hermes-response-tag": Fixture("hermes 2 pro", LLAMACPP, f"<response>\n  {_SPECIAL_JSON}\n</response>", [_SPECIAL], gaps=("fc",),
+    ),
+    "hermes-xml-fence-response": Fixture(
+        "hermes 2 pro", LLAMACPP, f"```xml\n<response>\n    {_SPECIAL_JSON}\n</response>\n```", [_SPECIAL], gaps=("fc",),
+    ),
+    "hermes-xml-fence": Fixture("hermes 2 pro", LLAMACPP, f"```xml\n  {_SPECIAL_JSON}\n```", [_SPECIAL]),
+    "hermes-plain-fence": Fixture("hermes 2 pro", LLAMACPP, f"```\n{_SPECIAL_JSON}\n```", [_SPECIAL]),
+    "hermes-json-fence-function-call": Fixture(
+        "hermes 2 pro", LLAMACPP,
+        f"```json\n\n                    <function_call> {_SPECIAL_JSON} \n                    </function_call> \n``` ",
+        [_SPECIAL], gaps=("fc", "react"),
+    ),
+    "hermes-json-tag": Fixture("hermes 2 pro", LLAMACPP, f"<json>\n  {_SPECIAL_JSON}\n</json>", [_SPECIAL], gaps=("fc",),
+    ),
+    "hermes-xml-tag-multiline": Fixture(
+        "hermes 2 pro", LLAMACPP,
+        '<xml>\n  {\n    "name": "special_function", "arguments": {"arg1": 1}\n  }\n</xml>', [_SPECIAL], gaps=("fc",),
+    ),
+    "hermes-upper-json-tag": Fixture("hermes 2 pro", LLAMACPP, f"<JSON>\n  {_SPECIAL_JSON}\n</JSON>", [_SPECIAL], gaps=("fc",),
+    ),
+    "hermes-bare-object": Fixture("hermes 2 pro", LLAMACPP, '{\n  "name": "special_function", "arguments": {"arg1": 1}}',
+                                  [_SPECIAL]),
+    "hermes-object-after-a-line": Fixture(
+        "hermes 2 pro", LLAMACPP, f"This is not a tool call:\n{_SPECIAL_JSON}",
+        [_SPECIAL], "This is not a tool call:", gaps=("fc",),
+    ),
+    "functionary-v32-recipient": Fixture(
+        "functionary v3.2", LLAMACPP, '>>>special_function\n{"arg1": 1}', [_SPECIAL],
+    ),
+}
+FIXTURES.update(MORE_FIXTURES)
+
 
 def _case(fixture: Fixture) -> Case:
     """The fixture as a reply, offered tools named as its calls with their arguments' keys."""
