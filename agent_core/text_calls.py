@@ -466,14 +466,26 @@ def element_value(text: str, depth: int = 0) -> Any:
 def element_opening(text: str, at: int, names: Collection[str]) -> str | None:
     """At ``text[at] == "<"``: the tool whose element opens there (``<read_file>``, the name one
     of ``names`` exactly); ``""`` while ``text`` ends inside what may still become such a tag
-    (``<read_f``); None when none opens there."""
+    (``<read_f``); None when none opens there. A tool named like a reasoning or answer frame's
+    tag (``_FRAME_TAG_NAMES``: ``<think>``, ``<answer>``) opens no element: the tag is the frame's."""
     tag = _ELEMENT_OPEN.match(text, at)
     if tag is not None:
-        return tag.group(1) if tag.group(1) in names else None
+        name = tag.group(1)
+        return name if name in names and name.lower() not in _FRAME_TAG_NAMES else None
     head = text[at + 1 : at + 1 + _TAG_NAME_MAX]
-    if len(head) == len(text) - at - 1 and _TAG_NAME.fullmatch(head) and any(n.startswith(head) for n in names):
+    if (
+        len(head) == len(text) - at - 1
+        and _TAG_NAME.fullmatch(head)
+        and any(n.startswith(head) and n.lower() not in _FRAME_TAG_NAMES for n in names)
+    ):
         return ""
     return None
+
+
+_FRAME_TAG_NAMES: Final = frozenset({"think", "thinking", "reasoning", "thought", "answer", "response", "details"})
+"""Tags that frame a reply's reasoning or its answer (``think._THINK_TAGS``, ``think.RESPONSE_WRAPPERS``):
+never read as a call to a tool of that name (a node's ``think`` tool and Qwen3's empty
+``<think>\n\n</think>`` before every answer; a tool ``answer`` and Hunyuan-A13B's ``<answer>``)."""
 
 
 _TAG_NAME = re.compile(r"[\w.\-]*")

@@ -259,3 +259,34 @@ def test_a_string_value_keeps_its_indentation_and_inner_lines():
     declaration = ToolRegistry([WRITE_FILE]).prompt_tools()[0]
     body = "<content>\n    indented()\n\n    more()\n</content>"
     assert element_arguments(body, declaration) == {"content": "    indented()\n\n    more()"}
+
+
+THINK = tool("think", thought="string")  # the "think" tool many agents give their model
+ANSWER = tool("answer", text="string")
+RESPONSE = tool("response", text="string")
+FRAMED = {
+    "qwen3-empty-think": ("<think>\n\n</think>\n\nThe answer is 42.", "The answer is 42."),
+    "think-holding-elements": ("<think>\n<thought>x</thought>\n</think>\nThe answer is 42.", "The answer is 42."),
+    "answer-frame-after-reasoning": ("<think>hmm</think>\n<answer>\nThe answer is 42.\n</answer>", "The answer is 42."),
+    "empty-response-element": ("<response>\n</response>", "<response>\n</response>"),
+    "empty-answer-element-after-text": ("The answer is 42.\n<answer></answer>", "The answer is 42.\n<answer></answer>"),
+}
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+@pytest.mark.parametrize("name", list(FRAMED))
+def test_a_tool_named_like_a_reasoning_or_answer_frame_is_not_called_by_its_tag(name, strategy, size):
+    """A node tool named ``think``, ``answer`` or ``response``: the tags reasoning models write
+    around their reasoning and answer stay those frames (Qwen3's empty think block before every
+    answer ran the think tool and lost the answer), never a call to the tool."""
+    text, answer = FRAMED[name]
+    pieces = [text] if size is None else [text[i : i + size] for i in range(0, len(text), size)]
+    chunks = iter([*(ModelChunk(text=piece) for piece in pieces), ModelChunk(finish_reason="stop")])
+    registry = ToolRegistry([THINK, ANSWER, RESPONSE, READ_FILE], provider_names=strategy == "fc")
+    if strategy == "react":
+        _, turn = drain(read_react_turn(chunks, registry, 1))
+    else:
+        _, turn = drain(read_function_calling_turn(chunks, registry.prompt_tools()))
+    assert isinstance(turn.decision, FinalAnswer), turn.decision
+    assert turn.decision.text == answer
