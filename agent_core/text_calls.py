@@ -253,6 +253,18 @@ def _one_call(obj: dict, keys: dict[str, Any], strict: bool, depth: int) -> list
     return []
 
 
+def named_by_method(value: Any) -> bool:
+    """Whether ``value`` is an object that names its call only by ``method`` (a JSON-RPC request,
+    ``{"jsonrpc": "2.0", "method": "eth_getBalance", "params": [...]}``): an answer shows such
+    requests as examples (MCP's ``tools/call``, an Ethereum node's API), so unlabelled it is a call
+    only when ``method`` names one of the node's tools (mistral-nemo writing its call so:
+    ollama/ollama#5976)."""
+    if not isinstance(value, dict):
+        return False
+    keys = _keys_by_form(value)
+    return "method" in keys and not any(form in keys for form in _NAME_KEYS if form != "method")
+
+
 def _rest(obj: dict, name_key: str) -> dict | None:
     """Arguments written next to the name ({"action": "search", "query": "x"})."""
     rest = {k: v for k, v in obj.items() if k != name_key and _key_form(k) not in _META_KEYS}

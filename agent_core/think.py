@@ -56,8 +56,8 @@ DeepSeek-R1-Zero template ("<think> reasoning process here </think> <answer> ans
 \n<answer>\n...\n</answer>``: vLLM's ``hunyuan_a13b`` reasoning parser). Only a wrapper that opens
 right after a reasoning block (a closed block, or reasoning that came apart from the content:
 ``ThinkSplitter.note_reasoning_apart``) is dropped, and a closing tag only where nothing but
-whitespace follows it to the end of the reply: its frame's, or one that closes nothing while no
-such tag was read as text (a server that took the reasoning and the opening tag out but left
+whitespace follows it to the end of the reply: its frame's, or one that closes nothing after
+reasoning or on a line of its own while no such tag was read as text (a server that took the reasoning and the opening tag out but left
 the end: vllm-project/vllm#58127). Anywhere else they are the answer's own text (a reply asked
 to use such tags keeps them)."""
 _TAG_CHARS = "<[◁"
@@ -227,6 +227,7 @@ class ThinkSplitter:
         self._after_block = False  # a reasoning block ended and only whitespace came after it
         self._wrapper: str | None = None  # the closing tag of a RESPONSE_WRAPPERS frame dropped
         self._wrapper_text = False  # a RESPONSE_WRAPPERS opening tag was read as the answer's text
+        self._reasoned = False  # reasoning ended in this reply (a block, a stray end) or came apart
 
     @property
     def open_block(self) -> str:
@@ -269,6 +270,7 @@ class ThinkSplitter:
         that has not started yet starts right after reasoning, so a ``RESPONSE_WRAPPERS`` tag it
         opens with is the reply's frame (a server that took only ``<think>...</think>`` out of a
         Hunyuan-A13B or ERNIE-X1 reply). Call before the content that follows is fed."""
+        self._reasoned = True
         if not self._prev and not self._held and not self._pending:
             self._after_block = True
 
@@ -350,6 +352,7 @@ class ThinkSplitter:
             if not quoted:
                 out += [(REASONING, _without_open_tag(whole[:at])), (BLOCK_END, "")]
                 self._opened, self._held, self._tail, self._after_block = False, [], "", True
+                self._reasoned = True
                 self._prev = ">"
                 return whole[at + len(_OPENED_CLOSE) :]
             found = _tags_pattern((_OPENED_CLOSE,)).search(whole, at + len(_OPENED_CLOSE))
@@ -396,7 +399,7 @@ class ThinkSplitter:
             pos, self._prev = at + len(tag), tag[-1]
             if inside:
                 self._close_tag = None
-                self._after_block = True
+                self._after_block = self._reasoned = True
                 out.append((BLOCK_END, ""))
             elif tag in RESPONSE_WRAPPERS:  # the reply's frame: dropped, its end looked for
                 self._wrapper, self._after_block = RESPONSE_WRAPPERS[tag], False
@@ -404,7 +407,7 @@ class ThinkSplitter:
                 self._close_tag = _BLOCKS[tag]
                 self._block = []
             else:  # a stray closing tag: dropped, and said
-                self._after_block = True
+                self._after_block = self._reasoned = True
                 out.append((STRAY_END, ""))
         self._pending = text[pos:]
 
@@ -424,10 +427,16 @@ class ThinkSplitter:
     def _ends_frame(self, tag: str) -> bool:
         """Whether ``tag`` (lower case), with only whitespace after it to the reply's end, closes
         the reply's frame: the open frame's closing tag, or with none open, a closing
-        ``RESPONSE_WRAPPERS`` tag while none of their opening tags was read as text."""
+        ``RESPONSE_WRAPPERS`` tag while none of their opening tags was read as text, after
+        reasoning or on a line of its own (the frame's opening tag went with the reasoning: a
+        reasoning parser took both out, vllm-project/vllm#58127, also of a quick thought whose
+        reasoning was empty). Within a line of a reply with no reasoning, or as the whole reply,
+        such a tag is the answer's own text ("close it with </answer>")."""
         if self._wrapper is not None:
             return tag == self._wrapper
-        return not self._wrapper_text and tag in _WRAPPER_ENDS
+        if self._wrapper_text or tag not in _WRAPPER_ENDS:
+            return False
+        return self._reasoned or self._prev == "\n"
 
 
 def _joined(pieces: list[tuple[str, str]]) -> Split:

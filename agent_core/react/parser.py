@@ -127,6 +127,7 @@ from agent_core.text_calls import (
     element_opening,
     envelope_name,
     interpret,
+    named_by_method,
 )
 from agent_core.think import BLOCK_END, REASONING, STRAY_END, VISIBLE, ThinkSplitter
 
@@ -1727,6 +1728,8 @@ class ReactStreamParser:
             self._deliver([(_FINAL_NAME, reply)])
             return
         calls = [] if value is FAIL else interpret(value, strict=self._purpose == "candidate")
+        if calls and self._purpose == "candidate" and named_by_method(value) and calls[0][0] not in (self._tool_names or ()):
+            calls = []  # a JSON-RPC request an answer shows, not a call (text_calls.named_by_method)
         if self._purpose == "candidate" and not calls and (value is not FAIL or envelope_name(text) is None):
             self._abort_candidate()  # prose or a JSON answer after all
             return

@@ -220,6 +220,14 @@ def test_frames_and_kimi_tags_split_the_same_whatever_the_chunking(text, sizes):
     assert split_all(pieces_of(text, sizes)) == split_all([text])
 
 
+def split_after_reasoning(pieces):
+    """``split_all`` of content whose reasoning came apart (``reasoning_content``) before it."""
+    splitter = ThinkSplitter()
+    splitter.note_reasoning_apart()
+    visible = [splitter.feed(piece).visible for piece in pieces]
+    return "".join(visible) + splitter.finish().visible
+
+
 @pytest.mark.parametrize(
     ("raw", "visible"),
     [
@@ -228,11 +236,24 @@ def test_frames_and_kimi_tags_split_the_same_whatever_the_chunking(text, sizes):
         ("Hello!\n</response>\n", "Hello!\n"),
         # closing nothing but followed by text, or the pair of an opening tag read as text: kept
         ("Close it with </answer> then stop.", "Close it with </answer> then stop."),
-        ("<answer>4</answer>", "<answer>4</answer>"),
         ("Tags: <response>x</response>\n", "Tags: <response>x</response>\n"),
     ],
 )
-def test_a_closing_frame_tag_that_closes_nothing_is_dropped_only_at_the_end(raw, visible):
+def test_a_closing_frame_tag_after_reasoning_that_closes_nothing_is_dropped_only_at_the_end(raw, visible):
+    assert split_after_reasoning([raw]) == split_after_reasoning(list(raw)) == visible
+
+
+@pytest.mark.parametrize(
+    "raw", ["Close the block with </response>", "</answer>", "<answer>4</answer>", "Tags: <response>x</response>\n"]
+)
+def test_a_closing_frame_tag_within_a_line_of_a_reply_with_no_reasoning_is_its_text(raw):
+    """No reasoning came and the tag does not stand on a line of its own: the tag is the answer's."""
+    assert split_all([raw])[0] == split_all(list(raw))[0] == visible_text(raw) == raw
+
+
+@pytest.mark.parametrize(("raw", "visible"), [("This is the rest\n</answer>", "This is the rest\n"), ("Hi\n</response>\n", "Hi\n")])
+def test_a_frames_end_on_a_line_of_its_own_is_dropped_with_no_reasoning(raw, visible):
+    """Hunyuan's quick thought (empty reasoning) under vLLM's parser: only ``\n</answer>`` is left."""
     assert split_all([raw])[0] == split_all(list(raw))[0] == visible_text(raw) == visible
 
 
