@@ -18,7 +18,8 @@ docs/real-world-cases.md lists the threads behind the case ids):
 
 Rules: strict ``json.loads`` first; then invalid escapes fixed; then repair with
 ``json_repair``, but never on truncated text (executing a tool with a half-written
-value is worse than asking again), and only when the repair keeps what the model
+value is worse than asking again) nor on text it would rescan at each of many levels
+(:func:`costly_to_repair`: minutes for a megabyte of ``[{(``), and only when the repair keeps what the model
 wrote (``repair_problem``: the one trust rule, for both strategies). Whatever cannot be
 recovered raises :class:`ArgumentsError`, whose message is written for the
 model (it becomes part of ``prompts.INVALID_ARGUMENTS``). Whatever is decoded must be
@@ -115,6 +116,46 @@ _STRUCTURE = re.compile(
        | [{}\[\]] """,
     re.VERBOSE | re.DOTALL,
 )
+
+
+_REPAIR_TOKENS = re.compile(
+    r""" "(?:[^"\\]|\\.)*" | '(?:[^'\\]|\\.)*'   # closed strings, escapes honoured
+       | (?P<costly>\{(?=\s*[{\[(]) | \() | [{\[] | [}\])] """,
+    re.VERBOSE | re.DOTALL,
+)
+
+REPAIR_WORK_PER_CHAR = 4
+REPAIR_WORK_SLACK = 64
+"""The bound :func:`costly_to_repair` keeps: how many times, on average, ``json_repair`` may go
+over each character of a text again, plus characters over for a short text (``{{{{"a": 1}}}}``)."""
+
+
+def costly_to_repair(text: str) -> bool:
+    """True when ``json_repair`` would go over ``text`` again once for each of many nested levels:
+    an object that opens on no key (``{{``, ``{[``, ``{(``) or a parenthesis, levels that a
+    JSON value never has, each make it rescan all it holds (json_repair 0.64: a few
+    microseconds per character and level, so ``"[{(" * 300_000`` took minutes). The work is
+    the characters each such level spans, summed; more than ``REPAIR_WORK_PER_CHAR`` times
+    ``len(text)`` (and ``REPAIR_WORK_SLACK``) is costly. One pass over the brackets outside
+    strings, stopping once over."""
+    budget = REPAIR_WORK_PER_CHAR * len(text) + REPAIR_WORK_SLACK
+    work = 0
+    costly: list[int] = []  # where each open costly level starts
+    stack: list[bool] = []  # every open level, costly or not
+    for token in _REPAIR_TOKENS.finditer(text):
+        first = token.group()[0]
+        if first in "\"'":
+            continue
+        if token.group("costly"):
+            stack.append(True)
+            costly.append(token.start())
+        elif first in "{[":
+            stack.append(False)
+        elif stack and stack.pop():
+            work += token.start() - costly.pop()
+            if work > budget:
+                return True
+    return work + sum(len(text) - start for start in costly) > budget
 
 
 def _scan_brackets(text: str) -> tuple[list[str], int | None] | None:
@@ -292,6 +333,8 @@ def _truncated(text: str) -> ArgumentsError:
 def _repair(cleaned: str, first_error: Exception) -> Any:
     """``json_repair`` under the trust rule (``repair_problem``); ``ArgumentsError`` with the
     reason when the repair is not trusted."""
+    if costly_to_repair(cleaned):  # as if json_repair gave up: reading it would take minutes
+        raise ArgumentsError(MSG_NOT_JSON.format(detail=_describe(first_error)))
     try:
         value = json_repair.loads(cleaned)
     except Exception as error:  # a third-party parser: any failure means "unrecoverable"

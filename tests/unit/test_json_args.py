@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from agent_core.json_args import (
     MAX_DEPTH,
     ArgumentsError,
+    costly_to_repair,
     decode_arguments,
     ends_open,
     loads_lenient,
@@ -441,3 +442,16 @@ def test_a_lone_surrogate_escape_becomes_a_replacement_character(raw):
     assert "\ufffd" in json.dumps(value, ensure_ascii=False)
     json.dumps(value, ensure_ascii=False).encode("utf-8")  # writable
     assert decode_arguments('{"emoji": "\\ud83d\\ude00"}') == {"emoji": "\U0001f600"}  # a whole pair is kept
+
+
+def test_a_repair_that_would_rescan_each_of_many_levels_is_refused_and_short_ones_still_run():
+    """json_repair goes over an object opening on no key, or a parenthesis, once per level: 100 KB
+    under a few dozen such levels took seconds. Such text is refused as json_repair's failure
+    would be; doubled braces and Python tuples are repaired as before."""
+    assert loads_lenient('{{"a": 1}}') == {"a": 1}
+    assert loads_lenient('{{{{"a": 1}}}}') == {"a": 1}
+    assert loads_lenient("{'a': ('x', 'y'),}") == {"a": ["x", "y"]}
+    assert costly_to_repair('{"a":' + "{" * 50 + "x" * 10_000 + "}" * 51)
+    assert not costly_to_repair('{"a": {"b": [' + "'x', " * 2_000 + "]}}")
+    with pytest.raises(ArgumentsError, match="not valid JSON"):
+        loads_lenient('{"a":' + "{" * 50 + "x" * 10_000 + "}" * 51)
