@@ -198,10 +198,20 @@ def test_tool_tasks_of_the_suite_on_the_real_model(plugin) -> None:  # type: ign
     # threads); the plugin must not: up to the first reply that differs, each request is the same
     steps = zip(original.model_requests, original.model_outputs, repeat.model_requests, repeat.model_outputs, strict=False)
     for request, output, repeated_request, repeated_output in steps:
+        if _answer_only(repeated_request) != _answer_only(request):
+            return  # one run reached its time limit a round earlier (a slow, busy machine): by design
         assert repeated_request == request
         if repeated_output != output:
             return
     pytest.fail(f"the same model replies gave another run: {original.fingerprint_data()} != {repeat.fingerprint_data()}")
+
+
+def _answer_only(request: dict) -> bool:
+    """Whether a JSON-steps request offers the final answer alone (the run must answer now: the
+    iteration limit, which both runs reach alike, or the run's time limit, which depends on how
+    fast the model replied)."""
+    schema = request.get("structured_output_schema") or {}
+    return (schema.get("properties") or {}).get("action", {}).get("enum") == ["final_answer"]
 
 
 @pytest.mark.slow
