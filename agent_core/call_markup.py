@@ -239,7 +239,9 @@ def _read_invoke(block: str) -> list[Call]:
     """``<invoke name="N"><parameter name="K">V</parameter></invoke>``: a parameter marked
     ``string="true"`` (DeepSeek V3.2) is text as written, one marked ``string="false"`` JSON
     (``false``, ``20``) when it reads as JSON, any other value JSON when it reads as a JSON object
-    or array, else text. An ``<invoke>`` with no ``<parameter>`` but elements (``<city>Paris
+    or array, else text as written, spaces and line breaks at its edges kept (the value sits
+    between its tags: vLLM's ``step3`` and ``minimax_m2`` parsers keep them; a number's or a
+    boolean's spaces go when the tool's schema converts it). An ``<invoke>`` with no ``<parameter>`` but elements (``<city>Paris
     </city>``: MiniMax-M3) has those as its arguments (``text_calls.element_value``)."""
     calls: list[Call] = []
     for name, inner in _INVOKE.findall(_DSML.sub("", block.replace(_MINIMAX_M3_TOKEN, ""))):
@@ -253,8 +255,9 @@ def _read_invoke(block: str) -> list[Call]:
                 arguments[key] = value
             elif marked and (decoded := decode_json(value.strip())) is not FAIL:
                 arguments[key] = decoded
-            else:
-                arguments[key] = decode_nested(value.strip())
+            else:  # text as written: its spaces are the value's ("    if x:" for an exact-match edit)
+                decoded = decode_nested(value.strip())
+                arguments[key] = value if isinstance(decoded, str) else decoded
         calls.append((name.strip(), arguments))
     return calls
 

@@ -327,7 +327,7 @@ def calls_from_block(text: str) -> list[Call]:
             return [(function.group(1).strip(), decode_input(inner))]
         if not function.group(0).lower().endswith("</function>") and _open_parameter(inner):
             return []  # the text ends inside a value: cut off, not to be run
-        params = {k: decode_nested(v.strip()) for k, v in _XML_PARAMETER.findall(inner)}
+        params = {k: _parameter_value(v) for k, v in _XML_PARAMETER.findall(inner)}
         return [(function.group(1).strip(), params)]
     glm = _GLM_CALL.fullmatch(text)
     if glm:
@@ -411,6 +411,22 @@ vllm-project/vllm#54971), or opened twice (``<arg_key><arg_key>k``, the mirrored
 pull request names), is still the key, never ``k</arg_key>``. A name alone is read by the
 readers that know it is a call (``<tool_call>list_files</tool_call>``, GLM-4.7 without
 arguments)."""
+
+
+def _parameter_value(text: str) -> Any:
+    """A Qwen3-Coder ``<parameter=k>`` value: a JSON object or array decoded, else the text as
+    written less the line break at each edge (its chat template writes ``<parameter=k>\nv\n
+    </parameter>``; vLLM's ``qwen3_coder`` parser drops the same) and, when the closing tag is
+    indented, that indentation at the start of each line (the markup's, SGLang's indented
+    fixture): the spaces of ``    if x:`` for an exact-match edit are kept."""
+    text = text[1:] if text[:1] == "\n" else text
+    cut = text.rfind("\n")
+    if cut >= 0 and not text[cut + 1 :].strip(" \t"):
+        text, indent = text[:cut], text[cut + 1 :]
+        if indent:
+            text = "\n".join(line.removeprefix(indent) for line in text.split("\n"))
+    decoded = decode_nested(text.strip())
+    return text if isinstance(decoded, str) else decoded
 
 
 def _open_parameter(inner: str) -> bool:

@@ -860,3 +860,47 @@ def test_minimax_m3s_token_cut_after_any_character_is_still_dropped(split):
     out = markup.feed("It is ]" + raw[:split]) + markup.feed(raw[split:]) + markup.finish()
     assert out.startswith("It is ]<tool_call>") and "minimax" not in out
     assert '{"name": "get_weather", "arguments": {"city": "Paris"}}' in out
+
+
+_EDIT_SOURCE = "    if x:\n        return 1\n"
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # Step-3 with its "function<｜tool_sep｜>NAME\n" header (vLLM's step3 parser test)
+        "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>read_file\n<steptml:invoke name=\"read_file\">"
+        f'<steptml:parameter name="old_string">{_EDIT_SOURCE}</steptml:parameter></steptml:invoke>'
+        "<｜tool_call_end｜><｜tool_calls_end｜>",
+        # MiniMax-M2's <parameter name=...>
+        f'<minimax:tool_call><invoke name="read_file"><parameter name="old_string">{_EDIT_SOURCE}</parameter>'
+        "</invoke></minimax:tool_call>",
+        # Qwen3-Coder as its chat template writes it: one line break at each edge of the value
+        f"<tool_call>\n<function=read_file>\n<parameter=old_string>\n{_EDIT_SOURCE}\n</parameter>\n</function>\n</tool_call>",
+        f"<function=read_file>\n<parameter=old_string>\n{_EDIT_SOURCE}\n</parameter>\n</function>",
+    ],
+    ids=["step3-header", "minimax-m2", "qwen3-coder", "qwen3-coder-bare"],
+)
+def test_a_text_arguments_spaces_and_line_breaks_are_kept_as_written(raw):
+    """An exact-match edit tool gets the indentation it was given: the value sits between its tags,
+    so the spaces at its edges are part of it (vLLM's step3 / minimax_m2 / qwen3_coder parsers)."""
+    for strategy_reads in (
+        lambda: extract_calls_from_text(visible_text(rewrite_markup(raw)), TOOLS)[0],
+        lambda: _react_calls(raw),
+    ):
+        assert [(call.name, call.arguments) for call in strategy_reads()] == [("read_file", {"old_string": _EDIT_SOURCE})]
+
+
+def _react_calls(raw: str) -> tuple:
+    _, turn = drain(read_react_turn(iter([ModelChunk(text=raw), ModelChunk(finish_reason="stop")]), ToolRegistry(None), 1))
+    assert isinstance(turn.decision, ToolCalls), turn.decision
+    return turn.decision.calls
+
+
+def test_a_numbers_spaces_inside_its_tags_do_not_keep_it_from_being_a_number():
+    """``<parameter name="n"> 4 </parameter>`` stays text as written; the tool's schema converts it."""
+    from agent_core.tool_schema import ParamType, ToolParameter, coerce_value
+
+    raw = '<minimax:tool_call><invoke name="get_time"><parameter name="n"> 4 </parameter></invoke></minimax:tool_call>'
+    (call,) = extract_calls_from_text(rewrite_markup(raw), TOOLS)[0]
+    assert coerce_value(ToolParameter.model_construct(name="n", type=ParamType.NUMBER), call.arguments["n"]) == 4

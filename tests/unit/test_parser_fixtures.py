@@ -455,7 +455,7 @@ MORE_FIXTURES = {
         "step3", f"{VLLM} tests/tool_parsers/test_step3_tool_parser.py",
         _step3('function<｜tool_sep｜>edit_file\n<steptml:invoke name="edit_file"><steptml:parameter '
                'name="old_string">    if x:</steptml:parameter></steptml:invoke>'),
-        [("edit_file", {"old_string": "    if x:"})], gaps=("fc", "react"),
+        [("edit_file", {"old_string": "    if x:"})],
     ),
     # ---- gpt-oss Harmony (rendered with openai_harmony, as the test does) -----------------------
     "harmony-analysis-then-call": Fixture(
