@@ -854,7 +854,11 @@ def python_calls(text: str) -> list[Call]:
     try:
         tree = ast.parse(source, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+        source = _escaped_line_breaks(source)
+        try:  # a raw line break inside a string (LFM2's multi-line shell command: vLLM's lfm2 parser test)
+            tree = ast.parse(source, mode="eval")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return []
     calls: list[Call] = []
     for node in tree.body.elts if isinstance(tree.body, ast.List) else ():
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name | ast.Attribute):
@@ -879,6 +883,37 @@ def python_calls(text: str) -> list[Call]:
         name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
         calls.append((name, arguments))
     return calls
+
+
+def _escaped_line_breaks(source: str) -> str:
+    """``source`` with the line breaks written inside its one-quote strings (``'a<LF>b'``)
+    escaped (``'a\\nb'``), so Python reads them as the string's; a triple-quoted string is left
+    as it is (its line breaks are Python's already)."""
+    out: list[str] = []
+    quote = ""
+    i = 0
+    while i < len(source):
+        char = source[i]
+        if quote:
+            if char == "\\":
+                out.append(source[i : i + 2])
+                i += 2
+                continue
+            if source.startswith(quote, i):
+                out.append(quote)
+                i += len(quote)
+                quote = ""
+                continue
+            out.append({"\n": "\\n", "\r": "\\r"}.get(char, char) if len(quote) == 1 else char)
+        elif char in "\"'":
+            quote = source[i : i + 3] if source.startswith(char * 3, i) else char
+            out.append(quote)
+            i += len(quote)
+            continue
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
 
 
 _JSON_NAMES: Final = {"null": None, "true": True, "false": False}

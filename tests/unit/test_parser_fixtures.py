@@ -519,7 +519,7 @@ MORE_FIXTURES = {
     "lfm2-multiline-string": Fixture(
         "lfm2", f"{VLLM} tests/tool_parsers/test_lfm2_tool_parser.py",
         "<|tool_call_start|>[exec(command='cat > f.py << EOF\nimport csv\nprint(1)\nEOF')]<|tool_call_end|>",
-        [("exec", {"command": "cat > f.py << EOF\nimport csv\nprint(1)\nEOF"})], gaps=("fc", "react"),
+        [("exec", {"command": "cat > f.py << EOF\nimport csv\nprint(1)\nEOF"})],
     ),
     "lfm2-bracket-in-string": Fixture(
         "lfm2", f"{VLLM} tests/tool_parsers/test_lfm2_tool_parser.py",

@@ -304,3 +304,13 @@ def test_a_block_of_json_objects_is_calls_only_when_every_one_is_a_whole_call(se
     text = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n' + second + "\n</tool_call>"
     calls, _ = extract_calls_from_text(text, ["get_weather", "get_time"])
     assert calls == ()
+
+
+def test_a_raw_line_break_inside_a_python_call_string_is_the_strings():
+    """LFM2 writes a multi-line shell command with real line breaks in its quotes (vLLM's lfm2
+    parser test): the call is read with them; quotes escaped and triple-quoted strings still read."""
+    assert calls_from_block("[exec(command='cat > f.py << EOF\nimport csv\nEOF')]") == [
+        ("exec", {"command": "cat > f.py << EOF\nimport csv\nEOF"})
+    ]
+    assert calls_from_block("[f(a='it\\'s\nhere', b=\"\"\"x\ny\"\"\")]") == [("f", {"a": "it's\nhere", "b": "x\ny"})]
+    assert calls_from_block("[f(a='never closed\n)]") == []
