@@ -633,6 +633,14 @@ put around their final answer (``<|begin_of_box|>42<|end_of_box|>``: Blaizzy/mlx
 it): never text. Dropped from what the strategies read and show only; the assistant message goes
 back to the model as its plugin sent it (``model_call.AssistantReply``)."""
 
+_CITATION_OPEN: Final = "<co>"
+_CITATION = re.compile(r"<co>((?:(?!<co>|</co).){0,2000}?)</co: ?\d+:\[[\d, ]*\](?:, ?\d+:\[[\d, ]*\])*>", re.S)
+"""Command A's citation around cited text: ``foo <co>bar</co: 0:[1,2],1:[3,4]>`` (document 0's
+results 1 and 2...; vLLM's ``cohere_command`` parser test shows ``foo bar``). The tags are dropped
+and the text inside kept, only in that exact shape: a ``<co>`` with no such close is text."""
+_CITATION_HOLD: Final = 2100
+"""How long a ``<co>`` is held waiting for its close (characters): longer than ``_CITATION``'s text."""
+
 _APRIEL_END: Final = "[END FINAL RESPONSE]"
 """The end of an Apriel thinker's response (``_THOUGHTS_START``): dropped only in a reply whose
 ``[BEGIN FINAL RESPONSE]`` ended its reasoning steps; elsewhere it is plain text the answer
@@ -776,7 +784,7 @@ _WATCHED: Final = tuple(  # longest first: a marker that begins another is tried
     sorted(
         {opener for opener, _ in _OPENING}
         | {"<|channel|>", "<|start|>", "<tool_call>", "</tool_call>", _EOS, _APRIEL_END, _RECIPIENT_MARK}
-        | {*_DROPPED, *_TURN_ENDS},
+        | {*_DROPPED, *_TURN_ENDS, _CITATION_OPEN},
         key=len,
         reverse=True,
     )
@@ -1164,6 +1172,8 @@ class CallMarkup:
             return True
         if marker == _EOS:
             return self._eos(out, final)
+        if marker == _CITATION_OPEN:
+            return self._citation(out, final)
         if marker in _DROPPED or (marker == _APRIEL_END and self._apriel):
             self._pending = self._pending[len(marker) :]
         elif marker == _APRIEL_END:
@@ -1183,6 +1193,20 @@ class CallMarkup:
                 self._pending = self._pending[len(marker) :]
             else:
                 self._rule = rule
+        return True
+
+    def _citation(self, out: list[str], final: bool) -> bool:
+        """``<co>`` at the start of the pending text: with its citation close (``_CITATION``) the
+        cited text stays, read on, and the tags go; without one (the text ended or went on too
+        long) ``<co>`` is text. False while its close may still come."""
+        cited = _CITATION.match(self._pending)
+        if cited is not None:
+            self._pending = cited.group(1) + self._pending[cited.end() :]
+            return True
+        if not final and len(self._pending) < _CITATION_HOLD:
+            return False
+        self._pass(out, _CITATION_OPEN)
+        self._pending = self._pending[len(_CITATION_OPEN) :]
         return True
 
     def _functionary(self, out: list[str], final: bool) -> bool:
@@ -1362,7 +1386,7 @@ _HELD_BY_START: Final = _by_start(_HELD_FROM)
 _QUOTABLE: Final = frozenset({*(opener for opener, _ in _OPENING), "<|channel|>", "<|start|>"})
 """Markers that are an example, not a call, inside a code span or block (``CodeQuote``): a
 family's own markup. ``<tool_call>`` and call fences are read wherever they stand."""
-_TOKENS_SHOWN_IN_CODE: Final = frozenset({*_TURN_ENDS, *_DROPPED, _EOS})
+_TOKENS_SHOWN_IN_CODE: Final = frozenset({*_TURN_ENDS, *_DROPPED, _EOS, _CITATION_OPEN})
 """Special tokens an answer shows as code (a chat template, a tokenizer's output in a code span
 or block: ``CodeQuote``) are its text: a server passes a real one on where the turn ends, which
 is not inside code the answer opened. Elsewhere they end the turn or are dropped."""

@@ -904,3 +904,19 @@ def test_a_numbers_spaces_inside_its_tags_do_not_keep_it_from_being_a_number():
     raw = '<minimax:tool_call><invoke name="get_time"><parameter name="n"> 4 </parameter></invoke></minimax:tool_call>'
     (call,) = extract_calls_from_text(rewrite_markup(raw), TOOLS)[0]
     assert coerce_value(ToolParameter.model_construct(name="n", type=ParamType.NUMBER), call.arguments["n"]) == 4
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("foo <co>bar</co: 0:[1,2],1:[3,4]>.", "foo bar."),  # vLLM's cohere_command parser test
+        ("a <co>b</co: 0:[1]> c <co>d</co: 2:[0]>", "a b c d"),
+        ("the <co> tag is never closed", "the <co> tag is never closed"),
+        ("<co>x</co>", "<co>x</co>"),  # no citation's close: not that tag
+        ("`<co>b</co: 0:[1]>`", "`<co>b</co: 0:[1]>`"),  # shown as code
+    ],
+)
+def test_command_a_citation_tags_are_dropped_from_the_text_shown(raw, shown):
+    rng = random.Random(raw)
+    for pieces in ([raw], list(raw), chunked(raw, rng)):
+        assert streamed(pieces) == shown
