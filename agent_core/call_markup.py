@@ -404,6 +404,39 @@ def _read_after(*tokens: str) -> Callable[[str], list[Call]]:
     return read
 
 
+_PYTHON_TAG: Final = "<|python_tag|>"
+_CALL_SEPARATOR = re.compile(r"\s*[;,]?\s*(?=\{)")
+
+
+def _read_python_tag(block: str) -> list[Call]:
+    """Llama 3.x's ``<|python_tag|>{"name": N, "parameters": {...}}``, after a sentence too, the
+    calls joined by ``;`` or written each after its own token (SGLang's ``llama3`` detector tests:
+    ``Some intro. <|python_tag|>{...}``, ``<|python_tag|>{...}<|python_tag|>{...}``). What follows
+    the last object is not the calls'; a token before anything but a call object (code for
+    Llama's built-in interpreter) reads as no call (``[]``). Held to the end of the text; for the
+    ReAct parser a token that opens a line is passed on (``CallMarkup``'s ``python_tag_lines``)."""
+    calls: list[Call] = []
+    decoder = json.JSONDecoder()
+    for piece in block.split(_PYTHON_TAG)[1:]:
+        at = _SPACE.match(piece).end()
+        if piece[at : at + 1] != "{":
+            return []
+        while True:
+            try:
+                value, end = decoder.raw_decode(piece, at)
+            except (ValueError, RecursionError):
+                return []
+            found = interpret(value, strict=True) if isinstance(value, dict) else []
+            if not found:
+                return []
+            calls.extend(found)
+            more = _CALL_SEPARATOR.match(piece, end)
+            if more is None:
+                break
+            at = more.end()
+    return calls
+
+
 _GIGACHAT3_HEADER = re.compile(r"<\|message_sep\|>\s*function call\s*<\|role_sep\|>")
 
 
@@ -770,6 +803,7 @@ _RULES: Final = (
     _Rule(("<|tool_call|>",), None, _read_after("<|tool_call|>")),
     _Rule(("<|function_call|>",), None, _read_after("<|function_call|>")),
     _Rule(("<|message_sep|>",), None, _read_gigachat3),
+    _Rule((_PYTHON_TAG,), None, _read_python_tag),
     _Rule(("<|tools_prefix|>",), re.compile(r"<\|tools_suffix\|>"), _read_apertus),
     _Rule((_QWEN_AGENT_OPEN,), None, _read_qwen_agent),
     _Rule(("<|tool_call>",), re.compile(r"<tool_call\|>"), _read_gemma),
@@ -933,6 +967,10 @@ class CallMarkup:
     tag, one inside a sentence, in a code span or block, or never closed, is text. Without
     ``tools`` no element is read (ReAct reads them itself, only where an action may stand).
 
+    ``python_tag_lines``: a ``<|python_tag|>`` that opens a line is passed on as written (the
+    ReAct parser reads it where it stands and emits its call as soon as its JSON closes); one
+    after text on its line is always held to the end of the text (``_read_python_tag``).
+
     ``recipient_in_prompt``: the reply comes from a Functionary model (``recipient_in_prompt()``,
     ``shows_functionary_parts``), whose generation prompt ends with ``>>>``: a reply that starts
     with the exact line ``all`` (lowercase, nothing else on it) and text after it has that line
@@ -942,8 +980,11 @@ class CallMarkup:
     reply would have to be held to its end to see whether a ``>>>`` part follows.
     """
 
-    def __init__(self, *, recipient_in_prompt: bool = False, tools: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, *, recipient_in_prompt: bool = False, tools: Mapping[str, Any] | None = None, python_tag_lines: bool = False
+    ) -> None:
         self._bare_all = recipient_in_prompt  # a reply's first line "all" is Functionary's recipient
+        self._own_python_tag = python_tag_lines  # a <|python_tag|> opening a line is the caller's to read
         self._tools = tools or {}  # tool name -> declaration: a line opening <name> may be a call
         self._pending = ""
         self._rule: _Rule | None = None  # the block being held
@@ -1115,6 +1156,10 @@ class CallMarkup:
             quotable = marker in _QUOTABLE or marker in _TOKENS_SHOWN_IN_CODE or marker == _RECIPIENT_MARK
             quoted = quotable and self._passed().open  # an example: text
             if quoted or (marker == _BARE_INVOKE and not self._passed().blank_line):  # or inside a sentence
+                self._pass(out, marker)
+                self._pending = text[i + len(marker) :]
+                return True
+            if marker == _PYTHON_TAG and self._own_python_tag and self._passed().blank_line:  # the caller reads it
                 self._pass(out, marker)
                 self._pending = text[i + len(marker) :]
                 return True

@@ -566,12 +566,12 @@ MORE_FIXTURES = {
         "llama 3.2 (<|python_tag|>)", SGLANG,
         '<|python_tag|>{"name": "get_weather", "parameters": {}}<|python_tag|>{"name": "get_tourist_attractions", '
         '"parameters": {}}',
-        [("get_weather", {}), ("get_tourist_attractions", {})], gaps=("react",),
+        [("get_weather", {}), ("get_tourist_attractions", {})],
     ),
     "llama32-python-tag-after-text": Fixture(
         "llama 3.2 (<|python_tag|>)", SGLANG,
         'Some intro. <|python_tag|>{"name": "get_weather", "parameters": {}}',
-        [("get_weather", {})], "Some intro.", gaps=("fc", "react"),
+        [("get_weather", {})], "Some intro.",
     ),
     "deepseek-v3-json-fenced-arguments": Fixture(
         "deepseek v3", SGLANG,
