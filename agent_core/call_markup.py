@@ -1403,9 +1403,11 @@ def rewrite_markup(text: str, tools: Mapping[str, Any] | None = None) -> str:
 CALL_FENCES: Final = ("```tool_code", "```tool_call")
 """Code blocks that announce a call (Gemini's and Gemma's ```tool_code)."""
 
-_HELD_FROM: Final = ("<tool_call>", "<tool_code>", *MARKUP_OPENERS, *CALL_FENCES)
+_PYTHON_START: Final = "<|python_start|>"
+_HELD_FROM: Final = ("<tool_call>", "<tool_code>", *MARKUP_OPENERS, *CALL_FENCES, _PYTHON_START)
 """Where a streamed answer stops: a ``<tool_call>`` (what ``CallMarkup`` writes), markup it
-could not read, or a block that announces a call."""
+could not read, a block that announces a call, or Llama 4's ``<|python_start|>`` (a list of calls
+as code follows it: ``text_calls._code_after_text``)."""
 _HOLD_CHARS = re.compile(r"[<\[`✿]")
 
 
@@ -1428,7 +1430,7 @@ def markup_start(text: str, quote: CodeQuote | None = None) -> int | None:
 
 
 _HELD_BY_START: Final = _by_start(_HELD_FROM)
-_QUOTABLE: Final = frozenset({*(opener for opener, _ in _OPENING), "<|channel|>", "<|start|>"})
+_QUOTABLE: Final = frozenset({*(opener for opener, _ in _OPENING), "<|channel|>", "<|start|>", _PYTHON_START})
 """Markers that are an example, not a call, inside a code span or block (``CodeQuote``): a
 family's own markup. ``<tool_call>`` and call fences are read wherever they stand."""
 _TOKENS_SHOWN_IN_CODE: Final = frozenset({*_TURN_ENDS, *_DROPPED, _EOS, _CITATION_OPEN})

@@ -789,6 +789,48 @@ def _whole_code(
     return (calls, "") if calls else ([], text)
 
 
+_PY_BLOCK = re.compile(r"<\|python_start\|>(.*?)(?:<\|python_end\|>|\Z)", re.S)
+_LIST_OPEN = re.compile(rf"\[\s*({BARE_NAME.pattern})\s*\(")
+
+
+def _code_after_text(
+    text: str, known: Mapping[str, PromptMessageTool | None]
+) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    """A list of calls written as code after a sentence (``Here's a tool call:
+    [get_weather(city="Paris")]``), or between Llama 4's ``<|python_start|>`` and
+    ``<|python_end|>`` after one (what follows the end token is not the calls'): SGLang's
+    pythonic detector tests. Read only when every name in the list is one of the tools (an
+    answer may show Python code) and the list ends the text (or its tokens). ``(calls, the
+    text before the list)``, or ``([], text)``."""
+    block = _PY_BLOCK.search(text) if "<|python_start|>" in text else None
+    if block is not None:
+        inner, before = block.group(1).strip(), text[: block.start()]
+        if not (inner.startswith("[") and inner.endswith(")]")):
+            return [], text
+        calls = _known_calls(python_calls(inner[1:-1]), known)
+        return (calls, before) if calls else ([], text)
+    body = text.rstrip()
+    if not body.endswith(")]"):
+        return [], text
+    for opened in _LIST_OPEN.finditer(body):
+        if opened.group(1) not in known:
+            continue
+        calls = _known_calls(python_calls(body[opened.start() + 1 : -1]), known)
+        if calls:
+            return calls, text[: opened.start()]
+    return [], text
+
+
+def code_list_after_text(text: str, names: Iterable[str]) -> bool:
+    """Whether ``text`` ends with a list of calls written as code whose first names one of
+    ``names`` (``_code_after_text``: read whole only when every name is one)."""
+    body = text.rstrip()
+    if "<|python_start|>" not in body and not body.endswith(")]"):
+        return False
+    known = set(names)
+    return any(found.group(1) in known for found in _LIST_OPEN.finditer(body))
+
+
 _CODE_CALL = re.compile(rf"({BARE_NAME.pattern})\s*\((.*)\)", re.S)
 """A reply that is one call written as code: ``get_weather(city="Paris")``, or with its
 arguments as one object (``search({"q": "x"})``, Mistral: openai/openai-agents-python#1196)."""
@@ -1035,7 +1077,8 @@ def extract_calls_from_text(
     reads; the whole content as one envelope or a list of them (after special tokens and a
     fence; every key an envelope key), also when a sentence follows it; the whole content as calls written as code
     (``_whole_code``) or as a tool's name above its JSON arguments (``_name_line``); ``Action:``
-    followed by an envelope. A family's own call markup is
+    followed by an envelope; a list of calls as code after a sentence (``_code_after_text``). A
+    family's own call markup is
     rewritten as ``<tool_call>`` blocks before this (``agent_core.call_markup``). Only calls whose
     every name is one of ``tools`` (declarations, or bare names) count; inputs are fitted
     as ReAct fits them. Returns
@@ -1045,7 +1088,7 @@ def extract_calls_from_text(
     known = _by_name(tools)
     if not text or not known:
         return (), text
-    for reader in (_tool_call_blocks, _whole_json, _whole_code, _name_line, _action_blocks):
+    for reader in (_tool_call_blocks, _whole_json, _whole_code, _name_line, _action_blocks, _code_after_text):
         found, rest = reader(text, known)
         if found:
             ids = fresh_call_ids(id_prefix, len(found), taken)

@@ -42,6 +42,8 @@ _AFTER_NAME: Final = frozenset({":", "{", "(", "<"})
 """What follows a tool's name at the start of a reply that writes a call on one line (``<``:
 GLM's ``name<arg_key>``, also mangled, mrwogu/factory-droid-openai#36)."""
 _ACTION_LABEL = "action"
+_LIST_START = re.compile(r"\[[ \t]*([^\W\d][\w.\-]*|)[ \t]*(\()?")
+"""``[`` and a name, then ``(`` if it came: where a list of calls written as code may open."""
 
 _ACTION_CALL = re.compile(r"(?im)^[ \t#*>]*action[ \t*]*[:：][ \t*]*(?:\r?\n[ \t]*)?(?:```[\w-]*[ \t]*\r?\n[ \t]*)?[{\[]")
 """A line that opens a call written as ReAct's ``Action:`` label and a JSON blob (on its line, the
@@ -167,12 +169,30 @@ class AnswerGate:
         else:
             at, keep = markup_start(text, self._quote), partial_markup(text)
             at = action if at is None or (action is not None and action < at) else at
+            if "[" in text and self._names:
+                listed, open_list = self._code_list(text)
+                at = listed if at is None or (listed is not None and listed < at) else at
+                keep = max(keep, open_list)
         if at is not None:
             self._buffer = text[at:]
             return self._hold(self._passed(text[:at]))
         keep = max(keep, partial_action_call(text, self._line_start))
         self._buffer = text[len(text) - keep :]
         return self._passed(text[: len(text) - keep])
+
+    def _code_list(self, text: str) -> tuple[int | None, int]:
+        """Where a list of calls written as code opens in ``text`` (``[`` and a tool's name and
+        ``(``: ``Here's a tool call: [get_weather(city="Paris")]``, read by
+        ``text_calls._code_after_text``), or None; and the length of a tail that may still grow
+        into one (0 when none may)."""
+        for found in _LIST_START.finditer(text):
+            name = found.group(1)
+            if found.group(2):
+                if name in self._names:
+                    return found.start(), 0
+            elif found.end() == len(text) and any(tool.startswith(name) for tool in self._names):
+                return None, len(text) - found.start()
+        return None, 0
 
     def _passed(self, text: str) -> str:
         """``text``, noted as streamed (for the code it may open and where its last line ends)."""

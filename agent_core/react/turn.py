@@ -25,6 +25,7 @@ from agent_core.run_state import RunState
 from agent_core.text_calls import (
     arguments_for,
     bracketed_text,
+    code_list_after_text,
     described_tool,
     extract_calls_from_text,
     name_line_call,
@@ -65,11 +66,16 @@ def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> 
 
 def _name_line_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> tuple[ToolCall, ...]:
     """A reply that is only a tool's name above its JSON arguments (GLM-4 and Qwen3 writing their
-    own call form instead of ReAct's: zai-org/GLM-4#36): the call, when the name is one of the
-    tools; else ``()``. The parser reads such a reply as plain text, answered only at its end."""
+    own call form instead of ReAct's: zai-org/GLM-4#36), or a list of calls written as code after
+    a sentence (Llama 3.2 / 4's pythonic form: ``text_calls.code_list_after_text``): the calls,
+    when every name is one of the tools; else ``()``. The parser reads such a reply as plain text, answered only at its end."""
     text = parsed.final_answer
-    if parsed.actions or text is None or not name_line_call(text, registry.names()):
+    if parsed.actions or text is None:
         return ()
+    if not name_line_call(text, registry.names()):
+        if not code_list_after_text(parsed.raw, registry.names()):
+            return ()
+        text = parsed.raw  # with Llama 4's <|python_start|> tokens, which the answer has lost
     calls, _ = extract_calls_from_text(text, registry.prompt_tools(), id_prefix=f"react-{round_index}-")
     return calls
 

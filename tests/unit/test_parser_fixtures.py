@@ -530,13 +530,13 @@ MORE_FIXTURES = {
     "pythonic-after-text": Fixture(
         "pythonic (Llama 3.2 / 4)", SGLANG,
         "Here's a tool call: [get_weather(location='New York', unit='celsius')]",
-        [("get_weather", {"location": "New York", "unit": "celsius"})], "Here's a tool call:", gaps=("fc", "react"),
+        [("get_weather", {"location": "New York", "unit": "celsius"})], "Here's a tool call:",
     ),
     "pythonic-python-start-tokens": Fixture(
         "pythonic (Llama 4)", SGLANG,
         "User wants to get the weather in Mars. <|python_start|>[get_weather(location='Mars', unit='celsius')]"
         "<|python_end|> In this way we will get the weather in Mars.",
-        [("get_weather", {"location": "Mars", "unit": "celsius"})], "User wants to get the weather in Mars.", gaps=("fc", "react"),
+        [("get_weather", {"location": "Mars", "unit": "celsius"})], "User wants to get the weather in Mars.",
     ),
     "mistral-brackets-in-arguments": Fixture(
         "mistral (pre-v11 tokenizer)", SGLANG,

@@ -314,3 +314,22 @@ def test_a_raw_line_break_inside_a_python_call_string_is_the_strings():
     ]
     assert calls_from_block("[f(a='it\\'s\nhere', b=\"\"\"x\ny\"\"\")]") == [("f", {"a": "it's\nhere", "b": "x\ny"})]
     assert calls_from_block("[f(a='never closed\n)]") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "To print it: [print(x)]",  # Python code an answer shows: no tool's name
+        "Try [get_weather(city='Paris'), delete_all()]",  # one name is not a tool's: not run
+        "Call [get_weather(city='Paris')] and then read the result.",  # the list does not end the reply
+        "Code: <|python_start|>[print('hi')]<|python_end|>",
+    ],
+)
+def test_a_code_list_after_a_sentence_is_a_call_only_when_every_name_is_a_tool(text):
+    assert extract_calls_from_text(text, ["get_weather"]) == ((), text)
+
+
+def test_a_code_list_after_a_sentence_runs_and_the_sentence_stays():
+    calls, rest = extract_calls_from_text("Let me check: [get_weather(city='Paris'), get_weather(city='Rome')]", ["get_weather"])
+    assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})]
+    assert rest == "Let me check:"
