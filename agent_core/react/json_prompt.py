@@ -24,12 +24,11 @@ from dify_plugin.entities.model.message import (
 )
 
 from agent_core import prompts
-from agent_core.answer_schema import schema_text
 from agent_core.budget import in_pieces
 from agent_core.memo import per_object
 from agent_core.messages import query_message
 from agent_core.react.json_step import FINAL_ANSWER, step_text
-from agent_core.react.prompt import completion_head, example_arguments, plain_history, tool_purpose
+from agent_core.react.prompt import answer_note, completion_head, example_arguments, plain_history, tool_purpose
 from agent_core.round_cap import not_run_note
 from agent_core.run_state import Round, RunState
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
@@ -57,17 +56,6 @@ def format_block(tools: Sequence[PromptMessageTool]) -> str:
         worked,
         *calls,
     ])
-
-
-def json_answer_note(run: RunState) -> str:
-    """The prompt's note saying the final answer's ``action_input`` is a value of the user's JSON
-    schema (``StrategyParams.answer_schema``); ``''`` when none is set. Built once per run."""
-    schema = run.params.answer_schema
-    if not schema:
-        return ""
-    if "json-answer-note" not in run.rendered:
-        run.rendered["json-answer-note"] = prompts.JSON_STEP_ANSWER_SCHEMA.format(schema=schema_text(schema))
-    return run.rendered["json-answer-note"]
 
 
 def _line(kind: str, text: str) -> str:
@@ -144,7 +132,7 @@ def json_chat_prompt(run: RunState) -> list[PromptMessage]:
     user message (a step left empty is not sent: providers refuse empty messages)."""
     block = run.render_tools(format_block)
     messages: list[PromptMessage] = [
-        *run.system(block, json_answer_note(run), run.limit_note()),
+        *run.system(block, answer_note(run, prompts.JSON_STEP_ANSWER_SCHEMA), run.limit_note()),
         *plain_history(run.history()),
         run.query(),
     ]
@@ -159,7 +147,7 @@ def json_completion_prompt(run: RunState) -> list[PromptMessage]:
     observation a line apart. The message is counted by its pieces (``budget.in_pieces``): each
     is counted once in a run, not the whole text every round."""
     params = run.params
-    pieces = [completion_head(run, run.render_tools(format_block), json_answer_note(run))]
+    pieces = [completion_head(run, run.render_tools(format_block), answer_note(run, prompts.JSON_STEP_ANSWER_SCHEMA))]
     for message in plain_history(run.history()):
         if (turn := _history_turn(message)) is not None:
             pieces += ("\n\n", turn)

@@ -311,15 +311,18 @@ def completion_head(run: RunState, block: str, note: str = "") -> str:
     )
 
 
-def answer_note(run: RunState) -> str:
+def answer_note(run: RunState, template: str = prompts.REACT_ANSWER_SCHEMA) -> str:
     """The prompt's note asking for the final answer in the user's JSON schema
-    (``StrategyParams.answer_schema``); ``''`` when none is set. Built once per run."""
+    (``StrategyParams.answer_schema``): ``template`` (a ``{schema}`` placeholder; text steps'
+    by default, ``prompts.JSON_STEP_ANSWER_SCHEMA`` for JSON steps) filled; ``''`` when none is
+    set. Built once per run and template."""
     schema = run.params.answer_schema
     if not schema:
         return ""
-    if "react-answer-note" not in run.rendered:
-        run.rendered["react-answer-note"] = prompts.REACT_ANSWER_SCHEMA.format(schema=schema_text(schema))
-    return run.rendered["react-answer-note"]
+    key = f"answer-note:{template}"
+    if key not in run.rendered:
+        run.rendered[key] = template.format(schema=schema_text(schema))
+    return run.rendered[key]
 
 
 def plain_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:

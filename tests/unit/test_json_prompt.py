@@ -9,12 +9,11 @@ from agent_core.budget import MESSAGE_OVERHEAD, message_tokens
 from agent_core.params import StrategyParams
 from agent_core.react.json_prompt import (
     format_block,
-    json_answer_note,
     json_chat_prompt,
     json_completion_prompt,
     round_steps,
 )
-from agent_core.react.prompt import completion_head
+from agent_core.react.prompt import answer_note, completion_head
 from agent_core.run_state import RunState
 from agent_core.tokens import estimate_tokens
 from agent_core.tool_schema import ToolRegistry
@@ -29,7 +28,7 @@ def _run() -> RunState:
 
 def _old_completion_text(run: RunState) -> str:
     """The completion prompt's text as it was joined whole before it was built from pieces."""
-    head = completion_head(run, run.render_tools(format_block), json_answer_note(run))
+    head = completion_head(run, run.render_tools(format_block), answer_note(run, prompts.JSON_STEP_ANSWER_SCHEMA))
     current = [prompts.JSON_STEP_QUESTION.format(text="q")]
     for round_ in run.rounds:
         for step, observation in round_steps(run, round_):
