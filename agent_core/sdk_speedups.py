@@ -291,14 +291,7 @@ def dump_messages_as_json() -> bool:
     ``False`` and changes nothing when ``stream_object`` is not the SDK's own (already replaced,
     or moved by an upgrade).
     """
-    try:
-        from dify_plugin.core.server.__base.response_writer import ResponseWriter
-    except ImportError:
-        return False
-    if not _is_the_sdks_own(ResponseWriter, "stream_object"):
-        return False
-    ResponseWriter.stream_object = stream_object_as_json  # type: ignore[method-assign]
-    return True
+    return _on_the_writer("stream_object", stream_object_as_json)
 
 
 def wrap_requests_unvalidated() -> bool:
@@ -306,13 +299,20 @@ def wrap_requests_unvalidated() -> bool:
     (its own dict) in a ``SessionMessage`` without validating it again
     (``stream_invoke_object_unvalidated``: the same line). Returns ``False`` and changes nothing
     when ``stream_invoke_object`` is not the SDK's own."""
+    return _on_the_writer("stream_invoke_object", stream_invoke_object_unvalidated)
+
+
+def _on_the_writer(name: str, replacement: Any) -> bool:
+    """Set the SDK's ``ResponseWriter.<name>`` to ``replacement``; ``False`` and nothing changed
+    when the SDK has no such writer, or ``name`` is not its own (already replaced, or moved by an
+    upgrade)."""
     try:
         from dify_plugin.core.server.__base.response_writer import ResponseWriter
     except ImportError:
         return False
-    if not _is_the_sdks_own(ResponseWriter, "stream_invoke_object"):
+    if not _is_the_sdks_own(ResponseWriter, name):
         return False
-    ResponseWriter.stream_invoke_object = stream_invoke_object_unvalidated  # type: ignore[method-assign]
+    setattr(ResponseWriter, name, replacement)
     return True
 
 
