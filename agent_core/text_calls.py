@@ -995,6 +995,111 @@ def _action_blocks(
     return found, "".join(kept)
 
 
+CALL_WRAPPERS: Final = ("tool", "tools", "response", "json", "xml")
+"""Tags Hermes 2 Pro fine-tunes put around a call object instead of ``<tool_call>`` (any case:
+``<JSON>``); llama.cpp's Hermes 2 Pro parser reads them (its ``tests/test-chat.cpp``). ``<response>``
+is also Granite 3.3's and ERNIE-X1's answer frame (``think.RESPONSE_WRAPPERS``): only a wrapper whose
+whole content is a call object naming a tool is a call."""
+_WRAPPED_OPEN = re.compile(
+    r"(?m)^[ \t]*(```xml[ \t]*\r?\n\s*)?<(" + "|".join(CALL_WRAPPERS) + r")>\s*(?=\{)", re.I
+)
+
+
+def _wrapped_json(
+    text: str, known: Mapping[str, PromptMessageTool | None]
+) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    """Call objects each alone in a ``CALL_WRAPPERS`` tag opened at a line start (``<tool>\n{"name":
+    "search", "arguments": {...}}\n</tool>``), the tag also in a ```` ```xml ```` fence. ``(calls,
+    the text without those blocks)``; a block whose object is no call of a known tool stays text."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    kept: list[str] = []
+    position = 0
+    decoder = json.JSONDecoder()
+    for opened in _WRAPPED_OPEN.finditer(text):
+        if opened.start() < position:
+            continue
+        try:
+            value, end = decoder.raw_decode(text, opened.end())
+        except (ValueError, RecursionError):
+            continue
+        closing = re.compile(rf"\s*</{opened.group(2)}>" + (r"(?:\s*```)?" if opened.group(1) else ""), re.I)
+        closed = closing.match(text, end)
+        calls = _known_calls(interpret(value, strict=True), known) if closed and _is_envelope(value) else None
+        if not calls:
+            continue
+        found.extend(calls)
+        kept.append(text[position : opened.start()])
+        position = closed.end()
+    kept.append(text[position:])
+    return found, "".join(kept)
+
+
+_HEAD = re.compile(r'\{\s*"([^"\n]{1,40})"\s*:\s*"([^"\n]{0,128})"')
+_HEAD_START = re.compile(r'\{\s*(?:"[^"\n]{0,40}(?:"\s*(?::\s*(?:"[^"\n]{0,128})?)?)?)?')
+_HEAD_MAX: Final = 240
+"""How long a line's start is held while it may still open a call (characters)."""
+
+
+def call_head(line: str, names: Collection[str]) -> bool | None:
+    """Whether a line that starts with ``line`` opens a call the content readers take after a
+    sentence (``_wrapped_json``, ``_json_after_text``): a ``CALL_WRAPPERS`` tag or Phi-4-mini's
+    ``functools[``, then (or alone) a call object whose first key is a name key giving one of
+    ``names`` (``{"name": "search", ...``). True when it does, False when it cannot, None while
+    it cannot be told yet (at most ``_HEAD_MAX`` characters)."""
+    at = 0
+    if line[:1] == "<":
+        close = line.find(">", 0, 12)
+        if close < 0:
+            low = line.lower()
+            return None if len(line) < 12 and any(f"<{tag}>".startswith(low) for tag in CALL_WRAPPERS) else False
+        if line[1:close].lower() not in CALL_WRAPPERS:
+            return False
+        at = close + 1
+    elif line[:1] == "f":
+        if not line.startswith(FUNCTOOLS):
+            return None if FUNCTOOLS.startswith(line) else False
+        at = len(FUNCTOOLS)
+    rest = line[at:].lstrip()
+    if not rest:
+        return None if len(line) < _HEAD_MAX else False
+    head = _HEAD.match(rest)
+    if head is not None:
+        return _key_form(head.group(1)) in _NAME_KEYS and head.group(2) in names
+    return None if len(line) < _HEAD_MAX and _HEAD_START.fullmatch(rest) else False
+
+
+_LINE_OBJECT = re.compile(r"\n[ \t]*(?=\{)")
+
+
+def _json_after_text(
+    text: str, known: Mapping[str, PromptMessageTool | None]
+) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    """Call objects that end the text on the lines after a sentence (``This is it:\n{"name": ...}``:
+    llama.cpp's Hermes 2 Pro parser), or Phi-4-mini's ``functools[...]`` list after one, text
+    after it allowed (vLLM's ``phi4_mini_json`` parser). Only envelopes whose every name is a known
+    tool. ``(calls, the text before them)``, or ``([], text)``."""
+    listed = text.find(FUNCTOOLS)
+    if listed > 0:
+        try:
+            value, end = json.JSONDecoder().raw_decode(text, listed + len(FUNCTOOLS) - 1)
+        except (ValueError, RecursionError):
+            value = None
+        calls = _known_calls(interpret(value, strict=True), known) if _is_envelope(value) else None
+        if calls:
+            return calls, text[:listed] + "\n" + text[end:]
+    for line in _LINE_OBJECT.finditer(text):
+        try:
+            value, rest = _semicolon_calls(text[line.end() :])
+        except (ValueError, RecursionError):
+            continue
+        if rest or not _is_envelope(value):
+            continue
+        calls = _known_calls(interpret(value, strict=True), known)
+        if calls:
+            return calls, text[: line.start()]
+    return [], text
+
+
 def _by_name(tools: Sequence[PromptMessageTool | str]) -> dict[str, PromptMessageTool | None]:
     """Each tool by its name (a bare name has no declaration)."""
     return {getattr(tool, "name", tool): (None if isinstance(tool, str) else tool) for tool in tools}
@@ -1088,7 +1193,10 @@ def extract_calls_from_text(
     known = _by_name(tools)
     if not text or not known:
         return (), text
-    for reader in (_tool_call_blocks, _whole_json, _whole_code, _name_line, _action_blocks, _code_after_text):
+    for reader in (
+        _tool_call_blocks, _wrapped_json, _whole_json, _whole_code, _name_line, _action_blocks, _code_after_text,
+        _json_after_text,
+    ):
         found, rest = reader(text, known)
         if found:
             ids = fresh_call_ids(id_prefix, len(found), taken)

@@ -27,7 +27,7 @@ from agent_core.call_markup import (
     rewrite_markup,
 )
 from agent_core.model_call import AssistantReply, ModelChunk, with_block_closed
-from agent_core.text_calls import FUNCTOOLS, HARMONY_RECIPIENT, extract_calls_from_text, repair_names
+from agent_core.text_calls import FUNCTOOLS, HARMONY_RECIPIENT, call_head, extract_calls_from_text, repair_names
 from agent_core.think import Split, ThinkSplitter, clean_reasoning, visible_text
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCallAssembler, round_id_prefix
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
@@ -44,6 +44,8 @@ GLM's ``name<arg_key>``, also mangled, mrwogu/factory-droid-openai#36)."""
 _ACTION_LABEL = "action"
 _LIST_START = re.compile(r"\[[ \t]*([^\W\d][\w.\-]*|)[ \t]*(\()?")
 """``[`` and a name, then ``(`` if it came: where a list of calls written as code may open."""
+_LINE_HEAD = re.compile(r"\n[ \t]*(?=[{<f])")
+"""A line that may open a call object, a wrapper around one or ``functools[`` (``text_calls.call_head``)."""
 
 _ACTION_CALL = re.compile(r"(?im)^[ \t#*>]*action[ \t*]*[:：][ \t*]*(?:\r?\n[ \t]*)?(?:```[\w-]*[ \t]*\r?\n[ \t]*)?[{\[]")
 """A line that opens a call written as ReAct's ``Action:`` label and a JSON blob (on its line, the
@@ -173,6 +175,10 @@ class AnswerGate:
                 listed, open_list = self._code_list(text)
                 at = listed if at is None or (listed is not None and listed < at) else at
                 keep = max(keep, open_list)
+        if self._names and ("\n" in text or self._line_start):
+            line, open_line = self._line_call(text)
+            at = line if at is None or (line is not None and line < at) else at
+            keep = max(keep, open_line)
         if at is not None:
             self._buffer = text[at:]
             return self._hold(self._passed(text[:at]))
@@ -191,6 +197,26 @@ class AnswerGate:
                 if name in self._names:
                     return found.start(), 0
             elif found.end() == len(text) and any(tool.startswith(name) for tool in self._names):
+                return None, len(text) - found.start()
+        return None, 0
+
+    def _line_call(self, text: str) -> tuple[int | None, int]:
+        """Where a line opening a call object after a sentence starts in ``text`` (its first key
+        names a tool: ``{"name": "search", ...``, also in a Hermes wrapper tag or Phi-4-mini's
+        ``functools[``: ``text_calls.call_head``), outside code the text quotes, or None; and the
+        length of a tail from a line that may still open one (0 when none may). A line that turns
+        out to open none is passed on."""
+        probe, read = self._quote.copy(), 0
+        for found in _LINE_HEAD.finditer(("\n" if self._line_start else "\0") + text):
+            start = found.end() - 1
+            probe.feed(text[read:start])
+            read = start
+            if probe.open:
+                continue
+            verdict = call_head(text[start:], self._names)
+            if verdict:
+                return found.start(), 0  # the line's start: found.start() - 1 is its "\n" in the text
+            if verdict is None:
                 return None, len(text) - found.start()
         return None, 0
 

@@ -188,7 +188,7 @@ FIXTURES = {
         "phi4_mini_json (functools[...])", f"{VLLM} tests/tool_parsers/test_phi4mini_tool_parser.py",
         'Let me check the weather for you.\nfunctools[{"name": "get_weather", "arguments": {"city": "Tokyo"}}]\n'
         "Would you like to know more?",
-        [("get_weather", {"city": "Tokyo"})], "Let me check the weather for you.", gaps=("fc",),
+        [("get_weather", {"city": "Tokyo"})], "Let me check the weather for you.",
     ),
     # ---- Llama 3 JSON, pythonic, OLMo 3 -------------------------------------------------------
     "llama3-json-semicolons": Fixture(
@@ -601,14 +601,11 @@ MORE_FIXTURES = {
         '<function name="special_function">\n{"arg1": 1}\n</function>',
         [_SPECIAL], gaps=("fc", "react"),
     ),
-    "hermes-tool-tag": Fixture("hermes 2 pro", LLAMACPP, f"<tool>\n  {_SPECIAL_JSON}\n</tool>", [_SPECIAL], gaps=("fc",),
-    ),
-    "hermes-tools-tag": Fixture("hermes 2 pro", LLAMACPP, f"<tools>\n  {_SPECIAL_JSON}\n</tools>", [_SPECIAL], gaps=("fc",),
-    ),
-    "hermes-response-tag": Fixture("hermes 2 pro", LLAMACPP, f"<response>\n  {_SPECIAL_JSON}\n</response>", [_SPECIAL], gaps=("fc",),
-    ),
+    "hermes-tool-tag": Fixture("hermes 2 pro", LLAMACPP, f"<tool>\n  {_SPECIAL_JSON}\n</tool>", [_SPECIAL]),
+    "hermes-tools-tag": Fixture("hermes 2 pro", LLAMACPP, f"<tools>\n  {_SPECIAL_JSON}\n</tools>", [_SPECIAL]),
+    "hermes-response-tag": Fixture("hermes 2 pro", LLAMACPP, f"<response>\n  {_SPECIAL_JSON}\n</response>", [_SPECIAL]),
     "hermes-xml-fence-response": Fixture(
-        "hermes 2 pro", LLAMACPP, f"```xml\n<response>\n    {_SPECIAL_JSON}\n</response>\n```", [_SPECIAL], gaps=("fc",),
+        "hermes 2 pro", LLAMACPP, f"```xml\n<response>\n    {_SPECIAL_JSON}\n</response>\n```", [_SPECIAL],
     ),
     "hermes-xml-fence": Fixture("hermes 2 pro", LLAMACPP, f"```xml\n  {_SPECIAL_JSON}\n```", [_SPECIAL]),
     "hermes-plain-fence": Fixture("hermes 2 pro", LLAMACPP, f"```\n{_SPECIAL_JSON}\n```", [_SPECIAL]),
@@ -617,19 +614,17 @@ MORE_FIXTURES = {
         f"```json\n\n                    <function_call> {_SPECIAL_JSON} \n                    </function_call> \n``` ",
         [_SPECIAL], gaps=("fc", "react"),
     ),
-    "hermes-json-tag": Fixture("hermes 2 pro", LLAMACPP, f"<json>\n  {_SPECIAL_JSON}\n</json>", [_SPECIAL], gaps=("fc",),
-    ),
+    "hermes-json-tag": Fixture("hermes 2 pro", LLAMACPP, f"<json>\n  {_SPECIAL_JSON}\n</json>", [_SPECIAL]),
     "hermes-xml-tag-multiline": Fixture(
         "hermes 2 pro", LLAMACPP,
-        '<xml>\n  {\n    "name": "special_function", "arguments": {"arg1": 1}\n  }\n</xml>', [_SPECIAL], gaps=("fc",),
+        '<xml>\n  {\n    "name": "special_function", "arguments": {"arg1": 1}\n  }\n</xml>', [_SPECIAL],
     ),
-    "hermes-upper-json-tag": Fixture("hermes 2 pro", LLAMACPP, f"<JSON>\n  {_SPECIAL_JSON}\n</JSON>", [_SPECIAL], gaps=("fc",),
-    ),
+    "hermes-upper-json-tag": Fixture("hermes 2 pro", LLAMACPP, f"<JSON>\n  {_SPECIAL_JSON}\n</JSON>", [_SPECIAL]),
     "hermes-bare-object": Fixture("hermes 2 pro", LLAMACPP, '{\n  "name": "special_function", "arguments": {"arg1": 1}}',
                                   [_SPECIAL]),
     "hermes-object-after-a-line": Fixture(
         "hermes 2 pro", LLAMACPP, f"This is not a tool call:\n{_SPECIAL_JSON}",
-        [_SPECIAL], "This is not a tool call:", gaps=("fc",),
+        [_SPECIAL], "This is not a tool call:",
     ),
     "functionary-v32-recipient": Fixture(
         "functionary v3.2", LLAMACPP, '>>>special_function\n{"arg1": 1}', [_SPECIAL],
