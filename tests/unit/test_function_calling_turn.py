@@ -240,3 +240,58 @@ def test_reasoning_closed_in_a_chunk_before_reasoning_comes_apart_never_reaches_
     streamed, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"], reasoning_opened=True))
     assert streamed == "The answer is 4."
     assert turn.decision == FinalAnswer("The answer is 4.")
+
+
+_WEATHER_CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # llama.cpp's Hermes 2 Pro parser (tests/test-chat.cpp): a call object in a wrapper tag, or
+        # alone on the line after a sentence; Phi-4-mini's list after one (vLLM's phi4_mini_json)
+        f"Let me check.\n<tool>\n  {_WEATHER_CALL}\n</tool>",
+        f"Let me check.\n<response>\n{_WEATHER_CALL}\n</response>",
+        f"Let me check.\n<JSON>{_WEATHER_CALL}</JSON>",
+        f"Let me check.\n{_WEATHER_CALL}",
+        f"Let me check.\nfunctools[{_WEATHER_CALL}]\nAnything else?",
+    ],
+)
+def test_a_wrapped_or_bare_call_object_after_a_sentence_is_held_from_its_line_and_runs(text):
+    for pieces in ([text], list(text), [text[i : i + 7] for i in range(0, len(text), 7)]):
+        streamed, turn = answer_of(pieces)
+        assert streamed == "Let me check.\n"
+        assert [(c.name, c.arguments) for c in turn.decision.calls] == [("get_weather", {"city": "Paris"})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sure.\n<response>\nParis is sunny today.\n</response>",  # Granite 3.3's frame, prose in it
+        'Here is the data:\n{"city": "Paris", "temp": 21}\nDone.',  # JSON that is no call
+        'Sure.\n<response>\n{"name": "make_coffee", "arguments": {}}\n</response>',  # not a tool of the node
+        'Phi:\nfunctools[{"name": "make_coffee", "arguments": {}}]',
+        'An example:\n```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```\nThat is all.',  # quoted
+    ],
+)
+def test_text_that_only_looks_like_a_wrapped_call_is_the_answer_whole(text):
+    for pieces in ([text], list(text)):
+        streamed, turn = answer_of(pieces)
+        assert streamed == text and turn.decision == FinalAnswer(text)
+
+
+def test_a_line_that_turns_out_to_open_no_call_streams_as_soon_as_that_is_known():
+    gate = AnswerGate(["get_weather"])
+    assert gate.feed("Here is the data:\n") == "Here is the data:\n"
+    assert gate.feed('{"ci') == ""  # may still be {"name": "get_weather", ...
+    assert gate.feed('ty": "Paris"') == '{"city": "Paris"'  # a key that names no tool: text
+    assert gate.feed("\n<resp") == "\n"
+    assert gate.feed("onse>\nParis is sunny.") == "<response>\nParis is sunny."
+    assert gate.held == ""
+
+
+def test_a_granite_response_frame_after_reasoning_is_still_the_answers_frame():
+    text = "<think>The user wants a greeting.</think>\n<response>\nHello!\n</response>"
+    for pieces in ([text], list(text)):
+        streamed, turn = answer_of(pieces)
+        assert streamed.strip() == "Hello!" and turn.decision == FinalAnswer("Hello!")
