@@ -19,8 +19,9 @@ such a call lives here, so both strategies read the same text the same way:
   eaten is dropped).
 * **content** (``extract_calls_from_text``): Function Calling's reading of a reply's content:
   ``<tool_call>`` blocks, the whole content as one call object (after special tokens such as
-  ``<|python_tag|>`` or ``[TOOL_CALLS]``, and a fence), and ``Action:`` followed by a call
-  object.
+  ``<|python_tag|>`` or ``[TOOL_CALLS]``, and a fence), ``Action:`` followed by a call
+  object, a call object in a Hermes wrapper tag (``<tool>``, ``<response>``...) or on the lines
+  after a sentence, and Phi-4-mini's ``functools[...]`` after one.
 
 Pure functions; never raise on any text.
 """
@@ -1182,7 +1183,9 @@ def extract_calls_from_text(
     reads; the whole content as one envelope or a list of them (after special tokens and a
     fence; every key an envelope key), also when a sentence follows it; the whole content as calls written as code
     (``_whole_code``) or as a tool's name above its JSON arguments (``_name_line``); ``Action:``
-    followed by an envelope; a list of calls as code after a sentence (``_code_after_text``). A
+    followed by an envelope; a list of calls as code after a sentence (``_code_after_text``); after
+    ``<tool_call>`` blocks, call objects in ``CALL_WRAPPERS`` tags (``_wrapped_json``); last, call
+    objects that end the text after a sentence or ``functools[...]`` after one (``_json_after_text``). A
     family's own call markup is
     rewritten as ``<tool_call>`` blocks before this (``agent_core.call_markup``). Only calls whose
     every name is one of ``tools`` (declarations, or bare names) count; inputs are fitted

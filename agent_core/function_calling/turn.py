@@ -87,7 +87,9 @@ class AnswerGate:
     that starts like a tool call written as text is held whole. Once text streams, it is held
     again from any call markup on (``<tool_call>``, or a family's own markup that could not be
     read: ``call_markup.MARKUP_OPENERS``) or a line that opens an ``Action:`` call
-    (``action_call_at``), so a call written after a sentence never reaches the user as text
+    (``action_call_at``) or a line that opens a call object naming a tool, bare, in a Hermes
+    wrapper tag or after ``functools[`` (``_line_call``: such a line is held only while it may
+    still open one), so a call written after a sentence never reaches the user as text
     (Qwen and Hermes templates allow prose before the call). The whitespace the
     answer starts with is not streamed: model plugins close a reasoning block with separators
     (Anthropic's ``</think>\n\n``, MiniMax's ``\n</think>\n``) before it. A reply whose first
