@@ -411,30 +411,42 @@ _CALL_SEPARATOR = re.compile(r"\s*[;,]?\s*(?=\{)")
 def _read_python_tag(block: str) -> list[Call]:
     """Llama 3.x's ``<|python_tag|>{"name": N, "parameters": {...}}``, after a sentence too, the
     calls joined by ``;`` or written each after its own token (SGLang's ``llama3`` detector tests:
-    ``Some intro. <|python_tag|>{...}``, ``<|python_tag|>{...}<|python_tag|>{...}``). What follows
-    the last object is not the calls'; a token before anything but a call object (code for
-    Llama's built-in interpreter) reads as no call (``[]``). Held to the end of the text; for the
-    ReAct parser a token that opens a line is passed on (``CallMarkup``'s ``python_tag_lines``)."""
+    ``Some intro. <|python_tag|>{...}``, ``<|python_tag|>{...}<|python_tag|>{...}``). A token
+    before anything but a call object (code for Llama's built-in interpreter) reads as no call
+    (``[]``). Held to the end of the text; for the ReAct parser a token that opens a line is passed
+    on (``CallMarkup``'s ``python_tag_lines``). What follows the last object is not the calls':
+    ``python_tag_calls`` says where they end."""
+    return python_tag_calls(block)[0]
+
+
+def python_tag_calls(block: str) -> tuple[list[Call], int]:
+    """``(calls, end)``: the calls of ``block`` (which starts with ``<|python_tag|>``:
+    ``_read_python_tag``) and the index in ``block`` just past the last call object, or
+    ``([], 0)`` when a token is followed by anything but call objects."""
     calls: list[Call] = []
     decoder = json.JSONDecoder()
-    for piece in block.split(_PYTHON_TAG)[1:]:
-        at = _SPACE.match(piece).end()
-        if piece[at : at + 1] != "{":
-            return []
+    at = 0
+    while block.startswith(_PYTHON_TAG, at):
+        at = _SPACE.match(block, at + len(_PYTHON_TAG)).end()
+        if block[at : at + 1] != "{":
+            return [], 0
         while True:
             try:
-                value, end = decoder.raw_decode(piece, at)
+                value, end = decoder.raw_decode(block, at)
             except (ValueError, RecursionError):
-                return []
+                return [], 0
             found = interpret(value, strict=True) if isinstance(value, dict) else []
             if not found:
-                return []
+                return [], 0
             calls.extend(found)
-            more = _CALL_SEPARATOR.match(piece, end)
+            more = _CALL_SEPARATOR.match(block, end)
             if more is None:
                 break
             at = more.end()
-    return calls
+        at = _SPACE.match(block, end).end()
+        if not block.startswith(_PYTHON_TAG, at):
+            return calls, end
+    return calls, at
 
 
 _GIGACHAT3_HEADER = re.compile(r"<\|message_sep\|>\s*function call\s*<\|role_sep\|>")
@@ -1323,6 +1335,8 @@ class CallMarkup:
         if closer is None and not final:
             return False
         end = closer.end() if closer is not None else len(text)
+        if rule.read is _read_python_tag:
+            return self._python_tag(out, text)
         block = text[:end]
         first_alone = rule is _FUNCTIONARY_FIRST and not text.startswith(_RECIPIENT_MARK, end)  # no part follows
         calls = [] if first_alone else rule.read(block)
@@ -1339,6 +1353,24 @@ class CallMarkup:
         self._pending = text[end:]
         self._rule = None
         self._stray_close = bool(calls) and rule.read is _read_function
+        return True
+
+    def _python_tag(self, out: list[str], text: str) -> bool:
+        """A held ``<|python_tag|>`` block (``text``: the pending text from its token, at the end
+        of the text): its calls rewritten as ``<tool_call>`` blocks and what follows the last one
+        read again as any text is (a sentence after the call is the answer's, another family's
+        markup acted on); no call (Llama's code interpreter, a JSON example): the token passed on
+        as text and what follows it read again."""
+        calls, end = python_tag_calls(text)
+        if calls:
+            out.append("".join(_tool_call(name, arguments) for name, arguments in calls))
+            self._recent = ""  # no tag of the text passed on is open
+            self._pending = text[end:]
+        else:
+            self._pass(out, _PYTHON_TAG)
+            self._pending = text[len(_PYTHON_TAG) :]
+        self._rule = None
+        self._stray_close = False
         return True
 
     def _functionary_text(self, out: list[str], text: str) -> bool:

@@ -920,3 +920,28 @@ def test_command_a_citation_tags_are_dropped_from_the_text_shown(raw, shown):
     rng = random.Random(raw)
     for pieces in ([raw], list(raw), chunked(raw, rng)):
         assert streamed(pieces) == shown
+
+
+def _through_markup(text: str, size: int) -> str:
+    markup = CallMarkup()
+    out = "".join(markup.feed(text[i : i + size]) for i in range(0, len(text), size))
+    return out + markup.finish()
+
+
+@pytest.mark.parametrize("size", [1, 5, 1000])
+def test_python_tag_that_reads_no_call_does_not_swallow_later_markup_or_text(size: int) -> None:
+    # a JSON example (no call) after the token is text; the Hermes call after it still runs
+    text = 'Example: <|python_tag|>{"a": 1} then\n<tool_call>{"name": "search", "arguments": {"q": "x"}}</tool_call>'
+    assert _through_markup(text, size) == text
+    # Llama's code interpreter, then a MiniMax call: the call is read, the code kept as written
+    code = "<|python_tag|>import math\nprint(math.sqrt(2))\n"
+    later = '<minimax:tool_call><invoke name="search"><parameter name="q">x</parameter></invoke></minimax:tool_call>'
+    out = _through_markup(code + later, size)
+    assert out.startswith(code) and '<tool_call>{"name": "search", "arguments": {"q": "x"}}</tool_call>' in out
+
+
+@pytest.mark.parametrize("size", [1, 5, 1000])
+def test_python_tag_call_keeps_the_text_after_it(size: int) -> None:
+    text = 'Here: <|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}} I will report back.'
+    out = _through_markup(text, size)
+    assert out == 'Here: <tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call> I will report back.'
