@@ -1256,14 +1256,21 @@ class CallMarkup:
         """``<co>`` at the start of the pending text: with its citation close (``_CITATION``) the
         cited text stays, read on, and the tags go; without one (the text ended or went on too
         long) ``<co>`` is text. False while its close may still come."""
-        cited = _CITATION.match(self._pending)
+        pending = self._pending
+        cited = _CITATION.match(pending)
         if cited is not None:
-            self._pending = cited.group(1) + self._pending[cited.end() :]
+            self._pending = cited.group(1) + pending[cited.end() :]
             return True
-        if not final and len(self._pending) < _CITATION_HOLD:
+        step = len(_CITATION_OPEN)
+        run = step  # a <co> right before another can never be a citation (its text holds no <co>)
+        while pending.startswith(_CITATION_OPEN, run):
+            run += step
+        if run == step and not final and len(pending) < _CITATION_HOLD:
             return False
-        self._pass(out, _CITATION_OPEN)
-        self._pending = self._pending[len(_CITATION_OPEN) :]
+        if run > step:  # all but the run's last passed in one piece: no copy of the rest for each
+            run -= step
+        self._pass(out, pending[:run])
+        self._pending = pending[run:]
         return True
 
     def _functionary(self, out: list[str], final: bool) -> bool:
