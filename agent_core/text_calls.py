@@ -1039,6 +1039,9 @@ _HEAD = re.compile(r'\{\s*"([^"\n]{1,40})"\s*:\s*"([^"\n]{0,128})"')
 _HEAD_START = re.compile(r'\{\s*(?:"[^"\n]{0,40}(?:"\s*(?::\s*(?:"[^"\n]{0,128})?)?)?)?')
 _HEAD_MAX: Final = 240
 """How long a line's start is held while it may still open a call (characters)."""
+CALL_HEAD_SPAN: Final = 2 * _HEAD_MAX
+"""How much of a line ``call_head`` needs to tell (characters): a caller passes no more, so a
+long text is not copied for each of its lines."""
 
 
 def call_head(line: str, names: Collection[str]) -> bool | None:
@@ -1089,6 +1092,9 @@ def _json_after_text(
         if calls:
             return calls, text[:listed] + "\n" + text[end:]
     for line in _LINE_OBJECT.finditer(text):
+        head = _HEAD.match(text, line.end())  # as the answer gate holds it: a name key naming a tool
+        if head is None or _key_form(head.group(1)) not in _NAME_KEYS or head.group(2) not in known:
+            continue  # (and no copy of the rest of a long text for each line)
         try:
             value, rest = _semicolon_calls(text[line.end() :])
         except (ValueError, RecursionError):

@@ -27,7 +27,14 @@ from agent_core.call_markup import (
     rewrite_markup,
 )
 from agent_core.model_call import AssistantReply, ModelChunk, with_block_closed
-from agent_core.text_calls import FUNCTOOLS, HARMONY_RECIPIENT, call_head, extract_calls_from_text, repair_names
+from agent_core.text_calls import (
+    CALL_HEAD_SPAN,
+    FUNCTOOLS,
+    HARMONY_RECIPIENT,
+    call_head,
+    extract_calls_from_text,
+    repair_names,
+)
 from agent_core.think import Split, ThinkSplitter, clean_reasoning, visible_text
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCallAssembler, round_id_prefix
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
@@ -105,6 +112,7 @@ class AnswerGate:
         self.streamed = False  # whether any text was passed on
         self._quote = CodeQuote()  # the streamed text: markup inside its code is an example
         self._line_start = True  # whether the streamed text so far ends a line (or is none)
+        self.line_held = False  # whether the hold began at a line that may open a call object (_line_call)
 
     @property
     def held(self) -> str:
@@ -179,7 +187,8 @@ class AnswerGate:
                 keep = max(keep, open_list)
         if self._names and ("\n" in text or self._line_start):
             line, open_line = self._line_call(text)
-            at = line if at is None or (line is not None and line < at) else at
+            if line is not None and (at is None or line < at):
+                at, self.line_held = line, True
             keep = max(keep, open_line)
         if at is not None:
             self._buffer = text[at:]
@@ -215,7 +224,7 @@ class AnswerGate:
             read = start
             if probe.open:
                 continue
-            verdict = call_head(text[start:], self._names)
+            verdict = call_head(text[start : start + CALL_HEAD_SPAN], self._names)  # no copy of the rest per line
             if verdict:
                 return found.start(), 0  # the line's start: found.start() - 1 is its "\n" in the text
             if verdict is None:
@@ -356,12 +365,15 @@ def read_function_calling_turn(
     cut = (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS
     # Markup after streamed prose is a call only if it names a tool: an answer may show markup.
     quoted = gate.streamed and not cut and not any(name in gate.held for name in names)
+    # a line held only as it might open a call object (text_calls.call_head) that read as none is
+    # the answer showing JSON (a tool's doc, a format example): as before such lines were held
+    quoted = quoted or (gate.line_held and not cut and not holds_call_markup(gate.held))
     if text.strip() and gate.held and tools and holds_call_markup(gate.held, names) and not quoted:
         problem = prompts.REPLY_CUT if cut else prompts.TOOL_CALL_UNREADABLE
         return ModelTurn(thought=text, decision=ParseFailure(problem), **turn)
     if text.strip():
-        if gate.held:
-            yield gate.held.lstrip()
+        if gate.held:  # a held line keeps its indent: the answer's text, as it came
+            yield gate.held if gate.line_held else gate.held.lstrip()
         # the answer without the whitespace around it (a frame's "\n</answer>" left its "\n"), as
         # ReAct's; a cut one keeps its end: the continuation goes on from it
         return ModelTurn(thought=text, decision=FinalAnswer(text.lstrip() if cut else text.strip()), **turn)

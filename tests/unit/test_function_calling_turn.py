@@ -295,3 +295,35 @@ def test_a_granite_response_frame_after_reasoning_is_still_the_answers_frame():
     for pieces in ([text], list(text)):
         streamed, turn = answer_of(pieces)
         assert streamed.strip() == "Hello!" and turn.decision == FinalAnswer("Hello!")
+
+
+def _fc_answer(text: str):
+    from dify_plugin.entities.model.message import PromptMessageTool
+
+    from agent_core.function_calling.turn import read_function_calling_turn
+    from agent_core.model_call import ModelChunk
+
+    tools = [PromptMessageTool(name=n, description="d", parameters={"type": "object", "properties": {}}) for n in ("search", "answer")]
+    reader, out = read_function_calling_turn(iter([ModelChunk(text=text), ModelChunk(finish_reason="stop")]), tools, 1), []
+    while True:
+        try:
+            out.append(next(reader))
+        except StopIteration as stop:
+            return "".join(out), stop.value.decision
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'The tool doc:\n{"name": "search", "description": "Searches the web"}',
+        'To call a tool, reply with:\n{"name": "search", "arguments": {"query": "..."}}\nThat is the format.',
+        'Config:\n{"name": "answer", "text": "hello"}',
+        'Use it so:\n    {"name": "search", "arguments": {"query": "x"}}\nend',
+    ],
+)
+def test_json_naming_a_tool_after_a_sentence_that_is_no_call_stays_the_answer(text: str) -> None:
+    from agent_core.turn import FinalAnswer
+
+    streamed, decision = _fc_answer(text)
+    assert isinstance(decision, FinalAnswer) and decision.text == text.strip()
+    assert streamed == text
