@@ -29,6 +29,7 @@ Pure functions; never raise on any text.
 from __future__ import annotations
 
 import ast
+import bisect
 import json
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -1016,15 +1017,20 @@ def _wrapped_json(
     kept: list[str] = []
     position = 0
     decoder = json.JSONDecoder()
+    fences = _fence_lines(text)
     for opened in _WRAPPED_OPEN.finditer(text):
-        if opened.start() < position:
-            continue
+        if opened.start() < position or _in_fence(fences, opened.start()):
+            continue  # an example in a code block the answer shows
+        if opened.group(1) and text[: opened.start()].strip():
+            continue  # a fenced block after text: an example, unless it is the whole reply (below)
         try:
             value, end = decoder.raw_decode(text, opened.end())
         except (ValueError, RecursionError):
             continue
         closing = re.compile(rf"\s*</{opened.group(2)}>" + (r"(?:\s*```)?" if opened.group(1) else ""), re.I)
         closed = closing.match(text, end)
+        if closed and opened.group(1) and text[closed.end() :].strip():
+            closed = None  # text after the fenced block: an example too
         calls = _known_calls(interpret(value, strict=True), known) if closed and _is_envelope(value) else None
         if not calls:
             continue
@@ -1075,6 +1081,21 @@ def call_head(line: str, names: Collection[str]) -> bool | None:
 _LINE_OBJECT = re.compile(r"\n[ \t]*(?=\{)")
 
 
+_FENCE_LINE = re.compile(r"(?m)^[ \t]*```")
+
+
+def _fence_lines(text: str) -> list[int]:
+    """Where each line that opens or closes a fenced code block starts in ``text``, in order."""
+    return [found.start() for found in _FENCE_LINE.finditer(text)] if "```" in text else []
+
+
+def _in_fence(fences: list[int], at: int) -> bool:
+    """Whether ``at`` stands inside a fenced code block (an odd number of fence lines start
+    before it; ``fences`` from ``_fence_lines``): the answer's own example, never a call read
+    after a sentence (``call_markup.CodeQuote`` reads code the same way, as it streams)."""
+    return bisect.bisect_left(fences, at) % 2 == 1
+
+
 def _json_after_text(
     text: str, known: Mapping[str, PromptMessageTool | None]
 ) -> tuple[list[tuple[str, dict[str, Any]]], str]:
@@ -1083,7 +1104,8 @@ def _json_after_text(
     after it allowed (vLLM's ``phi4_mini_json`` parser). Only envelopes whose every name is a known
     tool. ``(calls, the text before them)``, or ``([], text)``."""
     listed = text.find(FUNCTOOLS)
-    if listed > 0:
+    fences = _fence_lines(text)
+    if listed > 0 and not _in_fence(fences, listed) and text.count("`", text.rfind("\n", 0, listed) + 1, listed) % 2 == 0:
         try:
             value, end = json.JSONDecoder().raw_decode(text, listed + len(FUNCTOOLS) - 1)
         except (ValueError, RecursionError):
@@ -1095,6 +1117,8 @@ def _json_after_text(
         head = _HEAD.match(text, line.end())  # as the answer gate holds it: a name key naming a tool
         if head is None or _key_form(head.group(1)) not in _NAME_KEYS or head.group(2) not in known:
             continue  # (and no copy of the rest of a long text for each line)
+        if _in_fence(fences, line.start()):
+            continue  # an example in a code block the answer shows
         try:
             value, rest = _semicolon_calls(text[line.end() :])
         except (ValueError, RecursionError):

@@ -49,3 +49,36 @@ def test_the_frames_end_left_after_reasoning_is_dropped(size):
         streamed, turn = read(strategy, Case((SEARCH,), "Paris is sunny.\n</answer>", reasoning="The user asks..."), size)
         assert isinstance(turn.decision, FinalAnswer) and turn.decision.text.strip() == "Paris is sunny."
         assert "</answer>" not in streamed
+
+
+QUOTED_CALLS = {
+    "wrapper-in-an-xml-fence-after-text": 'An example:\n```xml\n<tool>{"name": "search", "arguments": {"query": "x"}}</tool>\n```\nThat is all.',
+    "wrapper-in-an-html-fence": 'See:\n```html\n<tool>{"name": "search", "arguments": {"query": "x"}}</tool>\n```',
+    "functools-in-backticks": 'Use `functools[{"name": "search", "arguments": {"query": "x"}}]` to call it.',
+    "call-object-in-a-fence": 'Format:\n```\n{"name": "search", "arguments": {"query": "x"}}\n```',
+}
+
+
+@pytest.mark.parametrize("size", [None, 3])
+@pytest.mark.parametrize("name", list(QUOTED_CALLS))
+def test_a_call_the_answer_quotes_as_code_is_not_run(name, size):
+    """Function Calling's readers of a call after a sentence (a Hermes wrapper, Phi-4-mini's
+    ``functools[...]``, a call object on its own line) skip code the answer shows."""
+    text = QUOTED_CALLS[name]
+    streamed, turn = read("fc", Case((SEARCH,), text), size)
+    assert isinstance(turn.decision, FinalAnswer) and turn.decision.text.strip() == text.strip()
+    assert streamed.strip() == text.strip()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '```xml\n<response>\n{"name": "search", "arguments": {"query": "x"}}\n</response>\n```',  # llama.cpp's Hermes 2 Pro test
+        'Sure. functools[{"name": "search", "arguments": {"query": "x"}}]',
+        'Let me search.\n<tool>\n{"name": "search", "arguments": {"query": "x"}}\n</tool>',
+    ],
+)
+def test_the_same_calls_outside_code_run(text):
+    _, turn = read("fc", Case((SEARCH,), text), None)
+    assert isinstance(turn.decision, ToolCalls)
+    assert [(c.name, c.arguments) for c in turn.decision.calls] == [("search", {"query": "x"})]
