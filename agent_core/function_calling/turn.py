@@ -49,7 +49,7 @@ _AFTER_NAME: Final = frozenset({":", "{", "(", "<"})
 """What follows a tool's name at the start of a reply that writes a call on one line (``<``:
 GLM's ``name<arg_key>``, also mangled, mrwogu/factory-droid-openai#36)."""
 _ACTION_LABEL = "action"
-_LIST_START = re.compile(r"\[[ \t]*([^\W\d][\w.\-]*|)[ \t]*(\()?")
+_LIST_START = re.compile(r"\[\s*([^\W\d][\w.\-]*|)\s*(\()?")
 """``[`` and a name, then ``(`` if it came: where a list of calls written as code may open."""
 _LINE_HEAD = re.compile(r"\n[ \t]*(?=[{<f])")
 """A line that may open a call object, a wrapper around one or ``functools[`` (``text_calls.call_head``)."""

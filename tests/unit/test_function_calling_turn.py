@@ -327,3 +327,16 @@ def test_json_naming_a_tool_after_a_sentence_that_is_no_call_stays_the_answer(te
     streamed, decision = _fc_answer(text)
     assert isinstance(decision, FinalAnswer) and decision.text == text.strip()
     assert streamed == text
+
+
+@pytest.mark.parametrize("size", [None, 1, 3])
+def test_a_call_list_opened_with_a_line_break_after_its_bracket_is_held_like_one_on_its_line(size):
+    """``text_calls`` reads ``[\\nget_time()]`` after a sentence as a call list (``\\s`` after the
+    bracket); the gate held only ``[`` followed by spaces or tabs, so the list was shown to the
+    user and then run."""
+    text = "Hi [\nget_time()]"
+    pieces = [text] if size is None else [text[i : i + size] for i in range(0, len(text), size)]
+    chunks = [ModelChunk(text=piece) for piece in pieces] + [ModelChunk(finish_reason="stop")]
+    streamed, turn = drain(read_function_calling_turn(iter(chunks), ["get_time"]))
+    assert [call.name for call in turn.decision.calls] == ["get_time"]
+    assert streamed.strip() == "Hi"
