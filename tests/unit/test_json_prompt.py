@@ -4,8 +4,7 @@ from dify_plugin.interfaces.agent import AgentModelConfig
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_core import budget, prompts
-from agent_core.budget import MESSAGE_OVERHEAD, message_tokens
+from agent_core import prompts
 from agent_core.params import StrategyParams
 from agent_core.react.json_prompt import (
     format_block,
@@ -15,9 +14,8 @@ from agent_core.react.json_prompt import (
 )
 from agent_core.react.prompt import answer_note, completion_head
 from agent_core.run_state import RunState
-from agent_core.tokens import estimate_tokens
 from agent_core.tool_schema import ToolRegistry
-from tests.unit.test_react_prompt import _round
+from tests.unit.test_react_prompt import _round, assert_counted_in_pieces
 from tests.unit.test_tool_schema import tool as tool_entity
 
 
@@ -45,10 +43,7 @@ def test_the_completion_prompt_is_the_text_joined_whole_and_counted_in_pieces(st
         run.rounds_shortened = min(shortened, index)
         message = json_completion_prompt(run)[0]
         assert message.content == _old_completion_text(run)
-        pieces = budget._PIECES.get(message)
-        assert pieces is not None and "".join(pieces) == message.content
-        whole = estimate_tokens(message.content)
-        assert whole <= message_tokens(message) - MESSAGE_OVERHEAD <= whole + 3 * len(pieces)
+        assert_counted_in_pieces(message)
 
 
 def test_a_rounds_chat_messages_are_the_same_objects_every_round_until_it_is_shortened():

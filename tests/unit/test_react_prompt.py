@@ -235,6 +235,12 @@ def _assert_counted_in_pieces(run: RunState, completion: bool) -> None:
     else:
         message = chat_prompt(run)[-2]
         assert message.content == scratchpad(run)
+    assert_counted_in_pieces(message)
+
+
+def assert_counted_in_pieces(message) -> None:
+    """``message`` carries the pieces its text is joined from, and its count in tokens from them
+    is never below the whole text's estimate nor more than 3 tokens a piece above it."""
     pieces = budget._PIECES.get(message)
     assert pieces is not None and "".join(pieces) == message.content
     whole = estimate_tokens(message.content)
