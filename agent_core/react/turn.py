@@ -102,6 +102,7 @@ class _Collected:
     finish_reason: str | None = None
     reply: AssistantReply = field(default_factory=AssistantReply)
     reasoning_ended_turn: bool = False  # a turn-end token came inside reasoning_content
+    answer_shown: bool = False  # final-answer text was streamed to the user before the reply ended
 
 
 def _stream(chunks: Iterator[ModelChunk], parser: ReactStreamParser, got: _Collected) -> Generator[str, None, None]:
@@ -114,6 +115,7 @@ def _stream(chunks: Iterator[ModelChunk], parser: ReactStreamParser, got: _Colle
             got.reasoning_ended_turn = got.reasoning_ended_turn or ends_turn(chunk.reasoning)
         for event in feed(chunk.text):
             if isinstance(event, AnswerDelta) and event.text:
+                got.answer_shown = True
                 yield event.text
         reasoning.append(chunk.reasoning)
         if chunk.usage is not None:
@@ -150,7 +152,8 @@ def read_react_turn(
     cut = (finish_reason or "").lower() in LENGTH_FINISH_REASONS
     ending = parser.finish(cut=cut)
     parsed = parser.result()
-    written = _name_line_calls(parsed, registry, round_index)
+    # text the user has already seen as the answer (after a "Final Answer:" label) is never run
+    written = () if got.answer_shown else _name_line_calls(parsed, registry, round_index)
     for event in ending:
         if isinstance(event, AnswerDelta) and event.text and not written:
             yield event.text

@@ -6,7 +6,7 @@ from agent_core.model_call import ModelChunk
 from agent_core.react import turn as turn_module
 from agent_core.react.turn import read_react_turn
 from agent_core.tool_schema import ToolRegistry
-from agent_core.turn import ToolCalls
+from agent_core.turn import FinalAnswer, ToolCalls
 from tests.unit.helpers import drain
 
 
@@ -47,3 +47,19 @@ def test_a_reply_of_nested_brackets_is_read_about_as_fast_as_prose_of_its_size()
     for reply in ("[{(" * (size // 3), "Thought: x\nAction: search\nAction Input: " + "{" * size):
         took = _reading_time(reply)
         assert took < 600 * max(prose, 2e-4), (reply[:40], took, prose)
+
+
+def test_a_labelled_final_answer_ending_in_a_call_list_stays_the_answer_it_was_shown_as():
+    """After ``Final Answer:`` the answer streams to the user as it comes; a Llama-style call list
+    at its end (``[get_weather(city="Paris")]``) was then run as well, so the user saw an answer
+    that the run went on past. Unlabelled, the same list after a sentence is held and run."""
+    from tests.unit.test_real_world_2026 import Case, read, tool
+
+    weather = (tool("get_weather", "city"),)
+    answer = 'To check it yourself, call [get_weather(city="Paris")]'
+    for size in (None, 1, 7):
+        streamed, turn = read("react", Case(weather, f"Thought: done\nFinal Answer: {answer}"), size)
+        assert turn.decision == FinalAnswer(answer) and streamed.strip() == answer
+        streamed, turn = read("react", Case(weather, 'Here is the call: [get_weather(city="Paris")]'), size)
+        assert isinstance(turn.decision, ToolCalls) and streamed == ""
+        assert [(c.name, c.arguments) for c in turn.decision.calls] == [("get_weather", {"city": "Paris"})]
