@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -451,17 +452,56 @@ class OpenAICompatibleBackend:
         started = time.monotonic()
         sent: list[dict[str, Any]] = []
         finish_reason, server_usage = "stop", None
+        thinking = ThinkWrapper()
         for event in raw:
             server_usage = getattr(event, "usage", None) or server_usage
-            for content, calls, reason in convert(event):
+            for content, calls, reason, reasoning in convert(event):
                 finish_reason = reason or finish_reason
+                content = thinking.wrap(reasoning, content, bool(calls))
                 if content or calls:
                     chunk = make_chunk(model, len(sent), content=content, tool_calls=calls)
                     sent.append(chunk)
                     yield chunk
+        if closing := thinking.close():
+            chunk = make_chunk(model, len(sent), content=closing)
+            sent.append(chunk)
+            yield chunk
         prompt, completion = _usage_tokens(server_usage, request, sent)
         usage = make_usage(prompt, completion, self.pricing, time.monotonic() - started)
         yield make_chunk(model, len(sent), usage=usage, finish_reason=finish_reason)
+
+
+class ThinkWrapper:
+    """Streamed reasoning (``reasoning_content``, or ``reasoning`` as Ollama and some vLLM
+    versions name it) turned into content as Dify's OpenAI-API-compatible model plugin turns
+    it: ``<think>\n`` before the first piece, ``\n</think>`` before the first content or tool
+    call after it (``dify_plugin``'s ``OAICompatLargeLanguageModel._wrap_thinking_by_reasoning_content``),
+    and at the reply's end if it is still open. Without this the runner dropped the reasoning of
+    every thinking model it served, which a Dify user sees in the Agent node."""
+
+    def __init__(self) -> None:
+        self.open = False
+
+    def wrap(self, reasoning: str, content: str, calls: bool) -> str:
+        """The content to stream for one delta carrying ``reasoning`` and ``content``."""
+        if reasoning:
+            text = reasoning if self.open else "<think>\n" + reasoning
+            self.open = True
+        elif not self.open:
+            return content
+        else:
+            text = ""
+        if content or calls:
+            self.open = False
+            return text + "\n</think>" + content
+        return text
+
+    def close(self) -> str:
+        """``"\n</think>"`` when a reply ended inside its reasoning, else ``""``."""
+        if self.open:
+            self.open = False
+            return "\n</think>"
+        return ""
 
 
 def _usage_tokens(server_usage: Any, request: dict[str, Any], sent: list[dict[str, Any]]) -> tuple[int, int]:
@@ -471,18 +511,21 @@ def _usage_tokens(server_usage: Any, request: dict[str, Any], sent: list[dict[st
     return estimate_prompt_tokens(request), estimate_completion_tokens(sent)
 
 
-def _chat_deltas(event: Any) -> Iterator[tuple[str, list[dict[str, Any]], str | None]]:
-    """``(content, tool-call deltas, finish_reason)`` of one chat-completion stream event."""
+def _chat_deltas(event: Any) -> Iterator[tuple[str, list[dict[str, Any]], str | None, str]]:
+    """``(content, tool-call deltas, finish_reason, reasoning)`` of one chat-completion stream
+    event; ``reasoning`` is the delta's ``reasoning_content`` or ``reasoning`` (an extra field the
+    ``openai`` client keeps as an attribute)."""
     for choice in event.choices[:1]:
         delta = choice.delta
         calls = [_tool_call_delta(call) for call in delta.tool_calls or []]
-        yield delta.content or "", calls, choice.finish_reason
+        reasoning = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
+        yield delta.content or "", calls, choice.finish_reason, reasoning if isinstance(reasoning, str) else ""
 
 
-def _completion_deltas(event: Any) -> Iterator[tuple[str, list[dict[str, Any]], str | None]]:
-    """``(text, [], finish_reason)`` of one completion stream event."""
+def _completion_deltas(event: Any) -> Iterator[tuple[str, list[dict[str, Any]], str | None, str]]:
+    """``(text, [], finish_reason, "")`` of one completion stream event."""
     for choice in event.choices[:1]:
-        yield choice.text or "", [], choice.finish_reason
+        yield choice.text or "", [], choice.finish_reason, ""
 
 
 def _tool_call_delta(call: Any) -> dict[str, Any]:
@@ -581,6 +624,12 @@ def to_openai_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [_openai_message(message) for message in messages]
 
 
+_THINK_BLOCK = re.compile(r"<think>.*?</think>\s*", re.S)
+"""A reasoning block ``ThinkWrapper`` wrote into a reply; left out of the assistant message when
+it is sent back, as Dify's OpenAI-API-compatible plugin leaves it out (the server's chat template
+decides what earlier reasoning the model sees)."""
+
+
 def _openai_message(message: dict[str, Any]) -> dict[str, Any]:
     role = message.get("role")
     if role == "assistant":
@@ -588,7 +637,8 @@ def _openai_message(message: dict[str, Any]) -> dict[str, Any]:
             tool_call(c.get("id") or "", c["function"]["name"], c["function"].get("arguments") or "")
             for c in message.get("tool_calls") or []
         ]
-        out: dict[str, Any] = {"role": "assistant", "content": content_text(message.get("content"))}
+        content = _THINK_BLOCK.sub("", content_text(message.get("content")))
+        out: dict[str, Any] = {"role": "assistant", "content": content}
         if calls:
             out["tool_calls"] = calls
         return out

@@ -286,6 +286,39 @@ def test_openai_backend_streams_text_tool_deltas_and_usage(fake_server: FakeOpen
         LLMResultChunk(**chunk)
 
 
+def test_openai_backend_wraps_streamed_reasoning_in_a_think_block_as_the_dify_plugin_does(
+    fake_server: FakeOpenAIServer,
+) -> None:
+    """vLLM, DeepSeek and Ollama stream a thinking model's reasoning as ``reasoning_content`` or
+    ``reasoning``; the runner dropped it, so a local run never showed what the Agent node shows in
+    Dify. It comes as Dify's OpenAI-API-compatible plugin gives it: one ``<think>`` block before the
+    answer or call, and the block is left out when the reply is sent back."""
+    call = {"index": 0, "id": "call_a", "type": "function", "function": {"name": "calc", "arguments": "{}"}}
+    fake_server.replies = [
+        [
+            chat_event({"role": "assistant", "reasoning_content": "Two plus"}),
+            chat_event({"reasoning_content": " two."}),
+            chat_event({"content": "Four."}, finish="stop"),
+        ],
+        [chat_event({"reasoning": "Need the tool."}), chat_event({"tool_calls": [call]}, finish="tool_calls")],
+        [chat_event({"reasoning_content": "cut off"}, finish="length")],
+        [chat_event({"content": "ok"}, finish="stop")],
+    ]
+    backend = OpenAICompatibleBackend(fake_server.base_url)
+    first = [c["delta"]["message"]["content"] for c in backend.invoke_llm(REQUEST)]
+    assert "".join(first) == "<think>\nTwo plus two.\n</think>Four."
+    second = list(backend.invoke_llm(REQUEST))
+    assert "".join(c["delta"]["message"]["content"] for c in second) == "<think>\nNeed the tool.\n</think>"
+    assert [c["delta"]["message"]["tool_calls"] for c in second if c["delta"]["message"]["tool_calls"]] == [[call]]
+    third = list(backend.invoke_llm(REQUEST))
+    assert "".join(c["delta"]["message"]["content"] for c in third) == "<think>\ncut off\n</think>"
+    assert third[-1]["delta"]["finish_reason"] == "length"
+
+    replay = {"role": "assistant", "content": "<think>\nTwo plus two.\n</think>Four.", "tool_calls": []}
+    list(backend.invoke_llm({**REQUEST, "prompt_messages": [*REQUEST["prompt_messages"], replay]}))
+    assert fake_server.requests[-1][1]["messages"][-1] == {"role": "assistant", "content": "Four."}
+
+
 def test_openai_backend_estimates_usage_when_the_server_gives_none(fake_server: FakeOpenAIServer) -> None:
     fake_server.replies = [[chat_event({"content": "twelve chars"}, finish="stop")]]
     backend = OpenAICompatibleBackend(fake_server.base_url)
