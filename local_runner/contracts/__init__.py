@@ -15,6 +15,7 @@ from local_runner.contracts.openai_compatible import OpenAICompatibleContract
 from local_runner.contracts.openai_compatible_responses import OpenAICompatibleResponsesContract
 from local_runner.contracts.tongyi import TongyiContract
 from local_runner.contracts.vertex_ai import VertexAIContract
+from local_runner.contracts.volcengine import VolcengineContract
 
 CONTRACTS: dict[str, type[ContractBackend]] = {
     backend.name: backend
@@ -31,6 +32,7 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         OpenAIResponsesContract,
         VertexAIContract,
         OpenAICompatibleResponsesContract,
+        VolcengineContract,
     )
 }
 
