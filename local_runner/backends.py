@@ -624,10 +624,10 @@ def to_openai_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [_openai_message(message) for message in messages]
 
 
-_THINK_BLOCK = re.compile(r"<think>.*?</think>\s*", re.S)
-"""A reasoning block ``ThinkWrapper`` wrote into a reply; left out of the assistant message when
-it is sent back, as Dify's OpenAI-API-compatible plugin leaves it out (the server's chat template
-decides what earlier reasoning the model sees)."""
+_THINK_BLOCK = re.compile(r"\s*<think>.*?</think>\s*", re.S)
+"""The reasoning block ``ThinkWrapper`` wrote at a reply's start; left out of the assistant
+message when it is sent back, as Dify's OpenAI-API-compatible plugin leaves out a leading block
+(the server's chat template decides what earlier reasoning the model sees)."""
 
 
 def _openai_message(message: dict[str, Any]) -> dict[str, Any]:
@@ -637,7 +637,9 @@ def _openai_message(message: dict[str, Any]) -> dict[str, Any]:
             tool_call(c.get("id") or "", c["function"]["name"], c["function"].get("arguments") or "")
             for c in message.get("tool_calls") or []
         ]
-        content = _THINK_BLOCK.sub("", content_text(message.get("content")))
+        content = content_text(message.get("content"))
+        if leading := _THINK_BLOCK.match(content):
+            content = content[leading.end() :]
         out: dict[str, Any] = {"role": "assistant", "content": content}
         if calls:
             out["tool_calls"] = calls
