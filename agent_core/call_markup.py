@@ -580,6 +580,45 @@ _BARE_ALL_LINE: Final = re.compile(r"all\r?\n\s*(\S)")
 line ``all`` as the template writes it (``'>>>' + 'all' + '\\n'``), text after it."""
 
 
+def _bare_analysis(held: str) -> str:
+    """A held Harmony reply that opened with its analysis channel, its tokens left out, given them
+    back: the analysis, then the final channel or a commentary call when one came."""
+    analysis, found, answer = held.partition(_BARE_FINAL)
+    if found:
+        return f"<|channel|>analysis<|message|>{analysis}<|end|><|start|>assistant<|channel|>final<|message|>{answer}"
+    call = _BARE_COMMENTARY.search(held)
+    if call is None:
+        return f"<|channel|>analysis<|message|>{held}<|end|>"
+    return (
+        f"<|channel|>analysis<|message|>{held[: call.start()]}<|end|><|start|>assistant"
+        f"<|channel|>commentary to={call.group(1)} <|constrain|>json<|message|>{held[call.end() :]}<|call|>"
+    )
+
+
+def _may_open_call(head: str) -> bool:
+    """Whether the reply's start ``head`` (stripped) may still become ``_BARE_CALL_HEADS``."""
+    return len(head) < len(_BARE_CALL_HEADS[0]) + 2 and any(
+        call.startswith(" ".join(head.split())) for call in _BARE_CALL_HEADS
+    )
+
+
+def _bare_call(held: str) -> str:
+    """A whole reply that opened with a bare commentary call, given its Harmony tokens back when
+    the rest is one JSON object (``_BARE_CALL_WHOLE``); else the reply as it came."""
+    whole = _BARE_CALL_WHOLE.fullmatch(held)
+    if whole is None or not _is_json_object(whole.group(2)):
+        return held
+    return f"<|channel|>commentary to={whole.group(1)} <|constrain|>json<|message|>{whole.group(2)}<|call|>"
+
+
+def _is_json_object(text: str) -> bool:
+    """Whether ``text`` is one JSON object, nothing around it."""
+    try:
+        return isinstance(json.loads(text), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
 def _recipient_prefix(head: str, final: bool, bare_all: bool = False) -> int | None:
     """How much of the reply's start ``head`` is Functionary's recipient marker to drop (0: none);
     None while that cannot be told yet. ``bare_all``: the model is Functionary, its generation
@@ -652,12 +691,23 @@ _NAME_ABOVE_JSON = re.compile(r"[A-Za-z_][\w.\-]*\r?\n\s*\{")
 _MAY_NAME_ABOVE_JSON = re.compile(r"[A-Za-z_][\w.\-]*(?:\r?\n\s*)?")
 """The template writes the name and a newline (``'>>>' + name + '\\n'``): a first word followed by
 a space is no name line, and is passed on at once."""
-_PLAIN_OPENING = re.compile(r"(?=[^ahH>])(?:[^A-Za-z_]|[A-Za-z_][\w.\-]*[^\w.\-\r\n])")
+_PLAIN_OPENING = re.compile(
+    r"(?=[^ahH>])(?!commentary\s*(?:t(?:o(?:=|\Z)|\Z)|\Z)|to=)(?:[^A-Za-z_]|[A-Za-z_][\w.\-]*[^\w.\-\r\n])"
+)
 """The start of a reply (stripped) that ``CallMarkup._bare_harmony`` passes on as it came: it
 opens with no ``analysis`` (``a``), no Granite or Apriel phrase (``h``/``H``: no other character
-is one of these in any case), no recipient (``>``), and no name line (``_NAME_ABOVE_JSON``,
+is one of these in any case), no recipient (``>``), no bare commentary call (``commentary to=``,
+``to=``: ``_BARE_CALL_OPENING``) and no name line (``_NAME_ABOVE_JSON``,
 ``_MAY_NAME_ABOVE_JSON``): no name, or a name with a character after it that is neither part of
 a name nor a line end (``Thought:``)."""
+
+_BARE_CALL_OPENING = re.compile(r"(?:commentary\s*)?to=functions\.")
+"""A reply that opens with gpt-oss's commentary call, its special tokens left out and no analysis
+before it (``commentary to=functions.get_weather json{"city":"Paris"}``: raullenchai/Rapid-MLX#480;
+``to=functions.terminal {...}``: NousResearch/hermes-agent#84158)."""
+_BARE_CALL_HEADS: Final = ("commentary to=functions.", "to=functions.")
+_BARE_CALL_WHOLE = re.compile(r"\s*(?:commentary\s*)?to=(functions\.[\w.\-]+?)\s*(?:<\|constrain\|>)?\s*(?:json)?\s*(\{.*\})\s*", re.S)
+"""Such a reply whole: the recipient, then its arguments as one JSON object and nothing else."""
 
 
 _DROPPED: Final = (
@@ -1010,6 +1060,7 @@ class CallMarkup:
         self._opening: str | None = ""  # the reply's first characters, until it is known whether
         # it is Harmony with its tokens left out (``_bare_harmony``); None once known
         self._bare: list[str] | None = None  # such a reply's text, held until its final channel
+        self._bare_call = False  # ... that opened with a commentary call: held to its end
         self._thoughts: list[str] | None = None  # Granite's thought process, held until its response
         self._apriel = False  # an Apriel frame's [BEGIN FINAL RESPONSE] came: its end is dropped
         self._quote = CodeQuote()  # the text passed on so far: is a code span or block open?
@@ -1075,7 +1126,9 @@ class CallMarkup:
             recipient = _recipient_prefix(head, final, self._bare_all)
             first_part = _NAME_ABOVE_JSON.match(head) is not None
             may_be_first = not first_part and len(head) < 200 and _MAY_NAME_ABOVE_JSON.fullmatch(head) is not None
-            if not final and (may_be_analysis or _may_open_thoughts(head) or recipient is None or may_be_first):
+            if not final and (
+                may_be_analysis or _may_open_thoughts(head) or recipient is None or may_be_first or _may_open_call(head)
+            ):
                 self._opening += text
                 return ""  # may still be the analysis channel's name, Granite's phrase or a recipient
             text, self._opening = self._opening + text, None
@@ -1087,27 +1140,35 @@ class CallMarkup:
             if _THOUGHTS_START.match(head):
                 self._thoughts, self._tail = [text], ""
                 return self._granite_thoughts("", final)
-            after = head[len(_BARE_ANALYSIS) : len(_BARE_ANALYSIS) + 1]
-            if not head.startswith(_BARE_ANALYSIS) or not after.isalpha() or after.islower():
-                return text  # the channel's text starts a sentence: "analysisWe need", "analysis用户"
-            self._bare, self._tail, text = [], "", head[len(_BARE_ANALYSIS) :]
+            start = self._bare_start(head)
+            if start is None:
+                return text
+            text = start
         assert self._bare is not None
         window = self._tail + text
         self._bare.append(text)
         self._tail = window[-len(_BARE_FINAL) :]
-        if _BARE_FINAL not in window and not final:
+        if (self._bare_call or _BARE_FINAL not in window) and not final:
             return ""
         held, self._bare, self._tail = "".join(self._bare), None, ""
-        analysis, found, answer = held.partition(_BARE_FINAL)
-        if found:
-            return f"<|channel|>analysis<|message|>{analysis}<|end|><|start|>assistant<|channel|>final<|message|>{answer}"
-        call = _BARE_COMMENTARY.search(held)
-        if call is None:
-            return f"<|channel|>analysis<|message|>{held}<|end|>"
-        return (
-            f"<|channel|>analysis<|message|>{held[: call.start()]}<|end|><|start|>assistant"
-            f"<|channel|>commentary to={call.group(1)} <|constrain|>json<|message|>{held[call.end() :]}<|call|>"
-        )
+        if self._bare_call:
+            self._bare_call = False
+            return _bare_call(held)
+        return _bare_analysis(held)
+
+    def _bare_start(self, head: str) -> str | None:
+        """The start (``head``: the reply's first characters, stripped) of a Harmony reply with its
+        tokens left out, from where it is held: after ``analysis`` glued to the channel's first word,
+        or the whole reply when it opens with a commentary call (``_BARE_CALL_OPENING``, held to its
+        end); None for any other reply."""
+        if _BARE_CALL_OPENING.match(head):  # a commentary call with no analysis before it
+            self._bare, self._tail, self._bare_call = [], "", True
+            return head
+        after = head[len(_BARE_ANALYSIS) : len(_BARE_ANALYSIS) + 1]
+        if not head.startswith(_BARE_ANALYSIS) or not after.isalpha() or after.islower():
+            return None  # the channel's text starts a sentence: "analysisWe need", "analysis用户"
+        self._bare, self._tail = [], ""
+        return head[len(_BARE_ANALYSIS) :]
 
     def _granite_thoughts(self, text: str, final: bool) -> str:
         """Granite 3.2's "Here is my thought process: … Here is my response: …" as a ``<think>``

@@ -331,14 +331,31 @@ def calls_from_block(text: str) -> list[Call]:
             return []  # the text ends inside a value: cut off, not to be run
         params = {k: _parameter_value(v) for k, v in _XML_PARAMETER.findall(inner)}
         return [(function.group(1).strip(), params)]
-    glm = _GLM_CALL.fullmatch(text)
+    glm = _glm_call(text)
     if glm:
-        pairs = _GLM_PAIR.findall(glm.group(2))
-        return [(glm.group(1), {key.strip(): decode_nested(value.strip()) for key, value in pairs})]
+        return glm
     name = _XML_NAME.search(text)
     if not name or not name.group(2).strip():
         return []
     return [(name.group(2).strip(), _xml_arguments(text))]
+
+
+def _glm_call(text: str) -> list[Call]:
+    """GLM's call inside ``<tool_call>`` (``_GLM_CALL``), also with its first ``<arg_key>`` left
+    out after a space (``_GLM_KEY_UNOPENED``) or with a stray ``</arg_value>`` after a bare name
+    (``_GLM_STRAY_CLOSE``); ``[]`` for anything else."""
+    glm = _GLM_CALL.fullmatch(text)
+    if glm:
+        pairs = _GLM_PAIR.findall(glm.group(2))
+        return [(glm.group(1), {key.strip(): decode_nested(value.strip()) for key, value in pairs})]
+    stray = _GLM_STRAY_CLOSE.fullmatch(text)
+    if stray:
+        return [(stray.group(1), {})]
+    spaced = _GLM_KEY_UNOPENED.fullmatch(text)
+    if spaced:
+        pairs = [(spaced.group(2), spaced.group(3)), *_GLM_PAIR.findall(spaced.group(4))]
+        return [(spaced.group(1), {key.strip(): decode_nested(value.strip()) for key, value in pairs})]
+    return []
 
 
 def _json_or_named(text: str) -> list[Call] | None:
@@ -413,6 +430,18 @@ vllm-project/vllm#54971), or opened twice (``<arg_key><arg_key>k``, the mirrored
 pull request names), is still the key, never ``k</arg_key>``. A name alone is read by the
 readers that know it is a call (``<tool_call>list_files</tool_call>``, GLM-4.7 without
 arguments)."""
+
+
+_GLM_KEY_UNOPENED = re.compile(
+    rf"([\w.\-]+)[ \t]+([\w.\-]+)</arg_key>\s*<arg_value>(.*?)</arg_value>\s*((?:{_GLM_PAIR.pattern}\s*)*)", re.S
+)
+"""GLM-4.7 leaving out its first ``<arg_key>``, a space between the name and that key
+(``browser_action task</arg_key><arg_value>...</arg_value>``: vllm-project/vllm PR #47190). With
+no space (``send_command_to_shellcommand</arg_key>``) the name and the key cannot be told apart
+without the tools' names, and the block is not read."""
+_GLM_STRAY_CLOSE = re.compile(r"([\w.\-]+)\s*</arg_value>")
+"""GLM 5.2 calling a tool without arguments as ``<tool_call>tool_12</arg_value>``: a stray closing
+tag after the bare name, no key (fw-ai-external/python-sdk#119); the call has no arguments."""
 
 
 def _parameter_value(text: str) -> Any:
