@@ -49,7 +49,34 @@ CASES = {
         '{"name":"read_file","path":"src/index.ts"}',
         calls=[("read_file", {"path": "src/index.ts"})],
     ),
+    # NVIDIA/TensorRT-LLM#9256: gpt-oss-120B under trtllm-serve ends a run of grep calls with a
+    # commentary message that has no recipient, verbatim. Harmony makes such a message text for the
+    # user (a preamble), and no tool is named, so nothing runs: the message is shown without its
+    # tokens (the report asked for the tokens to go; which call the model meant cannot be told)
+    "tensorrt9256-gptoss-commentary-without-recipient": Case(
+        (tool("grep", "pattern", "path"), tool("find", "path", "name_pattern", "type_filter")),
+        '<|channel|>commentary<|message|>{\n  "path": "/",\n  "name_pattern": "*Chen*",\n  "type_filter": "file"\n}<|end|>',
+        answer='{\n  "path": "/",\n  "name_pattern": "*Chen*",\n  "type_filter": "file"\n}',
+        hidden=("<|channel|>", "<|end|>"),
+    ),
     # ---- MiniMax ------------------------------------------------------------------------------------
+    # MiniMax-AI/MiniMax-M2#14: MiniMax-M2 under the M1 chat template writes M1's <tool_calls> with one
+    # JSON call a line instead of <minimax:tool_call> (rebuilt from the report's horoscope request
+    # and the M1 format vLLM's minimax parser reads)
+    "minimaxm2-14-m1-tool-calls-json-lines": Case(
+        (tool("get_horoscope", "sign"),),
+        '<tool_calls>\n{"name": "get_horoscope", "arguments": {"sign": "Leo"}}\n</tool_calls>',
+        calls=[("get_horoscope", {"sign": "Leo"})],
+        hidden=("<tool_calls>",),
+    ),
+    # waybarrios/vllm-mlx PR #98: MiniMax-M2 wraps its call inside its <think> block (rebuilt from
+    # the PR's description with the documented invoke form)
+    "vllmmlx98-minimax-call-inside-think": Case(
+        (tool("get_weather", "city"),),
+        "<think>The user asks about Paris; I will look it up.\n<minimax:tool_call>\n<invoke name=\"get_weather\">\n"
+        "<parameter name=\"city\">Paris</parameter>\n</invoke>\n</minimax:tool_call></think>",
+        calls=[("get_weather", {"city": "Paris"})],
+    ),
     # MiniMax-AI/MiniMax-M2.5#10: MiniMax-M2.5 through an Anthropic-style API returns its call as a
     # text block, indented, verbatim
     "minimaxm25-10-indented-invoke-in-text-block": Case(
@@ -157,6 +184,22 @@ CASES = {
         (tool("ha_call_service", "action", "device_id"),),
         '<tool_call>\n{"name": "ha_call_service", "args": {"action": "turn_off", "device_id": "light.salon"}}\n</tool_call>',
         calls=[("ha_call_service", {"action": "turn_off", "device_id": "light.salon"})],
+    ),
+    # jundot/omlx#593: Gemma 4's thought channel shown as text, "<|channel>thought ... <channel|>", then
+    # the answer (the thinking and the answer filled in)
+    "omlx593-gemma4-thought-channel-then-answer": Case(
+        (tool("bash", "command"),),
+        "<|channel>thought\nThe user only greets me; no tool is needed.<channel|>Hello! How can I help?",
+        answer="Hello! How can I help?",
+        hidden=("thought", "channel"),
+    ),
+    # ollama/ollama#9680: a community Gemma 3 template teaches "<tool>\n{"name": ..., "parameters":
+    # {...}}\n</tool>"; a reply in that form (rebuilt from the template's instruction)
+    "ollama9680-gemma3-tool-tag-parameters": Case(
+        (tool("get_weather", "city"),),
+        '<tool>\n{"name": "get_weather", "parameters": {"city": "Paris"}}\n</tool>',
+        calls=[("get_weather", {"city": "Paris"})],
+        hidden=("<tool>",),
     ),
     # ---- Kimi ---------------------------------------------------------------------------------------
     # typeclaw/typeclaw PR #344: Kimi K2 leaks a call with no section or call-begin token, only its
@@ -362,6 +405,12 @@ ANSWER_STREAMS = {
         chunk("你好", finish_reason="stop"),
         chunk("！很高兴认识你。请问有什么关于计算机科学或人工智能方面的问题需要", finish_reason="stop"),
         chunk("我解答吗？我会尽力提供准确、详细和深入的答案。", finish_reason="stop"),
+    ],
+    # su-kaka/gcli2api#403: finish_reason "stop" already on the reasoning chunk (its shape verbatim),
+    # then the answer (rebuilt): the answer is the content, the reasoning kept out of it
+    "gcli403-finish-stop-on-reasoning-then-answer": [
+        chunk(finish_reason="stop", reasoning_content="17*23 = 391, plus 45 is 436."),
+        chunk("17*23+45 = 436", finish_reason="stop"),
     ],
 }
 
