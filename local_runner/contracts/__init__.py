@@ -5,6 +5,7 @@ refusals). ``CONTRACTS`` maps a name to its backend class; see ``base`` for the 
 
 from local_runner.contracts.anthropic import AnthropicContract
 from local_runner.contracts.base import ContractBackend, ProviderRejection, TaskBrain
+from local_runner.contracts.bedrock import BedrockContract
 from local_runner.contracts.deepseek import DeepSeekContract
 from local_runner.contracts.gemini import GeminiContract
 from local_runner.contracts.minimax import MiniMaxContract
@@ -33,6 +34,7 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         VertexAIContract,
         OpenAICompatibleResponsesContract,
         VolcengineContract,
+        BedrockContract,
     )
 }
 
