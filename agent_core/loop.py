@@ -158,11 +158,11 @@ def _secret_across(cut: str, joint: str, text: str, secrets: Any) -> str:
     if not joint or not secrets or secrets.pending_start(cut) == len(cut):
         return joint
     start = secrets.pending_start(cut)
+    joined = cut[start:] + text
+    if secrets.holds(joined):  # first: a one-word secret is found with whitespace inside it too
+        return ""
     if secrets.holds(cut[start:] + joint + text):
         return joint
-    joined = cut[start:] + text
-    if secrets.holds(joined):
-        return ""
     if text and not secrets.pending_start(joined):  # goes on with the start: its rest streams on
         return joint if secrets.spaced_after(cut[start:]) else ""  # a passphrase cut between words
     return joint

@@ -119,9 +119,11 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import functools
 import html
 import json
 import re
+import unicodedata
 import urllib.parse
 import uuid
 from collections.abc import Collection, Iterator, Mapping
@@ -1328,19 +1330,146 @@ def redactor(secrets: Collection[str]) -> Any:
     return _Secrets(secrets).redact
 
 
+_INVISIBLE = "\x1f"
+"""What a character that shows nothing (a zero-width space or joiner, a soft hyphen, a bidi or
+tag control, a variation selector) is folded to: whitespace to Python (``str.split``), so it is
+skipped like a line break a tool put inside a token."""
+_INVISIBLE_RANGES = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xE0000, 0xE007F),
+)
+_LOOKALIKE_RANGES = ((0x00B2, 0x00B3), (0x00B9, 0x00B9), (0x2070, 0x209F), (0x2460, 0x24FF),
+                     (0xFF01, 0xFF5E), (0x1D400, 0x1D7FF), (0x1F130, 0x1F189))
+"""Full-width forms (``ＣＡＮＡＲＹ``), mathematical, circled and squared letters, super- and
+subscript digits: each is folded to the ASCII character its compatibility form (NFKC) is."""
+
+
+def _fold_table() -> dict[str, str]:
+    table = {chr(c): _INVISIBLE for low, high in _INVISIBLE_RANGES for c in range(low, high + 1)}
+    for low, high in _LOOKALIKE_RANGES:
+        for code in range(low, high + 1):
+            plain = unicodedata.normalize("NFKC", chr(code))
+            if len(plain) == 1 and plain.isascii() and not plain.isspace():
+                table[chr(code)] = plain
+    table["\u0130"] = "i"  # "İ": the one character whose lower case is two (i + a combining dot)
+    return table
+
+
+_FOLD = _fold_table()
+_FOLDABLE = re.compile("[" + "".join(f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in _INVISIBLE_RANGES + _LOOKALIKE_RANGES) + "\u0130]")
+
+
+def _fold(text: str) -> str:
+    """``text`` as secrets are compared with it, one character for each of its characters (so a
+    place in it is the same place in ``text``): lower case (a tool's error message may upper-case a
+    key: a hex key is the same key, a base64 key loses at most a bit a letter), full-width and
+    other look-alike letters and digits as ASCII, characters that show nothing as whitespace."""
+    if text.isascii():
+        return text.lower()
+    if _FOLDABLE.search(text):
+        text = _FOLDABLE.sub(lambda match: _FOLD.get(match.group(), match.group()), text)
+    return text.lower().replace("\u03c2", "\u03c3")  # a final sigma, lower-cased by its place
+
+
+_ESCAPES = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a surrogate pair
+    r"|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\[\\/\"']"
+    r"|(?:%[0-9a-fA-F]{2})+"
+    r"|&#[0-9]{1,7};|&#[xX][0-9a-fA-F]{1,6};|&(?:amp|lt|gt|quot|apos);"
+)
+"""One escape a JSON, JavaScript, Python, URL or HTML encoder writes a character in (a run of
+percent-encoded bytes as one: a character of several UTF-8 bytes)."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _unescape(escape: str) -> str:
+    """The text one match of ``_ESCAPES`` stands for (the same few escapes recur: cached)."""
+    if escape[0] == "%":
+        return urllib.parse.unquote(escape)
+    if escape[0] == "&":
+        return html.unescape(escape)
+    if escape[1] == "x":
+        return chr(int(escape[2:], 16))
+    if escape[1] == "'":
+        return "'"
+    return json.loads(f'"{escape}"')  # \uXXXX (a surrogate pair too), \/ \\ \"
+
+
+class _Unescaped:
+    """A text with every escape of ``_ESCAPES`` in it decoded (``text``), and the way back from
+    a place in it to the text it was read from (``span``, worked out only when asked: a secret
+    is seldom found): a secret written with some of its characters escaped and others not
+    (``CANARY\u002d7f``, ``CANARY%2D7f``), which no whole form matches."""
+
+    def __init__(self, source: str) -> None:
+        self._source_text = source
+        count = 0
+
+        def decoded(match: re.Match[str]) -> str:
+            nonlocal count
+            count += 1
+            if count & 4095 == 0:
+                give_way()  # a text escaped in every character: hundreds of thousands
+            return _unescape(match.group())
+
+        self.text = _ESCAPES.sub(decoded, source)
+        self._map: tuple[list[int], list[int], list[int]] | None = None
+
+    def _segments(self) -> tuple[list[int], list[int], list[int]]:
+        """Where each segment starts in the decoded text and in the source, and the source end
+        of an escape segment (-1 for a literal one)."""
+        at: list[int] = []
+        source: list[int] = []
+        escape_end: list[int] = []
+        size = written = 0
+        for match in _ESCAPES.finditer(self._source_text):
+            if match.start() > written:
+                at.append(size), source.append(written), escape_end.append(-1)
+                size += match.start() - written
+            at.append(size), source.append(match.start()), escape_end.append(match.end())
+            size += len(_unescape(match.group()))
+            written = match.end()
+        at.append(size), source.append(written), escape_end.append(-1)
+        return at, source, escape_end
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The place in the source of ``text[start:end]`` (every escape it touches whole)."""
+        if self._map is None:
+            self._map = self._segments()
+        at, source, escape_end = self._map
+        first = bisect.bisect_right(at, start) - 1
+        last = bisect.bisect_right(at, end - 1) - 1
+        begin = source[first] + (0 if escape_end[first] >= 0 else start - at[first])
+        stop = escape_end[last] if escape_end[last] >= 0 else source[last] + end - at[last]
+        return begin, stop
+
+
+_ESCAPE_MARKS = re.compile(r"[\\%&]")
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` (start, end) in order, those that overlap joined."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def _compact(text: str) -> tuple[str, list[int]]:
     """``text`` without its whitespace, and for each character kept its index in ``text``."""
     index = [position for position, char in enumerate(text) if not char.isspace()]
     return "".join(text[position] for position in index), index
 
 
-_LINE_WRAP = r"(?:\r?\n[ \t]*)?"
-"""A line break a tool may have put inside a long token (PEM and MIME wrap at 64-76 columns)."""
-
-
 def _wrappable(word: str) -> str:
-    """A pattern for ``word`` that also matches it broken across lines at any character."""
-    return _LINE_WRAP.join(re.escape(char) for char in word)
+    """A pattern for ``word`` that also matches it with whitespace at any character (a token
+    wrapped across lines, as PEM and MIME wrap at 64-76 columns; a space, a tab or a character
+    that shows nothing, folded to whitespace by ``_fold``, put inside it)."""
+    return "\\s*".join(re.escape(char) for char in word)
 
 
 def _percent_encoded_all(secret: str) -> str:
@@ -1432,9 +1561,10 @@ number of forms)."""
 
 
 class _Form:
-    """One form of a secret: its text without whitespace, and the pattern it is matched with
-    where whitespace stands inside a place it may be at: any whitespace between its words, and
-    in a form of at most ``WRAPPED_FORM_MAX_CHARS`` a line break at any character."""
+    """One form of a secret (folded: ``_fold``): its text without whitespace, and the pattern it
+    is matched with where whitespace stands inside a place it may be at: any whitespace between
+    its words, and in a form of at most ``WRAPPED_FORM_MAX_CHARS`` any whitespace at any
+    character."""
 
     def __init__(self, variant: str) -> None:
         self.words = variant.split()
@@ -1447,11 +1577,12 @@ class _Form:
         form (its pattern built on first use: few forms are ever met)."""
         if end - start == len(self.compact):  # no whitespace inside: one word only
             return len(self.words) == 1
-        wrapped = self._wrappable and "\n" in text[start:end]  # a line break can only matter where one is
-        pattern = self._patterns.get(wrapped)
+        if self._wrappable and len(self.words) == 1:  # any whitespace inside a token
+            return True
+        pattern = self._patterns.get(self._wrappable)
         if pattern is None:
-            pattern = re.compile("\\s+".join(map(_wrappable if wrapped else re.escape, self.words)))
-            self._patterns[wrapped] = pattern
+            pattern = re.compile("\\s+".join(map(_wrappable if self._wrappable else re.escape, self.words)))
+            self._patterns[self._wrappable] = pattern
         return pattern.fullmatch(text, start, end) is not None
 
 
@@ -1524,6 +1655,10 @@ class _Secrets:
             encoded = _base64_cores(secret) if len(secret) <= WRAPPED_FORM_MAX_CHARS else set()
             variants |= {secret, *escaped, *quoted, *marked_up, *twice, *encoded, *_escaped_every_character(secret)}
             give_way()  # hundreds of secrets
+        # a file's bytes are compared lower-cased (ASCII only), as each form is written and folded
+        self._encoded = sorted({v.encode("utf-8").lower() for v in variants | {_fold(v) for v in variants} if v.strip()},
+                               key=len, reverse=True)
+        variants = {_fold(variant) for variant in variants}  # compared with folded text (``_fold``)
         # the longest first; of two as long, the one that hides more text, then a fixed order (a
         # set's order changes from one process to the next: what is hidden must not)
         self._variants = sorted(variants, key=lambda v: (-len(v), -len("".join(v.split())), v))
@@ -1538,7 +1673,6 @@ class _Secrets:
         self._by_key: dict[str, list[int]] = {}
         for rank, form in enumerate(self._forms):
             self._by_key.setdefault(form.compact[: self._key_chars], []).append(rank)
-        self._encoded = sorted({v.encode("utf-8") for v in self._variants if v.strip()}, key=len, reverse=True)
         # each variant without its whitespace (see mask_cut_edge)
         self._compact = sorted({"".join(v.split()) for v in self._variants if v.strip()}, key=len, reverse=True)
         # how far back from a text's end a start of a form may reach: enough for any reflowed form
@@ -1550,14 +1684,26 @@ class _Secrets:
     def redact(self, text: str) -> str:
         if not text or not self._forms:
             return text
+        spans = list(self._found(text))
+        if _ESCAPE_MARKS.search(text):  # a secret with some of its characters escaped: found decoded
+            unescaped = _Unescaped(text)
+            if unescaped.text != text:
+                spans = _merged(spans + [unescaped.span(start, end) for start, end in self._found(unescaped.text)])
         pieces, written = [], 0
-        for start, end in self._found(text):
+        for start, end in spans:
             pieces += (text[written:start], REDACTED)
             written = end
         return "".join([*pieces, text[written:]]) if pieces else text
 
     def holds(self, text: str) -> bool:
-        return bool(text) and bool(self._forms) and next(self._found(text), None) is not None
+        if not text or not self._forms:
+            return False
+        if next(self._found(text), None) is not None:
+            return True
+        if not _ESCAPE_MARKS.search(text):
+            return False
+        decoded = _Unescaped(text).text
+        return decoded != text and next(self._found(decoded), None) is not None
 
     def _found(self, text: str) -> Iterator[tuple[int, int]]:
         """``(start, end)`` of each form found in ``text``, left to right, none overlapping the
@@ -1568,7 +1714,9 @@ class _Secrets:
         and, on every character of a text, a try of every form (50 µs a character); here each
         form is looked for where its first ``_SCAN_KEY_CHARS`` characters stand in the text
         without whitespace, and its own pattern is tried only there, when whitespace stands
-        inside the place (``_Form.matches``)."""
+        inside the place (``_Form.matches``). ``text`` is compared folded (``_fold``): upper-cased,
+        full-width or with a zero-width character inside, a secret is found all the same."""
+        text = _fold(text)
         compact = "".join(text.split())
         candidates = self._candidates(compact)
         if not candidates:
@@ -1614,8 +1762,12 @@ class _Secrets:
         return found
 
     def in_bytes(self, data: bytes) -> bool:
-        """Whether ``data`` (a file's content) holds a secret as UTF-8 text."""
-        return bool(data) and any(variant in data for variant in self._encoded)
+        """Whether ``data`` (a file's content) holds a secret as UTF-8 text (ASCII letters in
+        either case)."""
+        if not data:
+            return False
+        lowered = data.lower()
+        return any(variant in lowered for variant in self._encoded)
 
     def pending_start(self, text: str) -> int:
         """Where in ``text`` a start of a secret that ends it begins (one character or more, not
@@ -1630,7 +1782,7 @@ class _Secrets:
         if not text or not self._compact:
             return len(text)
         tail_start = max(0, len(text) - self._reach)
-        compact, index = _compact(text[tail_start:])
+        compact, index = _compact(_fold(text[tail_start:]))
         longest_start = 0  # of every form of every secret, the longest start that ends the text
         for variant in self._compact:
             for size in range(min(len(variant) - 1, len(compact)), max(least, longest_start + 1) - 1, -1):
@@ -1643,7 +1795,7 @@ class _Secrets:
         """Whether a form of a secret that begins with ``start`` (compared without whitespace: a
         start ``pending_start`` found) has whitespace right after it: ``start`` ends one of its
         words, not the last (a passphrase cut between two words goes on after a space)."""
-        head = "".join(start.split())
+        head = "".join(_fold(start).split())
         if not head:
             return False
         for form in self._forms:
