@@ -29,8 +29,18 @@ from agent_core.errors import AgentRunError
 from agent_core.fairness import give_way
 from agent_core.memo import per_object
 from agent_core.observation import redacted_texts
+from agent_core.tool_calls import made_call_id
 
-__all__ = ["HELD_MASK_CHARS", "TextHold", "guarded", "prompt_redactor", "redact_message", "redacted_error", "redacted_prompt"]
+__all__ = [
+    "HELD_MASK_CHARS",
+    "TextHold",
+    "call_id_replacer",
+    "guarded",
+    "prompt_redactor",
+    "redact_message",
+    "redacted_error",
+    "redacted_prompt",
+]
 
 _Type = InvokeMessage.MessageType
 
@@ -106,23 +116,47 @@ def redacted_error(error: AgentRunError, secrets: Any) -> AgentRunError:
     return clean
 
 
-def _redacted_call(call: AssistantPromptMessage.ToolCall, redact: Callable[[str], str]) -> AssistantPromptMessage.ToolCall:
-    """``call`` with its id, tool name and arguments redacted (the model may have written a
-    secret in any of them: its id goes back byte for byte, so it would be sent to the model and
-    written in the request line); the same object when none held one. The tool message that
-    answers it has its ``tool_call_id`` redacted the same way (``_redacted_prompt_message``), so
+def call_id_replacer(secrets: Any) -> Callable[[str], str]:
+    """``call id -> call id``: an id that holds a form of ``secrets`` (the model wrote a secret
+    as its call's id: it goes back byte for byte, so it would be sent to the model and written in
+    the request line) replaced by one made for it, ``s00000001``, ``s00000002``... (nine letters
+    and digits: every provider's rule), the same each time the same id is met and different for
+    each id (two calls whose ids held the same secret still pair with their tool messages);
+    any other id as it is."""
+    made: dict[str, str] = {}
+
+    def replaced(call_id: str) -> str:
+        if not isinstance(call_id, str) or not secrets.holds(call_id):
+            return call_id
+        if call_id not in made:
+            made[call_id] = made_call_id(SECRET_ID_PREFIX, len(made) + 1)
+        return made[call_id]
+
+    return replaced
+
+
+SECRET_ID_PREFIX = "s"
+"""The prefix of the ids ``call_id_replacer`` makes (the strategies make theirs under ``c``)."""
+
+
+def _redacted_call(call: AssistantPromptMessage.ToolCall, redact: Callable[[str], str],
+                   call_id_of: Callable[[str], str]) -> AssistantPromptMessage.ToolCall:
+    """``call`` with its tool name and arguments redacted and its id replaced when it holds a
+    secret (``call_id_replacer``); the same object when none held one. The tool message that
+    answers it has its ``tool_call_id`` replaced the same way (``_redacted_prompt_message``), so
     the two still match."""
-    call_id, name, arguments = redact(call.id), redact(call.function.name), redact(call.function.arguments)
+    call_id, name, arguments = call_id_of(call.id), redact(call.function.name), redact(call.function.arguments)
     if call_id == call.id and name == call.function.name and arguments == call.function.arguments:
         return call
     function = call.function.model_copy(update={"name": name, "arguments": arguments})
     return call.model_copy(update={"id": call_id, "function": function})
 
 
-def _redacted_prompt_message(message: PromptMessage, secrets: Any) -> PromptMessage:
+def _redacted_prompt_message(message: PromptMessage, secrets: Any, call_id_of: Callable[[str], str]) -> PromptMessage:
     """``message`` with every form of ``secrets`` hidden in its text, its name, its tool calls'
-    ids, names and arguments and the call id a tool message answers (images and documents left as
-    they are); the same object when it holds none."""
+    names and arguments, and its tool calls' ids and the call id a tool message answers replaced
+    (``call_id_replacer``; images and documents left as they are); the same object when it holds
+    none."""
     redact, update = secrets.redact, {}
     if isinstance(message.content, str) and (text := redact(message.content)) != message.content:
         update["content"] = text
@@ -138,10 +172,10 @@ def _redacted_prompt_message(message: PromptMessage, secrets: Any) -> PromptMess
     if isinstance(message.name, str) and (name := redact(message.name)) != message.name:
         update["name"] = name
     call_id = getattr(message, "tool_call_id", None)  # a tool message: the id of the call it answers
-    if isinstance(call_id, str) and (redacted_id := redact(call_id)) != call_id:
+    if isinstance(call_id, str) and (redacted_id := call_id_of(call_id)) != call_id:
         update["tool_call_id"] = redacted_id
     if isinstance(message, AssistantPromptMessage) and message.tool_calls:
-        calls = [_redacted_call(call, redact) for call in message.tool_calls]
+        calls = [_redacted_call(call, redact, call_id_of) for call in message.tool_calls]
         if any(new is not old for new, old in zip(calls, message.tool_calls, strict=True)):
             update["tool_calls"] = calls
     return message.model_copy(update=update) if update else message
@@ -156,7 +190,8 @@ def prompt_redactor(secrets: Any) -> Callable[[list[PromptMessage]], list[Prompt
     it (or no secrets) comes back as the same list."""
     if not secrets:
         return lambda messages: messages
-    redacted = per_object(lambda message: _redacted_prompt_message(message, secrets))
+    call_id_of = call_id_replacer(secrets)  # one for the run: the ids stay paired round after round
+    redacted = per_object(lambda message: _redacted_prompt_message(message, secrets, call_id_of))
 
     def redact(messages: list[PromptMessage]) -> list[PromptMessage]:
         out, changed = [], False

@@ -411,14 +411,14 @@ def test_a_secret_in_a_model_error_or_an_invented_tool_name_is_hidden(run, strat
 def test_a_secret_the_model_writes_as_its_call_id_is_hidden_in_the_next_request(run):
     """The call's id goes back byte for byte in the next request (the assistant's call and the
     tool message answering it): written as the model sent it, the request line held the secret.
-    Both are hidden alike, so the result still answers its call."""
+    Both are replaced by the same id made for it, so the result still answers its call."""
     turns = [call_turn("function_calling", "crm_lookup", call_id=f"call_{CANARY}", customer="Ada"), {"text": "Done."}]
     result = run(turns, tools=[crm_tool()])
     assert_clean_end(result)
     assert result.text == "Done." and len(run.toolbox.requests) == 1
     messages = result.llm_requests[1]["prompt_messages"]
     call_ids = [call["id"] for m in messages for call in m.get("tool_calls") or []]
-    assert call_ids == [m["tool_call_id"] for m in messages if m["role"] == "tool"] == ["call_[REDACTED]"]
+    assert call_ids == [m["tool_call_id"] for m in messages if m["role"] == "tool"] == ["s00000001"]
     assert_plugin_never_wrote(run, result, CANARY)
 
 

@@ -2,6 +2,7 @@
 answer, its thought, a call's arguments or a tool name) or the user pasted (query, memory) is
 hidden in the chat, the log tree, the run's error and the next model request."""
 
+import re
 from itertools import pairwise
 
 import pytest
@@ -135,8 +136,27 @@ def test_a_call_id_holding_a_secret_is_redacted_alike_in_the_call_and_the_result
     ]
     out = redacted_prompt(messages, FORMS)
     assert SECRET not in repr(out)
-    assert out[0].tool_calls[0].id == out[1].tool_call_id == "call_[REDACTED]"
+    assert out[0].tool_calls[0].id == out[1].tool_call_id == "s00000001"
     assert out[0].tool_calls[1] is clean and out[2] is messages[2]
+
+
+def test_calls_whose_ids_hold_a_secret_keep_distinct_ids_paired_with_their_results_round_after_round():
+    """Two calls of one reply whose ids hold the same secret (and one its upper-cased or escaped
+    form): hidden as ``call_[REDACTED]`` each, the ids collided and no provider could tell which
+    result answers which call. Each gets its own id, the same in every later round's prompt."""
+    function = AssistantPromptMessage.ToolCall.ToolCallFunction(name="lookup", arguments="{}")
+    ids = [f"call_{SECRET}_1", f"call_{SECRET}_2", f"call_{SECRET.upper()}", "call_" + SECRET.replace("-", "\\u002d")]
+    calls = [AssistantPromptMessage.ToolCall(id=i, type="function", function=function) for i in ids]
+    results = [ToolPromptMessage(content="r", tool_call_id=i, name="lookup") for i in reversed(ids)]
+    redact = prompt_redactor(FORMS)
+    first = redact([AssistantPromptMessage(content="", tool_calls=calls), *results])
+    sent = [call.id for call in first[0].tool_calls]
+    assert len(set(sent)) == 4 and all(re.fullmatch("[A-Za-z0-9]{9}", i) for i in sent)
+    assert [m.tool_call_id for m in first[1:]] == sent[::-1]
+    copies = [call.model_copy() for call in calls]  # new objects: found again, not from the cache
+    later = redact([UserPromptMessage(content="again"), AssistantPromptMessage(content="", tool_calls=copies),
+                    *[m.model_copy() for m in results]])
+    assert [call.id for call in later[1].tool_calls] == sent
 
 
 def test_a_message_repeated_by_later_rounds_is_redacted_once_and_the_copy_reused():
