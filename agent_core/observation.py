@@ -1374,7 +1374,7 @@ def _fold(text: str) -> str:
 
 _ESCAPES = re.compile(
     r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a surrogate pair
-    r"|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\[\\/\"']"
+    r"|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\[\\/\"'tnr]"
     r"|(?:%[0-9a-fA-F]{2})+"
     r"|&#[0-9]{1,7};|&#[xX][0-9a-fA-F]{1,6};|&(?:amp|lt|gt|quot|apos);"
 )
@@ -1393,6 +1393,8 @@ def _unescape(escape: str) -> str:
         return chr(int(escape[2:], 16))
     if escape[1] == "'":
         return "'"
+    if escape[1] in "tnr":
+        return " "  # whitespace, which a secret is matched across
     return json.loads(f'"{escape}"')  # \uXXXX (a surrogate pair too), \/ \\ \"
 
 
@@ -1446,6 +1448,8 @@ class _Unescaped:
 
 
 _ESCAPE_MARKS = re.compile(r"[\\%&]")
+_PARTIAL_ESCAPE = re.compile(r"(?:\\(?:u[0-9a-fA-F]{0,3}|x[0-9a-fA-F]?)?|%[0-9a-fA-F]?|&#?[xX]?[0-9a-fA-F]{0,6}|&[a-z]{1,4})\Z")
+"""An escape the end of a text may have cut (the next piece of a stream finishes it)."""
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -1685,10 +1689,19 @@ class _Secrets:
         if not text or not self._forms:
             return text
         spans = list(self._found(text))
-        if _ESCAPE_MARKS.search(text):  # a secret with some of its characters escaped: found decoded
-            unescaped = _Unescaped(text)
-            if unescaped.text != text:
-                spans = _merged(spans + [unescaped.span(start, end) for start, end in self._found(unescaped.text)])
+        levels: list[_Unescaped] = []  # a secret with some of its characters escaped: found decoded,
+        decoded = text  # also escaped twice (a JSON text quoted inside another: \\u002d)
+        while len(levels) < 2 and _ESCAPE_MARKS.search(decoded):
+            level = _Unescaped(decoded)
+            if level.text == decoded:
+                break
+            levels.append(level)
+            decoded = level.text
+            for start, end in self._found(decoded):
+                for back in reversed(levels):
+                    start, end = back.span(start, end)
+                spans.append((start, end))
+        spans = _merged(spans) if levels else spans
         pieces, written = [], 0
         for start, end in spans:
             pieces += (text[written:start], REDACTED)
@@ -1700,10 +1713,16 @@ class _Secrets:
             return False
         if next(self._found(text), None) is not None:
             return True
-        if not _ESCAPE_MARKS.search(text):
-            return False
-        decoded = _Unescaped(text).text
-        return decoded != text and next(self._found(decoded), None) is not None
+        decoded = text
+        for _ in range(2):
+            if not _ESCAPE_MARKS.search(decoded):
+                return False
+            before, decoded = decoded, _Unescaped(decoded).text
+            if decoded == before:
+                return False
+            if next(self._found(decoded), None) is not None:
+                return True
+        return False
 
     def _found(self, text: str) -> Iterator[tuple[int, int]]:
         """``(start, end)`` of each form found in ``text``, left to right, none overlapping the
@@ -1771,9 +1790,21 @@ class _Secrets:
 
     def pending_start(self, text: str) -> int:
         """Where in ``text`` a start of a secret that ends it begins (one character or more, not
-        counting whitespace: a form of a secret may go on in the next piece of a stream), else
-        ``len(text)``."""
-        return self._start_at_end(text, 1)
+        counting whitespace: a form of a secret may go on in the next piece of a stream), also
+        with some of its characters escaped, or an escape cut at the end (``&#4``, ``\\u00``:
+        the next piece may finish it), else ``len(text)``."""
+        start = self._start_at_end(text, 1)
+        tail_start = max(0, len(text) - self._reach)
+        if not self._compact or not _ESCAPE_MARKS.search(text, tail_start):
+            return start
+        tail = text[tail_start:]
+        partial = _PARTIAL_ESCAPE.search(tail)
+        body = tail[: partial.start()] if partial else tail
+        unescaped = _Unescaped(body)
+        at = self._start_at_end(unescaped.text, 1)
+        if at < len(unescaped.text):
+            start = min(start, tail_start + unescaped.span(at, at + 1)[0])
+        return min(start, tail_start + partial.start()) if partial else start
 
     def _start_at_end(self, text: str, least: int) -> int:
         """Where in ``text`` the longest start of a form of a secret that ends it begins, counting

@@ -551,3 +551,10 @@ def test_a_megabyte_of_escapes_is_redacted_in_one_pass():
     started = time.perf_counter()
     assert redactor([SECRET])(text).endswith("[REDACTED]")
     assert time.perf_counter() - started < 2.0
+
+
+@pytest.mark.parametrize("inner", ["CNRY\\u002D7F3A91D2E4B8", "cnry-\t7f3a91d2e4b8"])
+def test_a_secret_in_a_json_value_dumped_again_is_redacted(inner):
+    """A JSON message's value holding an escape or a tab, dumped as JSON: ``\\\\u002D``, ``\\t``."""
+    dumped = json.dumps({"debug": {"key": inner}})
+    assert "7f3a91" not in redactor(["cnry-7f3a91d2e4b8"])(dumped).lower()
