@@ -184,6 +184,10 @@ MSG_SCHEMA_ECHO = (
     "its arguments repeat the tool's parameter schema ({keys}) instead of giving values; "
     "write the values themselves, for example {example}."
 )
+MSG_SECRET_IN_ARGUMENTS = (
+    "argument {names} holds the value of a secret parameter of the node's tools, which is never "
+    "passed in a call's arguments (each tool gets its own secret from the node's settings); leave it out."
+)
 MSG_NOT_OPTION = "parameter {name!r} must be one of {options} (got {value!r})."
 MSG_NOT_NUMBER = "parameter {name!r} must be a number (got {value!r})."
 MSG_NOT_BOOLEAN = "parameter {name!r} must be true or false (got {value!r})."

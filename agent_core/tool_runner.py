@@ -319,6 +319,8 @@ class ToolRunner:
             error = prompts.MSG_ARGUMENTS_TOO_LARGE.format(size=encoded_size(call.arguments), limit=TOOL_ARGUMENTS_BYTES)
             return prompts.INVALID_ARGUMENTS.format(name=call.name, error=error)
         invalid = self._registry.validate_arguments(tool, call.arguments)
+        if not invalid and (secret := self._registry.secret_arguments(call.arguments)):
+            invalid = prompts.MSG_SECRET_IN_ARGUMENTS.format(names=", ".join(map(repr, secret)))
         if invalid:
             return prompts.INVALID_ARGUMENTS.format(name=call.name, error=invalid)
         return None

@@ -284,6 +284,20 @@ class ToolRegistry:
             self._secret_forms = secret_forms(self.secret_values())
         return self._secret_forms
 
+    def secret_arguments(self, arguments: Mapping[str, Any]) -> list[str]:
+        """The names of ``arguments`` (a call's, as the model wrote them) whose name or value holds
+        a secret value of the node's tools (``secret_forms``: any case, escaped, encoded), in
+        order; [] when none does. The model never read a secret (every request is redacted), so
+        one it writes came from a guess or a form that slipped through: passed to a tool, it would
+        go to a service the user gave it to for another use, or to none."""
+        forms = self.secret_forms()
+        if not forms or not isinstance(arguments, Mapping):
+            return []
+        return [
+            str(name) for name, value in arguments.items()
+            if forms.holds(str(name)) or forms.holds(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str))
+        ]
+
     def validate_arguments(self, tool: ToolEntity, arguments: Mapping[str, Any]) -> str | None:
         """A model-facing problem with ``arguments``, or None when they can run.
 

@@ -386,14 +386,15 @@ def test_a_secret_the_tool_writes_escaped_in_every_character_is_redacted(run, st
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_a_secret_the_user_and_the_model_write_is_hidden_in_every_line_the_plugin_writes(run, strategy):
     """The user pasted the key into the query; the model repeats it in a call's arguments and in
-    its answer, streamed in pieces that split it. The tool gets what the model wrote; the next
-    request, the log tree (Thought, ROUND, CALL input) and the chat show ``[REDACTED]``."""
+    its answer, streamed in pieces that split it. The call is not run (a secret is never passed
+    in arguments: the model is told); the next request, the log tree (Thought, ROUND, CALL input)
+    and the chat show ``[REDACTED]``."""
     answer = answer_turn(strategy, f"Done with key {CANARY}, plan Pro.")
     turns = [call_turn(strategy, "crm_lookup", customer=f"Ada {CANARY}"), {**answer, "split": 5}]
     result = run(turns, tools=[crm_tool()], strategy=strategy, query=f"Look up Ada, my key is {CANARY}")
     assert_clean_end(result)
     assert result.text == "Done with key [REDACTED], plan Pro."
-    assert run.toolbox.requests[0]["tool_parameters"]["customer"] == f"Ada {CANARY}"
+    assert run.toolbox.requests == [] and "was not run" in observations(result.llm_requests[1])[0]
     assert "[REDACTED]" in dumps(result.llm_requests[0]) and "[REDACTED]" in dumps(result.llm_requests[1])
     assert_plugin_never_wrote(run, result, CANARY)
 
