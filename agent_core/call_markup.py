@@ -958,6 +958,16 @@ class CodeQuote:
         probe._read(self._ticks)
         return bool(probe.fence or probe.inline)
 
+    @property
+    def in_span(self) -> bool:
+        """Whether a code span (`` `...` ``, not a fenced block) is open at the end of what was fed."""
+        if not self._ticks:
+            return bool(self.inline)
+        probe = self.copy()
+        probe._ticks = ""
+        probe._read(self._ticks)
+        return bool(probe.inline)
+
     def copy(self) -> CodeQuote:
         """A tracker in the same state, to read ahead with."""
         twin = CodeQuote()
@@ -1522,7 +1532,7 @@ def markup_start(text: str, quote: CodeQuote | None = None) -> int | None:
     for match in _HELD_PATTERN.finditer(text):
         probe.feed(text[read : match.start()])
         read = match.start()
-        quoted = match.group() in _QUOTABLE and probe.open
+        quoted = (match.group() in _QUOTABLE and probe.open) or probe.in_span  # in a code span: never a call
         in_sentence = match.group() == _BARE_INVOKE and not probe.blank_line  # Claude's, as an example
         if not quoted and not in_sentence:
             return match.start()
@@ -1559,7 +1569,19 @@ def holds_call_markup(text: str, tool_names: Iterable[str] = ()) -> bool:
     outside = _outside_code(text) if "`" in text else text
     if any(marker in outside for marker in MARKUP_OPENERS) or mentions_call_markup(outside, tool_names):
         return True
-    return _READ_ANYWHERE.search(text) is not None or envelope_name(text) in set(tool_names)
+    return _read_anywhere(text) or envelope_name(text) in set(tool_names)
+
+
+def _read_anywhere(text: str) -> bool:
+    """Whether ``text`` holds ``<tool_call>`` (or ``<tool_code>``) outside a code span: in a
+    sentence or a fenced block it may be a call, in `` `<tool_call>` `` it is a tag named."""
+    probe, read = CodeQuote(), 0
+    for match in _READ_ANYWHERE.finditer(text):
+        probe.feed(text[read : match.start()])
+        read = match.start()
+        if not probe.in_span:
+            return True
+    return False
 
 
 _READ_ANYWHERE = re.compile(r"<tool_call>|<tool_code>", re.IGNORECASE)

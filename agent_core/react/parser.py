@@ -745,6 +745,7 @@ class ReactStreamParser:
         self._run_on_action = False  # the held text starts with an "Action:" line
         self._run_on_question: int | None = None  # where a "Question:" line starts in the held text
         self._answer_code = False  # a code block is open in the answer
+        self._shown_closer = ""  # the closing tag of a call tag written in a code span (text, as it is)
         self._wrapped = False  # a fence line opened in the visible text and not closed yet
         self._answering = False
         self._actions: list[ActionFound] = []
@@ -1050,6 +1051,11 @@ class ReactStreamParser:
             sink(self._take(self._pos + 1))
             return True
         if kinds is _ANSWER_TAGS and self._answer_in_code():  # a token the answer shows as code
+            sink(self._take(self._pos + tag.length))
+            return True
+        if self._last == "`" or (tag.kind == "drop" and self._shown_closer and self._shown_closer == self._buf[self._pos : self._pos + tag.length].lower()):
+            # `<tool_call>` in a code span is a tag named, as is its closing tag after it
+            self._shown_closer = tag.closer if tag.kind == "tool" else ""
             sink(self._take(self._pos + tag.length))
             return True
         self._on_tag(tag)

@@ -805,7 +805,8 @@ def test_an_answer_that_opens_with_a_familys_markup_in_code_is_the_answer(answer
         ("<TOOLCALL>[broken", True),
         ("`code` then <TOOLCALL>[broken", True),
         ("```\n<function_calls>\n```\n<function_calls>x", True),  # the second one is outside the fence
-        ("`<tool_call>{broken`", True),  # <tool_call> is read wherever it stands
+        ("`<tool_call>{broken`", False),  # in a code span: a tag the answer names
+        ("`<tool_call>` then <tool_call>{broken", True),  # outside one it is read wherever it stands
         ('```json\n{"name": "get_weather", "arguments": {"city": }\n```', True),  # an envelope naming a tool
     ],
 )
