@@ -27,7 +27,6 @@ from agent_core.call_markup import (
     rewrite_markup,
 )
 from agent_core.model_call import AssistantReply, ModelChunk, with_block_closed
-from agent_core.shown_examples import examples_blanked
 from agent_core.text_calls import (
     CALL_HEAD_SPAN,
     FUNCTOOLS,
@@ -354,10 +353,7 @@ def read_function_calling_turn(
     if assembled.calls or assembled.invalid:
         calls = repair_names(assembled.calls, tools)
         return ModelTurn(thought=text, decision=ToolCalls(calls, assembled.invalid, order=assembled.order), **called)
-    # a call in a fenced block the reply's prose goes on after is an example the answer shows
-    shown = examples_blanked(text) if tools else None
-    source = text if shown is None else shown
-    calls, rest = extract_calls_from_text(source, tools, id_prefix=prefix, taken=taken_ids) if tools else ((), text)
+    calls, rest = extract_calls_from_text(text, tools, id_prefix=prefix, taken=taken_ids) if tools else ((), text)
     if not calls and tools and got.reasoning and not text.strip():
         in_reasoning = rewrite_markup(got.reasoning, declared)
         calls, _ = extract_calls_from_text(in_reasoning, tools, id_prefix=prefix, taken=taken_ids)
@@ -372,7 +368,6 @@ def read_function_calling_turn(
     # a line held only as it might open a call object (text_calls.call_head) that read as none is
     # the answer showing JSON (a tool's doc, a format example): as before such lines were held
     quoted = quoted or (gate.line_held and not cut and not holds_call_markup(gate.held))
-    quoted = quoted or (shown is not None and not holds_call_markup(shown, names))
     if text.strip() and gate.held and tools and holds_call_markup(gate.held, names) and not quoted:
         problem = prompts.REPLY_CUT if cut else prompts.TOOL_CALL_UNREADABLE
         return ModelTurn(thought=text, decision=ParseFailure(problem), **turn)

@@ -22,7 +22,6 @@ from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn, parse_react
 from agent_core.run_state import RunState
-from agent_core.shown_examples import examples_blanked
 from agent_core.text_calls import (
     arguments_for,
     bracketed_text,
@@ -79,22 +78,6 @@ def _name_line_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int
         text = parsed.raw  # with Llama 4's <|python_start|> tokens, which the answer has lost
     calls, _ = extract_calls_from_text(text, registry.prompt_tools(), id_prefix=f"react-{round_index}-")
     return calls
-
-
-def _shown_examples(parsed: ReactTurn, registry: ToolRegistry, answer_shown: bool) -> str:
-    """The answer of an unlabelled reply whose actions (or unreadable action) all came from fenced
-    code blocks its prose goes on after (a tutorial, a quoted earlier step: ``examples_blanked``):
-    the whole reply, when without those blocks it is plain text; else ``""``."""
-    if answer_shown or (not parsed.actions and parsed.final_answer is not None) or ("`" not in parsed.raw and "~" not in parsed.raw):
-        return ""
-    text = visible_text(parsed.raw)
-    blanked = examples_blanked(text)
-    if blanked is None:
-        return ""
-    plain = parse_react(blanked, tool_names={tool.name: tool for tool in registry.prompt_tools()})
-    if plain.actions or (plain.final_answer or "").strip() != blanked.strip() or _name_line_calls(plain, registry, 0):
-        return ""
-    return text.strip()
 
 
 def _answer_in_reasoning(parser: ReactStreamParser, parsed: ReactTurn, reasoning_content: str, ended: bool) -> str:
@@ -187,9 +170,6 @@ def read_react_turn(
         return ModelTurn(thought=parsed.thought, decision=ParseFailure(prompts.REPLY_CUT), **common)
     if written:
         return ModelTurn(thought="", decision=ToolCalls(written), **common)
-    if shown := _shown_examples(parsed, registry, got.answer_shown):
-        yield shown
-        return ModelTurn(thought="", decision=FinalAnswer(shown), **common)
     if parsed.actions:
         return ModelTurn(thought=parsed.thought, decision=_tool_calls(parsed, registry, round_index), **common)
     if parsed.final_answer is not None and parsed.final_answer.strip():
