@@ -52,7 +52,7 @@ from agent_core.model_call import (
     settings_bytes,
 )
 from agent_core.observation import redacted_texts
-from agent_core.outbound import guarded, prompt_redactor
+from agent_core.outbound import cut_reply_masked, guarded, prompt_redactor
 from agent_core.params import StrategyParams
 from agent_core.round_cap import not_run_log, split_round
 from agent_core.run_state import REPEAT_LIMIT, Round, RunState
@@ -471,7 +471,8 @@ class AgentLoop:
             note = LogNode("CALLS NOT RUN", parent=round_node)
             yield note.start()
             yield note.finish(not_run_log(not_run))
-        self.state.rounds.append(Round(index=index, turn=turn, results=results, not_run=not_run))
+        replayed = cut_reply_masked(turn, self._secrets)  # no start of a secret at a cut reply's edge
+        self.state.rounds.append(Round(index=index, turn=replayed, results=results, not_run=not_run))
         output: dict = {
             "llm_response": _logged_reply(turn, turn.thought, self._secrets, self._continued),
             "tool_responses": [_round_entry(r) for r in results],

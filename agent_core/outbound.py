@@ -19,6 +19,7 @@ Without secrets every message passes unchanged and nothing is held.
 """
 
 from collections.abc import Callable, Generator, Iterator
+from dataclasses import replace
 from typing import Any
 
 from dify_plugin.entities.agent import AgentInvokeMessage
@@ -30,11 +31,13 @@ from agent_core.fairness import give_way
 from agent_core.memo import per_object
 from agent_core.observation import redacted_texts
 from agent_core.tool_calls import made_call_id
+from agent_core.turn import FinalAnswer, ModelTurn
 
 __all__ = [
     "HELD_MASK_CHARS",
     "TextHold",
     "call_id_replacer",
+    "cut_reply_masked",
     "guarded",
     "prompt_redactor",
     "redact_message",
@@ -99,6 +102,36 @@ class TextHold:
         there: the secret was cut); nothing is held afterwards."""
         text, self._held = self._held, ""
         return self._secrets.mask_cut_edge(self._secrets.redact(text))
+
+
+def cut_reply_masked(turn: ModelTurn, secrets: Any) -> ModelTurn:
+    """``turn`` as it goes back to the model in the rounds after it: when the output limit cut
+    it (``ModelTurn.cut``) inside a secret, the start of the secret it ends with, of at least
+    ``observation.MIN_SECRET_EDGE`` characters, replaced by ``[REDACTED]`` (``mask_cut_edge``)
+    at the end of its content (the string, or its last part when that is a text part), its
+    text, its raw reply and its answer: the request that asks the model to go on replays the
+    cut reply, and no whole secret is there for ``prompt_redactor`` to find. Everything else
+    (reasoning blocks before the edge, ``opaque_body``, tool calls and their ids) is kept as
+    the model plugin produced it. ``turn`` itself when it was not cut, there are no secrets,
+    or nothing was hidden."""
+    if not secrets or not turn.cut:
+        return turn
+    mask = secrets.mask_cut_edge
+    update: dict[str, Any] = {}
+    for field in ("thought", "raw"):
+        if (text := mask(getattr(turn, field))) != getattr(turn, field):
+            update[field] = text
+    content = turn.content
+    if isinstance(content, str) and (text := mask(content)) != content:
+        update["content"] = text
+    elif isinstance(content, list) and content and isinstance(last := content[-1], dict) and last.get("type") == "text":
+        data = last.get("data")
+        if isinstance(data, str) and (text := mask(data)) != data:
+            update["content"] = [*content[:-1], {**last, "data": text}]
+    decision = turn.decision
+    if isinstance(decision, FinalAnswer) and (text := mask(decision.text)) != decision.text:
+        update["decision"] = FinalAnswer(text)
+    return replace(turn, **update) if update else turn
 
 
 def redacted_error(error: AgentRunError, secrets: Any) -> AgentRunError:

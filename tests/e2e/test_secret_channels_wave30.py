@@ -235,7 +235,6 @@ def test_the_canary_in_the_memory_and_the_query_is_hidden_from_the_model(run, st
     assert_canary_never_written(run, result)
 
 
-@pytest.mark.xfail(strict=True, reason="open: the continuation request replays the cut reply as the model sent it")
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("cut_at", [9, 13])
 def test_a_continuation_request_after_a_cut_inside_the_canary_sends_no_start_of_it(run, strategy, cut_at):

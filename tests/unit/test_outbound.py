@@ -8,6 +8,7 @@ from itertools import pairwise
 import pytest
 from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.invoke_message import InvokeMessage
+from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.entities.model.message import (
     AssistantPromptMessage,
     ImagePromptMessageContent,
@@ -19,7 +20,16 @@ from dify_plugin.entities.model.message import (
 from agent_core.errors import AgentRunError
 from agent_core.logs import LogNode
 from agent_core.observation import secret_forms
-from agent_core.outbound import TextHold, guarded, prompt_redactor, redact_message, redacted_error, redacted_prompt
+from agent_core.outbound import (
+    TextHold,
+    cut_reply_masked,
+    guarded,
+    prompt_redactor,
+    redact_message,
+    redacted_error,
+    redacted_prompt,
+)
+from agent_core.turn import FinalAnswer, ModelTurn
 
 SECRET = "sk-CANARY-7f3a91b2c4"
 FORMS = secret_forms({SECRET})
@@ -240,3 +250,36 @@ def test_a_secret_streamed_with_a_character_escaped_is_hidden_whatever_the_piece
     hold = TextHold(FORMS)
     shown = "".join(hold.add(text[n : n + size]) for n in range(0, len(text), size)) + hold.flush()
     assert shown == "Your key is [REDACTED]. ok"
+
+
+def cut_turn(content, answer: str, finish_reason: str | None = "length", opaque_body=None) -> ModelTurn:
+    return ModelTurn(thought=answer, decision=FinalAnswer(answer), usage=LLMUsage.empty_usage(),
+                     finish_reason=finish_reason, raw=answer, content=content, opaque_body=opaque_body)
+
+
+def test_a_reply_cut_inside_a_secret_goes_back_without_its_start_and_with_the_rest_as_sent():
+    answer = f"Your key is {SECRET[:9]}"
+    reasoning = {"type": "text", "data": f"<think>{SECRET[:9]} is what the user gave</think>"}
+    body = {"signature": "abc", "text": answer}
+    turn = cut_turn([{"type": "image", "data": "x"}, reasoning, {"type": "text", "data": answer}], answer,
+                    opaque_body=body)
+    sent = cut_reply_masked(turn, FORMS)
+    assert sent.content[:2] == turn.content[:2]  # what is before the edge is as the plugin sent it
+    assert sent.content[2] == {"type": "text", "data": "Your key is [REDACTED]"}
+    assert sent.opaque_body is body
+    assert sent.decision == FinalAnswer("Your key is [REDACTED]")
+    assert (sent.thought, sent.raw) == ("Your key is [REDACTED]", "Your key is [REDACTED]")
+    assert sent.cut and turn.decision.text == answer  # the loop still joins the original answer
+
+
+@pytest.mark.parametrize("answer", [f"Your key is {SECRET[:3]}", "Your key is below.", f"Key: {SECRET}"])
+def test_a_cut_reply_without_a_start_of_a_secret_at_its_edge_goes_back_as_it_came(answer):
+    turn = cut_turn(answer, answer)
+    assert cut_reply_masked(turn, FORMS) is turn
+
+
+def test_a_reply_not_cut_or_a_run_without_secrets_goes_back_as_it_came():
+    answer = f"Your key is {SECRET[:9]}"
+    assert cut_reply_masked(cut_turn(answer, answer, finish_reason="stop"), FORMS).content == answer
+    assert cut_reply_masked(cut_turn(answer, answer), secret_forms(set())).content == answer
+    assert cut_reply_masked(cut_turn(answer, answer), FORMS).content == "Your key is [REDACTED]"
