@@ -119,8 +119,8 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
-import functools
 import html
+import itertools
 import json
 import re
 import unicodedata
@@ -1375,16 +1375,22 @@ def _fold(text: str) -> str:
 _ESCAPES = re.compile(
     r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a surrogate pair
     r"|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\[\\/\"'tnr]"
-    r"|(?:%[0-9a-fA-F]{2})+"
+    r"|%[0-9a-fA-F]{2}(?:%[0-9a-fA-F]{2})*"
     r"|&#[0-9]{1,7};|&#[xX][0-9a-fA-F]{1,6};|&(?:amp|lt|gt|quot|apos);"
 )
 """One escape a JSON, JavaScript, Python, URL or HTML encoder writes a character in (a run of
-percent-encoded bytes as one: a character of several UTF-8 bytes)."""
+percent-encoded bytes as one: a character of several UTF-8 bytes). Every alternative begins
+with a literal ``\\``, ``%`` or ``&``, so the regex engine skips to those characters in C
+(a leading group, ``(?:%..)+``, made it try every alternative at every character: 27 ms a
+megabyte of prose instead of 4)."""
 
 
-@functools.lru_cache(maxsize=4096)
+_ESCAPE_PIECES = re.compile(f"({_ESCAPES.pattern})")
+"""``_ESCAPES`` as one group: ``split`` gives the text between escapes and the escapes in turn."""
+
+
 def _unescape(escape: str) -> str:
-    """The text one match of ``_ESCAPES`` stands for (the same few escapes recur: cached)."""
+    """The text one match of ``_ESCAPES`` stands for."""
     if escape[0] == "%":
         return urllib.parse.unquote(escape)
     if escape[0] == "&":
@@ -1398,52 +1404,51 @@ def _unescape(escape: str) -> str:
     return json.loads(f'"{escape}"')  # \uXXXX (a surrogate pair too), \/ \\ \"
 
 
+_DECODED_BETWEEN_TURNS = 4096
+"""Distinct escapes decoded between two ``give_way`` calls."""
+
+
 class _Unescaped:
     """A text with every escape of ``_ESCAPES`` in it decoded (``text``), and the way back from
     a place in it to the text it was read from (``span``, worked out only when asked: a secret
     is seldom found): a secret written with some of its characters escaped and others not
-    (``CANARY\u002d7f``, ``CANARY%2D7f``), which no whole form matches."""
+    (``CANARY\u002d7f``, ``CANARY%2D7f``), which no whole form matches.
+
+    The text is split at its escapes and put back together in C (``re.split``, ``map``,
+    ``str.join``); only each distinct escape is decoded in Python (a JSON text of a megabyte
+    holds tens of thousands of escapes, seldom more than a few dozen different ones), so the
+    cost is linear in the text whatever it holds (every character escaped, megabytes of ``%``,
+    ``&#`` or backslashes). A text without escapes is ``text`` itself."""
 
     def __init__(self, source: str) -> None:
-        self._source_text = source
-        count = 0
-
-        def decoded(match: re.Match[str]) -> str:
-            nonlocal count
-            count += 1
-            if count & 4095 == 0:
-                give_way()  # a text escaped in every character: hundreds of thousands
-            return _unescape(match.group())
-
-        self.text = _ESCAPES.sub(decoded, source)
-        self._map: tuple[list[int], list[int], list[int]] | None = None
-
-    def _segments(self) -> tuple[list[int], list[int], list[int]]:
-        """Where each segment starts in the decoded text and in the source, and the source end
-        of an escape segment (-1 for a literal one)."""
-        at: list[int] = []
-        source: list[int] = []
-        escape_end: list[int] = []
-        size = written = 0
-        for match in _ESCAPES.finditer(self._source_text):
-            if match.start() > written:
-                at.append(size), source.append(written), escape_end.append(-1)
-                size += match.start() - written
-            at.append(size), source.append(match.start()), escape_end.append(match.end())
-            size += len(_unescape(match.group()))
-            written = match.end()
-        at.append(size), source.append(written), escape_end.append(-1)
-        return at, source, escape_end
+        pieces = _ESCAPE_PIECES.split(source)  # text, escape, text, ..., text
+        self._source_pieces = pieces
+        self._pieces = pieces
+        self._map: tuple[list[int], list[int]] | None = None
+        if len(pieces) == 1:
+            self.text = source
+            return
+        escapes = pieces[1::2]
+        table: dict[str, str] = dict.fromkeys(escapes, "")
+        for count, escape in enumerate(table, 1):
+            table[escape] = _unescape(escape)
+            if count % _DECODED_BETWEEN_TURNS == 0:
+                give_way()  # a text escaped in every character: hundreds of thousands of kinds
+        decoded = pieces.copy()
+        decoded[1::2] = map(table.__getitem__, escapes)
+        self._pieces = decoded
+        self.text = "".join(decoded)
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The place in the source of ``text[start:end]`` (every escape it touches whole)."""
-        if self._map is None:
-            self._map = self._segments()
-        at, source, escape_end = self._map
+        if self._map is None:  # where each piece starts in the decoded text and in the source
+            self._map = ([0, *itertools.accumulate(map(len, self._pieces))],
+                         [0, *itertools.accumulate(map(len, self._source_pieces))])
+        at, source = self._map
         first = bisect.bisect_right(at, start) - 1
         last = bisect.bisect_right(at, end - 1) - 1
-        begin = source[first] + (0 if escape_end[first] >= 0 else start - at[first])
-        stop = escape_end[last] if escape_end[last] >= 0 else source[last] + end - at[last]
+        begin = source[first] + (start - at[first] if first % 2 == 0 else 0)  # even: text, odd: an escape
+        stop = source[last] + end - at[last] if last % 2 == 0 else source[last + 1]
         return begin, stop
 
 
