@@ -230,6 +230,11 @@ def in_pieces[M: PromptMessage](message: M, pieces: Sequence[str]) -> M:
     return message
 
 
+def pieces_of(message: PromptMessage) -> tuple[str, ...] | None:
+    """The pieces ``message``'s text content was noted as joined from (``in_pieces``), or None."""
+    return _PIECES.get(message)
+
+
 @per_object
 def message_tokens(message: PromptMessage) -> int:
     """Estimated tokens of one message: text, images, documents (``document_tokens``), tool

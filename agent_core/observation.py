@@ -1690,6 +1690,12 @@ class _Secrets:
     def __bool__(self) -> bool:
         return bool(self._forms)
 
+    @property
+    def reach(self) -> int:
+        """How far back from a text's end (characters) ``pending_start`` looks for a start of a
+        secret: the end of a text this long decides it."""
+        return self._reach
+
     def redact(self, text: str) -> str:
         if not text or not self._forms:
             return text

@@ -18,7 +18,7 @@ tool sent it.
 Without secrets every message passes unchanged and nothing is held.
 """
 
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -26,6 +26,7 @@ from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.invoke_message import InvokeMessage
 from dify_plugin.entities.model.message import AssistantPromptMessage, PromptMessage, TextPromptMessageContent
 
+from agent_core.budget import in_pieces, pieces_of
 from agent_core.errors import AgentRunError
 from agent_core.fairness import give_way
 from agent_core.memo import per_object
@@ -35,6 +36,7 @@ from agent_core.turn import FinalAnswer, ModelTurn
 
 __all__ = [
     "HELD_MASK_CHARS",
+    "PieceRedactor",
     "TextHold",
     "call_id_replacer",
     "cut_reply_masked",
@@ -185,13 +187,82 @@ def _redacted_call(call: AssistantPromptMessage.ToolCall, redact: Callable[[str]
     return call.model_copy(update={"id": call_id, "function": function})
 
 
-def _redacted_prompt_message(message: PromptMessage, secrets: Any, call_id_of: Callable[[str], str]) -> PromptMessage:
-    """``message`` with every form of ``secrets`` hidden in its text, its name, its tool calls'
-    names and arguments, and its tool calls' ids and the call id a tool message answers replaced
-    (``call_id_replacer``; images and documents left as they are); the same object when it holds
-    none."""
+class PieceRedactor:
+    """``pieces -> redacted pieces`` for a text joined from pieces (``budget.in_pieces``: ReAct's
+    scratchpad and completion prompt, rebuilt every round from the rounds' texts), each piece
+    redacted once while it recurs: a new round costs its own text, not the whole history's.
+
+    Pieces are redacted on their own, except where a secret may stand across the place two
+    meet: the ``observation._Secrets.reach`` characters before it and after it hold a form of a
+    secret (``holds``, escapes decoded); there the pieces are redacted joined, as one unit, so a
+    secret split between two rounds' texts is found as in the whole text. Not found so: a
+    secret split there with more than ``reach`` characters of it (whitespace and escapes
+    counted) on one side. Units are remembered while they recur (those of the last text, and
+    more while few)."""
+
+    def __init__(self, secrets: Any) -> None:
+        self._secrets = secrets
+        self._units: dict[tuple[str, ...], str] = {}
+        self._open: dict[tuple[str, str], bool] = {}  # (before, after) a place -> a secret may stand across
+
+    def __call__(self, pieces: Sequence[str]) -> list[str]:
+        """``pieces`` redacted: one redacted text per unit, then an empty string for each other
+        piece of the unit (they join to the redacted text and are as many as ``pieces``)."""
+        reach, units = self._secrets.reach, self._units
+        after = [""] * (len(pieces) + 1)  # the first ``reach`` characters from each piece on
+        for at in range(len(pieces) - 1, -1, -1):
+            piece = pieces[at]
+            after[at] = piece[:reach] if len(piece) >= reach else (piece + after[at + 1])[:reach]
+        out: list[str] = []
+        used: set[tuple[str, ...]] = set()
+        unit: list[str] = []
+        before = ""  # the last ``reach`` characters before the next place
+        for at, piece in enumerate(pieces):
+            unit.append(piece)
+            before = piece[-reach:] if len(piece) >= reach else (before + piece)[-reach:]
+            if at + 1 < len(pieces) and self._across(before, after[at + 1]):
+                continue
+            out += self._unit(tuple(unit), used)
+            unit = []
+        if len(units) > 4 * len(used) + 64:  # pieces of texts no longer sent (rounds shortened)
+            self._units = {key: units[key] for key in used}
+            self._open.clear()
+        return out
+
+    def _across(self, before: str, after: str) -> bool:
+        """Whether a form of a secret may stand across the place between ``before`` and
+        ``after`` (the window around it holds one: remembered per window)."""
+        key = (before, after)
+        found = self._open.get(key)
+        if found is None:
+            found = self._open[key] = self._secrets.holds(before + after)
+        return found
+
+    def _unit(self, unit: tuple[str, ...], used: set[tuple[str, ...]]) -> list[str]:
+        used.add(unit)
+        redacted = self._units.get(unit)
+        if redacted is None:
+            redacted = self._units[unit] = self._secrets.redact("".join(unit))
+            give_way()
+        return [redacted, *[""] * (len(unit) - 1)]
+
+
+def _redacted_prompt_message(message: PromptMessage, secrets: Any, call_id_of: Callable[[str], str],
+                             by_piece: PieceRedactor | None = None) -> PromptMessage:
+    """``message`` with every form of ``secrets`` hidden in its text (a text given in pieces,
+    ``budget.in_pieces``, piece by piece with ``by_piece``, and noted in its redacted pieces),
+    its name, its tool calls' names and arguments, and its tool calls' ids and the call id a
+    tool message answers replaced (``call_id_replacer``; images and documents left as they
+    are); the same object when it holds none."""
     redact, update = secrets.redact, {}
-    if isinstance(message.content, str) and (text := redact(message.content)) != message.content:
+    pieces = pieces_of(message) if by_piece is not None and isinstance(message.content, str) else None
+    if pieces is not None:
+        redacted_pieces = by_piece(pieces)
+        if any(new is not old for new, old in zip(redacted_pieces, pieces, strict=True)):
+            update["content"] = "".join(redacted_pieces)
+            if update["content"] == message.content:
+                del update["content"]
+    elif isinstance(message.content, str) and (text := redact(message.content)) != message.content:
         update["content"] = text
     elif isinstance(message.content, list):
         parts = [
@@ -211,7 +282,10 @@ def _redacted_prompt_message(message: PromptMessage, secrets: Any, call_id_of: C
         calls = [_redacted_call(call, redact, call_id_of) for call in message.tool_calls]
         if any(new is not old for new, old in zip(calls, message.tool_calls, strict=True)):
             update["tool_calls"] = calls
-    return message.model_copy(update=update) if update else message
+    if not update:
+        return message
+    copy = message.model_copy(update=update)
+    return in_pieces(copy, redacted_pieces) if pieces is not None and "content" in update else copy
 
 
 def prompt_redactor(secrets: Any) -> Callable[[list[PromptMessage]], list[PromptMessage]]:
@@ -224,7 +298,8 @@ def prompt_redactor(secrets: Any) -> Callable[[list[PromptMessage]], list[Prompt
     if not secrets:
         return lambda messages: messages
     call_id_of = call_id_replacer(secrets)  # one for the run: the ids stay paired round after round
-    redacted = per_object(lambda message: _redacted_prompt_message(message, secrets, call_id_of))
+    by_piece = PieceRedactor(secrets)  # ReAct's scratchpad: a new message each round, of old pieces
+    redacted = per_object(lambda message: _redacted_prompt_message(message, secrets, call_id_of, by_piece))
 
     def redact(messages: list[PromptMessage]) -> list[PromptMessage]:
         out, changed = [], False

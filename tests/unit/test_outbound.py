@@ -16,11 +16,15 @@ from dify_plugin.entities.model.message import (
     ToolPromptMessage,
     UserPromptMessage,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from agent_core.budget import in_pieces
 from agent_core.errors import AgentRunError
 from agent_core.logs import LogNode
 from agent_core.observation import secret_forms
 from agent_core.outbound import (
+    PieceRedactor,
     TextHold,
     cut_reply_masked,
     guarded,
@@ -283,3 +287,60 @@ def test_a_reply_not_cut_or_a_run_without_secrets_goes_back_as_it_came():
     assert cut_reply_masked(cut_turn(answer, answer, finish_reason="stop"), FORMS).content == answer
     assert cut_reply_masked(cut_turn(answer, answer), secret_forms(set())).content == answer
     assert cut_reply_masked(cut_turn(answer, answer), FORMS).content == "Your key is [REDACTED]"
+
+
+# --- a text given in pieces (ReAct's scratchpad): each piece redacted once -----------------------
+
+
+class CountingForms:
+    """``FORMS`` with the texts it redacted noted."""
+
+    def __init__(self, forms):
+        self._forms = forms
+        self.redacted: list[str] = []
+        self.reach = forms.reach
+
+    def __bool__(self):
+        return True
+
+    def redact(self, text):
+        self.redacted.append(text)
+        return self._forms.redact(text)
+
+    def holds(self, text):
+        return self._forms.holds(text)
+
+
+@given(
+    cuts=st.lists(st.integers(0, 60), max_size=6),
+    filler=st.lists(st.sampled_from(["plain ", "sk", "\n", SECRET[:5], SECRET[5:], SECRET.replace("-", "%2D"),
+                                     "\\u002d", " x" * 40, SECRET.upper(), "s"]), max_size=12),
+)
+@settings(max_examples=300, deadline=None)
+def test_a_text_redacted_piece_by_piece_is_the_text_redacted_whole(cuts, filler):
+    """Property: however a text holding secrets (whole, split, escaped, upper-cased) is cut into
+    pieces, the pieces redacted by ``PieceRedactor`` join to the whole text redacted."""
+    text = "".join(filler) + f" key {SECRET} end"
+    bounds = sorted({min(cut * 3, len(text)) for cut in cuts} | {0, len(text)})
+    pieces = [text[a:b] for a, b in pairwise(bounds)]
+    by_piece = PieceRedactor(FORMS)
+    out = by_piece(pieces)
+    assert len(out) == len(pieces) and "".join(out) == FORMS.redact(text)
+    assert "".join(by_piece(pieces)) == FORMS.redact(text)  # again, from what it remembered
+
+
+def test_a_react_scratchpad_of_forty_rounds_has_each_round_redacted_once():
+    """Each round the scratchpad is a new message made of the rounds' texts: only the new
+    round's text is redacted, and a secret the model wrote across two rounds is hidden."""
+    forms = CountingForms(FORMS)
+    redact = prompt_redactor(forms)
+    rounds = [f"Thought: step {n}\nObservation: result {n} " + "data " * 200 for n in range(40)]
+    rounds[20] += SECRET[:8]  # a round ends with the start of the secret, the next goes on with it
+    rounds[21] = SECRET[8:] + rounds[21]
+    for count in range(1, len(rounds) + 1):
+        pieces = [p for n in range(count) for p in ([rounds[n]] if n == 0 else ["\n", rounds[n]])]
+        sent = redact([in_pieces(AssistantPromptMessage(content="".join(pieces)), pieces)])[0]
+        assert sent.content == FORMS.redact("".join(pieces))
+    assert SECRET[:8] not in sent.content and "[REDACTED]" in sent.content
+    assert sorted(forms.redacted, key=len)[-1].count("Thought:") == 2  # rounds 20 and 21 as one unit
+    assert sum(len(text) for text in forms.redacted) < 2.5 * len(sent.content)  # not 40 x the history
