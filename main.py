@@ -14,6 +14,7 @@ from agent_core.sdk_speedups import (
     share_type_adapters,
     wrap_requests_unvalidated,
     write_lines_once,
+    write_lines_together,
 )
 
 config = DifyPluginEnv(MAX_REQUEST_TIMEOUT=1200, MAX_INVOCATION_TIMEOUT=900)
@@ -23,6 +24,7 @@ dump_messages_as_json()  # ...and leave enum members in each message for the enc
 wrap_requests_unvalidated()  # ...and validate again the request of every model and tool call
 if config.INSTALL_METHOD is InstallMethod.Local:
     read_stdin_nonblocking()  # ...and hand every read of the daemon's pipe to a thread
+    write_lines_together()  # ...and write each line in a system call of its own
 plugin = Plugin(config)
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Four changes to how the SDK reads and writes the daemon's lines, made once at start-up
+"""Five changes to how the SDK reads and writes the daemon's lines, made once at start-up
 (``main.py``). None changes a byte on the wire; each was measured (``python -m bench overhead``
 and ``sdk_lines``, bench/README.md).
 
@@ -26,6 +26,13 @@ members as their values, which the encoder would otherwise read through Python) 
 writes the line at once: the same bytes, one system call instead of two, and no second
 validation of the message.
 
+**Writing together.** The stdio writer (``StdioResponseWriter.write``) writes and flushes each
+line at once: a round of a run writes eight lines (its log nodes, the model's and the tool's
+requests) in three stretches of work with no wait between their lines, and each system call that
+wakes the daemon's reader costs the plugin some 20 µs of CPU. ``write_lines_together()`` keeps
+the lines a greenlet writes until it next waits (the hub's next pass), then writes them in one
+call: the same bytes in the same order, a few microseconds later.
+
 **Dumping.** ``ResponseWriter.stream_object``, which wraps each message a strategy yields,
 dumps it with ``model_dump()``: enum members stay enum members, so the line's encoder then
 meets a ``LogMetadata`` key in every log message's metadata, and pydantic-core encodes an enum
@@ -41,6 +48,7 @@ without a dump at all, and a log message (six a round) as a dict of its fields; 
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import functools
 import importlib
@@ -52,6 +60,8 @@ from enum import Enum
 from typing import Any
 
 import gevent
+from gevent import monkey
+from gevent.hub import get_hub
 from gevent.os import make_nonblocking, nb_read
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_json
@@ -357,4 +367,59 @@ def read_stdin_nonblocking() -> bool:
         return data
 
     StdioRequestReader._read_async = _read_async  # type: ignore[method-assign]
+    return True
+
+
+_PENDING: list[str] = []
+"""Text ``write_at_next_pass`` holds for the hub's next pass (whole lines, in the order written)."""
+
+_hub_thread = monkey.get_original("_thread", "get_ident")
+"""The OS thread's id (``threading.get_ident`` gives the greenlet's once gevent patched it)."""
+
+_HUB_THREAD: list[int] = []
+"""The id of the OS thread whose hub flushes ``_PENDING`` (set by ``write_lines_together``)."""
+
+
+def write_at_next_pass(self: Any, data: str) -> None:
+    """``StdioResponseWriter.write`` keeping ``data`` until the hub's next pass, when everything
+    kept is written in one ``write`` and flushed (``flush_pending``). A line written from another
+    OS thread (none in the SDK's stdio server: its threads are greenlets) is written at once,
+    after what was kept."""
+    if _hub_thread() != _HUB_THREAD[0]:
+        flush_pending()
+        sys.stdout.write(data)
+        sys.stdout.flush()
+        return
+    if not _PENDING:
+        get_hub().loop.run_callback(flush_pending)
+    _PENDING.append(data)
+
+
+def flush_pending() -> None:
+    """Write and flush what ``write_at_next_pass`` kept (nothing when nothing is kept). Raises
+    what writing to stdout raises (``BrokenPipeError`` once the daemon is gone); the text is
+    dropped then, as a failed write drops it."""
+    if not _PENDING:
+        return
+    text = "".join(_PENDING)
+    _PENDING.clear()
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def write_lines_together() -> bool:
+    """Make the SDK's stdio writer write the lines a greenlet writes in one stretch of work with
+    one system call, at the hub's next pass (see the module text). Returns ``False`` and changes
+    nothing when ``StdioResponseWriter.write`` is not the SDK's own (already replaced, or moved by
+    an upgrade). Call it from the thread that runs the hub (``main.py``: the main thread); what is
+    kept at exit is written then."""
+    try:
+        from dify_plugin.core.server.stdio.response_writer import StdioResponseWriter
+    except ImportError:
+        return False
+    if not _is_the_sdks_own(StdioResponseWriter, "write"):
+        return False
+    _HUB_THREAD[:] = [_hub_thread()]
+    StdioResponseWriter.write = write_at_next_pass  # type: ignore[method-assign]
+    atexit.register(flush_pending)
     return True

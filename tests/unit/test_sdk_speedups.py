@@ -39,6 +39,7 @@ from agent_core.sdk_speedups import (
     stream_object_as_json,
     wrap_requests_unvalidated,
     write_lines_once,
+    write_lines_together,
 )
 from agent_core.usage import coerce_usage
 
@@ -325,3 +326,72 @@ def test_the_session_message_built_unvalidated_is_the_validated_one(message):
     assert type(wrapped) is SessionMessage
     assert wrapped == validated and wrapped.model_fields_set == validated.model_fields_set
     assert wrapped.model_dump() == validated.model_dump() and wrapped.model_dump_json() == validated.model_dump_json()
+
+
+class _Stdout:
+    """A stand-in for ``sys.stdout`` that records each write and flush."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.calls.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.calls.append("<flush>")
+
+
+@contextlib.contextmanager
+def _stdio_writer_together(monkeypatch) -> Iterator[_Stdout]:
+    """``write_lines_together()`` applied (once: a second call leaves it) with stdout recorded;
+    the SDK's own ``StdioResponseWriter.write`` put back afterwards."""
+    from dify_plugin.core.server.stdio.response_writer import StdioResponseWriter
+
+    out = _Stdout()
+    monkeypatch.setattr(sys, "stdout", out)
+    original = StdioResponseWriter.__dict__["write"]
+    try:
+        assert write_lines_together() is True
+        assert write_lines_together() is False  # already replaced: left as it is
+        yield out
+    finally:
+        sdk_speedups.flush_pending()
+        StdioResponseWriter.write = original
+
+
+def test_lines_of_one_stretch_of_work_go_out_in_one_write_at_the_hubs_next_pass(monkeypatch):
+    """A round writes its lines in stretches with no wait between them: each stretch in one
+    system call (each call wakes the daemon's reader), the same text in the same order."""
+    import gevent
+    from dify_plugin.core.server.stdio.response_writer import StdioResponseWriter
+
+    with _stdio_writer_together(monkeypatch) as out:
+        writer = StdioResponseWriter()
+        writer.write('{"n":1}\n\n')
+        writer.write('{"n":2}\n\n')
+        assert out.calls == []  # kept while this greenlet works on
+        gevent.sleep(0)  # it waits: the hub writes what was kept
+        assert out.calls == ['{"n":1}\n\n{"n":2}\n\n', "<flush>"]
+        writer.write('{"n":3}\n\n')
+        gevent.sleep(0)
+        assert out.calls[2:] == ['{"n":3}\n\n', "<flush>"]
+
+
+def test_a_line_written_from_another_os_thread_goes_out_at_once_after_what_was_kept(monkeypatch):
+    from dify_plugin.core.server.stdio.response_writer import StdioResponseWriter
+    from gevent import monkey
+
+    start_thread = monkey.get_original("_thread", "start_new_thread")
+    done = monkey.get_original("_thread", "allocate_lock")()
+    done.acquire()
+
+    def from_a_thread() -> None:
+        StdioResponseWriter().write("b\n\n")
+        done.release()
+
+    with _stdio_writer_together(monkeypatch) as out:
+        StdioResponseWriter().write("a\n\n")
+        start_thread(from_a_thread, ())
+        assert done.acquire(timeout=10)
+        assert out.calls == ["a\n\n", "<flush>", "b\n\n", "<flush>"]
