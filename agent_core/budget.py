@@ -191,7 +191,7 @@ def _piece_tokens(piece: str) -> int:
     return count_tokens(piece)
 
 
-def pieces_tokens(pieces: Sequence[str]) -> int:
+def pieces_tokens(pieces: Sequence[str], after: str = "") -> int:
     """Estimated tokens of the text ``"".join(pieces)``, summed from the pieces' own estimates,
     each counted once by its text and remembered (``count_tokens``): a prompt text joined anew
     every round from mostly the same pieces (a ReAct scratchpad's rounds, a completion prompt's
@@ -204,8 +204,13 @@ def pieces_tokens(pieces: Sequence[str]) -> int:
     costs one; a letter run joined to the next may cost up to 0.4 token more). Above it by at
     most 3 tokens a piece (the rounding, the token added, a digit group or a run of one kind cut
     in two); prompt pieces meet at a line break, so about a token a piece. Empty pieces count
-    nothing."""
-    total, last = 0, ""
+    nothing.
+
+    ``after``: the last piece (not empty) of the text these pieces are added to, whose join with
+    the first is counted as above: ``pieces_tokens(a) + pieces_tokens(b, after=a[-1])`` is
+    ``pieces_tokens(a + b)``, so a text that only grows (a ReAct scratchpad) is counted by its new
+    pieces alone."""
+    total, last = 0, after
     for piece in pieces:
         if not piece:
             continue
@@ -216,17 +221,20 @@ def pieces_tokens(pieces: Sequence[str]) -> int:
     return total
 
 
-_PIECES: Notes[PromptMessage, tuple[str, ...]] = Notes()
-"""Messages whose text ``message_tokens`` counts piece by piece (``in_pieces``)."""
+_PIECES: Notes[PromptMessage, tuple[tuple[str, ...], int | None]] = Notes()
+"""Messages whose text ``message_tokens`` counts piece by piece (``in_pieces``): the pieces, and
+their ``pieces_tokens`` when the caller kept it."""
 
 
-def in_pieces[M: PromptMessage](message: M, pieces: Sequence[str]) -> M:
+def in_pieces[M: PromptMessage](message: M, pieces: Sequence[str], tokens: int | None = None) -> M:
     """``message``, its text content being ``"".join(pieces)``, noted so that ``message_tokens``
     counts it piece by piece (``pieces_tokens``): for a message rebuilt every round from pieces
-    it shares with the round before. Returns ``message`` itself. Pieces whose lengths do not add
-    up to the content's are ignored (the content is counted whole)."""
+    it shares with the round before. ``tokens``: ``pieces_tokens(pieces)`` when the caller kept it
+    as the pieces grew (``pieces_tokens``' ``after``), else it is counted when measured. Returns
+    ``message`` itself. Pieces whose lengths do not add up to the content's are ignored (the
+    content is counted whole)."""
     if isinstance(message.content, str) and sum(map(len, pieces)) == len(message.content):
-        _PIECES.put(message, tuple(pieces))
+        _PIECES.put(message, (tuple(pieces), tokens))
     return message
 
 
@@ -244,8 +252,12 @@ def message_tokens(message: PromptMessage) -> int:
     give_way()
     total = MESSAGE_OVERHEAD
     if isinstance(message.content, str):
-        pieces = _PIECES.get(message)
-        total += count_tokens(message.content) if pieces is None else pieces_tokens(pieces)
+        noted = _PIECES.get(message)
+        if noted is None:
+            total += count_tokens(message.content)
+        else:
+            pieces, tokens = noted
+            total += pieces_tokens(pieces) if tokens is None else tokens
     elif isinstance(message.content, list):
         for part in message.content:
             if part.type == PromptMessageContentType.TEXT:

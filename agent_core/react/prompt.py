@@ -26,7 +26,7 @@ from dify_plugin.entities.model.message import (
 
 from agent_core import prompts
 from agent_core.answer_schema import schema_text
-from agent_core.budget import in_pieces
+from agent_core.budget import in_pieces, pieces_tokens
 from agent_core.fairness import give_way
 from agent_core.memo import per_object
 from agent_core.messages import query_message
@@ -200,13 +200,14 @@ def scratchpad(run: RunState, *, completion: bool = False) -> str:
     return _scratchpad(run, completion)[0]
 
 
-def _scratchpad(run: RunState, completion: bool) -> tuple[str, tuple[str, ...]]:
-    """``scratchpad`` and the pieces it is joined from: each round's text that is not empty and a
-    line break between two (what the prompt budget counts piece by piece: ``budget.in_pieces``)."""
+def _scratchpad(run: RunState, completion: bool) -> tuple[str, tuple[str, ...], int]:
+    """``scratchpad``, the pieces it is joined from (each round's text that is not empty and a
+    line break between two) and their tokens as the prompt budget counts them piece by piece
+    (``budget.pieces_tokens``), kept as the pieces are added (``budget.in_pieces``)."""
     key = ("react-pad", completion)
-    rounds, shortened, text, pieces = run.rendered.get(key, (0, -1, "", ()))
+    rounds, shortened, text, pieces, tokens = run.rendered.get(key, (0, -1, "", (), 0))
     if shortened != run.rounds_shortened or rounds > len(run.rounds):
-        rounds, text, pieces = 0, "", ()
+        rounds, text, pieces, tokens = 0, "", (), 0
     added: list[str] = []
     for round_ in run.rounds[rounds:]:
         round_key = ("react", round_.index, run.is_shortened(round_), completion)
@@ -215,9 +216,10 @@ def _scratchpad(run: RunState, completion: bool) -> tuple[str, tuple[str, ...]]:
         if round_text := run.rendered[round_key]:
             added += ["\n", round_text] if added or text else [round_text]
     if added:
+        tokens += pieces_tokens(added, after=pieces[-1] if pieces else "")
         text, pieces = text + "".join(added), (*pieces, *added)
-    run.rendered[key] = (len(run.rounds), run.rounds_shortened, text, pieces)
-    return text, pieces
+    run.rendered[key] = (len(run.rounds), run.rounds_shortened, text, pieces, tokens)
+    return text, pieces, tokens
 
 
 def _continue_message(run: RunState) -> UserPromptMessage:
@@ -265,9 +267,9 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
     if history and isinstance(history[-1], UserPromptMessage):  # the last turn went unanswered
         query = _joined_user(history.pop(), query)
     messages: list[PromptMessage] = [*run.system(tools, answer_note(run), run.limit_note()), *history, query]
-    pad, pieces = _scratchpad(run, False)
+    pad, pieces, tokens = _scratchpad(run, False)
     if pad:  # a new message each round: counted by its rounds' texts, each counted once
-        messages += [in_pieces(AssistantPromptMessage(content=pad), pieces), _continue_message(run)]
+        messages += [in_pieces(AssistantPromptMessage(content=pad), pieces, tokens), _continue_message(run)]
     return messages
 
 

@@ -40,6 +40,15 @@ def test_a_text_counted_in_pieces_is_never_under_its_whole_estimate(pieces):
     assert whole <= counted <= whole + 3 * sum(1 for piece in pieces if piece)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECE_TEXT, max_size=8), st.lists(_PIECE_TEXT, max_size=8))
+def test_pieces_added_to_a_counted_text_are_counted_as_the_whole(first, added):
+    """A text that only grows (a ReAct scratchpad) is counted by its new pieces, after the last
+    piece of what was counted: the same count as all its pieces counted anew."""
+    last = next((piece for piece in reversed(first) if piece), "")
+    assert pieces_tokens(first) + pieces_tokens(added, after=last) == pieces_tokens(first + added)
+
+
 def test_long_pieces_a_line_apart_count_about_as_the_whole():
     rounds = [f"Thought: step {n}\nObservation: " + "word, 12 ünïcode 中文 " * (40 * n) for n in range(1, 30)]
     pieces = [piece for n, text in enumerate(rounds) for piece in (["\n"] if n else []) + [text]]
@@ -51,6 +60,8 @@ def test_a_message_in_pieces_is_measured_by_its_pieces_and_wrong_pieces_are_igno
     pieces = ["Thought: a\nObservation: " + "x" * 5000, "\n", "Thought: b"]
     message = in_pieces(AssistantPromptMessage(content="".join(pieces)), pieces)
     assert message_tokens(message) == MESSAGE_OVERHEAD + pieces_tokens(pieces)
+    kept = in_pieces(AssistantPromptMessage(content="".join(pieces)), pieces, tokens=123)  # the caller's count
+    assert message_tokens(kept) == MESSAGE_OVERHEAD + 123
     wrong = in_pieces(AssistantPromptMessage(content="short"), pieces)  # not its text: counted whole
     assert message_tokens(wrong) == MESSAGE_OVERHEAD + count_tokens("short")
 

@@ -241,8 +241,10 @@ def _assert_counted_in_pieces(run: RunState, completion: bool) -> None:
 def assert_counted_in_pieces(message) -> None:
     """``message`` carries the pieces its text is joined from, and its count in tokens from them
     is never below the whole text's estimate nor more than 3 tokens a piece above it."""
-    pieces = budget._PIECES.get(message)
-    assert pieces is not None and "".join(pieces) == message.content
+    noted = budget._PIECES.get(message)
+    assert noted is not None and "".join(noted[0]) == message.content
+    pieces, kept = noted
+    assert kept is None or kept == budget.pieces_tokens(pieces)  # a count kept as the pieces grew is theirs
     whole = estimate_tokens(message.content)
     assert whole <= message_tokens(message) - MESSAGE_OVERHEAD <= whole + 3 * len(pieces)
 
