@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dify_plugin.core.entities.invocation import InvokeType
-from dify_plugin.core.runtime import Session
+from dify_plugin.core.runtime import BackwardsInvocation, Session
 from dify_plugin.entities.model.llm import LLMModelConfig, LLMUsage
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
@@ -379,6 +379,38 @@ def refuses_stop(message: str) -> bool:
     return bool(_STOP_REFUSED.search(message))
 
 
+class _ModelStream(BackwardsInvocation[dict]):
+    """The SDK's backwards call for a model (what ``session.model.llm`` makes), each item read as
+    the SDK's reader reads it (``BackwardsInvocation._line_converter_wrapper``, dify_plugin
+    0.10.2): ``end`` or a null ``data`` ends the stream, ``error`` raises the daemon's message, an
+    item whose ``data`` is not an object or whose event is unknown fails the call; an object is
+    yielded as it came. The SDK's reader builds a pydantic event and a copy of the chunk's dict
+    for every streamed chunk to do the same."""
+
+    def _line_converter_wrapper(self, generator: Iterator[Any], data_type: type) -> Iterator[dict[str, Any]]:
+        silent_seconds = 0
+        limit = self.session.max_invocation_timeout if self.session else 250
+        for line in generator:
+            if line is None:  # the reader polls once a second
+                silent_seconds += 1
+                if silent_seconds >= limit:
+                    raise Exception(f"invocation exited without response after {limit} seconds")
+                continue
+            silent_seconds = 0
+            event = line.data
+            kind = event.get("event")
+            if kind == "end":
+                return
+            if kind == "error":
+                raise Exception(str(event.get("message")))
+            data = event.get("data")
+            if kind != "response" or (data is not None and type(data) is not dict):
+                raise Exception(f"Failed to parse response: {str(event)[:200]}")
+            if data is None:
+                return
+            yield data
+
+
 class ModelTimeoutError(Exception):
     """The model sent nothing for longer than the allowed silence."""
 
@@ -407,7 +439,7 @@ def invoke_model(
     # LLMInvocation.invoke would parse chunks into AssistantPromptMessage and lose
     # tool-call ``index``; the same backwards call with ``dict`` keeps them raw.
     kind = InvokeType.LLM if request.structured_output_schema is None else InvokeType.LLMStructuredOutput
-    stream = session.model.llm._backwards_invoke(kind, dict, payload)
+    stream = _ModelStream(session)._backwards_invoke(kind, dict, payload)
 
     def silent() -> ModelTimeoutError:
         return ModelTimeoutError(prompts.MODEL_SILENT.format(seconds=silence_timeout))
