@@ -129,6 +129,7 @@ class _Rule:
     closer: re.Pattern[str] | None
     read: Callable[[str], list[Call]]
     bare: bool = False
+    named: bool = False  # a call only to one of the node's tools, when the caller gave them
 
 
 def _tool_call(name: str, arguments: Any) -> str:
@@ -315,6 +316,21 @@ _INTERNLM_CALL: Final = "<|action_start|><|plugin|>"
 def _read_function(block: str) -> list[Call]:
     """Qwen3-Coder's ``<function=NAME>`` without its ``<tool_call>``: read as inside one."""
     return calls_from_block(block)
+
+
+_FUNCTION_NAME: Final = "<function name="
+_FUNCTION_NAMED = re.compile(r"""<function name=(["'])([^"'<>\s]+)\1\s*>\s*(\{.*\})\s*</function>""", re.S)
+
+
+def _read_function_named(block: str) -> list[Call]:
+    """``<function name="NAME">{...}</function>``: the tool's name as an attribute and its
+    arguments as one JSON object (a form llama.cpp's Hermes 2 Pro parser accepts: its
+    ``tests/test-chat.cpp``). Anything else inside is no call (``[]``)."""
+    found = _FUNCTION_NAMED.fullmatch(block)
+    if found is None:
+        return []
+    arguments = decode_json(found.group(3))
+    return [(found.group(2), arguments)] if isinstance(arguments, dict) else []
 
 
 _GEMMA_CALL = re.compile(r"\s*call\s*:\s*([\w.\-]+)\s*(\{.*\}|\(.*\))\s*", re.S)
@@ -821,6 +837,36 @@ Volcengine's Ark leaves in the content when it does not read it (a model offered
 prompt that taught the form; also after a sentence)."""
 
 _BARE_INVOKE_RULE: Final = _Rule((_BARE_INVOKE,), re.compile(r"</invoke>"), _read_invoke, bare=True)
+_FUNCTION_NAME_RULE: Final = _Rule((_FUNCTION_NAME,), re.compile(r"</function>"), _read_function_named, named=True)
+"""llama.cpp's ``<function name="NAME">{...}</function>`` (``_read_function_named``): a call only
+where it begins a line, outside code, naming one of the node's tools when the tools are known
+(``CallMarkup``'s ``tools`` or ``names``); else it is text, as written: an answer explaining the
+form, or a function an HTML or XML answer shows."""
+_LINE_OPENERS: Final = frozenset({_BARE_INVOKE, _FUNCTION_NAME})
+"""Markers read as a call only where they begin a line: inside a sentence they are examples."""
+
+_FENCED_FUNCTION_CALL: Final = _Rule(
+    ("<function_call>",),
+    None,
+    lambda block: calls if (calls := _read_after("<function_call>")(block)) and _FENCE_END.fullmatch(block, _after_calls(block)) else [],
+)
+"""granite-20b-fc's ``<function_call> {...}`` in a ```` ```json ```` fence that is the whole reply
+(```` ```json\n<function_call> {...} </function_call>\n``` ````: llama.cpp's Hermes 2 Pro parser test):
+the reply is the call, not code it shows. Read only when the fence opened the reply and holds
+that call object alone, ``</function_call>`` and the fence's end all that follows it; with text
+before or after the fence it is an example, passed on as written."""
+_FENCE_HEAD = re.compile(r"\s*```(?:json|xml)?[ \t]*\r?\n\s*", re.IGNORECASE)
+_FENCE_END = re.compile(r"\s*(?:</function_call>\s*)?```\s*")
+
+
+def _after_calls(block: str) -> int:
+    """Where the call object after ``block``'s ``<function_call>`` ends (0 when none reads)."""
+    start = _SPACE.match(block, len("<function_call>")).end()
+    try:
+        _, end = json.JSONDecoder().raw_decode(block, start)
+    except (ValueError, RecursionError):
+        return 0
+    return end
 
 
 def _element_rule(name: str, tool: Any) -> _Rule:
@@ -856,6 +902,7 @@ _RULES: Final = (
     _Rule(("<minimax:tool_call>",), re.compile(r"</minimax:tool_call>"), _read_invoke),
     _Rule(("<function_calls>",), re.compile(r"</function_calls>"), _read_function_calls),
     _BARE_INVOKE_RULE,
+    _FUNCTION_NAME_RULE,
     _Rule(("<tool_calls>",), re.compile(r"</tool_calls>"), _read_json_lines),
     *(_Rule((opener,), re.compile(re.escape(closer)), _read_wrapped(opener, closer)) for opener, closer in _WRAPPERS),
     _Rule((_INTERNLM_CALL,), re.compile(r"<\|action_end\|>"), _read_internlm),
@@ -872,8 +919,13 @@ _RULES: Final = (
     _Rule(("<start_function_call>",), re.compile(r"<end_function_call>"), _read_gemma),
 )
 
-MARKUP_OPENERS: Final = (*(opener for rule in _RULES for opener in rule.openers), "<|channel|>")
-"""The markers that open native call markup: text holding one is a call, read or not."""
+MARKUP_OPENERS: Final = (
+    *(opener for rule in _RULES if not rule.named for opener in rule.openers),
+    "<|channel|>",
+)
+"""The markers that open native call markup: text holding one is a call, read or not (a
+``named`` rule's marker left unread is text: it named no tool of the node, or stood where no
+call does)."""
 
 _OPENING: Final = tuple((opener, rule) for rule in _RULES for opener in rule.openers)
 _WATCHED: Final = tuple(  # longest first: a marker that begins another is tried after it
@@ -1039,6 +1091,9 @@ class CallMarkup:
     tag, one inside a sentence, in a code span or block, or never closed, is text. Without
     ``tools`` no element is read (ReAct reads them itself, only where an action may stand).
 
+    ``names``: the node's tools' names when ``tools`` is not given (ReAct): a form read only as a
+    call to one of them (``_FUNCTION_NAME_RULE``) naming another is text. Neither given: any name.
+
     ``python_tag_lines``: a ``<|python_tag|>`` that opens a line is passed on as written (the
     ReAct parser reads it where it stands and emits its call as soon as its JSON closes); one
     after text on its line is always held to the end of the text (``_read_python_tag``).
@@ -1053,11 +1108,19 @@ class CallMarkup:
     """
 
     def __init__(
-        self, *, recipient_in_prompt: bool = False, tools: Mapping[str, Any] | None = None, python_tag_lines: bool = False
+        self,
+        *,
+        recipient_in_prompt: bool = False,
+        tools: Mapping[str, Any] | None = None,
+        python_tag_lines: bool = False,
+        names: Iterable[str] | None = None,
     ) -> None:
         self._bare_all = recipient_in_prompt  # a reply's first line "all" is Functionary's recipient
         self._own_python_tag = python_tag_lines  # a <|python_tag|> opening a line is the caller's to read
         self._tools = tools or {}  # tool name -> declaration: a line opening <name> may be a call
+        # a ``named`` rule's call is read only when it names one of these (None: any name)
+        self._names = frozenset(self._tools) if tools is not None else (None if names is None else frozenset(names))
+        self._rewrote = False  # a block was rewritten: the text passed on is not all the reply so far
         self._pending = ""
         self._rule: _Rule | None = None  # the block being held
         self._harmony = False  # holding a Harmony message (from ``<|channel|>``)
@@ -1238,7 +1301,10 @@ class CallMarkup:
             self._pass(out, text[:i])
             quotable = marker in _QUOTABLE or marker in _TOKENS_SHOWN_IN_CODE or marker == _RECIPIENT_MARK
             quoted = quotable and self._passed().open  # an example: text
-            if quoted or (marker == _BARE_INVOKE and not self._passed().blank_line):  # or inside a sentence
+            if quoted and marker == "<function_call>" and self._fence_opened_reply():
+                self._pending, self._rule = text[i:], _FENCED_FUNCTION_CALL
+                return True  # the reply is a fence around the call (read whole, or passed on as written)
+            if quoted or (marker in _LINE_OPENERS and not self._passed().blank_line):  # or inside a sentence
                 self._pass(out, marker)
                 self._pending = text[i + len(marker) :]
                 return True
@@ -1251,6 +1317,11 @@ class CallMarkup:
         self._pass(out, text)
         self._pending = ""
         return False
+
+    def _fence_opened_reply(self) -> bool:
+        """Whether all the text passed on so far is a fence's opening line (```` ```json ````) and
+        whitespace: a marker met now stands first in a fenced block that opened the reply."""
+        return len(self._recent) < _TAG_LOOK and not self._rewrote and _FENCE_HEAD.fullmatch(self._recent) is not None
 
     def _element(self, out: list[str], text: str, i: int, final: bool) -> bool | None:
         """``<`` at ``text[i]``, no family's marker: a call written as an element named after a
@@ -1418,6 +1489,8 @@ class CallMarkup:
         block = text[:end]
         first_alone = rule is _FUNCTIONARY_FIRST and not text.startswith(_RECIPIENT_MARK, end)  # no part follows
         calls = [] if first_alone else rule.read(block)
+        if rule.named and self._names is not None and any(name not in self._names for name, _ in calls):
+            calls = []  # names no tool of the node: text, as written
         if not calls and rule in (_FUNCTIONARY, _FUNCTIONARY_FIRST):
             return self._functionary_text(out, text)
         if rule.bare and self._in_tool_call:  # the model's own <tool_call> wraps it
@@ -1428,6 +1501,7 @@ class CallMarkup:
             rewritten = rewritten.removesuffix("</tool_call>")  # left open, as the model left it (a cut reply)
         out.append(rewritten if calls else block)
         self._recent = ""  # no tag of the text passed on is open
+        self._rewrote = self._rewrote or bool(calls)
         self._pending = text[end:]
         self._rule = None
         self._stray_close = bool(calls) and rule.read is _read_function

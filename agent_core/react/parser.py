@@ -721,7 +721,9 @@ class ReactStreamParser:
         self._line_start = True
         self._last = "\n"  # the last character consumed
         self._state = _S.TEXT
-        self._markup = CallMarkup(recipient_in_prompt=recipient_in_prompt, python_tag_lines=True)  # a family's own call markup, as <tool_call> blocks
+        self._markup = CallMarkup(  # a family's own call markup, as <tool_call> blocks
+            recipient_in_prompt=recipient_in_prompt, python_tag_lines=True, names=tool_names
+        )
         self._plain_from: tuple[int, str] | None = None  # where plain text began after a stray </think>
         self._input_fence = False  # a code block is open inside a text Action Input
         self._answer_lines: list[tuple[int, int]] = []  # "Answer:" lines in plain text: (thought index, label length)

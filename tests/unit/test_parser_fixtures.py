@@ -599,7 +599,7 @@ MORE_FIXTURES = {
     "hermes-function-name-attribute": Fixture(
         "hermes 2 pro", LLAMACPP,
         '<function name="special_function">\n{"arg1": 1}\n</function>',
-        [_SPECIAL], gaps=("fc", "react"),
+        [_SPECIAL],
     ),
     "hermes-tool-tag": Fixture("hermes 2 pro", LLAMACPP, f"<tool>\n  {_SPECIAL_JSON}\n</tool>", [_SPECIAL]),
     "hermes-tools-tag": Fixture("hermes 2 pro", LLAMACPP, f"<tools>\n  {_SPECIAL_JSON}\n</tools>", [_SPECIAL]),
@@ -612,7 +612,7 @@ MORE_FIXTURES = {
     "hermes-json-fence-function-call": Fixture(
         "hermes 2 pro", LLAMACPP,
         f"```json\n\n                    <function_call> {_SPECIAL_JSON} \n                    </function_call> \n``` ",
-        [_SPECIAL], gaps=("fc", "react"),
+        [_SPECIAL],
     ),
     "hermes-json-tag": Fixture("hermes 2 pro", LLAMACPP, f"<json>\n  {_SPECIAL_JSON}\n</json>", [_SPECIAL]),
     "hermes-xml-tag-multiline": Fixture(
