@@ -1160,6 +1160,53 @@ def _json_after_text(
     return [], text
 
 
+_JSON_FENCE = re.compile(r"(?m)^[ \t]*```[ \t]*json[ \t]*\r?\n(.*?)\r?\n[ \t]*```[ \t]*\Z", re.S | re.I)
+_EXAMPLE_WORDS = re.compile(
+    r"\b(?:examples?|e\.g\.|for instance|samples?|format|schema|syntax|like this|such as|would look|looks like)\b"
+    r"|例如|示例|格式|比如",
+    re.I,
+)
+"""Words with which the text before a fenced block presents it as something to look at (an
+example, a format, a schema) rather than as what the reply does."""
+
+
+def _fenced_calls_after_text(
+    text: str, known: Mapping[str, PromptMessageTool | None]
+) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    """A ```` ```json ```` fence that ends the reply after a sentence and holds only call envelopes
+    (a list of them or one), every name one of the tools: xLAM's calls (``I'll help you with
+    that.\n```json\n[{"name": ..., "arguments": ...}]\n``` ``: vLLM's ``xlam`` tool parser test).
+    Not when it is an example the answer shows: text after the fence, another code block in
+    the reply, or words before it that present it as one (``_EXAMPLE_WORDS``: "for example",
+    "the format is", "such as"). ``(calls, the text before the fence)``, or ``([], text)``."""
+    fence = _JSON_FENCE.search(text) if "```" in text else None
+    if fence is None or not text[: fence.start()].strip() or len(_fence_lines(text)) != 2:
+        return [], text
+    if _EXAMPLE_WORDS.search(text, 0, fence.start()):
+        return [], text
+    value = decode_json(fence.group(1))
+    if value is FAIL or not _is_envelope(value):
+        return [], text
+    calls = _known_calls(interpret(value, strict=True), known)
+    return (calls, text[: fence.start()]) if calls else ([], text)
+
+
+_FENCE_OPENING = re.compile(r"```[ \t]*json[ \t]*\r?\n\s*(\[\s*)?", re.I)
+_FENCE_OPENING_START = re.compile(r"`{1,3}(?:[ \t]*(?:j(?:s(?:o(?:n)?)?)?)?[ \t]*\r?\n?\s*(?:\[\s*)?)?", re.I)
+
+
+def fenced_call_head(line: str, names: Collection[str]) -> bool | None:
+    """Whether a line that starts with ``line`` opens a ```` ```json ```` fence whose first content
+    opens a call envelope naming one of ``names`` (``{"name": "search"`` or ``[{"name":
+    "search"``: ``_fenced_calls_after_text``). True, False, or None while it cannot be told yet
+    (at most ``_HEAD_MAX`` characters)."""
+    opening = _FENCE_OPENING.match(line)
+    if opening is None or opening.end() == len(line):
+        return None if len(line) < _HEAD_MAX and _FENCE_OPENING_START.fullmatch(line) else False
+    rest = line[opening.end() :]
+    return call_head(rest, names) if rest[:1] == "{" else False
+
+
 def _by_name(tools: Sequence[PromptMessageTool | str]) -> dict[str, PromptMessageTool | None]:
     """Each tool by its name (a bare name has no declaration)."""
     return {getattr(tool, "name", tool): (None if isinstance(tool, str) else tool) for tool in tools}
@@ -1244,7 +1291,8 @@ def extract_calls_from_text(
     (``_whole_code``) or as a tool's name above its JSON arguments (``_name_line``); ``Action:``
     followed by an envelope; a list of calls as code after a sentence (``_code_after_text``); after
     ``<tool_call>`` blocks, call objects in ``CALL_WRAPPERS`` tags (``_wrapped_json``); last, call
-    objects that end the text after a sentence or ``functools[...]`` after one (``_json_after_text``). A
+    objects that end the text after a sentence or ``functools[...]`` after one (``_json_after_text``), or
+    a ```` ```json ```` fence of call envelopes that ends it (``_fenced_calls_after_text``). A
     family's own call markup is
     rewritten as ``<tool_call>`` blocks before this (``agent_core.call_markup``). Only calls whose
     every name is one of ``tools`` (declarations, or bare names) count; inputs are fitted
@@ -1257,7 +1305,7 @@ def extract_calls_from_text(
         return (), text
     for reader in (
         _tool_call_blocks, _wrapped_json, _whole_json, _whole_code, _name_line, _action_blocks, _code_after_text,
-        _json_after_text,
+        _json_after_text, _fenced_calls_after_text,
     ):
         found, rest = reader(text, known)
         if found:

@@ -214,12 +214,21 @@ class ThinkSplitter:
     (``opens_reasoning_in_prompt``), so the reply may be reasoning up to a bare ``</think>``.
     Everything is then held until that tag (what came before it is reasoning, a leading
     ``<think>`` dropped) or ``release``/``finish`` (it was not: it is read as any reply).
+
+    ``probe`` (characters, with ``opened=False``): any model's template may have opened the block
+    without its name saying so (llama.cpp's forced-open thinking: ``I'm\nthinking</think>\n
+    <tool_call>...``). The reply's first ``probe`` characters are held as with ``opened``: a bare
+    ``</think>`` among them, with no opening tag before it, makes what came before it reasoning;
+    past them, or at an opening tag, the held text is read as any reply (a ``</think>`` after
+    that is the usual stray end).
     """
 
-    def __init__(self, *, opened: bool = False) -> None:
+    def __init__(self, *, opened: bool = False, probe: int = 0) -> None:
         self._pending = ""
         self._close_tag: str | None = None  # set while inside a block
-        self._opened = opened  # holding: the block may have been opened in the prompt
+        self._opened = opened or probe > 0  # holding: the block may have been opened in the prompt
+        self._probe = 0 if opened else probe  # holding only this many characters (0: to the tag)
+        self._probed = 0  # characters held so far while probing
         self._held: list[str] = []  # while holding: the reply so far
         self._tail = ""  # while holding: its end, where a closing tag may be starting
         self._prev = ""  # the last character read before the pending text
@@ -250,7 +259,7 @@ class ThinkSplitter:
         """Stop holding (the reply's reasoning came apart from it, or it ended): the held text
         is read as any reply and returned split; ``as_reasoning`` (the reply was cut by the
         output limit before its ``</think>``): it is reasoning, and the block stays open."""
-        if as_reasoning and self._opened:
+        if as_reasoning and self._opened and not self._probe:
             self._opened = False
             held, self._held, self._tail = "".join(self._held), [], ""
             self._close_tag, self._block = _OPENED_CLOSE, [_without_open_tag(held)]
@@ -338,27 +347,46 @@ class ThinkSplitter:
         window = self._tail + text
         found = _tags_pattern((_OPENED_CLOSE,)).search(window)  # the template opened a <think>: only its end
         at = found.start() if found else -1
+        if self._probe:
+            self._probed += len(text)
+            if at < 0 and self._probed > self._probe:
+                return self._end_probe(text)  # no </think> in the reply's start: read as any reply
         if at < 0:
             self._held.append(text)
             self._tail = window[-(len(_OPENED_CLOSE) - 1) :]
             return ""
         whole = "".join(self._held) + text
         at += len(whole) - len(window)
+        if self._probe and _tags_pattern(_OPEN_TAGS).search(whole, 0, at) is not None:
+            return self._end_probe(text)  # a block opened in the reply: the </think> may be its end
         while at >= 0:
             quoted = _quoted(whole, at, len(_OPENED_CLOSE), "")
             if quoted is None:  # the character after it is still to come
                 self._held, self._tail = [whole], whole[-(len(_OPENED_CLOSE) + 1) :]
                 return ""
+            if self._probe and at >= self._probe:
+                break  # past the reply's start
             if not quoted:
                 out += [(REASONING, _without_open_tag(whole[:at])), (BLOCK_END, "")]
                 self._opened, self._held, self._tail, self._after_block = False, [], "", True
+                self._probe = 0
                 self._reasoned = True
                 self._prev = ">"
                 return whole[at + len(_OPENED_CLOSE) :]
             found = _tags_pattern((_OPENED_CLOSE,)).search(whole, at + len(_OPENED_CLOSE))
             at = found.start() if found else -1
+        if self._probe and (at >= self._probe or self._probed > self._probe):
+            self._held = []
+            return self._end_probe(whole)
         self._held, self._tail = [whole], whole[-(len(_OPENED_CLOSE) - 1) :]
         return ""
+
+    def _end_probe(self, text: str) -> str:
+        """Stop probing (``probe``): the held text and ``text`` are returned, to be read as any
+        reply is."""
+        held = "".join(self._held) + text
+        self._opened, self._probe, self._held, self._tail = False, 0, [], ""
+        return held
 
     def _scan(self, out: list[tuple[str, str]]) -> None:
         """Read the pending text tag by tag, in one pass (each tag's next place is looked up

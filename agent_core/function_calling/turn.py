@@ -33,6 +33,7 @@ from agent_core.text_calls import (
     HARMONY_RECIPIENT,
     call_head,
     extract_calls_from_text,
+    fenced_call_head,
     repair_names,
 )
 from agent_core.think import Split, ThinkSplitter, clean_reasoning, visible_text
@@ -51,8 +52,9 @@ GLM's ``name<arg_key>``, also mangled, mrwogu/factory-droid-openai#36)."""
 _ACTION_LABEL = "action"
 _LIST_START = re.compile(r"\[\s*([^\W\d][\w.\-]*|)\s*(\()?")
 """``[`` and a name, then ``(`` if it came: where a list of calls written as code may open."""
-_LINE_HEAD = re.compile(r"\n[ \t]*(?=[{<f])")
-"""A line that may open a call object, a wrapper around one or ``functools[`` (``text_calls.call_head``)."""
+_LINE_HEAD = re.compile(r"\n[ \t]*(?=[{<f`])")
+"""A line that may open a call object, a wrapper around one, ``functools[`` (``text_calls.call_head``)
+or a ```` ```json ```` fence of calls (``text_calls.fenced_call_head``)."""
 
 _ACTION_CALL = re.compile(r"(?im)^[ \t#*>]*action[ \t*]*[:：][ \t*]*(?:\r?\n[ \t]*)?(?:```[\w-]*[ \t]*\r?\n[ \t]*)?[{\[]")
 """A line that opens a call written as ReAct's ``Action:`` label and a JSON blob (on its line, the
@@ -224,7 +226,8 @@ class AnswerGate:
             read = start
             if probe.open:
                 continue
-            verdict = call_head(text[start : start + CALL_HEAD_SPAN], self._names)  # no copy of the rest per line
+            head = text[start : start + CALL_HEAD_SPAN]  # no copy of the rest per line
+            verdict = fenced_call_head(head, self._names) if head[:1] == "`" else call_head(head, self._names)
             if verdict:
                 return found.start(), 0  # the line's start: found.start() - 1 is its "\n" in the text
             if verdict is None:
@@ -237,6 +240,13 @@ class AnswerGate:
             self._quote.feed(text)
             self._line_start = text[-1] == "\n"
         return text
+
+
+REASONING_PROBE: Final = 256
+"""How many characters of a reply Function Calling holds, for a model not known to open its
+reasoning block in the prompt, to see whether a bare ``</think>`` ends reasoning there
+(``ThinkSplitter``'s ``probe``): the text before it is then kept out of the answer. A reply with
+no such tag starts streaming once it is this long, or at its end."""
 
 
 @dataclass
@@ -264,12 +274,14 @@ def _stream(
 ) -> Generator[str, None, None]:
     """Feed every chunk through the think splitter and the answer gate; yield streamable text.
     ``opened``: the reply may start inside a reasoning block (``ThinkSplitter``), held until it
-    closes, until reasoning comes apart from the content (so none is inline), or to the end.
+    closes, until reasoning comes apart from the content (so none is inline), or to the end;
+    else its first ``REASONING_PROBE`` characters are held the same way (any model's template
+    may open the block without its name saying so).
     ``recipient_in_prompt``: a Functionary model's bare ``all`` line at the start is dropped
     (``CallMarkup``). ``tools``: the tools by name, each to its declaration or None: a call
     written as an element named after one (``<read_file>...</read_file>``) is read as a call
     (``CallMarkup``), held from its tag on like any call markup."""
-    splitter = ThinkSplitter(opened=opened)
+    splitter = ThinkSplitter(opened=opened, probe=REASONING_PROBE)
     markup = CallMarkup(recipient_in_prompt=recipient_in_prompt, tools=tools)
     visible: list[str] = []
     reasoning: list[str] = []
@@ -295,12 +307,13 @@ def _stream(
         got.finish_reason = chunk.finish_reason or got.finish_reason
         if out := gate.feed(part.visible):
             yield out
-    got.reasoning_ended_turn = got.reasoning_ended_turn or (markup.ended and splitter.inside)
+    ended = markup.ended  # a turn-end token came (nothing follows it)
     last = splitter.feed(markup.finish())
     if splitter.holding and (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS:
         held = splitter.release(as_reasoning=True)  # cut before its </think>: all of it reasoning
         last = Split(last.visible + held.visible, last.reasoning + held.reasoning)
     tail = splitter.finish()
+    got.reasoning_ended_turn = got.reasoning_ended_turn or (ended and splitter.inside)  # (the held start read too)
     got.unclosed, got.closing = splitter.open_block, splitter.closing_tag
     visible += (last.visible, tail.visible)
     reasoning += (last.reasoning, tail.reasoning)

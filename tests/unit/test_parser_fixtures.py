@@ -107,7 +107,7 @@ FIXTURES = {
         "xlam", f"{VLLM} tests/tool_parsers/test_xlam_tool_parser.py",
         'I\'ll help you with that.\n```json\n[{"name": "get_current_weather", "arguments": {"city": "Dallas", "state": '
         '"TX", "unit": "fahrenheit"}}]\n```',
-        [_weather("Dallas", "TX", "fahrenheit")], "I'll help you with that.", gaps=("fc",),
+        [_weather("Dallas", "TX", "fahrenheit")], "I'll help you with that.",
     ),
     # ---- Granite ----------------------------------------------------------------------------
     "granite-token-list": Fixture(
@@ -237,9 +237,10 @@ FIXTURES = {
         'I need to call two tools to handle these two issues separately.\n</think>\n\n<tool_call>\n{"name": '
         '"get_current_temperature", "arguments": {"location": "Beijing"}}\n</tool_call>\n<tool_call>\n{"name": '
         '"get_temperature_unit", "arguments": {"location": "Guangzhou", "unit": "c"}}\n</tool_call>\n',
+        # vLLM's test shows the text before </think> as content; ERNIE's thinking template opened
+        # the <think> in the prompt, so it is reasoning: kept out of the answer, in the log
         [("get_current_temperature", {"location": "Beijing"}),
          ("get_temperature_unit", {"location": "Guangzhou", "unit": "c"})],
-        "I need to call two tools to handle these two issues separately.",
     ),
     "longcat-surrounded": Fixture(
         "longcat", f"{VLLM} tests/tool_parsers/test_longcat_tool_parser.py",
@@ -589,7 +590,7 @@ MORE_FIXTURES = {
     "hermes-thinking-forced-open": Fixture(
         "hermes 2 pro", LLAMACPP,
         f"I'm\nthinking</think>\n<tool_call>{_SPECIAL_JSON}</tool_call>",
-        [_SPECIAL], gaps=("fc",),
+        [_SPECIAL],
     ),
     "hermes-function-equals": Fixture(
         "hermes 2 pro", LLAMACPP,
