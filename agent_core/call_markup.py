@@ -837,11 +837,14 @@ Volcengine's Ark leaves in the content when it does not read it (a model offered
 prompt that taught the form; also after a sentence)."""
 
 _BARE_INVOKE_RULE: Final = _Rule((_BARE_INVOKE,), re.compile(r"</invoke>"), _read_invoke, bare=True)
-_FUNCTION_NAME_RULE: Final = _Rule((_FUNCTION_NAME,), re.compile(r"</function>"), _read_function_named, named=True)
+_FUNCTION_NAME_RULE: Final = _Rule(
+    (_FUNCTION_NAME,), re.compile(r"</function>|(?<=.)(?=<function name=)", re.S), _read_function_named, named=True
+)
 """llama.cpp's ``<function name="NAME">{...}</function>`` (``_read_function_named``): a call only
 where it begins a line, outside code, naming one of the node's tools when the tools are known
 (``CallMarkup``'s ``tools`` or ``names``); else it is text, as written: an answer explaining the
-form, or a function an HTML or XML answer shows."""
+form, or a function an HTML or XML answer shows. A block is held to its ``</function>`` or the
+next such tag at most, so text full of them is read once."""
 _LINE_OPENERS: Final = frozenset({_BARE_INVOKE, _FUNCTION_NAME})
 """Markers read as a call only where they begin a line: inside a sentence they are examples."""
 
@@ -849,12 +852,14 @@ _FENCED_FUNCTION_CALL: Final = _Rule(
     ("<function_call>",),
     None,
     lambda block: calls if (calls := _read_after("<function_call>")(block)) and _FENCE_END.fullmatch(block, _after_calls(block)) else [],
+    named=True,
 )
 """granite-20b-fc's ``<function_call> {...}`` in a ```` ```json ```` fence that is the whole reply
 (```` ```json\n<function_call> {...} </function_call>\n``` ````: llama.cpp's Hermes 2 Pro parser test):
 the reply is the call, not code it shows. Read only when the fence opened the reply and holds
-that call object alone, ``</function_call>`` and the fence's end all that follows it; with text
-before or after the fence it is an example, passed on as written."""
+that call object alone, ``</function_call>`` and the fence's end all that follows it, naming a
+tool of the node; with text before or after the fence, or another name, it is an example, passed
+on as written."""
 _FENCE_HEAD = re.compile(r"\s*```(?:json|xml)?[ \t]*\r?\n\s*", re.IGNORECASE)
 _FENCE_END = re.compile(r"\s*(?:</function_call>\s*)?```\s*")
 
@@ -1489,8 +1494,13 @@ class CallMarkup:
         block = text[:end]
         first_alone = rule is _FUNCTIONARY_FIRST and not text.startswith(_RECIPIENT_MARK, end)  # no part follows
         calls = [] if first_alone else rule.read(block)
-        if rule.named and self._names is not None and any(name not in self._names for name, _ in calls):
-            calls = []  # names no tool of the node: text, as written
+        if rule.named and (not calls or (self._names is not None and any(n not in self._names for n, _ in calls))):
+            # no call, or a call to no tool of the node: its marker is text, and what follows it is
+            # read again as any text is (a family's markup after a tag never closed is acted on)
+            marker = next(opener for opener in rule.openers if text.startswith(opener))
+            self._pass(out, marker)
+            self._pending, self._rule = text[len(marker) :], None
+            return True
         if not calls and rule in (_FUNCTIONARY, _FUNCTIONARY_FIRST):
             return self._functionary_text(out, text)
         if rule.bare and self._in_tool_call:  # the model's own <tool_call> wraps it
