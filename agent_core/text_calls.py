@@ -1160,7 +1160,7 @@ def _json_after_text(
     return [], text
 
 
-_JSON_FENCE = re.compile(r"(?m)^[ \t]*```[ \t]*json[ \t]*\r?\n(.*?)\r?\n[ \t]*```[ \t]*\Z", re.S | re.I)
+_JSON_FENCE_OPEN = re.compile(r"[ \t]*```[ \t]*json[ \t]*\r?\n", re.I)
 _EXAMPLE_WORDS = re.compile(
     r"\b(?:examples?|e\.g\.|for instance|samples?|format|schema|syntax|like this|such as|would look|looks like)\b"
     r"|例如|示例|格式|比如",
@@ -1179,16 +1179,20 @@ def _fenced_calls_after_text(
     Not when it is an example the answer shows: text after the fence, another code block in
     the reply, or words before it that present it as one (``_EXAMPLE_WORDS``: "for example",
     "the format is", "such as"). ``(calls, the text before the fence)``, or ``([], text)``."""
-    fence = _JSON_FENCE.search(text) if "```" in text else None
-    if fence is None or not text[: fence.start()].strip() or len(_fence_lines(text)) != 2:
+    fences = _fence_lines(text)
+    if len(fences) != 2:  # the fence's two lines, no other code block
         return [], text
-    if _EXAMPLE_WORDS.search(text, 0, fence.start()):
+    start, end = fences
+    opening = _JSON_FENCE_OPEN.match(text, start)
+    if opening is None or text[end:].strip() != "```" or not text[:start].strip():
         return [], text
-    value = decode_json(fence.group(1))
+    if _EXAMPLE_WORDS.search(text, 0, start):
+        return [], text
+    value = decode_json(text[opening.end() : end])
     if value is FAIL or not _is_envelope(value):
         return [], text
     calls = _known_calls(interpret(value, strict=True), known)
-    return (calls, text[: fence.start()]) if calls else ([], text)
+    return (calls, text[:start]) if calls else ([], text)
 
 
 _FENCE_OPENING = re.compile(r"```[ \t]*json[ \t]*\r?\n\s*(\[\s*)?", re.I)
