@@ -240,7 +240,8 @@ def in_pieces[M: PromptMessage](message: M, pieces: Sequence[str], tokens: int |
 
 def pieces_of(message: PromptMessage) -> tuple[str, ...] | None:
     """The pieces ``message``'s text content was noted as joined from (``in_pieces``), or None."""
-    return _PIECES.get(message)
+    noted = _PIECES.get(message)
+    return None if noted is None else noted[0]
 
 
 @per_object

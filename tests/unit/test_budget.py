@@ -164,3 +164,17 @@ def test_call_ids_count_in_the_request_bytes():
 
     short, signed = request_bytes(request("f")), request_bytes(request("f::sig::" + "A" * 40_000))
     assert signed - short >= 2 * 40_000
+
+
+def test_pieces_of_gives_the_pieces_a_message_was_noted_in_with_or_without_their_count():
+    """The ReAct scratchpad is redacted piece by piece from ``pieces_of``; with the count kept
+    beside the pieces, it returned the (pieces, count) pair and every run with a secret failed."""
+    from dify_plugin.entities.model.message import UserPromptMessage
+
+    from agent_core.budget import in_pieces, pieces_of, pieces_tokens
+
+    pieces = ["Thought: a\n", "Observation: b\n"]
+    counted = in_pieces(UserPromptMessage(content="".join(pieces)), pieces, pieces_tokens(pieces))
+    plain = in_pieces(UserPromptMessage(content="".join(pieces)), pieces)
+    assert pieces_of(counted) == pieces_of(plain) == tuple(pieces)
+    assert pieces_of(UserPromptMessage(content="x")) is None
