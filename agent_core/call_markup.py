@@ -91,6 +91,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from agent_core.fairness import give_way
 from agent_core.text_calls import (
     BARE_NAME,
     FAIL,
@@ -986,6 +987,11 @@ _END_MAX: Final = 64
 """Longer than any block's end marker (characters)."""
 _LONG_BLOCK: Final = 4096
 """A held block longer than this (characters) is gathered piece by piece."""
+_FEED_SLICE: Final = 4096
+"""A piece that may hold a marker and is longer than this (characters; a reply sent whole) is read
+as if it had been streamed in pieces of this size: each marker acted on keeps the text after it
+pending, a copy a piece bounds (300,000 ``<tool_call>`` sent in one chunk copied the rest of the
+reply at each: 19 s, and every other session of the process waited)."""
 
 
 _TICK_RUNS = re.compile(r"`+")
@@ -1160,6 +1166,18 @@ class CallMarkup:
             self._unread.append(text)  # _pass, inline: the usual chunk's path (one call fewer a chunk)
             self._recent = (self._recent + text[-_TAG_LOOK:])[-_TAG_LOOK:]
             return text  # the usual chunk: no marker can start in it
+        if len(text) > _FEED_SLICE:
+            out = []
+            for start in range(0, len(text), _FEED_SLICE):
+                if self._ended:
+                    break
+                give_way()  # tens of thousands of markers take seconds: let the other sessions run
+                out.append(self._feed_slice(text[start : start + _FEED_SLICE]))
+            return "".join(out)
+        return self._feed_slice(text)
+
+    def _feed_slice(self, text: str) -> str:
+        """``feed`` of at most ``_FEED_SLICE`` characters that may hold a marker."""
         if self._more or ((self._rule is not None or self._harmony) and len(self._pending) > _LONG_BLOCK):
             # A long block is gathered piece by piece and looked at only where its end may be,
             # so a block streamed in many pieces costs time in proportion to its length.

@@ -26,6 +26,7 @@ from agent_core.call_markup import (
     partial_markup,
     rewrite_markup,
 )
+from agent_core.fairness import SLICE_CHARS, give_way, slices
 from agent_core.model_call import AssistantReply, ModelChunk, with_block_closed
 from agent_core.text_calls import (
     CALL_HEAD_SPAN,
@@ -263,6 +264,21 @@ class _Collected:
     closing: str | None = None  # the closing tag of the reasoning block the content ended inside
 
 
+def _read_ahead(
+    text: str, splitter: ThinkSplitter, markup: CallMarkup, gate: AnswerGate, visible: list[str], reasoning: list[str]
+) -> Generator[str, None, str]:
+    """Read all but the last ``SLICE_CHARS`` characters of a chunk of ``text`` in slices
+    (``fairness.slices``) as ``_stream`` reads a chunk, yielding streamable text; return the rest."""
+    for piece in slices(text[:-SLICE_CHARS]):
+        part = splitter.feed(markup.feed(piece))
+        visible.append(part.visible)
+        reasoning.append(part.reasoning)
+        if out := gate.feed(part.visible):
+            yield out
+    give_way()
+    return text[-SLICE_CHARS:]
+
+
 def _stream(
     chunks: Iterator[ModelChunk],
     gate: AnswerGate,
@@ -295,7 +311,10 @@ def _stream(
             reasoning.append(released.reasoning)
             if out := gate.feed(released.visible):
                 yield out
-        part = splitter.feed(markup.feed(chunk.text))
+        text = chunk.text
+        if len(text) > SLICE_CHARS:  # a reply sent whole: read as if streamed, the other sessions running meanwhile
+            text = yield from _read_ahead(text, splitter, markup, gate, visible, reasoning)
+        part = splitter.feed(markup.feed(text))
         visible.append(part.visible)
         reasoning.extend((chunk.reasoning, part.reasoning))
         if chunk.reasoning and not got.reasoning_ended_turn:

@@ -17,7 +17,7 @@ from dify_plugin.entities.model.llm import LLMUsage
 from agent_core import prompts
 from agent_core.answer_schema import answer_problem, answer_text, answer_value
 from agent_core.call_markup import ends_turn, rewrite_markup
-from agent_core.fairness import give_way
+from agent_core.fairness import SLICE_CHARS, give_way, slices
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn, parse_react
@@ -113,10 +113,12 @@ def _stream(chunks: Iterator[ModelChunk], parser: ReactStreamParser, got: _Colle
         if chunk.reasoning:  # reasoning comes apart from the content: none of it is inline
             parser.release_held()
             got.reasoning_ended_turn = got.reasoning_ended_turn or ends_turn(chunk.reasoning)
-        for event in feed(chunk.text):
-            if isinstance(event, AnswerDelta) and event.text:
-                got.answer_shown = True
-                yield event.text
+        text = chunk.text
+        for piece in (text,) if len(text) <= SLICE_CHARS else slices(text):  # a reply sent whole: as if streamed
+            for event in feed(piece):
+                if isinstance(event, AnswerDelta) and event.text:
+                    got.answer_shown = True
+                    yield event.text
         reasoning.append(chunk.reasoning)
         if chunk.usage is not None:
             usages.append(chunk.usage)

@@ -852,7 +852,8 @@ def test_a_closing_square_bracket_is_looked_at_only_where_minimax_m3s_token_may_
     monkeypatch.setattr(call_markup, "_closes_tag", lambda *args: looked.append(1) or real(*args))
     markup = CallMarkup()
     assert markup.feed(text) + markup.finish() == text
-    assert len(looked) <= text.count("[") + 2  # the last "]" once as it came, once at the end
+    pieces = -(-len(text) // call_markup._FEED_SLICE)  # a text sent whole is read in slices
+    assert len(looked) <= text.count("[") + pieces + 1  # a "]" ending a piece once, the last once more at the end
 
 
 @pytest.mark.parametrize("split", range(1, 14))
@@ -961,3 +962,21 @@ def test_python_tag_call_keeps_the_text_after_it(size: int) -> None:
     text = 'Here: <|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}} I will report back.'
     out = _through_markup(text, size)
     assert out == 'Here: <tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call> I will report back.'
+
+
+@pytest.mark.parametrize(("marker", "count"), [("<tool_call>", 25_000), ("<|channel|>", 10_000)])
+def test_markers_in_a_reply_sent_whole_are_read_in_linear_time(marker, count):
+    """A marker acted on keeps the text after it pending: in a reply sent whole (one chunk) each
+    one copied the rest of the reply, and a Harmony message looked for its end through all of it.
+    300,000 ``<tool_call>`` in one chunk took 19 s, 20,000 ``<|channel|>`` 7.7 s. Five times the
+    markers must take about five times as long, not twenty-five."""
+    def seconds(count: int) -> float:
+        text = marker * count
+        started = time.perf_counter()
+        markup = CallMarkup()
+        markup.feed(text)
+        markup.finish()
+        return time.perf_counter() - started
+
+    small, large = (min(seconds(n) for _ in range(3)) for n in (count, 5 * count))
+    assert large < 12 * small + 0.05

@@ -112,3 +112,29 @@ def test_a_loop_that_gives_way_lets_a_greenlet_waiting_for_a_timer_or_a_line_run
         other.kill()
     # 30 items of at least a third of a slice each: at least 7 slices, a tick after each
     assert len(ticks) >= 5
+
+
+def test_a_model_reply_sent_whole_is_read_in_slices_that_give_way(monkeypatch):
+    """A blocking call's one chunk of megabytes (50,000 ReAct actions, 300,000 ``<tool_call>``
+    tokens) was read in one stretch: another session on the process waited 1.7 s and 19 s. Each
+    strategy's reader takes it in ``SLICE_CHARS`` pieces, offering to give way between them."""
+    from agent_core.function_calling.turn import read_function_calling_turn
+    from agent_core.model_call import ModelChunk
+    from agent_core.react.turn import read_react_turn
+    from agent_core.tool_schema import ToolRegistry
+
+    text = "x" * 3 + "y" * (fairness.SLICE_CHARS * 2)
+    assert "".join(fairness.slices(text)) == text
+    assert [len(piece) for piece in fairness.slices(text)] == [fairness.SLICE_CHARS, fairness.SLICE_CHARS, 3]
+    monkeypatch.setattr(fairness, "SLICE_SECONDS", 0.0)
+
+    def drained(generator) -> None:
+        for _ in generator:
+            pass
+
+    reply = "Thought: x\n" + 'Action: t\nAction Input: {"q": "a"}\n' * 5_000  # 180,000 characters
+    pieces = -(-len(reply) // fairness.SLICE_CHARS)
+    react = lambda: drained(read_react_turn(iter([ModelChunk(text=reply)]), ToolRegistry([]), 1))  # noqa: E731
+    fc = lambda: drained(read_function_calling_turn(iter([ModelChunk(text="<tool_call>" * 20_000)]), []))  # noqa: E731
+    assert _ticks_during(react) >= pieces - 1
+    assert _ticks_during(fc) >= (20_000 * len("<tool_call>")) // fairness.SLICE_CHARS - 1
