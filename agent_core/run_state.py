@@ -26,7 +26,12 @@ from agent_core.messages import (
     system_message,
 )
 from agent_core.params import StrategyParams
-from agent_core.think import closes_unopened_block, opens_reasoning_in_prompt, thinking_requested
+from agent_core.think import (
+    closes_unopened_block,
+    opens_reasoning_in_prompt,
+    template_may_open_reasoning,
+    thinking_requested,
+)
 from agent_core.tokens import truncate_to_tokens
 from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_runner import ToolResult
@@ -127,6 +132,13 @@ class RunState:
             known = opens_reasoning_in_prompt(model.model) or thinking_requested(model.completion_params)
             self.rendered["reasoning-in-prompt"] = known
         return known
+
+    def reasoning_may_open_unannounced(self) -> bool:
+        """Whether a reply of a model not known to open a reasoning block in the prompt may still
+        start inside one: its model plugin serves a model the user runs (``think.
+        template_may_open_reasoning``), whose template the name does not tell. Function Calling
+        then holds a reply's first characters to look for a bare ``</think>``."""
+        return template_may_open_reasoning(self.params.model.provider)
 
     def recipient_may_open_in_prompt(self) -> bool:
         """Whether the model is a Functionary model, whose generation prompt ends with ``>>>``

@@ -89,6 +89,27 @@ def opens_reasoning_in_prompt(model: str) -> bool:
     return bool(model) and _OPENED_IN_PROMPT.search(model) is not None
 
 
+_SELF_SERVED: Final = frozenset(
+    {
+        "ollama", "openai_api_compatible", "lm_studio", "lmstudio", "xinference", "localai", "gpustack",
+        "vllm", "llamacpp", "llama_cpp", "openllm", "huggingface_tgi", "triton_inference_server", "oaicompat",
+    }
+)
+"""Model plugins whose replies come from a server the user runs, rendered through the chat
+template the user's server holds (Ollama, vLLM, llama.cpp, LM Studio, Xinference, LocalAI,
+GPUStack and the OpenAI-API-compatible plugin in front of any of them)."""
+
+
+def template_may_open_reasoning(provider: str) -> bool:
+    """Whether a reply from ``provider``'s model (the model-selector's ``provider``, as
+    ``langgenius/ollama/ollama`` or ``ollama``) may start inside a reasoning block the server's
+    chat template opened, whatever the model's name says: a self-served model (``_SELF_SERVED``)
+    under a name of the user's choosing (a QwQ or DeepSeek-R1 distill served by llama.cpp as
+    ``local-model``). A hosted API sends reasoning apart or in a block it opens itself."""
+    name = (provider or "").rstrip("/").rsplit("/", 1)[-1].lower()
+    return name in _SELF_SERVED
+
+
 _THINKING_SWITCHES = ("enable_thinking", "thinking", "think")
 """Completion parameters with which a user turns a model's thinking on (Qwen3 and vLLM's
 ``enable_thinking``, Anthropic's ``thinking``, Ollama's ``think``)."""

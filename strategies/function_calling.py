@@ -47,6 +47,7 @@ class FunctionCallingSteps:
             reasoning_opened=run.reasoning_may_open_in_prompt(),
             taken_ids=run.call_ids(),
             recipient_in_prompt=run.recipient_may_open_in_prompt(),
+            reasoning_probe=run.reasoning_may_open_unannounced(),
         )
         run.learn_from_reply(turn.content)
         return turn

@@ -287,17 +287,18 @@ def _stream(
     opened: bool,
     recipient_in_prompt: bool = False,
     tools: Mapping[str, PromptMessageTool | None] | None = None,
+    probe: bool = True,
 ) -> Generator[str, None, None]:
     """Feed every chunk through the think splitter and the answer gate; yield streamable text.
     ``opened``: the reply may start inside a reasoning block (``ThinkSplitter``), held until it
     closes, until reasoning comes apart from the content (so none is inline), or to the end;
-    else its first ``REASONING_PROBE`` characters are held the same way (any model's template
-    may open the block without its name saying so).
+    else, with ``probe``, its first ``REASONING_PROBE`` characters are held the same way (a
+    self-served model's template may open the block without its name saying so).
     ``recipient_in_prompt``: a Functionary model's bare ``all`` line at the start is dropped
     (``CallMarkup``). ``tools``: the tools by name, each to its declaration or None: a call
     written as an element named after one (``<read_file>...</read_file>``) is read as a call
     (``CallMarkup``), held from its tag on like any call markup."""
-    splitter = ThinkSplitter(opened=opened, probe=REASONING_PROBE)
+    splitter = ThinkSplitter(opened=opened, probe=REASONING_PROBE if probe else 0)
     markup = CallMarkup(recipient_in_prompt=recipient_in_prompt, tools=tools)
     visible: list[str] = []
     reasoning: list[str] = []
@@ -349,6 +350,7 @@ def read_function_calling_turn(
     reasoning_opened: bool = False,
     taken_ids: Collection[str] = (),
     recipient_in_prompt: bool = False,
+    reasoning_probe: bool = True,
 ) -> Generator[str, None, ModelTurn]:
     """Consume one model call; yield user text; return the ``ModelTurn``.
 
@@ -365,12 +367,15 @@ def read_function_calling_turn(
     the reply is held until a bare ``</think>`` shows where its reasoning ends.
     ``recipient_in_prompt``: the model is a Functionary model (its generation prompt ends with
     ``>>>``), so a reply's first line ``all`` is its recipient, not text (``CallMarkup``).
+    ``reasoning_probe``: a model not known to open the block may still (a self-served one:
+    ``RunState.reasoning_may_open_unannounced``), so the reply's first ``REASONING_PROBE``
+    characters are held to look for a bare ``</think>`` (streaming starts after them).
     """
     prefix = round_id_prefix(round_index)
     names = [getattr(tool, "name", tool) for tool in tools]
     gate, assembler, got = AnswerGate(names), ToolCallAssembler(id_prefix=prefix), _Collected()
     declared = {name: (None if isinstance(tool, str) else tool) for name, tool in zip(names, tools, strict=True)}
-    yield from _stream(chunks, gate, assembler, got, reasoning_opened, recipient_in_prompt, declared)
+    yield from _stream(chunks, gate, assembler, got, reasoning_opened, recipient_in_prompt, declared, reasoning_probe)
     text = got.text
     assembled = assembler.finish(got.finish_reason, taken=taken_ids)
     turn = dict(

@@ -1261,6 +1261,11 @@ XFAIL: dict[tuple[str, str], str] = {
         "kept: `- Action: <phrase>` is a ReAct action naming an unknown tool; the model is told so and answers again"
     ),
     ("json-dataset-row", "fc"): "not fixed: `<tool_call>` inside JSON strings of the reply's last block is read as calls",
+    **{(name, "fc"): (
+        "kept: xLAM writes its calls as a json fence of call objects after a sentence; such a fence that ends the "
+        "reply, is its only code block and names node tools runs unless a word before it presents an example "
+        "(docs/real-world-cases.md); the sentence before it was shown"
+    ) for name in ("openai-responses-function-call", "final-answer-tool-json")},
 }
 """Strict xfails: cases still wrong in a way the run does not recover from (the answer hidden or
 cut, calls the answer never showed, a re-prompt without a fallback), with the reason."""

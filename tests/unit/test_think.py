@@ -268,3 +268,25 @@ def test_reasoning_apart_makes_the_contents_first_answer_tag_its_frame():
     late.feed("Sure: ")
     late.note_reasoning_apart()  # the content had started: its tags are its own
     assert late.feed("<answer>Hi</answer>").visible + late.finish().visible == "<answer>Hi</answer>"
+
+
+def test_only_a_self_served_models_first_characters_are_held_to_look_for_a_bare_think_close():
+    """A model the user serves (Ollama, vLLM, llama.cpp behind the OpenAI-API-compatible plugin)
+    may run under a template that opens ``<think>`` in the prompt whatever its name, so Function
+    Calling holds its reply's first characters to find a bare ``</think>``; a hosted API's answer
+    streams from its first character (holding it broke the text kept when a stream fails)."""
+    from agent_core.function_calling.turn import read_function_calling_turn
+    from agent_core.model_call import ModelChunk
+    from agent_core.think import template_may_open_reasoning
+
+    assert template_may_open_reasoning("langgenius/ollama/ollama")
+    assert template_may_open_reasoning("langgenius/openai_api_compatible/openai_api_compatible")
+    assert not template_may_open_reasoning("langgenius/openai/openai")
+    assert not template_may_open_reasoning("langgenius/anthropic/anthropic") and not template_may_open_reasoning("")
+
+    def first_yield(reply: str, probe: bool) -> str:
+        chunks = iter([ModelChunk(text=piece) for piece in reply.split("|")] + [ModelChunk(finish_reason="stop")])
+        return next(read_function_calling_turn(chunks, ["search"], reasoning_probe=probe))
+
+    assert first_yield("The warranty |covers two years.", probe=False) == "The warranty "
+    assert first_yield("Hmm, the user|\nwants X.</think>\nThe answer.", probe=True).strip() == "The answer."
