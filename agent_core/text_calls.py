@@ -287,7 +287,7 @@ CALL_FORM = re.compile(r"([\w.\-]+)\s*[\[(](.*)[\])]", re.S)
 """A call written as code: ``search(query="x")`` or ``Search[query]``."""
 
 
-def calls_from_block(text: str) -> list[Call]:
+def calls_from_block(text: str, tools: Mapping[str, PromptMessageTool | None] | None = None) -> list[Call]:
     """Calls written inside ``<tool_call>``/``<action>`` or a non-JSON fence: JSON, a call or XML.
 
     A call is ``search(query="x")``, read as on an ``Action:`` line (code-writing models put it in
@@ -298,11 +298,12 @@ def calls_from_block(text: str) -> list[Call]:
     GLM's ``name<arg_key>k</arg_key><arg_value>v</arg_value>``. A name with a JSON object right
     after it or on the line below (``<tool_call>skill_view{"name": "x"}</tool_call>``, GLM-4.7
     writing its call without its arg keys: ml-explore/mlx-lm PR #792, mrwogu/factory-droid-openai
-    PR #36) is that call.
+    PR #36) is that call. ``tools``: the node's tools by name, each to its declaration or None
+    (GLM's name glued to its first key is split with them: ``_glm_call``).
     """
     text = text.strip()
     label = _PLACEHOLDER_LINE.match(text)
-    if label and (labelled := calls_from_block(text[label.end() :])):
+    if label and (labelled := calls_from_block(text[label.end() :], tools)):
         return labelled  # the prompt's placeholder copied above the JSON (langchainjs#1399, Claude)
     if text.startswith("[") and text.endswith(")]") and (listed := python_calls(text[1:-1])):
         return listed  # [a(x=1), b(y=2)]: Gemma 3 in a ```tool_code fence (vllm-project/vllm#14734)
@@ -331,7 +332,7 @@ def calls_from_block(text: str) -> list[Call]:
             return []  # the text ends inside a value: cut off, not to be run
         params = {k: _parameter_value(v) for k, v in _XML_PARAMETER.findall(inner)}
         return [(function.group(1).strip(), params)]
-    glm = _glm_call(text)
+    glm = _glm_call(text, tools)
     if glm:
         return glm
     name = _XML_NAME.search(text)
@@ -340,10 +341,11 @@ def calls_from_block(text: str) -> list[Call]:
     return [(name.group(2).strip(), _xml_arguments(text))]
 
 
-def _glm_call(text: str) -> list[Call]:
+def _glm_call(text: str, tools: Mapping[str, PromptMessageTool | None] | None = None) -> list[Call]:
     """GLM's call inside ``<tool_call>`` (``_GLM_CALL``), also with its first ``<arg_key>`` left
-    out after a space (``_GLM_KEY_UNOPENED``) or with a stray ``</arg_value>`` after a bare name
-    (``_GLM_STRAY_CLOSE``); ``[]`` for anything else."""
+    out after a space (``_GLM_KEY_UNOPENED``) or with no space, the name glued to the key
+    (``_GLM_KEY_GLUED``, split with ``tools``: ``glued_name``), or with a stray ``</arg_value>``
+    after a bare name (``_GLM_STRAY_CLOSE``); ``[]`` for anything else."""
     glm = _GLM_CALL.fullmatch(text)
     if glm:
         pairs = _GLM_PAIR.findall(glm.group(2))
@@ -355,7 +357,23 @@ def _glm_call(text: str) -> list[Call]:
     if spaced:
         pairs = [(spaced.group(2), spaced.group(3)), *_GLM_PAIR.findall(spaced.group(4))]
         return [(spaced.group(1), {key.strip(): decode_nested(value.strip()) for key, value in pairs})]
+    glued = _GLM_KEY_GLUED.fullmatch(text) if tools else None
+    split = glued_name(glued.group(1), tools) if glued and tools else None
+    if glued and split:
+        pairs = [(split[1], glued.group(2)), *_GLM_PAIR.findall(glued.group(3))]
+        return [(split[0], {key.strip(): decode_nested(value.strip()) for key, value in pairs})]
     return []
+
+
+def glued_name(word: str, tools: Mapping[str, PromptMessageTool | None]) -> tuple[str, str] | None:
+    """``word`` as a tool's name and one of that tool's parameters glued together
+    (``send_command_to_shellcommand`` -> ``("send_command_to_shell", "command")``): the longest
+    name of ``tools`` that begins ``word`` and leaves a parameter its declaration gives; None when
+    none does (a tool known by its name alone has no parameters to tell the key by)."""
+    for name in sorted((n for n in tools if len(n) < len(word) and word.startswith(n)), key=len, reverse=True):
+        if word[len(name) :] in schema_properties(tools[name]):
+            return name, word[len(name) :]
+    return None
 
 
 def _json_or_named(text: str) -> list[Call] | None:
@@ -437,8 +455,13 @@ _GLM_KEY_UNOPENED = re.compile(
 )
 """GLM-4.7 leaving out its first ``<arg_key>``, a space between the name and that key
 (``browser_action task</arg_key><arg_value>...</arg_value>``: vllm-project/vllm PR #47190). With
-no space (``send_command_to_shellcommand</arg_key>``) the name and the key cannot be told apart
-without the tools' names, and the block is not read."""
+no space see ``_GLM_KEY_GLUED``."""
+_GLM_KEY_GLUED = re.compile(
+    rf"([\w.\-]+)</arg_key>\s*<arg_value>(.*?)</arg_value>\s*((?:{_GLM_PAIR.pattern}\s*)*)", re.S
+)
+"""GLM-4.7 leaving out its first ``<arg_key>`` with no space after the name
+(``send_command_to_shellcommand</arg_key><arg_value>echo test</arg_value>``: vllm-project/vllm
+PR #47190): the name and the key are told apart by the node's tools (``glued_name``)."""
 _GLM_STRAY_CLOSE = re.compile(r"([\w.\-]+)\s*</arg_value>")
 """GLM 5.2 calling a tool without arguments as ``<tool_call>tool_12</arg_value>``: a stray closing
 tag after the bare name, no key (fw-ai-external/python-sdk#119); the call has no arguments."""
@@ -723,7 +746,7 @@ def _tool_call_blocks(
         if whole := _json_block(text, block):
             body, end = whole
         body = strip_noise(body)
-        read = calls_from_block(body) or ([(body, None)] if BARE_NAME.fullmatch(body) else [])
+        read = calls_from_block(body, known) or ([(body, None)] if BARE_NAME.fullmatch(body) else [])
         calls = _known_calls(read, known)
         if calls:
             found.extend(calls)
@@ -766,9 +789,35 @@ def _whole_json(
         except (ValueError, RecursionError):
             return [], text
     if not _is_envelope(value):
-        return [], text
+        flat = _known_calls(flat_call(value, known), known) if not rest and text.strip()[:1] == "{" else None
+        return (flat, "") if flat else ([], text)
     calls = _known_calls(interpret(value, strict=True), known)
     return (calls, rest) if calls else ([], text)
+
+
+def flat_call(value: Any, tools: Mapping[str, PromptMessageTool | None]) -> list[Call]:
+    """A call object with its arguments beside its name, no arguments key (``{"name": "read_file",
+    "path": "a.py"}``: gpt-oss on Workers AI, cloudflare/ai#574): ``[(name, the other keys)]``
+    when ``"name"`` gives one of ``tools`` and every other key (one at least) is a parameter its
+    declaration gives; else ``[]`` (a record that has a name, a tool known by its name alone)."""
+    if not isinstance(value, dict) or len(value) < 2:
+        return []
+    key = _keys_by_form(value).get("name")
+    name = value[key] if key is not None else None
+    if not isinstance(name, str) or name not in tools:
+        return []
+    properties = schema_properties(tools[name])
+    rest = {k: v for k, v in value.items() if k != key}
+    return [(name, rest)] if all(k in properties for k in rest) else []
+
+
+def flat_call_reply(text: str, tools: Mapping[str, PromptMessageTool | None]) -> bool:
+    """Whether ``text`` is, whole, one call object with its arguments beside its name
+    (``flat_call``), not fenced."""
+    body = text.strip()
+    if body[:1] != "{" or body[-1:] != "}":
+        return False
+    return bool(flat_call(decode_json(body), tools))
 
 
 def _semicolon_calls(body: str) -> tuple[Any, str]:
@@ -850,6 +899,78 @@ def _code_after_text(
         if calls:
             return calls, text[: opened.start()]
     return [], text
+
+
+GEMMA_BARE: Final = "call:"
+"""How Gemma 4 opens a call (``call:NAME{key:value}``); with its ``<|tool_call>`` tokens and its
+``<|"|>`` quotes skipped by the server nothing else marks it (unslothai/unsloth PR #5624)."""
+_GEMMA_BARE_LINE = re.compile(rf"[ \t]*call:({BARE_NAME.pattern})\{{([^\n]*)\}}[ \t]*")
+_GEMMA_QUOTE_TOKEN: Final = '<|"|>'
+_GEMMA_KEYED = re.compile(r'"(?:[^"\\]|\\.)*"|([{,]\s*)([A-Za-z_][\w\-]*)(\s*:)')
+
+
+def _bare_gemma_line(text: str) -> re.Match[str] | None:
+    """The last line of ``text`` when it is Gemma 4's bare ``call:NAME{...}`` on one line and the
+    text before it, if any, ends a line (the whole reply, or a call after a sentence), outside
+    a fenced code block."""
+    body = text.rstrip()
+    line = body.rfind("\n") + 1
+    found = _GEMMA_BARE_LINE.fullmatch(body, line)
+    return None if found is None or _in_fence(_fence_lines(body), line) else found
+
+
+def gemma_arguments(inside: str, tool: PromptMessageTool | None) -> dict[str, Any] | None:
+    """The arguments of Gemma 4's bare ``call:NAME{...}`` from its inside: keys bare, values in
+    JSON quotes or its ``<|"|>`` quote tokens, or unquoted text running to the next
+    ``, key:`` whose key is a parameter ``tool`` declares (``{query:meet at 10:00, 11:00
+    tomorrow}`` is one argument); numbers and ``true``/``false``/``null`` as JSON. None when it
+    reads as neither or names a key ``tool`` does not declare."""
+    properties = schema_properties(tool)
+    if not inside.strip():
+        return {}
+    if '"' in inside:
+        body = "{" + inside.replace(_GEMMA_QUOTE_TOKEN, '"') + "}"
+        body = _GEMMA_KEYED.sub(lambda m: m.group(0) if m.group(1) is None else f'{m.group(1)}"{m.group(2)}"{m.group(3)}', body)
+        value = decode_json(body)
+        return value if isinstance(value, dict) and all(key in properties for key in value) else None
+    if not properties:
+        return None
+    keys = "|".join(re.escape(key) for key in sorted(properties, key=len, reverse=True))
+    pieces = re.split(rf"(?:\A|,)[ \t]*({keys})[ \t]*:", inside)
+    if pieces[0].strip() or len(pieces) < 3:
+        return None
+    return {pieces[i]: _literal(pieces[i + 1].strip()) for i in range(1, len(pieces), 2)}
+
+
+def _bare_gemma(
+    text: str, known: Mapping[str, PromptMessageTool | None]
+) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    """Gemma 4's bare ``call:NAME{...}`` (``gemma_arguments``) as the whole text or its last line
+    after a sentence, ``NAME`` one of the tools. ``(calls, the text before it)``, or ``([], text)``."""
+    found = _bare_gemma_line(text) if GEMMA_BARE in text else None
+    if found is None or found.group(1) not in known:
+        return [], text
+    arguments = gemma_arguments(found.group(2), known[found.group(1)])
+    calls = _known_calls([(found.group(1), arguments)], known) if arguments is not None else None
+    return (calls, text[: found.start()]) if calls else ([], text)
+
+
+def gemma_head(line: str, names: Collection[str]) -> bool | None:
+    """Whether a line that starts with ``line`` opens Gemma 4's bare ``call:NAME{`` naming one of
+    ``names`` (``_bare_gemma``). True when it does, False when it cannot, None while it cannot be
+    told yet (``call:`` and a start of one of the names)."""
+    if not line.startswith(GEMMA_BARE):
+        return None if GEMMA_BARE.startswith(line) else False
+    name, brace, _ = line[len(GEMMA_BARE) :].partition("{")
+    if brace:
+        return name in names
+    return None if len(name) < _TAG_NAME_MAX and any(tool.startswith(name) for tool in names) else False
+
+
+def bare_gemma_call(text: str, tools: Mapping[str, PromptMessageTool | None]) -> bool:
+    """Whether ``text`` is, or ends with a line that is, Gemma 4's bare call of one of ``tools``
+    (``_bare_gemma``)."""
+    return bool(_bare_gemma(text, tools)[0])
 
 
 def code_list_after_text(text: str, names: Iterable[str]) -> bool:
@@ -1309,7 +1430,7 @@ def extract_calls_from_text(
         return (), text
     for reader in (
         _tool_call_blocks, _wrapped_json, _whole_json, _whole_code, _name_line, _action_blocks, _code_after_text,
-        _json_after_text, _fenced_calls_after_text,
+        _json_after_text, _fenced_calls_after_text, _bare_gemma,
     ):
         found, rest = reader(text, known)
         if found:

@@ -35,6 +35,7 @@ from agent_core.text_calls import (
     call_head,
     extract_calls_from_text,
     fenced_call_head,
+    gemma_head,
     repair_names,
 )
 from agent_core.think import Split, ThinkSplitter, clean_reasoning, visible_text
@@ -51,11 +52,16 @@ _AFTER_NAME: Final = frozenset({":", "{", "(", "<"})
 """What follows a tool's name at the start of a reply that writes a call on one line (``<``:
 GLM's ``name<arg_key>``, also mangled, mrwogu/factory-droid-openai#36)."""
 _ACTION_LABEL = "action"
+_NONBLANK = re.compile(r"\S")
+_GEMMA_LINE_MAX: Final = 2048
+"""How long a line that opens Gemma 4's bare ``call:NAME{`` is held while it may be the reply's
+last (characters); a longer one streams."""
 _LIST_START = re.compile(r"\[\s*([^\W\d][\w.\-]*|)\s*(\()?")
 """``[`` and a name, then ``(`` if it came: where a list of calls written as code may open."""
-_LINE_HEAD = re.compile(r"\n[ \t]*(?=[{<f`])")
-"""A line that may open a call object, a wrapper around one, ``functools[`` (``text_calls.call_head``)
-or a ```` ```json ```` fence of calls (``text_calls.fenced_call_head``)."""
+_LINE_HEAD = re.compile(r"\n[ \t]*(?=[{<f`]|c(?:a(?:l(?:l(?::|\Z)|\Z)|\Z)|\Z))")
+"""A line that may open a call object, a wrapper around one, ``functools[`` (``text_calls.call_head``),
+a ```` ```json ```` fence of calls (``text_calls.fenced_call_head``) or Gemma 4's bare ``call:NAME{``
+(``text_calls.gemma_head``)."""
 
 _ACTION_CALL = re.compile(r"(?im)^[ \t#*>]*action[ \t*]*[:：][ \t*]*(?:\r?\n[ \t]*)?(?:```[\w-]*[ \t]*\r?\n[ \t]*)?[{\[]")
 """A line that opens a call written as ReAct's ``Action:`` label and a JSON blob (on its line, the
@@ -104,7 +110,8 @@ class AnswerGate:
     answer starts with is not streamed: model plugins close a reasoning block with separators
     (Anthropic's ``</think>\n\n``, MiniMax's ``\n</think>\n``) before it. A reply whose first
     line is one of ``tool_names`` alone is held too: GLM-4 writes a call as the name above its
-    JSON arguments.
+    JSON arguments; so is a reply or a line that opens Gemma 4's bare ``call:NAME{`` naming one
+    (``text_calls.gemma_head``), while it may.
     """
 
     def __init__(self, tool_names: Sequence[str] = ()) -> None:
@@ -152,6 +159,12 @@ class AnswerGate:
         for opener in _CALL_OPENERS:
             if opener.startswith(start[: len(opener)]):
                 return None if len(start) < len(opener) else True
+        if self._names and start[:1] == "c" and len(start) < _GEMMA_LINE_MAX:
+            gemma = gemma_head(start, self._names)  # Gemma 4's bare call: call:NAME{...} (text_calls._bare_gemma)
+            if gemma is None:
+                return None
+            if gemma and not start.partition("\n")[2].strip():
+                return None  # its line may still be the whole reply: held to the reply's end or the next line
         first, newline, _ = start.partition("\n")
         head = first.strip()
         if self._names and not newline and any(name.startswith(head) for name in self._names):
@@ -228,12 +241,31 @@ class AnswerGate:
             if probe.open:
                 continue
             head = text[start : start + CALL_HEAD_SPAN]  # no copy of the rest per line
-            verdict = fenced_call_head(head, self._names) if head[:1] == "`" else call_head(head, self._names)
+            if head[:1] == "`":
+                verdict = fenced_call_head(head, self._names)
+            elif head[:1] == "c":
+                verdict = self._gemma_line(text, start, gemma_head(head, self._names))
+            else:
+                verdict = call_head(head, self._names)
             if verdict:
                 return found.start(), 0  # the line's start: found.start() - 1 is its "\n" in the text
             if verdict is None:
                 return None, len(text) - found.start()
         return None, 0
+
+    @staticmethod
+    def _gemma_line(text: str, start: int, opens: bool | None) -> bool | None:
+        """The verdict on a line of ``text`` from ``start`` that may open Gemma 4's bare call
+        (``opens``: ``text_calls.gemma_head``): such a call is read only as the reply's last line,
+        so a line naming a node tool is never held whole: False once text follows it (or it is
+        longer than ``_GEMMA_LINE_MAX``), else None (its tail is kept back: the reply may end
+        with it)."""
+        if opens is False:
+            return False
+        end = text.find("\n", start)
+        if (end >= 0 and _NONBLANK.search(text, end) is not None) or (end < 0 and len(text) - start > _GEMMA_LINE_MAX):
+            return False
+        return None
 
     def _passed(self, text: str) -> str:
         """``text``, noted as streamed (for the code it may open and where its last line ends)."""

@@ -1504,7 +1504,8 @@ class ReactStreamParser:
         if self._purpose == "input":
             self._input_done(decode_input(text))
             return
-        calls = calls_from_block(text)
+        tools = self._tool_names
+        calls = calls_from_block(text, tools if isinstance(tools, Mapping) else None)
         if not calls and self._purpose == "candidate":  # a ```tool_code block that holds no call
             self._abort_candidate()
             return

@@ -24,10 +24,12 @@ from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn, p
 from agent_core.run_state import RunState
 from agent_core.text_calls import (
     arguments_for,
+    bare_gemma_call,
     bracketed_text,
     code_list_after_text,
     described_tool,
     extract_calls_from_text,
+    flat_call_reply,
     name_line_call,
 )
 from agent_core.think import clean_reasoning, visible_text
@@ -67,15 +69,19 @@ def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> 
 def _name_line_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> tuple[ToolCall, ...]:
     """A reply that is only a tool's name above its JSON arguments (GLM-4 and Qwen3 writing their
     own call form instead of ReAct's: zai-org/GLM-4#36), or a list of calls written as code after
-    a sentence (Llama 3.2 / 4's pythonic form: ``text_calls.code_list_after_text``): the calls,
+    a sentence (Llama 3.2 / 4's pythonic form: ``text_calls.code_list_after_text``), a call object
+    with its arguments beside its name (``text_calls.flat_call_reply``), or Gemma 4's bare
+    ``call:NAME{...}``, whole or on the last line (``text_calls.bare_gemma_call``): the calls,
     when every name is one of the tools; else ``()``. The parser reads such a reply as plain text, answered only at its end."""
     text = parsed.final_answer
     if parsed.actions or text is None:
         return ()
     if not name_line_call(text, registry.names()):
-        if not code_list_after_text(parsed.raw, registry.names()):
+        tools = registry.prompt_tools_by_name()
+        if code_list_after_text(parsed.raw, registry.names()):
+            text = parsed.raw  # with Llama 4's <|python_start|> tokens, which the answer has lost
+        elif not flat_call_reply(text, tools) and not bare_gemma_call(text, tools):
             return ()
-        text = parsed.raw  # with Llama 4's <|python_start|> tokens, which the answer has lost
     calls, _ = extract_calls_from_text(text, registry.prompt_tools(), id_prefix=f"react-{round_index}-")
     return calls
 

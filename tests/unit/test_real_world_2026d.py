@@ -20,9 +20,20 @@ from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.model_call import normalize_chunk
 from agent_core.react.turn import read_react_turn
 from agent_core.tool_schema import ToolRegistry
-from agent_core.turn import FinalAnswer, ToolCalls
+from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 from tests.unit.helpers import drain
-from tests.unit.test_real_world_2026 import Case, check, delta, read, tool
+from tests.unit.test_real_world_2026 import Case, check, chunks_of, delta, tool
+
+
+def read(strategy: str, case: Case, size: int | None):
+    """``test_real_world_2026.read`` with Function Calling given the tools' declarations, as the
+    strategy gives them (``ToolRegistry.prompt_tools``): some forms are told apart by a tool's
+    parameters (a flat call object, GLM's name glued to its first key)."""
+    chunks = iter(chunks_of(case, size))
+    registry = ToolRegistry(list(case.tools))
+    if strategy == "react":
+        return drain(read_react_turn(chunks, registry, 1))
+    return drain(read_function_calling_turn(chunks, registry.prompt_tools()))
 
 CASES = {
     # ---- gpt-oss: Harmony with its tokens dropped or its recipient lost ---------------------------
@@ -254,21 +265,48 @@ CASES = {
 }
 
 
-GAPS = {
+# The same forms completed beyond their sources' one example (not quoted from a report).
+CASES.update({
+    "flat-call-two-parameters": Case(
+        (tool("read_file", "path", "encoding"),),
+        '{"name": "read_file", "path": "a.py", "encoding": "utf-8"}',
+        calls=[("read_file", {"path": "a.py", "encoding": "utf-8"})],
+    ),
+    "glm47-glued-longest-tool-name": Case(
+        (tool("run", "command", "shell_command"), tool("run_shell", "command")),
+        "<tool_call>run_shellcommand</arg_key><arg_value>ls</arg_value></tool_call>",
+        calls=[("run_shell", {"command": "ls"})],
+        hidden=("arg_key",),
+    ),
+    "glm47-glued-then-more-pairs": Case(
+        (tool("send_command_to_shell", "command", "cwd"),),
+        "<tool_call>send_command_to_shellcommand</arg_key><arg_value>ls</arg_value><arg_key>cwd</arg_key>"
+        "<arg_value>/tmp</arg_value></tool_call>",
+        calls=[("send_command_to_shell", {"command": "ls", "cwd": "/tmp"})],
+        hidden=("arg_key",),
+    ),
+    "gemma4-bare-call-after-sentence": Case(
+        (tool("web_search", "query"),),
+        "Let me look that up.\ncall:web_search{query:cats}",
+        calls=[("web_search", {"query": "cats"})],
+        hidden=("call:",),
+    ),
+    "gemma4-bare-call-two-unquoted-keys": Case(
+        (tool("get_weather", "city", "days"),),
+        "call:get_weather{city:Paris, France,days:3}",
+        calls=[("get_weather", {"city": "Paris, France", "days": 3})],
+    ),
+    "gemma4-bare-call-quote-tokens": Case(
+        (tool("web_search", "query"),),
+        'call:web_search{query:<|"|>cats, dogs<|"|>}',
+        calls=[("web_search", {"query": "cats, dogs"})],
+    ),
+})
+
+
+GAPS: dict[tuple[str, str], str] = {
     # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
     # docs/real-world-cases.md
-    ("cloudflare574-gptoss-flat-name-beside-arguments", "react"): "a flat object with a name beside other keys is "
-    "an answer's JSON (a record that has a name) unless every other key is a parameter of that tool; that check is "
-    "not made, so it stays the answer",
-    ("cloudflare574-gptoss-flat-name-beside-arguments", "fc"): "the same; Function Calling asks again",
-    ("vmlxswift228-glm-call-after-think-close", "fc"): "a bare </think> from a model not known to open <think> in "
-    "its prompt: the call runs, the reasoning before it is shown (the known QwQ gap)",
-    ("vllm47190-glm47-missing-arg-key-open", "react"): "the name and the first key glued together "
-    "(send_command_to_shellcommand) cannot be split without the tools' names, which the block reader does not have",
-    ("vllm47190-glm47-missing-arg-key-open", "fc"): "the same",
-    ("unsloth5624-gemma4-bare-call-unquoted-value", "react"): "Gemma 4's call: with neither its <|tool_call> "
-    "tokens nor quotes around the value is not read (an opener as common as 'call:' would hold every reply)",
-    ("unsloth5624-gemma4-bare-call-unquoted-value", "fc"): "the same",
 }
 
 
@@ -288,6 +326,56 @@ def test_real_world_reply(name, strategy, size):
         pytest.skip("not this strategy's case")
     streamed, turn = read(strategy, case, size)
     check(strategy, case, streamed, turn)
+
+
+# ---- the same shapes as an answer's text: no call runs ------------------------------------------
+
+READ_FILE = tool("read_file", "path", "encoding")
+SHELL = tool("send_command_to_shell", "command")
+SEARCH = tool("web_search", "query")
+NOT_CALLS = {
+    # a flat object: a record that has a name, or one with a key the tool does not take
+    "flat-name-of-no-node-tool": (READ_FILE, '{"name": "Alice", "path": "a.py"}'),
+    "flat-unknown-key": (READ_FILE, '{"name": "read_file", "path": "a.py", "owner": "me"}'),
+    "flat-name-alone": (READ_FILE, '{"name": "read_file"}'),
+    "flat-in-a-sentence": (READ_FILE, 'The record {"name": "read_file", "path": "a.py"} is what it sent.'),
+    "flat-after-a-sentence": (READ_FILE, 'Here is the record:\n{"name": "read_file", "path": "a.py"}'),
+    "flat-fenced": (READ_FILE, '```json\n{"name": "read_file", "path": "a.py"}\n```'),
+    "flat-fenced-then-text": (READ_FILE, 'The record:\n\n```json\n{"name": "read_file", "path": "a.py"}\n```\n\nThat is all.'),
+    "flat-then-text": (READ_FILE, '{"name": "read_file", "path": "a.py"}\nThat is the record.'),
+    # GLM's glued name and key that no node tool and parameter make up
+    "glm-glued-no-node-tool": (SHELL, "<tool_call>send_commandcommand</arg_key><arg_value>ls</arg_value></tool_call>"),
+    "glm-glued-unknown-key": (SHELL, "<tool_call>send_command_to_shellcmd</arg_key><arg_value>ls</arg_value></tool_call>"),
+    # Gemma's bare call: another name, another key, in a sentence, in code, not the last line
+    "gemma-no-node-tool": (SEARCH, "call:web_fetch{url:https://example.com}"),
+    "gemma-unknown-key": (SEARCH, "call:web_search{q:cats}"),
+    "gemma-in-a-sentence": (SEARCH, "Gemma writes call:web_search{query:cats} when its tokens are skipped."),
+    "gemma-in-a-code-span": (SEARCH, "Gemma writes `call:web_search{query:cats}` when its tokens are skipped."),
+    "gemma-in-a-fence": (SEARCH, "Gemma writes:\n\n```\ncall:web_search{query:cats}\n```\n\nwhen its tokens are skipped."),
+    "gemma-in-an-open-fence": (SEARCH, "Gemma writes:\n\n```\ncall:web_search{query:cats}"),
+    "gemma-then-text": (SEARCH, "call:web_search{query:cats}\nis what Gemma writes."),
+    "gemma-call-as-a-word": (SEARCH, "call: me maybe"),
+    "gemma-prefix-of-a-tool": (SEARCH, "call:web{query:cats}"),
+}
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+@pytest.mark.parametrize("name", list(NOT_CALLS))
+def test_the_shape_naming_no_call_runs_nothing(name, strategy, size):
+    """No call runs. The text is the answer, except call markup that cannot be read (a
+    ``<tool_call>`` block, both strategies) and, in Function Calling, a call envelope's name key
+    giving a node tool (``"name": "read_file"``): those are asked again, as before, with nothing
+    shown."""
+    declared, text = NOT_CALLS[name]
+    streamed, turn = read(strategy, Case((declared,), text), size)
+    unreadable = "<tool_call>" in text or (strategy == "fc" and '"name": "read_file"' in text)
+    if unreadable and not isinstance(turn.decision, FinalAnswer):
+        assert isinstance(turn.decision, ParseFailure)
+        assert streamed == ""
+    else:
+        assert turn.decision == FinalAnswer(text)
+        assert streamed.strip() == text
 
 
 # ---- native tool-call streams -------------------------------------------------------------------
