@@ -199,6 +199,15 @@ class ToolRegistry:
             self._tools[name] = tool
             declared.append(declaration.model_copy(update={"name": name}))
         self._other_secrets = frozenset(secrets)
+        originals: dict[str, list[str]] = {}
+        for name, tool in self._tools.items():
+            if tool.identity.name != name:
+                originals.setdefault(tool.identity.name, []).append(name)
+        self._by_original = {
+            original: names[0] for original, names in originals.items() if len(names) == 1 and original not in self._tools
+        }
+        """A tool's node name to the name it was offered under (``provider_name``), when that
+        name was changed and no other tool has the same node name."""
         self._prompt_tools = tuple(declared)
         self._prompt_tools_by_name = {tool.name: tool for tool in declared}
         self._secret_forms: Any = None  # secret_forms(secret_values()), built when first asked for
@@ -216,8 +225,13 @@ class ToolRegistry:
         return self._prompt_tools_by_name
 
     def get(self, name: str) -> ToolEntity | None:
-        """The tool offered as ``name`` (exact match only), else None."""
-        return self._tools.get(name)
+        """The tool offered as ``name`` (exact match), or the one tool whose node name is
+        ``name`` where it was offered under another (``provider_name``: ``météo`` as ``m_t_o``;
+        a model that read the node name in the instruction calls it so); else None."""
+        tool = self._tools.get(name)
+        if tool is None and (offered := self._by_original.get(name)) is not None:
+            return self._tools[offered]
+        return tool
 
     def names(self) -> list[str]:
         """Names offered to the model, in the node's order."""

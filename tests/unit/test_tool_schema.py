@@ -473,6 +473,16 @@ def test_function_calling_registry_offers_only_unique_names_every_provider_takes
     assert [registry.get(name).identity.name for name in offered] == names  # each maps back to its tool
 
 
+def test_a_tool_offered_under_a_mended_name_is_found_by_its_node_name_when_only_one_has_it():
+    """Function Calling offers ``météo`` as ``m_t_o``; a model that read ``météo`` in the
+    instruction calls it so and got "no tool named". Two tools of one node name stay apart."""
+    registry = ToolRegistry([tool("météo"), tool("github.search"), tool("a.b"), tool("a.b"), tool("x")], provider_names=True)
+    assert registry.get("météo") is registry.get("m_t_o") and registry.get("météo").identity.name == "météo"
+    assert registry.get("github.search").identity.name == "github.search"
+    assert registry.get("a.b") is None and registry.get("nope") is None
+    assert registry.get("x").identity.name == "x"
+
+
 def test_react_registry_offers_names_as_the_node_gives_them():
     registry = ToolRegistry([tool("github.search_repositories"), tool("获取天气")])
     assert registry.names() == ["github.search_repositories", "获取天气"]
