@@ -37,7 +37,6 @@ import json
 import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import count
 from typing import Any, Final
 
 from agent_core.json_args import (
@@ -546,6 +545,9 @@ class _IdAllocator:
         self._taken = {value for value in provided if value}
         self._used: set[str] = set(used)
         self._kept = 0  # characters of the provider ids kept so far (``MAX_REPLY_CALL_ID_CHARS``)
+        # wanted id -> the first variant number not known to be taken: ids are only ever added,
+        # so the numbers before it stay taken (thousands of calls cost one try each, not all)
+        self._next: dict[str, int] = {}
 
     def take(self, wanted: str) -> str:
         """``wanted`` if still free, else a variant of it (``wanted_2``…; for an id of the
@@ -558,11 +560,10 @@ class _IdAllocator:
         if wanted and wanted not in self._used:
             self._used.add(wanted)
             return wanted
-        fresh = next(
-            candidate
-            for candidate in map(lambda n: _variant(wanted, n, self._prefix), count(2 if wanted else 1))
-            if candidate not in self._used and candidate not in self._taken
-        )
+        number = self._next.get(wanted, 2 if wanted else 1)
+        while (fresh := _variant(wanted, number, self._prefix)) in self._used or fresh in self._taken:
+            number += 1
+        self._next[wanted] = number + 1
         self._used.add(fresh)
         return fresh
 
