@@ -992,6 +992,10 @@ _FEED_SLICE: Final = 4096
 as if it had been streamed in pieces of this size: each marker acted on keeps the text after it
 pending, a copy a piece bounds (300,000 ``<tool_call>`` sent in one chunk copied the rest of the
 reply at each: 19 s, and every other session of the process waited)."""
+_PIECE: Final = 4096
+"""How long a piece of text ``CallMarkup`` reads at once is (characters): a longer text is cut
+after its first character from there on that can begin no marker (``_PIECE_END``)."""
+_PIECE_END = re.compile(r"[^<\[✿>\]]")
 
 
 _TICK_RUNS = re.compile(r"`+")
@@ -1157,7 +1161,24 @@ class CallMarkup:
         return self._ended
 
     def feed(self, text: str) -> str:
-        """Consume a piece of text; return what is certain."""
+        """Consume a piece of text; return what is certain. A piece longer than ``_PIECE`` that may
+        hold markers is read about ``_PIECE`` characters at a time (as if it had come so: the result
+        is the same), giving way between two (``fairness.give_way``): the text held is then never
+        much longer than a block, and each marker found does not copy the rest of a text of
+        megabytes (thousands of ``<tool_call>`` blocks sent whole took time in its square)."""
+        if len(text) <= _PIECE or not _may_mark(text):
+            return self._feed(text)
+        out, start = [], 0
+        while start < len(text):
+            cut = _PIECE_END.search(text, start + _PIECE - 1)  # a piece ends where no marker begins
+            end = cut.end() if cut else len(text)
+            out.append(self._feed(text[start:end]))
+            start = end
+            give_way()
+        return "".join(out)
+
+    def _feed(self, text: str) -> str:
+        """``feed`` of one piece."""
         if self._ended:
             return ""
         if self._opening is not None or self._bare is not None or self._thoughts is not None:

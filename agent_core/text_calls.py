@@ -767,11 +767,11 @@ def _json_block(text: str, block: re.Match[str]) -> tuple[str, int] | None:
     if text[at : at + 1] != "{":
         return None
     try:
-        _, length = json.JSONDecoder().raw_decode(text[at:])
+        _, end = json.JSONDecoder().raw_decode(text, at)  # no copy of the rest of the text per block
     except (ValueError, RecursionError):
         return None
-    closing = re.compile(rf"\s*(?:</{re.escape(block.group(1))}>|\Z)", re.I).match(text, at + length)
-    return (text[at : at + length], closing.end()) if closing else None
+    closing = re.compile(rf"\s*(?:</{re.escape(block.group(1))}>|\Z)", re.I).match(text, end)
+    return (text[at:end], closing.end()) if closing else None
 
 
 def _whole_json(
@@ -820,6 +820,9 @@ def flat_call_reply(text: str, tools: Mapping[str, PromptMessageTool | None]) ->
     return bool(flat_call(decode_json(body), tools))
 
 
+_NEXT_OBJECT = re.compile(r"\s*[;,]?\s*(?=\{)")
+
+
 def _semicolon_calls(body: str) -> tuple[Any, str]:
     """The JSON value ``body`` opens and the text after it; objects joined by ``;`` are a list of
     them (``{"name": "a", ...}; {"name": "b", ...}``: Llama 3.x's parallel calls, as vLLM's
@@ -829,9 +832,9 @@ def _semicolon_calls(body: str) -> tuple[Any, str]:
     decoder = json.JSONDecoder()
     value, end = decoder.raw_decode(body)
     values = [value]
-    while isinstance(value, dict) and (more := re.match(r"\s*[;,]?\s*(?=\{)", body[end:])):
+    while isinstance(value, dict) and (more := _NEXT_OBJECT.match(body, end)):  # no copy of the rest
         try:
-            value, end = decoder.raw_decode(body, end + more.end())
+            value, end = decoder.raw_decode(body, more.end())
         except ValueError:
             break
         values.append(value)
