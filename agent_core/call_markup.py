@@ -251,7 +251,8 @@ def _read_invoke(block: str) -> list[Call]:
         if "<parameter" not in inner and isinstance(value := element_value(inner), dict):
             calls.append((name.strip(), value))
             continue
-        for key, attributes, value in _PARAMETER.findall(inner):
+        # no parameter ends past the last </parameter>: one never closed is not read again to the end
+        for key, attributes, value in _PARAMETER.findall(inner, 0, inner.rfind("</parameter>") + len("</parameter>")):
             marked = re.search(r"string=\s*[\"'](true|false)[\"']", attributes)
             if marked and marked.group(1) == "true":
                 arguments[key] = value
@@ -436,14 +437,17 @@ def _read_python_tag(block: str) -> list[Call]:
     return python_tag_calls(block)[0]
 
 
-def python_tag_calls(block: str) -> tuple[list[Call], int]:
+def python_tag_calls(block: str, tokens: list[int] | None = None) -> tuple[list[Call], int]:
     """``(calls, end)``: the calls of ``block`` (which starts with ``<|python_tag|>``:
     ``_read_python_tag``) and the index in ``block`` just past the last call object, or
-    ``([], 0)`` when a token is followed by anything but call objects."""
+    ``([], 0)`` when a token is followed by anything but call objects. ``tokens``, when given,
+    gets where each token read starts: read from any of them, ``block`` ends the same way."""
     calls: list[Call] = []
     decoder = json.JSONDecoder()
     at = 0
     while block.startswith(_PYTHON_TAG, at):
+        if tokens is not None:
+            tokens.append(at)
         at = _SPACE.match(block, at + len(_PYTHON_TAG)).end()
         if block[at : at + 1] != "{":
             return [], 0
@@ -1154,6 +1158,7 @@ class CallMarkup:
         self._quote = CodeQuote()  # the text passed on so far: is a code span or block open?
         self._unread: list[str] = []  # text passed on that _quote has not read yet (_passed)
         self._recent = ""  # the last characters passed on (``_closes_tag``)
+        self._no_python_calls: set[int] = set()  # <|python_tag|> read as no call, by its distance to the end
 
     @property
     def ended(self) -> bool:
@@ -1562,7 +1567,12 @@ class CallMarkup:
         read again as any text is (a sentence after the call is the answer's, another family's
         markup acted on); no call (Llama's code interpreter, a JSON example): the token passed on
         as text and what follows it read again."""
-        calls, end = python_tag_calls(text)
+        # a token read before as part of calls that ended in no call reads so again (the text
+        # is held to its end: read from the end, it is the same place), not once for each token
+        tokens: list[int] = []
+        calls, end = ([], 0) if len(text) in self._no_python_calls else python_tag_calls(text, tokens)
+        if not calls:
+            self._no_python_calls.update(len(text) - at for at in tokens)
         if calls:
             out.append("".join(_tool_call(name, arguments) for name, arguments in calls))
             self._recent = ""  # no tag of the text passed on is open

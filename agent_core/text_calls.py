@@ -821,6 +821,7 @@ def flat_call_reply(text: str, tools: Mapping[str, PromptMessageTool | None]) ->
 
 
 _NEXT_OBJECT = re.compile(r"\s*[;,]?\s*(?=\{)")
+_BLANK_TO_END = re.compile(r"\s*\Z")
 
 
 def _semicolon_calls(body: str) -> tuple[Any, str]:
@@ -829,16 +830,25 @@ def _semicolon_calls(body: str) -> tuple[Any, str]:
     ``llama3_json`` tool parser reads them), so are objects joined by a comma or whitespace only
     (llama3.1 via Ollama writing two calls one after the other: sgomez/ollama-ai-provider PR #11).
     Raises ``ValueError`` when no value opens it."""
+    values, _, end = _object_run(body, 0)
+    return (values if len(values) > 1 else values[0]), body[end:].strip()
+
+
+def _object_run(text: str, at: int) -> tuple[list[Any], list[int], int]:
+    """The JSON value at ``text[at]`` and the objects joined to it (``_semicolon_calls``): their
+    values, where each starts and where the last ends. Raises ``ValueError`` when no value opens
+    there."""
     decoder = json.JSONDecoder()
-    value, end = decoder.raw_decode(body)
-    values = [value]
-    while isinstance(value, dict) and (more := _NEXT_OBJECT.match(body, end)):  # no copy of the rest
+    value, end = decoder.raw_decode(text, at)
+    values, starts = [value], [at]
+    while isinstance(value, dict) and (more := _NEXT_OBJECT.match(text, end)):  # no copy of the rest
         try:
-            value, end = decoder.raw_decode(body, more.end())
+            value, end = decoder.raw_decode(text, more.end())
         except ValueError:
             break
         values.append(value)
-    return (values if len(values) > 1 else values[0]), body[end:].strip()
+        starts.append(more.end())
+    return values, starts, end
 
 
 FUNCTOOLS: Final = "functools["
@@ -1266,18 +1276,25 @@ def _json_after_text(
         calls = _known_calls(interpret(value, strict=True), known) if _is_envelope(value) else None
         if calls:
             return calls, text[:listed] + "\n" + text[end:]
+    dead: set[int] = set()  # where objects start whose run of objects reads as no calls from them on
     for line in _LINE_OBJECT.finditer(text):
         head = _HEAD.match(text, line.end())  # as the answer gate holds it: a name key naming a tool
         if head is None or _key_form(head.group(1)) not in _NAME_KEYS or head.group(2) not in known:
             continue  # (and no copy of the rest of a long text for each line)
-        if _in_fence(fences, line.start()):
-            continue  # an example in a code block the answer shows
+        if _in_fence(fences, line.start()) or line.end() in dead:
+            continue  # an example in a code block the answer shows; or read already
         try:
-            value, rest = _semicolon_calls(text[line.end() :])
+            values, starts, end = _object_run(text, line.end())
         except (ValueError, RecursionError):
             continue
-        if rest or not _is_envelope(value):
+        if not _BLANK_TO_END.match(text, end):  # text after the run: so it is for every object of it
+            dead.update(starts)
             continue
+        envelopes = [_is_envelope(item) for item in values]
+        if not all(envelopes):  # no run from an object at or before the last that is none reads
+            dead.update(starts[: len(envelopes) - envelopes[::-1].index(False)])
+            continue
+        value = values if len(values) > 1 else values[0]
         calls = _known_calls(interpret(value, strict=True), known)
         if calls:
             return calls, text[: line.start()]
