@@ -1,0 +1,89 @@
+"""A reply of thousands of calls or markup openings, valid or broken, is read in time in
+proportion to its length, by both strategies' turn readers: a run's deadline is only checked
+between chunks, so a reply that takes minutes to read runs past it.
+
+Times are compared with prose of the same size read the same way (never absolute), best of two."""
+
+import time
+
+import pytest
+
+from agent_core.function_calling.turn import read_function_calling_turn
+from agent_core.model_call import ModelChunk
+from agent_core.react.turn import read_react_turn
+from agent_core.tool_calls import fresh_call_ids
+from agent_core.tool_schema import ToolRegistry
+from agent_core.turn import ToolCalls
+from tests.unit.helpers import drain
+from tests.unit.test_real_world_2026 import tool
+
+SIZE = 300_000
+TOOLS = (tool("get_weather", "city"), tool("read_file", "path"))
+CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+PROSE = "Some reasoning about the weather in Paris, and what the user asked for next.\n"
+
+
+def _reply(unit: str, before: str = "") -> str:
+    return (before + unit * (SIZE // len(unit) + 1))[:SIZE]
+
+
+def _read(strategy: str, reply: str):
+    chunks = iter([ModelChunk(text=reply), ModelChunk(finish_reason="stop")])
+    if strategy == "react":
+        return drain(read_react_turn(chunks, ToolRegistry(list(TOOLS)), 1))[1]
+    return drain(read_function_calling_turn(chunks, [t.identity.name for t in TOOLS]))[1]
+
+
+def _reading_time(strategy: str, reply: str) -> float:
+    best = float("inf")
+    for _ in range(2):
+        start = time.perf_counter()
+        _read(strategy, reply)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+# each took 2 to 100 s at this size (120 to over 5,000 times prose; past 60 s at 1 MB); now 2 to 40 times
+SHAPES = {
+    # 4,000 calls in <tool_call> blocks: each made-up call id tried every number before it, and
+    # each block copied the rest of the text
+    "tool_call": (f"<tool_call>{CALL}</tool_call>\n", ""),
+    # Qwen3-Coder's bare <function=...> blocks sent whole
+    "function=": ("<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n", ""),
+    # Claude's <invoke> with a parameter never closed: each one read again to the text's end
+    "invoke never closed": ('<invoke name="get_weather"><parameter name="city">Paris\n', ""),
+    # Llama's <|python_tag|> calls cut at the end: read again from each token
+    "python_tag": ('<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}\n', ""),
+    # call objects a line each after a sentence, cut at the end: read again from each line
+    "json after text": (CALL + "\n", "Let me check.\n"),
+}
+
+
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_reply_of_repeated_call_markup_is_read_within_a_small_multiple_of_prose(shape, strategy):
+    prose = _reading_time(strategy, _reply(PROSE))
+    took = _reading_time(strategy, _reply(*SHAPES[shape]))
+    assert took < 100 * max(prose, 2e-4), (shape, strategy, took, prose)
+
+
+def test_thousands_of_text_calls_keep_their_order_and_get_unique_ids():
+    """What the faster id lookup must not change: every call written is kept, in order, with ids
+    made one after the other."""
+    turn = _read("fc", _reply(f"<tool_call>{CALL}</tool_call>\n"))
+    assert isinstance(turn.decision, ToolCalls)
+    ids = [call.id for call in turn.decision.calls]
+    assert len(ids) == SIZE // len(f"<tool_call>{CALL}</tool_call>\n") and len(set(ids)) == len(ids)
+    assert ids[:2] == ["c00010001", "c00010002"] and ids[-1] == f"c0001{len(ids):04d}"
+
+
+def test_made_call_ids_cost_the_same_each_however_many_came_before():
+    """Each made id tried every number from 1 on: 20,000 ids took 400 times as long as 2,000."""
+    def timed(amount):
+        start = time.perf_counter()
+        fresh_call_ids("c0001", amount, taken={"c00010002"})
+        return time.perf_counter() - start
+
+    few, many = min(timed(2_000) for _ in range(3)), min(timed(20_000) for _ in range(3))
+    assert many < 30 * few, (few, many)
+    assert fresh_call_ids("c0001", 3, taken={"c00010002"}) == ["c00010001", "c00010003", "c00010004"]
