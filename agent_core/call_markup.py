@@ -1158,6 +1158,7 @@ class CallMarkup:
         self._quote = CodeQuote()  # the text passed on so far: is a code span or block open?
         self._unread: list[str] = []  # text passed on that _quote has not read yet (_passed)
         self._recent = ""  # the last characters passed on (``_closes_tag``)
+        self._in_pieces = False  # feeding a long text piece by piece (``_feed_in_pieces``)
         self._no_python_calls: set[int] = set()  # <|python_tag|> read as no call, by its distance to the end
 
     @property
@@ -1170,20 +1171,9 @@ class CallMarkup:
         hold markers is read about ``_PIECE`` characters at a time (as if it had come so: the result
         is the same), giving way between two (``fairness.give_way``): the text held is then never
         much longer than a block, and each marker found does not copy the rest of a text of
-        megabytes (thousands of ``<tool_call>`` blocks sent whole took time in its square)."""
-        if len(text) <= _PIECE or not _may_mark(text):
-            return self._feed(text)
-        out, start = [], 0
-        while start < len(text):
-            cut = _PIECE_END.search(text, start + _PIECE - 1)  # a piece ends where no marker begins
-            end = cut.end() if cut else len(text)
-            out.append(self._feed(text[start:end]))
-            start = end
-            give_way()
-        return "".join(out)
-
-    def _feed(self, text: str) -> str:
-        """``feed`` of one piece."""
+        megabytes (thousands of ``<tool_call>`` blocks sent whole took time in their square)."""
+        if len(text) > _PIECE and not self._in_pieces and _may_mark(text):
+            return self._feed_in_pieces(text)
         if self._ended:
             return ""
         if self._opening is not None or self._bare is not None or self._thoughts is not None:
@@ -1216,6 +1206,21 @@ class CallMarkup:
             self._more.clear()
         self._pending += text
         return self._drain(final=False)
+
+    def _feed_in_pieces(self, text: str) -> str:
+        """``feed`` of a long ``text``, piece by piece (cut after a character that begins no marker)."""
+        out, start = [], 0
+        self._in_pieces = True
+        try:
+            while start < len(text):
+                cut = _PIECE_END.search(text, start + _PIECE - 1)
+                end = cut.end() if cut else len(text)
+                out.append(self.feed(text[start:end]))
+                start = end
+                give_way()
+        finally:
+            self._in_pieces = False
+        return "".join(out)
 
     def finish(self) -> str:
         """Flush: a block still open is read as it stands."""
