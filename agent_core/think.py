@@ -353,6 +353,18 @@ class ThinkSplitter:
             return Split(released.visible, released.reasoning + rest)
         return Split(released.visible + rest, released.reasoning)
 
+    def stopped(self) -> Split:
+        """The reply stopped short (its stream failed, or the run's deadline came): ``finish``
+        for a reply that may go on no further, keeping back what may be reasoning. A reply held
+        because the block may have been opened in the prompt (``opened``) is all reasoning as far
+        as anyone can tell (its ``</think>`` never came): nothing of it is visible. A probed
+        start (``probe``) is the answer's, unless it holds a ``</think>`` (what came before it
+        may be reasoning: none of it is visible)."""
+        if self._opened and (not self._probe or _OPENED_CLOSE in "".join(self._held).lower()):
+            self._opened, self._held, self._tail, self._pending = False, [], "", ""
+            return _NOTHING
+        return self.finish()
+
     def _emit(self, out: list[tuple[str, str]], kind: str, text: str) -> None:
         out.append((kind, text))
         if text:

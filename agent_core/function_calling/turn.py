@@ -51,6 +51,9 @@ special tokens the server left out (gpt-oss: ``to=functions.get_weather``, ggml-
 _AFTER_NAME: Final = frozenset({":", "{", "(", "<"})
 """What follows a tool's name at the start of a reply that writes a call on one line (``<``:
 GLM's ``name<arg_key>``, also mangled, mrwogu/factory-droid-openai#36)."""
+_STOP_HELD: Final = frozenset("{[<`✿|")
+"""Characters a held tail holding one is kept back at a reply that stopped short: call markup,
+a call object or list, a fence may be opening there (``AnswerGate.stopped``)."""
 _ACTION_LABEL = "action"
 _NONBLANK = re.compile(r"\S")
 _GEMMA_LINE_MAX: Final = 2048
@@ -150,6 +153,17 @@ class AnswerGate:
         self._decided = self.streamed = True
         self._buffer = ""
         return self._stream(start)
+
+    def stopped(self) -> str:
+        """The reply stopped short (its stream failed, or the run's deadline came): the text held
+        back that is the answer's own, ``""`` if none. That is a tail of streamed text held only
+        because it might still grow into call markup or a line opening a call, when it holds no
+        character such markup or a call object opens with (``_STOP_HELD``: then it may be a call
+        cut off); never a reply held whole as a call, nor a start not yet told from one."""
+        if not self._decided or any(char in self._buffer for char in _STOP_HELD):
+            return ""
+        held, self._buffer = self._buffer, ""
+        return self._passed(held)
 
     def _looks_like_a_call(self, start: str) -> bool | None:
         """Whether a reply that starts with ``start`` (no leading whitespace) is written as a
@@ -311,26 +325,31 @@ def _read_ahead(
     return text[-SLICE_CHARS:]
 
 
+def _splitter(opened: bool, probe: bool) -> ThinkSplitter:
+    """The think splitter of a reply. ``opened``: the reply may start inside a reasoning block
+    (the model's template opens it in the prompt); else, with ``probe``, its first
+    ``REASONING_PROBE`` characters are held the same way (a self-served model's template may open
+    the block without its name saying so)."""
+    return ThinkSplitter(opened=opened, probe=REASONING_PROBE if probe else 0)
+
+
 def _stream(
     chunks: Iterator[ModelChunk],
     gate: AnswerGate,
     assembler: ToolCallAssembler,
     got: _Collected,
-    opened: bool,
+    splitter: ThinkSplitter,
     recipient_in_prompt: bool = False,
     tools: Mapping[str, PromptMessageTool | None] | None = None,
-    probe: bool = True,
 ) -> Generator[str, None, None]:
-    """Feed every chunk through the think splitter and the answer gate; yield streamable text.
-    ``opened``: the reply may start inside a reasoning block (``ThinkSplitter``), held until it
-    closes, until reasoning comes apart from the content (so none is inline), or to the end;
-    else, with ``probe``, its first ``REASONING_PROBE`` characters are held the same way (a
-    self-served model's template may open the block without its name saying so).
+    """Feed every chunk through the think ``splitter`` and the answer gate; yield streamable text.
+    A reply held by the splitter (it may start inside a reasoning block: ``_splitter``) is held
+    until the block closes, until reasoning comes apart from the content (so none is inline), or
+    to the end.
     ``recipient_in_prompt``: a Functionary model's bare ``all`` line at the start is dropped
     (``CallMarkup``). ``tools``: the tools by name, each to its declaration or None: a call
     written as an element named after one (``<read_file>...</read_file>``) is read as a call
     (``CallMarkup``), held from its tag on like any call markup."""
-    splitter = ThinkSplitter(opened=opened, probe=REASONING_PROBE if probe else 0)
     markup = CallMarkup(recipient_in_prompt=recipient_in_prompt, tools=tools)
     visible: list[str] = []
     reasoning: list[str] = []
@@ -374,6 +393,27 @@ def _stream(
     got.text, got.reasoning = "".join(visible), clean_reasoning("".join(reasoning))
 
 
+def _stream_or_stop(
+    chunks: Iterator[ModelChunk],
+    gate: AnswerGate,
+    assembler: ToolCallAssembler,
+    got: _Collected,
+    splitter: ThinkSplitter,
+    recipient_in_prompt: bool,
+    tools: Mapping[str, PromptMessageTool | None],
+) -> Generator[str, None, None]:
+    """``_stream``; when the chunks raise (the model plugin failed, or the run's deadline came),
+    the answer text held back so far is yielded before the error goes on: what the splitter held
+    that is visible (``ThinkSplitter.stopped``), read through the gate, and the gate's held tail
+    that is no call (``AnswerGate.stopped``)."""
+    try:
+        yield from _stream(chunks, gate, assembler, got, splitter, recipient_in_prompt, tools)
+    except Exception:
+        if out := gate.feed(splitter.stopped().visible) + gate.stopped():
+            yield out
+        raise
+
+
 def read_function_calling_turn(
     chunks: Iterator[ModelChunk],
     tools: Sequence[PromptMessageTool | str],
@@ -402,12 +442,16 @@ def read_function_calling_turn(
     ``reasoning_probe``: a model not known to open the block may still (a self-served one:
     ``RunState.reasoning_may_open_unannounced``), so the reply's first ``REASONING_PROBE``
     characters are held to look for a bare ``</think>`` (streaming starts after them).
+    When the chunks raise (the model plugin failed, or the run's deadline came), the answer text
+    held so far is yielded before the error goes on (``_stream_or_stop``): never text that may
+    be reasoning or a call.
     """
     prefix = round_id_prefix(round_index)
     names = [getattr(tool, "name", tool) for tool in tools]
     gate, assembler, got = AnswerGate(names), ToolCallAssembler(id_prefix=prefix), _Collected()
     declared = {name: (None if isinstance(tool, str) else tool) for name, tool in zip(names, tools, strict=True)}
-    yield from _stream(chunks, gate, assembler, got, reasoning_opened, recipient_in_prompt, declared, reasoning_probe)
+    splitter = _splitter(reasoning_opened, reasoning_probe)
+    yield from _stream_or_stop(chunks, gate, assembler, got, splitter, recipient_in_prompt, declared)
     text = got.text
     assembled = assembler.finish(got.finish_reason, taken=taken_ids)
     turn = dict(

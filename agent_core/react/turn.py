@@ -132,6 +132,22 @@ def _stream(chunks: Iterator[ModelChunk], parser: ReactStreamParser, got: _Colle
             got.finish_reason = chunk.finish_reason
 
 
+def _stopped(parser: ReactStreamParser, got: _Collected, registry: ToolRegistry, round_index: int) -> str:
+    """The answer text a reply that stopped short (its stream failed, or the run's deadline
+    came) held back, ``""`` if none: the reply read as if cut there (``finish(cut=True)``: a
+    reply held for a reasoning block opened in the prompt is reasoning), its final-answer text
+    not shown yet (unlabelled text included), when the reply is an answer: no action, not ended
+    inside a construct, no call markup in its answer (``revised``), no call written as text
+    (``_name_line_calls``)."""
+    ending = parser.finish(cut=True)
+    parsed = parser.result()
+    if parsed.actions or parsed.ended_inside or parser.revised:
+        return ""
+    if not got.answer_shown and _name_line_calls(parsed, registry, round_index):
+        return ""
+    return "".join(event.text for event in ending if isinstance(event, AnswerDelta))
+
+
 def read_react_turn(
     chunks: Iterator[ModelChunk],
     registry: ToolRegistry,
@@ -155,7 +171,12 @@ def read_react_turn(
         tool_names={tool.name: tool for tool in registry.prompt_tools()},
     )
     got = _Collected()
-    yield from _stream(chunks, parser, got)
+    try:
+        yield from _stream(chunks, parser, got)
+    except Exception:  # the stream failed or the run's deadline came: the answer it held first
+        if out := _stopped(parser, got, registry, round_index):
+            yield out
+        raise
     usages, reasoning, finish_reason, reply = got.usages, got.reasoning, got.finish_reason, got.reply
     cut = (finish_reason or "").lower() in LENGTH_FINISH_REASONS
     ending = parser.finish(cut=cut)

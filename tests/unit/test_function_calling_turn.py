@@ -340,3 +340,42 @@ def test_a_call_list_opened_with_a_line_break_after_its_bracket_is_held_like_one
     streamed, turn = drain(read_function_calling_turn(iter(chunks), ["get_time"]))
     assert [call.name for call in turn.decision.calls] == ["get_time"]
     assert streamed.strip() == "Hi"
+
+
+def failing(pieces):
+    """Model chunks of ``pieces``, then the stream fails."""
+    yield from (ModelChunk(text=piece) for piece in pieces)
+    raise ConnectionError("connection reset by peer")
+
+
+def shown_before_failure(reader):
+    """The text a turn reader yielded before the error its chunks raised came through."""
+    streamed = []
+    with pytest.raises(ConnectionError):
+        while True:
+            streamed.append(next(reader))
+    return "".join(streamed)
+
+
+def test_a_probed_start_is_shown_when_the_stream_fails_within_it():
+    """A self-served model's first 256 characters are held to look for a bare </think>: a stream
+    failing within them lost the answer text it had written."""
+    reader = read_function_calling_turn(failing(["The warranty ", "covers two years of"]), ["get_weather"])
+    assert shown_before_failure(reader) == "The warranty covers two years of"
+
+
+def test_a_reply_held_as_maybe_reasoning_or_a_call_is_not_shown_when_the_stream_fails():
+    opened = read_function_calling_turn(failing(["Okay, the user wants", " the weather."]), ["get_weather"],
+                                        reasoning_opened=True)
+    assert shown_before_failure(opened) == "", "no </think> came: it may all be reasoning"
+    probed_tag = read_function_calling_turn(failing(["I'm thinking.</think>", "\n"]), ["get_weather"])
+    assert shown_before_failure(probed_tag) == ""
+    call = read_function_calling_turn(failing(['{"name": "get_weather", "argu']), ["get_weather"])
+    assert shown_before_failure(call) == ""
+    line = read_function_calling_turn(failing(["Let me check.\n", '{"na']), ["get_weather"], reasoning_probe=False)
+    assert shown_before_failure(line) == "Let me check.\n", "a line that may open a call stays held"
+
+
+def test_a_tail_held_only_as_a_possible_label_is_shown_when_the_stream_fails():
+    reader = read_function_calling_turn(failing(["It rains.\nAct"]), ["get_weather"], reasoning_probe=False)
+    assert shown_before_failure(reader) == "It rains.\nAct"

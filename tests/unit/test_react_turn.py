@@ -2,6 +2,8 @@
 
 import time
 
+import pytest
+
 from agent_core.model_call import ModelChunk
 from agent_core.react import turn as turn_module
 from agent_core.react.turn import read_react_turn
@@ -63,3 +65,35 @@ def test_a_labelled_final_answer_ending_in_a_call_list_stays_the_answer_it_was_s
         streamed, turn = read("react", Case(weather, 'Here is the call: [get_weather(city="Paris")]'), size)
         assert isinstance(turn.decision, ToolCalls) and streamed == ""
         assert [(c.name, c.arguments) for c in turn.decision.calls] == [("get_weather", {"city": "Paris"})]
+
+
+def failing(pieces):
+    """Model chunks of ``pieces``, then the stream fails."""
+    yield from (ModelChunk(text=piece) for piece in pieces)
+    raise ConnectionError("connection reset by peer")
+
+
+def shown_before_failure(reader):
+    """The text a turn reader yielded before the error its chunks raised came through."""
+    streamed = []
+    with pytest.raises(ConnectionError):
+        while True:
+            streamed.append(next(reader))
+    return "".join(streamed)
+
+
+def test_an_unlabelled_reply_is_shown_when_the_stream_fails():
+    """Unlabelled text is held to the reply's end (it may still become a Thought): a stream
+    failing mid-reply lost it."""
+    reader = read_react_turn(failing(["The warranty ", "covers two years of"]), ToolRegistry(None), 1)
+    assert shown_before_failure(reader) == "The warranty covers two years of"
+
+
+def test_a_thought_an_action_or_unclosed_reasoning_is_not_shown_when_the_stream_fails():
+    registry = ToolRegistry(None)
+    for pieces, opened in ((["Thought: I should look this up."], False),
+                           (["Thought: look.\nAction: lookup\nAction Input: {\"q\": \"pa"], False),
+                           (['Thought: look.\nAction:\n```json\n{"action": "lookup", "action_input": {"q": "x"}}\n```\n'], False),
+                           (["Okay, the user wants the weather."], True)):
+        reader = read_react_turn(failing(pieces), registry, 1, reasoning_opened=opened)
+        assert shown_before_failure(reader) == "", pieces
