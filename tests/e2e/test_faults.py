@@ -82,6 +82,32 @@ def test_model_stream_failing_mid_answer_keeps_the_streamed_text_and_says_why(ru
     assert thought.status == "error" and "connection reset by peer" in thought.error
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_model_stream_failing_in_a_held_reply_shows_its_answer_text_before_the_error(run, strategy):
+    """Text held before it streams (a self-served model's first 256 characters, looked at for a
+    bare </think>; a ReAct reply with no label, held to its end) was lost when the stream failed:
+    the user got only the error."""
+    partial = "The warranty covers two years of"
+    model = {"provider": "langgenius/ollama/ollama", "model": "llama3.1:8b"}
+    result = run([{"text": partial, "split": 5, "error": "connection reset by peer"}], strategy=strategy, model=model)
+    assert not result.ok
+    assert "connection reset by peer" in result.error_text
+    assert result.text == partial
+    assert_no_open_logs(result)
+
+
+def test_model_stream_failing_in_a_reply_held_as_reasoning_or_a_call_shows_none_of_it(run):
+    """What may be reasoning (no </think> came in a reply whose template opened the block) or a
+    call is never shown, also when the stream fails."""
+    reasoning = run([{"text": "Okay, the user asks about the warranty", "split": 5, "error": "upstream 502"}],
+                    model={"model": "deepseek-r1:14b", "provider": "langgenius/ollama/ollama"})
+    assert not reasoning.ok and reasoning.text == ""
+    markup = run([{"text": 'Let me check.\n<tool_call>{"name": "echo", "argu', "split": 6, "error": "upstream 502"}],
+                 tools=[echo_tool()], model={"provider": "langgenius/ollama/ollama"})
+    assert not markup.ok and markup.text == "Let me check.\n"
+    assert markup.tool_requests == []
+
+
 def test_model_stream_failing_inside_a_tool_call_runs_no_half_call(run):
     chunks = [{"content": "Let me check. "},
               {"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "echo", "arguments": '{"val'}}]}]

@@ -80,6 +80,33 @@ def test_a_reply_streaming_past_the_deadline_ends_with_what_was_shown_and_a_noti
     assert result.text.endswith(prompts.STOPPED_MID_REPLY_AT_TIME_LIMIT.format(seconds=10))
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_held_reply_streaming_past_the_deadline_shows_its_text_before_the_notice(plugin, strategy):
+    """A self-served model's first 256 characters are held (looked at for a bare </think>), a
+    ReAct reply with no label to its end: cut at the deadline within them, the user got only the
+    notice."""
+    from local_runner import Scenario, ScriptedBackend, run_scenario
+    from local_runner.scenario import ModelSettings
+    from local_runner.tools import ToolBox
+
+    class Paced(ScriptedBackend):
+        def invoke_llm(self, request):
+            for number, chunk in enumerate(super().invoke_llm(request)):
+                if number:
+                    time.sleep(0.25)
+                yield chunk
+
+    backend = Paced([{"text": "word " * 60, "split": 2}])  # 150 chunks, 37 s: the deadline comes within 256 characters
+    model = ModelSettings(model="llama3.1:8b", provider="langgenius/ollama/ollama")
+    scenario = Scenario(query="q", strategy=strategy, params={"run_timeout": 10}, model=model)
+    result = run_scenario(scenario, backend, ToolBox([]), plugin=plugin, timeout=30)
+    assert result.ok and result.unfinished_logs() == []
+    notice = prompts.STOPPED_MID_REPLY_AT_TIME_LIMIT.format(seconds=10)
+    shown, _, _ = result.text.rpartition(notice)
+    assert shown.startswith("word word") and len(shown) < 256
+    assert result.text.endswith(notice)
+
+
 def test_calls_waiting_for_a_free_place_do_not_run_past_the_deadline_either(run):
     """Ten hanging calls, eight at a time: the two that wait still end by the deadline."""
     calls = [{"id": f"c{n}", "name": "lookup", "arguments": {"value": str(n)}} for n in range(10)]
