@@ -126,7 +126,7 @@ import re
 import unicodedata
 import urllib.parse
 import uuid
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -1637,6 +1637,18 @@ class _Layout:
         return starts[at] + position - offsets[at]
 
 
+def _normal_forms(secrets: Iterable[object]) -> list[object]:
+    """``secrets`` with, after each that is not ASCII, its NFC and NFD forms where they differ
+    from it (a tool may write ``é`` decomposed, as ``e`` and U+0301, or composed): each is a
+    secret, with all its forms. An ASCII secret is its own normal form (one test, no copy)."""
+    out: list[object] = []
+    for secret in secrets:
+        out.append(secret)
+        if isinstance(secret, str) and not secret.isascii():
+            out += [n for n in dict.fromkeys(unicodedata.normalize(f, secret) for f in ("NFC", "NFD")) if n != secret]
+    return out
+
+
 class _Secrets:
     """The secret values of a call and what hides them: ``redact`` replaces every occurrence by
     ``[REDACTED]``, whatever whitespace stands between its words (a tool or an error message
@@ -1650,7 +1662,7 @@ class _Secrets:
 
     def __init__(self, secrets: Collection[str]) -> None:
         variants: set[str] = set()
-        for secret in secrets or ():
+        for secret in _normal_forms(secrets or ()):
             if not isinstance(secret, str) or len(secret.strip()) < MIN_SECRET_LENGTH:
                 continue
             quoted = {urllib.parse.quote(secret, safe=""), urllib.parse.quote(secret), urllib.parse.quote_plus(secret)}

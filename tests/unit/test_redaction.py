@@ -8,6 +8,7 @@ import logging
 import random
 import re
 import time
+import unicodedata
 import urllib.parse
 
 import pytest
@@ -15,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_core import prompts
-from agent_core.observation import FULL_TEXT_MAX_CHARS, ObservationCollector, redactor
+from agent_core.observation import FULL_TEXT_MAX_CHARS, ObservationCollector, _normal_forms, redactor
 from agent_core.params import StrategyParams
 
 SECRET = "sk-CANARY-7f3a91b2c4"
@@ -48,6 +49,27 @@ def test_a_secret_reflowed_by_whitespace_normalisation_is_still_redacted():
     secret = "pass\tword-for-the-crm"
     outcome, _ = collect(error=RuntimeError("auth with pass word-for-the-crm\nfailed"), secrets=(secret,))
     assert "word-for-the-crm" not in outcome.observation
+
+
+@pytest.mark.parametrize("written", ["NFC", "NFD"])
+@pytest.mark.parametrize("given", ["NFC", "NFD"])
+def test_a_non_ascii_secret_is_hidden_in_either_unicode_normalisation(given, written):
+    """A tool wrote back a password with "é" decomposed (macOS file names, some JSON encoders),
+    the node's value had it composed, or the other way round: it reached the model as written."""
+    secret = "Clé-Sécrète-2024"
+    output = f"logged in as admin with {unicodedata.normalize(written, secret)}"
+    outcome, _ = collect(text(output), text(json.dumps({"password": unicodedata.normalize(written, secret)})),
+                         secrets=(unicodedata.normalize(given, secret),))
+    assert "Sécrète" not in unicodedata.normalize("NFC", outcome.full_text)
+    assert outcome.full_text.count("[REDACTED]") == 2, "as written and JSON-escaped (\\u0301)"
+    assert "logged in as admin with" in outcome.observation
+
+
+def test_an_ascii_secret_has_no_other_unicode_form_to_look_for():
+    """Its NFC and NFD forms are itself: the forms looked for, and their cost, are unchanged."""
+    assert _normal_forms([SECRET]) == [SECRET]
+    composed = "Clé-Sécrète-2024"
+    assert _normal_forms([composed]) == [composed, unicodedata.normalize("NFD", composed)]
 
 
 def test_url_encoded_secret_in_a_link_withholds_the_link():
