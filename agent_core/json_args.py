@@ -419,6 +419,39 @@ def _describe(error: Exception) -> str:
     return type(error).__name__
 
 
+_WINDOW = 4096
+"""Characters ``raw_decode_at`` decodes at first (doubled until the value or its error is sure)."""
+_ERROR_REACH = 64
+"""How far past an error the decoder may have wanted to look (a literal, an escape, a number)."""
+_DECODER = json.JSONDecoder()
+
+
+def raw_decode_at(text: str, at: int) -> tuple[Any, int]:
+    """``json.JSONDecoder().raw_decode(text, at)``: the JSON value at ``text[at]`` and where it
+    ends, in time in proportion to the value, not to ``at``. The standard decoder's error counts
+    the lines of ``text`` up to the error (``JSONDecodeError.lineno``), so reading thousands of
+    broken values in a long text took time in its square. The value is decoded from windows of
+    ``text`` (4 KB, doubled) until it closes inside one or fails where a longer window could
+    not change (not an unterminated string, not at the window's end).
+
+    Raises ``ValueError`` (a ``JSONDecodeError`` whose ``pos`` is in ``text``, its line and
+    column counted from ``at``) where ``raw_decode`` would, and ``RecursionError``."""
+    size = _WINDOW
+    while True:
+        window = text[at : at + size]
+        whole = at + size >= len(text)
+        try:
+            value, end = _DECODER.raw_decode(window)
+        except json.JSONDecodeError as error:
+            if whole or (error.pos + _ERROR_REACH < len(window) and not error.msg.startswith("Unterminated string")):
+                error.pos, error.doc = at + error.pos, text
+                raise error from None
+        else:  # a container closed by its bracket ends there in any longer text too
+            if whole or (window[:1] in "{[" and window[:1] and end < len(window)):
+                return value, at + end
+        size *= 2
+
+
 def split_concatenated(text: str) -> list[Any] | None:
     """Split JSON objects written one after another into a list.
 
@@ -428,7 +461,6 @@ def split_concatenated(text: str) -> list[Any] | None:
     only by whitespace: a single object, a truncated tail or anything between
     the objects means "not a clean concatenation".
     """
-    decoder = json.JSONDecoder()
     objects: list[Any] = []
     position, end = 0, len(text)
     while True:
@@ -439,7 +471,7 @@ def split_concatenated(text: str) -> list[Any] | None:
         if text[position] != "{":
             return None
         try:
-            value, position = decoder.raw_decode(text, position)
+            value, position = raw_decode_at(text, position)
         except (ValueError, RecursionError):
             return None
         objects.append(without_lone_surrogates(value))

@@ -43,6 +43,7 @@ from agent_core.json_args import (
     ArgumentsError,
     decode_arguments,
     loads_lenient,
+    raw_decode_at,
     strip_noise,
     with_closers,
 )
@@ -403,12 +404,11 @@ def json_objects_in_a_row(text: str) -> list[Any]:
     ``,`` (``{call}\n{call}``: Hermes-style models put parallel calls in one ``<tool_call>``
     block so, as ReAct models put several JSON actions in a row); ``[]`` when ``text`` is
     anything else (one object, text around them, a value cut short)."""
-    decoder = json.JSONDecoder()
     objects: list[Any] = []
     at = 0
     while at < len(text):
         try:
-            value, at = decoder.raw_decode(text, at)
+            value, at = raw_decode_at(text, at)
         except (ValueError, RecursionError):
             return []
         if not isinstance(value, dict):
@@ -767,7 +767,7 @@ def _json_block(text: str, block: re.Match[str]) -> tuple[str, int] | None:
     if text[at : at + 1] != "{":
         return None
     try:
-        _, end = json.JSONDecoder().raw_decode(text, at)  # no copy of the rest of the text per block
+        _, end = raw_decode_at(text, at)  # no copy of the rest of the text per block
     except (ValueError, RecursionError):
         return None
     closing = re.compile(rf"\s*(?:</{re.escape(block.group(1))}>|\Z)", re.I).match(text, end)
@@ -838,12 +838,11 @@ def _object_run(text: str, at: int) -> tuple[list[Any], list[int], int]:
     """The JSON value at ``text[at]`` and the objects joined to it (``_semicolon_calls``): their
     values, where each starts and where the last ends. Raises ``ValueError`` when no value opens
     there."""
-    decoder = json.JSONDecoder()
-    value, end = decoder.raw_decode(text, at)
+    value, end = raw_decode_at(text, at)
     values, starts = [value], [at]
     while isinstance(value, dict) and (more := _NEXT_OBJECT.match(text, end)):  # no copy of the rest
         try:
-            value, end = decoder.raw_decode(text, more.end())
+            value, end = raw_decode_at(text, more.end())
         except ValueError:
             break
         values.append(value)
@@ -1141,12 +1140,11 @@ def _action_blocks(
     found: list[tuple[str, dict[str, Any]]] = []
     kept: list[str] = []
     position = 0
-    decoder = json.JSONDecoder()
     for label in _ACTION_LABEL.finditer(text):
         if label.start() < position or text[label.end() : label.end() + 1] not in ("{", "["):
             continue
         try:
-            value, end = decoder.raw_decode(text, label.end())
+            value, end = raw_decode_at(text, label.end())
         except (ValueError, RecursionError):
             continue
         calls = _known_calls(interpret(value, strict=False), known)
@@ -1179,7 +1177,6 @@ def _wrapped_json(
     found: list[tuple[str, dict[str, Any]]] = []
     kept: list[str] = []
     position = 0
-    decoder = json.JSONDecoder()
     fences = _fence_lines(text)
     for opened in _WRAPPED_OPEN.finditer(text):
         if opened.start() < position or _in_fence(fences, opened.start()):
@@ -1187,7 +1184,7 @@ def _wrapped_json(
         if opened.group(1) and text[: opened.start()].strip():
             continue  # a fenced block after text: an example, unless it is the whole reply (below)
         try:
-            value, end = decoder.raw_decode(text, opened.end())
+            value, end = raw_decode_at(text, opened.end())
         except (ValueError, RecursionError):
             continue
         closing = re.compile(rf"\s*</{opened.group(2)}>" + (r"(?:\s*```)?" if opened.group(1) else ""), re.I)
@@ -1270,7 +1267,7 @@ def _json_after_text(
     fences = _fence_lines(text)
     if listed > 0 and not _in_fence(fences, listed) and text.count("`", text.rfind("\n", 0, listed) + 1, listed) % 2 == 0:
         try:
-            value, end = json.JSONDecoder().raw_decode(text, listed + len(FUNCTOOLS) - 1)
+            value, end = raw_decode_at(text, listed + len(FUNCTOOLS) - 1)
         except (ValueError, RecursionError):
             value = None
         calls = _known_calls(interpret(value, strict=True), known) if _is_envelope(value) else None

@@ -97,7 +97,7 @@ from enum import Enum
 from typing import Any, Final, NamedTuple
 
 from agent_core.call_markup import CallMarkup, CodeQuote
-from agent_core.json_args import surrogates_replaced, with_closers
+from agent_core.json_args import raw_decode_at, surrogates_replaced, with_closers
 from agent_core.prompts import (
     PROBLEM_EMPTY,
     PROBLEM_EMPTY_ANSWER,
@@ -691,6 +691,10 @@ _WHITESPACE = re.compile(r"\s*")
 _CALL_JOINT = re.compile(r"[ \t]*(?:[,;][ \t]*)?")
 """What may join a call object to the next one on its line: spaces, then at most one ``,`` or ``;``."""
 _STRICT_JSON: Final = json.JSONDecoder()
+_JSON_WINDOW: Final = 4096
+"""Characters of the buffer ``_whole_json_end`` decodes at first: a value that fails to decode
+raises an error that counts every line before it, so thousands of broken values in a long
+buffer took time in its square."""
 _UNDECODED: Final = object()
 
 
@@ -1557,10 +1561,17 @@ class ReactStreamParser:
         object (``[`` then ``{``); one that does not is left to ``_s_json``, which gives it up.
         """
         buf = self._buf
+        window = buf[start : start + _JSON_WINDOW]  # the decoder's error counts the lines before it
         try:
-            value, end = _STRICT_JSON.raw_decode(buf, start)
+            value, end = _STRICT_JSON.raw_decode(window)
+            end += start
         except (ValueError, RecursionError):
-            return None
+            if len(window) < _JSON_WINDOW:
+                return None
+            try:  # a longer value: read on, still not from the buffer's start
+                value, end = raw_decode_at(buf, start)
+            except (ValueError, RecursionError):
+                return None
         if self._purpose != "candidate":
             return end, value
         first = _WHITESPACE.match(buf, start + 1).end()

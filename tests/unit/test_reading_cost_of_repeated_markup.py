@@ -87,3 +87,23 @@ def test_made_call_ids_cost_the_same_each_however_many_came_before():
     few, many = min(timed(2_000) for _ in range(3)), min(timed(20_000) for _ in range(3))
     assert many < 30 * few, (few, many)
     assert fresh_call_ids("c0001", 3, taken={"c00010002"}) == ["c00010001", "c00010003", "c00010004"]
+
+
+# a JSON value that does not decode at a point far into a long text: the decoder's error counted
+# every line before it, so thousands of them took time in the square of the text (3 to 9 s at 1 MB;
+# at this size 70 to 140 times prose on main, now 5 to 30 times)
+BROKEN_AFTER_LONG_TEXT = {
+    # call objects cut at the end of each line, read as calls after a sentence (text_calls)
+    "call objects cut": ("fc", '{"name": "get_weather", "arguments": {"city": "Par\n'),
+    # a [TOOL_CALL] object never closed, again and again (the ReAct parser's strict JSON path)
+    "[TOOL_CALL] never closed": ("react", '[TOOL_CALL] {"tool": "get_weather", \n'),
+}
+
+
+@pytest.mark.parametrize("shape", BROKEN_AFTER_LONG_TEXT)
+def test_json_that_fails_to_decode_far_into_a_reply_costs_no_more_there(shape):
+    strategy, unit = BROKEN_AFTER_LONG_TEXT[shape]
+    size = 1_000_000
+    prose = _reading_time(strategy, (PROSE * (size // len(PROSE) + 1))[:size])
+    took = _reading_time(strategy, (unit * (size // len(unit) + 1))[:size])
+    assert took < 40 * max(prose, 2e-4), (shape, strategy, took, prose)
