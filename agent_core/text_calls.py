@@ -680,6 +680,7 @@ BARE_NAME = re.compile(r"[^\W\d][\w.\-]{0,127}")
 """A tool name written alone (``list_files``): where a call is expected, the call without input."""
 _TOOL_CALL_BLOCK = re.compile(r"<(tool_call|tool_code)>\s*(.*?)\s*(?:</\1>|\Z)", re.S | re.I)
 """A call in ``<tool_call>`` (Hermes, Qwen) or ``<tool_code>`` (Qwen3.6 quantised, 1CatAI/1Cat-vLLM#26)."""
+_TOOL_CALL_OPEN = re.compile(r"<(?:tool_call|tool_code)>", re.I)
 _ACTION_LABEL = re.compile(r"(?im)^[ \t#*>]*Action[ \t*]*[:：][ \t*]*(?:\r?\n)?[ \t]*(?:```[\w-]*[ \t]*\r?\n)?")
 HARMONY_RECIPIENT: Final = "to=functions."
 """gpt-oss's call header (``to=functions.NAME``), in the text when the server left out its tokens."""
@@ -741,7 +742,8 @@ def _tool_call_blocks(
     found: list[tuple[str, dict[str, Any]]] = []
     kept: list[str] = []
     position = 0
-    while block := _TOOL_CALL_BLOCK.search(text, position):
+    while opened := _TOOL_CALL_OPEN.search(text, position):  # the opening tag first, then its block
+        block = _TOOL_CALL_BLOCK.match(text, opened.start())
         start, body, end = block.start(), block.group(2), block.end()
         if whole := _json_block(text, block):
             body, end = whole

@@ -99,6 +99,38 @@ def partial_action_call(text: str, line_start: bool) -> int:
     return 0 if found is None else min(len(found.group()) - 1, len(text))
 
 
+_FENCE_OPEN_LINE = re.compile(r"```+[\w+.#-]*[ \t]*\r?\n\s*")
+_FENCE_OPEN_LINE_START = re.compile(r"`+(?:[\w+.#-]+[ \t]*\r?|[ \t]+\r?|\r)?")
+_FENCE_INDENT = re.compile(r"[ \t]*`")
+_BLOCK_TAGS: Final = ("<tool_call>", "<tool_code>")
+_FENCE_HEAD_MAX: Final = 240
+"""How long a fence line and the blank lines after it are held while its first content line may
+still open a call (characters)."""
+
+
+def fenced_markup_head(line: str) -> bool | None:
+    """Whether a line that starts with ``line`` opens a fence (any language) whose first content
+    line opens ``<tool_call>``/``<tool_code>`` or an ``Action:`` call (``_ACTION_CALL``): the
+    gate holds such markup wherever it stands, and, when it ends the reply, runs it, so the fence
+    line above it is held too, or the user reads an answer cut inside an unclosed fence before
+    the call runs. True, False, or None while it cannot be told yet (at most
+    ``_FENCE_HEAD_MAX`` characters)."""
+    opening = _FENCE_OPEN_LINE.match(line)
+    if opening is None:
+        return None if len(line) < _FENCE_HEAD_MAX and _FENCE_OPEN_LINE_START.fullmatch(line) else False
+    rest = line[opening.end() :]
+    if not rest:
+        return None if len(line) < _FENCE_HEAD_MAX else False
+    if rest[0] not in "<aA#*>":  # neither a tag nor an Action: label (after markdown) opens here
+        return False
+    low = rest[:11].lower()
+    if any(tag.startswith(low) for tag in _BLOCK_TAGS):
+        return True if len(low) == 11 else None
+    if _ACTION_CALL.match(rest):
+        return True
+    return None if len(line) < _FENCE_HEAD_MAX and partial_action_call(rest, True) == len(rest) else False
+
+
 class AnswerGate:
     """Decides what of a reply's visible text may stream to the user now.
 
@@ -109,7 +141,8 @@ class AnswerGate:
     (``action_call_at``) or a line that opens a call object naming a tool, bare, in a Hermes
     wrapper tag or after ``functools[`` (``_line_call``: such a line is held only while it may
     still open one), so a call written after a sentence never reaches the user as text
-    (Qwen and Hermes templates allow prose before the call). The whitespace the
+    (Qwen and Hermes templates allow prose before the call); so is a fence line whose first
+    content line opens such markup (``fenced_markup_head``). The whitespace the
     answer starts with is not streamed: model plugins close a reasoning block with separators
     (Anthropic's ``</think>\n\n``, MiniMax's ``\n</think>\n``) before it. A reply whose first
     line is one of ``tool_names`` alone is held too: GLM-4 writes a call as the name above its
@@ -126,6 +159,7 @@ class AnswerGate:
         self._quote = CodeQuote()  # the streamed text: markup inside its code is an example
         self._line_start = True  # whether the streamed text so far ends a line (or is none)
         self.line_held = False  # whether the hold began at a line that may open a call object (_line_call)
+        self.fence_held = False  # whether that line is a fence line (fenced_call_head, fenced_markup_head)
 
     @property
     def held(self) -> str:
@@ -135,6 +169,16 @@ class AnswerGate:
         if len(self._held) > 1:
             self._held[:] = ["".join(self._held)]
         return self._held[0] if self._held else ""
+
+    @property
+    def held_markup(self) -> str:
+        """The held text from its markup on: without the fence line held above it (its language,
+        ```` ```python ````, may be a tool's name)."""
+        held = self.held
+        if not self.fence_held:
+            return held
+        opening = _FENCE_OPEN_LINE.match(held, len(held) - len(held.lstrip(" \t")))
+        return held[opening.end() :] if opening else held
 
     def feed(self, text: str) -> str:
         """Consume visible text; return what can be streamed now."""
@@ -219,6 +263,7 @@ class AnswerGate:
             line, open_line = self._line_call(text)
             if line is not None and (at is None or line < at):
                 at, self.line_held = line, True
+                self.fence_held = _FENCE_INDENT.match(text, line) is not None
             keep = max(keep, open_line)
         if at is not None:
             self._buffer = text[at:]
@@ -257,6 +302,7 @@ class AnswerGate:
             head = text[start : start + CALL_HEAD_SPAN]  # no copy of the rest per line
             if head[:1] == "`":
                 verdict = fenced_call_head(head, self._names)
+                verdict = fenced_markup_head(head) if verdict is False else verdict
             elif head[:1] == "c":
                 verdict = self._gemma_line(text, start, gemma_head(head, self._names))
             else:
@@ -477,16 +523,18 @@ def read_function_calling_turn(
         return ModelTurn(thought=text, decision=FinalAnswer(answer), **turn)
     cut = (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS
     # Markup after streamed prose is a call only if it names a tool: an answer may show markup.
-    quoted = gate.streamed and not cut and not any(name in gate.held for name in names)
+    # The language of a fence line held above markup is no name (gate.held_markup: ```python, a tool's name)
+    held = gate.held if cut else gate.held_markup
+    quoted = gate.streamed and not cut and not any(name in held for name in names)
     # a line held only as it might open a call object (text_calls.call_head) that read as none is
     # the answer showing JSON (a tool's doc, a format example): as before such lines were held
     quoted = quoted or (gate.line_held and not cut and not holds_call_markup(gate.held))
-    if text.strip() and gate.held and tools and holds_call_markup(gate.held, names) and not quoted:
+    if text.strip() and gate.held and tools and holds_call_markup(held, names) and not quoted:
         problem = prompts.REPLY_CUT if cut else prompts.TOOL_CALL_UNREADABLE
         return ModelTurn(thought=text, decision=ParseFailure(problem), **turn)
     if text.strip():
         if gate.held:  # a held line keeps its indent: the answer's text, as it came
-            yield gate.held if gate.line_held else gate.held.lstrip()
+            yield gate.held if gate.line_held or gate.streamed else gate.held.lstrip()
         # the answer without the whitespace around it (a frame's "\n</answer>" left its "\n"), as
         # ReAct's; a cut one keeps its end: the continuation goes on from it
         return ModelTurn(thought=text, decision=FinalAnswer(text.lstrip() if cut else text.strip()), **turn)
