@@ -25,7 +25,7 @@ from agent_core.memo import per_object
 from agent_core.tool_calls import ToolCallDelta
 from agent_core.unvalidated import checks_nothing
 from agent_core.usage import read_usage
-from agent_core.waiting import each_within
+from agent_core.waiting import daemon_events, each_within
 
 
 @dataclass(frozen=True)
@@ -388,16 +388,7 @@ class _ModelStream(BackwardsInvocation[dict]):
     for every streamed chunk to do the same."""
 
     def _line_converter_wrapper(self, generator: Iterator[Any], data_type: type) -> Iterator[dict[str, Any]]:
-        silent_seconds = 0
-        limit = self.session.max_invocation_timeout if self.session else 250
-        for line in generator:
-            if line is None:  # the reader polls once a second
-                silent_seconds += 1
-                if silent_seconds >= limit:
-                    raise Exception(f"invocation exited without response after {limit} seconds")
-                continue
-            silent_seconds = 0
-            event = line.data
+        for event in daemon_events(generator, self.session):
             kind = event.get("event")
             if kind == "end":
                 return

@@ -30,7 +30,7 @@ from agent_core.logs import LogNode
 from agent_core.observation import ObservationCollector, ToolOutcome
 from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_schema import ToolRegistry
-from agent_core.waiting import END, next_within
+from agent_core.waiting import END, daemon_events, next_within
 
 DEFAULT_MAX_PARALLEL = 8
 """Tool calls of one round that may run at the same time."""
@@ -102,16 +102,7 @@ class _ToolStream(BackwardsInvocation[Any]):
     """
 
     def _line_converter_wrapper(self, generator: Iterator[Any], data_type: type) -> Iterator[Any]:
-        silent_seconds = 0
-        limit = self.session.max_invocation_timeout if self.session else 250
-        for line in generator:
-            if line is None:  # the reader polls once a second
-                silent_seconds += 1
-                if silent_seconds >= limit:
-                    raise Exception(f"invocation exited without response after {limit} seconds")
-                continue
-            silent_seconds = 0
-            event = line.data if isinstance(line.data, Mapping) else {}
+        for event in daemon_events(generator, self.session):
             kind = event.get("event")
             if kind == "end":
                 return

@@ -1,7 +1,7 @@
 """Waiting for the next item of a backwards call's stream, within a time limit."""
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from gevent import getcurrent
@@ -157,3 +157,27 @@ class _Deadline:
 
 def _throw(greenlet: Any, error: BaseException) -> None:
     greenlet.throw(error)
+
+
+SILENCE_LIMIT_WITHOUT_SESSION = 250
+"""Seconds a backwards call may stay silent when the reader has no session (the SDK's own
+default, ``BackwardsInvocation._line_converter_wrapper``)."""
+
+
+def daemon_events(lines: Iterator[Any], session: Any) -> Iterator[Mapping[str, Any]]:
+    """The events of a backwards call's stream as the SDK's reader waits for them
+    (``BackwardsInvocation._line_converter_wrapper``, dify_plugin 0.10.2): a ``None`` line is the
+    reader's poll, once a second; after ``session.max_invocation_timeout`` of them in a row
+    (``SILENCE_LIMIT_WITHOUT_SESSION`` without a session) raises ``Exception("invocation exited
+    without response after N seconds")``, the SDK's words. Every other line's ``data``, or ``{}``
+    when it is not a mapping; what each event means is the caller's to read."""
+    silent_seconds = 0
+    limit = session.max_invocation_timeout if session else SILENCE_LIMIT_WITHOUT_SESSION
+    for line in lines:
+        if line is None:
+            silent_seconds += 1
+            if silent_seconds >= limit:
+                raise Exception(f"invocation exited without response after {limit} seconds")
+            continue
+        silent_seconds = 0
+        yield line.data if isinstance(line.data, Mapping) else {}
