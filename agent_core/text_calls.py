@@ -856,7 +856,10 @@ FUNCTOOLS: Final = "functools["
 """How Phi-4-mini opens its list of calls (``functools[{"name": ..., "arguments": ...}]``, the form
 vLLM's ``phi4_mini_json`` tool parser reads)."""
 
-_CODE_FENCE = re.compile(r"\s*```[ \t]*(tool_code|tool_call)[ \t]*\n(.*?)\n?[ \t]*```\s*", re.S | re.I)
+# searched without the whitespace before the fence (its start is then found by rstrip): a leading
+# whitespace pattern was tried again from every character of a long run of whitespace (a reply of
+# reasoning blocks only leaves thousands of newlines: 2 s at 1 MB)
+_CODE_FENCE = re.compile(r"```[ \t]*(tool_code|tool_call)[ \t]*\n(.*?)\n?[ \t]*```\s*", re.S | re.I)
 _PY_TOKENS = re.compile(r"<\|python_(?:start|end)\|>")
 
 
@@ -871,7 +874,7 @@ def _whole_code(
     fence = _CODE_FENCE.search(text)
     if fence and fence.end() == len(text):  # the reply ends with the block: prose may come before it
         calls = _known_calls(calls_from_block(fence.group(2)), known)
-        return (calls, text[: fence.start()]) if calls else ([], text)
+        return (calls, text[: fence.start()].rstrip()) if calls else ([], text)
     body = _PY_TOKENS.sub("", text).strip()
     if body.startswith("[") and body.endswith(")]"):
         body = body[1:-1]

@@ -153,6 +153,7 @@ class AnswerGate:
     def __init__(self, tool_names: Sequence[str] = ()) -> None:
         self._names = tuple(tool_names)  # a reply whose first line is one of them may be a call
         self._buffer = ""  # not passed on yet: the start of the reply, or a tail that may open markup
+        self._blank: list[str] = []  # the reply's start while it is whitespace only (then _buffer is "")
         self._held: list[str] = []  # once holding: the rest of the reply, piece by piece
         self._decided: bool | None = None  # None: not yet; True: streaming; False: holding the rest
         self.streamed = False  # whether any text was passed on
@@ -165,7 +166,7 @@ class AnswerGate:
     def held(self) -> str:
         """Text held back so far: all of it when holding, else a tail that may open markup."""
         if self._decided is not False:
-            return self._buffer
+            return "".join(self._blank) + self._buffer if self._blank else self._buffer
         if len(self._held) > 1:
             self._held[:] = ["".join(self._held)]
         return self._held[0] if self._held else ""
@@ -187,6 +188,11 @@ class AnswerGate:
         if self._decided is False:
             self._held.append(text)
             return ""
+        if not self._buffer and (not text or text.isspace()):
+            self._blank.append(text)  # nothing to tell yet: kept apart, not copied and stripped again each time
+            return ""
+        if self._blank:
+            self._buffer, self._blank = "".join(self._blank), []
         self._buffer += text
         start = self._buffer.lstrip()
         verdict = self._looks_like_a_call(start) if start else None
