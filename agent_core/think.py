@@ -159,15 +159,22 @@ _NOTHING: Final = Split()
 def _partial_suffix(text: str, tags: tuple[str, ...]) -> int:
     """Length of the longest suffix of ``text`` that is a proper prefix of a tag (every tag
     starts with one of ``_TAG_CHARS``, so only the suffixes from one of those are tried)."""
-    window = text[-(max(len(tag) for tag in tags) - 1) :]
+    longest, prefixes = _tag_prefixes(tags)
+    window = text[-(longest - 1) :]
     if not _may_hold_tag(window):
         return 0  # the usual case: no tag can be starting
     lowered = window.lower()
     for start in _TAG_START.finditer(lowered):
         tail = lowered[start.start() :]
-        if any(tag.startswith(tail) for tag in tags if tag[:2] == tail[:2] or tag[0] == tail):
+        if tail in prefixes:  # a set lookup, not every tag tried (text of "<" or "[" only met one a character)
             return len(tail)
     return 0
+
+
+@functools.cache
+def _tag_prefixes(tags: tuple[str, ...]) -> tuple[int, frozenset[str]]:
+    """The longest of ``tags`` (characters), and every prefix of each (the tag itself too)."""
+    return max(len(tag) for tag in tags), frozenset(tag[:end] for tag in tags for end in range(1, len(tag) + 1))
 
 
 _TAG_START = re.compile(r"[<\[◁]")
