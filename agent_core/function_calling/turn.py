@@ -71,6 +71,9 @@ _ACTION_CALL = re.compile(r"(?im)^[ \t#*>]*action[ \t*]*[:：][ \t*]*(?:\r?\n[ \
 next, or in a fence under it): what ``text_calls`` reads as a call of a known tool wherever it
 stands in the reply (LangChain's structured-chat format, which models trained on it write with
 native tools offered too)."""
+_LINE_MARKS: Final = " \t#*>"
+"""The markdown a line opening an ``Action:`` call may start with (``_ACTION_CALL_START``): while
+a line held at the start of streamed text has only these, more of them leaves it held."""
 _ACTION_CALL_START = re.compile(
     r"""\n[ \t#*>]*                                # a line start and markdown
     (?:a(?:c(?:t(?:i(?:o(?:n                        # a prefix of the label
@@ -154,6 +157,7 @@ class AnswerGate:
         self._names = tuple(tool_names)  # a reply whose first line is one of them may be a call
         self._buffer = ""  # not passed on yet: the start of the reply, or a tail that may open markup
         self._blank: list[str] = []  # the reply's start while it is whitespace only (then _buffer is "")
+        self._marks: list[str] | None = None  # once streaming: a held line start of markdown only (_LINE_MARKS)
         self._held: list[str] = []  # once holding: the rest of the reply, piece by piece
         self._decided: bool | None = None  # None: not yet; True: streaming; False: holding the rest
         self.streamed = False  # whether any text was passed on
@@ -166,6 +170,7 @@ class AnswerGate:
     def held(self) -> str:
         """Text held back so far: all of it when holding, else a tail that may open markup."""
         if self._decided is not False:
+            self._merge_marks()
             return "".join(self._blank) + self._buffer if self._blank else self._buffer
         if len(self._held) > 1:
             self._held[:] = ["".join(self._held)]
@@ -210,6 +215,7 @@ class AnswerGate:
         because it might still grow into call markup or a line opening a call, when it holds no
         character such markup or a call object opens with (``_STOP_HELD``: then it may be a call
         cut off); never a reply held whole as a call, nor a start not yet told from one."""
+        self._merge_marks()
         if not self._decided or any(char in self._buffer for char in _STOP_HELD):
             return ""
         held, self._buffer = self._buffer, ""
@@ -254,6 +260,11 @@ class AnswerGate:
     def _stream(self, text: str) -> str:
         """Streaming: pass ``text`` on up to call markup (then hold the rest) or up to a tail that
         may still become markup."""
+        if self._marks is not None:
+            if not text.strip(_LINE_MARKS):
+                self._marks.append(text)  # still a line start that may become "> Action:": held as it was
+                return ""
+            self._merge_marks()
         text = self._buffer + text
         action = action_call_at(text, self._line_start) if "ction" in text or "CTION" in text else None
         if "<" not in text and "[" not in text and "`" not in text and "✿" not in text:
@@ -276,7 +287,14 @@ class AnswerGate:
             return self._hold(self._passed(text[:at]))
         keep = max(keep, partial_action_call(text, self._line_start))
         self._buffer = text[len(text) - keep :]
+        if keep and keep == len(text) and self._line_start and not text.strip(_LINE_MARKS):
+            self._marks, self._buffer = [text], ""  # more of it is held without reading it all again
         return self._passed(text[: len(text) - keep])
+
+    def _merge_marks(self) -> None:
+        """The held markdown line start (``_marks``) back into the buffer."""
+        if self._marks is not None:
+            self._buffer, self._marks = "".join(self._marks), None
 
     def _code_list(self, text: str) -> tuple[int | None, int]:
         """Where a list of calls written as code opens in ``text`` (``[`` and a tool's name and
