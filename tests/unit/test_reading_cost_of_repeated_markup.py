@@ -13,7 +13,7 @@ from agent_core.model_call import ModelChunk
 from agent_core.react.turn import read_react_turn
 from agent_core.tool_calls import fresh_call_ids
 from agent_core.tool_schema import ToolRegistry
-from agent_core.turn import ToolCalls
+from agent_core.turn import FinalAnswer, ToolCalls
 from tests.unit.helpers import drain
 from tests.unit.test_real_world_2026 import tool
 
@@ -107,3 +107,52 @@ def test_json_that_fails_to_decode_far_into_a_reply_costs_no_more_there(shape):
     prose = _reading_time(strategy, (PROSE * (size // len(PROSE) + 1))[:size])
     took = _reading_time(strategy, (unit * (size // len(unit) + 1))[:size])
     assert took < 40 * max(prose, 2e-4), (shape, strategy, took, prose)
+
+
+def _chunked_reading_time(strategy: str, reply: str, size: int) -> float:
+    """Best of two readings of ``reply`` sent in chunks of ``size`` characters."""
+    best = float("inf")
+    for _ in range(2):
+        chunks = [ModelChunk(text=reply[i : i + size]) for i in range(0, len(reply), size)]
+        start = time.perf_counter()
+        chunks.append(ModelChunk(finish_reason="stop"))
+        if strategy == "react":
+            drain(read_react_turn(iter(chunks), ToolRegistry(list(TOOLS)), 1))
+        else:
+            drain(read_function_calling_turn(iter(chunks), [t.identity.name for t in TOOLS]))
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+# Function Calling, a reply of reasoning tags only: what is left visible is thousands of newlines,
+# which a fence search tried again from each one, and which the start of the reply stripped again
+# at each chunk while it was whitespace only (10 s at 1 MB of </think>: 80 to 130 times prose on
+# main, now about 10 to 25); a line of ">" that may still open "> Action:" was read again whole at
+# each chunk (over 40 s at 1 MB in 20-character chunks: 110 times prose at 300 KB, now about 10)
+REPEATED_TAGS = {
+    "<think> blocks": ("<think>hmm</think>\n", None, 1_000_000),
+    "</think> alone": ("</think>\n", None, SIZE),
+    "</think> alone, in chunks": ("</think>\n", 4096, SIZE),
+    "> in small chunks": (">", 20, SIZE),
+}
+
+
+@pytest.mark.parametrize("shape", REPEATED_TAGS)
+def test_function_calling_reads_repeated_reasoning_tags_and_quote_marks_in_linear_time(shape):
+    unit, chunk, size = REPEATED_TAGS[shape]
+    prose_reply, reply = ((u * (size // len(u) + 1))[:size] for u in (PROSE, unit))
+    if chunk is None:
+        prose, took = _reading_time("fc", prose_reply), _reading_time("fc", reply)
+    else:
+        prose, took = _chunked_reading_time("fc", prose_reply, chunk), _chunked_reading_time("fc", reply, chunk)
+    assert took < 50 * max(prose, 2e-4), (shape, took, prose)
+
+
+def test_a_line_of_quote_marks_held_in_chunks_is_shown_whole_once_it_is_text():
+    """What the faster hold must not change: the ">" line is held while it may open "> Action:",
+    then shown whole, as it came."""
+    reply = "Note:\n" + ">" * 500 + " a quote"
+    chunks = [ModelChunk(text=reply[i : i + 20]) for i in range(0, len(reply), 20)]
+    streamed, turn = drain(read_function_calling_turn(iter([*chunks, ModelChunk(finish_reason="stop")]), ["get_weather"]))
+    assert streamed == reply
+    assert isinstance(turn.decision, FinalAnswer) and turn.decision.text == reply
