@@ -34,3 +34,22 @@ def drain(reader):
             streamed.append(next(reader))
         except StopIteration as stop:
             return "".join(streamed), stop.value
+
+
+def failing(pieces):
+    """Model chunks of ``pieces``, then the stream fails (``ConnectionError``)."""
+    from agent_core.model_call import ModelChunk
+
+    yield from (ModelChunk(text=piece) for piece in pieces)
+    raise ConnectionError("connection reset by peer")
+
+
+def shown_before_failure(reader):
+    """The text a turn reader yielded before the error its chunks raised came through."""
+    import pytest
+
+    streamed = []
+    with pytest.raises(ConnectionError):
+        while True:
+            streamed.append(next(reader))
+    return "".join(streamed)

@@ -6,7 +6,7 @@ from agent_core.function_calling.turn import AnswerGate, read_function_calling_t
 from agent_core.model_call import ModelChunk
 from agent_core.tool_calls import ToolCallDelta
 from agent_core.turn import FinalAnswer, ParseFailure
-from tests.unit.helpers import drain
+from tests.unit.helpers import drain, failing, shown_before_failure
 
 
 def feed_all(pieces):
@@ -340,21 +340,6 @@ def test_a_call_list_opened_with_a_line_break_after_its_bracket_is_held_like_one
     streamed, turn = drain(read_function_calling_turn(iter(chunks), ["get_time"]))
     assert [call.name for call in turn.decision.calls] == ["get_time"]
     assert streamed.strip() == "Hi"
-
-
-def failing(pieces):
-    """Model chunks of ``pieces``, then the stream fails."""
-    yield from (ModelChunk(text=piece) for piece in pieces)
-    raise ConnectionError("connection reset by peer")
-
-
-def shown_before_failure(reader):
-    """The text a turn reader yielded before the error its chunks raised came through."""
-    streamed = []
-    with pytest.raises(ConnectionError):
-        while True:
-            streamed.append(next(reader))
-    return "".join(streamed)
 
 
 def test_a_probed_start_is_shown_when_the_stream_fails_within_it():

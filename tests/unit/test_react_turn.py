@@ -2,14 +2,12 @@
 
 import time
 
-import pytest
-
 from agent_core.model_call import ModelChunk
 from agent_core.react import turn as turn_module
 from agent_core.react.turn import read_react_turn
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ToolCalls
-from tests.unit.helpers import drain
+from tests.unit.helpers import drain, failing, shown_before_failure
 
 
 def test_a_reply_of_thousands_of_actions_is_turned_into_calls_giving_way_between_two(monkeypatch):
@@ -65,21 +63,6 @@ def test_a_labelled_final_answer_ending_in_a_call_list_stays_the_answer_it_was_s
         streamed, turn = read("react", Case(weather, 'Here is the call: [get_weather(city="Paris")]'), size)
         assert isinstance(turn.decision, ToolCalls) and streamed == ""
         assert [(c.name, c.arguments) for c in turn.decision.calls] == [("get_weather", {"city": "Paris"})]
-
-
-def failing(pieces):
-    """Model chunks of ``pieces``, then the stream fails."""
-    yield from (ModelChunk(text=piece) for piece in pieces)
-    raise ConnectionError("connection reset by peer")
-
-
-def shown_before_failure(reader):
-    """The text a turn reader yielded before the error its chunks raised came through."""
-    streamed = []
-    with pytest.raises(ConnectionError):
-        while True:
-            streamed.append(next(reader))
-    return "".join(streamed)
 
 
 def test_an_unlabelled_reply_is_shown_when_the_stream_fails():
