@@ -455,3 +455,44 @@ def test_a_repair_that_would_rescan_each_of_many_levels_is_refused_and_short_one
     assert not costly_to_repair('{"a": {"b": [' + "'x', " * 2_000 + "]}}")
     with pytest.raises(ArgumentsError, match="not valid JSON"):
         loads_lenient('{"a":' + "{" * 50 + "x" * 10_000 + "}" * 51)
+
+
+_KEYS = st.text(st.characters(codec="utf-8", exclude_characters='"\\'), min_size=0, max_size=6)
+_CUT_VALUES = st.builds(
+    lambda opener, key, tail, closer, spaces: f"{opener}{spaces}{{{spaces}\"{key}\"{tail}{spaces}}}{closer}",
+    st.sampled_from(["", "[", '{"a": ', '[1, ', '{"a": 1, "b": ']),
+    _KEYS,
+    st.sampled_from(["", ":", ": ", ': "', ': "x', ", ", ': 1', ': tru', "}"]),
+    st.sampled_from(["", "]", "}", "]]"]),
+    st.sampled_from(["", " ", "\n"]),
+)
+
+
+def _outcome(text):
+    try:
+        return ("value", loads_lenient(text))
+    except ArgumentsError as error:
+        return ("error", str(error), error.truncated)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_CUT_VALUES)
+def test_the_key_only_shortcut_gives_what_the_repair_gave(text):
+    """An object cut after its first key (``{"name"}``, ``[{"name"}]``) is decoded without
+    json_repair; for any cut value the outcome (value, or message and truncated flag) is the
+    one the repair under the trust rule gave."""
+    import agent_core.json_args as json_args
+
+    shortcut = _outcome(text)
+    original, json_args._key_only = json_args._key_only, lambda cleaned, error: None
+    try:
+        assert shortcut == _outcome(text)
+    finally:
+        json_args._key_only = original
+
+
+def test_the_key_only_shortcut_is_taken_for_a_fence_cut_after_its_first_key():
+    import agent_core.json_args as json_args
+
+    assert json_args._key_only('[{"name"}]', ValueError()) == [["name"]]
+    assert json_args._key_only('{"name": 1}', ValueError()) is None
