@@ -7,6 +7,7 @@ import time
 import pytest
 
 from agent_core import prompts
+from local_runner import ScriptedBackend
 from local_runner.tools import LocalTool, ScriptedTool, ToolParam, text_message
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, prompt_text
 
@@ -17,6 +18,17 @@ def slow_tool(seconds: float) -> LocalTool:
         yield text_message(f"looked up {params['value']}")
 
     return LocalTool(name="lookup", description="A slow lookup", parameters=[ToolParam("value")], handler=handler)
+
+
+class Paced(ScriptedBackend):
+    """A scripted model that waits 0.25 s before each chunk after the first: it never stays
+    silent long, but its reply lasts as long as its chunks make it."""
+
+    def invoke_llm(self, request):
+        for number, chunk in enumerate(super().invoke_llm(request)):
+            if number:
+                time.sleep(0.25)
+            yield chunk
 
 
 def call(strategy: str, value: str) -> dict:
@@ -59,15 +71,8 @@ def test_a_hanging_tool_is_cut_at_the_deadline_and_the_model_still_answers(run, 
 def test_a_reply_streaming_past_the_deadline_ends_with_what_was_shown_and_a_notice(plugin, strategy):
     """A model that never pauses long enough for its silence limit, but replies for longer
     than the run may last: the reply is cut at the deadline, with a notice, and every log closes."""
-    from local_runner import Scenario, ScriptedBackend, run_scenario
+    from local_runner import Scenario, run_scenario
     from local_runner.tools import ToolBox
-
-    class Paced(ScriptedBackend):
-        def invoke_llm(self, request):
-            for number, chunk in enumerate(super().invoke_llm(request)):
-                if number:
-                    time.sleep(0.25)
-                yield chunk
 
     text = ("Final Answer: " if strategy == "ReAct" else "") + "word " * 60
     backend = Paced([{"text": text, "split": 5}])
@@ -85,16 +90,9 @@ def test_a_held_reply_streaming_past_the_deadline_shows_its_text_before_the_noti
     """A self-served model's first 256 characters are held (looked at for a bare </think>), a
     ReAct reply with no label to its end: cut at the deadline within them, the user got only the
     notice."""
-    from local_runner import Scenario, ScriptedBackend, run_scenario
+    from local_runner import Scenario, run_scenario
     from local_runner.scenario import ModelSettings
     from local_runner.tools import ToolBox
-
-    class Paced(ScriptedBackend):
-        def invoke_llm(self, request):
-            for number, chunk in enumerate(super().invoke_llm(request)):
-                if number:
-                    time.sleep(0.25)
-                yield chunk
 
     backend = Paced([{"text": "word " * 60, "split": 2}])  # 150 chunks, 37 s: the deadline comes within 256 characters
     model = ModelSettings(model="llama3.1:8b", provider="langgenius/ollama/ollama")
