@@ -20,6 +20,7 @@ import pytest
 
 from agent_core.call_markup import holds_call_markup
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
+from tests.unit.helpers import gap_param
 from tests.unit.test_real_world_2026 import Case, read, tool
 
 TOOLS = (
@@ -1286,9 +1287,7 @@ MODES = {"react": ("react", ""), "react-final": ("react", "Final Answer: "), "fc
 
 def _params(keys):
     for name, mode in keys:
-        reason = XFAIL.get((name, mode))
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        yield pytest.param(name, mode, marks=marks, id=f"{name}-{mode}")
+        yield gap_param(name, mode, gap=XFAIL.get((name, mode)), id=f"{name}-{mode}")
 
 
 _RECOVERABLE = {*RUNS_EXAMPLE, *ASKED_AGAIN, *RUNS_UNSHOWN}
@@ -1387,9 +1386,7 @@ MIRROR_XFAIL: dict[tuple[str, str], str] = {
 def _mirror_params():
     for name in ANSWERS:
         for mirror in MIRRORS:
-            reason = MIRROR_XFAIL.get((name, mirror))
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            yield pytest.param(name, mirror, marks=marks, id=f"{name}-{mirror}")
+            yield gap_param(name, mirror, gap=MIRROR_XFAIL.get((name, mirror)), id=f"{name}-{mirror}")
 
 
 @pytest.mark.parametrize("size", [None, 1, 7])

@@ -21,7 +21,7 @@ from agent_core.model_call import normalize_chunk
 from agent_core.react.turn import read_react_turn
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
-from tests.unit.helpers import drain
+from tests.unit.helpers import drain, gap_param
 from tests.unit.test_real_world_2026 import Case, check, chunks_of, delta, tool
 
 
@@ -313,9 +313,7 @@ GAPS: dict[tuple[str, str], str] = {
 def _reply_params():
     for name in CASES:
         for strategy in ("react", "fc"):
-            gap = GAPS.get((name, strategy))
-            marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
-            yield pytest.param(name, strategy, marks=marks, id=f"{name}-{strategy}")
+            yield gap_param(name, strategy, gap=GAPS.get((name, strategy)), id=f"{name}-{strategy}")
 
 
 @pytest.mark.parametrize("size", [None, 1, 7])
