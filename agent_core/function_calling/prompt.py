@@ -55,7 +55,9 @@ ONE_CALL_PER_MESSAGE: Final = frozenset({"gemini", "xinference"})
 (``message.tool_calls[0]`` in ``models/gemini/models/llm/llm.py`` and
 ``models/xinference/models/llm/llm.py`` of ``langgenius/dify-official-plugins``) but every
 tool message: Gemini then refuses the request ("the number of function response parts should
-be equal to the number of function call parts", dify#16760)."""
+be equal to the number of function call parts", dify#16760). The newest Gemini plugin sends
+every call, and takes one call a message too; the strategy cannot tell which version is
+installed, so Gemini stays here."""
 
 
 def replays_one_call(provider: str) -> bool:

@@ -10,10 +10,15 @@ and https://ai.google.dev/gemini-api/docs/function-calling.
   user turn, otherwise they stay user turns; a user message becomes a ``user`` turn of text
   (empty text gives no part) and file parts; an assistant message becomes a ``model`` turn: each
   text (the string, or each text part separately) loses one *leading* ``<think>...</think>``
-  block, and every part it keeps plus one ``functionCall`` (``id``, ``name``, ``args``) for the
-  *first* tool call only (``message.tool_calls[0]``: a message with parallel calls loses the
-  others, and their tool messages then outnumber the calls) carries ``thoughtSignature = "skip_thought_signature_validator"`` (the documented dummy:
-  the plugin never keeps the real signatures, and uses no ``opaque_body``); an assistant message
+  block, and every part it keeps plus one ``functionCall`` (``id``, ``name``, ``args``) for
+  each tool call carries ``thoughtSignature = "skip_thought_signature_validator"`` (the
+  documented dummy: the plugin never keeps the real signatures, and uses no ``opaque_body``).
+  Every call goes back in the version re-stated here (commit
+  521924b3d3a82ca26b7497d797f1890433a61be9, the one that serves ``gemini-3.8-flash``); earlier
+  versions sent the *first* call only (``message.tool_calls[0]``: a message with parallel calls
+  lost the others, and their tool messages then outnumbered the calls), as
+  ``GeminiFirstCallContract`` does, which is why the strategy sends such a round one call a
+  message (``function_calling.prompt.ONE_CALL_PER_MESSAGE``); an assistant message
   left without parts is dropped; a tool message becomes a ``user`` turn with one
   ``functionResponse`` (``id`` = ``tool_call_id``, ``name`` = the message's ``name``,
   ``response = {"response": content}``); consecutive turns of one role are merged.
@@ -30,7 +35,9 @@ Provider rules enforced (400 ``INVALID_ARGUMENT``): every turn has parts; a func
 follows a user or function-response turn; a function-response turn follows a function-call turn
 and answers each of its calls; ``functionResponse.name`` is not empty; on Gemini 3, the first
 ``functionCall`` of each model turn of the current turn carries a thought signature (a real one
-issued by the API, or the documented dummy).
+issued by the API, or the documented dummy). The plugin itself refuses a request whose last
+non-empty turn is the model's for the models that take no prefill (``NO_PREFILL_MODELS``:
+"gemini-3.8-flash requires a non-empty final user turn").
 
 The brain answers from what the provider receives (``provider_view``).
 """
@@ -44,10 +51,12 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from local_runner.contracts.anthropic import role_of
-from local_runner.contracts.base import ContractBackend, Reply, text_of
+from local_runner.contracts.base import ContractBackend, PluginFailure, Reply, text_of
 
 DUMMY_SIGNATURES = ("skip_thought_signature_validator", "context_engineering_is_the_way_to_go")
 """Signatures the API accepts in place of a lost one (thought-signatures FAQ); the plugin sends the first."""
+NO_PREFILL_MODELS = frozenset({"gemini-3.8-flash", "gemini-3.7-flash", "gemini-3.6-flash", "gemini-3.5-flash-lite"})
+"""The plugin's ``NO_SAMPLING_OR_PREFILL_MODELS``: a request must end on a user turn."""
 _LEADING_THINK = re.compile(r"^<think>.*?</think>\s*", re.S)
 _CALL_ID_BASE = 1_764_000_000_000_000_000
 
@@ -66,6 +75,9 @@ class GeminiContract(ContractBackend):
 
     name = "gemini"
     plugin_source = "langgenius/dify-official-plugins models/gemini/models/llm/llm.py"
+    replays_every_call: ClassVar[bool] = True
+    """Whether an assistant message goes back with every tool call (the newest plugin) or with
+    its first only (earlier versions: ``GeminiFirstCallContract``)."""
     provider_doc = "https://ai.google.dev/gemini-api/docs/thought-signatures"
     provider = "langgenius/gemini/google"
     model = "gemini-3-flash-preview"
@@ -143,6 +155,7 @@ class GeminiContract(ContractBackend):
                 "thinkingConfig": {"includeThoughts": params.get("include_thoughts"), "thinkingLevel": params.get("thinking_level")},
             },
         }
+        _refuse_prefill(body)
         return body
 
     def _convert(self, message: dict[str, Any], role: str) -> dict[str, Any] | None:
@@ -154,7 +167,8 @@ class GeminiContract(ContractBackend):
         parts = self._parts(content, assistant)
         if not assistant:
             return {"role": "user", "parts": parts}
-        for call in (message.get("tool_calls") or [])[:1]:  # the plugin sends back message.tool_calls[0] only
+        calls = message.get("tool_calls") or []
+        for call in calls if self.replays_every_call else calls[:1]:  # earlier versions: message.tool_calls[0] only
             function = call.get("function") or {}
             try:
                 args = json.loads(function.get("arguments") or "")
@@ -298,3 +312,20 @@ class GeminiContract(ContractBackend):
         index += len(calls)
         closing = [_text_part("\n\n</think>")] if thinking else []
         yield self.chunk(request, index, content=closing, tool_calls=calls, usage=usage, finish_reason="STOP")
+
+
+def _refuse_prefill(body: dict[str, Any]) -> None:
+    """The plugin's ``_validate_no_assistant_prefill``: for ``NO_PREFILL_MODELS`` the last
+    non-empty turn must be the user's; it raises before any request is sent."""
+    last = next((turn for turn in reversed(body["contents"]) if turn["parts"]), None)
+    if body["model"] in NO_PREFILL_MODELS and (last is None or last["role"] == "model"):
+        raise PluginFailure(f"[gemini] {body['model']} requires a non-empty final user turn")
+
+
+class GeminiFirstCallContract(GeminiContract):
+    """The Gemini plugin's versions before the newest, which sent back only the first tool call
+    of an assistant message (``message.tool_calls[0]``) but every tool message (dify#16760).
+    Not in ``CONTRACTS``: the unit tests use it to show why the strategy sends a round of
+    parallel calls to Gemini one call a message."""
+
+    replays_every_call: ClassVar[bool] = False

@@ -16,7 +16,7 @@ from dify_plugin.entities.model.message import (
 
 from local_runner.contracts import CONTRACTS, ProviderRejection
 from local_runner.contracts.anthropic import AnthropicContract, signature_for
-from local_runner.contracts.gemini import DUMMY_SIGNATURES, GeminiContract
+from local_runner.contracts.gemini import DUMMY_SIGNATURES, GeminiContract, GeminiFirstCallContract
 from local_runner.contracts.gemini import signature_for as gemini_signature
 from tests.unit.helpers import CALCULATOR
 
@@ -415,10 +415,12 @@ def test_a_call_written_in_text_goes_back_with_the_providers_own_record_intact(p
     assert backend.rejections == []
 
 
-def test_gemini_takes_parallel_calls_sent_one_call_a_message():
-    """dify#16760: the Gemini plugin sends back only the first call of a message but every tool
-    message, so a round of parallel calls goes one call (and its result) a message."""
-    backend = GeminiContract()
+@pytest.mark.parametrize("contract", [GeminiFirstCallContract, GeminiContract])
+def test_gemini_takes_parallel_calls_sent_one_call_a_message(contract):
+    """dify#16760: the Gemini plugin's earlier versions send back only the first call of a
+    message but every tool message, so a round of parallel calls goes one call (and its result)
+    a message; the newest version, which sends every call, takes that form too."""
+    backend = contract()
     messages = _parallel_round_prompt(GeminiContract.provider)
     assert [(m["role"], [c["id"] for c in m.get("tool_calls") or []]) for m in messages[-4:]] == [
         ("assistant", ["c1"]),
@@ -436,8 +438,8 @@ def test_gemini_takes_parallel_calls_sent_one_call_a_message():
     ] == [1, 1, 1, 1]
 
 
-def test_gemini_refuses_parallel_calls_in_one_message():
-    backend = GeminiContract()
+def test_gemini_first_call_versions_refuse_parallel_calls_in_one_message():
+    backend = GeminiFirstCallContract()
     messages = _parallel_round_prompt("langgenius/openai/openai")  # a plugin that sends back every call
     assert [m["role"] for m in messages[-3:]] == ["assistant", "tool", "tool"]
     refused(
@@ -445,6 +447,34 @@ def test_gemini_refuses_parallel_calls_in_one_message():
         request(backend, messages),
         "number of function response parts is equal to the number of function call parts",
     )
+
+
+def test_newest_gemini_plugin_sends_every_call_of_a_message_each_with_the_dummy_signature():
+    """The newest plugin (commit 521924b) replays every tool call of an assistant message, each
+    with its id and the documented dummy signature, and every tool message by its id."""
+    backend = GeminiContract()
+    messages = _parallel_round_prompt("langgenius/openai/openai")  # all calls in one message
+    list(backend.invoke_llm(request(backend, messages)))
+    assert backend.rejections == []
+    model_turn, responses = backend.provider_requests[-1]["contents"][1:]
+    assert [p["functionCall"]["id"] for p in model_turn["parts"] if "functionCall" in p] == ["c1", "c2"]
+    assert {p["thoughtSignature"] for p in model_turn["parts"]} == {DUMMY_SIGNATURES[0]}
+    assert [p["functionResponse"]["id"] for p in responses["parts"]] == ["c1", "c2"]
+
+
+@pytest.mark.parametrize("model", ["gemini-3.8-flash", "gemini-3.5-flash-lite"])
+def test_gemini_models_without_prefill_get_a_prompt_ending_on_a_user_turn(model):
+    """The plugin refuses, before any request, a conversation whose last turn is the model's for
+    the models that take no prefill; Function Calling's prompt after a round ends on the tool
+    results (a user turn), so it is sent."""
+    from local_runner.contracts.base import PluginFailure
+
+    backend = GeminiContract()
+    messages = _parallel_round_prompt(GeminiContract.provider)
+    list(backend.invoke_llm({**request(backend, messages), "model": model}))
+    assert backend.rejections == []
+    with pytest.raises(PluginFailure, match="requires a non-empty final user turn"):
+        list(backend.invoke_llm({**request(backend, [*messages[:-1], assistant("Let me see.", [])]), "model": model}))
 
 
 def test_gemini_blocking_thoughts_before_a_call_do_not_go_back_as_text_the_model_said():
