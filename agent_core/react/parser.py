@@ -620,6 +620,9 @@ def _split_name_line(line: str) -> tuple[str, bool, str | None, bool]:
     Handles ``search Action Input: {...}`` on one line and ``Search[query]`` / ``search(query)``.
     """
     line = TRAILING_SPECIAL_TOKENS.sub("", line.rstrip())
+    bracketed = _BRACKETED_NAME.fullmatch(line.strip())
+    if bracketed:  # only reached for a node tool's name (``_bracketed_tool``)
+        return bracketed.group(1).strip(), False, None, False
     label = _SPLIT_INPUT_LABEL.search(line)
     call = None if label else CALL_FORM.fullmatch(line.strip(" \t`*"))  # `search[query]` (hello-agents#127)
     if call:
@@ -627,6 +630,24 @@ def _split_name_line(line: str) -> tuple[str, bool, str | None, bool]:
     written = (line[: label.start()] if label else line).strip(_NAME_TRIM)
     name = _MD_ESCAPE.sub(r"\1", written)
     return name, label is not None, line[label.end() :].strip() if label else None, name != written
+
+
+_BRACKETED_NAME = re.compile(r"\[([^\[\]\n{}\"'`]{1,80})\]")
+_BRACKETED_PARTIAL = re.compile(r"\[[^\[\]\n{}\"'`]{0,80}\]?[ \t\r]*")
+
+
+def _bracketed_tool(text: str, i: int, eof: bool, tools: Collection[str]) -> bool | _Need:
+    """Whether the line at ``text[i] == "["`` after ``Action:`` is only a node tool's name in
+    square brackets (``Action: [Search]``): LangChain's ReAct prompt says the action is "one of
+    [{tool_names}]", and a model copies the brackets (langchain-ai/langchain#998). Anything else
+    there (a JSON list of calls, ``[not_a_tool]``, ``[a, b]``) is read as before. ``_NEED`` while
+    the line is still short enough to be such a name and has not ended."""
+    end = text.find("\n", i)
+    line = text[i:] if end < 0 else text[i:end]
+    if end < 0 and not eof:
+        return _NEED if _BRACKETED_PARTIAL.fullmatch(line) else False
+    named = _BRACKETED_NAME.fullmatch(line.rstrip())
+    return bool(named) and named.group(1).strip() in tools
 
 
 _PLACEHOLDER = re.compile(r"\$[A-Za-z_]\w*")
@@ -1317,6 +1338,13 @@ class ReactStreamParser:
         ``line``: what ``_classify_line`` found at this line start, if it was asked: at a
         backtick (no markdown before it) that is what ``_classify_fence`` finds here."""
         ch = self._buf[self._pos]
+        if ch == "[" and self._tool_names:  # [search]: the prompt's "one of [tools]" copied
+            named = _bracketed_tool(self._buf, self._pos, eof, self._tool_names)
+            if named is _NEED:
+                return False
+            if named:
+                self._acc, self._state = [], _S.ACTION_NAME
+                return True
         if ch in "{[":
             self._purpose = "blob"
             self._begin_json()
