@@ -19,7 +19,9 @@ from agent_core.turn import ModelTurn, ParseFailure
 def fallback_answer(turn: ModelTurn) -> str:
     """What a model that keeps failing so still said, as its answer: the failure's ``fallback``
     (what a reply that wrote only reasoning wrote there: a block it stopped inside, or a closed
-    one; Function Calling takes that text whole, ReAct reads it as a turn), or the text of a model
+    one; Function Calling takes that text whole, ReAct reads it as a turn; the rest of a Function
+    Calling reply that showed call markup it could not read, its start kept when it ``continues``
+    text the reply streamed), or the text of a model
     that keeps writing a Thought and then its answer without the label (the official ReAct
     strategy takes it so); ``""`` when there is none."""
     decision = turn.decision
@@ -27,7 +29,7 @@ def fallback_answer(turn: ModelTurn) -> str:
         return ""
     if only_a_thought(decision):
         return turn.thought.strip()
-    return decision.fallback.strip()
+    return decision.fallback.rstrip() if decision.continues else decision.fallback.strip()
 
 
 def unlabelled_answer(turn: ModelTurn, tool_names: Collection[str]) -> str:

@@ -313,6 +313,8 @@ class AgentLoop:
         self._slowest_round = 0.0  # seconds
         self._slowest_turn = 0.0  # seconds: the slowest model turn
         self._last_text = ""
+        self._reply_shown = ""  # the text the last reply streamed, a repeat left unshown included
+        self._failed_shown = ""  # what the failed replies asked again since the last other turn showed
         self._cut_answer = ""  # the answer of the last round cut by the output limit
         self._continued = ""  # that answer, while the round that continues it is logged
         self._stop_refused = ""  # the model plugin's error when it refused ``stop``: not sent again
@@ -367,6 +369,8 @@ class AgentLoop:
             turn, repeating = outcome
             self._slowest_round = max(self._slowest_round, time.monotonic() - started)
             decision = turn.decision
+            # what a failed reply showed: a reply asked again that repeats it does not show it again
+            self._failed_shown = (self._reply_shown or self._failed_shown) if isinstance(decision, ParseFailure) else ""
             if isinstance(decision, FinalAnswer) and turn.cut:
                 cut_answers += 1
                 if cut_answers > MAX_CONTINUATIONS:
@@ -387,7 +391,7 @@ class AgentLoop:
             failures = failures + 1 if isinstance(decision, ParseFailure) else 0
             thought_only = thought_only + 1 if only_a_thought(decision) else 0
             if answer := self._given_up_answer(turn, failures, thought_only):
-                yield from self._text(_paragraph_break(self._last_text) + answer)
+                yield from self._text(self._fallback_join(decision) + answer)
                 return
             if failures >= MAX_PARSE_RETRIES:
                 raise AgentRunError(_gave_up(turn, decision.problem, failures))
@@ -395,6 +399,12 @@ class AgentLoop:
                 self.state.limit_reached = True
                 self.state.repeating = repeating
                 yield from self._limit_note("REPEATED CALLS")
+
+    def _fallback_join(self, decision: ParseFailure) -> str:
+        """What goes before a failed reply's fallback answer: nothing when it ``continues`` the
+        text that reply showed (its own, or the same text an earlier failed reply showed:
+        ``_stream_turn``), else a paragraph break from what an earlier round showed."""
+        return "" if decision.continues and self._reply_shown else _paragraph_break(self._last_text)
 
     def _given_up_answer(self, turn: ModelTurn, failures: int, thought_only: int) -> str:
         """The answer a run that gives up on asking again ends with: once the retries run out,
@@ -672,18 +682,36 @@ class AgentLoop:
         return request
 
     def _stream_turn(self, chunks: Iterator[ModelChunk]) -> Generator[AgentInvokeMessage, None, ModelTurn]:
+        """Stream the reader's text to the user; return the turn. A reply asked again after a
+        failed one (``_failed_shown``: what that showed) that starts with the same text does not
+        show it again: it is held while it repeats that text, then shown from where it goes on
+        past it, or whole (after a paragraph break) when it turns out to differ."""
         head: list[str] = []  # a continuation's first text as sent: the whitespace it began with
         self._continued = self._cut_answer if self._continuing else ""
         reader = self._steps.read_turn(_head_noted(chunks, head) if self._continuing else chunks, self.state)
         self._streamed = False
+        shown = "" if self._continuing else self._failed_shown
+        said: list[str] = []  # this reply's text
+        repeated = 0  # how much of ``shown`` it repeats so far, not shown again
         while True:
             try:
                 text = next(reader)
             except StopIteration as done:
                 self._continuing = False
+                self._reply_shown = "".join(said)
                 return done.value
             if not text:
                 continue
+            said.append(text)
+            if shown:
+                if shown.startswith(text, repeated):
+                    repeated += len(text)
+                    continue
+                if text.startswith(shown[repeated:]):  # the same text, then more: goes on after it
+                    text, self._streamed = text[len(shown) - repeated :], True
+                else:
+                    text = shown[:repeated] + text
+                shown = ""
             if not self._streamed:
                 if self._continuing:
                     joint = _continuation_join(self._last_text, text, leading_space("".join(head), text))

@@ -44,10 +44,13 @@ class ToolCalls:
 @dataclass(frozen=True)
 class ParseFailure:
     """Neither an answer nor a usable call; ``problem`` is told to the model. ``fallback``: the
-    text to answer with if the model keeps failing so (the retries run out), ``""`` for none."""
+    text to answer with if the model keeps failing so (the retries run out), ``""`` for none.
+    ``continues``: the fallback is the rest of text the reply already streamed, so it is shown
+    right after it as written (no paragraph break, its leading whitespace kept)."""
 
     problem: str
     fallback: str = ""
+    continues: bool = False
 
 
 Decision = FinalAnswer | ToolCalls | ParseFailure
