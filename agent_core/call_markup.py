@@ -1710,6 +1710,21 @@ def holds_call_markup(text: str, tool_names: Iterable[str] = ()) -> bool:
     return _read_anywhere(text) or envelope_name(text) in set(tool_names)
 
 
+_BLOCKQUOTE_LINE = re.compile(r"^[ \t]{0,3}>.*$\n?", re.MULTILINE)
+
+
+def markup_all_quoted(text: str, tool_names: Iterable[str] = ()) -> bool:
+    """Whether all the call markup ``text`` holds (``holds_call_markup``) stands in quoted text: a
+    fenced code block, a code span or a markdown blockquote (lines opening with ``>``), so that
+    with those left out none is left. The answer shows such markup (a tutorial, an MCP tools
+    list, a call quoted from a log); a call the model means to make is written outside them.
+    False when markup stands outside, or ``text`` holds none. Linear in ``text``."""
+    if not holds_call_markup(text, tool_names):
+        return False
+    unquoted = _BLOCKQUOTE_LINE.sub("", text) if ">" in text else text
+    return not holds_call_markup(_outside_code(unquoted) if "`" in unquoted else unquoted, tool_names)
+
+
 def _read_anywhere(text: str) -> bool:
     """Whether ``text`` holds ``<tool_call>`` (or ``<tool_code>``) outside a code span: in a
     sentence or a fenced block it may be a call, in `` `<tool_call>` `` it is a tag named."""

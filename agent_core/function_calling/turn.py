@@ -22,6 +22,7 @@ from agent_core.call_markup import (
     CodeQuote,
     ends_turn,
     holds_call_markup,
+    markup_all_quoted,
     markup_start,
     partial_markup,
     rewrite_markup,
@@ -484,6 +485,30 @@ def _stream_or_stop(
         raise
 
 
+def _unshown(gate: AnswerGate) -> str:
+    """What the user has not seen yet of a reply's text: the gate's held text, as the answer goes
+    on with it (a held line keeps its indent; a reply held whole starts at its first word)."""
+    return gate.held if gate.line_held or gate.streamed else gate.held.lstrip()
+
+
+def _unreadable(text: str, gate: AnswerGate, names: Sequence[str]) -> ParseFailure:
+    """The decision on a reply (its visible ``text``) whose call markup naming one of ``names``
+    could not be read: the model is asked again (``prompts.TOOL_CALL_UNREADABLE``).
+
+    Its fallback, the answer once the retries run out (the model kept writing so), is what the
+    user has not seen of the reply (``_unshown``: the streamed prose before it was shown, and is
+    not repeated) when all its markup stands in quoted text: a fenced block, a code span or a
+    blockquote (``call_markup.markup_all_quoted``). That is an answer showing markup: a
+    tutorial, an MCP tools list, a call quoted from a log. Markup outside them is how a model
+    writes a call it means to make (alone, or after "Let me search."): a reply that keeps
+    writing it broken has no fallback, and the run ends with a clear error rather than the
+    broken call as its answer. Either way the log shows the problem and the raw reply. The text
+    is the visible text, as a final answer's: no reasoning block, no think tag."""
+    if not markup_all_quoted(text, names):
+        return ParseFailure(prompts.TOOL_CALL_UNREADABLE)
+    return ParseFailure(prompts.TOOL_CALL_UNREADABLE, _unshown(gate), continues=gate.streamed)
+
+
 def read_function_calling_turn(
     chunks: Iterator[ModelChunk],
     tools: Sequence[PromptMessageTool | str],
@@ -554,11 +579,12 @@ def read_function_calling_turn(
     # the answer showing JSON (a tool's doc, a format example): as before such lines were held
     quoted = quoted or (gate.line_held and not cut and not holds_call_markup(gate.held))
     if text.strip() and gate.held and tools and holds_call_markup(held, names) and not quoted:
-        problem = prompts.REPLY_CUT if cut else prompts.TOOL_CALL_UNREADABLE
-        return ModelTurn(thought=text, decision=ParseFailure(problem), **turn)
+        if cut:  # a reply the output limit cut is never an answer
+            return ModelTurn(thought=text, decision=ParseFailure(prompts.REPLY_CUT), **turn)
+        return ModelTurn(thought=text, decision=_unreadable(text, gate, names), **turn)
     if text.strip():
         if gate.held:  # a held line keeps its indent: the answer's text, as it came
-            yield gate.held if gate.line_held or gate.streamed else gate.held.lstrip()
+            yield _unshown(gate)
         # the answer without the whitespace around it (a frame's "\n</answer>" left its "\n"), as
         # ReAct's; a cut one keeps its end: the continuation goes on from it
         return ModelTurn(thought=text, decision=FinalAnswer(text.lstrip() if cut else text.strip()), **turn)

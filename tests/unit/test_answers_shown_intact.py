@@ -7,9 +7,10 @@ real assistants, with node tools named by common words) goes through ReAct unlab
 characters: the decision must be that text as the final answer, and the streamed text the same,
 or, where a call shown in a fenced block is read as a call (a genuine step is often written so),
 an outcome the run recovers from: in ReAct the example's calls exactly, nothing streamed
-(``RUNS_EXAMPLE``); in Function Calling a re-prompt whose fallback is the answer (``ASKED_AGAIN``),
-or the example's calls run with nothing of their block streamed, only the sentence before it
-(``RUNS_UNSHOWN``), also when text follows the block.
+(``RUNS_EXAMPLE``); in Function Calling a re-prompt whose fallback is the rest of the answer, so
+that once the retries run out the user has read the answer whole and once (``ASKED_AGAIN``: its
+markup stands in a fence or a blockquote), or the example's calls run with nothing of their block
+streamed, only the sentence before it (``RUNS_UNSHOWN``), also when text follows the block.
 A mirrored set puts a genuine call after (and, in Function Calling, before) each answer: that call
 must still run. Cases a reader still gets wrong in a way the run does not recover from are strict
 xfails naming why the reading is kept (a real model writes exactly that to call a tool) or what is
@@ -18,7 +19,9 @@ not fixed yet.
 
 import pytest
 
+from agent_core import prompts
 from agent_core.call_markup import holds_call_markup
+from agent_core.fallback import fallback_answer
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 from tests.unit.helpers import gap_param
 from tests.unit.test_real_world_2026 import Case, read, tool
@@ -1197,8 +1200,10 @@ ASKED_AGAIN: tuple[tuple[str, str], ...] = (
     ("langchain-tool-decorator", "fc"), ("mcp-tools-list", "fc"), ("answer-tool-schema", "fc"),
     ("blockquote-call", "fc"), ("four-backtick-fence", "fc"),
 )
-"""Function Calling replies asked again as unreadable call markup. Recoverable when the reply is
-the fallback answer once the retries run out (``decision.fallback`` is the answer)."""
+"""Function Calling replies asked again as unreadable call markup, all of it in a fenced block
+or a blockquote. Recoverable: the fallback is what the user has not read of the reply, so the text
+streamed before the markup and the fallback make the answer, whole and once, when the retries run
+out (``function_calling.turn._unreadable``)."""
 
 RUNS_UNSHOWN: dict[tuple[str, str], tuple[tuple[str, dict], ...]] = {
     ("hermes-tutorial-two-calls", "fc"): (("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Berlin"})),
@@ -1216,11 +1221,6 @@ fence line whose first content line opens ``<tool_call>``/``<tool_code>`` or an 
 call): the user reads the sentence, then the model's next answer. Recoverable: the example costs
 one observation, as in ReAct (``RUNS_EXAMPLE``)."""
 
-_NO_FALLBACK = (
-    "not recoverable yet: Function Calling asks again with no fallback (`fallback` is empty), so a model that "
-    "keeps showing the markup ends the run with an error and the answer is lost; the text before the markup "
-    "was already streamed"
-)
 _DECLARATION = "not fixed: a tool's declaration (name, description, parameter schema) reads as a call or an unreadable one"
 _TOKENS = (
     "not fixed: a family's special tokens (DeepSeek, Kimi, Harmony, Command R) are dropped or read before the "
@@ -1231,7 +1231,6 @@ _MARKDOWN = (
     "a longer one is read as text"
 )
 XFAIL: dict[tuple[str, str], str] = {
-    **dict.fromkeys(ASKED_AGAIN, _NO_FALLBACK),
     ("openai-tool-definition", "react"): _DECLARATION,
     ("tool-schema-fenced", "react"): _DECLARATION,
     ("hermes-system-prompt", "react"): (
@@ -1280,7 +1279,7 @@ XFAIL: dict[tuple[str, str], str] = {
     ) for name in ("openai-responses-function-call", "final-answer-tool-json")},
 }
 """Strict xfails: cases still wrong in a way the run does not recover from (the answer hidden or
-cut, calls the answer never showed, a re-prompt without a fallback), with the reason."""
+cut, calls the answer never showed), with the reason."""
 
 MODES = {"react": ("react", ""), "react-final": ("react", "Final Answer: "), "fc": ("fc", "")}
 
@@ -1320,12 +1319,14 @@ def test_a_shown_call_run_in_react_is_exactly_the_example(name, mode, size):
 @pytest.mark.parametrize("size", [None, 1, 7])
 @pytest.mark.parametrize(("name", "mode"), list(_params(ASKED_AGAIN)))
 def test_a_shown_call_asked_again_in_function_calling_keeps_the_answer(name, mode, size):
-    """Recoverable: the reply is asked again, and is the answer once the retries run out."""
+    """Recoverable: the reply is asked again, and once the retries run out the user has read it
+    whole, once: the text streamed before the markup, then the fallback right after it."""
     text = ANSWERS[name]
     strategy, label = MODES[mode]
-    _, turn = read(strategy, Case(TOOLS, label + text), size)
-    assert isinstance(turn.decision, ParseFailure)
-    assert turn.decision.fallback == text.strip()
+    streamed, turn = read(strategy, Case(TOOLS, label + text), size)
+    assert isinstance(turn.decision, ParseFailure) and turn.decision.problem == prompts.TOOL_CALL_UNREADABLE
+    assert turn.decision.continues == bool(streamed)
+    assert streamed + fallback_answer(turn) == text.strip()
 
 
 @pytest.mark.parametrize("size", [None, 1, 7])

@@ -10,7 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_core.call_markup import CallMarkup, holds_call_markup, markup_start, partial_markup, rewrite_markup
+from agent_core.call_markup import (
+    CallMarkup,
+    holds_call_markup,
+    markup_all_quoted,
+    markup_start,
+    partial_markup,
+    rewrite_markup,
+)
 from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.model_call import ModelChunk
 from agent_core.react.parser import ReactStreamParser
@@ -980,3 +987,23 @@ def test_markers_in_a_reply_sent_whole_are_read_in_linear_time(marker, count):
 
     small, large = (min(seconds(n) for _ in range(3)) for n in (count, 5 * count))
     assert large < 12 * small + 0.05
+
+
+_CALL = '<tool_call>\n{"name": "search", "arguments": {"query": "x"}}\n</tool_call>'
+
+
+@pytest.mark.parametrize(
+    ("text", "quoted"),
+    [
+        ("Like this:\n\n```xml\n" + _CALL + "\n```\n\nThat is all.", True),
+        ("````markdown\n```\n" + _CALL + "\n```\n````", True),
+        ("> " + _CALL.replace("\n", "\n> ") + "\n\nQuoted above.", True),
+        ("> ```\n> " + _CALL.replace("\n", "\n> ") + "\n> ```", True),
+        (_CALL, False),
+        ("Let me search.\n" + _CALL, False),
+        ("```xml\n" + _CALL + "\n```\n\nAnd for real:\n" + _CALL, False),  # one shown, one outside
+        ("No markup here, > nor a quote.", False),
+    ],
+)
+def test_markup_all_quoted_tells_markup_an_answer_shows_from_a_call(text, quoted):
+    assert markup_all_quoted(text, ["search"]) is quoted

@@ -364,3 +364,46 @@ def test_a_reply_held_as_maybe_reasoning_or_a_call_is_not_shown_when_the_stream_
 def test_a_tail_held_only_as_a_possible_label_is_shown_when_the_stream_fails():
     reader = read_function_calling_turn(failing(["It rains.\nAct"]), ["get_weather"], reasoning_probe=False)
     assert shown_before_failure(reader) == "It rains.\nAct"
+
+
+_BROKEN = "<minimax:tool_call>\n<invoke nam='get_weather'>Oslo</invoke>\n</minimax:tool_call>"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [_BROKEN, "Let me check.\n" + _BROKEN, _BROKEN + "\n\nI will wait for the result.",
+     "<think>Call it.</think>" + _BROKEN],
+)
+def test_a_broken_call_outside_quoted_text_has_no_answer_to_fall_back_on(text):
+    """A call the model meant to make, written broken: asked again, and if it keeps doing so the
+    run ends with an error, never with the broken markup as its answer."""
+    for size in (1, 7, len(text)):
+        chunks = [ModelChunk(text=text[at : at + size]) for at in range(0, len(text), size)]
+        streamed, turn = drain(read_function_calling_turn(iter([*chunks, ModelChunk(finish_reason="stop")]), ["get_weather"]))
+        assert isinstance(turn.decision, ParseFailure) and turn.decision.fallback == ""
+        assert "minimax" not in streamed
+
+
+@pytest.mark.parametrize(
+    ("text", "streamed_part"),
+    [
+        ("Log:\n> " + _BROKEN.replace("\n", "\n> ") + "\n\nThat was the model's reply.", "Log:\n> "),
+        ("<think>Show it.</think>It printed:\n\n> " + _BROKEN.replace("\n", "\n> "), "It printed:\n\n> "),
+    ],
+)
+def test_broken_markup_in_a_blockquote_falls_back_to_the_rest_of_the_answer(text, streamed_part):
+    """The answer quotes a broken call: the user read the text before it; the fallback is the
+    rest, no reasoning in it, and goes on right after what was shown."""
+    chunks = [ModelChunk(text=text), ModelChunk(finish_reason="stop")]
+    streamed, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"]))
+    assert streamed == streamed_part
+    assert isinstance(turn.decision, ParseFailure) and turn.decision.continues
+    answer = text.split("</think>")[-1]
+    assert streamed + turn.decision.fallback == answer
+
+
+def test_a_cut_reply_with_quoted_markup_has_no_answer_to_fall_back_on():
+    """A reply the output limit cut is never an answer: asked again, shorter."""
+    text = "It printed:\n\n> " + _BROKEN.replace("\n", "\n> ")
+    _, turn = drain(read_function_calling_turn(iter([ModelChunk(text=text), ModelChunk(finish_reason="length")]), ["get_weather"]))
+    assert isinstance(turn.decision, ParseFailure) and turn.decision.fallback == ""
