@@ -35,8 +35,13 @@ def fallback_answer(turn: ModelTurn) -> str:
 def unlabelled_answer(turn: ModelTurn, tool_names: Collection[str]) -> str:
     """``fallback_answer`` where an unlabelled last reply is taken as the answer before the
     retries run out (a second Thought-only reply, the iteration or time limit), ``""`` when what
-    it said is no answer (``no_answer``): the run then goes on, or ends saying it stopped."""
+    it said is no answer (``no_answer``): the run then goes on, or ends saying it stopped. The
+    fallback of a Function Calling reply whose call markup could not be read is the answer as it
+    is: the strategy gave it one only when all that markup stands in quoted text, an answer showing
+    it (``function_calling.turn._unreadable``), which names tools and holds markup by nature."""
     answer = fallback_answer(turn)
+    if isinstance(turn.decision, ParseFailure) and turn.decision.problem == prompts.TOOL_CALL_UNREADABLE:
+        return answer
     return "" if no_answer(answer, tool_names) else answer
 
 

@@ -772,7 +772,9 @@ class AgentLoop:
         Thought, findings so far or a plan, is no answer (the official ReAct strategy shows only
         the limit message then too); it stays in the log."""
         if answer := unlabelled_answer(turn, self.state.registry.names()):
-            yield from self._text(_paragraph_break(self._last_text) + answer)
+            decision = turn.decision
+            joint = self._fallback_join(decision) if isinstance(decision, ParseFailure) else _paragraph_break(self._last_text)
+            yield from self._text(joint + answer)
             return
         if self.state.repeating:
             text = prompts.STOPPED_REPEATING.format(names=", ".join(self.state.repeating))

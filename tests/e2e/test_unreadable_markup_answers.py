@@ -76,3 +76,15 @@ def test_a_lone_broken_call_written_three_times_ends_with_a_clear_error(run):
     assert result.unfinished_logs() == []
     assert result.text == ""
     assert len(result.llm_requests) == MAX_PARSE_RETRIES
+
+
+def test_a_tutorial_written_at_the_iteration_limit_is_the_answer(run):
+    """The limit came after one reply asked again: the model must answer now, and answers with the
+    tutorial again. It is the answer, whole and once, not "stopped without an answer" after its
+    first paragraph."""
+    turns = [{"text": TUTORIAL, "split": 7}] * 2
+    result = run(turns, query="How do Hermes models write tool calls?", tools=[weather_tool()], maximum_iterations=1)
+    assert_clean_end(result)
+    run.backend.assert_complete()
+    assert any(node.label == "ITERATION LIMIT" for node in result.logs.values())
+    assert result.text == TUTORIAL
