@@ -54,3 +54,14 @@ def test_reasoning_left_as_the_fallback_is_judged_the_same_way():
     assert unlabelled_answer(turn, TOOLS) == ""
     turn = ModelTurn(thought="", decision=ParseFailure(prompts.ONLY_REASONING_REPLY, "Sunny in Paris."), usage=empty_usage())
     assert unlabelled_answer(turn, TOOLS) == "Sunny in Paris."
+
+
+def test_markup_an_answer_shows_in_quoted_text_is_the_answer_at_a_limit():
+    """Function Calling gives an unreadable reply a fallback only when all its markup is quoted
+    (a tutorial): it names tools and holds markup, and is still the answer; its start is kept when
+    it continues text the reply streamed."""
+    shown = '  ```xml\n<tool_call>\n{"name": "search", "arguments": {}}\n</tool_call>\n```\n'
+    turn = ModelTurn(thought="", decision=ParseFailure(prompts.TOOL_CALL_UNREADABLE, shown, continues=True), usage=empty_usage())
+    assert unlabelled_answer(turn, TOOLS) == shown.rstrip()
+    broken = ModelTurn(thought="", decision=ParseFailure(prompts.TOOL_CALL_UNREADABLE), usage=empty_usage())
+    assert unlabelled_answer(broken, TOOLS) == ""
