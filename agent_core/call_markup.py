@@ -1039,6 +1039,16 @@ class CodeQuote:
         probe._read(self._ticks)
         return bool(probe.inline)
 
+    @property
+    def in_fence(self) -> bool:
+        """Whether a fenced code block (not a code span) is open at the end of what was fed."""
+        if not self._ticks:
+            return bool(self.fence)
+        probe = self.copy()
+        probe._ticks = ""
+        probe._read(self._ticks)
+        return bool(probe.fence)
+
     def copy(self) -> CodeQuote:
         """A tracker in the same state, to read ahead with."""
         twin = CodeQuote()

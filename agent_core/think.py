@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from agent_core.call_markup import CodeQuote
+
 _THINK_TAGS = ("<think>", "<thinking>", "<reasoning>", "<thought>", "<seed:think>")
 
 DETAILS_OPEN = (
@@ -265,6 +267,8 @@ class ThinkSplitter:
         self._wrapper: str | None = None  # the closing tag of a RESPONSE_WRAPPERS frame dropped
         self._wrapper_text = False  # a RESPONSE_WRAPPERS opening tag was read as the answer's text
         self._reasoned = False  # reasoning ended in this reply (a block, a stray end) or came apart
+        self._code = CodeQuote()  # the visible text read so far: is a fenced code block open?
+        self._shown: list[str] = []  # visible text _code has not read yet (read only at a tag: _fenced)
 
     @property
     def open_block(self) -> str:
@@ -322,6 +326,7 @@ class ThinkSplitter:
             if text:
                 self._prev = text[-1]
                 self._after_block = self._after_block and text.isspace()
+                self._shown.append(text)
             return Split(text, "")  # the usual chunk: no tag can start in it
         return _joined(self.pieces(text))
 
@@ -333,6 +338,7 @@ class ThinkSplitter:
         if not self._opened and not self._pending and self._close_tag is None and not _may_hold_tag(text):
             self._prev = text[-1]  # the usual chunk: no tag can start in it
             self._after_block = self._after_block and text.isspace()
+            self._shown.append(text)
             return [(VISIBLE, text)]
         out: list[tuple[str, str]] = []
         if self._opened:
@@ -342,6 +348,7 @@ class ThinkSplitter:
             if text:
                 self._prev = text[-1]
                 self._after_block = self._after_block and text.isspace()
+                self._shown.append(text)
         else:
             self._pending += text
             self._scan(out)
@@ -378,7 +385,9 @@ class ThinkSplitter:
             self._prev = text[-1]
             if kind == REASONING:
                 self._block.append(text)
-            elif not text.isspace():
+                return
+            self._shown.append(text)
+            if not text.isspace():
                 self._after_block = False
 
     def _until_close(self, text: str, out: list[tuple[str, str]]) -> str:
@@ -447,6 +456,8 @@ class ThinkSplitter:
             quoted = _quoted(text, at, len(tag), self._prev)
             if tag[0] == "[" and text[at : at + len(tag)] != tag.upper():
                 quoted = True  # "[Think]": a markdown link's text, not Magistral's tag
+            if quoted is False and not inside and self._fenced(text[pos:at]):
+                quoted = True  # in a fenced code block the answer shows: a tag it documents
             if quoted is None:  # a backtick before it: the character after it tells
                 self._emit(out, kind, text[pos:at])
                 pos = at
@@ -478,6 +489,20 @@ class ThinkSplitter:
                 self._after_block = self._reasoned = True
                 out.append((STRAY_END, ""))
         self._pending = text[pos:]
+
+    def _fenced(self, before: str) -> bool:
+        """Whether the visible text so far, then ``before``, leaves a fenced code block open: a
+        tag inside one is code the answer shows (a prompt that teaches ``<thinking>`` tags, a chat
+        template), never a reasoning block, its end or a reply's frame. The visible text is read
+        only here, at a tag: a reply with none never pays for it."""
+        for piece in self._shown:
+            self._code.feed(piece)
+        self._shown.clear()
+        if not before:
+            return self._code.in_fence
+        probe = self._code.copy()
+        probe.feed(before)
+        return probe.in_fence
 
     def _wrapper_tag(self, tag: str, text: str, at: int, quoted: bool | None) -> bool | None:
         """Whether the ``RESPONSE_WRAPPERS`` tag at ``text[at:]`` frames the reply (dropped) or

@@ -1257,15 +1257,11 @@ XFAIL: dict[tuple[str, str], str] = {
     ("deepseek-tokens-tutorial", "react"): _TOKENS,
     ("harmony-tutorial", "react"): _TOKENS,
     ("kimi-tutorial", "react"): _TOKENS,
-    ("command-r-tutorial", "react-final"): _TOKENS,
-    ("command-r-tutorial", "fc"): _TOKENS,
     ("finish-bracket-fenced", "react"): "kept: `Action 3: Finish[Paris]` is the ReAct paper's finishing step",
     ("finish-bracket-fenced", "react-final"): "kept: `Action 3: Finish[Paris]` is the ReAct paper's finishing step",
     **{(name, mode): _MARKDOWN for name, mode in (
         ("blockquote-call", "react"), ("blockquote-call", "react-final"), ("indented-code-call", "react-final"),
     )},
-    **{("xml-think-tag-doc", mode): "not fixed: a `<thinking>` block in a fenced block is taken for reasoning and removed"
-       for mode in ("react", "react-final", "fc")},
     ("yaml-openai-actions", "react"): "not fixed: `- action: search` in a YAML block reads as ReAct's Action label",
     ("yaml-openai-actions", "react-final"): "not fixed: `- action: search` in a YAML block reads as ReAct's Action label",
     ("heading-action-items", "react"): (

@@ -149,6 +149,28 @@ def test_a_tag_written_as_code_in_an_answer_is_text(text, opened):
         assert (split_opened if opened else split_all)(pieces) == (text, "")
 
 
+FENCED_TAGS = (
+    "Ask Claude to reason inside tags:\n\n```xml\n<thinking>\nList the constraints.\n</thinking>\n<answer>\nOK\n</answer>\n```",
+    "Command R7B's template:\n````\n<|START_THINKING|>plan<|END_THINKING|>\n````\nThat is all.",
+    "A stray end shown as code:\n```\n</think>\n```\nand more.",
+)
+
+
+@pytest.mark.parametrize("text", FENCED_TAGS)
+def test_a_tag_in_a_fenced_block_of_the_answer_is_text(text):
+    # a prompt or chat template the answer shows: nothing of it is reasoning, nothing is cut
+    for size in (len(text), 1, 7):
+        assert split_all([text[i : i + size] for i in range(0, len(text), size)]) == (text, "")
+
+
+def test_a_block_after_a_closed_fence_is_still_reasoning():
+    text = "```\ncode\n```\n<think>secret</think>Done. `x` and <think>more</think>"
+    for size in (len(text), 1, 7):
+        assert split_all([text[i : i + size] for i in range(0, len(text), size)]) == (
+            "```\ncode\n```\nDone. `x` and ", "secretmore"
+        )
+
+
 @pytest.mark.parametrize(("opener", "closer"), [("<thought>", "</thought>"), ("<seed:think>", "</seed:think>")])
 def test_exaone_and_seed_oss_reasoning_blocks_are_reasoning(opener, closer):
     assert split_all([opener + "hmm", " more" + closer[:3], closer[3:] + "It is 4."]) == ("It is 4.", "hmm more")
