@@ -755,6 +755,10 @@ class ReactStreamParser:
         self._think = ThinkSplitter(opened=reasoning_opened)
         self._visible: list[str] = []  # the visible text read so far, a line break where a block ended
         self._visible_chars = 0
+        self._fence_quote = CodeQuote()  # the visible text read by _text_in_fence so far
+        self._fence_read = 0  # ... its pieces (of _visible)
+        self._fence_offset = 0  # ... and characters of the next piece
+        self._fence_chars = 0  # ... and characters
         self._stray_at: int | None = None  # visible characters before a bare </think> met after labels
         self._held_answer: list[str] | None = None  # answer text after that </think>, not streamed yet
         self._revised = False
@@ -1080,6 +1084,9 @@ class ReactStreamParser:
         if kinds is _ANSWER_TAGS and self._answer_in_code():  # a token the answer shows as code
             sink(self._take(self._pos + tag.length))
             return True
+        if tag.kind == "drop" and kinds is _TEXT_TAGS and self._text_in_fence():  # a token a fenced block shows
+            sink(self._take(self._pos + tag.length))
+            return True
         if self._last == "`" or (tag.kind == "drop" and self._shown_closer and self._shown_closer == self._buf[self._pos : self._pos + tag.length].lower()):
             # `<tool_call>` in a code span is a tag named, as is its closing tag after it
             self._shown_closer = tag.closer if tag.kind == "tool" else ""
@@ -1116,6 +1123,21 @@ class ReactStreamParser:
         for piece in self._run_on or ():
             quote.feed(piece)
         return quote.open
+
+    def _text_in_fence(self) -> bool:
+        """Whether the visible text before the buffer's read position leaves a fenced code block
+        open (``CodeQuote``): a special token or a stray closing tag there is text the reply shows
+        (a family's call tokens in a tutorial), not one to drop. Asked only at such a tag (rare);
+        each character of the visible text is read once, as far as it has been consumed."""
+        upto = self._visible_chars - (len(self._buf) - self._pos)
+        pieces, quote = self._visible, self._fence_quote
+        while self._fence_chars < upto and self._fence_read < len(pieces):
+            piece = pieces[self._fence_read]
+            end = min(len(piece), self._fence_offset + upto - self._fence_chars)
+            quote.feed(piece[self._fence_offset : end] if self._fence_offset or end < len(piece) else piece)
+            self._fence_chars += end - self._fence_offset
+            self._fence_read, self._fence_offset = (self._fence_read + 1, 0) if end == len(piece) else (self._fence_read, end)
+        return quote.in_fence
 
     def _on_tag(self, tag: _Tag) -> None:
         if tag.kind == "tool":

@@ -1174,7 +1174,6 @@ RUNS_EXAMPLE: dict[tuple[str, str], tuple[tuple[str, dict], ...]] = {
     ("react-langchain-json-blob", "react"): (("search", {"query": "LangChain docs"}),),
     ("json-rpc-named-method-fenced", "react"): (("search", {"query": "x"}),),
     ("glm-tutorial", "react"): (("get_weather", {"city": "Paris"}),),
-    ("granite-tutorial", "react"): (("get_weather", {"city": "Boston"}),),
     ("internlm-tutorial", "react"): (("search", {"query": "x"}),),
     ("command-r-tutorial", "react"): (("search", {"query": "x"}),),
     ("json-config-with-action", "react"): (("deploy", {"env": "staging"}),),  # an action blob: the model is told no such tool
@@ -1222,10 +1221,6 @@ call): the user reads the sentence, then the model's next answer. Recoverable: t
 one observation, as in ReAct (``RUNS_EXAMPLE``)."""
 
 _DECLARATION = "not fixed: a tool's declaration (name, description, parameter schema) reads as a call or an unreadable one"
-_TOKENS = (
-    "not fixed: a family's special tokens (DeepSeek, Kimi, Harmony, Command R) are dropped or read before the "
-    "fenced block they stand in is known to be code"
-)
 _MARKDOWN = (
     "not fixed: only fenced blocks are code to the readers; an indented block, a blockquote or a fence nested in "
     "a longer one is read as text"
@@ -1254,9 +1249,6 @@ XFAIL: dict[tuple[str, str], str] = {
         "not fixed: JSON rows naming node tools (`{\"tool\": \"search\", \"calls\": 12}`) are read as calls with "
         "their other keys as arguments"
     ),
-    ("deepseek-tokens-tutorial", "react"): _TOKENS,
-    ("harmony-tutorial", "react"): _TOKENS,
-    ("kimi-tutorial", "react"): _TOKENS,
     ("finish-bracket-fenced", "react"): "kept: `Action 3: Finish[Paris]` is the ReAct paper's finishing step",
     ("finish-bracket-fenced", "react-final"): "kept: `Action 3: Finish[Paris]` is the ReAct paper's finishing step",
     **{(name, mode): _MARKDOWN for name, mode in (

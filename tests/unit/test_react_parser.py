@@ -1042,3 +1042,25 @@ def test_reasoning_closed_in_a_chunk_before_the_hold_is_released_stays_reasoning
     turn = parser.result()
     assert texts(events, ReasoningDelta) == "Thought: x " and turn.reasoning == "Thought: x"
     assert texts(events, ThoughtDelta) == "y\n" and turn.final_answer == "ok"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Kimi K2's section tokens:\n\n```\n<|tool_calls_section_begin|>functions.search:0<|tool_calls_section_end|>\n```",
+        "Llama 3.1 writes:\n```\n<|python_tag|>brave_search.call(query=\"x\")<|eom_id|>\n```\nfor a built-in tool.",
+    ],
+)
+def test_special_tokens_an_unlabelled_answer_shows_in_a_fence_are_kept(answer):
+    """A reply with no label is its answer once read whole: tokens it shows in a fenced block were
+    dropped from it while it was read as text."""
+    for chunks in ([answer], list(answer), [answer[i : i + 7] for i in range(0, len(answer), 7)]):
+        _, _, turn = run(chunks)
+        assert turn.final_answer == answer and not turn.actions
+
+
+def test_a_call_token_after_a_closed_fence_still_announces_a_call():
+    text = 'See:\n```\nx\n```\n<|python_tag|>{"name": "search", "parameters": {"query": "x"}}'
+    for chunks in ([text], list(text)):
+        _, _, turn = run(chunks)
+        assert [(a.name, a.input) for a in turn.actions] == [("search", {"query": "x"})]
