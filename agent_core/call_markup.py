@@ -1106,6 +1106,40 @@ def _blank(text: str) -> bool:
     return not text or text.isspace()
 
 
+_QUOTE_LINE = re.compile(r" {0,3}>")
+_INDENTED = re.compile(r" {4}|[ ]{0,3}\t")
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+QUOTE_LOOK_BACK: Final = 2048
+"""How far back (characters) ``in_quoted_line`` is given the text: an indented block longer than
+this is taken to have opened after a blank line."""
+
+
+def in_quoted_line(text: str) -> bool:
+    """Whether the end of ``text`` (the markdown written so far) stands in a line the answer shows
+    as quoted or code without a fence (CommonMark): a blockquote line (``> ...``, up to three
+    spaces before the ``>``), or an indented code block (lines indented by four spaces or a tab,
+    after a blank line or the start of ``text``, not under a list item or an indented line, whose
+    indented lines are the item's own text). Reads the last lines only, back to the line the block follows."""
+    start = text.rfind("\n") + 1
+    line = text[start:]
+    if _QUOTE_LINE.match(line):
+        return True
+    if not _INDENTED.match(line):
+        return False
+    blank_before = False
+    while start > 0:
+        above = text.rfind("\n", 0, start - 1) + 1
+        previous = text[above : start - 1]
+        if _blank(previous):
+            blank_before = True
+        elif _INDENTED.match(previous):
+            blank_before = False  # the block goes on above
+        else:
+            return blank_before and previous[0] not in " \t" and not _LIST_ITEM.match(previous)
+        start = above
+    return True
+
+
 class CallMarkup:
     """Streaming rewriter: ``feed(text) -> text``, then ``finish() -> text``.
 

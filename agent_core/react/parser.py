@@ -96,7 +96,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Final, NamedTuple
 
-from agent_core.call_markup import CallMarkup, CodeQuote
+from agent_core.call_markup import QUOTE_LOOK_BACK, CallMarkup, CodeQuote, in_quoted_line
 from agent_core.json_args import raw_decode_at, surrogates_replaced, with_closers
 from agent_core.prompts import (
     PROBLEM_EMPTY,
@@ -577,6 +577,20 @@ _TAG_MAX: Final = 48
 _SPECIAL_TOKEN = re.compile(r"<[|｜][\w.\-▁]{1,40}[|｜]>")
 _SPECIAL_PARTIAL = re.compile(r"<(?:[|｜][\w.\-▁]{0,40}[|｜]?)?")
 _EOS: Final = "</s>"  # Llama 2 / Mistral end of sequence, but also HTML: dropped only at the very end
+def _tail(pieces: list[str], unread: int) -> str:
+    """The last ``QUOTE_LOOK_BACK`` characters of the text ``pieces`` join to, less its last
+    ``unread`` characters; only the last pieces are joined."""
+    taken, size, index = [], 0, len(pieces) - 1
+    while index >= 0 and size < QUOTE_LOOK_BACK + unread:
+        taken.append(pieces[index])
+        size += len(pieces[index])
+        index -= 1
+    text = "".join(reversed(taken))
+    return text[: len(text) - unread][-QUOTE_LOOK_BACK:]
+
+
+_QUOTED_LINE = re.compile(r" {0,3}>")
+"""A blockquote line's start (CommonMark): a call tag on it is quoted output, not a call."""
 _TEXT_TAGS: Final = frozenset({"tool", "drop", "special"})
 _ANSWER_TAGS: Final = frozenset({"drop", "special"})
 _TOOL_TAGS: Final = frozenset({"tool"})
@@ -1084,7 +1098,7 @@ class ReactStreamParser:
         if kinds is _ANSWER_TAGS and self._answer_in_code():  # a token the answer shows as code
             sink(self._take(self._pos + tag.length))
             return True
-        if tag.kind == "drop" and kinds is _TEXT_TAGS and self._text_in_fence():  # a token a fenced block shows
+        if kinds is _TEXT_TAGS and self._shown_in_text(tag):  # a token or call tag the text shows as code
             sink(self._take(self._pos + tag.length))
             return True
         if self._last == "`" or (tag.kind == "drop" and self._shown_closer and self._shown_closer == self._buf[self._pos : self._pos + tag.length].lower()):
@@ -1120,9 +1134,24 @@ class ReactStreamParser:
         quote = CodeQuote()
         for piece in self._answer:
             quote.feed(piece)
+        quote.feed(self._answer_ws)
         for piece in self._run_on or ():
             quote.feed(piece)
-        return quote.open
+        if quote.open:
+            return True
+        return in_quoted_line(_tail([*self._answer, self._answer_ws, *(self._run_on or ())], 0))
+
+    def _shown_in_text(self, tag: _Tag) -> bool:
+        """Whether ``tag``, met in text (not in an answer), is text the reply shows: a special
+        token or a stray closing tag in a fenced block, a blockquote or an indented code block,
+        or a call tag in a blockquote line (quoted output). A call tag in a fence or an indented
+        block stays a call: a genuine step is often written so."""
+        if tag.kind == "drop" and self._text_in_fence():
+            return True
+        text = _tail(self._visible, len(self._buf) - self._pos)  # the visible text before the tag, its end
+        if tag.kind == "drop":
+            return in_quoted_line(text)
+        return _QUOTED_LINE.match(text, text.rfind("\n") + 1) is not None
 
     def _text_in_fence(self) -> bool:
         """Whether the visible text before the buffer's read position leaves a fenced code block

@@ -1221,10 +1221,6 @@ call): the user reads the sentence, then the model's next answer. Recoverable: t
 one observation, as in ReAct (``RUNS_EXAMPLE``)."""
 
 _DECLARATION = "not fixed: a tool's declaration (name, description, parameter schema) reads as a call or an unreadable one"
-_MARKDOWN = (
-    "not fixed: only fenced blocks are code to the readers; an indented block, a blockquote or a fence nested in "
-    "a longer one is read as text"
-)
 XFAIL: dict[tuple[str, str], str] = {
     ("openai-tool-definition", "react"): _DECLARATION,
     ("tool-schema-fenced", "react"): _DECLARATION,
@@ -1251,9 +1247,6 @@ XFAIL: dict[tuple[str, str], str] = {
     ),
     ("finish-bracket-fenced", "react"): "kept: `Action 3: Finish[Paris]` is the ReAct paper's finishing step",
     ("finish-bracket-fenced", "react-final"): "kept: `Action 3: Finish[Paris]` is the ReAct paper's finishing step",
-    **{(name, mode): _MARKDOWN for name, mode in (
-        ("blockquote-call", "react"), ("blockquote-call", "react-final"), ("indented-code-call", "react-final"),
-    )},
     ("yaml-openai-actions", "react"): "not fixed: `- action: search` in a YAML block reads as ReAct's Action label",
     ("yaml-openai-actions", "react-final"): "not fixed: `- action: search` in a YAML block reads as ReAct's Action label",
     ("heading-action-items", "react"): (

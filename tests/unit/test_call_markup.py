@@ -14,6 +14,7 @@ from agent_core.call_markup import (
     CallMarkup,
     holds_call_markup,
     markup_all_quoted,
+    in_quoted_line,
     markup_start,
     partial_markup,
     rewrite_markup,
@@ -1007,3 +1008,21 @@ _CALL = '<tool_call>\n{"name": "search", "arguments": {"query": "x"}}\n</tool_ca
 )
 def test_markup_all_quoted_tells_markup_an_answer_shows_from_a_call(text, quoted):
     assert markup_all_quoted(text, ["search"]) is quoted
+@pytest.mark.parametrize(
+    ("text", "quoted"),
+    [
+        ("> ", True),  # a blockquote line
+        ("Said:\n   > <tool_call>", True),
+        ("The raw output was:\n\n    <tool_call>\n    {}\n    ", True),  # an indented code block
+        ("    ", True),  # one that opens the text
+        ("Text\n\tcode", False),  # no blank line: a paragraph's continuation, never code
+        ("Run it:\n    <tool_call>", False),
+        ("1. Search first.\n\n    <tool_call>", False),  # a list item's own indented text
+        ("- a\n  b\n\n    <tool_call>", False),
+        ("I will search.\n<tool_call>", False),
+        ("a > b", False),
+    ],
+)
+def test_a_blockquote_or_indented_code_line_is_quoted(text, quoted):
+    """CommonMark's code and quotes without a fence: markup there is shown, not written to run."""
+    assert in_quoted_line(text) is quoted

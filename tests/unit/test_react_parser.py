@@ -1064,3 +1064,22 @@ def test_a_call_token_after_a_closed_fence_still_announces_a_call():
     for chunks in ([text], list(text)):
         _, _, turn = run(chunks)
         assert [(a.name, a.input) for a in turn.actions] == [("search", {"query": "x"})]
+
+
+def test_a_call_quoted_in_a_blockquote_is_text_and_a_call_after_it_runs():
+    quoted = '> <tool_call>\n> {"name": "search", "arguments": {"query": "x"}}\n> </tool_call>\n\nThat is what it printed.'
+    call = '<tool_call>\n{"name": "search", "arguments": {"query": "y"}}\n</tool_call>'
+    for text in (quoted, f"Final Answer: {quoted}"):
+        for chunks in ([text], list(text)):
+            _, _, turn = run(chunks, tool_names=["search"])
+            assert turn.final_answer == quoted and not turn.actions
+    for chunks in ([f"{quoted}\n{call}"], list(f"{quoted}\n{call}")):
+        _, _, turn = run(chunks, tool_names=["search"])
+        assert [(a.name, a.input) for a in turn.actions] == [("search", {"query": "y"})]
+
+
+def test_a_closing_tag_in_an_indented_block_of_the_answer_is_kept():
+    answer = "The raw output was:\n\n    <tool_call>\n    {}\n    </tool_call>\n\nSo the parser was off."
+    for chunks in ([f"Final Answer: {answer}"], list(f"Final Answer: {answer}")):
+        _, _, turn = run(chunks)
+        assert turn.final_answer == answer
