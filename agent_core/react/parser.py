@@ -579,14 +579,21 @@ _SPECIAL_PARTIAL = re.compile(r"<(?:[|｜][\w.\-▁]{0,40}[|｜]?)?")
 _EOS: Final = "</s>"  # Llama 2 / Mistral end of sequence, but also HTML: dropped only at the very end
 def _tail(pieces: list[str], unread: int) -> str:
     """The last ``QUOTE_LOOK_BACK`` characters of the text ``pieces`` join to, less its last
-    ``unread`` characters; only the last pieces are joined."""
-    taken, size, index = [], 0, len(pieces) - 1
-    while index >= 0 and size < QUOTE_LOOK_BACK + unread:
-        taken.append(pieces[index])
-        size += len(pieces[index])
+    ``unread`` characters; only those characters are copied (a tag met often in a long piece
+    costs no copy of the piece)."""
+    index = len(pieces) - 1
+    while index >= 0 and unread >= len(pieces[index]):  # pieces wholly unread
+        unread -= len(pieces[index])
         index -= 1
-    text = "".join(reversed(taken))
-    return text[: len(text) - unread][-QUOTE_LOOK_BACK:]
+    if index < 0:
+        return ""
+    end = len(pieces[index]) - unread
+    taken, size = [pieces[index][max(0, end - QUOTE_LOOK_BACK) : end]], end
+    while index > 0 and size < QUOTE_LOOK_BACK:
+        index -= 1
+        taken.append(pieces[index][-QUOTE_LOOK_BACK:])
+        size += len(pieces[index])
+    return "".join(reversed(taken))[-QUOTE_LOOK_BACK:]
 
 
 _QUOTED_LINE = re.compile(r" {0,3}>")
