@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from agent_core.call_markup import (
     CallMarkup,
     holds_call_markup,
-    markup_all_quoted,
     in_quoted_line,
+    markup_all_quoted,
     markup_start,
     partial_markup,
     rewrite_markup,
