@@ -131,7 +131,8 @@ def _option_values(parameter: ToolParameter) -> list[str]:
 def secret_text(value: Any) -> set[str]:
     """The texts a ``secret-input`` value reaches a tool as, to redact: a string as it is, a
     number as its text (48213377.0 also as 48213377); nothing for a boolean, a blank or any
-    other value."""
+    other value. A string that starts with an HTTP auth scheme (``Bearer sk-...``) also gives the
+    token after it (``_AUTH_SCHEME``)."""
     if isinstance(value, bool):
         return set()
     texts: set[str] = set()
@@ -141,7 +142,15 @@ def secret_text(value: Any) -> set[str]:
         value = str(value)
     if isinstance(value, str) and value.strip():
         texts.add(value)
+        if scheme := _AUTH_SCHEME.match(value):  # "Bearer sk-..." pasted whole: the token alone is the key
+            texts.add(value[scheme.end():].strip())
     return texts
+
+
+_AUTH_SCHEME = re.compile(r"\s*(?:Bearer|Basic|Token|Bot|ApiKey|Api-Key|Key|OAuth|JWT|SSWS|Splunk)\s+(?=\S)", re.IGNORECASE)
+"""An HTTP ``Authorization`` scheme a user pastes with the key into a ``secret-input`` meant for
+the header's value (``Bearer sk-...``): a tool often writes the token alone (a log line, an error
+quoting it, a URL), so the token after the scheme is a secret of its own."""
 
 
 def tool_secret_values(tool: ToolEntity) -> set[str]:
@@ -155,6 +164,17 @@ def tool_secret_values(tool: ToolEntity) -> set[str]:
         if parameter.type == ParamType.SECRET_INPUT:
             secrets |= secret_text(runtime.get(parameter.name)) | secret_text(parameter.default)
     return secrets
+
+
+def _redacted_declaration(declaration: PromptMessageTool, redact: Any) -> PromptMessageTool:
+    """``declaration`` with ``redact`` (``text -> text``) applied to its description and every
+    text of its parameters' schema (descriptions, enum values, defaults, property names): a tool
+    author may quote a key in them, and Function Calling sends the declarations as they are (no
+    prompt text around them is redacted). The name is left as it is (calls are mapped by it)."""
+    return declaration.model_copy(update={
+        "description": redact(declaration.description),
+        "parameters": redacted_texts(declaration.parameters, redact),
+    })
 
 
 class ToolRegistry:
@@ -208,9 +228,11 @@ class ToolRegistry:
         }
         """A tool's node name to the name it was offered under (``provider_name``), when that
         name was changed and no other tool has the same node name."""
+        self._secret_forms: Any = None  # secret_forms(secret_values()), built when first asked for
+        if self.secret_values():  # a tool may quote a secret in its own declaration
+            declared = [_redacted_declaration(declaration, self.secret_forms().redact) for declaration in declared]
         self._prompt_tools = tuple(declared)
         self._prompt_tools_by_name = {tool.name: tool for tool in declared}
-        self._secret_forms: Any = None  # secret_forms(secret_values()), built when first asked for
 
     def prompt_tools(self) -> list[PromptMessageTool]:
         """One ``PromptMessageTool`` per tool, under its registry name.

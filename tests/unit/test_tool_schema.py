@@ -293,6 +293,42 @@ def test_secret_values_from_runtime_secret_inputs():
     assert ToolRegistry(entities).secret_values() == {"sk-123456"}
 
 
+@pytest.mark.parametrize("provider_names", [False, True])
+def test_a_secret_quoted_in_a_tools_own_declaration_is_not_offered_to_the_model(provider_names):
+    """Function Calling sends the declarations as they are: a key its author (or another tool of
+    the node) quoted in a description or an option reaches no request; the rest is kept."""
+    key = "sk-declared-4d2f"
+    quoting = tool("vault", description=f"Reads the vault with key {key}", parameters=[
+        param("q", "select", llm_description=f"query; key {key.upper()} is sent", options=options("a", f"b-{key}")),
+        param("api_key", "secret-input", form="form")], runtime={"api_key": key})
+    other = tool("mail", description=f"Mails; never send {key}", parameters=[param("to")])
+    registry = ToolRegistry([quoting, other], provider_names=provider_names)
+    declared = json.dumps([t.model_dump() for t in registry.prompt_tools()])
+    assert "4d2f" not in declared.lower()
+    assert "Reads the vault with key [REDACTED]" in declared and '"a"' in declared and "Mails; never send" in declared
+    assert [t.name for t in registry.prompt_tools()] == ["vault", "mail"]
+
+
+def test_a_registry_without_secrets_offers_its_declarations_unchanged():
+    entity = tool(parameters=[param("q", llm_description="sk-declared-4d2f is no secret here")])
+    (declared,) = ToolRegistry([entity]).prompt_tools()
+    assert declared == to_prompt_tool(entity)
+
+
+@pytest.mark.parametrize("value", ["Bearer sk-live-77aa21", "  bearer\tsk-live-77aa21\n", "Token sk-live-77aa21"])
+def test_a_secret_pasted_with_its_auth_scheme_hides_the_token_alone_too(value):
+    """The user pasted a whole header value; the tool writes the token alone (a URL, a log)."""
+    entity = tool(parameters=[param("auth", "secret-input", form="form")], runtime={"auth": value})
+    registry = ToolRegistry([entity])
+    assert "sk-live-77aa21" in registry.secret_values()
+    assert registry.secret_forms().redact("GET /x?token=sk-live-77aa21 401") == "GET /x?token=[REDACTED] 401"
+
+
+def test_a_secret_that_only_starts_like_a_scheme_word_is_kept_whole():
+    entity = tool(parameters=[param("auth", "secret-input", form="form")], runtime={"auth": "Bearerless-9911zz"})
+    assert ToolRegistry([entity]).secret_values() == {"Bearerless-9911zz"}
+
+
 def test_the_default_of_a_secret_input_is_a_secret_value_too():
     """The node set no value: the tool gets the parameter's declared default, its key."""
     entity = tool(parameters=[param("key", "secret-input", form="form", default="sk-shipped-9f3e")], runtime={})
