@@ -66,6 +66,7 @@ from gevent.os import make_nonblocking
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_json
 
+from agent_core.json_args import without_lone_surrogates
 from agent_core.unvalidated import built, checks_nothing
 
 READER_MODULES = (
@@ -86,23 +87,33 @@ class DeepJsonTypeAdapter(TypeAdapter[Any]):
     that was dropped with it. Here the line is parsed again with Python's ``json`` module (no
     such limit below the interpreter's recursion limit) and the result validated as usual;
     every other error is raised as it was.
+
+    So is a line holding a lone surrogate escape (``"\\ud800"``: half of a character, as a
+    Python harness's ``json.dumps`` writes a broken string of a tool or a model), which
+    pydantic-core refuses too: the line (a model chunk with its tool calls, a tool message) would
+    be dropped without a word. It is read with each lone surrogate as U+FFFD, the character Go's
+    decoder (the daemon's) gives it, so no text the strategy writes on holds one.
     """
 
     def validate_json(self, data: Any, /, *args: Any, **kwargs: Any) -> Any:
         try:
             return super().validate_json(data, *args, **kwargs)
         except ValidationError as error:
-            if args or kwargs or not _parser_too_deep(error):
+            if args or kwargs or not _python_reads(error):
                 raise
             try:
-                value = json.loads(data)
+                value = without_lone_surrogates(json.loads(data))
             except (ValueError, RecursionError):
                 raise error from None
             return self.validate_python(value)
 
 
-def _parser_too_deep(error: ValidationError) -> bool:
-    return any(item["type"] == "json_invalid" and "recursion limit" in item["msg"] for item in error.errors())
+def _python_reads(error: ValidationError) -> bool:
+    """Whether ``error`` is one of pydantic-core's JSON parser that Python's ``json`` does not
+    share: nesting past its recursion limit, a lone surrogate escape."""
+    return any(item["type"] == "json_invalid" and ("recursion limit" in item["msg"] or "surrogate" in item["msg"]
+                                                   or "end of hex escape" in item["msg"])
+               for item in error.errors())
 
 
 def _shared(type_: Any) -> TypeAdapter[Any]:

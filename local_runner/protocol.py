@@ -100,8 +100,14 @@ def backwards_response(
 
 
 def encode_line(obj: dict[str, Any]) -> bytes:
-    """Serialize one message as a JSON line (UTF-8, ``\\n``-terminated)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    """Serialize one message as a JSON line (UTF-8, ``\\n``-terminated). A text holding a lone
+    surrogate (a tool's or a model's, ``"\\ud800"`` in the JSON they sent) cannot be UTF-8: the
+    line is then written ASCII-escaped, as a harness written in Python (``json.dumps``' default)
+    sends it, so the plugin meets the surrogate rather than the runner failing the call."""
+    try:
+        return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(obj, separators=(",", ":")).encode() + b"\n"
 
 
 def decode_line(raw: bytes) -> dict[str, Any] | str | None:

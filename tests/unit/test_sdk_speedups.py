@@ -304,6 +304,21 @@ def test_stdin_that_is_not_a_pipe_is_left_to_the_sdk(tmp_path):
     assert child.stdout.decode().strip() == "False", child.stderr.decode()
 
 
+@pytest.mark.parametrize(("escaped", "text"), [("x\\ud800y", "x\ufffdy"), ("x\\udfff", "x\ufffd"),
+                                              ("\\udfff\\ud800", "\ufffd\ufffd"), ("a\\ud800\\u0041", "a\ufffdA"),
+                                              ("\\ud83d\\ude00\\ud800", "\U0001f600\ufffd")])
+def test_a_line_with_a_lone_surrogate_escape_is_read_with_a_replacement_not_dropped(escaped, text):
+    """pydantic-core refuses the line: the SDK's reader would drop it (a model chunk with its tool
+    calls, a tool message), silently. It is read with U+FFFD for each half character, as the
+    daemon's Go decoder gives it, and the rest of the line as it was."""
+    line = ('{"session_id": "s", "event": "backwards_response", "data": {"tool_calls": [{"id": "c1"}], "text": "'
+            + escaped + '"}}')
+    with pytest.raises(ValidationError):
+        TypeAdapter(dict[str, Any]).validate_json(line)
+    parsed = shared_type_adapter(dict[str, Any]).validate_json(line)
+    assert parsed["data"] == {"tool_calls": [{"id": "c1"}], "text": text}
+
+
 def test_a_line_nested_deeper_than_pydantic_parses_is_read_not_dropped():
     """pydantic-core's JSON parser stops near 254 levels; the SDK's reader would answer the line
     with an error event and drop it (a tool's deeply nested JSON result would never arrive)."""
