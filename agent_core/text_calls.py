@@ -656,9 +656,35 @@ def arguments_for(value: Any, tool: PromptMessageTool | None) -> dict[str, Any]:
         return {} if printed_empty else value
     if value is None or not str(value).strip():
         return {}
+    if (keywords := keyword_arguments(str(value), properties)) is not None:
+        return keywords
     if len(properties) == 1:
         return {next(iter(properties)): value}
     return wrapped_object(str(value)) or {"input": value}
+
+
+_KEY_LINE = re.compile(r"[ \t]*([A-Za-z_]\w*)[ \t]*:[ \t]*(\S.*?)[ \t]*")
+
+
+def keyword_arguments(text: str, properties: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A text input written as the tool's arguments by name (``query="Paris"``, ``query='Paris',
+    limit=5``, or ``query: Paris`` one a line) -> the arguments, each value a JSON or Python
+    literal where it reads as one (``5``, ``"Paris"``, ``True``), else its text; None when the
+    text is anything else or names a key the tool does not declare (``x = 1`` to a code tool, a
+    URL's ``?a=b``, ``Note: ...``): such text stays the input as written."""
+    if not properties or ("=" not in text and ":" not in text):
+        return None
+    if _KWARGS.fullmatch(text):
+        pairs = [(m.group(1), m.group(2).strip()) for m in _ONE_KWARG.finditer(text)]
+    else:
+        lines = [line for line in text.strip().splitlines() if line.strip()]
+        found = [_KEY_LINE.fullmatch(line) for line in lines]
+        if not lines or not all(found):
+            return None
+        pairs = [(m.group(1), m.group(2)) for m in found if m]
+    if not pairs or any(key not in properties for key, _ in pairs) or len({key for key, _ in pairs}) < len(pairs):
+        return None
+    return {key: _literal(value) for key, value in pairs}
 
 
 _WRAPPED_OBJECT = re.compile(r"[A-Za-z_][\w.]{0,63}\(\s*(\{.*\})\s*\)", re.S)
@@ -1368,9 +1394,8 @@ def _repaired(call: ToolCall, known: Mapping[str, PromptMessageTool | None]) -> 
     name = call.name.strip()
     if name in known:
         return ToolCall(call.id, name, call.arguments)
-    for prefix in _NAME_PREFIXES:
-        if name.startswith(prefix) and name[len(prefix) :] in known:
-            return ToolCall(call.id, name[len(prefix) :], call.arguments)
+    if (unprefixed := prefixed_tool(name, known)) is not None:
+        return ToolCall(call.id, unprefixed, call.arguments)
     for suffix in _NAME_SUFFIXES:
         if name.endswith(suffix) and name[: -len(suffix)] in known:
             return ToolCall(call.id, name[: -len(suffix)], call.arguments)
@@ -1386,6 +1411,18 @@ def _repaired(call: ToolCall, known: Mapping[str, PromptMessageTool | None]) -> 
 _DESCRIBED = re.compile(r"\s*(?:\(|[-–—:]\s)")
 """What follows a tool's name when a model copies its line of the tool list after ``Action:``:
 its signature or its description (``Search Tool(query) - Searches the web``)."""
+
+
+def prefixed_tool(name: str, names: Collection[str]) -> str | None:
+    """The tool in ``names`` that ``name`` is with a namespace before it (``functions.search``:
+    a Harmony recipient, OpenAI's ``functions.`` namespace; ``default_api.search``: Gemini's
+    code form); None when ``name`` is already one of them or the rest is none."""
+    if name in names:
+        return None
+    for prefix in _NAME_PREFIXES:
+        if name.startswith(prefix) and name[len(prefix) :] in names:
+            return name[len(prefix) :]
+    return None
 
 
 def described_tool(name: str, names: Collection[str]) -> str | None:

@@ -31,6 +31,7 @@ from agent_core.text_calls import (
     extract_calls_from_text,
     flat_call_reply,
     name_line_call,
+    prefixed_tool,
 )
 from agent_core.think import clean_reasoning, visible_text
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, InvalidToolCall, ToolCall
@@ -51,7 +52,7 @@ def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> 
         give_way()  # a reply of megabytes may hold tens of thousands of actions
         call_id = f"react-{round_index}-{number}"
         order.append(call_id)
-        name = described_tool(action.name, prompt_tools) or action.name
+        name = described_tool(action.name, prompt_tools) or prefixed_tool(action.name, prompt_tools) or action.name
         text = action.input.strip() if isinstance(action.input, str) else ""
         if text[:1] in ("{", "[") and not bracketed_text(text):
             try:
