@@ -850,7 +850,27 @@ where it begins a line, outside code, naming one of the node's tools when the to
 (``CallMarkup``'s ``tools`` or ``names``); else it is text, as written: an answer explaining the
 form, or a function an HTML or XML answer shows. A block is held to its ``</function>`` or the
 next such tag at most, so text full of them is read once."""
-_LINE_OPENERS: Final = frozenset({_BARE_INVOKE, _FUNCTION_NAME})
+_ACTION_OPEN: Final = "<action>"
+_ACTION_STEP = re.compile(r"<action>[ \t]*([^<>\s]{1,128})[ \t]*</action>\s*<action_input>(.*?)</action_input>", re.S)
+
+
+def _read_action_step(block: str) -> list[Call]:
+    """An XML-tagged ReAct step, ``<action>NAME</action>`` and its ``<action_input>`` element
+    (JSON, or text for a tool of one parameter), written as text to a model offered tools
+    natively (lamalab-org/corral PR #192's prompt); ``[]`` for any other block."""
+    step = _ACTION_STEP.fullmatch(block.rstrip())
+    return [] if step is None else [(step.group(1), _arguments(step.group(2)))]
+
+
+_ACTION_STEP_RULE: Final = _Rule(
+    (_ACTION_OPEN,), re.compile(r"</action_input>|</action>(?=\s*[^\s<])"), _read_action_step, named=True
+)
+"""The XML-tagged step (``_read_action_step``), read only by Function Calling (``CallMarkup``
+given the tools: the ReAct parser reads ``<action>`` itself), only where it begins a line outside
+code and names one of the node's tools; ``<action>NAME</action>`` with no ``<action_input>``
+after it is text. Held to ``</action_input>``, or to a ``</action>`` that text follows."""
+
+_LINE_OPENERS: Final = frozenset({_BARE_INVOKE, _FUNCTION_NAME, _ACTION_OPEN})
 """Markers read as a call only where they begin a line: inside a sentence they are examples."""
 
 _FENCED_FUNCTION_CALL: Final = _Rule(
@@ -913,6 +933,7 @@ _RULES: Final = (
     _Rule(("<function_calls>",), re.compile(r"</function_calls>"), _read_function_calls),
     _BARE_INVOKE_RULE,
     _FUNCTION_NAME_RULE,
+    _ACTION_STEP_RULE,
     _Rule(("<tool_calls>",), re.compile(r"</tool_calls>"), _read_json_lines),
     *(_Rule((opener,), re.compile(re.escape(closer)), _read_wrapped(opener, closer)) for opener, closer in _WRAPPERS),
     _Rule((_INTERNLM_CALL,), re.compile(r"<\|action_end\|>"), _read_internlm),
@@ -1402,7 +1423,8 @@ class CallMarkup:
             if quoted and marker == "<function_call>" and self._fence_opened_reply():
                 self._pending, self._rule = text[i:], _FENCED_FUNCTION_CALL
                 return True  # the reply is a fence around the call (read whole, or passed on as written)
-            if quoted or (marker in _LINE_OPENERS and not self._passed().blank_line):  # or inside a sentence
+            if quoted or (marker in _LINE_OPENERS and not self._passed().blank_line) or (marker == _ACTION_OPEN and not self._tools):
+                # an example in code, or a marker inside a sentence; <action> without the tools: ReAct's own
                 self._pass(out, marker)
                 self._pending = text[i + len(marker) :]
                 return True

@@ -564,7 +564,7 @@ def element_opening(text: str, at: int, names: Collection[str]) -> str | None:
     return None
 
 
-_FRAME_TAG_NAMES: Final = frozenset({"think", "thinking", "reasoning", "thought", "answer", "response", "details"})
+_FRAME_TAG_NAMES: Final = frozenset({"think", "thinking", "reasoning", "thought", "answer", "final_answer", "response", "details"})
 """Tags that frame a reply's reasoning or its answer (``think._THINK_TAGS``, ``think.RESPONSE_WRAPPERS``):
 never read as a call to a tool of that name (a node's ``think`` tool and Qwen3's empty
 ``<think>\n\n</think>`` before every answer; a tool ``answer`` and Hunyuan-A13B's ``<answer>``)."""

@@ -128,6 +128,7 @@ from agent_core.text_calls import (
     envelope_name,
     interpret,
     named_by_method,
+    prefixed_tool,
 )
 from agent_core.think import BLOCK_END, REASONING, STRAY_END, VISIBLE, ThinkSplitter
 
@@ -573,6 +574,8 @@ _TAGS: Final = (
     ("</action>", "drop", ""),
 )
 _TAG_MAX: Final = 48
+_INPUT_TAG: Final = "<action_input>"
+_INPUT_CLOSER: Final = "</action_input>"
 # ``<|eot_id|>``, and DeepSeek's full-width ``<｜end▁of▁sentence｜>`` (DeepSeek-R1#557)
 _SPECIAL_TOKEN = re.compile(r"<[|｜][\w.\-▁]{1,40}[|｜]>")
 _SPECIAL_PARTIAL = re.compile(r"<(?:[|｜][\w.\-▁]{0,40}[|｜]?)?")
@@ -807,6 +810,8 @@ class ReactStreamParser:
         self._candidate_marked = False  # the bare JSON being read follows such a token
         self._call_fence = False  # the candidate is a ```tool_code / ```tool_call block
         self._element = ""  # the tool whose element (<read_file>...) is being read
+        self._tag_opened_line = False  # the <action> tag being read opened a line outside a fence
+        self._labels_before_tag = False  # _labels_seen before that tag
         self._in_thought = False  # the last label was "Thought:"
         self._span: list[str] | None = None  # raw text of the construct being read
         self._joint = ""  # what joined a call object to the one before it on its line (_s_after_call)
@@ -1179,6 +1184,8 @@ class ReactStreamParser:
         if tag.kind == "tool":
             if self._answering:  # "Final Answer: Let me look it up. <tool_call>...": a call, not the answer
                 self._call_after_answer()
+            self._tag_opened_line = self._line_start and not self._wrapped
+            self._labels_before_tag = self._labels_seen
             self._labels_seen = True
             self._start_span()
             self._take(self._pos + tag.length)
@@ -1421,6 +1428,7 @@ class ReactStreamParser:
                 return False
             if isinstance(tag, _Tag):
                 self._take(self._pos + tag.length)
+                self._tag_opened_line = self._labels_before_tag = True
                 self._purpose, self._closer, self._state = "blob", tag.closer, _S.TAG_OPEN
                 return True
             opened = self._open_element(eof, "blob") if self._tool_names else None
@@ -1464,6 +1472,14 @@ class ReactStreamParser:
     def _s_after_name(self, eof: bool) -> bool:
         if not self._skip_ws():
             return False
+        if self._buf[self._pos] == "<":  # <action_input>: the XML-tagged step's input element
+            seg = self._buf[self._pos : self._pos + len(_INPUT_TAG)].lower()
+            if seg == _INPUT_TAG:
+                self._take(self._pos + len(_INPUT_TAG))
+                self._purpose, self._closer, self._state = "input", _INPUT_CLOSER, _S.TAG_OPEN
+                return True
+            if len(seg) < len(_INPUT_TAG) and _INPUT_TAG.startswith(seg) and not eof:
+                return False
         marker = _classify_line(self._buf, self._pos, eof) if self._line_start else None
         if marker is _NEED:
             return False
@@ -1586,13 +1602,16 @@ class ReactStreamParser:
 
     def _block_done(self) -> None:
         """A non-JSON block ended (its closer consumed): an input, or a call in XML/JSON."""
-        self._closer = ""
+        closer, self._closer = self._closer, ""
         text = "".join(self._acc)
         if self._element:
             self._element_done(text)
             return
         if self._purpose == "input":
             self._input_done(decode_input(text))
+            return
+        if closer == "</action>" and self._purpose == "blob" and BARE_NAME.fullmatch(text.strip()):
+            self._action_element(text.strip())
             return
         tools = self._tool_names
         calls = calls_from_block(text, tools if isinstance(tools, Mapping) else None)
@@ -1604,6 +1623,21 @@ class ReactStreamParser:
             self._name_done(json_follows=False)
             return
         self._blob_done(calls, text, PROBLEM_UNREADABLE_BLOCK)
+
+    def _action_element(self, name: str) -> None:
+        """``<action>NAME</action>``: the XML-tagged step's action (lamalab-org/corral PR #192), its
+        input in the ``<action_input>`` element after it, as after an ``Action:`` line
+        (``_s_after_name``). Only a node tool's name (also under a ``functions.`` namespace), in a
+        tag that opened a line outside a code block; anything else is text (the format shown in
+        prose or in a fence, another word in the tag)."""
+        tools = self._tool_names
+        named = tools is None or name in tools or prefixed_tool(name, tools) is not None
+        if not (named and self._tag_opened_line):
+            self._labels_seen = self._labels_before_tag
+            self._abort_candidate()
+            return
+        self._acc = [name]
+        self._name_done(json_follows=False)
 
     def _element_done(self, body: str) -> None:
         """A tool's element closed: its call, or, when it holds anything but parameters, text

@@ -272,10 +272,6 @@ CASES = {
 GAPS: dict[tuple[str, str], str] = {
     # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
     # docs/real-world-cases.md
-    ("corral192-xml-tagged-step", "react"): "<action>search</action> is read as a call block of its own: the "
-    "tool runs without the arguments of the <action_input> element after it",
-    ("corral192-xml-tagged-step", "fc"): "<action> and <action_input> elements are not call markup Function "
-    "Calling reads: the step is asked again",
 }
 
 
