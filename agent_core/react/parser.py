@@ -455,12 +455,16 @@ _LINE_OPENERS: Final = frozenset(_MD_CHARS + "{[`") | _CALL_PREFIX_STARTS
 """The characters ``_classify_line`` looks at before it looks for a label there."""
 
 
-def _classify_line(text: str, i: int, eof: bool, alone: bool = False) -> _Marker | _Need | None:
+def _classify_line(
+    text: str, i: int, eof: bool, alone: bool = False, headed: frozenset[str] = frozenset()
+) -> _Marker | _Need | None:
     """What a line starting at ``text[i]`` begins with: a label, ``{``/``[``, a fence, or nothing.
 
     ``alone``: a final-answer label may also stand alone on its line (``### Final Answer``), as
     models write it once they follow the format. In prose it is a heading of the prose
-    (``**Final Answer**\n\\boxed{4}`` after a worked solution), so it counts only after a label."""
+    (``**Final Answer**\n\\boxed{4}`` after a worked solution), so it counts only after a label.
+    ``headed``: the label kinds that may also be a heading line holding the label alone, no colon
+    needed (``### Thought``, ``**Action**``: ``_heading_label``)."""
     if i < len(text) and text[i] not in _LINE_OPENERS:  # the usual line: no markdown, only a label to look for
         return _match_label(text, i, eof, alone=alone)
     j = i
@@ -482,7 +486,36 @@ def _classify_line(text: str, i: int, eof: bool, alone: bool = False) -> _Marker
         return _Marker("brace", j)
     if plain and text[j] == "`":
         return _classify_fence(text, j, eof)
-    return _match_label(text, j, eof, alone=alone)
+    found = _match_label(text, j, eof, alone=alone)
+    return _heading_label(text, i, j, headed) if found is None and headed else found
+
+
+def _heading_pattern(labels: _Labels) -> re.Pattern[str]:
+    """A line that is one of ``labels`` alone: its words, any colon, a closing ``**`` or ``__``,
+    the line's end; each label in a group of its own, in the table's order."""
+    groups = "|".join("(" + r"[ _\-]*".join(re.escape(word) for word in words) + ")" for _, words in labels)
+    return re.compile(f"(?:{groups})[ \t]*[:：]?[ \t]*(?:\\*\\*|__)?[ \t]*\r?\n")
+
+
+_HEADING: Final = _heading_pattern(_LABELS)
+_HEADING_MARKS = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|\*\*|__)")
+_HEADED_ALL: Final = frozenset(kind for kind, _ in _LABELS)
+_HEADED_FIRST: Final = frozenset({"thought"})
+"""Before any label, only a ``Thought`` heading opens a step: a prose answer may have an
+``## Answer`` or ``### Action`` heading of its own."""
+
+
+def _heading_label(text: str, i: int, j: int, kinds: frozenset[str]) -> _Marker | None:
+    """A markdown heading (``### ``) or bold line (``**``) from ``text[i]``, its text from
+    ``text[j]``, that holds one ReAct label of ``kinds`` alone and ends its line (``### Thought``,
+    ``**Action Input**``, ``## Final Answer:``): a label, its text on the lines below. A heading
+    with other words (``## Thought process``, ``### Actions taken``) is none."""
+    if _HEADING_MARKS.fullmatch(text, i, j) is None:
+        return None
+    found = _HEADING.match(text[j : j + _LABEL_MAX].lower())
+    if found is None or _LABELS[found.lastindex - 1][0] not in kinds:
+        return None
+    return _Marker(_LABELS[found.lastindex - 1][0], j + found.end())
 
 
 _INPUT_LABELS: Final = tuple(
@@ -1066,7 +1099,8 @@ class ReactStreamParser:
 
     def _s_text(self, eof: bool) -> bool:
         if self._line_start:
-            marker = _classify_line(self._buf, self._pos, eof, self._labels_seen)
+            headed = _HEADED_ALL if self._labels_seen else _HEADED_FIRST
+            marker = _classify_line(self._buf, self._pos, eof, self._labels_seen, headed)
             if marker is _NEED:
                 return False
             if isinstance(marker, _Marker) and self._on_line_marker(marker):
@@ -1383,7 +1417,7 @@ class ReactStreamParser:
         if not self._skip_ws():
             return False
         if self._line_start:
-            marker = _classify_line(self._buf, self._pos, eof)
+            marker = _classify_line(self._buf, self._pos, eof, headed=_HEADED_ALL)
             if marker is _NEED:
                 return False
             kind = marker.kind if isinstance(marker, _Marker) else ""
@@ -1480,7 +1514,7 @@ class ReactStreamParser:
                 return True
             if len(seg) < len(_INPUT_TAG) and _INPUT_TAG.startswith(seg) and not eof:
                 return False
-        marker = _classify_line(self._buf, self._pos, eof) if self._line_start else None
+        marker = _classify_line(self._buf, self._pos, eof, headed=_HEADED_ALL) if self._line_start else None
         if marker is _NEED:
             return False
         if marker is None and self._line_start:  # "Input:", "Parameters:" ... right under the name
@@ -1513,7 +1547,7 @@ class ReactStreamParser:
         if ch in "{[":
             self._input_block(_Marker("brace", self._pos))
             return True
-        marker = _classify_line(self._buf, self._pos, eof) if self._line_start else None
+        marker = _classify_line(self._buf, self._pos, eof, headed=_HEADED_ALL) if self._line_start else None
         if ch == "`" and not self._line_start:
             marker = _classify_fence(self._buf, self._pos, eof)
         if marker is _NEED:
@@ -1529,7 +1563,7 @@ class ReactStreamParser:
 
     def _s_string_input(self, eof: bool) -> bool:
         if self._line_start:
-            marker = _classify_line(self._buf, self._pos, eof)
+            marker = _classify_line(self._buf, self._pos, eof, headed=_HEADED_ALL)
             if marker is _NEED:
                 return False
             kind = marker.kind if isinstance(marker, _Marker) else ""
