@@ -611,8 +611,11 @@ def element_arguments(body: str, tool: PromptMessageTool | None) -> dict[str, An
     return {name: found[0] if len(found) == 1 else found for name, found in values.items()}
 
 
-_KWARG = r"""\s*([A-Za-z_]\w*)\s*=\s*("(?:[^"\\]|\\.)*"\s*|'(?:[^'\\]|\\.)*'\s*|[^,"'=]*)"""
-_KWARGS = re.compile(rf"{_KWARG}(?:,{_KWARG})*,?\s*", re.S)
+_KWARG = r"""\s*+([A-Za-z_]\w*+)\s*+=\s*+((?>"(?:[^"\\]|\\.)*+"\s*+|'(?:[^'\\]|\\.)*+'\s*+|[^,"'=]*+))"""
+"""One ``key=value`` pair, the value quoted or running to the next comma. Every quantifier is
+possessive and the value's forms atomic: a text that is no such list (``query=`` then spaces and
+a stray quote) fails in one pass, where backtracking took minutes on a few thousand spaces."""
+_KWARGS = re.compile(rf"{_KWARG}(?:,{_KWARG})*+,?\s*+", re.S)
 _ONE_KWARG = re.compile(_KWARG, re.S)
 
 
@@ -663,7 +666,7 @@ def arguments_for(value: Any, tool: PromptMessageTool | None) -> dict[str, Any]:
     return wrapped_object(str(value)) or {"input": value}
 
 
-_KEY_LINE = re.compile(r"[ \t]*([A-Za-z_]\w*)[ \t]*:[ \t]*(\S.*?)[ \t]*")
+_KEY_LINE = re.compile(r"[ \t]*+([A-Za-z_]\w*+)[ \t]*+:[ \t]*+(\S(?:.*\S)?)[ \t]*")
 
 
 def keyword_arguments(text: str, properties: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -678,6 +681,8 @@ def keyword_arguments(text: str, properties: Mapping[str, Any]) -> dict[str, Any
         pairs = [(m.group(1), m.group(2).strip()) for m in _ONE_KWARG.finditer(text)]
     else:
         lines = [line for line in text.strip().splitlines() if line.strip()]
+        if len(lines) > len(properties):  # a key twice, or one the tool does not declare
+            return None
         found = [_KEY_LINE.fullmatch(line) for line in lines]
         if not lines or not all(found):
             return None

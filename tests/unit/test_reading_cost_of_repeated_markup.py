@@ -176,3 +176,34 @@ def test_objects_whose_first_key_has_no_colon_run_together_are_read_in_a_small_m
     prose = _reading_time(strategy, _reply(PROSE))
     took = _reading_time(strategy, _reply('```json\n[{"name"'))
     assert took < 120 * max(prose, 2e-4), (took, prose)
+
+
+# an action input that opens `key=` (or `key:`) and never becomes a list of arguments: the
+# argument patterns backtracked over the whitespace, 5,000 spaces took about three minutes
+ARGUMENT_SHAPES = {
+    "spaces then a stray quote": ("query=", " ", '"x'),
+    "quoted values then a stray quote": ("query=", "'a'  ", '"'),
+    "a key line with long gaps": ("query: a", " b ", "\nlimit:"),
+}
+
+
+@pytest.mark.parametrize("shape", ARGUMENT_SHAPES, ids=list(ARGUMENT_SHAPES))
+def test_an_input_that_only_looks_like_keyword_arguments_is_read_in_linear_time(shape):
+    from agent_core.text_calls import call_arguments, keyword_arguments
+
+    head, unit, tail = ARGUMENT_SHAPES[shape]
+    properties = {"query": {"type": "string"}, "limit": {"type": "integer"}}
+
+    def cost(text: str) -> float:
+        best = float("inf")
+        for _ in range(2):
+            start = time.perf_counter()
+            keyword_arguments(text, properties)
+            call_arguments(text)
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    size = 20_000
+    shaped = head + unit * (size // len(unit)) + tail
+    plain = head + "a" * len(shaped)
+    assert cost(shaped) < 50 * cost(plain) + 0.01
