@@ -67,6 +67,9 @@ __all__ = ["MAX_PARSE_RETRIES", "REPEAT_LIMIT", "AgentLoop", "AgentRunError", "R
 MAX_CONTINUATIONS = 1
 """Times an answer cut by the output limit is continued before the run ends with a notice."""
 
+CALLS_NAMED = 8
+"""Tools named in the log for the calls a continuation made after its text (``_answer_rest``)."""
+
 ANSWER_RESERVE_SHARE = 0.15
 """Share of the run's time kept for the answer round when a tool call's time is cut to the
 deadline (at most 30 s)."""
@@ -317,6 +320,7 @@ class AgentLoop:
         self._failed_shown = ""  # what the failed replies asked again since the last other turn showed
         self._cut_answer = ""  # the answer of the last round cut by the output limit
         self._continued = ""  # that answer, while the round that continues it is logged
+        self._calls_after_answer: tuple[str, ...] = ()  # calls a continuation made after its text, not run
         self._stop_refused = ""  # the model plugin's error when it refused ``stop``: not sent again
 
     # --- the run ---------------------------------------------------------------------
@@ -529,6 +533,8 @@ class AgentLoop:
             data["completion_params_left_out"] = left_out
         if self._stop_refused:
             data["stop_not_sent"] = self._stop_refused
+        if self._calls_after_answer:
+            data["calls_not_run_after_answer"] = self._calls_after_answer[0]
         if problems:
             data["usage_error"] = "; ".join(dict.fromkeys(problems))
         yield self._finish(thought_node, data, usage=turn.usage)
@@ -690,16 +696,22 @@ class AgentLoop:
         self._continued = self._cut_answer if self._continuing else ""
         reader = self._steps.read_turn(_head_noted(chunks, head) if self._continuing else chunks, self.state)
         self._streamed = False
-        shown = "" if self._continuing else self._failed_shown
+        self._calls_after_answer = ()
+        # a continuation that starts by writing the cut answer again (the model restarted it) shows
+        # only what goes on past it, as a reply asked again after a failed one does
+        shown = self._reply_shown if self._continuing else self._failed_shown
         said: list[str] = []  # this reply's text
         repeated = 0  # how much of ``shown`` it repeats so far, not shown again
         while True:
             try:
                 text = next(reader)
             except StopIteration as done:
+                turn = done.value
+                if self._continuing:
+                    turn = self._answer_rest(turn, "".join(said))
                 self._continuing = False
                 self._reply_shown = "".join(said)
-                return done.value
+                return turn
             if not text:
                 continue
             said.append(text)
@@ -722,6 +734,29 @@ class AgentLoop:
             self._streamed = True
             self._last_text = text
             yield from self._text(text)
+
+    def _answer_rest(self, turn: ModelTurn, said: str) -> ModelTurn:
+        """``turn``, a reply that continues an answer the output limit cut, as the loop takes it.
+
+        Its text is the rest of that answer: once it showed text (``said``), a call it makes after
+        it (a native tool call, call markup, a ReAct step the reader took as one) is not run, and
+        the answer is what the user saw, as a ReAct ``Final Answer:`` followed by an ``Action:``
+        is the answer. The user read the answer's start and its rest; a tool run now would answer
+        a question the user was already given an answer to. The calls are named in the log
+        (``calls_not_run_after_answer``: how many, and the first ``CALLS_NAMED`` tools).
+
+        A continuation that is only a call (no text: the model found it needs a tool after all) is
+        run, as any reply of the run that calls a tool: asked again, the model told "without
+        calling tools" that called one would most likely call it again, and the answer it then
+        writes with the result, after a paragraph break, is complete, where a cut start with a
+        notice is not. The run's iteration and time limits hold as for any round."""
+        decision = turn.decision
+        if not isinstance(decision, ToolCalls) or not said.strip():
+            return turn
+        calls = decision.in_order()
+        names = list(dict.fromkeys(call.name for call in calls))[:CALLS_NAMED]
+        self._calls_after_answer = (f"{len(calls)}: {', '.join(names)}",)
+        return replace(turn, decision=FinalAnswer(said))
 
     # --- tools -------------------------------------------------------------------------
 

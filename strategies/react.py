@@ -56,18 +56,21 @@ class ReActSteps:
     def read_turn(self, chunks: Iterator[ModelChunk], run: RunState) -> Generator[str, None, ModelTurn]:
         """Parse the stream; stream the final answer. A model whose template may open its
         reasoning in the prompt (``RunState.reasoning_may_open_in_prompt``) has its reply held
-        until that reasoning ends. When Dify cannot call the model with a schema at all, the
-        run goes on in text steps."""
+        until that reasoning ends. A reply that continues an answer the output limit cut is read
+        as the answer's rest (``read_react_turn``'s ``continues_answer``). When Dify cannot call
+        the model with a schema at all, the run goes on in text steps."""
         if self.step_format != "json_schema":
+            continuing = continues_cut_answer(run)
             turn_reader = read_react_turn(
                 chunks,
                 run.registry,
                 run.round_index,
                 reasoning_opened=run.reasoning_may_open_in_prompt(),
                 recipient_in_prompt=run.recipient_may_open_in_prompt(),
+                continues_answer=continuing,
             )
             answer_schema = run.params.answer_schema
-            if answer_schema and not continues_cut_answer(run):
+            if answer_schema and not continuing:
                 turn = yield from schema_answer_turn(turn_reader, answer_schema)
             else:
                 turn = yield from turn_reader

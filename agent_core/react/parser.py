@@ -730,6 +730,7 @@ class _S(Enum):
     """Parser states; each value names its handler ``_s_<value>``."""
 
     TEXT = "text"  # visible thought or prose
+    HEAD = "head"  # the start of a reply that continues a cut answer: a label, or the answer's rest
     ACTION_HEAD = "action_head"  # after "Action:", before its name or blob
     ACTION_NAME = "action_name"  # reading the name line
     AFTER_NAME = "after_name"  # after the name line: an input label, JSON, or nothing
@@ -749,7 +750,12 @@ class _S(Enum):
     __hash__ = object.__hash__
 
 
-_RESTING: Final = frozenset({_S.TEXT, _S.ANSWER, _S.DONE, _S.CLOSER, _S.AFTER_CALL})
+_RESTING: Final = frozenset({_S.TEXT, _S.HEAD, _S.ANSWER, _S.DONE, _S.CLOSER, _S.AFTER_CALL})
+_RESTART_KINDS: Final = frozenset({"thought", "action", "action_input", "final_answer", "answer", "special", "brace"})
+"""Line markers that, opening a reply that continues a cut answer, make it a turn of the format
+again (``_s_head``): a label, a special token announcing a call, a call object."""
+_RESTART_FENCES: Final = _CANDIDATE_FENCES - {""}
+"""Fences that, opening such a reply, may hold a call; a bare fence there closes the answer's code block."""
 _CALL_NAME = re.compile(r'"name"\s*:\s*"([^"\\]{1,200})"')
 _CALL_NAME_WINDOW: Final = 400
 """Characters after call markup in a final answer read for the called tool's name."""
@@ -794,6 +800,7 @@ class ReactStreamParser:
         reasoning_opened: bool = False,
         tool_names: Collection[str] | Mapping[str, Any] | None = None,
         recipient_in_prompt: bool = False,
+        continues_answer: bool = False,
     ) -> None:
         self._multi = allow_multiple_actions
         # call markup inside a final answer is a call only to one of these, and a line opening an
@@ -805,7 +812,7 @@ class ReactStreamParser:
         self._pos = 0
         self._line_start = True
         self._last = "\n"  # the last character consumed
-        self._state = _S.TEXT
+        self._state = _S.HEAD if continues_answer else _S.TEXT  # see _s_head
         self._markup = CallMarkup(  # a family's own call markup, as <tool_call> blocks
             recipient_in_prompt=recipient_in_prompt, python_tag_lines=True, names=tool_names
         )
@@ -1099,6 +1106,26 @@ class ReactStreamParser:
         self._state = _S.CLOSER if self._closer else _S.TEXT
 
     # ---- states: visible text, reasoning, answer -----------------------------------------
+
+    def _s_head(self, eof: bool) -> bool:
+        """The start of a reply that continues an answer the output limit cut
+        (``continues_answer``), after any leading whitespace and reasoning block. A label there
+        (``Thought:``, ``Final Answer:``, ``Action:``), a special token or a call object (a fence
+        of JSON) means the model wrote a turn of the format again: it is read as any reply (a
+        ``Final Answer:`` label opens the answer, not shown). Anything else is the answer's rest,
+        read in the final-answer state, where the answer's rules hold: an ``Action:`` /
+        ``Action Input:`` step written after it ends it, unrun and unshown."""
+        if not self._skip_ws():
+            return False
+        marker = _classify_line(self._buf, self._pos, eof, False, _HEADED_FIRST)
+        if marker is _NEED:
+            return False
+        kind = marker.kind if isinstance(marker, _Marker) else ""
+        if kind in _RESTART_KINDS or (kind == "fence" and marker.info in _RESTART_FENCES):
+            self._state = _S.TEXT
+        else:
+            self._answering, self._state = True, _S.ANSWER
+        return True
 
     def _s_text(self, eof: bool) -> bool:
         if self._line_start:

@@ -274,7 +274,8 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
 
 
 def completion_prompt(run: RunState) -> list[PromptMessage]:
-    """One user message holding the whole completion prompt, ending in ``Thought:``: the head,
+    """One user message holding the whole completion prompt, ending in ``Thought:`` (in
+    ``Final Answer:`` when it asks for the rest of a cut answer: ``_continues_answer``): the head,
     the earlier turns and the current question with the scratchpad, a blank line apart. The
     message is counted by its pieces (``budget.in_pieces``): the head, each turn, the question
     and each round's text are counted once in a run, not the whole text every round."""
@@ -289,8 +290,16 @@ def completion_prompt(run: RunState) -> list[PromptMessage]:
     pad = _scratchpad(run, True)[1]
     pieces += ("\n\n", question, "\n", *pad) if pad else ("\n\n", question)
     pieces = rstripped(pieces)
-    pieces.append("\nThought:")
+    pieces.append("\nFinal Answer:" if _continues_answer(run) else "\nThought:")
     return [in_pieces(UserPromptMessage(content="".join(pieces)), pieces)]
+
+
+def _continues_answer(run: RunState) -> bool:
+    """Whether this round asks for the rest of an answer the output limit cut: the completion
+    prompt then ends with ``Final Answer:``, so the model writes that rest where the reader takes
+    it (``read_react_turn``'s ``continues_answer``), not a Thought."""
+    last = run.rounds[-1].turn if run.rounds else None
+    return last is not None and last.cut and isinstance(last.decision, FinalAnswer)
 
 
 def rstripped(pieces: Sequence[str]) -> list[str]:

@@ -157,6 +157,7 @@ def read_react_turn(
     allow_multiple_actions: bool = True,
     reasoning_opened: bool = False,
     recipient_in_prompt: bool = False,
+    continues_answer: bool = False,
 ) -> Generator[str, None, ModelTurn]:
     """Consume one model call; yield final-answer text as it comes; return the turn.
 
@@ -164,12 +165,16 @@ def read_react_turn(
     prompt; the reply is held until a bare ``</think>`` (what came before it is reasoning),
     until reasoning comes apart from the content, or to its end (``ThinkSplitter``).
     ``recipient_in_prompt``: a Functionary model's bare ``all`` line at the reply's start is its
-    recipient, dropped (``call_markup.CallMarkup``)."""
+    recipient, dropped (``call_markup.CallMarkup``).
+    ``continues_answer``: the reply goes on with an answer the output limit cut
+    (``continues_cut_answer``): unless it opens with a label or a call, its text is the answer's
+    rest, streamed as it comes (``ReactStreamParser._s_head``)."""
     parser = ReactStreamParser(
         allow_multiple_actions=allow_multiple_actions,
         reasoning_opened=reasoning_opened,
         recipient_in_prompt=recipient_in_prompt,
         tool_names={tool.name: tool for tool in registry.prompt_tools()},
+        continues_answer=continues_answer,
     )
     got = _Collected()
     try:

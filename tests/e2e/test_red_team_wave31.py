@@ -431,8 +431,6 @@ def test_a_model_that_sends_empty_chunks_forever_ends_before_the_deadline(plugin
 # --- 6. replies cut by the output limit ------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="a continuation is read as a fresh turn: an Action in it runs, after the user "
-                                        "was shown the start of the answer (the fix belongs in the loop's rounds)")
 def test_a_react_final_answer_cut_then_continued_with_an_action_runs_nothing(run, plugin):
     """The continuation of a cut answer is the answer's rest: an Action in it is not run."""
     first = {"text": "Thought: done.\nFinal Answer: The vault says", "finish_reason": "length"}
