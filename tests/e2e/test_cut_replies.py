@@ -136,3 +136,98 @@ def test_a_cut_reply_that_never_left_its_think_is_not_taken_for_an_answer(run):
     assert_clean_end(result)
     assert "First I should" not in result.text and result.text.endswith(prompts.STOPPED_AT_OUTPUT_LIMIT)
     assert len(result.llm_requests) == 2
+
+
+# --- what a continuation of a cut answer may hold ----------------------------------------------
+
+CUT_AT = "The sum is"
+
+
+def markup_call(expression: str = "2 + 2") -> str:
+    return "<tool_call>" + json.dumps({"name": "calculator", "arguments": {"expression": expression}}) + "</tool_call>"
+
+
+CALLS_AFTER_THE_REST = [  # the strategy, the continuation, whether the reader took a call from it
+    ("ReAct", {"text": ' four.\nAction: calculator\nAction Input: {"expression": "2 + 2"}'}, False),
+    ("ReAct", {"text": " four.\n" + markup_call()}, True),
+    ("function_calling", {"text": " four.", "tool_calls": [{"id": "c", **ADD}]}, True),
+    ("function_calling", {"text": " four.\n" + markup_call()}, True),
+]
+
+
+@pytest.mark.parametrize(("strategy", "rest", "called"), CALLS_AFTER_THE_REST)
+def test_a_call_written_after_a_continuation_s_text_is_not_run_and_the_answer_stands(run, strategy, rest, called):
+    """The user was shown the answer's start and its rest: the call the model wrote on with ran,
+    and a second answer followed ("The sum is four.\\n\\n4."), or in ReAct the rest was read as a
+    thought and never shown. A call the reader took is named in the log; ReAct's Action lines
+    after an answer end it, as after any Final Answer."""
+    turns = [cut(answer_turn(strategy, CUT_AT)), rest, answer_turn(strategy, "4.")]
+    result = run(turns, query="2+2?", tools=["calculator"], strategy=strategy)
+    assert_clean_end(result)
+    assert result.tool_requests == []
+    assert result.text.rstrip() == "The sum is four."
+    assert len(result.llm_requests) == 2
+    thoughts = [n for n in result.logs.values() if n.label.endswith("Thought")]
+    assert ("calculator" in thoughts[-1].data.get("calls_not_run_after_answer", "")) == called
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_continuation_that_is_only_a_call_runs_it_and_its_answer_follows(run, strategy):
+    """No text came: the model found it needs a tool after all. The call runs (as any call of the
+    run), and the answer written with its result follows the cut start after a paragraph break."""
+    turns = [cut(answer_turn(strategy, CUT_AT)), complete_call_turn(strategy), answer_turn(strategy, "4.")]
+    result = run(turns, query="2+2?", tools=["calculator"], strategy=strategy)
+    assert_clean_end(result)
+    assert len(result.tool_requests) == 1
+    assert result.text == "The sum is\n\n4."
+
+
+RESTARTS = [
+    ("ReAct", "Final Answer: The sum is four."),
+    ("ReAct", "Thought: I finish my answer.\nFinal Answer: The sum is four."),
+    ("function_calling", "The sum is four."),
+]
+
+
+@pytest.mark.parametrize(("strategy", "rest"), RESTARTS)
+def test_a_continuation_that_restarts_the_answer_does_not_show_its_start_twice(run, strategy, rest):
+    """The model wrote its answer again from the start: the user read "The sum is The sum is
+    four." (and in ReAct, for a reply in pieces, the label)."""
+    turns = [cut(answer_turn(strategy, CUT_AT)), {"text": rest, "split": 3}]
+    result = run(turns, query="2+2?", strategy=strategy)
+    assert_clean_end(result)
+    assert result.text == "The sum is four."
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_continuation_that_thinks_first_shows_only_the_rest(run, strategy):
+    turns = [cut(answer_turn(strategy, CUT_AT)), {"text": "<think>Where did I stop?</think> four."}]
+    result = run(turns, query="2+2?", strategy=strategy)
+    assert_clean_end(result)
+    assert result.text == "The sum is four."
+
+
+@pytest.mark.parametrize(("strategy", "rest"), [
+    ("ReAct", {"text": ' four.\nAction: calculator\nAction Input: {"expression": "2 +'}),
+    ("function_calling", {"text": " four.", "tool_calls": [{"id": "c", **ADD}]}),
+])
+def test_a_continuation_cut_again_with_a_call_after_its_text_ends_with_the_notice(run, strategy, rest):
+    """Cut again: the answer shown ends with the notice, its call neither run nor asked for again."""
+    turns = [cut(answer_turn(strategy, CUT_AT)), cut(rest), complete_call_turn(strategy), answer_turn(strategy, "4.")]
+    result = run(turns, query="2+2?", tools=["calculator"], strategy=strategy)
+    assert_clean_end(result)
+    assert result.tool_requests == [] and len(result.llm_requests) == 2
+    assert result.text.startswith("The sum is four.")
+    assert result.text.endswith(prompts.ANSWER_CUT_OFF)
+
+
+def test_a_completion_model_is_asked_for_the_rest_after_final_answer_and_it_is_read_so(run):
+    """The completion prompt ended with "Thought:", so the rest the model wrote there was a
+    thought and the Action after it ran; it now ends with "Final Answer:"."""
+    rest = {"text": ' four.\nAction: calculator\nAction Input: {"expression": "2 + 2"}'}
+    turns = [cut(answer_turn("ReAct", CUT_AT)), rest, answer_turn("ReAct", "4.")]
+    result = run(turns, query="2+2?", tools=["calculator"], strategy="ReAct", model={"mode": "completion"})
+    assert_clean_end(result)
+    assert result.llm_requests[1]["prompt_messages"][-1]["content"].endswith("\nFinal Answer:")
+    assert result.tool_requests == []
+    assert result.text == "The sum is four."
