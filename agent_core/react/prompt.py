@@ -223,11 +223,15 @@ def _scratchpad(run: RunState, completion: bool) -> tuple[str, tuple[str, ...], 
 
 
 def _continue_message(run: RunState) -> UserPromptMessage:
-    """The user message after the scratchpad (``prompts.REACT_CONTINUE``), one object per run:
-    measured and dumped once (``agent_core.memo``)."""
-    if "react-continue" not in run.rendered:
-        run.rendered["react-continue"] = UserPromptMessage(content=prompts.REACT_CONTINUE)
-    return run.rendered["react-continue"]
+    """The user message after the scratchpad (``prompts.REACT_CONTINUE``; when the round asks for
+    the rest of a cut answer, ``prompts.CONTINUE_CUT_ANSWER``, so the last thing the model reads
+    does not ask for a new Thought), one object per run and kind: measured and dumped once
+    (``agent_core.memo``)."""
+    text = prompts.CONTINUE_CUT_ANSWER if _continues_answer(run) else prompts.REACT_CONTINUE
+    key = ("react-continue", text)
+    if key not in run.rendered:
+        run.rendered[key] = UserPromptMessage(content=text)
+    return run.rendered[key]
 
 
 def _round_parts(run: RunState, round_: Round, completion: bool) -> list[str]:

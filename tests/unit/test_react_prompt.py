@@ -270,3 +270,16 @@ def test_the_continue_note_is_one_message_per_run():
     run.rounds.append(_round(1, 0))
     first, second = chat_prompt(run), chat_prompt(run)
     assert first[-1] is second[-1] and first[-1].content == prompts.REACT_CONTINUE
+
+
+def test_a_chat_prompt_asking_for_the_rest_of_a_cut_answer_ends_asking_for_that_rest():
+    """The last message a chat model reads after a cut answer asks for its rest, not for a new
+    Thought and Action (which contradicted the scratchpad's note and invited a tool call)."""
+    params = StrategyParams(model=AgentModelConfig(provider="p", model="m", mode="chat", completion_params={}), query="q")
+    run = RunState(params=params, registry=ToolRegistry([tool_entity("search")]))
+    cut = ModelTurn(thought="done", decision=FinalAnswer("The answer is"), usage=empty_usage(), finish_reason="length")
+    run.rounds.append(Round(1, cut, ()))
+    assert cut.cut
+    assert chat_prompt(run)[-1].content == prompts.CONTINUE_CUT_ANSWER
+    run.rounds.append(_round(2, 0))
+    assert chat_prompt(run)[-1].content == prompts.REACT_CONTINUE
