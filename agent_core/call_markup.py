@@ -91,6 +91,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from agent_core import fences
 from agent_core.fairness import give_way
 from agent_core.text_calls import (
     BARE_NAME,
@@ -1023,104 +1024,133 @@ after its first character from there on that can begin no marker (``_PIECE_END``
 _PIECE_END = re.compile(r"[^<\[✿>\]]")
 
 
-_TICK_RUNS = re.compile(r"`+")
+_TICK_RUNS = re.compile(r"`+|~+")
 
 
 class CodeQuote:
     """Whether the text read so far leaves a markdown code span (`` `...` ``) or a fenced code
     block open: call markup inside one is an example the answer shows (how Claude or DeepSeek
-    writes a call), not a call. A code span ends at the end of its line at the latest, so a
-    stray backtick quotes nothing past it. Feed every piece of text in order; linear."""
+    writes a call), not a call. Fences follow CommonMark (``agent_core.fences``: backticks or
+    tildes, closed only by a line of the same character, at least as long, with nothing but
+    spaces after it). A code span ends at the end of its line at the latest, so a stray backtick
+    quotes nothing past it. Feed every piece of text in order; linear.
 
-    __slots__ = ("_ticks", "blank_line", "fence", "inline")
+    A line that may still close the open block (``` then only spaces so far) leaves it open until
+    the line ends: what is asked about at its end stands on that line, which is then no closing
+    fence (```` ```<tool_call> ```` in a block is its text)."""
+
+    __slots__ = ("_closing", "_info", "_lead", "_opening", "_ticks", "blank_line", "fence", "inline")
 
     def __init__(self) -> None:
-        self.fence = 0  # backticks of the open fence, 0 when none
+        self.fence = 0  # length of the open fence's run, 0 when none
         self.inline = 0  # backticks of the open code span, 0 when none
         self.blank_line = True  # nothing but whitespace on the current line so far
-        self._ticks = ""  # backticks ending the text so far: their run may go on in the next piece
+        self._lead = ""  # that whitespace (its first 64 characters): the line's indentation
+        self._opening: fences.Opening = ("`", 0, 3)  # the open fence (fences.closes)
+        self._closing = False  # the current line may close the open fence: a run, then only spaces
+        self._info = False  # the current line opened a backtick fence: a backtick on it undoes it
+        self._ticks = ""  # a run of backticks or tildes ending the text so far: it may go on in the next piece
 
     @property
     def open(self) -> bool:
         """Whether a code span or a fenced block is open at the end of what was fed."""
         if not self._ticks:
             return bool(self.fence or self.inline)
-        probe = self.copy()  # the backticks the text ends with, read as a whole run
-        probe._ticks = ""
-        probe._read(self._ticks)
+        probe = self._probe()
         return bool(probe.fence or probe.inline)
 
     @property
     def in_span(self) -> bool:
         """Whether a code span (`` `...` ``, not a fenced block) is open at the end of what was fed."""
-        if not self._ticks:
-            return bool(self.inline)
-        probe = self.copy()
-        probe._ticks = ""
-        probe._read(self._ticks)
-        return bool(probe.inline)
+        return bool(self._probe().inline if self._ticks else self.inline)
 
     @property
     def in_fence(self) -> bool:
         """Whether a fenced code block (not a code span) is open at the end of what was fed."""
-        if not self._ticks:
-            return bool(self.fence)
+        return bool(self._probe().fence if self._ticks else self.fence)
+
+    def _probe(self) -> CodeQuote:
+        """A copy with the run the text ends with read as a whole run."""
         probe = self.copy()
         probe._ticks = ""
         probe._read(self._ticks)
-        return bool(probe.fence)
+        return probe
 
     def copy(self) -> CodeQuote:
         """A tracker in the same state, to read ahead with."""
         twin = CodeQuote()
         twin.fence, twin.inline, twin.blank_line, twin._ticks = self.fence, self.inline, self.blank_line, self._ticks
+        twin._lead, twin._opening, twin._closing, twin._info = self._lead, self._opening, self._closing, self._info
         return twin
 
     def feed(self, text: str) -> None:
         """Read one more piece of text."""
-        if "`" not in text and not self._ticks:  # the usual piece: only its lines matter
+        if "`" not in text and "~" not in text and not self._ticks and not self._closing:  # the usual piece
             newline = text.rfind("\n")
             if newline >= 0:
-                self.inline, self.blank_line = 0, _blank(text[newline + 1 :])
+                self.inline, self._info, self._lead = 0, False, text[newline + 1 : newline + 65]
+                self.blank_line = _blank(self._lead)
             elif self.blank_line:
                 self.blank_line = _blank(text)
+                self._lead = (self._lead + text[:64])[:64]
             return
-        if self._ticks or text.endswith("`"):
+        if self._ticks or text.endswith(("`", "~")):
             text = self._ticks + text
-            read = text.rstrip("`")
+            read = text.rstrip(text[-1]) if text else text
             self._ticks = text[len(read) :]
             text = read
         self._read(text)
 
+    def _end_line(self, rest: str) -> None:
+        """A line ended, ``rest`` what it held after the last run: a closing fence closes."""
+        if self._closing and _blank(rest):
+            self.fence = 0
+        self.inline, self._closing, self._info = 0, False, False
+
+    def _run(self, char: str, size: int, lead: str | None) -> None:
+        """A run of ``size`` × ``char`` (a backtick or a tilde); ``lead``: the whitespace before
+        it on its line, None when other text stands there."""
+        if self.fence and self._info and char == "`":  # ```js `x`: no fence, code spans
+            self.fence, self.inline, self._info = 0, self._opening[1], False
+        if self.fence:
+            if lead is not None and fences.closes(self._opening, char, size, fences.indent_width(lead)):
+                self._closing = True  # closes the block if only spaces follow on its line
+        elif self.inline:
+            if char == "`" and size == self.inline:
+                self.inline = 0
+        elif size >= 3 and lead is not None:
+            self.fence, self._info = size, char == "`"
+            self._opening = (char, size, fences.close_indent(fences.indent_width(lead)))
+        elif char == "`":
+            self.inline = size
+
     def _read(self, text: str) -> None:
-        """Only the backtick runs are looked at one by one; lines are found with ``rfind``."""
+        """Only the backtick and tilde runs are looked at one by one; lines are found with ``rfind``."""
         prev = 0
         for run in _TICK_RUNS.finditer(text):
             start = run.start()
             newline = text.rfind("\n", prev, start)
-            if newline >= 0:  # a code span ends with its line
-                self.inline = 0
-                line_start = _blank(text[newline + 1 : start])
+            if newline >= 0:  # a code span ends with its line, a fence line may close its block
+                self._end_line(text[prev : text.find("\n", prev, start)])
+                lead = text[newline + 1 : start]
+                line_start = _blank(lead)
             else:
+                self._closing = False  # more than spaces after a closing fence: the block's text
                 line_start = self.blank_line and _blank(text[prev:start])
-            size = run.end() - start
-            if self.fence:
-                if line_start and size >= self.fence:
-                    self.fence = 0
-            elif self.inline:
-                if size == self.inline:
-                    self.inline = 0
-            elif size >= 3 and line_start:
-                self.fence = size
-            else:
-                self.inline = size
+                lead = self._lead + text[prev:start] if line_start else ""
+            self._run(text[start], run.end() - start, lead if line_start else None)
             self.blank_line, prev = False, run.end()
         newline = text.rfind("\n", prev)
         if newline >= 0:
-            self.inline = 0
-            self.blank_line = _blank(text[newline + 1 :])
+            self._end_line(text[prev : text.find("\n", prev)])
+            self._lead = text[newline + 1 : newline + 65]
+            self.blank_line = _blank(self._lead)
         else:
-            self.blank_line = self.blank_line and _blank(text[prev:])
+            if self._closing and not _blank(text[prev:]):
+                self._closing = False
+            if self.blank_line:
+                self.blank_line = _blank(text[prev:])
+                self._lead = (self._lead + text[prev : prev + 64])[:64]
 
 
 def _blank(text: str) -> bool:
@@ -1770,7 +1800,7 @@ def holds_call_markup(text: str, tool_names: Iterable[str] = ()) -> bool:
     example the answer shows, never read as a call: ``CodeQuote``), ``<tool_call>`` anywhere (it
     is read wherever it stands), or an envelope naming one of ``tool_names``
     (``text_calls.mentions_call_markup``)."""
-    outside = _outside_code(text) if "`" in text else text
+    outside = _outside_code(text) if "`" in text or "~~~" in text else text
     if any(marker in outside for marker in MARKUP_OPENERS) or mentions_call_markup(outside, tool_names):
         return True
     return _read_anywhere(text) or envelope_name(text) in set(tool_names)
@@ -1788,7 +1818,7 @@ def markup_all_quoted(text: str, tool_names: Iterable[str] = ()) -> bool:
     if not holds_call_markup(text, tool_names):
         return False
     unquoted = _BLOCKQUOTE_LINE.sub("", text) if ">" in text else text
-    return not holds_call_markup(_outside_code(unquoted) if "`" in unquoted else unquoted, tool_names)
+    return not holds_call_markup(_outside_code(unquoted) if "`" in unquoted or "~~~" in unquoted else unquoted, tool_names)
 
 
 def _read_anywhere(text: str) -> bool:
@@ -1804,15 +1834,15 @@ def _read_anywhere(text: str) -> bool:
 
 
 _READ_ANYWHERE = re.compile(r"<tool_call>|<tool_code>", re.IGNORECASE)
-_CODE_PIECES = re.compile(r"(`+|\n)")
+_CODE_PIECES = re.compile(r"(`+|~+|\n)")
 
 
 def _outside_code(text: str) -> str:
-    """``text`` without its code spans' and fenced blocks' backticks and contents, as
-    ``CodeQuote`` reads them."""
+    """``text`` without its code spans' and fenced blocks' backticks, tildes and contents, as
+    ``CodeQuote`` reads them (its line breaks kept)."""
     quote, kept = CodeQuote(), []
     for piece in _CODE_PIECES.split(text):
-        if piece and piece[0] != "`" and not quote.open:
+        if piece == "\n" or (piece and piece[0] != "`" and not quote.open):
             kept.append(piece)
         quote.feed(piece)
     return "".join(kept)

@@ -38,6 +38,7 @@ from typing import Any, Final
 from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core import json_args
+from agent_core.fences import fence_lines
 from agent_core.json_args import (
     SPECIAL_TOKEN,
     ArgumentsError,
@@ -1277,12 +1278,10 @@ def call_head(line: str, names: Collection[str]) -> bool | None:
 _LINE_OBJECT = re.compile(r"\n[ \t]*(?=\{)")
 
 
-_FENCE_LINE = re.compile(r"(?m)^[ \t]*```")
-
-
 def _fence_lines(text: str) -> list[int]:
-    """Where each line that opens or closes a fenced code block starts in ``text``, in order."""
-    return [found.start() for found in _FENCE_LINE.finditer(text)] if "```" in text else []
+    """Where each line that opens or closes a fenced code block starts in ``text``, in order
+    (CommonMark's rules: ``fences.fence_lines``; a ```` ```json ```` line inside a block is its text)."""
+    return fence_lines(text)
 
 
 def _in_fence(fences: list[int], at: int) -> bool:

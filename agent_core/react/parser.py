@@ -100,6 +100,7 @@ from enum import Enum
 from typing import Any, Final, NamedTuple
 
 from agent_core.call_markup import QUOTE_LOOK_BACK, CallMarkup, CodeQuote, in_quoted_line
+from agent_core.fences import Opening, after_line
 from agent_core.json_args import raw_decode_at, surrogates_replaced, with_closers
 from agent_core.prompts import (
     PROBLEM_EMPTY,
@@ -817,7 +818,7 @@ class ReactStreamParser:
             recipient_in_prompt=recipient_in_prompt, python_tag_lines=True, names=tool_names
         )
         self._plain_from: tuple[int, str] | None = None  # where plain text began after a stray </think>
-        self._input_fence = False  # a code block is open inside a text Action Input
+        self._input_fence: Opening | None = None  # the code block open inside a text Action Input
         self._answer_lines: list[tuple[int, int]] = []  # "Answer:" lines in plain text: (thought index, label length)
         self._think = ThinkSplitter(opened=reasoning_opened)
         self._visible: list[str] = []  # the visible text read so far, a line break where a block ended
@@ -842,7 +843,7 @@ class ReactStreamParser:
         self._run_on: list[str] | None = None  # answer text from a "Question:" or "Action:" line on, held (_s_answer)
         self._run_on_action = False  # the held text starts with an "Action:" line
         self._run_on_question: int | None = None  # where a "Question:" line starts in the held text
-        self._answer_code = False  # a code block is open in the answer
+        self._answer_code: Opening | None = None  # the code block open in the answer (fences.after_line)
         self._shown_closer = ""  # the closing tag of a call tag written in a code span (text, as it is)
         self._wrapped = False  # a fence line opened in the visible text and not closed yet
         self._answering = False
@@ -1348,7 +1349,8 @@ class ReactStreamParser:
                 self._take(marker.end, record=False)
                 return True
             if isinstance(marker, _Marker) and marker.kind == "fence":
-                self._answer_code = not self._answer_code  # labels in a code block are its text
+                # labels in a code block are its text; a ```json line in it is too (CommonMark)
+                self._answer_code = after_line(self._answer_code, self._buf[self._pos : marker.end])
             elif not self._answer_code:
                 ended = self._answer_line(marker, eof)
                 if ended is not None:
@@ -1529,7 +1531,7 @@ class ReactStreamParser:
         elif inline and self._single_line:
             self._input_done(decode_input(inline))
         elif inline:
-            self._acc, self._state, self._input_fence = [inline], _S.STRING_INPUT, False
+            self._acc, self._state, self._input_fence = [inline], _S.STRING_INPUT, None
         else:
             self._state = _S.INPUT_HEAD if has_label else _S.AFTER_NAME
 
@@ -1588,7 +1590,7 @@ class ReactStreamParser:
         elif kind in _LABEL_KINDS:
             self._input_done(None)
         else:
-            self._acc, self._state, self._input_fence = [], _S.STRING_INPUT, False
+            self._acc, self._state, self._input_fence = [], _S.STRING_INPUT, None
         return True
 
     def _s_string_input(self, eof: bool) -> bool:
@@ -1604,7 +1606,7 @@ class ReactStreamParser:
                 self._input_done(decode_input("".join(self._acc)))
                 return True
             if kind == "fence":  # a code block inside a text input: labels in it are its text
-                self._input_fence = not self._input_fence
+                self._input_fence = after_line(self._input_fence, self._buf[self._pos : marker.end])
         newline = self._buf.find("\n", self._pos)
         end = newline + 1 if newline >= 0 else len(self._buf)
         self._acc.append(self._take(end))
