@@ -94,7 +94,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Final, NamedTuple
@@ -617,6 +617,24 @@ _INPUT_CLOSER: Final = "</action_input>"
 _SPECIAL_TOKEN = re.compile(r"<[|｜][\w.\-▁]{1,40}[|｜]>")
 _SPECIAL_PARTIAL = re.compile(r"<(?:[|｜][\w.\-▁]{0,40}[|｜]?)?")
 _EOS: Final = "</s>"  # Llama 2 / Mistral end of sequence, but also HTML: dropped only at the very end
+_NO_RUN_ON: Final[tuple[str, ...]] = ()
+"""The held run-on tail when there is none (one object: ``_answer_in_code`` knows it again)."""
+
+
+def _last_chars(groups: tuple[Sequence[str], ...]) -> str:
+    """The last ``QUOTE_LOOK_BACK`` characters of the text the pieces of ``groups`` join to, in
+    order; only the last pieces are looked at (no copy of the lists)."""
+    taken: list[str] = []
+    size = 0
+    for pieces in reversed(groups):
+        for index in range(len(pieces) - 1, -1, -1):
+            taken.append(pieces[index][-QUOTE_LOOK_BACK:])
+            size += len(pieces[index])
+            if size >= QUOTE_LOOK_BACK:
+                return "".join(reversed(taken))[-QUOTE_LOOK_BACK:]
+    return "".join(reversed(taken))
+
+
 def _tail(pieces: list[str], unread: int) -> str:
     """The last ``QUOTE_LOOK_BACK`` characters of the text ``pieces`` join to, less its last
     ``unread`` characters; only those characters are copied (a tag met often in a long piece
@@ -839,6 +857,10 @@ class ReactStreamParser:
         self._reasoning: list[str] = []
         self._answer: list[str] = []
         self._answer_ws = ""  # answer text held back until more comes: whitespace, an opening fence
+        self._answer_quote = CodeQuote()  # the answer pieces read by _answer_in_code so far
+        self._answer_fed = 0  # ... how many
+        # ... and the held run-on tail: (its list, the whitespace before it, its tracker, pieces read)
+        self._run_on_quote: tuple[Sequence[str], str, CodeQuote, int] | None = None
         self._answer_fence_open = False
         self._run_on: list[str] | None = None  # answer text from a "Question:" or "Action:" line on, held (_s_answer)
         self._run_on_action = False  # the held text starts with an "Action:" line
@@ -1207,16 +1229,24 @@ class ReactStreamParser:
     def _answer_in_code(self) -> bool:
         """Whether the final answer so far leaves a code span or block open (``CodeQuote``): a
         special token or a stray closing tag there is text it shows (a chat template), not one
-        to drop. Read again at each such tag only: they are rare."""
-        quote = CodeQuote()
-        for piece in self._answer:
-            quote.feed(piece)
-        quote.feed(self._answer_ws)
-        for piece in self._run_on or ():
-            quote.feed(piece)
-        if quote.open:
+        to drop. Each piece of the answer (and of a held run-on tail) is read once, however many
+        such tags come; the held whitespace between them is read again at each (it is short)."""
+        quote, answer = self._answer_quote, self._answer
+        while self._answer_fed < len(answer):
+            quote.feed(answer[self._answer_fed])
+            self._answer_fed += 1
+        run_on = self._run_on if self._run_on is not None else _NO_RUN_ON
+        if self._run_on_quote is None or self._run_on_quote[0] is not run_on or self._run_on_quote[1] != self._answer_ws:
+            held = quote.copy()  # a new held tail, or the text before it changed: read it from its start
+            held.feed(self._answer_ws)
+            self._run_on_quote = (run_on, self._answer_ws, held, 0)
+        _, ws, held, fed = self._run_on_quote
+        for piece in run_on[fed:]:
+            held.feed(piece)
+        self._run_on_quote = (run_on, ws, held, len(run_on))
+        if held.open:
             return True
-        return in_quoted_line(_tail([*self._answer, self._answer_ws, *(self._run_on or ())], 0))
+        return in_quoted_line(_last_chars((answer, (self._answer_ws,), run_on)))
 
     def _shown_in_text(self, tag: _Tag) -> bool:
         """Whether ``tag``, met in text (not in an answer), is text the reply shows: a special
@@ -1267,6 +1297,7 @@ class ReactStreamParser:
         self._answering, self._revised, self._run_on = False, True, None
         self._thought.append("".join(self._answer))
         self._answer, self._answer_ws = [], ""
+        self._answer_quote, self._answer_fed = CodeQuote(), 0
 
     def _on_line_marker(self, marker: _Marker) -> bool:
         """Act on a marker at a line start in text; False when the line is plain text after all."""

@@ -10,6 +10,7 @@ import pytest
 
 from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.model_call import ModelChunk
+from agent_core.react.parser import parse_react
 from agent_core.react.turn import read_react_turn
 from agent_core.tool_calls import fresh_call_ids
 from agent_core.tool_schema import ToolRegistry
@@ -207,3 +208,23 @@ def test_an_input_that_only_looks_like_keyword_arguments_is_read_in_linear_time(
     shaped = head + unit * (size // len(unit)) + tail
     plain = head + "a" * len(shaped)
     assert cost(shaped) < 50 * cost(plain) + 0.01
+
+
+def _answer_reading_time(count: int) -> float:
+    """Best of two readings of a final answer that shows a code block of ``count`` lines, each
+    with a stray closing tag the answer keeps as its text."""
+    reply = "Thought: I know.\nFinal Answer: The template:\n```\n" + "x </tool_call>\n" * count + "```\nDone."
+    best = float("inf")
+    for _ in range(2):
+        start = time.perf_counter()
+        answer = parse_react(reply).final_answer
+        best = min(best, time.perf_counter() - start)
+    assert answer is not None and answer.count("</tool_call>") == count  # shown, not dropped
+    return best
+
+
+def test_tags_an_answer_shows_in_code_are_read_in_time_linear_in_the_answer():
+    """Whether the answer leaves code open was read again from its start at each such tag: 8 times
+    the tags took 15 times as long at 8,000 (21 s), 64 times at this ratio; now about 8."""
+    few, many = _answer_reading_time(500), _answer_reading_time(4_000)
+    assert many < 24 * max(few, 1e-3), (few, many)
