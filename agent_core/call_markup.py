@@ -1815,10 +1815,15 @@ def markup_all_quoted(text: str, tool_names: Iterable[str] = ()) -> bool:
     with those left out none is left. The answer shows such markup (a tutorial, an MCP tools
     list, a call quoted from a log); a call the model means to make is written outside them.
     False when markup stands outside, or ``text`` holds none. Linear in ``text``."""
-    if not holds_call_markup(text, tool_names):
-        return False
+    return holds_call_markup(text, tool_names) and not markup_outside_quoted(text, tool_names)
+
+
+def markup_outside_quoted(text: str, tool_names: Iterable[str] = ()) -> bool:
+    """Whether ``text`` holds call markup (``holds_call_markup``) outside quoted text: with its
+    fenced blocks, code spans and blockquote lines left out, some is left. That is how a model
+    writes a call it means to make, read or not. Linear in ``text``."""
     unquoted = _BLOCKQUOTE_LINE.sub("", text) if ">" in text else text
-    return not holds_call_markup(_outside_code(unquoted) if "`" in unquoted or "~~~" in unquoted else unquoted, tool_names)
+    return holds_call_markup(_outside_code(unquoted) if "`" in unquoted or "~~~" in unquoted else unquoted, tool_names)
 
 
 def _read_anywhere(text: str) -> bool:

@@ -46,6 +46,11 @@ TOOL_CALL_UNREADABLE = (
     "broken format). Use the native tool-calling interface with one of the available tools, "
     "or answer in plain text."
 )
+TOOL_CALL_UNREADABLE_REACT = (
+    "Your last reply contained tool-call markup that could not be read (unknown tool name or "
+    "broken format). Call a tool with an Action line naming one of the available tools and an "
+    "Action Input, or give your Final Answer in plain text."
+)
 EMPTY_REPLY = "Your last reply was empty. Answer the user's question, or call one of the tools."
 ONLY_REASONING_REPLY = (
     "Your last reply had reasoning but no answer and no tool call. Answer the user's question, or call one of the tools."

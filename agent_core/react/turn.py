@@ -16,7 +16,7 @@ from dify_plugin.entities.model.llm import LLMUsage
 
 from agent_core import prompts
 from agent_core.answer_schema import answer_problem, answer_text, answer_value
-from agent_core.call_markup import ends_turn, rewrite_markup
+from agent_core.call_markup import ends_turn, markup_outside_quoted, rewrite_markup
 from agent_core.fairness import SLICE_CHARS, give_way, slices
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk
@@ -85,6 +85,26 @@ def _name_line_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int
             return ()
     calls, _ = extract_calls_from_text(text, registry.prompt_tools(), id_prefix=f"react-{round_index}-")
     return calls
+
+
+_BARE_INVOKE = "<invoke name="
+"""Claude's call element alone: an answer may name it in a sentence."""
+
+
+def _unreadable_markup(parsed: ReactTurn, registry: ToolRegistry) -> bool:
+    """Whether an unlabelled reply given as the answer at its end (no action, nothing streamed
+    before it) holds call markup outside quoted text that could not be read: a known family's
+    call wrapper (``<minimax:tool_call>`` with a typo inside) or ``<tool_call>``
+    (``call_markup.markup_outside_quoted``; a JSON envelope is not markup: an answer may be JSON). A model means such markup as a
+    call, so the reply is asked again (``prompts.TOOL_CALL_UNREADABLE_REACT``, as Function
+    Calling asks) rather than shown; Claude's ``<invoke name=`` only when a node tool is named; markup an answer shows in a code block, a code span or a
+    blockquote keeps it an answer."""
+    text = parsed.final_answer
+    if parsed.actions or not text or not text.strip():
+        return False
+    if markup_outside_quoted(text.replace(_BARE_INVOKE, "")):  # markup, not a JSON envelope (an answer may be JSON)
+        return True
+    return markup_outside_quoted(text) and any(name in text for name in registry.names())
 
 
 def _answer_in_reasoning(parser: ReactStreamParser, parsed: ReactTurn, reasoning_content: str, ended: bool) -> str:
@@ -189,8 +209,9 @@ def read_react_turn(
     parsed = parser.result()
     # text the user has already seen as the answer (after a "Final Answer:" label) is never run
     written = () if got.answer_shown else _name_line_calls(parsed, registry, round_index)
+    unreadable = not written and not got.answer_shown and _unreadable_markup(parsed, registry)
     for event in ending:
-        if isinstance(event, AnswerDelta) and event.text and not written:
+        if isinstance(event, AnswerDelta) and event.text and not written and not unreadable:
             yield event.text
     common = dict(
         usage=call_usage(usages),
@@ -207,6 +228,8 @@ def read_react_turn(
         return ModelTurn(thought="", decision=ToolCalls(written), **common)
     if parsed.actions:
         return ModelTurn(thought=parsed.thought, decision=_tool_calls(parsed, registry, round_index), **common)
+    if unreadable:  # asked again, as Function Calling asks; no answer to fall back on
+        return ModelTurn(thought=parsed.thought, decision=ParseFailure(prompts.TOOL_CALL_UNREADABLE_REACT), **common)
     if parsed.final_answer is not None and parsed.final_answer.strip():
         return ModelTurn(thought=parsed.thought, decision=FinalAnswer(parsed.final_answer), **common)
     if answer := _answer_in_reasoning(parser, parsed, "".join(reasoning), got.reasoning_ended_turn):

@@ -88,3 +88,25 @@ def test_a_tutorial_written_at_the_iteration_limit_is_the_answer(run):
     run.backend.assert_complete()
     assert any(node.label == "ITERATION LIMIT" for node in result.logs.values())
     assert result.text == TUTORIAL
+
+
+def test_react_asks_again_a_broken_family_call_then_runs_the_corrected_one(run):
+    """ReAct: a whole reply of MiniMax markup with a typo'd attribute was taken as the answer at
+    once and shown. It is asked again, as Function Calling asks (none of it shown), and the
+    corrected call runs."""
+    fixed = "Thought: I need the weather.\nAction: get_weather\nAction Input: {\"city\": \"Oslo\"}"
+    turns = [{"text": BROKEN, "split": 5}, {"text": fixed}, {"text": "Thought: done.\nFinal Answer: Sunny in Oslo."}]
+    result = run(turns, query="Weather in Oslo?", tools=[weather_tool()], strategy="ReAct")
+    assert_clean_end(result)
+    run.backend.assert_complete()
+    assert result.text == "Sunny in Oslo."
+    assert len(result.tool_requests) == 1
+    assert prompts.TOOL_CALL_UNREADABLE_REACT in str(result.llm_requests[1]["prompt_messages"])
+
+
+def test_react_keeps_a_tutorial_showing_broken_markup_in_a_fence_as_its_answer(run):
+    tutorial = "MiniMax writes a call like this:\n\n```xml\n" + BROKEN + "\n```\n\nYour parser reads it."
+    result = run([{"text": tutorial, "split": 7}], query="How does MiniMax call tools?", tools=[weather_tool()], strategy="ReAct")
+    assert_clean_end(result)
+    assert result.text == tutorial
+    assert len(result.llm_requests) == 1
