@@ -200,16 +200,45 @@ _INVOKE = re.compile(r"<invoke\s+name=\s*[\"']([^\"'>]+)[\"']\s*>(.*?)(?:</invok
 _PARAMETER = re.compile(
     r"<parameter\s+name=\s*[\"']([^\"'>]+)[\"']((?:\s+[\w-]+=\s*[\"'][^\"']*[\"'])*)\s*>(.*?)</parameter>", re.S
 )
-_DSML = re.compile(r"(?<=<)[|｜]+DSML[|｜]+|(?<=</)[|｜]+DSML[|｜]+")
-_DSML_WRAPPERS: Final = ("function_calls", "tool_calls", "tool_ccalls")
-"""DeepSeek V3.2's DSML call wrapper, V4's, and the misspelling V4 writes now and then
-(osaurus-ai/osaurus#1242)."""
+_DSML_BARS: Final = "|｜‖"
+_DSML = re.compile(rf"(?<=<)[{_DSML_BARS}]+DSML[{_DSML_BARS}]+ ?|(?<=</)[{_DSML_BARS}]+DSML[{_DSML_BARS}]+ ?")
+_DSML_WRAPPERS: Final = ("function_calls", "tool_calls", "tool_ccalls", "toolcalls", "calls")
+"""DeepSeek V3.2's DSML call wrapper, V4's, and the misspellings V4 writes now and then
+(``tool_ccalls``: osaurus-ai/osaurus#1242; ``toolcalls``, closed as ``tool_calls``:
+vllm-project/vllm#51914; ``calls``: CommandCodeAI/command-code#909)."""
+_DSML_WRAPPER_END = re.compile(rf"</[{_DSML_BARS}]+DSML[{_DSML_BARS}]+ ?(?:function_calls|tool_c?calls|toolcalls|calls)>")
 
 
 def _dsml(word: str) -> tuple[str, ...]:
     """``<｜DSML｜word>`` with the bars as the tokenizer writes them, as servers rewrite them (ASCII
-    bar) and doubled (AppsGanin/ai-free-vscode#17)."""
-    return tuple(f"<{bar * n}DSML{bar * n}{word}>" for bar in _BARS for n in (1, 2))
+    bar, U+2016 ``‖``: lsdefine/GenericAgent#804), doubled (AppsGanin/ai-free-vscode#17), and with
+    a space before the word (``<｜｜DSML｜｜ calls>``: CommandCodeAI/command-code#909)."""
+    return tuple(
+        f"<{bar * n}DSML{bar * n}{space}{word}>" for bar in _DSML_BARS for n in (1, 2) for space in ("", " ")
+    )
+
+
+_DSML_STRAY_ENDS: Final = tuple(
+    f"</{bar * n}DSML{bar * n}{word}>" for word in ("invoke", "parameter") for bar in "|｜" for n in (1, 2)
+)
+"""A DSML closer with no block open (DeepSeek V4 writes ``</｜DSML｜invoke>`` right after a tool
+result, vllm-project/vllm PR #56184): no call and never text, dropped (``_DROPPED``). A stray
+wrapper closer is ``_DSML_WRAPPER_END``'s, read where it stands as the end of an empty block."""
+
+
+def _read_dsml(block: str) -> list[Call]:
+    """A DSML wrapper's calls (``_read_invoke``); an empty wrapper
+    (``<｜DSML｜tool_calls></｜DSML｜tool_calls>``: DeepSeek V4, vllm-project/vllm PR #56184) holds
+    no call and is no text: ``_EMPTY``."""
+    if _DSML_WRAPPER_END.sub("", _DSML_OPENER.sub("", block, count=1)).strip() == "":
+        return _EMPTY
+    return _read_invoke(block)
+
+
+_DSML_OPENER = re.compile(rf"<[{_DSML_BARS}]+DSML[{_DSML_BARS}]+ ?\w+>")
+_EMPTY: Final[list[Call]] = []
+"""What a reader returns for a block that holds no call and is dropped, not passed on as
+written (compared by identity; never appended to)."""
 
 
 def _read_dsml_toolcall(block: str) -> list[Call]:
@@ -217,7 +246,7 @@ def _read_dsml_toolcall(block: str) -> list[Call]:
     vllm-project/vllm-ascend#13794); what follows the first fence (an invented result) is not
     the call's."""
     calls: list[Call] = []
-    for piece in re.split(r"<[|｜]+DSML[|｜]+toolcall>", block)[1:]:
+    for piece in re.split(rf"<[{_DSML_BARS}]+DSML[{_DSML_BARS}]+ ?toolcall>", block)[1:]:
         name, _, rest = piece.strip().partition("\n")
         fence = re.match(r"\s*```[\w-]*[ \t]*\n(.*?)(?:```|\Z)", rest, re.S)
         if not BARE_NAME.fullmatch(name.strip()) or not fence:
@@ -741,6 +770,7 @@ _DROPPED: Final = (
     _MINIMAX_M3_TOKEN,
     "<|begin_of_box|>",
     "<|end_of_box|>",
+    *_DSML_STRAY_ENDS,
 )
 """Gemma's turn opener, MiniMax-M3's tag token (``_MINIMAX_M3_TOKEN``), the tokens Command R7B
 (``<|START_RESPONSE|>``) and Command A
@@ -925,8 +955,8 @@ _RULES: Final = (
     _Rule(("<|tool_call_begin|>",), re.compile(r"<\|tool_call_end\|>"), _read_kimi),
     _Rule(
         tuple(opener for word in _DSML_WRAPPERS for opener in _dsml(word)),
-        re.compile(r"</[|｜]+DSML[|｜]+(?:function_calls|tool_c?calls)>"),
-        _read_invoke,
+        _DSML_WRAPPER_END,
+        _read_dsml,
     ),
     _Rule(_dsml("toolcall"), None, _read_dsml_toolcall),
     _Rule(("<|tool_call_start|>",), re.compile(r"<\|tool_call_end\|>"), _read_pythonic),
@@ -1654,7 +1684,7 @@ class CallMarkup:
             rewritten = "".join(_tool_call(name, arguments) for name, arguments in calls)
         if calls and closer is None and rule.closer is not None and rule is not _FUNCTIONARY:  # ended inside:
             rewritten = rewritten.removesuffix("</tool_call>")  # left open, as the model left it (a cut reply)
-        out.append(rewritten if calls else block)
+        out.append(rewritten if calls else "" if calls is _EMPTY else block)
         self._recent = ""  # no tag of the text passed on is open
         self._rewrote = self._rewrote or bool(calls)
         self._pending = text[end:]

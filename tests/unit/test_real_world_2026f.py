@@ -1,0 +1,296 @@
+"""A fifth set of real-world model outputs and stream shapes, quoted from public bug reports, pull
+requests and inference servers' tool-parser tests added in 2025-2026, through both strategies' turn
+readers (``test_real_world_2026`` drives them: the text whole and in pieces of 1 and 7 characters,
+the reasoning sent first as ``reasoning_content``). Sources the first four passes did not use: vLLM's
+GLM-4.7 repair pull requests, DeepSeek V4's DSML leaks (vLLM, SGLang, opencode, opensquilla,
+command-code, GenericAgent), Hunyuan Hy3 and HY4, Step-3.5, Qwen 3.6, Kimi K3, gpt-oss through
+Rapid-MLX, and streams from gateways and servers.
+
+Each case names its source beside it; docs/real-world-cases.md lists them by id. Outputs are
+quoted as the source shows them; where a case is shortened, completed or rebuilt from a format
+the source documents, its comment says so.
+"""
+
+import pytest
+
+from agent_core.function_calling.turn import read_function_calling_turn
+from agent_core.react.turn import read_react_turn
+from agent_core.tool_schema import ToolRegistry
+from agent_core.turn import FinalAnswer
+from tests.unit.helpers import drain, gap_param
+from tests.unit.test_real_world_2026 import Case, check, chunks_of, tool
+
+
+def read(strategy: str, case: Case, size: int | None):
+    """``test_real_world_2026d.read``: Function Calling is given the tools' declarations, as the
+    strategy gives them (``ToolRegistry.prompt_tools``)."""
+    chunks = iter(chunks_of(case, size))
+    registry = ToolRegistry(list(case.tools))
+    if strategy == "react":
+        return drain(read_react_turn(chunks, registry, 1))
+    return drain(read_function_calling_turn(chunks, registry.prompt_tools()))
+
+
+WEATHER = tool("get_weather", "city")
+
+CASES = {
+    # ---- GLM-4.7 / GLM-5 --------------------------------------------------------------------------
+    # vllm-project/vllm PR #54971: a GLM server under --tool-call-parser glm47 repeats the closing
+    # </arg_key>; the PR's example, verbatim, in the call its report shows (list_dir)
+    "vllm54971-glm47-repeated-arg-key-close": Case(
+        (tool("list_dir", "path"),),
+        "<tool_call>list_dir<arg_key>path</arg_key></arg_key><arg_value>/tmp/x</arg_value></tool_call>",
+        calls=[("list_dir", {"path": "/tmp/x"})],
+        hidden=("arg_key",),
+    ),
+    # the same PR's mirrored case: the opening <arg_key> doubled
+    "vllm54971-glm47-doubled-arg-key-open": Case(
+        (tool("list_dir", "path"),),
+        "<tool_call>list_dir<arg_key><arg_key>path</arg_key><arg_value>/tmp/x</arg_value></tool_call>",
+        calls=[("list_dir", {"path": "/tmp/x"})],
+        hidden=("arg_key",),
+    ),
+    # vllm-project/vllm#49248 / PRs #49249, #51364: under concurrent load GLM-4.7 leaves out the
+    # opening <arg_value>, verbatim
+    "vllm49249-glm47-missing-arg-value-open": Case(
+        (tool("search", "query"),),
+        "<tool_call>search<arg_key>query</arg_key>how many vacation days left</arg_value></tool_call>",
+        calls=[("search", {"query": "how many vacation days left"})],
+        hidden=("arg_",),
+    ),
+    # vllm-project/vllm PR #41654: a zero-argument call of an MCP-style tool name, verbatim name
+    "vllm41654-glm-zero-arg-mcp-name": Case(
+        (tool("mcp__gmail-cleanup__list_filters"),),
+        "<tool_call>mcp__gmail-cleanup__list_filters</tool_call>",
+        calls=[("mcp__gmail-cleanup__list_filters", {})],
+        hidden=("<tool_call>",),
+    ),
+    # ---- DeepSeek V3.2 / V4 DSML --------------------------------------------------------------------
+    # TokenRhythm/opensquilla#985: deepseek-v4-flash (0731) returns its DSML calls as content, verbatim
+    # (the report's four invokes; its "..." elision left out, the first two kept)
+    "opensquilla985-dsv4-exec-invokes-in-content": Case(
+        (tool("exec_command", "cmd"),),
+        "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"exec_command\">\n<｜DSML｜parameter name=\"cmd\" string=\"true\">"
+        "Get-Item -LiteralPath 'D:\\deskop_.nbt' | Select-Object FullName,Length,LastWriteTime</｜DSML｜parameter>\n"
+        "</｜DSML｜invoke>\n<｜DSML｜invoke name=\"exec_command\">\n<｜DSML｜parameter name=\"cmd\" string=\"true\">"
+        "Get-FileHash -Algorithm SHA256 -LiteralPath 'D:\\deskop_.nbt' | Format-List</｜DSML｜parameter>\n"
+        "</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
+        calls=[
+            ("exec_command", {"cmd": "Get-Item -LiteralPath 'D:\\deskop_.nbt' | Select-Object FullName,Length,LastWriteTime"}),
+            ("exec_command", {"cmd": "Get-FileHash -Algorithm SHA256 -LiteralPath 'D:\\deskop_.nbt' | Format-List"}),
+        ],
+        hidden=("DSML",),
+    ),
+    # CommandCodeAI/command-code#909: deepseek-v4.1-flash writes doubled bars and a space before each
+    # tag's word ("<｜｜DSML｜｜ calls>"), after a sentence, verbatim
+    "commandcode909-dsv41-doubled-bars-space-before-word": Case(
+        (tool("read", "path"),),
+        "I'll run a grilling session. First, let me read the skill and gather the facts.\n\n<｜｜DSML｜｜ calls>\n"
+        "<｜｜DSML｜｜ invoke name=\"read\">\n<｜｜DSML｜｜ parameter name=\"path\" string=\"true\">"
+        "/Users/xiaodi/.agents/skills/grill-me/SKILL.md</｜｜DSML｜｜ parameter>\n</｜｜DSML｜｜ invoke>\n"
+        "</｜｜DSML｜｜ calls>",
+        calls=[("read", {"path": "/Users/xiaodi/.agents/skills/grill-me/SKILL.md"})],
+        hidden=("DSML",),
+    ),
+    # vllm-project/vllm#51914: DeepSeek-V4-Flash-0731 misspells the opening wrapper "toolcalls" and
+    # closes it right (rebuilt from the report's synthetic example, the opener changed as it says)
+    "vllm51914-dsv4-toolcalls-opener-misspelt": Case(
+        (WEATHER,),
+        "<｜DSML｜toolcalls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"city\" string=\"true\">"
+        "Seoul</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
+        calls=[("get_weather", {"city": "Seoul"})],
+        hidden=("DSML",),
+    ),
+    # anomalyco/opencode#34676: DeepSeek V4 Flash's call with its DSML tokens gone: a bare <invoke>
+    # with string="true" parameters, verbatim
+    "opencode34676-dsv4-bare-invoke-string-attribute": Case(
+        (tool("read", "filePath"),),
+        "<invoke name=\"read\">\n<parameter name=\"filePath\" string=\"true\">"
+        "/home/codearea/steelclaw/workspace/coding/mighty-app/frontend/src/lib/api.ts</parameter>\n</invoke>",
+        calls=[("read", {"filePath": "/home/codearea/steelclaw/workspace/coding/mighty-app/frontend/src/lib/api.ts"})],
+        hidden=("<invoke",),
+    ),
+    # lsdefine/GenericAgent#804: DSML tags with U+2016 double bars, "<‖DSML‖tool_calls>" and
+    # "<‖DSML‖invoke ...>" (rebuilt with the report's markers around V4's documented call)
+    "genericagent804-dsml-double-vertical-line": Case(
+        (WEATHER,),
+        "<‖DSML‖tool_calls>\n<‖DSML‖invoke name=\"get_weather\">\n<‖DSML‖parameter name=\"city\" string=\"true\">"
+        "Paris</‖DSML‖parameter>\n</‖DSML‖invoke>\n</‖DSML‖tool_calls>",
+        calls=[("get_weather", {"city": "Paris"})],
+        hidden=("DSML",),
+    ),
+    # vllm-project/vllm PR #56184: DeepSeek V4 writes an empty tool_calls block; the text around it is
+    # the answer (rebuilt from the PR's description)
+    "vllm56184-dsv4-empty-tool-calls-block": Case(
+        (WEATHER,),
+        "It is sunny in Paris today.\n<｜DSML｜tool_calls></｜DSML｜tool_calls>",
+        answer="It is sunny in Paris today.",
+        hidden=("DSML",),
+    ),
+    # the same PR: a stray closer right after a tool result, then the answer (rebuilt)
+    "vllm56184-dsv4-stray-invoke-closer": Case(
+        (WEATHER,),
+        "</｜DSML｜invoke>\nIt is sunny in Paris today.",
+        answer="It is sunny in Paris today.",
+        hidden=("DSML",),
+    ),
+    # ---- gpt-oss Harmony ------------------------------------------------------------------------------
+    # raullenchai/Rapid-MLX#444: gpt-oss-20b streaming, the role word glued before the channel,
+    # verbatim
+    "rapidmlx444-gptoss-assistantcommentary": Case(
+        (WEATHER,),
+        'assistantcommentary to=functions.get_weather json{"city":"Tokyo"}',
+        calls=[("get_weather", {"city": "Tokyo"})],
+        hidden=("to=functions",),
+    ),
+    # ---- Hunyuan Hy3 / HY4 ----------------------------------------------------------------------------
+    # vllm-project/vllm tests/tool_parsers/test_hy_v3_tool_parser.py (tencent/Hy3-preview): a zero-
+    # argument call after text, <tool_sep> after the name, verbatim
+    "vllm-hyv3-zero-arg-after-text": Case(
+        (tool("get_current_date"), tool("get_weather", "city", "date")),
+        "Checking.<tool_calls>\n<tool_call>get_current_date<tool_sep>\n</tool_call>\n</tool_calls>",
+        calls=[("get_current_date", {})],
+        hidden=("tool_sep", "<tool_call"),
+    ),
+    # the same test: two calls with <arg_key>/<arg_value> pairs, verbatim
+    "vllm-hyv3-two-calls-arg-pairs": Case(
+        (tool("get_current_date"), tool("get_weather", "city", "date")),
+        "<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n"
+        "<arg_key>date</arg_key>\n<arg_value>2026-03-30</arg_value>\n</tool_call>\n<tool_call>get_weather<tool_sep>\n"
+        "<arg_key>city</arg_key>\n<arg_value>Hangzhou</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2026-03-30"
+        "</arg_value>\n</tool_call>\n</tool_calls>",
+        calls=[
+            ("get_weather", {"city": "Beijing", "date": "2026-03-30"}),
+            ("get_weather", {"city": "Hangzhou", "date": "2026-03-30"}),
+        ],
+        hidden=("tool_sep", "arg_key"),
+    ),
+    # the same test: arguments on one line
+    "vllm-hyv3-args-same-line": Case(
+        (tool("get_current_date"), tool("get_weather", "city", "date")),
+        "<tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Beijing</arg_value><arg_key>date"
+        "</arg_key><arg_value>2026-03-30</arg_value></tool_call></tool_calls>",
+        calls=[("get_weather", {"city": "Beijing", "date": "2026-03-30"})],
+        hidden=("tool_sep", "arg_key"),
+    ),
+    # vllm-project/vllm tests/tool_parsers/test_hy_v4_tool_parser.py: HY4's tokens carry a suffix
+    # (":opensource"); text, then a call (the test's `"sure!" + block(call(...))` written out)
+    "vllm-hyv4-suffixed-tokens-after-text": Case(
+        (tool("get_weather", "city", "days"), tool("get_current_date")),
+        "sure!<tool_calls:opensource><tool_call:opensource>get_weather<arg_key:opensource>city</arg_key:opensource>"
+        "<arg_value:opensource>Beijing</arg_value:opensource><arg_key:opensource>days</arg_key:opensource>"
+        "<arg_value:opensource>3</arg_value:opensource></tool_call:opensource></tool_calls:opensource>",
+        calls=[("get_weather", {"city": "Beijing", "days": "3"})],
+        hidden=("opensource", "arg_key"),
+    ),
+    # the same test: two calls, the second without arguments
+    "vllm-hyv4-two-calls-one-zero-arg": Case(
+        (tool("get_weather", "city", "days"), tool("get_current_date")),
+        "<tool_calls:opensource><tool_call:opensource>get_weather<arg_key:opensource>city</arg_key:opensource>"
+        "<arg_value:opensource>A</arg_value:opensource></tool_call:opensource><tool_call:opensource>get_current_date"
+        "</tool_call:opensource></tool_calls:opensource>",
+        calls=[("get_weather", {"city": "A"}), ("get_current_date", {})],
+        hidden=("opensource",),
+    ),
+    # ---- Step-3.5 / Qwen 3.6 ------------------------------------------------------------------------
+    # vllm-project/vllm tests/tool_parsers/test_step3p5_tool_parser.py (stepfun-ai/Step-3.5-Flash):
+    # text glued to a Qwen3-Coder-style call, verbatim
+    "vllm-step3p5-call-after-text": Case(
+        (tool("get_current_weather", "city", "state", "unit"),),
+        "Sure! Let me check the weather for you.<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n"
+        "</parameter>\n<parameter=state>\nTX\n</parameter>\n<parameter=unit>\nfahrenheit\n</parameter>\n</function>\n"
+        "</tool_call>",
+        calls=[("get_current_weather", {"city": "Dallas", "state": "TX", "unit": "fahrenheit"})],
+        hidden=("<function=",),
+    ),
+    # the same test's fallback: <function=...> without <tool_call> around it, verbatim
+    "vllm-step3p5-function-without-tool-call-tags": Case(
+        (tool("get_current_weather", "city", "state", "unit"),),
+        "<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n"
+        "</function>",
+        calls=[("get_current_weather", {"city": "Dallas", "state": "TX"})],
+        hidden=("<function=",),
+    ),
+    # vllm-project/vllm tests/tool_parsers/test_qwen36_bugs.py: two complete calls in one delta
+    # (speculative decoding), verbatim
+    "vllm-qwen36-two-calls-in-one-delta": Case(
+        (WEATHER,),
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>\n"
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nLondon\n</parameter>\n</function>\n</tool_call>",
+        calls=[("get_weather", {"city": "Paris"}), ("get_weather", {"city": "London"})],
+    ),
+    # ---- Kimi K3 --------------------------------------------------------------------------------------
+    # vllm-project/vllm tests/tool_parsers/test_kimi_k3_tool_parser.py: an answer ending in K3's
+    # end-of-message marker, verbatim: the user sees "Hello"
+    "vllm-kimik3-message-close-marker": Case(
+        (WEATHER,),
+        "Hello<|close|>message<|sep|>",
+        answer="Hello",
+        hidden=("<|close|>", "<|sep|>"),
+    ),
+}
+
+
+GAPS: dict[tuple[str, str], str] = {
+    # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
+    # docs/real-world-cases.md
+    ("vllm49249-glm47-missing-arg-value-open", "react"): "GLM's value without its opening <arg_value> is not read",
+    ("vllm49249-glm47-missing-arg-value-open", "fc"): "GLM's value without its opening <arg_value> is not read",
+    ("rapidmlx444-gptoss-assistantcommentary", "react"): "a bare commentary call after the role word (assistantcommentary) is not read",
+    ("rapidmlx444-gptoss-assistantcommentary", "fc"): "a bare commentary call after the role word (assistantcommentary) is not read",
+    ("vllm-hyv3-zero-arg-after-text", "react"): "Hunyuan Hy3's <tool_sep> is not read",
+    ("vllm-hyv3-zero-arg-after-text", "fc"): "Hunyuan Hy3's <tool_sep> is not read",
+    ("vllm-hyv3-two-calls-arg-pairs", "react"): "Hunyuan Hy3's <tool_sep> is not read",
+    ("vllm-hyv3-two-calls-arg-pairs", "fc"): "Hunyuan Hy3's <tool_sep> is not read",
+    ("vllm-hyv3-args-same-line", "react"): "Hunyuan Hy3's <tool_sep> is not read",
+    ("vllm-hyv3-args-same-line", "fc"): "Hunyuan Hy3's <tool_sep> is not read",
+    ("vllm-hyv4-suffixed-tokens-after-text", "react"): "HY4's suffixed tokens are not read",
+    ("vllm-hyv4-suffixed-tokens-after-text", "fc"): "HY4's suffixed tokens are not read",
+    ("vllm-hyv4-two-calls-one-zero-arg", "react"): "HY4's suffixed tokens are not read",
+    ("vllm-hyv4-two-calls-one-zero-arg", "fc"): "HY4's suffixed tokens are not read",
+    ("vllm-kimik3-message-close-marker", "react"): "Kimi K3's <|close|>message<|sep|> is shown",
+    ("vllm-kimik3-message-close-marker", "fc"): "Kimi K3's <|close|>message<|sep|> is shown",
+}
+
+
+def _reply_params():
+    for name in CASES:
+        for strategy in ("react", "fc"):
+            yield gap_param(name, strategy, gap=GAPS.get((name, strategy)), id=f"{name}-{strategy}")
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize(("name", "strategy"), list(_reply_params()))
+def test_real_world_reply(name, strategy, size):
+    case = CASES[name]
+    if strategy not in case.only:
+        pytest.skip("not this strategy's case")
+    streamed, turn = read(strategy, case, size)
+    check(strategy, case, streamed, turn)
+
+
+# ---- the same shapes as an answer's text: no call runs ------------------------------------------
+
+READ = tool("read", "path")
+NOT_CALLS = {
+    # DSML shown, not written: in a code span, in a fence, inside a sentence after words
+    "dsml-double-vertical-line-in-a-code-span": (
+        WEATHER, 'V4 wraps its calls in `<‖DSML‖tool_calls>` when a server rewrites its bars.'),
+    "dsml-spaced-word-in-a-fence": (
+        READ, 'The leak looks like this:\n\n```\n<｜｜DSML｜｜ calls>\n<｜｜DSML｜｜ invoke name="read">\n'
+              '<｜｜DSML｜｜ parameter name="path" string="true">a.md</｜｜DSML｜｜ parameter>\n</｜｜DSML｜｜ invoke>\n'
+              '</｜｜DSML｜｜ calls>\n```\n\nIt is DeepSeek V4.1 markup.'),
+    "dsml-stray-closer-in-a-code-span": (WEATHER, "A stray `</｜DSML｜invoke>` is dropped by the parser."),
+    "dsml-empty-wrapper-in-a-fence": (WEATHER, "An empty block:\n\n```\n<｜DSML｜tool_calls></｜DSML｜tool_calls>\n```"),
+}
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+@pytest.mark.parametrize("name", list(NOT_CALLS))
+def test_the_shape_shown_as_text_runs_nothing(name, strategy, size):
+    """No call runs, and the answer is the text as written, markup included."""
+    declared, text = NOT_CALLS[name]
+    streamed, turn = read(strategy, Case((declared,), text), size)
+    assert turn.decision == FinalAnswer(text)
+    assert streamed.strip() == text
