@@ -296,12 +296,50 @@ def _read_invoke(block: str) -> list[Call]:
 
 
 def _read_json_lines(block: str) -> list[Call]:
-    """``<tool_calls>`` holding one JSON call object per line, or a JSON list of them."""
+    """``<tool_calls>`` holding one JSON call object per line, or a JSON list of them, or Hunyuan
+    Hy3's ``<tool_call>`` elements (``_read_hunyuan_calls``)."""
     inner = re.sub(r"</?tool_calls>", "", block).strip()
+    if inner.startswith("<tool_call>"):
+        return _read_hunyuan_calls(inner)
     values = (
         [decode_json(inner)] if inner[:1] == "[" else [decode_json(line) for line in inner.splitlines() if line.strip()]
     )
     return [] if any(value is FAIL for value in values) else calls_of_each(values)
+
+
+_HUNYUAN_CALL = re.compile(r"<tool_call>(.*?)</tool_call>\s*", re.S)
+
+
+def _read_hunyuan_calls(inner: str) -> list[Call]:
+    """Hunyuan Hy3's calls inside its ``<tool_calls>``: ``<tool_call>NAME<tool_sep>`` then GLM's
+    ``<arg_key>k</arg_key><arg_value>v</arg_value>`` pairs, or nothing for a call without
+    arguments, ``</tool_call>`` (tencent/Hy3-preview: vLLM's ``hy_v3`` tool parser tests). ``[]``
+    unless the whole of ``inner`` is such calls."""
+    calls: list[Call] = []
+    at = 0
+    for found in _HUNYUAN_CALL.finditer(inner):
+        if found.start() != at:
+            return []
+        body = found.group(1).replace("<tool_sep>", "", 1).strip()
+        read = [(body, {})] if BARE_NAME.fullmatch(body) else calls_from_block(body)
+        if len(read) != 1:
+            return []
+        calls.extend(read)
+        at = found.end()
+    return calls if at == len(inner) else []
+
+
+_HY4_SUFFIX = re.compile(r"<(/?(?:tool_calls?|arg_key|arg_value|tool_sep)):[\w.\-]{1,40}>")
+"""HY4's call tokens carry a suffix its tokenizer gives (``<tool_calls:opensource>``; vLLM's
+``hy_v4`` tool parser tests): the same tags as Hy3's without it."""
+
+
+def _read_hy4(block: str) -> list[Call]:
+    """HY4's ``<tool_calls:SUFFIX><tool_call:SUFFIX>NAME<arg_key:SUFFIX>k</arg_key:SUFFIX>
+    <arg_value:SUFFIX>v</arg_value:SUFFIX></tool_call:SUFFIX></tool_calls:SUFFIX>``, read as Hy3's
+    (``_read_hunyuan_calls``) once the suffixes are dropped."""
+    inner = re.sub(r"</?tool_calls>", "", _HY4_SUFFIX.sub(r"<\1>", block)).strip()
+    return _read_hunyuan_calls(inner) if inner.startswith("<tool_call>") else []
 
 
 def _read_wrapped(opener: str, closer: str) -> Callable[[str], list[Call]]:
@@ -752,12 +790,15 @@ is one of these in any case), no recipient (``>``), no bare commentary call (``c
 ``_MAY_NAME_ABOVE_JSON``): no name, or a name with a character after it that is neither part of
 a name nor a line end (``Thought:``)."""
 
-_BARE_CALL_OPENING = re.compile(r"(?:commentary\s*)?to=functions\.")
+_BARE_CALL_OPENING = re.compile(r"(?:(?:assistant)?commentary\s*)?to=functions\.")
 """A reply that opens with gpt-oss's commentary call, its special tokens left out and no analysis
 before it (``commentary to=functions.get_weather json{"city":"Paris"}``: raullenchai/Rapid-MLX#480;
-``to=functions.terminal {...}``: NousResearch/hermes-agent#84158)."""
-_BARE_CALL_HEADS: Final = ("commentary to=functions.", "to=functions.")
-_BARE_CALL_WHOLE = re.compile(r"\s*(?:commentary\s*)?to=(functions\.[\w.\-]+?)\s*(?:<\|constrain\|>)?\s*(?:json)?\s*(\{.*\})\s*", re.S)
+``to=functions.terminal {...}``: NousResearch/hermes-agent#84158), also after the role the
+skipped ``<|start|>`` introduced (``assistantcommentary to=functions.get_weather json{...}``:
+raullenchai/Rapid-MLX#444)."""
+_BARE_CALL_HEADS: Final = ("assistantcommentary to=functions.", "commentary to=functions.", "to=functions.")
+"""The longest first (``_may_open_call`` measures by it)."""
+_BARE_CALL_WHOLE = re.compile(r"\s*(?:(?:assistant)?commentary\s*)?to=(functions\.[\w.\-]+?)\s*(?:<\|constrain\|>)?\s*(?:json)?\s*(\{.*\})\s*", re.S)
 """Such a reply whole: the recipient, then its arguments as one JSON object and nothing else."""
 
 
@@ -808,10 +849,12 @@ _TURN_ENDS: Final = (
     "<turn|>",
     "<|user|>",
     "[INST]",
+    "<|close|>message<|sep|>",
 )
 """Tokens that end the model's turn (Gemma, Llama 3, Qwen/ChatML, DeepSeek, Phi-3's ``<|end|>``;
 Harmony's ``<|end|>`` is read inside its message; Command R's ``<|END_OF_TURN_TOKEN|>``;
-EXAONE's ``[|endofturn|]``, its chat template's and llama.cpp's exaone3 template's), or open the
+EXAONE's ``[|endofturn|]``, its chat template's and llama.cpp's exaone3 template's; Kimi K3's
+``<|close|>message<|sep|>``, vLLM's ``kimi_k3`` tool parser test), or open the
 user's next one (Phi-3 and Zephyr's ``<|user|>``, Mistral and Llama 2's ``[INST]``). A server that does
 not stop on them passes them on, and what follows is a turn the model invented: a role name and
 the user's next message, or a new question it answers (ollama/ollama#3759, #6915, #11276;
@@ -966,6 +1009,7 @@ _RULES: Final = (
     _FUNCTION_NAME_RULE,
     _ACTION_STEP_RULE,
     _Rule(("<tool_calls>",), re.compile(r"</tool_calls>"), _read_json_lines),
+    _Rule(("<tool_calls:",), re.compile(r"</tool_calls:[\w.\-]{1,40}>"), _read_hy4),
     *(_Rule((opener,), re.compile(re.escape(closer)), _read_wrapped(opener, closer)) for opener, closer in _WRAPPERS),
     _Rule((_INTERNLM_CALL,), re.compile(r"<\|action_end\|>"), _read_internlm),
     _Rule(("<function=",), re.compile(r"</function>"), _read_function),

@@ -16,7 +16,7 @@ import pytest
 from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.react.turn import read_react_turn
 from agent_core.tool_schema import ToolRegistry
-from agent_core.turn import FinalAnswer
+from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 from tests.unit.helpers import drain, gap_param
 from tests.unit.test_real_world_2026 import Case, check, chunks_of, tool
 
@@ -234,22 +234,6 @@ CASES = {
 GAPS: dict[tuple[str, str], str] = {
     # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
     # docs/real-world-cases.md
-    ("vllm49249-glm47-missing-arg-value-open", "react"): "GLM's value without its opening <arg_value> is not read",
-    ("vllm49249-glm47-missing-arg-value-open", "fc"): "GLM's value without its opening <arg_value> is not read",
-    ("rapidmlx444-gptoss-assistantcommentary", "react"): "a bare commentary call after the role word (assistantcommentary) is not read",
-    ("rapidmlx444-gptoss-assistantcommentary", "fc"): "a bare commentary call after the role word (assistantcommentary) is not read",
-    ("vllm-hyv3-zero-arg-after-text", "react"): "Hunyuan Hy3's <tool_sep> is not read",
-    ("vllm-hyv3-zero-arg-after-text", "fc"): "Hunyuan Hy3's <tool_sep> is not read",
-    ("vllm-hyv3-two-calls-arg-pairs", "react"): "Hunyuan Hy3's <tool_sep> is not read",
-    ("vllm-hyv3-two-calls-arg-pairs", "fc"): "Hunyuan Hy3's <tool_sep> is not read",
-    ("vllm-hyv3-args-same-line", "react"): "Hunyuan Hy3's <tool_sep> is not read",
-    ("vllm-hyv3-args-same-line", "fc"): "Hunyuan Hy3's <tool_sep> is not read",
-    ("vllm-hyv4-suffixed-tokens-after-text", "react"): "HY4's suffixed tokens are not read",
-    ("vllm-hyv4-suffixed-tokens-after-text", "fc"): "HY4's suffixed tokens are not read",
-    ("vllm-hyv4-two-calls-one-zero-arg", "react"): "HY4's suffixed tokens are not read",
-    ("vllm-hyv4-two-calls-one-zero-arg", "fc"): "HY4's suffixed tokens are not read",
-    ("vllm-kimik3-message-close-marker", "react"): "Kimi K3's <|close|>message<|sep|> is shown",
-    ("vllm-kimik3-message-close-marker", "fc"): "Kimi K3's <|close|>message<|sep|> is shown",
 }
 
 
@@ -282,6 +266,28 @@ NOT_CALLS = {
               '</｜｜DSML｜｜ calls>\n```\n\nIt is DeepSeek V4.1 markup.'),
     "dsml-stray-closer-in-a-code-span": (WEATHER, "A stray `</｜DSML｜invoke>` is dropped by the parser."),
     "dsml-empty-wrapper-in-a-fence": (WEATHER, "An empty block:\n\n```\n<｜DSML｜tool_calls></｜DSML｜tool_calls>\n```"),
+    # GLM's value without its opening tag: the pairs in a sentence, or naming no node tool
+    "glm-missing-arg-value-open-in-a-sentence": (
+        tool("search", "query"), "GLM wrote search<arg_key>query</arg_key>cats</arg_value> in its reply."),
+    "glm-missing-arg-value-open-no-node-tool": (
+        tool("search", "query"), "<tool_call>searching<arg_key>query</arg_key>cats</arg_value></tool_call>"),
+    # Hunyuan's forms: a separator in a sentence, a block of no node tool, shown in a fence or a span
+    "hyv3-tool-sep-in-a-sentence": (tool("get_current_date"), "Hy3 puts <tool_sep> after the tool's name."),
+    "hyv3-no-node-tool": (
+        tool("get_current_date"), "<tool_calls><tool_call>get_current_time<tool_sep></tool_call></tool_calls>"),
+    "hyv4-in-a-fence": (
+        WEATHER, "HY4:\n\n```\n<tool_calls:opensource><tool_call:opensource>get_weather<arg_key:opensource>city"
+                 "</arg_key:opensource><arg_value:opensource>A</arg_value:opensource></tool_call:opensource>"
+                 "</tool_calls:opensource>\n```"),
+    "hyv4-in-a-code-span": (WEATHER, "HY4 opens its calls with `<tool_calls:opensource>`."),
+    # gpt-oss's role and channel glued, in a sentence; not the whole reply
+    "gptoss-assistantcommentary-in-a-sentence": (
+        WEATHER, "assistantcommentary to=functions.get_weather is what the leaked text starts with."),
+    "gptoss-assistant-as-a-word": (WEATHER, "assistant: the weather in Paris is mild."),
+    # Kimi K3's end marker in a code span (Function Calling only: ReAct's reader drops "<|sep|>",
+    # as it drops other special tokens, wherever it stands)
+    "kimik3-message-close-in-a-code-span": (
+        WEATHER, "K3 ends a message with `<|close|>message<|sep|>` before its end token.", ("fc",)),
 }
 
 
@@ -289,8 +295,19 @@ NOT_CALLS = {
 @pytest.mark.parametrize("strategy", ["react", "fc"])
 @pytest.mark.parametrize("name", list(NOT_CALLS))
 def test_the_shape_shown_as_text_runs_nothing(name, strategy, size):
-    """No call runs, and the answer is the text as written, markup included."""
-    declared, text = NOT_CALLS[name]
+    """No call of the node runs. The text is the answer as written, markup included, except call
+    markup that names no node tool (a ``<tool_call>`` or ``<tool_calls>`` block standing alone):
+    that is asked again, or in ReAct answered as a call of an unknown tool, with nothing shown, as
+    before."""
+    declared, text, *only = NOT_CALLS[name]
+    if only and strategy not in only[0]:
+        pytest.skip("not this strategy's case")
     streamed, turn = read(strategy, Case((declared,), text), size)
-    assert turn.decision == FinalAnswer(text)
-    assert streamed.strip() == text
+    if text.startswith("<tool_call") and not isinstance(turn.decision, FinalAnswer):
+        # asked again, or (ReAct) the call is answered as one to an unknown tool: none of the node runs
+        named = [call.name for call in turn.decision.calls] if isinstance(turn.decision, ToolCalls) else []
+        assert isinstance(turn.decision, ParseFailure) or (named and declared.identity.name not in named)
+        assert streamed == ""
+    else:
+        assert turn.decision == FinalAnswer(text)
+        assert streamed.strip() == text
