@@ -403,9 +403,9 @@ def _read_function_named(block: str) -> list[Call]:
     return [(found.group(2), arguments)] if isinstance(arguments, dict) else []
 
 
-_GEMMA_CALL = re.compile(r"\s*call\s*:\s*([\w.\-]+)\s*(\{.*\}|\(.*\))\s*", re.S)
+_GEMMA_CALL = re.compile(r"\s*:?\s*call\s*:\s*([\w.\-]+)\s*(\{.*\}|\(.*\))\s*", re.S)
 _GEMMA_QUOTES: Final = ('<|"|>', "<escape>")
-_GEMMA_TOKENS = re.compile(r"(<\|tool_call>|<tool_call\|>|<start_function_call>|<end_function_call>)")
+_GEMMA_TOKENS = re.compile(r"(<\|tool_call>|<tool_call\|>|<turn\|>|<start_function_call>|<end_function_call>)")
 _GEMMA_STRING = re.compile("|".join(f"{re.escape(q)}(.*?){re.escape(q)}" for q in _GEMMA_QUOTES), re.S)
 _BARE_KEY = re.compile(r'"(?:[^"\\]|\\.)*"|([{,]\s*)([A-Za-z_][\w\-]*)(\s*:)')
 
@@ -417,7 +417,9 @@ def _read_gemma(block: str) -> list[Call]:
     ggml-org/llama.cpp#22786, jundot/omlx#581). The arguments in parentheses instead of braces
     (``call:search(query: "blockchain news")``: Gemma 4 through an API without its parser,
     NousResearch/hermes-agent#7457) are read the same way, or as keyword arguments
-    (``call:search(query="x")``)."""
+    (``call:search(query="x")``). A stray colon after the opening token (``<|tool_call>:call:...``)
+    and ``<turn|>`` closing the call instead of ``<tool_call|>`` change nothing (vLLM's Gemma 4
+    parser tests)."""
     call = _GEMMA_CALL.fullmatch(_GEMMA_TOKENS.sub("", block))
     if not call:
         return []
@@ -944,7 +946,16 @@ given the tools: the ReAct parser reads ``<action>`` itself), only where it begi
 code and names one of the node's tools; ``<action>NAME</action>`` with no ``<action_input>``
 after it is text. Held to ``</action_input>``, or to a ``</action>`` that text follows."""
 
-_LINE_OPENERS: Final = frozenset({_BARE_INVOKE, _FUNCTION_NAME, _ACTION_OPEN})
+
+_GEMMA_CALL_TAG: Final = "<call>"
+_GEMMA_CALL_TAG_RULE: Final = _Rule(
+    (_GEMMA_CALL_TAG,), None, lambda block: _read_gemma(block.replace(_GEMMA_CALL_TAG, "call:", 1)), named=True
+)
+"""Gemma 4's call with its ``<|tool_call>call:`` token broken into ``<call>`` by a multimodal input
+(``<call>get_weather{city:<|"|>Paris<|"|>}``: vLLM's Gemma 4 parser tests): a call only where it
+begins a line, outside code, is the rest of the reply and names one of the node's tools; else
+text, as written."""
+_LINE_OPENERS: Final = frozenset({_BARE_INVOKE, _FUNCTION_NAME, _ACTION_OPEN, _GEMMA_CALL_TAG})
 """Markers read as a call only where they begin a line: inside a sentence they are examples."""
 
 _FENCED_FUNCTION_CALL: Final = _Rule(
@@ -1021,7 +1032,8 @@ _RULES: Final = (
     _Rule((_PYTHON_TAG,), None, _read_python_tag),
     _Rule(("<|tools_prefix|>",), re.compile(r"<\|tools_suffix\|>"), _read_apertus),
     _Rule((_QWEN_AGENT_OPEN,), None, _read_qwen_agent),
-    _Rule(("<|tool_call>",), re.compile(r"<tool_call\|>"), _read_gemma),
+    _Rule(("<|tool_call>",), re.compile(r"<tool_call\|>|<turn\|>"), _read_gemma),
+    _GEMMA_CALL_TAG_RULE,
     _Rule(("<start_function_call>",), re.compile(r"<end_function_call>"), _read_gemma),
 )
 

@@ -14,11 +14,13 @@ the source documents, its comment says so.
 import pytest
 
 from agent_core.function_calling.turn import read_function_calling_turn
+from agent_core.model_call import normalize_chunk
 from agent_core.react.turn import read_react_turn
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 from tests.unit.helpers import drain, gap_param
-from tests.unit.test_real_world_2026 import Case, check, chunks_of, tool
+from tests.unit.test_real_world_2026 import Case, check, chunks_of, delta, tool
+from tests.unit.test_real_world_2026d import chunk
 
 
 def read(strategy: str, case: Case, size: int | None):
@@ -228,6 +230,48 @@ CASES = {
         answer="Hello",
         hidden=("<|close|>", "<|sep|>"),
     ),
+    # ---- Gemma 4 -----------------------------------------------------------------------------------
+    # vllm-project/vllm tests/tool_parsers/test_gemma4_regex_and_bare_calls.py: the call closed with
+    # <turn|> instead of <tool_call|>, verbatim
+    "vllm-gemma4-call-closed-by-turn-end": Case(
+        (tool("gdb", "args"),),
+        '<|tool_call>call:gdb{args:<|"|>-batch -ex run /tmp/poc<|"|>}<turn|>',
+        calls=[("gdb", {"args": "-batch -ex run /tmp/poc"})],
+        hidden=("call:", "<turn|>"),
+    ),
+    # the same test: a bare call glued to the thought channel's end, verbatim
+    "vllm-gemma4-bare-call-after-channel-end": Case(
+        (tool("bash", "command"),),
+        "<|channel>thought\nI need to read the entry source file to inspect the crash point.\n<channel|>"
+        'call:bash{command:<|"|>cat /work/src/entry.c<|"|>}',
+        calls=[("bash", {"command": "cat /work/src/entry.c"})],
+        hidden=("call:", "channel"),
+    ),
+    # the same test: a stray colon after the opening token, the call never closed, verbatim
+    "vllm-gemma4-colon-after-tool-call-token": Case(
+        (tool("bash", "command"),),
+        '<|tool_call>:call:bash{command:<|"|>pytest<|"|>}',
+        calls=[("bash", {"command": "pytest"})],
+        hidden=("call:",),
+    ),
+    # the same test: "<call>" left of the token by a multimodal input, verbatim
+    "vllm-gemma4-fragmented-call-tag": Case(
+        (WEATHER,),
+        '<call>get_weather{city:<|"|>Paris<|"|>}',
+        calls=[("get_weather", {"city": "Paris"})],
+        hidden=("<call>",),
+    ),
+    # the same test: bare calls of a hyphenated and a dotted tool name, verbatim
+    "vllm-gemma4-bare-call-hyphenated-name": Case(
+        (tool("web-search", "query"),),
+        'call:web-search{query:<|"|>gemma 4 release<|"|>}',
+        calls=[("web-search", {"query": "gemma 4 release"})],
+    ),
+    "vllm-gemma4-bare-call-dotted-name": Case(
+        (tool("fs.read_file", "path"),),
+        'call:fs.read_file{path:<|"|>/work/Makefile<|"|>}',
+        calls=[("fs.read_file", {"path": "/work/Makefile"})],
+    ),
 }
 
 
@@ -284,6 +328,13 @@ NOT_CALLS = {
     "gptoss-assistantcommentary-in-a-sentence": (
         WEATHER, "assistantcommentary to=functions.get_weather is what the leaked text starts with."),
     "gptoss-assistant-as-a-word": (WEATHER, "assistant: the weather in Paris is mild."),
+    # Gemma 4's broken "<call>" tag: in a sentence, in a code span, another tool, text after it,
+    # an element of that name
+    "gemma4-call-tag-in-a-sentence": (WEATHER, 'A broken token leaves <call>get_weather{city:<|"|>Paris<|"|>} in the text.'),
+    "gemma4-call-tag-in-a-code-span": (WEATHER, 'It shows `<call>get_weather{city:<|"|>Paris<|"|>}` instead.'),
+    "gemma4-call-tag-no-node-tool": (WEATHER, '<call>get_time{zone:<|"|>UTC<|"|>}'),
+    "gemma4-call-tag-then-text": (WEATHER, '<call>get_weather{city:<|"|>Paris<|"|>}\nis what the model wrote.'),
+    "gemma4-call-element": (WEATHER, "<call>\n  <to>Alice</to>\n</call>"),
     # Kimi K3's end marker in a code span (Function Calling only: ReAct's reader drops "<|sep|>",
     # as it drops other special tokens, wherever it stands)
     "kimik3-message-close-in-a-code-span": (
@@ -311,3 +362,73 @@ def test_the_shape_shown_as_text_runs_nothing(name, strategy, size):
     else:
         assert turn.decision == FinalAnswer(text)
         assert streamed.strip() == text
+
+
+# ---- native tool-call streams -------------------------------------------------------------------
+
+STREAMS = {
+    # ggml-org/llama.cpp#22722: llama-server's first tool-call delta carries the id, the type, the
+    # name and the arguments' opening "{" together (Gemma 4 E4B; rebuilt from the report's
+    # description with a weather call)
+    "llamacpp22722-first-delta-opens-arguments": (
+        [
+            delta(index=0, id="call_x1", type="function", function={"name": "get_weather", "arguments": "{"}),
+            delta(index=0, function={"arguments": '"city":'}),
+            delta(index=0, function={"arguments": '"Paris"}'}),
+            chunk(finish_reason="tool_calls"),
+        ],
+        "",
+        [("get_weather", {"city": "Paris"})],
+    ),
+    # openai/openai-python#2806 / PR #3246: gemini-3-flash-preview through Gemini's OpenAI-compatible
+    # endpoint, streaming, leaves "index" out of its tool-call deltas, the first and the follow-ups
+    # (rebuilt from the pull request's two cases)
+    "openaipython2806-gemini-deltas-without-index": (
+        [
+            delta(id="function-call-7", type="function", function={"name": "get_weather", "arguments": '{"city":'}),
+            delta(function={"arguments": ' "Paris"}'}),
+            chunk(finish_reason="stop"),
+        ],
+        "",
+        [("get_weather", {"city": "Paris"})],
+    ),
+    # SamSaffron/term-llm PR #314: a backend leaves "index" out and sends two calls in one delta,
+    # each whole with its own id (rebuilt from the pull request's description)
+    "termllm314-two-calls-in-one-delta-without-index": (
+        [
+            chunk(tool_calls=[
+                {"id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
+                {"id": "call_b", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Rome"}'}},
+            ]),
+            chunk(finish_reason="tool_calls"),
+        ],
+        "",
+        [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})],
+    ),
+    # noonghunna/club-3090#145: Qwen3 under vLLM's qwen3_coder parser streams "\n\n" as content after
+    # its reasoning, then the call with its arguments in pieces that split an escaped quote (the
+    # deltas' shape verbatim; the arguments' middle, elided in the report, completed to the JSON it
+    # gives)
+    "club3090-145-whitespace-content-then-split-escapes": (
+        [
+            chunk("\n\n"),
+            delta(id="call_w", type="function", index=0, function={"name": "write_file", "arguments": ""}),
+            delta(index=0, function={"arguments": '{"content": "print'}),
+            delta(index=0, function={"arguments": '(\\"Hello, World'}),
+            delta(index=0, function={"arguments": '!\\")", "path": "/tmp/h.py"'}),
+            chunk(finish_reason="tool_calls", tool_calls=[{"index": 0, "function": {"arguments": "}"}}]),
+        ],
+        "",
+        [("write_file", {"content": 'print("Hello, World!")', "path": "/tmp/h.py"})],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(STREAMS))
+def test_real_world_tool_call_stream(name):
+    raw, shown, expected = STREAMS[name]
+    tools = sorted({call for call, _ in expected})
+    streamed, turn = drain(read_function_calling_turn(iter([normalize_chunk(r) for r in raw]), tools))
+    assert streamed.strip() == shown
+    assert isinstance(turn.decision, ToolCalls) and not turn.decision.invalid
+    assert [(c.name, c.arguments) for c in turn.decision.calls] == expected
