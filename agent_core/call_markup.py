@@ -28,6 +28,9 @@ MiniMax-M3             ``]<]minimax[>[`` before every tag of a ``<tool_call>`` a
                        <k>V</k></invoke>`` (arguments as elements, lists as ``<item>``; the token
                        dropped: ml-explore/mlx-lm PR #1416, vllm-project/vllm#51073)
 MiniMax M1             ``<tool_calls>`` around one JSON call per line (MiniMax-M2#14)
+Hunyuan Hy3, HY4       ``<tool_calls><tool_call>NAME<tool_sep><arg_key>k</arg_key><arg_value>v
+                       </arg_value></tool_call></tool_calls>``; HY4's tags carry a suffix
+                       (``<tool_calls:opensource>``): vLLM's ``hy_v3`` / ``hy_v4`` parser tests
 Qwen3-Coder            ``<function=NAME><parameter=K>V</parameter></function>`` without the
                        opening ``<tool_call>`` (ollama/ollama#16686)
 Mistral (v11 tokens)   ``[TOOL_CALLS]NAME[ARGS]{...}``, repeated (ml-explore/mlx-lm#1374), ``[ARGS]``
@@ -42,7 +45,8 @@ InternLM2 / 2.5        ``<|action_start|><|plugin|>{"name": N, "parameters": {..
 Gemma 4, FunctionGemma ``<|tool_call>call:NAME{key:<|"|>text<|"|>}<tool_call|>`` and
                        ``<start_function_call>call:NAME{key:<escape>text<escape>}
                        <end_function_call>`` (ggml-org/llama.cpp#22786), the arguments also in
-                       parentheses (``call:NAME(k: "v")``: NousResearch/hermes-agent#7457)
+                       parentheses (``call:NAME(k: "v")``: NousResearch/hermes-agent#7457), closed by
+                       ``<turn|>``, or its token broken into ``<call>`` (vLLM's Gemma 4 parser tests)
 gpt-oss (Harmony)      ``<|channel|>analysis<|message|>...<|end|>`` (reasoning, rewritten as a
                        ``<think>`` block), ``<|channel|>final<|message|>...`` (text), and
                        ``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}

@@ -441,14 +441,17 @@ _PLACEHOLDER_LINE = re.compile(r"(?:\$[A-Za-z_]\w{0,30}|json(?:_blob)?)[ \t]*:?[
 """A first line that only names what follows: a prompt's placeholder (``$JSON_BLOB``) or a
 fence's language on a line of its own (``json``)."""
 
-_GLM_PAIR = re.compile(r"(?:<arg_key>\s*)+([^<]*)(?:</arg_key>\s*)+(?:<arg_value>)?(.*?)</arg_value>", re.S)
+_GLM_PAIR = re.compile(r"(?>(?:<arg_key>\s*)+([^<]*)(?:</arg_key>\s*)+(?:<arg_value>)?(.*?)</arg_value>)", re.S)
 _GLM_CALL = re.compile(rf"([\w.\-]+)\s*((?:{_GLM_PAIR.pattern}\s*)+)", re.S)
 """GLM-4.5 to GLM-5 inside ``<tool_call>``: the name, then ``<arg_key>k</arg_key><arg_value>v
 </arg_value>`` pairs (sgl-project/sglang#19925); a key closed twice (GLM-4.7,
 vllm-project/vllm#54971), or opened twice (``<arg_key><arg_key>k``, the mirrored case that
 pull request names), is still the key, never ``k</arg_key>``; a value whose opening ``<arg_value>``
 was left out (``<arg_key>query</arg_key>how many days</arg_value>``: GLM-4.7 under concurrent load,
-vllm-project/vllm#49248) is still the value, up to its closing tag. A name alone is read by the
+vllm-project/vllm#49248) is still the value, up to its closing tag. Each pair is matched once
+(an atomic group): a value never stretches over the pairs after it when the text after them is no
+pair, so a block of thousands of pairs ending in a stray key is refused in one pass (it took
+minutes). A name alone is read by the
 readers that know it is a call (``<tool_call>list_files</tool_call>``, GLM-4.7 without
 arguments)."""
 

@@ -11,6 +11,8 @@ quoted as the source shows them; where a case is shortened, completed or rebuilt
 the source documents, its comment says so.
 """
 
+import time
+
 import pytest
 
 from agent_core.function_calling.turn import read_function_calling_turn
@@ -230,6 +232,25 @@ CASES = {
         answer="Hello",
         hidden=("<|close|>", "<|sep|>"),
     ),
+    # ---- Apriel, Qwen 3.6 ---------------------------------------------------------------------------
+    # Apriel 1.5's format as llama.cpp's parser for it documents (ochafik/llama.cpp
+    # common/chat-parsers/apriel-1-5.cpp): a <thinking> block, then a JSON list of calls in
+    # <tool_calls> (rebuilt with a weather call)
+    "llamacpp-apriel15-thinking-then-tool-calls-list": Case(
+        (tool("weather", "city"),),
+        '<thinking>The user asks about Seoul.</thinking><tool_calls>[{"name": "weather", "arguments": {"city": "Seoul"}}]'
+        "</tool_calls>",
+        calls=[("weather", {"city": "Seoul"})],
+        hidden=("<tool_calls>", "Seoul."),
+    ),
+    # lmstudio-ai/lmstudio-bug-tracker#2115: qwen/qwen3.6-35b-a3b with tool_choice "required" answers
+    # with Qwen3-Coder XML in the content, non-streaming (the report's shape; its elided path filled in)
+    "lmstudio2115-qwen36-required-xml-in-content": Case(
+        (tool("read", "path"),),
+        "<tool_call>\n<function=read>\n<parameter=path>\nsrc/index.ts\n</parameter>\n</function>\n</tool_call>",
+        calls=[("read", {"path": "src/index.ts"})],
+        hidden=("<function=",),
+    ),
     # ---- Gemma 4 -----------------------------------------------------------------------------------
     # vllm-project/vllm tests/tool_parsers/test_gemma4_regex_and_bare_calls.py: the call closed with
     # <turn|> instead of <tool_call|>, verbatim
@@ -432,3 +453,20 @@ def test_real_world_tool_call_stream(name):
     assert streamed.strip() == shown
     assert isinstance(turn.decision, ToolCalls) and not turn.decision.invalid
     assert [(c.name, c.arguments) for c in turn.decision.calls] == expected
+
+
+# ---- GLM's pairs read in one pass ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("opened", [True, False])
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+def test_glm_pairs_ending_in_a_stray_key_are_refused_in_one_pass(strategy, opened):
+    """A ``<tool_call>`` of 5,000 GLM pairs (each value opened by ``<arg_value>`` or not, as
+    GLM-4.7 leaves it out) ending in a key with no value is no call; reading it took minutes (a
+    value tried over every later pair) and now takes well under a second (5 s allowed: shared CPUs)."""
+    pair = "<arg_key>k</arg_key>" + ("<arg_value>" if opened else "") + "v</arg_value>"
+    text = "<tool_call>search" + pair * 5000 + "<arg_key>k</arg_key></tool_call>"
+    started = time.perf_counter()
+    _, turn = read(strategy, Case((tool("search", "k"),), text), None)
+    assert time.perf_counter() - started < 5
+    assert not isinstance(turn.decision, ToolCalls) or all(call.name != "search" for call in turn.decision.calls)
