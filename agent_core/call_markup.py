@@ -188,11 +188,20 @@ _KIMI_CALL = re.compile(
     r"<\|tool_call_begin\|>\s*([^<]*?)\s*<\|tool_call_argument_begin\|>(.*?)(?:<\|tool_call_end\|>|\Z)", re.S
 )
 _KIMI_ID = re.compile(r"(?:functions\.)?(.+?)(?::\d+)?")
+_KIMI_FENCED_CALL = re.compile(
+    r"<\|tool_call_begin\|>[ \t]*([^<\s]+)\s*```(?:json)?[ \t]*\n((?:[^`]|`(?!``))*)```\s*(?:<\|tool_call_end\|>|\Z)"
+)
+"""Kimi K2.5's call with no ``<|tool_call_argument_begin|>``: the name, then the arguments in a
+```` ```json ```` fence (``<|tool_call_begin|>functions.get_weather\n```json\n{...}\n```
+<|tool_call_end|>``, as agents' K2.5 markup parsers document the leak). Read only when no call of
+the block has the argument token."""
 
 
 def _read_kimi(block: str) -> list[Call]:
+    """Kimi K2's calls (``functions.NAME:IDX<|tool_call_argument_begin|>{...}``), else K2.5's
+    fenced form (``_KIMI_FENCED_CALL``); [] when an id reads as no name."""
     calls: list[Call] = []
-    for call_id, arguments in _KIMI_CALL.findall(block):
+    for call_id, arguments in _KIMI_CALL.findall(block) or _KIMI_FENCED_CALL.findall(block):
         name = _KIMI_ID.fullmatch(call_id.strip())
         if not name:
             return []
@@ -206,11 +215,12 @@ _PARAMETER = re.compile(
 )
 _DSML_BARS: Final = "|｜‖"
 _DSML = re.compile(rf"(?<=<)[{_DSML_BARS}]+DSML[{_DSML_BARS}]+ ?|(?<=</)[{_DSML_BARS}]+DSML[{_DSML_BARS}]+ ?")
-_DSML_WRAPPERS: Final = ("function_calls", "tool_calls", "tool_ccalls", "toolcalls", "calls")
+_DSML_WRAPPERS: Final = ("function_calls", "tool_calls", "tool_ccalls", "toolcalls", "calls", "tool_use")
 """DeepSeek V3.2's DSML call wrapper, V4's, and the misspellings V4 writes now and then
 (``tool_ccalls``: osaurus-ai/osaurus#1242; ``toolcalls``, closed as ``tool_calls``:
-vllm-project/vllm#51914; ``calls``: CommandCodeAI/command-code#909)."""
-_DSML_WRAPPER_END = re.compile(rf"</[{_DSML_BARS}]+DSML[{_DSML_BARS}]+ ?(?:function_calls|tool_c?calls|toolcalls|calls)>")
+vllm-project/vllm#51914; ``calls``: CommandCodeAI/command-code#909; ``tool_use``:
+AgentFlocks/flocks PR #687)."""
+_DSML_WRAPPER_END = re.compile(rf"</[{_DSML_BARS}]+DSML[{_DSML_BARS}]+ ?(?:function_calls|tool_c?calls|toolcalls|calls|tool_use)>")
 
 
 def _dsml(word: str) -> tuple[str, ...]:
@@ -220,6 +230,87 @@ def _dsml(word: str) -> tuple[str, ...]:
     return tuple(
         f"<{bar * n}DSML{bar * n}{space}{word}>" for bar in _DSML_BARS for n in (1, 2) for space in ("", " ")
     )
+
+
+_XTML_TOOLS_OPEN, _XTML_TOOLS_CLOSE = "<|open|>tools<|sep|>", "<|close|>tools<|sep|>"
+_XTML_ATTR = re.compile(r'(\w+)="([^"]*)"')
+
+
+def _xtml_attributes(head: str) -> dict[str, str]:
+    """An XTML element's attributes (``call tool="get_weather" index="1"``), unescaped as Kimi K3's
+    template escapes them (``&quot;``, ``&amp;``)."""
+    return {key: value.replace("&quot;", '"').replace("&amp;", "&") for key, value in _XTML_ATTR.findall(head)}
+
+
+def _xtml_element(piece: str) -> tuple[str, dict[str, str], str] | None:
+    """``KIND attrs<|sep|>VALUE<|close|>KIND<|sep|>`` (what follows an ``<|open|>``) as (kind,
+    attributes, value); None when it is not closed, or text other than space follows it."""
+    head, found, rest = piece.partition("<|sep|>")
+    kind = head.split(" ", 1)[0].strip()
+    value, closed, tail = rest.partition(f"<|close|>{kind}<|sep|>")
+    if not found or not kind or not closed or tail.strip():
+        return None
+    return kind, _xtml_attributes(head), value
+
+
+def _read_kimi_xtml(block: str) -> list[Call]:
+    """Kimi K3's tools channel (its XTML, as vLLM's ``kimi_k3`` tool parser reads it)::
+
+        <|open|>tools<|sep|><|open|>call tool="NAME" index="1"<|sep|>
+        <|open|>argument key="K" type="string"<|sep|>V<|close|>argument<|sep|>...
+        <|close|>call<|sep|><|close|>tools<|sep|>
+
+    A ``string`` argument is its raw text; another type is JSON (its raw text when it is not); a
+    call may instead hold one ``<|open|>json type="object"<|sep|>{...}<|close|>json<|sep|>``.
+    Read with ``str.partition`` (no pattern that could backtrack); [] when any part is not
+    closed, text stands between the parts, or a call names no tool."""
+    body = block.removeprefix(_XTML_TOOLS_OPEN).removesuffix(_XTML_TOOLS_CLOSE)
+    first, *parts = body.split("<|open|>call ")
+    if first.strip() or not parts:
+        return []
+    calls: list[Call] = []
+    for part in parts:
+        head, found, rest = part.partition("<|sep|>")
+        inner, closed, tail = rest.partition("<|close|>call<|sep|>")
+        name = _xtml_attributes(head).get("tool", "")
+        if not found or not closed or tail.strip() or not name:
+            return []
+        arguments = _xtml_arguments(inner)
+        if arguments is None:
+            return []
+        calls.append((name, arguments))
+    return calls
+
+
+def _xtml_arguments(inner: str) -> dict[str, Any] | None:
+    """A K3 call's arguments (``_read_kimi_xtml``): its ``argument`` elements, or one ``json``
+    element holding an object; None when they do not read."""
+    first, *pieces = inner.split("<|open|>")
+    if first.strip():
+        return None
+    arguments: dict[str, Any] = {}
+    for piece in pieces:
+        element = _xtml_element(piece.rstrip())
+        if element is None:
+            return None
+        kind, attributes, value = element
+        if kind == "json":
+            decoded = decode_input(value)
+            if not isinstance(decoded, dict):
+                return None
+            arguments.update(decoded)
+        elif kind == "argument" and "key" in attributes:
+            typed = attributes.get("type", "string")
+            if typed == "string":
+                arguments[attributes["key"]] = value
+            else:
+                try:
+                    arguments[attributes["key"]] = json.loads(value)
+                except ValueError:
+                    arguments[attributes["key"]] = value
+        else:
+            return None
+    return arguments
 
 
 _DSML_STRAY_ENDS: Final = tuple(
@@ -700,6 +791,9 @@ def _may_open_call(head: str) -> bool:
 def _bare_call(held: str) -> str:
     """A whole reply that opened with a bare commentary call, given its Harmony tokens back when
     the rest is one JSON object (``_BARE_CALL_WHOLE``); else the reply as it came."""
+    header = _RECIPIENT_BEFORE_CHANNEL.match(held)
+    if header is not None:  # the prompt's "<|start|>assistant" wrote the rest of the header
+        return f"<|start|>assistant {held.lstrip()}"
     whole = _BARE_CALL_WHOLE.fullmatch(held)
     if whole is None or not _is_json_object(whole.group(2)):
         return held
@@ -804,6 +898,11 @@ skipped ``<|start|>`` introduced (``assistantcommentary to=functions.get_weather
 raullenchai/Rapid-MLX#444)."""
 _BARE_CALL_HEADS: Final = ("assistantcommentary to=functions.", "commentary to=functions.", "to=functions.")
 """The longest first (``_may_open_call`` measures by it)."""
+_RECIPIENT_BEFORE_CHANNEL = re.compile(r"\s*to=functions\.[\w.\-]+[ \t]*<\|channel\|>")
+"""A reply that opens with the recipient and then Harmony's channel token: the prompt ended in
+``<|start|>assistant``, so the header goes on in the reply (`` to=functions.get_weather<|channel|>
+commentary json<|message|>{...}<|call|>``: llama.cpp takes the recipient before the channel; a
+Harmony splitter's test shows this reply). Given its ``<|start|>assistant`` back."""
 _BARE_CALL_WHOLE = re.compile(r"\s*(?:(?:assistant)?commentary\s*)?to=(functions\.[\w.\-]+?)\s*(?:<\|constrain\|>)?\s*(?:json)?\s*(\{.*\})\s*", re.S)
 """Such a reply whole: the recipient, then its arguments as one JSON object and nothing else."""
 
@@ -818,13 +917,16 @@ _DROPPED: Final = (
     "<|begin_of_box|>",
     "<|end_of_box|>",
     *_DSML_STRAY_ENDS,
+    "<|open|>response<|sep|>",
+    "<|close|>response<|sep|>",
 )
 """Gemma's turn opener, MiniMax-M3's tag token (``_MINIMAX_M3_TOKEN``), the tokens Command R7B
 (``<|START_RESPONSE|>``) and Command A
 (``<|START_TEXT|>``) put around the text of a reply (transformers' chat-schema parser tests;
 vLLM's ``cohere_command4`` reasoning parser strips the same), and the box GLM-4.5V and GLM-4.6V
 put around their final answer (``<|begin_of_box|>42<|end_of_box|>``: Blaizzy/mlx-vlm#2225 strips
-it): never text. Dropped from what the strategies read and show only; the assistant message goes
+it), and Kimi K3's response channel markers around its reply (vLLM's ``kimi_k3`` tool parser
+unwraps them): never text. Dropped from what the strategies read and show only; the assistant message goes
 back to the model as its plugin sent it (``model_call.AssistantReply``)."""
 
 _CITATION_OPEN: Final = "<co>"
@@ -1017,6 +1119,7 @@ _RULES: Final = (
         _read_dsml,
     ),
     _Rule(_dsml("toolcall"), None, _read_dsml_toolcall),
+    _Rule((_XTML_TOOLS_OPEN,), re.compile(re.escape(_XTML_TOOLS_CLOSE)), _read_kimi_xtml),
     _Rule(("<|tool_call_start|>",), re.compile(r"<\|tool_call_end\|>"), _read_pythonic),
     _Rule(("<minimax:tool_call>",), re.compile(r"</minimax:tool_call>"), _read_invoke),
     _Rule(("<function_calls>",), re.compile(r"</function_calls>"), _read_function_calls),

@@ -33,12 +33,17 @@ _KIMI_OPEN, _KIMI_CLOSE = "◁think▷", "◁/think▷"
 """Kimi-VL-Thinking's reasoning tags (the ``thought_words`` of its template in LLaMA-Factory;
 vLLM's ``kimi`` reasoning parser reads the same, and so do Dynamo's and others)."""
 
+_K3_OPEN, _K3_CLOSE = "<|open|>think<|sep|>", "<|close|>think<|sep|>"
+"""Kimi K3's reasoning channel (its XTML: vLLM's ``kimi_k3`` tool parser; the opener is often
+the prompt's, so the reply may hold only the close)."""
+
 _BLOCKS = {
     **{tag: "</" + tag[1:] for tag in _THINK_TAGS},
     DETAILS_OPEN.lower(): "</details>",
     "<|channel>thought": "<channel|>",
     "[think]": "[/think]",
     _KIMI_OPEN: _KIMI_CLOSE,
+    _K3_OPEN: _K3_CLOSE,
     "<|start_thinking|>": "<|end_thinking|>",
 }
 """Opening tag (lower case) -> its closing tag; Gemma 4's thought channel
@@ -188,7 +193,7 @@ def _may_hold_tag(text: str) -> bool:
     return "<" in text or "[" in text or "◁" in text
 
 
-_CLOSE_TAGS = (*("</" + tag[1:] for tag in _THINK_TAGS), _KIMI_CLOSE, "<|end_thinking|>")  # alone, a stray end (not </details>)
+_CLOSE_TAGS = (*("</" + tag[1:] for tag in _THINK_TAGS), _KIMI_CLOSE, _K3_CLOSE, "<|end_thinking|>")  # alone, a stray end (not </details>)
 _ALL_TAGS = _OPEN_TAGS + _CLOSE_TAGS
 _WRAPPER_ENDS = tuple(RESPONSE_WRAPPERS.values())
 _WRAPPER_TAGS = (*RESPONSE_WRAPPERS, *_WRAPPER_ENDS)
@@ -220,7 +225,7 @@ def _quoted(text: str, at: int, size: int, before: str) -> bool | None:
 def _without_open_tag(reasoning: str) -> str:
     """Reasoning held from the start of a reply, without a ``<think>`` the model wrote again."""
     opener = reasoning.lstrip().lower()
-    for tag in (*_THINK_TAGS, _KIMI_OPEN):
+    for tag in (*_THINK_TAGS, _KIMI_OPEN, _K3_OPEN):
         if opener.startswith(tag):
             return reasoning.lstrip()[len(tag) :]
     return reasoning
