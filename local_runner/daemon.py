@@ -52,6 +52,52 @@ class PluginError(RuntimeError):
     """The plugin process could not be started or used."""
 
 
+class FairLock:
+    """A lock handed to the threads that wait for it in the order they asked (first come,
+    first served), as a context manager.
+
+    ``threading.Lock`` lets the thread that releases it take it again at once: a thread writing
+    200,000 lines in a loop kept it for seconds while another session's thread, woken too late,
+    waited for its one line (a neighbour's stream stalled 14-20 s). The daemon's Go mutex hands
+    itself to the longest waiter once one has waited 1 ms, and writes each session's lines from
+    a goroutine of its own. Here ``release`` hands the lock straight to the oldest waiter, so a
+    session waits at most for the lines of the threads queued before it, one line each.
+    Not reentrant."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._held = False
+        self._waiters: collections.deque[threading.Lock] = collections.deque()
+
+    def acquire(self) -> None:
+        """Block until the lock is this thread's (at once when it is free and nobody waits)."""
+        with self._guard:
+            if not self._held:
+                self._held = True
+                return
+            turn = threading.Lock()
+            turn.acquire()
+            self._waiters.append(turn)
+        turn.acquire()  # released by ``release`` when this thread's turn comes: the lock is held for it
+
+    def release(self) -> None:
+        """Hand the lock to the oldest waiter, or free it. Raises ``RuntimeError`` if not held."""
+        with self._guard:
+            if not self._held:
+                raise RuntimeError("release of an unheld FairLock")
+            if self._waiters:
+                self._waiters.popleft().release()
+            else:
+                self._held = False
+
+    def __enter__(self) -> FairLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.release()
+
+
 @dataclass(frozen=True)
 class RunRequest:
     """One agent run: ``strategy`` name, the node parameters ``params`` (see
@@ -150,7 +196,7 @@ class PluginConnection:
         self._proc: subprocess.Popen[bytes] | None = None
         self._runs: dict[str, RunHandle] = {}
         self._runs_lock = threading.Lock()
-        self._write_lock = threading.Lock()
+        self._write_lock = FairLock()
         self._ready = threading.Event()
         self._started_at = time.monotonic()
         self._last_heartbeat = 0.0
@@ -380,7 +426,9 @@ class PluginConnection:
 
     def send(self, obj: dict[str, Any]) -> None:
         """Write one line to the plugin (serialized, and recorded in the transcript in write
-        order). Lines for a plugin that is gone are dropped."""
+        order). Threads sending at once write in turn, in the order they came (``FairLock``): a
+        session sending a burst does not hold back another's line. Lines for a plugin that is
+        gone are dropped."""
         data = protocol.encode_line(obj)
         with self._write_lock:
             if not self.alive:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -13,7 +14,15 @@ from typing import Any
 import pytest
 
 from local_runner.backends import ScriptedBackend
-from local_runner.daemon import PluginError, PluginProcess, RunRequest, plugin_command, plugin_env
+from local_runner.daemon import (
+    FairLock,
+    PluginConnection,
+    PluginError,
+    PluginProcess,
+    RunRequest,
+    plugin_command,
+    plugin_env,
+)
 from local_runner.fake_plugin import DEFAULT_MANIFEST
 from local_runner.tools import LOCAL_PROVIDER, ScriptedTool, ToolBox, text_message
 
@@ -261,3 +270,69 @@ def test_stray_lines_mid_run_are_kept_for_diagnostics(fake_dir: Path) -> None:
     assert {"dir": "from_plugin", "text": "debug: x=1"}.items() <= next(
         e for e in result.transcript if "text" in e
     ).items()
+
+
+class _PipeLike(PluginConnection):
+    """A connection whose every write takes ``write_seconds`` (a pipe the plugin reads slowly),
+    recording which session each line was for."""
+
+    def __init__(self, write_seconds: float) -> None:
+        super().__init__(heartbeat_timeout=None)
+        self.write_seconds = write_seconds
+        self.written: list[str] = []
+
+    @property
+    def alive(self) -> bool:
+        return True
+
+    def _write(self, data: bytes) -> None:
+        time.sleep(self.write_seconds)
+        self.written.append(json.loads(data)["session_id"])
+
+
+def test_a_session_sending_a_burst_does_not_hold_back_another_sessions_line() -> None:
+    """The daemon writes each session's lines in turn (Go's mutex hands itself to a waiter): a
+    session's one line waits for at most a few lines of another session sending 400 in a row."""
+    connection = _PipeLike(write_seconds=0.001)
+    burst = threading.Thread(target=lambda: [connection.send({"session_id": "heavy", "n": n}) for n in range(400)])
+    burst.start()
+    while len(connection.written) < 20:
+        time.sleep(0.001)
+    sent_at = len(connection.written)
+    connection.send({"session_id": "light"})
+    burst.join()
+    assert connection.written.count("light") == 1
+    assert connection.written.index("light") - sent_at <= 3
+    assert connection.written.count("heavy") == 400
+
+
+def test_lines_sent_from_several_threads_are_each_written_whole_and_recorded_in_write_order() -> None:
+    connection = _PipeLike(write_seconds=0.0)
+    threads = [threading.Thread(target=lambda s=s: [connection.send({"session_id": s, "n": n}) for n in range(200)])
+               for s in ("a", "b", "c")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    recorded = [entry["json"]["session_id"] for entry in connection.transcript if entry["dir"] == "to_plugin"]
+    assert recorded == connection.written
+    for session in ("a", "b", "c"):
+        assert [entry["json"]["n"] for entry in connection.transcript if entry["json"]["session_id"] == session] \
+            == list(range(200))
+
+
+def test_fair_lock_is_handed_to_the_waiter_not_taken_back_by_the_releaser() -> None:
+    lock = FairLock()
+    order: list[str] = []
+    lock.acquire()
+    waiter = threading.Thread(target=lambda: (lock.acquire(), order.append("waiter"), lock.release()))
+    waiter.start()
+    while not lock._waiters:
+        time.sleep(0.001)
+    lock.release()
+    with lock:  # the releaser asks again at once: it comes after the waiter
+        order.append("releaser")
+    waiter.join()
+    assert order == ["waiter", "releaser"]
+    with pytest.raises(RuntimeError):
+        lock.release()
