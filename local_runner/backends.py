@@ -319,34 +319,43 @@ class ScriptedBackend:
             time.sleep(float(turn["delay"]))
         model = str(request.get("model", ""))
         final = "error" not in turn and not turn.get("hang")
-        deltas = _raw_deltas(turn, final) if "chunks" in turn else _shorthand_deltas(turn, final)
-        if final:
-            self._finish(turn, deltas, request, started)
+        deltas = _raw_deltas(turn, final) if "chunks" in turn else iter(_shorthand_deltas(turn, final))
+        latency = time.monotonic() - started
+        # each delta is built as it is sent (200,000 chunks built first held the runner, and every
+        # session it serves, for seconds); the last is held back to carry the turn's usage
+        last, has_calls, completion = None, False, 0
         for delta in deltas:
-            yield {"model": model, "prompt_messages": [], "system_fingerprint": "", "delta": delta}
+            if last is not None:
+                yield {"model": model, "prompt_messages": [], "system_fingerprint": "", "delta": last}
+            last = delta
+            if final:
+                has_calls = has_calls or bool(delta["message"]["tool_calls"])
+                completion += estimate_completion_tokens(({"delta": delta},))
+        if last is not None:
+            if final:
+                self._finish(turn, last, has_calls, completion, request, latency)
+            yield {"model": model, "prompt_messages": [], "system_fingerprint": "", "delta": last}
         if "error" in turn:
             raise ScriptedModelError(str(turn["error"]))
         if turn.get("hang"):
             self._released.wait()
 
     def _finish(
-        self, turn: dict[str, Any], deltas: list[dict[str, Any]], request: dict[str, Any], started: float
+        self, turn: dict[str, Any], last: dict[str, Any], has_calls: bool, completion: int,
+        request: dict[str, Any], latency: float,
     ) -> None:
-        """Put the turn's usage and finish_reason on the last delta unless it has its own
-        (absent = default/estimate, explicit ``None`` = leave empty)."""
-        last = deltas[-1]
+        """Put the turn's usage and finish_reason on its ``last`` delta unless it has its own
+        (absent = default/estimate, explicit ``None`` = leave empty). ``has_calls``: whether a
+        delta of the turn holds tool calls; ``completion``: the turn's estimated completion
+        tokens; ``latency``: seconds from the request to the first chunk."""
         if last["finish_reason"] is None:
-            has_calls = any(delta["message"]["tool_calls"] for delta in deltas)
             last["finish_reason"] = turn.get("finish_reason", "tool_calls" if has_calls else "stop")
         if last["usage"] is None and not ("usage" in turn and turn["usage"] is None):
-            chunks = [{"delta": delta} for delta in deltas]
-            last["usage"] = self._usage(turn.get("usage") or {}, request, chunks, time.monotonic() - started)
+            last["usage"] = self._usage(turn.get("usage") or {}, request, completion, latency)
 
-    def _usage(
-        self, given: dict[str, Any], request: dict[str, Any], chunks: list[dict[str, Any]], latency: float
-    ) -> dict[str, Any]:
+    def _usage(self, given: dict[str, Any], request: dict[str, Any], estimate: int, latency: float) -> dict[str, Any]:
         prompt = int(given.get("prompt_tokens", estimate_prompt_tokens(request)))
-        completion = int(given.get("completion_tokens", estimate_completion_tokens(chunks)))
+        completion = int(given.get("completion_tokens", estimate))
         usage = make_usage(prompt, completion, self.pricing, float(given.get("latency", latency)))
         usage.update({key: value for key, value in given.items() if key in usage})
         return usage
@@ -374,24 +383,20 @@ def _shorthand_deltas(turn: dict[str, Any], final: bool) -> list[dict[str, Any]]
     return [{"index": i, "message": m, "usage": None, "finish_reason": None} for i, m in enumerate(messages)]
 
 
-def _raw_deltas(turn: dict[str, Any], final: bool) -> list[dict[str, Any]]:
+def _raw_deltas(turn: dict[str, Any], final: bool) -> Iterator[dict[str, Any]]:
     """Raw deltas completed to the full ``LLMResultChunkDelta`` shape (at least one if
-    ``final``, to carry usage)."""
+    ``final``, to carry usage), each built when it is asked for."""
     items = turn["chunks"] or ([{}] if final else [])
-    deltas = []
     for i, item in enumerate(items):
         message = item.get("message")
         if message is None:
             message = {key: item[key] for key in ("content", "tool_calls", "name", "tool_call_id") if key in item}
-        deltas.append(
-            {
-                "index": item.get("index", i),
-                "message": assistant_message(**message),
-                "usage": item.get("usage"),
-                "finish_reason": item.get("finish_reason"),
-            }
-        )
-    return deltas
+        yield {
+            "index": item.get("index", i),
+            "message": assistant_message(**message),
+            "usage": item.get("usage"),
+            "finish_reason": item.get("finish_reason"),
+        }
 
 
 # ---------------------------------------------------------------------------------------------
