@@ -3,6 +3,7 @@ process (local_runner/fake_plugin.py) so every byte and every timing is under co
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 import threading
@@ -15,6 +16,7 @@ import pytest
 
 from local_runner.backends import ScriptedBackend
 from local_runner.daemon import (
+    FREEZE_EVERY,
     FairLock,
     PluginConnection,
     PluginError,
@@ -336,3 +338,16 @@ def test_fair_lock_is_handed_to_the_waiter_not_taken_back_by_the_releaser() -> N
     assert order == ["waiter", "releaser"]
     with pytest.raises(RuntimeError):
         lock.release()
+
+
+def test_the_transcript_is_moved_out_of_the_collectors_sight_as_it_grows() -> None:
+    """Python's full collections walk every object with the GIL held, stalling every session the
+    runner serves; transcript entries live as long as the connection, so they are frozen."""
+    connection = _PipeLike(write_seconds=0.0)
+    frozen = gc.get_freeze_count()
+    try:
+        for n in range(FREEZE_EVERY):
+            connection.send({"session_id": "s", "data": {"n": n, "chunk": {"tool_calls": []}}})
+        assert gc.get_freeze_count() - frozen >= FREEZE_EVERY
+    finally:
+        gc.unfreeze()
