@@ -345,10 +345,12 @@ def _with_neighbour(plugin, heavy_run):
     return results
 
 
-@pytest.mark.xfail(strict=True, reason="the runner's write lock starves the neighbour: its chunks reach the plugin "
-                                        "seconds late (measured 11 s for 100,000 chunks), a runner fault, not the plugin's")
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_twenty_thousand_tiny_tool_items_do_not_starve_a_neighbour(plugin, strategy):
+    """The light session's worst gap was 2-14 s, all of it the runner's: a plain lock let the busy
+    sender take it back at once, and Python's full collections over the transcript stalled every
+    thread (local_runner.daemon.FairLock, FREEZE_EVERY). The plugin reads both shapes in 0.03-0.2 s
+    gaps; 0.75 s leaves room for a loaded 2-core machine and still fails on the old runner."""
     heavy = ScriptedRun(plugin)
     responses = [text_message("x") for _ in range(10_000)] + [variable("v", "y", stream=True) for _ in range(10_000)]
     results = _with_neighbour(plugin, lambda: heavy([call(strategy, "vault", q="x"), answer_turn(strategy, "Done.")],
@@ -357,10 +359,10 @@ def test_twenty_thousand_tiny_tool_items_do_not_starve_a_neighbour(plugin, strat
     assert worst_gap(results["light"]) < 0.75
 
 
-@pytest.mark.xfail(strict=True, reason="the runner's write lock starves the neighbour: its chunks reach the plugin "
-                                        "seconds late (measured 11 s for 100,000 chunks), a runner fault, not the plugin's")
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_two_hundred_thousand_empty_model_chunks_do_not_starve_a_neighbour(plugin, strategy):
+    """Was 14-21 s: the runner's lock, its collector, and its scripted model building all 200,000
+    deltas before the first (2.5 s with the GIL held)."""
     heavy = ScriptedRun(plugin)
     text = answer_turn(strategy, "Done.")["text"]
     chunks = [{"content": ""} for _ in range(200_000)] + [{"content": text}]
