@@ -11,6 +11,12 @@ the same stream with no other session (goal: under 100 ms). Also: A's wall time,
 measuring and cutting the megabytes), how many of B's text messages arrived during it, and
 whether B's stream covered it (if not, the gap would say nothing about it). Medians over
 ``runs``. ``python -m bench tokens_speed`` measures the token estimate itself.
+
+Two more loads for A, each many small lines rather than a few large ones: one tool call whose
+tool streams ``tiny_items`` messages (half one-character texts, half streamed variable pieces),
+and one model reply of ``empty_chunks`` empty chunks before its answer. B's stream starts ``lead``
+seconds before A and is measured the same way (it may end before A does: the texts it streamed
+while A ran are counted).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from bench.harness import Plugin, answer_turn, fc_tool_turn, make_toolbox, media
 from bench.streaming import PacedBackend
 from local_runner import ScriptedBackend
 from local_runner.result import RunResult
+from local_runner.tools import ScriptedTool, ToolBox, ToolParam, text_message
 
 NAME = "concurrency"
 TITLE = "Concurrency (another session's worst gap between streamed chunks)"
@@ -40,10 +47,15 @@ class Params:
     lead: float = 0.3
     """Seconds B streams before A starts."""
     runs: int = 3
+    tiny_items: int = 20_000
+    """Messages of the tool in the "tiny tool items" load."""
+    empty_chunks: int = 200_000
+    """Empty chunks of the model reply in the "empty model chunks" load."""
 
 
 FULL = Params()
-SMOKE = Params(tools=2, output_chars=50_000, chunks=40, interval=0.002, lead=0.01, runs=1)
+SMOKE = Params(tools=2, output_chars=50_000, chunks=40, interval=0.002, lead=0.01, runs=1, tiny_items=200,
+               empty_chunks=2_000)
 
 
 def _text_times(result: RunResult) -> list[float]:
@@ -76,6 +88,53 @@ def _heavy(plugin: Plugin, params: Params) -> tuple[RunResult, float]:
     return result, time.monotonic() - started
 
 
+def _tiny_items(plugin: Plugin, params: Params) -> RunResult:
+    half = params.tiny_items // 2
+    piece = {"type": "variable", "message": {"variable_name": "v", "variable_value": "y", "stream": True},
+             "meta": None}
+    tool = ScriptedTool(name="vault", description="Reads the vault", parameters=[ToolParam("q", description="query")],
+                        responses=[text_message("x") for _ in range(half)] + [piece] * (params.tiny_items - half))
+    turns = [fc_tool_turn(2, [("vault", {"q": "x"})]), answer_turn("function_calling", 4)]
+    return plugin.run("function_calling", turns, ToolBox([tool]))
+
+
+def _empty_chunks(plugin: Plugin, params: Params) -> RunResult:
+    answer = answer_turn("function_calling", 4)
+    turn = {"chunks": [{"content": ""} for _ in range(params.empty_chunks)] + answer["chunks"]}
+    return plugin.run("function_calling", [turn], make_toolbox(1))
+
+
+LOADS = {
+    "tiny tool items": (_tiny_items, lambda p: f"one tool streams {p.tiny_items:,} one-character messages"),
+    "empty model chunks": (_empty_chunks, lambda p: f"one model reply of {p.empty_chunks:,} empty chunks"),
+}
+"""The loads of many small lines: name -> (run the heavy session, describe it)."""
+
+
+def _beside(plugin: Plugin, params: Params, heavy: Any) -> dict[str, Any]:
+    """B's worst gap (medians and worst of ``runs``) while ``heavy(plugin, params)`` runs beside it."""
+    gaps, walls, overlaps = [], [], []
+    for _ in range(params.runs):
+        streamed: dict[str, RunResult] = {}
+        thread = threading.Thread(target=lambda into=streamed: into.update(result=_stream(plugin, params)))
+        thread.start()
+        time.sleep(params.lead)
+        started = time.monotonic()
+        result = heavy(plugin, params)
+        walls.append(time.monotonic() - started)
+        thread.join()
+        gaps.append(_worst_gap(streamed["result"]))
+        span = (result.transcript[0]["t"], result.transcript[-1]["t"])
+        overlaps.append(sum(1 for t in _text_times(streamed["result"]) if span[0] <= t <= span[1]))
+    return {
+        "worst_gap_loaded_ms": ms(median(gaps), 1),
+        "worst_gap_loaded_max_ms": ms(max(gaps), 1),
+        "heavy_session_s": round(median(walls), 2),
+        "texts_during_heavy_session": median(overlaps),
+        "runs": params.runs,
+    }
+
+
 def run(params: Params, plugin: Plugin) -> dict[str, Any]:
     alone, loaded, heavy_walls, phases, overlaps, covered = [], [], [], [], [], []
     for _ in range(params.runs):
@@ -104,13 +163,22 @@ def run(params: Params, plugin: Plugin) -> dict[str, Any]:
             "texts_during_tool_phase": median(overlaps),
             "stream_covered_tool_phase": f"{sum(covered)}/{len(covered)}",
             "runs": params.runs,
-        }],
+        }] + [{"load": name, **_beside(plugin, params, heavy)} for name, (heavy, _) in LOADS.items()],
     }
 
 
 def table(result: dict[str, Any]) -> str:
     p = result["params"]
     r = result["rows"][0]
+    small = [row for row in result["rows"][1:] if row.get("load") in LOADS]
+    params = Params(**{key: value for key, value in p.items() if key in Params.__dataclass_fields__})
+    many = [
+        "\n| the other session's load (many small lines) | **worst gap between streamed chunks ms** (worst run) "
+        "| heavy session wall s | streamed texts during it |",
+        "|---|---:|---:|---:|",
+        *(f"| {LOADS[row['load']][1](params)} | **{row['worst_gap_loaded_ms']}** ({row['worst_gap_loaded_max_ms']}) "
+          f"| {row['heavy_session_s']} | {row['texts_during_heavy_session']} |" for row in small),
+    ] if small else []
     return "\n".join([
         "| other session | **worst gap between streamed chunks ms** (worst run) | heavy session wall s "
         "| heavy session's tool phase ms | streamed texts during it | runs where the stream covered it |",
@@ -122,4 +190,5 @@ def table(result: dict[str, Any]) -> str:
         f"| {r.get('stream_covered_tool_phase', '')} |",
         f"\nStream of {p['chunks']} chunks {ms(p['interval'], 0)} ms apart; the heavy session starts "
         f"{ms(p.get('lead', 0), 0)} ms into it; medians of {p['runs']} runs; goal: under 100 ms.",
+        *many,
     ])
