@@ -73,11 +73,12 @@ class FairLock:
     first served), as a context manager.
 
     ``threading.Lock`` lets the thread that releases it take it again at once: a thread writing
-    200,000 lines in a loop kept it for seconds while another session's thread, woken too late,
-    waited for its one line (a neighbour's stream stalled 14-20 s). The daemon's Go mutex hands
-    itself to the longest waiter once one has waited 1 ms, and writes each session's lines from
-    a goroutine of its own. Here ``release`` hands the lock straight to the oldest waiter, so a
-    session waits at most for the lines of the threads queued before it, one line each.
+    200,000 lines in a loop kept it while another session's thread, woken too late, waited for its
+    one line (a neighbour's stream stopped 14-20 s; 2-3 s with this lock, the rest being the
+    runner's other stalls). The daemon writes each session's lines from a goroutine of its own,
+    and Go's locks hand themselves to the longest waiter once one has waited 1 ms. Here
+    ``release`` hands the lock straight to the oldest waiter, so a session waits at most for the
+    lines of the threads queued before it, one line each.
     Not reentrant."""
 
     def __init__(self) -> None:
