@@ -55,7 +55,8 @@ def machine(plugin_dir: Path = HERE.parent) -> dict[str, Any]:
         "memory_gb": round(int(memory) / 1024 / 1024, 1),
         "python": platform.python_version(),
         "os": f"{platform.system()} {platform.release()}",
-        "plugin_dir": str(plugin_dir),
+        # this checkout as ".": a result file names no path of the machine it ran on
+        "plugin_dir": "." if Path(plugin_dir).resolve() == HERE.parent.resolve() else str(plugin_dir),
         "commit": _git(plugin_dir, "rev-parse", "--short", "HEAD").strip(),
         "plugin_files_changed_since_commit": changed,
     }
@@ -64,7 +65,7 @@ def machine(plugin_dir: Path = HERE.parent) -> dict[str, Any]:
 def machine_line(info: dict[str, Any]) -> str:
     changed = info.get("plugin_files_changed_since_commit") or []
     local = f" + local changes to {', '.join(changed)}" if changed else ""
-    where = "" if info.get("plugin_dir") in (None, str(HERE.parent)) else f" · plugin from {info['plugin_dir']}"
+    where = "" if info.get("plugin_dir") in (None, ".", str(HERE.parent)) else f" · plugin from {info['plugin_dir']}"
     return (
         f"{info['date']} · nproc {info['nproc']} ({info['cpu']}) · memory {info['memory_gb']} GB · "
         f"Python {info['python']} · "
