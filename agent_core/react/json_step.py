@@ -258,6 +258,8 @@ def _decide(
         return _schema_answer(action_input, answer_schema)
     if action == FINAL_ANSWER:
         answer = action_input.get("answer") if isinstance(action_input, Mapping) else action_input
+        if not isinstance(answer, str) and answer not in (None, {}, []):
+            answer = answer_text(answer)  # a JSON value the model answered with, shown as JSON
         if not isinstance(answer, str) or not answer.strip():
             return ParseFailure(prompts.PROBLEM_EMPTY_ANSWER)
         return FinalAnswer(answer)

@@ -157,6 +157,25 @@ def test_steps_that_cannot_be_used_name_the_problem(text, problem):
     assert decision == ParseFailure(problem)
 
 
+@pytest.mark.parametrize(
+    ("answer", "shown"),
+    [({"city": "Paris", "note": "été"}, '{"city": "Paris", "note": "été"}'), ([1, 2], "[1, 2]"), (42, "42"),
+     (False, "false")],
+)
+def test_an_answer_that_is_a_json_value_is_shown_as_json_not_refused_as_empty(answer, shown):
+    """A model without native constrained decoding may answer with a JSON value instead of
+    text; it said something, so it is the answer (as ``Final Answer: {...}`` is in text steps)."""
+    assert read_step({"action": "final_answer", "action_input": {"answer": answer}}, TOOLS, "c") == FinalAnswer(shown)
+    if not isinstance(answer, dict):
+        assert read_step({"action": "final_answer", "action_input": answer}, TOOLS, "c") == FinalAnswer(shown)
+
+
+@pytest.mark.parametrize("answer", [None, {}, []])
+def test_an_answer_of_nothing_in_json_is_still_empty(answer):
+    decision = read_step({"action": "final_answer", "action_input": {"answer": answer}}, TOOLS, "c")
+    assert decision == ParseFailure(prompts.PROBLEM_EMPTY_ANSWER)
+
+
 def test_prose_is_refused_and_difys_parse_is_used_only_without_text():
     assert isinstance(parse_step("I will compute it.", {"action": "calculator"}), ParseFailure)
     assert parse_step("", {"action": "final_answer", "action_input": {"answer": "ok"}})["action"] == "final_answer"
