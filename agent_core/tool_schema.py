@@ -13,7 +13,7 @@ import copy
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from dify_plugin.entities.model.message import PromptMessageTool
@@ -208,6 +208,7 @@ class ToolRegistry:
         declared: list[PromptMessageTool] = []
         self.oversized: list[tuple[str, int]] = []
         """Tools left out because their declaration is too large: (node name, bytes)."""
+        own = {tool.identity.name for tool in tools or () if not provider_names or _fits(tool.identity.name)}
         for tool in tools or ():
             declaration = to_prompt_tool(tool)
             if (size := encoded_size(declaration.model_dump(mode="json"))) > declaration_limit:
@@ -215,7 +216,10 @@ class ToolRegistry:
                 secrets |= tool_secret_values(tool)
                 continue
             name = provider_name(tool.identity.name) if provider_names else tool.identity.name
-            name = _unique_name(name, self._tools, PROVIDER_NAME_MAX if provider_names else None)
+            # a mended name keeps clear of every tool's own name: ``search_web`` stays the tool of
+            # that name, not ``search.web`` mended before it (a model reading the instruction calls it so)
+            taken = self._tools if name == tool.identity.name else self._tools.keys() | own
+            name = _unique_name(name, taken, PROVIDER_NAME_MAX if provider_names else None)
             self._tools[name] = tool
             declared.append(declaration.model_copy(update={"name": name}))
         self._other_secrets = frozenset(secrets)
@@ -423,7 +427,12 @@ def provider_name(name: str) -> str:
     return _NOT_IN_NAME.sub("_", name).strip("_")[:PROVIDER_NAME_MAX].strip("_") or "tool"
 
 
-def _unique_name(name: str, taken: Mapping[str, Any], limit: int | None = None) -> str:
+def _fits(name: str) -> bool:
+    """True if ``name`` is offered as it is (``provider_name`` leaves it unchanged)."""
+    return _PROVIDER_NAME.fullmatch(name) is not None
+
+
+def _unique_name(name: str, taken: Container[str], limit: int | None = None) -> str:
     if name not in taken:
         return name
     number = 2

@@ -519,6 +519,17 @@ def test_a_tool_offered_under_a_mended_name_is_found_by_its_node_name_when_only_
     assert registry.get("x").identity.name == "x"
 
 
+def test_a_tool_keeps_its_own_name_when_a_mended_name_before_it_would_take_it():
+    """``search.web`` is offered as ``search_web`` only if no tool of the node is named so: a
+    model told to use ``search_web`` must run that tool, not the one listed before it."""
+    registry = ToolRegistry([tool("search.web"), tool("search web"), tool("search_web"), tool("search_web")],
+                            provider_names=True)
+    assert registry.get("search_web").identity.name == "search_web"
+    assert [registry.get(name).identity.name for name in registry.names()] == [
+        "search.web", "search web", "search_web", "search_web"]
+    assert len(set(registry.names())) == 4
+
+
 def test_react_registry_offers_names_as_the_node_gives_them():
     registry = ToolRegistry([tool("github.search_repositories"), tool("获取天气")])
     assert registry.names() == ["github.search_repositories", "获取天气"]
