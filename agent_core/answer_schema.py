@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_core import prompts
-from agent_core.json_args import ArgumentsError, loads_lenient
+from agent_core.json_args import MAX_DEPTH, ArgumentsError, loads_lenient, too_deep
 
 STRUCTURED_OUTPUT_PARAMS = ("json_schema", "response_format")
 """The completion parameters that carry the user's structured output; ReAct's step requests go
@@ -50,7 +50,8 @@ def read_answer_schema(completion_params: Mapping[str, Any] | None) -> tuple[dic
     ``json_schema`` (a ``response_format`` of ``text`` or ``json_object`` makes plugins ignore
     it), or ``response_format`` given as OpenAI's object ``{"type": "json_schema",
     "json_schema": {...}}``. The value may be JSON text or a dict; OpenAI's wrapper
-    ``{"name", "schema", "strict"}`` gives its ``schema``."""
+    ``{"name", "schema", "strict"}`` gives its ``schema``. A schema nested more than
+    ``json_args.MAX_DEPTH`` levels deep cannot be read."""
     params = completion_params or {}
     response_format = params.get("response_format")
     value = params.get("json_schema")
@@ -67,6 +68,10 @@ def read_answer_schema(completion_params: Mapping[str, Any] | None) -> tuple[dic
             value = json.loads(value)
         except ValueError as error:
             return None, prompts.ANSWER_SCHEMA_UNREADABLE.format(problem=f"not valid JSON: {error}")
+        except RecursionError:  # nested deeper than the JSON reader goes
+            return None, prompts.ANSWER_SCHEMA_UNREADABLE.format(problem=f"nested more than {MAX_DEPTH} levels deep")
+    if too_deep(value, MAX_DEPTH):  # the SDK's encoder would fail every request carrying it
+        return None, prompts.ANSWER_SCHEMA_UNREADABLE.format(problem=f"nested more than {MAX_DEPTH} levels deep")
     if not isinstance(value, Mapping):
         return None, prompts.ANSWER_SCHEMA_UNREADABLE.format(problem=f"a JSON {_kind(value)}, not an object")
     inner = value.get("schema")

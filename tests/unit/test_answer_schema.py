@@ -80,6 +80,17 @@ def test_a_schema_that_cannot_be_read_is_named_and_not_used(text, said):
     assert said in problem and "goes to the model as set" in problem
 
 
+@pytest.mark.parametrize("depth", [65, 5000])
+def test_a_schema_nested_past_what_a_request_carries_is_named_and_not_used(depth):
+    """5,000 levels broke the JSON reader (the run ended: "settings could not be read"); 65
+    would break the SDK's encoder on each step request. Either is named, and the run goes on."""
+    text = '{"name": "s", "schema": ' + '{"a":' * depth + "1" + "}" * (depth + 1)
+    schema, problem = read_answer_schema({"response_format": "json_schema", "json_schema": text})
+    assert schema is None and "nested more than 64 levels" in problem
+    ok = '{"name": "s", "schema": ' + '{"a":' * 40 + "1" + "}" * 41
+    assert read_answer_schema({"json_schema": ok})[0] is not None
+
+
 MODEL = {"provider": "openai", "model": "gpt-4o", "mode": "chat"}
 
 
