@@ -313,6 +313,7 @@ class AgentLoop:
         self._streamed = False
         self._continuing = False
         self._started = time.monotonic()
+        self.state.fetch_deadline = (self._started + self._deadline()) / 2  # the query's files: half the run at most
         self._slowest_round = 0.0  # seconds
         self._slowest_turn = 0.0  # seconds: the slowest model turn
         self._last_text = ""

@@ -95,6 +95,8 @@ class RunState:
     fetched); logged once (``AgentLoop``)."""
     document_notes: list[str] = field(default_factory=list)
     """The same for the query's documents (``file_fetch.fetch_documents``)."""
+    fetch_deadline: float | None = None
+    """When fetching the query's files must stop (a ``time.monotonic()`` value; None: no limit)."""
     knowledge_limit: tuple[int | None, int | None] = (None, None)
     """``(tokens, characters)`` the knowledge context may take in the system message, set by
     `shrink_knowledge` when nothing else is left to trim; ``(None, None)``: all of it."""
@@ -223,8 +225,8 @@ class RunState:
             images = image_sources(self.params) if self.vision else []
             documents = document_sources(self.params) if self.reads_documents else []
             self.rendered["file_blobs"] = {
-                **fetch_images(images, left_out=self.image_notes),
-                **fetch_documents(documents, left_out=self.document_notes),
+                **fetch_images(images, left_out=self.image_notes, deadline=self.fetch_deadline),
+                **fetch_documents(documents, left_out=self.document_notes, deadline=self.fetch_deadline),
             }
         return self.rendered["file_blobs"]
 

@@ -1,6 +1,10 @@
 """Which query images a provider can fetch itself, and fetching the others (dify#40731: the
 Agent node's vision model cannot see an image at Dify's internal address)."""
 
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 import pytest
 
 from agent_core.file_fetch import fetch_images, provider_can_fetch
@@ -66,3 +70,56 @@ def test_a_document_is_fetched_at_a_public_address_too_and_a_large_one_is_left_o
         notes: list[str] = []
         assert fetch_documents([(served["url"], None, "a.pdf")], max_bytes=4, left_out=notes) == {}
         assert notes and notes[0].startswith("a.pdf (10 bytes) is larger than 4 bytes")
+
+
+class _Slow(BaseHTTPRequestHandler):
+    """``/hang``: never answers; ``/drip``: a byte every 0.2 s, for ever; ``/endless``: 64 KiB
+    pieces without a declared length, for ever (until the client goes)."""
+
+    def do_GET(self):
+        if self.path == "/hang":
+            time.sleep(30)
+            return
+        self.send_response(200)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        piece = b"x" if self.path == "/drip" else b"x" * 65536
+        try:
+            for _ in range(100_000):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.flush()
+                if self.path == "/drip":
+                    time.sleep(0.2)
+        except OSError:
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def slow_server():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_files_at_addresses_that_hang_or_drip_stop_at_the_deadline_and_are_each_named(slow_server):
+    """Before, each fetch waited the SDK's 5 s per read and a dripping address held the run for
+    ever: ten of them took the run past its time limit."""
+    notes: list[str] = []
+    sources = [(f"{slow_server}/{path}", None, f"f{n}.png") for n, path in enumerate(["hang", "drip"] * 5)]
+    started = time.monotonic()
+    assert fetch_images(sources, left_out=notes, deadline=started + 1.0) == {}
+    assert time.monotonic() - started < 2.0
+    assert len(notes) == 10 and all("could not be fetched" in note for note in notes)
+
+
+def test_a_file_without_a_declared_length_is_read_no_further_than_its_limit(slow_server):
+    notes: list[str] = []
+    started = time.monotonic()
+    assert fetch_images([(f"{slow_server}/endless", None, "big.png")], max_bytes=1_000_000, left_out=notes) == {}
+    assert time.monotonic() - started < 3.0
+    assert notes and notes[0].startswith("big.png (") and "is larger than 1000000 bytes" in notes[0]
