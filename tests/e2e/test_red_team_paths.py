@@ -168,6 +168,27 @@ def test_json_steps_on_a_completion_model_with_a_huge_observation(run, plugin):
         assert len(prompt_text(request)) < 4 * MB
 
 
+def test_a_json_step_with_reasoning_and_opaque_body_goes_back_as_its_visible_step(run, plugin):
+    """ReAct's rule (docs/model-round-trip.md): the scratchpad carries the visible step only;
+    the reasoning reaches neither the next prompt nor the user."""
+    content = [{"type": "text", "data": "<think>plan it</think>"}, {"type": "text", "data": step("echo", {"q": "a"})}]
+    first = {"chunks": [{"message": {"content": content, "opaque_body": {"sig": "keep-me"}}}, {"finish_reason": "stop"}]}
+    result = json_run(run, [first, {"text": step("final_answer", {"answer": "Done."})}], [echo()])
+    assert_survived(plugin, result)
+    assert result.text == "Done." and len(result.tool_requests) == 1
+    (mine,) = [m for m in result.llm_requests[1]["prompt_messages"] if m["role"] == "assistant"][-1:]
+    assert json.loads(mine["content"]) == json.loads(step("echo", {"q": "a"}))
+    assert "plan it" not in prompt_text(result.llm_requests[1]) and "plan it" not in result.text
+
+
+def test_a_json_answer_streamed_a_character_at_a_time_never_shows_a_secret(run, plugin):
+    turns = [{"text": step("final_answer", {"answer": f"The key is {CANARY} indeed."}), "split": 1}]
+    result = json_run(run, turns, [vault([text_message("v")])])
+    assert_survived(plugin, result)
+    assert result.text.startswith("The key is ") and CANARY not in result.text
+    assert_no_canary(plugin, result)
+
+
 # --- 2. completion-mode models in ReAct ---------------------------------------------------------------
 
 COMPLETION = {"mode": "completion", "features": []}
@@ -205,6 +226,18 @@ def test_completion_mode_history_with_a_secret_and_a_cut_answer(run, plugin):
     assert_survived(plugin, result)
     assert "Half of the ans" in result.text
     assert_no_canary(plugin, result)
+
+
+def test_completion_mode_with_a_thousand_files_and_a_large_knowledge_context(run, plugin):
+    files = [{"url": f"https://example.com/f{n}.png", "filename": f"f{n}.png", "mime_type": "image/png",
+              "type": "image"} for n in range(1000)]
+    context = [{"content": "K" * (5 * MB), "title": "big", "metadata": {}}]
+    turns = [{"text": "Thought: done.\nFinal Answer: Done."}]
+    result = run(turns, strategy="ReAct", model=COMPLETION, files=files, context=context, timeout=120)
+    assert_survived(plugin, result)
+    assert result.text == "Done."
+    assert len(result.llm_requests[0]["prompt_messages"]) == 1
+    assert len(prompt_text(result.llm_requests[0])) < 4 * MB
 
 
 # --- 3. memory replayed from the history --------------------------------------------------------------
