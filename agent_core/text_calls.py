@@ -776,10 +776,20 @@ def _is_envelope(value: Any) -> bool:
 def _tool_call_blocks(
     text: str, known: Mapping[str, PromptMessageTool | None]
 ) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    """``<tool_call>``/``<tool_code>`` blocks holding calls of ``known`` tools: ``(calls, the text
+    without those blocks)``. A tag inside a code span (`` `<tool_call>{...}</tool_call>` ``, also
+    nested in a ``<tool_calls>`` wrapper there) is a call the answer quotes, never read: a code
+    span is quoted text (``_SpanProbe``). A block in a fenced block is read, as a genuine step
+    is often written so."""
     found: list[tuple[str, dict[str, Any]]] = []
     kept: list[str] = []
     position = 0
+    spans = _SpanProbe(text) if "`" in text else None
     while opened := _TOOL_CALL_OPEN.search(text, position):  # the opening tag first, then its block
+        if spans is not None and spans.inside(opened.start()):
+            kept.append(text[position : opened.end()])
+            position = opened.end()
+            continue
         block = _TOOL_CALL_BLOCK.match(text, opened.start())
         start, body, end = block.start(), block.group(2), block.end()
         if whole := _json_block(text, block):
@@ -795,6 +805,26 @@ def _tool_call_blocks(
         position = end
     kept.append(text[position:])
     return found, "".join(kept)
+
+
+class _SpanProbe:
+    """Whether places of one text, asked in increasing order, stand inside a markdown code span
+    (``call_markup.CodeQuote``'s rule: a span ends at its line's end at the latest; backticks in
+    a fenced block open none). Each character is read once, however many places are asked."""
+
+    __slots__ = ("_quote", "_read", "_text")
+
+    def __init__(self, text: str) -> None:
+        from agent_core.call_markup import CodeQuote  # here: call_markup imports this module
+
+        self._text, self._read, self._quote = text, 0, CodeQuote()
+
+    def inside(self, at: int) -> bool:
+        """Whether ``text[at]`` stands in a code span; ``at`` no smaller than at the last call."""
+        if at > self._read:
+            self._quote.feed(self._text[self._read : at])
+            self._read = at
+        return self._quote.in_span
 
 
 def _json_block(text: str, block: re.Match[str]) -> tuple[str, int] | None:

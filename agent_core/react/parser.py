@@ -841,7 +841,7 @@ class ReactStreamParser:
         self._think = ThinkSplitter(opened=reasoning_opened)
         self._visible: list[str] = []  # the visible text read so far, a line break where a block ended
         self._visible_chars = 0
-        self._fence_quote = CodeQuote()  # the visible text read by _text_in_fence so far
+        self._fence_quote = CodeQuote()  # the visible text read by _text_quote so far
         self._fence_read = 0  # ... its pieces (of _visible)
         self._fence_offset = 0  # ... and characters of the next piece
         self._fence_chars = 0  # ... and characters
@@ -1250,21 +1250,24 @@ class ReactStreamParser:
 
     def _shown_in_text(self, tag: _Tag) -> bool:
         """Whether ``tag``, met in text (not in an answer), is text the reply shows: a special
-        token or a stray closing tag in a fenced block, a blockquote or an indented code block,
-        or a call tag in a blockquote line (quoted output). A call tag in a fence or an indented
-        block stays a call: a genuine step is often written so."""
-        if tag.kind == "drop" and self._text_in_fence():
+        token or a stray closing tag in a code span, a fenced block, a blockquote or an indented
+        code block, or a call tag in a code span (`` `<tool_calls><tool_call>{...}` ``: quoted
+        text) or a blockquote line (quoted output). A call tag in a fence or an indented block
+        stays a call: a genuine step is often written so."""
+        quote = self._text_quote()
+        if quote.in_span or (tag.kind == "drop" and quote.in_fence):
             return True
         text = _tail(self._visible, len(self._buf) - self._pos)  # the visible text before the tag, its end
         if tag.kind == "drop":
             return in_quoted_line(text)
         return _QUOTED_LINE.match(text, text.rfind("\n") + 1) is not None
 
-    def _text_in_fence(self) -> bool:
-        """Whether the visible text before the buffer's read position leaves a fenced code block
-        open (``CodeQuote``): a special token or a stray closing tag there is text the reply shows
-        (a family's call tokens in a tutorial), not one to drop. Asked only at such a tag (rare);
-        each character of the visible text is read once, as far as it has been consumed."""
+    def _text_quote(self) -> CodeQuote:
+        """The code the visible text before the buffer's read position leaves open (``CodeQuote``:
+        a code span or a fenced block): a special token or a call tag there is text the reply
+        shows (a family's call tokens in a tutorial), not one to drop or run. Asked only at such a
+        tag (rare); each character of the visible text is read once, as far as it has been
+        consumed."""
         upto = self._visible_chars - (len(self._buf) - self._pos)
         pieces, quote = self._visible, self._fence_quote
         while self._fence_chars < upto and self._fence_read < len(pieces):
@@ -1273,7 +1276,7 @@ class ReactStreamParser:
             quote.feed(piece[self._fence_offset : end] if self._fence_offset or end < len(piece) else piece)
             self._fence_chars += end - self._fence_offset
             self._fence_read, self._fence_offset = (self._fence_read + 1, 0) if end == len(piece) else (self._fence_read, end)
-        return quote.in_fence
+        return quote
 
     def _on_tag(self, tag: _Tag) -> None:
         if tag.kind == "tool":
@@ -1398,7 +1401,7 @@ class ReactStreamParser:
         if self._answer_code or self._last not in " \t\n":
             return False
         line = self._answer_ws.rpartition("\n")[2] if "\n" in self._answer_ws else ""
-        return not line.startswith(("    ", "\t"))
+        return not line.startswith(("    ", "\t")) and not self._answer_in_code()
 
     def _call_in_answer(self, eof: bool) -> bool | None:
         """Call markup in the final answer, a JSON object right after the tag (``Let me look it
