@@ -265,6 +265,7 @@ class _Marker(NamedTuple):
     kind: str  # a label kind, "brace", "fence" or "stop_partial"
     end: int  # where the marker ends in the buffer ("brace": where the "{" is)
     info: str = ""  # fence language
+    fence: str = "```"  # a fence's closer: three of its character (backticks or tildes, CommonMark)
 
 
 class _Tag(NamedTuple):
@@ -313,8 +314,11 @@ _LABEL_KINDS: Final = frozenset(kind for kind, _ in _LABELS)
 _MD_CHARS: Final = " \t#>*_-"
 _PREFIX_MAX: Final = 24
 _LABEL_MAX: Final = 48
-_FENCE = re.compile(r"```+[ \t]*(?:([\w+\-.]+)[ \t]*)?(?:\r?\n|(?=[{\[]))")
-_FENCE_PARTIAL = re.compile(r"`{1,2}|```+[ \t]*(?:[\w+\-.]+[ \t]*)?\r?")
+_FENCE = re.compile(r"(`{3,}|~{3,})[ \t]*(?:([\w+\-.]+)[ \t]*)?(?:\r?\n|(?=[{\[]))")
+_FENCE_PARTIAL = re.compile(r"`{1,2}|~{1,2}|(?:`{3,}|~{3,})[ \t]*(?:[\w+\-.]+[ \t]*)?\r?")
+_FENCE_CHARS: Final = "`~"
+"""What a fence is a run of (CommonMark, ``agent_core.fences``): backticks or tildes."""
+_FENCE_CLOSERS: Final = frozenset({"```", "~~~"})
 _CANDIDATE_FENCES: Final = frozenset({"", "json", "json5", "jsonc", "tool_call", "tool_code"})
 _CALL_FENCES: Final = frozenset({"tool_call", "tool_code"})
 """Fences that announce a call: their block may hold a code call (Gemini's ```tool_code)."""
@@ -439,10 +443,11 @@ def _match_label(
 
 
 def _classify_fence(text: str, i: int, eof: bool) -> _Marker | _Need | None:
-    """A fence line (`````json``) at ``text[i:]``, complete with its newline."""
+    """A fence line (`````json``, ``~~~json``) at ``text[i:]``, complete with its newline; its
+    marker's ``fence`` is the closer it needs (three of its character)."""
     match = _FENCE.match(text, i)
     if match:
-        return _Marker("fence", match.end(), (match.group(1) or "").lower())
+        return _Marker("fence", match.end(), (match.group(2) or "").lower(), match.group(1)[:3])
     if not eof and len(text) - i < _LABEL_MAX and _FENCE_PARTIAL.fullmatch(text, i):
         return _NEED
     return None
@@ -455,7 +460,7 @@ vLLM's ``phi4_mini_json`` tool parser reads)."""
 _CALL_PREFIX_STARTS: Final = frozenset(prefix[0] for prefix, _ in _CALL_PREFIXES)
 
 
-_LINE_OPENERS: Final = frozenset(_MD_CHARS + "{[`") | _CALL_PREFIX_STARTS
+_LINE_OPENERS: Final = frozenset(_MD_CHARS + "{[`~") | _CALL_PREFIX_STARTS
 """The characters ``_classify_line`` looks at before it looks for a label there."""
 
 
@@ -488,7 +493,7 @@ def _classify_line(
                 return _NEED
     if plain and text[j] in "{[":
         return _Marker("brace", j)
-    if plain and text[j] == "`":
+    if plain and text[j] in _FENCE_CHARS:
         return _classify_fence(text, j, eof)
     found = _match_label(text, j, eof, alone=alone)
     return _heading_label(text, i, j, headed) if found is None and headed else found
@@ -577,19 +582,20 @@ def _inline_final_answer(text: str, i: int, eof: bool) -> int | _Need | None:
     return None
 
 
-def _fence_at(text: str, i: int, eof: bool) -> int | _Need | None:
-    """End of a closing ````` at the line starting at ``text[i]`` (after spaces)."""
+def _fence_at(text: str, i: int, eof: bool, closer: str = "```") -> int | _Need | None:
+    """End of a closing fence ``closer`` (````` or ``~~~``) at the line starting at ``text[i]``
+    (after spaces)."""
     j = _skip_chars(text, i, " \t")
     tail = text[j : j + 3]
-    if tail == "```":
+    if tail == closer:
         return j + 3
-    if len(tail) < 3 and "```".startswith(tail) and not eof:
+    if len(tail) < 3 and closer.startswith(tail) and not eof:
         return _NEED
     return None
 
 
-_FENCE_LINE = re.compile(r"[ \t]*```+[ \t]*([\w+\-.]*)[ \t]*(?:\r?\n|\Z)")
-_FENCE_LINE_PARTIAL = re.compile(r"[ \t]*(?:`{1,2}|```+[ \t]*[\w+\-.]*[ \t]*\r?)?")
+_FENCE_LINE = re.compile(r"[ \t]*(?:`{3,}|~{3,})[ \t]*([\w+\-.]*)[ \t]*(?:\r?\n|\Z)")
+_FENCE_LINE_PARTIAL = re.compile(r"[ \t]*(?:`{1,2}|~{1,2}|(?:`{3,}|~{3,})[ \t]*[\w+\-.]*[ \t]*\r?)?")
 
 
 def _fence_line(text: str, i: int, eof: bool) -> tuple[int, str] | _Need | None:
@@ -1356,7 +1362,7 @@ class ReactStreamParser:
         self._candidate_marked, self._marked = self._marked, False
         self._call_fence = marker.kind == "fence" and marker.info in _CALL_FENCES
         if marker.kind == "fence":
-            self._closer, self._state = "```", _S.FENCE_OPEN
+            self._closer, self._state = marker.fence, _S.FENCE_OPEN
         else:
             self._begin_json()
         return True
@@ -1514,13 +1520,13 @@ class ReactStreamParser:
             self._purpose = "blob"
             self._begin_json()
             return True
-        if ch == "`":
+        if ch in _FENCE_CHARS:
             fence = _classify_fence(self._buf, self._pos, eof) if line is _NEED else line
             if fence is _NEED:
                 return False
-            if isinstance(fence, _Marker):
+            if isinstance(fence, _Marker) and fence.kind == "fence":
                 self._take(fence.end)
-                self._purpose, self._closer, self._state = "blob", "```", _S.FENCE_OPEN
+                self._purpose, self._closer, self._state = "blob", fence.fence, _S.FENCE_OPEN
                 return True
         if ch == "<":
             tag = _classify_tag(self._buf, self._pos, eof, _TOOL_TAGS)
@@ -1602,7 +1608,7 @@ class ReactStreamParser:
         self._purpose = "input"
         if marker.kind == "fence":
             self._take(marker.end)
-            self._closer, self._state = "```", _S.FENCE_OPEN
+            self._closer, self._state = marker.fence, _S.FENCE_OPEN
         else:
             self._begin_json()
 
@@ -1614,7 +1620,7 @@ class ReactStreamParser:
             self._input_block(_Marker("brace", self._pos))
             return True
         marker = _classify_line(self._buf, self._pos, eof, headed=_HEADED_ALL) if self._line_start else None
-        if ch == "`" and not self._line_start:
+        if ch in _FENCE_CHARS and not self._line_start:
             marker = _classify_fence(self._buf, self._pos, eof)
         if marker is _NEED:
             return False
@@ -1673,9 +1679,9 @@ class ReactStreamParser:
     def _s_delimited(self, eof: bool) -> bool:
         """Block content up to the closing fence (at a line start) or closing tag (anywhere)."""
         closer = self._closer
-        if closer == "```":
+        if closer in _FENCE_CLOSERS:
             if self._line_start:
-                end = _fence_at(self._buf, self._pos, eof)
+                end = _fence_at(self._buf, self._pos, eof, closer)
                 if end is _NEED:
                     return False
                 if isinstance(end, int):
@@ -1798,8 +1804,8 @@ class ReactStreamParser:
         return None if buf[start] == "[" and buf[first : first + 1] != "{" else (end, value)
 
     def _s_json(self, eof: bool) -> bool:
-        if self._closer == "```" and self._line_start:
-            fence = _fence_at(self._buf, self._pos, eof)
+        if self._line_start and self._closer in _FENCE_CLOSERS:
+            fence = _fence_at(self._buf, self._pos, eof, self._closer)
             if isinstance(fence, int) and self._quote:
                 fence = self._fence_in_string(fence, eof)
             if fence is _NEED:

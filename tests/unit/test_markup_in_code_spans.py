@@ -85,3 +85,47 @@ def test_a_special_token_in_a_code_span_is_kept_in_react(label, text, size):
     streamed, turn = read("react", Case(TOOLS, label + text), size)
     assert turn.decision == FinalAnswer(text)
     assert streamed.strip() == text
+
+
+# ---- tilde fences (CommonMark: a fence is three backticks or three tildes) --------------------
+
+TILDE_ANSWERS = {
+    "labels-in-tilde-block": "The format:\n~~~\nThought: I need the weather.\nAction: get_weather\n"
+    'Action Input: {"city": "Paris"}\nObservation: 18°C\n~~~\nThe model stops at Observation.',
+    "backtick-line-inside-tilde-block": "Nested:\n~~~markdown\n```\nObservation: shown\n```\n~~~\nDone.",
+    "strikethrough-is-no-fence": "It costs ~~10~~ 8 euros.\nThat is the price.",
+}
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("name", list(TILDE_ANSWERS))
+def test_labels_in_a_tilde_block_of_an_answer_are_its_text(name, size):
+    text = TILDE_ANSWERS[name]
+    streamed, turn = read("react", Case(TOOLS, f"Thought: I can answer.\nFinal Answer: {text}"), size)
+    assert turn.decision == FinalAnswer(text)
+    assert streamed.strip() == text
+
+
+def test_a_label_after_a_closed_tilde_block_still_ends_the_answer():
+    text = "Final Answer: Shown:\n~~~\nAction: x\n~~~\nIt is 18°C.\nObservation: invented"
+    streamed, turn = read("react", Case(TOOLS, text), None)
+    assert turn.decision == FinalAnswer("Shown:\n~~~\nAction: x\n~~~\nIt is 18°C.")
+    assert "invented" not in streamed
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Thought: I search.\nAction:\n~~~json\n{"action": "search", "action_input": "x"}\n~~~',
+        'Thought: I search.\nAction: search\nAction Input:\n~~~json\n{"query": "x"}\n~~~',
+        'Thought: I search.\nAction: search\n~~~json\n{"query": "x"}\n~~~',
+        'Thought: I search.\n~~~json\n{"action": "search", "action_input": "x"}\n~~~',
+        'Thought: I search.\nAction:\n~~~~\n{"action": "search", "action_input": "x"}\n~~~~',
+    ],
+    ids=["blob-after-action", "input-after-label", "input-after-name", "unlabelled-blob", "four-tildes"],
+)
+def test_an_action_in_a_tilde_fence_is_read(text, size):
+    _, turn = read("react", Case(TOOLS, text), size)
+    assert _calls(turn) == [("search", {"query": "x"})]
+    assert not turn.decision.invalid
