@@ -694,6 +694,21 @@ def _classify_tag(text: str, i: int, eof: bool, kinds: frozenset[str]) -> _Tag |
     return _NEED if partial and not eof else None
 
 
+_PROSE_AFTER = re.compile(r"[ \t]+\w")
+_PROSE_AFTER_PARTIAL = re.compile(r"[ \t]*")
+
+
+def _prose_goes_on(text: str, at: int, eof: bool) -> bool | _Need:
+    """Whether a special token that follows a space in a line of prose is followed by more of it
+    (spaces, then a word) from ``text[at]``: then the token is a word the answer writes (``Kimi
+    ends a message with <|close|> and goes on``), kept as text. A token that ends the reply or
+    its line, or is glued to what follows (``<|python_tag|>{...}``, ``<|im_start|>user``), is
+    the server's, dropped as before. ``_NEED`` while only spaces follow so far."""
+    if _PROSE_AFTER.match(text, at) is not None:
+        return True
+    return _NEED if not eof and _PROSE_AFTER_PARTIAL.fullmatch(text, at) is not None else False
+
+
 _SPLIT_INPUT_LABEL = re.compile(r"action[ _\-]?inputs?[ \t*]*[:：]\**", re.I)
 _NAME_TRIM: Final = " \t\r\n`*\"'.,;:([{"  # around a tool name: markdown, quotes, punctuation
 
@@ -1206,6 +1221,10 @@ class ReactStreamParser:
         if kinds is _TEXT_TAGS and self._shown_in_text(tag):  # a token or call tag the text shows as code
             sink(self._take(self._pos + tag.length))
             return True
+        if (prose := self._token_in_prose(tag, eof)) is not False:  # "ends with <|close|> and goes on"
+            if prose is True:
+                sink(self._take(self._pos + tag.length))
+            return prose is True
         if self._last == "`" or (tag.kind == "drop" and self._shown_closer and self._shown_closer == self._buf[self._pos : self._pos + tag.length].lower()):
             # `<tool_call>` in a code span is a tag named, as is its closing tag after it
             self._shown_closer = tag.closer if tag.kind == "tool" else ""
@@ -1213,6 +1232,17 @@ class ReactStreamParser:
             return True
         self._on_tag(tag)
         return True
+
+    def _token_in_prose(self, tag: _Tag, eof: bool) -> bool | _Need:
+        """Whether ``tag`` at the read position is a special token written as a word of a
+        sentence that goes on (after a space inside a line, then spaces and a word:
+        ``_prose_goes_on``): the answer's text, not a token to drop. ``_NEED`` while that cannot be
+        told yet."""
+        if tag.kind != "drop" or self._line_start or self._last not in " \t":
+            return False
+        if self._buf[self._pos + 1 : self._pos + 2] not in ("|", "｜"):
+            return False
+        return _prose_goes_on(self._buf, self._pos + tag.length, eof)
 
     def _open_element(self, eof: bool, purpose: str) -> bool | None:
         """``<`` where an action may stand (a line start in text, or after ``Action:``): a call

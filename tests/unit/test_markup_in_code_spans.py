@@ -129,3 +129,46 @@ def test_an_action_in_a_tilde_fence_is_read(text, size):
     _, turn = read("react", Case(TOOLS, text), size)
     assert _calls(turn) == [("search", {"query": "x"})]
     assert not turn.decision.invalid
+
+
+# ---- a special token in prose that goes on is the answer's text ---------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("label", ["", "Thought: I know this.\nFinal Answer: "])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Kimi ends a message with <|close|> and goes on after it.",
+        "Its template puts <|sep|>\tbetween parts, and <|fim_middle|> in code infill.",
+    ],
+)
+def test_a_special_token_inside_a_sentence_is_kept_in_react(label, text, size):
+    streamed, turn = read("react", Case(TOOLS, label + text), size)
+    assert turn.decision == FinalAnswer(text)
+    assert streamed.strip() == text
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("Final Answer: It is 18°C in Paris. <|end_of_text|>", "It is 18°C in Paris."),
+        ("Final Answer: It is 18°C in Paris. <|end_of_text|>\n", "It is 18°C in Paris."),
+        ("Final Answer: It is 18°C. <|close|>\nNext line.", "It is 18°C. \nNext line."),
+        ("Final Answer: It is 18°C.<|close|> Done.", "It is 18°C. Done."),
+        ("It is 18°C in Paris. <|end_of_text|>", "It is 18°C in Paris."),
+    ],
+    ids=["ends-reply", "ends-reply-newline", "ends-line", "glued-to-word-before", "unlabelled-end"],
+)
+def test_a_special_token_that_ends_the_reply_or_its_line_is_dropped_in_react(text, answer, size):
+    streamed, turn = read("react", Case(TOOLS, text), size)
+    assert turn.decision == FinalAnswer(answer)
+    assert "<|" not in streamed
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_python_tag_after_a_sentence_still_announces_a_call_in_react(size):
+    text = 'Let me search.\n<|python_tag|>{"name": "search", "parameters": {"query": "x"}}'
+    _, turn = read("react", Case(TOOLS, text), size)
+    assert _calls(turn) == [("search", {"query": "x"})]
