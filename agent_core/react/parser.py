@@ -665,6 +665,11 @@ _QUOTED_LINE = re.compile(r" {0,3}>")
 _TEXT_TAGS: Final = frozenset({"tool", "drop", "special"})
 _ANSWER_TAGS: Final = frozenset({"drop", "special"})
 _TOOL_TAGS: Final = frozenset({"tool"})
+_TAG_SECONDS: Final = frozenset({"", "t", "T", "a", "A", "/", "|", "｜"})
+"""What may follow the ``<`` of a tag in ``_TAGS``, a special token or ``</s>`` (``""``: nothing yet).
+No other character lowers to one of these."""
+_LT_RUN = re.compile(r"<+(?=<)")
+"""``<`` characters each followed by another: none opens a tag (``_TAG_SECONDS``)."""
 
 
 def _classify_tag(text: str, i: int, eof: bool, kinds: frozenset[str]) -> _Tag | _Need | None:
@@ -673,6 +678,8 @@ def _classify_tag(text: str, i: int, eof: bool, kinds: frozenset[str]) -> _Tag |
     ``</s>`` is a special token only when nothing but whitespace follows it to the end of the
     reply; before other text it is HTML (``<s>old</s> new``).
     """
+    if text[i + 1 : i + 2] not in _TAG_SECONDS:  # "<" and a space, a letter, another "<": no tag
+        return None
     seg = text[i : i + _TAG_MAX].lower()
     partial = False
     for tag, kind, closer in _TAGS:
@@ -1213,7 +1220,8 @@ class ReactStreamParser:
                 opened = self._open_element(eof, "candidate")
                 if opened is not None:
                     return opened
-            sink(self._take(self._pos + 1))
+            run = _LT_RUN.match(self._buf, self._pos + 1)  # "<<<<": one step, not one a character
+            sink(self._take(self._pos + 1 if run is None else run.end()))
             return True
         if kinds is _ANSWER_TAGS and self._answer_in_code():  # a token the answer shows as code
             sink(self._take(self._pos + tag.length))
