@@ -824,12 +824,10 @@ _SINGLE_QUOTE_CLOSERS: Final = ",:}] \t\r\n"
 _WHITESPACE = re.compile(r"\s*")
 _CALL_JOINT = re.compile(r"[ \t]*(?:[,;][ \t]*)?")
 """What may join a call object to the next one on its line: spaces, then at most one ``,`` or ``;``."""
-_STRICT_JSON: Final = json.JSONDecoder()
-_JSON_WINDOW: Final = 4096
-"""Characters of the buffer ``_whole_json_end`` decodes at first: a value that fails to decode
-raises an error that counts every line before it, so thousands of broken values in a long
-buffer took time in its square."""
 _UNDECODED: Final = object()
+_CANDIDATE_SECOND: Final = {"[": ("{",), "{": ('"', "}")}
+"""What an unlabelled candidate's opening bracket must be followed by (after whitespace) for it to
+decode as strict JSON that may be a call: an object, or a list of them."""
 
 
 class ReactStreamParser:
@@ -1825,21 +1823,15 @@ class ReactStreamParser:
         object (``[`` then ``{``); one that does not is left to ``_s_json``, which gives it up.
         """
         buf = self._buf
-        window = buf[start : start + _JSON_WINDOW]  # the decoder's error counts the lines before it
-        try:
-            value, end = _STRICT_JSON.raw_decode(window)
-            end += start
+        if self._purpose == "candidate":  # one that cannot open an object is given up unread (_json_probe)
+            first = _WHITESPACE.match(buf, start + 1).end()
+            if buf[first : first + 1] not in _CANDIDATE_SECOND[buf[start]]:
+                return None  # "[[[[" decoded 4 KB deep, "{\n" raised an error, at each line
+        try:  # from a window at ``start``: the decoder's error counts the lines before it
+            value, end = raw_decode_at(buf, start)
         except (ValueError, RecursionError):
-            if len(window) < _JSON_WINDOW:
-                return None
-            try:  # a longer value: read on, still not from the buffer's start
-                value, end = raw_decode_at(buf, start)
-            except (ValueError, RecursionError):
-                return None
-        if self._purpose != "candidate":
-            return end, value
-        first = _WHITESPACE.match(buf, start + 1).end()
-        return None if buf[start] == "[" and buf[first : first + 1] != "{" else (end, value)
+            return None
+        return end, value
 
     def _s_json(self, eof: bool) -> bool:
         if self._line_start and self._closer in _FENCE_CLOSERS:
