@@ -295,17 +295,27 @@ def loads_lenient(text: str) -> Any:
     """
     try:
         return loads(text)
-    except (ValueError, RecursionError):
-        pass
+    except (ValueError, RecursionError) as error:
+        first_error = error
     cleaned = strip_noise(text)
     if not cleaned:
         raise ArgumentsError(MSG_NOT_JSON.format(detail="the text is empty"))
-    try:
-        return loads(cleaned)
-    except (ValueError, RecursionError) as error:
-        if _ends_early(error, cleaned):
-            raise _truncated(cleaned) from None
-        first_error = error
+    if cleaned != text:  # else it fails as the text did (a failing decode costs microseconds)
+        try:
+            return loads(cleaned)
+        except (ValueError, RecursionError) as error:
+            first_error = error
+    if _ends_early(first_error, cleaned):
+        raise _truncated(cleaned) from None
+    return _repaired(cleaned, first_error)
+
+
+def _repaired(cleaned: str, first_error: Exception) -> Any:
+    """``loads_lenient`` of a noise-stripped ``cleaned`` that failed strict decoding with
+    ``first_error`` and does not end early: its value repaired, or ``ArgumentsError``."""
+    key_only = _key_only(cleaned, first_error)  # balanced and unescaped: read before the scans below
+    if key_only is not None:
+        return key_only
     escaped = _ESCAPE.sub(_fix_escape, cleaned)
     if escaped != cleaned:  # an invalid escape such as \_ (markdown habits): dropped, keeping its character
         try:
@@ -366,9 +376,6 @@ def _key_only(cleaned: str, first_error: Exception) -> Any:
 def _repair(cleaned: str, first_error: Exception) -> Any:
     """``json_repair`` under the trust rule (``repair_problem``); ``ArgumentsError`` with the
     reason when the repair is not trusted."""
-    key_only = _key_only(cleaned, first_error)
-    if key_only is not None:
-        return key_only
     if costly_to_repair(cleaned):  # as if json_repair gave up: reading it would take minutes
         raise ArgumentsError(MSG_NOT_JSON.format(detail=_describe(first_error)))
     try:
