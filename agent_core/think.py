@@ -207,8 +207,12 @@ _OPENED_CLOSE = "</think>"
 def _tags_pattern(tags: tuple[str, ...]) -> re.Pattern[str]:
     """``tags`` as one case-insensitive pattern, each in a group of its own (``lastindex`` names
     the tag found). Searched in the text itself, so that a character whose lower case is longer
-    ("İ") cannot move what is found."""
-    return re.compile("|".join(f"({re.escape(tag)})" for tag in tags), re.IGNORECASE)
+    ("İ") cannot move what is found. The tags' first characters (``<``, ``[``, ``◁``: no other
+    character matches one in any case) are looked for first: the alternatives were tried at every
+    character of a text, 0.17 s a megabyte, ten times the lookahead's cost."""
+    firsts = "".join(sorted({tag[0] for tag in tags}))
+    alternatives = "|".join(f"({re.escape(tag)})" for tag in tags)
+    return re.compile(f"(?=[{re.escape(firsts)}])(?:{alternatives})", re.IGNORECASE)
 
 
 def _quoted(text: str, at: int, size: int, before: str) -> bool | None:
