@@ -1207,14 +1207,12 @@ _END_MAX: Final = 64
 _LONG_BLOCK: Final = 4096
 """A held block longer than this (characters) is gathered piece by piece."""
 _FEED_SLICE: Final = 4096
-"""A piece that may hold a marker and is longer than this (characters; a reply sent whole) is read
-as if it had been streamed in pieces of this size: each marker acted on keeps the text after it
-pending, a copy a piece bounds (300,000 ``<tool_call>`` sent in one chunk copied the rest of the
-reply at each: 19 s, and every other session of the process waited)."""
-_PIECE: Final = 4096
-"""How long a piece of text ``CallMarkup`` reads at once is (characters): a longer text is cut
-after its first character from there on that can begin no marker (``_PIECE_END``)."""
-_PIECE_END = re.compile(r"[^<\[✿>\]]")
+"""A text that may hold a marker and is longer than this (characters; a reply sent whole, or a
+held reply let go at once) is read as if it had been streamed in slices of this size: each marker
+acted on keeps the text after it pending, a copy a slice bounds (300,000 ``<tool_call>`` sent in
+one chunk copied the rest of the reply at each: 19 s, and every other session of the process
+waited). A slice may end anywhere, in a run of marker characters too: what is read does not
+depend on where a text is cut."""
 
 
 _TICK_RUNS = re.compile(r"`+|~+")
@@ -1446,7 +1444,7 @@ class CallMarkup:
         self._quote = CodeQuote()  # the text passed on so far: is a code span or block open?
         self._unread: list[str] = []  # text passed on that _quote has not read yet (_passed)
         self._recent = ""  # the last characters passed on (``_closes_tag``)
-        self._in_pieces = False  # feeding a long text piece by piece (``_feed_in_pieces``)
+        self._in_pieces = False  # feeding a long text slice by slice (``feed``)
         self._no_python_calls: set[int] = set()  # <|python_tag|> read as no call, by its distance to the end
 
     @property
@@ -1455,13 +1453,20 @@ class CallMarkup:
         return self._ended
 
     def feed(self, text: str) -> str:
-        """Consume a piece of text; return what is certain. A piece longer than ``_PIECE`` that may
-        hold markers is read about ``_PIECE`` characters at a time (as if it had come so: the result
-        is the same), giving way between two (``fairness.give_way``): the text held is then never
-        much longer than a block, and each marker found does not copy the rest of a text of
-        megabytes (thousands of ``<tool_call>`` blocks sent whole took time in their square)."""
-        if len(text) > _PIECE and not self._in_pieces and _may_mark(text):
-            return self._feed_in_pieces(text)
+        """Consume a piece of text; return what is certain. A piece longer than ``_FEED_SLICE``
+        that may hold markers is read ``_FEED_SLICE`` characters at a time (as if it had come so:
+        the result is the same), giving way between two (``fairness.give_way``): the text held is
+        then never much longer than a block, and each marker found does not copy the rest of a
+        text of megabytes (thousands of ``<tool_call>`` blocks sent whole took time in their
+        square). The slices are taken twice over, by one loop (``_in_slices``): of the text as it
+        came, so that the start of a reply is told apart (``_bare_harmony``) as when it streams;
+        and of what a held reply lets go at once (a Harmony analysis at its final channel)."""
+        if len(text) > _FEED_SLICE and not self._in_pieces and _may_mark(text):
+            self._in_pieces = True
+            try:
+                return self._in_slices(text, self.feed)
+            finally:
+                self._in_pieces = False
         if self._ended:
             return ""
         if self._opening is not None or self._bare is not None or self._thoughts is not None:
@@ -1471,14 +1476,19 @@ class CallMarkup:
             self._recent = (self._recent + text[-_TAG_LOOK:])[-_TAG_LOOK:]
             return text  # the usual chunk: no marker can start in it
         if len(text) > _FEED_SLICE:
-            out = []
-            for start in range(0, len(text), _FEED_SLICE):
-                if self._ended:
-                    break
-                give_way()  # tens of thousands of markers take seconds: let the other sessions run
-                out.append(self._feed_slice(text[start : start + _FEED_SLICE]))
-            return "".join(out)
+            return self._in_slices(text, self._feed_slice)
         return self._feed_slice(text)
+
+    def _in_slices(self, text: str, read: Callable[[str], str]) -> str:
+        """``read`` of ``text`` ``_FEED_SLICE`` characters at a time (until a turn-end token came),
+        giving way between two: tens of thousands of markers take seconds."""
+        out = []
+        for start in range(0, len(text), _FEED_SLICE):
+            if self._ended:
+                break
+            give_way()
+            out.append(read(text[start : start + _FEED_SLICE]))
+        return "".join(out)
 
     def _feed_slice(self, text: str) -> str:
         """``feed`` of at most ``_FEED_SLICE`` characters that may hold a marker."""
@@ -1494,21 +1504,6 @@ class CallMarkup:
             self._more.clear()
         self._pending += text
         return self._drain(final=False)
-
-    def _feed_in_pieces(self, text: str) -> str:
-        """``feed`` of a long ``text``, piece by piece (cut after a character that begins no marker)."""
-        out, start = [], 0
-        self._in_pieces = True
-        try:
-            while start < len(text):
-                cut = _PIECE_END.search(text, start + _PIECE - 1)
-                end = cut.end() if cut else len(text)
-                out.append(self.feed(text[start:end]))
-                start = end
-                give_way()
-        finally:
-            self._in_pieces = False
-        return "".join(out)
 
     def finish(self) -> str:
         """Flush: a block still open is read as it stands."""
