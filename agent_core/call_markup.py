@@ -845,6 +845,10 @@ def shows_functionary_parts(text: str) -> bool:
 
 
 _RECIPIENT_ALL: Final = re.compile(r">>>all[ \t]*")
+_RECIPIENT_RUN: Final = re.compile(r">{4,}")
+"""A ``>>>`` followed by another ``>`` (a line of ``>``: a nested quote, a divider), which no
+recipient is: the text is read as it was three characters at a time, the last ``>>>`` of the
+run looked at as before (what follows it may name a recipient)."""
 """What of a text part's recipient line met after the reply's start is dropped: the marker, not the
 line break after it (the text before it may be a line of its own)."""
 
@@ -1757,6 +1761,12 @@ class CallMarkup:
         """``>>>`` at the start of the pending text: a Functionary call part is held as a block
         (``_read_functionary``), a text part's ``>>>all`` dropped, anything else passed on as
         text; False while that is not known yet."""
+        run = _RECIPIENT_RUN.match(self._pending)
+        if run is not None:  # each ">>>" before another ">" is text: passed at once, not three at a time
+            cut = len(_RECIPIENT_MARK) * ((run.end() - 1) // len(_RECIPIENT_MARK))
+            self._pass(out, self._pending[:cut])
+            self._pending = self._pending[cut:]
+            return True
         part = _functionary_part(self._pending[:200], final)
         if part is None:
             return False
