@@ -1202,10 +1202,31 @@ def _may_mark(text: str) -> bool:
     return "<" in text or "[" in text or "✿" in text or ">" in text or "]" in text
 
 
-_MARK_CHARS = re.compile(r"[<\[✿>]|\](?=<|\Z)")
-"""Where a marker may start: ``<``, ``[``, ``✿``, ``>``, and a ``]`` only before ``<`` or at the
-text's end (MiniMax-M3's ``]<]minimax[>[``): a ``]`` closing a list or a link is passed over
-without being looked at (a reply of megabytes of ``]`` was read 50 times slower)."""
+_ANY_MARK_CHAR = re.compile(r"[<\[✿>]|\](?=<|\Z)")
+"""A character a marker may start at, whatever follows it (``rewrite_markup``: a text with none
+is its own rewriting): ``<``, ``[``, ``✿``, ``>``, and a ``]`` only before ``<`` or at the text's
+end (MiniMax-M3's ``]<]minimax[>[``)."""
+
+
+def _mark_chars() -> re.Pattern[str]:
+    """Where ``CallMarkup._scan`` looks for a marker: a first character of one (``_WATCHED``)
+    followed by a second character of one that starts so, or by nothing yet; a ``<`` also before
+    a character a tool's element name may hold (``text_calls.element_opening``). Anything else
+    is passed over without being looked at: a reply of megabytes of ``]``, ``<``, ``>``, ``<>``
+    or ``[[`` (a model looping) was looked at character by character, 50 times slower than prose."""
+    seconds: dict[str, set[str]] = {}
+    for marker in _WATCHED:
+        seconds.setdefault(marker[0], set()).add(marker[1])
+    element = r"\w.\-"
+    return re.compile(
+        "|".join(
+            f"{re.escape(first)}(?=[{element if first == '<' else ''}{''.join(map(re.escape, sorted(after)))}]|\\Z)"
+            for first, after in sorted(seconds.items())
+        )
+    )
+
+
+_MARK_CHARS = _mark_chars()
 _END_MAX: Final = 64
 """Longer than any block's end marker (characters)."""
 _LONG_BLOCK: Final = 4096
@@ -1936,7 +1957,7 @@ def rewrite_markup(text: str, tools: Mapping[str, Any] | None = None) -> str:
     """``text`` with every native call markup rewritten (``CallMarkup`` over the whole text);
     with ``tools`` (name -> declaration or None), a tool's element too (``_element_rule``)."""
     head = text.lstrip()
-    if not _MARK_CHARS.search(text) and not head.startswith((_BARE_ANALYSIS, _RECIPIENT_MARK)) and not _THOUGHTS_START.match(head):
+    if not _ANY_MARK_CHAR.search(text) and not head.startswith((_BARE_ANALYSIS, _RECIPIENT_MARK)) and not _THOUGHTS_START.match(head):
         return text
     markup = CallMarkup(tools=tools)
     return markup.feed(text) + markup.finish()
