@@ -1460,6 +1460,7 @@ class CallMarkup:
         self._ended = False  # a turn-end token came: the rest is an invented turn, dropped
         self._more: list[str] = []  # text of a long held block not joined to ``_pending`` yet
         self._tail = ""  # the last characters of the held block, where its end may begin
+        self._blank_opening: list[str] = []  # those first characters while they are all whitespace (``feed``)
         self._opening: str | None = ""  # the reply's first characters, until it is known whether
         # it is Harmony with its tokens left out (``_bare_harmony``); None once known
         self._bare: list[str] | None = None  # such a reply's text, held until its final channel
@@ -1493,6 +1494,9 @@ class CallMarkup:
             finally:
                 self._in_pieces = False
         if self._ended:
+            return ""
+        if self._opening == "" and (not text or text.isspace()):  # a reply of whitespace so far: held
+            self._blank_opening.append(text)  # as _bare_harmony holds it, without copying it all each chunk
             return ""
         if self._opening is not None or self._bare is not None or self._thoughts is not None:
             text = self._bare_harmony(text, final=False)
@@ -1553,6 +1557,8 @@ class CallMarkup:
         if self._thoughts is not None:
             return self._granite_thoughts(text, final)
         if self._opening is not None:
+            if self._blank_opening:  # the whitespace ``feed`` held, joined once
+                self._opening, self._blank_opening = "".join(self._blank_opening), []
             head = (self._opening + text).lstrip()
             if _PLAIN_OPENING.match(head):  # the usual reply: none of the forms below can begin so
                 text, self._opening = self._opening + text, None
