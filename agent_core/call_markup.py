@@ -1515,8 +1515,8 @@ class CallMarkup:
         for start in range(0, len(text), _FEED_SLICE):
             if self._ended:
                 break
-            give_way()
             out.append(read(text[start : start + _FEED_SLICE]))
+            give_way()
         return "".join(out)
 
     def _feed_slice(self, text: str) -> str:
