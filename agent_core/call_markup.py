@@ -233,6 +233,10 @@ def _dsml(word: str) -> tuple[str, ...]:
 
 
 _XTML_TOOLS_OPEN, _XTML_TOOLS_CLOSE = "<|open|>tools<|sep|>", "<|close|>tools<|sep|>"
+_XTML_SPACED_OPEN: Final = "<|open|> tools <|sep|>"
+"""K3's tools channel as a server that decodes its special tokens with a space either side writes
+it (``<|open|> call tool="x" <|sep|>``): read once those spaces are taken out (``_unspaced_xtml``)."""
+_XTML_SPACED_CLOSE: Final = re.compile(r"<\|close\|> ?tools ?<\|sep\|>")
 _XTML_ATTR = re.compile(r'(\w+)="([^"]*)"')
 
 
@@ -264,6 +268,8 @@ def _read_kimi_xtml(block: str) -> list[Call]:
     call may instead hold one ``<|open|>json type="object"<|sep|>{...}<|close|>json<|sep|>``.
     Read with ``str.partition`` (no pattern that could backtrack); [] when any part is not
     closed, text stands between the parts, or a call names no tool."""
+    if block.startswith(_XTML_SPACED_OPEN):
+        block = _unspaced_xtml(block)
     body = block.removeprefix(_XTML_TOOLS_OPEN).removesuffix(_XTML_TOOLS_CLOSE)
     first, *parts = body.split("<|open|>call ")
     if first.strip() or not parts:
@@ -280,6 +286,13 @@ def _read_kimi_xtml(block: str) -> list[Call]:
             return []
         calls.append((name, arguments))
     return calls
+
+
+def _unspaced_xtml(block: str) -> str:
+    """A spaced K3 tools channel (``_XTML_SPACED_OPEN``) as K3 writes it: the space after
+    ``<|open|>`` and ``<|close|>`` and the one before ``<|sep|>`` taken out; a value's own spaces
+    (between ``<|sep|>`` and ``<|close|>``) are kept."""
+    return block.replace("<|open|> ", "<|open|>").replace("<|close|> ", "<|close|>").replace(" <|sep|>", "<|sep|>")
 
 
 def _xtml_arguments(inner: str) -> dict[str, Any] | None:
@@ -1124,6 +1137,7 @@ _RULES: Final = (
     ),
     _Rule(_dsml("toolcall"), None, _read_dsml_toolcall),
     _Rule((_XTML_TOOLS_OPEN,), re.compile(re.escape(_XTML_TOOLS_CLOSE)), _read_kimi_xtml),
+    _Rule((_XTML_SPACED_OPEN,), _XTML_SPACED_CLOSE, _read_kimi_xtml),
     _Rule(("<|tool_call_start|>",), re.compile(r"<\|tool_call_end\|>"), _read_pythonic),
     _Rule(("<minimax:tool_call>",), re.compile(r"</minimax:tool_call>"), _read_invoke),
     _Rule(("<function_calls>",), re.compile(r"</function_calls>"), _read_function_calls),
