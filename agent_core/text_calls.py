@@ -542,13 +542,23 @@ def xml_elements(text: str) -> list[tuple[str, str]] | None:
 def element_value(text: str, depth: int = 0) -> Any:
     """A value written as XML (MiniMax-M3's chat template, its ``to_xml``): an object as one
     element per key, a list as ``<item>`` elements, anything else as text (a JSON object or
-    array in it decoded: ``decode_nested``)."""
+    array in it decoded: ``decode_nested``). A value that is one ``<items>`` element of
+    ``<item>`` elements is that list (``<tags><items><item>a</item></items></tags>``: MiniMax-M3's
+    array argument); the call's own elements are its keys, an argument named ``items`` included."""
     children = xml_elements(text) if depth < _ELEMENT_DEPTH else None
     if not children:
         return decode_nested(text.strip())
     if all(name == "item" for name, _ in children):
-        return [element_value(inner, depth + 1) for _, inner in children]
-    return {name: element_value(inner, depth + 1) for name, inner in children}
+        return [_listed(element_value(inner, depth + 1)) for _, inner in children]
+    return {name: _listed(element_value(inner, depth + 1)) for name, inner in children}
+
+
+def _listed(value: Any) -> Any:
+    """``{"items": [...]}`` (a value written as one ``<items>`` element of ``<item>``s) as its list;
+    any other value as it is."""
+    if isinstance(value, dict) and len(value) == 1 and isinstance(items := value.get("items"), list):
+        return items
+    return value
 
 
 def element_opening(text: str, at: int, names: Collection[str]) -> str | None:
@@ -610,7 +620,7 @@ def element_arguments(body: str, tool: PromptMessageTool | None) -> dict[str, An
         if kind == "string" or (isinstance(kind, list) and "string" in kind):
             value: Any = _element_text(inner)
         else:
-            value = element_value(inner)
+            value = _listed(element_value(inner))
             if kind is not None and isinstance(value, str) and (decoded := decode_json(value)) is not FAIL:
                 value = decoded
         values.setdefault(name, []).append(value)
@@ -792,7 +802,7 @@ def _tool_call_blocks(
             continue
         block = _TOOL_CALL_BLOCK.match(text, opened.start())
         start, body, end = block.start(), block.group(2), block.end()
-        if whole := _json_block(text, block):
+        if whole := _json_block(text, block) or _glm_block(text, block):
             body, end = whole
         body = strip_noise(body)
         read = calls_from_block(body, known) or ([(body, None)] if BARE_NAME.fullmatch(body) else [])
@@ -841,6 +851,22 @@ def _json_block(text: str, block: re.Match[str]) -> tuple[str, int] | None:
         return None
     closing = re.compile(rf"\s*(?:</{re.escape(block.group(1))}>|\Z)", re.I).match(text, end)
     return (text[at:end], closing.end()) if closing else None
+
+
+def _glm_block(text: str, block: re.Match[str]) -> tuple[str, int] | None:
+    """A ``<tool_call>`` block of GLM's pairs whose last ``<arg_value>`` is still open where the
+    block seemed to end: the value names the closing tag (a file about tool calls: Ollama's
+    glm47 parser test), so the block runs to the first ``</tool_call>`` after that value's
+    ``</arg_value>``. ``(the block's body, where it ends)``, or None (a block whose values all
+    closed inside it, or one whose open value never closes)."""
+    body = block.group(2)
+    if body.rfind("<arg_value>") <= body.rfind("</arg_value>"):
+        return None
+    value_end = text.find("</arg_value>", block.end())
+    closing = text.find(f"</{block.group(1)}>", value_end) if value_end >= 0 else -1
+    if closing < 0:
+        return None
+    return text[block.start(2) : closing].strip(), closing + len(block.group(1)) + 3
 
 
 def _whole_json(
@@ -1082,6 +1108,24 @@ opens the call, dropped as a special token), then ``tool_call(k='v', ...)`` in a
 (zai-org/ChatGLM3 PR #526 and #138; its openai_api_demo reads the same)."""
 
 
+_END_TOOL_REQUEST: Final = "[END_TOOL_REQUEST]"
+
+
+def _tool_request(body: str) -> tuple[str, str] | None:
+    """LM Studio's tool request as a model prints it when the server does not read it
+    (openclaw/openclaw#66178): ``[NAME]``, a line break, a JSON object, ``[END_TOOL_REQUEST]``,
+    the whole of ``body`` (stripped). ``(NAME, the object's text)``, or None. Read with ``str``
+    methods: no pattern that could backtrack."""
+    if not body.startswith("[") or not body.endswith(_END_TOOL_REQUEST):
+        return None
+    name, closed, rest = body[1 : -len(_END_TOOL_REQUEST)].partition("]")
+    arguments = rest.lstrip(" \t")
+    if not closed or arguments[:1] not in ("\n", "\r") or BARE_NAME.fullmatch(name) is None:
+        return None
+    arguments = arguments.strip()
+    return (name, arguments) if arguments[:1] == "{" and arguments[-1:] == "}" else None
+
+
 def _name_line(text: str, known: Mapping[str, PromptMessageTool | None]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
     """The whole content as a tool's name and its arguments as a JSON object, on the line below
     (GLM-4 and Qwen3 without a tool parser: zai-org/GLM-4#36, ml-explore/mlx-swift-lm#491) or
@@ -1089,8 +1133,12 @@ def _name_line(text: str, known: Mapping[str, PromptMessageTool | None]) -> tupl
     (``functions.search:0{"q": "x"}``), or as GLM's ``<arg_key>``/``<arg_value>`` pairs with
     its ``<tool_call>`` left out, or as ChatGLM3's ``tool_call(...)`` in a python fence below the
     name (``_CHATGLM3_CALL``). Only for a name that is one of the tools, as those parsers read
-    it."""
+    it. LM Studio's ``[NAME]\n{...}\n[END_TOOL_REQUEST]`` too (``_tool_request``)."""
     body = strip_noise(text)
+    request = _tool_request(body.strip())
+    if request is not None and request[0] in known:
+        calls = _known_calls([request], known)
+        return (calls, "") if calls else ([], text)
     found = _NAME_LINE_CALL.fullmatch(body)
     if found and found.group(1) in known:
         calls = _known_calls([(found.group(1), found.group(2))], known)
@@ -1113,6 +1161,8 @@ def name_line_call(text: str, names: Iterable[str]) -> bool:
     as code whose first names one (Llama 3.2 / 4's pythonic ``[get_weather(city="Paris")]``,
     read whole by ``_whole_code``)."""
     body = _PY_TOKENS.sub("", strip_noise(text)).strip()
+    if (request := _tool_request(body)) is not None:
+        return request[0] in set(names)
     if body.startswith("[") and body.endswith(")]"):
         body = body[1:-1].strip()
     found = (
@@ -1200,9 +1250,16 @@ _JSON_NAMES: Final = {"null": None, "true": True, "false": False}
 def _python_value(node: ast.expr) -> Any:
     """A keyword argument's literal value; JSON's ``null``/``true``/``false`` written as names
     count as theirs (OLMo 3 writes them so: vLLM's olmo3 tool parser). Raises ``ValueError`` for
-    anything else that is not a literal."""
+    anything else that is not a literal. The names count inside a list or a dict too (OLMo 3's
+    ``data={"user": {...}, "active": true}``: Ollama's olmo3 parser test)."""
     if isinstance(node, ast.Name) and node.id in _JSON_NAMES:
         return _JSON_NAMES[node.id]
+    if isinstance(node, ast.Dict):
+        if any(key is None for key in node.keys):
+            raise ValueError("a ** entry is not a literal")
+        return {ast.literal_eval(key): _python_value(value) for key, value in zip(node.keys, node.values, strict=True)}
+    if isinstance(node, ast.List):
+        return [_python_value(item) for item in node.elts]
     return ast.literal_eval(node)
 
 
