@@ -12,18 +12,15 @@ quoted as the source shows them; where a case is rebuilt from a format the sourc
 comment says so.
 """
 
-import time
 
 import pytest
 
 from agent_core.function_calling.turn import read_function_calling_turn
-from agent_core.model_call import normalize_chunk
 from agent_core.react.turn import read_react_turn
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 from tests.unit.helpers import drain, gap_param
-from tests.unit.test_real_world_2026 import Case, check, chunks_of, delta, tool
-from tests.unit.test_real_world_2026d import chunk
+from tests.unit.test_real_world_2026 import Case, check, chunks_of, tool
 
 
 def read(strategy: str, case: Case, size: int | None):
