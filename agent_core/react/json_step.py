@@ -144,6 +144,14 @@ _FINAL_ACTION = re.compile(r'"action"\s*:\s*"final_answer"')
 _ANSWER_KEY = re.compile(r'(?<!\\)"answer"\s*:\s*"')
 _OPENS_OBJECT = re.compile(r"\s*(?:```[\w-]*\s*)?\{")
 """The step's text begins one JSON object (after blank space and an opening code fence)."""
+
+
+def opens_object(text: str) -> bool:
+    """Whether ``text`` begins one JSON object (after blank space and an opening code fence):
+    a reply meant as a JSON step, the only kind whose answer streams."""
+    return _OPENS_OBJECT.match(text) is not None
+
+
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -245,6 +253,11 @@ def _unicode_escape(text: str, i: int) -> tuple[str, int]:
 # --------------------------------------------------------------------------------------------
 
 
+_FINAL_NAME = re.compile(r"final[\s_\-]*answer", re.I)
+"""An ``action`` that names the final answer as text steps do (``Final Answer``), read as
+``final_answer`` unless a node tool has that name."""
+
+
 def _decide(
     step: Mapping[str, Any], tools: Mapping[str, PromptMessageTool], call_id: str, answer_schema: Mapping[str, Any] | None
 ):
@@ -254,10 +267,14 @@ def _decide(
     if not isinstance(action, str) or not action.strip():
         return ParseFailure(prompts.JSON_STEP_NO_ACTION)
     action = action.strip()
+    if action not in tools and _FINAL_NAME.fullmatch(action):  # LangChain's "Final Answer", "Final-Answer"
+        action = FINAL_ANSWER
     if action == FINAL_ANSWER and answer_schema:
         return _schema_answer(action_input, answer_schema)
     if action == FINAL_ANSWER:
-        answer = action_input.get("answer") if isinstance(action_input, Mapping) else action_input
+        answer = action_input
+        if isinstance(action_input, Mapping) and "answer" in action_input:
+            answer = action_input["answer"]
         if not isinstance(answer, str) and answer not in (None, {}, []):
             answer = answer_text(answer)  # a JSON value the model answered with, shown as JSON
         if not isinstance(answer, str) or not answer.strip():

@@ -245,3 +245,101 @@ def test_the_format_block_teaches_the_tools_then_shows_a_worked_run_and_one_call
     assert [c["action"] for c in calls] == ["calculator", "unit_convert"], "one call per tool, last"
     assert calls[1]["action_input"] == {"value": 1, "unit": "km"}
     assert format_block([]) == prompts.JSON_STEP_NO_TOOLS
+
+
+# --- the final answer's input -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("action", [FINAL_ANSWER, "Final Answer", "final answer", "Final-Answer"])
+def test_a_final_answer_object_without_an_answer_key_is_shown_as_json(action):
+    """``{"action": "Final Answer", "action_input": {"city": "Paris"}}``: the model answered with
+    an object of its own; it said something, so it is the answer, as JSON text (not "empty", and
+    LangChain's "Final Answer" is not an unknown tool)."""
+    decision = read_step({"action": action, "action_input": {"city": "Paris"}}, TOOLS, "c")
+    assert decision == FinalAnswer('{"city": "Paris"}')
+    assert read_step({"action": action, "action_input": {"answer": "Paris."}}, TOOLS, "c") == FinalAnswer("Paris.")
+
+
+def test_a_tool_named_final_answer_is_still_called():
+    tool = PromptMessageTool(name="Final Answer", description="Submit", parameters={"type": "object", "properties": {}})
+    decision = read_step({"action": "Final Answer", "action_input": {"text": "x"}}, [tool], "c")
+    assert isinstance(decision, ToolCalls) and decision.calls[0].name == "Final Answer"
+
+
+# --- a reply that is a text ReAct step (text_fallback) -------------------------------------------
+
+
+def _registry():
+    from agent_core.tool_schema import ToolRegistry
+    from tests.unit.test_tool_schema import tool as tool_entity
+
+    return ToolRegistry([tool_entity("search"), tool_entity("calculator")])
+
+
+def read_reply(text, *, finish_reason="stop", continues_answer=False, answer_schema=None, size=7):
+    """A reply read as a JSON-step run reads it: the JSON reader, then the text fallback."""
+    from agent_core.react.text_fallback import as_text_step
+
+    registry = _registry()
+    texts, turn = drain(read_json_step_turn(iter(chunks_of(text, size, finish_reason=finish_reason)), registry.prompt_tools(), 2))
+    more, turn = drain(as_text_step(turn, registry, 2, continues_answer=continues_answer, answer_schema=answer_schema))
+    return texts + more, turn
+
+
+def test_a_text_action_naming_a_node_tool_is_called():
+    """A model that ignores the response format and writes text ReAct steps every time: its call
+    runs, instead of the run ending with "could not be understood" after three attempts."""
+    text = 'Thought: I should look it up.\nAction: search\nAction Input: {"q": "capital of France"}'
+    texts, turn = read_reply(text)
+    assert texts == []
+    assert isinstance(turn.decision, ToolCalls)
+    (call,) = turn.decision.calls
+    assert (call.id, call.name, call.arguments) == ("react-2-1", "search", {"q": "capital of France"})
+    assert turn.read_as == "text" and turn.thought == "I should look it up."
+    assert turn.raw == text and turn.content == text, "its own text goes back to it as it wrote it"
+
+
+def test_a_labelled_text_final_answer_is_given():
+    texts, turn = read_reply("Thought: I know this.\nFinal Answer: Paris is the capital of France.")
+    assert "".join(texts) == "Paris is the capital of France."
+    assert turn.decision == FinalAnswer("Paris is the capital of France.") and turn.read_as == "text"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I think I should look up the weather.",  # plain text: no step at all
+        'Action: get_weather\nAction Input: {"city": "Rome"}',  # a tool the node does not have
+        '{"action": "search", "action_input": {"q": "x"}, Final Answer: y',  # meant as JSON: its judgement stands
+    ],
+)
+def test_a_reply_that_is_no_text_step_is_still_asked_again(text):
+    texts, turn = read_reply(text)
+    assert texts == [] and isinstance(turn.decision, ParseFailure) and turn.read_as == ""
+
+
+def test_a_json_step_is_preferred_to_a_text_reading():
+    texts, turn = read_reply('{"action": "final_answer", "action_input": {"answer": "Final Answer: 1"}}')
+    assert "".join(texts) == "Final Answer: 1" and turn.decision == FinalAnswer("Final Answer: 1") and turn.read_as == ""
+
+
+def test_a_cut_text_answer_is_continued_and_a_cut_text_action_is_not_run():
+    texts, turn = read_reply("Final Answer: The first part of", finish_reason="length")
+    assert "".join(texts) == "The first part of" and turn.decision == FinalAnswer("The first part of") and turn.cut
+    texts, turn = read_reply('Action: search\nAction Input: {"q": "capit', finish_reason="length")
+    assert texts == [] and turn.decision == ParseFailure(prompts.REPLY_CUT)
+
+
+def test_plain_text_continuing_a_cut_answer_is_its_rest_and_a_call_after_it_is_not_an_answer():
+    texts, turn = read_reply("and the rest of it.", continues_answer=True)
+    assert "".join(texts) == "and the rest of it." and turn.decision == FinalAnswer("and the rest of it.")
+    texts, turn = read_reply('the rest.\nAction: search\nAction Input: {"q": "x"}', continues_answer=True)
+    assert "".join(texts).strip() == "the rest.", "the rest is shown; the loop does not run a call after it"
+
+
+def test_a_text_answer_in_the_users_schema_is_checked_and_shown_as_json():
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    texts, turn = read_reply('Final Answer: {"city": "Paris"}', answer_schema=schema)
+    assert texts == ['{"city": "Paris"}'] and turn.decision == FinalAnswer('{"city": "Paris"}')
+    texts, turn = read_reply('Final Answer: {"town": "Paris"}', answer_schema=schema)
+    assert texts == [] and isinstance(turn.decision, ParseFailure) and "city" in turn.decision.problem
