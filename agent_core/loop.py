@@ -278,6 +278,8 @@ def _turn_log_data(turn: ModelTurn, secrets: Any = None, continued: str = "") ->
         data["raw"] = _logged_reply(turn, turn.raw, secrets)
     if turn.finish_reason:
         data["finish_reason"] = turn.finish_reason
+    if turn.read_as:  # not in the format the run asked for (a text step in a JSON-step run)
+        data["read_as"] = turn.read_as
     return data
 
 

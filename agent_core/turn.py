@@ -65,6 +65,8 @@ class ModelTurn:
     ``content`` and ``opaque_body`` are the model's message exactly as its model plugin
     sent it (reasoning blocks and provider data included): what goes back to the model
     within the run, never to the user (docs/model-round-trip.md).
+    ``read_as``: the format the reply was read in when it is not the one the run asked for
+    (``"text"``: a JSON-step run's reply read as a text ReAct step), ``""`` otherwise.
     """
 
     thought: str
@@ -75,6 +77,7 @@ class ModelTurn:
     raw: str = ""
     content: str | list[dict[str, Any]] = ""
     opaque_body: Any = None
+    read_as: str = ""
 
     @property
     def cut(self) -> bool:

@@ -22,6 +22,7 @@ from agent_core.react.json_prompt import json_chat_prompt, json_completion_promp
 from agent_core.react.json_step import GuardedChunks, read_json_step_turn, step_schema
 from agent_core.react.prompt import chat_prompt, completion_prompt, stop_words
 from agent_core.react.step_format import ReActParams, chosen_step_format
+from agent_core.react.text_fallback import as_text_step
 from agent_core.react.turn import continues_cut_answer, read_react_turn, schema_answer_turn
 from agent_core.run_state import RunState
 from agent_core.turn import ModelTurn, ParseFailure
@@ -57,8 +58,9 @@ class ReActSteps:
         """Parse the stream; stream the final answer. A model whose template may open its
         reasoning in the prompt (``RunState.reasoning_may_open_in_prompt``) has its reply held
         until that reasoning ends. A reply that continues an answer the output limit cut is read
-        as the answer's rest (``read_react_turn``'s ``continues_answer``). When Dify cannot call
-        the model with a schema at all, the run goes on in text steps."""
+        as the answer's rest (``read_react_turn``'s ``continues_answer``). In JSON steps, a reply
+        that is no JSON step but a text ReAct step is read as one (``text_fallback.as_text_step``).
+        When Dify cannot call the model with a schema at all, the run goes on in text steps."""
         if self.step_format != "json_schema":
             continuing = continues_cut_answer(run)
             turn_reader = read_react_turn(
@@ -81,7 +83,17 @@ class ReActSteps:
             iter(guarded), run.registry.prompt_tools(), run.round_index, run.params.answer_schema
         )
         if guarded.unavailable is None:
-            return guarded.explained(turn)
+            # a reply that is no JSON step may be a text step, unless its stream broke off before
+            # it ended (no finish reason came): it may lack its end
+            if guarded.interrupted is None or turn.finish_reason is not None:
+                turn = yield from as_text_step(
+                    turn,
+                    run.registry,
+                    run.round_index,
+                    continues_answer=continues_cut_answer(run),
+                    answer_schema=run.params.answer_schema,
+                )
+            return turn if turn.read_as else guarded.explained(turn)
         self.step_format = "text"
         return replace(turn, decision=ParseFailure(prompts.STRUCTURED_OUTPUT_UNAVAILABLE.format(error=guarded.unavailable)))
 

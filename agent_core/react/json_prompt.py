@@ -77,8 +77,11 @@ def _example_call(tool: PromptMessageTool) -> str:
 
 def round_steps(run: RunState, round_: Round) -> list[tuple[str, str]]:
     """One finished round as (step, observation) pairs: what the model wrote, as a clean step,
-    and what came back (a tool's observation, or what was wrong with the step)."""
+    and what came back (a tool's observation, or what was wrong with the step). A reply read as
+    a text ReAct step (``ModelTurn.read_as``) is its text as written (``_as_written``)."""
     decision = round_.turn.decision
+    if round_.turn.read_as and isinstance(decision, (ToolCalls, FinalAnswer)):
+        return _as_written(run, round_)
     if isinstance(decision, ToolCalls):
         calls = {call.id: call for call in decision.calls}
         invalid = {call.id: call for call in decision.invalid}
@@ -99,6 +102,24 @@ def round_steps(run: RunState, round_: Round) -> list[tuple[str, str]]:
     if isinstance(decision, ParseFailure):
         return [(round_.turn.raw.strip(), prompts.JSON_STEP_FORMAT_PROBLEM.format(problem=decision.problem))]
     return []
+
+
+def _as_written(run: RunState, round_: Round) -> list[tuple[str, str]]:
+    """A round whose reply was read as a text ReAct step: that text as the model wrote it (its
+    visible text) and one observation holding every call's result in order (each after the
+    first on its own ``Observation:`` line: one user message, as chat templates alternate
+    roles), or, for an answer the output limit cut, the request for its rest; ``[]`` for a
+    complete answer or a round whose calls got no result."""
+    text = round_.turn.raw.strip()
+    if isinstance(round_.turn.decision, FinalAnswer):
+        return [(text, prompts.CONTINUE_CUT_ANSWER)] if round_.turn.cut else []
+    observations = [run.observation(round_, result) for result in round_.results]
+    if not observations:
+        return []
+    if round_.not_run:
+        observations[-1] += "\n\n" + not_run_note(round_.not_run)
+    joined = "\n\n".join([observations[0], *(prompts.JSON_STEP_OBSERVATION.format(text=o) for o in observations[1:])])
+    return [(text, joined)]
 
 
 def _round_messages(run: RunState, round_: Round) -> list[PromptMessage]:
