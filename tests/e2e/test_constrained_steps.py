@@ -5,6 +5,9 @@ then a chunk carrying ``structured_output``, or an error when the reply is no JS
 
 import json
 
+import pytest
+
+from agent_core import prompts
 from tests.e2e.helpers import assert_clean_end, observations, prompt_text, weather_tool
 
 STRUCTURED = {"features": ["structured-output"]}
@@ -181,3 +184,85 @@ def test_auto_uses_json_steps_for_a_model_with_a_json_schema_rule_as_dify_sends_
     assert_clean_end(result)
     assert "structured_output_schema" in result.llm_requests[0]
     assert result.text == "Hi."
+
+
+# --- a model that ignores the response format -----------------------------------------------------
+
+FORCED = {"step_format": "json_schema"}
+
+
+def thought_log(result, index=0):
+    return [n for n in result.logs.values() if n.label.endswith("Thought")][index]
+
+
+def test_a_model_that_writes_text_steps_has_its_call_run_and_its_answer_given(run):
+    """Asked for JSON steps, the model writes text ReAct steps every time (Dify cannot parse them
+    as JSON): the call runs and the answer is given, instead of three retries and "could not be
+    understood"; the log says the step was read as text, and the model reads its own text back."""
+    action = 'Thought: I need the weather.\nAction: get_weather\nAction Input: {"city": "Paris"}'
+    result = react(
+        run,
+        [{"text": action, "split": 9},
+         {"text": "Thought: I have it.\nFinal Answer: Sunny in Paris, 21 C.", "split": 9}],
+        query="Weather in Paris?",
+        tools=[weather_tool()],
+        model=PLAIN,
+        params=FORCED,
+    )
+    assert_clean_end(result)
+    assert result.text == "Sunny in Paris, 21 C."
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
+    assert len(result.llm_requests) == 2 and all("structured_output_schema" in r for r in result.llm_requests)
+    assert thought_log(result, 0).data["read_as"] == "text"
+    assert thought_log(result, 1).data["read_as"] == "text"
+    messages = result.llm_requests[1]["prompt_messages"]
+    assert [m["content"] for m in messages if m["role"] == "assistant"] == [action]
+    assert "Observation: Sunny, 21 C" in prompt_text(result.llm_requests[1])
+
+
+def test_a_json_step_after_a_text_step_is_read_as_json(run):
+    result = react(
+        run,
+        [{"text": 'Action: get_weather\nAction Input: {"city": "Oslo"}'},
+         {"text": step("final_answer", {"answer": "Cold in Oslo."}), "split": 6}],
+        tools=[weather_tool()],
+        model=STRUCTURED,
+    )
+    assert_clean_end(result)
+    assert result.text == "Cold in Oslo."
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Oslo"}]
+    assert thought_log(result, 0).data["read_as"] == "text" and "read_as" not in thought_log(result, 1).data
+
+
+def test_a_final_answer_object_without_an_answer_key_is_the_answer(run):
+    result = react(run, [{"text": step("Final Answer", {"city": "Paris"})}], tools=[weather_tool()], model=STRUCTURED)
+    assert_clean_end(result)
+    assert json.loads(result.text) == {"city": "Paris"}
+    assert result.tool_requests == []
+
+
+# --- an answer the output limit cut, in JSON steps ------------------------------------------------
+
+CUT_START = step("final_answer", {"answer": "The three laws are: one, two"})[:-3]
+
+
+@pytest.mark.parametrize(
+    "rest",
+    [
+        step("final_answer", {"answer": ", and three."}),  # a JSON step, as asked
+        ", and three.",  # the rest as plain text: a model that ignores the format
+        ', and three.\nAction: get_weather\nAction Input: {"city": "Paris"}',  # a call after the rest
+    ],
+)
+def test_a_cut_json_answer_is_continued_and_never_run_as_a_call(run, rest):
+    result = react(
+        run,
+        [{"text": CUT_START, "split": 5, "finish_reason": "length"}, {"text": rest}, {"text": step("final_answer", {"answer": "again"})}],
+        query="List the laws.",
+        tools=[weather_tool()],
+        model=STRUCTURED,
+    )
+    assert_clean_end(result)
+    assert result.text == "The three laws are: one, two, and three."
+    assert result.tool_requests == [] and len(result.llm_requests) == 2
+    assert prompts.CONTINUE_CUT_ANSWER in prompt_text(result.llm_requests[1])

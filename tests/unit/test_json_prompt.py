@@ -15,6 +15,7 @@ from agent_core.react.json_prompt import (
 from agent_core.react.prompt import answer_note, completion_head
 from agent_core.run_state import RunState
 from agent_core.tool_schema import ToolRegistry
+from agent_core.turn import FinalAnswer, ToolCalls
 from tests.unit.test_react_prompt import _round, assert_counted_in_pieces
 from tests.unit.test_tool_schema import tool as tool_entity
 
@@ -58,3 +59,38 @@ def test_a_rounds_chat_messages_are_the_same_objects_every_round_until_it_is_sho
     ]
     run.rounds_shortened = 1
     assert json_chat_prompt(run)[-4] is not first[-4]
+
+
+def _text_read_round(index, decision, results=(), finish_reason="stop"):
+    from agent_core.run_state import Round
+    from agent_core.turn import ModelTurn
+    from agent_core.usage import empty_usage
+
+    raw = 'Thought: look\nAction: search\nAction Input: {"q": "n"}' if not isinstance(decision, FinalAnswer) else (
+        "Final Answer: The start of")
+    turn = ModelTurn(thought="look", decision=decision, usage=empty_usage(), raw=raw, finish_reason=finish_reason,
+                     read_as="text")
+    return Round(index, turn, tuple(results))
+
+
+def test_a_step_read_as_text_goes_back_as_the_model_wrote_it_with_its_observations_in_one_message():
+    from agent_core.tool_calls import ToolCall
+    from agent_core.tool_runner import ToolResult
+
+    run = _run()
+    calls = (ToolCall(id="react-1-1", name="search", arguments={"q": "n"}),
+             ToolCall(id="react-1-2", name="search", arguments={"q": "m"}))
+    results = [ToolResult(c.id, c.name, c.arguments, observation=f"found {c.arguments['q']}") for c in calls]
+    run.rounds.append(_text_read_round(1, ToolCalls(calls), results))
+    messages = json_chat_prompt(run)[-2:]
+    assert [m.role.value for m in messages] == ["assistant", "user"]
+    assert messages[0].content == 'Thought: look\nAction: search\nAction Input: {"q": "n"}'
+    assert messages[1].content == "Observation: found n\n\nObservation: found m"
+
+
+def test_a_cut_answer_read_as_text_is_asked_for_its_rest_as_written():
+    run = _run()
+    run.rounds.append(_text_read_round(1, FinalAnswer("The start of"), finish_reason="length"))
+    assert round_steps(run, run.rounds[0]) == [("Final Answer: The start of", prompts.CONTINUE_CUT_ANSWER)]
+    assert json_completion_prompt(run)[0].content.endswith(
+        "Final Answer: The start of\n" + prompts.JSON_STEP_OBSERVATION.format(text=prompts.CONTINUE_CUT_ANSWER) + "\n")
