@@ -17,6 +17,11 @@ level), and its closing fence may then be indented three more columns than it.
 """
 
 import re
+from typing import Final
+
+FENCE_RUN: Final = r"(?:`{3,}|~{3,})"
+"""A fence's run, as a regular expression to build patterns from: at least three backticks or at
+least three tildes."""
 
 Opening = tuple[str, int, int]
 """An open fence: its character, the length of its run, the most columns its closing fence may be
@@ -44,7 +49,7 @@ def closes(opening: Opening, char: str, size: int, indent: int) -> bool:
     return char == opening[0] and size >= opening[1] and indent <= opening[2]
 
 
-_FENCE_LINE = re.compile(r"(?m)^([ \t]*)(`{3,}|~{3,})([^\n]*)")
+_FENCE_LINE = re.compile(rf"(?m)^([ \t]*)({FENCE_RUN})([^\n]*)")
 
 
 def after_line(opening: Opening | None, line: str) -> Opening | None:

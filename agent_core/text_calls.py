@@ -38,7 +38,7 @@ from typing import Any, Final
 from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core import json_args
-from agent_core.fences import fence_lines
+from agent_core.fences import FENCE_RUN, fence_lines
 from agent_core.json_args import (
     SPECIAL_TOKEN,
     ArgumentsError,
@@ -728,12 +728,15 @@ BARE_NAME = re.compile(r"[^\W\d][\w.\-]{0,127}")
 _TOOL_CALL_BLOCK = re.compile(r"<(tool_call|tool_code)>\s*(.*?)\s*(?:</\1>|\Z)", re.S | re.I)
 """A call in ``<tool_call>`` (Hermes, Qwen) or ``<tool_code>`` (Qwen3.6 quantised, 1CatAI/1Cat-vLLM#26)."""
 _TOOL_CALL_OPEN = re.compile(r"<(?:tool_call|tool_code)>", re.I)
-_ACTION_LABEL = re.compile(r"(?im)^[ \t#*>]*Action[ \t*]*[:：][ \t*]*(?:\r?\n)?[ \t]*(?:```[\w-]*[ \t]*\r?\n)?")
+_ACTION_LABEL = re.compile(rf"(?im)^[ \t#*>]*Action[ \t*]*[:：][ \t*]*(?:\r?\n)?[ \t]*(?:({FENCE_RUN})[\w-]*[ \t]*\r?\n)?")
+"""``Action:`` above a call, on its line or the next, or in a fence under it (backticks or tildes:
+``fences``; the fence's run is group 1)."""
 HARMONY_RECIPIENT: Final = "to=functions."
 """gpt-oss's call header (``to=functions.NAME``), in the text when the server left out its tokens."""
 _CALL_MARKUP = re.compile(r"<tool_call>|<tool_code>|<function=|\[TOOL_CALLS\]|<\|python_tag\|>|" + re.escape(HARMONY_RECIPIENT), re.I)
 _ENVELOPE_FORMS: Final = frozenset({*_CALL_LISTS, *_CALL_WRAPPERS, *_NAME_KEYS, *_ARG_KEYS, *_META_KEYS})
 _FENCE_CLOSE = re.compile(r"[ \t]*(?:\r?\n)?[ \t]*```")
+_TILDE_FENCE_CLOSE = re.compile(r"[ \t]*(?:\r?\n)?[ \t]*~~~")
 
 
 _NAMED = re.compile(
@@ -1281,7 +1284,8 @@ def _action_blocks(
             continue
         found.extend(calls)
         kept.append(text[position : label.start()])
-        fence = _FENCE_CLOSE.match(text, end)
+        closer = _TILDE_FENCE_CLOSE if (label.group(1) or "`")[0] == "~" else _FENCE_CLOSE
+        fence = closer.match(text, end)
         position = fence.end() if fence else end
     kept.append(text[position:])
     return found, "".join(kept)

@@ -28,6 +28,7 @@ from agent_core.call_markup import (
     rewrite_markup,
 )
 from agent_core.fairness import SLICE_CHARS, give_way, slices
+from agent_core.fences import FENCE_RUN
 from agent_core.model_call import AssistantReply, ModelChunk, with_block_closed
 from agent_core.text_calls import (
     CALL_HEAD_SPAN,
@@ -52,7 +53,7 @@ special tokens the server left out (gpt-oss: ``to=functions.get_weather``, ggml-
 _AFTER_NAME: Final = frozenset({":", "{", "(", "<"})
 """What follows a tool's name at the start of a reply that writes a call on one line (``<``:
 GLM's ``name<arg_key>``, also mangled, mrwogu/factory-droid-openai#36)."""
-_STOP_HELD: Final = frozenset("{[<`✿|")
+_STOP_HELD: Final = frozenset("{[<`~✿|")
 """Characters a held tail holding one is kept back at a reply that stopped short: call markup,
 a call object or list, a fence may be opening there (``AnswerGate.stopped``)."""
 _ACTION_LABEL = "action"
@@ -62,12 +63,14 @@ _GEMMA_LINE_MAX: Final = 2048
 last (characters); a longer one streams."""
 _LIST_START = re.compile(r"\[\s*([^\W\d][\w.\-]*|)\s*(\()?")
 """``[`` and a name, then ``(`` if it came: where a list of calls written as code may open."""
-_LINE_HEAD = re.compile(r"\n[ \t]*(?=[{<f`]|c(?:a(?:l(?:l(?::|\Z)|\Z)|\Z)|\Z))")
+_LINE_HEAD = re.compile(r"\n[ \t]*(?=[{<f`~>]|c(?:a(?:l(?:l(?::|\Z)|\Z)|\Z)|\Z))")
 """A line that may open a call object, a wrapper around one, ``functools[`` (``text_calls.call_head``),
-a ```` ```json ```` fence of calls (``text_calls.fenced_call_head``) or Gemma 4's bare ``call:NAME{``
-(``text_calls.gemma_head``)."""
+a ```` ```json ```` fence of calls (``text_calls.fenced_call_head``), a fence of call markup, bare or
+in a blockquote (``fenced_markup_head``), or Gemma 4's bare ``call:NAME{`` (``text_calls.gemma_head``)."""
 
-_ACTION_CALL = re.compile(r"(?im)^[ \t#*>]*action[ \t*]*[:：][ \t*]*(?:\r?\n[ \t]*)?(?:```[\w-]*[ \t]*\r?\n[ \t]*)?[{\[]")
+_ACTION_CALL = re.compile(
+    rf"(?im)^[ \t#*>]*action[ \t*]*[:：][ \t*]*(?:\r?\n[ \t]*)?(?:{FENCE_RUN}[\w-]*[ \t]*\r?\n[ \t]*)?[{{\[]"
+)
 """A line that opens a call written as ReAct's ``Action:`` label and a JSON blob (on its line, the
 next, or in a fence under it): what ``text_calls`` reads as a call of a known tool wherever it
 stands in the reply (LangChain's structured-chat format, which models trained on it write with
@@ -80,7 +83,7 @@ _ACTION_CALL_START = re.compile(
     (?:a(?:c(?:t(?:i(?:o(?:n                        # a prefix of the label
     (?:[ \t*]*(?:[:：][ \t*]*                       # its colon
     (?:\r|\r?\n[ \t]*)?                              # a line break
-    (?:`{1,2}|```[\w-]*(?:[ \t]*\r?(?:\n[ \t]*)?)?)?  # a fence opening
+    (?:`{1,2}|~{1,2}|(?:`{3,}|~{3,})[\w-]*(?:[ \t]*\r?(?:\n[ \t]*)?)?)?  # a fence opening
     )?)?)?)?)?)?)?)?\Z""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -103,9 +106,12 @@ def partial_action_call(text: str, line_start: bool) -> int:
     return 0 if found is None else min(len(found.group()) - 1, len(text))
 
 
-_FENCE_OPEN_LINE = re.compile(r"```+[\w+.#-]*[ \t]*\r?\n\s*")
-_FENCE_OPEN_LINE_START = re.compile(r"`+(?:[\w+.#-]+[ \t]*\r?|[ \t]+\r?|\r)?")
-_FENCE_INDENT = re.compile(r"[ \t]*`")
+_FENCE_OPEN_LINE = re.compile(rf"{FENCE_RUN}[ \t]*[\w+.#-]*[ \t]*\r?\n\s*")
+"""A fence line (backticks or tildes: ``fences``) and the blank lines and indent after it."""
+_FENCE_OPEN_LINE_START = re.compile(r"(?:`+|~+)(?:[ \t]*[\w+.#-]+[ \t]*\r?|[ \t]+\r?|\r)?")
+_QUOTE_MARKS = re.compile(r"(?:>[ \t]?[ \t]*)+")
+"""A line's blockquote markers (``> ``, nested ``> > ``), after its indent."""
+_FENCE_INDENT = re.compile(r"[ \t]*(?:>[ \t]*)*[`~]")
 _BLOCK_TAGS: Final = ("<tool_call>", "<tool_code>")
 _FENCE_HEAD_MAX: Final = 240
 """How long a fence line and the blank lines after it are held while its first content line may
@@ -113,16 +119,27 @@ still open a call (characters)."""
 
 
 def fenced_markup_head(line: str) -> bool | None:
-    """Whether a line that starts with ``line`` opens a fence (any language) whose first content
-    line opens ``<tool_call>``/``<tool_code>`` or an ``Action:`` call (``_ACTION_CALL``): the
-    gate holds such markup wherever it stands, and, when it ends the reply, runs it, so the fence
-    line above it is held too, or the user reads an answer cut inside an unclosed fence before
-    the call runs. True, False, or None while it cannot be told yet (at most
-    ``_FENCE_HEAD_MAX`` characters)."""
-    opening = _FENCE_OPEN_LINE.match(line)
+    """Whether a line that starts with ``line`` opens a fence (backticks or tildes, any language:
+    ``fences``) whose first content line opens ``<tool_call>``/``<tool_code>`` or an ``Action:``
+    call (``_ACTION_CALL``): the gate holds such markup wherever it stands, and, when it ends the
+    reply, runs it, so the fence line above it is held too, or the user reads an answer cut
+    inside an unclosed fence before the call runs. A fence in a blockquote (``> ```xml`` above
+    ``> <tool_call>``) is read the same way, its content line's markers skipped; a content line
+    without them ends the quote and its fence (False). True, False, or None while it cannot be
+    told yet (at most ``_FENCE_HEAD_MAX`` characters)."""
+    quoted = _QUOTE_MARKS.match(line)
+    fence_at = quoted.end() if quoted else 0
+    opening = _FENCE_OPEN_LINE.match(line, fence_at)
     if opening is None:
-        return None if len(line) < _FENCE_HEAD_MAX and _FENCE_OPEN_LINE_START.fullmatch(line) else False
+        if len(line) >= _FENCE_HEAD_MAX:
+            return False
+        return None if fence_at == len(line) or _FENCE_OPEN_LINE_START.fullmatch(line, fence_at) else False
     rest = line[opening.end() :]
+    if quoted and rest:
+        inner = _QUOTE_MARKS.match(rest)
+        if inner is None:
+            return False  # the quote ended at the fence line: so did its fence
+        rest = rest[inner.end() :]
     if not rest:
         return None if len(line) < _FENCE_HEAD_MAX else False
     if rest[0] not in "<aA#*>":  # neither a tag nor an Action: label (after markdown) opens here
@@ -184,7 +201,8 @@ class AnswerGate:
         held = self.held
         if not self.fence_held:
             return held
-        opening = _FENCE_OPEN_LINE.match(held, len(held) - len(held.lstrip(" \t")))
+        quoted = _QUOTE_MARKS.match(held, len(held) - len(held.lstrip(" \t")))  # a fence in a blockquote
+        opening = _FENCE_OPEN_LINE.match(held, quoted.end() if quoted else len(held) - len(held.lstrip(" \t")))
         return held[opening.end() :] if opening else held
 
     def feed(self, text: str) -> str:
@@ -328,6 +346,8 @@ class AnswerGate:
             if head[:1] == "`":
                 verdict = fenced_call_head(head, self._names)
                 verdict = fenced_markup_head(head) if verdict is False else verdict
+            elif head[:1] in "~>":  # a tilde fence, or a fence in a blockquote
+                verdict = fenced_markup_head(head)
             elif head[:1] == "c":
                 verdict = self._gemma_line(text, start, gemma_head(head, self._names))
             else:
