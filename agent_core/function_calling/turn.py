@@ -29,6 +29,7 @@ from agent_core.call_markup import (
 )
 from agent_core.fairness import SLICE_CHARS, give_way, slices
 from agent_core.fences import FENCE_RUN
+from agent_core.json_args import raw_decode_at
 from agent_core.model_call import AssistantReply, ModelChunk, with_block_closed
 from agent_core.text_calls import (
     CALL_HEAD_SPAN,
@@ -152,6 +153,43 @@ def fenced_markup_head(line: str) -> bool | None:
     return None if len(line) < _FENCE_HEAD_MAX and partial_action_call(rest, True) == len(rest) else False
 
 
+_LEAK_HEAD = re.compile(r"to=functions\.([\w.\-]+)[^{]{0,128}?\{")
+"""A gpt-oss recipient leaked into the content, up to its arguments' opening brace: its name (with
+``json`` glued to it, ``get_weatherjson``, when the server dropped the space), then what the server
+left of the header (``json``, a leftover token, garbage tokens: livekit/agents-js#1632)."""
+_HARMONY_END_TOKEN = re.compile(r"<\|(?:call|end|return)\|>")
+
+
+def harmony_leak_end(text: str, names: Collection[str]) -> int | None:
+    """Where the gpt-oss recipients leaked at the start of ``text`` end (an index into ``text``):
+    each is ``to=functions.NAME`` naming one of ``names``, the rest of its header (``_LEAK_HEAD``),
+    its arguments as one JSON object, and after the object's closing brace the rest of that line
+    (what the server glued to it: garbage tokens, livekit/agents-js#1632), or up to a Harmony end
+    token (``<|call|>``) on it if one comes first. Several leaks one after another end after the
+    last; the text after them is the model's own. None when ``text`` opens with no such leak or
+    its arguments or line are not complete yet (a brace never closed, an object that is not JSON,
+    a name of no node tool). Time in proportion to the leaks, not to the text after them."""
+    at, end = 0, None
+    while (head := _LEAK_HEAD.match(text, at)) is not None:
+        name = head.group(1)
+        if name not in names and name.removesuffix("json") not in names:
+            return None
+        try:
+            _, closed = raw_decode_at(text, head.end() - 1)
+        except (ValueError, RecursionError):
+            return None
+        line_end = text.find("\n", closed)
+        token = _HARMONY_END_TOKEN.search(text, closed, line_end if line_end >= 0 else len(text))
+        if token is None and line_end < 0:
+            return None  # its line may still go on
+        end = token.end() if token is not None else line_end + 1
+        after = _NONBLANK.search(text, end)
+        if after is None:
+            return end
+        at = after.start()
+    return end
+
+
 class AnswerGate:
     """Decides what of a reply's visible text may stream to the user now.
 
@@ -168,7 +206,10 @@ class AnswerGate:
     (Anthropic's ``</think>\n\n``, MiniMax's ``\n</think>\n``) before it. A reply whose first
     line is one of ``tool_names`` alone is held too: GLM-4 writes a call as the name above its
     JSON arguments; so is a reply or a line that opens Gemma 4's bare ``call:NAME{`` naming one
-    (``text_calls.gemma_head``), while it may.
+    (``text_calls.gemma_head``), while it may. A reply that opens with a gpt-oss recipient leaked
+    into the content (``to=functions.NAME``) naming one of ``tool_names`` is held to the leak's end
+    (``harmony_leak_end``): the text the model wrote after it streams as above, and the leak is
+    kept apart (``leak``).
     """
 
     def __init__(self, tool_names: Sequence[str] = ()) -> None:
@@ -183,6 +224,11 @@ class AnswerGate:
         self._line_start = True  # whether the streamed text so far ends a line (or is none)
         self.line_held = False  # whether the hold began at a line that may open a call object (_line_call)
         self.fence_held = False  # whether that line is a fence line (fenced_call_head, fenced_markup_head)
+        self.leak = ""  # the gpt-oss recipients leaked at the reply's start, once the text after them streams
+        self._leaking = False  # holding a reply that opened with a recipient naming a tool: until the leak ends
+        self._leak_size = 0  # while _leaking: characters held
+        self._leak_tried = 0  # while _leaking: characters held when the leak's end was last looked for
+        self._leak_ended = False  # while _leaking: the leak's end came, nothing after it yet
 
     @property
     def held(self) -> str:
@@ -211,6 +257,14 @@ class AnswerGate:
             return self._stream(text)
         if self._decided is False:
             self._held.append(text)
+            if not self._leaking:
+                return ""
+            self._leak_size += len(text)
+            if self._leak_ended and not text.isspace():
+                return self._end_leak()
+            # the leak ends at a line end or a token's ">": looked for again once the held text doubled
+            if ("\n" in text or ">" in text) and self._leak_size >= 2 * self._leak_tried:
+                return self._end_leak()
             return ""
         if not self._buffer and (not text or text.isspace()):
             self._blank.append(text)  # nothing to tell yet: kept apart, not copied and stripped again each time
@@ -223,7 +277,9 @@ class AnswerGate:
         if verdict is None:
             return ""
         if verdict:
-            return self._hold("")
+            self._leaking = bool(self._names) and start.startswith(HARMONY_RECIPIENT)
+            self._leak_size = len(self._buffer)
+            return self._end_leak() if self._hold("") == "" and self._leaking else ""
         self._decided = self.streamed = True
         self._buffer = ""
         return self._stream(start)
@@ -268,6 +324,29 @@ class AnswerGate:
                 return None  # may still become "Action:"
             return after[0] in ":\n"
         return False
+
+    def finish(self) -> str:
+        """The reply's text has all come: the text after a leaked recipient still held
+        (``_end_leak``), ``""`` if none."""
+        return self._end_leak() if self._decided is False and self._leaking else ""
+
+    def _end_leak(self) -> str:
+        """Holding a reply that opened with a leaked recipient: once the leak has ended
+        (``harmony_leak_end``) and text follows it, the leak is kept apart (``leak``) and the text
+        after it streams (returned, as ``_stream`` passes it); else ``""``, the reply still held.
+        Time in proportion to the held text (``feed`` calls it as that text doubles)."""
+        held = self.held
+        lead = len(held) - len(held.lstrip())
+        end = harmony_leak_end(held[lead:], self._names)
+        self._leak_tried, self._leak_ended = self._leak_size, end is not None
+        if end is None:
+            return ""
+        text = held[lead + end :].lstrip()
+        if not text:
+            return ""  # nothing after the leak yet
+        self.leak, self._held, self._leaking = held[: len(held) - len(text)], [], False
+        self._decided = self.streamed = True
+        return self._stream(text)
 
     def _hold(self, out: str) -> str:
         """Hold everything from the buffer on; return ``out``."""
@@ -479,7 +558,7 @@ def _stream(
     got.unclosed, got.closing = splitter.open_block, splitter.closing_tag
     visible += (last.visible, tail.visible)
     reasoning += (last.reasoning, tail.reasoning)
-    if out := gate.feed(last.visible + tail.visible):
+    if out := gate.feed(last.visible + tail.visible) + gate.finish():
         yield out
     got.text, got.reasoning = "".join(visible), clean_reasoning("".join(reasoning))
 
@@ -593,12 +672,14 @@ def read_function_calling_turn(
     cut = (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS
     # Markup after streamed prose is a call only if it names a tool: an answer may show markup.
     # The language of a fence line held above markup is no name (gate.held_markup: ```python, a tool's name)
-    held = gate.held if cut else gate.held_markup
+    # A leaked recipient held apart while the text after it streamed (gate.leak) names a tool: with
+    # no call read, the reply is asked again as any unreadable call is, never an answer with the leak
+    held = gate.leak + (gate.held if cut else gate.held_markup)
     quoted = gate.streamed and not cut and not any(name in held for name in names)
     # a line held only as it might open a call object (text_calls.call_head) that read as none is
     # the answer showing JSON (a tool's doc, a format example): as before such lines were held
-    quoted = quoted or (gate.line_held and not cut and not holds_call_markup(gate.held))
-    if text.strip() and gate.held and tools and holds_call_markup(held, names) and not quoted:
+    quoted = quoted or (gate.line_held and not cut and not holds_call_markup(gate.leak + gate.held))
+    if text.strip() and held and tools and holds_call_markup(held, names) and not quoted:
         if cut:  # a reply the output limit cut is never an answer
             return ModelTurn(thought=text, decision=ParseFailure(prompts.REPLY_CUT), **turn)
         return ModelTurn(thought=text, decision=_unreadable(text, gate, names), **turn)

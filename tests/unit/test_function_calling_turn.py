@@ -407,3 +407,80 @@ def test_a_cut_reply_with_quoted_markup_has_no_answer_to_fall_back_on():
     text = "It printed:\n\n> " + _BROKEN.replace("\n", "\n> ")
     _, turn = drain(read_function_calling_turn(iter([ModelChunk(text=text), ModelChunk(finish_reason="length")]), ["get_weather"]))
     assert isinstance(turn.decision, ParseFailure) and turn.decision.fallback == ""
+
+
+# ---- a gpt-oss recipient leaked into the content (livekit/agents-js#1632) ---------------------
+
+LEAKED_ARGS = '{"city": "Paris"}'
+
+
+def _beside_native_call(pieces):
+    """(streamed text, the turn) of content in ``pieces`` beside a native get_weather call."""
+    native = ToolCallDelta(index=0, id="c1", name="get_weather", arguments=LEAKED_ARGS)
+    chunks = [ModelChunk(text=piece) for piece in pieces]
+    chunks += [ModelChunk(tool_calls=(native,)), ModelChunk(finish_reason="tool_calls")]
+    return drain(read_function_calling_turn(iter(chunks), ["get_weather"]))
+
+
+@pytest.mark.parametrize(
+    "leak",
+    [
+        f"to=functions.get_weather json\n{LEAKED_ARGS}\n",
+        f"to=functions.get_weather  天天json\n{LEAKED_ARGS}цҳауеит\n",  # garbage tokens glued to the brace
+        f"to=functions.get_weatherjson{LEAKED_ARGS}<|call|>",  # a Harmony end token, text on the same line
+        f"to=functions.get_weather json{LEAKED_ARGS}\n\nto=functions.get_weather json{LEAKED_ARGS}\n",  # two leaks
+    ],
+)
+def test_the_sentence_after_a_leaked_recipient_streams_and_the_leak_does_not(leak):
+    """The recipient and its arguments stay hidden; the sentence the model wrote after them is
+    shown (it was dropped with the leak) and the native call runs."""
+    sentence = "Paris it is. Anything else?"
+    text = leak + sentence
+    for pieces in ([text], list(text), [text[i : i + 5] for i in range(0, len(text), 5)]):
+        streamed, turn = _beside_native_call(pieces)
+        assert streamed == sentence
+        assert [(c.id, c.name, c.arguments) for c in turn.decision.calls] == [("c1", "get_weather", {"city": "Paris"})]
+        assert turn.content == text  # the reply goes back to the model as it came
+
+
+def test_a_leaked_recipient_with_no_call_read_is_asked_again_and_never_shown():
+    """No native call came and the leak with text after it reads as no call: asked again, as the
+    whole reply was before; the leak never reaches the user nor becomes the answer."""
+    text = f"to=functions.get_weather json\n{LEAKED_ARGS}\nLet me check."
+    for pieces in ([text], list(text)):
+        streamed, turn = answer_of(pieces)
+        assert "to=functions" not in streamed and "Paris" not in streamed
+        assert isinstance(turn.decision, ParseFailure) and turn.decision.fallback == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"to=functions.get_time json\n{LEAKED_ARGS}\nLet me check.",  # no node tool of that name
+        'to=functions.get_weather json\n{"city": "Paris"\nLet me check.',  # arguments never closed
+        "to=functions.get_weather json\n{'city': 'Paris'}\nLet me check.",  # not JSON
+    ],
+)
+def test_a_leak_whose_end_cannot_be_told_is_held_whole(text):
+    streamed, turn = _beside_native_call([text])
+    assert streamed == ""
+    assert [c.name for c in turn.decision.calls] == ["get_weather"]
+
+
+def test_a_leak_streamed_in_pieces_is_looked_at_as_its_text_doubles(monkeypatch):
+    """A leak the gate reads piece by piece (after a reasoning block, which the call markup reader
+    does not hold) with long arguments of many lines: its end is looked for a number of times
+    that grows with the log of its length, not once a line, and the sentence after it still
+    streams."""
+    import agent_core.function_calling.turn as turn_module
+
+    calls = []
+    real = turn_module.harmony_leak_end
+    monkeypatch.setattr(turn_module, "harmony_leak_end", lambda *args: calls.append(1) or real(*args))
+    rows = ",\n".join(f'  {{"row": {n}}}' for n in range(20_000))  # a line end after each closing brace
+    text = f'to=functions.get_weather json\n{{"city": "Paris", "rows": [\n{rows}\n]}}\nParis it is.'
+    gate = AnswerGate(["get_weather"])
+    streamed = "".join(gate.feed(text[i : i + 4]) for i in range(0, len(text), 4)) + gate.finish()
+    assert streamed == "Paris it is."
+    assert len(calls) <= 30
+    assert gate.leak == text[: -len("Paris it is.")]

@@ -318,16 +318,7 @@ def test_leak_beside_a_native_call_runs_the_call_and_hides_the_leak(name):
         assert leaked not in streamed
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            "livekit1632-harmony-recipient-beside-native-call",
-            marks=pytest.mark.xfail(strict=True, reason="the sentence after the leaked recipient is dropped with it"),
-        ),
-        "livekit1339-code-call-beside-native-call",
-    ],
-)
+@pytest.mark.parametrize("name", list(LEAK_STREAMS))
 def test_leak_beside_a_native_call_shows_the_rest(name):
     streamed, _ = _read_leak(name)
     assert streamed.strip() == LEAK_STREAMS[name][1]
