@@ -1196,6 +1196,13 @@ _TAG_BEFORE = re.compile(r"<[A-Za-z/][\w:.\-/]*")
 _TAG_LOOK: Final = 40
 """How far back ``_closes_tag`` looks for the tag's ``<`` (characters)."""
 
+_VALUE_OPENED = re.compile(r"<(?:parameter=[^<>\n]*+|parameter\s++name=\"[^\"<>]*+\"[^<>]*+|arg_value)>\s*+\Z")
+"""A parameter's opening tag (Qwen3-Coder's and Seed-OSS's ``<parameter=k>``, MiniMax's
+``<parameter name="k">``, GLM's ``<arg_value>``) ending the text passed on, whitespace after it:
+an element that opens the next line is that parameter's value (``<html>`` given to a tool named
+``html``: llama.cpp's Qwen3-Coder test), never a call of its own. Possessive, so a long run of
+tag-like text is tried once."""
+
 
 def _closes_tag(before: str, text: str, i: int) -> bool:
     """Whether ``text[i]`` is the ``>`` that closes a tag begun just before it (in ``text``, or in
@@ -1712,6 +1719,8 @@ class CallMarkup:
         while the tag may still become one; None when it is no such call (text)."""
         if not (text[i - 1] == "\n" if i else self._recent[-1:] in ("", "\n")):
             return None
+        if _VALUE_OPENED.search((self._recent + text[max(0, i - _TAG_LOOK) : i])[-_TAG_LOOK:]):
+            return None  # the first line of a parameter's value (an HTML tool's <html>): the value's text
         name = element_opening(text, i, self._tools)
         if name is None or (name == "" and final):
             return None

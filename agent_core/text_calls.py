@@ -478,10 +478,13 @@ def _parameter_value(text: str) -> Any:
     written less the line break at each edge (its chat template writes ``<parameter=k>\nv\n
     </parameter>``; vLLM's ``qwen3_coder`` parser drops the same) and, when the closing tag is
     indented, that indentation at the start of each line (the markup's, SGLang's indented
-    fixture): the spaces of ``    if x:`` for an exact-match edit are kept."""
-    text = text[1:] if text[:1] == "\n" else text
+    fixture): the spaces of ``    if x:`` for an exact-match edit are kept. A value that does not
+    open with a line break (Seed-OSS's template writes ``<parameter=k>v</parameter>``) keeps the
+    one it ends with: that is the value's own (a file's last line; llama.cpp's Seed-OSS test)."""
+    opened = text[:1] == "\n"
+    text = text[1:] if opened else text
     cut = text.rfind("\n")
-    if cut >= 0 and not text[cut + 1 :].strip(" \t"):
+    if cut >= 0 and (opened or text[cut + 1 :]) and not text[cut + 1 :].strip(" \t"):
         text, indent = text[:cut], text[cut + 1 :]
         if indent:
             text = "\n".join(line.removeprefix(indent) for line in text.split("\n"))
