@@ -770,7 +770,9 @@ def _known_calls(
     found = []
     for name, value in calls:
         if name not in known:
-            return None
+            name = prefixed_tool(name, known)
+            if name is None:
+                return None
         value = coerce_input(value)
         if isinstance(value, str) and value.strip()[:1] in ("{", "["):
             try:
@@ -1214,9 +1216,22 @@ def python_calls(text: str) -> list[Call]:
                 arguments = {keyword.arg: _python_value(keyword.value) for keyword in node.keywords if keyword.arg}
             except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                 return []
-        name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
-        calls.append((name, arguments))
+        calls.append((_dotted_name(node.func), arguments))
     return calls
+
+
+def _dotted_name(func: ast.expr) -> str:
+    """A called name as written: ``get_time``, or ``Calendar.create_event`` (an attribute chain of
+    names; a tool may be named so, llama.cpp's LFM2 test). Where the whole is no tool of the node,
+    its last part is read as the tool (``prefixed_tool``: ``api.search(...)`` calls ``search``)."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return parts[0]  # a call on something else (``x().f(...)``): the called attribute
+    parts.append(func.id)
+    return ".".join(reversed(parts))
 
 
 def _escaped_line_breaks(source: str) -> str:
@@ -1519,13 +1534,15 @@ its signature or its description (``Search Tool(query) - Searches the web``)."""
 def prefixed_tool(name: str, names: Collection[str]) -> str | None:
     """The tool in ``names`` that ``name`` is with a namespace before it (``functions.search``:
     a Harmony recipient, OpenAI's ``functions.`` namespace; ``default_api.search``: Gemini's
-    code form); None when ``name`` is already one of them or the rest is none."""
+    code form; ``api.search``: a code call's attribute, as Python reads ``api.search(q="x")``);
+    None when ``name`` is already one of them or the rest is none."""
     if name in names:
         return None
     for prefix in _NAME_PREFIXES:
         if name.startswith(prefix) and name[len(prefix) :] in names:
             return name[len(prefix) :]
-    return None
+    last = name.rpartition(".")[2]
+    return last if last != name and last in names else None
 
 
 def described_tool(name: str, names: Collection[str]) -> str | None:
