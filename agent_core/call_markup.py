@@ -1149,7 +1149,7 @@ _RULES: Final = (
     *(_Rule((opener,), re.compile(re.escape(closer)), _read_wrapped(opener, closer)) for opener, closer in _WRAPPERS),
     _Rule((_INTERNLM_CALL,), re.compile(r"<\|action_end\|>"), _read_internlm),
     _Rule(("<function=",), re.compile(r"</function>"), _read_function),
-    _Rule(("[TOOL_CALLS]",), None, _read_mistral),
+    _Rule(("[TOOL_CALLS]",), re.compile(r"(?=\[/THINK\])"), _read_mistral),  # in reasoning: ends with it
     _Rule(("<function_call>",), None, _read_after("<function_call>")),
     _Rule(("<|tool_call|>",), None, _read_after("<|tool_call|>")),
     _Rule(("<|function_call|>",), None, _read_after("<|function_call|>")),
