@@ -2,7 +2,7 @@
 
 Reasoning models (DeepSeek-R1, Qwen3, QwQ…) write their reasoning inline in
 the content, wrapped in ``<think>`` (some ``<thinking>`` or ``<reasoning>``; EXAONE Deep in
-``<thought>``, Seed-OSS in ``<seed:think>``, Magistral in ``[THINK]``, Kimi-VL in ``◁think▷``;
+``<thought>``, Seed-OSS in ``<seed:think>``, MiniMax-M3 in ``<mm:think>``, Magistral in ``[THINK]``, Kimi-VL in ``◁think▷``;
 Gemma 4 in its thought channel; old model plugins in an HTML ``<details>`` block, ``DETAILS_OPEN``).
 It belongs in the thought log, never in the answer nor the next prompt.
 Tags may be split across chunks; an unclosed block runs to the end. A ``<response>`` or
@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from agent_core.call_markup import CodeQuote
 
-_THINK_TAGS = ("<think>", "<thinking>", "<reasoning>", "<thought>", "<seed:think>")
+_THINK_TAGS = ("<think>", "<thinking>", "<reasoning>", "<thought>", "<seed:think>", "<mm:think>")
 
 DETAILS_OPEN = (
     '<details style="color:gray;background-color: #f8f8f8;padding: 8px;border-radius: 4px;" open> '
@@ -140,7 +140,8 @@ def closes_unopened_block(text: str) -> bool:
     """Whether ``text`` (a reply as the model wrote it) has a bare ``</think>`` with no block
     open: the end of a block its chat template opened in the prompt (the one such templates
     open; a later reply is then held until it, ``ThinkSplitter(opened=True)``)."""
-    if _OPENED_CLOSE not in text.lower():
+    lowered = text.lower()
+    if not any(tag in lowered for tag in _OPENED_CLOSES):
         return False
     return any(kind == STRAY_END for kind, _ in ThinkSplitter().pieces(text))
 
@@ -199,8 +200,13 @@ _WRAPPER_ENDS = tuple(RESPONSE_WRAPPERS.values())
 _WRAPPER_TAGS = (*RESPONSE_WRAPPERS, *_WRAPPER_ENDS)
 _SCANNED = _ALL_TAGS + _WRAPPER_TAGS
 _OPENED_CLOSE = "</think>"
-"""The end of the block a chat template opens in the prompt (every such template opens a
+"""The end of the block a chat template opens in the prompt (most such templates open a
 ``<think>``)."""
+_OPENED_CLOSES = (_OPENED_CLOSE, "<|end_thinking|>", _K3_CLOSE)
+"""The ends a reply may hold of a block its chat template opened: ``</think>``, and the two
+families whose generation prompt opens their own block (llama.cpp's tests: Cohere2 MoE's prompt
+ends in ``<|START_THINKING|>``, Kimi K3's leaves ``<|open|>think<|sep|>`` open)."""
+_OPENED_LONGEST = max(len(tag) for tag in _OPENED_CLOSES)
 
 
 @functools.cache
@@ -384,7 +390,7 @@ class ThinkSplitter:
         as anyone can tell (its ``</think>`` never came): nothing of it is visible. A probed
         start (``probe``) is the answer's, unless it holds a ``</think>`` (what came before it
         may be reasoning: none of it is visible)."""
-        if self._opened and (not self._probe or _OPENED_CLOSE in "".join(self._held).lower()):
+        if self._opened and (not self._probe or _tags_pattern(_OPENED_CLOSES).search("".join(self._held))):
             self._opened, self._held, self._tail, self._pending = False, [], "", ""
             return _NOTHING
         return self.finish()
@@ -404,7 +410,7 @@ class ThinkSplitter:
         """While holding: keep ``text`` until a closing tag; then the held text before it is
         reasoning (in ``out``) and what follows it is returned, to be read as usual."""
         window = self._tail + text
-        found = _tags_pattern((_OPENED_CLOSE,)).search(window)  # the template opened a <think>: only its end
+        found = _tags_pattern(_OPENED_CLOSES).search(window)  # the template opened a block: only its end
         at = found.start() if found else -1
         if self._probe:
             self._probed += len(text)
@@ -412,16 +418,17 @@ class ThinkSplitter:
                 return self._end_probe(text)  # no </think> in the reply's start: read as any reply
         if at < 0:
             self._held.append(text)
-            self._tail = window[-(len(_OPENED_CLOSE) - 1) :]
+            self._tail = window[-(_OPENED_LONGEST - 1) :]
             return ""
         whole = "".join(self._held) + text
         at += len(whole) - len(window)
         if self._probe and _tags_pattern(_OPEN_TAGS).search(whole, 0, at) is not None:
             return self._end_probe(text)  # a block opened in the reply: the </think> may be its end
+        size = found.end() - found.start()
         while at >= 0:
-            quoted = _quoted(whole, at, len(_OPENED_CLOSE), "")
+            quoted = _quoted(whole, at, size, "")
             if quoted is None:  # the character after it is still to come
-                self._held, self._tail = [whole], whole[-(len(_OPENED_CLOSE) + 1) :]
+                self._held, self._tail = [whole], whole[-(_OPENED_LONGEST + 1) :]
                 return ""
             if self._probe and at >= self._probe:
                 break  # past the reply's start
@@ -431,13 +438,13 @@ class ThinkSplitter:
                 self._probe = 0
                 self._reasoned = True
                 self._prev = ">"
-                return whole[at + len(_OPENED_CLOSE) :]
-            found = _tags_pattern((_OPENED_CLOSE,)).search(whole, at + len(_OPENED_CLOSE))
-            at = found.start() if found else -1
+                return whole[at + size :]
+            found = _tags_pattern(_OPENED_CLOSES).search(whole, at + size)
+            at, size = (found.start(), found.end() - found.start()) if found else (-1, 0)
         if self._probe and (at >= self._probe or self._probed > self._probe):
             self._held = []
             return self._end_probe(whole)
-        self._held, self._tail = [whole], whole[-(len(_OPENED_CLOSE) - 1) :]
+        self._held, self._tail = [whole], whole[-(_OPENED_LONGEST - 1) :]
         return ""
 
     def _end_probe(self, text: str) -> str:
