@@ -975,8 +975,10 @@ _TURN_ENDS: Final = (
     "<|user|>",
     "[INST]",
     "<|close|>message<|sep|>",
+    "<|role_end|>",
 )
 """Tokens that end the model's turn (Gemma, Llama 3, Qwen/ChatML, DeepSeek, Phi-3's ``<|end|>``;
+Ling 3.0 / Bailing's ``<|role_end|>``, spelled out as text tokens: llama.cpp's Ling 3.0 test;
 Harmony's ``<|end|>`` is read inside its message; Command R's ``<|END_OF_TURN_TOKEN|>``;
 EXAONE's ``[|endofturn|]``, its chat template's and llama.cpp's exaone3 template's; Kimi K3's
 ``<|close|>message<|sep|>``, vLLM's ``kimi_k3`` tool parser test), or open the
