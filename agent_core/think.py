@@ -202,10 +202,14 @@ _SCANNED = _ALL_TAGS + _WRAPPER_TAGS
 _OPENED_CLOSE = "</think>"
 """The end of the block a chat template opens in the prompt (most such templates open a
 ``<think>``)."""
-_OPENED_CLOSES = (_OPENED_CLOSE, "<|end_thinking|>", _K3_CLOSE)
-"""The ends a reply may hold of a block its chat template opened: ``</think>``, and the two
-families whose generation prompt opens their own block (llama.cpp's tests: Cohere2 MoE's prompt
-ends in ``<|START_THINKING|>``, Kimi K3's leaves ``<|open|>think<|sep|>`` open)."""
+_APRIEL_END = "[begin final response]"
+_OPENED_CLOSES = (_OPENED_CLOSE, "<|end_thinking|>", _K3_CLOSE, _APRIEL_END)
+"""The ends a reply may hold of a block its chat template opened: ``</think>``, and the three
+families whose generation prompt opens their own (llama.cpp's tests: Cohere2 MoE's prompt ends in
+``<|START_THINKING|>``, Kimi K3's leaves ``<|open|>think<|sep|>`` open, Apriel 1.6 Thinker's ends
+in "Here are my reasoning steps:", closed by ``[BEGIN FINAL RESPONSE]``). Apriel's end is plain
+words in brackets, no special token: it ends the reasoning only where it opens a line; inside a
+sentence it is the answer's text."""
 _OPENED_LONGEST = max(len(tag) for tag in _OPENED_CLOSES)
 
 
@@ -426,7 +430,8 @@ class ThinkSplitter:
             return self._end_probe(text)  # a block opened in the reply: the </think> may be its end
         size = found.end() - found.start()
         while at >= 0:
-            quoted = _quoted(whole, at, size, "")
+            apriel_in_a_line = whole[at - 1 : at] != "\n" and whole[at : at + size].lower() == _APRIEL_END
+            quoted = True if apriel_in_a_line else _quoted(whole, at, size, "")
             if quoted is None:  # the character after it is still to come
                 self._held, self._tail = [whole], whole[-(_OPENED_LONGEST + 1) :]
                 return ""
