@@ -914,6 +914,7 @@ class ReactStreamParser:
         self._name_kind = "tool"  # tool | none | orphan | noname
         self._purpose = "blob"  # blob | candidate | input
         self._closer = ""  # what follows the construct: "```", "</tool_call>" ...
+        self._value_open = 0  # 1 + the _acc pieces read for an open GLM <arg_value>; 0: none known
         self._depth = 0
         self._quote = ""
         self._inner_fence = False  # a code block open inside a JSON string
@@ -1709,7 +1710,7 @@ class ReactStreamParser:
         if self._buf[self._pos] in "{[":
             self._begin_json()
         else:
-            self._acc, self._state = [], _S.DELIMITED
+            self._acc, self._state, self._value_open = [], _S.DELIMITED, 0
         return True
 
     def _s_delimited(self, eof: bool) -> bool:
@@ -1734,6 +1735,9 @@ class ReactStreamParser:
             return True
         seg = self._buf[self._pos : self._pos + len(closer)].lower()
         if seg == closer:
+            if closer == "</tool_call>" and self._in_open_value():
+                self._acc.append(self._take(self._pos + len(closer)))
+                return True
             self._take(self._pos + len(closer))
             self._block_done()
             return True
@@ -1741,6 +1745,18 @@ class ReactStreamParser:
             return False
         self._acc.append(self._take(self._pos + 1))
         return True
+
+    def _in_open_value(self) -> bool:
+        """Whether the ``<tool_call>`` block read so far leaves a GLM ``<arg_value>`` open: its
+        value names the closing tag (a file about tool calls: Ollama's glm47 parser test), so the
+        tag is the value's text. Asked once per closing tag met; each piece is searched once
+        (the pieces read since the last closing tag; the answer before them is carried)."""
+        start = max(self._value_open - 1, 0)
+        new = "".join(self._acc[start:]) if start else "".join(self._acc)
+        opened, closed = new.rfind("<arg_value>"), new.rfind("</arg_value>")
+        is_open = opened > closed or (opened == closed and self._value_open > 0)
+        self._value_open = len(self._acc) + 2 if is_open else 0
+        return is_open
 
     def _block_done(self) -> None:
         """A non-JSON block ended (its closer consumed): an input, or a call in XML/JSON."""

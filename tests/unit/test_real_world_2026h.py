@@ -242,9 +242,6 @@ CASES = {
 GAPS: dict[tuple[str, str], str] = {
     # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
     # docs/real-world-cases.md
-    ("ollama-glm47-close-tag-inside-value", "react"): (
-        "ReAct's streaming parser ends a <tool_call> block at the first </tool_call>, inside the value"
-    ),
     ("bayes731-gemini-default-api-glued", "react"): "Gemini's bare default_api:NAME{...} is not read",
     ("bayes731-gemini-default-api-glued", "fc"): "Gemini's bare default_api:NAME{...} is not read",
 }
