@@ -1022,7 +1022,13 @@ def _code_after_text(
 GEMMA_BARE: Final = "call:"
 """How Gemma 4 opens a call (``call:NAME{key:value}``); with its ``<|tool_call>`` tokens and its
 ``<|"|>`` quotes skipped by the server nothing else marks it (unslothai/unsloth PR #5624)."""
-_GEMMA_BARE_LINE = re.compile(rf"[ \t]*call:({BARE_NAME.pattern})\{{([^\n]*)\}}[ \t]*")
+GEMINI_BARE: Final = "default_api:"
+"""Gemini's leaked call ``default_api:NAME{key:value}``, Gemma's form under Gemini's namespace, also
+glued to a word before it (``Lie:default_api:mandatory_tool{...}``: bayesimpact/bayes-platform
+PR #731); read as Gemma's bare call, the glued word with it."""
+_GLUED_MAX: Final = 16
+"""How long a word glued before Gemini's ``default_api:`` may be (characters)."""
+_GEMMA_BARE_LINE = re.compile(rf"[ \t]*(?:call:|[^\s`]{{0,{_GLUED_MAX}}}default_api:)({BARE_NAME.pattern})\{{([^\n]*)\}}[ \t]*")
 _GEMMA_QUOTE_TOKEN: Final = '<|"|>'
 _GEMMA_KEYED = re.compile(r'"(?:[^"\\]|\\.)*"|([{,]\s*)([A-Za-z_][\w\-]*)(\s*:)')
 
@@ -1057,7 +1063,17 @@ def gemma_arguments(inside: str, tool: PromptMessageTool | None) -> dict[str, An
     pieces = re.split(rf"(?:\A|,)[ \t]*({keys})[ \t]*:", inside)
     if pieces[0].strip() or len(pieces) < 3:
         return None
-    return {pieces[i]: _literal(pieces[i + 1].strip()) for i in range(1, len(pieces), 2)}
+    return {pieces[i]: _gemma_value(pieces[i + 1].strip()) for i in range(1, len(pieces), 2)}
+
+
+def _gemma_value(text: str) -> Any:
+    """One unquoted value of a bare Gemma or Gemini call: a JSON array (``categoryNames:[]``) as
+    a list, else ``_literal``."""
+    if text[:1] == "[":
+        value = decode_json(text)
+        if isinstance(value, list):
+            return value
+    return _literal(text)
 
 
 def _bare_gemma(
@@ -1065,7 +1081,7 @@ def _bare_gemma(
 ) -> tuple[list[tuple[str, dict[str, Any]]], str]:
     """Gemma 4's bare ``call:NAME{...}`` (``gemma_arguments``) as the whole text or its last line
     after a sentence, ``NAME`` one of the tools. ``(calls, the text before it)``, or ``([], text)``."""
-    found = _bare_gemma_line(text) if GEMMA_BARE in text else None
+    found = _bare_gemma_line(text) if GEMMA_BARE in text or GEMINI_BARE in text else None
     if found is None or found.group(1) not in known:
         return [], text
     arguments = gemma_arguments(found.group(2), known[found.group(1)])
@@ -1083,6 +1099,18 @@ def gemma_head(line: str, names: Collection[str]) -> bool | None:
     if brace:
         return name in names
     return None if len(name) < _TAG_NAME_MAX and any(tool.startswith(name) for tool in names) else False
+
+
+def gemini_head(line: str, names: Collection[str]) -> bool | None:
+    """Whether a reply whose first line starts with ``line`` (no leading whitespace) opens
+    Gemini's ``default_api:NAME{`` naming one of ``names``, glued to a word of at most
+    ``_GLUED_MAX`` characters or not (``GEMINI_BARE``). True, False, or None while the first
+    word may still grow into it."""
+    word = line.split(None, 1)[0] if line.strip() else ""
+    at = word.find(GEMINI_BARE)
+    if at >= 0:
+        return gemma_head(GEMMA_BARE + word[at + len(GEMINI_BARE) :], names) if at <= _GLUED_MAX else False
+    return None if word == line and len(word) <= _GLUED_MAX + len(GEMINI_BARE) else False
 
 
 def bare_gemma_call(text: str, tools: Mapping[str, PromptMessageTool | None]) -> bool:

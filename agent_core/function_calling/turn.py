@@ -38,6 +38,7 @@ from agent_core.text_calls import (
     call_head,
     extract_calls_from_text,
     fenced_call_head,
+    gemini_head,
     gemma_head,
     repair_names,
 )
@@ -304,12 +305,8 @@ class AnswerGate:
         for opener in _CALL_OPENERS:
             if opener.startswith(start[: len(opener)]):
                 return None if len(start) < len(opener) else True
-        if self._names and start[:1] == "c" and len(start) < _GEMMA_LINE_MAX:
-            gemma = gemma_head(start, self._names)  # Gemma 4's bare call: call:NAME{...} (text_calls._bare_gemma)
-            if gemma is None:
-                return None
-            if gemma and not start.partition("\n")[2].strip():
-                return None  # its line may still be the whole reply: held to the reply's end or the next line
+        if self._names and len(start) < _GEMMA_LINE_MAX and self._may_be_bare_call(start):
+            return None
         first, newline, _ = start.partition("\n")
         head = first.strip()
         if self._names and not newline and any(name.startswith(head) for name in self._names):
@@ -347,6 +344,17 @@ class AnswerGate:
         self.leak, self._held, self._leaking = held[: len(held) - len(text)], [], False
         self._decided = self.streamed = True
         return self._stream(text)
+
+    def _may_be_bare_call(self, start: str) -> bool:
+        """Whether a reply starting with ``start`` may still be Gemma 4's bare ``call:NAME{...}``
+        or Gemini's ``default_api:NAME{...}`` (glued to a word or not) naming a node tool, alone
+        (``text_calls._bare_gemma``): held to the reply's end or the next line."""
+        if start[:1] == "c":
+            gemma = gemma_head(start, self._names)
+            if gemma is None or (gemma and not start.partition("\n")[2].strip()):
+                return True
+        gemini = gemini_head(start, self._names)
+        return gemini is None or (gemini and not start.partition("\n")[2].strip())
 
     def _hold(self, out: str) -> str:
         """Hold everything from the buffer on; return ``out``."""

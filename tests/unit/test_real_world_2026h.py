@@ -242,8 +242,6 @@ CASES = {
 GAPS: dict[tuple[str, str], str] = {
     # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
     # docs/real-world-cases.md
-    ("bayes731-gemini-default-api-glued", "react"): "Gemini's bare default_api:NAME{...} is not read",
-    ("bayes731-gemini-default-api-glued", "fc"): "Gemini's bare default_api:NAME{...} is not read",
 }
 
 
