@@ -101,6 +101,7 @@ from agent_core.text_calls import (
     BARE_NAME,
     FAIL,
     Call,
+    after_m3_token,
     call_arguments,
     calls_from_block,
     calls_of_each,
@@ -1335,7 +1336,7 @@ class CodeQuote:
             return
         if self._ticks or text.endswith(("`", "~")):
             text = self._ticks + text
-            read = text.rstrip(text[-1]) if text else text
+            read = text.rstrip(text[-1]) if text[-1:] in ("`", "~") else text  # a held run, then "\n": read whole
             self._ticks = text[len(read) :]
             text = read
         self._read(text)
@@ -2005,10 +2006,11 @@ as code follows it: ``text_calls._code_after_text``)."""
 _HOLD_CHARS = re.compile(r"[<\[`✿]")
 
 
-def markup_start(text: str, quote: CodeQuote | None = None) -> int | None:
+def markup_start(text: str, quote: CodeQuote | None = None, before: str = "") -> int | None:
     """Index of the first call marker in ``text`` (``<tool_call>`` or ``MARKUP_OPENERS``), or None.
-    With ``quote`` (the state of the text before ``text``), a family's markup inside a code span
-    or block is an example the answer shows, skipped."""
+    With ``quote`` (the state of the text before ``text``, ``before`` its last characters), a
+    family's markup inside a code span or block is an example the answer shows, skipped, as is
+    a ``<tool_call>`` right after MiniMax-M3's token (``text_calls.after_m3_token``)."""
     if quote is None:
         found = [at for marker in _HELD_FROM if (at := text.find(marker)) >= 0]
         return min(found, default=None)
@@ -2017,6 +2019,7 @@ def markup_start(text: str, quote: CodeQuote | None = None) -> int | None:
         probe.feed(text[read : match.start()])
         read = match.start()
         quoted = (match.group() in _QUOTABLE and probe.open) or probe.in_span  # in a code span: never a call
+        quoted = quoted or (match.group() == "<tool_call>" and after_m3_token(text, match.start(), before))
         in_sentence = match.group() == _BARE_INVOKE and not probe.blank_line  # Claude's, as an example
         if not quoted and not in_sentence:
             return match.start()
@@ -2078,12 +2081,13 @@ def markup_outside_quoted(text: str, tool_names: Iterable[str] = ()) -> bool:
 
 def _read_anywhere(text: str) -> bool:
     """Whether ``text`` holds ``<tool_call>`` (or ``<tool_code>``) outside a code span: in a
-    sentence or a fenced block it may be a call, in `` `<tool_call>` `` it is a tag named."""
+    sentence or a fenced block it may be a call, in `` `<tool_call>` `` it is a tag named, as it
+    is right after MiniMax-M3's token (kept only in code: ``text_calls.after_m3_token``)."""
     probe, read = CodeQuote(), 0
     for match in _READ_ANYWHERE.finditer(text):
         probe.feed(text[read : match.start()])
         read = match.start()
-        if not probe.in_span:
+        if not probe.in_span and not after_m3_token(text, match.start()):
             return True
     return False
 

@@ -791,6 +791,20 @@ def _is_envelope(value: Any) -> bool:
     return isinstance(value, dict) and all(_key_form(key) in _ENVELOPE_FORMS for key in value)
 
 
+M3_TOKEN: Final = "]<]minimax[>["
+"""MiniMax-M3's token before every tag of its call markup (``call_markup`` drops it outside code)."""
+
+
+def after_m3_token(text: str, at: int, before: str = "") -> bool:
+    """Whether ``text[at]`` (a ``<tool_call>``) comes right after MiniMax-M3's token, ``before``
+    being the text ahead of ``text``. ``call_markup`` drops that token everywhere but in code, so
+    a tag after it that reaches a reader is M3's markup an answer shows in a code block: text."""
+    size = len(M3_TOKEN)
+    if at >= size:
+        return text.startswith(M3_TOKEN, at - size)
+    return (before[-size:] + text[:at]).endswith(M3_TOKEN)
+
+
 def _tool_call_blocks(
     text: str, known: Mapping[str, PromptMessageTool | None]
 ) -> tuple[list[tuple[str, dict[str, Any]]], str]:
@@ -798,13 +812,13 @@ def _tool_call_blocks(
     without those blocks)``. A tag inside a code span (`` `<tool_call>{...}</tool_call>` ``, also
     nested in a ``<tool_calls>`` wrapper there) is a call the answer quotes, never read: a code
     span is quoted text (``_SpanProbe``). A block in a fenced block is read, as a genuine step
-    is often written so."""
+    is often written so, unless MiniMax-M3's token stands before it (``after_m3_token``)."""
     found: list[tuple[str, dict[str, Any]]] = []
     kept: list[str] = []
     position = 0
     spans = _SpanProbe(text) if "`" in text else None
     while opened := _TOOL_CALL_OPEN.search(text, position):  # the opening tag first, then its block
-        if spans is not None and spans.inside(opened.start()):
+        if (spans is not None and spans.inside(opened.start())) or after_m3_token(text, opened.start()):
             kept.append(text[position : opened.end()])
             position = opened.end()
             continue

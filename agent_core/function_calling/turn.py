@@ -35,6 +35,7 @@ from agent_core.text_calls import (
     CALL_HEAD_SPAN,
     FUNCTOOLS,
     HARMONY_RECIPIENT,
+    M3_TOKEN,
     call_head,
     extract_calls_from_text,
     fenced_call_head,
@@ -59,6 +60,7 @@ _STOP_HELD: Final = frozenset("{[<`~✿|")
 """Characters a held tail holding one is kept back at a reply that stopped short: call markup,
 a call object or list, a fence may be opening there (``AnswerGate.stopped``)."""
 _ACTION_LABEL = "action"
+_M3_SIZE: Final = len(M3_TOKEN)
 _NONBLANK = re.compile(r"\S")
 _GEMMA_LINE_MAX: Final = 2048
 """How long a line that opens Gemma 4's bare ``call:NAME{`` is held while it may be the reply's
@@ -223,6 +225,7 @@ class AnswerGate:
         self.streamed = False  # whether any text was passed on
         self._quote = CodeQuote()  # the streamed text: markup inside its code is an example
         self._line_start = True  # whether the streamed text so far ends a line (or is none)
+        self._last = ""  # the streamed text's last characters (text_calls.after_m3_token)
         self.line_held = False  # whether the hold began at a line that may open a call object (_line_call)
         self.fence_held = False  # whether that line is a fence line (fenced_call_head, fenced_markup_head)
         self.leak = ""  # the gpt-oss recipients leaked at the reply's start, once the text after them streams
@@ -376,7 +379,7 @@ class AnswerGate:
         if "<" not in text and "[" not in text and "`" not in text and "✿" not in text:
             at, keep = action, 0
         else:
-            at, keep = markup_start(text, self._quote), partial_markup(text)
+            at, keep = markup_start(text, self._quote, self._last), partial_markup(text)
             at = action if at is None or (action is not None and action < at) else at
             if "[" in text and self._names:
                 listed, open_list = self._code_list(text)
@@ -464,6 +467,7 @@ class AnswerGate:
         if text:
             self._quote.feed(text)
             self._line_start = text[-1] == "\n"
+            self._last = (self._last + text[-_M3_SIZE:])[-_M3_SIZE:]
         return text
 
 

@@ -121,6 +121,7 @@ from agent_core.text_calls import (
     FAIL,
     TRAILING_SPECIAL_TOKENS,
     Call,
+    after_m3_token,
     call_arguments,
     calls_from_block,
     coerce_input,
@@ -1296,13 +1297,16 @@ class ReactStreamParser:
         token or a stray closing tag in a code span, a fenced block, a blockquote or an indented
         code block, or a call tag in a code span (`` `<tool_calls><tool_call>{...}` ``: quoted
         text) or a blockquote line (quoted output). A call tag in a fence or an indented block
-        stays a call: a genuine step is often written so."""
+        stays a call: a genuine step is often written so, unless MiniMax-M3's token stands right
+        before it (``text_calls.after_m3_token``: the token is kept only in code)."""
         quote = self._text_quote()
         if quote.in_span or (tag.kind == "drop" and quote.in_fence):
             return True
         text = _tail(self._visible, len(self._buf) - self._pos)  # the visible text before the tag, its end
         if tag.kind == "drop":
             return in_quoted_line(text)
+        if quote.in_fence and after_m3_token(text, len(text)):  # MiniMax-M3's markup shown in a code block
+            return True
         return _QUOTED_LINE.match(text, text.rfind("\n") + 1) is not None
 
     def _text_quote(self) -> CodeQuote:

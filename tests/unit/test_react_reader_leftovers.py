@@ -6,11 +6,14 @@ whole and in pieces of 1 and 7 characters:
    ReAct's streaming parser ended the block at that tag, inside the value;
 2. Gemini's ``default_api:NAME{...}`` leak, glued to a word (bayesimpact/bayes-platform PR #731):
    read in neither strategy; now a call when NAME is a node tool and the form is the whole rest
-   of the reply (or its last line).
+   of the reply (or its last line);
+3. MiniMax-M3's token form (``]<]minimax[>[<tool_call>...``) in a fenced block: asked again in both
+   strategies; now the answer's text, as other families' markup in code is.
 """
 
 import pytest
 
+from agent_core.call_markup import CodeQuote
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 from tests.unit.helpers import gap_param
 from tests.unit.test_real_world_2026 import Case, check, tool
@@ -26,6 +29,10 @@ def _glm(name: str, *pairs: tuple[str, str]) -> str:
     return f"<tool_call>{name}{body}</tool_call>"
 
 
+NS = "]<]minimax[>["
+M3_CALL = (
+    f'{NS}<tool_call>\n{NS}<invoke name="get_weather">{NS}<city>Paris{NS}</city>{NS}</invoke>\n{NS}</tool_call>'
+)
 TWO_CLOSERS = "Close with </tool_call>, never </tool_call><tool_call> twice."
 
 CALLS = {
@@ -58,6 +65,11 @@ CALLS = {
     "gemini-default-api-after-a-sentence": (
         (WEATHER,), "Let me check.\nNote:default_api:get_weather{city:Paris}", [("get_weather", {"city": "Paris"})],
     ),
+    # ---- 3. MiniMax-M3: a genuine call still runs, also after the same markup shown in a fence -------
+    "m3-call": ((WEATHER,), M3_CALL, [("get_weather", {"city": "Paris"})]),
+    "m3-call-after-fenced-example": (
+        (WEATHER,), f"M3 writes:\n```\n{M3_CALL}\n```\nSo here it is:\n{M3_CALL}", [("get_weather", {"city": "Paris"})],
+    ),
 }
 
 REACT_ONLY_CALLS = frozenset({"glm-value-names-closer-after-thought"})
@@ -76,6 +88,17 @@ TEXT = {
     "gemini-text-after": ((WEATHER,), "default_api:get_weather{city:Paris}\nThat is what it wrote."),
     "gemini-no-node-tool": ((WEATHER,), "default_api:get_time{zone:UTC}"),
     "gemini-glued-to-a-long-run": ((WEATHER,), "https://example.com/path/default_api:get_weather{city:Paris}"),
+    # MiniMax-M3's markup shown in a fenced block (backticks, tildes, after Final Answer:): the answer
+    "m3-in-a-fence": ((WEATHER,), f"MiniMax-M3 writes:\n\n```\n{M3_CALL}\n```"),
+    "m3-in-a-tilde-fence-with-text-after": ((WEATHER,), f"The raw reply:\n~~~xml\n{M3_CALL}\n~~~\nThat is all."),
+    "m3-in-a-code-span": ((WEATHER,), "M3 opens with `" + NS + "<tool_call>` and a newline."),
+}
+
+REACT_TEXT = {
+    "m3-in-a-fence-after-final-answer": (
+        (WEATHER,), f"Thought: I know.\nFinal Answer: M3 writes:\n```\n{M3_CALL}\n```\nThat is all.",
+        f"M3 writes:\n```\n{M3_CALL}\n```\nThat is all.",
+    ),
 }
 
 NO_NODE_TOOL = {
@@ -131,3 +154,37 @@ def test_a_call_of_no_node_tool_runs_none(name, strategy, size):
         assert [call.name for call in turn.decision.calls] == ["write_file"]  # an unknown tool, answered so
     else:
         assert isinstance(turn.decision, (ParseFailure, FinalAnswer))
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize("name", list(REACT_TEXT))
+def test_react_answer_shows_the_markup(name, size):
+    tools, text, answer = REACT_TEXT[name]
+    streamed, turn = read("react", Case(tools, text), size)
+    assert turn.decision == FinalAnswer(answer)
+    assert streamed.strip() == answer
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+def test_a_tool_call_tag_in_a_fence_without_the_token_is_still_a_call(strategy, size):
+    text = 'Here:\n```\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>\n```'
+    _, turn = read(strategy, Case((WEATHER,), text), size)
+    assert isinstance(turn.decision, ToolCalls)
+    assert [(c.name, c.arguments) for c in turn.decision.calls] == [("get_weather", {"city": "Paris"})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["```\nx\n```\nSo:\n", "~~~\nx\n~~~\nnext line", "a `b` c\n```py\nx\n```\n\nd", "```\nx\n```"],
+)
+def test_code_quote_reads_a_closing_fence_fed_a_character_at_a_time_as_whole(text):
+    # a held run of backticks followed by a newline was read as text without that newline: the
+    # line after a closed fence was taken for the fence's own, and M3's call after it went unread
+    whole, split = CodeQuote(), CodeQuote()
+    whole.feed(text)
+    for char in text:
+        split.feed(char)
+    assert (split.open, split.in_span, split.in_fence, split.blank_line) == (
+        whole.open, whole.in_span, whole.in_fence, whole.blank_line
+    )

@@ -341,9 +341,9 @@ NOT_CALLS = {
     "lmstudio-request-in-a-code-span": (WEATHER, "It printed `[get_weather]` and then `[END_TOOL_REQUEST]`."),
     "lmstudio-request-in-a-fence": (WEATHER, f"The raw text was:\n\n```\n{REQUEST}\n```"),
     "lmstudio-request-no-node-tool": (WEATHER, REQUEST.replace("get_weather", "get_time")),
-    # MiniMax-M3's nested array naming no node tool (in a fenced block M3's token form is asked
-    # again, as before this pass: docs/real-world-cases.md)
+    # MiniMax-M3's nested array naming no node tool, and in a fenced block (the answer's text)
     "minimaxm3-nested-items-no-node-tool": (WEATHER, NESTED.replace("get_weather", "get_time")),
+    "minimaxm3-nested-items-in-a-fence": (WEATHER, f"M3 wrote:\n\n```\n{NESTED}\n```"),
     # OLMo 3's call with a JSON literal inside a dict, in a code span
     "olmo3-nested-dict-in-a-code-span": (
         tool("create_request", "data"),
