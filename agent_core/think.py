@@ -68,6 +68,10 @@ whitespace follows it to the end of the reply: its frame's, or one that closes n
 reasoning or on a line of its own while no such tag was read as text (a server that took the reasoning and the opening tag out but left
 the end: vllm-project/vllm#58127). Anywhere else they are the answer's own text (a reply asked
 to use such tags keeps them)."""
+_STEP_ANSWER: Final = "<final_answer>"
+"""The XML-tagged ReAct step's answer element: a frame at the reply's start too, with no reasoning
+before it (a reply that is only ``<final_answer>...</final_answer>``); ``<answer>`` and
+``<response>`` are a frame only after reasoning (a reply asked to use those tags keeps them)."""
 _TAG_CHARS = "<[◁"
 _OPEN_TAGS = tuple(_BLOCKS)
 
@@ -248,6 +252,10 @@ VISIBLE, REASONING, BLOCK_END, STRAY_END = "visible", "reasoning", "block_end", 
 """Kinds of the pieces ``ThinkSplitter.pieces`` returns (``STRAY_END``: a closing tag with no
 block open, dropped: the model's template opened the block in the prompt, so what came before
 it was reasoning)."""
+THOUGHT: Final = "thought"
+"""The kind of a ``<thought>`` block's text with ``ThinkSplitter(thoughts=True)``: the XML-tagged
+ReAct step's thought (lamalab-org/corral PR #192), the turn's thought rather than reasoning."""
+_THOUGHT_CLOSE: Final = "</thought>"
 
 
 class ThinkSplitter:
@@ -265,6 +273,9 @@ class ThinkSplitter:
     Everything is then held until that tag (what came before it is reasoning, a leading
     ``<think>`` dropped) or ``release``/``finish`` (it was not: it is read as any reply).
 
+    ``thoughts``: a ``<thought>`` block's text comes as ``THOUGHT`` pieces, not ``REASONING``
+    (``pieces`` only; ``feed`` and ``finish`` count it as reasoning).
+
     ``probe`` (characters, with ``opened=False``): any model's template may have opened the block
     without its name saying so (llama.cpp's forced-open thinking: ``I'm\nthinking</think>\n
     <tool_call>...``). The reply's first ``probe`` characters are held as with ``opened``: a bare
@@ -273,7 +284,8 @@ class ThinkSplitter:
     that is the usual stray end).
     """
 
-    def __init__(self, *, opened: bool = False, probe: int = 0) -> None:
+    def __init__(self, *, opened: bool = False, probe: int = 0, thoughts: bool = False) -> None:
+        self._thoughts = thoughts  # a <thought> block's text is a THOUGHT piece (ReAct's XML step)
         self._pending = ""
         self._close_tag: str | None = None  # set while inside a block
         self._opened = opened or probe > 0  # holding: the block may have been opened in the prompt
@@ -289,6 +301,7 @@ class ThinkSplitter:
         self._reasoned = False  # reasoning ended in this reply (a block, a stray end) or came apart
         self._code = CodeQuote()  # the visible text read so far: is a fenced code block open?
         self._shown: list[str] = []  # visible text _code has not read yet (read only at a tag: _fenced)
+        self._started = False  # _code has read visible text other than whitespace
 
     @property
     def open_block(self) -> str:
@@ -403,7 +416,7 @@ class ThinkSplitter:
         out.append((kind, text))
         if text:
             self._prev = text[-1]
-            if kind == REASONING:
+            if kind != VISIBLE:  # REASONING, or a THOUGHT block's
                 self._block.append(text)
                 return
             self._shown.append(text)
@@ -466,7 +479,7 @@ class ThinkSplitter:
         pos = 0
         while pos < len(text):
             inside = self._close_tag is not None
-            kind = REASONING if inside else VISIBLE
+            kind = (THOUGHT if self._thoughts and self._close_tag == _THOUGHT_CLOSE else REASONING) if inside else VISIBLE
             tags = (self._close_tag,) if inside else _SCANNED
             found = _tags_pattern(tags).search(text, pos)  # case-insensitive, at its place in text
             if found is None:
@@ -519,6 +532,8 @@ class ThinkSplitter:
         only here, at a tag: a reply with none never pays for it."""
         for piece in self._shown:
             self._code.feed(piece)
+            if not self._started and not piece.isspace():
+                self._started = True
         self._shown.clear()
         if not before:
             return self._code.in_fence
@@ -533,6 +548,9 @@ class ThinkSplitter:
         if quoted:
             return False
         if tag in RESPONSE_WRAPPERS:
+            if tag == _STEP_ANSWER and not self._after_block and self._wrapper is None:
+                self._fenced("")  # reads the visible text so far: has anything but whitespace come?
+                return not self._started
             return self._after_block and self._wrapper is None
         if not self._ends_frame(tag):
             return False
@@ -558,7 +576,7 @@ def _joined(pieces: list[tuple[str, str]]) -> Split:
     visible: list[str] = []
     reasoning: list[str] = []
     for kind, piece in pieces:
-        (reasoning if kind == REASONING else visible).append(piece)
+        (visible if kind == VISIBLE else reasoning).append(piece)  # a THOUGHT block's too: not shown
     return Split("".join(visible), "".join(reasoning))
 
 

@@ -135,7 +135,7 @@ from agent_core.text_calls import (
     named_by_method,
     prefixed_tool,
 )
-from agent_core.think import BLOCK_END, REASONING, STRAY_END, VISIBLE, ThinkSplitter
+from agent_core.think import BLOCK_END, REASONING, STRAY_END, THOUGHT, VISIBLE, ThinkSplitter
 
 # --------------------------------------------------------------------------------------------
 # Events and the turn
@@ -865,7 +865,7 @@ class ReactStreamParser:
         self._plain_from: tuple[int, str] | None = None  # where plain text began after a stray </think>
         self._input_fence: Opening | None = None  # the code block open inside a text Action Input
         self._answer_lines: list[tuple[int, int]] = []  # "Answer:" lines in plain text: (thought index, label length)
-        self._think = ThinkSplitter(opened=reasoning_opened)
+        self._think = ThinkSplitter(opened=reasoning_opened, thoughts=True)
         self._visible: list[str] = []  # the visible text read so far, a line break where a block ended
         self._visible_chars = 0
         self._fence_quote = CodeQuote()  # the visible text read by _text_quote so far
@@ -882,6 +882,8 @@ class ReactStreamParser:
         self._group_cls: type | None = None
         self._thought: list[str] = []
         self._reasoning: list[str] = []
+        self._tagged: list[str] = []  # the reasoning written in <thought> blocks (_thought_tagged)
+        self._recovered = False  # the turn was taken from inside the reasoning (_recover_from_reasoning)
         self._answer: list[str] = []
         self._answer_ws = ""  # answer text held back until more comes: whitespace, an opening fence
         self._answer_quote = CodeQuote()  # the answer pieces read by _answer_in_code so far
@@ -1016,6 +1018,9 @@ class ReactStreamParser:
                 self._visible_chars += len(piece)
                 self._consume(piece, eof=False)
             elif kind == REASONING:
+                self._emit_reasoning(piece)
+            elif kind == THOUGHT:  # the XML-tagged step's <thought>: read as reasoning, shown as the thought
+                self._tagged.append(piece)
                 self._emit_reasoning(piece)
             elif kind == BLOCK_END:
                 self._after_block()
@@ -2197,20 +2202,37 @@ class ReactStreamParser:
             self._recover_from_reasoning()
         final_answer: str | None = None
         problem: str | None = None
+        labelled = self._answering  # the answer followed a label, not the reply's text alone
         if self._answering:
             final_answer = "".join(self._answer) or None
             problem = None if final_answer else PROBLEM_EMPTY_ANSWER
         elif not self._actions:
             final_answer, problem = self._fallback()
+        thought, reasoning = "".join(self._thought).strip(), "".join(self._reasoning).strip()
+        if self._tagged and (self._actions or final_answer is not None):
+            thought, reasoning = self._thought_tagged(thought, reasoning, None if labelled else final_answer)
         return ReactTurn(
-            thought="".join(self._thought).strip(),
-            reasoning="".join(self._reasoning).strip(),
+            thought=thought,
+            reasoning=reasoning,
             actions=tuple(self._actions),
             final_answer=final_answer,
             problem=problem,
             raw="".join(self._raw),
             ended_inside=self._ended_inside,
         )
+
+    def _thought_tagged(self, thought: str, reasoning: str, answer: str | None) -> tuple[str, str]:
+        """``(thought, reasoning)`` of a turn whose reasoning was all written in ``<thought>``
+        blocks (the XML-tagged step: lamalab-org/corral PR #192): that text is the turn's thought,
+        before the thought the labels gave (none when the answer is ``answer``, the reply's
+        unlabelled text, which the thought then only repeats). A turn with other reasoning too, or one taken from
+        inside the block (``_recover_from_reasoning``), keeps it as reasoning."""
+        tagged = "".join(self._tagged).strip()
+        if tagged != reasoning or self._recovered:
+            return thought, reasoning
+        if not thought or (answer is not None and thought == answer.strip()):
+            return tagged, ""
+        return f"{tagged}\n\n{thought}", ""
 
     def _reread_after_stray(self, turn: ReactTurn) -> ReactTurn:
         """A bare ``</think>`` came after labels: the model's template opened a reasoning block
@@ -2273,6 +2295,7 @@ class ReactStreamParser:
                 self._note(turn.problem)
                 self._labels_seen = True
             return
+        self._recovered = True
         self._emit_thought(turn.thought)
         for action in turn.actions:
             self._actions.append(action)

@@ -8,7 +8,10 @@ whole and in pieces of 1 and 7 characters:
    read in neither strategy; now a call when NAME is a node tool and the form is the whole rest
    of the reply (or its last line);
 3. MiniMax-M3's token form (``]<]minimax[>[<tool_call>...``) in a fenced block: asked again in both
-   strategies; now the answer's text, as other families' markup in code is.
+   strategies; now the answer's text, as other families' markup in code is;
+4. the XML-tagged step (lamalab-org/corral PR #192): ``<final_answer>...</final_answer>`` with no
+   reasoning before it was shown with its tags; a ``<thought>`` block was logged as reasoning, not
+   as the turn's thought (ReAct).
 """
 
 import pytest
@@ -92,6 +95,22 @@ TEXT = {
     "m3-in-a-fence": ((WEATHER,), f"MiniMax-M3 writes:\n\n```\n{M3_CALL}\n```"),
     "m3-in-a-tilde-fence-with-text-after": ((WEATHER,), f"The raw reply:\n~~~xml\n{M3_CALL}\n~~~\nThat is all."),
     "m3-in-a-code-span": ((WEATHER,), "M3 opens with `" + NS + "<tool_call>` and a newline."),
+}
+
+# ---- 4. the XML-tagged step's answer alone: the answer without its frame ---------------------------
+STEP_ANSWERS = {
+    "final-answer-element-alone": ("<final_answer>Paris is sunny.</final_answer>", "Paris is sunny."),
+    "final-answer-element-on-lines": ("\n<final_answer>\nParis is sunny.\n</final_answer>\n", "Paris is sunny."),
+}
+
+STEP_TEXT = {
+    # the element in a sentence, in a code span, in a fence, and <answer> alone (a reply asked to
+    # use such tags keeps them): the answer as written
+    "final-answer-element-in-prose": "Close the step with <final_answer>Paris</final_answer> tags.",
+    "final-answer-element-after-a-word": "Result: <final_answer>Paris</final_answer>",
+    "final-answer-element-in-code-span": "`<final_answer>Paris is sunny.</final_answer>`",
+    "final-answer-element-in-fence": "```xml\n<final_answer>Paris is sunny.</final_answer>\n```",
+    "answer-element-alone": "<answer>Paris is sunny.</answer>",
 }
 
 REACT_TEXT = {
@@ -188,3 +207,69 @@ def test_code_quote_reads_a_closing_fence_fed_a_character_at_a_time_as_whole(tex
     assert (split.open, split.in_span, split.in_fence, split.blank_line) == (
         whole.open, whole.in_span, whole.in_fence, whole.blank_line
     )
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+@pytest.mark.parametrize("name", list(STEP_ANSWERS))
+def test_the_step_answer_element_alone_is_the_answer_without_its_tags(name, strategy, size):
+    text, answer = STEP_ANSWERS[name]
+    streamed, turn = read(strategy, Case((tool("search", "query"),), text), size)
+    assert turn.decision == FinalAnswer(answer)
+    assert streamed.strip() == answer
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+@pytest.mark.parametrize("name", list(STEP_TEXT))
+def test_the_step_answer_element_elsewhere_is_text(name, strategy, size):
+    text = STEP_TEXT[name]
+    streamed, turn = read(strategy, Case((tool("search", "query"),), text), size)
+    assert turn.decision == FinalAnswer(text)
+    assert streamed.strip() == text
+
+
+SEARCH = tool("search", "query")
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize(
+    ("text", "thought", "decision"),
+    [
+        (
+            "<thought>I need to search.</thought>\n<action>search</action>\n<action_input>Paris</action_input>",
+            "I need to search.", ToolCalls,
+        ),
+        ("<thought>I know it.</thought>\n<final_answer>Paris is sunny.</final_answer>", "I know it.", FinalAnswer),
+        ("<thought>Plan.</thought>\nThought: I know.\nFinal Answer: Paris.", "Plan.\n\nI know.", FinalAnswer),
+    ],
+)
+def test_react_thought_element_is_the_turns_thought(text, thought, decision, size):
+    streamed, turn = read("react", Case((SEARCH,), text), size)
+    assert isinstance(turn.decision, decision)
+    assert (turn.thought, turn.reasoning) == (thought, "")
+    assert "I need" not in streamed and "I know it" not in streamed
+
+
+@pytest.mark.parametrize("size", [None, 1])
+@pytest.mark.parametrize(
+    ("text", "reasoning"),
+    [
+        # other reasoning beside it: all of it stays reasoning, as before
+        ("<think>hmm</think><thought>I know.</thought>\nThought: x\nFinal Answer: y", "hmm"),
+        # a <think> block is reasoning, never the thought
+        ("<think>I know.</think>\nThought: x\nFinal Answer: y", "I know."),
+    ],
+)
+def test_react_other_reasoning_stays_reasoning(text, reasoning, size):
+    _, turn = read("react", Case((SEARCH,), text), size)
+    assert isinstance(turn.decision, FinalAnswer) and turn.decision.text == "y"
+    assert turn.reasoning.startswith(reasoning)
+    assert turn.thought == "x"
+
+
+def test_react_a_reply_that_is_only_a_thought_element_is_asked_again_as_before():
+    # no action, no answer: the text stays reasoning, so the reply-only-reasoning path is unchanged
+    _, turn = read("react", Case((SEARCH,), "<thought>only thinking</thought>"), None)
+    assert isinstance(turn.decision, ParseFailure)
+    assert turn.reasoning == "only thinking"
