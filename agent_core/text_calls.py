@@ -1042,7 +1042,7 @@ glued to a word before it (``Lie:default_api:mandatory_tool{...}``: bayesimpact/
 PR #731); read as Gemma's bare call, the glued word with it."""
 _GLUED_MAX: Final = 16
 """How long a word glued before Gemini's ``default_api:`` may be (characters)."""
-_GEMMA_BARE_LINE = re.compile(rf"[ \t]*(?:call:|[^\s`]{{0,{_GLUED_MAX}}}default_api:)({BARE_NAME.pattern})\{{([^\n]*)\}}[ \t]*")
+_GEMMA_BARE_LINE = re.compile(rf"[ \t]*(?:call:|(?:\w{{1,{_GLUED_MAX}}}:)?default_api:)({BARE_NAME.pattern})\{{([^\n]*)\}}[ \t]*")
 _GEMMA_QUOTE_TOKEN: Final = '<|"|>'
 _GEMMA_KEYED = re.compile(r'"(?:[^"\\]|\\.)*"|([{,]\s*)([A-Za-z_][\w\-]*)(\s*:)')
 
@@ -1115,16 +1115,19 @@ def gemma_head(line: str, names: Collection[str]) -> bool | None:
     return None if len(name) < _TAG_NAME_MAX and any(tool.startswith(name) for tool in names) else False
 
 
+_GEMINI_HEAD = re.compile(rf"(?:\w{{1,{_GLUED_MAX}}}:)?default_api:")
+_GEMINI_HEAD_PARTIAL = re.compile(rf"\w{{0,{_GLUED_MAX}}}(?::(?:d(?:e(?:f(?:a(?:u(?:l(?:t(?:_(?:a(?:p(?:i)?)?)?)?)?)?)?)?)?)?)?)?")
+
+
 def gemini_head(line: str, names: Collection[str]) -> bool | None:
     """Whether a reply whose first line starts with ``line`` (no leading whitespace) opens
-    Gemini's ``default_api:NAME{`` naming one of ``names``, glued to a word of at most
-    ``_GLUED_MAX`` characters or not (``GEMINI_BARE``). True, False, or None while the first
-    word may still grow into it."""
-    word = line.split(None, 1)[0] if line.strip() else ""
-    at = word.find(GEMINI_BARE)
-    if at >= 0:
-        return gemma_head(GEMMA_BARE + word[at + len(GEMINI_BARE) :], names) if at <= _GLUED_MAX else False
-    return None if word == line and len(word) <= _GLUED_MAX + len(GEMINI_BARE) else False
+    Gemini's ``default_api:NAME{`` naming one of ``names``, after a word and a colon of at most
+    ``_GLUED_MAX`` characters or not (``GEMINI_BARE``). True, False, or None while the line's
+    start may still grow into it (a word so far: the next character tells)."""
+    head = _GEMINI_HEAD.match(line)
+    if head is not None:
+        return gemma_head(GEMMA_BARE + line[head.end() :], names)
+    return None if _GEMINI_HEAD_PARTIAL.fullmatch(line) or GEMINI_BARE.startswith(line) else False
 
 
 def bare_gemma_call(text: str, tools: Mapping[str, PromptMessageTool | None]) -> bool:

@@ -620,6 +620,17 @@ def _unreadable(text: str, gate: AnswerGate, names: Sequence[str]) -> ParseFailu
     return ParseFailure(prompts.TOOL_CALL_UNREADABLE, _unshown(gate), continues=gate.streamed)
 
 
+def _word_before_native_call(gate: AnswerGate, names: Sequence[str]) -> list[str]:
+    """The reply's text when it is one word held only because Gemini's ``WORD:default_api:NAME{``
+    might have followed (``text_calls.gemini_head``), and native calls came instead: the word is
+    the answer's text (``Checking``), shown as an unheld word would have been: ``[word]``, else
+    ``[]``. A start of a tool's name stays held, as before."""
+    word = "" if gate.streamed else gate.held.strip()
+    if not word or gemini_head(word, names) is not None or any(name.startswith(word) for name in names):
+        return []
+    return [word]
+
+
 def read_function_calling_turn(
     chunks: Iterator[ModelChunk],
     tools: Sequence[PromptMessageTool | str],
@@ -670,6 +681,7 @@ def read_function_calling_turn(
     )
     called = {**turn, "content": with_block_closed(got.reply.content, got.closing)}  # goes back before its calls
     if assembled.calls or assembled.invalid:
+        yield from _word_before_native_call(gate, names)
         calls = repair_names(assembled.calls, tools)
         return ModelTurn(thought=text, decision=ToolCalls(calls, assembled.invalid, order=assembled.order), **called)
     calls, rest = extract_calls_from_text(text, tools, id_prefix=prefix, taken=taken_ids) if tools else ((), text)

@@ -273,3 +273,23 @@ def test_react_a_reply_that_is_only_a_thought_element_is_asked_again_as_before()
     _, turn = read("react", Case((SEARCH,), "<thought>only thinking</thought>"), None)
     assert isinstance(turn.decision, ParseFailure)
     assert turn.reasoning == "only thinking"
+
+
+@pytest.mark.parametrize("size", [1, 3, None])
+@pytest.mark.parametrize("word", ["Checking", "Lie:"])
+def test_fc_a_word_held_for_gemini_s_form_is_shown_before_a_native_call(word, size):
+    # the gate holds a first word that may grow into WORD:default_api:NAME{; a native call came
+    # instead, so the word is the answer's text, as an unheld one would be
+    from agent_core.function_calling.turn import read_function_calling_turn
+    from agent_core.model_call import normalize_chunk
+    from agent_core.tool_schema import ToolRegistry
+    from tests.unit.helpers import drain
+    from tests.unit.test_real_world_2026d import chunk
+
+    pieces = [word] if size is None else [word[i : i + size] for i in range(0, len(word), size)]
+    native = {"index": 0, "id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}
+    raw = [*(chunk(piece) for piece in pieces), chunk(tool_calls=[native]), chunk(finish_reason="tool_calls")]
+    registry = ToolRegistry([WEATHER])
+    streamed, turn = drain(read_function_calling_turn(iter([normalize_chunk(r) for r in raw]), registry.prompt_tools()))
+    assert streamed == word
+    assert [call.name for call in turn.decision.calls] == ["get_weather"]
