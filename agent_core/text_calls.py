@@ -90,7 +90,20 @@ def decode_json(text: str) -> Any:
 
 STOP_TAIL = re.compile(r"\n[ \t#*>]*(?:" + "|".join("observation"[:k] for k in range(11, 1, -1)) + r"):?[ \t]*$", re.I)
 NONE_INPUTS: Final = frozenset({"none", "null", "n/a", "nil"})
-TRAILING_SPECIAL_TOKENS = re.compile(r"(?:(?:<[|｜][\w.\-▁]{1,40}[|｜]>|</s>)\s*)+$")
+_TRAILING_TOKENS_REVERSED = re.compile(r"(?:>[|｜][\w.\-▁]{1,40}[|｜]<|>s/<)(?:\s*+(?:>[|｜][\w.\-▁]{1,40}[|｜]<|>s/<))*+")
+"""Special tokens (``<|eot_id|>``, ``</s>``) with whitespace between them, read backwards."""
+
+
+def without_trailing_tokens(text: str) -> str:
+    """``text`` without its trailing whitespace and the special tokens it ends with (with the
+    whitespace between them); the whitespace before the first of them stays.
+
+    The tokens are read backwards from the end, in one pass: a pattern anchored at the end and
+    searched forwards restarted at every token of a long run of them (quadratic, 0.4 s for
+    16,000 characters of tokens followed by a word)."""
+    text = text.rstrip()
+    tokens = _TRAILING_TOKENS_REVERSED.match(text[::-1])
+    return text[: len(text) - tokens.end()] if tokens else text
 
 
 def decode_nested(value: Any) -> Any:
@@ -110,7 +123,7 @@ def decode_input(text: str) -> Any:
     Strips a trailing partial stop word (qwen197) and surrounding quotes; JSON (or almost-JSON)
     is decoded leniently, and when that yields nothing the text is kept as a string.
     """
-    text = STOP_TAIL.sub("", TRAILING_SPECIAL_TOKENS.sub("", text.rstrip())).strip()
+    text = STOP_TAIL.sub("", without_trailing_tokens(text)).strip()
     if not text or text.lower() in NONE_INPUTS:
         return None
     bare = _EMPHASIS.sub("", text)  # "** {...}": the bold of "**Action Input:**" left on the value
@@ -437,11 +450,11 @@ def calls_of_each(values: Iterable[Any]) -> list[Call]:
     return calls
 
 
-_PLACEHOLDER_LINE = re.compile(r"(?:\$[A-Za-z_]\w{0,30}|json(?:_blob)?)[ \t]*:?[ \t]*\n(?=\s*[{\[])", re.IGNORECASE)
+_PLACEHOLDER_LINE = re.compile(r"(?:\$[A-Za-z_]\w{0,30}|json(?:_blob)?)[ \t]*+:?[ \t]*+\n(?=\s*+[{\[])", re.IGNORECASE)
 """A first line that only names what follows: a prompt's placeholder (``$JSON_BLOB``) or a
 fence's language on a line of its own (``json``)."""
 
-_GLM_PAIR = re.compile(r"(?>(?:<arg_key>\s*)+([^<]*)(?:</arg_key>\s*)+(?:<arg_value>)?(.*?)</arg_value>)", re.S)
+_GLM_PAIR = re.compile(r"(?>(?:<arg_key>\s*+)++([^<]*+)(?:</arg_key>\s*+)++(?:<arg_value>)?(.*?)</arg_value>)", re.S)
 _GLM_CALL = re.compile(rf"([\w.\-]+)\s*((?:{_GLM_PAIR.pattern}\s*)+)", re.S)
 """GLM-4.5 to GLM-5 inside ``<tool_call>``: the name, then ``<arg_key>k</arg_key><arg_value>v
 </arg_value>`` pairs (sgl-project/sglang#19925); a key closed twice (GLM-4.7,
@@ -635,7 +648,10 @@ _KWARG = r"""\s*+([A-Za-z_]\w*+)\s*+=\s*+((?>"(?:[^"\\]|\\.)*+"\s*+|'(?:[^'\\]|\
 possessive and the value's forms atomic: a text that is no such list (``query=`` then spaces and
 a stray quote) fails in one pass, where backtracking took minutes on a few thousand spaces."""
 _KWARGS = re.compile(rf"{_KWARG}(?:,{_KWARG})*+,?\s*+", re.S)
-_ONE_KWARG = re.compile(_KWARG, re.S)
+_ONE_KWARG = re.compile(r"(?!(?<=\s)\s)" + _KWARG, re.S)
+"""One pair, for ``finditer`` over a text ``_KWARGS`` matched whole. It does not start inside a
+run of whitespace (a start one character earlier read the same pair): tried at every blank of
+the blanks a list may end with (``query=1,`` then 16,000 tabs), it was quadratic."""
 
 
 def call_arguments(text: str) -> Any:
@@ -728,18 +744,18 @@ def wrapped_object(text: str) -> dict[str, Any] | None:
 
 BARE_NAME = re.compile(r"[^\W\d][\w.\-]{0,127}")
 """A tool name written alone (``list_files``): where a call is expected, the call without input."""
-_TOOL_CALL_BLOCK = re.compile(r"<(tool_call|tool_code)>\s*(.*?)\s*(?:</\1>|\Z)", re.S | re.I)
+_TOOL_CALL_BLOCK = re.compile(r"<(tool_call|tool_code)>\s*+(|.*?(?<!\s))\s*+(?:</\1>|\Z)", re.S | re.I)
 """A call in ``<tool_call>`` (Hermes, Qwen) or ``<tool_code>`` (Qwen3.6 quantised, 1CatAI/1Cat-vLLM#26)."""
 _TOOL_CALL_OPEN = re.compile(r"<(?:tool_call|tool_code)>", re.I)
-_ACTION_LABEL = re.compile(rf"(?im)^[ \t#*>]*Action[ \t*]*[:：][ \t*]*(?:\r?\n)?[ \t]*(?:({FENCE_RUN})[\w-]*[ \t]*\r?\n)?")
+_ACTION_LABEL = re.compile(rf"(?im)^[ \t#*>]*+Action[ \t*]*+[:：][ \t*]*+(?:\r?\n)?[ \t]*+(?:({FENCE_RUN})[\w-]*+[ \t]*+\r?\n)?")
 """``Action:`` above a call, on its line or the next, or in a fence under it (backticks or tildes:
 ``fences``; the fence's run is group 1)."""
 HARMONY_RECIPIENT: Final = "to=functions."
 """gpt-oss's call header (``to=functions.NAME``), in the text when the server left out its tokens."""
 _CALL_MARKUP = re.compile(r"<tool_call>|<tool_code>|<function=|\[TOOL_CALLS\]|<\|python_tag\|>|" + re.escape(HARMONY_RECIPIENT), re.I)
 _ENVELOPE_FORMS: Final = frozenset({*_CALL_LISTS, *_CALL_WRAPPERS, *_NAME_KEYS, *_ARG_KEYS, *_META_KEYS})
-_FENCE_CLOSE = re.compile(r"[ \t]*(?:\r?\n)?[ \t]*```")
-_TILDE_FENCE_CLOSE = re.compile(r"[ \t]*(?:\r?\n)?[ \t]*~~~")
+_FENCE_CLOSE = re.compile(r"[ \t]*+(?:\r?\n)?[ \t]*+```")
+_TILDE_FENCE_CLOSE = re.compile(r"[ \t]*+(?:\r?\n)?[ \t]*+~~~")
 
 
 _NAMED = re.compile(
@@ -974,7 +990,7 @@ vLLM's ``phi4_mini_json`` tool parser reads)."""
 # searched without the whitespace before the fence (its start is then found by rstrip): a leading
 # whitespace pattern was tried again from every character of a long run of whitespace (a reply of
 # reasoning blocks only leaves thousands of newlines: 2 s at 1 MB)
-_CODE_FENCE = re.compile(r"```[ \t]*(tool_code|tool_call)[ \t]*\n(.*?)\n?[ \t]*```\s*", re.S | re.I)
+_CODE_FENCE = re.compile(r"```[ \t]*+(tool_code|tool_call)[ \t]*+\n(|.*?(?:(?<![ \t])|(?=\n)))\n?[ \t]*+```\s*+", re.S | re.I)
 _PY_TOKENS = re.compile(r"<\|python_(?:start|end)\|>")
 
 
@@ -1153,7 +1169,7 @@ arguments as one object (``search({"q": "x"})``, Mistral: openai/openai-agents-p
 
 _NAME_LINE_CALL = re.compile(rf"\s*(?:functions\.)?({BARE_NAME.pattern}?)(?::\d+)?[ \t]*(?:\r?\n\s*)?(\{{.*\}})\s*", re.S)
 _CHATGLM3_CALL = re.compile(
-    rf"\s*({BARE_NAME.pattern}?)[ \t]*\r?\n[ \t]*```[ \t]*(?:python)?[ \t]*\r?\n\s*(tool_call\s*\(.*\))\s*```\s*", re.S
+    rf"\s*({BARE_NAME.pattern}?)[ \t]*+\r?\n[ \t]*+```[ \t]*+(?:python)?[ \t]*+\r?\n\s*+(tool_call\s*+\(.*\))\s*+```\s*+", re.S
 )
 """ChatGLM3's call: the tool's name on its own line (after the ``<|assistant|>`` token that
 opens the call, dropped as a special token), then ``tool_call(k='v', ...)`` in a python fence:
@@ -1528,7 +1544,7 @@ def _fenced_calls_after_text(
 
 
 _FENCE_OPENING = re.compile(r"```[ \t]*json[ \t]*\r?\n\s*(\[\s*)?", re.I)
-_FENCE_OPENING_START = re.compile(r"`{1,3}(?:[ \t]*(?:j(?:s(?:o(?:n)?)?)?)?[ \t]*\r?\n?\s*(?:\[\s*)?)?", re.I)
+_FENCE_OPENING_START = re.compile(r"`{1,3}(?:[ \t]*+(?:j(?:s(?:o(?:n)?)?)?)?[ \t]*+\r?\n?\s*+(?:\[\s*+)?)?", re.I)
 
 
 def fenced_call_head(line: str, names: Collection[str]) -> bool | None:

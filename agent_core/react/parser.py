@@ -119,7 +119,6 @@ from agent_core.text_calls import (
     BARE_NAME,
     CALL_FORM,
     FAIL,
-    TRAILING_SPECIAL_TOKENS,
     Call,
     after_m3_token,
     call_arguments,
@@ -134,6 +133,7 @@ from agent_core.text_calls import (
     interpret,
     named_by_method,
     prefixed_tool,
+    without_trailing_tokens,
 )
 from agent_core.think import BLOCK_END, REASONING, STRAY_END, THOUGHT, VISIBLE, ThinkSplitter
 
@@ -595,8 +595,8 @@ def _fence_at(text: str, i: int, eof: bool, closer: str = "```") -> int | _Need 
     return None
 
 
-_FENCE_LINE = re.compile(r"[ \t]*(?:`{3,}|~{3,})[ \t]*([\w+\-.]*)[ \t]*(?:\r?\n|\Z)")
-_FENCE_LINE_PARTIAL = re.compile(r"[ \t]*(?:`{1,2}|~{1,2}|(?:`{3,}|~{3,})[ \t]*[\w+\-.]*[ \t]*\r?)?")
+_FENCE_LINE = re.compile(r"[ \t]*+(?:`{3,}|~{3,})[ \t]*+([\w+\-.]*+)[ \t]*+(?:\r?\n|\Z)")
+_FENCE_LINE_PARTIAL = re.compile(r"[ \t]*+(?:`{1,2}|~{1,2}|(?:`{3,}|~{3,})[ \t]*+[\w+\-.]*+[ \t]*+\r?)?")
 
 
 def _fence_line(text: str, i: int, eof: bool) -> tuple[int, str] | _Need | None:
@@ -727,7 +727,7 @@ def _split_name_line(line: str) -> tuple[str, bool, str | None, bool]:
 
     Handles ``search Action Input: {...}`` on one line and ``Search[query]`` / ``search(query)``.
     """
-    line = TRAILING_SPECIAL_TOKENS.sub("", line.rstrip())
+    line = without_trailing_tokens(line)
     bracketed = _BRACKETED_NAME.fullmatch(line.strip())
     if bracketed:  # only reached for a node tool's name (``_bracketed_tool``)
         return bracketed.group(1).strip(), False, None, False
