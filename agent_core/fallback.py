@@ -50,7 +50,7 @@ _ANNOUNCED = re.compile(r"(?:i\s+)?(?:now\s+)?know\s+(?:the\s+|what\s+to\s+)(?:f
 (LangChain's prompt), "I know the final answer." (this project's completion prompt)."""
 
 
-_LABEL_LEFT = re.compile(r"(?:^|\n)[ \t#*_>]*final[ \t_]*answer[ \t*_]*[:：]?[ \t*_]*$", re.I)
+_LABEL_LEFT = re.compile(r"(?:^|\n)[ \t#*_>]*+final[ \t_]*+answer[ \t*_]*+[:：]?[ \t*_]*+$", re.I)
 """A ``Final Answer`` label the text ends with, nothing after it: the answer never came."""
 
 

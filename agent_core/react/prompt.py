@@ -100,7 +100,7 @@ def example_call(tool: PromptMessageTool) -> str:
     )
 
 
-_EXAMPLE = re.compile(r"\be\.g\.,?\s*(.+?)(?:\s+or\s+|;|\.(?:\s|$)|$)")
+_EXAMPLE = re.compile(r"\be\.g\.,?\s*+(.+?)(?:(?<!\s)\s+or\s+|;|\.(?:\s|$)|$)")
 
 
 def example_arguments(tool: PromptMessageTool) -> dict[str, Any]:
