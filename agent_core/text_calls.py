@@ -455,7 +455,9 @@ _PLACEHOLDER_LINE = re.compile(r"(?:\$[A-Za-z_]\w{0,30}|json(?:_blob)?)[ \t]*+:?
 fence's language on a line of its own (``json``)."""
 
 _GLM_PAIR = re.compile(r"(?>(?:<arg_key>\s*+)++([^<]*+)(?:</arg_key>\s*+)++(?:<arg_value>)?(.*?)</arg_value>)", re.S)
-_GLM_CALL = re.compile(rf"([\w.\-]+)\s*((?:{_GLM_PAIR.pattern}\s*)+)", re.S)
+_GLM_ENDS = r"(?=.*</arg_value>\s*\Z)"
+"""The text ends with a pair's closing tag: checked once, ahead of trying where a first value ends."""
+_GLM_CALL = re.compile(rf"([\w.\-]++)\s*+((?:{_GLM_PAIR.pattern}\s*+)++)", re.S)
 """GLM-4.5 to GLM-5 inside ``<tool_call>``: the name, then ``<arg_key>k</arg_key><arg_value>v
 </arg_value>`` pairs (sgl-project/sglang#19925); a key closed twice (GLM-4.7,
 vllm-project/vllm#54971), or opened twice (``<arg_key><arg_key>k``, the mirrored case that
@@ -470,13 +472,13 @@ arguments)."""
 
 
 _GLM_KEY_UNOPENED = re.compile(
-    rf"([\w.\-]+)[ \t]+([\w.\-]+)</arg_key>\s*<arg_value>(.*?)</arg_value>\s*((?:{_GLM_PAIR.pattern}\s*)*)", re.S
+    rf"{_GLM_ENDS}([\w.\-]+)[ \t]+([\w.\-]+)</arg_key>\s*<arg_value>(.*?)</arg_value>\s*((?:{_GLM_PAIR.pattern}\s*+)*+)", re.S
 )
 """GLM-4.7 leaving out its first ``<arg_key>``, a space between the name and that key
 (``browser_action task</arg_key><arg_value>...</arg_value>``: vllm-project/vllm PR #47190). With
 no space see ``_GLM_KEY_GLUED``."""
 _GLM_KEY_GLUED = re.compile(
-    rf"([\w.\-]+)</arg_key>\s*<arg_value>(.*?)</arg_value>\s*((?:{_GLM_PAIR.pattern}\s*)*)", re.S
+    rf"{_GLM_ENDS}([\w.\-]+)</arg_key>\s*<arg_value>(.*?)</arg_value>\s*((?:{_GLM_PAIR.pattern}\s*+)*+)", re.S
 )
 """GLM-4.7 leaving out its first ``<arg_key>`` with no space after the name
 (``send_command_to_shellcommand</arg_key><arg_value>echo test</arg_value>``: vllm-project/vllm
@@ -953,7 +955,7 @@ def flat_call_reply(text: str, tools: Mapping[str, PromptMessageTool | None]) ->
     return bool(flat_call(decode_json(body), tools))
 
 
-_NEXT_OBJECT = re.compile(r"\s*[;,]?\s*(?=\{)")
+_NEXT_OBJECT = re.compile(r"\s*+[;,]?\s*+(?=\{)")
 _BLANK_TO_END = re.compile(r"\s*\Z")
 
 

@@ -155,7 +155,7 @@ def tool_purpose(tool: PromptMessageTool) -> str:
     parentheses and end punctuation, first letter lower-cased unless it starts an acronym
     ("Get the time (UTC)." -> "get the time"; empty description -> "use <name>")."""
     first = re.split(r"(?<=[.!?])\s", _one_line(tool.description), maxsplit=1)[0].rstrip(".!? ")
-    first = " ".join(re.sub(r"\s*\([^()]*\)", "", first).split())
+    first = " ".join(re.sub(r"(?!(?<=\s)\s)\s*+\([^()]*\)", "", first).split())
     if not first:
         return f"use {tool.name}"
     return first[0].lower() + first[1:] if first[1:2].islower() or len(first) == 1 else first
