@@ -504,7 +504,7 @@ def _heading_pattern(labels: _Labels) -> re.Pattern[str]:
     """A line that is one of ``labels`` alone: its words, any colon, a closing ``**`` or ``__``,
     the line's end; each label in a group of its own, in the table's order."""
     groups = "|".join("(" + r"[ _\-]*".join(re.escape(word) for word in words) + ")" for _, words in labels)
-    return re.compile(f"(?:{groups})[ \t]*[:：]?[ \t]*(?:\\*\\*|__)?[ \t]*\r?\n")
+    return re.compile(f"(?:{groups})[ \t]*+[:：]?[ \t]*+(?:\\*\\*|__)?[ \t]*+\r?\n")
 
 
 _HEADING: Final = _heading_pattern(_LABELS)
