@@ -1,0 +1,115 @@
+"""The plugin's regular expressions read adversarial text in time that grows with its length,
+not with its square or worse (catastrophic backtracking, ReDoS).
+
+A regex runs in C holding the GIL: while one backtracks, no other session of the plugin process
+runs, heartbeats stop and the run's deadline is not checked. Model replies, tool output and call
+arguments are adversarial input. These tests compare times at two sizes (growth, not wall time);
+a call stopped by the alarm counts as growing."""
+
+from __future__ import annotations
+
+import importlib
+import signal
+
+import pytest
+
+from bench import regex_growth
+
+BOUNDED = {
+    "agent_core.react.parser:_LABEL_TABLES": "matched at a line start on a window of 48 characters",
+    "agent_core.text_calls:_ONE_KWARG": "run over a text _KWARGS matched whole: each pair found where the last ended",
+    "agent_core.text_calls:_GLM_PAIR": "run over pairs _GLM_CALL (or its variants) matched whole: each found where the last ended",
+}
+"""Patterns a long run of their own characters slows (search restarting at every character of
+it), applied only where that run cannot stand: why, for each."""
+
+
+def test_every_pattern_of_the_plugin_reads_texts_built_from_its_own_pieces_in_linear_time():
+    # every compiled pattern of agent_core/, strategies/ and main.py, with the methods the code
+    # applies it with: a future pattern is checked too
+    found = regex_growth.all_patterns()
+    assert len(found) > 150, "the patterns were not found"
+    flagged = [
+        flag
+        for item in found
+        if item.where not in BOUNDED
+        for flag in regex_growth.check(item, limit=0.5, quick=True)
+    ]
+    assert not flagged, [(f.where, f.method, f.shape, {n: round(t * 1e3, 2) for n, t in f.times.items()}) for f in flagged]
+
+
+PAIR = "<arg_key>k</arg_key><arg_value>a</arg_value>"
+FIXED = {
+    # name: (module:attribute, method, prefix, unit repeated, suffix)
+    "Kimi call id between blanks (cubic)": ("call_markup:_KIMI_CALL", "search", "<|tool_call_begin|>", "\t", ""),
+    "Mistral call head": ("call_markup:_MISTRAL_CALL", "match", " a [CALL_ID]", "\t", "\x00"),
+    "separator between calls": ("call_markup:_CALL_SEPARATOR", "match", "", "\t", "\x00"),
+    "Qwen-Agent call head": ("call_markup:_QWEN_AGENT_CALL", "match", "", "\t", "\x00"),
+    "Harmony header": ("call_markup:_HARMONY_HEADER", "match", "<|channel|>", "0", "\x00"),
+    "gpt-oss bare call": ("call_markup:_BARE_CALL_WHOLE", "fullmatch", " commentary to=functions.a <|constrain|>", "\t", "\x00"),
+    "fenced arguments": ("json_args:_FENCE", "match", "```", "\t", ""),
+    "a final answer label left": ("fallback:_LABEL_LEFT", "search", " final answer", "\t", "\x00"),
+    "ReAct fence line": ("react.parser:_FENCE_LINE", "match", " ```", "\t", "\x00"),
+    "ReAct partial fence line": ("react.parser:_FENCE_LINE_PARTIAL", "fullmatch", " ```", "\t", "\x00"),
+    "ReAct heading label": ("react.parser:_HEADING", "match", "action", "\t", "\x00"),
+    "e.g. in a parameter description": ("react.prompt:_EXAMPLE", "search", "e.g., a", "\t", ""),
+    "placeholder line": ("text_calls:_PLACEHOLDER_LINE", "match", "$A", "\t", "\x00"),
+    "GLM pairs then a stray character (exponential)": ("text_calls:_GLM_CALL", "fullmatch", "get", PAIR, "\x00"),
+    "GLM first key unopened": ("text_calls:_GLM_KEY_UNOPENED", "fullmatch", "get k</arg_key><arg_value>a</arg_value>", PAIR, "\x00"),
+    "GLM first key glued": ("text_calls:_GLM_KEY_GLUED", "fullmatch", "getk</arg_key><arg_value>a</arg_value>", PAIR, "\x00"),
+    "GLM key opened over blanks": ("text_calls:_GLM_PAIR", "search", "<arg_key>", "\t", ""),
+    "tool_call block body": ("text_calls:_TOOL_CALL_BLOCK", "match", "<tool_call> a", "\t", "\x00"),
+    "closing fence": ("text_calls:_FENCE_CLOSE", "match", "", "\t", "\x00"),
+    "tool_code fence body": ("text_calls:_CODE_FENCE", "search", "``` tool_code \n", "\t", ""),
+    "partial json fence": ("text_calls:_FENCE_OPENING_START", "fullmatch", "` j", "\t", "\x00"),
+    "ChatGLM3 call": ("text_calls:_CHATGLM3_CALL", "fullmatch", " aa \r\n ```", "\t", "\x00"),
+    "next JSON object": ("text_calls:_NEXT_OBJECT", "match", "", "\t", "\x00"),
+}
+
+
+def _growth(call, text_of_size) -> tuple[float, float]:
+    """Best-of-three seconds of ``call`` at 2,000 and 8,000 characters (a linear reader: 4x)."""
+    old = signal.signal(signal.SIGALRM, regex_growth._alarm)
+    try:
+        return tuple(regex_growth.cost(call, text_of_size(size), 1.0) for size in (2000, 8000))
+    finally:
+        signal.signal(signal.SIGALRM, old)
+
+
+def _linear(small: float, big: float) -> bool:
+    return big < 8 * max(small, 5e-5)  # quadratic: 16x
+
+
+@pytest.mark.parametrize("case", FIXED, ids=list(FIXED))
+def test_a_pattern_that_backtracked_reads_its_worst_text_in_linear_time(case):
+    where, method, prefix, unit, suffix = FIXED[case]
+    module, attribute = where.split(":")
+    pattern = getattr(importlib.import_module(f"agent_core.{module}"), attribute)
+    small, big = _growth(getattr(pattern, method), lambda size: regex_growth.text_of((prefix, unit, suffix), size, False))
+    assert _linear(small, big), (case, small, big)
+
+
+def test_trailing_special_tokens_are_read_backwards_in_linear_time():
+    from agent_core.text_calls import without_trailing_tokens
+
+    assert without_trailing_tokens("done <|eot_id|>\n</s> <|im_end|>  ") == "done "
+    assert without_trailing_tokens("<|a|> x <|b|>") == "<|a|> x "
+    # searched forwards, the pattern restarted at every token of a long run followed by a word
+    small, big = _growth(without_trailing_tokens, lambda size: "<|a|> " * (size // 6) + "x")
+    assert _linear(small, big), (small, big)
+
+
+def test_keyword_arguments_ending_in_a_long_run_of_blanks_are_read_in_linear_time():
+    from agent_core.text_calls import keyword_arguments
+
+    assert keyword_arguments("query=1,\t\t", {"query": {}}) == {"query": 1}
+    small, big = _growth(lambda text: keyword_arguments(text, {"query": {}}), lambda size: "query=1," + "\t" * size)
+    assert _linear(small, big), (small, big)
+
+
+def test_a_fence_around_family_call_arguments_is_taken_off_in_linear_time():
+    from agent_core.call_markup import _arguments
+
+    assert _arguments('```json\n{"a": 1}\n  ```') == {"a": 1}
+    small, big = _growth(_arguments, lambda size: "x" + "\t" * size + "y")
+    assert _linear(small, big), (small, big)
