@@ -256,7 +256,9 @@ _XTML_SPACED_OPEN: Final = "<|open|> tools <|sep|>"
 """K3's tools channel as a server that decodes its special tokens with a space either side writes
 it (``<|open|> call tool="x" <|sep|>``): read once those spaces are taken out (``_unspaced_xtml``)."""
 _XTML_SPACED_CLOSE: Final = re.compile(r"<\|close\|> ?tools ?<\|sep\|>")
-_XTML_ATTR = re.compile(r'(\w+)="([^"]*)"')
+_XTML_ATTR = re.compile(r'(?<!\w)(\w++)="([^"]*+)"')
+"""An attribute, ``name="value"``. It starts at a word's start: a name tried from inside a long
+word not followed by ``="`` was quadratic (a word's later start matches only where its first does)."""
 
 
 def _xtml_attributes(head: str) -> dict[str, str]:
@@ -530,7 +532,9 @@ def _read_function_named(block: str) -> list[Call]:
     return [(found.group(2), arguments)] if isinstance(arguments, dict) else []
 
 
-_GEMMA_CALL = re.compile(r"\s*:?\s*call\s*:\s*([\w.\-]+)\s*(\{.*\}|\(.*\))\s*", re.S)
+_GEMMA_CALL = re.compile(r"\s*+:?\s*+call\s*+:\s*+([\w.\-]++)\s*+(\{.*\}|\(.*\))\s*+", re.S)
+"""Gemma's call whole (``call:NAME{...}`` or ``call:NAME(...)``). Its blanks and name are
+possessive: the blanks around the optional colon were tried at every split (quadratic)."""
 _GEMMA_QUOTES: Final = ('<|"|>', "<escape>")
 _GEMMA_TOKENS = re.compile(r"(<\|tool_call>|<tool_call\|>|<turn\|>|<start_function_call>|<end_function_call>)")
 _GEMMA_STRING = re.compile("|".join(f"{re.escape(q)}(.*?){re.escape(q)}" for q in _GEMMA_QUOTES), re.S)

@@ -1365,8 +1365,8 @@ def _action_blocks(
             continue
         found.extend(calls)
         kept.append(text[position : label.start()])
-        closer = _TILDE_FENCE_CLOSE if (label.group(1) or "`")[0] == "~" else _FENCE_CLOSE
-        fence = closer.match(text, end)
+        tilde = (label.group(1) or "`")[0] == "~"
+        fence = _TILDE_FENCE_CLOSE.match(text, end) if tilde else _FENCE_CLOSE.match(text, end)
         position = fence.end() if fence else end
     kept.append(text[position:])
     return found, "".join(kept)

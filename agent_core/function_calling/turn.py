@@ -110,7 +110,7 @@ def partial_action_call(text: str, line_start: bool) -> int:
     return 0 if found is None else min(len(found.group()) - 1, len(text))
 
 
-_FENCE_OPEN_LINE = re.compile(rf"{FENCE_RUN}[ \t]*[\w+.#-]*[ \t]*\r?\n\s*")
+_FENCE_OPEN_LINE = re.compile(rf"{FENCE_RUN}[ \t]*+[\w+.#-]*+[ \t]*+\r?\n\s*+")
 """A fence line (backticks or tildes: ``fences``) and the blank lines and indent after it."""
 _FENCE_OPEN_LINE_START = re.compile(r"(?:`+|~+)(?:[ \t]*[\w+.#-]+[ \t]*\r?|[ \t]+\r?|\r)?")
 _QUOTE_MARKS = re.compile(r"(?:>[ \t]?[ \t]*)+")

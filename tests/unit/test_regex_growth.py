@@ -67,6 +67,10 @@ FIXED = {
     "partial json fence": ("text_calls:_FENCE_OPENING_START", "fullmatch", "` j", "\t", "\x00"),
     "ChatGLM3 call": ("text_calls:_CHATGLM3_CALL", "fullmatch", " aa \r\n ```", "\t", "\x00"),
     "next JSON object": ("text_calls:_NEXT_OBJECT", "match", "", "\t", "\x00"),
+    "closing tilde fence": ("text_calls:_TILDE_FENCE_CLOSE", "match", "", "\t", "\x00"),
+    "Kimi K3 attributes in a long word": ("call_markup:_XTML_ATTR", "findall", "", "_", ""),
+    "Gemma call over blanks": ("call_markup:_GEMMA_CALL", "fullmatch", "", "\t", "\x00"),
+    "fence line before call arguments": ("function_calling.turn:_FENCE_OPEN_LINE", "match", "```", "\t", "\x00"),
 }
 
 
