@@ -7,7 +7,7 @@ import contextlib
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agent_core.json_args import (
@@ -477,6 +477,12 @@ def _outcome(text):
 
 @settings(max_examples=400, deadline=None)
 @given(_CUT_VALUES)
+@example('[{"\n"}]')  # json_repair reads nothing from it; the shortcut once gave [["\n"]]
+@example('[{"a\n"}]')  # json_repair drops the line break at the key's end
+@example('[{"\x00\n"}]')
+@example('[{"„"}]')  # „ opens a string in json_repair: the text is refused
+@example('[{"a„b"}]')
+@example('[{"True"}]')  # the trust rule reads True as JSON's true, which the value lacks
 def test_the_key_only_shortcut_gives_what_the_repair_gave(text):
     """An object cut after its first key (``{"name"}``, ``[{"name"}]``) is decoded without
     json_repair; for any cut value the outcome (value, or message and truncated flag) is the
