@@ -143,6 +143,29 @@ scan the rest of the text (a ReAct reply of ```` ```json\n[{"name" ```` repeated
 break: 16 KB took 0.8 s, 300 KB four minutes, in one call that no other session could interrupt)."""
 
 
+_UNQUOTED_RUNS = re.compile(r'"(?:[^"\\]|\\.)*"|([^",:]+)')
+"""Closed double-quoted strings (no group) and the runs between them that hold no quote, comma or
+colon (group 1): where json_repair 0.64 may read one string a character at a time."""
+_NOT_STRING = " \t\r\n0123456789[]{}.+-"
+"""What json_repair reads as whitespace, numbers and brackets: a run's string starts after them."""
+SLOW_STRING_MAX = 65_536
+"""Characters of one string json_repair reads a character at a time (single-quoted, or without
+quotes: ``{'a': '...'}``, ``{"a": some words}``, ``{<tool_call>{<tool_call>...``) above which a
+text is costly to repair: it grows the string by concatenation, each character copying all
+before it (100 KB 0.15 s, 400 KB 1.2 s, 800 KB 6 to 7 s in one call). Under this, the copying
+costs less than the reading itself."""
+
+
+def _holds_slow_string(text: str) -> bool:
+    """True when a run of ``text`` outside closed double-quoted strings, with no comma or colon,
+    holds more than ``SLOW_STRING_MAX`` characters from its first one that json_repair would read
+    as a string (not whitespace, a digit or a bracket) to its end. O(len(text)), in the regex
+    engine but for the runs over the bound."""
+    if len(text) <= SLOW_STRING_MAX:
+        return False
+    return any(len(run.lstrip(_NOT_STRING)) > SLOW_STRING_MAX for run in _UNQUOTED_RUNS.findall(text) if len(run) > SLOW_STRING_MAX)
+
+
 def costly_to_repair(text: str) -> bool:
     """True when ``json_repair`` would go over ``text`` again once for each of many nested levels:
     an object that opens on no key (``{{``, ``{[``, ``{(``) or a parenthesis, levels that a
@@ -152,7 +175,11 @@ def costly_to_repair(text: str) -> bool:
     ``len(text)`` (and ``REPAIR_WORK_SLACK``) is costly. One pass over the brackets outside
     strings, stopping once over. Also costly: more than ``KEYS_WITHOUT_COLON_MAX`` objects whose
     first key has no colon after it (``_KEY_WITHOUT_COLON``), each of which json_repair meets by
-    scanning the rest of the text."""
+    scanning the rest of the text. Also costly: a string json_repair would read a character at a
+    time that is longer than ``SLOW_STRING_MAX`` (:func:`_holds_slow_string`): its time grows with
+    the square of the string's length."""
+    if _holds_slow_string(text):
+        return True
     if len(text) > 4096 and sum(1 for _ in itertools.islice(_KEY_WITHOUT_COLON.finditer(text), KEYS_WITHOUT_COLON_MAX + 1)) > KEYS_WITHOUT_COLON_MAX:
         return True
     budget = REPAIR_WORK_PER_CHAR * len(text) + REPAIR_WORK_SLACK

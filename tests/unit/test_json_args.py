@@ -502,3 +502,26 @@ def test_the_key_only_shortcut_is_taken_for_a_fence_cut_after_its_first_key():
 
     assert json_args._key_only('[{"name"}]', ValueError()) == [["name"]]
     assert json_args._key_only('{"name": 1}', ValueError()) is None
+
+
+def test_a_repair_that_would_read_one_long_string_a_character_at_a_time_is_refused():
+    """json_repair reads a single-quoted or unquoted string a character at a time, copying all it
+    read so far at each (800 KB of ``{'a': '...'}`` took 7 s, ``<tool_call>{`` lines sent whole 2 s
+    at 400 KB). Past ``SLOW_STRING_MAX`` characters such a text is refused as json_repair's failure
+    would be; under it, and long runs of what is not a string (whitespace, numbers, brackets, many
+    short strings), are repaired as before."""
+    from agent_core.json_args import SLOW_STRING_MAX
+
+    words = "x y " * (SLOW_STRING_MAX // 4 - 2) + "x y"
+    assert loads_lenient("{'a': '" + words + "'}") == {"a": words}  # just under the bound: repaired
+    assert costly_to_repair("{'a': '" + words + " z z'}")
+    assert costly_to_repair('{"a": ' + words + " z z z z}")
+    assert costly_to_repair("{\n<tool_call>" * (SLOW_STRING_MAX // 10) + "}")
+    with pytest.raises(ArgumentsError, match="not valid JSON") as error:
+        loads_lenient("{'a': '" + words + " z z'}")
+    assert not error.value.truncated
+    many = "{" + "'k': 'v', " * SLOW_STRING_MAX + "}"  # a Python literal of many short strings
+    assert not costly_to_repair(many)
+    assert not costly_to_repair('{"a": 1,' + " \n" * SLOW_STRING_MAX + '"b": 2,}')
+    assert not costly_to_repair("[" + "1 " * SLOW_STRING_MAX + "]")
+    assert not costly_to_repair('{"a": "' + "x" * 2 * SLOW_STRING_MAX + '", "b": }')  # double quotes: read at once
