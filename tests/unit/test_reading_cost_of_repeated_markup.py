@@ -2,9 +2,12 @@
 proportion to its length, by both strategies' turn readers: a run's deadline is only checked
 between chunks, so a reply that takes minutes to read runs past it.
 
-Times are compared with prose of the same size read the same way (never absolute), best of two."""
+Times are compared with prose of the same size read the same way (never absolute). They are the
+process's CPU time (the readers run in this process, so another process on a loaded machine does
+not count), the best of three readings."""
 
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -35,13 +38,18 @@ def _read(strategy: str, reply: str):
     return drain(read_function_calling_turn(chunks, [t.identity.name for t in TOOLS]))[1]
 
 
-def _reading_time(strategy: str, reply: str) -> float:
+def cpu_time(work: Callable[[], object], repeats: int = 3) -> float:
+    """Seconds of this process's CPU time ``work()`` takes, best of ``repeats`` calls."""
     best = float("inf")
-    for _ in range(2):
-        start = time.perf_counter()
-        _read(strategy, reply)
-        best = min(best, time.perf_counter() - start)
+    for _ in range(repeats):
+        start = time.process_time()
+        work()
+        best = min(best, time.process_time() - start)
     return best
+
+
+def _reading_time(strategy: str, reply: str) -> float:
+    return cpu_time(lambda: _read(strategy, reply))
 
 
 # each took 2 to 100 s at this size (120 to over 5,000 times prose; past 60 s at 1 MB); now 2 to 40 times
@@ -81,12 +89,10 @@ def test_thousands_of_text_calls_keep_their_order_and_get_unique_ids():
 def test_made_call_ids_cost_the_same_each_however_many_came_before():
     """Each made id tried every number from 1 on: 20,000 ids took 400 times as long as 2,000."""
     def timed(amount):
-        start = time.perf_counter()
-        fresh_call_ids("c0001", amount, taken={"c00010002"})
-        return time.perf_counter() - start
+        return cpu_time(lambda: fresh_call_ids("c0001", amount, taken={"c00010002"}), repeats=5)
 
-    few, many = min(timed(2_000) for _ in range(3)), min(timed(20_000) for _ in range(3))
-    assert many < 30 * few, (few, many)
+    few, many = timed(2_000), timed(20_000)
+    assert many < 30 * max(few, 1e-4), (few, many)
     assert fresh_call_ids("c0001", 3, taken={"c00010002"}) == ["c00010001", "c00010003", "c00010004"]
 
 
@@ -110,19 +116,39 @@ def test_json_that_fails_to_decode_far_into_a_reply_costs_no_more_there(shape):
     assert took < 40 * max(prose, 2e-4), (shape, strategy, took, prose)
 
 
+# one value left open at the end of a reply sent whole, closed by its missing brackets and
+# repaired: json_repair read "<tool_call>{" lines as one string a character at a time, copying
+# what it had read at each (2 s at 400 KB: 130 times prose at 100 KB, over 200 at 400 KB; now
+# about 20 at both, the text refused unrepaired: json_args.SLOW_STRING_MAX); objects cut after
+# their name and value are repaired as before, in time linear in the reply (about 15 times prose)
+OPEN_AT_THE_END = {"<tool_call>{ lines": "<tool_call>{\n", "objects after their name": '{"name": "get_weather"\n'}
+
+
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+@pytest.mark.parametrize("shape", OPEN_AT_THE_END)
+def test_a_value_left_open_at_the_end_costs_the_same_a_character_at_any_length(shape, strategy):
+    unit = OPEN_AT_THE_END[shape]
+
+    def ratio(size: int) -> float:
+        reply = unit * (size // len(unit))  # whole lines: the value is cut at the same place in each
+        return _reading_time(strategy, reply) / max(_reading_time(strategy, (PROSE * (len(reply) // len(PROSE) + 1))[: len(reply)]), 2e-4)
+
+    small, large = ratio(50_000), ratio(400_000)
+    assert large < 1.5 * max(small, 1.0), (small, large)
+
+
 def _chunked_reading_time(strategy: str, reply: str, size: int) -> float:
-    """Best of two readings of ``reply`` sent in chunks of ``size`` characters."""
-    best = float("inf")
-    for _ in range(2):
-        chunks = [ModelChunk(text=reply[i : i + size]) for i in range(0, len(reply), size)]
-        start = time.perf_counter()
-        chunks.append(ModelChunk(finish_reason="stop"))
+    """CPU time of reading ``reply`` sent in chunks of ``size`` characters, best of three."""
+    chunks = [ModelChunk(text=reply[i : i + size]) for i in range(0, len(reply), size)]
+    chunks.append(ModelChunk(finish_reason="stop"))
+
+    def read():
         if strategy == "react":
             drain(read_react_turn(iter(chunks), ToolRegistry(list(TOOLS)), 1))
         else:
             drain(read_function_calling_turn(iter(chunks), [t.identity.name for t in TOOLS]))
-        best = min(best, time.perf_counter() - start)
-    return best
+
+    return cpu_time(read)
 
 
 # Function Calling, a reply of reasoning tags only: what is left visible is thousands of newlines,
@@ -196,13 +222,7 @@ def test_an_input_that_only_looks_like_keyword_arguments_is_read_in_linear_time(
     properties = {"query": {"type": "string"}, "limit": {"type": "integer"}}
 
     def cost(text: str) -> float:
-        best = float("inf")
-        for _ in range(2):
-            start = time.perf_counter()
-            keyword_arguments(text, properties)
-            call_arguments(text)
-            best = min(best, time.perf_counter() - start)
-        return best
+        return cpu_time(lambda: (keyword_arguments(text, properties), call_arguments(text)))
 
     size = 20_000
     shaped = head + unit * (size // len(unit)) + tail
@@ -211,16 +231,12 @@ def test_an_input_that_only_looks_like_keyword_arguments_is_read_in_linear_time(
 
 
 def _answer_reading_time(count: int) -> float:
-    """Best of two readings of a final answer that shows a code block of ``count`` lines, each
-    with a stray closing tag the answer keeps as its text."""
+    """CPU time of reading a final answer that shows a code block of ``count`` lines, each with a
+    stray closing tag the answer keeps as its text, best of three."""
     reply = "Thought: I know.\nFinal Answer: The template:\n```\n" + "x </tool_call>\n" * count + "```\nDone."
-    best = float("inf")
-    for _ in range(2):
-        start = time.perf_counter()
-        answer = parse_react(reply).final_answer
-        best = min(best, time.perf_counter() - start)
+    answer = parse_react(reply).final_answer
     assert answer is not None and answer.count("</tool_call>") == count  # shown, not dropped
-    return best
+    return cpu_time(lambda: parse_react(reply))
 
 
 def test_tags_an_answer_shows_in_code_are_read_in_time_linear_in_the_answer():
