@@ -16,8 +16,7 @@ the source documents, its comment says so.
 import pytest
 
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
-from tests.unit.helpers import gap_param
-from tests.unit.test_real_world_2026 import Case, check, tool
+from tests.unit.test_real_world_2026 import Case, check_reply, reply_params, tool
 from tests.unit.test_real_world_2026d import read
 
 QUERY_DB = tool("query_db", "sql")
@@ -275,20 +274,10 @@ GAPS: dict[tuple[str, str], str] = {
 }
 
 
-def _reply_params():
-    for name in CASES:
-        for strategy in ("react", "fc"):
-            yield gap_param(name, strategy, gap=GAPS.get((name, strategy)), id=f"{name}-{strategy}")
-
-
 @pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize(("name", "strategy"), list(_reply_params()))
+@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, GAPS)))
 def test_real_world_reply(name, strategy, size):
-    case = CASES[name]
-    if strategy not in case.only:
-        pytest.skip("not this strategy's case")
-    streamed, turn = read(strategy, case, size)
-    check(strategy, case, streamed, turn)
+    check_reply(CASES, name, strategy, size, reader=read)
 
 
 # ---- the same shapes that must run nothing ------------------------------------------------------

@@ -20,8 +20,15 @@ from agent_core.model_call import normalize_chunk
 from agent_core.react.turn import read_react_turn
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
-from tests.unit.helpers import drain, gap_param
-from tests.unit.test_real_world_2026 import Case, check, chunks_of, delta, tool
+from tests.unit.helpers import drain
+from tests.unit.test_real_world_2026 import (
+    Case,
+    check_reply,
+    chunks_of,
+    delta,
+    reply_params,
+    tool,
+)
 from tests.unit.test_real_world_2026d import chunk
 
 
@@ -302,20 +309,10 @@ GAPS: dict[tuple[str, str], str] = {
 }
 
 
-def _reply_params():
-    for name in CASES:
-        for strategy in ("react", "fc"):
-            yield gap_param(name, strategy, gap=GAPS.get((name, strategy)), id=f"{name}-{strategy}")
-
-
 @pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize(("name", "strategy"), list(_reply_params()))
+@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, GAPS)))
 def test_real_world_reply(name, strategy, size):
-    case = CASES[name]
-    if strategy not in case.only:
-        pytest.skip("not this strategy's case")
-    streamed, turn = read(strategy, case, size)
-    check(strategy, case, streamed, turn)
+    check_reply(CASES, name, strategy, size, reader=read)
 
 
 # ---- the same shapes as an answer's text: no call runs ------------------------------------------

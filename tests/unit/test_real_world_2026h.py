@@ -18,9 +18,9 @@ from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.model_call import normalize_chunk
 from agent_core.text_calls import python_calls
 from agent_core.tool_schema import ToolRegistry
-from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
-from tests.unit.helpers import drain, gap_param
-from tests.unit.test_real_world_2026 import Case, check, tool
+from agent_core.turn import FinalAnswer, ToolCalls
+from tests.unit.helpers import drain
+from tests.unit.test_real_world_2026 import Case, assert_shown_or_runs_nothing, check_reply, reply_params, tool
 from tests.unit.test_real_world_2026d import chunk
 from tests.unit.test_real_world_2026g import read
 
@@ -245,20 +245,10 @@ GAPS: dict[tuple[str, str], str] = {
 }
 
 
-def _reply_params():
-    for name in CASES:
-        for strategy in ("react", "fc"):
-            yield gap_param(name, strategy, gap=GAPS.get((name, strategy)), id=f"{name}-{strategy}")
-
-
 @pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize(("name", "strategy"), list(_reply_params()))
+@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, GAPS)))
 def test_real_world_reply(name, strategy, size):
-    case = CASES[name]
-    if strategy not in case.only:
-        pytest.skip("not this strategy's case")
-    streamed, turn = read(strategy, case, size)
-    check(strategy, case, streamed, turn)
+    check_reply(CASES, name, strategy, size, reader=read)
 
 
 # ---- text leaked beside a native tool call: the call runs, the leak is not shown ----------------
@@ -368,14 +358,8 @@ def test_the_shape_shown_as_text_runs_nothing(name, strategy, size):
     streamed, turn = read(strategy, Case((declared,), text), size)
     if only and strategy not in only[0]:
         assert isinstance(turn.decision, FinalAnswer)  # shown without its tokens; nothing runs
-    elif isinstance(turn.decision, ToolCalls):
-        assert declared.identity.name not in [call.name for call in turn.decision.calls]
-        assert streamed == ""
-    elif isinstance(turn.decision, ParseFailure):
-        assert "`" not in text and "```" not in text
     else:
-        assert turn.decision == FinalAnswer(text)
-        assert streamed.strip() == text
+        assert_shown_or_runs_nothing(declared, text, streamed, turn)
 
 
 @pytest.mark.parametrize(

@@ -14,9 +14,8 @@ written as XML text is read as a string, as the node's tool then coerces it).
 
 import pytest
 
-from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
-from tests.unit.helpers import gap_param
-from tests.unit.test_real_world_2026 import Case, check, tool
+from agent_core.turn import ToolCalls
+from tests.unit.test_real_world_2026 import Case, assert_shown_or_runs_nothing, check_reply, reply_params, tool
 from tests.unit.test_real_world_2026g import read
 
 SPECIAL = tool("special_function", "arg1")
@@ -483,20 +482,10 @@ GAPS: dict[tuple[str, str], str] = {
 }
 
 
-def _reply_params():
-    for name in CASES:
-        for strategy in ("react", "fc"):
-            yield gap_param(name, strategy, gap=GAPS.get((name, strategy)), id=f"{name}-{strategy}")
-
-
 @pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize(("name", "strategy"), list(_reply_params()))
+@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, GAPS)))
 def test_real_world_reply(name, strategy, size):
-    case = CASES[name]
-    if strategy not in case.only:
-        pytest.skip("not this strategy's case")
-    streamed, turn = read(strategy, case, size)
-    check(strategy, case, streamed, turn)
+    check_reply(CASES, name, strategy, size, reader=read)
 
 
 # ---- the same shapes as an answer's text, or only in the reasoning: no call runs -----------------
@@ -531,15 +520,7 @@ def test_the_shape_shown_as_text_runs_nothing(name, strategy, size):
     in ReAct answered as a call of an unknown tool, with nothing shown."""
     declared, text = NOT_CALLS[name]
     streamed, turn = read(strategy, Case((declared,), text), size)
-    if isinstance(turn.decision, ToolCalls):
-        assert declared.identity.name not in [call.name for call in turn.decision.calls]
-        assert streamed == ""
-    elif isinstance(turn.decision, ParseFailure):
-        assert "`" not in text
-    else:
-        shown = text.split("[/THINK]")[-1]
-        assert turn.decision == FinalAnswer(shown)
-        assert streamed.strip() == shown
+    assert_shown_or_runs_nothing(declared, text, streamed, turn, shown=text.split("[/THINK]")[-1])
 
 
 def test_an_element_opening_a_line_outside_a_value_is_still_a_call():
