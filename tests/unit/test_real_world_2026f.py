@@ -17,30 +17,16 @@ import pytest
 
 from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.model_call import normalize_chunk
-from agent_core.react.turn import read_react_turn
-from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 from tests.unit.helpers import drain
 from tests.unit.test_real_world_2026 import (
     Case,
     check_reply,
-    chunks_of,
     delta,
     reply_params,
     tool,
 )
-from tests.unit.test_real_world_2026d import chunk
-
-
-def read(strategy: str, case: Case, size: int | None):
-    """``test_real_world_2026d.read``: Function Calling is given the tools' declarations, as the
-    strategy gives them (``ToolRegistry.prompt_tools``)."""
-    chunks = iter(chunks_of(case, size))
-    registry = ToolRegistry(list(case.tools))
-    if strategy == "react":
-        return drain(read_react_turn(chunks, registry, 1))
-    return drain(read_function_calling_turn(chunks, registry.prompt_tools()))
-
+from tests.unit.test_real_world_2026d import chunk, read
 
 WEATHER = tool("get_weather", "city")
 

@@ -15,30 +15,15 @@ comment says so.
 
 import pytest
 
-from agent_core.function_calling.turn import read_function_calling_turn
-from agent_core.react.turn import read_react_turn
-from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer
-from tests.unit.helpers import drain
 from tests.unit.test_real_world_2026 import (
     Case,
     assert_shown_or_runs_nothing,
     check_reply,
-    chunks_of,
     reply_params,
     tool,
 )
-
-
-def read(strategy: str, case: Case, size: int | None):
-    """``test_real_world_2026d.read``: Function Calling is given the tools' declarations, as the
-    strategy gives them (``ToolRegistry.prompt_tools``)."""
-    chunks = iter(chunks_of(case, size))
-    registry = ToolRegistry(list(case.tools))
-    if strategy == "react":
-        return drain(read_react_turn(chunks, registry, 1))
-    return drain(read_function_calling_turn(chunks, registry.prompt_tools()))
-
+from tests.unit.test_real_world_2026d import read
 
 WEATHER = tool("get_weather", "city")
 NS = "]<]minimax[>["
