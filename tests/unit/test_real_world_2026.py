@@ -310,6 +310,17 @@ def assert_shown_or_runs_nothing(declared: ToolEntity, text: str, streamed: str,
         assert streamed.strip() == shown
 
 
+def check_tool_call_stream(raw: list[dict], shown: str, expected: list[tuple[str, dict]]) -> None:
+    """A provider's raw tool-call stream (``raw``: the chunks as the model plugin sends them) read
+    by Function Calling: its text streamed is ``shown``, and its calls are ``expected`` (name,
+    arguments), none invalid."""
+    tools = sorted({call for call, _ in expected})
+    streamed, turn = drain(read_function_calling_turn(iter([normalize_chunk(r) for r in raw]), tools))
+    assert streamed.strip() == shown
+    assert isinstance(turn.decision, ToolCalls) and not turn.decision.invalid
+    assert [(c.name, c.arguments) for c in turn.decision.calls] == expected
+
+
 @pytest.mark.parametrize("size", [None, 1, 7])
 @pytest.mark.parametrize("strategy", ["react", "fc"])
 @pytest.mark.parametrize("name", list(CASES))

@@ -12,11 +12,7 @@ documents, its comment says so.
 
 import pytest
 
-from agent_core.function_calling.turn import read_function_calling_turn
-from agent_core.model_call import normalize_chunk
-from agent_core.turn import ToolCalls
-from tests.unit.helpers import drain
-from tests.unit.test_real_world_2026 import END, Case, check, delta, read, tool
+from tests.unit.test_real_world_2026 import END, Case, check, check_tool_call_stream, delta, read, tool
 
 CASES = {
     # ---- ChatGLM3: the tool's name on a line, then tool_call(...) in a python fence -------------
@@ -219,9 +215,4 @@ STREAMS = {
 
 @pytest.mark.parametrize("name", list(STREAMS))
 def test_real_world_tool_call_stream(name):
-    raw, shown, expected = STREAMS[name]
-    tools = sorted({call for call, _ in expected})
-    streamed, turn = drain(read_function_calling_turn(iter([normalize_chunk(r) for r in raw]), tools))
-    assert streamed.strip() == shown
-    assert isinstance(turn.decision, ToolCalls) and not turn.decision.invalid
-    assert [(c.name, c.arguments) for c in turn.decision.calls] == expected
+    check_tool_call_stream(*STREAMS[name])

@@ -20,11 +20,12 @@ from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.model_call import normalize_chunk
 from agent_core.react.turn import read_react_turn
 from agent_core.tool_schema import ToolRegistry
-from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
+from agent_core.turn import FinalAnswer, ParseFailure
 from tests.unit.helpers import drain
 from tests.unit.test_real_world_2026 import (
     Case,
     check_reply,
+    check_tool_call_stream,
     chunks_of,
     delta,
     reply_params,
@@ -471,12 +472,7 @@ STREAMS = {
 
 @pytest.mark.parametrize("name", list(STREAMS))
 def test_real_world_tool_call_stream(name):
-    raw, shown, expected = STREAMS[name]
-    tools = sorted({call for call, _ in expected})
-    streamed, turn = drain(read_function_calling_turn(iter([normalize_chunk(r) for r in raw]), tools))
-    assert streamed.strip() == shown
-    assert isinstance(turn.decision, ToolCalls) and not turn.decision.invalid
-    assert [(c.name, c.arguments) for c in turn.decision.calls] == expected
+    check_tool_call_stream(*STREAMS[name])
 
 
 # ---- answer streams: the whole answer, whatever the chunks' finish_reason -------------------------

@@ -15,13 +15,11 @@ import time
 
 import pytest
 
-from agent_core.function_calling.turn import read_function_calling_turn
-from agent_core.model_call import normalize_chunk
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
-from tests.unit.helpers import drain
 from tests.unit.test_real_world_2026 import (
     Case,
     check_reply,
+    check_tool_call_stream,
     delta,
     reply_params,
     tool,
@@ -430,12 +428,7 @@ STREAMS = {
 
 @pytest.mark.parametrize("name", list(STREAMS))
 def test_real_world_tool_call_stream(name):
-    raw, shown, expected = STREAMS[name]
-    tools = sorted({call for call, _ in expected})
-    streamed, turn = drain(read_function_calling_turn(iter([normalize_chunk(r) for r in raw]), tools))
-    assert streamed.strip() == shown
-    assert isinstance(turn.decision, ToolCalls) and not turn.decision.invalid
-    assert [(c.name, c.arguments) for c in turn.decision.calls] == expected
+    check_tool_call_stream(*STREAMS[name])
 
 
 # ---- GLM's pairs read in one pass ---------------------------------------------------------------
