@@ -218,6 +218,7 @@ class PluginConnection:
         self._started_at = time.monotonic()
         self._last_heartbeat = 0.0
         self._death: str | None = None
+        self._froze = False
         self._readers: list[threading.Thread] = []
 
     def __enter__(self) -> PluginConnection:
@@ -230,6 +231,15 @@ class PluginConnection:
         """Stop talking to the plugin (kill it if the runner started it) and fail open runs."""
         self._kill_process()
         self._fail_all(self._death or "plugin connection was closed by the runner")
+        self._thaw()
+
+    def _thaw(self) -> None:
+        """Give back to the collector what ``_record`` froze (``FREEZE_EVERY``): once the
+        connection is closed its transcript may become garbage, and a frozen cycle is never freed,
+        so a process that opens many connections (a test session) would keep every one."""
+        if self._froze:
+            self._froze = False
+            gc.unfreeze()
 
     # -- the plugin process (when the runner started it) ------------------------------------
 
@@ -468,6 +478,7 @@ class PluginConnection:
         self.transcript.append(entry)
         if not len(self.transcript) % FREEZE_EVERY:
             gc.freeze()
+            self._froze = True
         session_id = payload.get("session_id") if isinstance(payload, dict) else None
         for handle in self._active_runs():
             if session_id in (None, handle.session_id):
@@ -556,6 +567,7 @@ class PluginProcess(PluginConnection):
         """Kill the plugin (closing stdin would make the SDK busy-loop) and fail open runs."""
         self._kill_process()
         self._fail_all(self._death or "plugin process was closed by the runner")
+        self._thaw()
 
     def _write(self, data: bytes) -> None:
         stdin = None if self._proc is None else self._proc.stdin

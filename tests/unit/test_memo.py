@@ -4,6 +4,7 @@ the backwards LLM request is built from, which use it."""
 import enum
 import gc
 import math
+import weakref
 
 from dify_plugin.entities.model.llm import LLMModelConfig
 from dify_plugin.entities.model.message import (
@@ -43,11 +44,17 @@ def test_an_object_that_is_gone_is_forgotten_even_if_its_id_comes_back() -> None
     def content(message: UserPromptMessage) -> str:
         return message.content
 
+    ids: set[int] = set()
     for n in range(200):  # ids of freed objects are reused; each new object gets its own value
         message = UserPromptMessage(content=f"message {n}")
         assert content(message) == f"message {n}"
+        ids.add(id(message))
+        gone = weakref.ref(message)
         del message
-        gc.collect()
+        if gone() is not None:  # only an object in a reference cycle waits for the collector
+            gc.collect()
+        assert gone() is None
+    assert len(ids) < 200  # some id did come back, so the case above was met
 
 
 def test_the_request_payload_carries_the_same_dumps_as_the_sdk_would_send() -> None:
