@@ -14,6 +14,8 @@ from local_runner.contracts.ollama import OllamaContract
 from local_runner.contracts.openai import OpenAIChatContract, OpenAIResponsesContract
 from local_runner.contracts.openai_compatible import OpenAICompatibleContract
 from local_runner.contracts.openai_compatible_responses import OpenAICompatibleResponsesContract
+from local_runner.contracts.openrouter import OpenRouterContract
+from local_runner.contracts.sdk_base import SDKBaseContract
 from local_runner.contracts.tongyi import TongyiContract
 from local_runner.contracts.vertex_ai import VertexAIContract
 from local_runner.contracts.volcengine import VolcengineContract
@@ -35,6 +37,8 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         OpenAICompatibleResponsesContract,
         VolcengineContract,
         BedrockContract,
+        SDKBaseContract,
+        OpenRouterContract,
     )
 }
 
