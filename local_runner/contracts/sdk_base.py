@@ -58,7 +58,11 @@ class SDKBaseContract(OpenAICompatibleContract):
     extended = False
 
     def to_provider(self, request: dict[str, Any]) -> dict[str, Any]:
-        return super().to_provider({**request, "prompt_messages": self.merged(request.get("prompt_messages") or [])})
+        body = super().to_provider({**request, "prompt_messages": self.merged(request.get("prompt_messages") or [])})
+        params = request.get("completion_params") or {}
+        if "enable_thinking" in params:  # the base passes the model parameters as they are
+            body["enable_thinking"] = params["enable_thinking"]
+        return body
 
     @staticmethod
     def merged(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
