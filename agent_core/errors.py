@@ -1,5 +1,8 @@
 """The error a run ends with when it cannot reach an answer."""
 
+import json
+import re
+
 from pydantic import ValidationError
 
 MESSAGE_MAX_CHARS = 2_000
@@ -41,4 +44,47 @@ def error_text(error: BaseException) -> str:
             for item in error.errors(include_url=False, include_input=False)[:3]
         ]
         return f"a reply the plugin could not read ({error.title}: {'; '.join(problems)})"
-    return str(error)
+    return without_tracebacks(str(error))
+
+
+_ERROR_OBJECT = re.compile(r'\{\s*"(?:args|error_type|message)"\s*:')
+_TRACEBACK_BLOCK = re.compile(r"Traceback \(most recent call last\):[ \t]*(?:\n(?:[ \t].*)?)*\n?")
+_CHAINED = re.compile(
+    r"\n*(?:During handling of the above exception, another exception occurred"
+    r"|The above exception was the direct cause of the following exception):\n*"
+)
+_ESCAPED_TRACEBACK = re.compile(r'"traceback"\s*:\s*"(?:[^"\\]|\\.)*\\?(?:"|$)', re.S)
+MAX_UNWRAPPED = 6
+"""Error objects unwrapped in one message (a model plugin's error inside Dify's inside the daemon's
+is three); bounds the work on a message of megabytes made of them."""
+
+
+def without_tracebacks(text: str) -> str:
+    """``text`` (an error message from the daemon, Dify or a plugin) as the user should read it:
+    each error object of the plugin SDK (``{"args": {"traceback": ...}, "error_type": T,
+    "message": M}``, as Dify quotes it after ``PluginInvokeError:``) written ``T: M``, its
+    ``args`` (a traceback, a repeated description) left out; each Python traceback reduced to its
+    exception line (``ValueError: bad key``). The words around them are kept (``[openai] Error:``,
+    ``req_id``). Linear in the text; an object that is not valid JSON (cut) keeps its text, but
+    its traceback."""
+    start = 0
+    for _ in range(MAX_UNWRAPPED):
+        match = _ERROR_OBJECT.search(text, start)
+        if match is None:
+            break
+        try:
+            value, end = json.JSONDecoder().raw_decode(text, match.start())
+        except (ValueError, RecursionError):  # cut, or nested past what the decoder takes
+            start = match.end()
+            continue
+        kind = value.get("error_type") if isinstance(value, dict) else None
+        if not isinstance(kind, str) or not isinstance(value.get("message"), str):
+            start = end  # another service's JSON (``{"message": ..., "code": 400}``): its own words
+            continue
+        readable = f"{kind}: {value['message']}" if kind else value["message"]
+        text = text[: match.start()] + readable + text[end:]
+        start = match.start()  # the message may quote another object
+    if "Traceback (most recent call last)" in text or '"traceback"' in text:
+        text = _ESCAPED_TRACEBACK.sub('"traceback": "(left out)"', text)
+        text = _CHAINED.sub("\n", _TRACEBACK_BLOCK.sub("", text))
+    return text.strip() or "an error without a message"
