@@ -273,7 +273,10 @@ class ToolRegistry:
            dropped: the model was not offered them.
         2. ``runtime_parameters`` (values the user fixed in the node) win,
            coerced the same way (dify18665: a number given as text).
-        3. Defaults for missing non-``llm`` parameters.
+        3. Defaults for missing non-``llm`` parameters, and for required ``llm`` parameters the
+           model left out or sent empty (``has_default``): the official strategies send the call
+           without them and a tool reads its own default; sent, a tool that indexes its
+           parameters gets the value its declaration promises.
         """
         declared = {parameter.name: parameter for parameter in tool.parameters}
         merged: dict[str, Any] = {}
@@ -288,6 +291,8 @@ class ToolRegistry:
         for parameter in tool.parameters:
             if parameter.form != LLM_FORM and parameter.name not in merged and parameter.default is not None:
                 merged[parameter.name] = parameter.default
+            elif parameter.form == LLM_FORM and parameter.required and merged.get(parameter.name) in (None, "") and has_default(parameter):
+                merged[parameter.name] = coerce_value(parameter, parameter.default)
         return merged
 
     def logged_parameters(self, tool: ToolEntity, parameters: Mapping[str, Any]) -> dict[str, Any]:
@@ -342,7 +347,8 @@ class ToolRegistry:
         """A model-facing problem with ``arguments``, or None when they can run.
 
         Checks ``llm`` parameters only: required ones present (and not null or
-        ``""``) unless the user fixed them in ``runtime_parameters``; select
+        ``""``) unless the user fixed them in ``runtime_parameters`` or they declare a default
+        (sent in their place, ``invocation_parameters``); select
         values among the options, listing the allowed values (hermes83229);
         numbers and booleans readable as such. Parameters with an
         ``input_schema`` are only checked for presence.
@@ -359,7 +365,7 @@ class ToolRegistry:
         missing = [
             p.name
             for p in llm_parameters
-            if p.required and p.name not in runtime and arguments.get(p.name) in (None, "")
+            if p.required and p.name not in runtime and arguments.get(p.name) in (None, "") and not has_default(p)
         ]
         problems = [MSG_MISSING.format(names=", ".join(repr(name) for name in missing))] if missing else []
         for parameter in llm_parameters:
@@ -367,6 +373,12 @@ class ToolRegistry:
             if value is not None and parameter.input_schema is None:
                 problems.extend(_value_problems(parameter, coerce_value(parameter, value)))
         return " ".join(problems) or None
+
+
+def has_default(parameter: Any) -> bool:
+    """Whether a tool parameter declares a default a call may take in its place: a value that is
+    neither null nor empty text (``ToolParameter.default``; Dify fills it in the node's form)."""
+    return parameter.default is not None and parameter.default != ""
 
 
 _SCHEMA_KEYS = frozenset(

@@ -390,6 +390,19 @@ def test_required_parameter_fixed_by_the_user_is_not_missing():
     assert ToolRegistry([entity]).validate_arguments(entity, {}) is None
 
 
+def test_a_required_parameter_with_a_declared_default_takes_it_when_the_model_leaves_it_out():
+    """The official strategies send such a call as it is and the tool reads its own default;
+    refused, the model would be asked for a value the tool already has."""
+    entity = tool(parameters=[param("city", required=True), param("days", "number", required=True, default="3"),
+                              param("unit", "select", required=True, default="", options=options("C", "F"))])
+    registry = ToolRegistry([entity])
+    assert registry.validate_arguments(entity, {"city": "Oslo"}) == "missing required parameter 'unit'."
+    assert registry.validate_arguments(entity, {"city": "Oslo", "unit": "C"}) is None
+    assert registry.invocation_parameters(entity, {"city": "Oslo", "unit": "C"}) == {"city": "Oslo", "unit": "C", "days": 3}
+    assert registry.invocation_parameters(entity, {"city": "Oslo", "days": 7})["days"] == 7
+    assert registry.invocation_parameters(entity, {"city": "Oslo", "days": ""})["days"] == 3
+
+
 def test_hermes83229_select_typo_lists_allowed_values():
     """GLM-5.2 retried ``listt_windows``; the error must list the real options."""
     entity = tool(
