@@ -223,7 +223,8 @@ class StrategyParams(BaseModel):
         out (a conversation's memory is not the user's to mend), a schema that cannot be read is
         taken as unknown, a completion parameter nested more than ``json_args.MAX_DEPTH`` levels
         deep is left out (pydantic-core refuses to write the request line); each is noted in
-        ``setting_notes``. Memory given as one message or as null is read as a list."""
+        ``setting_notes``. Memory given as one message or as null is read as a list, completion
+        parameters given as null as none."""
         if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
             return data
         model, notes = dict(data["model"]), []
@@ -241,6 +242,8 @@ class StrategyParams(BaseModel):
         if len(kept) < len(history or []):
             notes.append(prompts.MEMORY_MESSAGES_LEFT_OUT.format(count=len(history) - len(kept)))
         model["history_prompt_messages"] = kept
+        if model.get("completion_params") in (None, ""):  # unset: the model's own defaults
+            model["completion_params"] = {}
         completion = model.get("completion_params")
         if isinstance(completion, dict) and (deep := [k for k, v in completion.items() if too_deep(v, MAX_DEPTH)]):
             model["completion_params"] = {k: v for k, v in completion.items() if k not in deep}

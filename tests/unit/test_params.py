@@ -63,12 +63,13 @@ def test_settings_that_cannot_be_read_give_a_clear_error(cls, model):
         ({**MODEL, "entity": {}}, 0, "schema"),
         ({**MODEL, "history_prompt_messages": "hi"}, 0, "memory could not be read"),
         ({**MODEL, "history_prompt_messages": None}, 0, None),
+        ({**MODEL, "completion_params": None}, 0, None),
         ({**MODEL, "history_prompt_messages": {"role": "user", "content": "hi"}}, 1, None),
         ({**MODEL, "history_prompt_messages": [{"role": "wizard", "content": "x"}, None, "text",
                                                {"role": "tool", "content": "no id"},
                                                {"role": "user", "content": "kept"}]}, 1, "4 message(s)"),
     ],
-    ids=["entity", "memory-text", "memory-null", "memory-one", "memory-mixed"],
+    ids=["entity", "memory-text", "memory-null", "completion-params-null", "memory-one", "memory-mixed"],
 )
 def test_a_model_selector_part_that_cannot_be_read_is_left_out_and_noted(model, kept, note):
     params = read_params(StrategyParams, {"model": model, "query": "hi"})
