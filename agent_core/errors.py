@@ -50,7 +50,7 @@ def error_text(error: BaseException) -> str:
 _ERROR_OBJECT = re.compile(r'\{\s*"(?:args|error_type|message)"\s*:')
 _TRACEBACK_BLOCK = re.compile(r"Traceback \(most recent call last\):[ \t]*(?:\n(?:[ \t].*)?)*\n?")
 _CHAINED = re.compile(
-    r"\n*(?:During handling of the above exception, another exception occurred"
+    r"(?<!\n)\n*+(?:During handling of the above exception, another exception occurred"
     r"|The above exception was the direct cause of the following exception):\n*"
 )
 _ESCAPED_TRACEBACK = re.compile(r'"traceback"\s*:\s*"(?:[^"\\]|\\.)*\\?(?:"|$)', re.S)

@@ -156,7 +156,7 @@ def fenced_markup_head(line: str) -> bool | None:
     return None if len(line) < _FENCE_HEAD_MAX and partial_action_call(rest, True) == len(rest) else False
 
 
-_LEAK_HEAD = re.compile(r"to=functions\.([\w.\-]+)[^{]{0,128}?\{")
+_LEAK_HEAD = re.compile(r"to=functions\.([\w.\-]++)[^{]{0,128}?\{")
 """A gpt-oss recipient leaked into the content, up to its arguments' opening brace: its name (with
 ``json`` glued to it, ``get_weatherjson``, when the server dropped the space), then what the server
 left of the header (``json``, a leftover token, garbage tokens: livekit/agents-js#1632)."""
