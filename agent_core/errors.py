@@ -37,14 +37,16 @@ def chained(error: BaseException) -> BaseException | None:
 def error_text(error: BaseException) -> str:
     """``error`` as one line for the user: a pydantic validation error (a daemon reply of a shape
     the SDK does not know) as its fields and problems, not pydantic's multi-line text with links;
-    any other error as its text."""
+    any other error as its text less its tracebacks (``without_tracebacks``), or its type's name
+    when it has no text."""
     if isinstance(error, ValidationError):
         problems = [
             f"{'.'.join(str(part) for part in item['loc']) or 'value'}: {item['msg']}"
             for item in error.errors(include_url=False, include_input=False)[:3]
         ]
         return f"a reply the plugin could not read ({error.title}: {'; '.join(problems)})"
-    return without_tracebacks(str(error))
+    text = str(error)
+    return without_tracebacks(text) if text.strip() else type(error).__name__
 
 
 _ERROR_OBJECT = re.compile(r'\{\s*"(?:args|error_type|message)"\s*:')

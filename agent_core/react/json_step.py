@@ -48,7 +48,7 @@ from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core import prompts
 from agent_core.answer_schema import answer_problem, answer_text, with_booleans
-from agent_core.errors import shortened
+from agent_core.errors import error_text, shortened
 from agent_core.json_args import ArgumentsError, decode_arguments, loads_lenient
 from agent_core.model_call import AssistantReply, ModelChunk, ModelTimeoutError, PastDeadlineError
 from agent_core.text_calls import arguments_for
@@ -418,6 +418,6 @@ class GuardedChunks:
             raise
         except Exception as error:  # the daemon's error event, raised by the SDK's reader
             if not received:
-                self.unavailable = str(error) or type(error).__name__
+                self.unavailable = error_text(error)
             else:
-                self.interrupted = str(error) or type(error).__name__
+                self.interrupted = error_text(error)
