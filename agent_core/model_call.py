@@ -245,16 +245,22 @@ def _finish_reason(value: Any) -> str | None:
     An enum member's name as Python prints it (``FinishReason.MAX_TOKENS``: the Vertex AI and
     Gemini plugins send ``str(candidate.finish_reason)``, a google-genai enum) is its value
     (``MAX_TOKENS``), so a cut reply is still known as cut; whitespace around it is dropped (a
-    plugin that builds it from text may keep a space or a line break)."""
+    plugin that builds it from text may keep a space or a line break); ``"null"`` and ``"None"``
+    are none (``_NO_REASON``)."""
     if value is None or value == "" or value == []:
         return None
     if isinstance(value, list | tuple):
         return _finish_reason(value[0])
     text = (value if isinstance(value, str) else str(value)).strip()  # " length", "length\n"
-    if not text:
+    if not text or text.lower() in _NO_REASON:
         return None
     return text.rpartition(".")[2] if _ENUM_MEMBER.fullmatch(text) else text
 
+
+_NO_REASON = frozenset({"null", "none"})
+"""``finish_reason`` texts that mean none came: DashScope's native stream writes ``"null"`` (a
+string) on every packet while it generates, and a plugin that prints ``str()`` of a missing reason
+writes ``"None"``; read as a reason, either would hide a ``length`` an earlier chunk gave."""
 
 _ENUM_MEMBER = re.compile(r"[A-Z][A-Za-z]*\.[A-Za-z_][A-Za-z0-9_]*")
 

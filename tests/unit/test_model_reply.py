@@ -200,6 +200,19 @@ def test_whitespace_around_a_finish_reason_is_dropped():
     assert finish(" \n") is None
 
 
+def test_a_null_or_none_finish_reason_is_none_so_an_earlier_length_stands():
+    """DashScope's native stream writes "null" (a string) while it generates; a plugin printing
+    str() of a missing reason writes "None". Taken as reasons, either would replace the "length"
+    an earlier chunk gave (the readers keep the last reason given), and the cut answer would be
+    shown as complete."""
+    def finish(value):
+        message = {"role": "assistant", "content": "", "tool_calls": []}
+        return normalize_chunk({"delta": {"index": 0, "message": message, "finish_reason": value}}).finish_reason
+
+    assert finish("null") is None and finish("None") is None and finish(" NULL ") is None
+    assert finish("nullable") == "nullable" and finish("length") == "length"
+
+
 def test_with_block_closed_leaves_a_list_whose_text_ends_in_a_signed_part():
     """The block ends in a text part with its own opaque_body (not to be changed): a closing
     tag in a plain part before it would come before the block, or cut it short."""
