@@ -715,10 +715,12 @@ def read_function_calling_turn(
         return ModelTurn(thought=text, decision=FinalAnswer(text.lstrip() if cut else text.strip()), **turn)
     if got.finish_reason == "tool_calls":
         return ModelTurn(thought=text, decision=ParseFailure(prompts.TOOL_CALL_MISSING), **turn)
+    # cut inside its reasoning, or before any text (a thinking model whose hidden reasoning took
+    # the whole output: Gemini's MAX_TOKENS with no part): asked again, shorter, and told why
+    if cut:
+        return ModelTurn(thought=text, decision=ParseFailure(prompts.REPLY_CUT), **turn)
     if not got.reasoning.strip():
         return ModelTurn(thought=text, decision=ParseFailure(prompts.EMPTY_REPLY), **turn)
-    if cut:  # cut inside its reasoning: asked again, shorter
-        return ModelTurn(thought=text, decision=ParseFailure(prompts.REPLY_CUT), **turn)
     # A reply that stopped inside the <think> it opened (lobehub/lobehub#5672: the whole answer
     # in it), or that put its answer in reasoning_content (which Dify's OpenAI-compatible plugin
     # wraps in a closed <think> block; BerriAI/litellm#14917): asked again, and if it keeps doing

@@ -237,7 +237,9 @@ def read_react_turn(
         return ModelTurn(thought=parsed.thought, decision=FinalAnswer(answer), **common)
     if not parsed.raw.strip() and (stepped := _step_in_reasoning("".join(reasoning), allow_multiple_actions, cut)):
         return ModelTurn(thought=stepped.thought, decision=_tool_calls(stepped, registry, round_index), **common)
-    decision = _failure(parser, parsed, finish_reason, "".join(reasoning))
+    # no action and no answer in a reply the output limit cut (only reasoning, only a Thought, or
+    # nothing): it was cut before it got to its step, and is asked again, shorter, told why
+    decision = ParseFailure(prompts.REPLY_CUT) if cut else _failure(parser, parsed, finish_reason, "".join(reasoning))
     return ModelTurn(thought=parsed.thought, decision=decision, **common)
 
 

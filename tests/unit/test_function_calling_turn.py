@@ -484,3 +484,13 @@ def test_a_leak_streamed_in_pieces_is_looked_at_as_its_text_doubles(monkeypatch)
     assert streamed == "Paris it is."
     assert len(calls) <= 30
     assert gate.leak == text[: -len("Paris it is.")]
+
+
+@pytest.mark.parametrize("reason", ["length", "MAX_TOKENS", "max_tokens"])
+def test_a_cut_reply_with_no_text_is_asked_again_as_cut_not_as_empty(reason):
+    """Gemini sends MAX_TOKENS with no part when its hidden thinking took the whole output: the
+    model must hear its reply was cut (write less), not that it was empty (write something)."""
+    from agent_core import prompts
+
+    streamed, turn = drain(read_function_calling_turn(iter([ModelChunk(text=""), ModelChunk(finish_reason=reason)]), ["get_weather"]))
+    assert streamed == "" and turn.decision == ParseFailure(prompts.REPLY_CUT)

@@ -80,3 +80,15 @@ def test_a_thought_an_action_or_unclosed_reasoning_is_not_shown_when_the_stream_
                            (["Okay, the user wants the weather."], True)):
         reader = read_react_turn(failing(pieces), registry, 1, reasoning_opened=opened)
         assert shown_before_failure(reader) == "", pieces
+
+
+def test_a_cut_reply_with_no_action_and_no_answer_is_asked_again_as_cut():
+    """A reply the limit cut inside its closed reasoning block, in a Thought, or before anything:
+    the model must hear it was cut (write less), not only that a step is missing."""
+    from agent_core import prompts
+    from agent_core.turn import ParseFailure
+
+    for text in ("<think>\nI should look up the numbers\n</think>\n\n", "Thought: I should look up", ""):
+        chunks = iter([ModelChunk(text=text), ModelChunk(finish_reason="length")])
+        streamed, turn = drain(read_react_turn(chunks, ToolRegistry(None), 1))
+        assert streamed == "" and turn.decision == ParseFailure(prompts.REPLY_CUT), text
