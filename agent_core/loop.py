@@ -378,11 +378,11 @@ class AgentLoop:
             decision = turn.decision
             # what a failed reply showed: a reply asked again that repeats it does not show it again
             self._failed_shown = (self._reply_shown or self._failed_shown) if isinstance(decision, ParseFailure) else ""
+            if notice := self._cut_answer_notice(turn, cut_answers):
+                yield from self._text(_paragraph_break(self._last_text) + notice)
+                return
             if isinstance(decision, FinalAnswer) and turn.cut:
                 cut_answers += 1
-                if cut_answers > MAX_CONTINUATIONS:
-                    yield from self._text(_paragraph_break(self._last_text) + prompts.ANSWER_CUT_OFF)
-                    return
                 self._continuing = True  # the next round's text goes on where this one stopped
                 self._cut_answer = decision.text
                 continue
@@ -406,6 +406,28 @@ class AgentLoop:
                 self.state.limit_reached = True
                 self.state.repeating = repeating
                 yield from self._limit_note("REPEATED CALLS")
+
+    def _cut_answer_notice(self, turn: ModelTurn, continuations: int) -> str:
+        """The notice the run ends with after ``turn`` when an answer the output limit cut will not
+        be completed, ``""`` otherwise (the run goes on: the rest is asked for, or the turn is no
+        such answer). ``continuations``: how many times the rest was asked for already.
+
+        A continuation that holds no answer text (empty, only reasoning, unreadable) gave no rest:
+        the answer shown stays cut (``ANSWER_REST_MISSING``, or ``ANSWER_CUT_OFF`` when the
+        limit cut it again); the model is not asked a third time, which would show a second answer
+        under the cut one. A cut answer is continued ``MAX_CONTINUATIONS`` times at most, and not
+        when a reply as slow as the slowest so far would end after the run's deadline: the user
+        then reads the start with a notice rather than the deadline's."""
+        decision = turn.decision
+        if self._continued and isinstance(decision, ParseFailure):
+            return prompts.ANSWER_CUT_OFF if turn.cut else prompts.ANSWER_REST_MISSING
+        if not (isinstance(decision, FinalAnswer) and turn.cut):
+            return ""
+        if continuations >= MAX_CONTINUATIONS:
+            return prompts.ANSWER_CUT_OFF
+        if self._seconds_left() <= self._slowest_turn:
+            return prompts.ANSWER_CUT_NO_TIME
+        return ""
 
     def _fallback_join(self, decision: ParseFailure) -> str:
         """What goes before a failed reply's fallback answer: nothing when it ``continues`` the

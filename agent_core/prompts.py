@@ -319,6 +319,14 @@ ANSWER_CUT_OFF = (
     "[The answer above is incomplete: the model reached its output limit twice. "
     "Raise the model's maximum output tokens, or ask for a shorter answer.]"
 )
+ANSWER_REST_MISSING = (
+    "[The answer above is incomplete: the model reached its output limit, and asked for the rest it "
+    "gave none. Raise the model's maximum output tokens, or ask for a shorter answer.]"
+)
+ANSWER_CUT_NO_TIME = (
+    "[The answer above is incomplete: the model reached its output limit, and the run has no time "
+    "left to ask for the rest. Raise the model's maximum output tokens, or ask for a shorter answer.]"
+)
 
 # --- calls beyond the most one round runs (agent_core.round_cap, MAX_CALLS_PER_ROUND) ----------
 
