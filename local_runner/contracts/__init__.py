@@ -4,6 +4,7 @@ refusals). ``CONTRACTS`` maps a name to its backend class; see ``base`` for the 
 """
 
 from local_runner.contracts.anthropic import AnthropicContract
+from local_runner.contracts.azure_openai import AzureOpenAIContract
 from local_runner.contracts.base import ContractBackend, ProviderRejection, TaskBrain
 from local_runner.contracts.bedrock import BedrockContract
 from local_runner.contracts.deepseek import DeepSeekContract
@@ -19,6 +20,7 @@ from local_runner.contracts.sdk_base import SDKBaseContract
 from local_runner.contracts.tongyi import TongyiContract
 from local_runner.contracts.vertex_ai import VertexAIContract
 from local_runner.contracts.volcengine import VolcengineContract
+from local_runner.contracts.zhipuai import ZhipuAIContract
 
 CONTRACTS: dict[str, type[ContractBackend]] = {
     backend.name: backend
@@ -39,6 +41,8 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         BedrockContract,
         SDKBaseContract,
         OpenRouterContract,
+        AzureOpenAIContract,
+        ZhipuAIContract,
     )
 }
 

@@ -20,8 +20,8 @@ from local_runner.contracts import CONTRACTS
 from local_runner.contracts.base import REASONING_MARK, BrainCall, Reply, TaskBrain
 from tests.e2e.helpers import STRATEGIES, assert_clean_end
 
-AUDITED = ["openrouter", "siliconflow"]
-"""Contract backends added by the third audit."""
+AUDITED = ["openrouter", "siliconflow", "azure_openai", "zhipuai"]
+"""Contract backends added by the third audit (both halves)."""
 EXPRESSIONS = ["37 * 91", "3367 + 1"]
 QUERY = "What is 37 * 91, plus one?"
 OBSERVATION = re.compile(r"Observation:\s*(\S[^\n]*)")
@@ -81,7 +81,7 @@ def _as_emitted(chunks: list[dict]) -> tuple[str, list[str]]:
     """(the reply's content as the plugin streamed it, its tool-call ids)."""
     content = "".join(c["delta"]["message"]["content"] for c in chunks if isinstance(c["delta"]["message"]["content"], str))
     ids = [call["id"] for c in chunks for call in c["delta"]["message"]["tool_calls"]]
-    return content, ids
+    return content, list(dict.fromkeys(ids))  # a plugin that repeats its call list on every chunk (Azure)
 
 
 def _check_run(backend, toolbox, result, strategy):
@@ -112,7 +112,7 @@ def _check_run(backend, toolbox, result, strategy):
 def test_round_trip_within_a_run_and_clean_memory_on_the_next(plugin, contract, strategy, shape):
     backend, toolbox, first = _run(plugin, contract, strategy, shape)
     _check_run(backend, toolbox, first, strategy)
-    if shape == "stream" and strategy == "function_calling":
+    if shape == "stream" and strategy == "function_calling" and CONTRACTS[contract].reasoning:
         assert REASONING_MARK in _as_emitted(backend.emitted[0])[0]  # the test has reasoning to lose
 
     memory = [{"role": "user", "content": QUERY}, {"role": "assistant", "content": first.text}]
