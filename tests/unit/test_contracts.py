@@ -24,12 +24,13 @@ a call precedes it, so it accepts a result whose call is missing."""
 def first_round(backend, stream: bool):
     request = {"model": backend.model, "prompt_messages": [{"role": "user", "content": "What is 37 * 91?"}],
                "tools": TOOLS, "stream": stream, "completion_params": {}}
-    reply, calls = AssistantReply(), []
+    reply, calls = AssistantReply(), {}
     for raw in backend.invoke_llm(request):
         chunk = normalize_chunk(raw)
         reply.add(chunk)
-        calls += raw["delta"]["message"]["tool_calls"]
-    return request, reply, calls
+        for call in raw["delta"]["message"]["tool_calls"]:
+            calls[call["id"]] = call  # complete calls; a plugin repeating its list (Ollama, Azure): the last
+    return request, reply, list(calls.values())
 
 
 def second_round(request, content, opaque, calls, *, drop_assistant=False):
