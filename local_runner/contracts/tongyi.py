@@ -15,8 +15,10 @@ Request (``_generate``, ``_convert_prompt_messages_to_tongyi_messages``, ``_conv
 * vision models get every system/user/assistant text as ``[{"text": ...}]`` (tool contents stay
   as they are); a user message's content parts become ``{"text"}``/``{"image"}`` items;
 * tools become ``{"type": "function", "function": {"name", "description", "parameters":
-  {<name>: {"description", "type"}}, "required": [...]}}`` (a schema without ``properties`` or
-  ``required``, or a property without ``type``, makes the plugin fail with ``KeyError``);
+  {<name>: {"description", "type"}}, "required": [...]}}`` (the newest version, commit
+  3862f8c932c23a7c3929e727cade908e0fff007f, reads a missing ``properties`` or ``required`` as
+  empty and leaves out the ``type`` a property lacks; earlier ones failed with ``KeyError``;
+  an ``enum`` of non-strings still fails in the ``join``);
 * thinking models (``qwen3-*`` but coder/max, ``qwq-*``, ``qvq-*``, and the business models of
   the plugin's list when ``enable_thinking`` is on) are always called with ``stream=True`` and
   ``incremental_output=True``, whatever the caller asked; otherwise ``incremental_output`` is
@@ -156,13 +158,13 @@ class TongyiContract(ContractBackend):
     def _tool(self, tool: dict[str, Any]) -> dict[str, Any]:
         schema = tool.get("parameters") or {}
         try:
-            properties, required = schema["properties"], schema["required"]
+            properties, required = schema.get("properties", {}), schema.get("required", [])
             described = {}
             for key, prop in properties.items():
                 text = prop.get("description") or ""
                 if "enum" in prop:
                     text += "; Only accepts one of the following predefined options: [" + ", ".join(prop["enum"]) + "]"
-                described[key] = {"description": text, "type": prop["type"]}
+                described[key] = {"description": text, **({"type": prop["type"]} if "type" in prop else {})}
         except (KeyError, TypeError) as error:
             self.reject(f"the Tongyi plugin cannot convert tool {tool.get('name')!r}: {error!r} in _convert_tools", status=500)
         return {"type": "function", "function": {"name": tool.get("name"), "description": tool.get("description"),

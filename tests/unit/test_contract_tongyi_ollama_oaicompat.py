@@ -149,10 +149,17 @@ def test_tongyi_refuses_thinking_without_streaming_for_a_model_it_does_not_force
         backend.check(body)
 
 
-def test_tongyi_plugin_fails_on_a_tool_schema_without_required():
-    loose = PromptMessageTool(name="calculator", description="", parameters={"type": "object", "properties": {}})
-    with pytest.raises(ProviderRejection, match="required"):
-        TongyiContract().to_provider(request(TongyiContract, dump(QUERY), tools=[loose.model_dump(mode="json")]))
+def test_tongyi_newest_plugin_converts_a_tool_schema_without_required_or_types():
+    loose = PromptMessageTool(name="calculator", description="", parameters={"type": "object", "properties": {"x": {"anyOf": []}}})
+    body = TongyiContract().to_provider(request(TongyiContract, dump(QUERY), tools=[loose.model_dump(mode="json")]))
+    assert body["tools"][0]["function"]["parameters"] == {"x": {"description": ""}}
+    assert body["tools"][0]["function"]["required"] == []
+
+
+def test_tongyi_plugin_fails_on_an_enum_that_is_not_strings():
+    odd = PromptMessageTool(name="pick", description="", parameters={"type": "object", "properties": {"n": {"type": "integer", "enum": [1, 2]}}})
+    with pytest.raises(ProviderRejection, match="_convert_tools"):
+        TongyiContract().to_provider(request(TongyiContract, dump(QUERY), tools=[odd.model_dump(mode="json")]))
 
 
 def test_tongyi_stream_closes_think_then_sends_complete_calls_named_by_function_on_the_last_chunk():
