@@ -175,6 +175,11 @@ name="K">V</steptml:parameter></steptml:invoke>`` (vLLM's ``step3`` tool parser)
 
 
 def _read_deepseek(block: str) -> list[Call]:
+    """DeepSeek's calls (``_DS_CALL``); a block opened by Kimi K2's ``<|tool_call_begin|>`` (the
+    ASCII spelling of DeepSeek's token) whose calls have Kimi's argument token is read as Kimi's
+    (``_read_kimi``)."""
+    if _KIMI_ARGUMENT in block and _DS_SEP.search(block) is None:
+        return _read_kimi(block)
     calls: list[Call] = []
     for inner in _DS_CALL.findall(block):
         invoke = inner.find(_STEP3_INVOKE)
@@ -200,12 +205,16 @@ def _read_deepseek(block: str) -> list[Call]:
 
 
 _KIMI_CALL = re.compile(
-    r"<\|tool_call_begin\|>\s*+((?:[^<\s]++|\s++(?=[^<\s]))*+)\s*+<\|tool_call_argument_begin\|>(.*?)(?:<\|tool_call_end\|>|\Z)",
+    r"<\|tool_call_begin\|>\s*+((?:[^<\s]++|\s++(?=[^<\s]))*+)\s*+<\|tool_call_argument_begin\|>"
+    r"(.*?)(?:<\|tool_call_end\|>|(?=<\|tool_call_begin\|>)|\Z)",
     re.S,
 )
 """Kimi K2's call: its id (what stands before the first ``<``, without the whitespace around it)
-and its arguments. The id's parts are possessive: a lazy id between two ``\\s*`` took half a
-second on a thousand spaces (cubic), now a single pass."""
+and its arguments, to its end token, or with none to the next call's begin token (llama.cpp's
+Kimi-K2 test: calls written one after the other with no end markers). The id's parts are
+possessive: a lazy id between two ``\\s*`` took half a second on a thousand spaces (cubic), now
+a single pass."""
+_KIMI_ARGUMENT: Final = "<|tool_call_argument_begin|>"
 _KIMI_ID = re.compile(r"(?:functions\.)?(.+?)(?::\d+)?")
 _KIMI_FENCED_CALL = re.compile(
     r"<\|tool_call_begin\|>[ \t]*([^<\s]+)\s*```(?:json)?[ \t]*\n((?:[^`]|`(?!``))*)```\s*(?:<\|tool_call_end\|>|\Z)"
@@ -734,16 +743,23 @@ _QWEN_AGENT_OPEN: Final = "✿FUNCTION✿"
 _HARMONY_HEADER = re.compile(r"<\|channel\|>\s*+(\w++)([^<]*?)(?:<\|constrain\|>\s*+[\w-]++\s*+)?<\|message\|>", re.S)
 _RECIPIENT = re.compile(r"\bto=([\w.\-:]+)")
 _HARMONY_ENDS: Final = ("<|end|>", "<|call|>", "<|return|>")
+_TO_ASSISTANT = re.compile(r"<\|channel\|>\s*+commentary\s++to=assistant\s*+")
+"""A Harmony header addressed to the assistant itself with no message after it, before the next
+channel (llama.cpp's gpt-oss test: ``<|channel|>commentary to=assistant<|channel|>analysis
+<|message|>...``, read as that reasoning and the final answer): no call, no text, dropped."""
 
 
 def _rewrite_harmony(block: str, recipient: str | None) -> str | None:
-    """One Harmony message as text the strategies read, or None when it is not one."""
+    """One Harmony message as text the strategies read, or None when it is not one. A message
+    addressed ``to=assistant`` is no call (the assistant is no tool): read by its channel."""
     header = _HARMONY_HEADER.match(block)
     if not header:
-        return None
+        return "" if _TO_ASSISTANT.fullmatch(block) else None
     channel = header.group(1).lower()
     to = _RECIPIENT.search(header.group(2))
     target = to.group(1) if to else recipient
+    if target == "assistant":
+        target = None
     body = block[header.end() :]
     for end in _HARMONY_ENDS:
         body = body.removesuffix(end)

@@ -199,7 +199,12 @@ def _may_hold_tag(text: str) -> bool:
 
 
 _CLOSE_TAGS = (*("</" + tag[1:] for tag in _THINK_TAGS), _KIMI_CLOSE, _K3_CLOSE, "<|end_thinking|>")  # alone, a stray end (not </details>)
-_ALL_TAGS = _OPEN_TAGS + _CLOSE_TAGS
+_SILENT_ENDS: Final = ("<channel|>",)
+"""Closing tokens that, with no block open, are dropped without a word: Gemma 4's ``<channel|>``
+after its answer (llama.cpp's Gemma 4 test: ``<|channel>thought\n<channel|>Hello<channel|>`` reads
+``Hello``). A special token, never text; unlike a stray ``</think>`` it says nothing of the text
+before it (that was the answer, not reasoning a template opened)."""
+_ALL_TAGS = _OPEN_TAGS + _CLOSE_TAGS + _SILENT_ENDS
 _WRAPPER_ENDS = tuple(RESPONSE_WRAPPERS.values())
 _WRAPPER_TAGS = (*RESPONSE_WRAPPERS, *_WRAPPER_ENDS)
 _SCANNED = _ALL_TAGS + _WRAPPER_TAGS
@@ -520,10 +525,16 @@ class ThinkSplitter:
             elif tag in _BLOCKS:
                 self._close_tag = _BLOCKS[tag]
                 self._block = []
-            else:  # a stray closing tag: dropped, and said
-                self._after_block = self._reasoned = True
-                out.append((STRAY_END, ""))
+            else:
+                self._stray(out, tag)
         self._pending = text[pos:]
+
+    def _stray(self, out: list[tuple[str, str]], tag: str) -> None:
+        """A closing ``tag`` with no block open: dropped, and said (``STRAY_END``: what came
+        before it was reasoning a template opened); one of ``_SILENT_ENDS`` is only dropped."""
+        if tag not in _SILENT_ENDS:
+            self._after_block = self._reasoned = True
+            out.append((STRAY_END, ""))
 
     def _fenced(self, before: str) -> bool:
         """Whether the visible text so far, then ``before``, leaves a fenced code block open: a

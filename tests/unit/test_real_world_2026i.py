@@ -458,22 +458,6 @@ GAPS: dict[tuple[str, str], str] = {
         "says so: Apriel 1.6's bare [BEGIN FINAL RESPONSE] and the reasoning before it stay in the answer"
     ),
     **{
-        ("llamacpp-gemma4-stray-channel-close", strategy): "a stray <channel|> after Gemma 4's answer is shown"
-        for strategy in ("react", "fc")
-    },
-    **{
-        ("llamacpp-gptoss-commentary-to-assistant-before-reasoning", strategy): (
-            "Harmony's '<|channel|>commentary to=assistant' header before the analysis channel is not read"
-        )
-        for strategy in ("react", "fc")
-    },
-    **{
-        ("llamacpp-kimik2-calls-inside-reasoning-no-end-markers", strategy): (
-            "Kimi-K2's calls in a <think> never closed, with no section or end markers, stay reasoning"
-        )
-        for strategy in ("react", "fc")
-    },
-    **{
         ("llamacpp-ling3-value-names-markers", strategy): (
             "a </think> inside an <arg_value>, after the reasoning closed, is dropped as a stray end"
         )
@@ -508,6 +492,15 @@ NOT_CALLS = {
     "ling-role-end-in-a-code-span": (SPECIAL, "Ling ends its turn with `<|role_end|>`, a special token."),
     # Seed-OSS's call shown in a fence
     "seedoss-call-in-a-fence": (SPECIAL, f"Seed-OSS writes:\n\n```\n{SEED_SPECIAL}\n```"),
+    # Gemma 4's channel close (dropped when stray in a reply) shown in code: the answer's text
+    "gemma4-channel-close-in-a-code-span": (SPECIAL, "Gemma 4 closes its thought channel with `<channel|>`."),
+    "gemma4-channel-close-in-a-fence": (SPECIAL, "The raw reply:\n\n```\n<|channel>thought\n<channel|>Hi<channel|>\n```"),
+    # Kimi-K2's calls with no end markers shown in a fence
+    "kimik2-calls-no-end-markers-in-a-fence": (
+        SPECIAL,
+        "Kimi writes:\n\n```\n<|tool_call_begin|>functions.special_function:0<|tool_call_argument_begin|>"
+        '{"arg1": 1}<|tool_call_begin|>functions.special_function:1<|tool_call_argument_begin|>{"arg1": 2}\n```',
+    ),
 }
 
 
@@ -521,6 +514,18 @@ def test_the_shape_shown_as_text_runs_nothing(name, strategy, size):
     declared, text = NOT_CALLS[name]
     streamed, turn = read(strategy, Case((declared,), text), size)
     assert_shown_or_runs_nothing(declared, text, streamed, turn, shown=text.split("[/THINK]")[-1])
+
+
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+def test_harmony_commentary_to_the_assistant_is_text_not_a_call(strategy):
+    """A Harmony commentary message addressed ``to=assistant`` (the assistant is no tool) is the
+    reply's text, never a call of a tool named ``assistant``."""
+    assistant = tool("assistant", "arg1")
+    text = "<|channel|>commentary to=assistant<|message|>Let me look that up.<|end|>"
+    streamed, turn = read(strategy, Case((SPECIAL, assistant), text), None)
+    assert not isinstance(turn.decision, ToolCalls)
+    assert "Let me look that up." in streamed + str(turn.decision)
+    assert "<|" not in streamed
 
 
 def test_an_element_opening_a_line_outside_a_value_is_still_a_call():
