@@ -207,7 +207,16 @@ before it (that was the answer, not reasoning a template opened)."""
 _ALL_TAGS = _OPEN_TAGS + _CLOSE_TAGS + _SILENT_ENDS
 _WRAPPER_ENDS = tuple(RESPONSE_WRAPPERS.values())
 _WRAPPER_TAGS = (*RESPONSE_WRAPPERS, *_WRAPPER_ENDS)
-_SCANNED = _ALL_TAGS + _WRAPPER_TAGS
+_VALUE_OPEN, _VALUE_CLOSE = "<arg_value>", "</arg_value>"
+_VALUE_TAGS: Final = (_VALUE_OPEN, _VALUE_CLOSE)
+_VALUE_END: Final = (_VALUE_CLOSE,)
+"""GLM's (and Ling's, Hunyuan's) argument value tags: between them is a tool's argument as the
+model wrote it, a ``</think>`` in it included (llama.cpp's Ling 3.0 test: ``<arg_value>contains
+</think> and <tool_call> strings</arg_value>``), never a reasoning tag. Text, both kept."""
+_SCANNED = _ALL_TAGS + _WRAPPER_TAGS + _VALUE_TAGS
+_GLM_VALUE = re.compile(r"</arg_key>\s*+<arg_value>")
+"""A GLM call's value opening after its key: a ``</think>`` after it at a reply's start may be the
+value's text, so it does not show where a template-opened block ended."""
 _OPENED_CLOSE = "</think>"
 """The end of the block a chat template opens in the prompt (most such templates open a
 ``<think>``)."""
@@ -307,6 +316,7 @@ class ThinkSplitter:
         self._code = CodeQuote()  # the visible text read so far: is a fenced code block open?
         self._shown: list[str] = []  # visible text _code has not read yet (read only at a tag: _fenced)
         self._started = False  # _code has read visible text other than whitespace
+        self._value = False  # inside a GLM <arg_value>: only its end is looked for (_VALUE_TAGS)
 
     @property
     def open_block(self) -> str:
@@ -444,8 +454,8 @@ class ThinkSplitter:
             return ""
         whole = "".join(self._held) + text
         at += len(whole) - len(window)
-        if self._probe and _tags_pattern(_OPEN_TAGS).search(whole, 0, at) is not None:
-            return self._end_probe(text)  # a block opened in the reply: the </think> may be its end
+        if self._probe and (_tags_pattern(_OPEN_TAGS).search(whole, 0, at) or _GLM_VALUE.search(whole, 0, at)):
+            return self._end_probe(text)  # a block opened in the reply (its end?), or a GLM value (its text)
         size = found.end() - found.start()
         while at >= 0:
             apriel_in_a_line = whole[at - 1 : at] != "\n" and whole[at : at + size].lower() == _APRIEL_END
@@ -485,7 +495,7 @@ class ThinkSplitter:
         while pos < len(text):
             inside = self._close_tag is not None
             kind = (THOUGHT if self._thoughts and self._close_tag == _THOUGHT_CLOSE else REASONING) if inside else VISIBLE
-            tags = (self._close_tag,) if inside else _SCANNED
+            tags = (self._close_tag,) if inside else _VALUE_END if self._value else _SCANNED
             found = _tags_pattern(tags).search(text, pos)  # case-insensitive, at its place in text
             if found is None:
                 end = len(text) - min(_partial_suffix(text, tags), len(text) - pos)
@@ -496,8 +506,8 @@ class ThinkSplitter:
             quoted = _quoted(text, at, len(tag), self._prev)
             if tag[0] == "[" and text[at : at + len(tag)] != tag.upper():
                 quoted = True  # "[Think]": a markdown link's text, not Magistral's tag
-            if quoted is False and not inside and self._fenced(text[pos:at]):
-                quoted = True  # in a fenced code block the answer shows: a tag it documents
+            if not inside:  # in a fenced code block the answer shows, or a GLM value: text
+                quoted = self._as_text(tag, text[pos:at], quoted)
             if quoted is None:  # a backtick before it: the character after it tells
                 self._emit(out, kind, text[pos:at])
                 pos = at
@@ -528,6 +538,17 @@ class ThinkSplitter:
             else:
                 self._stray(out, tag)
         self._pending = text[pos:]
+
+    def _as_text(self, tag: str, before: str, quoted: bool | None) -> bool | None:
+        """Whether ``tag``, met outside a block after the visible text ``before``, is text: written
+        as code (``quoted``), in a fenced code block the answer shows (a tag it documents), or one
+        of GLM's ``_VALUE_TAGS`` (an ``<arg_value>`` outside code opens a value, in which only its
+        ``</arg_value>`` is looked for); None while the character after it is still to come."""
+        if tag in _VALUE_TAGS:
+            if quoted is False:
+                self._value = tag == _VALUE_OPEN and not self._fenced(before)
+            return quoted is not None or None
+        return True if quoted is False and self._fenced(before) else quoted
 
     def _stray(self, out: list[tuple[str, str]], tag: str) -> None:
         """A closing ``tag`` with no block open: dropped, and said (``STRAY_END``: what came

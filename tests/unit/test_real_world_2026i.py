@@ -14,7 +14,7 @@ written as XML text is read as a string, as the node's tool then coerces it).
 
 import pytest
 
-from agent_core.turn import ToolCalls
+from agent_core.turn import FinalAnswer, ToolCalls
 from tests.unit.test_real_world_2026 import Case, assert_shown_or_runs_nothing, check_reply, reply_params, tool
 from tests.unit.test_real_world_2026g import read
 
@@ -457,12 +457,6 @@ GAPS: dict[tuple[str, str], str] = {
         "ReAct holds a reply for a block its template opened only when the model's name or an earlier reply "
         "says so: Apriel 1.6's bare [BEGIN FINAL RESPONSE] and the reasoning before it stay in the answer"
     ),
-    **{
-        ("llamacpp-ling3-value-names-markers", strategy): (
-            "a </think> inside an <arg_value>, after the reasoning closed, is dropped as a stray end"
-        )
-        for strategy in ("react", "fc")
-    },
 }
 
 
@@ -526,6 +520,27 @@ def test_harmony_commentary_to_the_assistant_is_text_not_a_call(strategy):
     assert not isinstance(turn.decision, ToolCalls)
     assert "Let me look that up." in streamed + str(turn.decision)
     assert "<|" not in streamed
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+def test_a_think_tag_in_a_glm_value_is_the_value(strategy, size):
+    """A ``</think>`` inside GLM's ``<arg_value>`` is the argument's text, also in a reply that
+    opens with the call (Function Calling's look for a template-opened block at the reply's start
+    takes no ``</think>`` after an ``<arg_value>``); an ``<arg_value>`` shown in a code span opens
+    no value: a stray ``</think>`` after it still ends the reasoning before it."""
+    edit = tool("edit", "path", "text")
+    call = (
+        "<tool_call>edit\n<arg_key>path</arg_key>\n<arg_value>a.md</arg_value>\n"
+        "<arg_key>text</arg_key>\n<arg_value>close with </think> then <think></arg_value>\n</tool_call>"
+    )
+    streamed, turn = read(strategy, Case((edit,), call), size)
+    assert streamed == ""
+    assert [(c.name, c.arguments) for c in turn.decision.calls] == [
+        ("edit", {"path": "a.md", "text": "close with </think> then <think>"})
+    ]
+    _, turn = read(strategy, Case((edit,), "GLM writes `<arg_value>` tags.\n</think>\nNo call is needed."), size)
+    assert turn.decision == FinalAnswer("No call is needed.")
 
 
 def test_an_element_opening_a_line_outside_a_value_is_still_a_call():
