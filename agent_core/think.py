@@ -204,7 +204,8 @@ _SILENT_ENDS: Final = ("<channel|>",)
 after its answer (llama.cpp's Gemma 4 test: ``<|channel>thought\n<channel|>Hello<channel|>`` reads
 ``Hello``). A special token, never text; unlike a stray ``</think>`` it says nothing of the text
 before it (that was the answer, not reasoning a template opened)."""
-_ALL_TAGS = _OPEN_TAGS + _CLOSE_TAGS + _SILENT_ENDS
+_APRIEL_END = "[begin final response]"
+_ALL_TAGS = _OPEN_TAGS + _CLOSE_TAGS + _SILENT_ENDS + (_APRIEL_END,)
 _WRAPPER_ENDS = tuple(RESPONSE_WRAPPERS.values())
 _WRAPPER_TAGS = (*RESPONSE_WRAPPERS, *_WRAPPER_ENDS)
 _VALUE_OPEN, _VALUE_CLOSE = "<arg_value>", "</arg_value>"
@@ -220,14 +221,14 @@ value's text, so it does not show where a template-opened block ended."""
 _OPENED_CLOSE = "</think>"
 """The end of the block a chat template opens in the prompt (most such templates open a
 ``<think>``)."""
-_APRIEL_END = "[begin final response]"
 _OPENED_CLOSES = (_OPENED_CLOSE, "<|end_thinking|>", _K3_CLOSE, _APRIEL_END)
 """The ends a reply may hold of a block its chat template opened: ``</think>``, and the three
 families whose generation prompt opens their own (llama.cpp's tests: Cohere2 MoE's prompt ends in
 ``<|START_THINKING|>``, Kimi K3's leaves ``<|open|>think<|sep|>`` open, Apriel 1.6 Thinker's ends
 in "Here are my reasoning steps:", closed by ``[BEGIN FINAL RESPONSE]``). Apriel's end is plain
 words in brackets, no special token: it ends the reasoning only where it opens a line; inside a
-sentence it is the answer's text."""
+sentence it is the answer's text. Opening a line in any reply it is a stray end, as a bare
+``</think>`` is (ReAct holds a reply only for a model known to open its block)."""
 _OPENED_LONGEST = max(len(tag) for tag in _OPENED_CLOSES)
 
 
@@ -544,6 +545,8 @@ class ThinkSplitter:
         as code (``quoted``), in a fenced code block the answer shows (a tag it documents), or one
         of GLM's ``_VALUE_TAGS`` (an ``<arg_value>`` outside code opens a value, in which only its
         ``</arg_value>`` is looked for); None while the character after it is still to come."""
+        if tag == _APRIEL_END and (before[-1:] or self._prev) != "\n":
+            return True  # within a line: the answer's words, not Apriel's end of reasoning
         if tag in _VALUE_TAGS:
             if quoted is False:
                 self._value = tag == _VALUE_OPEN and not self._fenced(before)

@@ -453,10 +453,6 @@ CASES = {
 GAPS: dict[tuple[str, str], str] = {
     # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
     # docs/real-world-cases.md
-    ("llamacpp-apriel16-reasoning-then-answer", "react"): (
-        "ReAct holds a reply for a block its template opened only when the model's name or an earlier reply "
-        "says so: Apriel 1.6's bare [BEGIN FINAL RESPONSE] and the reasoning before it stay in the answer"
-    ),
 }
 
 
