@@ -67,10 +67,12 @@ _GEMMA_LINE_MAX: Final = 2048
 last (characters); a longer one streams."""
 _LIST_START = re.compile(r"\[\s*([^\W\d][\w.\-]*|)\s*(\()?")
 """``[`` and a name, then ``(`` if it came: where a list of calls written as code may open."""
-_LINE_HEAD = re.compile(r"\n[ \t]*(?=[{<f`~>]|c(?:a(?:l(?:l(?::|\Z)|\Z)|\Z)|\Z))")
+_LINE_HEAD = re.compile(r"\n[ \t]*(?=[{<f`~>]|c(?:a(?:l(?:l(?::|\Z)|\Z)|\Z)|\Z)|\w{1,16}+(?::|\Z))")
 """A line that may open a call object, a wrapper around one, ``functools[`` (``text_calls.call_head``),
 a ```` ```json ```` fence of calls (``text_calls.fenced_call_head``), a fence of call markup, bare or
-in a blockquote (``fenced_markup_head``), or Gemma 4's bare ``call:NAME{`` (``text_calls.gemma_head``)."""
+in a blockquote (``fenced_markup_head``), Gemma 4's bare ``call:NAME{`` (``text_calls.gemma_head``),
+or Gemini's ``default_api:NAME{`` glued to a word of at most 16 characters or not
+(``text_calls.gemini_head``): a line opening with such a word and a colon, or a word so far."""
 
 _ACTION_CALL = re.compile(
     rf"(?im)^[ \t#*>]*action[ \t*]*[:：][ \t*]*(?:\r?\n[ \t]*)?(?:{FENCE_RUN}[\w-]*[ \t]*\r?\n[ \t]*)?[{{\[]"
@@ -438,15 +440,22 @@ class AnswerGate:
                 verdict = fenced_markup_head(head) if verdict is False else verdict
             elif head[:1] in "~>":  # a tilde fence, or a fence in a blockquote
                 verdict = fenced_markup_head(head)
-            elif head[:1] == "c":
-                verdict = self._gemma_line(text, start, gemma_head(head, self._names))
             else:
-                verdict = call_head(head, self._names)
+                verdict = call_head(head, self._names) if head[:1] in "{<f" else False
+                if verdict is False and head[:1] not in "{<":  # a word: Gemma's or Gemini's bare call?
+                    verdict = self._gemma_line(text, start, self._bare_line(head))
             if verdict:
                 return found.start(), 0  # the line's start: found.start() - 1 is its "\n" in the text
             if verdict is None:
                 return None, len(text) - found.start()
         return None, 0
+
+    def _bare_line(self, head: str) -> bool | None:
+        """Whether a line starting with ``head`` opens Gemma 4's bare ``call:NAME{`` or Gemini's
+        ``default_api:NAME{`` (glued to a word or not) naming a node tool: True, False, or None
+        while it may still (``text_calls.gemma_head``, ``text_calls.gemini_head``)."""
+        gemma = gemma_head(head, self._names) if head[:1] == "c" else False
+        return gemma if gemma is not False else gemini_head(head, self._names)
 
     @staticmethod
     def _gemma_line(text: str, start: int, opens: bool | None) -> bool | None:

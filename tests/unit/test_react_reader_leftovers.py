@@ -91,6 +91,13 @@ TEXT = {
     "gemini-text-after": ((WEATHER,), "default_api:get_weather{city:Paris}\nThat is what it wrote."),
     "gemini-no-node-tool": ((WEATHER,), "default_api:get_time{zone:UTC}"),
     "gemini-glued-to-a-long-run": ((WEATHER,), "https://example.com/path/default_api:get_weather{city:Paris}"),
+    # after a sentence: its line with text after it, or naming no node tool, and lines that open
+    # with a word and a colon as prose does (the gate holds such a line start only while it may grow)
+    "gemini-after-a-sentence-text-after": (
+        (WEATHER,), "Let me check.\nNote:default_api:get_weather{city:Paris}\nThat is what it wrote.",
+    ),
+    "gemini-after-a-sentence-no-node-tool": ((WEATHER,), "Let me check.\nNote:default_api:get_time{zone:UTC}"),
+    "word-colon-lines": ((WEATHER,), "Summary:\nNote: it rains.\nTODO:default\ncity:Paris{x}"),
     # MiniMax-M3's markup shown in a fenced block (backticks, tildes, after Final Answer:): the answer
     "m3-in-a-fence": ((WEATHER,), f"MiniMax-M3 writes:\n\n```\n{M3_CALL}\n```"),
     "m3-in-a-tilde-fence-with-text-after": ((WEATHER,), f"The raw reply:\n~~~xml\n{M3_CALL}\n~~~\nThat is all."),
@@ -130,10 +137,6 @@ NO_NODE_TOOL = {
 
 GAPS = {
     # (case, strategy) -> why it fails today: a strict xfail, named in docs/real-world-cases.md
-    ("gemini-default-api-after-a-sentence", "fc"): (
-        "Function Calling runs the call but streams its line: a line is held only when it opens with "
-        "a known call start, and a glued word may be any word"
-    ),
 }
 
 
