@@ -472,11 +472,15 @@ arguments)."""
 
 
 _GLM_KEY_UNOPENED = re.compile(
-    rf"{_GLM_ENDS}([\w.\-]+)[ \t]+([\w.\-]+)</arg_key>\s*<arg_value>(.*?)</arg_value>\s*((?:{_GLM_PAIR.pattern}\s*+)*+)", re.S
+    rf"{_GLM_ENDS}([\w.\-]+)(?:[ \t]+|<tool_call>)([\w.\-]+)</arg_key>\s*<arg_value>(.*?)</arg_value>\s*"
+    rf"((?:{_GLM_PAIR.pattern}\s*+)*+)",
+    re.S,
 )
 """GLM-4.7 leaving out its first ``<arg_key>``, a space between the name and that key
-(``browser_action task</arg_key><arg_value>...</arg_value>``: vllm-project/vllm PR #47190). With
-no space see ``_GLM_KEY_GLUED``."""
+(``browser_action task</arg_key><arg_value>...</arg_value>``: vllm-project/vllm PR #47190), or a
+second ``<tool_call>`` written where that ``<arg_key>`` belongs (``terminal<tool_call>command
+</arg_key>...``: getsigit/sigit PR #95; only the first key, as there). With no space see
+``_GLM_KEY_GLUED``."""
 _GLM_KEY_GLUED = re.compile(
     rf"{_GLM_ENDS}([\w.\-]+)</arg_key>\s*<arg_value>(.*?)</arg_value>\s*((?:{_GLM_PAIR.pattern}\s*+)*+)", re.S
 )
