@@ -318,6 +318,24 @@ def _read_kimi_xtml(block: str) -> list[Call]:
     return calls
 
 
+_XTML_GLUED_OPEN: Final = "<|open|>toolscall "
+_XTML_GLUED_CLOSE = re.compile(r"<\|close\|>tools(?:message)?<\|sep\|>")
+"""K3's tools channel with the tokens between ``tools`` and ``call`` (and between ``tools`` and its
+close and ``message``) dropped by a provider: ``<|open|>toolscall tool="N" index="1"<|sep|>...
+<|close|>call<|sep|><|close|>toolsmessage<|sep|>`` (kimi-k3-high through cursor:
+can1357/oh-my-pi#8495), read as the channel it stands for."""
+
+
+def _read_glued_xtml(block: str) -> list[Call]:
+    """A glued K3 tools channel (``_XTML_GLUED_OPEN``) read as ``_read_kimi_xtml`` reads the
+    channel: its opening restored, its closing marker taken off."""
+    end = _XTML_GLUED_CLOSE.search(block)
+    body = block[len(_XTML_GLUED_OPEN) : end.start() if end else len(block)]
+    if end is not None and block[end.end() :].strip():
+        return []
+    return _read_kimi_xtml(f"{_XTML_TOOLS_OPEN}<|open|>call {body}{_XTML_TOOLS_CLOSE}")
+
+
 def _unspaced_xtml(block: str) -> str:
     """A spaced K3 tools channel (``_XTML_SPACED_OPEN``) as K3 writes it: the space after
     ``<|open|>`` and ``<|close|>`` and the one before ``<|sep|>`` taken out; a value's own spaces
@@ -975,6 +993,7 @@ _DROPPED: Final = (
     *_DSML_STRAY_ENDS,
     "<|open|>response<|sep|>",
     "<|close|>response<|sep|>",
+    "[/TOOL_CALLS]",
 )
 """Gemma's turn opener, MiniMax-M3's tag token (``_MINIMAX_M3_TOKEN``), the tokens Command R7B
 (``<|START_RESPONSE|>``) and Command A
@@ -982,7 +1001,8 @@ _DROPPED: Final = (
 vLLM's ``cohere_command4`` reasoning parser strips the same), and the box GLM-4.5V and GLM-4.6V
 put around their final answer (``<|begin_of_box|>42<|end_of_box|>``: Blaizzy/mlx-vlm#2225 strips
 it), and Kimi K3's response channel markers around its reply (vLLM's ``kimi_k3`` tool parser
-unwraps them): never text. Dropped from what the strategies read and show only; the assistant message goes
+unwraps them), and the ``[/TOOL_CALLS]`` that closes a Mistral call list, also with no list
+open, after an answer (ai-dynamo/frontend-crates PR #60): never text. Dropped from what the strategies read and show only; the assistant message goes
 back to the model as its plugin sent it (``model_call.AssistantReply``)."""
 
 _CITATION_OPEN: Final = "<co>"
@@ -1082,6 +1102,31 @@ Volcengine's Ark leaves in the content when it does not read it (a model offered
 prompt that taught the form; also after a sentence)."""
 
 _BARE_INVOKE_RULE: Final = _Rule((_BARE_INVOKE,), re.compile(r"</invoke>"), _read_invoke, bare=True)
+_DSML_BARE_INVOKE: Final = tuple(
+    f"<{bar * n}DSML{bar * n}{space}invoke name=" for bar in _DSML_BARS for n in (1, 2) for space in ("", " ")
+)
+"""DeepSeek V3.2's and V4's ``<｜DSML｜invoke name="N">`` with no ``function_calls`` or ``tool_calls``
+section around it (sgl-project/sglang#40236: DSML returned as content, "bare invoke"): a call as
+the section's would be; the ``invoke`` is a special token's word, so it is read wherever it stands
+outside code, as the section is."""
+_DSML_INVOKE_END = re.compile(rf"</[{_DSML_BARS}]+DSML[{_DSML_BARS}]+ ?invoke>")
+
+_CALLING_TOOL: Final = "[Calling tool: "
+_CALLING_TOOL_CALL = re.compile(r"\[Calling tool:[ \t]*+([\w.\-]++)\((.*)\)\][ \t]*+", re.S)
+
+
+def _read_calling_tool(block: str) -> list[Call]:
+    """Qwen3's bracketed call ``[Calling tool: NAME({...})]`` (MLX servers' fallback form:
+    waybarrios/vllm-mlx PR #15), its arguments one JSON object; ``[]`` for anything else."""
+    call = _CALLING_TOOL_CALL.fullmatch(block.rstrip())
+    arguments = _arguments(call.group(2)) if call else None
+    return [(call.group(1), arguments)] if call and isinstance(arguments, dict) else []
+
+
+_CALLING_TOOL_RULE: Final = _Rule((_CALLING_TOOL,), re.compile(r"\)\]"), _read_calling_tool, named=True)
+"""Qwen3's bracketed call (``_read_calling_tool``): plain text, no special token, so a call only
+where it begins a line outside code and names one of the node's tools; in a sentence, or naming
+another tool, it is the answer's text, as written."""
 _FUNCTION_NAME_RULE: Final = _Rule(
     (_FUNCTION_NAME,), re.compile(r"</function>|(?<=.)(?=<function name=)", re.S), _read_function_named, named=True
 )
@@ -1119,7 +1164,7 @@ _GEMMA_CALL_TAG_RULE: Final = _Rule(
 (``<call>get_weather{city:<|"|>Paris<|"|>}``: vLLM's Gemma 4 parser tests): a call only where it
 begins a line, outside code, is the rest of the reply and names one of the node's tools; else
 text, as written."""
-_LINE_OPENERS: Final = frozenset({_BARE_INVOKE, _FUNCTION_NAME, _ACTION_OPEN, _GEMMA_CALL_TAG})
+_LINE_OPENERS: Final = frozenset({_BARE_INVOKE, _FUNCTION_NAME, _ACTION_OPEN, _GEMMA_CALL_TAG, _CALLING_TOOL})
 """Markers read as a call only where they begin a line: inside a sentence they are examples."""
 
 _FENCED_FUNCTION_CALL: Final = _Rule(
@@ -1179,10 +1224,13 @@ _RULES: Final = (
     _Rule(_dsml("toolcall"), None, _read_dsml_toolcall),
     _Rule((_XTML_TOOLS_OPEN,), re.compile(re.escape(_XTML_TOOLS_CLOSE)), _read_kimi_xtml),
     _Rule((_XTML_SPACED_OPEN,), _XTML_SPACED_CLOSE, _read_kimi_xtml),
+    _Rule((_XTML_GLUED_OPEN,), _XTML_GLUED_CLOSE, _read_glued_xtml),
     _Rule(("<|tool_call_start|>",), re.compile(r"<\|tool_call_end\|>"), _read_pythonic),
     _Rule(("<minimax:tool_call>",), re.compile(r"</minimax:tool_call>"), _read_invoke),
     _Rule(("<function_calls>",), re.compile(r"</function_calls>"), _read_function_calls),
     _BARE_INVOKE_RULE,
+    _Rule(_DSML_BARE_INVOKE, _DSML_INVOKE_END, _read_invoke),
+    _CALLING_TOOL_RULE,
     _FUNCTION_NAME_RULE,
     _ACTION_STEP_RULE,
     _Rule(("<tool_calls>",), re.compile(r"</tool_calls>"), _read_json_lines),
