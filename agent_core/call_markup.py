@@ -16,7 +16,8 @@ DeepSeek V3 / R1       ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>
 DeepSeek V3.2, V4      ``<｜DSML｜function_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K"
                        string="true">V</｜DSML｜parameter>...`` (vllm-project/vllm#48931); V4 wraps
                        it in ``<｜DSML｜tool_calls>`` (sgl-project/sglang#35736), bars ASCII or
-                       doubled; ``<｜DSML｜toolcall>NAME`` above a json fence (vllm-ascend#13794)
+                       doubled; ``<｜DSML｜toolcall>NAME`` above a json fence (vllm-ascend#13794);
+                       an ``invoke`` with no section around it (sgl-project/sglang#40236)
 LFM2                   ``<|tool_call_start|>[NAME(k="v")]<|tool_call_end|>`` (ml-explore/mlx-lm#864)
 Kimi K2                ``<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0
                        <|tool_call_argument_begin|>{...}<|tool_call_end|>...`` (Kimi-K2
@@ -34,7 +35,9 @@ Hunyuan Hy3, HY4       ``<tool_calls><tool_call>NAME<tool_sep><arg_key>k</arg_ke
 Qwen3-Coder            ``<function=NAME><parameter=K>V</parameter></function>`` without the
                        opening ``<tool_call>`` (ollama/ollama#16686)
 Mistral (v11 tokens)   ``[TOOL_CALLS]NAME[ARGS]{...}``, repeated (ml-explore/mlx-lm#1374), ``[ARGS]``
-                       left out, or ``[TOOL_CALLS] [{...}]`` after text (pre-v11, xLAM)
+                       left out, or ``[TOOL_CALLS] [{...}]`` after text (pre-v11, xLAM); a
+                       ``[/TOOL_CALLS]`` is dropped
+Qwen3 (MLX servers)    ``[Calling tool: NAME({...})]`` opening a line (waybarrios/vllm-mlx PR #15)
 Granite, GigaChat,     ``<|tool_call|>[...]`` (Granite 3.0), ``<function_call> {...}`` repeated
 Apertus                (granite-20b-fc), ``<|function_call|>{...}`` (GigaChat 3.1),
                        ``<|message_sep|>function call<|role_sep|>{...}`` (GigaChat 3),
