@@ -35,10 +35,22 @@ def test_every_pattern_of_the_plugin_reads_texts_built_from_its_own_pieces_in_li
     flagged = [
         flag
         for item in found
-        if item.where not in BOUNDED
-        for flag in regex_growth.check(item, limit=0.5, quick=True)
+        if item.where not in BOUNDED and regex_growth.check(item, limit=0.5, quick=True)
+        # a pause of the machine (other processes on its cores) can make one measure grow: a
+        # pattern is flagged only when two more checks agree
+        for flag in _flagged_again(item, times=2)
     ]
     assert not flagged, [(f.where, f.method, f.shape, {n: round(t * 1e3, 2) for n, t in f.times.items()}) for f in flagged]
+
+
+def _flagged_again(item: regex_growth.Found, times: int) -> list[regex_growth.Flag]:
+    """The flags of ``times`` more checks of ``item``, the last one's, or none when one finds none."""
+    flags: list[regex_growth.Flag] = []
+    for _ in range(times):
+        flags = regex_growth.check(item, limit=0.5, quick=True)
+        if not flags:
+            return []
+    return flags
 
 
 PAIR = "<arg_key>k</arg_key><arg_value>a</arg_value>"
