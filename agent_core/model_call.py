@@ -22,9 +22,10 @@ from agent_core import prompts
 from agent_core.fairness import give_way
 from agent_core.line_budget import encoded_size
 from agent_core.memo import per_object
-from agent_core.tool_calls import ToolCallDelta
+from agent_core.output_limit import cut_by_usage, output_limit
+from agent_core.tool_calls import LENGTH_BY_USAGE, ToolCallDelta
 from agent_core.unvalidated import checks_nothing
-from agent_core.usage import read_usage
+from agent_core.usage import call_usage, read_usage
 from agent_core.waiting import daemon_events, each_within
 
 
@@ -431,6 +432,11 @@ def invoke_model(
     ``time.monotonic()`` value: the run's) has come and the reply has not ended, and
     whatever the SDK raises when the daemon reports an error (``Exception`` with the
     daemon's message).
+
+    A reply that ended without a finish reason saying it was cut (none, or the Ollama plugin's
+    ``stop``) while its usage shows it reached the output limit the request set
+    (``output_limit.cut_by_usage``) gets one more chunk, empty, whose finish reason is
+    ``LENGTH_BY_USAGE``: the strategies read it as cut, as after ``length``.
     """
     payload = build_llm_payload(model, request)
     # LLMInvocation.invoke would parse chunks into AssistantPromptMessage and lose
@@ -444,9 +450,19 @@ def invoke_model(
     def past_deadline() -> PastDeadlineError:
         return PastDeadlineError(prompts.MODEL_PAST_DEADLINE)
 
+    limit = output_limit(payload["completion_params"])
+    reports: list[LLMUsage] = []  # read only when a limit is set
+    reason: str | None = None
     try:
         for raw in each_within(stream, silence_timeout or None, silent, deadline=deadline, past_deadline=past_deadline):
-            yield normalize_chunk(raw)
+            chunk = normalize_chunk(raw)
+            if limit is not None and (chunk.usage is not None or chunk.finish_reason):
+                if chunk.usage is not None:
+                    reports.append(chunk.usage)
+                reason = chunk.finish_reason or reason
+            yield chunk
             give_way()  # a reply in 100,000 chunks that are all there already
     finally:
         stream.close()
+    if reports and cut_by_usage(reason, call_usage(reports).completion_tokens, limit):
+        yield ModelChunk(finish_reason=LENGTH_BY_USAGE)

@@ -49,8 +49,14 @@ from agent_core.json_args import (
 )
 from agent_core.prompts import MSG_CUT_BY_LENGTH, MSG_MALFORMED, MSG_NO_NAME
 
+LENGTH_BY_USAGE = "length_by_usage"
+"""The finish reason of a reply whose usage shows it reached the output limit while no finish
+reason said so (``output_limit.cut_by_usage``): ``model_call.invoke_model`` adds it after the
+reply's last chunk, and the run's log shows it."""
+
 LENGTH_FINISH_REASONS = frozenset(
-    {"length", "max_tokens", "max_output_tokens", "model_length", "model_context_window_exceeded", "max_length"}
+    {"length", "max_tokens", "max_output_tokens", "model_length", "model_context_window_exceeded", "max_length",
+     LENGTH_BY_USAGE}
 )
 """``finish_reason`` values (compared lower-cased) meaning the output hit the
 token limit: OpenAI ``length``, Anthropic ``max_tokens``, Gemini ``MAX_TOKENS``, Mistral's
@@ -58,7 +64,7 @@ token limit: OpenAI ``length``, Anthropic ``max_tokens``, Gemini ``MAX_TOKENS``,
 and Anthropic's ``model_context_window_exceeded`` (a stop_reason: the reply reached the context
 window), and ``max_length`` (servers named after Hugging Face's ``max_length`` generation limit,
 which OpenAI-compatible adapters otherwise map to ``length``), which model plugins pass on as
-the provider spelled them."""
+the provider spelled them; and ``LENGTH_BY_USAGE``, the cut known from the reply's usage."""
 
 ENDED_FINISH_REASONS = frozenset({"stop", "tool_calls", "function_call", "tool_use", "end_turn"})
 """``finish_reason`` values (compared lower-cased) meaning the model ended its reply itself:
