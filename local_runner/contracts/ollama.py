@@ -24,6 +24,11 @@ Chunks (``_handle_generate_stream_response``, ``_handle_generate_response``):
   last chunk: content ``""``, usage, ``finish_reason`` ``stop`` (even after tool calls).
 * blocking: one chunk (``LLMResult``): ``message.content`` only (**the thinking is dropped**),
   tool calls with the function **name as id** and ``json.dumps`` arguments, usage.
+* ``num_predict`` (an option) bounds what Ollama generates, thinking included: a reply that
+  reaches it stops there with ``done_reason`` ``length`` (here: its thinking and text cut to
+  ``num_predict`` estimated tokens, its calls dropped), which the plugin **does not pass on**
+  (``stop`` streamed, none blocking); its usage's completion tokens are Ollama's ``eval_count``,
+  then ``num_predict``.
 
 What must come back: nothing: Ollama renders the history through the model's template and
 never pairs tool messages with calls (the plugin does not even send the calls back).
@@ -44,6 +49,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
+from local_runner.backends import estimate_prompt_tokens, estimate_tokens, make_usage
 from local_runner.contracts.base import ContractBackend, Reply, enum_value, pieces
 
 THINKING_FAMILIES = ("qwen3", "deepseek-r1", "qwq", "gpt-oss", "magistral", "deepseek-v3.1")
@@ -103,6 +109,25 @@ class OllamaContract(ContractBackend):
     calls unless the credential says otherwise)."""
     completion_params: ClassVar[dict[str, Any]] = {"think": True}
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cut_replies: list[Reply] = []
+        """The brain's replies Ollama cut at ``num_predict`` (as the brain meant them)."""
+
+    def generated(self, reply: Reply, request: dict[str, Any], think: bool) -> tuple[Reply, int, bool]:
+        """``(what Ollama generates of reply, eval_count, whether num_predict cut it)``: the thinking
+        (with ``think``), the text and the calls, counted in estimated tokens; past ``num_predict``
+        the thinking and text are cut to it and the calls dropped."""
+        thinking = reply.reasoning if think else ""
+        calls = json.dumps([call.arguments for call in reply.calls]) if reply.calls else ""
+        tokens = estimate_tokens(thinking + reply.text + calls)
+        limit = (request.get("completion_params") or {}).get("num_predict")
+        if type(limit) is not int or limit < 1 or tokens <= limit:
+            return reply, tokens, False
+        self.cut_replies.append(reply)
+        kept = _prefix_within(thinking + reply.text, limit)
+        return Reply(reasoning=kept[: len(thinking)], text=kept[len(thinking) :]), limit, True
+
     # -- request ----------------------------------------------------------------------------
 
     def to_provider(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -152,9 +177,9 @@ class OllamaContract(ContractBackend):
 
     # -- chunks -----------------------------------------------------------------------------
 
-    def packets(self, reply: Reply, think: bool) -> list[dict[str, Any]]:
+    def packets(self, reply: Reply, think: bool, done_reason: str = "stop") -> list[dict[str, Any]]:
         """Ollama's NDJSON stream for ``reply``: thinking, content, one packet per tool call
-        (arguments as an object), then ``done``."""
+        (arguments as an object), then ``done`` (with ``done_reason``)."""
         out: list[dict[str, Any]] = []
         if think:
             out += [{"message": {"role": "assistant", "content": "", "thinking": p}, "done": False} for p in pieces(reply.reasoning, 20)]
@@ -162,7 +187,7 @@ class OllamaContract(ContractBackend):
         for call in reply.calls:
             tool_call = {"function": {"name": call.name, "arguments": dict(call.arguments)}}
             out.append({"message": {"role": "assistant", "content": "", "tool_calls": [tool_call]}, "done": False})
-        out.append({"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"})
+        out.append({"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": done_reason})
         return out
 
     def plugin_stream(self, reply: Reply, request: dict[str, Any], think: bool) -> list[dict[str, Any]]:
@@ -170,7 +195,8 @@ class OllamaContract(ContractBackend):
         chunks: list[dict[str, Any]] = []
         index, state, full_text, tool_phase = 0, 0, "", False  # state: 0 no thinking yet, 1 in it, 2 after
         calls: dict[int, dict[str, Any]] = {}
-        for packet in self.packets(reply, think):
+        reply, eval_count, cut = self.generated(reply, request, think)
+        for packet in self.packets(reply, think, "length" if cut else "stop"):
             message = packet["message"]
             text = message.get("content") or ""
             thinking = message.get("thinking")
@@ -203,7 +229,8 @@ class OllamaContract(ContractBackend):
                     chunks.append(self.chunk(request, index, content=piece))
                     index += 1
             if packet["done"]:
-                chunks.append(self.chunk(request, index, usage=self.usage(request, reply), finish_reason="stop"))
+                usage = make_usage(estimate_prompt_tokens(request), eval_count, self.pricing)
+                chunks.append(self.chunk(request, index, usage=usage, finish_reason="stop"))  # done_reason dropped
                 break
         return chunks
 
@@ -212,6 +239,20 @@ class OllamaContract(ContractBackend):
         if stream:
             yield from self.plugin_stream(reply, request, think)
             return
+        reply, eval_count, _ = self.generated(reply, request, think)
         calls = [{"id": c.name, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
                  for c in reply.calls]
-        yield self.chunk(request, 0, content=reply.text, tool_calls=calls, usage=self.usage(request, reply))
+        usage = make_usage(estimate_prompt_tokens(request), eval_count, self.pricing)
+        yield self.chunk(request, 0, content=reply.text, tool_calls=calls, usage=usage)
+
+
+def _prefix_within(text: str, tokens: int) -> str:
+    """The longest start of ``text`` of at most ``tokens`` estimated tokens."""
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if estimate_tokens(text[:middle]) <= tokens:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low]
