@@ -1332,10 +1332,11 @@ def redactor(secrets: Collection[str]) -> Any:
 
 _INVISIBLE = "\x1f"
 """What a character that shows nothing (a zero-width space or joiner, a soft hyphen, a bidi or
-tag control, a variation selector) is folded to: whitespace to Python (``str.split``), so it is
+tag control, a variation selector) or only marks the letter before it (a combining accent: a key
+with one over every letter still reads as the key) is folded to: whitespace to Python (``str.split``), so it is
 skipped like a line break a tool put inside a token."""
 _INVISIBLE_RANGES = (
-    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+    (0x00AD, 0x00AD), (0x0300, 0x036F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
     (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
     (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xE0000, 0xE007F),
 )
@@ -1356,19 +1357,64 @@ def _fold_table() -> dict[str, str]:
     return table
 
 
-_FOLD = _fold_table()
-_FOLDABLE = re.compile("[" + "".join(f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in _INVISIBLE_RANGES + _LOOKALIKE_RANGES) + "\u0130]")
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63"
+"""Hyphens, dashes and minus signs a text processor or a "smart punctuation" filter writes for
+``-``: folded to it."""
+_FOLD = {**_fold_table(), **dict.fromkeys(_DASHES, "-")}
+_FOLDABLE = re.compile("[" + "".join(f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in _INVISIBLE_RANGES + _LOOKALIKE_RANGES)
+                       + "\u0130" + _DASHES + "]")
+
+_OTHER_SCRIPT_LOOKALIKES = {
+    # Cyrillic
+    "а": "a", "с": "c", "е": "e", "о": "o", "р": "p", "х": "x", "у": "y", "і": "i", "ј": "j",
+    "ѕ": "s", "һ": "h", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l", "А": "a", "В": "b", "С": "c",
+    "Е": "e", "Н": "h", "І": "i", "Ј": "j", "К": "k", "М": "m", "О": "o", "Р": "p", "Ѕ": "s",
+    "Т": "t", "Х": "x", "У": "y", "Ү": "y", "Ԛ": "q", "Ԝ": "w",
+    # Greek
+    "Α": "a", "Β": "b", "Ε": "e", "Ζ": "z", "Η": "h", "Ι": "i", "Κ": "k", "Μ": "m", "Ν": "n",
+    "Ο": "o", "Ρ": "p", "Τ": "t", "Υ": "y", "Χ": "x", "ο": "o", "α": "a", "ι": "i", "κ": "k",
+    "ν": "v", "ρ": "p", "υ": "u",
+}
+"""Cyrillic and Greek letters drawn as a Latin letter (Unicode's confusables), as the Latin
+letter (lower case: ``_fold`` compares lower-cased)."""
+_AS_LATIN = str.maketrans(_OTHER_SCRIPT_LOOKALIKES)
+_LOOKALIKE_CHARS = "".join(_OTHER_SCRIPT_LOOKALIKES)
+_OTHER_SCRIPT = re.compile(f"[{_LOOKALIKE_CHARS}]")
+_BESIDE_LATIN = re.compile(f"(?<=[0-9A-Za-z{_INVISIBLE}])[{_LOOKALIKE_CHARS}]+|[{_LOOKALIKE_CHARS}]+(?=[0-9A-Za-z{_INVISIBLE}])")
+"""A run of look-alike letters of another script touching a Latin letter or digit (or a
+character that shows nothing): a token of mixed scripts, as a key with some of its letters
+swapped for look-alikes is written. Runs inside Cyrillic or Greek words are left as they are
+(folding every one would cost a Python call a letter of such a text)."""
+
+
+def _as_latin(match: re.Match[str]) -> str:
+    return match.group().translate(_AS_LATIN)
+
+
+def _folded_in_place(secret: str) -> set[str]:
+    """``secret`` folded (``_fold``) as it may be where it stands in a text: a run of look-alike
+    letters at its start or its end is folded as Latin when a Latin letter or digit touches it in
+    the text, and not otherwise (a Cyrillic secret written right after ``x`` or before ``7``).
+    One form for a secret with no such letter."""
+    if not _OTHER_SCRIPT.search(secret):
+        return {_fold(secret)}
+    return {_fold(before + secret + after)[len(before) : len(before) + len(secret)]
+            for before in ("", "a") for after in ("", "a")}
 
 
 def _fold(text: str) -> str:
     """``text`` as secrets are compared with it, one character for each of its characters (so a
     place in it is the same place in ``text``): lower case (a tool's error message may upper-case a
     key: a hex key is the same key, a base64 key loses at most a bit a letter), full-width and
-    other look-alike letters and digits as ASCII, characters that show nothing as whitespace."""
+    other look-alike letters and digits as ASCII, dashes as ``-``, Cyrillic and Greek letters drawn as
+Latin ones as those where they touch a Latin letter or digit (``_BESIDE_LATIN``), characters
+that show nothing as whitespace."""
     if text.isascii():
         return text.lower()
     if _FOLDABLE.search(text):
         text = _FOLDABLE.sub(lambda match: _FOLD.get(match.group(), match.group()), text)
+    if _OTHER_SCRIPT.search(text):
+        text = _BESIDE_LATIN.sub(_as_latin, text)
     return text.lower().replace("\u03c2", "\u03c3")  # a final sigma, lower-cased by its place
 
 
@@ -1376,10 +1422,12 @@ _ESCAPES = re.compile(
     r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a surrogate pair
     r"|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\[\\/\"'tnr]"
     r"|%[0-9a-fA-F]{2}(?:%[0-9a-fA-F]{2})*"
-    r"|&#[0-9]{1,7};|&#[xX][0-9a-fA-F]{1,6};|&(?:amp|lt|gt|quot|apos);"
+    r"|&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[A-Za-z][A-Za-z0-9]{1,31};"
 )
 """One escape a JSON, JavaScript, Python, URL or HTML encoder writes a character in (a run of
-percent-encoded bytes as one: a character of several UTF-8 bytes). Every alternative begins
+percent-encoded bytes as one: a character of several UTF-8 bytes; an HTML character reference by
+number, also without the semicolon browsers read it without, or by any HTML5 name: ``&lowbar;``,
+``&period;``, ``&sol;``, ``&equals;``). Every alternative begins
 with a literal ``\\``, ``%`` or ``&``, so the regex engine skips to those characters in C
 (a leading group, ``(?:%..)+``, made it try every alternative at every character: 27 ms a
 megabyte of prose instead of 4)."""
@@ -1402,6 +1450,14 @@ def _unescape(escape: str) -> str:
     if escape[1] in "tnr":
         return " "  # whitespace, which a secret is matched across
     return json.loads(f'"{escape}"')  # \uXXXX (a surrogate pair too), \/ \\ \"
+
+
+_DECODE_LEVELS = 3
+"""Times a text's escapes are decoded in turn to find a secret some of whose characters are
+escaped: once for a JSON or HTML text, twice for one quoted inside another (a tool's JSON
+result holding an API's JSON body), three times for one quoted once more (that result logged
+as a JSON string, ``&amp;#45;`` escaped again). Each level costs one more pass only over a
+text that still holds escapes after the level before."""
 
 
 _DECODED_BETWEEN_TURNS = 4096
@@ -1453,7 +1509,7 @@ class _Unescaped:
 
 
 _ESCAPE_MARKS = re.compile(r"[\\%&]")
-_PARTIAL_ESCAPE = re.compile(r"(?:\\(?:u[0-9a-fA-F]{0,3}|x[0-9a-fA-F]?)?|%[0-9a-fA-F]?|&#?[xX]?[0-9a-fA-F]{0,6}|&[a-z]{1,4})\Z")
+_PARTIAL_ESCAPE = re.compile(r"(?:\\(?:u[0-9a-fA-F]{0,3}|x[0-9a-fA-F]?)?|%[0-9a-fA-F]?|&#?[xX]?[0-9a-fA-F]{0,6}|&[A-Za-z][A-Za-z0-9]{0,30})\Z")
 """An escape the end of a text may have cut (the next piece of a stream finishes it)."""
 
 
@@ -1559,6 +1615,13 @@ def _base64_cores(secret: str) -> set[str]:
         if len(core) >= MIN_BASE64_CORE:
             cores |= {core, core.replace("+", "-").replace("/", "_")}
     return cores
+
+
+def _base64_of_cases(secret: str) -> set[str]:
+    """``_base64_cores`` of ``secret`` as written, lower-cased and upper-cased: a tool or an API
+    that changes a key's case before encoding it (a hex key upper-cased, a header value
+    lower-cased) writes other base64 characters, which folding the text cannot undo."""
+    return set().union(*(_base64_cores(case) for case in dict.fromkeys((secret, secret.lower(), secret.upper()))))
 
 
 _SCAN_KEY_CHARS = 4
@@ -1673,13 +1736,14 @@ class _Secrets:
             escaped |= _json_html_safe(secret)  # Go's, Gson's and .NET's encoders: "<" as \u003c
             marked_up = {html.escape(secret), html.escape(secret, quote=False)}
             twice = {urllib.parse.quote(q, safe="") for q in quoted if "%" in q}  # a URL inside a URL's query
-            encoded = _base64_cores(secret) if len(secret) <= WRAPPED_FORM_MAX_CHARS else set()
+            encoded = _base64_of_cases(secret) if len(secret) <= WRAPPED_FORM_MAX_CHARS else set()
             variants |= {secret, *escaped, *quoted, *marked_up, *twice, *encoded, *_escaped_every_character(secret)}
             give_way()  # hundreds of secrets
         # a file's bytes are compared lower-cased (ASCII only), as each form is written and folded
         self._encoded = sorted({v.encode("utf-8").lower() for v in variants | {_fold(v) for v in variants} if v.strip()},
                                key=len, reverse=True)
-        variants = {_fold(variant) for variant in variants}  # compared with folded text (``_fold``)
+        # compared with folded text (``_fold``)
+        variants = {folded for variant in variants for folded in _folded_in_place(variant)}
         # the longest first; of two as long, the one that hides more text, then a fixed order (a
         # set's order changes from one process to the next: what is hidden must not)
         self._variants = sorted(variants, key=lambda v: (-len(v), -len("".join(v.split())), v))
@@ -1713,8 +1777,8 @@ class _Secrets:
             return text
         spans = list(self._found(text))
         levels: list[_Unescaped] = []  # a secret with some of its characters escaped: found decoded,
-        decoded = text  # also escaped twice (a JSON text quoted inside another: \\u002d)
-        while len(levels) < 2 and _ESCAPE_MARKS.search(decoded):
+        decoded = text  # also escaped again (a JSON text quoted inside another: \\u002d; twice: \\\\u002d)
+        while len(levels) < _DECODE_LEVELS and _ESCAPE_MARKS.search(decoded):
             level = _Unescaped(decoded)
             if level.text == decoded:
                 break
@@ -1737,7 +1801,7 @@ class _Secrets:
         if next(self._found(text), None) is not None:
             return True
         decoded = text
-        for _ in range(2):
+        for _ in range(_DECODE_LEVELS):
             if not _ESCAPE_MARKS.search(decoded):
                 return False
             before, decoded = decoded, _Unescaped(decoded).text
