@@ -333,7 +333,7 @@ class ObservationCollector:
         if file_id is not None and file_id in self._withheld_files:
             return True
         described = json.dumps([payload, meta], ensure_ascii=False, default=str)
-        secret = bool(self._secrets) and self._secrets.holds(described)
+        secret = bool(self._secrets) and self._holds_json([payload, meta], described)
         size = len(described.encode("utf-8", "surrogatepass"))
         limit = FORWARDED_BLOB_FIELDS_MAX_BYTES if kind == "blob" else FORWARDED_FIELDS_MAX_BYTES
         if not secret and size <= limit:
@@ -401,7 +401,23 @@ class ObservationCollector:
         return out
 
     def _variants_present(self, message: AgentInvokeMessage) -> bool:
-        return self._secrets.holds(json.dumps(_without_file_data(message), ensure_ascii=False))
+        data = _without_file_data(message)
+        return self._holds_json(data, json.dumps(data, ensure_ascii=False, default=str))
+
+    def _holds_json(self, value: Any, text: str) -> bool:
+        """Whether ``text``, the JSON text of ``value``, holds a secret, or one of ``value``'s
+        strings does: the JSON text writes a backslash in a string as two, one level of escaping
+        more than the string holds (a secret escaped three times in a string is four times in the
+        text, past what ``redact`` decodes)."""
+        return self._secrets.holds(text) or ("\\\\" in text and self._secrets.holds(_json_strings(value)))
+
+    def _strings_redacted(self, value: Any, text: str) -> Any:
+        """``value`` (JSON data whose JSON text is ``text``) with every string redacted, keys
+        too, when one holds a secret that only its strings show (``_holds_json``); else
+        ``value`` itself."""
+        if "\\\\" not in text or not self._secrets.holds(_json_strings(value)):
+            return value
+        return _redact_strings(value, self._redact, keys=True)
 
     def fail(self, error: BaseException | str) -> None:
         """Record that the tool failed (raised, timed out, or sent an error event).
@@ -612,7 +628,10 @@ class ObservationCollector:
             value = {k: v for k, v in value.items() if k != "execution_metadata"}
         if not value:
             return []
-        self._store(_Part("json", _compact_json(value), value))
+        text = _compact_json(value)
+        if self._secrets and (redacted := self._strings_redacted(value, text)) is not value:
+            value, text = redacted, _compact_json(redacted)
+        self._store(_Part("json", text, value))
         return []
 
     def _on_variable(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
@@ -716,7 +735,11 @@ class ObservationCollector:
         if any(part.text.strip() for part in (*self._parts, *self._late_notes)):
             return
         self._variables_observed = True
-        self._store(_Part("text", _variables_text(_variable_values(self._variables))))
+        values = _variable_values(self._variables)
+        text = _variables_text(values)
+        if self._secrets and (redacted := self._strings_redacted(values, text)) is not values:
+            text = _variables_text(redacted)
+        self._store(_Part("text", text))
 
     def _invalid_message(self, kind: str) -> None:
         self._invalid[kind] = self._invalid.get(kind, 0) + 1
@@ -1298,6 +1321,24 @@ def _redact_strings(value: Any, redact: Any, *, keys: bool = False) -> Any:
     return value
 
 
+def _json_strings(value: Any) -> str:
+    """Every text in ``value`` (JSON data: keys and values, at any depth, without recursion), one
+    a line: what a secret is looked for in when the JSON text of ``value`` escapes each backslash
+    once more than the strings hold."""
+    texts: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            texts.append(item)
+        elif isinstance(item, Mapping):
+            texts += (key for key in item if isinstance(key, str))
+            stack += item.values()
+        elif isinstance(item, list | tuple):
+            stack += item
+    return "\n".join(texts)
+
+
 def secret_forms(secrets: Collection[str]) -> _Secrets:
     """What finds and hides ``secrets`` in every form `ObservationCollector` hides them in
     (``redact``, ``holds``, ``pending_start``); false when there is none to hide."""
@@ -1509,7 +1550,7 @@ class _Unescaped:
 
 
 _ESCAPE_MARKS = re.compile(r"[\\%&]")
-_PARTIAL_ESCAPE = re.compile(r"(?:\\(?:u[0-9a-fA-F]{0,3}|x[0-9a-fA-F]?)?|%[0-9a-fA-F]?|&#?[xX]?[0-9a-fA-F]{0,6}|&[A-Za-z][A-Za-z0-9]{0,30})\Z")
+_PARTIAL_ESCAPE = re.compile(r"(?:(?<!\\)\\+(?:u[0-9a-fA-F]{0,3}|x[0-9a-fA-F]?)?|%[0-9a-fA-F]?|&#?[xX]?[0-9a-fA-F]{0,6}|&[A-Za-z][A-Za-z0-9]{0,30})\Z")
 """An escape the end of a text may have cut (the next piece of a stream finishes it)."""
 
 
@@ -1878,20 +1919,29 @@ class _Secrets:
     def pending_start(self, text: str) -> int:
         """Where in ``text`` a start of a secret that ends it begins (one character or more, not
         counting whitespace: a form of a secret may go on in the next piece of a stream), also
-        with some of its characters escaped, or an escape cut at the end (``&#4``, ``\\u00``:
-        the next piece may finish it), else ``len(text)``."""
+        with some of its characters escaped (up to ``_DECODE_LEVELS`` times), or an escape cut at
+        the end (``&#4``, ``\\u00``, ``&amp;amp``: the next piece may finish it), else
+        ``len(text)``."""
         start = self._start_at_end(text, 1)
         tail_start = max(0, len(text) - self._reach)
         if not self._compact or not _ESCAPE_MARKS.search(text, tail_start):
             return start
-        tail = text[tail_start:]
-        partial = _PARTIAL_ESCAPE.search(tail)
-        body = tail[: partial.start()] if partial else tail
-        unescaped = _Unescaped(body)
-        at = self._start_at_end(unescaped.text, 1)
-        if at < len(unescaped.text):
-            start = min(start, tail_start + unescaped.span(at, at + 1)[0])
-        return min(start, tail_start + partial.start()) if partial else start
+        body, levels = text[tail_start:], []  # the tail, then decoded once more each level
+        while True:
+            partial = _PARTIAL_ESCAPE.search(body)  # a cut escape; decoded, ``&amp;amp`` ends in one too
+            head = body[: partial.start()] if partial else body
+            at = self._start_at_end(head, 1)  # a start before it, else the cut escape itself
+            if at < len(body):
+                for back in reversed(levels):
+                    at = back.span(at, at + 1)[0]
+                start = min(start, tail_start + at)
+            if len(levels) == _DECODE_LEVELS or not _ESCAPE_MARKS.search(head):
+                return start
+            level = _Unescaped(head)
+            if level.text == head:
+                return start
+            levels.append(level)
+            body = level.text
 
     def _start_at_end(self, text: str, least: int) -> int:
         """Where in ``text`` the longest start of a form of a secret that ends it begins, counting
