@@ -1421,15 +1421,35 @@ letter (lower case: ``_fold`` compares lower-cased)."""
 _AS_LATIN = str.maketrans(_OTHER_SCRIPT_LOOKALIKES)
 _LOOKALIKE_CHARS = "".join(_OTHER_SCRIPT_LOOKALIKES)
 _OTHER_SCRIPT = re.compile(f"[{_LOOKALIKE_CHARS}]")
-_BESIDE_LATIN = re.compile(f"(?<=[0-9A-Za-z{_INVISIBLE}])[{_LOOKALIKE_CHARS}]+|[{_LOOKALIKE_CHARS}]+(?=[0-9A-Za-z{_INVISIBLE}])")
-"""A run of look-alike letters of another script touching a Latin letter or digit (or a
-character that shows nothing): a token of mixed scripts, as a key with some of its letters
-swapped for look-alikes is written. Runs inside Cyrillic or Greek words are left as they are
-(folding every one would cost a Python call a letter of such a text)."""
+_LOOKALIKE_SET = frozenset(_LOOKALIKE_CHARS)
+_LOOKALIKE_RUN = re.compile(f"[{_LOOKALIKE_CHARS}]+")
+_BESIDE_LATIN = re.compile(f"[{_LOOKALIKE_CHARS}](?:(?<=[0-9A-Za-z{_INVISIBLE}][{_LOOKALIKE_CHARS}])|(?=[0-9A-Za-z{_INVISIBLE}]))")
+"""A look-alike letter of another script that opens a run of them with a Latin letter or digit
+(or a character that shows nothing) before it, or closes one with such a character after it:
+the runs of a token of mixed scripts, as a key with some of its letters swapped for look-alikes
+is written. It opens with a set of characters and looks one character around: the regex engine
+skips to those letters in C and never goes back over a run (a run of a million of them costs
+what a million letters of English do; a lookahead after the run made it quadratic)."""
 
 
-def _as_latin(match: re.Match[str]) -> str:
-    return match.group().translate(_AS_LATIN)
+def _as_latin(text: str) -> str:
+    """``text`` with each run of look-alike letters that touches a Latin letter or digit
+    (``_BESIDE_LATIN``) written in the Latin letters it looks like, one for one; runs inside
+    Cyrillic or Greek words are left as they are (folding every one would cost a Python call a
+    letter of such a text). Each run is read once, forwards or backwards."""
+    pieces: list[str] = []
+    written = 0
+    for match in _BESIDE_LATIN.finditer(text):
+        at = match.start()
+        if at < written:  # the end of a run already folded from its start
+            continue
+        start = at
+        while start > written and text[start - 1] in _LOOKALIKE_SET:  # a run closed by a Latin letter
+            start -= 1
+        end = _LOOKALIKE_RUN.match(text, at).end()
+        pieces += (text[written:start], text[start:end].translate(_AS_LATIN))
+        written = end
+    return "".join([*pieces, text[written:]]) if pieces else text
 
 
 def _folded_in_place(secret: str) -> set[str]:
@@ -1448,14 +1468,14 @@ def _fold(text: str) -> str:
     place in it is the same place in ``text``): lower case (a tool's error message may upper-case a
     key: a hex key is the same key, a base64 key loses at most a bit a letter), full-width and
     other look-alike letters and digits as ASCII, dashes as ``-``, Cyrillic and Greek letters drawn as
-Latin ones as those where they touch a Latin letter or digit (``_BESIDE_LATIN``), characters
+Latin ones as those where they touch a Latin letter or digit (``_as_latin``), characters
 that show nothing as whitespace."""
     if text.isascii():
         return text.lower()
     if _FOLDABLE.search(text):
         text = _FOLDABLE.sub(lambda match: _FOLD.get(match.group(), match.group()), text)
     if _OTHER_SCRIPT.search(text):
-        text = _BESIDE_LATIN.sub(_as_latin, text)
+        text = _as_latin(text)
     return text.lower().replace("\u03c2", "\u03c3")  # a final sigma, lower-cased by its place
 
 
