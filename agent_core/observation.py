@@ -120,6 +120,7 @@ import base64
 import binascii
 import bisect
 import html
+import html.entities
 import itertools
 import json
 import re
@@ -1498,12 +1499,16 @@ _ESCAPE_PIECES = re.compile(f"({_ESCAPES.pattern})")
 """``_ESCAPES`` as one group: ``split`` gives the text between escapes and the escapes in turn."""
 
 
+_HTML5_NAMES = html.entities.html5
+"""HTML5's named character references (``"lowbar;" -> "_"``)."""
+
+
 def _unescape(escape: str) -> str:
     """The text one match of ``_ESCAPES`` stands for."""
     if escape[0] == "%":
         return urllib.parse.unquote(escape)
-    if escape[0] == "&":
-        return html.unescape(escape)
+    if escape[0] == "&":  # a name: looked up (an unknown one, 700,000 of them, is itself at once)
+        return html.unescape(escape) if escape[1] == "#" else _HTML5_NAMES.get(escape[1:], escape)
     if escape[1] == "x":
         return chr(int(escape[2:], 16))
     if escape[1] == "'":
