@@ -11,7 +11,7 @@ gave way.
 """
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import gevent
 
@@ -52,6 +52,17 @@ def hand_over() -> None:
     in this greenlet (gevent's ``GreenletExit`` when the run is killed)."""
     gevent.sleep(POLL_SECONDS)
 
+
+def off_hub[T](function: Callable[..., T], *args: object) -> T:
+    """``function(*args)`` run in a native thread of the hub's thread pool, this greenlet waiting
+    for it as for any result: for long pure-Python work that cannot call ``give_way`` (a
+    third-party parser such as ``json_repair``, seconds on megabytes). The interpreter then hands
+    its lock between that thread and the hub's every switch interval (5 ms), so the other
+    sessions run meanwhile; work in C that holds the lock (a regex, ``json.loads``) gains
+    nothing. Returns what ``function`` returns and raises what it raises (and what a wait may
+    raise in this greenlet: gevent's ``GreenletExit`` when the run is killed, the thread then
+    finishing on its own)."""
+    return gevent.get_hub().threadpool.apply(function, args)
 
 
 SLICE_CHARS = 16384

@@ -36,6 +36,7 @@ from typing import Any
 
 import json_repair
 
+from agent_core.fairness import off_hub
 from agent_core.prompts import (
     MSG_NOT_JSON,
     MSG_NOT_OBJECT,
@@ -410,22 +411,36 @@ def _key_only(cleaned: str, first_error: Exception) -> Any:
     return value
 
 
+REPAIR_ON_HUB_CHARS = 8192
+"""Longest text ``json_repair`` reads in the session's own greenlet; a longer one is read in a
+native thread (``fairness.off_hub``): json_repair 0.64 takes 3-4 microseconds a character and
+cannot give way, so 1.8 MB of almost-JSON held every other session 6.5 s."""
+
+
 def _repair(cleaned: str, first_error: Exception) -> Any:
     """``json_repair`` under the trust rule (``repair_problem``); ``ArgumentsError`` with the
-    reason when the repair is not trusted."""
+    reason when the repair is not trusted. A text over ``REPAIR_ON_HUB_CHARS`` is repaired and
+    checked off the hub (``fairness.off_hub``)."""
     if costly_to_repair(cleaned):  # as if json_repair gave up: reading it would take minutes
         raise ArgumentsError(MSG_NOT_JSON.format(detail=_describe(first_error)))
     try:
-        value = json_repair.loads(cleaned)
+        value, problem = _checked_repair(cleaned) if len(cleaned) <= REPAIR_ON_HUB_CHARS else off_hub(_checked_repair, cleaned)
     except Exception as error:  # a third-party parser: any failure means "unrecoverable"
         raise ArgumentsError(MSG_NOT_JSON.format(detail=_describe(first_error))) from error
+    if problem:
+        raise ArgumentsError(MSG_NOT_JSON.format(detail=f"{_describe(first_error)}; {problem}"))
+    return value
+
+
+def _checked_repair(cleaned: str) -> tuple[Any, str | None]:
+    """``json_repair``'s value of ``cleaned`` with lone surrogates replaced, and why the trust rule
+    refuses it (None when it does not). Raises what ``json_repair`` raises."""
+    value = json_repair.loads(cleaned)
     try:
         problem = repair_problem(cleaned, value)
     except RecursionError:
         problem = REPAIR_TOO_DEEP
-    if problem:
-        raise ArgumentsError(MSG_NOT_JSON.format(detail=f"{_describe(first_error)}; {problem}"))
-    return without_lone_surrogates(value)
+    return (None, problem) if problem else (without_lone_surrogates(value), None)
 
 
 def repair_problem(text: str, value: Any) -> str | None:

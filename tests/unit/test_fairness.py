@@ -138,3 +138,38 @@ def test_a_model_reply_sent_whole_is_read_in_slices_that_give_way(monkeypatch):
     fc = lambda: drained(read_function_calling_turn(iter([ModelChunk(text="<tool_call>" * 20_000)]), []))  # noqa: E731
     assert _ticks_during(react) >= pieces - 1
     assert _ticks_during(fc) >= (20_000 * len("<tool_call>")) // fairness.SLICE_CHARS - 1
+
+
+def test_redacting_a_long_text_gives_way_between_the_forms_of_fifty_secrets(monkeypatch):
+    # 50 secrets are some 600 forms, each looked for with one str.find over the whole text (5 MB:
+    # 0.4-0.9 s with no switch while no form was found); now a switch may come between two forms
+    from agent_core import observation
+    from agent_core.observation import REDACTED, _Secrets
+
+    secrets = _Secrets([f"sk-{n:04d}-secretvalue-{n * 7919:08d}" for n in range(50)])
+    text = "record 1 value abc; " * 500 + "key sk-0007-secretvalue-00055433 end"
+    offers = []
+    monkeypatch.setattr(observation, "give_way", lambda: offers.append(1))
+    redacted = secrets.redact(text)
+    assert len(offers) >= len(secrets._forms) > 500
+    assert redacted.endswith(f"key {REDACTED} end") and "secretvalue" not in redacted
+
+
+def test_a_long_almost_json_text_is_repaired_while_other_sessions_run():
+    # json_repair reads 3-4 microseconds a character and cannot give way: 1.8 MB held every
+    # other session 6.5 s. A text over REPAIR_ON_HUB_CHARS is repaired in a native thread, and
+    # its value and the trust rule are the same as on the hub
+    from agent_core import json_args
+
+    text = "{" + ", ".join(f"k{n}: 'v{n}'" for n in range(20_000)) + ",}"
+    assert len(text) > json_args.REPAIR_ON_HUB_CHARS
+    values = []
+    assert _ticks_during(lambda: values.append(json_args.loads_lenient(text))) >= 10
+    assert values[0] == {f"k{n}": f"v{n}" for n in range(20_000)}
+    refused = "{" + ", ".join(f"k{n}: 'v{n}'" for n in range(2_000)) + ", total: 37 * 91}"
+    try:
+        json_args.loads_lenient(refused)
+    except json_args.ArgumentsError as error:
+        assert "37" in str(error) or "91" in str(error)
+    else:
+        raise AssertionError("a repair losing a word the model wrote must be refused off the hub too")
