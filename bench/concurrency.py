@@ -51,11 +51,17 @@ class Params:
     """Messages of the tool in the "tiny tool items" load."""
     empty_chunks: int = 200_000
     """Empty chunks of the model reply in the "empty model chunks" load."""
+    secret_chars: int = 5_000_000
+    """Characters of the tool result in the "secrets in a large result" load."""
+    secrets: int = 50
+    """Secret-input parameters of that tool."""
+    almost_json_keys: int = 100_000
+    """Keys of the single-quoted ReAct action input in the "almost-JSON action" load."""
 
 
 FULL = Params()
 SMOKE = Params(tools=2, output_chars=50_000, chunks=40, interval=0.002, lead=0.01, runs=1, tiny_items=200,
-               empty_chunks=2_000)
+               empty_chunks=2_000, secret_chars=20_000, secrets=3, almost_json_keys=1_000)
 
 
 def _text_times(result: RunResult) -> list[float]:
@@ -104,11 +110,35 @@ def _empty_chunks(plugin: Plugin, params: Params) -> RunResult:
     return plugin.run("function_calling", [turn], make_toolbox(1))
 
 
+def _secret_result(plugin: Plugin, params: Params) -> RunResult:
+    names = [f"key_{n}" for n in range(params.secrets)]
+    tool = ScriptedTool(
+        name="vault", description="Reads the vault",
+        parameters=[ToolParam("q", description="query"),
+                    *(ToolParam(name, type="secret-input", form="form", description="key") for name in names)],
+        runtime_parameters={name: f"sk-{n:04d}-secretvalue-{n * 7919:08d}" for n, name in enumerate(names)},
+        responses=[text_message(("record 7 value abc; " * (params.secret_chars // 20 + 1))[: params.secret_chars])])
+    turns = [fc_tool_turn(2, [("vault", {"q": "x"})]), answer_turn("function_calling", 4)]
+    return plugin.run("function_calling", turns, ToolBox([tool]))
+
+
+def _almost_json(plugin: Plugin, params: Params) -> RunResult:
+    keys = ", ".join(f"k{n}: 'v{n}'" for n in range(params.almost_json_keys))
+    action = '{"action": "tool_000", "action_input": {' + keys + ",}}"
+    turn = {"chunks": [{"content": f"Thought: look it up.\nAction:\n```json\n{action}\n```"}]}
+    return plugin.run("ReAct", [turn, answer_turn("ReAct", 4)], make_toolbox(1))
+
+
 LOADS = {
     "tiny tool items": (_tiny_items, lambda p: f"one tool streams {p.tiny_items:,} one-character messages"),
     "empty model chunks": (_empty_chunks, lambda p: f"one model reply of {p.empty_chunks:,} empty chunks"),
+    "secrets in a large result": (_secret_result, lambda p: f"a tool result of {p.secret_chars:,} characters, "
+                                  f"{p.secrets} secrets to hide"),
+    "almost-JSON action": (_almost_json, lambda p: f"a ReAct action input of {p.almost_json_keys:,} single-quoted "
+                           "keys (json_repair)"),
 }
-"""The loads of many small lines: name -> (run the heavy session, describe it)."""
+"""The other loads: name -> (run the heavy session, describe it). ``python -m bench.concurrency
+NAME...`` runs only the named ones."""
 
 
 def _beside(plugin: Plugin, params: Params, heavy: Any) -> dict[str, Any]:
@@ -173,7 +203,7 @@ def table(result: dict[str, Any]) -> str:
     small = [row for row in result["rows"][1:] if row.get("load") in LOADS]
     params = Params(**{key: value for key, value in p.items() if key in Params.__dataclass_fields__})
     many = [
-        "\n| the other session's load (many small lines) | **worst gap between streamed chunks ms** (worst run) "
+        "\n| the other session's load | **worst gap between streamed chunks ms** (worst run) "
         "| heavy session wall s | streamed texts during it |",
         "|---|---:|---:|---:|",
         *(f"| {LOADS[row['load']][1](params)} | **{row['worst_gap_loaded_ms']}** ({row['worst_gap_loaded_max_ms']}) "
@@ -192,3 +222,11 @@ def table(result: dict[str, Any]) -> str:
         f"{ms(p.get('lead', 0), 0)} ms into it; medians of {p['runs']} runs; goal: under 100 ms.",
         *many,
     ])
+
+
+if __name__ == "__main__":
+    import sys
+
+    with Plugin() as started:
+        for name in sys.argv[1:]:
+            print(f"{name}: {_beside(started, FULL, LOADS[name][0])}", flush=True)
