@@ -363,21 +363,54 @@ def _glm_call(text: str, tools: Mapping[str, PromptMessageTool | None] | None = 
     after a bare name (``_GLM_STRAY_CLOSE``); ``[]`` for anything else."""
     glm = _GLM_CALL.fullmatch(text)
     if glm:
-        pairs = _GLM_PAIR.findall(glm.group(2))
+        pairs = _glm_pairs(glm.group(2))
         return [(glm.group(1), {key.strip(): decode_nested(value.strip()) for key, value in pairs})]
     stray = _GLM_STRAY_CLOSE.fullmatch(text)
     if stray:
         return [(stray.group(1), {})]
-    spaced = _GLM_KEY_UNOPENED.fullmatch(text)
+    spaced = _first_key_left_out(text, _GLM_KEY_UNOPENED.match(text))
     if spaced:
-        pairs = [(spaced.group(2), spaced.group(3)), *_GLM_PAIR.findall(spaced.group(4))]
-        return [(spaced.group(1), {key.strip(): decode_nested(value.strip()) for key, value in pairs})]
-    glued = _GLM_KEY_GLUED.fullmatch(text) if tools else None
-    split = glued_name(glued.group(1), tools) if glued and tools else None
+        (name, key), value, rest = spaced
+        pairs = [(key, value), *_glm_pairs(rest)]
+        return [(name, {key.strip(): decode_nested(value.strip()) for key, value in pairs})]
+    glued = _first_key_left_out(text, _GLM_KEY_GLUED.match(text)) if tools else None
+    split = glued_name(glued[0][0], tools) if glued and tools else None
     if glued and split:
-        pairs = [(split[1], glued.group(2)), *_GLM_PAIR.findall(glued.group(3))]
+        pairs = [(split[1], glued[1]), *_glm_pairs(glued[2])]
         return [(split[0], {key.strip(): decode_nested(value.strip()) for key, value in pairs})]
     return []
+
+
+def _first_key_left_out(text: str, opened: re.Match | None) -> tuple[tuple[str, ...], str, str] | None:
+    """GLM's call whose first ``<arg_key>`` was left out, read whole: its start ``opened``
+    (``_GLM_KEY_UNOPENED`` or ``_GLM_KEY_GLUED`` matched at the text's start; its groups: the
+    name, and the key when a space stands between them) up to the first ``<arg_value>``, the first
+    value, then pairs (``_GLM_PAIR``, apart by blanks) to the end; (head's groups, the first value,
+    the pairs' text) or None. The first value ends at the first ``</arg_value>`` from which pairs
+    run to the end (a lazy value before pairs, as a regular expression would read it). Linear: a
+    run of pairs that stops short of the end is not read again, as no end of the first value
+    before it can reach past where it stopped (a regular expression tried them all: quadratic)."""
+    if opened is None:
+        return None
+    at = opened.end()
+    while (close := text.find(_GLM_VALUE_CLOSE, at)) >= 0:
+        rest = _GLM_PAIRS_TO_END.match(text, close + len(_GLM_VALUE_CLOSE))
+        if rest.end() == len(text):
+            return opened.groups(), text[opened.end() : close], rest.group(1)
+        at = rest.end()
+    return None
+
+
+def _glm_pairs(text: str) -> list[tuple[str, str]]:
+    """The (key, value) pairs of ``text``, GLM pairs apart by blanks and matched whole
+    (``_GLM_PAIR``): each read where the last ended. A search (``findall``) restarted inside a
+    long run of opened keys, reading the run again from each (quadratic)."""
+    pairs: list[tuple[str, str]] = []
+    at = 0
+    while pair := _GLM_PAIR.match(text, _BLANKS.match(text, at).end()):
+        pairs.append(pair.groups())
+        at = pair.end()
+    return pairs
 
 
 def glued_name(word: str, tools: Mapping[str, PromptMessageTool | None]) -> tuple[str, str] | None:
@@ -455,8 +488,6 @@ _PLACEHOLDER_LINE = re.compile(r"(?:\$[A-Za-z_]\w{0,30}|json(?:_blob)?)[ \t]*+:?
 fence's language on a line of its own (``json``)."""
 
 _GLM_PAIR = re.compile(r"(?>(?:<arg_key>\s*+)++([^<]*+)(?:</arg_key>\s*+)++(?:<arg_value>)?(.*?)</arg_value>)", re.S)
-_GLM_ENDS = r"(?=.*</arg_value>\s*\Z)"
-"""The text ends with a pair's closing tag: checked once, ahead of trying where a first value ends."""
 _GLM_CALL = re.compile(rf"([\w.\-]++)\s*+((?:{_GLM_PAIR.pattern}\s*+)++)", re.S)
 """GLM-4.5 to GLM-5 inside ``<tool_call>``: the name, then ``<arg_key>k</arg_key><arg_value>v
 </arg_value>`` pairs (sgl-project/sglang#19925); a key closed twice (GLM-4.7,
@@ -471,22 +502,22 @@ readers that know it is a call (``<tool_call>list_files</tool_call>``, GLM-4.7 w
 arguments)."""
 
 
-_GLM_KEY_UNOPENED = re.compile(
-    rf"{_GLM_ENDS}([\w.\-]+)(?:[ \t]+|<tool_call>)([\w.\-]+)</arg_key>\s*<arg_value>(.*?)</arg_value>\s*"
-    rf"((?:{_GLM_PAIR.pattern}\s*+)*+)",
-    re.S,
-)
+_GLM_KEY_UNOPENED = re.compile(r"([\w.\-]++)(?:[ \t]++|<tool_call>)([\w.\-]++)</arg_key>\s*+<arg_value>")
 """GLM-4.7 leaving out its first ``<arg_key>``, a space between the name and that key
 (``browser_action task</arg_key><arg_value>...</arg_value>``: vllm-project/vllm PR #47190), or a
 second ``<tool_call>`` written where that ``<arg_key>`` belongs (``terminal<tool_call>command
-</arg_key>...``: getsigit/sigit PR #95; only the first key, as there). With no space see
+</arg_key>...``: getsigit/sigit PR #95; only the first key, as there): the call's start, up to its
+first value (``_first_key_left_out`` reads the rest). With no space see
 ``_GLM_KEY_GLUED``."""
-_GLM_KEY_GLUED = re.compile(
-    rf"{_GLM_ENDS}([\w.\-]+)</arg_key>\s*<arg_value>(.*?)</arg_value>\s*((?:{_GLM_PAIR.pattern}\s*+)*+)", re.S
-)
+_GLM_KEY_GLUED = re.compile(r"([\w.\-]++)</arg_key>\s*+<arg_value>")
 """GLM-4.7 leaving out its first ``<arg_key>`` with no space after the name
 (``send_command_to_shellcommand</arg_key><arg_value>echo test</arg_value>``: vllm-project/vllm
-PR #47190): the name and the key are told apart by the node's tools (``glued_name``)."""
+PR #47190): the call's start, up to its first value; the name and the key are told apart by the
+node's tools (``glued_name``)."""
+_GLM_VALUE_CLOSE = "</arg_value>"
+_GLM_PAIRS_TO_END = re.compile(rf"\s*+((?:{_GLM_PAIR.pattern}\s*+)*+)", re.S)
+"""Blanks, then GLM pairs as far as they run (group 1), each with the blanks after it."""
+_BLANKS = re.compile(r"\s*+")
 _GLM_STRAY_CLOSE = re.compile(r"([\w.\-]+)\s*</arg_value>")
 """GLM 5.2 calling a tool without arguments as ``<tool_call>tool_12</arg_value>``: a stray closing
 tag after the bare name, no key (fw-ai-external/python-sdk#119); the call has no arguments."""
