@@ -141,9 +141,15 @@ def step_text(action: str, action_input: Mapping[str, Any]) -> str:
 # --------------------------------------------------------------------------------------------
 
 _FINAL_ACTION = re.compile(r'"action"\s*:\s*"final_answer"')
+_ACTION_GOES_ON = re.compile(r'\s*+(?::\s*+(?:"[a-z_]{0,12})?)?')
+"""What may follow ``"action"`` in a text that ends before ``_FINAL_ACTION`` could match there."""
 _ANSWER_KEY = re.compile(r'(?<!\\)"answer"\s*:\s*"')
+_KEY_GOES_ON = re.compile(r"\s*+(?::\s*+)?")
+"""What may follow ``"answer"`` in a text that ends before ``_ANSWER_KEY`` could match there."""
 _OPENS_OBJECT = re.compile(r"\s*(?:```[\w-]*\s*)?\{")
 """The step's text begins one JSON object (after blank space and an opening code fence)."""
+_MAY_OPEN_OBJECT = re.compile(r"\s*+(?:`{1,2}|```[\w-]*+\s*+)?")
+"""A text that does not begin one JSON object yet but may, once more of it comes."""
 
 
 def opens_object(text: str) -> bool:
@@ -153,6 +159,9 @@ def opens_object(text: str) -> bool:
 
 
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_START, _ACTION, _KEY, _ANSWER, _REFUSED = range(5)
+"""``AnswerStream``'s stages: the step's start is read, then ``"action": "final_answer"``, then the
+``"answer"`` key is looked for, then the answer decoded; or the text opens no object."""
 
 
 class AnswerStream:
@@ -162,32 +171,79 @@ class AnswerStream:
     before an ``"answer"`` key (a thought is a JSON string, so its quotes are escaped and cannot
     match); a step inside a list or after prose is refused, so its answer is never shown. An escape split
     across chunks (``\\u00``, a surrogate pair's first half) waits for the rest.
+
+    Linear in the text: each search goes on from where a match could still start (a text searched
+    again whole at every chunk cost its length squared over a long thought or a long tool input).
     """
 
     def __init__(self, *, streams: bool = True) -> None:
         """``streams`` False: the text is only gathered (an answer in the user's schema is shown
         once read whole)."""
-        self.text = ""
-        self.streamed = ""
         self.closed = not streams
-        self._position: int | None = None  # where the undecoded part of the answer starts
+        self._pieces: list[str] = []
+        self._streamed: list[str] = []
+        self._blanks: list[str] = []  # blank pieces not yet added to the window
+        self._stage = _START
+        self._window = ""  # the text still read: from where a match may start, or the answer's undecoded end
+        self._from = 0  # where in the window the next search starts
+
+    @property
+    def text(self) -> str:
+        """The step's text fed so far."""
+        if len(self._pieces) > 1:
+            self._pieces = ["".join(self._pieces)]
+        return self._pieces[0] if self._pieces else ""
+
+    @property
+    def streamed(self) -> str:
+        """The answer's text given so far."""
+        return "".join(self._streamed)
 
     def feed(self, piece: str) -> str:
         """Consume ``piece`` of the step's visible text; return answer text not given before."""
-        self.text += piece
-        if self.closed:
+        self._pieces.append(piece)
+        if self.closed or self._stage == _REFUSED:
             return ""
-        if self._position is None:
-            if not _OPENS_OBJECT.match(self.text):  # a list, or prose: refused later, never streamed
+        if self._stage != _ANSWER and (not piece or piece.isspace()):
+            self._blanks.append(piece)  # blank space completes no match: searched with what follows it
+            return ""
+        if self._stage == _START:
+            text = self.text
+            if not _OPENS_OBJECT.match(text):  # a list, or prose: refused, never streamed
+                self._stage = _START if _MAY_OPEN_OBJECT.fullmatch(text) else _REFUSED
                 return ""
-            action = _FINAL_ACTION.search(self.text)
-            key = _ANSWER_KEY.search(self.text, action.end()) if action else None
-            if key is None:
-                return ""
-            self._position = key.end()
-        decoded, self._position, self.closed = _decode_string(self.text, self._position)
-        self.streamed += decoded
+            self._stage, self._window, self._from = _ACTION, text, 0
+        elif self._blanks:
+            self._window = "".join((self._window, *self._blanks, piece))
+        else:
+            self._window += piece
+        self._blanks = []
+        if self._stage == _ACTION and not self._found(_FINAL_ACTION, '"action"', _ACTION_GOES_ON):
+            return ""
+        if self._stage == _KEY and not self._found(_ANSWER_KEY, '"answer"', _KEY_GOES_ON):
+            return ""
+        decoded, at, self.closed = _decode_string(self._window, 0)
+        self._window = self._window[at:]
+        self._streamed.append(decoded)
         return decoded
+
+    def _found(self, pattern: re.Pattern, head: str, goes_on: re.Pattern) -> bool:
+        """Search the window for ``pattern`` (beginning with ``head``, ``goes_on`` what may follow
+        it in a text ending before a match): found, keep the window after it and go to the next
+        stage; not found, keep it from where a match may still start (a ``head`` the text may yet
+        complete into a match, or the last characters that may begin one), and one character
+        before that (a look-behind)."""
+        window = self._window
+        found = pattern.search(window, self._from)
+        if found:
+            self._stage += 1
+            self._window, self._from = window[found.end() :], 0
+            return True
+        last = window.rfind(head, self._from)
+        may_start = last if last >= 0 and goes_on.fullmatch(window, last + len(head)) else len(window) - len(head) + 1
+        may_start = max(may_start, self._from)
+        self._window, self._from = window[may_start - 1 :] if may_start else window, 1 if may_start else 0
+        return False
 
 
 def _decode_string(text: str, start: int) -> tuple[str, int, bool]:

@@ -2,6 +2,7 @@
 and how each reply becomes a decision."""
 
 import json
+import time
 
 import pytest
 from dify_plugin.entities.model.message import PromptMessageTool
@@ -126,6 +127,35 @@ def test_a_split_escape_waits_for_the_rest():
     assert "".join(out) == "aé😀b"
     assert out[0] == "a"
 
+
+
+def _seconds_to_stream(text: str) -> float:
+    """Best-of-three CPU seconds to feed ``text`` to an ``AnswerStream`` in 20-character chunks."""
+    best = float("inf")
+    for _ in range(3):
+        stream, start = AnswerStream(), time.process_time()
+        for at in range(0, len(text), 20):
+            stream.feed(text[at : at + 20])
+        best = min(best, time.process_time() - start)
+    return best
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        lambda n: json.dumps({"thought": "x", "action": "search", "action_input": {"q": "a" * n}}),
+        lambda n: json.dumps({"thought": "a " * (n // 2), "action": "final_answer", "action_input": {"answer": "ok"}}),
+        lambda n: '{"action"' + " " * n,
+        lambda n: json.dumps({"action": "final_answer", "action_input": {"answer": "word " * (n // 5)}}),
+    ],
+    ids=["long tool input", "long thought", "blank space after the action key", "long answer"],
+)
+def test_a_streamed_step_is_read_in_time_linear_in_its_length(step):
+    # the text was searched whole for the action at every chunk: 1.0 s for a 400 KB tool input
+    # (7 s for blank space), growing with the square of the length
+    assert AnswerStream().feed(step(20)) in ("", "ok", "word word word word ")
+    small, big = _seconds_to_stream(step(50_000)), _seconds_to_stream(step(200_000))
+    assert big < 8 * max(small, 1e-3), (small, big)  # linear: 4x, quadratic: 16x
 
 # --- reading a step -----------------------------------------------------------------------------
 
