@@ -1282,6 +1282,9 @@ def _by_start(markers: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
 
 
 _WATCHED_BY_START: Final = _by_start(_WATCHED)
+_FIRST_CHARS: Final = frozenset(marker[0] for marker in _WATCHED)
+"""The first characters of the markers: a text ending in one may end in a marker's start (tried
+against every marker it was 150 calls, at the end of each chunk of a text of ``<``)."""
 
 
 _TAG_BEFORE = re.compile(r"<[A-Za-z/][\w:.\-/]*")
@@ -1769,10 +1772,11 @@ class CallMarkup:
             if _closes_tag(self._recent, text, i):
                 continue  # "</think>": a tag's own ">", no recipient's start, whatever follows it
             head = text[i : i + _LONGEST]
-            candidates = _WATCHED_BY_START.get(head[:2], ()) if len(head) > 1 else _WATCHED
+            candidates = _WATCHED_BY_START.get(head[:2], ()) if len(head) > 1 else ()  # no marker is one character
             marker = next((m for m in candidates if head.startswith(m)), None)
             if marker is None:
-                if not final and len(head) < _LONGEST and any(m.startswith(head) for m in candidates):
+                may_become = head in _FIRST_CHARS if len(head) == 1 else any(m.startswith(head) for m in candidates)
+                if not final and len(head) < _LONGEST and may_become:
                     self._pass(out, text[:i])
                     self._pending = text[i:]
                     return False  # may still become a marker
