@@ -268,6 +268,38 @@ def _quoted(text: str, at: int, size: int, before: str) -> bool | None:
     return text[at + size] == "`"
 
 
+def _tail_if_quoted(window: str, found: re.Match[str], before: str) -> str | None:
+    """``ThinkSplitter._until_close``'s reading of the held text's tail then a new piece
+    (``window``), when the closing tag ``found`` and every one after it are text, each told by
+    the characters around it there (Apriel's end inside a line, or a tag between backticks): the
+    tail to keep, as that reading keeps it (longer when the last tag waits for the character
+    after it; ``before``: the character before the window). None when one is no text, or waits
+    for a character the window cannot keep: the held text is read whole. A reply of thousands
+    of `` `</think>` `` joined all it held at each."""
+    while found is not None:
+        at, end = found.span()
+        prev = window[at - 1] if at else before
+        if prev == "\n" or window[at:end].lower() != _APRIEL_END:
+            if prev != "`":
+                return None
+            if end >= len(window):  # the character after it is still to come
+                return window[-(_OPENED_LONGEST + 1) :] if len(window) > _OPENED_LONGEST else None
+            if window[end] != "`":
+                return None
+        found = _tags_pattern(_OPENED_CLOSES).search(window, end)
+    return window[-(_OPENED_LONGEST - 1) :]
+
+
+def _char_back(pieces: list[str], back: int) -> str:
+    """The character ``back`` (1 or more) characters from the end of ``pieces`` joined, ``""``
+    when they hold fewer; read from the last pieces only."""
+    for piece in reversed(pieces):
+        if back <= len(piece):
+            return piece[-back]
+        back -= len(piece)
+    return ""
+
+
 def _without_open_tag(reasoning: str) -> str:
     """Reasoning held from the start of a reply, without a ``<think>`` the model wrote again."""
     opener = reasoning.lstrip().lower()
@@ -462,9 +494,11 @@ class ThinkSplitter:
             self._probed += len(text)
             if at < 0 and self._probed > self._probe:
                 return self._end_probe(text)  # no </think> in the reply's start: read as any reply
-        if at < 0:
-            self._held.append(text)
-            self._tail = window[-(_OPENED_LONGEST - 1) :]
+        before = _char_back(self._held, len(self._tail) + 1) if at == 0 else ""  # before the window
+        kept = None if at < 0 or self._probe else _tail_if_quoted(window, found, before)
+        if at < 0 or kept is not None:
+            self._held.append(text)  # no tag, or each written as code (`</think>`): not joined
+            self._tail = window[-(_OPENED_LONGEST - 1) :] if kept is None else kept
             return ""
         whole = "".join(self._held) + text
         at += len(whole) - len(window)

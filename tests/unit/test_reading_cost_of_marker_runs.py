@@ -105,3 +105,21 @@ def test_a_reply_of_line_breaks_is_still_held_and_shown_whole():
     markup = CallMarkup()
     pieces = [markup.feed(piece) for piece in _chunks(text, 20)]
     assert pieces[0] == "" and "".join(pieces) + markup.finish() == text
+
+
+def test_reasoning_held_to_its_end_reads_thousands_of_quoted_ends_in_time_linear_in_its_length():
+    """A model whose template may open the block in the prompt has its reply held up to a bare
+    ``</think>``; each `` `</think>` `` written as code joined all that was held to be judged: a
+    reply of them in 20-character chunks took 2.3 s at 1.6 MB, 0.05 s at 200 KB."""
+    from agent_core.think import ThinkSplitter
+    from tests.unit.test_reading_cost_of_repeated_markup import cpu_time
+
+    def read(size: int) -> tuple[str, str]:
+        text = "`</think>` " * (size // 11) + "</think>done"
+        splitter = ThinkSplitter(opened=True)
+        visible = [splitter.feed(piece).visible for piece in _chunks(text, 20)]
+        return "".join(visible) + splitter.finish().visible, splitter.open_block
+
+    assert read(1_100)[0] == "done"
+    small, big = cpu_time(lambda: read(200_000)), cpu_time(lambda: read(1_600_000))
+    assert big < 16 * max(small, 1e-3), (small, big)  # linear: 8x, quadratic: 64x
