@@ -404,8 +404,14 @@ def _key_only(cleaned: str, first_error: Exception) -> Any:
     shape = _KEY_ONLY.fullmatch(cleaned)
     if shape is None:
         return None
-    value = [shape.group(2)] if shape.group(1) is None else [[shape.group(2)]]
-    problem = repair_problem(cleaned, value)
+    key = shape.group(2)
+    value = [key] if shape.group(1) is None else [[key]]
+    if shape.group(1) is None:
+        problem = REPAIR_WRONG_KIND  # ["k"] where the "{" promised an object
+    elif any(word in _PY_LITERALS for word in _WORD.findall(key)):
+        problem = repair_problem(cleaned, value)  # "True" as a key: is "true" kept?
+    else:  # every word of the text is the key's, kept as written; none stands unquoted
+        problem = None
     if problem:
         raise ArgumentsError(MSG_NOT_JSON.format(detail=f"{_describe(first_error)}; {problem}"))
     return value

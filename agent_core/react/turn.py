@@ -104,7 +104,8 @@ def _unreadable_markup(parsed: ReactTurn, registry: ToolRegistry) -> bool:
         return False
     if markup_outside_quoted(text.replace(_BARE_INVOKE, "")):  # markup, not a JSON envelope (an answer may be JSON)
         return True
-    return markup_outside_quoted(text) and any(name in text for name in registry.names())
+    # the same text again only when it held <invoke name=: reading a long reply's code once costs
+    return _BARE_INVOKE in text and any(name in text for name in registry.names()) and markup_outside_quoted(text)
 
 
 def _answer_in_reasoning(parser: ReactStreamParser, parsed: ReactTurn, reasoning_content: str, ended: bool) -> str:
