@@ -23,7 +23,8 @@ def empty_usage() -> LLMUsage:
 
 
 def coerce_usage(raw: LLMUsage | dict[str, Any] | None) -> LLMUsage | None:
-    """Validate a chunk's ``usage`` dict, filling fields a provider left out with zeros.
+    """Validate a chunk's ``usage`` dict, filling fields a provider left out with zeros (a
+    total left out with the sum of its parts).
 
     Returns None for None or an empty dict; never raises on partial data: a field that cannot
     be read counts as zero (``usage_problem`` names it).
@@ -37,8 +38,8 @@ def coerce_usage(raw: LLMUsage | dict[str, Any] | None) -> LLMUsage | None:
         return _sane(LLMUsage.model_validate(merged))
     except ValueError:
         pass
-    for name in _unreadable_fields(raw):
-        merged[name] = _EMPTY[name]
+    bad = set(_unreadable_fields(raw))
+    merged = _merged({k: v for k, v in raw.items() if k not in bad})  # a total is summed from what reads
     try:
         return _sane(LLMUsage.model_validate(merged))
     except ValueError:
@@ -46,8 +47,27 @@ def coerce_usage(raw: LLMUsage | dict[str, Any] | None) -> LLMUsage | None:
 
 
 def _merged(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """The zero usage with ``raw``'s usage fields that are set."""
-    return _EMPTY | {k: v for k, v in raw.items() if k in _FIELDS and v is not None}
+    """The zero usage with ``raw``'s usage fields that are set; a total left out (absent or
+    None) is the sum of its parts, as Dify computes it, not zero (a report of prompt and
+    completion tokens alone still counts in the run's ``total_tokens``)."""
+    merged = _EMPTY | {k: v for k, v in raw.items() if k in _FIELDS and v is not None}
+    for total, parts in _TOTALS:
+        if raw.get(total) is None and any(raw.get(part) is not None for part in parts):
+            value = sum((_number(merged[part]) for part in parts), Decimal(0))
+            merged[total] = int(value) if total == "total_tokens" else value
+    return merged
+
+
+def _number(value: Any) -> Decimal:
+    """``value`` as a finite number, or 0 when it is none (validation names that field)."""
+    try:
+        number = Decimal(str(value))
+    except ArithmeticError:
+        return Decimal(0)
+    return number if number.is_finite() else Decimal(0)
+
+
+_TOTALS = (("total_tokens", ("prompt_tokens", "completion_tokens")), ("total_price", ("prompt_price", "completion_price")))
 
 
 def read_usage(raw: Any) -> tuple[LLMUsage | None, str | None]:
@@ -169,16 +189,28 @@ def _is_cumulative(usages: list[LLMUsage]) -> bool:
     )
 
 
+def _is_blank(usage: LLMUsage) -> bool:
+    """Whether a report counts nothing: no tokens and no price (its unit prices may be set)."""
+    return not (usage.prompt_tokens or usage.completion_tokens or usage.total_tokens or usage.total_price
+                or usage.prompt_price or usage.completion_price)
+
+
 def call_usage(reports: list[LLMUsage]) -> LLMUsage:
     """The usage of one model call from every usage its chunks reported.
 
     Most model plugins report once, in the last chunk; when several chunks
-    report, a running total is taken from its last report and deltas are summed;
+    report, blank reports (no tokens, no price) are left out when others count, a running
+    total is taken from its last report and deltas are summed;
     reports that each repeat the same prompt with a completion of their own count
     the prompt once.
     """
     if not reports:
         return empty_usage()
+    counted = [report for report in reports if not _is_blank(report)]
+    if counted and len(counted) < len(reports):
+        # a report of nothing (no tokens, no price: a plugin's empty usage on a chunk) adds
+        # nothing to a sum, but would hide that the others repeat a running total
+        reports = counted
     if len(reports) == 1 or _is_cumulative(reports):
         return reports[-1]
     first = reports[0]

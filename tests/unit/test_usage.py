@@ -135,3 +135,25 @@ def test_reading_a_usage_object_or_nothing():
     assert read_usage(usage) == (usage, None)
     assert read_usage({}) == (None, None)
     assert read_usage({"total_price": "n/a", "total_tokens": 3})[1] == usage_problem({"total_price": "n/a", "total_tokens": 3})
+
+
+def test_a_total_left_out_is_the_sum_of_its_parts_and_a_given_total_is_kept():
+    """A report of prompt and completion tokens (and prices) alone counts in the totals Dify
+    shows; a part that cannot be read counts as zero in its total too."""
+    parts = coerce_usage({"prompt_tokens": 100, "completion_tokens": 10, "prompt_price": "0.0002", "completion_price": "0.00008"})
+    assert (parts.total_tokens, parts.total_price) == (110, Decimal("0.00028"))
+    assert read_usage({"prompt_tokens": 100, "completion_tokens": 10})[0].total_tokens == 110
+    assert coerce_usage({"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 7}).total_tokens == 7
+    assert coerce_usage({"prompt_tokens": "n/a", "completion_tokens": 2}).total_tokens == 2
+    assert coerce_usage({"prompt_price": "1e999", "completion_price": "0.5"}).total_price == Decimal("0.5")
+
+
+def test_blank_reports_do_not_hide_a_running_total():
+    """A plugin's empty usage on one chunk, with running totals on the others: the prompt
+    counts once, not twice."""
+    for reports in ([empty_usage(), usage(100, 5), usage(100, 10)], [usage(100, 5), empty_usage(), usage(100, 10)]):
+        total = call_usage(reports)
+        assert (total.prompt_tokens, total.completion_tokens, total.total_tokens) == (100, 10, 110)
+    assert call_usage([empty_usage()]) == empty_usage()
+    deltas = call_usage([usage(100, 0), empty_usage(), usage(0, 10)])
+    assert (deltas.prompt_tokens, deltas.completion_tokens) == (100, 10)

@@ -1,0 +1,76 @@
+"""Red-team wave 32, the promises users hold an agent strategy to, through the real plugin process.
+
+Variants the earlier suites did not try: usage reports a model plugin sends in shapes that broke
+the run's total (a blank report beside running totals, a report without its totals), and a tool
+that yields the same file more than once (it reaches the chat once, the model is told once).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.e2e.helpers import STRATEGIES, assert_clean_end, weather_tool
+
+
+def answer_text(strategy: str, text: str) -> str:
+    return f"Thought: done.\nFinal Answer: {text}" if strategy == "ReAct" else text
+
+
+def rounds(result) -> list:
+    return [n for n in result.root_logs() if n.label.startswith("ROUND")]
+
+
+# --- usage ---------------------------------------------------------------------------------------
+
+BLANK = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "prompt_price": "0",
+         "completion_price": "0", "total_price": "0", "currency": "USD"}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("where", ["first", "middle"])
+def test_a_blank_usage_report_beside_running_totals_does_not_count_the_prompt_twice(run, strategy, where):
+    """A plugin that puts an empty usage on some chunks and a running total on the others (no
+    ``total_tokens`` in them): the call used 100 + 10 tokens, not 200 + 15, and its total is not 0."""
+    running = [{"prompt_tokens": 100, "completion_tokens": 5, "prompt_price": "0.0002", "completion_price": "0.00004"},
+               {"prompt_tokens": 100, "completion_tokens": 10, "prompt_price": "0.0002", "completion_price": "0.00008"}]
+    reports = [BLANK, *running] if where == "first" else [running[0], BLANK, running[1]]
+    text = answer_text(strategy, "Fourteen hours.")
+    pieces = [text[:6], text[6:12], text[12:]]
+    chunks = [{"content": piece, "usage": report} for piece, report in zip(pieces, reports, strict=True)]
+    chunks[-1]["finish_reason"] = "stop"
+    result = run([{"chunks": chunks}], query="Battery?", strategy=strategy)
+    assert_clean_end(result)
+    metadata = result.execution_metadata
+    assert (metadata["prompt_tokens"], metadata["completion_tokens"], metadata["total_tokens"]) == (100, 10, 110)
+    assert metadata["total_price"] == pytest.approx(0.00028)
+    (round_,) = rounds(result)
+    assert round_.metadata["total_tokens"] == 110 and round_.metadata["total_price"] == pytest.approx(0.00028)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_usage_without_totals_adds_up_over_rounds_and_the_log_tree_matches(run, strategy):
+    """Each call reports prompt and completion tokens and prices, no totals: the run's total is
+    their sum, and the rounds' totals in the log add up to it."""
+    reports = [{"prompt_tokens": 40, "completion_tokens": 4, "prompt_price": "0.00004", "completion_price": "0.000016"},
+               {"prompt_tokens": 60, "completion_tokens": 6, "prompt_price": "0.00006", "completion_price": "0.000024"}]
+    if strategy == "ReAct":
+        action = json.dumps({"action": "get_weather", "action_input": {"city": "Paris"}})
+        call = {"content": f"Thought: look.\nAction:\n```json\n{action}\n```", "finish_reason": "stop"}
+    else:
+        call = {"tool_calls": [{"id": "c1", "type": "function",
+                                "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}],
+                "finish_reason": "tool_calls"}
+    turns = [
+        {"chunks": [{**call, "usage": reports[0]}]},
+        {"chunks": [{"content": answer_text(strategy, "Sunny."), "usage": reports[1], "finish_reason": "stop"}]},
+    ]
+    result = run(turns, query="Weather?", strategy=strategy, tools=[weather_tool()])
+    assert_clean_end(result)
+    assert result.text == "Sunny." and len(result.tool_requests) == 1
+    metadata = result.execution_metadata
+    assert (metadata["prompt_tokens"], metadata["completion_tokens"], metadata["total_tokens"]) == (100, 10, 110)
+    assert metadata["total_price"] == pytest.approx(0.00014)
+    assert [n.metadata["total_tokens"] for n in rounds(result)] == [44, 66]
+    assert sum(n.metadata["total_price"] for n in rounds(result)) == pytest.approx(metadata["total_price"])
