@@ -119,6 +119,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import hashlib
 import html
 import html.entities
 import itertools
@@ -294,6 +295,7 @@ class ObservationCollector:
         self._invalid: dict[str, int] = {}
         self._error: tuple[str, str] | None = None  # (model-facing summary, full text)
         self._withheld_files: set[str] = set()  # ids of chunked files withheld (told once)
+        self._sent_files: set[str] = set()  # forwarded_file_key of every file forwarded
 
     # --- input ---------------------------------------------------------------------------------
 
@@ -310,14 +312,33 @@ class ObservationCollector:
         try:
             if self._withheld(message):
                 return []
+            told = (len(self._parts), self._stored_chars, len(self._late_notes))
             out = self._dispatch(message)
             if out:  # most messages are text, forwarded as nothing
                 out = self._sized(self._guard(out))
+                out = self._first_time(out, told)
         except Exception as error:  # defensive: a message we did not foresee
             self._invalid_message(f"unreadable ({type(error).__name__})")
             out = []
         self._forwarded.extend(out)
         return out
+
+    def _first_time(self, out: list[AgentInvokeMessage], told: tuple[int, int, int]) -> list[AgentInvokeMessage]:
+        """``out``, unless it is a file this call already forwarded (the same address, or the
+        same bytes, name and type: a tool that yields its result file twice); then nothing is
+        sent again, and what the model was told of it since ``told`` (the sizes of the parts,
+        the stored characters and the late notes before it came) is taken back, as it was
+        told the first time."""
+        key = forwarded_file_key(out)
+        if key is None:
+            return out
+        if key not in self._sent_files:
+            self._sent_files.add(key)
+            return out
+        parts, stored, late = told
+        del self._parts[parts:], self._late_notes[late:]
+        self._stored_chars = stored
+        return []
 
     def _withheld(self, message: Any) -> bool:
         """A link, image or file whose address or name holds a secret, or whose address and
@@ -1270,6 +1291,25 @@ _KIND_LABELS = {"blob": "file", "blob_chunk": "file", "binary_link": "link"}
 def _kind_label(kind: str) -> str:
     """How a withheld message is named to the model: ``image link``, ``link``, ``file``..."""
     return _KIND_LABELS.get(kind, kind.replace("_", " "))
+
+
+def forwarded_file_key(messages: Iterable[AgentInvokeMessage]) -> str | None:
+    """What tells one forwarded file from another (a hex digest), or None when ``messages`` are
+    not all files (link, image, blob, blob chunks...). Two forwards of the same file have the same
+    key: the same kinds, addresses, names and meta, and the same bytes (a chunked file's random
+    id is left out); any difference gives another key. Costs one hash of the file's bytes."""
+    digest = hashlib.sha256()
+    for message in messages:
+        kind = str(getattr(message.type, "value", message.type))
+        if kind not in _FILE_KINDS:
+            return None
+        payload = message.message
+        fields = payload.model_dump(mode="json", exclude={"blob", "id"}) if hasattr(payload, "model_dump") else None
+        digest.update(json.dumps([kind, fields, message.meta], sort_keys=True, default=str).encode("utf-8", "surrogatepass"))
+        data = getattr(payload, "blob", None)
+        if isinstance(data, bytes | bytearray):
+            digest.update(hashlib.sha256(data).digest())
+    return digest.hexdigest()
 
 
 def _is_blob(message: AgentInvokeMessage) -> bool:

@@ -7,11 +7,13 @@ that yields the same file more than once (it reaches the chat once, the model is
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
 
-from tests.e2e.helpers import STRATEGIES, assert_clean_end, weather_tool
+from local_runner.tools import ScriptedTool, ToolParam, text_message
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations, weather_tool
 
 
 def answer_text(strategy: str, text: str) -> str:
@@ -74,3 +76,53 @@ def test_usage_without_totals_adds_up_over_rounds_and_the_log_tree_matches(run, 
     assert metadata["total_price"] == pytest.approx(0.00014)
     assert [n.metadata["total_tokens"] for n in rounds(result)] == [44, 66]
     assert sum(n.metadata["total_price"] for n in rounds(result)) == pytest.approx(metadata["total_price"])
+
+
+# --- files ----------------------------------------------------------------------------------------
+
+
+def image(url: str) -> dict:
+    return {"type": "image", "message": {"text": url}, "meta": None}
+
+
+def tool_file_link(file_id: str) -> dict:
+    return {"type": "link", "message": {"text": f"/files/tools/{file_id}.docx"},
+            "meta": {"tool_file_id": file_id, "mime_type": "application/octet-stream"}}
+
+
+def blob(data: bytes, name: str) -> dict:
+    return {"type": "blob", "message": {"blob": base64.b64encode(data).decode()},
+            "meta": {"filename": name, "mime_type": "text/csv"}}
+
+
+def call_turn(strategy: str, tool: str = "report") -> dict:
+    if strategy == "ReAct":
+        action = json.dumps({"action": tool, "action_input": {"city": "Paris"}})
+        return {"text": f"Thought: look.\nAction:\n```json\n{action}\n```"}
+    return {"tool_calls": [{"id": "c1", "name": tool, "arguments": {"city": "Paris"}}]}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("fails", [False, True], ids=["ok", "fails-after"])
+def test_a_file_the_tool_yields_twice_reaches_the_chat_once_and_the_model_reads_of_it_once(run, strategy, fails):
+    """A tool that yields its image, its CSV and its tool-file link twice (a plugin that sends the
+    file and then its final result again), also one that fails after: each file reaches the chat
+    once, in the order it first came, and the model is told of each once."""
+    data = b"day,temp\nmon,21\n"
+    responses = [image("https://e.com/chart.png"), blob(data, "temps.csv"), tool_file_link("f1"),
+                 text_message("3 files made"),
+                 image("https://e.com/chart.png"), blob(data, "temps.csv"), tool_file_link("f1")]
+    tool = ScriptedTool(name="report", parameters=[ToolParam("city")], responses=responses,
+                        error="quota exceeded" if fails else None)
+    result = run([call_turn(strategy), answer_turn(strategy, "Done.")], query="Report.", tools=[tool], strategy=strategy)
+    assert_clean_end(result)
+    assert result.text == "Done."
+    assert [(f["type"], f.get("text"), (f.get("meta") or {}).get("filename")) for f in result.files] == [
+        ("image", "https://e.com/chart.png", None),
+        ("blob", None, "temps.csv"),
+        ("link", "/files/tools/f1.docx", None),
+    ]
+    (seen,) = observations(result.llm_requests[1])
+    assert seen.count("chart.png") == 1 and seen.count("temps.csv") == 1 and seen.count("f1.docx") == 1
+    assert "3 files made" in seen
+    assert ("quota exceeded" in seen) is fails

@@ -989,3 +989,35 @@ def test_a_tool_file_known_by_the_messages_meta_only_is_sent_and_told_as_one():
     outcome, (sent,) = run(T(type=M.FILE, message=None, meta=meta))
     assert sent.type == M.IMAGE_LINK and sent.meta["tool_file_id"] == "t9"
     assert "It is shown with your answer" in outcome.observation and "cdn.example.com" not in outcome.observation
+
+
+# --- the same file twice ---------------------------------------------------------------------------
+
+
+def test_a_file_yielded_twice_is_forwarded_once_and_told_once():
+    """A tool that yields its result file again (an image, a tool-file link, the same bytes, the
+    same bytes again in chunks): the user gets it once, the model reads of it once; text between
+    the two stays, and a file that differs in its bytes or its name is another file."""
+    data = b"a,b\n1,2\n"
+    meta = {"filename": "t.csv", "mime_type": "text/csv"}
+    tool_file = {"tool_file_id": "f1", "mime_type": "application/pdf"}
+    outcome, forwarded = run(
+        image("https://e.com/a.png"), text("rows follow"), blob(data, meta), link("/files/tools/f1.pdf", tool_file),
+        image("https://e.com/a.png"), blob(data, meta), link("/files/tools/f1.pdf", tool_file),
+        chunk("x", 0, len(data), data, meta=meta), chunk("x", 1, len(data), b"", end=True, meta=meta),
+        blob(data, {**meta, "filename": "u.csv"}), blob(b"other", meta),
+    )
+    assert [(m.type.value, (m.meta or {}).get("filename")) for m in forwarded] == [
+        ("image", None), ("blob", "t.csv"), ("link", None), ("blob", "u.csv"), ("blob", "t.csv"),
+    ]
+    assert outcome.forwarded == tuple(forwarded)
+    assert outcome.observation.count("https://e.com/a.png") == 1
+    assert outcome.observation.count("t.csv (text/csv, 8 bytes)") == 1 and "rows follow" in outcome.observation
+    assert outcome.observation.count("f1.pdf") == 1
+
+
+def test_the_key_of_a_forwarded_file_is_none_for_other_messages():
+    file = AgentInvokeMessage(type=M.IMAGE, message=T.TextMessage(text="https://e.com/a.png"), meta=None)
+    citations = AgentInvokeMessage(type=M.TEXT, message=T.TextMessage(text="x"), meta=None)
+    assert obs.forwarded_file_key([file]) == obs.forwarded_file_key([file.model_copy()])
+    assert obs.forwarded_file_key([file, citations]) is None
