@@ -3,7 +3,8 @@
 Several calls of one round run in gevent greenlets (the SDK's own concurrency model:
 importing ``dify_plugin`` monkey-patches the process), at most ``max_parallel`` at once; a
 lone call runs in the strategy's own greenlet, sparing the hand-off (some 50 µs a round).
-Their log messages and forwarded files reach Dify as they happen; results
+Their log messages reach Dify as they happen; what they forward to the user (files,
+citations) reaches it in call order, a call's as soon as every earlier call has finished; results
 come back in call order. A call that is refused (unknown tool, bad
 arguments, repeated), fails or times out still yields a ``ToolResult`` whose
 observation tells the model what happened.
@@ -137,6 +138,41 @@ def request_size(tool: ToolEntity, parameters: dict[str, Any]) -> int:
     return encoded_size([tool.identity.provider, tool.identity.name, tool.credential_id, parameters])
 
 
+class CallOrder:
+    """Releases the messages of calls that run at once so that what reaches the user (files,
+    citations) comes in call order, as the model reads the results, whatever call finishes first:
+    a file of a later call is held until every earlier call has finished. Log messages are never
+    held (a slow call does not hold back the others' CALL nodes). Positions are 0-based call
+    indexes; every method returns the messages to send now, in order."""
+
+    def __init__(self) -> None:
+        self._head = 0  # the first call not finished: its messages go at once
+        self._held: dict[int, list[Any]] = {}
+        self._finished: set[int] = set()
+
+    def add(self, position: int, message: Any, *, ordered: bool) -> list[Any]:
+        """Take ``message`` of call ``position``; ``ordered``: it must keep call order."""
+        if not ordered or position <= self._head:
+            return [message]
+        self._held.setdefault(position, []).append(message)
+        return []
+
+    def finish(self, position: int) -> list[Any]:
+        """Call ``position`` has finished: the messages held for the calls after it that may go now."""
+        self._finished.add(position)
+        out: list[Any] = []
+        while self._head in self._finished:
+            self._finished.discard(self._head)
+            self._head += 1
+            out.extend(self._held.pop(self._head, ()))
+        return out
+
+
+def _keeps_order(message: AgentInvokeMessage) -> bool:
+    """Whether a call's message reaches the user in call order (anything but a log entry)."""
+    return message.type != AgentInvokeMessage.MessageType.LOG
+
+
 class ToolTimeoutError(Exception):
     """A tool call ran past its time limit."""
 
@@ -196,22 +232,24 @@ class ToolRunner:
         self, steps: list[Generator[AgentInvokeMessage, None, ToolResult]]
     ) -> Generator[AgentInvokeMessage, None, list[ToolResult]]:
         """Drive each call's steps in a greenlet, at most ``max_parallel`` at once: the next call
-        starts when one has finished. Messages are yielded as they come, from the first ones on
+        starts when one has finished. Log messages are yielded as they come, from the first ones on
         (not once the last call has started: with thousands of calls in one reply, every CALL
-        node would otherwise be held back and then written in one burst), giving way between
-        two (a backlog of messages must not hold the other sessions, or the SDK's heartbeat)."""
+        node would otherwise be held back and then written in one burst), what goes to the user
+        in call order (`CallOrder`), giving way between two (a backlog of messages must not hold
+        the other sessions, or the SDK's heartbeat)."""
         results: list[ToolResult | None] = [None] * len(steps)
         queue: Queue = Queue()
         done = object()
+        order = CallOrder()
 
         def work(position: int, step: Generator[AgentInvokeMessage, None, ToolResult]) -> None:
             try:
                 while True:
-                    queue.put(next(step))
+                    queue.put((position, next(step)))
             except StopIteration as finished:
                 results[position] = finished.value
             finally:
-                queue.put(done)
+                queue.put((position, done))
 
         group = Group()
         waiting = iter(enumerate(steps))
@@ -220,13 +258,14 @@ class ToolRunner:
         remaining = len(steps)
         try:
             while remaining:
-                item = queue.get()
+                at, item = queue.get()
                 if item is done:
                     remaining -= 1
                     for position, step in itertools.islice(waiting, 1):  # its place goes to the next call
                         group.spawn(work, position, step)
+                    yield from order.finish(at)
                 else:
-                    yield item
+                    yield from order.add(at, item, ordered=_keeps_order(item))
                 give_way()
         finally:  # closed early (the run cancelled or failed): no call goes on running unseen
             group.kill(block=False)

@@ -126,3 +126,33 @@ def test_a_file_the_tool_yields_twice_reaches_the_chat_once_and_the_model_reads_
     assert seen.count("chart.png") == 1 and seen.count("temps.csv") == 1 and seen.count("f1.docx") == 1
     assert "3 files made" in seen
     assert ("quota exceeded" in seen) is fails
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_files_of_calls_run_at_once_reach_the_chat_in_call_order_and_logs_are_not_held(run, strategy):
+    """Four calls of one round, each making a chart, the first the slowest: they run at once
+    (about 1.2 s, not 2.1 s), the charts reach the chat in call order (the order the model reads
+    the results in and writes its answer by; it was the order the calls finished in), and the
+    fast calls' CALL nodes finish before the slow one does."""
+    latencies = {"A": 1.2, "B": 0.1, "C": 0.6, "D": 0.2}
+    tools = [ScriptedTool(name=f"chart_{name}", parameters=[ToolParam("city")], latency=latency,
+                          responses=[image(f"https://e.com/{name}.png"), text_message(f"chart {name} made")])
+             for name, latency in latencies.items()]
+    if strategy == "ReAct":
+        actions = "\n".join(
+            "Action:\n```json\n" + json.dumps({"action": f"chart_{name}", "action_input": {"city": "Paris"}}) + "\n```"
+            for name in latencies
+        )
+        first = {"text": f"Thought: all four at once.\n{actions}"}
+    else:
+        first = {"tool_calls": [{"id": f"c{name}", "name": f"chart_{name}", "arguments": {"city": "Paris"}}
+                                for name in latencies]}
+    result = run([first, answer_turn(strategy, "Four charts.")], query="Charts.", tools=tools, strategy=strategy)
+    assert_clean_end(result)
+    assert [f["text"] for f in result.files] == [f"https://e.com/{name}.png" for name in latencies]
+    seen = "\n".join(observations(result.llm_requests[1]))
+    assert [seen.index(f"chart {name} made") for name in latencies] == sorted(seen.index(f"chart {name} made") for name in latencies)
+    finished = [h["label"] for h in result.log_history if h.get("label", "").startswith("CALL") and h.get("status") != "start"]
+    assert finished == ["CALL chart_B", "CALL chart_D", "CALL chart_C", "CALL chart_A"]
+    (round_,) = [n for n in rounds(result) if n.label == "ROUND 1"]
+    assert round_.elapsed < 1.9, round_.elapsed

@@ -2,7 +2,7 @@
 
 from agent_core.logs import LogNode
 from agent_core.tool_calls import ToolCall
-from agent_core.tool_runner import ToolRunner
+from agent_core.tool_runner import CallOrder, ToolRunner
 from agent_core.tool_schema import ToolRegistry
 from tests.unit.test_tool_schema import param, tool
 
@@ -79,3 +79,16 @@ def test_a_round_of_many_calls_streams_its_messages_from_the_first_call_on(monke
     assert [r.observation for r in results] == [f"out {n}" for n in range(12)]
     assert running[1] == 3 and len(started) == 12
     assert len(ways) >= len(messages)
+
+
+def test_call_order_releases_what_reaches_the_user_in_call_order_and_never_holds_logs():
+    """Call 2 and then call 1 finish before call 0: their files wait for call 0 and then go in call
+    order; a log entry goes at once; a file of the first unfinished call goes at once."""
+    order = CallOrder()
+    assert order.add(2, "file of call 2", ordered=True) == []
+    assert order.add(1, "file of call 1", ordered=True) == []
+    assert order.add(2, "CALL node of call 2", ordered=False) == ["CALL node of call 2"]
+    assert order.finish(2) == [] and order.finish(1) == []
+    assert order.add(0, "file of call 0", ordered=True) == ["file of call 0"]
+    assert order.finish(0) == ["file of call 1", "file of call 2"]
+    assert order.add(3, "file of call 3", ordered=True) == ["file of call 3"]
