@@ -232,7 +232,11 @@ def interpret(value: Any, strict: bool, depth: int = 0) -> list[Call]:
     if depth > 6:
         return []
     if isinstance(value, list):
-        return [call for item in value[:_MAX_CALLS] for call in interpret(item, strict, depth + 1)]
+        items = value[:_MAX_CALLS]
+        found = [interpret(item, strict, depth + 1) for item in items]
+        if strict and any(found):  # beside call objects, {"name": X} alone is a call too (hermes87900)
+            found = [calls or name_alone(item) for calls, item in zip(found, items, strict=True)]
+        return [call for calls in found for call in calls]
     if not isinstance(value, dict):
         return []
     keys = _keys_by_form(value)
@@ -268,6 +272,23 @@ def _one_call(obj: dict, keys: dict[str, Any], strict: bool, depth: int) -> list
                 return inner
         return [(named.strip(), args)]
     return []
+
+
+def name_alone(value: Any) -> list[Call]:
+    """``[(X, {})]`` when ``value`` is ``{"name": X}``: a name and nothing else (meta keys such as
+    ``id`` or ``type`` aside), the shape qwen2.5-coder via Ollama writes a call without arguments
+    in, beside its calls with arguments (NousResearch/hermes-agent PR #87900); ``[]`` otherwise.
+    ``interpret`` (strict) reads it only in a list that holds a call object; ReAct's parser
+    reads it alone when X is one of the node's tools."""
+    if not isinstance(value, dict):
+        return []
+    keys = _keys_by_form(value)
+    named = value[keys["name"]] if "name" in keys else None
+    if not isinstance(named, str) or not named.strip() or any(
+        form != "name" and form not in _META_KEYS for form in keys
+    ):
+        return []
+    return [(named.strip(), {})]
 
 
 def named_by_method(value: Any) -> bool:

@@ -131,6 +131,7 @@ from agent_core.text_calls import (
     element_opening,
     envelope_name,
     interpret,
+    name_alone,
     named_by_method,
     prefixed_tool,
     without_trailing_tokens,
@@ -901,6 +902,7 @@ class ReactStreamParser:
         self._actions: list[ActionFound] = []
         # calls read from bare JSON, and the thought text after them, held (see _deliver)
         self._unlabelled: list[tuple[list[Call], str] | str] = []
+        self._alone: list[Call] = []  # {"name": X} calls read once a call object comes (_beside)
         self._marked = False  # a special token just announced a call
         self._candidate_marked = False  # the bare JSON being read follows such a token
         self._call_fence = False  # the candidate is a ```tool_code / ```tool_call block
@@ -2031,12 +2033,33 @@ class ReactStreamParser:
         calls = [] if value is FAIL else interpret(value, strict=self._purpose == "candidate")
         if calls and self._purpose == "candidate" and named_by_method(value) and calls[0][0] not in (self._tool_names or ()):
             calls = []  # a JSON-RPC request an answer shows, not a call (text_calls.named_by_method)
+        if self._purpose == "candidate" and (self._alone or not calls) and self._tool_names:
+            calls = self._beside(calls, value)
         if self._purpose == "candidate" and not calls and (value is not FAIL or envelope_name(text) is None):
             self._abort_candidate()  # prose or a JSON answer after all
             return
         self._labels_seen = True  # a call that cannot be read is a problem, never an answer
         template = PROBLEM_NOT_JSON if value is FAIL else PROBLEM_NO_TOOL_IN_JSON
         self._blob_done(calls, text, template)
+
+    def _beside(self, calls: list[Call], value: Any) -> list[Call]:
+        """The calls of a bare JSON value, given a node tool's ``{"name": X}`` alone: that is a
+        call without arguments beside call objects (qwen2.5-coder via Ollama: NousResearch/
+        hermes-agent PR #87900), never on its own (a record with a name). Such a call after a
+        call is one at once; before any, it is kept (its text goes to the thought as any
+        candidate that is not a call) and put ahead of the next call object's calls."""
+        if calls:
+            if any(_is_final_name(name) for name, _ in calls):
+                return calls
+            calls, self._alone = [*self._alone, *calls], []
+            return calls
+        alone = name_alone(value)
+        if not alone or alone[0][0] not in self._tool_names:
+            return []
+        if self._actions or any(not isinstance(item, str) for item in self._unlabelled):
+            return alone
+        self._alone += alone
+        return []
 
     def _s_after_call(self, eof: bool) -> bool:
         """The rest of the line after an action's JSON (several actions allowed): a call object
@@ -2133,7 +2156,7 @@ class ReactStreamParser:
         """A labelled action follows: the bare JSON before it was part of the thought."""
         if not self._unlabelled:
             return
-        held, self._unlabelled = self._unlabelled, []
+        held, self._unlabelled, self._alone = self._unlabelled, [], []
         for item in held:
             self._emit_thought(item if isinstance(item, str) else item[1] + "\n")
 

@@ -116,6 +116,17 @@ CASES = {
         '{"name": "list_directory"}\n{"name": "read_file", "arguments": {"path": "README.md"}}',
         calls=[("list_directory", {}), ("read_file", {"path": "README.md"})],
     ),
+    # the same shape as a list, and with the call without arguments after the call with them (rebuilt)
+    "hermes87900-bare-name-in-a-list": Case(
+        (tool("list_directory"), tool("read_file", "path")),
+        '[{"name": "list_directory"}, {"name": "read_file", "arguments": {"path": "README.md"}}]',
+        calls=[("list_directory", {}), ("read_file", {"path": "README.md"})],
+    ),
+    "hermes87900-bare-name-after-a-call": Case(
+        (tool("list_directory"), tool("read_file", "path")),
+        '{"name": "read_file", "arguments": {"path": "README.md"}}\n{"name": "list_directory"}',
+        calls=[("read_file", {"path": "README.md"}), ("list_directory", {})],
+    ),
     # NousResearch/hermes-agent#107125: qwen2.5:32b-instruct behind LiteLLM, a bare JSON call in content
     # (the report's shape; its command, elided there, completed)
     "hermes107125-qwen25-bare-json-call": Case(
@@ -267,15 +278,10 @@ CASES = {
 
 
 _NO_ANGLES = "MiniMax's tags with no '<' or '</' are not call markup to either reader: the reply is shown as text"
-_NAME_ALONE = (
-    "a bare {\"name\": NAME} with no arguments key is not read as a call even beside full call objects "
-    "(a bare object needs an argument key next to its name); the other call runs, this one is lost"
-)
 GAPS: dict[tuple[str, str], str] = {
     # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
     # docs/real-world-cases.md
     **{("exo1882-minimax-tags-without-angle-brackets", s): _NO_ANGLES for s in ("react", "fc")},
-    **{("hermes87900-bare-json-calls-without-array", s): _NAME_ALONE for s in ("react", "fc")},
 }
 
 
@@ -315,6 +321,12 @@ NOT_CALLS = {
     "kimik3-glued-in-a-fence": (WEATHER, f"K3 leaked:\n\n```\n{GLUED_K3}\n```"),
     "kimik3-glued-no-node-tool": (WEATHER, GLUED_K3.replace("get_weather", "get_time")),
     "mistral-close-in-a-code-span": (WEATHER, "Mistral ends its call list with `[/TOOL_CALLS]`."),
+    # a {"name": X} alone is a record, not a call, when no call object is beside it (as flat-name-alone
+    # in test_real_world_2026d), also one line above an object written in a sentence
+    "bare-name-above-a-call-in-a-sentence": (
+        tool("list_directory"),
+        'The record:\n{"name": "list_directory"}\nand {"name": "list_directory", "arguments": {}} is how it is called.',
+    ),
     "glm-tool-call-for-arg-key-no-node-tool": (
         tool("terminal", "command"),
         "<tool_call>shell<tool_call>command</arg_key><arg_value>which memo</arg_value></tool_call>",
@@ -331,6 +343,19 @@ def test_the_shape_shown_as_text_runs_nothing(name, strategy, size):
     declared, text = NOT_CALLS[name]
     streamed, turn = read(strategy, Case((declared,), text), size)
     assert_shown_or_runs_nothing(declared, text, streamed, turn)
+
+
+def test_a_bare_name_in_a_thought_goes_with_the_json_example_before_a_labelled_action():
+    """ReAct: bare JSON in a thought followed by an ``Action:`` label was an example; a
+    ``{"name": X}`` beside it is too, and only the labelled action runs."""
+    case = Case(
+        (tool("list_directory"), tool("read_file", "path")),
+        'Thought: the calls would be\n{"name": "list_directory"}\n{"name": "read_file", "arguments": {"path": "a"}}\n'
+        'but one is enough.\nAction: read_file\nAction Input: {"path": "README.md"}',
+    )
+    for size in (None, 1, 7):
+        _, turn = read("react", case, size)
+        assert [(c.name, c.arguments) for c in turn.decision.calls] == [("read_file", {"path": "README.md"})]
 
 
 # ---- provider streams ---------------------------------------------------------------------------------
