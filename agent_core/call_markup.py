@@ -454,6 +454,20 @@ def _read_invoke(block: str) -> list[Call]:
     return calls
 
 
+_ANGLELESS_OPEN = re.compile(r"(?<![<\w/])(invoke|parameter)(?=\s+name=\s*[\"'])")
+_ANGLELESS_CLOSE = re.compile(r"(?<!<)/?(invoke|parameter)>")
+
+
+def _read_minimax(block: str) -> list[Call]:
+    """A ``<minimax:tool_call>`` block (``_read_invoke``). MiniMax M2.x also writes its inner tags
+    without their ``<`` and ``</`` (``invoke name="N">\nparameter name="K">Vparameter>\ninvoke>``:
+    exo-explore/exo#1882, the wrapper's own tokens intact): a block with no ``<invoke`` has them
+    put back first. Only inside the wrapper, where the words cannot be prose."""
+    if "<invoke" not in block and "invoke" in block:
+        block = _ANGLELESS_CLOSE.sub(r"</\1>", _ANGLELESS_OPEN.sub(r"<\1", block))
+    return _read_invoke(block)
+
+
 def _read_json_lines(block: str) -> list[Call]:
     """``<tool_calls>`` holding one JSON call object per line, or a JSON list of them, or Hunyuan
     Hy3's ``<tool_call>`` elements (``_read_hunyuan_calls``)."""
@@ -1229,7 +1243,7 @@ _RULES: Final = (
     _Rule((_XTML_SPACED_OPEN,), _XTML_SPACED_CLOSE, _read_kimi_xtml),
     _Rule((_XTML_GLUED_OPEN,), _XTML_GLUED_CLOSE, _read_glued_xtml),
     _Rule(("<|tool_call_start|>",), re.compile(r"<\|tool_call_end\|>"), _read_pythonic),
-    _Rule(("<minimax:tool_call>",), re.compile(r"</minimax:tool_call>"), _read_invoke),
+    _Rule(("<minimax:tool_call>",), re.compile(r"</minimax:tool_call>"), _read_minimax),
     _Rule(("<function_calls>",), re.compile(r"</function_calls>"), _read_function_calls),
     _BARE_INVOKE_RULE,
     _Rule(_DSML_BARE_INVOKE, _DSML_INVOKE_END, _read_invoke),

@@ -211,6 +211,27 @@ CASES = {
         'invoke name="get_weather">\nparameter name="location">Parisparameter>\ninvoke>',
         calls=[("get_weather", {"location": "Paris"})],
     ),
+    # the same, the wrapper's tokens intact around it (rebuilt: exo's parser saw the block only after
+    # <minimax:tool_call>, a special token); also with "/" kept and on one line, and never closed
+    "exo1882-minimax-angleless-tags-in-the-wrapper": Case(
+        (tool("get_weather", "location"),),
+        '<minimax:tool_call>\ninvoke name="get_weather">\nparameter name="location">Parisparameter>\ninvoke>\n'
+        "</minimax:tool_call>",
+        calls=[("get_weather", {"location": "Paris"})],
+        hidden=("invoke", "minimax"),
+    ),
+    "exo1882-minimax-angleless-slashed-tags-one-line": Case(
+        (tool("get_weather", "location"),),
+        '<minimax:tool_call>invoke name="get_weather">parameter name="location">Paris/parameter>/invoke>'
+        "</minimax:tool_call>",
+        calls=[("get_weather", {"location": "Paris"})],
+    ),
+    "exo1882-minimax-angleless-wrapper-never-closed": Case(
+        (tool("get_weather", "location"),),
+        'Let me check.\n<minimax:tool_call>\ninvoke name="get_weather">\nparameter name="location">Parisparameter>\ninvoke>',
+        calls=[("get_weather", {"location": "Paris"})],
+        hidden=("invoke",),
+    ),
     # getsigit/sigit PR #95: GLM writes a second <tool_call> where its first <arg_key> belongs (rebuilt
     # from the PR: the reported command, a tool of the turn)
     "sigit95-glm-tool-call-for-first-arg-key": Case(
@@ -277,7 +298,10 @@ CASES = {
 }
 
 
-_NO_ANGLES = "MiniMax's tags with no '<' or '</' are not call markup to either reader: the reply is shown as text"
+_NO_ANGLES = (
+    "MiniMax's tags with no '<' or '</' and no <minimax:tool_call> around them are read as text by both "
+    "readers (out of the wrapper the words may be prose): the reply is shown as text"
+)
 GAPS: dict[tuple[str, str], str] = {
     # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
     # docs/real-world-cases.md
@@ -326,6 +350,15 @@ NOT_CALLS = {
     "bare-name-above-a-call-in-a-sentence": (
         tool("list_directory"),
         'The record:\n{"name": "list_directory"}\nand {"name": "list_directory", "arguments": {}} is how it is called.',
+    ),
+    "minimax-angleless-wrapper-in-a-code-span": (
+        tool("get_weather", "location"),
+        'It writes `<minimax:tool_call>invoke name="get_weather">parameter name="location">Paris/parameter>/invoke>'
+        '</minimax:tool_call>` instead.',
+    ),
+    "minimax-angleless-wrapper-no-node-tool": (
+        tool("get_weather", "location"),
+        '<minimax:tool_call>\ninvoke name="get_time">\nparameter name="city">Parisparameter>\ninvoke>\n</minimax:tool_call>',
     ),
     "glm-tool-call-for-arg-key-no-node-tool": (
         tool("terminal", "command"),
@@ -427,3 +460,4 @@ STREAMS = {
 @pytest.mark.parametrize("name", list(STREAMS))
 def test_real_world_tool_call_stream(name):
     check_tool_call_stream(*STREAMS[name])
+
