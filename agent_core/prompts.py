@@ -183,6 +183,10 @@ MSG_CUT_BY_LENGTH = (
     "keep them shorter or split the work into smaller calls."
 )
 MSG_MALFORMED = "its arguments JSON is malformed: {detail}."
+MSG_HEAD_LOST = (
+    "its arguments arrived without their beginning ({start!r}... does not open with '{{'; the first "
+    "piece of the call was likely lost on the way), so nothing was guessed or run."
+)
 MSG_NO_NAME = "the tool call has no function name."
 MSG_MISSING = "missing required parameter {names}."
 MSG_SCHEMA_ECHO = (

@@ -47,7 +47,7 @@ from agent_core.json_args import (
     split_concatenated,
     strip_noise,
 )
-from agent_core.prompts import MSG_CUT_BY_LENGTH, MSG_MALFORMED, MSG_NO_NAME
+from agent_core.prompts import MSG_CUT_BY_LENGTH, MSG_HEAD_LOST, MSG_MALFORMED, MSG_NO_NAME
 
 LENGTH_BY_USAGE = "length_by_usage"
 """The finish reason of a reply whose usage shows it reached the output limit while no finish
@@ -336,8 +336,8 @@ class ToolCallAssembler:
             try:
                 pieces = _decode_finished(slot, finish_reason)
             except ArgumentsError as error:
-                message = _error_message(error, finish_reason)
                 raw = _cumulative_snapshot(slot.text) or slot.raw_text()
+                message = _error_message(error, finish_reason, raw)
                 invalid.append(InvalidToolCall(ids.take(slot.id), slot.name, raw, message))
                 order.append(invalid[-1].id)
                 continue
@@ -502,12 +502,34 @@ def _wrapped_concatenation(arguments: dict[str, Any]) -> list[dict[str, Any]] | 
     return split_concatenated(value) if isinstance(value, str) else None
 
 
-def _error_message(error: ArgumentsError, finish_reason: str | None) -> str:
+def _error_message(error: ArgumentsError, finish_reason: str | None, raw: str = "") -> str:
+    """What the model is told of arguments that did not decode (``error``), given the text
+    they were (``raw``) and how the reply ended."""
+    if _head_lost(raw):
+        return MSG_HEAD_LOST.format(start=raw.strip()[:_HEAD_SHOWN])
     if not error.truncated:
         return str(error)
     if (finish_reason or "").lower() in LENGTH_FINISH_REASONS:
         return MSG_CUT_BY_LENGTH.format(detail=error.detail)
     return MSG_MALFORMED.format(detail=error.detail)
+
+
+_HEAD_SHOWN: Final = 40
+"""How many characters of arguments that lost their beginning the model is shown (``MSG_HEAD_LOST``)."""
+
+
+def _head_lost(raw: str) -> bool:
+    """Whether ``raw``, arguments that did not decode, is the rest of a JSON object whose first
+    piece a server dropped (``code": "uptime"}``, ``, "timeout": 5}``: vLLM's Anthropic endpoint
+    and its Responses serializer lost the delta carrying ``{"``, vllm-project/vllm PR #34887,
+    #42683): it ends with the object's ``}`` but does not open with ``{`` or ``[``, after
+    special tokens and a fence are stripped. The call cannot be rebuilt (the lost piece may have
+    held a key and a value), so it is not guessed at."""
+    text = raw.strip()
+    if not text.endswith("}") or text[:1] in ("{", "["):
+        return False
+    text = strip_noise(text)
+    return text[:1] not in ("{", "[", "") and text.endswith("}")
 
 
 MADE_ID_LENGTH: Final = 9

@@ -14,6 +14,10 @@ comment says so.
 
 import pytest
 
+from agent_core.function_calling.turn import read_function_calling_turn
+from agent_core.model_call import normalize_chunk
+from agent_core.turn import ToolCalls
+from tests.unit.helpers import drain
 from tests.unit.test_real_world_2026 import (
     END,
     Case,
@@ -461,3 +465,44 @@ STREAMS = {
 def test_real_world_tool_call_stream(name):
     check_tool_call_stream(*STREAMS[name])
 
+
+# ---- a stream that lost a call's first argument piece: told, never guessed -------------------------------
+
+LOST_HEAD = {
+    # vllm-project/vllm PR #34887: Ministral-3-14B through vLLM's Anthropic endpoint, whose first
+    # argument delta ('{"', sent with the name) was dropped: the rest is 'code": "uptime"}' (the
+    # deltas rebuilt from the PR's stream)
+    "vllm34887-ministral-first-argument-piece-dropped": (
+        "execute_bash_code",
+        [
+            delta(index=0, id="O4kbyHTo9", type="function", function={"name": "execute_bash_code", "arguments": ""}),
+            delta(index=0, function={"arguments": "code"}),
+            delta(index=0, function={"arguments": '": "uptime"}'}),
+            END,
+        ],
+        'code": "uptime"}',
+    ),
+    # vllm-project/vllm PR #42683: Kimi K2.6 on the Responses API, the '{"...' chunk that came with the
+    # name discarded by the serializer (rebuilt from the PR: a second key's piece left)
+    "vllm42683-kimi-first-argument-chunk-discarded": (
+        "read_file",
+        [
+            delta(index=0, id="functions.read_file:0", type="function", function={"name": "read_file", "arguments": ""}),
+            delta(index=0, function={"arguments": '.md", "limit": 50}'}),
+            END,
+        ],
+        '.md", "limit": 50}',
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(LOST_HEAD))
+def test_a_call_whose_first_argument_piece_was_lost_is_not_run_and_the_model_is_told(name):
+    """No call runs with arguments guessed from the rest; the call is invalid, and the model's
+    error says its arguments lost their beginning, quoting what arrived."""
+    tool_name, raw, arrived = LOST_HEAD[name]
+    _, turn = drain(read_function_calling_turn(iter([normalize_chunk(r) for r in raw]), [tool_name]))
+    assert isinstance(turn.decision, ToolCalls) and not turn.decision.calls
+    (invalid,) = turn.decision.invalid
+    assert invalid.name == tool_name and invalid.raw_arguments == arrived
+    assert "without their beginning" in invalid.error and arrived[:10] in invalid.error
