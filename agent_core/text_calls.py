@@ -220,22 +220,24 @@ def _keys_by_form(obj: dict) -> dict[str, Any]:
     return keys
 
 
-def interpret(value: Any, strict: bool, depth: int = 0) -> list[Call]:
+def interpret(value: Any, strict: bool, depth: int = 0, names: Collection[str] = ()) -> list[Call]:
     """(name, input) pairs from a decoded action envelope; [] when it is not one.
 
     Accepts {"action", "action_input"|"args"|...}, {"name", "arguments"}, {"function": {...}},
     {"tool_name", "tool_arguments"}, {"tool_call": ...}, {"tool_calls": [...]} and lists of them
     (dop3705, smolagents158, openhands260). Keys match in any case and spelling of their
     separators: {"Action": ..., "Action Input": ...} is the classic envelope. ``strict`` (a bare
-    object nobody labelled as an action) requires an argument key next to a plain "name"/"function".
+    object nobody labelled as an action) requires an argument key next to a plain "name"/"function",
+    except in a list that holds a call object, where ``{"name": X}`` alone is a call without
+    arguments when X is one of ``names`` (``name_alone``).
     """
     if depth > 6:
         return []
     if isinstance(value, list):
         items = value[:_MAX_CALLS]
         found = [interpret(item, strict, depth + 1) for item in items]
-        if strict and any(found):  # beside call objects, {"name": X} alone is a call too (hermes87900)
-            found = [calls or name_alone(item) for calls, item in zip(found, items, strict=True)]
+        if strict and names and any(found):  # beside call objects, {"name": X} is a call too (hermes87900)
+            found = [calls or _named_tool(item, names) for calls, item in zip(found, items, strict=True)]
         return [call for calls in found for call in calls]
     if not isinstance(value, dict):
         return []
@@ -278,8 +280,8 @@ def name_alone(value: Any) -> list[Call]:
     """``[(X, {})]`` when ``value`` is ``{"name": X}``: a name and nothing else (meta keys such as
     ``id`` or ``type`` aside), the shape qwen2.5-coder via Ollama writes a call without arguments
     in, beside its calls with arguments (NousResearch/hermes-agent PR #87900); ``[]`` otherwise.
-    ``interpret`` (strict) reads it only in a list that holds a call object; ReAct's parser
-    reads it alone when X is one of the node's tools."""
+    ``interpret`` (strict) reads it in a list that holds a call object, ReAct's parser once a
+    call object comes, both only when X is one of the node's tools."""
     if not isinstance(value, dict):
         return []
     keys = _keys_by_form(value)
@@ -289,6 +291,12 @@ def name_alone(value: Any) -> list[Call]:
     ):
         return []
     return [(named.strip(), {})]
+
+
+def _named_tool(value: Any, names: Collection[str]) -> list[Call]:
+    """``name_alone(value)`` when it names one of ``names``, else ``[]``."""
+    alone = name_alone(value)
+    return alone if alone and alone[0][0] in names else []
 
 
 def named_by_method(value: Any) -> bool:
@@ -982,7 +990,7 @@ def _whole_json(
     if not _is_envelope(value):
         flat = _known_calls(flat_call(value, known), known) if not rest and text.strip()[:1] == "{" else None
         return (flat, "") if flat else ([], text)
-    calls = _known_calls(interpret(value, strict=True), known)
+    calls = _known_calls(interpret(value, strict=True, names=known), known)
     return (calls, rest) if calls else ([], text)
 
 
@@ -1560,7 +1568,7 @@ def _json_after_text(
             dead.update(starts[: len(envelopes) - envelopes[::-1].index(False)])
             continue
         value = values if len(values) > 1 else values[0]
-        calls = _known_calls(interpret(value, strict=True), known)
+        calls = _known_calls(interpret(value, strict=True, names=known), known)
         if calls:
             return calls, text[: line.start()]
     return [], text

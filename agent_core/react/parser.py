@@ -2030,13 +2030,16 @@ class ReactStreamParser:
             self._labels_seen = True
             self._deliver([(_FINAL_NAME, reply)])
             return
-        calls = [] if value is FAIL else interpret(value, strict=self._purpose == "candidate")
+        calls = [] if value is FAIL else interpret(value, strict=self._purpose == "candidate", names=self._tool_names or ())
         if calls and self._purpose == "candidate" and named_by_method(value) and calls[0][0] not in (self._tool_names or ()):
             calls = []  # a JSON-RPC request an answer shows, not a call (text_calls.named_by_method)
-        if self._purpose == "candidate" and (self._alone or not calls) and self._tool_names:
+        kept = len(self._alone)
+        if self._purpose == "candidate" and (kept or not calls) and self._tool_names:
             calls = self._beside(calls, value)
         if self._purpose == "candidate" and not calls and (value is not FAIL or envelope_name(text) is None):
             self._abort_candidate()  # prose or a JSON answer after all
+            if len(self._alone) > kept and self._multi and not self._buf.startswith(("\n", "\r"), self._pos):
+                self._state = _S.AFTER_CALL  # {"name": X} kept: a call object may follow on its line
             return
         self._labels_seen = True  # a call that cannot be read is a problem, never an answer
         template = PROBLEM_NOT_JSON if value is FAIL else PROBLEM_NO_TOOL_IN_JSON

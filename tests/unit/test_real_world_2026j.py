@@ -131,6 +131,17 @@ CASES = {
         '{"name": "read_file", "arguments": {"path": "README.md"}}\n{"name": "list_directory"}',
         calls=[("read_file", {"path": "README.md"}), ("list_directory", {})],
     ),
+    # {"name": X} of no node tool beside a call object: a record, as before; the call still runs
+    "hermes87900-name-of-no-node-tool-beside-a-call": Case(
+        (tool("list_directory"), tool("read_file", "path")),
+        '[{"name": "list_dir"}, {"name": "read_file", "arguments": {"path": "README.md"}}]',
+        calls=[("read_file", {"path": "README.md"})],
+    ),
+    "hermes87900-joined-by-a-space": Case(
+        (tool("list_directory"), tool("read_file", "path")),
+        '{"name": "list_directory"} {"name": "read_file", "arguments": {"path": "README.md"}}',
+        calls=[("list_directory", {}), ("read_file", {"path": "README.md"})],
+    ),
     # NousResearch/hermes-agent#107125: qwen2.5:32b-instruct behind LiteLLM, a bare JSON call in content
     # (the report's shape; its command, elided there, completed)
     "hermes107125-qwen25-bare-json-call": Case(

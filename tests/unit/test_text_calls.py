@@ -62,10 +62,11 @@ def test_a_name_alone_is_a_call_without_arguments_only_beside_a_call_object():
     """qwen2.5-coder via Ollama leaves "arguments" out of a call that has none (hermes-agent PR
     #87900): beside a call object it is a call, alone or beside other records it is not."""
     call = {"name": "read_file", "arguments": {"path": "a"}}
-    assert interpret([{"name": "ls"}, call], strict=True) == [("ls", {}), ("read_file", {"path": "a"})]
-    assert interpret([{"name": "ls", "id": "1"}, call], strict=True) == [("ls", {}), ("read_file", {"path": "a"})]
-    assert interpret([{"name": "ls"}, {"name": "pwd"}], strict=True) == []
-    assert interpret([{"name": "Alice", "age": 30}, call], strict=True) == [("read_file", {"path": "a"})]
+    assert interpret([{"name": "ls"}, call], strict=True, names=("ls", "read_file")) == [("ls", {}), ("read_file", {"path": "a"})]
+    assert interpret([{"name": "ls", "id": "1"}, call], strict=True, names=("ls", "read_file")) == [("ls", {}), ("read_file", {"path": "a"})]
+    assert interpret([{"name": "ls"}, {"name": "pwd"}], strict=True, names=("ls", "pwd")) == []
+    assert interpret([{"name": "ls"}, call], strict=True, names=("read_file",)) == [("read_file", {"path": "a"})]
+    assert interpret([{"name": "Alice", "age": 30}, call], strict=True, names=("Alice", "read_file")) == [("read_file", {"path": "a"})]
 
 
 def test_xml_parameter_closings_are_optional_but_a_value_cut_at_the_end_is_no_call():
