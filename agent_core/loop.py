@@ -283,6 +283,13 @@ def _turn_log_data(turn: ModelTurn, secrets: Any = None, continued: str = "") ->
     return data
 
 
+def deadline_margin(limit: float) -> float:
+    """Seconds kept at the end of a run of ``limit`` seconds for its answer to reach Dify: a tenth,
+    from 5 to 30 s, and at most half of a limit under 10 s (only the daemon's own
+    ``PLUGIN_MAX_EXECUTION_TIMEOUT`` sets one: a 5 s margin would leave no time to run)."""
+    return min(max(5.0, 0.1 * limit), 30.0, 0.5 * limit)
+
+
 class AgentLoop:
     """Runs one agent invocation: ``yield from AgentLoop(strategy, steps, params).run()``.
 
@@ -473,9 +480,9 @@ class AgentLoop:
 
     def _deadline(self) -> float:
         """The run's deadline (a ``time.monotonic()`` value): ``run_timeout`` after its start,
-        less a margin for the answer to reach Dify."""
+        less ``deadline_margin`` for the answer to reach Dify."""
         limit = self.state.params.run_timeout
-        return self._started + limit - min(max(5.0, 0.1 * limit), 30.0)
+        return self._started + limit - deadline_margin(limit)
 
     def _seconds_left(self) -> float:
         """Seconds left before the run's deadline."""

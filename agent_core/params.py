@@ -43,18 +43,38 @@ docker set-up raises it to 600."""
 RUN_TIMEOUT_ENV = ("AGENT_RUN_TIMEOUT", "PLUGIN_MAX_EXECUTION_TIMEOUT")
 """Environment variables read, in this order, for the run's time limit when the node sets none
 (a local plugin inherits the daemon's environment)."""
+DAEMON_TIMEOUT_ENV = "PLUGIN_MAX_EXECUTION_TIMEOUT"
+"""The daemon's own limit on a run: it ends a longer one with a bare error, so no run of the plugin
+is planned past it, whatever the node or ``AGENT_RUN_TIMEOUT`` say."""
+
+
+def daemon_time_limit() -> float | None:
+    """Seconds the daemon lets a run last (``DAEMON_TIMEOUT_ENV`` in the environment the plugin
+    inherits from it), or ``None`` when unset or not a positive number. Not raised to
+    ``RUN_TIMEOUT_RANGE``'s minimum: the daemon ends the run then whatever the plugin plans."""
+    try:
+        seconds = float(os.environ.get(DAEMON_TIMEOUT_ENV, "").strip() or "nan")
+    except ValueError:
+        return None
+    return seconds if 0 < seconds < math.inf else None
+
+
+def within_daemon_limit(seconds: float) -> float:
+    """``seconds`` (a run's time limit), no longer than ``daemon_time_limit()`` when one is set."""
+    limit = daemon_time_limit()
+    return seconds if limit is None else min(seconds, limit)
 
 
 def default_run_timeout() -> float:
     """The run's time limit when the node sets none: the first of ``RUN_TIMEOUT_ENV`` that holds
-    a number, else ``DAEMON_DEFAULT_TIMEOUT`` (seconds)."""
+    a number, else ``DAEMON_DEFAULT_TIMEOUT`` (seconds); never past ``daemon_time_limit()``."""
     for name in RUN_TIMEOUT_ENV:
         value = os.environ.get(name, "").strip()
         if value:
             try:
-                return _clamp(value, RUN_TIMEOUT_RANGE, DAEMON_DEFAULT_TIMEOUT)
+                return within_daemon_limit(_clamp(value, RUN_TIMEOUT_RANGE, DAEMON_DEFAULT_TIMEOUT))
             except ValueError:  # the deployment's own setting, not the user's: its default
-                return DAEMON_DEFAULT_TIMEOUT
+                return within_daemon_limit(DAEMON_DEFAULT_TIMEOUT)
     return DAEMON_DEFAULT_TIMEOUT
 
 
@@ -178,7 +198,8 @@ class StrategyParams(BaseModel):
     ``maximum_iterations`` is the number of rounds (model calls that may use
     tools); ``tool_timeout`` is seconds per tool call; ``model_timeout`` is the
     longest silence, in seconds, between two chunks of one model call; ``run_timeout`` is
-    the whole run's time limit in seconds (the daemon ends a longer run with a bare error).
+    the whole run's time limit in seconds (the daemon ends a longer run with a bare error, so it
+    is never more than the daemon's ``PLUGIN_MAX_EXECUTION_TIMEOUT`` when the plugin sees that).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="ignore", protected_namespaces=())
@@ -367,7 +388,7 @@ class StrategyParams(BaseModel):
     def _clamp_run_timeout(cls, value: Any) -> float:
         if value is None or value == "":
             return default_run_timeout()
-        return _clamp(value, RUN_TIMEOUT_RANGE, default_run_timeout())
+        return within_daemon_limit(_clamp(value, RUN_TIMEOUT_RANGE, default_run_timeout()))
 
     @field_validator("model_timeout", mode="before")
     @classmethod

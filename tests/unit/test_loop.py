@@ -2,7 +2,7 @@
 
 import pytest
 
-from agent_core.loop import _continuation_join, _secret_across, _turn_log_data, leading_space
+from agent_core.loop import _continuation_join, _secret_across, _turn_log_data, deadline_margin, leading_space
 from agent_core.observation import secret_forms
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure
 from agent_core.usage import empty_usage
@@ -104,3 +104,10 @@ def test_the_thought_log_of_a_round_within_the_cap_lists_every_call_and_no_count
     calls = tuple(ToolCall(id=f"c{n}", name="t", arguments={}) for n in range(3))
     data = _turn_log_data(ModelTurn(thought="", decision=ToolCalls(calls), usage=empty_usage()))
     assert len(data["tool_input"]) == 3 and "tool_calls_not_listed" not in data
+
+
+@pytest.mark.parametrize(("limit", "margin"), [(4, 2.0), (1, 0.5), (10, 5.0), (100, 10.0), (240, 24.0), (3600, 30.0)])
+def test_the_time_kept_for_the_answer_leaves_a_short_run_time_to_run(limit, margin):
+    """A daemon limit of 4 s with the usual 5 s margin left a run no time at all."""
+    assert deadline_margin(limit) == margin
+    assert deadline_margin(limit) < limit

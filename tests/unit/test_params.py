@@ -34,6 +34,31 @@ def test_a_timeout_left_unset_is_the_default(field):
 
 
 @pytest.mark.parametrize(
+    ("daemon", "node", "agent_env", "expected"),
+    [
+        ("12", 60, None, 12.0),  # the node asks for more than the daemon allows: the daemon's
+        ("12", None, "900", 12.0),  # the deployment's own default too
+        ("4", None, None, 4.0),  # below the node's minimum of 10: the daemon ends the run then anyway
+        ("600", 60, None, 60.0),  # a shorter limit of the node's is kept
+        ("600", None, None, 600.0),
+        ("0", 60, None, 60.0),  # not a limit: ignored
+        ("soon", 60, None, 60.0),
+        ("nan", None, None, 240.0),
+        (None, 60, None, 60.0),
+    ],
+)
+def test_a_run_is_never_planned_past_the_daemons_own_limit(monkeypatch, daemon, node, agent_env, expected):
+    """The daemon ends a run longer than its PLUGIN_MAX_EXECUTION_TIMEOUT with a bare error: a
+    node's run_timeout of 60 under a daemon limit of 12 let a hanging tool run 45 s."""
+    for name, value in (("PLUGIN_MAX_EXECUTION_TIMEOUT", daemon), ("AGENT_RUN_TIMEOUT", agent_env)):
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    assert read_params(StrategyParams, {"model": MODEL, "run_timeout": node}).run_timeout == expected
+
+
+@pytest.mark.parametrize(
     "model",
     [
         None,
