@@ -36,6 +36,10 @@ REQUEST_TOO_LARGE_FOR_TOOL = (
     "would take {size} bytes, more than a tool call may carry ({limit} bytes). This tool cannot be "
     "run from here; answer without it."
 )
+NOT_RUN_AT_TIME_LIMIT = (
+    "Error: the call to {name!r} was not run: the time this run keeps for tool calls ran out while "
+    "it waited for other calls of the same reply to finish. Answer with what you have."
+)
 REPEATED_CALL = (
     "Error: the call to {name!r} was not run again: you already made this exact call "
     "{count} times and its result is above. Use that result, change the arguments, or answer."

@@ -173,6 +173,15 @@ def _keeps_order(message: AgentInvokeMessage) -> bool:
     return message.type != AgentInvokeMessage.MessageType.LOG
 
 
+def starts_in_time(deadline: float | None, now: float, *, queued: bool) -> bool:
+    """Whether a call that would start at ``now`` may still be run (``time.monotonic()`` values;
+    ``deadline`` None: the round has none). One of the round's first calls always runs, with at
+    least ``LEAST_CALL_SECONDS`` (``queued`` False); one that waited for a free place runs only
+    before the ``deadline``: given that second each, a reply of 64 slow calls, eight at a time,
+    ran seven seconds past it and left the answer round no time."""
+    return not queued or deadline is None or now < deadline
+
+
 class ToolTimeoutError(Exception):
     """A tool call ran past its time limit."""
 
@@ -216,14 +225,18 @@ class ToolRunner:
         """Run ``calls`` under ``parent`` (an ``InvalidToolCall`` among them is reported, not run).
 
         ``refusals`` maps a call id to the observation to give instead of
-        running it. ``deadline`` (a ``time.monotonic()`` value): no call runs past it, also one
-        that waited for a free place (each gets at least ``LEAST_CALL_SECONDS``). Yields log
+        running it. ``deadline`` (a ``time.monotonic()`` value): no call runs past it (one started
+        before it gets at least ``LEAST_CALL_SECONDS``; one that waited for a free place until
+        after it is not run, and the model is told why: ``starts_in_time``). Yields log
         and forwarded messages as they happen; returns one result per call, in the order given.
         A lone call runs in the caller's greenlet (no hand-off); several run at
         once, at most ``max_parallel``, each in a greenlet of its own, all stopped
         when this generator is closed (the run was cancelled or failed).
         """
-        steps = [self._call(parent, call, (refusals or {}).get(call.id), deadline) for call in calls]
+        steps = [
+            self._call(parent, call, (refusals or {}).get(call.id), deadline, queued=n >= self._max_parallel)
+            for n, call in enumerate(calls)
+        ]
         if len(steps) == 1:
             return [(yield from steps[0])]
         return (yield from self._in_parallel(steps))
@@ -272,16 +285,18 @@ class ToolRunner:
         return [result for result in results if result is not None]
 
     def _call(
-        self, parent: LogNode, call: ToolCall | InvalidToolCall, refusal: str | None, deadline: float | None
+        self, parent: LogNode, call: ToolCall | InvalidToolCall, refusal: str | None, deadline: float | None,
+        *, queued: bool = False,
     ) -> Generator[AgentInvokeMessage, None, ToolResult]:
-        """One call from its CALL node's start to its finish; returns its result."""
+        """One call from its CALL node's start to its finish; returns its result (``queued``: it
+        waits for a free place, ``starts_in_time``)."""
         arguments = call.arguments if isinstance(call, ToolCall) else call.raw_arguments
         node = LogNode(f"CALL {call.name or '(no name)'}", parent=parent, provider=self._provider_of(call.name))
         yield node.start({"tool_name": call.name, "tool_input": arguments})
         started = time.perf_counter()
         result = ToolResult(call.id, call.name, arguments, observation="")
         try:
-            result = yield from self._result(call, refusal, result, deadline)
+            result = yield from self._result(call, refusal, result, deadline, queued)
         except Exception as error:  # a bug of ours must not leave the node open
             message = f"internal error while running the tool: {type(error).__name__}: {error}"
             message = self._registry.secret_forms().redact(message)  # it may quote a parameter
@@ -299,7 +314,8 @@ class ToolRunner:
         return (tool.identity.provider or None) if tool is not None else None
 
     def _result(
-        self, call: ToolCall | InvalidToolCall, refusal: str | None, base: ToolResult, deadline: float | None
+        self, call: ToolCall | InvalidToolCall, refusal: str | None, base: ToolResult, deadline: float | None,
+        queued: bool = False,
     ) -> Generator[AgentInvokeMessage, None, ToolResult]:
         problem = refusal or self._problem(call)
         if problem:
@@ -307,6 +323,9 @@ class ToolRunner:
             arguments = {} if isinstance(call, ToolCall) and _too_large(call.arguments) else base.arguments
             return ToolResult(base.call_id, base.name, arguments, observation=problem, error=problem)
         assert isinstance(call, ToolCall)
+        if not starts_in_time(deadline, time.monotonic(), queued=queued):
+            problem = prompts.NOT_RUN_AT_TIME_LIMIT.format(name=call.name)
+            return ToolResult(base.call_id, base.name, base.arguments, observation=problem, error=problem)
         tool = self._registry.get(call.name)
         assert tool is not None
         try:

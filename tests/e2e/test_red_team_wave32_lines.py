@@ -11,12 +11,26 @@ import time
 
 import pytest
 
+from agent_core import prompts
 from local_runner import PluginProcess
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from tests.e2e.conftest import ScriptedRun
-from tests.e2e.helpers import STRATEGIES, answer_turn
+from tests.e2e.helpers import STRATEGIES, answer_turn, observations
 from tests.e2e.test_red_team_wave30 import assert_survived
 from tests.e2e.test_red_team_wave31 import call, vault
+
+
+@pytest.fixture(scope="module")
+def plugin():
+    """A process of its own: an attack that kills it must not take the shared one down."""
+    with PluginProcess(DEFAULT_PLUGIN_DIR) as process:
+        yield process
+
+
+@pytest.fixture
+def run(plugin) -> ScriptedRun:
+    return ScriptedRun(plugin)
+
 
 # --- 1. the daemon's own time limit, below the node's ----------------------------------------------
 
@@ -49,3 +63,23 @@ def test_a_daemon_time_limit_under_ten_seconds_still_leaves_time_to_answer(strat
         assert time.monotonic() - started < 4
         assert_survived(plugin, result)
         assert result.text == "Answered without it."
+
+
+# --- 2. many calls of one reply near the deadline ------------------------------------------------------
+
+
+def test_sixty_four_slow_calls_leave_the_answer_round_its_time(run, plugin):
+    """A reply of 64 calls to a tool that hangs, eight at a time: each call that waited for a
+    free place got a second past the round's deadline, seven seconds in all, and the run ended
+    with "stopped before the model answered". Calls that would start after the deadline are
+    not run; the model is told, and answers in time."""
+    calls = [{"id": f"c{n}", "name": "vault", "arguments": {"q": f"q{n}"}} for n in range(64)]
+    started = time.monotonic()
+    result = run([{"tool_calls": calls}, {"text": "Answered with what I have."}], tools=[vault([], hang=True)],
+                 params={"run_timeout": 16, "tool_timeout": 60}, timeout=60)
+    assert time.monotonic() - started < 16
+    assert_survived(plugin, result)
+    assert result.text == "Answered with what I have."
+    seen = observations(result.llm_requests[1])
+    assert len(seen) == 64 and seen[-1] == prompts.NOT_RUN_AT_TIME_LIMIT.format(name="vault")
+    assert 8 <= len(result.tool_requests) < 64

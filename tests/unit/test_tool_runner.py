@@ -2,7 +2,7 @@
 
 from agent_core.logs import LogNode
 from agent_core.tool_calls import ToolCall
-from agent_core.tool_runner import CallOrder, ToolRunner
+from agent_core.tool_runner import CallOrder, ToolRunner, starts_in_time
 from agent_core.tool_schema import ToolRegistry
 from tests.unit.test_tool_schema import param, tool
 
@@ -92,3 +92,12 @@ def test_call_order_releases_what_reaches_the_user_in_call_order_and_never_holds
     assert order.add(0, "file of call 0", ordered=True) == ["file of call 0"]
     assert order.finish(0) == ["file of call 1", "file of call 2"]
     assert order.add(3, "file of call 3", ordered=True) == ["file of call 3"]
+
+
+def test_a_call_that_waited_for_a_free_place_past_the_deadline_is_not_run():
+    """Given a second each, the waiting calls of a 64-call reply ran seven seconds past the round's
+    deadline; one of the first calls is still tried however late the round began."""
+    assert starts_in_time(10.0, 9.9, queued=True)
+    assert not starts_in_time(10.0, 10.0, queued=True)
+    assert starts_in_time(10.0, 12.0, queued=False)  # it gets LEAST_CALL_SECONDS
+    assert starts_in_time(None, 1e9, queued=True)
