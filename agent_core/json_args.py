@@ -636,6 +636,11 @@ def _as_object(value: Any, raw: str) -> dict[str, Any]:
     raise ArgumentsError(MSG_NOT_OBJECT.format(kind=_kind(value)))
 
 
+PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
+"""Types of JSON values that hold no text and nothing nested: walkers of decoded JSON skip them
+without a call (a list of a million numbers is a million calls otherwise)."""
+
+
 def too_deep(value: Any, limit: int) -> bool:
     """Whether arrays and objects in ``value`` nest more than ``limit`` levels deep (``{}`` is
     one level). Iterative: safe on any depth."""
@@ -650,7 +655,11 @@ def too_deep(value: Any, limit: int) -> bool:
             continue
         if depth > limit:
             return True
-        stack.extend((child, depth + 1) for child in children if isinstance(child, Mapping | list | tuple))
+        stack.extend(
+            (child, depth + 1)
+            for child in children
+            if type(child) not in PLAIN_SCALARS and type(child) is not str and isinstance(child, Mapping | list | tuple)
+        )
     return False
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic_core import to_json
 
 from agent_core.fairness import give_way
-from agent_core.json_args import too_deep, without_lone_surrogates
+from agent_core.json_args import PLAIN_SCALARS, too_deep, without_lone_surrogates
 
 DAEMON_LINE_BYTES = 5 * 1024 * 1024
 """The daemon's limit for one stdout line (bytes)."""
@@ -147,7 +147,13 @@ def _strings(value: Any, depth: int = 0) -> list[str]:
         return []
     give_way()
     items = value.values() if isinstance(value, dict) else value if isinstance(value, list | tuple) else ()
-    return [found for item in items for found in _strings(item, depth + 1)]
+    found: list[str] = []
+    for item in items:  # numbers and strings without a call each (a list of a million numbers)
+        if type(item) is str:
+            found.append(item)
+        elif type(item) not in PLAIN_SCALARS:
+            found += _strings(item, depth + 1)
+    return found
 
 
 def _cut_strings(value: Any, cap: int, limit: int, depth: int = 0) -> Any:
@@ -158,7 +164,8 @@ def _cut_strings(value: Any, cap: int, limit: int, depth: int = 0) -> Any:
         return value
     give_way()
     if isinstance(value, dict):
-        return {key: _cut_strings(item, cap, limit, depth + 1) for key, item in value.items()}
+        return {key: item if type(item) in PLAIN_SCALARS else _cut_strings(item, cap, limit, depth + 1)
+                for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [_cut_strings(item, cap, limit, depth + 1) for item in value]
+        return [item if type(item) in PLAIN_SCALARS else _cut_strings(item, cap, limit, depth + 1) for item in value]
     return value

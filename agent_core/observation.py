@@ -141,6 +141,7 @@ from dify_plugin.entities.tool import ToolInvokeMessage
 from agent_core import json_args
 from agent_core.fairness import give_way
 from agent_core.file_fetch import is_fetchable_url, url_name
+from agent_core.json_args import PLAIN_SCALARS
 from agent_core.line_budget import encoded_size, fit
 from agent_core.prompts import (
     CITATIONS_LEFT_OUT,
@@ -1396,12 +1397,21 @@ def redacted_texts(value: Any, redact: Any, *, max_depth: int | None = None, dep
     if max_depth is not None and depth > max_depth:
         return value
     if isinstance(value, Mapping):
+        give_way()  # a reply's arguments or a tool's JSON of millions of parts
         return {
-            (redact(key) if type(key) is str else key): redacted_texts(item, redact, max_depth=max_depth, depth=depth + 1)
+            (redact(key) if type(key) is str else key): (
+                item if type(item) in PLAIN_SCALARS else redacted_texts(item, redact, max_depth=max_depth, depth=depth + 1)
+            )
             for key, item in value.items()
         }
     if isinstance(value, list | tuple):
-        return [redacted_texts(item, redact, max_depth=max_depth, depth=depth + 1) for item in value]
+        give_way()
+        # a number, a boolean or null is kept as it is without a call for it (a list of a million
+        # numbers took 0.6 s, holding every session of the process)
+        return [
+            item if type(item) in PLAIN_SCALARS else redacted_texts(item, redact, max_depth=max_depth, depth=depth + 1)
+            for item in value
+        ]
     return value
 
 

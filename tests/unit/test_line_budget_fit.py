@@ -79,3 +79,33 @@ def test_a_lone_surrogate_in_log_data_is_replaced_so_the_line_can_be_written():
     data = {"tool_input": {"city": "a\ud800b"}}
     fitted = fit(data)
     assert to_json(fitted) == '{"tool_input":{"city":"a\ufffdb"}}'.encode()
+
+
+def test_walkers_of_decoded_json_make_no_call_per_number(monkeypatch):
+    """A reply's arguments of a million numbers (2 MB) took some 4 s of the plugin's CPU between the
+    reply and its log: ``fit``, ``redacted_texts`` and ``too_deep`` each called a function, or
+    built a tuple, per number. They now skip numbers, booleans and null inline: the calls counted
+    are one per list or object, whatever the numbers in them."""
+    from agent_core import line_budget, observation
+    from agent_core.json_args import too_deep
+
+    data = {"calls": [{"q": [1, 2.5, True, None] * 50_000, "s": "x" * 300} for _ in range(3)]}
+    calls = {"strings": 0, "redact": 0}
+    strings, redacted = line_budget._strings, observation.redacted_texts
+
+    def counted_strings(*args, **kwargs):
+        calls["strings"] += 1
+        return strings(*args, **kwargs)
+
+    def counted_redacted(*args, **kwargs):
+        calls["redact"] += 1
+        return redacted(*args, **kwargs)
+
+    monkeypatch.setattr(line_budget, "_strings", counted_strings)
+    monkeypatch.setattr(observation, "redacted_texts", counted_redacted)
+    fitted = line_budget.fit(data, limit=100_000)
+    assert line_budget.encoded_size(fitted) <= 100_000
+    assert observation.redacted_texts(data, lambda text: text.replace("x", "y")) == {
+        "calls": [{"q": [1, 2.5, True, None] * 50_000, "s": "y" * 300} for _ in range(3)]}
+    assert calls["strings"] <= 10 and calls["redact"] <= 20
+    assert not too_deep(data, 4) and too_deep(data, 3)
