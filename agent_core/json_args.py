@@ -295,17 +295,25 @@ def surrogates_replaced(value: Any, text: str) -> Any:
     return without_lone_surrogates(value) if _SURROGATE_ESCAPE.search(text) else value
 
 
+PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
+"""Types of JSON values that hold no text and nothing nested: walkers of decoded JSON skip them
+without a call (a list of a million numbers is a million calls otherwise)."""
+
+
 def without_lone_surrogates(value: Any) -> Any:
     """``value`` (decoded JSON) with each lone surrogate in its strings replaced by U+FFFD; the
     same object when it holds none."""
     if isinstance(value, str):
         return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
     if isinstance(value, dict):
-        pairs = [(without_lone_surrogates(key), without_lone_surrogates(item)) for key, item in value.items()]
+        pairs = [
+            (without_lone_surrogates(key), item if type(item) in PLAIN_SCALARS else without_lone_surrogates(item))
+            for key, item in value.items()
+        ]
         same = all(new_key is key and new is item for (new_key, new), (key, item) in zip(pairs, value.items(), strict=True))
         return value if same else dict(pairs)
     if isinstance(value, list):
-        items = [without_lone_surrogates(item) for item in value]
+        items = [item if type(item) in PLAIN_SCALARS else without_lone_surrogates(item) for item in value]
         return value if all(new is item for new, item in zip(items, value, strict=True)) else items
     return value
 
@@ -634,11 +642,6 @@ def _as_object(value: Any, raw: str) -> dict[str, Any]:
     if pieces:
         raise ArgumentsError(MSG_SEVERAL_OBJECTS.format(count=len(pieces)))
     raise ArgumentsError(MSG_NOT_OBJECT.format(kind=_kind(value)))
-
-
-PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
-"""Types of JSON values that hold no text and nothing nested: walkers of decoded JSON skip them
-without a call (a list of a million numbers is a million calls otherwise)."""
 
 
 def too_deep(value: Any, limit: int) -> bool:
