@@ -14,6 +14,7 @@ import pytest
 from agent_core import prompts
 from local_runner import PluginProcess
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
+from local_runner.tools import text_message
 from tests.e2e.conftest import ScriptedRun
 from tests.e2e.helpers import STRATEGIES, answer_turn, observations
 from tests.e2e.test_red_team_wave30 import assert_survived
@@ -83,3 +84,18 @@ def test_sixty_four_slow_calls_leave_the_answer_round_its_time(run, plugin):
     seen = observations(result.llm_requests[1])
     assert len(seen) == 64 and seen[-1] == prompts.NOT_RUN_AT_TIME_LIMIT.format(name="vault")
     assert 8 <= len(result.tool_requests) < 64
+
+
+# --- 3. arguments of a million numbers ---------------------------------------------------------------
+
+
+def test_a_reply_whose_arguments_hold_a_million_numbers_is_read_in_its_inputs_time(run, plugin):
+    """Three calls of 400,000 numbers each (2.4 MB): every walker of the decoded arguments
+    (reading the calls, checking their depth, hiding secrets, fitting the log) made a Python call
+    per number, and the run took 7.5 s of which the plugin held its process for seconds at a
+    stretch; it now takes about 2.5 s (most of it the runner's own JSON)."""
+    calls = [{"id": f"c{n}", "name": "vault", "arguments": {"q": [n] + [1] * 400_000}} for n in range(3)]
+    result = run([{"tool_calls": calls}, {"text": "Done."}], tools=[vault([text_message("ok")])], timeout=120)
+    assert_survived(plugin, result)
+    assert result.text == "Done." and len(result.tool_requests) == 3
+    assert result.duration < 6
