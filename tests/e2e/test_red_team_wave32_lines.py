@@ -3,6 +3,13 @@ ends before PLUGIN_MAX_EXECUTION_TIMEOUT with an answer or a clear error), throu
 plugin process: paths the earlier red-team, line-budget and deadline files did not try. Every
 run is checked with wave 30's invariants (``assert_survived``: the plugin alive, no line over the
 daemon's 5 MiB, only JSON on stdout, no log left in ``start``, an answer or a clear error).
+
+Found and fixed: a node's run_timeout longer than the daemon's PLUGIN_MAX_EXECUTION_TIMEOUT (and a
+daemon limit under 10 s); a reply of 64 slow calls whose waiting calls ran past the deadline;
+decoded arguments of a million numbers walked with a Python call per number. Also kept here,
+cheap: tool streams and model fields of megabytes that already fit (a log message, a streamed
+variable, thousands of image links, text that escapes to six bytes a character, a tool call's
+``type``, the chunk's ``model``).
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from local_runner.tools import text_message
 from tests.e2e.conftest import ScriptedRun
 from tests.e2e.helpers import STRATEGIES, answer_turn, observations
 from tests.e2e.test_red_team_wave30 import assert_survived
-from tests.e2e.test_red_team_wave31 import call, vault
+from tests.e2e.test_red_team_wave31 import call, log_message, variable, vault
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +106,43 @@ def test_a_reply_whose_arguments_hold_a_million_numbers_is_read_in_its_inputs_ti
     assert_survived(plugin, result)
     assert result.text == "Done." and len(result.tool_requests) == 3
     assert result.duration < 6
+
+
+# --- 4. megabytes in places that already fit (cheap regression guards) ----------------------------------
+
+MB = 1024 * 1024
+STREAMS = {
+    "log message of 6 MB": [log_message("big", {"d": "l" * (6 * MB)})],
+    "log label of 6 MB": [log_message("L" * (6 * MB), {"d": 1})],
+    "variable streamed in 60 pieces of 100,000 control characters": [
+        variable("v", "\x01" * 100_000, stream=True) for _ in range(60)],
+    "5,000 image links": [{"type": "image_link", "message": {"text": f"https://example.com/{n}.png"}, "meta": None}
+                          for n in range(5_000)],
+    "3 million U+2028": [text_message("\u2028" * 3_000_000)],
+    "3 million lone surrogates": [text_message("\ud800" * 3_000_000)],
+}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("kind", list(STREAMS))
+def test_a_tool_stream_of_megabytes_fits_every_line(run, plugin, strategy, kind):
+    result = run([call(strategy, "vault", q="x"), answer_turn(strategy, "Done.")],
+                 tools=[vault([*STREAMS[kind], text_message("kept")])], strategy=strategy, timeout=120)
+    assert_survived(plugin, result)
+    assert result.text == "Done."
+    (seen,) = observations(result.llm_requests[1])
+    assert "kept" in seen or "characters" in seen  # the end, or the note that the rest was cut for the model
+
+
+CALL_DELTA = {"index": 0, "id": "c1", "type": "function", "function": {"name": "vault", "arguments": '{"q": "x"}'}}
+
+
+@pytest.mark.parametrize("chunk", [
+    {"tool_calls": [{**CALL_DELTA, "type": "t" * (6 * MB)}]},
+    {"tool_calls": [CALL_DELTA], "finish_reason": "f" * (6 * MB)},
+    {"message": {"content": "", "name": "n" * (6 * MB), "tool_call_id": "i" * (6 * MB), "tool_calls": [CALL_DELTA]}},
+], ids=["call type", "finish reason", "name and tool_call_id"])
+def test_model_fields_of_megabytes_are_not_written_back(run, plugin, chunk):
+    result = run([{"chunks": [chunk]}, {"text": "Done."}], tools=[vault([text_message("ok")])], timeout=120)
+    assert_survived(plugin, result)
+    assert result.text == "Done." and len(result.tool_requests) == 1
