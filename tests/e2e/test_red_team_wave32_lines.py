@@ -14,6 +14,7 @@ variable, thousands of image links, text that escapes to six bytes a character, 
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -100,12 +101,16 @@ def test_a_reply_whose_arguments_hold_a_million_numbers_is_read_in_its_inputs_ti
     """Three calls of 400,000 numbers each (2.4 MB): every walker of the decoded arguments
     (reading the calls, checking their depth, hiding secrets, fitting the log) made a Python call
     per number, and the run took 7.5 s of which the plugin held its process for seconds at a
-    stretch; it now takes about 2.5 s (most of it the runner's own JSON)."""
+    stretch; it now takes about 2.5 s (most of it the runner's own JSON). The time is the unit
+    tests' and the bench's to show (a wall-time bound here would fail on a busy machine); this run
+    shows the calls are read and run whole."""
     calls = [{"id": f"c{n}", "name": "vault", "arguments": {"q": [n] + [1] * 400_000}} for n in range(3)]
     result = run([{"tool_calls": calls}, {"text": "Done."}], tools=[vault([text_message("ok")])], timeout=120)
     assert_survived(plugin, result)
     assert result.text == "Done." and len(result.tool_requests) == 3
-    assert result.duration < 6
+    # vault's q is a string parameter: each list reaches the tool whole, as JSON text
+    assert sorted(json.loads(request["tool_parameters"]["q"])[0] for request in result.tool_requests) == [0, 1, 2]
+    assert all(len(json.loads(request["tool_parameters"]["q"])) == 400_001 for request in result.tool_requests)
 
 
 # --- 4. megabytes in places that already fit (cheap regression guards) ----------------------------------
