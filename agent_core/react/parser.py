@@ -719,6 +719,9 @@ def _prose_goes_on(text: str, at: int, eof: bool) -> bool | _Need:
 
 
 _SPLIT_INPUT_LABEL = re.compile(r"action[ _\-]?inputs?[ \t*]*[:：]\**", re.I)
+_INLINE_OBSERVATION = re.compile(r"(?<=[ \t])\**observations?(?:[ \t]*\d+)?[ \t*]*[:：]", re.I)
+"""An observation label after the action on its line (``Search[x] Observation 2: ...``): what
+follows is a result the model made up, not part of the action's name or input."""
 _NAME_TRIM: Final = " \t\r\n`*\"'.,;:([{"  # around a tool name: markdown, quotes, punctuation
 
 
@@ -726,9 +729,13 @@ def _split_name_line(line: str) -> tuple[str, bool, str | None, bool]:
     """The text after ``Action:`` -> (name, has an inline input label, inline input, whether
     the name was written with markdown escapes).
 
-    Handles ``search Action Input: {...}`` on one line and ``Search[query]`` / ``search(query)``.
+    Handles ``search Action Input: {...}`` on one line and ``Search[query]`` / ``search(query)``;
+    an observation label later on the line ends it.
     """
     line = without_trailing_tokens(line)
+    observed = _INLINE_OBSERVATION.search(line)
+    if observed:  # the model went on to write the tool's result on the action's line (dspy#535)
+        line = line[: observed.start()]
     bracketed = _BRACKETED_NAME.fullmatch(line.strip())
     if bracketed:  # only reached for a node tool's name (``_bracketed_tool``)
         return bracketed.group(1).strip(), False, None, False
