@@ -17,7 +17,8 @@ every field, so :class:`ToolCallAssembler` keys calls by ``index`` *and*
   sglang6310, agno3826).
 * ``id`` only in the first delta, in a different delta from ``name``
   (pipecat5023), inside ``function.id`` (llamacpp13800), or missing (ollama8337).
-* ``name`` repeated on every delta (llamacpp13800): replaced, never concatenated.
+* ``name`` repeated on every delta (llamacpp13800): replaced, never concatenated; split
+  with the arguments (``get_wea`` + ``ther``, ankit373/hydra#957): joined (``_name_piece``).
 * ``arguments`` as text fragments, as a complete object (ollama8337) or as
   JSON-encoded JSON (smolagents1003); ``{}`` sent ahead of the real
   arguments (litellm#4537: Anthropic's ``input: {}``); the arguments so far
@@ -240,7 +241,8 @@ class ToolCallAssembler:
     1. the call registered under its ``index``, unless that call has a
        different ``id`` or ``name`` (a new call reusing the index: hermes62937,
        sglang6310);
-    2. the call registered under its ``id`` under the same condition;
+    2. the call registered under its ``id`` under the same condition; either one (or, for a
+       delta with neither, the last call) whose name the delta goes on (``_name_piece``);
     3. the last call, when the delta cannot open a call of its own (no id, no
        name: a bare fragment) or, without an ``index``, fills what the last
        call lacks (pipecat5023: name first, id later) or repeats its name
@@ -274,7 +276,10 @@ class ToolCallAssembler:
         else:
             self._register(slot, delta, replace=False)
         slot.id = slot.id or delta.id
-        slot.name = slot.name or delta.name
+        if slot.name and delta.name and delta.name != slot.name:
+            slot.name += delta.name  # routed here only as the rest of a split name (_name_piece)
+        else:
+            slot.name = slot.name or delta.name
         slot.add_arguments(delta.arguments)
         self._last = slot
 
@@ -283,6 +288,10 @@ class ToolCallAssembler:
         by_id = self._by_id.get(delta.id) if delta.id else None
         for candidate in (by_index, by_id):
             if candidate is not None and not _conflicts(candidate, delta):
+                return candidate
+        unplaced = by_index is None and by_id is None and delta.index is None
+        for candidate in (by_index, by_id, self._last if unplaced else None):
+            if candidate is not None and _name_piece(candidate, delta):
                 return candidate
         if by_index is None and by_id is None and self._continues_last(delta):
             return self._last
@@ -371,6 +380,24 @@ def _stray_id_fragment(last: _Slot, delta: ToolCallDelta, *, new_index: bool) ->
     if not delta.name:
         return True
     return delta.name == last.name and not new_index and bool(last.raw_text().strip())
+
+
+def _name_piece(slot: _Slot, delta: ToolCallDelta) -> bool:
+    """True when ``delta``, under ``slot``'s index or id but another name, is the rest of a name
+    the server split as it splits arguments (ankit373/hydra#957: ``get_wea`` with ``{"ci``, then
+    ``ther`` with ``ty":"Paris"}``), not a new call reusing the index (hermes62937).
+
+    Only when the delta's id is none or ``slot``'s, ``slot``'s arguments are started but not a whole
+    value, and the delta's are a fragment that cannot open arguments of their own (no ``{`` or
+    ``[`` first): a new call would open its own, and as a call of its own the fragment would only
+    be told to the model as arguments that lost their beginning. The joined name runs only if it
+    is a declared tool (else the model is told of an unknown tool)."""
+    if delta.id and slot.id and delta.id != slot.id:
+        return False
+    arguments = delta.arguments
+    if not isinstance(arguments, str) or not arguments.strip() or arguments.lstrip()[:1] in ("{", "["):
+        return False
+    return bool(slot.raw_text().strip()) and not slot.is_complete()
 
 
 def _own_call(last: _Slot, delta: ToolCallDelta) -> bool:

@@ -164,6 +164,33 @@ def test_sglang6310_constant_index_with_distinct_ids():
     assert result.calls == (ToolCall("call_1", "search", {"q": "a"}), ToolCall("call_2", "search", {"q": "b"}))
 
 
+def test_hydra957_a_name_split_with_the_arguments_is_joined():
+    """The rest of a name, with a fragment that cannot open arguments, goes on the open call."""
+    deltas = [
+        fragment(index=0, id="call_ab", name="get_wea", arguments='{"ci'),
+        fragment(index=0, name="ther", arguments='ty": "Paris"}'),
+    ]
+    assert assemble(deltas).calls == (ToolCall("call_ab", "get_weather", {"city": "Paris"}),)
+    without_index = [{key: value for key, value in raw.items() if key != "index"} for raw in deltas]
+    assert assemble(without_index).calls == (ToolCall("call_ab", "get_weather", {"city": "Paris"}),)
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        fragment(index=0, name="get_time", arguments='{"tz": "UTC"}'),  # opens arguments of its own
+        fragment(index=0, id="call_cd", name="ther", arguments='ty": "Paris"}'),  # another id
+        fragment(index=0, name="get_time", arguments=""),  # a head with no fragment yet
+    ],
+)
+def test_hydra957_another_name_is_not_joined_unless_it_can_only_go_on(second):
+    """Another name under the same index stays a call of its own when it could be one: the open
+    call is then told as malformed, never run with a joined name."""
+    result = assemble([fragment(index=0, id="call_ab", name="get_wea", arguments='{"ci'), second])
+    assert "get_weather" not in [call.name for call in result.calls]
+    assert "get_wea" in [call.name for call in result.invalid]
+
+
 def test_sglang6310_index_changing_on_every_fragment():
     """Fragments of one call with a new index each: a bare fragment cannot open a call."""
     deltas = [
