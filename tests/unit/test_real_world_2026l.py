@@ -472,9 +472,9 @@ STREAMS = {
         "",
         [("get_current_weather", {"location": "Boston, MA"})],
     ),
-    # envoyproxy/ai-gateway PR #2399 style, with the call and its finish "STOP" in two chunks and
-    # tool_calls: [] on the terminal chunk (agno's OpenAILike #2336 shows empty lists too; rebuilt)
-    "empty-tool-calls-list-on-every-chunk": (
+    # craft-ai-agents/craft-agents-oss PR #996: a provider putting tool_calls: [] on its content and
+    # terminal chunks (rebuilt around a call, with Gemini's "STOP")
+    "craft996-empty-tool-calls-list-on-other-chunks": (
         [
             chunk(tool_calls=[]),
             delta(index=0, id="call_e", type="function", function=fn("get_weather", '{"city": "Oslo"}')),
@@ -595,6 +595,52 @@ STREAMS = {
         "",
         [("search", {"query": "hello"})],
     ),
+    # bitrouter/bitrouter PR #552: upstreams re-sending "function": {"name": ""} (present, empty) on
+    # every argument continuation
+    "bitrouter552-empty-string-name-on-continuations": (
+        [
+            delta(index=0, id="call_b5", type="function", function=fn("apply_patch", "")),
+            delta(index=0, function={"name": "", "arguments": '{"patch": "*** Begin'}),
+            delta(index=0, function={"name": "", "arguments": ' Patch"}'}),
+            END,
+        ],
+        "",
+        [("apply_patch", {"patch": "*** Begin Patch"})],
+    ),
+    # sgl-project/sglang#29441: Qwen3.6 under qwen3_coder, a role chunk, an empty-content chunk, then
+    # the call in a chunk that also has content ""
+    "sglang29441-empty-content-chunks-before-the-call": (
+        [
+            {"model": "m", "delta": {"index": 0, "message": {"role": "assistant"}, "finish_reason": None}},
+            chunk(""),
+            chunk("", tool_calls=[{"index": 0, "id": "call_q6", "type": "function",
+                                   "function": fn("bash", '{"command": "ls /tmp"}')}]),
+            END,
+        ],
+        "",
+        [("bash", {"command": "ls /tmp"})],
+    ),
+    # QwenLM/qwen-code#6249: a call of a tool without parameters whose arguments are "" and never
+    # followed by a fragment
+    "qwencode6249-empty-arguments-never-followed": (
+        [
+            delta(index=0, id="call_t", type="function", function=fn("task_list", "")),
+            END,
+        ],
+        "",
+        [("task_list", {})],
+    ),
+    # langchain-ai/langchainjs PR #8581: OpenAI chunks without ids for a tool with an empty schema
+    # (rebuilt)
+    "langchainjs8581-no-id-for-an-empty-schema-tool": (
+        [
+            delta(index=0, type="function", function=fn("get_current_time", "")),
+            delta(index=0, function=fn(arguments="{}")),
+            END,
+        ],
+        "",
+        [("get_current_time", {})],
+    ),
 }
 
 
@@ -650,6 +696,14 @@ def test_lmstudio830_an_empty_call_entry_after_the_answer_is_no_call(finish):
     streamed, turn = read(raw, ["bash"])
     assert streamed.strip() == HELLO
     assert not isinstance(turn.decision, ToolCalls) and turn.decision.text == HELLO
+
+
+def test_craft996_an_answer_with_empty_tool_call_lists_is_the_answer():
+    """craft-ai-agents/craft-agents-oss PR #996: tool_calls: [] on content chunks and on the terminal
+    "stop" chunk. The reply is an answer, shown whole, with its finish reason kept."""
+    raw = [chunk("Paris is ", tool_calls=[]), chunk("sunny.", tool_calls=[]), chunk(finish_reason="stop", tool_calls=[])]
+    streamed, turn = read(raw, ["get_weather"])
+    assert streamed == "Paris is sunny." and turn.decision.text == "Paris is sunny." and turn.finish_reason == "stop"
 
 
 @pytest.mark.xfail(strict=True, reason=(
