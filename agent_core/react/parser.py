@@ -2045,8 +2045,12 @@ class ReactStreamParser:
             calls = self._beside(calls, value)
         if self._purpose == "candidate" and not calls and (value is not FAIL or envelope_name(text) is None):
             self._abort_candidate()  # prose or a JSON answer after all
-            if len(self._alone) > kept and self._multi and not self._buf.startswith(("\n", "\r"), self._pos):
-                self._state = _S.AFTER_CALL  # {"name": X} kept: a call object may follow on its line
+            # {"name": X} kept, or an object that is clearly no call ({"note": 1}): a call object may
+            # follow on its line; what follows that is no call is given back as text, as before
+            if (len(self._alone) > kept or isinstance(value, dict)) and self._multi and not self._buf.startswith(
+                ("\n", "\r"), self._pos
+            ):
+                self._state = _S.AFTER_CALL
             return
         self._labels_seen = True  # a call that cannot be read is a problem, never an answer
         template = PROBLEM_NOT_JSON if value is FAIL else PROBLEM_NO_TOOL_IN_JSON
