@@ -54,6 +54,14 @@ _LABEL_LEFT = re.compile(r"(?:^|\n)[ \t#*_>]*+final[ \t_]*+answer[ \t*_]*+[:：]
 """A ``Final Answer`` label the text ends with, nothing after it: the answer never came."""
 
 
+def label_left(text: str) -> int | None:
+    """Where a ``Final Answer`` label that ``text`` ends with, nothing after it (``_LABEL_LEFT``:
+    ``Thought: done.\nFinal Answer: ``), starts in ``text`` (its line break included); None when
+    the text does not end so."""
+    found = _LABEL_LEFT.search(text.rstrip())
+    return None if found is None else found.start()
+
+
 def no_answer(text: str, tool_names: Collection[str]) -> bool:
     """Whether a Thought or reasoning ``text`` is a step towards a tool result rather than an
     answer: it names one of the run's tools as a word (``I need to call get_weather for

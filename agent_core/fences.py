@@ -86,3 +86,16 @@ def fence_lines(text: str) -> list[int]:
             opening = after
             found.append(line.start())
     return found
+
+
+_EMPTY_BLOCK = re.compile(r"\s*+(?:(`{3,})[^`\n]*|(~{3,})[^\n]*)\n\s*(?:\1`*|\2~*)\s*")
+"""A fenced block with nothing but blank lines inside, alone in the text (``_after``'s rules: a
+backtick fence's info string holds no backtick; the closing run of the same character, no
+shorter)."""
+
+
+def empty_code_block(text: str) -> bool:
+    """Whether ``text`` is only a fenced code block with nothing in it (```` ```\\n``` ````,
+    ```` ```json\\n\\n``` ````, ``~~~\\n~~~``), whitespace around it: a reply that shows an empty box
+    and says nothing, read as an empty reply."""
+    return "\n" in text and _EMPTY_BLOCK.fullmatch(text) is not None

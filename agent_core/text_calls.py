@@ -293,10 +293,19 @@ def name_alone(value: Any) -> list[Call]:
     return [(named.strip(), {})]
 
 
+class NoArguments(dict):
+    """The arguments of a ``{"name": X}`` read beside call objects (``name_alone``): none. Its name
+    may be no node tool's: such a call is kept (``_known_calls`` lets it through) so that the
+    model is told it was not run, as any call of an unknown tool is (``prompts.UNKNOWN_TOOL``),
+    rather than dropped in silence."""
+
+
 def _named_tool(value: Any, names: Collection[str]) -> list[Call]:
-    """``name_alone(value)`` when it names one of ``names``, else ``[]``."""
+    """``name_alone(value)``, its arguments ``NoArguments``, else ``[]``: beside call objects a
+    name alone is a call, of a node tool (one of ``names``) or, to be answered as not run, of
+    none."""
     alone = name_alone(value)
-    return alone if alone and alone[0][0] in names else []
+    return [(alone[0][0], NoArguments())] if alone and names else []
 
 
 def named_by_method(value: Any) -> bool:
@@ -851,6 +860,9 @@ def _known_calls(
     calls). An input that opens JSON it cannot read makes the text unreadable too."""
     found = []
     for name, value in calls:
+        if name not in known and type(value) is NoArguments:
+            found.append((name, {}))  # {"name": X} beside call objects: answered as an unknown tool's call
+            continue
         if name not in known:
             name = prefixed_tool(name, known)
             if name is None:

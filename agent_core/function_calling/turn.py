@@ -28,7 +28,8 @@ from agent_core.call_markup import (
     rewrite_markup,
 )
 from agent_core.fairness import SLICE_CHARS, give_way, slices
-from agent_core.fences import FENCE_RUN
+from agent_core.fallback import label_left
+from agent_core.fences import FENCE_RUN, empty_code_block
 from agent_core.json_args import raw_decode_at
 from agent_core.model_call import AssistantReply, ModelChunk, with_block_closed
 from agent_core.text_calls import (
@@ -94,6 +95,17 @@ _ACTION_CALL_START = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 """The end of a text that may still grow into ``_ACTION_CALL`` (a line start, then a prefix of it)."""
+_LABEL_TAIL = re.compile(
+    r"\n[ \t#*_>]*(?:f(?:i(?:n(?:a(?:l(?:[ \t_]*(?:a(?:n(?:s(?:w(?:e(?:r[ \t*_]*(?:[:：][ \t*_]*)?)?)?)?)?)?)?)?)?)?)?)?)?\Z",
+    re.IGNORECASE,
+)
+"""The end of a text that is a line holding a ``Final Answer`` label with nothing after it yet, or
+a start of one: held until text follows the label (then the line streams as written), so a label
+the reply ends with, empty (``fallback.label_left``), never reaches the user."""
+_THOUGHT_LABEL: Final = "thought"
+_EMPTY_TILDE_HEAD = re.compile(r"~{1,2}|~{3,}[^\n]*(?:\n[ \t]*)*(?:~+[ \t\r\n]*)?")
+"""A reply's start that may still be a tilde fenced block with nothing in it: held, not streamed, until
+a line with text comes in it (it then streams as before) or the reply ends."""
 
 
 def action_call_at(text: str, line_start: bool) -> int | None:
@@ -103,6 +115,13 @@ def action_call_at(text: str, line_start: bool) -> int | None:
     if found is None:
         return None
     return found.start() if line_start else max(found.start() - 1, 0)
+
+
+def empty_label_tail(text: str, line_start: bool) -> int:
+    """Length of the tail of ``text`` that is a ``Final Answer`` label line with nothing after it
+    yet, or a start of one (``_LABEL_TAIL``); 0 when there is none."""
+    found = _LABEL_TAIL.search(("\n" if line_start else "\0") + text)
+    return 0 if found is None else min(len(found.group()) - 1, len(text))
 
 
 def partial_action_call(text: str, line_start: bool) -> int:
@@ -122,6 +141,23 @@ _BLOCK_TAGS: Final = ("<tool_call>", "<tool_code>")
 _FENCE_HEAD_MAX: Final = 240
 """How long a fence line and the blank lines after it are held while its first content line may
 still open a call (characters)."""
+
+
+def _held_opening(start: str) -> bool | None:
+    """Whether a reply that starts with ``start`` (no leading whitespace) is held though it is no
+    call: True (held whole) for a ReAct-style ``Thought:`` (it may end with an empty ``Final
+    Answer:`` label: ``fallback.label_left``, and is then no answer), None while it may still be
+    one or while it is a tilde fence with nothing in it yet (an empty block is no answer:
+    ``fences.empty_code_block``; a line with text in it streams as before), False otherwise."""
+    if start[0] == "~":
+        return None if len(start) < _FENCE_HEAD_MAX and _EMPTY_TILDE_HEAD.fullmatch(start) else False
+    label = start.lstrip("*#_ \t")
+    if label and not _THOUGHT_LABEL.startswith(label[: len(_THOUGHT_LABEL)].lower()):
+        return False
+    after = label[len(_THOUGHT_LABEL) :].lstrip(" \t*_")
+    if len(label) <= len(_THOUGHT_LABEL) or not after:
+        return None if len(start) < _FENCE_HEAD_MAX else False
+    return after[0] in ":："
 
 
 def fenced_markup_head(line: str) -> bool | None:
@@ -320,6 +356,8 @@ class AnswerGate:
             return True
         if any(head.startswith(name) and head[len(name) : len(name) + 1] in _AFTER_NAME for name in self._names):
             return True  # a name and its arguments on one line (text_calls._name_line, _CODE_CALL)
+        if (opening := _held_opening(start)) is not False:
+            return opening
         if _ACTION_LABEL.startswith(start[: len(_ACTION_LABEL)].lower()):
             after = start[len(_ACTION_LABEL) :].lstrip(" \t")
             if not after:
@@ -396,7 +434,7 @@ class AnswerGate:
         if at is not None:
             self._buffer = text[at:]
             return self._hold(self._passed(text[:at]))
-        keep = max(keep, partial_action_call(text, self._line_start))
+        keep = max(keep, partial_action_call(text, self._line_start), empty_label_tail(text, self._line_start))
         self._buffer = text[len(text) - keep :]
         if keep and keep == len(text) and self._line_start and not text.strip(_LINE_MARKS):
             self._marks, self._buffer = [text], ""  # more of it is held without reading it all again
@@ -629,6 +667,48 @@ def _unreadable(text: str, gate: AnswerGate, names: Sequence[str]) -> ParseFailu
     return ParseFailure(prompts.TOOL_CALL_UNREADABLE, _unshown(gate), continues=gate.streamed)
 
 
+def _answer(text: str, gate: AnswerGate, turn: dict, cut: bool) -> Generator[str, None, ModelTurn]:
+    """The turn of a reply whose visible ``text`` (not blank) is read as no call: its answer, the
+    text the gate held yielded (a held line keeps its indent: the answer's text, as it came), or,
+    not ``cut``, a reply that said nothing (``_said_nothing``)."""
+    if not cut and (said := (yield from _said_nothing(text, gate, turn))) is not None:
+        return said
+    if gate.held:
+        yield _unshown(gate)
+    # the answer without the whitespace around it (a frame's "\n</answer>" left its "\n"), as
+    # ReAct's; a cut one keeps its end: the continuation goes on from it
+    return ModelTurn(thought=text, decision=FinalAnswer(text.lstrip() if cut else text.strip()), **turn)
+
+
+def _said_nothing(text: str, gate: AnswerGate, turn: dict) -> Generator[str, None, ModelTurn | None]:
+    """The turn of a reply (not cut) whose visible ``text`` says nothing though it is not blank:
+    only an empty code block, held (``fences.empty_code_block``: an empty box in the chat), an
+    empty reply asked again (``prompts.EMPTY_REPLY``); or ending with an empty ``Final Answer:``
+    label (``_before_empty_label``). None for any other reply."""
+    if not gate.streamed and empty_code_block(text):
+        return ModelTurn(thought=text, decision=ParseFailure(prompts.EMPTY_REPLY), **turn)
+    if text.strip() and (left := label_left(text)) is not None:
+        return (yield from _before_empty_label(text, left, gate, turn))
+    return None
+
+
+def _before_empty_label(text: str, left: int, gate: AnswerGate, turn: dict) -> Generator[str, None, ModelTurn]:
+    """The turn of a reply whose ``text`` ends with an empty ``Final Answer`` label starting at
+    ``left`` (``fallback.label_left``; the gate held the label: ``empty_label_tail``). With
+    nothing before it, or only a ReAct-style Thought (held whole: the model's thinking, and an
+    answer it announced and never wrote), it is an empty reply, asked again
+    (``prompts.EMPTY_REPLY``; at a limit the run says it stopped, as ReAct's). Prose before it is
+    the answer, without the label: what the user has not seen of it is yielded."""
+    before = text[:left].strip()
+    if not before or not gate.streamed:
+        return ModelTurn(thought=text, decision=ParseFailure(prompts.EMPTY_REPLY), **turn)
+    unshown = _unshown(gate).rstrip()
+    label = len(text.rstrip()) - left
+    if rest := unshown[: max(len(unshown) - label, 0)].rstrip():
+        yield rest
+    return ModelTurn(thought=text, decision=FinalAnswer(before), **turn)
+
+
 def _word_before_native_call(gate: AnswerGate, names: Sequence[str]) -> list[str]:
     """The reply's text when it is one word held only because Gemini's ``WORD:default_api:NAME{``
     might have followed (``text_calls.gemini_head``), and native calls came instead: the word is
@@ -717,11 +797,7 @@ def read_function_calling_turn(
             return ModelTurn(thought=text, decision=ParseFailure(prompts.REPLY_CUT), **turn)
         return ModelTurn(thought=text, decision=_unreadable(text, gate, names), **turn)
     if text.strip():
-        if gate.held:  # a held line keeps its indent: the answer's text, as it came
-            yield _unshown(gate)
-        # the answer without the whitespace around it (a frame's "\n</answer>" left its "\n"), as
-        # ReAct's; a cut one keeps its end: the continuation goes on from it
-        return ModelTurn(thought=text, decision=FinalAnswer(text.lstrip() if cut else text.strip()), **turn)
+        return (yield from _answer(text, gate, turn, cut))
     if got.finish_reason == "tool_calls":
         return ModelTurn(thought=text, decision=ParseFailure(prompts.TOOL_CALL_MISSING), **turn)
     # cut inside its reasoning, or before any text (a thinking model whose hidden reasoning took

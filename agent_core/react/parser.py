@@ -2067,8 +2067,8 @@ class ReactStreamParser:
                 return calls
             calls, self._alone = [*self._alone, *calls], []
             return calls
-        alone = name_alone(value)
-        if not alone or alone[0][0] not in self._tool_names:
+        alone = name_alone(value)  # of a node tool or not: one that is none is answered as an unknown tool's call
+        if not alone:
             return []
         if self._actions or any(not isinstance(item, str) for item in self._unlabelled):
             return alone

@@ -18,6 +18,7 @@ from agent_core import prompts
 from agent_core.answer_schema import answer_problem, answer_text, answer_value
 from agent_core.call_markup import ends_turn, markup_outside_quoted, rewrite_markup
 from agent_core.fairness import SLICE_CHARS, give_way, slices
+from agent_core.fences import empty_code_block
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn, parse_react
@@ -211,8 +212,10 @@ def read_react_turn(
     # text the user has already seen as the answer (after a "Final Answer:" label) is never run
     written = () if got.answer_shown else _name_line_calls(parsed, registry, round_index)
     unreadable = not written and not got.answer_shown and _unreadable_markup(parsed, registry)
+    # an answer that is only an empty code block, not shown yet, says nothing: an empty reply
+    empty = not cut and not got.answer_shown and not parsed.actions and empty_code_block(parsed.final_answer or "")
     for event in ending:
-        if isinstance(event, AnswerDelta) and event.text and not written and not unreadable:
+        if isinstance(event, AnswerDelta) and event.text and not written and not unreadable and not empty:
             yield event.text
     common = dict(
         usage=call_usage(usages),
@@ -229,8 +232,9 @@ def read_react_turn(
         return ModelTurn(thought="", decision=ToolCalls(written), **common)
     if parsed.actions:
         return ModelTurn(thought=parsed.thought, decision=_tool_calls(parsed, registry, round_index), **common)
-    if unreadable:  # asked again, as Function Calling asks; no answer to fall back on
-        return ModelTurn(thought=parsed.thought, decision=ParseFailure(prompts.TOOL_CALL_UNREADABLE_REACT), **common)
+    if unreadable or empty:  # asked again, as Function Calling asks; no answer to fall back on
+        problem = prompts.TOOL_CALL_UNREADABLE_REACT if unreadable else prompts.EMPTY_REPLY
+        return ModelTurn(thought=parsed.thought, decision=ParseFailure(problem), **common)
     if parsed.final_answer is not None and parsed.final_answer.strip():
         return ModelTurn(thought=parsed.thought, decision=FinalAnswer(parsed.final_answer), **common)
     if answer := _answer_in_reasoning(parser, parsed, "".join(reasoning), got.reasoning_ended_turn):

@@ -148,8 +148,9 @@ def test_a_call_block_after_a_sentence_is_held_from_its_fence_on():
 def test_an_action_call_after_a_line_of_text_is_held_from_its_label_on_and_runs(text):
     """LangChain's structured-chat format written with native tools offered: the call was run
     and also shown to the user as the answer's text (the gate held only a reply that began
-    with the label)."""
-    head = text[: text.index("Action") - (2 if "**" in text else 0)]
+    with the label). A reply that opens with a ReAct-style ``Thought:`` is held whole (it may end
+    with an empty ``Final Answer:`` label): its Thought is not shown beside the call."""
+    head = "" if text.startswith("Thought:") else text[: text.index("Action") - (2 if "**" in text else 0)]
     for pieces in ([text], list(text), [text[i : i + 5] for i in range(0, len(text), 5)]):
         streamed, turn = answer_of(pieces)
         assert streamed == head

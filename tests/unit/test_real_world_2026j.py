@@ -131,11 +131,12 @@ CASES = {
         '{"name": "read_file", "arguments": {"path": "README.md"}}\n{"name": "list_directory"}',
         calls=[("read_file", {"path": "README.md"}), ("list_directory", {})],
     ),
-    # {"name": X} of no node tool beside a call object: a record, as before; the call still runs
+    # {"name": X} of no node tool beside a call object: never dropped in silence; it goes to the tool
+    # runner, which answers it as an unknown tool's call, and the call still runs
     "hermes87900-name-of-no-node-tool-beside-a-call": Case(
         (tool("list_directory"), tool("read_file", "path")),
         '[{"name": "list_dir"}, {"name": "read_file", "arguments": {"path": "README.md"}}]',
-        calls=[("read_file", {"path": "README.md"})],
+        calls=[("list_dir", {}), ("read_file", {"path": "README.md"})],
     ),
     "hermes87900-joined-by-a-space": Case(
         (tool("list_directory"), tool("read_file", "path")),
