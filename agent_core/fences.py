@@ -88,7 +88,7 @@ def fence_lines(text: str) -> list[int]:
     return found
 
 
-_EMPTY_BLOCK = re.compile(r"\s*+(?:(`{3,})[^`\n]*|(~{3,})[^\n]*)\n\s*(?:\1`*|\2~*)\s*")
+_EMPTY_BLOCK = re.compile(r"\s*+(?:(`{3,}+)[^`\n]*+|(~{3,}+)[^\n]*+)\n\s*+(?:\1`*+|\2~*+)\s*+")
 """A fenced block with nothing but blank lines inside, alone in the text (``_after``'s rules: a
 backtick fence's info string holds no backtick; the closing run of the same character, no
 shorter)."""

@@ -103,7 +103,7 @@ _LABEL_TAIL = re.compile(
 a start of one: held until text follows the label (then the line streams as written), so a label
 the reply ends with, empty (``fallback.label_left``), never reaches the user."""
 _THOUGHT_LABEL: Final = "thought"
-_EMPTY_TILDE_HEAD = re.compile(r"~{1,2}|~{3,}[^\n]*(?:\n[ \t]*)*(?:~+[ \t\r\n]*)?")
+_EMPTY_TILDE_HEAD = re.compile(r"~{1,2}|~{3,}+[^\n]*+(?:\n[ \t]*+)*+(?:~++[ \t\r\n]*+)?")
 """A reply's start that may still be a tilde fenced block with nothing in it: held, not streamed, until
 a line with text comes in it (it then streams as before) or the reply ends."""
 
