@@ -295,7 +295,7 @@ class StrategyParams(BaseModel):
         """
         if not isinstance(data, dict):
             return data
-        tools, dropped, secrets = [], [], set()
+        tools, dropped, secrets, logged, declared = [], [], set(), [], set()
         raw_tools = data.get("tools")
         if isinstance(raw_tools, dict):  # one tool, not in a list
             raw_tools = [raw_tools]
@@ -312,12 +312,18 @@ class StrategyParams(BaseModel):
                 reason = _drop_reason(raw, error)
                 dropped.append((name, reason))
                 secrets |= _dropped_secrets(raw)
-                logger.warning("dropping tool %r: its declaration does not validate (%s)", name, reason)
+                declared.update(_declared_values(raw))
+                logged.append(("dropping tool %r: its declaration does not validate (%s)", name, reason))
             except Exception as error:  # a validator of the SDK that fails otherwise: never its text
                 name = _tool_name(raw)
                 secrets |= _dropped_secrets(raw)
+                declared.update(_declared_values(raw))
                 dropped.append((name, f"entity: unreadable ({type(error).__name__})"))
-                logger.warning("dropping tool %r: its declaration cannot be read (%s)", name, type(error).__name__)
+                logged.append(("dropping tool %r: its declaration cannot be read (%s)", name, type(error).__name__))
+        if logged:  # stderr reaches the daemon's log: a name may hold a key of this or any other tool
+            hide = redactor(declared.union(secrets, *map(tool_secret_values, tools)))
+            for text, name, detail in logged:
+                logger.warning(text, hide(name), hide(detail))
         return {**data, "tools": tools, "dropped_tools": dropped, "other_secrets": frozenset(secrets)}
 
     @field_validator("allowed_tools", mode="before")

@@ -679,3 +679,17 @@ def test_megabytes_of_escapes_are_decoded_in_linear_time(text):
     started = time.perf_counter()
     assert redactor([SECRET])(text + " " + SECRET.replace("-", "%2D")).endswith(" [REDACTED]")
     assert time.perf_counter() - started < 1.5
+
+
+@pytest.mark.parametrize("holder", ["broken", "crm"])
+def test_a_dropped_tool_named_with_a_key_is_logged_without_it(caplog, holder):
+    """A malformed tool whose name holds its own key, or another tool's key (upper-cased): the
+    warning on stderr names it with the key hidden, and still says what was dropped."""
+    caplog.set_level(logging.DEBUG)
+    other = "crm-key-" + SECRET[::-1]
+    shown = (SECRET if holder == "broken" else other).upper()
+    broken = tool_entity(f"broken_{shown}_v2", secret_type="password-v2")
+    params = StrategyParams.model_validate({"model": MODEL, "tools": [broken, tool_entity("crm", secret=other)]})
+    assert [tool.identity.name for tool in params.tools] == ["crm"]
+    assert "dropping tool 'broken_[REDACTED]_v2'" in caplog.text
+    assert shown not in caplog.text and shown.lower() not in caplog.text.lower()
