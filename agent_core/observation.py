@@ -1532,15 +1532,19 @@ that show nothing as whitespace."""
 
 _ESCAPES = re.compile(
     r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a surrogate pair
-    r"|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\[\\/\"'tnr]"
-    r"|%[0-9a-fA-F]{2}(?:%[0-9a-fA-F]{2})*"
+    r"|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\u\{[0-9a-fA-F]{1,6}\}|\\[\\/\"'tnr]"
+    r"|\\x[0-9a-fA-F]{2}(?:\\x[0-9a-fA-F]{2})*|\\[0-3][0-7]{2}(?:\\[0-3][0-7]{2})*"
+    r"|%[0-9a-fA-F]{2}(?:%[0-9a-fA-F]{2})*|=[0-9A-F]{2}(?:=[0-9A-F]{2})*|=(?:\r?\n|(?:\\r)?\\n)"
     r"|&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[A-Za-z][A-Za-z0-9]{1,31};"
 )
 """One escape a JSON, JavaScript, Python, URL or HTML encoder writes a character in (a run of
 percent-encoded bytes as one: a character of several UTF-8 bytes; an HTML character reference by
 number, also without the semicolon browsers read it without, or by any HTML5 name: ``&lowbar;``,
-``&period;``, ``&sol;``, ``&equals;``). Every alternative begins
-with a literal ``\\``, ``%`` or ``&``, so the regex engine skips to those characters in C
+``&period;``, ``&sol;``, ``&equals;``; ``\\U0000002d`` and ``\\u{2d}``; a run of ``\\xXX`` or
+octal ``\\055`` escapes, or of quoted-printable ``=2D``, as UTF-8 bytes where they are, each a
+character where not; a quoted-printable soft line break ``=`` and a line break, as nothing, also
+with the line break JSON-escaped).
+Every alternative begins with a literal ``\\``, ``%``, ``&`` or ``=``, so the regex engine skips to those characters in C
 (a leading group, ``(?:%..)+``, made it try every alternative at every character: 27 ms a
 megabyte of prose instead of 4)."""
 
@@ -1557,15 +1561,44 @@ def _unescape(escape: str) -> str:
     """The text one match of ``_ESCAPES`` stands for."""
     if escape[0] == "%":
         return urllib.parse.unquote(escape)
+    if escape[0] == "=":
+        return "" if escape[1] in "\r\n\\" else _bytes_text(bytes.fromhex(escape.replace("=", "")))
+    if escape[1] in "01234567":
+        return _bytes_text(bytes(int(escape[n : n + 3], 8) for n in range(1, len(escape), 4)))
     if escape[0] == "&":  # a name: looked up (an unknown one, 700,000 of them, is itself at once)
         return html.unescape(escape) if escape[1] == "#" else _HTML5_NAMES.get(escape[1:], escape)
     if escape[1] == "x":
-        return chr(int(escape[2:], 16))
+        return _bytes_text(bytes.fromhex(escape.replace("\\x", "")))
+    if escape[1] == "U" or escape[1:3] == "u{":
+        code = int(escape[2:].strip("{}"), 16)
+        return chr(code) if code < 0x110000 else escape
     if escape[1] == "'":
         return "'"
     if escape[1] in "tnr":
         return " "  # whitespace, which a secret is matched across
     return json.loads(f'"{escape}"')  # \uXXXX (a surrogate pair too), \/ \\ \"
+
+
+def _bytes_text(data: bytes) -> str:
+    """A run of escaped bytes as text: UTF-8 where it reads as such (a bytes repr, octal or
+    quoted-printable of a non-ASCII character), else each byte the character of that number."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+_CSS_ESCAPE_PIECES = re.compile(r"(\\[0-9a-fA-F]{1,6}(?:\r\n|[ \t\n\r\f])?)")
+"""A CSS escape (``\\2d `` or ``\\00002d``: one to six hex digits, a whitespace after them
+ending it), as one group. Read apart from ``_ESCAPES``: ``\\101`` is ``A`` in octal, ``ā`` in
+CSS."""
+_CSS_ESCAPE_MARK = re.compile(r"\\[0-9a-fA-F]")
+
+
+def _css_unescape(escape: str) -> str:
+    """The character a CSS escape stands for (U+FFFD for a number that is none, as CSS reads it)."""
+    code = int(escape[1:].rstrip(), 16)
+    return chr(code) if 0 < code < 0x110000 and not 0xD800 <= code < 0xE000 else "\ufffd"
 
 
 _DECODE_LEVELS = 3
@@ -1592,8 +1625,10 @@ class _Unescaped:
     cost is linear in the text whatever it holds (every character escaped, megabytes of ``%``,
     ``&#`` or backslashes). A text without escapes is ``text`` itself."""
 
-    def __init__(self, source: str) -> None:
-        pieces = _ESCAPE_PIECES.split(source)  # text, escape, text, ..., text
+    def __init__(self, source: str, *, css: bool = False) -> None:
+        # text, escape, text, ..., text; CSS escapes alone when ``css`` (see _CSS_ESCAPE_PIECES)
+        pieces = (_CSS_ESCAPE_PIECES if css else _ESCAPE_PIECES).split(source)
+        unescape = _css_unescape if css else _unescape
         self._source_pieces = pieces
         self._pieces = pieces
         self._map: tuple[list[int], list[int]] | None = None
@@ -1603,7 +1638,7 @@ class _Unescaped:
         escapes = pieces[1::2]
         table: dict[str, str] = dict.fromkeys(escapes, "")
         for count, escape in enumerate(table, 1):
-            table[escape] = _unescape(escape)
+            table[escape] = unescape(escape)
             if count % _DECODED_BETWEEN_TURNS == 0:
                 give_way()  # a text escaped in every character: hundreds of thousands of kinds
         decoded = pieces.copy()
@@ -1624,8 +1659,9 @@ class _Unescaped:
         return begin, stop
 
 
-_ESCAPE_MARKS = re.compile(r"[\\%&]")
-_PARTIAL_ESCAPE = re.compile(r"(?:(?<!\\)\\+(?:u[0-9a-fA-F]{0,3}|x[0-9a-fA-F]?)?|%[0-9a-fA-F]?|&#?[xX]?[0-9a-fA-F]{0,6}|&[A-Za-z][A-Za-z0-9]{0,30})\Z")
+_ESCAPE_MARKS = re.compile(r"[\\%&=]")
+_PARTIAL_ESCAPE = re.compile(r"(?:(?<!\\)\\+(?:u[0-9a-fA-F]{0,3}|u\{[0-9a-fA-F]{0,6}|U[0-9a-fA-F]{0,7}|x[0-9a-fA-F]?"
+                             r"|[0-9a-fA-F]{1,5}|[0-9a-fA-F]{6}\r)?|=(?:[0-9A-F]|\r|\\(?:r\\?)?)?|%[0-9a-fA-F]?|&#?[xX]?[0-9a-fA-F]{0,6}|&[A-Za-z][A-Za-z0-9]{0,30})\Z")
 """An escape the end of a text may have cut (the next piece of a stream finishes it)."""
 
 
@@ -1671,18 +1707,29 @@ def _utf16_units(char: str) -> list[int]:
 
 def _escaped_every_character(secret: str) -> set[str]:
     """``secret`` with every character escaped, in the notations a tool may write a value in:
-    ``\\u0043`` (JSON, JavaScript, Java; hex in either case), ``\\x43`` (Python, C,
-    JavaScript), ``&#67;`` and ``&#x43;`` (HTML, XML numeric character references), ``%43``
-    (percent-encoding of every byte, URL-safe characters too) and ``43414e`` (its UTF-8 bytes in
-    hex)."""
+    ``\\u0043`` (JSON, JavaScript, Java; hex in either case), ``\\U00000043`` (Python),
+    ``\\u{43}`` (JavaScript, Rust, Swift), ``\\x43`` (Python, C, JavaScript; also each UTF-8
+    byte, as a bytes repr writes it), ``\\103`` (octal UTF-8 bytes), ``\\43 `` and ``\\000043``
+    (CSS), ``=43`` (quoted-printable), ``&#67;`` and ``&#x43;`` (HTML, XML numeric character
+    references), ``%43`` (percent-encoding of every byte, URL-safe characters too) and ``43414e``
+    (its UTF-8 bytes in hex, also of the secret upper- or lower-cased first)."""
     units = [unit for char in secret for unit in _utf16_units(char)]
     forms = {"".join(f"\\u{unit:04x}" for unit in units)}
     if all(ord(char) < 256 for char in secret):
         forms.add("".join(f"\\x{ord(char):02x}" for char in secret))
     forms.add("".join(f"&#{ord(char)};" for char in secret))
     forms.add("".join(f"&#x{ord(char):x};" for char in secret))
-    forms.add("".join(f"%{byte:02x}" for byte in secret.encode("utf-8")))
-    forms.add(secret.encode("utf-8").hex())  # a digest-like dump of the bytes
+    data = secret.encode("utf-8")
+    forms.add("".join(f"%{byte:02x}" for byte in data))
+    forms.add("".join(f"\\U{ord(char):08x}" for char in secret))  # Python's 8-digit escape
+    forms.add("".join(f"\\u{{{ord(char):x}}}" for char in secret))  # JavaScript (ES6), Rust, Swift
+    forms.add("".join(f"\\x{byte:02x}" for byte in data))  # a bytes repr: UTF-8 bytes
+    forms.add("".join(f"\\{byte:03o}" for byte in data))  # octal: C, shells' printf, PHP
+    forms.add("".join(f"\\{ord(char):x} " for char in secret))  # CSS, a space ending each escape
+    forms.add("".join(f"\\{ord(char):06x}" for char in secret))  # CSS, six digits need no space
+    forms.add("".join(f"={byte:02X}" for byte in data))  # quoted-printable
+    # a digest-like dump of the bytes, also of the secret upper- or lower-cased before it was dumped
+    forms |= {case.encode("utf-8").hex() for case in (secret, secret.lower(), secret.upper())}
     return forms | {form.upper().replace("\\X", "\\x").replace("\\U", "\\u").replace("&#X", "&#x") for form in forms}
 
 
@@ -1828,6 +1875,95 @@ def _normal_forms(secrets: Iterable[object]) -> list[object]:
     return out
 
 
+_LATIN_WITH_LOOKALIKES = frozenset(_OTHER_SCRIPT_LOOKALIKES.values())
+
+
+class _LookalikeTokens:
+    """A secret written wholly in look-alike letters of another script (``ѕесrеt`` all Cyrillic,
+    no Latin letter or digit beside it: ``_fold`` leaves such words as they are, Russian and
+    Greek prose among them). A token of the text made only of look-alike letters (and the
+    punctuation the secrets hold), as long as a secret, is written in Latin letters when that
+    gives the secret (folded); every other token is left as it is. The regex engine finds such
+    tokens in C (it skips to a look-alike letter and tests the one before it), so a text costs a
+    Python call only for a whole token of look-alikes as long as a secret."""
+
+    def __init__(self, compact_forms: Iterable[str]) -> None:
+        words = {form for form in compact_forms if len(form) >= MIN_SECRET_LENGTH and form.isascii()
+                 and any(char.isalpha() for char in form)
+                 and all(char in _LATIN_WITH_LOOKALIKES or not char.isalnum() for char in form)}
+        self._words = words
+        self._pattern: re.Pattern[str] | None = None
+        self._end: re.Pattern[str] | None = None
+        self._sources: tuple[str, str] | None = None
+        self._marks = ""
+        if not words:
+            return
+        self._marks = "".join(sorted({char for word in words for char in word if not char.isalnum()}))
+        # a token is bounded by what is not a letter or digit ("_" bounds it too: ``x_key``)
+        token, edge = f"[{_LOOKALIKE_CHARS}{re.escape(self._marks)}]", "[^\\W_]"
+        least, most = min(map(len, words)), max(map(len, words))
+        # compiled when first needed (a text with look-alike letters: few are)
+        self._sources = (f"[{_LOOKALIKE_CHARS}](?<!{edge}.){token}{{{least - 1},{most - 1}}}(?!{edge})",
+                         f"(?<!{edge})[{_LOOKALIKE_CHARS}]{token}*\\Z")
+
+    def _compiled(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
+        if self._pattern is None or self._end is None:
+            self._pattern, self._end = map(re.compile, self._sources)
+        return self._pattern, self._end
+
+    def as_latin(self, text: str) -> str:
+        """``text`` with each whole token of look-alike letters that spells a secret written in
+        Latin letters, one for one (a place in it is the same place in ``text``)."""
+        if self._sources is None or not _OTHER_SCRIPT.search(text):
+            return text
+        pieces, written = [], 0
+        for match in self._compiled()[0].finditer(text):
+            latin = match.group().translate(_AS_LATIN).lower()
+            start = match.start()
+            if latin not in self._words:  # a mark a secret holds may end a sentence or open a list
+                bare = latin.strip(self._marks)
+                if bare not in self._words:
+                    continue
+                start += latin.index(bare)
+                latin = bare
+            pieces += (text[written:start], latin)
+            written = start + len(latin)
+        return "".join([*pieces, text[written:]]) if pieces else text
+
+    def end_as_latin(self, text: str) -> str:
+        """``text`` (the end of a streamed piece) with a token of look-alike letters that ends it
+        written in Latin letters: it may be the start of a secret the next piece finishes."""
+        if self._sources is None or not _OTHER_SCRIPT.search(text):
+            return text
+        match = self._compiled()[1].search(text)
+        if match is None:
+            return text
+        return text[: match.start()] + match.group().translate(_AS_LATIN).lower()
+
+
+def _decodings(text: str) -> Iterator[tuple[str, list[_Unescaped]]]:
+    """``text`` with its escapes decoded (``_Unescaped``), once and again up to
+    ``_DECODE_LEVELS`` times while escapes are left (a JSON text quoted inside another:
+    ``\\\\u002d``), and each of those and ``text`` with its CSS escapes decoded (a CSS text in a
+    JSON string): each as ``(decoded, levels)``, the decoders to map a place in it back through,
+    in order. Nothing for a text without escapes."""
+    levels: list[_Unescaped] = []
+    decoded = text
+    while True:
+        if _CSS_ESCAPE_MARK.search(decoded):
+            css = _Unescaped(decoded, css=True)
+            if css.text != decoded:
+                yield css.text, [*levels, css]
+        if len(levels) == _DECODE_LEVELS or not _ESCAPE_MARKS.search(decoded):
+            return
+        level = _Unescaped(decoded)
+        if level.text == decoded:
+            return
+        levels.append(level)
+        decoded = level.text
+        yield decoded, list(levels)
+
+
 class _Secrets:
     """The secret values of a call and what hides them: ``redact`` replaces every occurrence by
     ``[REDACTED]``, whatever whitespace stands between its words (a tool or an error message
@@ -1878,6 +2014,7 @@ class _Secrets:
         self._compact = sorted({"".join(v.split()) for v in self._variants if v.strip()}, key=len, reverse=True)
         # how far back from a text's end a start of a form may reach: enough for any reflowed form
         self._reach = 4 * len(self._compact[0]) + 16 if self._compact else 0
+        self._tokens = _LookalikeTokens(self._compact)
 
     def __bool__(self) -> bool:
         return bool(self._forms)
@@ -1892,19 +2029,14 @@ class _Secrets:
         if not text or not self._forms:
             return text
         spans = list(self._found(text))
-        levels: list[_Unescaped] = []  # a secret with some of its characters escaped: found decoded,
-        decoded = text  # also escaped again (a JSON text quoted inside another: \\u002d; twice: \\\\u002d)
-        while len(levels) < _DECODE_LEVELS and _ESCAPE_MARKS.search(decoded):
-            level = _Unescaped(decoded)
-            if level.text == decoded:
-                break
-            levels.append(level)
-            decoded = level.text
+        decoded_any = False
+        for decoded, levels in _decodings(text):
+            decoded_any = True
             for start, end in self._found(decoded):
                 for back in reversed(levels):
                     start, end = back.span(start, end)
                 spans.append((start, end))
-        spans = _merged(spans) if levels else spans
+        spans = _merged(spans) if decoded_any else spans
         pieces, written = [], 0
         for start, end in spans:
             pieces += (text[written:start], REDACTED)
@@ -1916,16 +2048,7 @@ class _Secrets:
             return False
         if next(self._found(text), None) is not None:
             return True
-        decoded = text
-        for _ in range(_DECODE_LEVELS):
-            if not _ESCAPE_MARKS.search(decoded):
-                return False
-            before, decoded = decoded, _Unescaped(decoded).text
-            if decoded == before:
-                return False
-            if next(self._found(decoded), None) is not None:
-                return True
-        return False
+        return any(next(self._found(decoded), None) is not None for decoded, _ in _decodings(text))
 
     def _found(self, text: str) -> Iterator[tuple[int, int]]:
         """``(start, end)`` of each form found in ``text``, left to right, none overlapping the
@@ -1938,7 +2061,7 @@ class _Secrets:
         without whitespace, and its own pattern is tried only there, when whitespace stands
         inside the place (``_Form.matches``). ``text`` is compared folded (``_fold``): upper-cased,
         full-width or with a zero-width character inside, a secret is found all the same."""
-        text = _fold(text)
+        text = _fold(self._tokens.as_latin(text))
         give_way()  # each pass over a text of megabytes takes tens of milliseconds
         compact = "".join(text.split())
         give_way()
@@ -2009,6 +2132,10 @@ class _Secrets:
             partial = _PARTIAL_ESCAPE.search(body)  # a cut escape; decoded, ``&amp;amp`` ends in one too
             head = body[: partial.start()] if partial else body
             at = self._start_at_end(head, 1)  # a start before it, else the cut escape itself
+            if _CSS_ESCAPE_MARK.search(head):  # a start with CSS escapes in it
+                css = _Unescaped(head, css=True)
+                css_at = self._start_at_end(css.text, 1)
+                at = min(at, css.span(css_at, css_at + 1)[0]) if css_at < len(css.text) else at
             if at < len(body):
                 for back in reversed(levels):
                     at = back.span(at, at + 1)[0]
@@ -2028,7 +2155,7 @@ class _Secrets:
         if not text or not self._compact:
             return len(text)
         tail_start = max(0, len(text) - self._reach)
-        compact, index = _compact(_fold(text[tail_start:]))
+        compact, index = _compact(_fold(self._tokens.end_as_latin(text[tail_start:])))
         longest_start = 0  # of every form of every secret, the longest start that ends the text
         for variant in self._compact:
             for size in range(min(len(variant) - 1, len(compact)), max(least, longest_start + 1) - 1, -1):

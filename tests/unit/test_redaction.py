@@ -587,27 +587,32 @@ def test_a_secret_in_a_json_value_dumped_again_is_redacted(inner):
 
 _REFERENCE_ESCAPES = re.compile(
     r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
-    r"|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\[\\/\"'tnr]"
+    r"|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\u\{[0-9a-fA-F]{1,6}\}|\\[\\/\"'tnr]"
+    r"|(?:\\x[0-9a-fA-F]{2})+|(?:\\[0-3][0-7]{2})+|(?:=[0-9A-F]{2})+|=(?:\r?\n|(?:\\r)?\\n)"
     r"|(?:%[0-9a-fA-F]{2})+"
     r"|&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[A-Za-z][A-Za-z0-9]{1,31};"
 )
+
+
+_REFERENCE_CSS_ESCAPES = re.compile(r"\\[0-9a-fA-F]{1,6}(?:\r\n|[ \t\n\r\f])?")
 
 
 class _ReferenceUnescaped:
     """The full decode (the reference): every escape replaced by ``re.sub`` with a callback, a
     place in the decoded text mapped back through the escapes' matches."""
 
-    def __init__(self, source):
-        from agent_core.observation import _unescape
+    def __init__(self, source, *, css=False):
+        from agent_core.observation import _css_unescape, _unescape
 
         self._source = source
-        self.text = _REFERENCE_ESCAPES.sub(lambda match: _unescape(match.group()), source)
+        self._escapes = _REFERENCE_CSS_ESCAPES if css else _REFERENCE_ESCAPES
+        self._unescape = _css_unescape if css else _unescape
+        self.text = self._escapes.sub(lambda match: self._unescape(match.group()), source)
 
     def span(self, start, end):
-        from agent_core.observation import _unescape
-
+        _unescape = self._unescape
         at, source, escape_end, size, written = [], [], [], 0, 0
-        for match in _REFERENCE_ESCAPES.finditer(self._source):
+        for match in self._escapes.finditer(self._source):
             if match.start() > written:
                 at.append(size), source.append(written), escape_end.append(-1)
                 size += match.start() - written
@@ -628,6 +633,8 @@ _SHOWN_AS = [
     lambda c: f"&#{ord(c)};", lambda c: f"&#x{ord(c):x};",
     lambda c: f"\\\\u{ord(c):04X}", lambda c: f"%25{ord(c):02X}", lambda c: f"&amp;#{ord(c)};",  # escaped twice
     lambda c: c + "\\t", lambda c: c + "%20",
+    lambda c: f"\\U{ord(c):08x}", lambda c: f"\\u{{{ord(c):x}}}", lambda c: f"\\{ord(c):03o}",
+    lambda c: f"\\{ord(c):x} ", lambda c: f"={ord(c):02X}", lambda c: c + "=\n",
 ]
 """How one character of a secret is written: as it is, escaped in one notation, escaped twice, or
 followed by an escaped whitespace."""
@@ -635,6 +642,7 @@ followed by an escaped whitespace."""
 _NOISE = st.sampled_from([
     "\\", "\\\\", "\\u00", "\\u00e9", "\\ud83d\\ude00", '\\"', "%", "%2", "%25", "%E2%82%AC", "%C3",
     "&", "&#", "&#4", "&#45;", "&amp;", "&lt;", "\\n", " ", "x", "-", "\\\\u002d",
+    "\\0", "\\05", "\\2d", "\\u{", "\\U000", "=", "=4", "=3D", "=\r", "\\101",
 ])
 
 
