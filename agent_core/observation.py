@@ -1530,11 +1530,15 @@ that show nothing as whitespace."""
     return text.lower().replace("\u03c2", "\u03c3")  # a final sigma, lower-cased by its place
 
 
+_QP = "=(?:[01][0-9A-F]|2[0-9A-F]|3[A-F]|40|5[B-F]|60|7[B-F]|[89A-F][0-9A-F])"
+"""A quoted-printable byte as encoders write one: not a letter or digit (printable ASCII is
+written as it is), so ``timeout=30`` in code is not read as ``timeout0`` (and costs no decoding)."""
+
 _ESCAPES = re.compile(
     r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a surrogate pair
     r"|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\u\{[0-9a-fA-F]{1,6}\}|\\[\\/\"'tnr]"
     r"|\\x[0-9a-fA-F]{2}(?:\\x[0-9a-fA-F]{2})*|\\[0-3][0-7]{2}(?:\\[0-3][0-7]{2})*"
-    r"|%[0-9a-fA-F]{2}(?:%[0-9a-fA-F]{2})*|=[0-9A-F]{2}(?:=[0-9A-F]{2})*|=(?:\r?\n|(?:\\r)?\\n)"
+    r"|%[0-9a-fA-F]{2}(?:%[0-9a-fA-F]{2})*|" + _QP + "(?:" + _QP + r")*|=(?<![\s=!<>]=)(?:\r?\n|(?:\\r)?\\n)"
     r"|&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[A-Za-z][A-Za-z0-9]{1,31};"
 )
 """One escape a JSON, JavaScript, Python, URL or HTML encoder writes a character in (a run of
@@ -1543,7 +1547,8 @@ number, also without the semicolon browsers read it without, or by any HTML5 nam
 ``&period;``, ``&sol;``, ``&equals;``; ``\\U0000002d`` and ``\\u{2d}``; a run of ``\\xXX`` or
 octal ``\\055`` escapes, or of quoted-printable ``=2D``, as UTF-8 bytes where they are, each a
 character where not; a quoted-printable soft line break ``=`` and a line break, as nothing, also
-with the line break JSON-escaped).
+with the line break JSON-escaped, unless the ``=`` ends an operator or follows a space, as in
+code: ``!=``, ``x =``).
 Every alternative begins with a literal ``\\``, ``%``, ``&`` or ``=``, so the regex engine skips to those characters in C
 (a leading group, ``(?:%..)+``, made it try every alternative at every character: 27 ms a
 megabyte of prose instead of 4)."""

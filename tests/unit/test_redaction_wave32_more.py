@@ -233,3 +233,11 @@ def test_megabytes_of_russian_words_of_look_alike_letters_are_read_in_linear_tim
     started = time.process_time()
     assert redact(text) == text
     assert time.process_time() - started < 2.0
+
+
+@pytest.mark.parametrize("code", ["r = get(url, timeout=30)\nif r.status !=\n  200: x =\n 1", "a=41&b=7A&c=20"])
+def test_code_that_only_looks_like_quoted_printable_costs_no_decoding(code):
+    """A quoted-printable encoder writes a letter or digit as it is, and a soft line break after a
+    character of the text: ``timeout=30``, ``!=`` or ``x =`` before a line break in code are not
+    escapes, so such a text of megabytes is searched once, not once more decoded."""
+    assert list(observation._decodings(code * 1000)) == []
