@@ -1530,9 +1530,10 @@ that show nothing as whitespace."""
     return text.lower().replace("\u03c2", "\u03c3")  # a final sigma, lower-cased by its place
 
 
-_QP = "=(?:[01][0-9A-F]|2[0-9A-F]|3[A-F]|40|5[B-F]|60|7[B-F]|[89A-F][0-9A-F])"
-"""A quoted-printable byte as encoders write one: not a letter or digit (printable ASCII is
-written as it is), so ``timeout=30`` in code is not read as ``timeout0`` (and costs no decoding)."""
+_QP = "=(?:[01][0-9A-F]|2[1-9A-F]|3[A-F]|40|5[B-F]|60|7[B-F]|[89A-F][0-9A-F])"
+"""A quoted-printable byte as encoders write one: not a letter, a digit or a space (printable
+ASCII is written as it is; a space inside a secret is matched as whitespace anyway), so
+``timeout=30`` or ``c=20`` in code is not read as an escape (and costs no decoding)."""
 
 _ESCAPES = re.compile(
     r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a surrogate pair

@@ -55,7 +55,7 @@ FORMS = {
     "\\u{XX} escapes": CANARY.replace("F", "\\u{46}").replace("-", "\\u{2d}"),
     "octal escapes": CANARY.replace("-", "\\055").replace("9", "\\071"),
     "CSS escapes": CANARY.replace("-", "\\2d ").replace("1", "\\31 "),
-    "quoted-printable": CANARY.replace("-", "=2D").replace("E", "=45"),
+    "quoted-printable": CANARY.replace("-", "=2D"),
     "quoted-printable soft line break": CANARY[:9] + "=\n" + CANARY[9:],
     "UTF-8 bytes as \\xXX": "".join(f"\\x{byte:02x}" for byte in CANARY.encode()),
     "wholly Cyrillic look-alikes": WORD.translate(_CYRILLIC),
