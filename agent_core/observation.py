@@ -1629,7 +1629,8 @@ class _Unescaped:
     ``str.join``); only each distinct escape is decoded in Python (a JSON text of a megabyte
     holds tens of thousands of escapes, seldom more than a few dozen different ones), so the
     cost is linear in the text whatever it holds (every character escaped, megabytes of ``%``,
-    ``&#`` or backslashes). A text without escapes is ``text`` itself."""
+    ``&#`` or backslashes). A text without escapes is ``text`` itself. With ``css``, only the
+    CSS escapes of ``_CSS_ESCAPE_PIECES`` are decoded (read apart: see there)."""
 
     def __init__(self, source: str, *, css: bool = False) -> None:
         # text, escape, text, ..., text; CSS escapes alone when ``css`` (see _CSS_ESCAPE_PIECES)

@@ -241,3 +241,9 @@ def test_code_that_only_looks_like_quoted_printable_costs_no_decoding(code):
     character of the text: ``timeout=30``, ``!=`` or ``x =`` before a line break in code are not
     escapes, so such a text of megabytes is searched once, not once more decoded."""
     assert list(observation._decodings(code * 1000)) == []
+
+
+@pytest.mark.parametrize("shown", [SECRET.replace("-", "%2D", 1).replace("-", "\\2d "),
+                                   SECRET.replace("-", "\\055", 1).replace("-", "\\2d ")])
+def test_a_css_escape_beside_an_escape_of_another_notation_is_redacted(shown):
+    assert hidden(SECRET, shown)
