@@ -36,7 +36,7 @@ from typing import Any
 
 import json_repair
 
-from agent_core.fairness import off_hub
+from agent_core.fairness import GRAIN, give_way, off_hub, paced
 from agent_core.prompts import (
     MSG_NOT_JSON,
     MSG_NOT_OBJECT,
@@ -300,20 +300,38 @@ PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
 without a call (a list of a million numbers is a million calls otherwise)."""
 
 
+_SURROGATE_SHOWN = re.compile(r"\\ud[89a-f]")
+"""A lone surrogate as ``repr`` shows it (a surrogate is never printable, so always escaped)."""
+
+
 def without_lone_surrogates(value: Any) -> Any:
     """``value`` (decoded JSON) with each lone surrogate in its strings replaced by U+FFFD; the
-    same object when it holds none."""
+    same object when it holds none. A container is first looked at whole (its ``repr``, in C):
+    one holding no surrogate, the usual case, is not walked; a walk gives way between its items
+    (``fairness.paced``). Raises ``RecursionError`` for a value nested too deep to walk."""
+    if isinstance(value, dict | list):
+        try:
+            if not _SURROGATE_SHOWN.search(repr(value)):
+                return value
+        except RecursionError:
+            pass  # the walk below raises it as it did
+    return _surrogates_walked(value)
+
+
+def _surrogates_walked(value: Any) -> Any:
     if isinstance(value, str):
         return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
     if isinstance(value, dict):
+        give_way()  # hundreds of thousands of small containers
         pairs = [
-            (without_lone_surrogates(key), item if type(item) in PLAIN_SCALARS else without_lone_surrogates(item))
-            for key, item in value.items()
+            (_surrogates_walked(key), item if type(item) in PLAIN_SCALARS else _surrogates_walked(item))
+            for key, item in paced(value.items())
         ]
         same = all(new_key is key and new is item for (new_key, new), (key, item) in zip(pairs, value.items(), strict=True))
         return value if same else dict(pairs)
     if isinstance(value, list):
-        items = [item if type(item) in PLAIN_SCALARS else without_lone_surrogates(item) for item in value]
+        give_way()
+        items = [item if type(item) in PLAIN_SCALARS else _surrogates_walked(item) for item in paced(value)]
         return value if all(new is item for new, item in zip(items, value, strict=True)) else items
     return value
 
@@ -572,6 +590,7 @@ def split_concatenated(text: str) -> list[Any] | None:
     """
     objects: list[Any] = []
     position, end = 0, len(text)
+    surrogates = _SURROGATE_ESCAPE.search(text) is not None  # else no value can hold one: none is walked
     while True:
         while position < end and text[position].isspace():
             position += 1
@@ -583,7 +602,7 @@ def split_concatenated(text: str) -> list[Any] | None:
             value, position = raw_decode_at(text, position)
         except (ValueError, RecursionError):
             return None
-        objects.append(without_lone_surrogates(value))
+        objects.append(without_lone_surrogates(value) if surrogates else value)
     return objects if len(objects) >= 2 else None
 
 
@@ -611,7 +630,15 @@ def decode_arguments(raw: str | Mapping[str, Any] | None) -> dict[str, Any]:
         raise ArgumentsError(MSG_NOT_OBJECT.format(kind=_kind(raw)))
     if not strip_noise(raw):
         return {}
-    value: Any = loads_lenient(raw)
+    return arguments_object(loads_lenient(raw), raw)
+
+
+def arguments_object(value: Any, raw: str) -> dict[str, Any]:
+    """The arguments object of ``value``, what ``loads_lenient(raw)`` returned for the arguments
+    text ``raw``: as :func:`decode_arguments` reads it from there (a JSON string holding JSON
+    unwrapped, an array of one object that object, ``null`` or ``[]`` ``{}``). For a caller that
+    decoded ``raw`` already (strictly: ``loads``), so that megabytes of arguments are decoded
+    once. Raises ``ArgumentsError`` as :func:`decode_arguments` does."""
     for _ in range(MAX_NESTED_ENCODING - 1):
         if not isinstance(value, str):
             break
@@ -646,10 +673,17 @@ def _as_object(value: Any, raw: str) -> dict[str, Any]:
 
 def too_deep(value: Any, limit: int) -> bool:
     """Whether arrays and objects in ``value`` nest more than ``limit`` levels deep (``{}`` is
-    one level). Iterative: safe on any depth."""
+    one level). Iterative: safe on any depth; gives way every ``fairness.GRAIN`` items."""
     stack = [(value, 1)]
+    walked = 0
     while stack:
         item, depth = stack.pop()
+        walked += 1
+        if walked == GRAIN:  # hundreds of thousands of items: one clock read a thousand
+            walked = 0
+            give_way()
+        if type(item) is str or type(item) in PLAIN_SCALARS:
+            continue
         if isinstance(item, Mapping):
             children: Any = item.values()
         elif isinstance(item, list | tuple):
@@ -658,11 +692,7 @@ def too_deep(value: Any, limit: int) -> bool:
             continue
         if depth > limit:
             return True
-        stack.extend(
-            (child, depth + 1)
-            for child in children
-            if type(child) not in PLAIN_SCALARS and type(child) is not str and isinstance(child, Mapping | list | tuple)
-        )
+        stack.extend(zip(children, itertools.repeat(depth + 1)))  # in C; leaves are skipped as they come
     return False
 
 

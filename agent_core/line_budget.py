@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic_core import to_json
 
-from agent_core.fairness import give_way
+from agent_core.fairness import give_way, paced
 from agent_core.json_args import PLAIN_SCALARS, too_deep, without_lone_surrogates
 
 DAEMON_LINE_BYTES = 5 * 1024 * 1024
@@ -93,11 +93,13 @@ def fit(data: Any, limit: int = LOG_DATA_BYTES) -> Any:
     size = _json_size(data)
     if size is not None and size <= limit:  # the usual case: it fits as it is
         return data
+    give_way()  # megabytes were encoded in C; more passes follow
     if size is None:  # pydantic-core cannot write it as it is: nested too deep, or a lone surrogate
         data = without_lone_surrogates(_cut_depth(data, MAX_LOG_DEPTH) if too_deep(data, MAX_LOG_DEPTH) else data)
     size = encoded_size(data)
     if size <= limit:
         return data
+    give_way()
     strings = [text for text in _strings(data) if len(text) > _SHORT]  # short ones are never cut
     sizes = [(len(text), encoded_size(text) - 2) for text in strings]
     fixed = size - sum(encoded for _, encoded in sizes)
@@ -136,8 +138,8 @@ def _cut_depth(value: Any, limit: int, depth: int = 1) -> Any:
         return _DEPTH_NOTE.format(limit=limit)
     give_way()  # hundreds of thousands of parts
     if isinstance(value, dict):
-        return {key: _cut_depth(item, limit, depth + 1) for key, item in value.items()}
-    return [_cut_depth(item, limit, depth + 1) for item in value]
+        return {key: _cut_depth(item, limit, depth + 1) for key, item in paced(value.items())}
+    return [_cut_depth(item, limit, depth + 1) for item in paced(value)]
 
 
 def _strings(value: Any, depth: int = 0) -> list[str]:
@@ -148,7 +150,7 @@ def _strings(value: Any, depth: int = 0) -> list[str]:
     give_way()
     items = value.values() if isinstance(value, dict) else value if isinstance(value, list | tuple) else ()
     found: list[str] = []
-    for item in items:  # numbers and strings without a call each (a list of a million numbers)
+    for item in paced(items):  # numbers and strings without a call each (a list of a million numbers)
         if type(item) is str:
             found.append(item)
         elif type(item) not in PLAIN_SCALARS:
@@ -165,7 +167,7 @@ def _cut_strings(value: Any, cap: int, limit: int, depth: int = 0) -> Any:
     give_way()
     if isinstance(value, dict):
         return {key: item if type(item) in PLAIN_SCALARS else _cut_strings(item, cap, limit, depth + 1)
-                for key, item in value.items()}
+                for key, item in paced(value.items())}
     if isinstance(value, list | tuple):
-        return [item if type(item) in PLAIN_SCALARS else _cut_strings(item, cap, limit, depth + 1) for item in value]
+        return [item if type(item) in PLAIN_SCALARS else _cut_strings(item, cap, limit, depth + 1) for item in paced(value)]
     return value

@@ -19,7 +19,7 @@ from dify_plugin.entities.model.llm import LLMModelConfig, LLMUsage
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
 from agent_core import prompts
-from agent_core.fairness import give_way
+from agent_core.fairness import give_way, paced
 from agent_core.line_budget import encoded_size
 from agent_core.memo import per_object
 from agent_core.output_limit import cut_by_usage, output_limit
@@ -222,7 +222,7 @@ def _normalize_any(raw: Mapping[str, Any]) -> ModelChunk:
     delta = raw.get("delta") if isinstance(raw.get("delta"), Mapping) else {}
     message = delta.get("message") if isinstance(delta.get("message"), Mapping) else {}
     raw_calls = message.get("tool_calls") or []
-    calls = tuple(ToolCallDelta.from_raw(call) for call in raw_calls if isinstance(call, Mapping))
+    calls = tuple(ToolCallDelta.from_raw(call) for call in paced(raw_calls) if isinstance(call, Mapping))
     reasoning = message.get("reasoning_content") or delta.get("reasoning_content") or ""
     usage, usage_problem = read_usage(delta.get("usage"))
     content = message.get("content")

@@ -127,8 +127,11 @@ def invoke_tool_raw(session: Session, tool: ToolEntity, parameters: dict[str, An
 
 def _too_large(arguments: dict[str, Any]) -> bool:
     """Whether ``arguments`` take more than ``TOOL_ARGUMENTS_BYTES`` once encoded (a bound from
-    their length first: the usual call is far below it)."""
-    return len(str(arguments)) * 6 > TOOL_ARGUMENTS_BYTES and encoded_size(arguments) > TOOL_ARGUMENTS_BYTES
+    their length first: the usual call is far below it). Gives way between the two measures."""
+    if len(str(arguments)) * 6 <= TOOL_ARGUMENTS_BYTES:
+        return False
+    give_way()  # megabytes of arguments: two passes in C, the other sessions between them
+    return encoded_size(arguments) > TOOL_ARGUMENTS_BYTES
 
 
 def request_size(tool: ToolEntity, parameters: dict[str, Any]) -> int:

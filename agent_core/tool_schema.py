@@ -21,6 +21,7 @@ from dify_plugin.entities.tool import ToolParameter
 from dify_plugin.interfaces.agent import ToolEntity
 
 from agent_core import json_args
+from agent_core.fairness import give_way, paced
 from agent_core.line_budget import TOOL_DECLARATION_BYTES, encoded_size
 from agent_core.observation import redacted_texts, secret_forms
 from agent_core.prompts import MSG_MISSING, MSG_NOT_BOOLEAN, MSG_NOT_NUMBER, MSG_NOT_OPTION, MSG_SCHEMA_ECHO, REDACTED
@@ -210,6 +211,7 @@ class ToolRegistry:
         """Tools left out because their declaration is too large: (node name, bytes)."""
         own = {tool.identity.name for tool in tools or () if not provider_names or _fits(tool.identity.name)}
         for tool in tools or ():
+            give_way()  # thousands of tools: some 0.1 ms each
             declaration = to_prompt_tool(tool)
             if (size := encoded_size(declaration.model_dump(mode="json"))) > declaration_limit:
                 self.oversized.append((tool.identity.name, size))
@@ -339,7 +341,7 @@ class ToolRegistry:
         if not forms or not isinstance(arguments, Mapping):
             return []
         return [
-            str(name) for name, value in arguments.items()
+            str(name) for name, value in paced(arguments.items())  # a call of 50,000 keys
             if forms.holds(str(name)) or forms.holds(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str))
         ]
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from dify_plugin.entities.model.llm import LLMUsage
 
+from agent_core.fairness import paced
+
 _FIELDS = frozenset(LLMUsage.model_fields)
 _DECIMAL_FIELDS = tuple(name for name, info in LLMUsage.model_fields.items() if info.annotation is Decimal)
 
@@ -165,11 +167,27 @@ def add_usage(a: LLMUsage, b: LLMUsage) -> LLMUsage:
 
 
 def sum_usages(usages: Iterable[LLMUsage]) -> LLMUsage:
-    """The sum of any number of usages (zero for none)."""
+    """The sum of any number of usages (zero for none), as ``add_usage`` folds them from zero.
+    One usage is built, not one per report (a reply of 100,000 chunks each reporting its own
+    usage), and the loop gives way every ``fairness.GRAIN`` reports."""
     total = empty_usage()
-    for usage in usages:
-        total = add_usage(total, usage)
-    return total
+    fields = {name: getattr(total, name) for name in _SUMMED + _LATEST}
+    currency = total.currency
+    for usage in paced(list(usages)):
+        if usage.total_price or not fields["total_price"]:
+            currency = usage.currency
+        for name in _SUMMED:
+            fields[name] += getattr(usage, name)
+        for name in _LATEST:
+            fields[name] = getattr(usage, name) or fields[name]
+    return LLMUsage(**fields, currency=currency)
+
+
+_SUMMED = ("prompt_tokens", "prompt_price", "completion_tokens", "completion_price", "total_tokens", "total_price",
+           "latency")
+"""Fields ``add_usage`` adds up."""
+_LATEST = ("prompt_unit_price", "prompt_price_unit", "completion_unit_price", "completion_price_unit")
+"""Fields ``add_usage`` takes from the later usage, unless it is zero there."""
 
 
 def _is_cumulative(usages: list[LLMUsage]) -> bool:

@@ -27,7 +27,7 @@ from agent_core.call_markup import (
     partial_markup,
     rewrite_markup,
 )
-from agent_core.fairness import SLICE_CHARS, give_way, slices
+from agent_core.fairness import SLICE_CHARS, give_way, paced, slices
 from agent_core.fallback import label_left
 from agent_core.fences import FENCE_RUN, empty_code_block
 from agent_core.json_args import raw_decode_at
@@ -600,7 +600,7 @@ def _stream(
         reasoning.extend((chunk.reasoning, part.reasoning))
         if chunk.reasoning and not got.reasoning_ended_turn:
             got.reasoning_ended_turn = ends_turn(chunk.reasoning)
-        for delta in chunk.tool_calls:
+        for delta in paced(chunk.tool_calls):  # a chunk of 100,000 calls
             assembler.add(delta)
         if chunk.usage is not None:
             got.usages.append(chunk.usage)
