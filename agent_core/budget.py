@@ -32,7 +32,7 @@ from dify_plugin.entities.model.message import (
     PromptMessageTool,
 )
 
-from agent_core.fairness import give_way
+from agent_core.fairness import GRAIN, give_way, paced
 from agent_core.line_budget import REQUEST_BYTES, encoded_size
 from agent_core.memo import Notes, per_object
 from agent_core.model_call import ModelRequest, message_dump, tool_dump
@@ -265,7 +265,7 @@ def message_tokens(message: PromptMessage) -> int:
                 total += count_tokens(getattr(part, "data", ""))
             else:
                 total += document_tokens(part) if part.type == PromptMessageContentType.DOCUMENT else IMAGE_TOKENS
-    for call in getattr(message, "tool_calls", None) or []:
+    for call in paced(getattr(message, "tool_calls", None) or []):  # a message of 100,000 calls
         total += count_tokens(call.function.name) + count_tokens(call.function.arguments)
     return total
 
@@ -301,7 +301,7 @@ def _message_chars(message: PromptMessage) -> int:
     opaque = getattr(message, "opaque_body", None)
     chars += len(str(opaque)) if opaque is not None else 0
     chars += len(getattr(message, "tool_call_id", "") or "")  # a call id may hold kilobytes (Vertex AI)
-    return chars + sum(len(call.function.arguments) + len(call.function.name) + len(call.id) + 64 for call in calls) + 128
+    return chars + sum(len(call.function.arguments) + len(call.function.name) + len(call.id) + 64 for call in paced(calls)) + 128
 
 
 def request_bytes(request: ModelRequest) -> int:
@@ -315,11 +315,29 @@ def request_bytes(request: ModelRequest) -> int:
     chars = sum(_message_chars(message) for message in request.prompt_messages)
     if chars * 6 < REQUEST_BYTES // 2:
         return chars * 6 + extra
-    return encoded_size([message_dump(message) for message in request.prompt_messages]) + extra
+    messages = request.prompt_messages
+    return sum(_message_bytes(message) for message in messages) + max(len(messages), 1) + 1 + extra  # "[", ",", "]"
+
+
+@per_object
+def _message_bytes(message: PromptMessage) -> int:
+    """Bytes of one message in the request line's prompt list, once per message object: the list
+    measured as the sum of its messages (they are the same bytes, with a comma between two), each
+    message giving way, rather than 33 MB encoded in one pass (100,000 tool messages, after a
+    reply of as many calls) that no other session could interrupt."""
+    give_way()
+    dump = message_dump(message)
+    calls = dump.get("tool_calls")
+    if not isinstance(calls, list) or len(calls) <= GRAIN:
+        return encoded_size(dump)
+    # an assistant message of 100,000 calls: its calls measured one by one (the same bytes, with
+    # a comma between two), giving way
+    return encoded_size({**dump, "tool_calls": []}) + sum(encoded_size(call) for call in paced(calls)) + len(calls) - 1
 
 
 @per_object
 def _tool_bytes(tool: PromptMessageTool) -> int:
+    give_way()  # thousands of tools, each measured once
     return encoded_size(tool_dump(tool))
 
 
