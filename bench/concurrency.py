@@ -21,7 +21,9 @@ while A ran are counted).
 
 from __future__ import annotations
 
+import functools
 import itertools
+import json
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -29,7 +31,8 @@ from typing import Any
 
 from bench.harness import Plugin, answer_turn, fc_tool_turn, make_toolbox, median, ms, timeline
 from bench.streaming import PacedBackend
-from local_runner import ScriptedBackend
+from local_runner import ModelSettings, Scenario, ScriptedBackend, run_scenario
+from local_runner.backends import make_usage
 from local_runner.result import RunResult
 from local_runner.tools import ScriptedTool, ToolBox, ToolParam, text_message
 
@@ -57,11 +60,21 @@ class Params:
     """Secret-input parameters of that tool."""
     almost_json_keys: int = 100_000
     """Keys of the single-quoted ReAct action input in the "almost-JSON action" load."""
+    big_call_keys: int = 300_000
+    """Keys of the native tool call's arguments in the "huge call arguments" load (about 17
+    bytes of JSON each)."""
+    chunk_calls: int = 100_000
+    """Tool calls of the one model chunk in the "calls in one chunk" load."""
+    many_tools: int = 2_000
+    """Tools of the node in the "many tools" load."""
+    usage_chunks: int = 100_000
+    """Chunks of the model reply, each with its usage, in the "usage in every chunk" load."""
 
 
 FULL = Params()
 SMOKE = Params(tools=2, output_chars=50_000, chunks=40, interval=0.002, lead=0.01, runs=1, tiny_items=200,
-               empty_chunks=2_000, secret_chars=20_000, secrets=3, almost_json_keys=1_000)
+               empty_chunks=2_000, secret_chars=20_000, secrets=3, almost_json_keys=1_000, big_call_keys=2_000,
+               chunk_calls=200, many_tools=20, usage_chunks=500)
 
 
 def _text_times(result: RunResult) -> list[float]:
@@ -129,6 +142,48 @@ def _almost_json(plugin: Plugin, params: Params) -> RunResult:
     return plugin.run("ReAct", [turn, answer_turn("ReAct", 4)], make_toolbox(1))
 
 
+@functools.cache
+def _big_arguments_turn(keys: int) -> dict[str, Any]:
+    """Built once: building it in this process (which also runs the streaming session's runner)
+    while the other session streams would count in its gaps."""
+    return fc_tool_turn(2, [("tool_000", {f"k{n}": f"v{n}" for n in range(keys)})])
+
+
+@functools.cache
+def _calls(count: int) -> tuple[dict[str, Any], ...]:
+    """Built once, as ``_big_arguments_turn``."""
+    return tuple({"id": f"call_{n}", "type": "function", "function": {"name": "tool_000", "arguments": '{"query": "x"}'}}
+                 for n in range(count))
+
+
+def _big_call(plugin: Plugin, params: Params) -> RunResult:
+    turns = [_big_arguments_turn(params.big_call_keys), answer_turn("function_calling", 4)]
+    return plugin.run("function_calling", turns, make_toolbox(1))
+
+
+def _chunk_calls(plugin: Plugin, params: Params) -> RunResult:
+    calls = list(_calls(params.chunk_calls))
+    toolbox = make_toolbox(1)
+    scenario = Scenario(query="Find the records.", strategy="function_calling", tools=toolbox.names,
+                        model=plugin.model or ModelSettings())
+    try:  # ends with an error once the 100,000 calls' results would not fit a request: the load is what led there
+        return run_scenario(scenario, ScriptedBackend([{"chunks": [{"tool_calls": calls}]}]), toolbox,
+                            plugin=plugin.process)
+    finally:
+        plugin.process.transcript.clear()
+
+
+def _many_tools(plugin: Plugin, params: Params) -> RunResult:
+    return plugin.run("function_calling", [answer_turn("function_calling", 4)], make_toolbox(params.many_tools))
+
+
+def _usage_chunks(plugin: Plugin, params: Params) -> RunResult:
+    first, each = make_usage(100, 1), make_usage(0, 1)  # per-chunk deltas: the reports add up
+    answer = answer_turn("function_calling", params.usage_chunks)
+    turn = {"chunks": [{**chunk, "usage": each if n else first} for n, chunk in enumerate(answer["chunks"])]}
+    return plugin.run("function_calling", [turn], make_toolbox(1))
+
+
 LOADS = {
     "tiny tool items": (_tiny_items, lambda p: f"one tool streams {p.tiny_items:,} one-character messages"),
     "empty model chunks": (_empty_chunks, lambda p: f"one model reply of {p.empty_chunks:,} empty chunks"),
@@ -136,6 +191,11 @@ LOADS = {
                                   f"{p.secrets} secrets to hide"),
     "almost-JSON action": (_almost_json, lambda p: f"a ReAct action input of {p.almost_json_keys:,} single-quoted "
                            "keys (json_repair)"),
+    "huge call arguments": (_big_call, lambda p: f"a native tool call whose arguments are a JSON object of "
+                            f"{p.big_call_keys:,} keys ({len(json.dumps({f'k{n}': f'v{n}' for n in range(p.big_call_keys)})) / 1e6:.1f} MB)"),
+    "calls in one chunk": (_chunk_calls, lambda p: f"one model chunk of {p.chunk_calls:,} tool calls"),
+    "many tools": (_many_tools, lambda p: f"a node of {p.many_tools:,} tools (its prompt)"),
+    "usage in every chunk": (_usage_chunks, lambda p: f"a model reply of {p.usage_chunks:,} chunks, each with its usage"),
 }
 """The other loads: name -> (run the heavy session, describe it). ``python -m bench.concurrency
 NAME...`` runs only the named ones."""
@@ -227,6 +287,7 @@ def table(result: dict[str, Any]) -> str:
 if __name__ == "__main__":
     import sys
 
+    _big_arguments_turn(FULL.big_call_keys), _calls(FULL.chunk_calls)  # built before any stream starts
     with Plugin() as started:
         for name in sys.argv[1:]:
             print(f"{name}: {_beside(started, FULL, LOADS[name][0])}", flush=True)
