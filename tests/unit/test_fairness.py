@@ -140,18 +140,35 @@ def test_a_model_reply_sent_whole_is_read_in_slices_that_give_way(monkeypatch):
     assert _ticks_during(fc) >= (20_000 * len("<tool_call>")) // fairness.SLICE_CHARS - 1
 
 
-def test_redacting_a_long_text_gives_way_between_the_forms_of_fifty_secrets(monkeypatch):
-    # 50 secrets are some 600 forms, each looked for with one str.find over the whole text (5 MB:
+def test_redacting_a_long_text_gives_way_between_the_forms_of_many_secrets(monkeypatch):
+    # 30 secrets are some 700 forms, each looked for with one str.find over the whole text (5 MB:
     # 0.4-0.9 s with no switch while no form was found); now a switch may come between two forms
     from agent_core import observation
-    from agent_core.observation import REDACTED, _Secrets
+    from agent_core.observation import _FIND_EACH_FORM_MAX, REDACTED, _Secrets
 
-    secrets = _Secrets([f"sk-{n:04d}-secretvalue-{n * 7919:08d}" for n in range(50)])
+    secrets = _Secrets([f"sk-{n:04d}-secretvalue-{n * 7919:08d}" for n in range(30)])
+    assert 500 < len(secrets._forms) <= _FIND_EACH_FORM_MAX  # one find per form
     text = "record 1 value abc; " * 500 + "key sk-0007-secretvalue-00055433 end"
     offers = []
     monkeypatch.setattr(observation, "give_way", lambda: offers.append(1))
     redacted = secrets.redact(text)
-    assert len(offers) >= len(secrets._forms) > 500
+    assert len(offers) >= len(secrets._forms)
+    assert redacted.endswith(f"key {REDACTED} end") and "secretvalue" not in redacted
+
+
+def test_redacting_a_long_text_for_more_secrets_gives_way_as_it_goes(monkeypatch):
+    # past _FIND_EACH_FORM_MAX forms the text is read once, place by place: a switch may come every
+    # 8,192 places
+    from agent_core import observation
+    from agent_core.observation import _FIND_EACH_FORM_MAX, REDACTED, _Secrets
+
+    secrets = _Secrets([f"sk-{n:04d}-secretvalue-{n * 7919:08d}" for n in range(80)])
+    assert len(secrets._forms) > _FIND_EACH_FORM_MAX  # read place by place
+    text = "record 1 value abc; " * 10_000 + "key sk-0007-secretvalue-00055433 end"
+    offers = []
+    monkeypatch.setattr(observation, "give_way", lambda: offers.append(1))
+    redacted = secrets.redact(text)
+    assert len(offers) >= len(text.replace(" ", "")) // 8192
     assert redacted.endswith(f"key {REDACTED} end") and "secretvalue" not in redacted
 
 
