@@ -2,6 +2,9 @@
 model read back, and the checks every run must pass."""
 
 import json
+import os
+
+from hypothesis import HealthCheck, settings
 
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 
@@ -56,3 +59,20 @@ def weather_tool(output: str = "Sunny, 21 C", **kwargs) -> ScriptedTool:
         responses=[text_message(output)],
         **kwargs,
     )
+
+
+FUZZ_EXAMPLES_ENV = "AGENT_FUZZ_EXAMPLES"
+"""Environment variable of the long fuzz mode: examples per generated test (and strategy)."""
+
+
+def fuzz_settings(ci_examples: int) -> settings:
+    """Hypothesis settings of a generated end-to-end test. By default (CI) ``ci_examples``
+    examples, derandomized (the same examples every run, no example database). With
+    ``AGENT_FUZZ_EXAMPLES=N`` set, the long mode: ``N`` examples drawn from a fresh random seed
+    each run (``pytest --hypothesis-seed=S`` replays one), each failure printed with the
+    ``@reproduce_failure`` blob that replays it."""
+    long_run = int(os.environ.get(FUZZ_EXAMPLES_ENV) or 0)
+    return settings(max_examples=long_run or ci_examples, deadline=None, derandomize=not long_run,
+                    database=None, print_blob=bool(long_run),
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                           HealthCheck.data_too_large])

@@ -8,21 +8,49 @@ outputs, a tool that echoes its secret, parallel calls, answers in one huge chun
 by the output limit (answers and calls), several ReAct actions in one turn, inputs that repeat
 the tool's schema, invented observations, JSON nested deeper than the SDK parses or writes (in
 a tool's result and in a call's arguments).
+
+The hostile runs (``test_hostile_runs_keep_the_invariants``, both strategies, streamed and
+blocking) add: finish reasons of a cut in every spelling plugins send (``length``,
+``max_tokens``, ``MAX_TOKENS``, ``FinishReason.MAX_TOKENS``, padded) and ``stop`` with a usage at
+the node's ``max_tokens``, next to whole replies ending with ``null``, ``None``, none at all or
+``FinishReason.STOP``; model errors shaped like the SDK's error objects, with tracebacks; usage
+repeated as a running total on every chunk; ``<think>`` blocks and ``reasoning_content`` around
+native calls; call ids over 1 KB; the secret in a tool's error, a file's name, a link, an image
+link, a JSON key, base64- and percent-encoded, split over text and variable messages, and in the
+model's own answer split over stream items; tool messages of every type with null or odd data.
+Each must end with an answer or a clear error, show no traceback, leak no form of the secret,
+never show a cut reply as an answer (it is continued or marked incomplete) nor run its calls,
+and keep every tool result and file.
+
+CI runs a fixed, derandomized set of examples. The long mode draws fresh ones from a random seed:
+
+    AGENT_FUZZ_EXAMPLES=1000 .venv/bin/python -m pytest --timeout=0 --hypothesis-show-statistics \
+        tests/e2e/test_adversarial_fuzz.py tests/e2e/test_invariants_fuzz.py
+
+(``--hypothesis-seed=S`` replays a seed; a failure prints the ``@reproduce_failure`` line that
+replays it.) Shrunk failures are pinned as plain tests at the end of the file.
 """
 
+import base64
 import json
 import re
+import urllib.parse
+from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 from agent_core import prompts
 from local_runner import PluginProcess
+from local_runner.backends import make_usage
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
+from local_runner.scenario import DEFAULT_FEATURES
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
+from tests.e2e.helpers import fuzz_settings
 
 EXAMPLES = 30  # per strategy: each example may move megabytes
+HOSTILE_EXAMPLES = 20  # per strategy and streamed/blocking
 SECRET = "SECRET-CANARY-93c1d7"
 
 
@@ -120,9 +148,7 @@ def check(result, plugin) -> None:
 
 
 @pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                 HealthCheck.data_too_large])
+@fuzz_settings(EXAMPLES)
 @given(data=st.data())
 def test_adversarial_runs_never_kill_leak_or_pass_off_a_cut_reply(run, plugin, strategy, data):
     plan, offered = data.draw(turns(strategy), label="turns")
@@ -132,3 +158,249 @@ def test_adversarial_runs_never_kill_leak_or_pass_off_a_cut_reply(run, plugin, s
     cut_answer_only = [t for t in plan if t.get("finish_reason") == "length"]
     if result.ok and not cut_answer_only:
         assert prompts.ANSWER_CUT_OFF not in result.text
+
+
+# --- hostile runs: every spelling of a cut, SDK-shaped model errors, secrets in every channel ---
+
+MAX_TOKENS = 1024  # the node's max_tokens (ModelSettings' default completion parameters)
+CUT_REASONS = ["length", "max_tokens", "MAX_TOKENS", "FinishReason.MAX_TOKENS", " length\n", "LENGTH"]
+"""Finish reasons that mean the reply was cut by the output limit, as model plugins spell them."""
+WHOLE_REASONS = ["stop", "null", "None", None, "STOP", "end_turn", "FinishReason.STOP", "stop_sequence"]
+"""Finish reasons of a whole reply (``None`` sends none), with a usage short of the limit."""
+CUT_MARK = "CUTMARK-partial"  # text only a cut reply holds
+INCOMPLETE = prompts.ANSWER_CUT_OFF.split(":")[0]  # "[The answer above is incomplete", every notice's start
+CUT_ARG = "cut-argument"  # the argument only a cut call carries
+ENCODED_SECRETS = [
+    SECRET,
+    base64.b64encode(SECRET.encode()).decode(),
+    urllib.parse.quote(SECRET, safe="").replace("-", "%2D"),
+    SECRET.replace("-", "\\u002d"),
+]
+"""The canary as a tool may write it: plain, base64, percent-encoded every character it can, JSON-escaped."""
+TRACEBACK = ('Traceback (most recent call last):\n  File "/app/models/llm.py", line 88, in _invoke\n'
+             '    raise InvokeServerUnavailableError(str(ex))\n'
+             'dify_plugin.errors.model.InvokeServerUnavailableError: upstream 503')
+SDK_ERRORS = [
+    'PluginInvokeError: {"args": {"traceback": ' + json.dumps(TRACEBACK) + '}, '
+    '"error_type": "InvokeServerUnavailableError", "message": "[openai] Server Unavailable Error, upstream 503"}',
+    "[models] Error: " + TRACEBACK,
+    'req_id: 7f3a PluginInvokeError: {"args":{},"error_type":"InvokeRateLimitError","message":"Rate limit reached"}',
+    "During handling of the above exception, another exception occurred:\n\n" + TRACEBACK,
+    '{"error_type": "InvokeBadRequestError", "message": null, "args": {"traceback": "Traceback (most recent call',
+]
+
+
+def _secret_tool(name: str, responses: list[dict], **kwargs) -> ScriptedTool:
+    return ScriptedTool(name=name, description=f"The {name} tool",
+                        parameters=[ToolParam("q", description="query"),
+                                    ToolParam("api_key", type="secret-input", form="form", description="key")],
+                        runtime_parameters={"api_key": SECRET}, responses=responses, **kwargs)
+
+
+def _msg(kind: str, message, meta=None) -> dict:
+    return {"type": kind, "message": message, "meta": meta}
+
+
+ODD_MESSAGES = [  # every message type, with null or odd data
+    _msg("text", {"text": ""}),
+    _msg("text", None),
+    _msg("text", {"text": None}),
+    _msg("json", {"json_object": None}),
+    _msg("link", {"text": "https://example.com/" + "%" * 3}),
+    _msg("hologram", {"text": "a type the SDK does not know"}),
+    _msg("log", {"id": "l2", "label": None, "status": "odd", "data": None}),
+    _msg("blob_chunk", {"id": "g", "sequence": 5, "total_length": -1, "blob": "!!", "end": False}, None),
+    _msg("text", {"text": "\x00\ud7ff\ufeff\u202e odd"}),
+    _msg("json", {"json_object": []}),
+    _msg("json", {"json_object": {"": None, "n": float("1e308"), "nested": [[[]]]}}),
+    _msg("link", {"text": ""}),
+    _msg("link", {"text": "javascript:alert(1)"}),
+    _msg("image", {"text": "not a url"}),
+    _msg("image_link", {"text": "https://example.com/a b.png"}),
+    _msg("variable", {"variable_name": "v", "variable_value": None, "stream": False}),
+    _msg("variable", {"variable_name": "s", "variable_value": "piece", "stream": True}),
+    _msg("log", {"id": "l1", "label": "tool log", "parent_id": None, "error": None, "status": "success",
+                 "data": {}, "metadata": None}),
+    _msg("retriever_resources", {"retriever_resources": [], "context": ""}),
+    _msg("blob", {"blob": ""}, {"filename": "", "mime_type": None}),
+    _msg("blob", {"blob": base64.b64encode(b"x").decode()}, None),
+    _msg("file", {"file_marker": "file_marker"}, {"file": None}),
+    _msg("blob_chunk", {"id": "f", "sequence": 0, "total_length": 0, "blob": "", "end": True},
+         {"filename": "empty.txt", "mime_type": "text/plain"}),
+]
+
+HOSTILE_TOOLS = {
+    "small": lambda: _tool("small", "small-result"),
+    "leaky": TOOLS["leaky"],
+    "err_leak": lambda: _secret_tool("err_leak", [text_message("partial")], error=f"401: key {SECRET} refused"),
+    "file_leak": lambda: _secret_tool("file_leak", [
+        {"type": "blob", "message": {"blob": base64.b64encode(b"a,b\n").decode()},
+         "meta": {"filename": f"{SECRET}.csv", "mime_type": "text/csv"}}, text_message("file-written")]),
+    "link_leak": lambda: _secret_tool("link_leak", [
+        _msg("link", {"text": f"https://example.com/?key={ENCODED_SECRETS[2]}"}),
+        _msg("image_link", {"text": f"https://example.com/{SECRET}.png"}), text_message("links-sent")]),
+    "json_leak": lambda: _secret_tool("json_leak", [
+        json_message({SECRET: 1, "b64": ENCODED_SECRETS[1], "escaped": SECRET, "list": [SECRET]})]),
+    "split_leak": lambda: _secret_tool("split_leak", [
+        text_message("key " + SECRET[:9]), text_message(SECRET[9:] + " used"),
+        _msg("variable", {"variable_name": "k", "variable_value": SECRET[:5], "stream": True}),
+        _msg("variable", {"variable_name": "k", "variable_value": SECRET[5:], "stream": True})]),
+    "odd": lambda: _tool("odd", "odd-done"),  # responses replaced by a drawn mix of ODD_MESSAGES
+    "csv": lambda: ScriptedTool(name="csv", description="The csv tool", parameters=[ToolParam("q", description="query")],
+                                responses=[{"type": "blob", "message": {"blob": base64.b64encode(b"1,2\n").decode()},
+                                            "meta": {"filename": "kept.csv", "mime_type": "text/csv"}},
+                                           text_message("csv-written")]),
+}
+SECRET_TOOLS = {"leaky", "err_leak", "file_leak", "link_leak", "json_leak", "split_leak"}
+KEPT = {"small": "small-result", "odd": "odd-done", "csv": "csv-written", "file_leak": "file-written", "link_leak": "links-sent"}
+"""A marker each tool's result must carry back to the model (and to the CALL node)."""
+
+
+def _usage_at(completion: int) -> dict:
+    return {"prompt_tokens": 50, "completion_tokens": completion}
+
+
+def _calls(strategy: str, names: list[str], value: str, id_size: int) -> dict:
+    if strategy != "ReAct":
+        return {"tool_calls": [{"id": f"c{n}" + "i" * id_size, "name": name, "arguments": {"q": value}}
+                               for n, name in enumerate(names)]}
+    return {"text": "Thought: x\n" + "\n".join(f"Action: {name}\nAction Input: " + json.dumps({"q": value})
+                                               for name in names[:1])}
+
+
+@st.composite
+def hostile_turn(draw, strategy: str, offered: list[str]) -> dict:
+    """One model turn of a hostile run (shorthand or raw chunks)."""
+    kind = draw(st.sampled_from(["call", "call", "cut_answer", "cut_call", "stop_at_limit", "whole_answer",
+                                 "sdk_error", "cumulative", "think_calls", "echo_secret"]))
+    names = draw(st.lists(st.sampled_from(offered), min_size=1, max_size=3))
+    split = draw(st.sampled_from([None, 1, 5]))
+    if kind == "call":
+        turn = _calls(strategy, names, draw(st.sampled_from(["v", "w"])), draw(st.sampled_from([0, 0, 1100])))
+        return {**turn, "usage": _usage_at(draw(st.integers(1, MAX_TOKENS - 1)))}
+    if kind in ("cut_answer", "stop_at_limit"):
+        reason = draw(st.sampled_from(CUT_REASONS)) if kind == "cut_answer" else "stop"
+        return {**_answer(strategy, f"{CUT_MARK} and more"), "finish_reason": reason, "split": split,
+                "usage": _usage_at(MAX_TOKENS if kind == "stop_at_limit" else draw(st.sampled_from([7, MAX_TOKENS])))}
+    if kind == "cut_call":
+        turn = _calls(strategy, names, CUT_ARG, 0)
+        if draw(st.booleans()):  # the call's arguments themselves cut short
+            turn = ({"text": turn["text"][: len(turn["text"]) - 3]} if strategy == "ReAct" else
+                    {"chunks": [{"tool_calls": [{"index": 0, "id": "cut", "type": "function",
+                                                 "function": {"name": names[0], "arguments": '{"q": "' + CUT_ARG}}]}]})
+        stop_at_limit = draw(st.booleans())
+        return {**turn, "finish_reason": "stop" if stop_at_limit else draw(st.sampled_from(CUT_REASONS)),
+                "usage": _usage_at(MAX_TOKENS)}
+    if kind == "whole_answer":
+        return {**_answer(strategy, "whole answer"), "finish_reason": draw(st.sampled_from(WHOLE_REASONS)),
+                "split": split, "usage": _usage_at(draw(st.integers(1, MAX_TOKENS - 1)))}
+    if kind == "sdk_error":
+        before = draw(st.sampled_from([[], [{"content": "The answer"}], [{"content": "", "usage": None}]]))
+        return {"chunks": before, "error": draw(st.sampled_from(SDK_ERRORS))}
+    if kind == "cumulative":  # a running total repeated on every chunk (prompt once, completion growing)
+        text = _answer(strategy, "cumulative answer")["text"]
+        pieces = [text[i : i + 6] for i in range(0, len(text), 6)]
+        return {"chunks": [{"content": piece, "usage": {**make_usage(50, n + 1)}} for n, piece in enumerate(pieces)],
+                "finish_reason": "stop"}
+    if kind == "think_calls":  # reasoning before, between and after calls; reasoning_content as a field
+        reasoning = draw(st.sampled_from(["<think>plan", "<think>Action: small\nAction Input: {}", ""]))
+        call = _calls(strategy, names[:1], "t", draw(st.sampled_from([0, 1100])))
+        if strategy == "ReAct":
+            return {"text": reasoning + ("</think>" if reasoning else "") + call["text"], "split": split}
+        (first,) = call["tool_calls"][:1]
+        delta = {"index": 0, "id": first["id"], "type": "function",
+                 "function": {"name": first["name"], "arguments": json.dumps(first["arguments"])}}
+        chunks = [{"content": reasoning}, {"tool_calls": [delta]}, {"content": "more</think>" if reasoning else ""},
+                  {"message": {"content": "", "reasoning_content": "hidden plan"}}]
+        return {"chunks": chunks, "finish_reason": draw(st.sampled_from(["tool_calls", "stop", None]))}
+    # echo_secret: the model repeats the canary (the user pasted it), split over stream items; the
+    # plugin knows it as a secret only from a tool of the node that has it
+    if not SECRET_TOOLS & set(offered):
+        return _answer(strategy, "no secret to repeat")
+    form = draw(st.sampled_from(ENCODED_SECRETS))
+    return {**_answer(strategy, f"the key is {form} ok"), "split": draw(st.sampled_from([1, 3, 7]))}
+
+
+@st.composite
+def hostile_runs(draw, strategy: str) -> tuple[list[dict], list[str], list[dict]]:
+    """``(turns, tool names, odd messages of the odd tool)``."""
+    offered = draw(st.lists(st.sampled_from(sorted(HOSTILE_TOOLS)), min_size=1, max_size=4, unique=True))
+    odd = draw(st.lists(st.sampled_from(ODD_MESSAGES), max_size=5))
+    plan = [draw(hostile_turn(strategy, offered)) for _ in range(draw(st.integers(1, 4)))]
+    plan.append(_answer(strategy, "final answer"))
+    plan += [_answer(strategy, "extra")] * 3
+    return plan, offered, odd
+
+
+def check_hostile(result, plugin, offered: list[str]) -> None:
+    """The invariants of a hostile run, on top of ``check``."""
+    check(result, plugin)
+    shown = [e for e in result.transcript if e["dir"] == "from_plugin"
+             and (((e.get("json") or {}).get("data") or {}).get("data") or {}).get("type") != "tool"]
+    for form in ENCODED_SECRETS[1:]:
+        for entry in shown:
+            assert form not in json.dumps(entry, ensure_ascii=False), form
+        for request in result.llm_requests:
+            assert form not in json.dumps(request, ensure_ascii=False), form
+    for text in (result.text or "", result.error_text or ""):
+        assert "Traceback" not in text and 'File "/app' not in text, text
+    if CUT_MARK in (result.text or ""):  # continued (the model asked for the rest), or marked incomplete
+        continued = any(prompts.CONTINUE_CUT_ANSWER in json.dumps(r, ensure_ascii=False) for r in result.llm_requests)
+        assert continued or INCOMPLETE in result.text, "a cut reply shown as a whole answer"
+    ran = [r.get("tool_parameters", {}).get("q") for r in result.tool_requests]
+    assert CUT_ARG not in ran, "a call of a cut reply was run"
+    files = [name for name in ("csv",) if name in offered]
+    runs = Counter(r["tool"] for r in result.tool_requests)
+    names = [str(f.get("filename") or (f.get("meta") or {}).get("filename") or f) for f in result.files]
+    assert sum("kept.csv" in n for n in names) == sum(runs[name] for name in files), names
+    if len(result.llm_requests) > 1 and result.tool_requests:
+        last = json.dumps(result.llm_requests[-1], ensure_ascii=False)
+        for name, marker in KEPT.items():
+            if runs[name]:
+                assert marker in last, (name, marker)
+    reports = [m for m in result.json_messages if isinstance(m, dict) and "execution_metadata" in m]
+    assert len(reports) <= 1, "execution_metadata is sent at most once"
+    if reports:
+        total = reports[0]["execution_metadata"]["total_tokens"]
+        assert total <= sum(int(u["total_tokens"]) for u in result.llm_usages), "usage counted twice"
+
+
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+@pytest.mark.parametrize("blocking", [False, True], ids=["streamed", "blocking"])
+@fuzz_settings(HOSTILE_EXAMPLES)
+@given(data=st.data())
+def test_hostile_runs_keep_the_invariants(run, plugin, strategy, blocking, data):
+    plan, offered, odd = data.draw(hostile_runs(strategy), label="run")
+    result = play_hostile(run, plugin, strategy, blocking, plan, offered, odd)
+    event("answered" if result.ok else "ended in an error")  # shown by --hypothesis-show-statistics
+    event(f"tool runs: {min(len(result.tool_requests), 3)}")
+    if any(prompts.CONTINUE_CUT_ANSWER in json.dumps(r, ensure_ascii=False) for r in result.llm_requests):
+        event("a cut answer was continued")
+
+
+def play_hostile(run, plugin, strategy, blocking, plan, offered, odd):
+    """One hostile run and its checks (the generated test and its pinned examples)."""
+    tools = []
+    for name in offered:
+        tool = HOSTILE_TOOLS[name]()
+        if name == "odd":
+            tool.responses = [*odd, text_message("odd-done")]
+        tools.append(tool)
+    model = {"features": ["tool-call", "multi-tool-call"] if blocking else list(DEFAULT_FEATURES)}
+    if strategy == "ReAct" and blocking:
+        model["mode"] = "completion"
+    run.plugin = plugin
+    result = run(plan, tools=tools, strategy=strategy, timeout=120, maximum_iterations=5, model=model)
+    check_hostile(result, plugin, offered)
+    return result
+
+
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+def test_the_hostile_checks_catch_a_cut_reply_run_or_shown(run, plugin, strategy):
+    """The checks themselves: a whole reply carrying the cut markers is flagged (the call run, the
+    answer shown), so a plugin that ran or showed a cut reply would fail them."""
+    with pytest.raises(AssertionError, match="cut reply was run"):
+        play_hostile(run, plugin, strategy, False, [_calls(strategy, ["small"], CUT_ARG, 0), _answer(strategy, "ok")],
+                     ["small"], [])
+    with pytest.raises(AssertionError, match="cut reply shown"):
+        play_hostile(run, plugin, strategy, False, [_answer(strategy, CUT_MARK)], ["small"], [])

@@ -14,7 +14,13 @@ calls, empty or garbled replies and model errors mid-stream. Every run must:
 * send ``execution_metadata`` exactly once, its tokens the sum of every usage the model sent;
 * play at most ``maximum_iterations`` rounds, plus one ``FINAL ANSWER`` round after a limit note.
 
-Minimal cases of bugs this found are plain tests at the end of the file.
+Model turns also end with a whole reply's finish reason in the spellings plugins send (``null``,
+``None``, none, ``STOP``, ``FinishReason.STOP``) and fail with errors shaped as a model plugin's
+error object or a bare traceback (the user never sees the traceback).
+
+CI runs a fixed, derandomized set of examples (``EXAMPLES``); ``AGENT_FUZZ_EXAMPLES=N`` runs ``N``
+fresh examples per strategy from a random seed (the long mode, see ``test_adversarial_fuzz`` and
+docs/fuzzing.md). Minimal cases of bugs this found are plain tests at the end of the file.
 """
 
 import base64
@@ -23,17 +29,17 @@ import re
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 from agent_core import prompts
 from local_runner.backends import make_usage
 from local_runner.scenario import DEFAULT_FEATURES
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
-from tests.e2e.helpers import answer_turn, assert_clean_end
+from tests.e2e.helpers import answer_turn, assert_clean_end, fuzz_settings
 
 TOOL_TIMEOUT = 1  # seconds: the smallest the plugin accepts
-EXAMPLES = 250  # per strategy
+EXAMPLES = 220  # per strategy
 
 
 # --- the tools a run may offer ------------------------------------------------------------------
@@ -175,6 +181,7 @@ def fc_turn(draw, offered: list[str], index: int) -> dict:
     turn: dict = {"split": split} if split else {}
     if kind == "answer":
         turn["text"] = draw(st.sampled_from(ANSWERS))
+        turn.update(draw(whole_finish_reasons()))
     elif kind == "think":
         turn["text"] = "<think>" + draw(st.sampled_from(THOUGHTS)) + "</think>" + draw(st.sampled_from(["", *ANSWERS]))
     elif kind == "empty":
@@ -206,6 +213,20 @@ def fc_turn(draw, offered: list[str], index: int) -> dict:
     return {**turn, **draw(usages())}
 
 
+SDK_ERRORS = [  # a model plugin's error as Dify passes it on: an SDK error object, a traceback
+    'PluginInvokeError: {"args": {"traceback": "Traceback (most recent call last):\\n  File \\"/app/llm.py\\", '
+    'line 9, in _invoke\\nValueError: bad"}, "error_type": "InvokeServerUnavailableError", "message": "upstream 503"}',
+    'Traceback (most recent call last):\n  File "/app/llm.py", line 9, in _invoke\n    raise X\nTimeoutError: read timed out',
+]
+
+
+@st.composite
+def whole_finish_reasons(draw) -> dict:
+    """The finish reason of a whole reply, in the spellings model plugins send (``None``: none)."""
+    reason = draw(st.sampled_from(["default", "null", "None", "STOP", "FinishReason.STOP", "end_turn", None]))
+    return {} if reason == "default" else {"finish_reason": reason}
+
+
 @st.composite
 def error_turn(draw, *, fc: bool, offered: list[str]) -> dict:
     """A model call that fails after part of its output."""
@@ -220,7 +241,7 @@ def error_turn(draw, *, fc: bool, offered: list[str]) -> dict:
     elif before == "usage":  # some providers report usage, then fail (content filter, proxy cut)
         usage = make_usage(draw(st.integers(1, 500)), draw(st.integers(0, 50)))
         chunks.append({"content": draw(st.sampled_from(["", "Partial"])), "usage": usage})
-    return {"chunks": chunks, "error": draw(st.sampled_from(["connection reset by peer", "upstream 502"]))}
+    return {"chunks": chunks, "error": draw(st.sampled_from(["connection reset by peer", "upstream 502", *SDK_ERRORS]))}
 
 
 def _react_action(name: str, arguments: object, style: str) -> str:
@@ -240,6 +261,7 @@ def react_turn(draw, offered: list[str], index: int) -> dict:
     turn: dict = {"split": split} if split else {}
     if kind == "final":
         turn["text"] = head + "Final Answer: " + draw(st.sampled_from(ANSWERS))
+        turn.update(draw(whole_finish_reasons()))
     elif kind in ("action", "two_actions", "invented"):
         style = draw(st.sampled_from(["blob", "lines"]))
         actions = [draw(planned_call(offered)) for _ in range(2 if kind == "two_actions" else 1)]
@@ -323,7 +345,7 @@ def check_ending(result) -> None:
         return
     message = (result.error or {}).get("message") or ""
     assert message.strip(), "an error says what went wrong"
-    assert "Traceback" not in message
+    assert "Traceback" not in message and 'File "/' not in message, message
     assert any(start in message for start in CLEAR_ERRORS), message
     assert "no turn left" not in message, "the loop made more model calls than rounds allow"
 
@@ -417,9 +439,7 @@ def check_invariants(result, scenario: dict, strategy: str) -> None:
 
 
 @pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                 HealthCheck.data_too_large])
+@fuzz_settings(EXAMPLES)
 @given(data=st.data())
 def test_generated_runs_keep_the_invariants(run, strategy, data):
     scenario = data.draw(scenarios(strategy), label="scenario")
