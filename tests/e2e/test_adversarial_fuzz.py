@@ -162,7 +162,7 @@ def test_adversarial_runs_never_kill_leak_or_pass_off_a_cut_reply(run, plugin, s
 
 # --- hostile runs: every spelling of a cut, SDK-shaped model errors, secrets in every channel ---
 
-MAX_TOKENS = 1024  # the node's max_tokens (ModelSettings' default completion parameters)
+MAX_TOKENS = 1024  # the node's output limit (max_tokens, or its name in another plugin's parameters)
 CUT_REASONS = ["length", "max_tokens", "MAX_TOKENS", "FinishReason.MAX_TOKENS", " length\n", "LENGTH"]
 """Finish reasons that mean the reply was cut by the output limit, as model plugins spell them."""
 WHOLE_REASONS = ["stop", "null", "None", None, "STOP", "end_turn", "FinishReason.STOP", "stop_sequence"]
@@ -233,6 +233,7 @@ HOSTILE_TOOLS = {
     "small": lambda: _tool("small", "small-result"),
     "leaky": TOOLS["leaky"],
     "err_leak": lambda: _secret_tool("err_leak", [text_message("partial")], error=f"401: key {SECRET} refused"),
+    "huge_err": lambda: _secret_tool("huge_err", [], error="x" * 6_000_000 + f" key {SECRET}"),
     "file_leak": lambda: _secret_tool("file_leak", [
         {"type": "blob", "message": {"blob": base64.b64encode(b"a,b\n").decode()},
          "meta": {"filename": f"{SECRET}.csv", "mime_type": "text/csv"}}, text_message("file-written")]),
@@ -251,7 +252,7 @@ HOSTILE_TOOLS = {
                                             "meta": {"filename": "kept.csv", "mime_type": "text/csv"}},
                                            text_message("csv-written")]),
 }
-SECRET_TOOLS = {"leaky", "err_leak", "file_leak", "link_leak", "json_leak", "split_leak"}
+SECRET_TOOLS = {"leaky", "err_leak", "huge_err", "file_leak", "link_leak", "json_leak", "split_leak"}
 KEPT = {"small": "small-result", "odd": "odd-done", "csv": "csv-written", "file_leak": "file-written", "link_leak": "links-sent"}
 """A marker each tool's result must carry back to the model (and to the CALL node)."""
 
@@ -269,67 +270,114 @@ def _calls(strategy: str, names: list[str], value: str, id_size: int) -> dict:
 
 
 @st.composite
+def _cut_call(draw, strategy: str, names: list[str]) -> dict:
+    turn = _calls(strategy, names, CUT_ARG, 0)
+    if draw(st.booleans()):  # the call's arguments themselves cut short
+        turn = ({"text": turn["text"][: len(turn["text"]) - 3]} if strategy == "ReAct" else
+                {"chunks": [{"tool_calls": [{"index": 0, "id": "cut", "type": "function",
+                                             "function": {"name": names[0], "arguments": '{"q": "' + CUT_ARG}}]}]})
+    stop_at_limit = draw(st.booleans())
+    return {**turn, "finish_reason": "stop" if stop_at_limit else draw(st.sampled_from(CUT_REASONS)),
+            "usage": _usage_at(MAX_TOKENS)}
+
+
+@st.composite
+def _think_calls(draw, strategy: str, names: list[str], split: int | None) -> dict:
+    """Reasoning before, between and after calls; ``reasoning_content`` as a field of its own."""
+    reasoning = draw(st.sampled_from(["<think>plan", "<think>Action: small\nAction Input: {}", ""]))
+    call = _calls(strategy, names[:1], "t", draw(st.sampled_from([0, 1100])))
+    if strategy == "ReAct":
+        return {"text": reasoning + ("</think>" if reasoning else "") + call["text"], "split": split}
+    (first,) = call["tool_calls"][:1]
+    delta = {"index": 0, "id": first["id"], "type": "function",
+             "function": {"name": first["name"], "arguments": json.dumps(first["arguments"])}}
+    chunks = [{"content": reasoning}, {"tool_calls": [delta]}, {"content": "more</think>" if reasoning else ""},
+              {"message": {"content": "", "reasoning_content": "hidden plan"}}]
+    return {"chunks": chunks, "finish_reason": draw(st.sampled_from(["tool_calls", "stop", None]))}
+
+
+@st.composite
+def _reason_mid_stream(draw, strategy: str) -> dict:
+    """The cut said on a middle chunk; later chunks say none (``"null"``, ``None``)."""
+    text = _answer(strategy, f"{CUT_MARK} and more")["text"]
+    half = len(text) // 2
+    tail_reason = draw(st.sampled_from(["null", None, "None", ""]))
+    return {"chunks": [{"content": text[:half], "finish_reason": draw(st.sampled_from(CUT_REASONS))},
+                       {"content": text[half:]}, {"content": "", "finish_reason": tail_reason}],
+            "finish_reason": None, "usage": _usage_at(draw(st.sampled_from([9, MAX_TOKENS])))}
+
+
+@st.composite
+def _secret_call(draw, strategy: str, names: list[str], split: int | None) -> dict:
+    """The model writes the secret into a call: its id, the tool's name, an argument's key or value,
+    or the reasoning before it."""
+    where = draw(st.sampled_from(["id", "name", "key", "value", "think"]))
+    name = f"x{SECRET}" if where == "name" else names[0]
+    args = {SECRET: 1} if where == "key" else {"q": SECRET}
+    think = f"<think>the key is {SECRET}</think>" if where == "think" else ""
+    if strategy == "ReAct":
+        return {"text": f"{think}Thought: x\nAction: {name}\nAction Input: {json.dumps(args)}", "split": split}
+    call = {"id": f"call-{SECRET}" if where == "id" else "c-secret", "name": name, "arguments": args}
+    return {"text": think, "tool_calls": [call], "split": split}
+
+
+@st.composite
 def hostile_turn(draw, strategy: str, offered: list[str]) -> dict:
     """One model turn of a hostile run (shorthand or raw chunks)."""
     kind = draw(st.sampled_from(["call", "call", "cut_answer", "cut_call", "stop_at_limit", "whole_answer",
-                                 "sdk_error", "cumulative", "think_calls", "echo_secret"]))
+                                 "sdk_error", "cumulative", "think_calls", "echo_secret", "secret_call",
+                                 "reason_mid_stream"]))
     names = draw(st.lists(st.sampled_from(offered), min_size=1, max_size=3))
     split = draw(st.sampled_from([None, 1, 5]))
     if kind == "call":
-        turn = _calls(strategy, names, draw(st.sampled_from(["v", "w"])), draw(st.sampled_from([0, 0, 1100])))
+        turn = _calls(strategy, names, draw(st.sampled_from(["v", "w"])), draw(st.sampled_from([0, 0, 1100, 6_000_000])))
         return {**turn, "usage": _usage_at(draw(st.integers(1, MAX_TOKENS - 1)))}
     if kind in ("cut_answer", "stop_at_limit"):
         reason = draw(st.sampled_from(CUT_REASONS)) if kind == "cut_answer" else "stop"
         return {**_answer(strategy, f"{CUT_MARK} and more"), "finish_reason": reason, "split": split,
                 "usage": _usage_at(MAX_TOKENS if kind == "stop_at_limit" else draw(st.sampled_from([7, MAX_TOKENS])))}
-    if kind == "cut_call":
-        turn = _calls(strategy, names, CUT_ARG, 0)
-        if draw(st.booleans()):  # the call's arguments themselves cut short
-            turn = ({"text": turn["text"][: len(turn["text"]) - 3]} if strategy == "ReAct" else
-                    {"chunks": [{"tool_calls": [{"index": 0, "id": "cut", "type": "function",
-                                                 "function": {"name": names[0], "arguments": '{"q": "' + CUT_ARG}}]}]})
-        stop_at_limit = draw(st.booleans())
-        return {**turn, "finish_reason": "stop" if stop_at_limit else draw(st.sampled_from(CUT_REASONS)),
-                "usage": _usage_at(MAX_TOKENS)}
     if kind == "whole_answer":
         return {**_answer(strategy, "whole answer"), "finish_reason": draw(st.sampled_from(WHOLE_REASONS)),
                 "split": split, "usage": _usage_at(draw(st.integers(1, MAX_TOKENS - 1)))}
     if kind == "sdk_error":
         before = draw(st.sampled_from([[], [{"content": "The answer"}], [{"content": "", "usage": None}]]))
-        return {"chunks": before, "error": draw(st.sampled_from(SDK_ERRORS))}
+        error = draw(st.sampled_from([*SDK_ERRORS, "huge", "secret"]))
+        if error == "huge":  # an error of megabytes, past one stdout line
+            error = "upstream said: " + "e" * 6_000_000
+        elif error == "secret":  # a provider echoing the request (a tool's secret in it) in its error
+            error = SDK_ERRORS[0].replace("upstream 503", f"bad request near {SECRET}")
+            if not SECRET_TOOLS & set(offered):
+                error = SDK_ERRORS[1]
+        return {"chunks": before, "error": error}
     if kind == "cumulative":  # a running total repeated on every chunk (prompt once, completion growing)
         text = _answer(strategy, "cumulative answer")["text"]
         pieces = [text[i : i + 6] for i in range(0, len(text), 6)]
-        return {"chunks": [{"content": piece, "usage": {**make_usage(50, n + 1)}} for n, piece in enumerate(pieces)],
+        return {"chunks": [{"content": piece, "usage": make_usage(50, n + 1)} for n, piece in enumerate(pieces)],
                 "finish_reason": "stop"}
-    if kind == "think_calls":  # reasoning before, between and after calls; reasoning_content as a field
-        reasoning = draw(st.sampled_from(["<think>plan", "<think>Action: small\nAction Input: {}", ""]))
-        call = _calls(strategy, names[:1], "t", draw(st.sampled_from([0, 1100])))
-        if strategy == "ReAct":
-            return {"text": reasoning + ("</think>" if reasoning else "") + call["text"], "split": split}
-        (first,) = call["tool_calls"][:1]
-        delta = {"index": 0, "id": first["id"], "type": "function",
-                 "function": {"name": first["name"], "arguments": json.dumps(first["arguments"])}}
-        chunks = [{"content": reasoning}, {"tool_calls": [delta]}, {"content": "more</think>" if reasoning else ""},
-                  {"message": {"content": "", "reasoning_content": "hidden plan"}}]
-        return {"chunks": chunks, "finish_reason": draw(st.sampled_from(["tool_calls", "stop", None]))}
-    # echo_secret: the model repeats the canary (the user pasted it), split over stream items; the
-    # plugin knows it as a secret only from a tool of the node that has it
-    if not SECRET_TOOLS & set(offered):
+    parts = {"cut_call": lambda: _cut_call(strategy, names), "think_calls": lambda: _think_calls(strategy, names, split),
+             "reason_mid_stream": lambda: _reason_mid_stream(strategy)}
+    if kind in parts:
+        return draw(parts[kind]())
+    if not SECRET_TOOLS & set(offered):  # the plugin knows the secret only from a tool of the node that has it
         return _answer(strategy, "no secret to repeat")
+    if kind == "secret_call":
+        return draw(_secret_call(strategy, names, split))
+    # echo_secret: the model repeats the canary (the user pasted it), split over stream items
     form = draw(st.sampled_from(ENCODED_SECRETS))
     return {**_answer(strategy, f"the key is {form} ok"), "split": draw(st.sampled_from([1, 3, 7]))}
 
 
 @st.composite
-def hostile_runs(draw, strategy: str) -> tuple[list[dict], list[str], list[dict]]:
-    """``(turns, tool names, odd messages of the odd tool)``."""
+def hostile_runs(draw, strategy: str) -> tuple[list[dict], list[str], list[dict], dict]:
+    """``(turns, tool names, odd messages of the odd tool, completion parameters)``: the output
+    limit set under each name model plugins use."""
     offered = draw(st.lists(st.sampled_from(sorted(HOSTILE_TOOLS)), min_size=1, max_size=4, unique=True))
     odd = draw(st.lists(st.sampled_from(ODD_MESSAGES), max_size=5))
     plan = [draw(hostile_turn(strategy, offered)) for _ in range(draw(st.integers(1, 4)))]
     plan.append(_answer(strategy, "final answer"))
     plan += [_answer(strategy, "extra")] * 3
-    return plan, offered, odd
+    limit = draw(st.sampled_from(["max_tokens", "max_output_tokens", "num_predict", "max_completion_tokens"]))
+    return plan, offered, odd, {"temperature": 0.2, limit: draw(st.sampled_from([MAX_TOKENS, float(MAX_TOKENS)]))}
 
 
 def check_hostile(result, plugin, offered: list[str]) -> None:
@@ -370,15 +418,15 @@ def check_hostile(result, plugin, offered: list[str]) -> None:
 @fuzz_settings(HOSTILE_EXAMPLES)
 @given(data=st.data())
 def test_hostile_runs_keep_the_invariants(run, plugin, strategy, blocking, data):
-    plan, offered, odd = data.draw(hostile_runs(strategy), label="run")
-    result = play_hostile(run, plugin, strategy, blocking, plan, offered, odd)
+    plan, offered, odd, params = data.draw(hostile_runs(strategy), label="run")
+    result = play_hostile(run, plugin, strategy, blocking, plan, offered, odd, params)
     event("answered" if result.ok else "ended in an error")  # shown by --hypothesis-show-statistics
     event(f"tool runs: {min(len(result.tool_requests), 3)}")
     if any(prompts.CONTINUE_CUT_ANSWER in json.dumps(r, ensure_ascii=False) for r in result.llm_requests):
         event("a cut answer was continued")
 
 
-def play_hostile(run, plugin, strategy, blocking, plan, offered, odd):
+def play_hostile(run, plugin, strategy, blocking, plan, offered, odd, params=None):
     """One hostile run and its checks (the generated test and its pinned examples)."""
     tools = []
     for name in offered:
@@ -386,7 +434,8 @@ def play_hostile(run, plugin, strategy, blocking, plan, offered, odd):
         if name == "odd":
             tool.responses = [*odd, text_message("odd-done")]
         tools.append(tool)
-    model = {"features": ["tool-call", "multi-tool-call"] if blocking else list(DEFAULT_FEATURES)}
+    model = {"features": ["tool-call", "multi-tool-call"] if blocking else list(DEFAULT_FEATURES),
+             "completion_params": params or {"temperature": 0.2, "max_tokens": MAX_TOKENS}}
     if strategy == "ReAct" and blocking:
         model["mode"] = "completion"
     run.plugin = plugin
