@@ -50,7 +50,7 @@ from local_runner.tools import ScriptedTool, ToolParam, json_message, text_messa
 from tests.e2e.helpers import fuzz_settings
 
 EXAMPLES = 30  # per strategy: each example may move megabytes
-HOSTILE_EXAMPLES = 20  # per strategy and streamed/blocking
+HOSTILE_EXAMPLES = 15  # per strategy and streamed/blocking
 SECRET = "SECRET-CANARY-93c1d7"
 
 
@@ -349,10 +349,14 @@ def hostile_turn(draw, strategy: str, offered: list[str]) -> dict:
             if not SECRET_TOOLS & set(offered):
                 error = SDK_ERRORS[1]
         return {"chunks": before, "error": error}
-    if kind == "cumulative":  # a running total repeated on every chunk (prompt once, completion growing)
-        text = _answer(strategy, "cumulative answer")["text"]
+    if kind == "cumulative":  # a running total on every chunk: growing, the same total repeated, or up to the limit
+        form = draw(st.sampled_from(["growing", "repeated", "to_limit"]))
+        text = _answer(strategy, f"{CUT_MARK} cumulative" if form == "to_limit" else "cumulative answer")["text"]
         pieces = [text[i : i + 6] for i in range(0, len(text), 6)]
-        return {"chunks": [{"content": piece, "usage": make_usage(50, n + 1)} for n, piece in enumerate(pieces)],
+        last = len(pieces) - 1
+        completion = {"growing": lambda n: n + 1, "repeated": lambda n: 40,
+                      "to_limit": lambda n: MAX_TOKENS - last + n}[form]
+        return {"chunks": [{"content": piece, "usage": make_usage(50, completion(n))} for n, piece in enumerate(pieces)],
                 "finish_reason": "stop"}
     parts = {"cut_call": lambda: _cut_call(strategy, names), "think_calls": lambda: _think_calls(strategy, names, split),
              "reason_mid_stream": lambda: _reason_mid_stream(strategy)}
@@ -376,8 +380,33 @@ def hostile_runs(draw, strategy: str) -> tuple[list[dict], list[str], list[dict]
     plan = [draw(hostile_turn(strategy, offered)) for _ in range(draw(st.integers(1, 4)))]
     plan.append(_answer(strategy, "final answer"))
     plan += [_answer(strategy, "extra")] * 3
+    plan = [turn if "usage" in turn or "error" in turn else {**turn, "usage": _usage_at(5)} for turn in plan]
     limit = draw(st.sampled_from(["max_tokens", "max_output_tokens", "num_predict", "max_completion_tokens"]))
     return plan, offered, odd, {"temperature": 0.2, limit: draw(st.sampled_from([MAX_TOKENS, float(MAX_TOKENS)]))}
+
+
+def reported_tokens(turn: dict) -> int | None:
+    """The total tokens one model call of ``turn`` bills (its last report: a single one, or a running
+    total), or None when the runner estimates them."""
+    if "chunks" in turn:
+        reports = [c["usage"] for c in turn["chunks"] if c.get("usage")]
+        if reports:
+            return int(reports[-1]["total_tokens"])
+        if "error" in turn:
+            return 0
+    usage = turn.get("usage")
+    return None if not usage else usage["prompt_tokens"] + usage["completion_tokens"]
+
+
+def check_usage_total(result, plan: list[dict]) -> None:
+    """``execution_metadata`` sent at most once; when every played turn reported its usage, its
+    total is theirs, each call counted once (a running total is not added up)."""
+    reports = [m for m in result.json_messages if isinstance(m, dict) and "execution_metadata" in m]
+    assert len(reports) <= 1, "execution_metadata is sent at most once"
+    played = [reported_tokens(turn) for turn in plan[: len(result.llm_requests)]]
+    if reports and None not in played:
+        event("usage total checked")
+        assert reports[0]["execution_metadata"]["total_tokens"] == sum(played), played
 
 
 def check_hostile(result, plugin, offered: list[str]) -> None:
@@ -406,11 +435,6 @@ def check_hostile(result, plugin, offered: list[str]) -> None:
         for name, marker in KEPT.items():
             if runs[name]:
                 assert marker in last, (name, marker)
-    reports = [m for m in result.json_messages if isinstance(m, dict) and "execution_metadata" in m]
-    assert len(reports) <= 1, "execution_metadata is sent at most once"
-    if reports:
-        total = reports[0]["execution_metadata"]["total_tokens"]
-        assert total <= sum(int(u["total_tokens"]) for u in result.llm_usages), "usage counted twice"
 
 
 @pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
@@ -441,6 +465,7 @@ def play_hostile(run, plugin, strategy, blocking, plan, offered, odd, params=Non
     run.plugin = plugin
     result = run(plan, tools=tools, strategy=strategy, timeout=120, maximum_iterations=5, model=model)
     check_hostile(result, plugin, offered)
+    check_usage_total(result, plan)
     return result
 
 
