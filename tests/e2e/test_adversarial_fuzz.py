@@ -478,3 +478,27 @@ def test_the_hostile_checks_catch_a_cut_reply_run_or_shown(run, plugin, strategy
                      ["small"], [])
     with pytest.raises(AssertionError, match="cut reply shown"):
         play_hostile(run, plugin, strategy, False, [_answer(strategy, CUT_MARK)], ["small"], [])
+
+
+def _cut_mid_stream(strategy: str) -> dict:
+    text = _answer(strategy, f"{CUT_MARK} and more")["text"]
+    return {"chunks": [{"content": text[:10], "finish_reason": "FinishReason.MAX_TOKENS"}, {"content": text[10:]},
+                       {"content": "", "finish_reason": "null"}], "finish_reason": None, "usage": _usage_at(9)}
+
+
+def _running_total_to_limit(strategy: str) -> dict:
+    pieces = [_answer(strategy, CUT_MARK)["text"][i : i + 6] for i in range(0, len(_answer(strategy, CUT_MARK)["text"]), 6)]
+    return {"chunks": [{"content": p, "usage": make_usage(50, MAX_TOKENS - len(pieces) + 1 + n)}
+                       for n, p in enumerate(pieces)], "finish_reason": "stop"}
+
+
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+@pytest.mark.parametrize("first", [_cut_mid_stream, _running_total_to_limit], ids=["cut-mid-stream", "running-total-at-limit"])
+def test_hostile_cut_said_once_is_still_a_cut(run, plugin, strategy, first):
+    """Pinned hostile runs: a cut said on a middle chunk (later chunks say ``"null"``), and a running
+    total of usage that reaches the output limit under ``stop``, are read as cut: the answer is
+    continued, never shown as it was."""
+    plan = [first(strategy), _answer(strategy, "the rest"), _answer(strategy, "extra")]
+    result = play_hostile(run, plugin, strategy, False, plan, ["small"], [])
+    assert result.ok and CUT_MARK in result.text
+    assert any(prompts.CONTINUE_CUT_ANSWER in json.dumps(r, ensure_ascii=False) for r in result.llm_requests)

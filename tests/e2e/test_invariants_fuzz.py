@@ -39,7 +39,7 @@ from local_runner.tools import ScriptedTool, ToolParam, json_message, text_messa
 from tests.e2e.helpers import answer_turn, assert_clean_end, fuzz_settings
 
 TOOL_TIMEOUT = 1  # seconds: the smallest the plugin accepts
-EXAMPLES = 200  # per strategy
+EXAMPLES = 190  # per strategy
 
 
 # --- the tools a run may offer ------------------------------------------------------------------
