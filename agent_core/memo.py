@@ -37,13 +37,15 @@ def per_object[K, T](compute: Callable[[K], T]) -> Callable[[K], T]:
     return remembered
 
 
-SWEEP_SIZE = 4096
+SWEEP_SIZE = 256
 """Entries a ``per_object`` cache holds before it first drops those of objects that are gone;
 then twice the entries left after each sweep. An entry is not dropped as its object goes (a
 weak reference's callback): a prompt of 100,000 messages freed at once ran 100,000 callbacks
 a cache in one stretch that no other session could interrupt, where a sweep gives way. A gone
-object's value stays until the next sweep (the cache holds at most about twice the values of
-the objects alive); its id, if reused, is never taken for it (the reference is checked)."""
+object's value stays until the next sweep, so a cache holds the values of at most ``SWEEP_SIZE``
+gone objects, or as many as are alive (a long-lived process keeps no more than that of runs that
+ended: a message's dump may be megabytes); its id, if reused, is never taken for it (the
+reference is checked)."""
 
 
 def _sweep(cache: dict[int, tuple[weakref.ref, Any]]) -> None:

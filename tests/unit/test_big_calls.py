@@ -195,8 +195,8 @@ def test_a_cache_per_object_sweeps_in_steps_that_give_way_and_a_freed_prompt_run
 
     kept = [UserPromptMessage(content="k" * n) for n in range(10)]
     assert [size(message) for message in kept] == list(range(10))
-    prompt = [UserPromptMessage(content="a") for _ in range(2 * memo.SWEEP_SIZE)]
-    assert _offers_during(lambda: [size(message) for message in prompt]) >= memo.SWEEP_SIZE // fairness.GRAIN
+    prompt = [UserPromptMessage(content="a") for _ in range(8 * fairness.GRAIN)]
+    assert _offers_during(lambda: [size(message) for message in prompt]) >= 4  # sweeps of 1,000 entries and more
     called = []
     sys.setprofile(lambda frame, event, arg: called.append(frame.f_code.co_filename) if event == "call" else None)
     try:
