@@ -103,9 +103,35 @@ _LABEL_TAIL = re.compile(
 a start of one: held until text follows the label (then the line streams as written), so a label
 the reply ends with, empty (``fallback.label_left``), never reaches the user."""
 _THOUGHT_LABEL: Final = "thought"
+_THOUGHT_OPENING = re.compile(r"\s*+[#*_ \t]*+thought[ \t*_]*+[:：]", re.IGNORECASE)
+"""A reply's start that is a ReAct-style ``Thought:`` label (in markdown or not)."""
+_STEP_LABEL_LINE = re.compile(
+    r"\n[ \t#*_>]*+(final[ \t_]*+answer|thought|action(?:[ \t_-]*+input)?|observation|answer|question)"
+    r"[ \t\d*_]*+[:：](?:\*\*|__)?[ \t]*+",
+    re.IGNORECASE,
+)
+"""A line that opens with a ReAct step's label (numbered, in markdown or not) and its colon, up to
+the text after it (a bold label's closing ``**`` included: ``**Final Answer:** Paris``)."""
 _EMPTY_TILDE_HEAD = re.compile(r"~{1,2}|~{3,}+[^\n]*+(?:\n[ \t]*+)*+(?:~++[ \t\r\n]*+)?")
 """A reply's start that may still be a tilde fenced block with nothing in it: held, not streamed, until
 a line with text comes in it (it then streams as before) or the reply ends."""
+
+
+def react_final_answer(text: str) -> str | None:
+    """The answer of a reply written as a ReAct final step: a ``Thought:`` label first, the
+    first labelled line after it a ``Final Answer:`` label with text (``Thought: I know it.\nFinal
+    Answer: Paris`` gives ``Paris``), and no labelled line after that (no ``Action:``,
+    ``Observation:`` or second Thought: a step the model went on to write). None for any other
+    text, and for a label with nothing after it (``fallback.label_left``). Time linear in
+    ``text``."""
+    opening = _THOUGHT_OPENING.match(text)
+    if opening is None:
+        return None
+    labels = _STEP_LABEL_LINE.finditer(text, opening.end())
+    first = next(labels, None)
+    if first is None or first.group(1)[:1] not in "fF" or next(labels, None) is not None:
+        return None
+    return text[first.end() :].strip() or None
 
 
 def action_call_at(text: str, line_start: bool) -> int | None:
@@ -670,9 +696,15 @@ def _unreadable(text: str, gate: AnswerGate, names: Sequence[str]) -> ParseFailu
 def _answer(text: str, gate: AnswerGate, turn: dict, cut: bool) -> Generator[str, None, ModelTurn]:
     """The turn of a reply whose visible ``text`` (not blank) is read as no call: its answer, the
     text the gate held yielded (a held line keeps its indent: the answer's text, as it came), or,
-    not ``cut``, a reply that said nothing (``_said_nothing``)."""
+    not ``cut``, a reply that said nothing (``_said_nothing``), or one held whole that is a ReAct
+    final step (``react_final_answer``): the text after its ``Final Answer:`` label alone."""
     if not cut and (said := (yield from _said_nothing(text, gate, turn))) is not None:
         return said
+    if not cut and not gate.streamed and (answer := react_final_answer(text)) is not None:
+        # held whole as a ReAct-style Thought (_held_opening): the user reads its answer alone;
+        # the reply goes back to the model intact (turn["content"])
+        yield answer
+        return ModelTurn(thought=text, decision=FinalAnswer(answer), **turn)
     if gate.held:
         yield _unshown(gate)
     # the answer without the whitespace around it (a frame's "\n</answer>" left its "\n"), as

@@ -413,3 +413,21 @@ def test_a_react_style_action_after_a_thought_line_runs_and_is_not_shown(run):
     assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
     assert "Action" not in result.text and "get_weather" not in result.text
     assert result.text.endswith("Sunny in Paris.")
+
+
+def test_an_answer_written_as_a_react_final_step_shows_the_answer_alone(run):
+    """A model offered native tools answers in ReAct's words after a tool result: the user reads
+    the text after ``Final Answer:`` alone; the round's log keeps the whole reply."""
+    reply = "Thought: I have the weather now.\nFinal Answer: It is sunny in Paris."
+    result = run(
+        [
+            {"tool_calls": [{"id": "c1", "name": "get_weather", "arguments": '{"city": "Paris"}'}]},
+            {"text": reply, "split": 5},
+        ],
+        query="Weather in Paris?",
+        tools=[weather_tool()],
+    )
+    assert_clean_end(result)
+    assert result.text == "It is sunny in Paris."
+    logged = json.dumps([n.data for n in result.logs.values() if n.label.startswith("ROUND")])
+    assert "I have the weather now." in logged

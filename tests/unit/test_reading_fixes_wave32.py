@@ -6,16 +6,22 @@
 - a reply that is only an empty code block is an empty reply, never an empty box in the chat;
 - ``{"name": X}`` of no node tool beside call objects is kept as a call, so the tool runner tells
   the model it was not run (unknown tool) rather than dropping it in silence;
-- ReAct reads a call object joined on one line after an object that is no call.
+- ReAct reads a call object joined on one line after an object that is no call;
+- a Function Calling reply written as a ReAct final step (a ``Thought:``, then a ``Final Answer:``
+  label with text, no step after it) shows the user the answer alone; the whole reply stays the
+  assistant message the model gets back.
 """
 
 import pytest
 
 from agent_core import prompts
 from agent_core.fences import empty_code_block
+from agent_core.function_calling.turn import read_function_calling_turn
+from agent_core.model_call import ModelChunk
 from agent_core.tool_runner import ToolRunner
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
+from tests.unit.helpers import drain
 from tests.unit.test_real_world_2026 import Case, check_reply, read, reply_params, tool
 
 SEARCH = tool("search", "q")
@@ -74,6 +80,30 @@ CASES = {
     "react-records-and-prose": Case(
         (SEARCH,), '{"a": 1} then {"b": 2} done', answer='{"a": 1} then {"b": 2} done', only=("react",)
     ),
+    # ---- 5. a ReAct final step in Function Calling: the answer alone ---------------------------
+    "thought-then-final-answer": Case(
+        (SEARCH,), "Thought: I know it.\nFinal Answer: Paris", answer="Paris", hidden=("Thought", "Final Answer")
+    ),
+    "bold-thought-then-final-answer": Case(
+        (SEARCH,), "**Thought:** I have it.\n**Final Answer:** **Paris** is the capital.",
+        answer="**Paris** is the capital.", hidden=("Thought", "Final Answer", "I have it"),
+    ),
+    "thought-then-final-answer-over-lines": Case(
+        (SEARCH,), "Thought: two facts.\n\nFinal Answer: Paris.\n\n- It is in France.\n- It is big.",
+        answer="Paris.\n\n- It is in France.\n- It is big.", hidden=("Thought", "Final Answer", "two facts"),
+    ),
+    # anything else is shown as before: a step after the answer, an invented observation before it
+    "fc-final-answer-then-an-action": Case(
+        (SEARCH,), "Thought: x\nFinal Answer: Paris\nAction: lookup\nAction Input: y",
+        answer="Thought: x\nFinal Answer: Paris\nAction: lookup\nAction Input: y", only=("fc",),
+    ),
+    "fc-invented-step-before-the-final-answer": Case(
+        (SEARCH,), "Thought: x\nObservation: 3\nThought: ok\nFinal Answer: 3",
+        answer="Thought: x\nObservation: 3\nThought: ok\nFinal Answer: 3", only=("fc",),
+    ),
+    "fc-thought-without-final-answer": Case(
+        (SEARCH,), "Thought: x\nParis", answer="Thought: x\nParis", only=("fc",)
+    ),
 }
 
 
@@ -124,3 +154,22 @@ def test_the_model_is_told_a_name_of_no_node_tool_was_not_run(strategy):
     runner = ToolRunner(None, ToolRegistry(list(FILES)), timeout=1.0, observation_tokens=100)
     problem = runner._problem(unknown)
     assert problem == prompts.UNKNOWN_TOOL.format(name="list_dir", available="list_directory, read_file")
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+def test_a_react_final_step_goes_back_to_the_model_whole(size):
+    """Only the answer is shown; the assistant message the model gets back is the reply as its
+    model plugin returned it, labels and Thought included."""
+    text = "Thought: I know it.\nFinal Answer: Paris"
+    streamed, turn = read("fc", Case((SEARCH,), text), size)
+    assert streamed == "Paris" and turn.decision == FinalAnswer("Paris")
+    assert turn.content == text and turn.raw == text
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+def test_a_cut_react_final_step_is_shown_as_before(size):
+    """A reply the output limit cut may have gone on with a step: it is shown as written."""
+    text = "Thought: I know it.\nFinal Answer: Par"
+    chunks = [ModelChunk(text=text[i : i + (size or len(text))]) for i in range(0, len(text), size or len(text))]
+    streamed, turn = drain(read_function_calling_turn(iter([*chunks, ModelChunk(finish_reason="length")]), ["search"]))
+    assert streamed == text and turn.decision == FinalAnswer(text)
