@@ -771,6 +771,30 @@ _PLACEHOLDER = re.compile(r"\$[A-Za-z_]\w*")
 action JSON, langchain-ai/langchainjs#1399): no name; the JSON that follows names the tool."""
 
 _MD_ESCAPE = re.compile(r"\\([_*`])")
+_CONVERSATIONAL_STEP = re.compile(
+    r"\s*+[#*_ \t]*+thought[ \t*_]*+[:：][ \t*_]*+do[ \t]+i[ \t]+need[ \t]+to[ \t]+use[ \t]+a[ \t]+tool\?[ \t*_]*+no"
+    r"[ \t.*_]*+\r?\n[ \t#*_>]*+ai[ \t*_]*+[:：](?:\*\*|__)?[ \t]*+",
+    re.IGNORECASE,
+)
+"""LangChain's conversational agent's answer step: ``Thought: Do I need to use a tool? No`` and the
+next line's ``AI:`` label, up to the answer's text."""
+_STEP_LINE = re.compile(
+    r"\n[ \t#*_>]*+(?:thought|action|observation|final[ \t_]*+answer|answer|question|ai|human)[ \t\d*_]*+[:：]",
+    re.IGNORECASE,
+)
+"""A line opening with a ReAct or conversational label and its colon."""
+
+
+def conversational_answer(text: str) -> str | None:
+    """The answer of a reply written in LangChain's conversational format (``Thought: Do I need
+    to use a tool? No``, then ``AI: <answer>``, langchain-ai/langchain#1477): the text after the
+    ``AI:`` label; None for any other reply, for an empty answer, or when a labelled line follows
+    it (a second step or an invented ``Human:`` turn). ``AI:`` is an answer label only there: an
+    ``AI:`` line elsewhere is text. Time linear in ``text``."""
+    step = _CONVERSATIONAL_STEP.match(text)
+    if step is None or _STEP_LINE.search(text, step.end()) is not None:
+        return None
+    return text[step.end() :].strip() or None
 """A markdown escape in a tool name (``mindsdb\\_sql``, MindsDB PR #9753): names hold no
 backslashes, so the escape goes. A text input loses the same escapes only when its name had
 one (the model wrote the whole action as markdown: ``AVG(sales\\_price)``); otherwise it keeps
@@ -2308,6 +2332,8 @@ class ReactStreamParser:
             answer = re.sub(r"\n{3,}", "\n\n", visible)
         elif not self._labels_seen and self._hint is None:
             answer = visible
+        elif self._hint is None and (said := conversational_answer("".join(self._visible))) is not None:
+            answer = said
         else:
             return None, self._hint or PROBLEM_THOUGHT_ONLY
         if answer:

@@ -9,7 +9,9 @@
 - ReAct reads a call object joined on one line after an object that is no call;
 - a Function Calling reply written as a ReAct final step (a ``Thought:``, then a ``Final Answer:``
   label with text, no step after it) shows the user the answer alone; the whole reply stays the
-  assistant message the model gets back.
+  assistant message the model gets back;
+- ReAct takes the ``AI:`` line of LangChain's conversational answer step (``Thought: Do I need to
+  use a tool? No``) as the answer; an ``AI:`` line anywhere else stays text.
 """
 
 import pytest
@@ -103,6 +105,30 @@ CASES = {
     ),
     "fc-thought-without-final-answer": Case(
         (SEARCH,), "Thought: x\nParis", answer="Thought: x\nParis", only=("fc",)
+    ),
+    # ---- 6. ReAct: LangChain's conversational answer label ------------------------------------
+    "react-conversational-ai-answer": Case(
+        (SEARCH,), "Thought: Do I need to use a tool? No\nAI: Paris is the capital.\n\nIt is in France.",
+        answer="Paris is the capital.\n\nIt is in France.", only=("react",), hidden=("AI:", "Do I need"),
+    ),
+    "react-conversational-ai-answer-bold": Case(
+        (SEARCH,), "**Thought:** Do I need to use a tool? No.\n**AI:** Paris.", answer="Paris.", only=("react",),
+    ),
+    # an AI: line after any other Thought is a Thought's text, asked again as before
+    "react-ai-line-in-a-thought": Case(
+        (SEARCH,), "Thought: I will write a dialogue.\nAI: hello", fallback="", only=("react",), hidden=("hello",)
+    ),
+    # an invented Human: turn or a second step after the answer: asked again, nothing shown
+    "react-conversational-answer-then-human-turn": Case(
+        (SEARCH,), "Thought: Do I need to use a tool? No\nAI: Paris.\nHuman: and Spain?", fallback="",
+        only=("react",), hidden=("Paris", "Spain"),
+    ),
+    "react-conversational-answer-then-another-thought": Case(
+        (SEARCH,), "Thought: Do I need to use a tool? No\nAI: Paris.\nThought: Do I need to use a tool? No\nAI: x",
+        fallback="", only=("react",), hidden=("Paris",),
+    ),
+    "react-conversational-empty-answer": Case(
+        (SEARCH,), "Thought: Do I need to use a tool? No\nAI: ", fallback="", only=("react",)
     ),
 }
 
