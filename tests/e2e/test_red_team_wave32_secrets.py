@@ -143,27 +143,39 @@ def channels(shown: str) -> list[dict]:
     ]
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
-@pytest.mark.parametrize("form", list(FORMS))
-def test_the_canary_a_tool_writes_in_a_new_form_reaches_no_line(run, strategy, form):
-    result = run([call(strategy), answer_turn(strategy, "Done.")], tools=[vault(channels(FORMS[form]))],
-                 strategy=strategy)
+def check_tool_channels(run, strategy: str, tool: ScriptedTool, no_canary) -> None:
+    """``tool`` (whose streams write the canary in some form, ``channels``) is called once, then
+    the model answers: the model reads its text redacted, the user the answer, and ``no_canary``
+    finds the canary on no line the plugin wrote."""
+    result = run([call(strategy), answer_turn(strategy, "Done.")], tools=[tool], strategy=strategy)
     assert_clean_end(result)
     (seen,) = observations(result.llm_requests[1])
     assert "record r1 is open" in seen and "[REDACTED]" in seen
     assert result.text == "Done."
-    assert_no_canary(run, result)
+    no_canary(run, result)
+
+
+def check_tool_error(run, strategy: str, tool: ScriptedTool, no_canary) -> None:
+    """``tool`` fails with an error quoting the canary: the model reads the error redacted, and
+    ``no_canary`` finds the canary on no line the plugin wrote."""
+    result = run([call(strategy), answer_turn(strategy, "The vault refused.")], tools=[tool], strategy=strategy)
+    assert_clean_end(result)
+    (seen,) = observations(result.llm_requests[1])
+    assert "401 Unauthorized" in seen and "[REDACTED]" in seen
+    no_canary(run, result)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("form", list(FORMS))
+def test_the_canary_a_tool_writes_in_a_new_form_reaches_no_line(run, strategy, form):
+    check_tool_channels(run, strategy, vault(channels(FORMS[form])), assert_no_canary)
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("form", list(FORMS))
 def test_a_tool_error_quoting_the_canary_in_a_new_form_reaches_no_line(run, strategy, form):
-    result = run([call(strategy), answer_turn(strategy, "The vault refused.")],
-                 tools=[vault([], error=f"401 Unauthorized: key {FORMS[form]} is revoked")], strategy=strategy)
-    assert_clean_end(result)
-    (seen,) = observations(result.llm_requests[1])
-    assert "401 Unauthorized" in seen and "[REDACTED]" in seen
-    assert_no_canary(run, result)
+    tool = vault([], error=f"401 Unauthorized: key {FORMS[form]} is revoked")
+    check_tool_error(run, strategy, tool, assert_no_canary)
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)

@@ -22,7 +22,8 @@ import re
 import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end
+from tests.e2e.test_red_team_wave32_secrets import call, check_tool_channels, check_tool_error
 
 CANARY = "Cnry-7F3a91d2E4b8"
 CORE = "7f3a91d2e4b8"
@@ -39,14 +40,6 @@ def vault(responses: list, **kwargs) -> ScriptedTool:
                     ToolParam("api_key", type="secret-input", form="form", description="key"),
                     ToolParam("pass", type="secret-input", form="form", description="passphrase")],
         runtime_parameters={"api_key": CANARY, "pass": WORD}, responses=responses, **kwargs)
-
-
-def call(strategy: str, name: str = "vault", **arguments) -> dict:
-    arguments = arguments or {"q": "x"}
-    if strategy == "ReAct":
-        return {"text": f"Thought: use {name}.\nAction:\n```json\n"
-                        + json.dumps({"action": name, "action_input": arguments}) + "\n```"}
-    return {"tool_calls": [{"id": "c1", "name": name, "arguments": arguments}]}
 
 
 FORMS = {
@@ -140,24 +133,14 @@ def channels(shown: str) -> list[dict]:
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("form", list(FORMS))
 def test_the_canary_a_tool_writes_in_a_new_form_reaches_no_line(run, strategy, form):
-    result = run([call(strategy), answer_turn(strategy, "Done.")], tools=[vault(channels(FORMS[form]))],
-                 strategy=strategy)
-    assert_clean_end(result)
-    (seen,) = observations(result.llm_requests[1])
-    assert "record r1 is open" in seen and "[REDACTED]" in seen
-    assert result.text == "Done."
-    assert_no_canary(run, result)
+    check_tool_channels(run, strategy, vault(channels(FORMS[form])), assert_no_canary)
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("form", list(FORMS))
 def test_a_tool_error_quoting_the_canary_in_a_new_form_reaches_no_line(run, strategy, form):
-    result = run([call(strategy), answer_turn(strategy, "The vault refused.")],
-                 tools=[vault([], error=f"401 Unauthorized: key {FORMS[form]} is revoked")], strategy=strategy)
-    assert_clean_end(result)
-    (seen,) = observations(result.llm_requests[1])
-    assert "401 Unauthorized" in seen and "[REDACTED]" in seen
-    assert_no_canary(run, result)
+    tool = vault([], error=f"401 Unauthorized: key {FORMS[form]} is revoked")
+    check_tool_error(run, strategy, tool, assert_no_canary)
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
