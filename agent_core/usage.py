@@ -150,24 +150,11 @@ def add_usage(a: LLMUsage, b: LLMUsage) -> LLMUsage:
     additive: the later non-zero value is kept. The currency is ``b``'s unless
     ``b`` carries no price at all.
     """
-    return LLMUsage(
-        prompt_tokens=a.prompt_tokens + b.prompt_tokens,
-        prompt_unit_price=b.prompt_unit_price or a.prompt_unit_price,
-        prompt_price_unit=b.prompt_price_unit or a.prompt_price_unit,
-        prompt_price=a.prompt_price + b.prompt_price,
-        completion_tokens=a.completion_tokens + b.completion_tokens,
-        completion_unit_price=b.completion_unit_price or a.completion_unit_price,
-        completion_price_unit=b.completion_price_unit or a.completion_price_unit,
-        completion_price=a.completion_price + b.completion_price,
-        total_tokens=a.total_tokens + b.total_tokens,
-        total_price=a.total_price + b.total_price,
-        currency=b.currency if b.total_price or not a.total_price else a.currency,
-        latency=a.latency + b.latency,
-    )
+    return sum_usages((a, b))
 
 
 def sum_usages(usages: Iterable[LLMUsage]) -> LLMUsage:
-    """The sum of any number of usages (zero for none), as ``add_usage`` folds them from zero.
+    """The sum of any number of usages (zero for none), by ``add_usage``'s rules, folded from zero.
     One usage is built, not one per report (a reply of 100,000 chunks each reporting its own
     usage), and the loop gives way every ``fairness.GRAIN`` reports."""
     total = empty_usage()
