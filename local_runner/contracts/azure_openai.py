@@ -50,6 +50,7 @@ from local_runner.contracts.base import (
     ContractBackend,
     PluginFailure,
     Reply,
+    chat_tool_calls,
     check_tool_pairing,
     enum_value,
     pieces,
@@ -97,12 +98,7 @@ class AzureOpenAIContract(ContractBackend):
         else:
             converted = {"role": role, "content": content}
             if role == "assistant" and message.get("tool_calls"):
-                converted["tool_calls"] = [
-                    {"id": c.get("id"), "type": c.get("type") or "function",
-                     "function": {"name": (c.get("function") or {}).get("name"),
-                                  "arguments": (c.get("function") or {}).get("arguments")}}
-                    for c in message["tool_calls"]
-                ]
+                converted["tool_calls"] = chat_tool_calls(message["tool_calls"])
         if message.get("name"):
             converted["name"] = message["name"]
         return converted

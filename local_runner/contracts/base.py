@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -303,6 +303,25 @@ def check_tools_declared(backend: ContractBackend, messages: list[dict[str, Any]
     (Anthropic, Bedrock, several OpenAI-compatible servers)."""
     if not tools and any(m.get("tool_calls") for m in messages):
         backend.reject("Requests which include `tool_use` or `tool_result` blocks must define tools.")
+
+
+def _type_or_function(call: dict[str, Any]) -> Any:
+    return call.get("type") or "function"
+
+
+def chat_tool_calls(
+    calls: Iterable[dict[str, Any]], type_of: Callable[[dict[str, Any]], Any] = _type_or_function
+) -> list[dict[str, Any]]:
+    """Dify's dumped ``AssistantPromptMessage.tool_calls`` as a chat-completions request's
+    ``tool_calls``: each call's id, its type (``type_of(call)``: the call's own or ``function``
+    unless a plugin writes it otherwise), and its function's name and arguments, as the model
+    plugins built on OpenAI's chat format convert them."""
+    return [
+        {"id": call.get("id"), "type": type_of(call),
+         "function": {"name": (call.get("function") or {}).get("name"),
+                      "arguments": (call.get("function") or {}).get("arguments")}}
+        for call in calls
+    ]
 
 
 def text_of(content: Any) -> str:

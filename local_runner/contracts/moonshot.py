@@ -56,7 +56,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from local_runner.contracts.base import ContractBackend, Reply
+from local_runner.contracts.base import ContractBackend, Reply, chat_tool_calls
 
 THINK = re.compile(r"<think>(.*?)</think>", re.S | re.I)
 THINKING_MODELS = frozenset(
@@ -170,11 +170,7 @@ class MoonshotContract(ContractBackend):
         else:
             converted = {"role": "assistant", "content": content}
             if message.get("tool_calls"):
-                converted["tool_calls"] = [
-                    {"id": c.get("id"), "type": c.get("type") or "function",
-                     "function": {"name": (c.get("function") or {}).get("name"), "arguments": (c.get("function") or {}).get("arguments")}}
-                    for c in message["tool_calls"]
-                ]
+                converted["tool_calls"] = chat_tool_calls(message["tool_calls"])
             reasoning = None
             opaque = message.get("opaque_body")
             if isinstance(opaque, dict) and isinstance(opaque.get("reasoning_content"), str):

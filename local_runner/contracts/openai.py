@@ -93,7 +93,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from local_runner.contracts.base import ContractBackend, Reply, check_tool_pairing
+from local_runner.contracts.base import ContractBackend, Reply, chat_tool_calls, check_tool_pairing
 
 OUTPUT_KEY = "responses_output"
 """The plugin's key for the stored Responses output items inside ``opaque_body``
@@ -216,12 +216,7 @@ class OpenAIChatContract(ContractBackend):
             converted = {"role": "assistant", "content": text}
             calls = message.get("tool_calls") or []
             if calls:
-                converted["tool_calls"] = [
-                    {"id": call.get("id"), "type": "function",
-                     "function": {"name": (call.get("function") or {}).get("name"),
-                                  "arguments": (call.get("function") or {}).get("arguments")}}
-                    for call in calls
-                ]
+                converted["tool_calls"] = chat_tool_calls(calls, lambda call: "function")
         elif role in ("system", "developer"):
             converted = {"role": role, "content": self._text_only(message)}
         elif role == "tool":

@@ -52,7 +52,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from local_runner.contracts.base import ContractBackend, Reply, check_tool_pairing, enum_value, pieces
+from local_runner.contracts.base import ContractBackend, Reply, chat_tool_calls, check_tool_pairing, enum_value, pieces
 
 THINK_BLOCK = re.compile(r"<think>.*?</think>\s*", re.S)
 
@@ -115,12 +115,7 @@ class OpenAICompatibleContract(ContractBackend):
             content = THINK_BLOCK.sub("", content)
         converted: dict[str, Any] = {"role": role, "content": content}
         if role == "assistant" and message.get("tool_calls"):
-            converted["tool_calls"] = [
-                {"id": call.get("id"), "type": call.get("type", "function"),
-                 "function": {"name": (call.get("function") or {}).get("name"),
-                              "arguments": (call.get("function") or {}).get("arguments")}}
-                for call in message["tool_calls"]
-            ]
+            converted["tool_calls"] = chat_tool_calls(message["tool_calls"], lambda call: call.get("type", "function"))
         if message.get("name"):
             converted["name"] = message["name"]
         return converted

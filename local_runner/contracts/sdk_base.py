@@ -39,7 +39,7 @@ import json
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from local_runner.contracts.base import BrainCall, Reply, enum_value
+from local_runner.contracts.base import BrainCall, Reply, chat_tool_calls, enum_value
 from local_runner.contracts.openai_compatible import OpenAICompatibleContract
 
 
@@ -92,12 +92,7 @@ class SDKBaseContract(OpenAICompatibleContract):
             return {"role": "tool", "content": content, "tool_call_id": message.get("tool_call_id")}
         converted: dict[str, Any] = {"role": role, "content": content}
         if role == "assistant" and message.get("tool_calls"):
-            converted["tool_calls"] = [
-                {"id": call.get("id"), "type": call.get("type") or "function",
-                 "function": {"name": (call.get("function") or {}).get("name"),
-                              "arguments": (call.get("function") or {}).get("arguments")}}
-                for call in message["tool_calls"]
-            ]
+            converted["tool_calls"] = chat_tool_calls(message["tool_calls"])
         if message.get("name") and role != "tool":
             converted["name"] = message["name"]
         return converted

@@ -68,7 +68,7 @@ import json
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from local_runner.contracts.base import ContractBackend, Reply, enum_value, pieces
+from local_runner.contracts.base import ContractBackend, Reply, chat_tool_calls, enum_value, pieces
 
 THINKING_BUSINESS_MODELS = (
     "qwen-plus-latest",
@@ -147,12 +147,7 @@ class TongyiContract(ContractBackend):
             content = " "
         converted: dict[str, Any] = {"role": role, "content": [{"text": content}] if rich else content}
         if role == "assistant" and message.get("tool_calls"):
-            converted["tool_calls"] = [
-                {"id": call.get("id"), "type": call.get("type", "function"),
-                 "function": {"name": (call.get("function") or {}).get("name"),
-                              "arguments": (call.get("function") or {}).get("arguments")}}
-                for call in message["tool_calls"]
-            ]
+            converted["tool_calls"] = chat_tool_calls(message["tool_calls"], lambda call: call.get("type", "function"))
         return converted
 
     def _tool(self, tool: dict[str, Any]) -> dict[str, Any]:

@@ -50,6 +50,7 @@ from local_runner.contracts.base import (
     ContractBackend,
     PluginFailure,
     Reply,
+    chat_tool_calls,
     check_tool_pairing,
     enum_value,
     pieces,
@@ -112,12 +113,7 @@ class ZhipuAIContract(ContractBackend):
             return {"role": "tool", "content": content, "tool_call_id": message.get("tool_call_id")}
         converted: dict[str, Any] = {"role": role, "content": content}
         if role == "assistant" and message.get("tool_calls"):
-            converted["tool_calls"] = [
-                {"id": c.get("id"), "type": c.get("type"),
-                 "function": {"name": (c.get("function") or {}).get("name"),
-                              "arguments": (c.get("function") or {}).get("arguments")}}
-                for c in message["tool_calls"]
-            ]
+            converted["tool_calls"] = chat_tool_calls(message["tool_calls"], lambda call: call.get("type"))
         return converted
 
     # -- provider rules ---------------------------------------------------------------------
