@@ -1141,6 +1141,80 @@ _GEMMA_QUOTE_TOKEN: Final = '<|"|>'
 _GEMMA_KEYED = re.compile(r'"(?:[^"\\]|\\.)*"|([{,]\s*)([A-Za-z_][\w\-]*)(\s*:)')
 
 
+ANGLELESS_INVOKE: Final = 'invoke name="'
+"""How MiniMax M2.x opens a call when it leaves out its tags' ``<`` (exo-explore/exo#1882)."""
+_ANGLELESS_LINE = re.compile(r'^[ \t]*+invoke name="', re.M)
+_ANGLELESS_OPEN = re.compile(r"(?<![<\w/])(invoke|parameter)(?=\s+name=\s*[\"'])")
+_ANGLELESS_CLOSE = re.compile(r"(?<!<)/?(invoke|parameter)>")
+_ANGLED_INVOKE = re.compile(r'\s*+<invoke name="([^"<>\n]{1,128})">(.*?)</invoke>\s*+', re.S)
+_ANGLED_PARAMETER = re.compile(r'\s*+<parameter name="([^"<>\n]{1,128})">(.*?)</parameter>\s*+', re.S)
+
+
+def angleless_invoke_head(line: str, names: Collection[str]) -> bool | None:
+    """Whether a line that starts with ``line`` opens MiniMax's ``invoke name="NAME">`` written
+    without its ``<`` (``_angleless_invokes``), ``NAME`` one of ``names``. True when it does,
+    False when it cannot, None while it cannot be told yet."""
+    if not line.startswith(ANGLELESS_INVOKE):
+        return None if ANGLELESS_INVOKE.startswith(line) else False
+    name, quote, after = line[len(ANGLELESS_INVOKE) :].partition('"')
+    if quote:
+        return None if not after else after[0] == ">" and name in names
+    return None if len(name) < _TAG_NAME_MAX and any(tool.startswith(name) for tool in names) else False
+
+
+def angleless_invoke_call(text: str, tools: Mapping[str, PromptMessageTool | None]) -> bool:
+    """Whether ``text`` ends with MiniMax's calls written without their tags' ``<`` and ``</``
+    and without their ``<minimax:tool_call>`` (``_angleless_invokes``), each naming one of ``tools``."""
+    return bool(_angleless_invokes(text, tools)[0])
+
+
+def _angleless_invokes(
+    text: str, known: Mapping[str, PromptMessageTool | None]
+) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    """MiniMax M2.x's calls with every tag's ``<`` and ``</`` left out and no wrapper around them
+    (``invoke name="get_weather">\nparameter name="location">Parisparameter>\ninvoke>``: the
+    model on MLX, exo-explore/exo#1882; a server that drops special tokens also drops
+    ``<minimax:tool_call>``). Read only where such an ``invoke`` opens a line outside a fenced
+    block and the text from there to its end is nothing but such calls, each closed by
+    ``invoke>`` and naming one of the tools; a value is text as written, or JSON when it reads as
+    an object or array (``call_markup._read_invoke``). ``(calls, the text before them)``, or
+    ``([], text)``."""
+    if ANGLELESS_INVOKE not in text:
+        return [], text
+    fences = None
+    for found in _ANGLELESS_LINE.finditer(text):
+        fences = _fence_lines(text) if fences is None else fences
+        if not _in_fence(fences, found.start()):
+            break
+    else:
+        return [], text
+    tail = text[found.start() :].rstrip()
+    if "<invoke" in tail or not tail.endswith("invoke>"):
+        return [], text
+    body = _ANGLELESS_CLOSE.sub(r"</\1>", _ANGLELESS_OPEN.sub(r"<\1", tail))
+    calls: list[Call] = []
+    at = 0
+    while at < len(body):
+        invoke = _ANGLED_INVOKE.match(body, at)
+        if invoke is None:
+            return [], text
+        arguments: dict[str, Any] = {}
+        inner, read = invoke.group(2), 0
+        while read < len(inner.rstrip()):
+            parameter = _ANGLED_PARAMETER.match(inner, read)
+            if parameter is None:
+                return [], text
+            decoded = decode_nested(parameter.group(2).strip())
+            arguments[parameter.group(1)] = parameter.group(2) if isinstance(decoded, str) else decoded
+            read = parameter.end()
+        calls.append((invoke.group(1), arguments))
+        at = invoke.end()
+    if any(name not in known for name, _ in calls):
+        return [], text
+    found_calls = _known_calls(calls, known)
+    return (found_calls, text[: found.start()]) if found_calls else ([], text)
+
+
 def _bare_gemma_line(text: str) -> re.Match[str] | None:
     """The last line of ``text`` when it is Gemma 4's bare ``call:NAME{...}`` on one line and the
     text before it, if any, ends a line (the whole reply, or a call after a sentence), outside
@@ -1748,7 +1822,7 @@ def extract_calls_from_text(
         return (), text
     for reader in (
         _tool_call_blocks, _wrapped_json, _whole_json, _whole_code, _name_line, _action_blocks, _code_after_text,
-        _json_after_text, _fenced_calls_after_text, _bare_gemma,
+        _json_after_text, _fenced_calls_after_text, _bare_gemma, _angleless_invokes,
     ):
         found, rest = reader(text, known)
         if found:

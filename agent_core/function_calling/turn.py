@@ -37,6 +37,7 @@ from agent_core.text_calls import (
     FUNCTOOLS,
     HARMONY_RECIPIENT,
     M3_TOKEN,
+    angleless_invoke_head,
     call_head,
     extract_calls_from_text,
     fenced_call_head,
@@ -68,12 +69,13 @@ _GEMMA_LINE_MAX: Final = 2048
 last (characters); a longer one streams."""
 _LIST_START = re.compile(r"\[\s*([^\W\d][\w.\-]*|)\s*(\()?")
 """``[`` and a name, then ``(`` if it came: where a list of calls written as code may open."""
-_LINE_HEAD = re.compile(r"\n[ \t]*(?=[{<f`~>]|c(?:a(?:l(?:l(?::|\Z)|\Z)|\Z)|\Z)|\w{1,16}+(?::|\Z))")
+_LINE_HEAD = re.compile(r"\n[ \t]*(?=[{<f`~>]|c(?:a(?:l(?:l(?::|\Z)|\Z)|\Z)|\Z)|invoke |\w{1,16}+(?::|\Z))")
 """A line that may open a call object, a wrapper around one, ``functools[`` (``text_calls.call_head``),
 a ```` ```json ```` fence of calls (``text_calls.fenced_call_head``), a fence of call markup, bare or
 in a blockquote (``fenced_markup_head``), Gemma 4's bare ``call:NAME{`` (``text_calls.gemma_head``),
 or Gemini's ``default_api:NAME{`` glued to a word of at most 16 characters or not
-(``text_calls.gemini_head``): a line opening with such a word and a colon, or a word so far."""
+(``text_calls.gemini_head``): a line opening with such a word and a colon, or a word so far; or
+MiniMax's ``invoke name="NAME">`` without its ``<`` (``text_calls.angleless_invoke_head``)."""
 
 _ACTION_CALL = re.compile(
     rf"(?im)^[ \t#*>]*action[ \t*]*[:：][ \t*]*(?:\r?\n[ \t]*)?(?:{FENCE_RUN}[\w-]*[ \t]*\r?\n[ \t]*)?[{{\[]"
@@ -372,6 +374,8 @@ class AnswerGate:
         for opener in _CALL_OPENERS:
             if opener.startswith(start[: len(opener)]):
                 return None if len(start) < len(opener) else True
+        if self._names and start[:1] == "i" and (angleless := angleless_invoke_head(start, self._names)) is not False:
+            return angleless  # MiniMax's invoke without its "<" (text_calls._angleless_invokes)
         if self._names and len(start) < _GEMMA_LINE_MAX and self._may_be_bare_call(start):
             return None
         first, newline, _ = start.partition("\n")
@@ -506,6 +510,8 @@ class AnswerGate:
                 verdict = fenced_markup_head(head)
             else:
                 verdict = call_head(head, self._names) if head[:1] in "{<f" else False
+                if verdict is False and head[:1] == "i":  # MiniMax's invoke without its "<"?
+                    verdict = angleless_invoke_head(head, self._names)
                 if verdict is False and head[:1] not in "{<":  # a word: Gemma's or Gemini's bare call?
                     verdict = self._gemma_line(text, start, self._bare_line(head))
             if verdict:

@@ -24,6 +24,7 @@ from agent_core.model_call import AssistantReply, ModelChunk
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn, parse_react
 from agent_core.run_state import RunState
 from agent_core.text_calls import (
+    angleless_invoke_call,
     arguments_for,
     bare_gemma_call,
     bracketed_text,
@@ -73,7 +74,8 @@ def _name_line_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int
     own call form instead of ReAct's: zai-org/GLM-4#36), or a list of calls written as code after
     a sentence (Llama 3.2 / 4's pythonic form: ``text_calls.code_list_after_text``), a call object
     with its arguments beside its name (``text_calls.flat_call_reply``), or Gemma 4's bare
-    ``call:NAME{...}``, whole or on the last line (``text_calls.bare_gemma_call``): the calls,
+    ``call:NAME{...}``, whole or on the last line (``text_calls.bare_gemma_call``), or MiniMax's
+    calls with their tags' ``<`` left out, ending the reply (``text_calls.angleless_invoke_call``): the calls,
     when every name is one of the tools; else ``()``. The parser reads such a reply as plain text, answered only at its end."""
     text = parsed.final_answer
     if parsed.actions or text is None:
@@ -82,7 +84,9 @@ def _name_line_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int
         tools = registry.prompt_tools_by_name()
         if code_list_after_text(parsed.raw, registry.names()):
             text = parsed.raw  # with Llama 4's <|python_start|> tokens, which the answer has lost
-        elif not flat_call_reply(text, tools) and not bare_gemma_call(text, tools):
+        elif (
+            not flat_call_reply(text, tools) and not bare_gemma_call(text, tools) and not angleless_invoke_call(text, tools)
+        ):
             return ()
     calls, _ = extract_calls_from_text(text, registry.prompt_tools(), id_prefix=f"react-{round_index}-")
     return calls
