@@ -25,7 +25,8 @@ Kimi K2                ``<|tool_calls_section_begin|><|tool_call_begin|>function
 MiniMax M2, Claude     ``<minimax:tool_call>`` / ``<function_calls>`` around ``<invoke name="N">
                        <parameter name="K">V</parameter></invoke>`` (MiniMax-M2.5#10), or that
                        ``<invoke>`` alone (Claude Opus 4.8, anthropics/claude-code#65635); in
-                       the wrapper, the inner tags without ``<`` / ``</`` (exo-explore/exo#1882)
+                       the wrapper, the inner tags without ``<`` / ``</`` (exo-explore/exo#1882;
+                       with no wrapper: ``text_calls._angleless_invokes``)
 MiniMax-M3             ``]<]minimax[>[`` before every tag of a ``<tool_call>`` around ``<invoke name="N">
                        <k>V</k></invoke>`` (arguments as elements, lists as ``<item>``; the token
                        dropped: ml-explore/mlx-lm PR #1416, vllm-project/vllm#51073)
