@@ -60,7 +60,7 @@ from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_runner import ToolResult, ToolRunner
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
-from agent_core.usage import add_usage, call_usage, empty_usage, usage_to_metadata
+from agent_core.usage import add_usage, call_usage, empty_usage, timed, usage_to_metadata
 
 __all__ = ["MAX_PARSE_RETRIES", "REPEAT_LIMIT", "AgentLoop", "AgentRunError", "Round", "RunState", "StrategySteps"]
 
@@ -536,9 +536,9 @@ class AgentLoop:
         thought_node = yield from self._start(LogNode(f"{model.model} Thought", parent=round_node, provider=model.provider))
         reported: list[LLMUsage] = []
         problems: list[str] = []
+        started = time.monotonic()
         try:
             silence = min(self.state.params.model_timeout, max(self._seconds_left(), 5.0))
-            started = time.monotonic()
             sent = self._as_sent(request)
             if self._stop_refused:
                 sent = replace(sent, send_stop=False)
@@ -546,17 +546,19 @@ class AgentLoop:
             turn = yield from self._stream_turn(_noting_usage(chunks, reported, problems))
             self._slowest_turn = max(self._slowest_turn, time.monotonic() - started)
         except PastDeadlineError as error:
-            usage = call_usage(reported)
+            usage = timed(call_usage(reported), time.monotonic() - started)
             self._usage = add_usage(self._usage, usage)
             yield self._finish(thought_node, {"output": ""}, error=str(error), usage=usage)
             raise
         except Exception as error:
             # usage the model reported before failing was billed: it counts like any other
-            usage = call_usage(reported)
+            usage = timed(call_usage(reported), time.monotonic() - started)
             self._usage = add_usage(self._usage, usage)
             message = shortened(prompts.MODEL_FAILED.format(round=self.state.round_index, error=error_text(error)))
             yield self._finish(thought_node, {"output": ""}, error=message, usage=usage)
             raise AgentRunError(message) from chained(error)
+        # a model that reports no latency (no usage at all, or tokens only) still took time
+        turn = replace(turn, usage=timed(turn.usage, time.monotonic() - started))
         self._usage = add_usage(self._usage, turn.usage)
         data = _turn_log_data(turn, self._secrets, self._continued)
         if request.completion_params:

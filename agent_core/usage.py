@@ -235,6 +235,17 @@ def call_usage(reports: list[LLMUsage]) -> LLMUsage:
     return total
 
 
+def timed(usage: LLMUsage, seconds: float) -> LLMUsage:
+    """``usage`` with ``latency`` set to ``seconds`` (the call's time as the run measured it, from
+    the request to the reply's last chunk) when the model reported none: no usage at all (an
+    empty usage), or a report whose latency is zero or less (a plugin that fills only tokens, an
+    OpenAI-compatible server's usage passed on as sent). A latency the model reported is kept.
+    Rounded to the millisecond; ``seconds`` below zero count as zero. Never mutates ``usage``."""
+    if usage.latency > 0:
+        return usage
+    return usage.model_copy(update={"latency": round(max(seconds, 0.0), 3)})
+
+
 def _json_number(value: Decimal | float | int) -> float | int:
     return float(value) if isinstance(value, Decimal) else value
 

@@ -157,3 +157,17 @@ def test_blank_reports_do_not_hide_a_running_total():
     assert call_usage([empty_usage()]) == empty_usage()
     deltas = call_usage([usage(100, 0), empty_usage(), usage(0, 10)])
     assert (deltas.prompt_tokens, deltas.completion_tokens) == (100, 10)
+
+
+def test_timed_fills_the_latency_a_model_did_not_report_and_keeps_one_it_did():
+    from agent_core.usage import timed
+
+    silent = empty_usage()
+    filled = timed(silent, 1.23456)
+    assert filled.latency == 1.235 and silent.latency == 0.0, "a new usage; the input is not mutated"
+    tokens_only = coerce_usage({"prompt_tokens": 10, "completion_tokens": 2})
+    assert tokens_only.latency == 0.0 and timed(tokens_only, 0.5).latency == 0.5
+    assert timed(tokens_only, 0.5).total_tokens == 12, "only the latency changes"
+    reported = usage(10, 2)
+    assert timed(reported, 9.0).latency == 0.5, "a latency the model reported is kept"
+    assert timed(silent, -1.0).latency == 0.0
