@@ -578,9 +578,11 @@ def _read_function_named(block: str) -> list[Call]:
     return [(found.group(2), arguments)] if isinstance(arguments, dict) else []
 
 
-_GEMMA_CALL = re.compile(r"\s*+:?\s*+call\s*+:\s*+([\w.\-]++)\s*+(\{.*\}|\(.*\))\s*+", re.S)
-"""Gemma's call whole (``call:NAME{...}`` or ``call:NAME(...)``). Its blanks and name are
-possessive: the blanks around the optional colon were tried at every split (quadratic)."""
+_GEMMA_CALL = re.compile(r"\s*+:?\s*+call\s*+:\s*+([\w.\-]++(?::[\w.\-]++)*+)\s*+(\{.*\}|\(.*\))\s*+", re.S)
+"""Gemma's call whole (``call:NAME{...}`` or ``call:NAME(...)``), the name perhaps under a
+colon-separated namespace (``call:google:mcp:text_generation:create-pdf-file{...}``,
+jundot/omlx#1830: ``prefixed_tool`` reads its last part). Its blanks and name are possessive:
+the blanks around the optional colon were tried at every split (quadratic)."""
 _GEMMA_QUOTES: Final = ('<|"|>', "<escape>")
 _GEMMA_TOKENS = re.compile(r"(<\|tool_call>|<tool_call\|>|<turn\|>|<start_function_call>|<end_function_call>)")
 _GEMMA_STRING = re.compile("|".join(f"{re.escape(q)}(.*?){re.escape(q)}" for q in _GEMMA_QUOTES), re.S)

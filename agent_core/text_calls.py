@@ -1747,14 +1747,18 @@ its signature or its description (``Search Tool(query) - Searches the web``)."""
 def prefixed_tool(name: str, names: Collection[str]) -> str | None:
     """The tool in ``names`` that ``name`` is with a namespace before it (``functions.search``:
     a Harmony recipient, OpenAI's ``functions.`` namespace; ``default_api.search``: Gemini's
-    code form; ``api.search``: a code call's attribute, as Python reads ``api.search(q="x")``);
-    None when ``name`` is already one of them or the rest is none."""
+    code form; ``api.search``: a code call's attribute, as Python reads ``api.search(q="x")``;
+    ``google:mcp:text_generation:search``: an MCP namespace Gemma 4 wrote before the name,
+    jundot/omlx#1830); None when ``name`` is already one of them or the rest is none."""
     if name in names:
         return None
     for prefix in _NAME_PREFIXES:
         if name.startswith(prefix) and name[len(prefix) :] in names:
             return name[len(prefix) :]
     last = name.rpartition(".")[2]
+    if last != name and last in names:
+        return last
+    last = name.rpartition(":")[2]
     return last if last != name and last in names else None
 
 

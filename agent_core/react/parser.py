@@ -785,6 +785,11 @@ _STEP_LINE = re.compile(
 """A line opening with a ReAct or conversational label and its colon."""
 
 
+_FINISH_WHOLE = re.compile(r"finish\[(.*)\]", re.IGNORECASE | re.DOTALL)
+"""A reply that is only the ReAct paper's answer action, with no ``Action:`` label before it
+(``Finish[answer]``: qwen3-30b-a3b-instruct-2507, datawhalechina/hello-agents#311)."""
+
+
 def conversational_answer(text: str) -> str | None:
     """The answer of a reply written in LangChain's conversational format (``Thought: Do I need
     to use a tool? No``, then ``AI: <answer>``, langchain-ai/langchain#1477): the text after the
@@ -2331,7 +2336,8 @@ class ReactStreamParser:
         if self._none_action:
             answer = re.sub(r"\n{3,}", "\n\n", visible)
         elif not self._labels_seen and self._hint is None:
-            answer = visible
+            finish = _FINISH_WHOLE.fullmatch(visible)
+            answer = finish.group(1).strip() if finish is not None else visible
         elif self._hint is None and (said := conversational_answer("".join(self._visible))) is not None:
             answer = said
         else:
