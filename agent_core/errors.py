@@ -1,7 +1,10 @@
-"""The error a run ends with when it cannot reach an answer."""
+"""The error a run ends with when it cannot reach an answer, and the reading of the error texts
+the daemon, Dify and plugins send (the plugin SDK's error objects, Python tracebacks): a run's
+error (``without_tracebacks``) and a tool's (``observation``) read them here."""
 
 import json
 import re
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -61,6 +64,51 @@ MAX_UNWRAPPED = 6
 is three); bounds the work on a message of megabytes made of them."""
 
 
+class ErrorObject(NamedTuple):
+    """A JSON value read from an error text as an error object of the plugin SDK (``{"args":
+    {...}, "error_type": T, "message": M}``)."""
+
+    error_type: str | None
+    """``T``; None when the value has no string ``error_type`` (another service's
+    ``{"message": ...}``, or no object at all)."""
+    message: str | None
+    """``M``; None when the value has no string ``message``: it is no error object."""
+    end: int
+    """The index in the text just after the value."""
+
+
+def error_object_at(text: str, index: int) -> ErrorObject | None:
+    """The JSON value that starts at ``text[index]``, read as an error object of the plugin SDK
+    (``ErrorObject``), or None when no JSON value can be read there (not JSON, cut, or nested past
+    what the decoder takes). Reads the value only: linear in its length."""
+    try:
+        value, end = json.JSONDecoder().raw_decode(text, index)
+    except (ValueError, RecursionError):
+        return None
+    fields: Any = value if isinstance(value, dict) else {}
+    kind, message = fields.get("error_type"), fields.get("message")
+    return ErrorObject(kind if isinstance(kind, str) else None, message if isinstance(message, str) else None, end)
+
+
+TRACEBACK_HEAD = "Traceback (most recent"
+"""How a Python traceback opens (``Traceback (most recent call last):``), its start enough: a text
+cut inside the head still holds a traceback."""
+_FRAMES = re.compile(r"[^\n]*(?:\n(?:[ \t].*)?)*")
+"""The rest of a traceback's head line and its frames (indented lines, blank lines between)."""
+
+
+def last_traceback(text: str) -> tuple[str, str] | None:
+    """``(what precedes the first traceback, exception line)`` of the Python tracebacks in
+    ``text``: the exception line is what follows the last traceback's frames (``ValueError: bad
+    key``, with the message's further lines; ``""`` when the traceback was cut before it). None
+    when ``text`` holds no traceback (``TRACEBACK_HEAD``). Linear in the text."""
+    first = text.find(TRACEBACK_HEAD)
+    if first < 0:
+        return None
+    frames = _FRAMES.match(text, text.rfind(TRACEBACK_HEAD) + len(TRACEBACK_HEAD))
+    return text[:first], text[frames.end() if frames else len(text) :].strip()
+
+
 def without_tracebacks(text: str) -> str:
     """``text`` (an error message from the daemon, Dify or a plugin) as the user should read it:
     each error object of the plugin SDK (``{"args": {"traceback": ...}, "error_type": T,
@@ -74,17 +122,15 @@ def without_tracebacks(text: str) -> str:
         match = _ERROR_OBJECT.search(text, start)
         if match is None:
             break
-        try:
-            value, end = json.JSONDecoder().raw_decode(text, match.start())
-        except (ValueError, RecursionError):  # cut, or nested past what the decoder takes
+        found = error_object_at(text, match.start())
+        if found is None:  # cut, or nested past what the decoder takes
             start = match.end()
             continue
-        kind = value.get("error_type") if isinstance(value, dict) else None
-        if not isinstance(kind, str) or not isinstance(value.get("message"), str):
-            start = end  # another service's JSON (``{"message": ..., "code": 400}``): its own words
+        if found.error_type is None or found.message is None:
+            start = found.end  # another service's JSON (``{"message": ..., "code": 400}``): its own words
             continue
-        readable = f"{kind}: {value['message']}" if kind else value["message"]
-        text = text[: match.start()] + readable + text[end:]
+        readable = f"{found.error_type}: {found.message}" if found.error_type else found.message
+        text = text[: match.start()] + readable + text[found.end :]
         start = match.start()  # the message may quote another object
     if "Traceback (most recent call last)" in text or '"traceback"' in text:
         text = _ESCAPED_TRACEBACK.sub('"traceback": "(left out)"', text)

@@ -91,8 +91,9 @@ whose ``meta`` is not an object is read with no meta; file data that is not base
 as unreadable, never forwarded as its text.
 
 Errors (`fail`): the observation names the tool, the error type and message, never a traceback
-(dify#28207): a traceback is reduced to its last line, and the daemon's nested
-``{"error_type", "message"}`` JSON is unwrapped. `full_text` keeps the complete error text.
+(dify#28207): a traceback is reduced to its exception line, and the daemon's nested
+``{"error_type", "message"}`` JSON is unwrapped, both read as a model's error is
+(`agent_core.errors`). `full_text` keeps the complete error text.
 
 Bounding: the observation is cut to `max_tokens` (estimated by `agent_core.tokens`), keeping
 the head and a short tail, with a note giving the number of tokens cut (smolagents#2164).
@@ -139,6 +140,7 @@ from dify_plugin.entities.invoke_message import InvokeMessage
 from dify_plugin.entities.tool import ToolInvokeMessage
 
 from agent_core import json_args
+from agent_core.errors import error_object_at, last_traceback
 from agent_core.fairness import give_way
 from agent_core.file_fetch import is_fetchable_url, url_name
 from agent_core.json_args import PLAIN_SCALARS
@@ -218,7 +220,6 @@ MIN_BASE64_CORE = 8
 chance in the base64 data a tool returns."""
 
 _MessageType = InvokeMessage.MessageType
-_TRACEBACK = "Traceback (most recent"
 _GENERIC_ERROR_TYPES = frozenset({"Exception", "BaseException"})
 _ERROR_PREFIX = re.compile(r"(?:^|\s)[A-Za-z_][\w.]*(?:Error|Exception):?$")
 _ERROR_NAME = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Timeout|Warning)):\s*(.*)$", re.S)
@@ -1223,7 +1224,7 @@ def _summarize_error(error: BaseException | str, text: str | None = None) -> tup
 
     ``text`` stands for the error's message (the caller passes it redacted). Unwraps the
     daemon's ``PluginInvokeError: {"error_type": .., "message": ..}`` nesting and reduces a
-    Python traceback to its last line (dify#28207).
+    Python traceback to its exception line (dify#28207).
     """
     kind = type(error).__name__ if isinstance(error, BaseException) else ""
     text = str(error) if text is None else text
@@ -1242,7 +1243,8 @@ def _summarize_error(error: BaseException | str, text: str | None = None) -> tup
 
 
 def _inner_error(text: str) -> tuple[str, str] | None:
-    """The ``(error_type, message)`` of a JSON error object wrapping `text`, if there is one.
+    """The ``(error_type, message)`` of a JSON error object wrapping `text`, if there is one
+    (read by ``errors.error_object_at``).
 
     Only unwrapped when the object has ``error_type`` or nothing but an error name precedes it
     (``PluginInvokeError: {...}``), so ``HTTP 400: {"message": ..}`` keeps its context.
@@ -1250,32 +1252,29 @@ def _inner_error(text: str) -> tuple[str, str] | None:
     start = text.find("{")
     if start < 0:
         return None
+    found = error_object_at(text, start)
+    if found is None or found.message is None:
+        return None
     prefix = text[:start].strip()
-    try:
-        value, _ = json.JSONDecoder().raw_decode(text[start:])
-    except ValueError:
+    if found.error_type is None and prefix and not _ERROR_PREFIX.search(prefix):
         return None
-    if not isinstance(value, dict) or not isinstance(value.get("message"), str):
-        return None
-    error_type = value.get("error_type")
-    if not isinstance(error_type, str) and prefix and not _ERROR_PREFIX.search(prefix):
-        return None
-    return (error_type if isinstance(error_type, str) else ""), value["message"]
+    return found.error_type or "", found.message
 
 
 def _traceback_last_line(text: str) -> tuple[str, bool]:
-    """The last line of a Python traceback in `text` (and True), else `text` (and False).
+    """The exception line of the last Python traceback in `text` (and True), else `text` (and
+    False); read by ``errors.last_traceback``.
 
-    A traceback cut off before its last line (frames are indented, the exception line is not)
-    leaves what preceded it, e.g. ``tool invoke error``.
+    A traceback cut off before its exception line (frames are indented, the exception line is
+    not) leaves what preceded it, e.g. ``tool invoke error``.
     """
-    if _TRACEBACK not in text:
+    found = last_traceback(text)
+    if found is None:
         return text, False
-    before, after = text.split(_TRACEBACK, 1)
-    lines = [line for line in after.splitlines()[1:] if line.strip()]
-    if not lines or lines[-1][:1].isspace():
+    before, line = found
+    if not line:
         return f"{before.strip(' :') or 'a Python exception'} (traceback cut off)", False
-    return lines[-1].strip(), True
+    return line, True
 
 
 def _cap(text: str, limit: int) -> str:

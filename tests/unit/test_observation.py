@@ -703,6 +703,13 @@ def test_dify28207_cut_off_traceback_keeps_what_preceded_it():
     assert "tool invoke error" in outcome.observation
 
 
+def test_a_traceback_whose_exception_message_has_several_lines_keeps_its_type_and_message():
+    """Read as a model's error is (``errors.last_traceback``): the exception line and the lines of
+    its message, not the message's last line alone with no type."""
+    outcome, _ = run(tool="sql", error=Exception(TRACEBACK.replace("bad level 4", "bad level 4\nallowed: 1 to 3")))
+    assert "failed: ValueError: bad level 4 allowed: 1 to 3." in outcome.error
+
+
 def test_error_names_the_tool_the_type_and_the_message():
     outcome, _ = run(tool="weather", error=TimeoutError("timed out after 30 seconds"))
     assert "'weather'" in outcome.error
