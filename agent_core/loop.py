@@ -47,6 +47,7 @@ from agent_core.model_call import (
     ModelRequest,
     PastDeadlineError,
     invoke_model,
+    note_usage,
     refuses_stop,
     sent_stop,
     settings_bytes,
@@ -206,11 +207,12 @@ def _gave_up(turn: ModelTurn, problem: str, attempts: int) -> str:
 
 def _noting_usage(chunks: Iterator[ModelChunk], reported: list[LLMUsage], problems: list[str]) -> Iterator[ModelChunk]:
     """``chunks`` unchanged, each usage report also appended to ``reported`` (read when the
-    call fails part-way and no ``ModelTurn`` carries its usage), and what could not be read of
-    it to ``problems``."""
+    call fails part-way and no ``ModelTurn`` carries its usage; the reports' sum in their place
+    once a chunk carries it: ``ModelChunk.call_usage``), and what could not be read of it to
+    ``problems``."""
     for chunk in chunks:
-        if chunk.usage is not None:
-            reported.append(chunk.usage)
+        if chunk.usage is not None or chunk.call_usage is not None:
+            note_usage(chunk, reported)
         if chunk.usage_problem:
             problems.append(chunk.usage_problem)
         yield chunk

@@ -79,6 +79,21 @@ class ModelChunk:
     opaque_body: Any = None
     usage_problem: str | None = None
     structured_output: Any = None
+    call_usage: LLMUsage | None = None
+    """Set only on the chunk ``invoke_model`` ends a reply with when it summed the call's usage
+    reports itself (an output limit was set: see ``invoke_model``): the call's usage,
+    ``usage.call_usage`` of every report before it. A reader takes it in place of those reports
+    (the call's one report: ``note_usage``) rather than summing them again."""
+
+
+def note_usage(chunk: ModelChunk, reports: list[LLMUsage]) -> None:
+    """Keep the usage ``chunk`` reports in ``reports`` (a call's, in order): its ``usage`` added;
+    its ``call_usage`` (the sum of the reports before it) in their place, as the call's one
+    report, so that ``usage.call_usage`` does not sum them again."""
+    if chunk.call_usage is not None:
+        reports[:] = (chunk.call_usage,)
+    elif chunk.usage is not None:
+        reports.append(chunk.usage)
 
 
 class AssistantReply:
@@ -436,7 +451,10 @@ def invoke_model(
     A reply that ended without a finish reason saying it was cut (none, or the Ollama plugin's
     ``stop``) while its usage shows it reached the output limit the request set
     (``output_limit.cut_by_usage``) gets one more chunk, empty, whose finish reason is
-    ``LENGTH_BY_USAGE``: the strategies read it as cut, as after ``length``.
+    ``LENGTH_BY_USAGE``: the strategies read it as cut, as after ``length``. That chunk, and one
+    with no finish reason when the limit was not reached but several chunks reported usage, carry
+    the call's usage those reports were summed to (``ModelChunk.call_usage``), which the turn
+    takes: the reports are summed once.
     """
     payload = build_llm_payload(model, request)
     # LLMInvocation.invoke would parse chunks into AssistantPromptMessage and lose
@@ -464,5 +482,10 @@ def invoke_model(
             give_way()  # a reply in 100,000 chunks that are all there already
     finally:
         stream.close()
-    if reports and cut_by_usage(reason, call_usage(reports).completion_tokens, limit):
-        yield ModelChunk(finish_reason=LENGTH_BY_USAGE)
+    if not reports:
+        return
+    summed = call_usage(reports)
+    if cut_by_usage(reason, summed.completion_tokens, limit):
+        yield ModelChunk(finish_reason=LENGTH_BY_USAGE, call_usage=summed)
+    elif len(reports) > 1:  # one report is the call's usage as it is: nothing to pass on
+        yield ModelChunk(call_usage=summed)

@@ -207,7 +207,8 @@ def call_usage(reports: list[LLMUsage]) -> LLMUsage:
     report, blank reports (no tokens, no price) are left out when others count, a running
     total is taken from its last report and deltas are summed;
     reports that each repeat the same prompt with a completion of their own count
-    the prompt once.
+    the prompt once. One report is returned as it is (also the sum ``invoke_model`` passes on:
+    ``ModelChunk.call_usage``), not summed again.
     """
     if not reports:
         return empty_usage()

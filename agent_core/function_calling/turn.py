@@ -31,7 +31,7 @@ from agent_core.fairness import SLICE_CHARS, give_way, paced, slices
 from agent_core.fallback import label_left
 from agent_core.fences import FENCE_RUN, empty_code_block
 from agent_core.json_args import raw_decode_at
-from agent_core.model_call import AssistantReply, ModelChunk, with_block_closed
+from agent_core.model_call import AssistantReply, ModelChunk, note_usage, with_block_closed
 from agent_core.text_calls import (
     CALL_HEAD_SPAN,
     FUNCTOOLS,
@@ -634,8 +634,8 @@ def _stream(
             got.reasoning_ended_turn = ends_turn(chunk.reasoning)
         for delta in paced(chunk.tool_calls):  # a chunk of 100,000 calls
             assembler.add(delta)
-        if chunk.usage is not None:
-            got.usages.append(chunk.usage)
+        if chunk.usage is not None or chunk.call_usage is not None:
+            note_usage(chunk, got.usages)
         got.finish_reason = chunk.finish_reason or got.finish_reason
         if out := gate.feed(part.visible):
             yield out

@@ -50,7 +50,7 @@ from agent_core import prompts
 from agent_core.answer_schema import answer_problem, answer_text, with_booleans
 from agent_core.errors import error_text, shortened
 from agent_core.json_args import ArgumentsError, decode_arguments, loads_lenient
-from agent_core.model_call import AssistantReply, ModelChunk, ModelTimeoutError, PastDeadlineError
+from agent_core.model_call import AssistantReply, ModelChunk, ModelTimeoutError, PastDeadlineError, note_usage
 from agent_core.text_calls import arguments_for
 from agent_core.think import ThinkSplitter, clean_reasoning
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCall
@@ -408,8 +408,8 @@ def read_json_step_turn(
         reasoning += [chunk.reasoning, split.reasoning]
         if text := answer.feed(split.visible):
             yield text
-        if chunk.usage is not None:
-            usages.append(chunk.usage)
+        if chunk.usage is not None or chunk.call_usage is not None:
+            note_usage(chunk, usages)
         if chunk.structured_output is not None:
             structured_output = chunk.structured_output
         finish_reason = chunk.finish_reason or finish_reason

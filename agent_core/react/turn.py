@@ -20,7 +20,7 @@ from agent_core.call_markup import ends_turn, markup_outside_quoted, rewrite_mar
 from agent_core.fairness import SLICE_CHARS, give_way, slices
 from agent_core.fences import empty_code_block
 from agent_core.json_args import ArgumentsError, decode_arguments
-from agent_core.model_call import AssistantReply, ModelChunk
+from agent_core.model_call import AssistantReply, ModelChunk, note_usage
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn, parse_react
 from agent_core.run_state import RunState
 from agent_core.text_calls import (
@@ -153,8 +153,8 @@ def _stream(chunks: Iterator[ModelChunk], parser: ReactStreamParser, got: _Colle
                     got.answer_shown = True
                     yield event.text
         reasoning.append(chunk.reasoning)
-        if chunk.usage is not None:
-            usages.append(chunk.usage)
+        if chunk.usage is not None or chunk.call_usage is not None:
+            note_usage(chunk, usages)
         if chunk.finish_reason:
             got.finish_reason = chunk.finish_reason
 

@@ -9,9 +9,15 @@ from typing import Any
 import pytest
 from dify_plugin.entities.model.llm import LLMModelConfig
 
-from agent_core.model_call import ModelRequest, _ModelStream, invoke_model
+from agent_core import usage as usage_module
+from agent_core.function_calling.turn import read_function_calling_turn
+from agent_core.model_call import ModelChunk, ModelRequest, _ModelStream, invoke_model
 from agent_core.output_limit import cut_by_usage, output_limit
+from agent_core.react.json_step import read_json_step_turn
+from agent_core.react.turn import read_react_turn
 from agent_core.tool_calls import LENGTH_BY_USAGE, LENGTH_FINISH_REASONS
+from agent_core.tool_schema import ToolRegistry
+from tests.unit.helpers import drain
 
 
 @pytest.mark.parametrize(("params", "limit"), [
@@ -76,6 +82,11 @@ def _usage(completion: int) -> dict[str, Any]:
 def _reasons(monkeypatch, raws: list[dict], node: dict, lowered: dict | None = None) -> list[str | None]:
     """The finish reasons of the chunks ``invoke_model`` yields for a model plugin sending ``raws``
     to a node whose completion parameters are ``node`` (``lowered``: the request's own)."""
+    return [chunk.finish_reason for chunk in _invoked(monkeypatch, raws, node, lowered)]
+
+
+def _invoked(monkeypatch, raws: list[dict], node: dict, lowered: dict | None = None) -> list[ModelChunk]:
+    """The chunks ``invoke_model`` yields, as ``_reasons`` sets the call up."""
     sent: list[dict] = []
 
     def backwards_invoke(self, kind, data_type, payload):
@@ -85,9 +96,9 @@ def _reasons(monkeypatch, raws: list[dict], node: dict, lowered: dict | None = N
     monkeypatch.setattr(_ModelStream, "_backwards_invoke", backwards_invoke)
     model = LLMModelConfig(provider="p", model="m", mode="chat", completion_params=node)
     request = ModelRequest(prompt_messages=[], completion_params=lowered or {})
-    reasons = [chunk.finish_reason for chunk in invoke_model(None, model, request)]  # type: ignore[arg-type]
+    chunks = list(invoke_model(None, model, request))  # type: ignore[arg-type]
     assert sent
-    return reasons
+    return chunks
 
 
 @pytest.mark.parametrize("last", [
@@ -120,3 +131,31 @@ def test_the_limit_the_request_lowered_is_the_one_read(monkeypatch):
 ])
 def test_a_reply_not_proven_cut_keeps_its_chunks_as_sent(monkeypatch, raws, node):
     assert _reasons(monkeypatch, raws, node) == [raw["delta"]["finish_reason"] for raw in raws]
+
+
+READERS = {
+    "ReAct": lambda chunks: read_react_turn(chunks, ToolRegistry(None), 1),
+    "constrained steps": lambda chunks: read_json_step_turn(chunks, [], 1),
+    "Function Calling": lambda chunks: read_function_calling_turn(chunks, []),
+}
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize(("completions", "reason"), [((5, 7), None), ((30, 34), LENGTH_BY_USAGE)])
+def test_a_reply_of_several_usage_reports_is_summed_once_and_counts_as_without_a_limit(
+    monkeypatch, reader, completions, reason
+):
+    """The prompt reported once, then completion deltas: ``invoke_model`` sums them for the
+    output limit's check and passes the sum on; the turn's usage (the round's and the run's) is
+    the one the same reply has with no limit set, summed once."""
+    raws = [_chunk("Final Answer: one", usage=_usage(completions[0])),
+            _chunk(" two", usage={"completion_tokens": completions[1]}, finish_reason="stop")]
+    unlimited = drain(READERS[reader](iter(_invoked(monkeypatch, raws, {}))))[1].usage
+    sums: list[int] = []
+    summed = usage_module.sum_usages
+    monkeypatch.setattr(usage_module, "sum_usages", lambda usages: sums.append(1) or summed(usages))
+    chunks = _invoked(monkeypatch, raws, {"max_tokens": 64})
+    assert len(chunks) == 3 and chunks[-1].finish_reason == reason and chunks[-1].call_usage is not None
+    usage = drain(READERS[reader](iter(chunks)))[1].usage
+    assert usage == unlimited and usage.completion_tokens == sum(completions) and usage.prompt_tokens == 10
+    assert len(sums) == 1
