@@ -48,6 +48,7 @@ from agent_core.json_args import (
     ends_open,
     loads,
     only_closers_missing,
+    raw_decode_at,
     split_concatenated,
     strip_noise,
     surrogates_replaced,
@@ -503,6 +504,48 @@ def _decode_slot(slot: _Slot) -> list[dict[str, Any]]:
     return _decode_text(joined, slot.known_value())
 
 
+def _resent_after_a_start(text: str) -> dict[str, Any] | None:
+    """The object a server sent whole right after a start of it, when ``text`` (arguments that
+    did not decode) is exactly that: a piece ``P`` that opens the object, then the object ``O``,
+    with ``O`` beginning with ``P`` (sglang-project/sglang#23071: MiniMax-M2's streaming parser
+    sent ``{"command": "ls"`` and then ``{"command": "ls", "description": "List"}`` for one call).
+
+    Nothing is guessed: every character of ``P`` is in ``O``, which decodes strictly as a JSON
+    object on its own; None for any other text (a start that ``O`` does not repeat, anything
+    after ``O``). Read before any repair, which could take ``P`` and ``O`` for one object with a
+    wrong value (``{"a": "x{"a": "x", "b": 2}`` gives ``"a"`` the text ``x{"a": "x``); only on the
+    path of arguments that are no strict JSON, so it costs nothing to a call that decodes."""
+    text = text.strip()
+    head = text[:_RESEND_HEAD]
+    tries = 0
+    position = text.find("{", 1)
+    while 0 < position <= len(text) // 2:  # ``P`` is shorter than ``O``
+        if text.startswith(text[: min(position, _RESEND_HEAD)], position):  # ``O`` may begin here
+            tries += 1
+            if tries > _RESEND_TRIES:
+                return None  # text that repeats itself: no single resend to find
+            try:  # decoded in place, in time in proportion to ``O``
+                value, end = raw_decode_at(text, position)
+            except (ValueError, RecursionError):
+                value, end = None, 0
+            if end == len(text) and isinstance(value, dict) and text.startswith(text[:position], position):
+                return value
+        # past the head's length, ``O`` can only begin where the head comes again (found in C)
+        position = text.find("{", position + 1) if position + 1 < _RESEND_HEAD else text.find(head, max(position + 1, 1))
+    return None
+
+
+_RESEND_HEAD: Final = 64
+"""How many first characters of a text ``_resent_after_a_start`` looks for where the resent
+object may begin."""
+
+
+_RESEND_TRIES: Final = 8
+"""How many places ``_resent_after_a_start`` tries as the start of the resent object: a few in
+real arguments (a ``{`` in a value that repeats the first characters is rare); text that repeats
+itself (``{"a":{"a":{"a":...``) would otherwise cost a decode at every ``{``."""
+
+
 def _cumulative_snapshot(fragments: list[str]) -> str | None:
     parts = [fragment for fragment in fragments if fragment.strip()]
     if len(parts) < 2 or not all(parts[-1].startswith(part) for part in parts):
@@ -528,6 +571,9 @@ def _decode_text(text: str, known: Any = _UNKNOWN) -> list[dict[str, Any]]:
         glued = split_concatenated(strip_noise(text))
     if glued is not None:
         return _collapse_resends(glued)
+    resent = _resent_after_a_start(text)
+    if resent is not None:
+        return [resent]
     arguments = decode_arguments(text)
     return _wrapped_concatenation(arguments) or [arguments]
 
