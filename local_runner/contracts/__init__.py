@@ -9,6 +9,7 @@ from local_runner.contracts.base import ContractBackend, ProviderRejection, Task
 from local_runner.contracts.bedrock import BedrockContract
 from local_runner.contracts.deepseek import DeepSeekContract
 from local_runner.contracts.gemini import GeminiContract
+from local_runner.contracts.hunyuan import HunyuanContract
 from local_runner.contracts.minimax import MiniMaxContract
 from local_runner.contracts.moonshot import MoonshotContract
 from local_runner.contracts.ollama import OllamaContract
@@ -20,6 +21,7 @@ from local_runner.contracts.sdk_base import SDKBaseContract
 from local_runner.contracts.tongyi import TongyiContract
 from local_runner.contracts.vertex_ai import VertexAIContract
 from local_runner.contracts.volcengine import VolcengineContract
+from local_runner.contracts.xinference import XinferenceContract
 from local_runner.contracts.zhipuai import ZhipuAIContract
 
 CONTRACTS: dict[str, type[ContractBackend]] = {
@@ -43,6 +45,8 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         OpenRouterContract,
         AzureOpenAIContract,
         ZhipuAIContract,
+        HunyuanContract,
+        XinferenceContract,
     )
 }
 

@@ -165,6 +165,8 @@ class ContractBackend:
     completion_params: ClassVar[dict[str, Any]] = {}
     reasoning = True
     """Whether the model reasons (its replies then carry reasoning somewhere)."""
+    blocking_calls = True
+    """Whether the model plugin hands on the tool calls of a blocking reply (Hunyuan's drops them)."""
 
     @classmethod
     def model_settings(cls, *, stream: bool = True) -> dict[str, Any]:

@@ -28,7 +28,9 @@ def _run(plugin, contract: str, strategy: str, shape: str):
 @pytest.mark.parametrize("shape", ["stream", "blocking"])
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("contract", sorted(CONTRACTS))
-def test_tool_run_is_accepted_and_answered(plugin, contract, strategy, shape):
+def test_tool_run_is_accepted_and_answered(plugin, contract, strategy, shape, request):
+    if shape == "blocking" and strategy == "function_calling" and not CONTRACTS[contract].blocking_calls:
+        request.applymarker(pytest.mark.xfail(strict=True, reason="the model plugin drops a blocking reply's tool calls"))
     backend, toolbox, result = _run(plugin, contract, strategy, shape)
     assert backend.rejections == [], [str(r) for r in backend.rejections]
     assert_clean_end(result)
