@@ -24,7 +24,8 @@ every field, so :class:`ToolCallAssembler` keys calls by ``index`` *and*
   arguments (litellm#4537: Anthropic's ``input: {}``); the arguments so far
   resent on every delta (dify-official-plugins#616: DashScope); a fence's
   ``json`` word ahead of the object (tenstorrent/tt-inference-server#3683);
-  the final ``}`` dropped by the server (vllm-project/vllm#32152, #15274).
+  the final ``}`` dropped by the server (vllm-project/vllm#32152, #15274); a start of the
+  arguments glued to the whole object (sgl-project/sglang#23071).
 * Ids made of the tool name: Dify's ollama plugin, and Dify's
   OpenAI-compatible base, which looks deltas up by name and leaves the rest
   of a call whose name is repeated under the id ``<name>``.
@@ -507,7 +508,7 @@ def _decode_slot(slot: _Slot) -> list[dict[str, Any]]:
 def _resent_after_a_start(text: str) -> dict[str, Any] | None:
     """The object a server sent whole right after a start of it, when ``text`` (arguments that
     did not decode) is exactly that: a piece ``P`` that opens the object, then the object ``O``,
-    with ``O`` beginning with ``P`` (sglang-project/sglang#23071: MiniMax-M2's streaming parser
+    with ``O`` beginning with ``P`` (sgl-project/sglang#23071: MiniMax-M2's streaming parser
     sent ``{"command": "ls"`` and then ``{"command": "ls", "description": "List"}`` for one call).
 
     Nothing is guessed: every character of ``P`` is in ``O``, which decodes strictly as a JSON

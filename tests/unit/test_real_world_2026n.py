@@ -331,16 +331,37 @@ STREAMS = {
         "",
         [("write_file", {"path": "a.txt", "content": "hello world"})],
     ),
-    # calls in a usage chunk: the trailing include_usage chunk carrying the calls whole, with
-    # finish_reason on it (the SDK base and Zhipu put calls on their last chunk; gateways such as
-    # AntonioAEMartins/claude-code-proxy PR #20 add usage there)
-    "claudecodeproxy20-calls-in-the-usage-chunk": (
+    # rashidrazak/opencode-cmd-provider PR #213: GLM-5.3 sends usage on every chunk, tool-call deltas
+    # included, and finish_reason only on the last (the client took usage for the end and sent the
+    # call with empty input)
+    "opencodecmd213-glm53-usage-on-every-chunk": (
         [
-            chunk("Checking."),
-            usage_chunk({"id": "toolu_01", "type": "function", "function": fn("get_weather", '{"city": "Kyiv"}')},
-                        finish_reason="tool_calls"),
+            usage_chunk({"index": 0, "id": "call_u1", "type": "function", "function": fn("echo", "")}),
+            usage_chunk({"index": 0, "function": fn(arguments='{"text": ')}),
+            usage_chunk({"index": 0, "function": fn(arguments='"hi"}')}),
+            usage_chunk(finish_reason="tool_calls"),
         ],
-        "Checking.",
+        "",
+        [("echo", {"text": "hi"})],
+    ),
+    # ranxianglei/billion-context#432: two calls, the second's delta in the same terminal chunk as
+    # finish_reason (the client settled the calls before reading that chunk's own)
+    "billioncontext432-second-call-in-the-terminal-chunk": (
+        [
+            delta(index=0, id="call_b1", type="function", function=fn("read_file", '{"path": "a.md"}')),
+            finishing("tool_calls", index=1, id="call_b2", type="function", function=fn("read_file", '{"path": "b.md"}')),
+        ],
+        "",
+        [("read_file", {"path": "a.md"}), ("read_file", {"path": "b.md"})],
+    ),
+    # jagreehal/ai-sdk-ollama PR #391 (#344): some models send their tool calls only in the final
+    # chunk (Ollama's done: true), with usage, after the text
+    "aisdkollama391-calls-only-in-the-final-chunk": (
+        [
+            chunk("Let me check."),
+            usage_chunk({"function": fn("get_weather", {"city": "Kyiv"})}, finish_reason="stop"),
+        ],
+        "Let me check.",
         [("get_weather", {"city": "Kyiv"})],
     ),
     # sgl-project/sglang#23071: MiniMax-M2 under minimax_m2, one call sent as a head with empty
