@@ -10,7 +10,7 @@ what tells parallel calls apart when a provider omits ids.
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dify_plugin.core.entities.invocation import InvokeType
@@ -22,7 +22,7 @@ from agent_core import prompts
 from agent_core.fairness import give_way, paced
 from agent_core.line_budget import encoded_size
 from agent_core.memo import per_object
-from agent_core.output_limit import cut_by_usage, output_limit
+from agent_core.output_limit import cut_by_usage, google_reason, is_cut_reason, output_limit, reply_end
 from agent_core.tool_calls import LENGTH_BY_USAGE, ToolCallDelta
 from agent_core.unvalidated import checks_nothing
 from agent_core.usage import call_usage, read_usage
@@ -454,7 +454,10 @@ def invoke_model(
     ``LENGTH_BY_USAGE``: the strategies read it as cut, as after ``length``. That chunk, and one
     with no finish reason when the limit was not reached but several chunks reported usage, carry
     the call's usage those reports were summed to (``ModelChunk.call_usage``), which the turn
-    takes: the reports are summed once.
+    takes: the reports are summed once. A reply whose finish reason said it was cut on one chunk
+    and something else on a later one ends with one more chunk carrying that first cut reason
+    (``output_limit.reply_end``: the strategies read the last reason). A Google plugin's enum
+    number (Vertex AI's ``"2"``) comes as its name (``MAX_TOKENS``: ``output_limit.google_reason``).
     """
     payload = build_llm_payload(model, request)
     # LLMInvocation.invoke would parse chunks into AssistantPromptMessage and lose
@@ -469,19 +472,28 @@ def invoke_model(
         return PastDeadlineError(prompts.MODEL_PAST_DEADLINE)
 
     limit = output_limit(payload["completion_params"])
+    provider = model.provider
     reports: list[LLMUsage] = []  # read only when a limit is set
-    reason: str | None = None
+    reason: str | None = None  # the last finish reason sent
+    first_cut: str | None = None  # the first that said the reply was cut
     try:
         for raw in each_within(stream, silence_timeout or None, silent, deadline=deadline, past_deadline=past_deadline):
             chunk = normalize_chunk(raw)
-            if limit is not None and (chunk.usage is not None or chunk.finish_reason):
-                if chunk.usage is not None:
-                    reports.append(chunk.usage)
-                reason = chunk.finish_reason or reason
+            if chunk.finish_reason:  # a plain text chunk has none: nothing more is paid for it
+                if (named := google_reason(chunk.finish_reason, provider)) != chunk.finish_reason:
+                    chunk = replace(chunk, finish_reason=named)
+                reason = chunk.finish_reason
+                if first_cut is None and is_cut_reason(reason):
+                    first_cut = reason
+            if limit is not None and chunk.usage is not None:
+                reports.append(chunk.usage)
             yield chunk
             give_way()  # a reply in 100,000 chunks that are all there already
     finally:
         stream.close()
+    if late := reply_end(reason, first_cut):  # length, then stop: still cut
+        reason = late
+        yield ModelChunk(finish_reason=late)
     if not reports:
         return
     summed = call_usage(reports)

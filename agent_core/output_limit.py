@@ -7,11 +7,18 @@ whose last response has no content parts (none). The usage still tells: a reply 
 tokens equal the output limit the request set stopped there. ``model_call.invoke_model`` then
 ends the reply's chunks with one more, whose finish reason ``LENGTH_BY_USAGE`` is one of
 ``LENGTH_FINISH_REASONS``: the reply takes the path a ``length`` takes.
+
+Two more ways a cut finish reason used to be missed are read here too (``reply_end``): a stream
+that says ``length`` on one chunk and ``stop`` (or another reason) on a later one, whose last
+reason used to win; and the Vertex AI plugin's ``str()`` of a protobuf enum, which Python 3.11 and
+later print as the member's number (``"2"`` for ``MAX_TOKENS``: ``google_reason``).
 """
 
 import math
 from collections.abc import Mapping
 from typing import Any
+
+from agent_core.tool_calls import LENGTH_FINISH_REASONS
 
 OUTPUT_LIMIT_PARAMS = ("max_tokens", "max_completion_tokens", "max_output_tokens", "num_predict")
 """Completion parameters that set the reply's output limit (tokens), as the official model
@@ -64,3 +71,48 @@ def cut_by_usage(finish_reason: str | None, completion_tokens: int | None, limit
         return False  # believed, or already a length cut (``LENGTH_FINISH_REASONS``)
     return completion_tokens == limit
 
+
+
+GOOGLE_FINISH_REASONS = {"1": "STOP", "2": "MAX_TOKENS"}
+"""The numbers of Google's protobuf ``Candidate.FinishReason`` enum (the same in Vertex AI's and
+the Gemini API's: ``STOP`` 1, ``MAX_TOKENS`` 2) and their names. The Vertex AI model plugin sends
+``str(candidate.finish_reason)``; that enum is a proto-plus ``IntEnum``, and from Python 3.11 on
+``str()`` of an ``IntEnum`` member is its number, so under its Python 3.12 runner a reply cut at
+``max_output_tokens`` arrives with ``"2"``, one that ended with ``"1"``."""
+
+GOOGLE_PROVIDERS = frozenset({"vertex_ai", "gemini", "google"})
+"""Names (any ``/``-separated segment of the model's ``provider``: ``langgenius/vertex_ai/vertex_ai``,
+``langgenius/gemini/google``) of the model plugins whose finish reasons may be Google's enum
+numbers. Another plugin's number is left as it came: its meaning is that plugin's."""
+
+
+def google_reason(reason: str, provider: str | None) -> str:
+    """``reason`` (a finish reason as ``model_call._finish_reason`` read it), or the name of the
+    Google enum member it numbers (``GOOGLE_FINISH_REASONS``: ``"2"`` is ``MAX_TOKENS``) when the
+    model's ``provider`` is one of ``GOOGLE_PROVIDERS``."""
+    named = GOOGLE_FINISH_REASONS.get(reason)
+    if named is None or not provider or GOOGLE_PROVIDERS.isdisjoint(provider.split("/")):
+        return reason
+    return named
+
+
+def is_cut_reason(reason: str | None) -> bool:
+    """Whether ``reason`` says the output limit stopped the reply (``LENGTH_FINISH_REASONS``,
+    compared lower-cased)."""
+    return bool(reason) and reason.lower() in LENGTH_FINISH_REASONS
+
+
+def reply_end(last: str | None, first_cut: str | None) -> str | None:
+    """The finish reason to add after a reply's last chunk, or None: ``first_cut`` (the first
+    finish reason of the reply that said it was cut) when the ``last`` reason the reply sent does
+    not say so.
+
+    A cut said anywhere in the reply marks it cut: a stream that sends ``length`` and then, on a
+    later chunk, ``stop`` or ``tool_calls`` (a proxy that sends its own reason at the end, a
+    usage-only chunk with a reason of its own) was still cut, and its last reason, which the
+    strategies read, would hide it. No official model plugin sends a cut reason and then goes on
+    with the same reply: each sends its finish reason once, on its last chunk (docs/providers.md,
+    "Replies cut by the output limit")."""
+    if first_cut is None or is_cut_reason(last):
+        return None
+    return first_cut

@@ -12,7 +12,7 @@ from dify_plugin.entities.model.llm import LLMModelConfig
 from agent_core import usage as usage_module
 from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.model_call import ModelChunk, ModelRequest, _ModelStream, invoke_model
-from agent_core.output_limit import cut_by_usage, output_limit
+from agent_core.output_limit import cut_by_usage, google_reason, output_limit, reply_end
 from agent_core.react.json_step import read_json_step_turn
 from agent_core.react.turn import read_react_turn
 from agent_core.tool_calls import LENGTH_BY_USAGE, LENGTH_FINISH_REASONS
@@ -79,13 +79,15 @@ def _usage(completion: int) -> dict[str, Any]:
     return {"prompt_tokens": 10, "completion_tokens": completion, "total_tokens": 10 + completion}
 
 
-def _reasons(monkeypatch, raws: list[dict], node: dict, lowered: dict | None = None) -> list[str | None]:
+def _reasons(monkeypatch, raws: list[dict], node: dict, lowered: dict | None = None,
+             provider: str = "p") -> list[str | None]:
     """The finish reasons of the chunks ``invoke_model`` yields for a model plugin sending ``raws``
     to a node whose completion parameters are ``node`` (``lowered``: the request's own)."""
-    return [chunk.finish_reason for chunk in _invoked(monkeypatch, raws, node, lowered)]
+    return [chunk.finish_reason for chunk in _invoked(monkeypatch, raws, node, lowered, provider)]
 
 
-def _invoked(monkeypatch, raws: list[dict], node: dict, lowered: dict | None = None) -> list[ModelChunk]:
+def _invoked(monkeypatch, raws: list[dict], node: dict, lowered: dict | None = None,
+             provider: str = "p") -> list[ModelChunk]:
     """The chunks ``invoke_model`` yields, as ``_reasons`` sets the call up."""
     sent: list[dict] = []
 
@@ -94,7 +96,7 @@ def _invoked(monkeypatch, raws: list[dict], node: dict, lowered: dict | None = N
         return (raw for raw in raws)
 
     monkeypatch.setattr(_ModelStream, "_backwards_invoke", backwards_invoke)
-    model = LLMModelConfig(provider="p", model="m", mode="chat", completion_params=node)
+    model = LLMModelConfig(provider=provider, model="m", mode="chat", completion_params=node)
     request = ModelRequest(prompt_messages=[], completion_params=lowered or {})
     chunks = list(invoke_model(None, model, request))  # type: ignore[arg-type]
     assert sent
@@ -159,3 +161,71 @@ def test_a_reply_of_several_usage_reports_is_summed_once_and_counts_as_without_a
     usage = drain(READERS[reader](iter(chunks)))[1].usage
     assert usage == unlimited and usage.completion_tokens == sum(completions) and usage.prompt_tokens == 10
     assert len(sums) == 1
+# --- a cut said on one chunk, another reason on a later one --------------------------------------
+
+
+@pytest.mark.parametrize(("last", "first_cut", "added"), [
+    ("stop", "length", "length"),  # length, then stop: cut
+    ("tool_calls", "max_tokens", "max_tokens"),
+    (None, "length", "length"),
+    ("length", "length", None),
+    ("MAX_TOKENS", "length", None),  # the last says cut too
+    ("stop", None, None),  # never said cut
+    (None, None, None),
+])
+def test_a_cut_said_anywhere_in_the_reply_is_its_end(last, first_cut, added):
+    assert reply_end(last, first_cut) == added
+
+
+@pytest.mark.parametrize("later", ["stop", "tool_calls", "end_turn", "STOP"])
+@pytest.mark.parametrize("cut", ["length", "max_tokens", "MAX_TOKENS"])
+def test_a_stream_that_says_cut_then_another_reason_ends_cut(monkeypatch, cut, later):
+    raws = [_chunk("The sum", finish_reason=cut), _chunk(" is", finish_reason=later)]
+    reasons = _reasons(monkeypatch, raws, {})
+    assert reasons == [cut, later, cut]  # the chunks as sent, then the cut again: the last read wins
+
+
+def test_a_cut_then_stop_at_the_limit_is_added_once(monkeypatch):
+    """The usage equals the limit too: one reason added, the plugin's own cut reason."""
+    raws = [_chunk("a", finish_reason="length"), _chunk("", usage=_usage(64), finish_reason="stop")]
+    assert _reasons(monkeypatch, raws, {"max_tokens": 64}) == ["length", "stop", "length"]
+
+
+@pytest.mark.parametrize("raws", [
+    [_chunk("a", finish_reason="stop"), _chunk("", finish_reason="length")],  # the last says cut
+    [_chunk("a", finish_reason="tool_calls"), _chunk("", finish_reason="stop")],  # Ollama: no cut
+    [_chunk("a"), _chunk("", finish_reason="content_filter")],
+])
+def test_a_reply_whose_reasons_never_said_cut_before_its_last_keeps_its_chunks(monkeypatch, raws):
+    assert _reasons(monkeypatch, raws, {}) == [raw["delta"]["finish_reason"] for raw in raws]
+
+
+# --- Google's enum numbers -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("reason", "provider", "read"), [
+    ("2", "langgenius/vertex_ai/vertex_ai", "MAX_TOKENS"),
+    ("1", "langgenius/vertex_ai/vertex_ai", "STOP"),
+    ("2", "langgenius/gemini/google", "MAX_TOKENS"),
+    ("2", "vertex_ai", "MAX_TOKENS"),
+    ("3", "langgenius/vertex_ai/vertex_ai", "3"),  # SAFETY: left as it came
+    ("2", "langgenius/openai/openai", "2"),  # another plugin's number is its own
+    ("2", "someone/vertex_ai_proxy/vertex", "2"),  # a name that only contains it
+    ("length", "langgenius/vertex_ai/vertex_ai", "length"),
+    ("2", None, "2"),
+])
+def test_a_google_plugin_s_enum_number_is_read_as_its_name(reason, provider, read):
+    assert google_reason(reason, provider) == read
+
+
+def test_vertex_ai_s_max_tokens_number_is_a_cut(monkeypatch):
+    """The Vertex AI plugin's ``str(candidate.finish_reason)`` under Python 3.12: ``"2"``."""
+    raws = [_chunk("The sum"), _chunk(" is", usage=_usage(7), finish_reason="2")]
+    reasons = _reasons(monkeypatch, raws, {"max_output_tokens": 64}, provider="langgenius/vertex_ai/vertex_ai")
+    assert reasons == [None, "MAX_TOKENS"]
+    assert reasons[-1].lower() in LENGTH_FINISH_REASONS
+
+
+def test_another_plugin_s_number_is_not_read_as_a_cut(monkeypatch):
+    raws = [_chunk("Paris.", finish_reason="2")]
+    assert _reasons(monkeypatch, raws, {}, provider="langgenius/openai/openai") == ["2"]
