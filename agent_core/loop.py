@@ -254,7 +254,7 @@ def _logged_reply(turn: ModelTurn, text: str, secrets: Any, continued: str = "")
     limit cut), the rest of a secret that answer ended inside is hidden too
     (``mask_continued_head``). A whole secret is hidden by the run's guard either way."""
     if secrets and text:
-        text = secrets.mask_cut_edge(text) if turn.cut else text
+        text = secrets.mask_cut_edge(text) if turn.at_limit else text
         text = secrets.mask_continued_head(continued, text) if continued else text
     return text
 

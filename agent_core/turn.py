@@ -78,9 +78,19 @@ class ModelTurn:
     content: str | list[dict[str, Any]] = ""
     opaque_body: Any = None
     read_as: str = ""
+    answer_whole: bool = False
+    """The output limit cut the reply after its final answer had ended (ReAct: the model wrote on
+    into the format, and the limit cut what the reader drops): the answer is complete."""
+
+    @property
+    def at_limit(self) -> bool:
+        """True when the model stopped at its output limit (``finish_reason`` ``length``): the
+        reply's text ends where the limit fell."""
+        return (self.finish_reason or "").lower() in LENGTH_FINISH_REASONS
 
     @property
     def cut(self) -> bool:
-        """True when the model stopped at its output limit (``finish_reason`` ``length``):
-        the reply is not complete, whatever it looks like."""
-        return (self.finish_reason or "").lower() in LENGTH_FINISH_REASONS
+        """True when the model stopped at its output limit (``at_limit``) and the reply's step
+        is not complete, whatever it looks like: all but an answer that had ended before the
+        limit fell (``answer_whole``)."""
+        return not self.answer_whole and self.at_limit

@@ -195,6 +195,11 @@ class ReactTurn:
     ended_inside: bool = False
     """The reply ended inside an action (its input or blob never closed): cut off, if the
     model stopped at its output limit."""
+    answer_ended: bool = False
+    """The final answer ended before the reply did: the model wrote on into the format (an
+    invented ``Observation:``, a next ``Thought:``; not a next action, which the limit may have
+    cut) or its JSON answer closed. A reply the output limit cut after that point left its
+    answer whole."""
 
 
 
@@ -935,6 +940,7 @@ class ReactStreamParser:
         self._shown_closer = ""  # the closing tag of a call tag written in a code span (text, as it is)
         self._wrapped = False  # a fence line opened in the visible text and not closed yet
         self._answering = False
+        self._answer_closed = False  # the answer ended before the reply did (ReactTurn.answer_ended)
         self._actions: list[ActionFound] = []
         # calls read from bare JSON, and the thought text after them, held (see _deliver)
         self._unlabelled: list[tuple[list[Call], str] | str] = []
@@ -1523,9 +1529,13 @@ class ReactStreamParser:
             # the model wrote on past its answer (an invented observation, a next thought): the
             # answer ends here, and a held "Question:" tail goes with it; a held "Action:" tail
             # only when it is the format's step (`_action_written_on`), else it is answer text
-            if self._run_on is not None and self._run_on_action and not _action_written_on(self._run_on, marker):
+            step = self._run_on is not None and self._run_on_action and _action_written_on(self._run_on, marker)
+            if self._run_on is not None and self._run_on_action and not step:
                 # the answer's own lines, up to a "Question:" line among them (a next question)
                 self._emit_answer("".join(self._run_on[: self._run_on_question]))
+            # an invented observation or a next thought closed the answer; a step the model began
+            # after it (an action written on, a bare "Action Input:") may be what the limit cut
+            self._answer_closed = not step and marker.kind != "action_input"
             self._run_on, self._state = None, _S.DONE
             return True
         if self._run_on is not None:
@@ -2225,6 +2235,7 @@ class ReactStreamParser:
             if _is_final_name(name):
                 if not self._actions:
                     self._answer_whole(_answer_text(value))
+                    self._answer_closed = True  # its JSON closed
                 self._state = _S.DONE
                 return
             action = ActionFound(name, coerce_input(value), raw)
@@ -2285,6 +2296,7 @@ class ReactStreamParser:
             problem=problem,
             raw="".join(self._raw),
             ended_inside=self._ended_inside,
+            answer_ended=self._answer_closed and labelled and final_answer is not None,
         )
 
     def _thought_tagged(self, thought: str, reasoning: str, answer: str | None) -> tuple[str, str]:

@@ -240,7 +240,9 @@ def read_react_turn(
         problem = prompts.TOOL_CALL_UNREADABLE_REACT if unreadable else prompts.EMPTY_REPLY
         return ModelTurn(thought=parsed.thought, decision=ParseFailure(problem), **common)
     if parsed.final_answer is not None and parsed.final_answer.strip():
-        return ModelTurn(thought=parsed.thought, decision=FinalAnswer(parsed.final_answer), **common)
+        # a cut that fell after the answer ended (in an invented observation) left it whole
+        whole = cut and parsed.answer_ended
+        return ModelTurn(thought=parsed.thought, decision=FinalAnswer(parsed.final_answer), answer_whole=whole, **common)
     if answer := _answer_in_reasoning(parser, parsed, "".join(reasoning), got.reasoning_ended_turn):
         yield answer
         return ModelTurn(thought=parsed.thought, decision=FinalAnswer(answer), **common)

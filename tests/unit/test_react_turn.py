@@ -92,3 +92,44 @@ def test_a_cut_reply_with_no_action_and_no_answer_is_asked_again_as_cut():
         chunks = iter([ModelChunk(text=text), ModelChunk(finish_reason="length")])
         streamed, turn = drain(read_react_turn(chunks, ToolRegistry(None), 1))
         assert streamed == "" and turn.decision == ParseFailure(prompts.REPLY_CUT), text
+
+
+def _cut_turn(text):
+    chunks = iter([ModelChunk(text=text), ModelChunk(finish_reason="length")])
+    return drain(read_react_turn(chunks, ToolRegistry(None), 1))
+
+
+def test_an_answer_that_ended_before_the_limit_cut_the_reply_is_whole():
+    """The model wrote on past its answer into an invented observation, and the limit cut that:
+    the answer is complete (the run used to ask for its "rest" and show the model's continuation
+    of the dropped observation as the answer's end)."""
+    for tail in ("\nObservation: The user se", "\nObservation: ok.\nThought: I sho", "\nThought: Now I sh"):
+        shown, turn = _cut_turn("Thought: I know it.\nFinal Answer: Paris is the capital of France." + tail)
+        assert isinstance(turn.decision, FinalAnswer), tail
+        assert turn.decision.text.strip() == "Paris is the capital of France."
+        assert turn.at_limit and not turn.cut and turn.answer_whole, tail
+        assert "".join(shown).strip() == "Paris is the capital of France."
+
+
+def test_a_json_final_answer_closed_before_the_cut_is_whole():
+    reply = ('Thought: done.\nAction:\n```json\n{"action": "Final Answer", "action_input": "Paris."}\n```\n'
+             "Observation: the us")
+    _, turn = _cut_turn(reply)
+    assert isinstance(turn.decision, FinalAnswer) and turn.decision.text.strip() == "Paris."
+    assert not turn.cut
+
+
+def test_an_answer_the_limit_cut_is_still_cut():
+    for reply in ("Thought: I know it.\nFinal Answer: Paris is the capital of", "Final Answer: The list:\n- one\n- tw",
+                  "Final Answer: It holds:\n```\nObservation: x"):  # a label inside code is the answer's
+        _, turn = _cut_turn(reply)
+        assert isinstance(turn.decision, FinalAnswer), reply
+        assert turn.cut and not turn.answer_whole, reply
+
+
+def test_an_answer_followed_by_a_step_the_limit_cut_stays_cut():
+    """An action the model began after its answer may be what it needed: the reply stays cut (the
+    loop ends a continuation cut so with its notice)."""
+    for tail in ('\nAction: search\nAction Input: {"q": "x', '\nAction Input: {"q": "x'):
+        _, turn = _cut_turn("Final Answer: Paris is the capital of France." + tail)
+        assert turn.cut and not turn.answer_whole, tail
