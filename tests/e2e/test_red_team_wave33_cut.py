@@ -81,7 +81,7 @@ def test_a_call_of_a_reply_cut_then_said_tool_calls_is_not_run(run):
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_react_action_cut_then_said_stop_is_not_run(run, strategy):
+def test_an_action_cut_then_said_stop_is_not_run(run, strategy):
     chunks = [{"content": call_turn(strategy)["text"] if strategy == "ReAct" else "",
                "tool_calls": [] if strategy == "ReAct" else [
                    {"id": "c1", "type": "function", "function": {"name": "calculator", "arguments": '{"expression": "2"}'}}],
