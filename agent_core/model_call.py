@@ -258,8 +258,9 @@ def _normalize_any(raw: Mapping[str, Any]) -> ModelChunk:
 def _finish_reason(value: Any) -> str | None:
     """The ``finish_reason`` as text (a plugin may send a number or a list), None when absent.
 
-    An enum member's name as Python prints it (``FinishReason.MAX_TOKENS``: the Vertex AI and
-    Gemini plugins send ``str(candidate.finish_reason)``, a google-genai enum) is its value
+    An enum member's name as Python prints it (``FinishReason.MAX_TOKENS``: ``str()`` of a
+    Google enum under Python 3.10 and older; from 3.11 on the Vertex AI plugin's is the number,
+    read in ``invoke_model``: ``output_limit.google_reason``) is its value
     (``MAX_TOKENS``), so a cut reply is still known as cut; whitespace around it is dropped (a
     plugin that builds it from text may keep a space or a line break); ``"null"`` and ``"None"``
     are none (``_NO_REASON``)."""

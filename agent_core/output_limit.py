@@ -1,9 +1,10 @@
 """Knowing a reply was cut by the output limit from its usage, when no finish reason says so.
 
-Three paths bring a cut reply with no ``length`` finish reason (docs/providers.md, "Replies cut
+Two paths bring a cut reply with no ``length`` finish reason (docs/providers.md, "Replies cut
 by the output limit"): the Ollama model plugin (always ``stop``; Ollama's ``done_reason`` is not
-passed on), any blocking reply (the SDK's ``LLMResult`` has no finish reason) and a Gemini reply
-whose last response has no content parts (none). The usage still tells: a reply whose completion
+passed on) and any blocking reply (the SDK's ``LLMResult`` has no finish reason). (A Gemini reply
+whose last response has no content parts brings neither a reason nor usage: nothing tells.) The
+usage still tells: a reply whose completion
 tokens equal the output limit the request set stopped there. ``model_call.invoke_model`` then
 ends the reply's chunks with one more, whose finish reason ``LENGTH_BY_USAGE`` is one of
 ``LENGTH_FINISH_REASONS``: the reply takes the path a ``length`` takes.
