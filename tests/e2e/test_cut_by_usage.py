@@ -1,9 +1,10 @@
 """A reply the output limit cut while no finish reason says so, known from its usage, through the
 real plugin process.
 
-The Ollama model plugin always sends ``stop`` (Ollama's ``done_reason`` ``length`` is dropped), a
-blocking reply has no finish reason, and a Gemini reply whose last response has no content parts
-arrives with none: the cut answer used to be shown as complete. When the reply's usage reports
+The Ollama model plugin always sends ``stop`` (Ollama's ``done_reason`` ``length`` is dropped) and
+a blocking reply may have no finish reason: the cut answer used to be shown as complete. (A
+streamed Gemini reply whose last response has no content parts loses both its reason and its
+usage in the plugin, so it cannot be known as cut: docs/providers.md.) When the reply's usage reports
 exactly the output limit the node set (``max_tokens``, Ollama's ``num_predict``…) it is read as
 cut (``agent_core/output_limit.py``): the answer is continued, the calls are not run.
 """
