@@ -73,7 +73,6 @@ def cut_by_usage(finish_reason: str | None, completion_tokens: int | None, limit
     return completion_tokens == limit
 
 
-
 GOOGLE_FINISH_REASONS = {"1": "STOP", "2": "MAX_TOKENS"}
 """The numbers of Google's protobuf ``Candidate.FinishReason`` enum (the same in Vertex AI's and
 the Gemini API's: ``STOP`` 1, ``MAX_TOKENS`` 2) and their names. The Vertex AI model plugin sends
