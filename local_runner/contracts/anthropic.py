@@ -32,7 +32,21 @@ Provider rules enforced (400 ``invalid_request_error``): a ``tool_use`` is answe
 ``tools``; text blocks are non-empty and not blank; every message but a final assistant one has
 content; with thinking enabled, the final assistant message before the last tool results starts
 with a thinking block, every thinking block keeps the signature it was issued with, and
-``max_tokens`` exceeds ``budget_tokens``.
+``max_tokens`` exceeds ``budget_tokens``. The thinking blocks that open that final assistant
+message (thinking and ``redacted_thinking``) must be the ones the API issued with its
+``tool_use`` blocks, unchanged and in their order ("thinking blocks ... cannot be modified or
+rearranged"); a ``redacted_thinking`` block keeps its encrypted ``data`` byte for byte.
+
+Modes beside the default (Opus 4.6, summarized thinking shown as ``<think>``):
+
+* ``redacted_thinking``: after its thinking block, each reply carries a ``redacted_thinking``
+  block (reasoning Claude's safety system encrypted: ``{"type": "redacted_thinking", "data": …}``).
+  The API sends it whole in ``content_block_start`` with no delta, so 0.3.33 streams nothing for
+  it (its ``redacted_thinking`` delta branch never runs) and keeps it only in ``opaque_body``.
+* adaptive thinking with ``thinking_display`` ``omitted`` (the API's default on Opus 4.7+, as
+  ``AnthropicAdaptiveContract`` below): the thinking block comes with empty ``thinking`` and a signature
+  delta only, so the plugin streams no ``<think>`` block at all; the signed block with its empty
+  text is in ``opaque_body`` alone, and its signature (over the hidden thinking) must come back.
 
 The brain answers from what the provider receives (``provider_view``), so text the plugin drops
 on the way (content ignored beside ``opaque_body``) is text the model never saw.
@@ -66,6 +80,15 @@ def signature_for(thinking: str) -> str:
     return "EqsB" + hashlib.sha256(thinking.encode()).hexdigest()[:40]
 
 
+def redacted_data_for(thinking: str) -> str:
+    """The encrypted ``data`` of the ``redacted_thinking`` block issued beside a thinking text."""
+    return "EmwKAhgB" + hashlib.sha256(b"redacted:" + thinking.encode()).hexdigest()
+
+
+def _is_thinking(block: dict[str, Any]) -> bool:
+    return block.get("type") in ("thinking", "redacted_thinking")
+
+
 def thinking_config(model: str, params: dict[str, Any]) -> dict[str, Any] | None:
     """The request's ``thinking`` object as the plugin derives it from the completion params."""
     model_id = model.lower()
@@ -93,6 +116,17 @@ class AnthropicContract(ContractBackend):
     completion_params: ClassVar[dict[str, Any]] = {"thinking": True, "thinking_budget": 1024, "max_tokens": 4096}
     closes_think_twice = True
     """0.3.33 sends ``\\n</think>\\n\\n`` twice when thinking is followed straight by ``tool_use``."""
+    redacted_thinking = False
+    """Each reply also carries a ``redacted_thinking`` block after its thinking (module docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.issued_thinking: dict[str, list[dict[str, Any]]] = {}
+        """A reply's first ``tool_use`` id -> the thinking blocks the API issued before its calls."""
+        self.hidden_signatures: set[str] = set()
+        """Signatures issued for thinking whose text was omitted (adaptive, ``display: omitted``)."""
+        self.issued_redacted: set[str] = set()
+        """The ``data`` of every ``redacted_thinking`` block issued in the run."""
 
     # -- request ---------------------------------------------------------------------------------
 
@@ -223,8 +257,17 @@ class AnthropicContract(ContractBackend):
             if message["role"] != "assistant" or not isinstance(message["content"], list):
                 continue
             for k, block in enumerate(message["content"]):
-                if block.get("type") == "thinking" and block.get("signature") != signature_for(str(block.get("thinking", ""))):
+                if block.get("type") == "thinking" and not self._signed(block):
                     self.reject(f"messages.{i}.content.{k}: Invalid `signature` in `thinking` block")
+                if block.get("type") == "redacted_thinking" and block.get("data") not in self.issued_redacted:
+                    self.reject(f"messages.{i}.content.{k}: Invalid `data` in `redacted_thinking` block")
+
+    def _signed(self, block: dict[str, Any]) -> bool:
+        """Whether a thinking block carries the signature issued for its text (an omitted text:
+        the signature issued over the thinking the API did not show)."""
+        if block.get("signature") == signature_for(str(block.get("thinking", ""))):
+            return True
+        return not block.get("thinking") and block.get("signature") in self.hidden_signatures
 
     def _check_final_assistant_thinks(self, messages: list[dict[str, Any]]) -> None:
         """The assistant message before the lastmost tool results starts with a thinking block."""
@@ -236,7 +279,8 @@ class AnthropicContract(ContractBackend):
         position = len(messages) - 2
         if messages[position]["role"] != "assistant":
             return
-        first = (messages[position]["content"] or [{}])[0]
+        content = messages[position]["content"]
+        first = (content or [{}])[0]
         if first.get("type") not in ("thinking", "redacted_thinking"):
             self.reject(
                 f"messages.{position}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
@@ -244,6 +288,15 @@ class AnthropicContract(ContractBackend):
                 "thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you "
                 "include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please "
                 f"consult our documentation at {THINKING_DOC}"
+            )
+        uses = [b.get("id") for b in content if b.get("type") == "tool_use"]
+        issued = self.issued_thinking.get(str(uses[0])) if uses else None
+        leading = content[: next((k for k, b in enumerate(content) if not _is_thinking(b)), len(content))]
+        if issued is not None and leading != issued:
+            self.reject(
+                f"messages.{position}.content: the thinking blocks of the final `assistant` message must be those "
+                "of the original response, unmodified and in their order. Please consult our documentation at "
+                f"{THINKING_DOC}"
             )
 
     # -- what the model sees and answers ---------------------------------------------------------
@@ -276,9 +329,18 @@ class AnthropicContract(ContractBackend):
     def emit(self, reply: Reply, request: dict[str, Any], stream: bool) -> Iterator[dict[str, Any]]:
         thinking = thinking_config(str(request.get("model") or ""), dict(request.get("completion_params") or {}))
         thinks = bool(thinking) and thinking.get("type") != "disabled"
+        shown = thinks and not (thinking.get("type") == "adaptive" and thinking.get("display") == "omitted")
         blocks: list[dict[str, Any]] = []
-        if thinks:
+        if shown:
             blocks.append({"type": "thinking", "thinking": reply.reasoning, "signature": signature_for(reply.reasoning)})
+        elif thinks:  # the signature covers the thinking the API did not show
+            self.hidden_signatures.add(signature_for(reply.reasoning))
+            blocks.append({"type": "thinking", "thinking": "", "signature": signature_for(reply.reasoning)})
+        if thinks and self.redacted_thinking:
+            self.issued_redacted.add(redacted_data_for(reply.reasoning))
+            blocks.append({"type": "redacted_thinking", "data": redacted_data_for(reply.reasoning)})
+        if reply.calls:
+            self.issued_thinking[reply.calls[0].id] = copy.deepcopy([b for b in blocks if _is_thinking(b)])
         if reply.text:
             blocks.append({"type": "text", "text": reply.text})
         blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in reply.calls]
@@ -289,15 +351,15 @@ class AnthropicContract(ContractBackend):
         if not stream:
             yield self.chunk(request, 0, content=reply.text, tool_calls=calls, opaque_body=opaque, usage=usage)
             return
-        text_block = 1 if thinks else 0
-        if thinks:
+        text_block = len(blocks) - len(reply.calls) - (1 if reply.text else 0)  # the block after the thinking ones
+        if shown:
             half = len(reply.reasoning) // 2
             yield self.chunk(request, 0, content="<think>\n")
             yield self.chunk(request, 0, content=reply.reasoning[:half])
             yield self.chunk(request, 0, content=reply.reasoning[half:])
             yield self.chunk(request, 0, content="\n</think>\n\n")
             if not reply.text and reply.calls and self.closes_think_twice:
-                yield self.chunk(request, 1, content="\n</think>\n\n")
+                yield self.chunk(request, text_block, content="\n</think>\n\n")
         for start in range(0, len(reply.text), 6):
             yield self.chunk(request, text_block, content=reply.text[start : start + 6])
         last_index = text_block if reply.text else 0
@@ -334,3 +396,21 @@ def _combined(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             out.append({"role": message["role"], "content": list(blocks)})
     return out
+
+
+class AnthropicRedactedContract(AnthropicContract):
+    """Claude Opus 4.6 with extended thinking whose replies also carry a ``redacted_thinking``
+    block (reasoning the safety system encrypted): streamed as nothing, kept in ``opaque_body``."""
+
+    name = "anthropic_redacted"
+    redacted_thinking = True
+
+
+class AnthropicAdaptiveContract(AnthropicContract):
+    """Claude Opus 4.7, adaptive thinking with its text omitted (the API's default display): a
+    signed thinking block with empty text, and a ``redacted_thinking`` block, neither streamed."""
+
+    name = "anthropic_adaptive"
+    model = "claude-opus-4-7"
+    completion_params: ClassVar[dict[str, Any]] = {"thinking": True, "thinking_display": "omitted", "max_tokens": 4096}
+    redacted_thinking = True
