@@ -384,7 +384,11 @@ def has_default(parameter: Any) -> bool:
 
 
 _SCHEMA_KEYS = frozenset(
-    {"type", "title", "description", "properties", "required", "enum", "default", "items", "format"}
+    {"type", "title", "description", "properties", "required", "enum", "default", "items", "format",
+     # keywords a printed schema carries beside those (OpenAPI's and Pydantic's output among them)
+     "$schema", "$ref", "$defs", "definitions", "additionalProperties", "anyOf", "oneOf", "allOf", "const",
+     "nullable", "example", "examples", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+     "multipleOf", "minLength", "maxLength", "minItems", "maxItems", "uniqueItems"}
 )
 
 
@@ -398,17 +402,36 @@ def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set
     object: an object parameter may rightly hold a ``type`` key). A scalar parameter's schema
     has no ``properties`` or ``items`` and no ``object``/``array`` type, so such a value is a
     schema given as data (a validator's ``schema`` parameter, sent on as JSON text), unless
-    its ``properties`` name the tool's own parameters (the printed schema under a name)."""
+    its ``properties`` name the tool's own parameters (the printed schema under a name). The
+    printed schema is also known without its ``type`` (``{"properties": {"query": {...}}}``) and
+    under a key the tool does not take (the tool's whole declaration, ``{"name": "search",
+    "parameters": {...}}``): a tool whose parameters are all optional would run it otherwise."""
     keys = set(arguments)
     if {"type", "properties"} <= keys and not {"type", "properties"} & parameters:
         return sorted(keys & _SCHEMA_KEYS)
+    if "properties" not in parameters and _prints_the_schema(arguments.get("properties"), parameters):
+        return sorted(keys & _SCHEMA_KEYS)  # the schema printed without its "type": "object"
     echoed = {
         key
         for name, value in arguments.items()
-        if name in scalars and _echoes_a_schema(value, parameters)
+        if (name in scalars and _echoes_a_schema(value, parameters))
+        or (name not in parameters and isinstance(value, Mapping) and _prints_the_schema(value.get("properties"), parameters))
         for key in value
+        if key in _SCHEMA_KEYS
     }
     return sorted(echoed)
+
+
+def _prints_the_schema(properties: Any, parameters: set[str]) -> bool:
+    """Whether ``properties`` (the value of a ``properties`` key) describes the tool's own
+    parameters: it names one of ``parameters`` and gives each one it names a schema object
+    (``{"query": {"type": "string"}}``) rather than a value. Seen as a call's arguments or under
+    a key the tool does not take: the printed schema without ``"type": "object"``, or the tool's
+    whole declaration (``{"name": "search", "parameters": {"type": "object", ...}}``)."""
+    if not isinstance(properties, Mapping):
+        return False
+    named = [properties[name] for name in parameters if name in properties]
+    return bool(named) and all(isinstance(v, Mapping) and v and set(v) <= _SCHEMA_KEYS for v in named)
 
 
 def _echoes_a_schema(value: Any, parameters: set[str]) -> bool:

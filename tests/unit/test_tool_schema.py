@@ -560,3 +560,31 @@ def test_a_whole_float_secret_is_redacted_in_both_its_forms():
 
 def test_a_registry_redacts_the_secrets_of_tools_it_does_not_offer_too():
     assert ToolRegistry([], other_secrets={"NOT-OFFERED-77"}).secret_values() == {"NOT-OFFERED-77"}
+
+
+def test_a_schema_printed_without_its_type_or_as_the_tools_declaration_is_an_echo():
+    """Red-team wave 33: a tool whose parameters are all optional ran these with the schema as
+    its arguments; a required parameter's tool refused them as "missing", a wrong reason."""
+    entity = tool(parameters=[param("q"), param("limit", "number")])
+    registry = ToolRegistry([entity])
+    without_type = {"properties": {"q": {"type": "string", "description": "query"}}, "required": ["q"]}
+    declaration = {"name": "search", "description": "Searches", "parameters": {"type": "object", "properties": {
+        "q": {"type": "string"}, "limit": {"type": "number"}}}}
+    for echo in (without_type, declaration, {"input_schema": {"properties": {"q": {"type": "string"}}}}):
+        assert "repeat the tool's parameter schema" in registry.validate_arguments(entity, echo), echo
+    # a parameter's schema with keywords beyond the basic ones, in place of its value
+    for value in ({"type": "string", "maxLength": 100}, {"type": "string", "examples": ["cats"]},
+                  {"description": "query", "pattern": "^[a-z]+$"}):
+        assert "repeat the tool's parameter schema" in registry.validate_arguments(entity, {"q": value}), value
+
+
+def test_values_beside_schema_words_still_run():
+    """Parameters named like schema keywords, and objects that only look like a schema, are values."""
+    issue = tool(parameters=[param("title", required=True), param("description"), param("type"), param("properties")])
+    registry = ToolRegistry([issue])
+    assert registry.validate_arguments(issue, {"title": "Bug", "description": "It crashes", "type": "bug"}) is None
+    assert registry.validate_arguments(issue, {"title": "x", "properties": {"title": "y", "color": "red"}}) is None
+    search = tool(parameters=[param("q")])
+    registry = ToolRegistry([search])
+    assert registry.validate_arguments(search, {"q": "cats", "properties": {"q": "dogs"}}) is None  # a value, no schema
+    assert registry.validate_arguments(search, {"q": "cats", "meta": {"properties": {"other": {"type": "string"}}}}) is None
