@@ -5,9 +5,10 @@ completion may use (``max_tokens`` from the completion parameters, else the
 model's ``max_tokens`` rule default, else ``DEFAULT_COMPLETION_RESERVE``; at most
 half the window) and a safety margin for the estimate's error
 (``tokens.estimate_tokens`` is a heuristic: see its module for the measured error).
-When a round's request is over budget the run trims, oldest first: whole turns of
-conversation memory, then the observations of its own oldest rounds (shortened,
-with a note; the full results stay in the ``CALL`` logs).
+When a round's request is over budget the run trims conversation memory first (a turn too
+large to fit alone is dropped, then the tool results of memory turns are shortened and last
+whole turns dropped, oldest first: ``agent_core.memory_trim``), then the observations of its
+own oldest rounds (shortened, with a note; the full results stay in the ``CALL`` logs).
 
 A ``max_tokens`` set near the window's size (an 8K model with ``max_tokens`` 8192, the
 slider's top) would otherwise leave the prompt no room: memory dropped, observations cut
@@ -333,6 +334,12 @@ def _message_bytes(message: PromptMessage) -> int:
     # an assistant message of 100,000 calls: its calls measured one by one (the same bytes, with
     # a comma between two), giving way
     return encoded_size({**dump, "tool_calls": []}) + sum(encoded_size(call) for call in paced(calls)) + len(calls) - 1
+
+
+def messages_bytes(messages: Sequence[PromptMessage]) -> int:
+    """Bytes ``messages`` take in a request line's prompt list, a comma between two (each
+    message encoded once per object)."""
+    return sum(_message_bytes(message) for message in messages) + max(len(messages) - 1, 0)
 
 
 @per_object

@@ -8,15 +8,17 @@ render it into messages; ``agent_core.loop`` changes it as the run goes.
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
 from agent_core import prompts
-from agent_core.budget import count_tokens, history_turns
+from agent_core.budget import count_tokens, history_turns, prompt_budget
 from agent_core.call_markup import recipient_in_prompt, shows_functionary_parts
 from agent_core.file_fetch import fetch_documents, fetch_images
 from agent_core.knowledge import context_prompt, cut_context
+from agent_core.line_budget import REQUEST_BYTES
+from agent_core.memory_trim import MemoryPlan, plan_memory
+from agent_core.memory_trim import shortened_observation as _shortened
 from agent_core.messages import (
     document_sources,
     image_sources,
@@ -32,7 +34,6 @@ from agent_core.think import (
     template_may_open_reasoning,
     thinking_requested,
 )
-from agent_core.tokens import truncate_to_tokens
 from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_runner import ToolResult
 from agent_core.tool_schema import ToolRegistry
@@ -56,26 +57,15 @@ class Round:
     not_run: tuple[ToolCall | InvalidToolCall, ...] = ()
 
 
-SHORTENED_OBSERVATION_TOKENS = 200
-"""What is left of an old observation when the prompt must shrink (tokens)."""
-
-
-@lru_cache(maxsize=1024)
-def _shortened(observation: str) -> str:
-    """An old observation cut to ``SHORTENED_OBSERVATION_TOKENS``, with a note (cached: it is
-    rendered again every round)."""
-    text, cut = truncate_to_tokens(observation, SHORTENED_OBSERVATION_TOKENS)
-    return text + (prompts.OBSERVATION_SHORTENED.format(tokens=cut) if cut else "")
-
-
 @dataclass
 class RunState:
     """The run so far, which strategies render into the next prompt.
 
-    ``history_dropped`` counts the oldest memory turns left out, ``rounds_shortened`` the
-    oldest rounds whose observations are cut short and ``files_as_text`` the query's
-    oldest images and documents shown as text mentions, all set by ``trim_to`` to fit the
-    context window (see ``agent_core.budget``).
+    ``memory_steps`` counts the steps memory is trimmed by (turns too large alone dropped,
+    turns' long tool results shortened, oldest turns dropped: ``agent_core.memory_trim``),
+    ``rounds_shortened`` the oldest rounds whose observations are cut short and
+    ``files_as_text`` the query's oldest images and documents shown as text mentions, all set
+    by ``trim_to`` to fit the context window (see ``agent_core.budget``).
     ``repeating`` names the tools of a round whose calls were all refused as
     repeats; with ``limit_reached`` it means the run stopped for looping; ``out_of_time`` that
     it stopped because another round would not fit in its time limit.
@@ -87,7 +77,7 @@ class RunState:
     limit_reached: bool = False
     repeating: tuple[str, ...] = ()
     out_of_time: bool = False
-    history_dropped: int = 0
+    memory_steps: int = 0
     rounds_shortened: int = 0
     files_as_text: int = 0
     image_notes: list[str] = field(default_factory=list)
@@ -205,12 +195,35 @@ class RunState:
         return True
 
     def history(self) -> list[PromptMessage]:
-        """Conversation memory, cleaned, without the turns dropped for space."""
-        key = ("history", self.history_dropped)
+        """Conversation memory, cleaned, trimmed by ``memory_steps`` (``memory_trim``): without
+        the turns dropped for space, long tool results of the turns shortened shown shortened."""
+        key = ("history", self.memory_steps)
         if key not in self.rendered:
-            turns = self._memory_turns()
-            self.rendered[key] = [message for turn in turns[self.history_dropped :] for message in turn]
+            if self.memory_steps:
+                self.rendered[key] = self._memory_plan().messages(self.memory_steps)
+            else:
+                self.rendered[key] = [message for turn in self._memory_turns() for message in turn]
         return self.rendered[key]
+
+    def _memory_plan(self) -> MemoryPlan:
+        """How memory is trimmed step by step, planned once, when the prompt is first over budget."""
+        if "memory-plan" not in self.rendered:
+            self.rendered["memory-plan"] = plan_memory(self._memory_turns(), prompt_budget(self.params), REQUEST_BYTES)
+        return self.rendered["memory-plan"]
+
+    def memory_trimmed(self, steps: int | None = None) -> tuple[int, int]:
+        """``(turns dropped, turns kept with their tool results shortened)`` after ``steps``
+        memory steps (``memory_steps`` when None)."""
+        steps = self.memory_steps if steps is None else steps
+        if not steps:
+            return 0, 0
+        dropped, shortened = self._memory_plan().at(steps)
+        return len(dropped), len(shortened)
+
+    @property
+    def history_dropped(self) -> int:
+        """Memory turns left out to fit the context window."""
+        return self.memory_trimmed()[0]
 
     def _memory_turns(self) -> list[list[PromptMessage]]:
         if "memory" not in self.rendered:
@@ -242,27 +255,30 @@ class RunState:
 
     @property
     def trimmed(self) -> tuple[int, int, int]:
-        """How far the prompt is trimmed: ``(history_dropped, rounds_shortened, files_as_text)``."""
-        return self.history_dropped, self.rounds_shortened, self.files_as_text
+        """How far the prompt is trimmed: ``(memory_steps, rounds_shortened, files_as_text)``."""
+        return self.memory_steps, self.rounds_shortened, self.files_as_text
 
     def trim_room(self, base: tuple[int, int, int]) -> int:
-        """Steps of trimming possible past ``base`` (a value of ``trimmed``): memory turns left,
-        rounds not yet shortened, images and documents still shown."""
+        """Steps of trimming possible past ``base`` (a value of ``trimmed``): memory steps left
+        (``memory_trim``), rounds not yet shortened, images and documents still shown."""
         history, rounds, shown = base
-        return (len(self._memory_turns()) - history) + (len(self.rounds) - rounds) + (len(self.attachments()) - shown)
+        memory = self._memory_plan().steps
+        return (memory - history) + (len(self.rounds) - rounds) + (len(self.attachments()) - shown)
 
     def trim_to(self, base: tuple[int, int, int], steps: int) -> None:
         """Trim ``steps`` steps past ``base`` (``steps`` at most ``trim_room(base)``; fewer steps
         than the last call's undoes the difference, never past ``base``).
 
-        Oldest first, and what the question needs least first: memory turns, then the
+        Oldest first, and what the question needs least first: memory (a turn too large alone
+        dropped, long tool results shortened, then turns dropped: ``memory_trim``), then the
         observations of this run's oldest rounds, then the query's images and documents (oldest
-        first), which a question about a picture or a file needs most. One step is one turn, round or file, so
-        a caller can search for the fewest that fit (``agent_core.loop``)."""
+        first), which a question about a picture or a file needs most. One step is one turn,
+        round or file, so a caller can search for the fewest that fit (``agent_core.loop``)."""
         history, rounds, shown = base
-        more_history = min(steps, len(self._memory_turns()) - history)
+        memory = self._memory_plan().steps
+        more_history = min(steps, memory - history)
         more_rounds = min(steps - more_history, len(self.rounds) - rounds)
-        self.history_dropped = history + more_history
+        self.memory_steps = history + more_history
         self.rounds_shortened = rounds + more_rounds
         self.files_as_text = shown + steps - more_history - more_rounds
 

@@ -60,7 +60,8 @@ def test_a_long_memory_is_trimmed_to_fit_in_a_few_builds_dropping_the_fewest_tur
     assert counting.builds <= 2 * math.ceil(math.log2(turns)) + 3
     dropped = loop.state.history_dropped
     assert 0 < dropped < turns
-    loop.state.history_dropped = dropped - 1  # one turn more would not fit
+    assert loop.state.memory_steps == dropped  # no turn has a tool result to shorten
+    loop.state.memory_steps = dropped - 1  # one turn more would not fit
     assert request_tokens(steps.build_request(loop.state)) > budget
 
 

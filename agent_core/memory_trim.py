@@ -1,0 +1,140 @@
+"""Conversation memory trimmed to fit the context window, one step at a time.
+
+Memory is a list of turns, each starting at a user message (``budget.history_turns``), so a
+tool call and its results always stand in one turn. A turn that does not fit loses the text of
+its long tool results (observations) first, as a run's own old observations do
+(``shortened_observation``: the head and a short tail, with a note saying how much was left
+out); it is dropped only when even shortened the memory does not fit. The steps, each leaving
+the memory no larger than the one before, so the loop can search for the fewest that fit:
+
+1. the turns that alone, shortened, are over the whole prompt budget (tokens) or the request's
+   byte budget are dropped: they can never be kept (a 200 KB text a user pasted), and dropping
+   them first keeps the older turns that fit;
+2. the turns with a long tool result are shortened, oldest first;
+3. the other turns are dropped, oldest first.
+
+Everything else of a kept turn is left as memory gave it: its messages are the same objects,
+a shortened tool result is a copy with only its text changed (its call id and name kept).
+Planning is linear in the memory: each message is looked at and measured once.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from dify_plugin.entities.model.message import PromptMessage, TextPromptMessageContent, ToolPromptMessage
+
+from agent_core import prompts
+from agent_core.budget import message_tokens, messages_bytes
+from agent_core.fairness import give_way
+from agent_core.tokens import truncate_to_tokens
+
+SHORTENED_OBSERVATION_TOKENS = 200
+"""What is left of an old observation, a run's own or one in memory, when the prompt must
+shrink (tokens)."""
+
+
+@lru_cache(maxsize=1024)
+def shortened_observation(observation: str) -> str:
+    """``observation`` cut to ``SHORTENED_OBSERVATION_TOKENS`` (estimated) with a note saying how
+    many tokens were left out (``prompts.OBSERVATION_SHORTENED``), or itself when it fits
+    (cached by text: it is rendered again every round)."""
+    text, cut = truncate_to_tokens(observation, SHORTENED_OBSERVATION_TOKENS)
+    return text + prompts.OBSERVATION_SHORTENED.format(tokens=cut) if cut else observation
+
+
+def shortened_result(message: PromptMessage) -> PromptMessage:
+    """A tool result (``ToolPromptMessage``) with its text shortened (``shortened_observation``),
+    a string content or each text part of a list; ``message`` itself when nothing in it is long
+    or it is not a tool result. The copy keeps the call id, the name and every other part."""
+    if not isinstance(message, ToolPromptMessage):
+        return message
+    content = message.content
+    if isinstance(content, str):
+        short = shortened_observation(content)
+        return message if short == content else message.model_copy(update={"content": short})
+    if not isinstance(content, list):
+        return message
+    parts = [
+        part.model_copy(update={"data": shortened_observation(part.data)})
+        if isinstance(part, TextPromptMessageContent) and shortened_observation(part.data) != part.data
+        else part
+        for part in content
+    ]
+    if all(new is old for new, old in zip(parts, content, strict=True)):
+        return message
+    return message.model_copy(update={"content": parts})
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """How memory is trimmed step by step (``plan_memory``).
+
+    ``turns``: the memory's turns as given; ``shortened``: each turn with its long tool results
+    shortened (the same list object when none is long); ``hopeless``: turns over the budget alone
+    even shortened, oldest first; ``shortenable``: the other turns that have a long tool result,
+    oldest first; ``rest``: the other turns, oldest first (``hopeless`` and ``rest`` together
+    are every turn)."""
+
+    turns: tuple[tuple[PromptMessage, ...], ...]
+    shortened: tuple[tuple[PromptMessage, ...], ...]
+    hopeless: tuple[int, ...]
+    shortenable: tuple[int, ...]
+    rest: tuple[int, ...]
+
+    @property
+    def steps(self) -> int:
+        """How many steps there are: after the last, no memory is left."""
+        return len(self.turns) + len(self.shortenable)
+
+    def at(self, steps: int) -> tuple[frozenset[int], frozenset[int]]:
+        """``(dropped, shortened)``: the indices of the turns dropped and of the kept turns shown
+        shortened after ``steps`` steps (clamped to ``0..self.steps``)."""
+        steps = min(max(steps, 0), self.steps)
+        hopeless = self.hopeless[:steps]
+        steps -= len(hopeless)
+        shortened = self.shortenable[:steps]
+        steps -= len(shortened)
+        dropped = frozenset((*hopeless, *self.rest[:steps]))
+        return dropped, frozenset(shortened) - dropped
+
+    def messages(self, steps: int) -> list[PromptMessage]:
+        """The memory after ``steps`` steps, in order: the kept turns, whole, each shortened or
+        as given."""
+        dropped, shortened = self.at(steps)
+        return [
+            message
+            for index, turn in enumerate(self.turns)
+            if index not in dropped
+            for message in (self.shortened[index] if index in shortened else turn)
+        ]
+
+
+def plan_memory(
+    turns: Sequence[Sequence[PromptMessage]], token_limit: int | None, byte_limit: int
+) -> MemoryPlan:
+    """The steps that trim memory (``MemoryPlan``) for a prompt of at most ``token_limit``
+    estimated tokens (None: the context window is unknown) and ``byte_limit`` bytes of prompt
+    messages. ``turns``: memory split into turns (``budget.history_turns``), oldest first; a turn
+    whose shortened messages alone take more than a limit is hopeless. Linear in the memory: each
+    tool result is shortened once and each message measured once (``budget.message_tokens``,
+    ``budget.messages_bytes``)."""
+    given = tuple(tuple(turn) for turn in turns)
+    shortened: list[tuple[PromptMessage, ...]] = []
+    hopeless: list[int] = []
+    shortenable: list[int] = []
+    rest: list[int] = []
+    for index, turn in enumerate(given):
+        give_way()
+        short = tuple(shortened_result(message) for message in turn)
+        changed = any(new is not old for new, old in zip(short, turn, strict=True))
+        short = short if changed else turn
+        shortened.append(short)
+        over_tokens = token_limit is not None and sum(message_tokens(m) for m in short) > token_limit
+        if over_tokens or messages_bytes(short) > byte_limit:
+            hopeless.append(index)
+            continue
+        rest.append(index)
+        if changed:
+            shortenable.append(index)
+    return MemoryPlan(given, tuple(shortened), tuple(hopeless), tuple(shortenable), tuple(rest))
