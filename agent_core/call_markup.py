@@ -117,6 +117,7 @@ from agent_core.text_calls import (
     element_opening,
     element_value,
     envelope_name,
+    in_a_string,
     interpret,
     mentions_call_markup,
 )
@@ -2121,7 +2122,8 @@ def markup_start(text: str, quote: CodeQuote | None = None, before: str = "") ->
     """Index of the first call marker in ``text`` (``<tool_call>`` or ``MARKUP_OPENERS``), or None.
     With ``quote`` (the state of the text before ``text``, ``before`` its last characters), a
     family's markup inside a code span or block is an example the answer shows, skipped, as is
-    a ``<tool_call>`` right after MiniMax-M3's token (``text_calls.after_m3_token``)."""
+    a ``<tool_call>`` right after MiniMax-M3's token (``text_calls.after_m3_token``) or a double
+    quote (``text_calls.in_a_string``)."""
     if quote is None:
         found = [at for marker in _HELD_FROM if (at := text.find(marker)) >= 0]
         return min(found, default=None)
@@ -2130,7 +2132,10 @@ def markup_start(text: str, quote: CodeQuote | None = None, before: str = "") ->
         probe.feed(text[read : match.start()])
         read = match.start()
         quoted = (match.group() in _QUOTABLE and probe.open) or probe.in_span  # in a code span: never a call
-        quoted = quoted or (match.group() == "<tool_call>" and after_m3_token(text, match.start(), before))
+        quoted = quoted or (
+            match.group() == "<tool_call>"
+            and (after_m3_token(text, match.start(), before) or in_a_string(text, match.start(), before))
+        )
         in_sentence = match.group() == _BARE_INVOKE and not probe.blank_line  # Claude's, as an example
         if not quoted and not in_sentence:
             return match.start()
@@ -2165,11 +2170,14 @@ def holds_call_markup(text: str, tool_names: Iterable[str] = ()) -> bool:
     is read wherever it stands), or an envelope naming one of ``tool_names``
     (``text_calls.mentions_call_markup``)."""
     outside = _outside_code(text) if "`" in text or "~~~" in text else text
+    if _IN_A_STRING in outside:  # a string's text, not a call (text_calls.in_a_string)
+        outside = outside.replace(_IN_A_STRING, '"')
     if any(marker in outside for marker in MARKUP_OPENERS) or mentions_call_markup(outside, tool_names):
         return True
     return _read_anywhere(text) or envelope_name(text) in set(tool_names)
 
 
+_IN_A_STRING: Final = '"<tool_call>'
 _BLOCKQUOTE_LINE = re.compile(r"^[ \t]{0,3}>.*$\n?", re.MULTILINE)
 
 
@@ -2193,12 +2201,13 @@ def markup_outside_quoted(text: str, tool_names: Iterable[str] = ()) -> bool:
 def _read_anywhere(text: str) -> bool:
     """Whether ``text`` holds ``<tool_call>`` (or ``<tool_code>``) outside a code span: in a
     sentence or a fenced block it may be a call, in `` `<tool_call>` `` it is a tag named, as it
-    is right after MiniMax-M3's token (kept only in code: ``text_calls.after_m3_token``)."""
+    is right after MiniMax-M3's token (kept only in code: ``text_calls.after_m3_token``) or a
+    double quote (a string's text: ``text_calls.in_a_string``)."""
     probe, read = CodeQuote(), 0
     for match in _READ_ANYWHERE.finditer(text):
         probe.feed(text[read : match.start()])
         read = match.start()
-        if not probe.in_span and not after_m3_token(text, match.start()):
+        if not probe.in_span and not after_m3_token(text, match.start()) and not in_a_string(text, match.start()):
             return True
     return False
 

@@ -235,7 +235,7 @@ def interpret(value: Any, strict: bool, depth: int = 0, names: Collection[str] =
         return []
     if isinstance(value, list):
         items = value[:_MAX_CALLS]
-        found = [interpret(item, strict, depth + 1) for item in items]
+        found = [interpret(item, strict, depth + 1, names if isinstance(names, Mapping) else ()) for item in items]
         if strict and names and any(found):  # beside call objects, {"name": X} is a call too (hermes87900)
             found = [calls or _named_tool(item, names) for calls, item in zip(found, items, strict=True)]
         return [call for calls in found for call in calls]
@@ -248,10 +248,10 @@ def interpret(value: Any, strict: bool, depth: int = 0, names: Collection[str] =
     for form in _CALL_WRAPPERS:
         if form in keys and isinstance(value[keys[form]], dict):
             return interpret(value[keys[form]], False, depth + 1)
-    return _one_call(value, keys, strict, depth)
+    return _one_call(value, keys, strict, depth, names)
 
 
-def _one_call(obj: dict, keys: dict[str, Any], strict: bool, depth: int) -> list[Call]:
+def _one_call(obj: dict, keys: dict[str, Any], strict: bool, depth: int, names: Collection[str] = ()) -> list[Call]:
     for form in _NAME_KEYS:
         if form not in keys:
             continue
@@ -268,12 +268,38 @@ def _one_call(obj: dict, keys: dict[str, Any], strict: bool, depth: int) -> list
         if strict and form in _WEAK_NAME_KEYS and args_key is None:
             return []
         args = decode_nested(obj[args_key]) if args_key is not None else _rest(obj, key)
+        if args_key is not None and "description" in keys and _schema_shaped(args):
+            return []  # a tool's declaration: name, description, parameter schema
+        if strict and args_key is None and not _flat_fits(named.strip(), args, names):
+            return []  # a record naming a tool ({"tool": "search", "calls": 12}), not a call
         if named.strip().lower() in _ENVELOPE_NAMES and isinstance(args, (dict, list)):
             inner = interpret(args, False, depth + 1)
             if inner:
                 return inner
         return [(named.strip(), args)]
     return []
+
+
+def _schema_shaped(value: Any) -> bool:
+    """Whether ``value`` is a JSON Schema of an object (``{"type": "object", "properties": {...}}``,
+    each property a schema): a tool declaration's parameters, which a call object never holds
+    beside a ``description`` (an answer showing how a tool is declared)."""
+    if not isinstance(value, dict) or value.get("type") != "object":
+        return False
+    properties = value.get("properties")
+    return isinstance(properties, dict) and all(isinstance(v, dict) for v in properties.values())
+
+
+def _flat_fits(name: str, rest: Any, names: Collection[str]) -> bool:
+    """Whether the keys written beside a bare object's name (no arguments key) may be the named
+    tool's arguments: unless ``names`` maps that tool to its declaration and the declaration has
+    parameters, any; else one key at least must be one of its parameters (``{"tool": "search",
+    "calls": 12}``, a row of a table an answer shows, is no call of ``search(query)``), as
+    ``flat_call`` asks of a ``{"name": ...}`` object."""
+    if not isinstance(names, Mapping) or not isinstance(rest, dict) or name not in names:
+        return True
+    properties = schema_properties(names[name])
+    return not properties or any(k in properties for k in rest)
 
 
 def name_alone(value: Any) -> list[Call]:
@@ -899,20 +925,33 @@ def after_m3_token(text: str, at: int, before: str = "") -> bool:
     return (before[-size:] + text[:at]).endswith(M3_TOKEN)
 
 
+def in_a_string(text: str, at: int, before: str = "") -> bool:
+    """Whether the tag at ``text[at]`` opens right after a double quote (``before`` being the text
+    ahead of ``text``): it is a string's text, a call written as data (``"completion":
+    "<tool_call>{...}</tool_call>"``, a row of a dataset the answer shows) or quoted in a sentence,
+    never a call the model makes."""
+    return (text[at - 1] if at else before[-1:]) == '"'
+
+
 def _tool_call_blocks(
     text: str, known: Mapping[str, PromptMessageTool | None]
 ) -> tuple[list[tuple[str, dict[str, Any]]], str]:
     """``<tool_call>``/``<tool_code>`` blocks holding calls of ``known`` tools: ``(calls, the text
     without those blocks)``. A tag inside a code span (`` `<tool_call>{...}</tool_call>` ``, also
     nested in a ``<tool_calls>`` wrapper there) is a call the answer quotes, never read: a code
-    span is quoted text (``_SpanProbe``). A block in a fenced block is read, as a genuine step
-    is often written so, unless MiniMax-M3's token stands before it (``after_m3_token``)."""
+    span is quoted text (``_SpanProbe``), as is one opened in a string (``in_a_string``). A block in
+    a fenced block is read, as a genuine step is often written so, unless MiniMax-M3's token stands
+    before it (``after_m3_token``)."""
     found: list[tuple[str, dict[str, Any]]] = []
     kept: list[str] = []
     position = 0
     spans = _SpanProbe(text) if "`" in text else None
     while opened := _TOOL_CALL_OPEN.search(text, position):  # the opening tag first, then its block
-        if (spans is not None and spans.inside(opened.start())) or after_m3_token(text, opened.start()):
+        if (
+            (spans is not None and spans.inside(opened.start()))
+            or after_m3_token(text, opened.start())
+            or in_a_string(text, opened.start())
+        ):
             kept.append(text[position : opened.end()])
             position = opened.end()
             continue

@@ -100,7 +100,7 @@ from enum import Enum
 from typing import Any, Final, NamedTuple
 
 from agent_core.call_markup import QUOTE_LOOK_BACK, CallMarkup, CodeQuote, in_quoted_line
-from agent_core.fences import Opening, after_line
+from agent_core.fences import Opening, after_line, fence_lines
 from agent_core.json_args import raw_decode_at, surrogates_replaced, with_closers
 from agent_core.prompts import (
     PROBLEM_EMPTY,
@@ -939,6 +939,9 @@ class ReactStreamParser:
         self._answer_code: Opening | None = None  # the code block open in the answer (fences.after_line)
         self._shown_closer = ""  # the closing tag of a call tag written in a code span (text, as it is)
         self._wrapped = False  # a fence line opened in the visible text and not closed yet
+        self._text_fence: Opening | None = None  # while _wrapped: the block its fence line opened
+        self._action_fence: Opening | None = None  # the thought's code block the Action: label stands in
+        self._label_unfenced = False  # a label was read outside a code block of the thought
         self._answering = False
         self._answer_closed = False  # the answer ended before the reply did (ReactTurn.answer_ended)
         self._actions: list[ActionFound] = []
@@ -1282,8 +1285,12 @@ class ReactStreamParser:
             if prose is True:
                 sink(self._take(self._pos + tag.length))
             return prose is True
-        if self._last == "`" or (tag.kind == "drop" and self._shown_closer and self._shown_closer == self._buf[self._pos : self._pos + tag.length].lower()):
-            # `<tool_call>` in a code span is a tag named, as is its closing tag after it
+        if (
+            self._last == "`"
+            or (self._last == '"' and tag.closer == "</tool_call>")  # a string's text (text_calls.in_a_string)
+            or (tag.kind == "drop" and self._shown_closer and self._shown_closer == self._buf[self._pos : self._pos + tag.length].lower())
+        ):
+            # `<tool_call>` in a code span (or right after a quote) is a tag named, as is its closing tag after it
             self._shown_closer = tag.closer if tag.kind == "tool" else ""
             sink(self._take(self._pos + tag.length))
             return True
@@ -1409,6 +1416,8 @@ class ReactStreamParser:
             self._marked = True  # <|python_tag|>, [TOOL_CALLS]: what follows is meant as a call
         elif kind in ("brace", "fence"):
             self._wrapped = self._wrapped != (kind == "fence")
+            if kind == "fence":  # the block a later Action: label stands in (_action_fence)
+                self._text_fence = after_line(None, self._buf[self._pos : marker.end]) if self._wrapped else None
             return self._start_candidate(marker)
         elif kind == "answer" and not self._labels_seen and "".join(self._thought).strip():
             # "Answer:" after plain text: the answer if it is the reply's only one (llama_index
@@ -1421,6 +1430,7 @@ class ReactStreamParser:
         return True
 
     def _on_label(self, kind: str, end: int) -> None:
+        self._label_unfenced = self._label_unfenced or not self._wrapped
         if kind in ("action", "action_input"):
             self._drop_unlabelled()
         elif kind != "thought":
@@ -1441,6 +1451,8 @@ class ReactStreamParser:
             self._take(end)
             self._name, self._name_kind = "", "orphan"
             self._state = _S.ACTION_HEAD if kind == "action" else _S.INPUT_HEAD
+            if kind == "action":
+                self._action_fence = self._text_fence if self._wrapped else None
 
     def _start_candidate(self, marker: _Marker) -> bool:
         """A bare ``{`` or a ```json fence at a line start: may be an action, verified when closed."""
@@ -1691,11 +1703,19 @@ class ReactStreamParser:
         if kind == "action_input":
             self._take(marker.end)
             self._state = _S.INPUT_HEAD
+        elif kind == "fence" and self._closes_action_fence(marker):
+            self._input_done(self._call_input)  # the block the action stood in ends: no input in it
         elif kind in ("brace", "fence"):
             self._input_block(marker)
         else:
             self._input_done(self._call_input)
         return True
+
+    def _closes_action_fence(self, marker: _Marker) -> bool:
+        """Whether the fence line at the read position (``marker``) closes the code block of the
+        thought that the action's ``Action:`` label stands in: an answer showing a step in a block
+        (```` ```\nAction: search[x]\n``` ````), whose input ends there, not at the prose after it."""
+        return self._action_fence is not None and after_line(self._action_fence, self._buf[self._pos : marker.end]) is None
 
     def _input_block(self, marker: _Marker) -> None:
         """An input written as JSON or in a fence (no "Action Input:" label needed)."""
@@ -1738,6 +1758,9 @@ class ReactStreamParser:
                 return True
             if kind in _LABEL_KINDS and not self._input_fence:
                 self._input_done(decode_input("".join(self._acc)))
+                return True
+            if kind == "fence" and not self._input_fence and self._closes_action_fence(marker):
+                self._input_done(decode_input("".join(self._acc)))  # the input ends with its block
                 return True
             if kind == "fence":  # a code block inside a text input: labels in it are its text
                 self._input_fence = after_line(self._input_fence, self._buf[self._pos : marker.end])
@@ -2280,7 +2303,15 @@ class ReactStreamParser:
         final_answer: str | None = None
         problem: str | None = None
         labelled = self._answering  # the answer followed a label, not the reply's text alone
-        if self._answering:
+        if self._actions and not self._answering and self._template_actions():
+            shown = self._steps_shown()
+            if shown is not None:  # a prompt template shown: its "Action: the action to take..." is no call
+                self._actions.clear()
+                self._answer_whole(shown)
+                final_answer = shown
+        if final_answer is not None:
+            pass
+        elif self._answering:
             final_answer = "".join(self._answer) or None
             problem = None if final_answer else PROBLEM_EMPTY_ANSWER
         elif not self._actions:
@@ -2352,6 +2383,8 @@ class ReactStreamParser:
             answer = finish.group(1).strip() if finish is not None else visible
         elif self._hint is None and (said := conversational_answer("".join(self._visible))) is not None:
             answer = said
+        elif self._hint is None and (shown := self._steps_shown()) is not None:
+            answer = shown
         else:
             return None, self._hint or PROBLEM_THOUGHT_ONLY
         if answer:
@@ -2360,6 +2393,26 @@ class ReactStreamParser:
         if self._none_action:
             return None, PROBLEM_NONE_EMPTY
         return None, PROBLEM_ONLY_REASONING if self._reasoning else PROBLEM_EMPTY
+
+    def _template_actions(self) -> bool:
+        """Whether every action read names no node tool but a phrase of three words or more
+        (``Action: the action to take, should be one of [{tool_names}]``): a ReAct prompt
+        template's placeholder line, not a call."""
+        tools = self._tool_names or ()
+        return all(a.name not in tools and len(a.name.split()) >= 3 for a in self._actions)
+
+    def _steps_shown(self) -> str | None:
+        """The reply as written when it is prose, then code blocks that end it, and its labels all
+        stood in those blocks (``CrewAI prints each step like this:`` above a log of ``## Thought:``
+        lines) giving no action or answer: an answer showing steps, not a step; else None (a
+        reply that is only a fenced ``Thought:`` is a step cut short, asked again)."""
+        if self._label_unfenced or self._reasoning:
+            return None
+        visible = "".join(self._visible)
+        starts = fence_lines(visible)
+        if not starts or len(starts) % 2 or not visible[: starts[0]].strip() or "\n" in visible[starts[-1] :].strip():
+            return None
+        return visible.strip()
 
     def _recover_from_reasoning(self) -> None:
         """Nothing visible: a turn written inside the reasoning block is taken from it (nat2227)."""

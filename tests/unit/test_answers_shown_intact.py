@@ -1192,6 +1192,8 @@ RUNS_EXAMPLE: dict[tuple[str, str], tuple[tuple[str, dict], ...]] = {
     ("indented-code-call", "react"): (("search", {"query": "x"}),),
     ("tilde-fence-call", "react"): (("get_weather", {"city": "Oslo"}),),
     ("four-backtick-fence", "react"): (("search", {"query": "x"}),),
+    # each step's input ends with the block it stands in, not at the prose after it
+    ("long-react-debug", "react"): (("search", {"query": "what is the capital of France"}),) * 2,
 }
 """ReAct replies whose shown call runs as the turn's action: exactly the example's calls, and
 nothing of the reply streamed yet. Recoverable: the example costs one observation, then the model
@@ -1224,30 +1226,13 @@ fence line whose first content line opens ``<tool_call>``/``<tool_code>`` or an 
 call): the user reads the sentence, then the model's next answer. Recoverable: the example costs
 one observation, as in ReAct (``RUNS_EXAMPLE``)."""
 
-_DECLARATION = "not fixed: a tool's declaration (name, description, parameter schema) reads as a call or an unreadable one"
 XFAIL: dict[tuple[str, str], str] = {
-    ("openai-tool-definition", "react"): _DECLARATION,
-    ("tool-schema-fenced", "react"): _DECLARATION,
     ("hermes-system-prompt", "react"): (
         "not fixed: a template's placeholders (`<function-name>`, `<args-dict>`) are read as a call to a tool of "
         "that name"
     ),
-    ("react-prompt-template", "react"): (
-        "not fixed: the template's `Action: the action to take...` line is read as an invalid call, not the answer"
-    ),
     ("final-answer-tool-json", "react"): (
         "kept: a `final_answer` call object is the turn's answer, so the user reads its argument only"
-    ),
-    ("crewai-agent-log", "react"): (
-        "not fixed: CrewAI's `## Thought:` in a fence makes the reply a Thought alone, asked again with no fallback"
-    ),
-    ("long-react-debug", "react"): (
-        "not fixed: `Action: search[...]` in a fence takes the prose after it as its input: calls the answer "
-        "never showed run"
-    ),
-    ("answer-with-json-and-table", "react"): (
-        "not fixed: JSON rows naming node tools (`{\"tool\": \"search\", \"calls\": 12}`) are read as calls with "
-        "their other keys as arguments"
     ),
     ("finish-bracket-fenced", "react"): "kept: `Action 3: Finish[Paris]` is the ReAct paper's finishing step",
     ("finish-bracket-fenced", "react-final"): "kept: `Action 3: Finish[Paris]` is the ReAct paper's finishing step",
@@ -1256,7 +1241,6 @@ XFAIL: dict[tuple[str, str], str] = {
     ("heading-action-items", "react"): (
         "kept: `- Action: <phrase>` is a ReAct action naming an unknown tool; the model is told so and answers again"
     ),
-    ("json-dataset-row", "fc"): "not fixed: `<tool_call>` inside JSON strings of the reply's last block is read as calls",
     **{(name, "fc"): (
         "kept: xLAM writes its calls as a json fence of call objects after a sentence; such a fence that ends the "
         "reply, is its only code block and names node tools runs unless a word before it presents an example "
@@ -1354,17 +1338,16 @@ MIRRORS = {
     "react-after": ("react", lambda text: f"{text}\n\n{REACT_CALL}"),
 }
 _STEPS_SHOWN = (
-    "not fixed: ReAct steps shown in an earlier fenced block (with an Observation, a Final Answer or Finish in "
-    "it) end the turn before the genuine action"
+    "kept: ReAct steps shown in an earlier fenced block (with an Observation, a Final Answer or Finish in it) end "
+    "the turn before the genuine action; reading on past a fenced Observation would also run the steps a model "
+    "writes after an observation it made up"
 )
 MIRROR_XFAIL: dict[tuple[str, str], str] = {
     ("final-answer-tool-json", "react-after"): "kept: a `final_answer` call object read first is the turn's answer",
     ("finish-bracket-fenced", "react-after"): _STEPS_SHOWN,
     ("react-format-explained", "react-after"): _STEPS_SHOWN,
     ("quote-previous-react", "react-after"): _STEPS_SHOWN,
-    ("long-react-debug", "react-after"): _STEPS_SHOWN,
     ("react-prompt-template", "react-after"): _STEPS_SHOWN,
-    ("yaml-openai-actions", "react-after"): "not fixed: `- action: search` in a YAML block takes the genuine action as its input",
 }
 
 
@@ -1383,3 +1366,50 @@ def test_a_genuine_call_beside_an_answer_still_runs(name, mirror, size):
     _, turn = read(strategy, Case(TOOLS, build(ANSWERS[name])), size)
     assert isinstance(turn.decision, ToolCalls)
     assert ("web_search", {"query": "mirror"}) in [(c.name, c.arguments) for c in turn.decision.calls]
+
+
+# ---- where the wave-33 readings stop: a genuine call is still read -----------------------------
+
+FLAT_CALL = 'Thought: I will look it up.\n```json\n{"action": "search", "query": "Paris"}\n```'
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+def test_a_flat_call_object_whose_keys_are_the_tools_parameters_still_runs(size):
+    """Only keys that are none of the tool's parameters make a record (``{"tool": ..., "calls": 12}``)."""
+    _, turn = read("react", Case(TOOLS, FLAT_CALL), size)
+    assert [(c.name, c.arguments) for c in turn.decision.calls] == [("search", {"query": "Paris"})]
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+def test_a_call_object_with_a_description_but_real_arguments_still_runs(size):
+    """A declaration is a name, a description and a parameter *schema*; plain arguments are a call."""
+    text = '```json\n{"name": "search", "description": "look it up", "arguments": {"query": "Paris"}}\n```'
+    _, turn = read("react", Case(TOOLS, text), size)
+    assert [(c.name, c.arguments) for c in turn.decision.calls] == [("search", {"query": "Paris"})]
+
+
+@pytest.mark.parametrize("strategy", ["fc", "react"])
+@pytest.mark.parametrize("size", [None, 1, 7])
+def test_a_tool_call_after_prose_still_runs_one_in_a_string_does_not(strategy, size):
+    genuine = 'Let me search.\n<tool_call>\n{"name": "search", "arguments": {"query": "Paris"}}\n</tool_call>'
+    _, turn = read(strategy, Case(TOOLS, genuine), size)
+    assert [(c.name, c.arguments) for c in turn.decision.calls] == [("search", {"query": "Paris"})]
+    quoted = 'The model printed "<tool_call>{\\"name\\": \\"search\\"}</tool_call>" as text.'
+    streamed, turn = read(strategy, Case(TOOLS, quoted), size)
+    assert turn.decision == FinalAnswer(quoted) and streamed == quoted
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+def test_a_fenced_thought_alone_is_still_asked_again(size):
+    """Steps shown in a block are the answer only after prose that introduces them: a reply that is
+    only a fenced ``Thought:`` is a step cut short."""
+    _, turn = read("react", Case(TOOLS, "```\nThought: I need to search first.\n```"), size)
+    assert isinstance(turn.decision, ParseFailure)
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+def test_an_unfenced_action_naming_a_phrase_is_still_a_call_of_an_unknown_tool(size):
+    """The template rule needs every label in a block after prose; elsewhere the model is told."""
+    text = "Thought: plan.\nAction: the action to take next\nAction Input: x"
+    _, turn = read("react", Case(TOOLS, text), size)
+    assert isinstance(turn.decision, ToolCalls)
