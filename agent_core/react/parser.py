@@ -75,7 +75,10 @@ Where behaviours come from (case ids: docs/real-world-cases.md)
   teach, RooCodeInc/Roo-Code#10464, #10358). Any other tag, one inside a line or a code block,
   one never closed, or one after ``Final Answer:`` is text.
 * Turns with neither action nor answer carry ``problem``, so the caller re-prompts instead of
-  showing a placeholder (dify29026, dop746).
+  showing a placeholder (dify29026, dop746); unless the reply is prose, then code blocks that end
+  it holding all its labels (an answer showing steps: CrewAI's log, a ReAct prompt template whose
+  ``Action:`` names a phrase), shown whole (``_steps_shown``). An ``Action:`` in a code block of
+  the thought takes its input from that block only (``_action_fence``).
 
 Shapes from public threads and model habits (``tests/unit/test_react_parser_real_outputs.py``):
 special tokens are dropped, DeepSeek's ``<｜end▁of▁sentence｜>`` too, and ``</s>`` when it ends
