@@ -27,6 +27,7 @@ from agent_core.call_markup import (
     partial_markup,
     rewrite_markup,
 )
+from agent_core.emoji import EMOJI_CHAR
 from agent_core.fairness import SLICE_CHARS, give_way, paced, slices
 from agent_core.fallback import label_left
 from agent_core.fences import FENCE_RUN, empty_code_block
@@ -105,15 +106,20 @@ _LABEL_TAIL = re.compile(
 a start of one: held until text follows the label (then the line streams as written), so a label
 the reply ends with, empty (``fallback.label_left``), never reaches the user."""
 _THOUGHT_LABEL: Final = "thought"
-_THOUGHT_OPENING = re.compile(r"\s*+[#*_ \t]*+thought[ \t*_]*+[:：]", re.IGNORECASE)
-"""A reply's start that is a ReAct-style ``Thought:`` label (in markdown or not)."""
+_OPENING_MARKS = re.compile(rf"(?:[#*_ \t]|{EMOJI_CHAR})*+")
+"""What may come before a ReAct-style label at a reply's start: markdown and emoji (``💭 Thought:``,
+``agent_core.emoji``), as the ReAct parser skips them."""
+_THOUGHT_OPENING = re.compile(rf"\s*+(?:[#*_ \t]|{EMOJI_CHAR})*+thought[ \t*_]*+[:：]", re.IGNORECASE)
+"""A reply's start that is a ReAct-style ``Thought:`` label (in markdown or not, after emoji or not)."""
 _STEP_LABEL_LINE = re.compile(
-    r"\n[ \t#*_>]*+(final[ \t_]*+answer|thought|action(?:[ \t_-]*+input)?|observation|answer|question)"
+    rf"\n(?:[ \t#*_>]|{EMOJI_CHAR})*+"
+    r"(final[ \t_]*+answer|thought|action(?:[ \t_-]*+input)?|observation|answer|question)"
     r"[ \t\d*_]*+[:：](?:\*\*|__)?[ \t]*+",
     re.IGNORECASE,
 )
-"""A line that opens with a ReAct step's label (numbered, in markdown or not) and its colon, up to
-the text after it (a bold label's closing ``**`` included: ``**Final Answer:** Paris``)."""
+"""A line that opens with a ReAct step's label (numbered, in markdown or not, after emoji or not:
+``✅ Final Answer:``) and its colon, up to the text after it (a bold label's closing ``**``
+included: ``**Final Answer:** Paris``)."""
 _EMPTY_TILDE_HEAD = re.compile(r"~{1,2}|~{3,}+[^\n]*+(?:\n[ \t]*+)*+(?:~++[ \t\r\n]*+)?")
 """A reply's start that may still be a tilde fenced block with nothing in it: held, not streamed, until
 a line with text comes in it (it then streams as before) or the reply ends."""
@@ -179,7 +185,7 @@ def _held_opening(start: str) -> bool | None:
     ``fences.empty_code_block``; a line with text in it streams as before), False otherwise."""
     if start[0] == "~":
         return None if len(start) < _FENCE_HEAD_MAX and _EMPTY_TILDE_HEAD.fullmatch(start) else False
-    label = start.lstrip("*#_ \t")
+    label = start[_OPENING_MARKS.match(start).end() :]
     if label and not _THOUGHT_LABEL.startswith(label[: len(_THOUGHT_LABEL)].lower()):
         return False
     after = label[len(_THOUGHT_LABEL) :].lstrip(" \t*_")

@@ -103,6 +103,7 @@ from enum import Enum
 from typing import Any, Final, NamedTuple
 
 from agent_core.call_markup import QUOTE_LOOK_BACK, CallMarkup, CodeQuote, in_quoted_line
+from agent_core.emoji import CJK_PICTOGRAPHS, EMOJI_CHAR, PICTOGRAPHS_FROM, SYMBOLS_FROM, SYMBOLS_TO
 from agent_core.fences import Opening, after_line, fence_lines
 from agent_core.json_args import raw_decode_at, surrogates_replaced, with_closers
 from agent_core.prompts import (
@@ -470,8 +471,13 @@ vLLM's ``phi4_mini_json`` tool parser reads)."""
 _CALL_PREFIX_STARTS: Final = frozenset(prefix[0] for prefix, _ in _CALL_PREFIXES)
 
 
-_LINE_OPENERS: Final = frozenset(_MD_CHARS + "{[`~") | _CALL_PREFIX_STARTS
-"""The characters ``_classify_line`` looks at before it looks for a label there."""
+_LINE_OPENERS: Final = frozenset(_MD_CHARS + "{[`~0123456789" + CJK_PICTOGRAPHS) | _CALL_PREFIX_STARTS
+"""The characters ``_classify_line`` looks at before it looks for a label there; a pictograph
+(told by the ``agent_core.emoji`` bounds) is looked at too: an emoji may come before a label, and
+a digit may be a keycap's (``1️⃣``)."""
+_LINE_PREFIX = re.compile(rf"(?:[{re.escape(_MD_CHARS)}]|{EMOJI_CHAR})*+")
+"""What a label may come after at a line start: markdown (``## ``, ``**``, ``> ``, ``- ``) and
+emoji (``💭 Thought:``, ``👉 **Action:**``, ``1️⃣ Thought:``: ``agent_core.emoji``), in any order."""
 
 
 def _classify_line(
@@ -484,12 +490,15 @@ def _classify_line(
     (``**Final Answer**\n\\boxed{4}`` after a worked solution), so it counts only after a label.
     ``headed``: the label kinds that may also be a heading line holding the label alone, no colon
     needed (``### Thought``, ``**Action**``: ``_heading_label``)."""
-    if i < len(text) and text[i] not in _LINE_OPENERS:  # the usual line: no markdown, only a label to look for
+    if (
+        i < len(text)
+        and text[i] not in _LINE_OPENERS
+        and not SYMBOLS_FROM <= text[i] < SYMBOLS_TO
+        and text[i] < PICTOGRAPHS_FROM
+    ):  # the usual line: no markdown, no emoji, only a label to look for
         return _match_label(text, i, eof, alone=alone)
-    j = i
     limit = min(len(text), i + _PREFIX_MAX)
-    while j < limit and text[j] in _MD_CHARS:
-        j += 1
+    j = _LINE_PREFIX.match(text, i, limit).end()  # markdown and emoji: a line of them so far waits
     if j >= len(text):
         return None if eof else _NEED
     if j >= limit:
@@ -506,7 +515,7 @@ def _classify_line(
     if plain and text[j] in _FENCE_CHARS:
         return _classify_fence(text, j, eof)
     found = _match_label(text, j, eof, alone=alone)
-    return _heading_label(text, i, j, headed) if found is None and headed else found
+    return _heading_label(text, i, j, headed) if found is None and headed and j > i else found
 
 
 def _heading_pattern(labels: _Labels) -> re.Pattern[str]:

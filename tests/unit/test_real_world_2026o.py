@@ -294,14 +294,6 @@ CASES = {
 GAPS: dict[tuple[str, str], str] = {
     # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
     # docs/real-world-cases.md
-    ("juejin7623093-emoji-before-labels-action", "react"): (
-        "a label after an emoji (💭 Thought:, 🔧 Action:) is not read as a label: the reply is shown as "
-        "prose; reading it would add a check to every line start on the parser's hot path"
-    ),
-    ("juejin7623093-emoji-before-labels-answer", "react"): (
-        "a label after an emoji (✅ Answer:) is not read as a label: the whole reply, thought included, "
-        "is the answer"
-    ),
 }
 
 
