@@ -36,8 +36,9 @@ final answer, trailing whitespace, a ``</s>`` and (in a reply wrapped in a fence
 that would open a block wait for more text. A ``{`` or ``[`` inside a line of thought never
 starts JSON capture.
 
-Labels are recognised at the start of a line (after indentation and markdown such as ``**``,
-``## ``, ``> ``), case-insensitively, with ``:`` or ``：``, in English or as models write them
+Labels are recognised at the start of a line (after indentation, markdown such as ``**``,
+``## ``, ``> `` and emoji such as ``💭 ``, ``👉 ``, ``1️⃣ ``: ``agent_core.emoji``; a line of them so
+far waits), case-insensitively, with ``:`` or ``：``, in English or as models write them
 in Chinese (``思考``, ``行动``, ``行动输入``, ``观察``, ``最终答案``...); ``Answer:`` alone is a
 ``Final Answer:`` (smaller models drop the first word), and once a label was seen a final-answer
 label may stand alone on its line without a colon (``### Final Answer``); ``Action Input`` may also follow the tool
