@@ -243,10 +243,13 @@ def _read_kimi(block: str) -> list[Call]:
     return calls
 
 
-_INVOKE = re.compile(r"<invoke\s+name=\s*[\"']([^\"'>]+)[\"']\s*>(.*?)(?:</invoke>|\Z)", re.S)
-_PARAMETER = re.compile(
-    r"<parameter\s+name=\s*[\"']([^\"'>]+)[\"']((?:\s+[\w-]+=\s*[\"'][^\"']*[\"'])*)\s*>(.*?)</parameter>", re.S
-)
+_INVOKE = re.compile(r"<invoke\s+name=\s*[\"']([^\"'>]+)[\"']\s*>(.*?)(</invoke>|\Z)", re.S)
+_PARAMETER_OPEN = r"<parameter\s+name=\s*[\"']([^\"'>]+)[\"']((?:\s+[\w-]+=\s*[\"'][^\"']*[\"'])*)\s*>"
+_PARAMETER = re.compile(_PARAMETER_OPEN + r"(.*?)</parameter>", re.S)
+_UNCLOSED_PARAMETER = re.compile(_PARAMETER_OPEN + r"(.*)", re.S)
+"""A parameter whose ``</parameter>`` the model left out, its value running to the ``</invoke>``
+that closes the call (``<parameter name="location">Tokyo</invoke>``: Ollama's MiniMax-M2 parser
+test reads it so)."""
 _DSML_BARS: Final = "|｜‖"
 _DSML = re.compile(rf"(?<=<)[{_DSML_BARS}]+DSML[{_DSML_BARS}]+ ?|(?<=</)[{_DSML_BARS}]+DSML[{_DSML_BARS}]+ ?")
 _DSML_WRAPPERS: Final = ("function_calls", "tool_calls", "tool_ccalls", "toolcalls", "calls", "tool_use")
@@ -436,15 +439,25 @@ def _read_invoke(block: str) -> list[Call]:
     or array, else text as written, spaces and line breaks at its edges kept (the value sits
     between its tags: vLLM's ``step3`` and ``minimax_m2`` parsers keep them; a number's or a
     boolean's spaces go when the tool's schema converts it). An ``<invoke>`` with no ``<parameter>`` but elements (``<city>Paris
-    </city>``: MiniMax-M3) has those as its arguments (``text_calls.element_value``)."""
+    </city>``: MiniMax-M3) has those as its arguments (``text_calls.element_value``). One
+    parameter left open when ``</invoke>`` closes the call runs to it (``_UNCLOSED_PARAMETER``,
+    line breaks before the tag dropped); an invoke the reply never closed reads only closed ones."""
     calls: list[Call] = []
-    for name, inner in _INVOKE.findall(_DSML.sub("", block.replace(_MINIMAX_M3_TOKEN, ""))):
+    for name, inner, closed in _INVOKE.findall(_DSML.sub("", block.replace(_MINIMAX_M3_TOKEN, ""))):
         arguments: dict[str, Any] = {}
         if "<parameter" not in inner and isinstance(value := element_value(inner), dict):
             calls.append((name.strip(), value))
             continue
         # no parameter ends past the last </parameter>: one never closed is not read again to the end
-        for key, attributes, value in _PARAMETER.findall(inner, 0, inner.rfind("</parameter>") + len("</parameter>")):
+        end = inner.rfind("</parameter>")
+        end = 0 if end < 0 else end + len("</parameter>")
+        parameters = _PARAMETER.findall(inner, 0, end)
+        tail = inner[end:]
+        if closed and tail.count("<parameter") == 1 and (unclosed := _UNCLOSED_PARAMETER.search(tail)):
+            # the call closed with one parameter still open: its value runs to the </invoke>
+            key, attributes, value = unclosed.groups()
+            parameters.append((key, attributes, value.rstrip("\n")))
+        for key, attributes, value in parameters:
             marked = re.search(r"string=\s*[\"'](true|false)[\"']", attributes)
             if marked and marked.group(1) == "true":
                 arguments[key] = value
