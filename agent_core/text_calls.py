@@ -107,11 +107,27 @@ def without_trailing_tokens(text: str) -> str:
 
 
 def decode_nested(value: Any) -> Any:
-    """A string holding a JSON object or array, decoded; anything else unchanged."""
+    """A string holding a JSON object or array, decoded; anything else unchanged. One whose first
+    quote, after its opening brackets, is escaped (``[{\\"id\\": ...``, never JSON as written) is
+    read as the body of a JSON string first (``_escaped_json``)."""
     if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+        if value.lstrip(" \t\r\n[{").startswith('\\"') and (decoded := _escaped_json(value)) is not FAIL:
+            return decoded
         decoded = decode_json(value)
         return value if decoded is FAIL else decoded
     return value
+
+
+def _escaped_json(text: str) -> Any:
+    """A JSON object or array written with its quotes escaped once, as the body of a JSON string
+    (``[{\\"id\\": \\"1\\"}]``: GLM-4.7 in an ``<arg_value>``, SGLang's ``glm47_moe`` detector test),
+    decoded; ``FAIL`` when the text is no such string body or what it holds is no JSON object or
+    array of the kind its first bracket opens."""
+    try:
+        inner = json.loads(f'"{text.strip()}"', strict=False)
+    except ValueError:
+        return FAIL
+    return decode_json(inner)
 
 
 _EMPHASIS = re.compile(r"^[*_]+[ \t]*(?=[{\[])|(?<=[}\]])[ \t]*[*_]+$")
