@@ -19,7 +19,7 @@ import itertools
 import json
 import time
 from collections import Counter
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -69,7 +69,12 @@ MAX_CONTINUATIONS = 1
 """Times an answer cut by the output limit is continued before the run ends with a notice."""
 
 CALLS_NAMED = 8
-"""Tools named in the log for the calls a continuation made after its text (``_answer_rest``)."""
+"""Tools named in the log for the calls a reply made after its answer (a continuation after its
+text: ``_answer_rest``; a ReAct step after a final answer: ``ModelTurn.calls_after_answer``)."""
+
+AFTER_ANSWER_LOG_CHARS = 4000
+"""How much of what a reply wrote after its final answer, not read, the Thought node shows
+(characters; ``not_read_after_answer``)."""
 
 ANSWER_RESERVE_SHARE = 0.15
 """Share of the run's time kept for the answer round when a tool call's time is cut to the
@@ -259,6 +264,25 @@ def _logged_reply(turn: ModelTurn, text: str, secrets: Any, continued: str = "")
     return text
 
 
+def _calls_named(names: Sequence[str]) -> str:
+    """``"N: a, b"``: how many calls a reply made after its answer (not run) and the first
+    ``CALLS_NAMED`` tools they named, each once (``calls_not_run_after_answer``)."""
+    return f"{len(names)}: {', '.join(list(dict.fromkeys(names))[:CALLS_NAMED])}"
+
+
+def _after_answer_logged(turn: ModelTurn, secrets: Any) -> str:
+    """``turn.after_answer`` as the Thought node shows it: its first ``AFTER_ANSWER_LOG_CHARS``
+    characters, with a note of how many more were left out and a start of a secret at the cut
+    (or where the output limit cut the reply: ``_logged_reply``) hidden; the run's guard hides
+    whole secrets."""
+    text = _logged_reply(turn, turn.after_answer, secrets)
+    if len(text) <= AFTER_ANSWER_LOG_CHARS:
+        return text
+    note = prompts.AFTER_ANSWER_CUT.format(cut=len(text) - AFTER_ANSWER_LOG_CHARS)
+    text = text[:AFTER_ANSWER_LOG_CHARS] + note
+    return secrets.mask_cut_edge(text, suffix=note) if secrets else text
+
+
 def _turn_log_data(turn: ModelTurn, secrets: Any = None, continued: str = "") -> dict:
     """The data of a turn's model log node; ``secrets`` (``observation.secret_forms``) hide a
     part of a secret a cut reply ends with or its continuation starts with (``_logged_reply``)."""
@@ -275,6 +299,10 @@ def _turn_log_data(turn: ModelTurn, secrets: Any = None, continued: str = "") ->
         ]
         if beyond:  # a reply of 50,000 actions: counted, not listed (the CALLS NOT RUN node names them)
             data["tool_calls_not_listed"] = len(beyond)
+    if turn.after_answer:  # the step a reply wrote after its answer, not run: why nothing ran
+        data["not_read_after_answer"] = _after_answer_logged(turn, secrets)
+        if turn.calls_after_answer:
+            data["calls_not_run_after_answer"] = _calls_named(turn.calls_after_answer)
     if isinstance(turn.decision, ParseFailure):
         data["problem"] = turn.decision.problem
         data["raw"] = _logged_reply(turn, turn.raw, secrets)
@@ -790,9 +818,7 @@ class AgentLoop:
         decision = turn.decision
         if not isinstance(decision, ToolCalls) or not said.strip():
             return turn
-        calls = decision.in_order()
-        names = list(dict.fromkeys(call.name for call in calls))[:CALLS_NAMED]
-        self._calls_after_answer = (f"{len(calls)}: {', '.join(names)}",)
+        self._calls_after_answer = (_calls_named([call.name for call in decision.in_order()]),)
         return replace(turn, decision=FinalAnswer(said))
 
     # --- tools -------------------------------------------------------------------------

@@ -284,6 +284,7 @@ MODEL_SILENT = "no reply from the model for {seconds:g} seconds"
 # --- the log tree (agent_core.loop; shown in Dify's log view) ---------------------------------
 
 ROUND_PREVIEW_CUT = "\n[... {cut} more characters: the CALL node holds the whole output]"
+AFTER_ANSWER_CUT = "\n[... {cut} more characters not shown]"
 
 # --- replies cut by the model's output limit (finish_reason "length"; agent_core.loop) ----------
 

@@ -81,6 +81,11 @@ class ModelTurn:
     answer_whole: bool = False
     """The output limit cut the reply after its final answer had ended (ReAct: the model wrote on
     into the format, and the limit cut what the reader drops): the answer is complete."""
+    after_answer: str = ""
+    """What the reply went on with after its final answer ended, not read (ReAct: an ``Action:``
+    step, an invented ``Observation:``): never run nor shown, only logged."""
+    calls_after_answer: tuple[str, ...] = ()
+    """The tools the actions in ``after_answer`` named, in order (not run)."""
 
     @property
     def at_limit(self) -> bool:

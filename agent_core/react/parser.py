@@ -205,6 +205,10 @@ class ReactTurn:
     invented ``Observation:``, a next ``Thought:``; not a next action, which the limit may have
     cut) or its JSON answer closed. A reply the output limit cut after that point left its
     answer whole."""
+    after_answer: str = ""
+    """What the reply went on with after its labelled final answer ended, not read (an
+    ``Action:`` step, an invented ``Observation:``, a next ``Thought:`` or ``Question:``), as
+    the reader saw it, stripped; ``""`` when the answer ran to the reply's end."""
 
 
 
@@ -957,6 +961,8 @@ class ReactStreamParser:
         self._label_unfenced = False  # a label was read outside a code block of the thought
         self._answering = False
         self._answer_closed = False  # the answer ended before the reply did (ReactTurn.answer_ended)
+        self._after_answer: list[str] | None = None  # the text after it, not read (ReactTurn.after_answer)
+        self._after_closer = ""  # what closes the block a JSON answer stood in, before that text
         self._actions: list[ActionFound] = []
         # calls read from bare JSON, and the thought text after them, held (see _deliver)
         self._unlabelled: list[tuple[list[Call], str] | str] = []
@@ -1555,9 +1561,12 @@ class ReactStreamParser:
             # answer ends here, and a held "Question:" tail goes with it; a held "Action:" tail
             # only when it is the format's step (`_action_written_on`), else it is answer text
             step = self._run_on is not None and self._run_on_action and _action_written_on(self._run_on, marker)
+            dropped = self._run_on or []
             if self._run_on is not None and self._run_on_action and not step:
                 # the answer's own lines, up to a "Question:" line among them (a next question)
                 self._emit_answer("".join(self._run_on[: self._run_on_question]))
+                dropped = self._run_on[self._run_on_question :] if self._run_on_question is not None else []
+            self._after_answer = list(dropped)  # and what _s_done takes from here on
             # an invented observation or a next thought closed the answer; a step the model began
             # after it (an action written on, a bare "Action Input:") may be what the limit cut
             self._answer_closed = not step and marker.kind != "action_input"
@@ -1599,7 +1608,9 @@ class ReactStreamParser:
             self._emit_answer(line)
 
     def _s_done(self, eof: bool) -> bool:
-        self._take(len(self._buf), record=False)
+        taken = self._take(len(self._buf), record=False)
+        if self._after_answer is not None:
+            self._after_answer.append(taken)
         return True
 
     # ---- states: the action -----------------------------------------------------------------
@@ -2272,6 +2283,7 @@ class ReactStreamParser:
                 if not self._actions:
                     self._answer_whole(_answer_text(value))
                     self._answer_closed = True  # its JSON closed
+                    self._after_answer, self._after_closer = [], self._closer  # its block's end is no text after it
                 self._state = _S.DONE
                 return
             action = ActionFound(name, coerce_input(value), raw)
@@ -2341,7 +2353,15 @@ class ReactStreamParser:
             raw="".join(self._raw),
             ended_inside=self._ended_inside,
             answer_ended=self._answer_closed and labelled and final_answer is not None,
+            after_answer=self._text_after_answer() if self._after_answer and final_answer is not None else "",
         )
+
+    def _text_after_answer(self) -> str:
+        """``ReactTurn.after_answer``: the text taken after the answer ended, stripped, without the
+        end of the block a JSON answer stood in (its closing fence or tag)."""
+        text = "".join(self._after_answer or ()).strip()
+        closer = self._after_closer.strip()
+        return text[len(closer) :].lstrip() if closer and text.lower().startswith(closer.lower()) else text
 
     def _thought_tagged(self, thought: str, reasoning: str, answer: str | None) -> tuple[str, str]:
         """``(thought, reasoning)`` of a turn whose reasoning was all written in ``<thought>``

@@ -242,7 +242,10 @@ def read_react_turn(
     if parsed.final_answer is not None and parsed.final_answer.strip():
         # a cut that fell after the answer ended (in an invented observation) left it whole
         whole = cut and parsed.answer_ended
-        return ModelTurn(thought=parsed.thought, decision=FinalAnswer(parsed.final_answer), answer_whole=whole, **common)
+        after = dict(after_answer=parsed.after_answer, calls_after_answer=_actions_named(parsed.after_answer))
+        return ModelTurn(
+            thought=parsed.thought, decision=FinalAnswer(parsed.final_answer), answer_whole=whole, **after, **common
+        )
     if answer := _answer_in_reasoning(parser, parsed, "".join(reasoning), got.reasoning_ended_turn):
         yield answer
         return ModelTurn(thought=parsed.thought, decision=FinalAnswer(answer), **common)
@@ -252,6 +255,20 @@ def read_react_turn(
     # nothing): it was cut before it got to its step, and is asked again, shorter, told why
     decision = ParseFailure(prompts.REPLY_CUT) if cut else _failure(parser, parsed, finish_reason, "".join(reasoning))
     return ModelTurn(thought=parsed.thought, decision=decision, **common)
+
+
+AFTER_ANSWER_READ_CHARS = 16_384
+"""How much of the text a reply went on with after its final answer is read for the actions it
+names (characters): enough for a step or a few, however much the model wrote on."""
+
+
+def _actions_named(after_answer: str) -> tuple[str, ...]:
+    """The tools the actions in ``after_answer`` (``ReactTurn.after_answer``: what a reply wrote
+    after its final answer, not run) name, in order; ``()`` for none. Only its first
+    ``AFTER_ANSWER_READ_CHARS`` characters are read."""
+    if not after_answer:
+        return ()
+    return tuple(action.name for action in parse_react(after_answer[:AFTER_ANSWER_READ_CHARS], allow_multiple_actions=True).actions)
 
 
 def _step_in_reasoning(reasoning_content: str, allow_multiple_actions: bool, cut: bool) -> ReactTurn | None:

@@ -147,8 +147,8 @@ def markup_call(expression: str = "2 + 2") -> str:
     return "<tool_call>" + json.dumps({"name": "calculator", "arguments": {"expression": expression}}) + "</tool_call>"
 
 
-CALLS_AFTER_THE_REST = [  # the strategy, the continuation, whether the reader took a call from it
-    ("ReAct", {"text": ' four.\nAction: calculator\nAction Input: {"expression": "2 + 2"}'}, False),
+CALLS_AFTER_THE_REST = [  # the strategy, the continuation, whether the log names a call not run
+    ("ReAct", {"text": ' four.\nAction: calculator\nAction Input: {"expression": "2 + 2"}'}, True),
     ("ReAct", {"text": " four.\n" + markup_call()}, True),
     ("function_calling", {"text": " four.", "tool_calls": [{"id": "c", **ADD}]}, True),
     ("function_calling", {"text": " four.\n" + markup_call()}, True),
@@ -160,7 +160,7 @@ def test_a_call_written_after_a_continuation_s_text_is_not_run_and_the_answer_st
     """The user was shown the answer's start and its rest: the call the model wrote on with ran,
     and a second answer followed ("The sum is four.\\n\\n4."), or in ReAct the rest was read as a
     thought and never shown. A call the reader took is named in the log; ReAct's Action lines
-    after an answer end it, as after any Final Answer."""
+    after an answer end it, as after any Final Answer, and are named too (the step left unread)."""
     turns = [cut(answer_turn(strategy, CUT_AT)), rest, answer_turn(strategy, "4.")]
     result = run(turns, query="2+2?", tools=["calculator"], strategy=strategy)
     assert_clean_end(result)

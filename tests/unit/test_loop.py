@@ -111,3 +111,29 @@ def test_the_time_kept_for_the_answer_leaves_a_short_run_time_to_run(limit, marg
     """A daemon limit of 4 s with the usual 5 s margin left a run no time at all."""
     assert deadline_margin(limit) == margin
     assert deadline_margin(limit) < limit
+
+
+def _answered_then_stepped(after, calls=("search",), **kw):
+    return ModelTurn(thought="I know it.", decision=FinalAnswer("Paris."), usage=empty_usage(),
+                     after_answer=after, calls_after_answer=calls, **kw)
+
+
+def test_the_thought_log_shows_the_step_written_after_the_answer_and_names_its_tool():
+    """The Thought node held only output/answer/finish_reason: a user could not see that the
+    model had asked for a tool after answering, nor why it did not run."""
+    data = _turn_log_data(_answered_then_stepped('Action: search\nAction Input: {"q": "Lyon"}', ("search", "search", "calc")))
+    assert data["not_read_after_answer"] == 'Action: search\nAction Input: {"q": "Lyon"}'
+    assert data["calls_not_run_after_answer"] == "3: search, calc"
+    assert "calls_not_run_after_answer" not in _turn_log_data(_answered_then_stepped("Observation: ok", ()))
+    plain = _turn_log_data(ModelTurn(thought="", decision=FinalAnswer("Paris."), usage=empty_usage()))
+    assert "not_read_after_answer" not in plain and "calls_not_run_after_answer" not in plain
+
+
+def test_a_long_text_after_the_answer_is_cut_for_the_log_with_a_start_of_a_secret_at_the_cut_hidden():
+    from agent_core.loop import AFTER_ANSWER_LOG_CHARS
+
+    secrets = secret_forms({"SECRET-CANARY-93c1d7"})
+    after = "Observation: " + "x" * (AFTER_ANSWER_LOG_CHARS - 13 - 10) + "SECRET-CANARY-93c1d7" + "y" * 500_000
+    logged = _turn_log_data(_answered_then_stepped(after, ()), secrets)["not_read_after_answer"]
+    assert len(logged) < AFTER_ANSWER_LOG_CHARS + 100 and "SECRET-CA" not in logged and "[REDACTED]" in logged
+    assert logged.endswith(f"[... {len(after) - AFTER_ANSWER_LOG_CHARS} more characters not shown]")

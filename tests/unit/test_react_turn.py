@@ -133,3 +133,33 @@ def test_an_answer_followed_by_a_step_the_limit_cut_stays_cut():
     for tail in ('\nAction: search\nAction Input: {"q": "x', '\nAction Input: {"q": "x'):
         _, turn = _cut_turn("Final Answer: Paris is the capital of France." + tail)
         assert turn.cut and not turn.answer_whole, tail
+
+
+def _read(text, pieces=1):
+    size = -(-len(text) // pieces)
+    chunks = [ModelChunk(text=text[at : at + size]) for at in range(0, len(text), size)]
+    return drain(read_react_turn(iter([*chunks, ModelChunk(finish_reason="stop")]), ToolRegistry(None), 1))
+
+
+def test_an_action_written_after_the_final_answer_is_kept_for_the_log_not_run():
+    """A Final Answer followed by an Action: the answer is shown and the action not run (right),
+    but the action was dropped without a trace, so the log could not tell why nothing ran. The turn
+    keeps what came after the answer and names the action's tool."""
+    reply = 'Thought: I know it.\nFinal Answer: Paris.\nAction: search\nAction Input: {"q": "Lyon"}'
+    for pieces in (1, 7, len(reply)):
+        shown, turn = _read(reply, pieces)
+        assert shown.strip() == "Paris." and turn.decision == FinalAnswer("Paris.")
+        assert turn.after_answer == 'Action: search\nAction Input: {"q": "Lyon"}', pieces
+        assert turn.calls_after_answer == ("search",)
+
+
+def test_what_a_reply_wrote_on_after_its_answer_is_kept_and_an_answer_alone_keeps_nothing():
+    _, observed = _read("Final Answer: 42\nObservation: the user said thanks")
+    assert (observed.after_answer, observed.calls_after_answer) == ("Observation: the user said thanks", ())
+    _, stepped = _read("Final Answer: 42\nThought: check it\nAction: calc\nAction Input: 6*7")
+    assert stepped.calls_after_answer == ("calc",) and stepped.after_answer.startswith("Thought: check it")
+    _, json_answer = _read('```json\n{"action": "Final Answer", "action_input": "42"}\n```\nAction: calc\nAction Input: 6*7')
+    assert json_answer.decision == FinalAnswer("42") and json_answer.after_answer == "Action: calc\nAction Input: 6*7"
+    for alone in ("Final Answer: 42", "Thought: x\nFinal Answer: Steps:\nAction: call the supplier\nThen wait."):
+        _, turn = _read(alone)
+        assert isinstance(turn.decision, FinalAnswer) and (turn.after_answer, turn.calls_after_answer) == ("", ()), alone
