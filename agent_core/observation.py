@@ -40,7 +40,9 @@ variable             no (#3542), unless the call produced nothing    no: Dify's 
 log                  no (tool-internal)                              no
 retriever_resources  its ``context``, else the resources' content    yes (citations)
 anything malformed   one note: the tool returned an invalid          no
-                     response (dify-official-plugins #628)
+                     response, each fault named once by its type
+                     and field ("variable message: variable_name
+                     is null"; dify-official-plugins #628)
 ===================  ==============================================  ===========================
 
 Images: an ``image_link`` whose URL is not a Dify tool file and whose meta has no
@@ -138,6 +140,7 @@ from urllib.parse import urlsplit
 from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.invoke_message import InvokeMessage
 from dify_plugin.entities.tool import ToolInvokeMessage
+from pydantic import BaseModel, ValidationError
 
 from agent_core import json_args
 from agent_core.errors import error_object_at, last_traceback
@@ -206,6 +209,11 @@ FORWARD_BLOB_MAX_BYTES = 15 * 1024 * 1024
 """Largest file forwarded at all (the daemon's limit for a chunked file)."""
 BLOB_CHUNK_BYTES = 8192
 """Chunk size when forwarding a large file (the daemon rejects larger chunks)."""
+FAULTS_NAMED = 8
+"""Most kinds of fault the note on unreadable messages names (a tool may send thousands of
+messages of made-up types); the rest are counted."""
+FAULT_TYPE_MAX_CHARS = 40
+"""Longest message type a fault names as the tool gave it (characters)."""
 MIN_SECRET_LENGTH = 4
 """Shorter secret values are not redacted: hiding them would garble ordinary text."""
 MIN_SECRET_EDGE = 4
@@ -497,11 +505,11 @@ class ObservationCollector:
         if isinstance(message, Mapping):
             return self._dispatch_raw(message)
         if not isinstance(message, InvokeMessage):
-            self._invalid_message(type(message).__name__ if message is not None else "none")
+            self._invalid_message("message is null" if message is None else f"message is not an object ({type(message).__name__})")
             return []
         handler = _HANDLERS.get(message.type)
         if handler is None:
-            self._invalid_message(str(getattr(message.type, "value", message.type)))
+            self._invalid_message(f"{getattr(message.type, 'value', message.type)} message")
             return []
         return handler(self, message)
 
@@ -524,7 +532,7 @@ class ObservationCollector:
         if kind == "retriever_resources" and isinstance(payload, Mapping):
             payload = self._first_citations(payload)
         if kind in ("blob", "blob_chunk") and isinstance(payload, Mapping) and not _is_base64(payload.get("blob")):
-            self._invalid_message(f"{kind} (its data is not base64)")  # the SDK would pass the text on as the file
+            self._invalid_message(f"{kind} message: blob is not base64")  # the SDK would pass the text on as the file
             return []
         try:  # copies: the SDK's validator decodes "blob" in place
             copy = {**raw, "message": dict(payload) if isinstance(payload, Mapping) else payload}
@@ -532,9 +540,28 @@ class ObservationCollector:
                 copy["meta"] = None  # the message itself (a file's bytes) is still good
             parsed = ToolInvokeMessage.model_validate(copy)
         except Exception:
-            self._invalid_message(str(kind) if kind else "unknown")
+            self._invalid_message(self._raw_fault(kind, payload))
+            return []
+        expected = _PAYLOAD_MODELS.get(kind) if kind != "log" else None
+        if expected is not None and parsed.message is not None and not isinstance(parsed.message, expected):
+            # read as another type's model (a chunk with a bad sequence as a blob): its own
+            # handler refuses it; the fault is named from what the tool sent
+            self._invalid_message(_payload_fault(kind, payload))
             return []
         return self._dispatch(parsed)
+
+    def _raw_fault(self, kind: Any, payload: Any) -> str:
+        """What is wrong with a raw message of type ``kind`` the SDK's model refused, briefly
+        (``_payload_fault``); a type that is none of the SDK's named as the tool gave it, cut to
+        ``FAULT_TYPE_MAX_CHARS`` (a start of a secret at the cut hidden)."""
+        if kind in _MESSAGE_TYPES:
+            return _payload_fault(kind, payload)
+        if kind is None or kind == "":
+            return "message: type is missing"
+        shown = self._redact(str(kind))
+        if len(shown) > FAULT_TYPE_MAX_CHARS:
+            shown = self._secrets.mask_cut_edge(shown[:FAULT_TYPE_MAX_CHARS] + "…", suffix="…")
+        return f"{shown} message: type is unknown"
 
     def _first_citations(self, payload: Mapping[str, Any]) -> Mapping[str, Any]:
         """``payload`` with at most ``CITATIONS_PER_MESSAGE_MAX`` of its citations, and a note
@@ -548,7 +575,7 @@ class ObservationCollector:
     def _on_text(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
         text = _text_of(message)
         if text is None:
-            self._invalid_message(message.type.value)
+            self._invalid_message(_payload_fault(message.type.value, message.message))
         else:
             self._store(_Part("text", text))
         return []
@@ -556,7 +583,7 @@ class ObservationCollector:
     def _on_link(self, message: InvokeMessage, *, force_forward: bool = False) -> list[AgentInvokeMessage]:
         url = _text_of(message)
         if url is None:
-            self._invalid_message(message.type.value)
+            self._invalid_message(_payload_fault(message.type.value, message.message))
             return []
         forward = force_forward or _is_tool_file(url, message.meta)
         if forward and _is_dify_file(url, message.meta):
@@ -569,7 +596,7 @@ class ObservationCollector:
     def _on_image(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
         url = _text_of(message)
         if url is None:
-            self._invalid_message(message.type.value)
+            self._invalid_message(_payload_fault(message.type.value, message.message))
             return []
         if url.strip()[:5].lower() == "data:":
             return self._inline_image(url.strip(), message.meta)
@@ -594,7 +621,7 @@ class ObservationCollector:
                 raise ValueError("not base64")
             data = base64.b64decode(payload, validate=False)
         except (ValueError, binascii.Error):
-            self._invalid_message("image (undecodable data URL)")
+            self._invalid_message("image message: its data URL is not base64")
             return []
         mime = header[5:].split(";", 1)[0] or "application/octet-stream"
         return self._send_file(data, {**(meta or {}), "mime_type": (meta or {}).get("mime_type") or mime})
@@ -602,14 +629,14 @@ class ObservationCollector:
     def _on_blob(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
         payload = message.message
         if not isinstance(payload, InvokeMessage.BlobMessage):
-            self._invalid_message(message.type.value)
+            self._invalid_message(_payload_fault(message.type.value, message.message))
             return []
         return self._send_file(payload.blob, message.meta)
 
     def _on_blob_chunk(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
         chunk = message.message
         if not isinstance(chunk, InvokeMessage.BlobChunkMessage):
-            self._invalid_message(message.type.value)
+            self._invalid_message(_payload_fault(message.type.value, message.message))
             return []
         file = self._files.get(chunk.id)
         if file is None:
@@ -643,7 +670,7 @@ class ObservationCollector:
     def _on_json(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
         payload = message.message
         if not isinstance(payload, InvokeMessage.JsonMessage):
-            self._invalid_message(message.type.value)
+            self._invalid_message(_payload_fault(message.type.value, message.message))
             return []
         if getattr(payload, "suppress_output", False):
             return []
@@ -661,7 +688,7 @@ class ObservationCollector:
     def _on_variable(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
         payload = message.message
         if not isinstance(payload, InvokeMessage.VariableMessage):
-            self._invalid_message(message.type.value)
+            self._invalid_message(_payload_fault(message.type.value, message.message))
             return []
         name, value = payload.variable_name, payload.variable_value
         if payload.stream and isinstance(value, str):
@@ -679,7 +706,7 @@ class ObservationCollector:
     def _on_retriever_resources(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
         payload = message.message
         if not isinstance(payload, InvokeMessage.RetrieverResourceMessage):
-            self._invalid_message(message.type.value)
+            self._invalid_message(_payload_fault(message.type.value, message.message))
             return []
         if len(payload.retriever_resources) > CITATIONS_PER_MESSAGE_MAX:  # a message built here, not read raw
             cut = self._first_citations({"retriever_resources": payload.retriever_resources})["retriever_resources"]
@@ -784,7 +811,8 @@ class ObservationCollector:
             for f in self._files.values() if f.too_large
         ]
         if self._invalid:
-            kinds = ", ".join(sorted(self._invalid))
+            faults = sorted(self._invalid)
+            kinds = "; ".join(faults[:FAULTS_NAMED]) + (f"; {len(faults) - FAULTS_NAMED} more" if len(faults) > FAULTS_NAMED else "")
             parts.append(_Part("note", INVALID_RESPONSE.format(count=sum(self._invalid.values()), kinds=kinds)))
         return _join(parts)
 
@@ -941,6 +969,61 @@ def _blob_messages(data: bytes, meta: dict | None) -> list[AgentInvokeMessage]:
         )
         for n, piece in enumerate(pieces)
     ]
+
+
+_PAYLOAD_MODELS: dict[str, type[BaseModel]] = {
+    **dict.fromkeys(("text", "link", "image", "image_link", "binary_link"), InvokeMessage.TextMessage),
+    "json": InvokeMessage.JsonMessage,
+    "variable": InvokeMessage.VariableMessage,
+    "blob": InvokeMessage.BlobMessage,
+    "blob_chunk": InvokeMessage.BlobChunkMessage,
+    "retriever_resources": InvokeMessage.RetrieverResourceMessage,
+    "log": InvokeMessage.LogMessage,
+}
+"""The SDK's model of each message type's ``message``."""
+_MESSAGE_TYPES = frozenset({*(kind.value for kind in _MessageType), "binary_link"})
+
+_FAULTS = {
+    "string_type": "not a string", "bytes_type": "not bytes", "int_type": "not an integer",
+    "int_parsing": "not an integer", "int_from_float": "not an integer", "bool_type": "not a boolean",
+    "bool_parsing": "not a boolean", "dict_type": "not an object", "mapping_type": "not an object",
+    "model_type": "not an object", "model_attributes_type": "not an object", "list_type": "not a list",
+    "enum": "not one of its values",
+}
+"""pydantic's error types, as a fault reads (``_payload_fault``)."""
+
+
+def _payload_fault(kind: str, payload: Any) -> str:
+    """What makes a tool message of type ``kind`` whose ``message`` is ``payload`` (a raw dict,
+    the SDK's model of another type, or anything) unreadable, briefly, naming the field at fault:
+    ``"variable message: variable_name is null"``, ``"blob message: blob is not bytes"``,
+    ``"text message: text is missing"``, ``"retriever_resources message:
+    retriever_resources.0.content is not a string"``; ``"<kind> message"`` when no field is."""
+    what = f"{kind} message"
+    if payload is None:
+        return f"{what}: message is null"
+    if isinstance(payload, BaseModel):  # the SDK's model of another type (a link holding a JSON object)
+        payload = dict(payload)
+    if not isinstance(payload, Mapping):
+        return f"{what}: message is not an object ({type(payload).__name__})"
+    model = _PAYLOAD_MODELS.get(kind)
+    if model is None:
+        return what
+    try:
+        model.model_validate(payload)
+    except ValidationError as error:
+        fault = error.errors(include_url=False, include_context=False)[0]
+        path = ".".join(str(part) for part in fault["loc"] if isinstance(part, int) or str(part).isidentifier())
+        if fault["type"] == "missing":
+            problem = "missing"
+        elif fault.get("input", "") is None:
+            problem = "null"
+        else:
+            problem = _FAULTS.get(fault["type"], "not valid")
+        return f"{what}: {path or 'message'} is {problem}"
+    except Exception:  # defensive: a validator of the SDK's that fails otherwise
+        return what
+    return what
 
 
 def _is_base64(value: Any) -> bool:

@@ -222,7 +222,7 @@ CUT_NOTE_LOG_CUT = (
     "[{dropped} tokens were cut from this result to fit the context; the agent log keeps its "
     "first {limit} characters. Ask for a narrower result if you need the missing part.]"
 )
-INVALID_RESPONSE = "(the tool returned an invalid response: {count} unreadable message(s) of type {kinds}; skipped)"
+INVALID_RESPONSE = "(the tool returned an invalid response: {count} unreadable message(s) skipped: {kinds})"
 RESULT_LINK = "result link: {url}."
 RESULT_LINK_FORWARDED = "result link: {url}. The file was also sent to the user."
 IMAGE_SENT = "An image was sent to the user: {what}."

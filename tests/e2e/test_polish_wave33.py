@@ -3,12 +3,16 @@ through the real plugin process: what the run drops or skips is named where a us
 
 - A ReAct reply that writes an ``Action:`` after its ``Final Answer:`` shows the answer and runs
   nothing; the Thought node shows the step it left unread and names its tool (redacted).
+- A tool message that cannot be read is named with the field at fault, for the model and in the
+  CALL node, not only by its type.
 """
 
 import json
 
+import pytest
+
 from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import assert_clean
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean, observations
 
 CANARY = "Cnry-5d1e77a0c3F9"
 
@@ -45,3 +49,36 @@ def test_an_answer_alone_adds_nothing_to_the_thought_node(run):
     assert_clean(result, run)
     (thought,) = _thought_nodes(result)
     assert "not_read_after_answer" not in thought.data and "calls_not_run_after_answer" not in thought.data
+
+
+def call_turn(strategy: str, name: str, arguments: dict) -> dict:
+    if strategy == "ReAct":
+        return {"text": f"Thought: look it up.\nAction: {name}\nAction Input: {json.dumps(arguments)}"}
+    return {"tool_calls": [{"id": "c1", "name": name, "arguments": arguments}]}
+
+
+def lookup(responses: list) -> ScriptedTool:
+    return ScriptedTool(name="lookup", description="Looks a customer up",
+                        parameters=[ToolParam("q", description="query")], responses=responses)
+
+
+def logged_response(result, name: str = "lookup") -> str:
+    (node,) = [n for n in result.logs.values() if n.label == f"CALL {name}"]
+    return node.data["output"]["tool_response"]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_unreadable_tool_message_names_the_field_at_fault(run, strategy):
+    responses = [
+        text_message("Ada, plan Pro"),
+        {"type": "variable", "message": {"variable_name": None, "variable_value": "x", "stream": False}, "meta": None},
+        {"type": "blob", "message": {"blob": 42}, "meta": None},
+    ]
+    turns = [call_turn(strategy, "lookup", {"q": "Ada"}), answer_turn(strategy, "Ada is on Pro.")]
+    result = run(turns, query="Ada's plan?", tools=[lookup(responses)], strategy=strategy)
+    assert_clean(result, run)
+    note = ("(the tool returned an invalid response: 2 unreadable message(s) skipped: "
+            "blob message: blob is not bytes; variable message: variable_name is null)")
+    (seen,) = observations(result.llm_requests[1])
+    assert seen == "Ada, plan Pro\n" + note
+    assert note in logged_response(result)

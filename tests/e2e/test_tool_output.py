@@ -548,4 +548,4 @@ def test_items_that_are_null_or_not_objects_are_reported_and_the_rest_is_kept(ru
     node = call_node(result)
     assert node.status == "success"
     described = json.dumps(node.data)
-    assert "none" in described and "list" in described and "str" in described
+    assert "null" in described and "list" in described and "str" in described

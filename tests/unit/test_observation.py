@@ -1028,3 +1028,49 @@ def test_the_key_of_a_forwarded_file_is_none_for_other_messages():
     citations = AgentInvokeMessage(type=M.TEXT, message=T.TextMessage(text="x"), meta=None)
     assert obs.forwarded_file_key([file]) == obs.forwarded_file_key([file.model_copy()])
     assert obs.forwarded_file_key([file, citations]) is None
+
+
+# --- an unreadable message names the field at fault ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("bad", "fault"),
+    [
+        ({"type": "variable", "message": {"variable_name": None, "variable_value": 1}}, "variable message: variable_name is null"),
+        ({"type": "variable", "message": {"variable_value": 1}}, "variable message: variable_name is missing"),
+        ({"type": "blob", "message": {"blob": 12}}, "blob message: blob is not bytes"),
+        ({"type": "blob", "message": {"blob": "!!not base64"}}, "blob message: blob is not base64"),
+        ({"type": "link", "message": {"text": 5}}, "link message: text is not a string"),
+        ({"type": "text", "message": None}, "text message: message is null"),
+        ({"type": "blob_chunk", "message": {"id": "f", "sequence": "x", "total_length": 3, "blob": "", "end": True}},
+         "blob_chunk message: sequence is not an integer"),  # the SDK read it as a blob: named from what came
+        ({"type": "retriever_resources", "message": {"retriever_resources": [{"content": 5}], "context": ""}},
+         "retriever_resources message: retriever_resources.0.content is not a string"),
+        ({"type": "hologram", "message": {}}, "hologram message: type is unknown"),
+        ({"message": {"text": "x"}}, "message: type is missing"),
+        (None, "message is null"),
+        (T(type=M.LINK, message=T.JsonMessage(json_object={"a": 1})), "link message: text is missing"),
+    ],
+)
+def test_an_unreadable_message_names_the_field_at_fault(bad, fault):
+    """The note named only the type ("1 unreadable message(s) of type variable"): a tool's author
+    could not tell what to fix."""
+    outcome, forwarded = run(text("ok"), bad)
+    assert forwarded == []
+    note = f"(the tool returned an invalid response: 1 unreadable message(s) skipped: {fault})"
+    assert outcome.observation == "ok\n" + note
+    assert note in outcome.full_text  # the CALL node's tool_response
+
+
+def test_the_faults_of_many_unreadable_messages_are_named_once_each_and_capped():
+    bad = [{"type": f"kind{n:02}", "message": {}} for n in range(obs.FAULTS_NAMED + 3)]
+    outcome, _ = run(*bad, *bad, {"type": "blob", "message": {"blob": 1}})
+    assert f"{2 * len(bad) + 1} unreadable message(s) skipped: blob message: blob is not bytes; kind00 message" in outcome.observation
+    assert outcome.observation.endswith("; 4 more)") and "kind10" not in outcome.observation
+
+
+def test_a_message_type_that_holds_a_secret_is_not_named_with_it():
+    secret = "sk-live-0123456789abcdef"
+    outcome, _ = run({"type": "x" * 30 + secret, "message": {}}, {"type": f"t {secret} t", "message": {}}, secrets=(secret,))
+    assert "sk-live" not in outcome.observation and "sk-live" not in outcome.full_text
+    assert "[REDACTED]" in outcome.observation and "type is unknown" in outcome.observation
