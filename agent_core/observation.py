@@ -30,6 +30,8 @@ file                 "A file was sent to the user: name" (+ "It is   yes (see "f
 binary_link          as a link to a Dify file                        yes (see "files" below)
 json                 compact JSON, unless it repeats a text          no
                      message (workflow tools send both: #3542);
+                     a string as it is, a number or a boolean as
+                     JSON (``42``, ``true``); null is unreadable;
                      ``{"execution_metadata": ..}``, ``{}`` and
                      ``[]`` are ignored, as is
                      ``suppress_output`` JSON (newer Dify)
@@ -526,6 +528,9 @@ class ObservationCollector:
             return [_tool_file_message(payload["text"], meta) or message for message in forwarded]
         if kind == "json" and isinstance(payload, Mapping) and payload.get("suppress_output"):
             return []
+        if kind == "json" and isinstance(payload, Mapping) and type(payload.get("json_object")) in _JSON_SCALARS:
+            self._on_json_scalar(payload["json_object"])  # the SDK's model takes only an object or a list
+            return []
         if kind == "file":  # Dify's FileMessage ({"file_marker": ..}) is unknown to SDK 0.10.2
             meta = raw.get("meta") if isinstance(raw.get("meta"), dict) else None
             return self._on_file(ToolInvokeMessage(type=_MessageType.FILE, message=None, meta=meta))
@@ -684,6 +689,14 @@ class ObservationCollector:
             value, text = redacted, _compact_json(redacted)
         self._store(_Part("json", text, value))
         return []
+
+    def _on_json_scalar(self, value: str | int | float | bool) -> None:
+        """A json message whose ``json_object`` is a string, a number or a boolean: shown to the
+        model as JSON (``42``, ``true``), a string as it is, as a text would be; an empty string is
+        nothing, as ``{}`` and ``[]`` are. A JSON part, so a text message it repeats hides it."""
+        if value == "" and isinstance(value, str):
+            return
+        self._store(_Part("json", value if isinstance(value, str) else _compact_json(value), value))
 
     def _on_variable(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
         payload = message.message
@@ -970,6 +983,10 @@ def _blob_messages(data: bytes, meta: dict | None) -> list[AgentInvokeMessage]:
         for n, piece in enumerate(pieces)
     ]
 
+
+_JSON_SCALARS = frozenset({str, int, float, bool})
+"""Types of a json message's ``json_object`` the SDK's model refuses that are still JSON
+(``_on_json_scalar``)."""
 
 _PAYLOAD_MODELS: dict[str, type[BaseModel]] = {
     **dict.fromkeys(("text", "link", "image", "image_link", "binary_link"), InvokeMessage.TextMessage),

@@ -5,6 +5,8 @@ through the real plugin process: what the run drops or skips is named where a us
   nothing; the Thought node shows the step it left unread and names its tool (redacted).
 - A tool message that cannot be read is named with the field at fault, for the model and in the
   CALL node, not only by its type.
+- A json message whose ``json_object`` is a string, a number or a boolean reaches the model (a
+  string as it is), not skipped as unreadable; only null is.
 """
 
 import json
@@ -82,3 +84,19 @@ def test_an_unreadable_tool_message_names_the_field_at_fault(run, strategy):
     (seen,) = observations(result.llm_requests[1])
     assert seen == "Ada, plan Pro\n" + note
     assert note in logged_response(result)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_json_message_of_a_string_or_a_number_reaches_the_model(run, strategy):
+    responses = [
+        {"type": "json", "message": {"json_object": "Sunny, 21 C"}, "meta": None},
+        {"type": "json", "message": {"json_object": 21}, "meta": None},
+        {"type": "json", "message": {"json_object": None}, "meta": None},
+    ]
+    turns = [call_turn(strategy, "lookup", {"q": "Paris weather"}), answer_turn(strategy, "Sunny.")]
+    result = run(turns, query="Weather in Paris?", tools=[lookup(responses)], strategy=strategy)
+    assert_clean(result, run)
+    (seen,) = observations(result.llm_requests[1])
+    note = "(the tool returned an invalid response: 1 unreadable message(s) skipped: json message: json_object is null)"
+    assert seen == "Sunny, 21 C\n21\n" + note
+    assert logged_response(result) == seen

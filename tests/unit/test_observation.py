@@ -460,6 +460,26 @@ def test_suppressed_json_from_a_raw_message_is_ignored():
     assert collector.finish().observation == "visible"
 
 
+def _raw_json(value) -> dict:
+    return {"type": "json", "message": {"json_object": value}, "meta": None}
+
+
+def test_json_that_is_a_string_a_number_or_a_boolean_is_shown_not_skipped():
+    """The SDK's model takes only an object or a list, so a tool's ``json_object`` of ``"Sunny"``
+    or ``42`` was skipped as unreadable and the model never read the result."""
+    outcome, _ = run(_raw_json("Sunny, 21 C"), _raw_json(42), _raw_json(0), _raw_json(False), _raw_json(2.5))
+    assert outcome.observation == "Sunny, 21 C\n42\n0\nfalse\n2.5"
+    assert run(_raw_json(""), text("ok"))[0].observation == "ok"  # nothing, as {} and []
+    null, _ = run(_raw_json(None))
+    assert null.observation.endswith("skipped: json message: json_object is null)")
+
+
+def test_a_json_string_that_repeats_the_text_is_dropped_and_one_with_a_secret_redacted():
+    secret = "sk-live-0123456789abcdef"
+    outcome, _ = run(text("Sunny"), _raw_json("Sunny"), _raw_json(f"key {secret}"), secrets=(secret,))
+    assert outcome.observation == "Sunny\nkey [REDACTED]" and secret not in outcome.full_text
+
+
 # --- variable and log ------------------------------------------------------------------------------
 
 
