@@ -23,7 +23,6 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
 from dify_plugin.entities.model.message import (
@@ -35,7 +34,7 @@ from dify_plugin.entities.model.message import (
 
 from agent_core.fairness import GRAIN, give_way, paced
 from agent_core.line_budget import REQUEST_BYTES, encoded_size
-from agent_core.memo import Notes, per_object
+from agent_core.memo import Notes, per_object, per_text
 from agent_core.model_call import ModelRequest, message_dump, tool_dump
 from agent_core.params import StrategyParams
 from agent_core.tokens import estimate_tokens
@@ -165,9 +164,12 @@ SEGMENT_CHARS = 4096
 """Long texts are counted in segments of about this many characters (cut at newlines)."""
 
 
-@lru_cache(maxsize=8192)
-def _segment_tokens(segment: str) -> int:
-    return estimate_tokens(segment)
+REMEMBERED_CHARS = 8 * 1024 * 1024
+"""Characters of text whose token counts ``count_tokens`` and ``pieces_tokens`` each remember
+(``memo.per_text``): more than one request line holds (5 MiB), so a run's whole prompt is counted
+once however large, and no more, so a process serving sessions for days keeps a bounded amount."""
+
+_segment_tokens = per_text(estimate_tokens, REMEMBERED_CHARS)
 
 
 def count_tokens(text: str) -> int:
@@ -187,9 +189,7 @@ def count_tokens(text: str) -> int:
     return total
 
 
-@lru_cache(maxsize=4096)
-def _piece_tokens(piece: str) -> int:
-    return count_tokens(piece)
+_piece_tokens = per_text(count_tokens, REMEMBERED_CHARS)
 
 
 def pieces_tokens(pieces: Sequence[str], after: str = "") -> int:

@@ -75,3 +75,47 @@ class Notes[K, T]:
         """The value noted on ``obj``, or None."""
         hit = self._notes.get(id(obj))
         return hit[1] if hit is not None and hit[0]() is obj else None
+
+
+def per_text[T](compute: Callable[[str], T], max_chars: int) -> Callable[[str], T]:
+    """``compute`` remembered per text (by value), the texts remembered holding at most
+    ``max_chars`` characters in all: for values a run asks for again every round (a prompt
+    rebuilt from the same texts) in a process that serves sessions for days.
+
+    ``functools.lru_cache`` bounds its entries, not their size: 8,192 texts of a megabyte each is
+    gigabytes, and a long-lived process fills any such cache with the texts of runs long over
+    (1,000 sessions with 100 KB tool results grew the plugin by 2 MB a hundred sessions). Here,
+    once the texts remembered pass ``max_chars``, the oldest are dropped until half that is left
+    (a run still using one computes it again, once); a text longer than a quarter of
+    ``max_chars`` is computed and not remembered. ``compute`` must never return None."""
+    cache: dict[str, T] = {}
+    held = [0]
+    largest, keep = max_chars // 4, max_chars // 2
+
+    def remembered(text: str) -> T:
+        value = cache.get(text)
+        if value is None:
+            value = compute(text)  # may give way: another session may remember the text meanwhile
+            if len(text) <= largest and text not in cache:
+                cache[text] = value
+                held[0] += len(text)
+                if held[0] > max_chars:
+                    held[0] = _drop_oldest(cache, held[0], keep)
+        return value
+
+    remembered.cache = cache  # type: ignore[attr-defined]  # for tests and benchmarks: what is held
+    return remembered
+
+
+def _drop_oldest(cache: dict[str, Any], held: int, keep: int) -> int:
+    """Drop ``cache``'s oldest entries (its first inserted) until the characters of its texts,
+    ``held`` now, are at most ``keep``; returns what is then held."""
+    dropped = []
+    for text in cache:
+        if held <= keep:
+            break
+        dropped.append(text)
+        held -= len(text)
+    for text in dropped:
+        del cache[text]
+    return held

@@ -20,13 +20,13 @@ Planning is linear in the memory: each message is looked at and measured once.
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from dify_plugin.entities.model.message import PromptMessage, TextPromptMessageContent, ToolPromptMessage
 
 from agent_core import prompts
 from agent_core.budget import message_tokens, messages_bytes
 from agent_core.fairness import give_way
+from agent_core.memo import per_text
 from agent_core.tokens import truncate_to_tokens
 
 SHORTENED_OBSERVATION_TOKENS = 200
@@ -34,13 +34,19 @@ SHORTENED_OBSERVATION_TOKENS = 200
 shrink (tokens)."""
 
 
-@lru_cache(maxsize=1024)
-def shortened_observation(observation: str) -> str:
+def _shorten(observation: str) -> str:
     """``observation`` cut to ``SHORTENED_OBSERVATION_TOKENS`` (estimated) with a note saying how
-    many tokens were left out (``prompts.OBSERVATION_SHORTENED``), or itself when it fits
-    (cached by text: it is rendered again every round)."""
+    many tokens were left out (``prompts.OBSERVATION_SHORTENED``), or itself when it fits."""
     text, cut = truncate_to_tokens(observation, SHORTENED_OBSERVATION_TOKENS)
     return text + prompts.OBSERVATION_SHORTENED.format(tokens=cut) if cut else observation
+
+
+SHORTENED_REMEMBERED_CHARS = 4 * 1024 * 1024
+"""Characters of the observations whose shortened text ``shortened_observation`` remembers (it
+is rendered again every round; ``memo.per_text`` bounds them by size for a long-lived process)."""
+
+shortened_observation = per_text(_shorten, SHORTENED_REMEMBERED_CHARS)
+"""``_shorten``, remembered per text within ``SHORTENED_REMEMBERED_CHARS``."""
 
 
 def shortened_result(message: PromptMessage) -> PromptMessage:

@@ -20,7 +20,7 @@ from dify_plugin.entities.model.message import (
 )
 from pydantic_core import to_json
 
-from agent_core.memo import per_object
+from agent_core.memo import per_object, per_text
 from agent_core.model_call import ModelRequest, build_llm_payload, message_dump, tool_dump
 
 
@@ -55,6 +55,28 @@ def test_an_object_that_is_gone_is_forgotten_even_if_its_id_comes_back() -> None
             gc.collect()
         assert gone() is None
     assert len(ids) < 200  # some id did come back, so the case above was met
+
+
+def test_per_text_holds_no_more_text_than_its_bound_and_counts_each_text_once_while_held() -> None:
+    """A long-lived process runs thousands of sessions through these caches: what they hold is
+    bounded in characters, whatever the number or size of the texts met (an lru_cache of 8,192
+    entries held 8,192 texts of any size)."""
+    calls: list[str] = []
+
+    def compute(text: str) -> int:
+        calls.append(text)
+        return len(text)
+
+    remembered = per_text(compute, max_chars=1000)
+    assert remembered("a" * 100) == 100 and remembered("a" * 100) == 100
+    assert len(calls) == 1  # the second time from memory
+    for n in range(500):  # the texts of many runs long over
+        remembered(f"{n:03d}" + "x" * 97)
+        assert sum(map(len, remembered.cache)) <= 1000
+    assert remembered("y" * 300) == 300 and "y" * 300 not in remembered.cache  # over a quarter: not kept
+    latest = "499" + "x" * 97
+    calls.clear()
+    assert remembered(latest) == 100 and not calls  # the newest texts are the ones kept
 
 
 def test_the_request_payload_carries_the_same_dumps_as_the_sdk_would_send() -> None:
