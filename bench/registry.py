@@ -10,6 +10,7 @@ from types import ModuleType
 
 from bench import (
     concurrency,
+    long_lived,
     overhead,
     parallel,
     prompt_size,
@@ -22,5 +23,6 @@ from bench import (
 
 BENCHMARKS: dict[str, ModuleType] = {
     module.NAME: module
-    for module in (react_prompt, prompt_size, streaming, parallel, overhead, scale, concurrency, tokens_speed, sdk_lines)
+    for module in (react_prompt, prompt_size, streaming, parallel, overhead, scale, concurrency, tokens_speed, sdk_lines,
+                   long_lived)
 }

@@ -51,6 +51,9 @@ def test_numbers_are_present(results: dict) -> None:
     speed = benchmarks["tokens_speed"]["result"]["rows"]
     assert {row["function"] for row in speed} >= {"estimate_tokens", "len(text.encode())"}
     assert all(row["mb_per_s"] > 0 and row["tokens"] > 0 for row in speed)
+    long_lived = benchmarks["long_lived"]["result"]
+    assert all(row["rss_kb"] > 0 for row in long_lived["rows"]) and long_lived["growth"] > 0
+    assert long_lived["problems"] == []
     lines = benchmarks["sdk_lines"]["result"]["rows"]
     assert [row["line"].split(":")[0] for row in lines] == ["read", "write", "write", "write"]
     assert all(row["sdk_us"] > 0 and row["plugin_us"] > 0 for row in lines)
