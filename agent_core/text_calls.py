@@ -218,7 +218,7 @@ def _key_form(key: Any) -> str:
     form = _KEY_FORMS.get(key)
     if form is None:
         form = _KEY_SEPARATORS.sub("", key.lower())
-        if len(_KEY_FORMS) < _KEY_FORMS_MAX:
+        if len(_KEY_FORMS) < _KEY_FORMS_MAX and len(key) <= _KEY_FORM_MAX_CHARS:
             _KEY_FORMS[key] = form
     return form
 
@@ -226,6 +226,9 @@ def _key_form(key: Any) -> str:
 _KEY_FORMS: dict[str, str] = {}
 """The forms of the keys met so far (models write the same few keys in every call)."""
 _KEY_FORMS_MAX: Final = 4096
+_KEY_FORM_MAX_CHARS: Final = 64
+"""Longest key whose form is remembered: the process keeps ``_KEY_FORMS`` for its life, and a key a
+model wrote may be a megabyte long (4,096 of them would be gigabytes)."""
 
 
 def _keys_by_form(obj: dict) -> dict[str, Any]:

@@ -345,3 +345,14 @@ def test_a_code_list_after_a_sentence_runs_and_the_sentence_stays():
     calls, rest = extract_calls_from_text("Let me check: [get_weather(city='Paris'), get_weather(city='Rome')]", ["get_weather"])
     assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})]
     assert rest == "Let me check:"
+
+
+def test_a_long_key_a_model_wrote_is_read_but_its_form_not_kept_for_the_process_life():
+    """The forms of envelope keys are remembered for the process's life (a few thousand): a key
+    of a megabyte in one reply must not stay in a process that serves sessions for days."""
+    from agent_core import text_calls
+
+    key = "Action Input " + "x" * 1_000_000
+    assert interpret({"action": "search", key: {"q": "a"}}, strict=False) is not None
+    assert key not in text_calls._KEY_FORMS
+    assert "action" in text_calls._KEY_FORMS  # the usual keys still are
