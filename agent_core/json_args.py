@@ -353,7 +353,7 @@ def loads_lenient(text: str) -> Any:
     try:
         return loads(text)
     except (ValueError, RecursionError) as error:
-        first_error = error
+        first_error = error.with_traceback(None)  # kept: its traceback would hold this frame (a cycle)
     cleaned = strip_noise(text)
     if not cleaned:
         raise ArgumentsError(MSG_NOT_JSON.format(detail="the text is empty"))
@@ -361,7 +361,7 @@ def loads_lenient(text: str) -> Any:
         try:
             return loads(cleaned)
         except (ValueError, RecursionError) as error:
-            first_error = error
+            first_error = error.with_traceback(None)
     if _ends_early(first_error, cleaned):
         raise _truncated(cleaned) from None
     return _repaired(cleaned, first_error)

@@ -474,11 +474,10 @@ def _decode_finished(slot: _Slot, finish_reason: str | None) -> list[dict[str, A
         closed = only_closers_missing(_cumulative_snapshot(slot.text) or slot.raw_text()) if ended else None
         if closed is None:
             raise
-        failure = error
-    try:
-        return _decode_text(closed)
-    except ArgumentsError:
-        raise failure from None
+        try:  # within the handler: ``error`` is then dropped from this frame, which its traceback holds
+            return _decode_text(closed)
+        except ArgumentsError:
+            raise error from None
 
 
 def _decode_slot(slot: _Slot) -> list[dict[str, Any]]:

@@ -525,3 +525,20 @@ def test_a_repair_that_would_read_one_long_string_a_character_at_a_time_is_refus
     assert not costly_to_repair('{"a": 1,' + " \n" * SLOW_STRING_MAX + '"b": 2,}')
     assert not costly_to_repair("[" + "1 " * SLOW_STRING_MAX + "]")
     assert not costly_to_repair('{"a": "' + "x" * 2 * SLOW_STRING_MAX + '", "b": }')  # double quotes: read at once
+
+
+def test_a_repaired_text_leaves_no_cycle_for_the_collector():
+    """The first decode error was kept with its traceback, which holds the frame that kept it: a
+    cycle that pinned every frame of the run's stack (its reply, its round) until a full
+    collection, which arrives seldom when the garbage is strings (a long-lived process serving
+    sixteen sessions of 400 KB almost-JSON at once grew 40 MB a batch, to 380 MB)."""
+    import gc
+
+    loads_lenient("{'a': 1,}")  # whatever is built once
+    gc.collect()
+    gc.disable()
+    try:
+        assert loads_lenient("{'a': 1, 'b': [1, 2],}") == {"a": 1, "b": [1, 2]}
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
