@@ -41,6 +41,7 @@ from agent_core.line_budget import (
     text_pieces,
 )
 from agent_core.logs import LogNode
+from agent_core.memo import forget_gone
 from agent_core.messages import file_type
 from agent_core.model_call import (
     ModelChunk,
@@ -372,6 +373,7 @@ class AgentLoop:
         return guarded(self._run(), self._secrets) if self._secrets else self._run()
 
     def _run(self) -> Generator[AgentInvokeMessage, None, None]:
+        forget_gone()  # what the runs that ended remembered: a process serves sessions for days
         try:
             yield from self._rounds()
         except AgentRunError:

@@ -34,7 +34,24 @@ def per_object[K, T](compute: Callable[[K], T]) -> Callable[[K], T]:
             sweep_at[0] = max(SWEEP_SIZE, 2 * len(cache))
         return value
 
+    remembered.cache = cache  # type: ignore[attr-defined]  # for forget_gone
+    _EVERY_CACHE.add(remembered)
     return remembered
+
+
+_EVERY_CACHE: "weakref.WeakSet[Callable[..., Any]]" = weakref.WeakSet()
+"""Every ``per_object`` function (weakly: a run's own, such as ``outbound``'s, goes with its run)."""
+
+
+def forget_gone() -> None:
+    """Drop the entries of objects gone from every ``per_object`` cache, giving way between
+    items: at a run's start, so that what the runs that ended remembered (a message's dump may be
+    megabytes) does not wait for a cache's next sweep, which only a cache that grows reaches.
+    Without it a long-lived process kept up to ``SWEEP_SIZE`` values of gone objects in each
+    cache: sessions whose assistant messages held 400 KB of arguments grew the process by 3 MB
+    a session, to hundreds of MB."""
+    for remembered in list(_EVERY_CACHE):
+        _sweep(remembered.cache)
 
 
 SWEEP_SIZE = 256

@@ -20,7 +20,7 @@ from dify_plugin.entities.model.message import (
 )
 from pydantic_core import to_json
 
-from agent_core.memo import per_object, per_text
+from agent_core.memo import forget_gone, per_object, per_text
 from agent_core.model_call import ModelRequest, build_llm_payload, message_dump, tool_dump
 
 
@@ -55,6 +55,28 @@ def test_an_object_that_is_gone_is_forgotten_even_if_its_id_comes_back() -> None
             gc.collect()
         assert gone() is None
     assert len(ids) < 200  # some id did come back, so the case above was met
+
+
+def test_forget_gone_drops_what_runs_that_ended_remembered() -> None:
+    """A cache swept itself only as it grew past twice its size: up to 256 values of objects gone
+    stayed in each of the dozen caches of a long-lived process (850 after 200 sessions, a message's
+    dump among them). A run's start drops them all."""
+
+    class Message:
+        pass
+
+    @per_object
+    def dump(message: Message) -> str:
+        return "x" * 1000
+
+    kept, gone = Message(), [Message() for _ in range(50)]
+    for message in [kept, *gone]:
+        dump(message)
+    del gone, message
+    gc.collect()
+    assert len(dump.cache) == 51
+    forget_gone()
+    assert list(dump.cache) == [id(kept)]
 
 
 def test_per_text_holds_no_more_text_than_its_bound_and_counts_each_text_once_while_held() -> None:
