@@ -26,9 +26,13 @@ def next_within[T](stream: Iterator[T], seconds: float | None, timed_out: Callab
         try:
             return next(stream, END)
         except _Wake as error:
+            error.__traceback__ = None  # its timer's owner keeps it: the traceback would hold this frame
             if (mapped := silence.error_for(error)) is None:
                 raise
-            raise mapped from None
+            try:
+                raise mapped from None
+            finally:
+                mapped = None  # its traceback holds this frame: kept here, a cycle only a full collection frees
         finally:
             silence.received()
     finally:
@@ -71,10 +75,14 @@ def each_within[T](
             try:
                 item: Any = next(stream, END)
             except _Wake as error:
+                error.__traceback__ = None  # kept by its timer's owner: a traceback would hold this frame (a cycle)
                 mapped = silence.error_for(error) or limit.error_for(error)
                 if mapped is None:
                     raise
-                raise mapped from None
+                try:
+                    raise mapped from None
+                finally:
+                    mapped = None  # as in ``next_within``
             finally:
                 silence.received()
                 limit.received()

@@ -109,3 +109,30 @@ def test_a_stream_ending_before_the_deadline_is_read_whole():
 
     items = each_within(_stream(0, 0.01, 0.01), 1.0, Slow, deadline=time.monotonic() + 5, past_deadline=Late)
     assert list(items) == [0, 1, 2]
+
+
+def _unreachable_after(wait) -> int:
+    """Objects the collector finds unreachable (cycles) once ``wait()`` raised and returned."""
+    import gc
+
+    gc.collect()
+    gc.disable()
+    try:
+        with pytest.raises((Slow, Late)):
+            wait()
+        return gc.collect()
+    finally:
+        gc.enable()
+
+
+def test_a_limit_that_went_off_leaves_no_cycle_for_the_collector():
+    """The error raised at a limit was kept in the waiting frame its traceback holds (and the
+    timer's own exception in the object that owns the timer): each stuck session left its run's
+    whole stack (its reply, its rounds) to a full collection, which comes seldom."""
+    import time
+
+    assert _unreachable_after(lambda: next_within(_stream(5), 0.02, Slow)) == 0
+    assert _unreachable_after(lambda: list(each_within(_stream(5), 0.02, Slow))) == 0
+    deadline = time.monotonic() + 0.02
+    assert _unreachable_after(lambda: list(each_within(_stream(5), 1.0, Slow, deadline=deadline,
+                                                       past_deadline=Late))) == 0
