@@ -331,6 +331,9 @@ _MD_CHARS: Final = " \t#>*_-"
 _PREFIX_MAX: Final = 24
 _LABEL_MAX: Final = 48
 _FENCE = re.compile(r"(`{3,}|~{3,})[ \t]*(?:([\w+\-.]+)[ \t]*)?(?:\r?\n|(?=[{\[]))")
+_FENCE_AT_END = re.compile(r"(`{3,}+|~{3,}+)[ \t]*+(?:([\w+\-.]++)[ \t]*+)?\Z")
+"""A fence line the reply ends with, no line break after it (```` ``` ```` as its last characters):
+a fence once nothing more can come, so a text input in a block ends at it (``_classify_fence``)."""
 _FENCE_PARTIAL = re.compile(r"`{1,2}|~{1,2}|(?:`{3,}|~{3,})[ \t]*(?:[\w+\-.]+[ \t]*)?\r?")
 _FENCE_CHARS: Final = "`~"
 """What a fence is a run of (CommonMark, ``agent_core.fences``): backticks or tildes."""
@@ -462,6 +465,8 @@ def _classify_fence(text: str, i: int, eof: bool) -> _Marker | _Need | None:
     """A fence line (`````json``, ``~~~json``) at ``text[i:]``, complete with its newline; its
     marker's ``fence`` is the closer it needs (three of its character)."""
     match = _FENCE.match(text, i)
+    if match is None and eof:
+        match = _FENCE_AT_END.match(text, i)
     if match:
         return _Marker("fence", match.end(), (match.group(2) or "").lower(), match.group(1)[:3])
     if not eof and len(text) - i < _LABEL_MAX and _FENCE_PARTIAL.fullmatch(text, i):
@@ -531,7 +536,9 @@ def _heading_pattern(labels: _Labels) -> re.Pattern[str]:
 
 
 _HEADING: Final = _heading_pattern(_LABELS)
-_HEADING_MARKS = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|\*\*|__)")
+_HEADING_MARKS = re.compile(rf"[ \t]*+(?:#{{1,6}}+[ \t]++|\*\*|__)(?:[ \t]|{EMOJI_CHAR})*+")
+"""A heading's or bold line's marks before its label, and any emoji after them (``### 💭 Thought``,
+``**🔧 Action**``: ``agent_core.emoji``)."""
 _HEADED_ALL: Final = frozenset(kind for kind, _ in _LABELS)
 _HEADED_FIRST: Final = frozenset({"thought"})
 """Before any label, only a ``Thought`` heading opens a step: a prose answer may have an
@@ -541,8 +548,9 @@ _HEADED_FIRST: Final = frozenset({"thought"})
 def _heading_label(text: str, i: int, j: int, kinds: frozenset[str]) -> _Marker | None:
     """A markdown heading (``### ``) or bold line (``**``) from ``text[i]``, its text from
     ``text[j]``, that holds one ReAct label of ``kinds`` alone and ends its line (``### Thought``,
-    ``**Action Input**``, ``## Final Answer:``): a label, its text on the lines below. A heading
-    with other words (``## Thought process``, ``### Actions taken``) is none."""
+    ``**Action Input**``, ``## Final Answer:``, after an emoji or not: ``### 💭 Thought``): a
+    label, its text on the lines below. A heading with other words (``## Thought process``,
+    ``### Actions taken``) is none."""
     if _HEADING_MARKS.fullmatch(text, i, j) is None:
         return None
     found = _HEADING.match(text[j : j + _LABEL_MAX].lower())
@@ -584,10 +592,14 @@ def _action_written_on(held: list[str], marker: _Marker) -> bool:
 def _input_label(
     text: str, i: int, eof: bool, labels: tuple[tuple[str, tuple[str, ...]], ...] = _INPUT_LABELS
 ) -> _Marker | _Need | None:
-    """``Input:`` / ``Parameters:`` / ``Arguments:`` ... at ``text[i:]`` (after markdown), as an
-    ``action_input`` marker; or one of other ``labels`` read only in one place."""
-    j = _skip_chars(text, i, _MD_CHARS)
-    return None if j - i > _PREFIX_MAX else _match_label(text, j, eof, labels)
+    """``Input:`` / ``Parameters:`` / ``Arguments:`` ... at ``text[i:]`` (after markdown and
+    emoji, as ``_classify_line`` skips them: ``📥 Input:``), as an ``action_input`` marker; or one
+    of other ``labels`` read only in one place (``❓ Question:``)."""
+    limit = min(len(text), i + _PREFIX_MAX)
+    j = _LINE_PREFIX.match(text, i, limit).end()
+    if j >= limit:
+        return None if eof or j < len(text) else _NEED  # a line of them so far waits, as there
+    return _match_label(text, j, eof, labels)
 
 
 _INLINE_FINAL: Final = ("Final Answer:", "Final Answer：")
