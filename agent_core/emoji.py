@@ -42,3 +42,17 @@ PICTOGRAPHS_FROM: Final = "\U0001f000"
 
 CJK_PICTOGRAPHS: Final = "\u3030\u303d\u3297\u3299"
 """The pictographs between ``SYMBOLS_TO`` and ``PICTOGRAPHS_FROM``."""
+
+MARKS_AFTER_EMOJI: Final = 24
+"""How many characters of markdown and emoji ``line_marks`` reads after a line's first emoji: as
+many as the ReAct parser reads before a label. A line start a reader holds while it may still
+become a label is re-read as it grows, so its length is bounded."""
+
+
+def line_marks(marks: str) -> str:
+    """What a label may come after at a line start, as a regex piece: any run of ``marks`` (the
+    body of a character class: ``" \\t#*>"``), then an emoji and at most ``MARKS_AFTER_EMOJI``
+    more characters of marks and emoji (``✅ Final Answer:``, ``- 💭 Thought:``, ``👉 **Action:**``).
+    Every run is possessive: no label starts with one of those characters, so none is given back,
+    and a line of them fails in time linear in its length."""
+    return rf"[{marks}]*+(?:(?:{EMOJI_CHAR})(?:[{marks}]|{EMOJI_CHAR}){{0,{MARKS_AFTER_EMOJI}}}+)?+"

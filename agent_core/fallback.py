@@ -12,6 +12,7 @@ from collections.abc import Collection
 
 from agent_core import prompts
 from agent_core.call_markup import holds_call_markup
+from agent_core.emoji import line_marks
 from agent_core.text_calls import FAIL, decode_json, interpret
 from agent_core.turn import ModelTurn, ParseFailure
 
@@ -50,8 +51,9 @@ _ANNOUNCED = re.compile(r"(?:i\s+)?(?:now\s+)?know\s+(?:the\s+|what\s+to\s+)(?:f
 (LangChain's prompt), "I know the final answer." (this project's completion prompt)."""
 
 
-_LABEL_LEFT = re.compile(r"(?:^|\n)[ \t#*_>]*+final[ \t_]*+answer[ \t*_]*+[:：]?[ \t*_]*+$", re.I)
-"""A ``Final Answer`` label the text ends with, nothing after it: the answer never came."""
+_LABEL_LEFT = re.compile(rf"(?:^|\n){line_marks(' \t#*_>')}final[ \t_]*+answer[ \t*_]*+[:：]?[ \t*_]*+$", re.I)
+"""A ``Final Answer`` label the text ends with (after markdown or emoji: ``✅ Final Answer:``),
+nothing after it: the answer never came."""
 
 
 def label_left(text: str) -> int | None:

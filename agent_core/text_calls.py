@@ -38,6 +38,7 @@ from typing import Any, Final
 from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core import json_args
+from agent_core.emoji import line_marks
 from agent_core.fences import FENCE_RUN, fence_lines
 from agent_core.json_args import (
     SPECIAL_TOKEN,
@@ -867,9 +868,12 @@ BARE_NAME = re.compile(r"[^\W\d][\w.\-]{0,127}")
 _TOOL_CALL_BLOCK = re.compile(r"<(tool_call|tool_code)>\s*+(|.*?(?<!\s))\s*+(?:</\1>|\Z)", re.S | re.I)
 """A call in ``<tool_call>`` (Hermes, Qwen) or ``<tool_code>`` (Qwen3.6 quantised, 1CatAI/1Cat-vLLM#26)."""
 _TOOL_CALL_OPEN = re.compile(r"<(?:tool_call|tool_code)>", re.I)
-_ACTION_LABEL = re.compile(rf"(?im)^[ \t#*>]*+Action[ \t*]*+[:：][ \t*]*+(?:\r?\n)?[ \t]*+(?:({FENCE_RUN})[\w-]*+[ \t]*+\r?\n)?")
-"""``Action:`` above a call, on its line or the next, or in a fence under it (backticks or tildes:
-``fences``; the fence's run is group 1)."""
+_ACTION_LABEL = re.compile(
+    rf"(?im)^{line_marks(' \t#*>')}Action[ \t*]*+[:：][ \t*]*+(?:\r?\n)?[ \t]*+(?:({FENCE_RUN})[\w-]*+[ \t]*+\r?\n)?"
+)
+"""``Action:`` above a call (after markdown or emoji: ``🔧 Action:``, ``agent_core.emoji``), on its
+line or the next, or in a fence under it (backticks or tildes: ``fences``; the fence's run is
+group 1)."""
 HARMONY_RECIPIENT: Final = "to=functions."
 """gpt-oss's call header (``to=functions.NAME``), in the text when the server left out its tokens."""
 _CALL_MARKUP = re.compile(r"<tool_call>|<tool_code>|<function=|\[TOOL_CALLS\]|<\|python_tag\|>|" + re.escape(HARMONY_RECIPIENT), re.I)

@@ -27,7 +27,7 @@ from agent_core.call_markup import (
     partial_markup,
     rewrite_markup,
 )
-from agent_core.emoji import EMOJI_CHAR
+from agent_core.emoji import EMOJI_CHAR, line_marks
 from agent_core.fairness import SLICE_CHARS, give_way, paced, slices
 from agent_core.fallback import label_left
 from agent_core.fences import FENCE_RUN, empty_code_block
@@ -78,33 +78,36 @@ or Gemini's ``default_api:NAME{`` glued to a word of at most 16 characters or no
 (``text_calls.gemini_head``): a line opening with such a word and a colon, or a word so far; or
 MiniMax's ``invoke name="NAME">`` without its ``<`` (``text_calls.angleless_invoke_head``)."""
 
+_ACTION_MARKS: Final = line_marks(" \t#*>")
+"""Markdown and emoji an ``Action:`` label may come after at a line start (``🔧 Action:``)."""
 _ACTION_CALL = re.compile(
-    rf"(?im)^[ \t#*>]*action[ \t*]*[:：][ \t*]*(?:\r?\n[ \t]*)?(?:{FENCE_RUN}[\w-]*[ \t]*\r?\n[ \t]*)?[{{\[]"
+    rf"(?im)^{_ACTION_MARKS}action[ \t*]*[:：][ \t*]*(?:\r?\n[ \t]*)?(?:{FENCE_RUN}[\w-]*[ \t]*\r?\n[ \t]*)?[{{\[]"
 )
 """A line that opens a call written as ReAct's ``Action:`` label and a JSON blob (on its line, the
-next, or in a fence under it): what ``text_calls`` reads as a call of a known tool wherever it
-stands in the reply (LangChain's structured-chat format, which models trained on it write with
-native tools offered too)."""
+next, or in a fence under it; after markdown or emoji: ``🔧 Action:``): what ``text_calls`` reads
+as a call of a known tool wherever it stands in the reply (LangChain's structured-chat format,
+which models trained on it write with native tools offered too)."""
 _LINE_MARKS: Final = " \t#*>"
 """The markdown a line opening an ``Action:`` call may start with (``_ACTION_CALL_START``): while
 a line held at the start of streamed text has only these, more of them leaves it held."""
 _ACTION_CALL_START = re.compile(
-    r"""\n[ \t#*>]*                                # a line start and markdown
+    rf"""\n{_ACTION_MARKS}                     # a line start, markdown and emoji
     (?:a(?:c(?:t(?:i(?:o(?:n                        # a prefix of the label
     (?:[ \t*]*(?:[:：][ \t*]*                       # its colon
     (?:\r|\r?\n[ \t]*)?                              # a line break
-    (?:`{1,2}|~{1,2}|(?:`{3,}|~{3,})[\w-]*(?:[ \t]*\r?(?:\n[ \t]*)?)?)?  # a fence opening
+    (?:`{{1,2}}|~{{1,2}}|(?:`{{3,}}|~{{3,}})[\w-]*(?:[ \t]*\r?(?:\n[ \t]*)?)?)?  # a fence opening
     )?)?)?)?)?)?)?)?\Z""",
     re.IGNORECASE | re.VERBOSE,
 )
 """The end of a text that may still grow into ``_ACTION_CALL`` (a line start, then a prefix of it)."""
 _LABEL_TAIL = re.compile(
-    r"\n[ \t#*_>]*(?:f(?:i(?:n(?:a(?:l(?:[ \t_]*(?:a(?:n(?:s(?:w(?:e(?:r[ \t*_]*(?:[:：][ \t*_]*)?)?)?)?)?)?)?)?)?)?)?)?)?\Z",
+    rf"\n{line_marks(' \t#*_>')}(?:f(?:i(?:n(?:a(?:l(?:[ \t_]*(?:a(?:n(?:s(?:w(?:e(?:r[ \t*_]*(?:[:：][ \t*_]*)?)?)?)?)?)?)?)?)?)?)?)?)?\Z",
     re.IGNORECASE,
 )
-"""The end of a text that is a line holding a ``Final Answer`` label with nothing after it yet, or
-a start of one: held until text follows the label (then the line streams as written), so a label
-the reply ends with, empty (``fallback.label_left``), never reaches the user."""
+"""The end of a text that is a line holding a ``Final Answer`` label (after markdown or emoji:
+``✅ Final Answer:``) with nothing after it yet, or a start of one: held until text follows the
+label (then the line streams as written), so a label the reply ends with, empty
+(``fallback.label_left``), never reaches the user."""
 _THOUGHT_LABEL: Final = "thought"
 _OPENING_MARKS = re.compile(rf"(?:[#*_ \t]|{EMOJI_CHAR})*+")
 """What may come before a ReAct-style label at a reply's start: markdown and emoji (``💭 Thought:``,
@@ -120,6 +123,9 @@ _STEP_LABEL_LINE = re.compile(
 """A line that opens with a ReAct step's label (numbered, in markdown or not, after emoji or not:
 ``✅ Final Answer:``) and its colon, up to the text after it (a bold label's closing ``**``
 included: ``**Final Answer:** Paris``)."""
+_ANSWER_LABEL_STARTS: Final = frozenset({"fi", "an"})
+"""How the step labels that give the answer start (``_STEP_LABEL_LINE``'s group, lowered): ``Final
+Answer`` and ``Answer``; ``Action`` starts with ``ac``."""
 _EMPTY_TILDE_HEAD = re.compile(r"~{1,2}|~{3,}+[^\n]*+(?:\n[ \t]*+)*+(?:~++[ \t\r\n]*+)?")
 """A reply's start that may still be a tilde fenced block with nothing in it: held, not streamed, until
 a line with text comes in it (it then streams as before) or the reply ends."""
@@ -128,16 +134,17 @@ a line with text comes in it (it then streams as before) or the reply ends."""
 def react_final_answer(text: str) -> str | None:
     """The answer of a reply written as a ReAct final step: a ``Thought:`` label first, the
     first labelled line after it a ``Final Answer:`` label with text (``Thought: I know it.\nFinal
-    Answer: Paris`` gives ``Paris``), and no labelled line after that (no ``Action:``,
-    ``Observation:`` or second Thought: a step the model went on to write). None for any other
-    text, and for a label with nothing after it (``fallback.label_left``). Time linear in
-    ``text``."""
+    Answer: Paris`` gives ``Paris``), or ``Answer:`` alone (as smaller models and LangChain's
+    conversational format write it, and as the ReAct parser reads it after a label), and no
+    labelled line after that (no ``Action:``, ``Observation:`` or second Thought: a step the
+    model went on to write). None for any other text, and for a label with nothing after it
+    (``fallback.label_left``). Time linear in ``text``."""
     opening = _THOUGHT_OPENING.match(text)
     if opening is None:
         return None
     labels = _STEP_LABEL_LINE.finditer(text, opening.end())
     first = next(labels, None)
-    if first is None or first.group(1)[:1] not in "fF" or next(labels, None) is not None:
+    if first is None or first.group(1)[:2].lower() not in _ANSWER_LABEL_STARTS or next(labels, None) is not None:
         return None
     return text[first.end() :].strip() or None
 
