@@ -44,7 +44,7 @@ in Chinese (``思考``, ``行动``, ``行动输入``, ``观察``, ``最终答案
 label may stand alone on its line without a colon (``### Final Answer``); ``Action Input`` may also follow the tool
 name on its line, or come on the next line as ``Input:``, ``Parameters:`` or ``Arguments:``, and
 the name may stand alone in a fence under ``Action:``. A markdown heading or bold line holding a
-label alone is that label (``### Thought``, ``**Action**``: ``_heading_label``), and the XML-tagged
+label alone is that label (``### Thought``, ``**Action**``, ``### 💭 Thought``: ``_heading_label``), and the XML-tagged
 step's ``<action>NAME</action>`` takes the ``<action_input>`` element after it as its input
 (``_action_element``). Text with no marker
 at all is the final answer: it was streamed as ThoughtDelta (nothing could be known earlier) and
