@@ -78,6 +78,8 @@ or Gemini's ``default_api:NAME{`` glued to a word of at most 16 characters or no
 (``text_calls.gemini_head``): a line opening with such a word and a colon, or a word so far; or
 MiniMax's ``invoke name="NAME">`` without its ``<`` (``text_calls.angleless_invoke_head``)."""
 
+_EMOJI_START = re.compile(EMOJI_CHAR)
+"""An emoji's first character (``agent_core.emoji``): a line may open an ``Action:`` label after it."""
 _ACTION_MARKS: Final = line_marks(" \t#*>")
 """Markdown and emoji an ``Action:`` label may come after at a line start (``🔧 Action:``)."""
 _ACTION_CALL = re.compile(
@@ -225,8 +227,8 @@ def fenced_markup_head(line: str) -> bool | None:
         rest = rest[inner.end() :]
     if not rest:
         return None if len(line) < _FENCE_HEAD_MAX else False
-    if rest[0] not in "<aA#*>":  # neither a tag nor an Action: label (after markdown) opens here
-        return False
+    if rest[0] not in "<aA#*>" and _EMOJI_START.match(rest) is None:
+        return False  # neither a tag nor an Action: label (after markdown or emoji) opens here
     low = rest[:11].lower()
     if any(tag.startswith(low) for tag in _BLOCK_TAGS):
         return True if len(low) == 11 else None

@@ -96,6 +96,18 @@ CASES = {
         calls=[("search", {"query": "Paris"})],
         hidden=("Action", "{", "```"),
     ),
+    "emoji-action-call-inside-a-fence": Case(
+        (SEARCH,),
+        'Let me check.\n```\n🔧 Action: {"action": "search", "action_input": {"query": "Paris"}}\n```',
+        calls=[("search", {"query": "Paris"})],
+        hidden=("Action", "{", "```"),
+    ),
+    "fenced-block-opening-with-an-emoji-is-the-answer": Case(
+        (SEARCH,),
+        "Here is the banner:\n```\n🎉 Action: celebrate!\n```",
+        answer="Here is the banner:\n```\n🎉 Action: celebrate!\n```",
+        only=FC,  # ReAct reads a one-word Action: in a block as a step, with the emoji or without
+    ),
     "emoji-empty-final-answer-after-a-thought": Case(
         (SEARCH,),
         "Thought: I know the answer.\n✅ Final Answer:",
