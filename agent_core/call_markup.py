@@ -1016,6 +1016,14 @@ _BARE_CALL_WHOLE = re.compile(r"\s*+(?:(?:assistant)?commentary\s*+)?to=(functio
 """Such a reply whole: the recipient, then its arguments as one JSON object and nothing else."""
 
 
+_TOOL_OUTPUT_TOKENS: Final = tuple(
+    f"<{bar}tool▁output{plural}▁{edge}{bar}>" for bar in _BARS for plural in ("", "s") for edge in ("begin", "end")
+)
+"""DeepSeek V3's tokens around a tool's output (its template writes them in the tool's turn). A
+model that writes them in its own reply made that output up; no call was run. The tokens are
+dropped and the words between them stay the model's answer, as Ollama's ``deepseek3`` parser test
+shows them: nothing in them is read as a tool's result."""
+
 _DROPPED: Final = (
     "<start_of_turn>",
     "<|START_RESPONSE|>",
@@ -1029,6 +1037,8 @@ _DROPPED: Final = (
     "<|open|>response<|sep|>",
     "<|close|>response<|sep|>",
     "[/TOOL_CALLS]",
+    *_TOOL_OUTPUT_TOKENS,
+    "<|tool_calls_section_end|>",
 )
 """Gemma's turn opener, MiniMax-M3's tag token (``_MINIMAX_M3_TOKEN``), the tokens Command R7B
 (``<|START_RESPONSE|>``) and Command A
@@ -1037,7 +1047,9 @@ vLLM's ``cohere_command4`` reasoning parser strips the same), and the box GLM-4.
 put around their final answer (``<|begin_of_box|>42<|end_of_box|>``: Blaizzy/mlx-vlm#2225 strips
 it), and Kimi K3's response channel markers around its reply (vLLM's ``kimi_k3`` tool parser
 unwraps them), and the ``[/TOOL_CALLS]`` that closes a Mistral call list, also with no list
-open, after an answer (ai-dynamo/frontend-crates PR #60): never text. Dropped from what the strategies read and show only; the assistant message goes
+open, after an answer (ai-dynamo/frontend-crates PR #60), DeepSeek's tool-output tokens
+(``_TOOL_OUTPUT_TOKENS``) and a Kimi-K2 section end with no section open (SGLang's ``kimik2``
+detector test strips it from the text): never text. Dropped from what the strategies read and show only; the assistant message goes
 back to the model as its plugin sent it (``model_call.AssistantReply``)."""
 
 _CITATION_OPEN: Final = "<co>"
