@@ -373,9 +373,10 @@ def _rest(obj: dict, name_key: str) -> dict | None:
 
 
 _XML_FUNCTION = re.compile(r"<function=([^>\s]+)\s*>(.*?)(?:</function>|\Z)", re.S | re.I)
-# a parameter's closing tag may be missing before the next parameter, the function's end, or the end
+# a parameter's closing tag may be missing before the next parameter, the function's end, or the
+# end (group 3 is then empty)
 _XML_PARAMETER = re.compile(
-    r"<parameter=([^>\s]+)\s*>(.*?)(?:</parameter>|(?=<parameter=)|(?=</function>)|\Z)", re.S | re.I
+    r"<parameter=([^>\s]+)\s*>(.*?)(</parameter>|(?=<parameter=)|(?=</function>)|\Z)", re.S | re.I
 )
 _XML_NAME = re.compile(r"<(tool_name|tool|name|function_name)>(.*?)</\1>", re.S | re.I)
 _XML_ARG = re.compile(r"<arg\s+(?:key|name)\s*=\s*[\"']([^\"']*)[\"']\s*>(.*?)</arg>", re.S | re.I)
@@ -429,7 +430,7 @@ def calls_from_block(text: str, tools: Mapping[str, PromptMessageTool | None] | 
             return [(function.group(1).strip(), decode_input(inner))]
         if not function.group(0).lower().endswith("</function>") and _open_parameter(inner):
             return []  # the text ends inside a value: cut off, not to be run
-        params = {k: _parameter_value(v) for k, v in _XML_PARAMETER.findall(inner)}
+        params = {k: _parameter_value(v if close else _LAST_BREAK.sub("", v)) for k, v, close in _XML_PARAMETER.findall(inner)}
         return [(function.group(1).strip(), params)]
     glm = _glm_call(text, tools)
     if glm:
@@ -605,6 +606,12 @@ _BLANKS = re.compile(r"\s*+")
 _GLM_STRAY_CLOSE = re.compile(r"([\w.\-]+)\s*</arg_value>")
 """GLM 5.2 calling a tool without arguments as ``<tool_call>tool_12</arg_value>``: a stray closing
 tag after the bare name, no key (fw-ai-external/python-sdk#119); the call has no arguments."""
+
+
+_LAST_BREAK = re.compile(r"\r?\n\Z")
+"""The line break a value with no ``</parameter>`` ends with: the markup's, before the next tag
+(``<parameter=location>Paris\n<parameter=unit>``, SGLang's Qwen3-Coder detector test reads
+``Paris``), not the value's."""
 
 
 def _parameter_value(text: str) -> Any:
