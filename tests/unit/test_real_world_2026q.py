@@ -312,9 +312,9 @@ def test_tool_output_tokens_an_answer_shows_in_code_stay_as_written(strategy):
 @pytest.mark.parametrize("strategy", ["react", "fc"])
 def test_a_made_up_tool_output_after_a_call_is_no_result_of_it(strategy):
     """A call, then an output the model wrote for it: the call runs (its real result comes from
-    the tool), and the made-up output is neither an argument nor a second call."""
+    the tool), and the made-up output is neither an argument nor a second call, nor shown."""
     text = "Checking." + _ds("get_weather", '{"location":"Paris"}') + f"{DS_OUT}Sunny, 30°C{DS_OUT_END}"
     for size in (None, 1, 7):
         streamed, turn = read(strategy, Case((DS_WEATHER,), text), size)
         assert [(c.name, c.arguments) for c in turn.decision.calls] == [("get_weather", {"location": "Paris"})]
-        assert "<｜" not in streamed
+        assert "<｜" not in streamed and "Sunny" not in streamed
