@@ -149,6 +149,7 @@ from agent_core.errors import error_object_at, last_traceback
 from agent_core.fairness import give_way
 from agent_core.file_fetch import is_fetchable_url, url_name
 from agent_core.json_args import PLAIN_SCALARS
+from agent_core.json_pieces import compact_dumps
 from agent_core.line_budget import encoded_size, fit
 from agent_core.prompts import (
     CITATIONS_LEFT_OUT,
@@ -1245,8 +1246,8 @@ def _variables_text(values: Mapping[str, Any]) -> str:
 
 
 def _compact_json(value: Any) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_json_default)
+    try:  # megabytes of JSON are written in pieces, the other sessions running between them
+        return compact_dumps(value, _json_default)
     except (TypeError, ValueError):
         return str(value)
 
