@@ -15,8 +15,11 @@ iterators that run in C (``_nodes``), so the usual small value costs one count a
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from itertools import chain, compress
+from json.decoder import JSONDecoder, scanstring
+from json.scanner import make_scanner
 from typing import Any
 
 from agent_core.fairness import give_way
@@ -134,3 +137,163 @@ def _estimate(values: list[Any], limit: int) -> int:
     deep = _nodes([values[int(n * step)] for n in range(SAMPLE)], limit) * len(values) // SAMPLE
     containers = compress(values, map(_CONTAINERS.__contains__, map(type, values)))
     return max(deep, len(values) + sum(map(len, containers)))
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+WINDOW_CHARS = 65536
+"""Characters of a text ``loads`` hands to the C scanner at once: a value that ends within them
+is read in one call (1-3 ms at most), a container that does not is entered."""
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_SPACE = frozenset(" \t\n\r")
+_NUMBER = frozenset("0123456789.eE+-")
+"""Characters a number may hold after its first: a value the window's scan ended before one of
+them may be a number cut short."""
+
+
+_scan_value = make_scanner(JSONDecoder())
+
+
+class _Reader:
+    """``loads``' state: the text and the window of it the scanner reads."""
+
+    def __init__(self, text: str, window: int) -> None:
+        self.text = text
+        self.size = window
+        self.start = 0
+        self.window = text[:window]
+        self.tried = -1
+        """The start of the window in which a run of items was last not found (``_run``)."""
+
+    def skip(self, index: int) -> int:
+        """The index of the first character at or after ``index`` that is not JSON whitespace."""
+        text = self.text
+        if index < len(text) and text[index] in _SPACE:
+            return _WHITESPACE.match(text, index).end()
+        return index
+
+    def value(self, index: int) -> tuple[Any, int]:
+        """The value starting at ``index`` (no whitespace before it) and the index after it.
+        Raises ``ValueError`` where the text is not JSON."""
+        for _ in range(2):
+            offset = index - self.start
+            if not 0 <= offset < len(self.window):
+                self._move(index)
+                continue
+            last = self.start + len(self.window) >= len(self.text)  # the window holds the text's end
+            try:
+                value, end = _scan_value(self.window, offset)
+            except (StopIteration, ValueError):  # not JSON, or cut by the window's end
+                if last:
+                    raise ValueError(f"no JSON value at {index}") from None
+            else:  # a number the window cuts ends early ("1.5e" reads as 1.5): read where it is whole
+                if last or (end < len(self.window) and self.window[end] not in _NUMBER):
+                    return value, self.start + end
+            if offset == 0:
+                break  # larger than a window
+            self._move(index)
+        opening = self.text[index : index + 1]
+        if opening == "{":
+            return self._object(index + 1)
+        if opening == "[":
+            return self._array(index + 1)
+        try:  # a string of more than a window: read whole (one pass in C over its characters)
+            return _scan_value(self.text, index)
+        except StopIteration:
+            raise ValueError(f"no JSON value at {index}") from None
+
+    def _move(self, index: int) -> None:
+        self.start = index
+        self.window = self.text[index : index + self.size]
+
+    def _run(self, index: int, opening: str, closing: str) -> tuple[Any, int] | None:
+        """The items of a container from ``index`` (an item's start) to the last one that ends in
+        the window with ``}``, ``]`` or ``"`` and is followed by ``,``, read in one call: the
+        text up to there, put in ``opening`` and ``closing``, read whole as a container; or
+        ``None`` when there is no such run (then not tried again in this window).
+
+        Read in one piece only when the scanner takes the whole of it: an item cut by the end of
+        the run would need a closer of its own besides the container's (a string its closing
+        quote; a number or a literal cannot end with those characters), so the run holds whole
+        items only, each read from the same characters as in the text."""
+        offset = index - self.start
+        if not 0 <= offset <= len(self.window) // 2:
+            self._move(index)
+            offset = 0
+        if self.tried == self.start:
+            return None
+        window = self.window
+        end = max(window.rfind("},", offset), window.rfind("],", offset), window.rfind('",', offset)) + 1
+        if end > offset:
+            text = opening + window[offset:end] + closing
+            try:
+                value, stop = _scan_value(text, 0)
+            except (StopIteration, ValueError):
+                stop = -1
+            if stop == len(text):
+                return value, self.start + end
+        self.tried = self.start
+        return None
+
+    def _array(self, index: int) -> tuple[list[Any], int]:
+        items: list[Any] = []
+        index = self.skip(index)
+        if self.text[index : index + 1] == "]":
+            return items, index + 1
+        while True:
+            run = self._run(index, "[", "]")
+            if run is None:
+                item, index = self.value(index)
+                items.append(item)
+            else:
+                items.extend(run[0])
+                index = run[1]
+            give_way()
+            index = self.skip(index)
+            mark = self.text[index : index + 1]
+            if mark == "]":
+                return items, index + 1
+            if mark != ",":
+                raise ValueError(f"expected ',' or ']' at {index}")
+            index = self.skip(index + 1)
+
+    def _object(self, index: int) -> tuple[dict[str, Any], int]:
+        members: dict[str, Any] = {}
+        index = self.skip(index)
+        if self.text[index : index + 1] == "}":
+            return members, index + 1
+        while True:
+            run = self._run(index, "{", "}")
+            if run is not None:
+                members.update(run[0])  # a key met again keeps its place and takes the last value, as in json.loads
+                index = run[1]
+            else:
+                if self.text[index : index + 1] != '"':
+                    raise ValueError(f"expected a key at {index}")
+                key, index = scanstring(self.text, index + 1)
+                index = self.skip(index)
+                if self.text[index : index + 1] != ":":
+                    raise ValueError(f"expected ':' at {index}")
+                members[key], index = self.value(self.skip(index + 1))
+            give_way()
+            index = self.skip(index)
+            mark = self.text[index : index + 1]
+            if mark == "}":
+                return members, index + 1
+            if mark != ",":
+                raise ValueError(f"expected ',' or '}}' at {index}")
+            index = self.skip(index + 1)
+
+
+def loads(text: str, *, window: int = WINDOW_CHARS) -> Any:
+    """``json.loads(text)``, read a window of ``window`` characters at a time with ``give_way()``
+    between the items of the containers larger than a window: the same value for a text
+    ``json.loads`` reads. Raises ``ValueError`` (or ``RecursionError`` for nesting deeper than
+    the interpreter allows) where ``json.loads`` would raise, though not with its message; and
+    what ``give_way`` raises."""
+    reader = _Reader(text, window)
+    value, end = reader.value(reader.skip(0))
+    if reader.skip(end) != len(text):
+        raise ValueError(f"extra data at {end}")
+    return value

@@ -55,6 +55,7 @@ import functools
 import importlib
 import json
 import os
+import re
 import stat
 import sys
 from enum import Enum
@@ -67,6 +68,7 @@ from gevent.os import make_nonblocking
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_json
 
+from agent_core import json_pieces
 from agent_core.fairness import give_way
 from agent_core.json_args import without_lone_surrogates
 from agent_core.unvalidated import built, checks_nothing
@@ -98,6 +100,8 @@ class DeepJsonTypeAdapter(TypeAdapter[Any]):
     """
 
     def validate_json(self, data: Any, /, *args: Any, **kwargs: Any) -> Any:
+        if not args and not kwargs and (value := _read_in_pieces(self._type, data)) is not None:
+            return self.validate_python(value)
         try:
             return super().validate_json(data, *args, **kwargs)
         except ValidationError as error:
@@ -108,6 +112,33 @@ class DeepJsonTypeAdapter(TypeAdapter[Any]):
             except (ValueError, RecursionError):
                 raise error from None
             return self.validate_python(value)
+
+
+LARGE_LINE_BYTES = 262_144
+"""A line the readers parse in pieces (``_read_in_pieces``) from this many bytes on."""
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _read_in_pieces(type_: Any, data: Any) -> dict[str, Any] | None:
+    """A line of ``LARGE_LINE_BYTES`` or more read by ``json_pieces.loads``, which gives way to
+    the other sessions between the items of its containers: pydantic-core parses in C with the
+    lock held, and a tool's JSON message of 5.4 MB (125,000 records) held every other session of
+    the process 140-350 ms. ``None`` (the line then read as the SDK reads it) for a smaller line,
+    an adapter of another type than the readers' ``dict[str, Any]``, a line with a surrogate
+    escape (pydantic-core refuses a lone one, which ``DeepJsonTypeAdapter`` reads its own way),
+    and for any line ``json.loads`` would not read as an object (so its error is pydantic's, as
+    before). A line both read gives the same value (``tests/unit/test_json_pieces.py`` compares
+    them)."""
+    if type_ != dict[str, Any] or not isinstance(data, bytes | bytearray) or len(data) < LARGE_LINE_BYTES:
+        return None
+    if _SURROGATE_ESCAPE.search(data):
+        return None
+    try:
+        value = json_pieces.loads(data.decode())
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+    return value if type(value) is dict else None
 
 
 def _python_reads(error: ValidationError) -> bool:

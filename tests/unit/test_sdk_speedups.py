@@ -469,3 +469,42 @@ def test_a_burst_of_lines_faster_than_they_are_parsed_lets_the_other_greenlets_r
     _, stderr = child.communicate(timeout=120)
     assert child.returncode == 0, stderr.decode()
     assert float(stderr.decode().split("worst_gap=")[1]) < 0.1
+
+
+def _tool_line(records: int, text: str = "item") -> bytes:
+    objects = [{"id": n, "name": f"{text} {n}", "tags": ["a", None, 1.5]} for n in range(records)]
+    message = {"type": "json", "message": {"json_object": {"records": objects}}, "meta": None}
+    return json.dumps({"session_id": "s", "event": "backwards_response",
+                       "data": {"backwards_request_id": "r", "event": "response", "data": message}},
+                      ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def test_a_line_of_megabytes_is_read_in_pieces_giving_way_to_the_same_value(monkeypatch):
+    """pydantic-core parses a line in C without giving way: a tool's JSON message of 5 MB held
+    every other session of the process 140-350 ms. A large line is read in windows, the other
+    sessions running between them, into the value pydantic-core reads."""
+    from agent_core import json_pieces
+
+    offers = []
+    monkeypatch.setattr(json_pieces, "give_way", lambda: offers.append(1))
+    line = _tool_line(30_000, "ítem")
+    assert len(line) > sdk_speedups.LARGE_LINE_BYTES
+    assert shared_type_adapter(dict[str, Any]).validate_json(line) == TypeAdapter(dict[str, Any]).validate_json(line)
+    assert len(offers) >= 10
+
+
+def test_a_large_line_pydantic_refuses_or_reads_its_own_way_is_read_as_before(monkeypatch):
+    from agent_core import json_pieces
+
+    offers = []
+    monkeypatch.setattr(json_pieces, "give_way", lambda: offers.append(1))
+    line = _tool_line(30_000)
+    with pytest.raises(ValidationError):  # cut: pydantic's own error, as before
+        shared_type_adapter(dict[str, Any]).validate_json(line[:-1])
+    offers.clear()
+    surrogate = line.replace(b'"item 7"', b'"item \\ud800"')
+    assert shared_type_adapter(dict[str, Any]).validate_json(surrogate)["data"]["data"]["message"]["json_object"][
+        "records"][7]["name"] == "item \ufffd"
+    assert not offers  # read by pydantic-core, then by json.loads, as before
+    with pytest.raises(ValidationError):  # an array is no line
+        shared_type_adapter(dict[str, Any]).validate_json(b"[" + line + b"]")
