@@ -12,6 +12,7 @@ from dify_plugin.config.config import InstallMethod
 
 from agent_core.sdk_speedups import (
     dump_messages_as_json,
+    read_large_lines_aside,
     read_stdin_nonblocking,
     share_type_adapters,
     wrap_requests_unvalidated,
@@ -26,6 +27,7 @@ dump_messages_as_json()  # ...and leave enum members in each message for the enc
 wrap_requests_unvalidated()  # ...and validate again the request of every model and tool call
 if config.INSTALL_METHOD is InstallMethod.Local:
     read_stdin_nonblocking()  # ...and hand every read of the daemon's pipe to a thread
+    read_large_lines_aside()  # ...and hold every session's lines behind one session's line of megabytes
     write_lines_together()  # ...and write each line in a system call of its own
 plugin = Plugin(config)
 

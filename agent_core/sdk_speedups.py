@@ -54,11 +54,14 @@ import fcntl
 import functools
 import importlib
 import json
+import logging
 import os
 import re
 import stat
 import sys
+from collections import deque
 from enum import Enum
+from io import BytesIO
 from typing import Any
 
 import gevent
@@ -72,6 +75,8 @@ from agent_core import json_pieces
 from agent_core.fairness import give_way
 from agent_core.json_args import without_lone_surrogates
 from agent_core.unvalidated import built, checks_nothing
+
+logger = logging.getLogger(__name__)
 
 READER_MODULES = (
     "dify_plugin.core.server.stdio.request_reader",
@@ -486,4 +491,146 @@ def write_lines_together() -> bool:
     _HUB_THREAD[:] = [_hub_thread()]
     StdioResponseWriter.write = write_at_next_pass  # type: ignore[method-assign]
     atexit.register(flush_pending)
+    return True
+
+
+_SESSION_FIRST = re.compile(rb'\{\s*"session_id"\s*:\s*"([^"\\]*)"')
+_SESSION_LAST = re.compile(rb',\s*"session_id"\s*:\s*"([^"\\]*)"\s*\}\Z')
+_SESSION_TAIL_BYTES = 512
+"""Bytes of a line's end where its last member is looked for (``outer_session``)."""
+
+
+def outer_session(line: bytes) -> str | None:
+    """The session id of a daemon line (``{"session_id": ..., ...}``, stripped) read from its
+    first member or its last one without parsing the line, or ``None`` when neither is the
+    session id as a plain string (no escape). A member found there is the outer object's: the
+    line's first ``{`` opens it, its last ``}`` closes it, and a quote inside a string is
+    escaped. (The daemon writes the envelope as a Go map, its keys sorted: the id last; the
+    local runner writes it first.) For a line that is not JSON the id may be wrong: such a line
+    is refused when parsed, whatever its session."""
+    match = _SESSION_FIRST.match(line) or _SESSION_LAST.search(line, max(0, len(line) - _SESSION_TAIL_BYTES))
+    if match is None:
+        return None
+    try:
+        return match.group(1).decode()
+    except UnicodeDecodeError:
+        return None
+
+
+def _stream_of(reader: Any, line: bytes) -> Any:
+    """The SDK's ``PluginInStream`` of one stripped line, as ``StdioRequestReader._read_stream``
+    builds it (dify_plugin 0.10.2), or ``None`` when the line cannot be read: then, as there, a
+    session-less error event says why."""
+    from dify_plugin.core.entities.plugin.io import PluginInStream, PluginInStreamEvent
+    from dify_plugin.core.server.stdio.response_writer import StdioResponseWriter
+
+    try:
+        data = shared_type_adapter(dict[str, Any]).validate_json(line)
+        return PluginInStream(
+            session_id=data["session_id"],
+            conversation_id=data.get("conversation_id"),
+            message_id=data.get("message_id"),
+            app_id=data.get("app_id"),
+            endpoint_id=data.get("endpoint_id"),
+            event=PluginInStreamEvent.value_of(data["event"]),
+            data=data["data"],
+            context=data.get("context"),
+            reader=reader,
+            writer=StdioResponseWriter(),
+        )
+    except Exception as e:
+        StdioResponseWriter().error(data={"error": str(e)})
+        return None
+
+
+def _read_aside(reader: Any, aside: dict[str, deque[Any]], session: str, line: bytes) -> None:
+    """Parse ``line`` of ``session`` (giving way as ``json_pieces`` reads it) and hand it to the
+    reader's filters, then the lines of that session that came meanwhile, in order (parsed ones,
+    or large ones still to parse); the session is then no longer read aside."""
+    item: Any = line
+    while True:
+        try:
+            stream = _stream_of(reader, item) if isinstance(item, bytes) else item
+            if stream is not None:
+                reader._process_line(stream)
+        except Exception:  # as the SDK's event loop: one line's failure does not stop the others
+            logger.exception("Error in event loop")
+        queue = aside[session]
+        if not queue:
+            del aside[session]
+            return
+        item = queue.popleft()
+
+
+def read_stream_aside(self: Any) -> Any:
+    """``StdioRequestReader._read_stream`` (dify_plugin 0.10.2) reading a line of
+    ``LARGE_LINE_BYTES`` or more in a greenlet of its own (see ``read_large_lines_aside``)."""
+    aside: dict[str, deque[Any]] = {}
+    buffer = BytesIO()
+    while True:
+        data = self._read_async()
+        if not data:
+            continue
+        buffer.write(data)
+        if b"\n" not in data:
+            continue
+        buffer.seek(0)
+        content = buffer.read()
+        lines = content.split(b"\n")
+        remaining = lines[-1]
+        buffer = BytesIO()
+        if remaining:
+            buffer.write(remaining)
+        for raw_line in lines[:-1]:
+            line = raw_line.strip()
+            if not line:
+                continue
+            large = len(line) >= LARGE_LINE_BYTES
+            session = outer_session(line) if large else None
+            if session is not None:
+                if session in aside:
+                    aside[session].append(line)
+                else:
+                    aside[session] = deque()
+                    gevent.spawn(_read_aside, self, aside, session, line)
+                continue
+            while large and aside:  # whose it is is known once parsed: after the lines read aside
+                gevent.sleep(_ASIDE_POLL)
+            stream = _stream_of(self, line)
+            if stream is None:
+                continue
+            if stream.session_id in aside:  # after that session's line still being read
+                aside[stream.session_id].append(stream)
+            else:
+                yield stream
+
+
+_ASIDE_POLL = 0.001
+"""Seconds the reader waits between two looks at the lines read aside, before a large line whose
+session it cannot tell without parsing it."""
+
+
+def read_large_lines_aside() -> bool:
+    """Make the SDK's stdio reader parse a line of ``LARGE_LINE_BYTES`` or more in a greenlet of
+    its own while it reads on: the lines of the other sessions that follow it in the pipe are
+    handed on as they come, those of its own session after it, in order.
+
+    The daemon writes every session's lines into one pipe, and the SDK reads them one after the
+    other: a tool's JSON message of 5.4 MB (125,000 records) took the reader 140-450 ms to parse,
+    during which a session streaming an answer beside it got none of its chunks, however often
+    the parse gave way (``json_pieces.loads``). The session of a large line is read from its first
+    or last member (``outer_session``); one that shows there in neither is parsed in turn as
+    before, once the lines read aside are handed on. The same lines are handed on, each session's
+    in the order they came; only lines of different sessions may pass one another, as they may
+    when the daemon writes them.
+
+    Returns ``False`` and changes nothing when ``StdioRequestReader._read_stream`` is not the
+    SDK's own (already replaced, or moved by an upgrade)."""
+    try:
+        from dify_plugin.core.server.stdio.request_reader import StdioRequestReader
+    except ImportError:
+        return False
+    if not _is_the_sdks_own(StdioRequestReader, "_read_stream"):
+        return False
+    StdioRequestReader._read_stream = read_stream_aside  # type: ignore[method-assign]
     return True

@@ -508,3 +508,69 @@ def test_a_large_line_pydantic_refuses_or_reads_its_own_way_is_read_as_before(mo
     assert not offers  # read by pydantic-core, then by json.loads, as before
     with pytest.raises(ValidationError):  # an array is no line
         shared_type_adapter(dict[str, Any]).validate_json(b"[" + line + b"]")
+
+
+@pytest.mark.parametrize(("line", "session"), [
+    (b'{"session_id":"s-1","event":"request","data":{}}', "s-1"),
+    (b'{ "session_id" : "s-1" , "data": {}}', "s-1"),
+    (b'{"app_id":"a","data":{"x":[1]},"event":"request","session_id":"s-2"}', "s-2"),  # Go's sorted map keys
+    (b'{"data":{"session_id":"inner"},"event":"request"}', None),
+    (b'{"data":{"x":1,"session_id":"inner"}}', None),
+    (b'{"data":"\\",\\"session_id\\":\\"fake\\"}"}', None),  # in a string: escaped quotes
+    (b'{"data":{},"session_id":null}', None),
+    (b'{"session_id":"a\\"b","data":{}}', None),  # an escape: left to the parser
+    (b'{"data":{},"session_id":"' + "日本".encode() + b'"}', "日本"),
+])
+def test_a_lines_session_is_read_from_its_first_or_last_member_only(line, session):
+    assert sdk_speedups.outer_session(line) == session
+    if session is not None:
+        assert json.loads(line)["session_id"] == session
+
+
+def test_a_large_line_is_read_aside_while_the_other_sessions_lines_go_on_in_order(monkeypatch):
+    """The daemon writes every session's lines into one pipe: parsed in turn, a tool's JSON
+    message of megabytes held the lines of a session streaming beside it for its whole parse.
+    Read aside, the other sessions' lines pass it; its own session's lines wait for it, in order."""
+    import gevent
+    from dify_plugin.core.server.stdio.request_reader import StdioRequestReader
+    from dify_plugin.core.server.stdio.response_writer import StdioResponseWriter
+
+    from agent_core import json_pieces
+
+    monkeypatch.setattr(json_pieces, "give_way", lambda: gevent.sleep(0))  # a switch at every item
+    monkeypatch.setattr(sdk_speedups, "LARGE_LINE_BYTES", 5000)
+
+    def line(session, n, records=0, last=False):
+        data = {"event": "response", "n": n, "records": [{"id": i, "v": "x"} for i in range(records)]}
+        fields = {"event": "backwards_response", "data": data}
+        body = {**fields, "session_id": session} if last else {"session_id": session, **fields}
+        return json.dumps(body, separators=(",", ":")).encode()
+
+    sent = [line("A", 1, 2000), line("A", 2), line("B", 1), line("C", 1, 2000, last=True), line("B", 2),
+            line("C", 2), line("A", 3, 2000), line("A", 4), line("B", 3),
+            b'{"data":{"event":"response","n":1,"records":[' + b'{"id":1},' * 1000 + b'{}]},"event":"backwards_'
+            b'response","session_id":"D","x":1}', line("B", 4), b"not json"]
+    chunks = [b"\n".join(sent[:5]) + b"\n" + sent[5][:10], sent[5][10:] + b"\n" + b"\n".join(sent[6:]) + b"\n"]
+    reader = StdioRequestReader()
+    reader._read_async = lambda: chunks.pop(0) if chunks else gevent.sleep(0.01) or b""
+    handed: list[tuple[str, int]] = []
+    reader._process_line = lambda stream: handed.append((stream.session_id, stream.data["n"]))
+    errors: list[Any] = []
+    monkeypatch.setattr(StdioResponseWriter, "error", lambda self, **kwargs: errors.append(kwargs))
+
+    def loop():
+        for stream in sdk_speedups.read_stream_aside(reader):
+            reader._process_line(stream)
+
+    runner = gevent.spawn(loop)
+    gevent.sleep(1.0)
+    runner.kill()
+    assert sorted(handed) == sorted([("A", 1), ("A", 2), ("A", 3), ("A", 4), ("B", 1), ("B", 2), ("B", 3), ("B", 4),
+                                     ("C", 1), ("C", 2), ("D", 1)])
+    for session in "ABCD":  # each session's lines in the order sent
+        numbers = [n for s, n in handed if s == session]
+        assert numbers == sorted(numbers)
+    assert handed.index(("B", 2)) < handed.index(("A", 1))  # B was not held behind A's large line
+    assert handed.index(("B", 2)) < handed.index(("C", 1))
+    assert handed.index(("D", 1)) > max(handed.index(("A", 2)), handed.index(("C", 2)))  # whose: known once parsed
+    assert len(errors) == 1 and "error" in errors[0]["data"]  # the line that is not JSON, as the SDK reports it
