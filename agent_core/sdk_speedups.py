@@ -1,4 +1,4 @@
-"""Five changes to how the SDK reads and writes the daemon's lines, made once at start-up
+"""Six changes to how the SDK reads and writes the daemon's lines, made once at start-up
 (``main.py``). None changes a byte on the wire; each was measured (``python -m bench overhead``
 and ``sdk_lines``, bench/README.md).
 
@@ -45,6 +45,14 @@ without a dump at all, and a log message (six a round) as a dict of its fields; 
 **Waiting.** The stdio reader hands every read of stdin to a thread of gevent's pool;
 ``read_stdin_nonblocking()`` waits for stdin on the gevent hub instead, and gives way to the other
 sessions between two reads of a burst.
+
+**Large lines.** pydantic-core parses a line in C without giving way, and the stdio reader parses
+the lines of every session one after the other: a tool's JSON message of 5.4 MB (125,000 records)
+held every other session's lines 140-450 ms. The shared adapter reads a line of
+``LARGE_LINE_BYTES`` or more with ``json_pieces.loads`` (the same value, giving way between
+pieces), and ``read_large_lines_aside()`` parses such a line in a greenlet of its own, so the
+lines of the other sessions behind it in the pipe are handed on meanwhile (its own session's
+after it, in order).
 """
 
 from __future__ import annotations
@@ -122,6 +130,11 @@ class DeepJsonTypeAdapter(TypeAdapter[Any]):
 LARGE_LINE_BYTES = 262_144
 """A line the readers parse in pieces (``_read_in_pieces``) from this many bytes on."""
 
+PIECES_MIN_COMMAS = 10_000
+"""Commas a large line holds at least for ``_read_in_pieces`` to read it: fewer, it holds few
+values (a text of megabytes: pydantic-core reads 5 MB of one string in half a millisecond,
+``json_pieces`` in 20), and pydantic-core reads it at once."""
+
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
@@ -130,14 +143,14 @@ def _read_in_pieces(type_: Any, data: Any) -> dict[str, Any] | None:
     the other sessions between the items of its containers: pydantic-core parses in C with the
     lock held, and a tool's JSON message of 5.4 MB (125,000 records) held every other session of
     the process 140-350 ms. ``None`` (the line then read as the SDK reads it) for a smaller line,
-    an adapter of another type than the readers' ``dict[str, Any]``, a line with a surrogate
+    one of fewer than ``PIECES_MIN_COMMAS`` commas, an adapter of another type than the readers' ``dict[str, Any]``, a line with a surrogate
     escape (pydantic-core refuses a lone one, which ``DeepJsonTypeAdapter`` reads its own way),
     and for any line ``json.loads`` would not read as an object (so its error is pydantic's, as
     before). A line both read gives the same value (``tests/unit/test_json_pieces.py`` compares
     them)."""
     if type_ != dict[str, Any] or not isinstance(data, bytes | bytearray) or len(data) < LARGE_LINE_BYTES:
         return None
-    if _SURROGATE_ESCAPE.search(data):
+    if data.count(b",") < PIECES_MIN_COMMAS or _SURROGATE_ESCAPE.search(data):
         return None
     try:
         value = json_pieces.loads(data.decode())

@@ -26,7 +26,7 @@ import itertools
 import json
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from bench.harness import Plugin, answer_turn, fc_tool_turn, make_toolbox, median, ms, timeline
@@ -34,7 +34,7 @@ from bench.streaming import PacedBackend
 from local_runner import ModelSettings, Scenario, ScriptedBackend, run_scenario
 from local_runner.backends import make_usage
 from local_runner.result import RunResult
-from local_runner.tools import ScriptedTool, ToolBox, ToolParam, text_message
+from local_runner.tools import ScriptedTool, ToolBox, ToolParam, json_message, text_message
 
 NAME = "concurrency"
 TITLE = "Concurrency (another session's worst gap between streamed chunks)"
@@ -69,12 +69,14 @@ class Params:
     """Tools of the node in the "many tools" load."""
     usage_chunks: int = 100_000
     """Chunks of the model reply, each with its usage, in the "usage in every chunk" load."""
+    json_records: int = 125_000
+    """Records of the tool's JSON message in the "large JSON message" load (some 43 bytes each)."""
 
 
 FULL = Params()
 SMOKE = Params(tools=2, output_chars=50_000, chunks=40, interval=0.002, lead=0.01, runs=1, tiny_items=200,
                empty_chunks=2_000, secret_chars=20_000, secrets=3, almost_json_keys=1_000, big_call_keys=2_000,
-               chunk_calls=200, many_tools=20, usage_chunks=500)
+               chunk_calls=200, many_tools=20, usage_chunks=500, json_records=500)
 
 
 def _text_times(result: RunResult) -> list[float]:
@@ -135,6 +137,23 @@ def _secret_result(plugin: Plugin, params: Params) -> RunResult:
     return plugin.run("function_calling", turns, ToolBox([tool]))
 
 
+def _plain_result(plugin: Plugin, params: Params) -> RunResult:
+    return _secret_result(plugin, replace(params, secrets=0))
+
+
+@functools.cache
+def _records(count: int) -> dict[str, Any]:
+    """Built once, as ``_big_arguments_turn``."""
+    return {"records": [{"id": n, "name": f"item {n}", "v": "abc"} for n in range(count)]}
+
+
+def _json_result(plugin: Plugin, params: Params) -> RunResult:
+    tool = ScriptedTool(name="vault", description="Reads the vault", parameters=[ToolParam("q", description="query")],
+                        responses=[json_message(_records(params.json_records))])
+    turns = [fc_tool_turn(2, [("vault", {"q": "x"})]), answer_turn("function_calling", 4)]
+    return plugin.run("function_calling", turns, ToolBox([tool]))
+
+
 def _almost_json(plugin: Plugin, params: Params) -> RunResult:
     keys = ", ".join(f"k{n}: 'v{n}'" for n in range(params.almost_json_keys))
     action = '{"action": "tool_000", "action_input": {' + keys + ",}}"
@@ -189,6 +208,9 @@ LOADS = {
     "empty model chunks": (_empty_chunks, lambda p: f"one model reply of {p.empty_chunks:,} empty chunks"),
     "secrets in a large result": (_secret_result, lambda p: f"a tool result of {p.secret_chars:,} characters, "
                                   f"{p.secrets} secrets to hide"),
+    "large result": (_plain_result, lambda p: f"a tool result of {p.secret_chars:,} characters, no secret"),
+    "large JSON message": (_json_result, lambda p: f"a tool's JSON message of {p.json_records:,} records "
+                           f"({len(json.dumps(_records(p.json_records), separators=(',', ':'))) / 1e6:.1f} MB)"),
     "almost-JSON action": (_almost_json, lambda p: f"a ReAct action input of {p.almost_json_keys:,} single-quoted "
                            "keys (json_repair)"),
     "huge call arguments": (_big_call, lambda p: f"a native tool call whose arguments are a JSON object of "
@@ -287,7 +309,7 @@ def table(result: dict[str, Any]) -> str:
 if __name__ == "__main__":
     import sys
 
-    _big_arguments_turn(FULL.big_call_keys), _calls(FULL.chunk_calls)  # built before any stream starts
+    _big_arguments_turn(FULL.big_call_keys), _calls(FULL.chunk_calls), _records(FULL.json_records)  # built before any stream starts
     with Plugin() as started:
         for name in sys.argv[1:]:
             print(f"{name}: {_beside(started, FULL, LOADS[name][0])}", flush=True)
