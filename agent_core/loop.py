@@ -18,7 +18,6 @@ finished and the usage so far was emitted.
 import itertools
 import json
 import time
-from collections import Counter
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
@@ -56,6 +55,7 @@ from agent_core.model_call import (
 from agent_core.observation import redacted_texts
 from agent_core.outbound import cut_reply_masked, guarded, prompt_redactor
 from agent_core.params import StrategyParams
+from agent_core.repeat_guard import RepeatGuard
 from agent_core.round_cap import not_run_log, split_round
 from agent_core.run_state import REPEAT_LIMIT, Round, RunState
 from agent_core.tool_calls import InvalidToolCall, ToolCall
@@ -348,7 +348,7 @@ class AgentLoop:
         self._usage = empty_usage()
         self._prompt_budget = prompt_budget(params)  # tokens, or None: the parameters do not change
         self._settings_sizes: dict[tuple[tuple[str, ...], str, tuple[str, ...]], int] = {}  # bytes, by stop words and parameters
-        self._calls_made: Counter[str] = Counter()
+        self._repeats = RepeatGuard(REPEAT_LIMIT)
         self._open: list[LogNode] = []
         self._streamed = False
         self._continuing = False
@@ -843,14 +843,16 @@ class AgentLoop:
         refusals: dict[str, str] = {}
         repeated: list[str] = []
         valid = [call for call in calls if isinstance(call, ToolCall)]
+        keys = {call.id: _call_key(call) for call in valid}
         for call in valid:
-            key = _call_key(call)
-            self._calls_made[key] += 1
-            if self._calls_made[key] > REPEAT_LIMIT:
+            if not self._repeats.admit(keys[call.id]):
                 refusals[call.id] = prompts.REPEATED_CALL.format(name=call.name, count=REPEAT_LIMIT)
                 repeated.append(call.name)
         only_repeats = bool(valid) and len(valid) == len(calls) and len(repeated) == len(valid)
         results = yield from self._tools.run(round_node, calls, refusals, deadline=self._tools_deadline())
+        for result in results:  # what each identical call returned: a tool whose result changes is no loop
+            if result.call_id in keys and result.call_id not in refusals:
+                self._repeats.record(keys[result.call_id], result.observation)
         return tuple(results), not_run, tuple(dict.fromkeys(repeated)) if only_repeats else ()
 
     # --- endings -----------------------------------------------------------------------
