@@ -1226,8 +1226,8 @@ def angleless_invoke_head(line: str, names: Collection[str]) -> bool | None:
     if not line.startswith(ANGLELESS_INVOKE):
         return None if ANGLELESS_INVOKE.startswith(line) else False
     name, quote, after = line[len(ANGLELESS_INVOKE) :].partition('"')
-    if quote:
-        return None if not after else after[0] == ">" and name in names
+    if quote:  # a name no tool has is decided at its closing quote: never held again after
+        return False if name not in names else None if not after else after[0] == ">"
     return None if len(name) < _TAG_NAME_MAX and any(tool.startswith(name) for tool in names) else False
 
 
@@ -1269,7 +1269,8 @@ def _angleless_invokes(
             return [], text
         arguments: dict[str, Any] = {}
         inner, read = invoke.group(2), 0
-        while read < len(inner.rstrip()):
+        end = len(inner.rstrip())  # measured once: a copy at every parameter was quadratic
+        while read < end:
             parameter = _ANGLED_PARAMETER.match(inner, read)
             if parameter is None:
                 return [], text
