@@ -53,7 +53,12 @@ def error_text(error: BaseException) -> str:
 
 
 _ERROR_OBJECT = re.compile(r'\{\s*"(?:args|error_type|message)"\s*:')
-_TRACEBACK_BLOCK = re.compile(r"Traceback \(most recent call last\):[ \t]*(?:\n(?:[ \t].*)?)*\n?")
+_TRACEBACK_BLOCK = re.compile(r"Traceback \(most recent call last\):[ \t]*(?:\r?\n(?:[ \t].*)?)*\n?")
+"""A traceback's head and frames (its lines may end in ``\\r\\n``: the frames go too)."""
+_QUOTED_TRACEBACK = re.compile(r'Traceback \(most recent call last\):(?:(?:\\r)?\\n(?:(?:[ \t]|\\t)(?:[^"\\\n]|\\[^n])*+)?)++')
+"""A traceback's head and frames quoted in a JSON string under any key (an OpenAI-compatible
+server's ``{"error": {"message": "Traceback ...\\n  File \\"/app/x.py\\", ..."}}``): lines
+joined by an escaped ``\\n``; the exception line after them is kept."""
 _CHAINED = re.compile(
     r"(?<!\n)\n*+(?:During handling of the above exception, another exception occurred"
     r"|The above exception was the direct cause of the following exception):\n*"
@@ -134,5 +139,6 @@ def without_tracebacks(text: str) -> str:
         start = match.start()  # the message may quote another object
     if "Traceback (most recent call last)" in text or '"traceback"' in text:
         text = _ESCAPED_TRACEBACK.sub('"traceback": "(left out)"', text)
+        text = _QUOTED_TRACEBACK.sub("", text)
         text = _CHAINED.sub("\n", _TRACEBACK_BLOCK.sub("", text))
     return text.strip() or "an error without a message"

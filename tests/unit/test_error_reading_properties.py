@@ -70,3 +70,41 @@ def test_an_error_text_cut_anywhere_never_shows_a_traceback_to_the_model(case, c
     """A tool error cut short (a daemon's line limit) is read as far as it goes: never a frame."""
     text = _summarize_error(RuntimeError(case[0][:cut]))[1]
     assert 'File "' not in text and "most recent call" not in text
+
+
+@st.composite
+def quoted_tracebacks(draw) -> tuple[str, str]:
+    """``(text, exception line)``: a traceback quoted in a JSON string under a key other than
+    ``traceback`` (an OpenAI-compatible server's ``{"error": {"message": "Traceback ..."}}``,
+    FastAPI's ``{"detail": ...}``), or written with ``\\r\\n`` line ends, inside a model plugin's
+    error object or after a plugin's words, maybe inside a further traceback."""
+    kind, message = draw(ERROR_TYPES), draw(WORDS.filter(lambda words: words.strip() and words[:1].isalnum()))
+    line = f"{kind}: {message}"
+    frames = draw(FRAMES.filter(bool).filter(lambda f: any(frame.strip() for frame in f)))
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    traceback = newline.join(["Traceback (most recent call last):", *frames, line])
+    body = draw(st.sampled_from([{"error": {"message": traceback, "code": 500}}, {"detail": traceback},
+                                 {"message": traceback}, {"error": traceback, "type": "server_error"}]))
+    quoted = draw(st.booleans())
+    text = json.dumps(body) if quoted else traceback
+    outer = draw(st.sampled_from(["object", "words", "traceback"]))
+    if outer == "object":
+        text = json.dumps({"args": {}, "error_type": "InvokeServerUnavailableError", "message": f"upstream said {text}"})
+        text = f"PluginInvokeError: {text}"
+    elif outer == "traceback":
+        text = _traceback(draw(FRAMES), f"InvokeServerUnavailableError: {text}")
+    else:
+        text = f"[openai_api_compatible] Error: {text}"
+    return text, line
+
+
+@settings(max_examples=200, deadline=None)
+@given(quoted_tracebacks())
+def test_a_traceback_quoted_in_json_or_with_crlf_lines_shows_the_user_no_frame(case):
+    """A model's error that carries a server's traceback as a JSON string's text (its lines
+    escaped) or with ``\\r\\n`` lines reads as its exception line: the frames (file paths, code)
+    are never shown to the user."""
+    text, line = case
+    shown = without_tracebacks(text)
+    assert "File \\\"" not in shown and 'File "' not in shown and "most recent call" not in shown, shown
+    assert _folded(line) in _folded(shown.replace("\\n", " ").replace("\\r", " ")), shown
