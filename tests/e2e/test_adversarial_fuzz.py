@@ -167,6 +167,8 @@ CUT_REASONS = ["length", "max_tokens", "MAX_TOKENS", "FinishReason.MAX_TOKENS", 
 """Finish reasons that mean the reply was cut by the output limit, as model plugins spell them."""
 WHOLE_REASONS = ["stop", "null", "None", None, "STOP", "end_turn", "FinishReason.STOP", "stop_sequence"]
 """Finish reasons of a whole reply (``None`` sends none), with a usage short of the limit."""
+GOOGLE_PROVIDER = "langgenius/vertex_ai/vertex_ai"
+"""A Google plugin: its finish reasons may come as the enum's numbers ("2" is MAX_TOKENS, "1" STOP)."""
 CUT_MARK = "CUTMARK-partial"  # text only a cut reply holds
 INCOMPLETE = prompts.ANSWER_CUT_OFF.split(":")[0]  # "[The answer above is incomplete", every notice's start
 CUT_ARG = "cut-argument"  # the argument only a cut call carries
@@ -187,6 +189,11 @@ SDK_ERRORS = [
     'req_id: 7f3a PluginInvokeError: {"args":{},"error_type":"InvokeRateLimitError","message":"Rate limit reached"}',
     "During handling of the above exception, another exception occurred:\n\n" + TRACEBACK,
     '{"error_type": "InvokeBadRequestError", "message": null, "args": {"traceback": "Traceback (most recent call',
+    # a server's traceback quoted in its JSON error body, in the plugin's error object, in Dify's traceback
+    TRACEBACK.replace("upstream 503", "") + "PluginInvokeError: " + json.dumps(
+        {"args": {}, "error_type": "InvokeServerUnavailableError",
+         "message": "[openai_api_compatible] Error: " + json.dumps({"error": {"message": TRACEBACK, "code": 500}})}),
+    TRACEBACK.replace("\n", "\r\n"),
 ]
 
 
@@ -269,15 +276,38 @@ def _calls(strategy: str, names: list[str], value: str, id_size: int) -> dict:
                                                for name in names[:1])}
 
 
+def _cut_reasons(google: bool) -> st.SearchStrategy[str]:
+    return st.sampled_from([*CUT_REASONS, "2"] if google else CUT_REASONS)
+
+
+def _whole_reasons(google: bool) -> st.SearchStrategy[str | None]:
+    return st.sampled_from([*WHOLE_REASONS, "1"] if google else WHOLE_REASONS)
+
+
 @st.composite
-def _cut_call(draw, strategy: str, names: list[str]) -> dict:
+def _glued_resend(draw, strategy: str, names: list[str]) -> dict:
+    """A call's arguments sent as a start of the object and then the whole object (sglang#23071,
+    MiniMax-M2), in one delta or two: read as the whole object, never a value made of both."""
+    whole = json.dumps({"q": "g"})
+    start = whole[: draw(st.integers(1, len(whole) - 1))]
+    if strategy == "ReAct":
+        return _calls(strategy, names, "g", 0)
+    parts = [start + whole] if draw(st.booleans()) else [start, whole]
+    deltas = [{"tool_calls": [{"index": 0, "id": "glued" if n == 0 else None, "type": "function",
+                               "function": {"name": names[0] if n == 0 else None, "arguments": part}}]}
+              for n, part in enumerate(parts)]
+    return {"chunks": deltas, "finish_reason": "tool_calls", "usage": _usage_at(9)}
+
+
+@st.composite
+def _cut_call(draw, strategy: str, names: list[str], google: bool = False) -> dict:
     turn = _calls(strategy, names, CUT_ARG, 0)
     if draw(st.booleans()):  # the call's arguments themselves cut short
         turn = ({"text": turn["text"][: len(turn["text"]) - 3]} if strategy == "ReAct" else
                 {"chunks": [{"tool_calls": [{"index": 0, "id": "cut", "type": "function",
                                              "function": {"name": names[0], "arguments": '{"q": "' + CUT_ARG}}]}]})
     stop_at_limit = draw(st.booleans())
-    return {**turn, "finish_reason": "stop" if stop_at_limit else draw(st.sampled_from(CUT_REASONS)),
+    return {**turn, "finish_reason": "stop" if stop_at_limit else draw(_cut_reasons(google)),
             "usage": _usage_at(MAX_TOKENS)}
 
 
@@ -297,12 +327,13 @@ def _think_calls(draw, strategy: str, names: list[str], split: int | None) -> di
 
 
 @st.composite
-def _reason_mid_stream(draw, strategy: str) -> dict:
-    """The cut said on a middle chunk; later chunks say none (``"null"``, ``None``)."""
+def _reason_mid_stream(draw, strategy: str, google: bool = False) -> dict:
+    """The cut said on a middle chunk; later chunks say none (``"null"``, ``None``) or another
+    reason (``length`` then ``stop``: a proxy's own last reason, a usage-only chunk's)."""
     text = _answer(strategy, f"{CUT_MARK} and more")["text"]
     half = len(text) // 2
-    tail_reason = draw(st.sampled_from(["null", None, "None", ""]))
-    return {"chunks": [{"content": text[:half], "finish_reason": draw(st.sampled_from(CUT_REASONS))},
+    tail_reason = draw(st.sampled_from(["null", None, "None", "", "stop", "tool_calls", "end_turn", "STOP"]))
+    return {"chunks": [{"content": text[:half], "finish_reason": draw(_cut_reasons(google))},
                        {"content": text[half:]}, {"content": "", "finish_reason": tail_reason}],
             "finish_reason": None, "usage": _usage_at(draw(st.sampled_from([9, MAX_TOKENS])))}
 
@@ -322,22 +353,23 @@ def _secret_call(draw, strategy: str, names: list[str], split: int | None) -> di
 
 
 @st.composite
-def hostile_turn(draw, strategy: str, offered: list[str]) -> dict:
-    """One model turn of a hostile run (shorthand or raw chunks)."""
+def hostile_turn(draw, strategy: str, offered: list[str], google: bool = False) -> dict:
+    """One model turn of a hostile run (shorthand or raw chunks); ``google``: the model's plugin is
+    Google's (finish reasons may be the enum's numbers)."""
     kind = draw(st.sampled_from(["call", "call", "cut_answer", "cut_call", "stop_at_limit", "whole_answer",
                                  "sdk_error", "cumulative", "think_calls", "echo_secret", "secret_call",
-                                 "reason_mid_stream"]))
+                                 "reason_mid_stream", "glued_resend"]))
     names = draw(st.lists(st.sampled_from(offered), min_size=1, max_size=3))
     split = draw(st.sampled_from([None, 1, 5]))
     if kind == "call":
         turn = _calls(strategy, names, draw(st.sampled_from(["v", "w"])), draw(st.sampled_from([0, 0, 1100, 6_000_000])))
         return {**turn, "usage": _usage_at(draw(st.integers(1, MAX_TOKENS - 1)))}
     if kind in ("cut_answer", "stop_at_limit"):
-        reason = draw(st.sampled_from(CUT_REASONS)) if kind == "cut_answer" else "stop"
+        reason = draw(_cut_reasons(google)) if kind == "cut_answer" else "stop"
         return {**_answer(strategy, f"{CUT_MARK} and more"), "finish_reason": reason, "split": split,
                 "usage": _usage_at(MAX_TOKENS if kind == "stop_at_limit" else draw(st.sampled_from([7, MAX_TOKENS])))}
     if kind == "whole_answer":
-        return {**_answer(strategy, "whole answer"), "finish_reason": draw(st.sampled_from(WHOLE_REASONS)),
+        return {**_answer(strategy, "whole answer"), "finish_reason": draw(_whole_reasons(google)),
                 "split": split, "usage": _usage_at(draw(st.integers(1, MAX_TOKENS - 1)))}
     if kind == "sdk_error":
         before = draw(st.sampled_from([[], [{"content": "The answer"}], [{"content": "", "usage": None}]]))
@@ -358,8 +390,9 @@ def hostile_turn(draw, strategy: str, offered: list[str]) -> dict:
                       "to_limit": lambda n: MAX_TOKENS - last + n}[form]
         return {"chunks": [{"content": piece, "usage": make_usage(50, completion(n))} for n, piece in enumerate(pieces)],
                 "finish_reason": "stop"}
-    parts = {"cut_call": lambda: _cut_call(strategy, names), "think_calls": lambda: _think_calls(strategy, names, split),
-             "reason_mid_stream": lambda: _reason_mid_stream(strategy)}
+    parts = {"cut_call": lambda: _cut_call(strategy, names, google), "think_calls": lambda: _think_calls(strategy, names, split),
+             "reason_mid_stream": lambda: _reason_mid_stream(strategy, google),
+             "glued_resend": lambda: _glued_resend(strategy, names)}
     if kind in parts:
         return draw(parts[kind]())
     if not SECRET_TOOLS & set(offered):  # the plugin knows the secret only from a tool of the node that has it
@@ -371,18 +404,46 @@ def hostile_turn(draw, strategy: str, offered: list[str]) -> dict:
     return {**_answer(strategy, f"the key is {form} ok"), "split": draw(st.sampled_from([1, 3, 7]))}
 
 
+MEMORY_MARK = "MEMORY-MARK-Lyon"
+"""What an older, small turn of memory says: kept whatever the turns after it hold."""
+PAGE = "page line that goes on about nothing in particular\n" * 4_000  # 200 KB
+
+
+def _memory(form: str) -> list[dict]:
+    """The node's memory: none, small, or an older small turn and then a turn bigger than an 8K
+    window alone (a tool result of 200 KB, a 200 KB text the user pasted, both)."""
+    if form == "none":
+        return []
+    older = [{"role": "user", "content": f"I live in {MEMORY_MARK}."}, {"role": "assistant", "content": "Noted."}]
+    fetch = [{"role": "user", "content": "Fetch the report."},
+             {"role": "assistant", "content": "", "tool_calls": [{"id": "m1", "name": "fetch", "arguments": {"url": "u"}}]},
+             {"role": "tool", "content": PAGE, "tool_call_id": "m1", "name": "fetch"},
+             {"role": "assistant", "content": "It rambles."}]
+    pasted = [{"role": "user", "content": "Summarise: " + PAGE}, {"role": "assistant", "content": "Done."}]
+    return {"small": older, "tool_result": [*older, *fetch], "pasted": [*older, *pasted, *fetch]}[form]
+
+
 @st.composite
 def hostile_runs(draw, strategy: str) -> tuple[list[dict], list[str], list[dict], dict]:
-    """``(turns, tool names, odd messages of the odd tool, completion parameters)``: the output
-    limit set under each name model plugins use."""
+    """``(turns, tool names, odd messages of the odd tool, model settings)``: the output limit set
+    under each name model plugins use; the model's plugin maybe Google's (finish reasons as enum
+    numbers); memory maybe over an 8K window."""
     offered = draw(st.lists(st.sampled_from(sorted(HOSTILE_TOOLS)), min_size=1, max_size=4, unique=True))
     odd = draw(st.lists(st.sampled_from(ODD_MESSAGES), max_size=5))
-    plan = [draw(hostile_turn(strategy, offered)) for _ in range(draw(st.integers(1, 4)))]
+    google = draw(st.integers(0, 3)) == 0
+    plan = [draw(hostile_turn(strategy, offered, google)) for _ in range(draw(st.integers(1, 4)))]
     plan.append(_answer(strategy, "final answer"))
     plan += [_answer(strategy, "extra")] * 3
     plan = [turn if "usage" in turn or "error" in turn else {**turn, "usage": _usage_at(5)} for turn in plan]
     limit = draw(st.sampled_from(["max_tokens", "max_output_tokens", "num_predict", "max_completion_tokens"]))
-    return plan, offered, odd, {"temperature": 0.2, limit: draw(st.sampled_from([MAX_TOKENS, float(MAX_TOKENS)]))}
+    params = {"temperature": 0.2, limit: draw(st.sampled_from([MAX_TOKENS, float(MAX_TOKENS)]))}
+    memory = draw(st.sampled_from(["none", "none", "small", "tool_result", "pasted"]))
+    settings = {"completion_params": params, "history": _memory(memory)}
+    if google:
+        settings["provider"] = GOOGLE_PROVIDER
+    if memory in ("tool_result", "pasted"):
+        settings["context_size"] = 8192
+    return plan, offered, odd, settings
 
 
 def reported_tokens(turn: dict) -> int | None:
@@ -420,12 +481,13 @@ def check_hostile(result, plugin, offered: list[str]) -> None:
         for request in result.llm_requests:
             assert form not in json.dumps(request, ensure_ascii=False), form
     for text in (result.text or "", result.error_text or ""):
-        assert "Traceback" not in text and 'File "/app' not in text, text
+        assert "Traceback" not in text and 'File "/' not in text and 'File \\"/' not in text, text
     if CUT_MARK in (result.text or ""):  # continued (the model asked for the rest), or marked incomplete
         continued = any(prompts.CONTINUE_CUT_ANSWER in json.dumps(r, ensure_ascii=False) for r in result.llm_requests)
         assert continued or INCOMPLETE in result.text, "a cut reply shown as a whole answer"
     ran = [r.get("tool_parameters", {}).get("q") for r in result.tool_requests]
     assert CUT_ARG not in ran, "a call of a cut reply was run"
+    assert set(ran) <= {"v", "w", "t", "g", SECRET, None}, f"a call run with a value the model never wrote: {ran}"
     files = [name for name in ("csv",) if name in offered]
     runs = Counter(r["tool"] for r in result.tool_requests)
     names = [str(f.get("filename") or (f.get("meta") or {}).get("filename") or f) for f in result.files]
@@ -442,16 +504,20 @@ def check_hostile(result, plugin, offered: list[str]) -> None:
 @fuzz_settings(HOSTILE_EXAMPLES)
 @given(data=st.data())
 def test_hostile_runs_keep_the_invariants(run, plugin, strategy, blocking, data):
-    plan, offered, odd, params = data.draw(hostile_runs(strategy), label="run")
-    result = play_hostile(run, plugin, strategy, blocking, plan, offered, odd, params)
+    plan, offered, odd, settings = data.draw(hostile_runs(strategy), label="run")
+    result = play_hostile(run, plugin, strategy, blocking, plan, offered, odd, settings)
     event("answered" if result.ok else "ended in an error")  # shown by --hypothesis-show-statistics
     event(f"tool runs: {min(len(result.tool_requests), 3)}")
     if any(prompts.CONTINUE_CUT_ANSWER in json.dumps(r, ensure_ascii=False) for r in result.llm_requests):
         event("a cut answer was continued")
 
 
-def play_hostile(run, plugin, strategy, blocking, plan, offered, odd, params=None):
-    """One hostile run and its checks (the generated test and its pinned examples)."""
+def play_hostile(run, plugin, strategy, blocking, plan, offered, odd, settings=None):
+    """One hostile run and its checks (the generated test and its pinned examples). ``settings``:
+    ``completion_params``, and maybe ``history``, ``provider``, ``context_size``."""
+    settings = dict(settings or {})
+    params = settings.pop("completion_params", None)
+    history = settings.pop("history", [])
     tools = []
     for name in offered:
         tool = HOSTILE_TOOLS[name]()
@@ -459,12 +525,14 @@ def play_hostile(run, plugin, strategy, blocking, plan, offered, odd, params=Non
             tool.responses = [*odd, text_message("odd-done")]
         tools.append(tool)
     model = {"features": ["tool-call", "multi-tool-call"] if blocking else list(DEFAULT_FEATURES),
-             "completion_params": params or {"temperature": 0.2, "max_tokens": MAX_TOKENS}}
+             "completion_params": params or {"temperature": 0.2, "max_tokens": MAX_TOKENS}, **settings}
     if strategy == "ReAct" and blocking:
         model["mode"] = "completion"
     run.plugin = plugin
-    result = run(plan, tools=tools, strategy=strategy, timeout=120, maximum_iterations=5, model=model)
+    result = run(plan, tools=tools, strategy=strategy, timeout=120, maximum_iterations=5, model=model, history=history)
     check_hostile(result, plugin, offered)
+    if history and result.llm_requests:  # an older small turn of memory is kept, whatever came after it
+        assert MEMORY_MARK in json.dumps(result.llm_requests[0]["prompt_messages"], ensure_ascii=False)
     check_usage_total(result, plan)
     return result
 

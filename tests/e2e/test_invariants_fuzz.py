@@ -126,13 +126,15 @@ def usages(draw) -> dict:
         return {}
     if kind == "none":
         return {"usage": None}
-    return {"usage": {"prompt_tokens": draw(st.integers(0, 900)), "completion_tokens": draw(st.integers(0, 300))}}
+    usage = {"prompt_tokens": draw(st.integers(0, 900)), "completion_tokens": draw(st.integers(0, 300))}
+    latency = draw(st.sampled_from([None, 0.0, 1.25]))  # 0: a plugin that fills only the tokens
+    return {"usage": usage if latency is None else {**usage, "latency": latency}}
 
 
 @st.composite
 def planned_call(draw, offered: list[str]) -> tuple[str, object]:
     """One call as ``(name, arguments)``: arguments a dict, or a JSON string (maybe malformed)."""
-    kind = draw(weighted(valid=5, unknown=1, malformed=1, missing=1, wrong_type=1))
+    kind = draw(weighted(valid=5, unknown=1, malformed=1, missing=1, wrong_type=1, schema_echo=1))
     name = draw(st.sampled_from(offered)) if offered else "lookup"
     value = draw(st.sampled_from(WORDS[:3]))  # few values: identical calls repeat across rounds
     if kind == "unknown":
@@ -142,9 +144,21 @@ def planned_call(draw, offered: list[str]) -> tuple[str, object]:
                                            '{"q": "a"}{"q": "b"}', '["q"]']))
     if kind == "missing":
         return name, {}
+    if kind == "schema_echo":  # the tool's schema where values belong (never run)
+        return name, draw(st.sampled_from(SCHEMA_ECHOES))(name)
     if kind == "wrong_type":
         return name, {"n": "many"} if name == "count" else {"q": value, "extra": [1, 2]}
     return name, valid_arguments(name, value)
+
+
+_Q_SCHEMA = {"type": "string", "description": "What to look for"}
+SCHEMA_ECHOES = [  # a tool's schema written in place of the call's arguments, in the forms models send
+    lambda name: {"type": "object", "properties": {"q": _Q_SCHEMA, "n": {"type": "number"}}, "required": ["q"]},
+    lambda name: {"properties": {"q": _Q_SCHEMA, "n": {"type": "number", "minimum": 1}}},
+    lambda name: {"name": name, "description": f"The {name} tool",
+                  "parameters": {"type": "object", "properties": {"q": _Q_SCHEMA, "n": {"type": "number"}}}},
+    lambda name: {"q": {**_Q_SCHEMA, "maxLength": 80}, "n": {"type": "number", "examples": [3]}},
+]
 
 
 def _arguments_text(arguments: object) -> str:
@@ -166,11 +180,15 @@ def native_markup(name: str, arguments: object, family: str) -> str:
     if family == "glm":
         pairs = "".join(f"<arg_key>{k}</arg_key><arg_value>{_arguments_text(v) if not isinstance(v, str) else v}</arg_value>" for k, v in values.items())
         return f"<tool_call>{name}{pairs}</tool_call>"
+    if family == "minimax_angleless":  # MiniMax M2.x with every tag's "<" and its wrapper left out
+        params = "".join(f'parameter name="{k}">{_arguments_text(v) if not isinstance(v, str) else v}parameter>\n'
+                         for k, v in values.items())
+        return f'invoke name="{name}">\n{params}invoke>'
     params = "".join(f'<parameter name="{k}">{_arguments_text(v) if not isinstance(v, str) else v}</parameter>' for k, v in values.items())
     return f'<minimax:tool_call><invoke name="{name}">{params}</invoke></minimax:tool_call>'
 
 
-NATIVE_FAMILIES = ["deepseek", "kimi", "mistral", "harmony", "glm", "minimax"]
+NATIVE_FAMILIES = ["deepseek", "kimi", "mistral", "harmony", "glm", "minimax", "minimax_angleless"]
 
 
 @st.composite
@@ -213,10 +231,17 @@ def fc_turn(draw, offered: list[str], index: int) -> dict:
     return {**turn, **draw(usages())}
 
 
+_SERVER_TRACEBACK = 'Traceback (most recent call last):\n  File "/srv/app.py", line 3, in chat\n    run()\nKeyError: model'
 SDK_ERRORS = [  # a model plugin's error as Dify passes it on: an SDK error object, a traceback
     'PluginInvokeError: {"args": {"traceback": "Traceback (most recent call last):\\n  File \\"/app/llm.py\\", '
     'line 9, in _invoke\\nValueError: bad"}, "error_type": "InvokeServerUnavailableError", "message": "upstream 503"}',
     'Traceback (most recent call last):\n  File "/app/llm.py", line 9, in _invoke\n    raise X\nTimeoutError: read timed out',
+    # a server's traceback quoted in its JSON error body, inside the plugin's error object, inside a traceback
+    'Traceback (most recent call last):\n  File "/app/llm.py", line 9, in _invoke\n    raise X\n'
+    'dify_plugin.errors.PluginInvokeError: PluginInvokeError: ' + json.dumps(
+        {"args": {}, "error_type": "InvokeServerUnavailableError",
+         "message": "[openai_api_compatible] Error: " + json.dumps({"error": {"message": _SERVER_TRACEBACK, "code": 500}})}),
+    _SERVER_TRACEBACK.replace("\n", "\r\n"),  # lines ending in \r\n
 ]
 
 
@@ -254,7 +279,8 @@ def _react_action(name: str, arguments: object, style: str) -> str:
 @st.composite
 def react_turn(draw, offered: list[str], index: int) -> dict:
     """One ReAct model turn."""
-    kind = draw(weighted(action=12, final=4, error=2, two_actions=2, garbage=2, invented=2, think_only=1, empty=1, native=2))
+    kind = draw(weighted(action=12, final=4, error=2, two_actions=2, garbage=2, invented=2, think_only=1, empty=1, native=2,
+                         finish=1))
     thought = draw(st.sampled_from(THOUGHTS))
     head = f"Thought: {thought}\n" if thought or draw(st.booleans()) else ""
     split = draw(st.sampled_from([None, 1, 4, 9]))
@@ -279,6 +305,8 @@ def react_turn(draw, offered: list[str], index: int) -> dict:
         turn["text"] = head + native_markup(name, arguments, draw(st.sampled_from(NATIVE_FAMILIES)))
     elif kind == "think_only":
         turn["text"] = "<think>" + (thought or "...") + "</think>"
+    elif kind == "finish":  # the ReAct paper's answer action alone (hello-agents#311)
+        turn["text"] = "Finish[" + draw(st.sampled_from(ANSWERS)) + "]"
     elif kind == "empty":
         turn["text"] = ""
     else:
@@ -345,7 +373,7 @@ def check_ending(result) -> None:
         return
     message = (result.error or {}).get("message") or ""
     assert message.strip(), "an error says what went wrong"
-    assert "Traceback" not in message and 'File "/' not in message, message
+    assert "Traceback" not in message and 'File "/' not in message and 'File \\"/' not in message, message
     assert any(start in message for start in CLEAR_ERRORS), message
     assert "no turn left" not in message, "the loop made more model calls than rounds allow"
 
@@ -388,6 +416,10 @@ def check_rounds(result, maximum: int) -> list:
 def check_tool_runs(result) -> None:
     """Every tool invocation has its CALL node, which shows what the tool did; files reach the user."""
     calls = [n for n in result.logs.values() if n.label.startswith("CALL ")]
+    for request in result.tool_requests:  # a schema written in place of values is refused, never run
+        parameters = request.get("tool_parameters") or {}
+        assert not {"properties", "parameters"} & set(parameters), parameters
+        assert not any(isinstance(v, dict) and "type" in v for v in parameters.values()), parameters
     ran = Counter(n.label.removeprefix("CALL ") for n in calls if _call_is_run(n))
     assert Counter(r["tool"] for r in result.tool_requests) == ran
     assert len(result.files) == ran["export"] + ran["picture"] + ran["chunked"], "each file reaches the user once"
@@ -427,10 +459,24 @@ def check_usage(result) -> None:
     metadata = reports[0]["execution_metadata"]
     for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
         assert metadata[key] == sum(int(u[key]) for u in result.llm_usages), key
+    if result.ok:  # a call that reported no latency counts the time the run measured for it
+        assert float(metadata["latency"]) > 0, metadata
+
+
+def check_answer_text(result, scenario: dict, strategy: str) -> None:
+    """The answer shows no call the plugin read as one (MiniMax's angle-less invoke of an offered
+    tool) and no ReAct ``Finish[...]`` wrapper around it."""
+    if not result.ok:
+        return
+    for name in scenario.get("tools", ()):
+        assert f'invoke name="{name}">' not in result.text, result.text
+    if strategy == "ReAct":
+        assert not result.text.lstrip().startswith("Finish["), result.text
 
 
 def check_invariants(result, scenario: dict, strategy: str) -> None:
     check_ending(result)
+    check_answer_text(result, scenario, strategy)
     check_logs(result)
     rounds = check_rounds(result, scenario["maximum_iterations"])
     check_tool_runs(result)
