@@ -61,6 +61,12 @@ def plugin():
         yield process
 
 
+def forget_lines(plugin) -> None:
+    """Drop the lines the module's plugin connection recorded (each run's result keeps its own):
+    runs of megabytes made a long campaign's runner hold gigabytes of them."""
+    plugin.transcript.clear()
+
+
 def _tool(name: str, output: str, **kwargs) -> ScriptedTool:
     return ScriptedTool(name=name, description=f"The {name} tool", parameters=[ToolParam("q", description="query")],
                         responses=[text_message(output)], **kwargs)
@@ -154,6 +160,7 @@ def test_adversarial_runs_never_kill_leak_or_pass_off_a_cut_reply(run, plugin, s
     plan, offered = data.draw(turns(strategy), label="turns")
     run.plugin = plugin
     result = run(plan, tools=[TOOLS[name]() for name in offered], strategy=strategy, timeout=120, maximum_iterations=6)
+    forget_lines(plugin)
     check(result, plugin)
     cut_answer_only = [t for t in plan if t.get("finish_reason") == "length"]
     if result.ok and not cut_answer_only:
@@ -530,6 +537,7 @@ def play_hostile(run, plugin, strategy, blocking, plan, offered, odd, settings=N
         model["mode"] = "completion"
     run.plugin = plugin
     result = run(plan, tools=tools, strategy=strategy, timeout=120, maximum_iterations=5, model=model, history=history)
+    forget_lines(plugin)
     check_hostile(result, plugin, offered)
     if history and result.llm_requests:  # an older small turn of memory is kept, whatever came after it
         assert MEMORY_MARK in json.dumps(result.llm_requests[0]["prompt_messages"], ensure_ascii=False)
