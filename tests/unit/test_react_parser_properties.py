@@ -70,6 +70,13 @@ CORPUS = [
     'Action: {"action": "a", "action_input": {}} {"action": "b", "action_input": {"x": 1}}\nThought: both',
     'Thought: t\n{"name": "a", "arguments": {}}; {"name": "b", "arguments": {}}, {bad} {"x": 1}',
     '```json\n{"action": "a", "action_input": {}},{"action": "b", "action_input": {"q": "} {"}}\n```',
+    # wave 33: the ReAct paper's answer action alone, and MiniMax's calls without their "<"
+    "Finish[see [1] and [2]]",
+    "<think>plan</think>Finish[Paris]",
+    "Finish[",
+    "finish[]\nThought: more",
+    'Let me check.\ninvoke name="search">\nparameter name="q">Paris</parameter>\ninvoke>',
+    'invoke name="search">\nparameter name="q">a parameter>\ninvoke>\ninvoke name="nope">\ninvoke>\n',
 ]
 
 FRAGMENTS = [
@@ -119,6 +126,9 @@ FRAGMENTS = [
     "hello world",
     "Final Answer",
     "é",
+    "Finish[",
+    'invoke name="',
+    "parameter>",
 ]
 
 
