@@ -83,14 +83,23 @@ def test_a_glued_resend_never_gives_what_the_text_does_not_hold(text):
     assert found is None or found in _suffix_objects(text), (text, found)
 
 
+def _best_of_three(read) -> float:
+    """Seconds of the fastest of three calls of ``read``: growth is compared between sizes, and a
+    loaded machine slows single runs at random."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        assert read() is not False
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
 def test_text_that_repeats_itself_costs_a_few_decodes_only():
     """``{"a":{"a":{"a":...`` (every ``{`` a place the resend could start) stays linear."""
     times = {}
     for n in (20_000, 80_000):
         text = '{"a":' * n + "1" + "}" * (n - 1)
-        started = time.perf_counter()
-        assert _resent_after_a_start(text) is None
-        times[n] = time.perf_counter() - started
+        times[n] = _best_of_three(lambda text=text: _resent_after_a_start(text) is None)
     assert times[80_000] < 8 * times[20_000] + 0.05, times
 
 
@@ -156,10 +165,8 @@ def test_angleless_calls_read_in_time_linear_in_their_parameters():
     times = {}
     for n in (20_000, 80_000):
         text = 'invoke name="search">\n' + "".join(f'parameter name="p{i}">v{i}parameter>\n' for i in range(n)) + "invoke>"
-        started = time.perf_counter()
-        calls, _ = _angleless_invokes(text, TOOLS)
-        times[n] = time.perf_counter() - started
-        assert [name for name, _ in calls] == ["search"]
+        assert [name for name, _ in _angleless_invokes(text, TOOLS)[0]] == ["search"]
+        times[n] = _best_of_three(lambda text=text: _angleless_invokes(text, TOOLS))
     assert times[80_000] < 10 * times[20_000] + 0.1, times
 
 
