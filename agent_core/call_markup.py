@@ -18,6 +18,11 @@ DeepSeek V3.2, V4      ``<｜DSML｜function_calls><｜DSML｜invoke name="N"><�
                        it in ``<｜DSML｜tool_calls>`` (sgl-project/sglang#35736), bars ASCII or
                        doubled; ``<｜DSML｜toolcall>NAME`` above a json fence (vllm-ascend#13794);
                        an ``invoke`` with no section around it (sgl-project/sglang#40236)
+GigaChat 3.5           the DSML shape under ``GCML`` (``<｜GCML｜tool_calls><｜GCML｜invoke name="N">...``)
+Solar Open 2           ``<|tool_call:start|>NAME\n<|tool_arg:start|>K<|tool_arg:value|>V<|tool_arg:end|>
+                       <|tool_call:end|>`` (reasoning in ``<|think:start|>``: ``agent_core.think``)
+MiniCPM5               ``<function name="N"><param name="K">V</param></function>`` (a line start, a
+                       node tool: ``_FUNCTION_NAME_RULE``); these three from vLLM's parser tests
 LFM2                   ``<|tool_call_start|>[NAME(k="v")]<|tool_call_end|>`` (ml-explore/mlx-lm#864)
 Kimi K2                ``<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0
                        <|tool_call_argument_begin|>{...}<|tool_call_end|>...`` (Kimi-K2
@@ -420,6 +425,44 @@ def _read_dsml_toolcall(block: str) -> list[Call]:
     return calls
 
 
+_GCML_OPENERS: Final = tuple(f"<{bar}GCML{bar}tool_calls>" for bar in "|｜")
+_GCML_END = re.compile(r"</[|｜]GCML[|｜]tool_calls>")
+_GCML = re.compile(r"(?<=<)[|｜]GCML[|｜]|(?<=</)[|｜]GCML[|｜]")
+
+
+def _read_gcml(block: str) -> list[Call]:
+    """GigaChat 3.5's ``<｜GCML｜tool_calls><｜GCML｜invoke name="N"><｜GCML｜parameter name="K"
+    string="true">V</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>``: DSML's shape under
+    another word, read as DSML is (``_read_invoke``; vLLM's ``gigachat35`` parser tests)."""
+    return _read_invoke(_GCML.sub("", block))
+
+
+_SOLAR_OPEN, _SOLAR_END = "<|tool_call:start|>", "<|tool_call:end|>"
+_SOLAR_ARG = re.compile(
+    r"<\|tool_arg:start\|>([^<>\n]*?)<\|tool_arg:value\|>(.*?)(?:<\|tool_arg:end\|>|(?=<\|tool_arg:start\|>)|\Z)", re.S
+)
+
+
+def _read_solar(block: str) -> list[Call]:
+    """Solar Open 2's ``<|tool_call:start|>NAME\n<|tool_arg:start|>K<|tool_arg:value|>V
+    <|tool_arg:end|>\n<|tool_call:end|>`` (vLLM's ``solar_open2`` parser tests), one call or
+    several whose ``<|tool_call:end|>`` was left out (each ends at the next start token). A
+    value is JSON when it reads as a JSON object or array, else text as written; the first of
+    a name given twice counts. A call whose name line holds a token (its name never ended) is
+    skipped; ``[]`` when no call reads."""
+    calls: list[Call] = []
+    for piece in block.removesuffix(_SOLAR_END).split(_SOLAR_OPEN)[1:]:
+        name, newline, body = piece.removesuffix(_SOLAR_END).partition("\n")
+        if not newline or not BARE_NAME.fullmatch(name.strip()):
+            continue
+        arguments: dict[str, Any] = {}
+        for key, value in _SOLAR_ARG.findall(body):
+            decoded = decode_nested(value.strip())
+            arguments.setdefault(key.strip(), value if isinstance(decoded, str) else decoded)
+        calls.append((name.strip(), arguments))
+    return calls
+
+
 def _read_pythonic(block: str) -> list[Call]:
     """``<|tool_call_start|>[get_weather(location="Paris")]<|tool_call_end|>``: Python calls in
     a list between LFM2's tokens (ml-explore/mlx-lm#864)."""
@@ -581,15 +624,40 @@ _FUNCTION_NAME: Final = "<function name="
 _FUNCTION_NAMED = re.compile(r"""<function name=(["'])([^"'<>\s]+)\1\s*>\s*(\{.*\})\s*</function>""", re.S)
 
 
+_MINICPM_FUNCTION = re.compile(r"""<function name=(["'])([^"'<>\s]+)\1>((?:\s*+<param name=(["'])[^"'<>\s]+\4>.*?</param>)*+)\s*+</function>""", re.S)
+_MINICPM_PARAM = re.compile(r"""<param name=(["'])([^"'<>\s]+)\1>(?:<!\[CDATA\[(.*?)\]\]>|(.*?))</param>""", re.S)
+
+
 def _read_function_named(block: str) -> list[Call]:
     """``<function name="NAME">{...}</function>``: the tool's name as an attribute and its
     arguments as one JSON object (a form llama.cpp's Hermes 2 Pro parser accepts: its
-    ``tests/test-chat.cpp``). Anything else inside is no call (``[]``)."""
+    ``tests/test-chat.cpp``), or as ``<param name="K">V</param>`` elements (MiniCPM5's XML, a
+    value perhaps in ``<![CDATA[...]]>``: vLLM's ``minicpm5`` parser tests), each value JSON when
+    it reads as JSON, else text as written; a name given twice is no call. Anything else inside is
+    no call (``[]``)."""
     found = _FUNCTION_NAMED.fullmatch(block)
     if found is None:
-        return []
+        return _read_minicpm(block)
     arguments = decode_json(found.group(3))
     return [(found.group(2), arguments)] if isinstance(arguments, dict) else []
+
+
+def _read_minicpm(block: str) -> list[Call]:
+    """MiniCPM5's ``<function name="N"><param name="K">V</param>...</function>`` (see
+    ``_read_function_named``); ``[]`` for any other block."""
+    found = _MINICPM_FUNCTION.fullmatch(block)
+    if found is None:
+        return []
+    arguments: dict[str, Any] = {}
+    for _, key, cdata, value in _MINICPM_PARAM.findall(found.group(3)):
+        if key in arguments:
+            return []
+        if cdata:
+            arguments[key] = cdata
+        else:
+            decoded = decode_json(value.strip())
+            arguments[key] = value if decoded is FAIL else decoded
+    return [(found.group(2), arguments)]
 
 
 _GEMMA_CALL = re.compile(r"\s*+:?\s*+call\s*+:\s*+([\w.\-]++(?::[\w.\-]++)*+)\s*+(\{.*\}|\(.*\))\s*+", re.S)
@@ -612,8 +680,28 @@ def _read_gemma(block: str) -> list[Call]:
     NousResearch/hermes-agent#7457) are read the same way, or as keyword arguments
     (``call:search(query="x")``). A stray colon after the opening token (``<|tool_call>:call:...``)
     and ``<turn|>`` closing the call instead of ``<tool_call|>`` change nothing (vLLM's Gemma 4
-    parser tests)."""
-    call = _GEMMA_CALL.fullmatch(_GEMMA_TOKENS.sub("", block))
+    parser tests). Several calls back to back in one block (``call:glob{...}call:glob{...}``:
+    mlx-lm's ``gemma4`` parser test) are read one by one, cut before each ``call:`` that follows a
+    closing brace or parenthesis outside a quoted string; if one of them does not read, none does."""
+    text = _GEMMA_TOKENS.sub("", block)
+    if calls := _read_gemma_call(text):
+        return calls
+    masked = _GEMMA_STRING.sub(lambda m: "x" * len(m.group(0)), text)
+    cuts = [found.end() for found in _GEMMA_NEXT_CALL.finditer(masked)]
+    calls = []
+    for start, end in zip([0, *cuts], [*cuts, len(text)], strict=True) if cuts else ():
+        if not (one := _read_gemma_call(text[start:end])):
+            return []
+        calls += one
+    return calls
+
+
+_GEMMA_NEXT_CALL = re.compile(r"[})](?=\s*+call\s*+:)")
+
+
+def _read_gemma_call(text: str) -> list[Call]:
+    """One Gemma call, its tokens already left out (``_read_gemma``); ``[]`` when it does not read."""
+    call = _GEMMA_CALL.fullmatch(text)
     if not call:
         return []
     inside = call.group(2)
@@ -1275,6 +1363,8 @@ _RULES: Final = (
     _Rule(("<|tool_call_start|>",), re.compile(r"<\|tool_call_end\|>"), _read_pythonic),
     _Rule(("<minimax:tool_call>",), re.compile(r"</minimax:tool_call>"), _read_minimax),
     _Rule(("<function_calls>",), re.compile(r"</function_calls>"), _read_function_calls),
+    _Rule(_GCML_OPENERS, _GCML_END, _read_gcml),
+    _Rule((_SOLAR_OPEN,), re.compile(re.escape(_SOLAR_END)), _read_solar),
     _BARE_INVOKE_RULE,
     _Rule(_DSML_BARE_INVOKE, _DSML_INVOKE_END, _read_invoke),
     _CALLING_TOOL_RULE,

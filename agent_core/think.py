@@ -45,6 +45,7 @@ _BLOCKS = {
     _KIMI_OPEN: _KIMI_CLOSE,
     _K3_OPEN: _K3_CLOSE,
     "<|start_thinking|>": "<|end_thinking|>",
+    "<|think:start|>": "<|think:end|>",
 }
 """Opening tag (lower case) -> its closing tag; Gemma 4's thought channel
 (``<|channel>thought\n...<channel|>``, NousResearch/hermes-agent#48412), and Magistral's
