@@ -226,6 +226,12 @@ WRAPPED_FORM_MAX_CHARS = 512
 key or token); a longer one (a PEM key, a service account's JSON) is matched with any whitespace
 between its words only. Allowing a break at every character of a 3 KB key made the pattern take
 3 s to compile, holding every session of the process; such values are multi-line already."""
+LOOKALIKE_IN_WORD_MIN = 8
+"""The shortest secret written wholly in look-alike letters that is also looked for inside a
+longer word of their script (``ключсһеарѕкаtе``): eight letters of a key are a leak (as
+``outbound.HELD_MASK_CHARS``), and a Russian or Greek word holds eight given look-alike letters
+in a row by chance hardly ever. A shorter one is found as a whole token only (``ΤΟΡΚΑ`` for a key
+``topka``, never the middle of a longer word)."""
 MIN_BASE64_CORE = 8
 """The shortest base64 form of a secret looked for (characters): a shorter run would turn up by
 chance in the base64 data a tool returns."""
@@ -1559,16 +1565,18 @@ _FOLDABLE = re.compile("[" + "".join(f"{re.escape(chr(low))}-{re.escape(chr(high
 _OTHER_SCRIPT_LOOKALIKES = {
     # Cyrillic
     "а": "a", "с": "c", "е": "e", "о": "o", "р": "p", "х": "x", "у": "y", "і": "i", "ј": "j",
-    "ѕ": "s", "һ": "h", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l", "А": "a", "В": "b", "С": "c",
+    "ѕ": "s", "һ": "h", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l", "к": "k", "м": "m", "т": "t",
+    "А": "a", "В": "b", "С": "c",
     "Е": "e", "Н": "h", "І": "i", "Ј": "j", "К": "k", "М": "m", "О": "o", "Р": "p", "Ѕ": "s",
     "Т": "t", "Х": "x", "У": "y", "Ү": "y", "Ԛ": "q", "Ԝ": "w",
     # Greek
     "Α": "a", "Β": "b", "Ε": "e", "Ζ": "z", "Η": "h", "Ι": "i", "Κ": "k", "Μ": "m", "Ν": "n",
     "Ο": "o", "Ρ": "p", "Τ": "t", "Υ": "y", "Χ": "x", "ο": "o", "α": "a", "ι": "i", "κ": "k",
-    "ν": "v", "ρ": "p", "υ": "u",
+    "ν": "v", "ρ": "p", "υ": "u", "τ": "t", "χ": "x", "γ": "y", "ϲ": "c", "ϳ": "j",
 }
-"""Cyrillic and Greek letters drawn as a Latin letter (Unicode's confusables), as the Latin
-letter (lower case: ``_fold`` compares lower-cased)."""
+"""Cyrillic and Greek letters drawn as a Latin letter (Unicode's confusables, and the small
+capitals ``к``, ``м``, ``т``, ``τ`` a key's letters are swapped for too), as the Latin letter (lower
+case: ``_fold`` compares lower-cased)."""
 _AS_LATIN = str.maketrans(_OTHER_SCRIPT_LOOKALIKES)
 _LOOKALIKE_CHARS = "".join(_OTHER_SCRIPT_LOOKALIKES)
 _OTHER_SCRIPT = re.compile(f"[{_LOOKALIKE_CHARS}]")
@@ -1870,13 +1878,13 @@ def _json_html_safe(secret: str) -> set[str]:
     return forms - {plain}
 
 
-def _base64_cores(secret: str) -> set[str]:
+def _base64_cores(secret: str, encoding: str = "utf-8") -> set[str]:
     """The characters that stand for ``secret`` in any base64 text that holds it (standard and
     URL-safe alphabets): at each of the three byte offsets it may start at, the output
     characters made of its bits alone (an HTTP Basic ``Authorization`` header holds
-    ``base64(user:password)``; a tool may echo it). Cores shorter than ``MIN_BASE64_CORE`` are
-    left out."""
-    data = secret.encode("utf-8")
+    ``base64(user:password)``; a tool may echo it), its bytes in ``encoding``. Cores shorter
+    than ``MIN_BASE64_CORE`` are left out."""
+    data = secret.encode(encoding)
     cores: set[str] = set()
     for offset in range(3):
         encoded = base64.b64encode(b"\0" * offset + data).decode("ascii")
@@ -1885,6 +1893,42 @@ def _base64_cores(secret: str) -> set[str]:
         if len(core) >= MIN_BASE64_CORE:
             cores |= {core, core.replace("+", "-").replace("/", "_")}
     return cores
+
+
+def _base64_twice(secret: str) -> set[str]:
+    """The characters that stand for ``secret`` in base64 of a base64 text that holds it (a
+    token a service encodes again: a Basic ``Authorization`` value inside a base64 config blob, a
+    Kubernetes secret's data holding a base64 key), standard and URL-safe alphabets, padded or
+    not: ``_base64_cores`` of each of its base64 cores (all lengths), at each of the three byte
+    offsets the inner text may start at. The secret as written only (its cases are three times
+    the forms). A secret under about 6 characters has no core of ``MIN_BASE64_CORE``."""
+    data = secret.encode("utf-8")
+    inner: set[str] = set()
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + data).decode("ascii")
+        core = encoded[-(-8 * offset // 6) : (8 * offset + 8 * len(data)) // 6]
+        inner |= {core, core.replace("+", "-").replace("/", "_")}
+    return set().union(*map(_base64_cores, inner)) if inner else set()
+
+
+def _base64_utf16(secret: str) -> set[str]:
+    """``_base64_cores`` of ``secret`` in UTF-16 little-endian: what PowerShell's
+    ``-EncodedCommand`` and .NET's ``Encoding.Unicode`` encode a script or a value in (a tool
+    that echoes the command it ran echoes the key in it)."""
+    return _base64_cores(secret, "utf-16-le")
+
+
+_HEX_SEPARATED = ((":", ""), ("-", ""), (",", ""), (",", "0x"), ("", "0x"))
+"""How a tool lists bytes in hex with a separator: ``73:6b`` (a fingerprint, ``xxd``-like dumps),
+``73-6b``, ``73,6b``, ``0x73,0x6b`` (a C or Python byte array; the spaces after the commas are
+whitespace, matched anywhere) and ``0x73 0x6b``; ``73 6b`` is the plain hex with whitespace."""
+
+
+def _hex_separated(secret: str) -> set[str]:
+    """``secret``'s UTF-8 bytes in hex, each pair apart (``_HEX_SEPARATED``); compared folded, so
+    upper-case digits (``0xDE``, ``DE:AD``) are the same form."""
+    pairs = [f"{byte:02x}" for byte in secret.encode("utf-8")]
+    return {separator.join(prefix + pair for pair in pairs) for separator, prefix in _HEX_SEPARATED}
 
 
 def _base64_of_cases(secret: str) -> set[str]:
@@ -1999,9 +2043,9 @@ class _LookalikeTokens:
                  and any(char.isalpha() for char in form)
                  and all(char in _LATIN_WITH_LOOKALIKES or not char.isalnum() for char in form)}
         self._words = words
-        self._pattern: re.Pattern[str] | None = None
-        self._end: re.Pattern[str] | None = None
-        self._sources: tuple[str, str] | None = None
+        self._long = sorted((word for word in words if len(word) >= LOOKALIKE_IN_WORD_MIN), key=len, reverse=True)
+        self._patterns: tuple[re.Pattern[str], ...] | None = None
+        self._sources: tuple[str, str, str] | None = None
         self._marks = ""
         if not words:
             return
@@ -2009,14 +2053,17 @@ class _LookalikeTokens:
         # a token is bounded by what is not a letter or digit ("_" bounds it too: ``x_key``)
         token, edge = f"[{_LOOKALIKE_CHARS}{re.escape(self._marks)}]", "[^\\W_]"
         least, most = min(map(len, words)), max(map(len, words))
-        # compiled when first needed (a text with look-alike letters: few are)
+        in_word = min(map(len, self._long), default=0)
+        # compiled when first needed (a text with look-alike letters: few are); a run inside a
+        # word, and one that ends a text after a letter, only for a secret of ``LOOKALIKE_IN_WORD_MIN``
         self._sources = (f"[{_LOOKALIKE_CHARS}](?<!{edge}.){token}{{{least - 1},{most - 1}}}(?!{edge})",
-                         f"(?<!{edge})[{_LOOKALIKE_CHARS}]{token}*\\Z")
+                         f"{'' if in_word else f'(?<!{edge})'}[{_LOOKALIKE_CHARS}]{token}*\\Z",
+                         f"[{_LOOKALIKE_CHARS}]{token}{{{in_word - 1},}}" if in_word else "")
 
-    def _compiled(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
-        if self._pattern is None or self._end is None:
-            self._pattern, self._end = map(re.compile, self._sources)
-        return self._pattern, self._end
+    def _compiled(self) -> tuple[re.Pattern[str], ...]:
+        if self._patterns is None:
+            self._patterns = tuple(map(re.compile, self._sources))
+        return self._patterns
 
     def as_latin(self, text: str) -> str:
         """``text`` with each whole token of look-alike letters that spells a secret written in
@@ -2035,6 +2082,25 @@ class _LookalikeTokens:
                 latin = bare
             pieces += (text[written:start], latin)
             written = start + len(latin)
+        text = "".join([*pieces, text[written:]]) if pieces else text
+        return self._in_words(text) if self._long else text
+
+    def _in_words(self, text: str) -> str:
+        """``text`` with each secret of ``LOOKALIKE_IN_WORD_MIN`` characters or more spelt by the
+        look-alike letters of a run inside a longer word (``ключсһеарѕкаtе``) written in Latin
+        letters, one for one; every other letter as it is."""
+        pieces, written = [], 0
+        for match in self._compiled()[2].finditer(text):
+            latin = match.group().translate(_AS_LATIN).lower()
+            at = 0
+            while at < len(latin):  # the longest secret at the first place one stands
+                places = [(found, word) for word in self._long if (found := latin.find(word, at)) >= 0]
+                if not places:
+                    break
+                found, word = min(places, key=lambda place: (place[0], -len(place[1])))
+                pieces += (text[written : match.start() + found], word)
+                written = match.start() + found + len(word)
+                at = found + len(word)
         return "".join([*pieces, text[written:]]) if pieces else text
 
     def end_as_latin(self, text: str) -> str:
@@ -2042,7 +2108,7 @@ class _LookalikeTokens:
         written in Latin letters: it may be the start of a secret the next piece finishes."""
         if self._sources is None or not _OTHER_SCRIPT.search(text):
             return text
-        match = self._compiled()[1].search(text)
+        match = self._compiled()[1].search(text)  # after a letter too when a secret may stand in a word
         if match is None:
             return text
         return text[: match.start()] + match.group().translate(_AS_LATIN).lower()
@@ -2095,7 +2161,8 @@ class _Secrets:
             escaped |= _json_html_safe(secret)  # Go's, Gson's and .NET's encoders: "<" as \u003c
             marked_up = {html.escape(secret), html.escape(secret, quote=False)}
             twice = {urllib.parse.quote(q, safe="") for q in quoted if "%" in q}  # a URL inside a URL's query
-            encoded = _base64_of_cases(secret) if len(secret) <= WRAPPED_FORM_MAX_CHARS else set()
+            encoded = (_base64_of_cases(secret) | _base64_twice(secret) | _base64_utf16(secret) | _hex_separated(secret)
+                       if len(secret) <= WRAPPED_FORM_MAX_CHARS else set())
             variants |= {secret, *escaped, *quoted, *marked_up, *twice, *encoded, *_escaped_every_character(secret)}
             give_way()  # hundreds of secrets
         # a file's bytes are compared lower-cased (ASCII only), as each form is written and folded
@@ -2117,6 +2184,13 @@ class _Secrets:
         self._by_key: dict[str, list[int]] = {}
         for rank, form in enumerate(self._forms):
             self._by_key.setdefault(form.compact[: self._key_chars], []).append(rank)
+        # the forms by their first character: those of an escape (``\\``, ``&``, ``%``, ``=``:
+        # a third of every secret's forms) are skipped together in a text without it (prose),
+        # for one ``in`` (``memchr``: some 50 times cheaper than a ``find`` of a form)
+        by_first: dict[str, list[int]] = {}
+        for rank, form in enumerate(self._forms):
+            by_first.setdefault(form.compact[:1], []).append(rank)
+        self._by_first = list(by_first.items())
         # each variant without its whitespace (see mask_cut_edge)
         self._compact = sorted({"".join(v.split()) for v in self._variants if v.strip()}, key=len, reverse=True)
         # how far back from a text's end a start of a form may reach: enough for any reflowed form
@@ -2198,13 +2272,18 @@ class _Secrets:
         found: list[int] = []
         ranks_count = len(self._forms)
         if ranks_count <= _FIND_EACH_FORM_MAX:
-            for rank, form in enumerate(self._forms):
-                give_way()  # each find reads all of ``compact``: 0.6 ms a form on 5 MB, 600 forms
-                at = compact.find(form.compact)
-                while at >= 0:
-                    found.append(at * ranks_count + rank)
-                    at = compact.find(form.compact, at + 1)
-                    give_way()  # a text of one repeated character holds a form at every place
+            forms = self._forms
+            for first, ranks in self._by_first:
+                if len(ranks) > 1 and first not in compact:
+                    continue
+                for rank in ranks:
+                    give_way()  # each find reads all of ``compact``: 0.6 ms a form on 5 MB, 600 forms
+                    needle = forms[rank].compact
+                    at = compact.find(needle)
+                    while at >= 0:
+                        found.append(at * ranks_count + rank)
+                        at = compact.find(needle, at + 1)
+                        give_way()  # a text of one repeated character holds a form at every place
         else:
             size, lookup, forms = self._key_chars, self._by_key.get, self._forms
             for at in range(len(compact) - size + 1):

@@ -58,9 +58,9 @@ def test_a_secret_split_over_text_pieces_is_hidden_and_the_rest_kept(cuts):
 
 def test_text_without_a_start_of_a_secret_is_not_held():
     hold = TextHold(FORMS)
-    assert hold.add("Hello ") == "Hello "
+    assert hold.add("Hello! ") == "Hello! "  # (a letter may start a base64 form of the secret)
     assert hold.add("world, sk") == "world, "
-    assert hold.add("y is blue") == "sky is blue"
+    assert hold.add("y is blue.") == "sky is blue."
     assert hold.flush() == ""
 
 

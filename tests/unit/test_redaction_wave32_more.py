@@ -170,11 +170,12 @@ def test_a_look_alike_secret_streamed_a_few_characters_a_piece_is_redacted():
         assert written == "ключ [REDACTED] тут", size
 
 
-def test_a_longer_word_of_look_alike_letters_holding_the_secret_is_left_as_it_is():
-    """Only a whole token as long as the secret is read as Latin: a longer Russian word that
-    happens to hold it is a word (the documented limit)."""
-    text = f"ключ {LETTERS.translate(_CYRILLIC)}ах"
-    assert redactor([LETTERS])(text) == text
+def test_a_longer_word_of_look_alike_letters_holding_a_short_secret_is_left_as_it_is():
+    """A secret under ``LOOKALIKE_IN_WORD_MIN`` letters is read as Latin only as a whole token: a
+    longer Russian word that happens to hold it is a word (one of eight letters or more is hidden
+    there too: test_redaction_wave33)."""
+    text = f"ключ {'cheap'.translate(_CYRILLIC)}ах"
+    assert redactor(["cheap"])(text) == text
 
 
 PROSE = [
