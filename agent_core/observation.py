@@ -133,7 +133,8 @@ import re
 import unicodedata
 import urllib.parse
 import uuid
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -1747,6 +1748,7 @@ class _Unescaped:
         self._source_pieces = pieces
         self._pieces = pieces
         self._map: tuple[list[int], list[int]] | None = None
+        self.values: Collection[str] = ()  # what each distinct escape stands for
         if len(pieces) == 1:
             self.text = source
             return
@@ -1760,6 +1762,7 @@ class _Unescaped:
         decoded[1::2] = map(table.__getitem__, escapes)
         self._pieces = decoded
         self.text = "".join(decoded)
+        self.values = table.values()
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The place in the source of ``text[start:end]`` (every escape it touches whole)."""
@@ -1940,6 +1943,9 @@ def _base64_of_cases(secret: str) -> set[str]:
 
 _SCAN_KEY_CHARS = 4
 """Characters of a form's whitespace-free text it is looked up by (at most: its shortest form's)."""
+_SHARED_PAIR_MIN = 8
+"""Forms that open with the same two characters looked for only where those stand in a text: a
+two-character ``in`` costs some five ``find`` calls of a form (it has no skip table)."""
 _FIND_EACH_FORM_MAX = 1024
 """Most forms (some 65 secrets of 3 to 40 letters and digits) searched for one by one
 (``str.find``: 0.15 ms a megabyte each); with more, each position of the text is looked up instead (0.25 s a megabyte, whatever the
@@ -2114,18 +2120,21 @@ class _LookalikeTokens:
         return text[: match.start()] + match.group().translate(_AS_LATIN).lower()
 
 
-def _decodings(text: str) -> Iterator[tuple[str, list[_Unescaped]]]:
+def _decodings(text: str, matters: Callable[[Collection[str], bool], bool] | None = None,
+               ) -> Iterator[tuple[str, list[_Unescaped]]]:
     """``text`` with its escapes decoded (``_Unescaped``), once and again up to
     ``_DECODE_LEVELS`` times while escapes are left (a JSON text quoted inside another:
     ``\\\\u002d``), and each of those and ``text`` with its CSS escapes decoded (a CSS text in a
     JSON string): each as ``(decoded, levels)``, the decoders to map a place in it back through,
-    in order. Nothing for a text without escapes."""
+    in order. Nothing for a text without escapes. With ``matters`` (``(the decoded values of a
+    level's escapes, whether CSS) -> bool``), a level whose escapes decode to nothing that
+    matters is not given (it is still decoded further: a later level may be)."""
     levels: list[_Unescaped] = []
     decoded = text
     while True:
         if _CSS_ESCAPE_MARK.search(decoded):
             css = _Unescaped(decoded, css=True)
-            if css.text != decoded:
+            if css.text != decoded and (matters is None or matters(css.values, True)):
                 yield css.text, [*levels, css]
         if len(levels) == _DECODE_LEVELS or not _ESCAPE_MARKS.search(decoded):
             return
@@ -2134,7 +2143,13 @@ def _decodings(text: str) -> Iterator[tuple[str, list[_Unescaped]]]:
             return
         levels.append(level)
         decoded = level.text
-        yield decoded, list(levels)
+        if matters is None or matters(level.values, False):
+            yield decoded, list(levels)
+
+
+_OPENS_MORE = frozenset("\\%&=#")
+"""Characters a decoded escape may stand for that make more of a text read differently: the start
+of an escape of the next level (``%252D``, ``&amp;#45;``, ``\\\\u002d``)."""
 
 
 class _Secrets:
@@ -2150,6 +2165,7 @@ class _Secrets:
 
     def __init__(self, secrets: Collection[str]) -> None:
         variants: set[str] = set()
+        readable: set[str] = set()  # the forms a partly escaped text spells (``_escapes_matter``)
         for secret in _normal_forms(secrets or ()):
             if not isinstance(secret, str) or len(secret.strip()) < MIN_SECRET_LENGTH:
                 continue
@@ -2161,9 +2177,11 @@ class _Secrets:
             escaped |= _json_html_safe(secret)  # Go's, Gson's and .NET's encoders: "<" as \u003c
             marked_up = {html.escape(secret), html.escape(secret, quote=False)}
             twice = {urllib.parse.quote(q, safe="") for q in quoted if "%" in q}  # a URL inside a URL's query
-            encoded = (_base64_of_cases(secret) | _base64_twice(secret) | _base64_utf16(secret) | _hex_separated(secret)
-                       if len(secret) <= WRAPPED_FORM_MAX_CHARS else set())
+            short = len(secret) <= WRAPPED_FORM_MAX_CHARS
+            in_base64 = _base64_of_cases(secret) | _base64_twice(secret) | _base64_utf16(secret) if short else set()
+            encoded = in_base64 | _hex_separated(secret) if short else set()
             variants |= {secret, *escaped, *quoted, *marked_up, *twice, *encoded, *_escaped_every_character(secret)}
+            readable |= {secret, *escaped, *quoted, *marked_up, *twice, *in_base64}
             give_way()  # hundreds of secrets
         # a file's bytes are compared lower-cased (ASCII only), as each form is written and folded
         self._encoded = sorted({v.encode("utf-8").lower() for v in variants | {_fold(v) for v in variants} if v.strip()},
@@ -2186,16 +2204,35 @@ class _Secrets:
             self._by_key.setdefault(form.compact[: self._key_chars], []).append(rank)
         # the forms by their first character: those of an escape (``\\``, ``&``, ``%``, ``=``:
         # a third of every secret's forms) are skipped together in a text without it (prose),
-        # for one ``in`` (``memchr``: some 50 times cheaper than a ``find`` of a form)
+        # for one ``in`` (``memchr``: some 50 times cheaper than a ``find`` of a form); by their
+        # first two where that many share them (every secret's ``\\u``, ``&#`` and ``0x`` forms)
+        pairs = Counter(form.compact[:2] for form in self._forms)
         by_first: dict[str, list[int]] = {}
         for rank, form in enumerate(self._forms):
-            by_first.setdefault(form.compact[:1], []).append(rank)
+            key = form.compact[:2] if pairs[form.compact[:2]] >= _SHARED_PAIR_MIN else form.compact[:1]
+            by_first.setdefault(key, []).append(rank)
         self._by_first = list(by_first.items())
         # each variant without its whitespace (see mask_cut_edge)
         self._compact = sorted({"".join(v.split()) for v in self._variants if v.strip()}, key=len, reverse=True)
         # how far back from a text's end a start of a form may reach: enough for any reflowed form
         self._reach = 4 * len(self._compact[0]) + 16 if self._compact else 0
         self._tokens = _LookalikeTokens(self._compact)
+        self._readable = frozenset(char for form in readable for folded in _folded_in_place(form) for char in folded)
+
+    def _escapes_matter(self, values: Collection[str], css: bool) -> bool:
+        """Whether escapes that decode to ``values`` may make a text spell a secret it did not:
+        one stands for a character of a secret or of a form a text is partly escaped in (JSON,
+        URL, HTML, base64: ``_readable``, look-alike letters as Latin), for whitespace or nothing
+        (a secret wrapped or split by an escaped line break: not in CSS, where ``\\a`` or
+        ``\\A0`` inside a key is no writer's form), or for a character that opens more
+        (``_OPENS_MORE``). Icon-font CSS (``\\f101``), accented letters and quotes of a JSON text
+        do not: that level is not searched (decoding it cost a second search of the text)."""
+        if not values:
+            return False
+        folded = _fold("".join(values).translate(_AS_LATIN))
+        if not self._readable.isdisjoint(folded) or not _OPENS_MORE.isdisjoint(folded):
+            return True
+        return not css and ("" in values or len("".join(folded.split())) != len(folded))
 
     def __bool__(self) -> bool:
         return bool(self._forms)
@@ -2211,7 +2248,7 @@ class _Secrets:
             return text
         spans = list(self._found(text))
         decoded_any = False
-        for decoded, levels in _decodings(text):
+        for decoded, levels in _decodings(text, self._escapes_matter):
             decoded_any = True
             for start, end in self._found(decoded):
                 for back in reversed(levels):
@@ -2229,7 +2266,7 @@ class _Secrets:
             return False
         if next(self._found(text), None) is not None:
             return True
-        return any(next(self._found(decoded), None) is not None for decoded, _ in _decodings(text))
+        return any(next(self._found(decoded), None) is not None for decoded, _ in _decodings(text, self._escapes_matter))
 
     def _found(self, text: str) -> Iterator[tuple[int, int]]:
         """``(start, end)`` of each form found in ``text``, left to right, none overlapping the

@@ -608,6 +608,7 @@ class _ReferenceUnescaped:
         self._escapes = _REFERENCE_CSS_ESCAPES if css else _REFERENCE_ESCAPES
         self._unescape = _css_unescape if css else _unescape
         self.text = self._escapes.sub(lambda match: self._unescape(match.group()), source)
+        self.values = [self._unescape(match.group()) for match in self._escapes.finditer(source)]
 
     def span(self, start, end):
         _unescape = self._unescape
