@@ -1623,13 +1623,29 @@ def _folded_in_place(secret: str) -> set[str]:
             for before in ("", "a") for after in ("", "a")}
 
 
+_MARKUP = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|</?(?:b|em|mark|strong)>", re.IGNORECASE)
+"""Markup a tool puts inside a value to highlight a part of it, read as characters that show
+nothing: a terminal's colour codes (``grep --color`` colours the match, ``\x1b[01;31m``), and
+the tags search engines wrap the words of a query in (``<em>`` Elasticsearch and Algolia, ``<b>``
+Google and PostgreSQL's ``ts_headline``, ``<strong>``, ``<mark>``). A key a user searched for
+part of is written with the tags inside it."""
+
+
+_PARTIAL_MARKUP = re.compile(r"(?:\x1b(?:\[[0-?]*[ -/]*)?|</?(?:b|e|em|m|ma|mar|mark|s|st|str|stro|stron|strong)?)\Z",
+                             re.IGNORECASE)
+"""``_MARKUP`` the end of a streamed piece may have cut (the next piece finishes it)."""
+_PARTIAL_MARKUP_MAX = 32
+
+
 def _fold(text: str) -> str:
     """``text`` as secrets are compared with it, one character for each of its characters (so a
     place in it is the same place in ``text``): lower case (a tool's error message may upper-case a
     key: a hex key is the same key, a base64 key loses at most a bit a letter), full-width and
     other look-alike letters and digits as ASCII, dashes as ``-``, Cyrillic and Greek letters drawn as
 Latin ones as those where they touch a Latin letter or digit (``_as_latin``), characters
-that show nothing as whitespace."""
+that show nothing as whitespace, and so the markup that highlights part of a text (``_MARKUP``)."""
+    if ("<" in text or "\x1b" in text) and _MARKUP.search(text):
+        text = _MARKUP.sub(lambda match: _INVISIBLE * len(match.group()), text)
     if text.isascii():
         return text.lower()
     if _FOLDABLE.search(text):
@@ -2147,9 +2163,10 @@ def _decodings(text: str, matters: Callable[[Collection[str], bool], bool] | Non
             yield decoded, list(levels)
 
 
-_OPENS_MORE = frozenset("\\%&=#")
+_OPENS_MORE = frozenset("\\%&=#<>\x1b")
 """Characters a decoded escape may stand for that make more of a text read differently: the start
-of an escape of the next level (``%252D``, ``&amp;#45;``, ``\\\\u002d``)."""
+of an escape of the next level (``%252D``, ``&amp;#45;``, ``\\\\u002d``) or of highlighting
+markup (``_MARKUP``)."""
 
 
 class _Secrets:
@@ -2165,7 +2182,6 @@ class _Secrets:
 
     def __init__(self, secrets: Collection[str]) -> None:
         variants: set[str] = set()
-        readable: set[str] = set()  # the forms a partly escaped text spells (``_escapes_matter``)
         for secret in _normal_forms(secrets or ()):
             if not isinstance(secret, str) or len(secret.strip()) < MIN_SECRET_LENGTH:
                 continue
@@ -2177,11 +2193,9 @@ class _Secrets:
             escaped |= _json_html_safe(secret)  # Go's, Gson's and .NET's encoders: "<" as \u003c
             marked_up = {html.escape(secret), html.escape(secret, quote=False)}
             twice = {urllib.parse.quote(q, safe="") for q in quoted if "%" in q}  # a URL inside a URL's query
-            short = len(secret) <= WRAPPED_FORM_MAX_CHARS
-            in_base64 = _base64_of_cases(secret) | _base64_twice(secret) | _base64_utf16(secret) if short else set()
-            encoded = in_base64 | _hex_separated(secret) if short else set()
+            encoded = (_base64_of_cases(secret) | _base64_twice(secret) | _base64_utf16(secret) | _hex_separated(secret)
+                       if len(secret) <= WRAPPED_FORM_MAX_CHARS else set())
             variants |= {secret, *escaped, *quoted, *marked_up, *twice, *encoded, *_escaped_every_character(secret)}
-            readable |= {secret, *escaped, *quoted, *marked_up, *twice, *in_base64}
             give_way()  # hundreds of secrets
         # a file's bytes are compared lower-cased (ASCII only), as each form is written and folded
         self._encoded = sorted({v.encode("utf-8").lower() for v in variants | {_fold(v) for v in variants} if v.strip()},
@@ -2217,12 +2231,13 @@ class _Secrets:
         # how far back from a text's end a start of a form may reach: enough for any reflowed form
         self._reach = 4 * len(self._compact[0]) + 16 if self._compact else 0
         self._tokens = _LookalikeTokens(self._compact)
-        self._readable = frozenset(char for form in readable for folded in _folded_in_place(form) for char in folded)
+        # every character a form holds (``_escapes_matter``): one written escaped may be part of it
+        self._readable = frozenset("".join(self._variants))
 
     def _escapes_matter(self, values: Collection[str], css: bool) -> bool:
         """Whether escapes that decode to ``values`` may make a text spell a secret it did not:
-        one stands for a character of a secret or of a form a text is partly escaped in (JSON,
-        URL, HTML, base64: ``_readable``, look-alike letters as Latin), for whitespace or nothing
+        one stands for a character of any form of a secret (``_readable``: hex written with
+        ``%3A`` for its colons too; look-alike letters read as Latin), for whitespace or nothing
         (a secret wrapped or split by an escaped line break: not in CSS, where ``\\a`` or
         ``\\A0`` inside a key is no writer's form), or for a character that opens more
         (``_OPENS_MORE``). Icon-font CSS (``\\f101``), accented letters and quotes of a JSON text
@@ -2345,8 +2360,12 @@ class _Secrets:
         counting whitespace: a form of a secret may go on in the next piece of a stream), also
         with some of its characters escaped (up to ``_DECODE_LEVELS`` times), or an escape cut at
         the end (``&#4``, ``\\u00``, ``&amp;amp``: the next piece may finish it), else
-        ``len(text)``."""
+        ``len(text)``. A start of a secret followed by highlighting markup the end cut
+        (``<em``, ``\x1b[01;3``: ``_MARKUP``) counts as ending the text."""
         start = self._start_at_end(text, 1)
+        cut = _PARTIAL_MARKUP.search(text, max(0, len(text) - _PARTIAL_MARKUP_MAX))
+        if cut and (before := self._start_at_end(text[: cut.start()], 1)) < cut.start():
+            start = min(start, before)
         tail_start = max(0, len(text) - self._reach)
         if not self._compact or not _ESCAPE_MARKS.search(text, tail_start):
             return start

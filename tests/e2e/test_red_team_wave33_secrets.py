@@ -3,8 +3,9 @@ comes out of the tool call, in the forms wave 32 left open and in channels it di
 
 The forms: base64 of base64 (standard and URL-safe, padded or not), base64 of UTF-16 (what
 PowerShell's ``-EncodedCommand`` carries), hex with separators (``DE:AD``, ``0xde, 0xad``,
-``de-ad``), a key with Latin letters swapped for Cyrillic small capitals (``к``, ``т``), and a key
-written in Cyrillic look-alikes inside a longer Russian word. Each goes out through a tool's text,
+``de-ad``), a key with Latin letters swapped for Cyrillic small capitals (``к``, ``т``), a key
+written in Cyrillic look-alikes inside a longer Russian word, and a key with a terminal's colour
+codes or a search engine's highlight tags inside it. Each goes out through a tool's text,
 a variable, a link, a tool's error and the model's own reply (streamed a few characters a chunk).
 The channels: a canary split over two text messages of a tool, or over the chunks of a streamed
 variable; in a variable's name, a file's MIME type, a citation's metadata (URL, title), a log's
@@ -66,6 +67,8 @@ FORMS = {
     "hex with dashes": "-".join(f"{byte:02x}" for byte in _BYTES),
     "Cyrillic small capitals in a Latin key": WORD.replace("k", "к").replace("t", "т"),
     "Cyrillic look-alikes inside a longer word": "ключ" + WORD.translate(str.maketrans(_CYRILLIC)) + "ами",
+    "terminal colours inside the key (grep --color)": f"\x1b[01;31m\x1b[K{CANARY[:7]}\x1b[m\x1b[K{CANARY[7:]}",
+    "search highlight tags inside the key": f"{CANARY[:5]}<em>{CANARY[5:11]}</em>{CANARY[11:]}",
 }
 """How a canary is written, by what wrote it so."""
 
@@ -76,10 +79,12 @@ _AS_LATIN = str.maketrans({v: k for k, v in _CYRILLIC.items()})
 
 def plain(text: str) -> str:
     """``text`` with every change of ``FORMS`` but encoding undone (three levels of escapes and
-    references, hex separators, look-alike letters, whitespace and case)."""
+    references, hex separators, look-alike letters, colour codes and highlight tags, whitespace
+    and case)."""
     for _ in range(3):
         text = re.sub(r"\\+u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
         text = html.unescape(urllib.parse.unquote(text))
+    text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]|</?em>", "", text)
     return re.sub(r"\s|0x|[:,{}\-]", "", text.translate(_AS_LATIN)).lower()
 
 
