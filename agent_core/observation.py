@@ -1963,7 +1963,7 @@ _SHARED_PAIR_MIN = 8
 """Forms that open with the same two characters looked for only where those stand in a text: a
 two-character ``in`` costs some five ``find`` calls of a form (it has no skip table)."""
 _FIND_EACH_FORM_MAX = 1024
-"""Most forms (some 65 secrets of 3 to 40 letters and digits) searched for one by one
+"""Most forms (some 26 secrets of 3 to 40 letters and digits: 39 forms each) searched for one by one
 (``str.find``: 0.15 ms a megabyte each); with more, each position of the text is looked up instead (0.25 s a megabyte, whatever the
 number of forms)."""
 
