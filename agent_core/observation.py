@@ -1631,6 +1631,23 @@ Google and PostgreSQL's ``ts_headline``, ``<strong>``, ``<mark>``). A key a user
 part of is written with the tags inside it."""
 
 
+_TAGS_BY_LENGTH = [(re.compile("|".join(tags), re.IGNORECASE), _INVISIBLE * size) for size, tags in itertools.groupby(
+    sorted((f"<{end}{name}>" for name in ("b", "em", "mark", "strong") for end in ("", "/")), key=len), key=len)]
+"""The highlight tags of ``_MARKUP``, one pattern for each length, each replaced by a constant
+(``re.sub`` with a string: no Python call a tag, as a callback made of an HTML page of them)."""
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+def _unmarked(text: str) -> str:
+    """``text`` with each piece of ``_MARKUP`` in it written as as many invisible characters."""
+    if "\x1b" in text:
+        text = _ANSI.sub(lambda match: _INVISIBLE * len(match.group()), text)
+    if "<" in text:
+        for pattern, blank in _TAGS_BY_LENGTH:
+            text = pattern.sub(blank, text)
+    return text
+
+
 _PARTIAL_MARKUP = re.compile(r"(?:\x1b(?:\[[0-?]*[ -/]*)?|</?(?:b|e|em|m|ma|mar|mark|s|st|str|stro|stron|strong)?)\Z",
                              re.IGNORECASE)
 """``_MARKUP`` the end of a streamed piece may have cut (the next piece finishes it)."""
@@ -1645,7 +1662,7 @@ def _fold(text: str) -> str:
 Latin ones as those where they touch a Latin letter or digit (``_as_latin``), characters
 that show nothing as whitespace, and so the markup that highlights part of a text (``_MARKUP``)."""
     if ("<" in text or "\x1b" in text) and _MARKUP.search(text):
-        text = _MARKUP.sub(lambda match: _INVISIBLE * len(match.group()), text)
+        text = _unmarked(text)
     if text.isascii():
         return text.lower()
     if _FOLDABLE.search(text):
