@@ -58,6 +58,7 @@ after it, in order).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import fcntl
 import functools
 import importlib
@@ -83,6 +84,7 @@ from agent_core import json_pieces
 from agent_core.fairness import give_way
 from agent_core.json_args import without_lone_surrogates
 from agent_core.unvalidated import built, checks_nothing
+from agent_core.waiting import end_of_input
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +112,11 @@ class DeepJsonTypeAdapter(TypeAdapter[Any]):
     pydantic-core refuses too: the line (a model chunk with its tool calls, a tool message) would
     be dropped without a word. It is read with each lone surrogate as U+FFFD, the character Go's
     decoder (the daemon's) gives it, so no text the strategy writes on holds one.
+
+    So is a line holding bytes that are not UTF-8 (pydantic-core: "invalid unicode code point"):
+    one model chunk of a reply (a piece of its answer) or one tool message would be dropped and the
+    rest of the stream read on, the answer silently missing a piece. It is read with U+FFFD for
+    each invalid sequence, as Go's decoder reads such bytes (the daemon's encoder never writes them).
     """
 
     def validate_json(self, data: Any, /, *args: Any, **kwargs: Any) -> Any:
@@ -121,7 +128,8 @@ class DeepJsonTypeAdapter(TypeAdapter[Any]):
             if args or kwargs or not _python_reads(error):
                 raise
             try:
-                value = without_lone_surrogates(json.loads(data))
+                text = data.decode("utf-8", "replace") if isinstance(data, bytes | bytearray) else data
+                value = without_lone_surrogates(json.loads(text))
             except (ValueError, RecursionError):
                 raise error from None
             return self.validate_python(value)
@@ -161,9 +169,11 @@ def _read_in_pieces(type_: Any, data: Any) -> dict[str, Any] | None:
 
 def _python_reads(error: ValidationError) -> bool:
     """Whether ``error`` is one of pydantic-core's JSON parser that Python's ``json`` does not
-    share: nesting past its recursion limit, a lone surrogate escape."""
+    share: nesting past its recursion limit, a lone surrogate escape, bytes that are not UTF-8 (read
+    with U+FFFD)."""
     return any(item["type"] == "json_invalid" and ("recursion limit" in item["msg"] or "surrogate" in item["msg"]
-                                                   or "end of hex escape" in item["msg"])
+                                                   or "end of hex escape" in item["msg"]
+                                                   or "invalid unicode code point" in item["msg"])
                for item in error.errors())
 
 
@@ -388,9 +398,45 @@ def _on_the_writer(name: str, replacement: Any) -> bool:
     return True
 
 
-_EOF_PAUSE = 0.05
-"""Seconds ``read_stdin_nonblocking``'s reader waits after end-of-file before the SDK's loop
-asks again (the SDK's reader asks for ever; its own pays a thread hand-off each time)."""
+STDIN_CLOSED = (
+    "the daemon closed the plugin's stdin: no request or reply can come any more, so the plugin exits "
+    "(runs in progress end with it)"
+)
+"""What the plugin writes to stderr (the daemon keeps it in its log) when stdin ends."""
+
+
+END_OF_INPUT_GRACE = 2.0
+"""Seconds the plugin lives on once stdin ended: the lines read before the end are handed on, and
+each backwards call still waiting fails at its next poll (once a second) so its run ends with
+that error, written before the process exits."""
+
+
+def leave_at_end_of_input() -> None:
+    """What the stdin reader does at the end of its input, in the reader's greenlet: note it
+    (``waiting.end_of_input``: every backwards call fails at its next poll, with a clear error),
+    exit the process ``END_OF_INPUT_GRACE`` seconds later (``exit_at_end_of_input``), and never
+    return (the reader has nothing more to read; the SDK's loop would ask again at once).
+
+    The SDK's reader asks for more after end of file for ever, at full speed (``tp_read`` returns
+    at once): a plugin whose daemon closed its pipe spun at 100 % CPU, and every backwards call of
+    its runs waited for a reply that could no longer come, up to the SDK's invocation limit."""
+    end_of_input()
+    gevent.spawn_later(END_OF_INPUT_GRACE, exit_at_end_of_input)
+    while True:
+        gevent.sleep(3600)
+
+
+def exit_at_end_of_input() -> None:
+    """End the process: write what ``write_at_next_pass`` kept, say why on stderr
+    (``STDIN_CLOSED``), and exit with code 0. Nothing can reach the plugin any more, so it leaves,
+    as the SDK leaves when its parent is gone (``os._exit`` in its parent check: the SDK's threads
+    never end on their own)."""
+    with contextlib.suppress(OSError, ValueError):  # the daemon may no longer read stdout either
+        flush_pending()
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(STDIN_CLOSED + "\n")
+        sys.stderr.flush()
+    os._exit(0)
 
 
 def read_stdin_nonblocking() -> bool:
@@ -413,6 +459,9 @@ def read_stdin_nonblocking() -> bool:
     reader waits on a pool thread at every read, which gives way). So each read first gives way
     when the reader has worked for its slice (``fairness.give_way``: one clock read, 76 ns; at most
     one 64 KiB block of lines between two looks at the clock; other greenlets then waited 25 ms).
+
+    At the end of stdin (the daemon closed the pipe) the runs' waiting calls fail and the process
+    exits (``leave_at_end_of_input``).
 
     Applied only when stdin is a pipe opened read-only (how the daemon starts a local plugin),
     so that no other stream shares its non-blocking flag; returns whether it was applied.
@@ -444,8 +493,8 @@ def read_stdin_nonblocking() -> bool:
                     readable.append(get_hub().loop.io(fd, 1))
                 get_hub().wait(readable[0])
                 continue
-            if not data:  # end of file: the SDK's loop asks again at once
-                gevent.sleep(_EOF_PAUSE)
+            if not data:  # end of file: the daemon closed the pipe (the SDK's loop would ask again at once)
+                leave_at_end_of_input()
             return data
 
     StdioRequestReader._read_async = _read_async  # type: ignore[method-assign]
@@ -530,16 +579,54 @@ def outer_session(line: bytes) -> str | None:
         return None
 
 
+REQUESTS_REMEMBERED = 10_000
+"""Session ids of the last requests ``FirstRequests`` remembers (some 1 MB)."""
+
+DUPLICATE_REQUEST = (
+    "a second request for session {session} was not run: the daemon gives every request a session "
+    "of its own, and a session's run must not call its tools twice"
+)
+
+
+class FirstRequests:
+    """The session ids of the last ``limit`` requests the daemon sent, to run each session's
+    request once.
+
+    The daemon makes a new session (a new UUID) for every request. A request line read again for a
+    session (sent twice, or a second one while the first runs) would run the strategy twice in one
+    session: every tool called twice (a mail sent twice), two answers on one stream, and the second
+    run's lines written after the first one's ``end``, into a session the daemon has closed."""
+
+    def __init__(self, limit: int = REQUESTS_REMEMBERED) -> None:
+        self._limit = limit
+        self._order: deque[str] = deque()
+        self._ids: set[str] = set()
+
+    def first(self, session_id: str) -> bool:
+        """Whether ``session_id`` had no request among the last ``limit`` (it is remembered now)."""
+        if session_id in self._ids:
+            return False
+        self._ids.add(session_id)
+        self._order.append(session_id)
+        if len(self._order) > self._limit:
+            self._ids.discard(self._order.popleft())
+        return True
+
+
+_FIRST_REQUESTS = FirstRequests()
+
+
 def _stream_of(reader: Any, line: bytes) -> Any:
     """The SDK's ``PluginInStream`` of one stripped line, as ``StdioRequestReader._read_stream``
     builds it (dify_plugin 0.10.2), or ``None`` when the line cannot be read: then, as there, a
-    session-less error event says why."""
+    session-less error event says why. So it is for a request of a session that already had one
+    (``FirstRequests``): it is not run again."""
     from dify_plugin.core.entities.plugin.io import PluginInStream, PluginInStreamEvent
     from dify_plugin.core.server.stdio.response_writer import StdioResponseWriter
 
     try:
         data = shared_type_adapter(dict[str, Any]).validate_json(line)
-        return PluginInStream(
+        stream = PluginInStream(
             session_id=data["session_id"],
             conversation_id=data.get("conversation_id"),
             message_id=data.get("message_id"),
@@ -554,6 +641,10 @@ def _stream_of(reader: Any, line: bytes) -> Any:
     except Exception as e:
         StdioResponseWriter().error(data={"error": str(e)})
         return None
+    if stream.event is PluginInStreamEvent.Request and not _FIRST_REQUESTS.first(stream.session_id):
+        StdioResponseWriter().error(data={"error": DUPLICATE_REQUEST.format(session=stream.session_id)})
+        return None
+    return stream
 
 
 def _read_aside(reader: Any, aside: dict[str, deque[Any]], session: str, line: bytes) -> None:

@@ -172,17 +172,36 @@ SILENCE_LIMIT_WITHOUT_SESSION = 250
 default, ``BackwardsInvocation._line_converter_wrapper``)."""
 
 
+INPUT_CLOSED = (
+    "the daemon closed the plugin's input before this call's reply ended: no reply can come any more"
+)
+
+_INPUT_ENDED: list[bool] = []
+"""Holds ``True`` once the daemon's pipe reached its end (``end_of_input``)."""
+
+
+def end_of_input() -> None:
+    """Note that nothing more can come from the daemon (stdin ended): every backwards call then
+    waiting, or made later, fails at its next poll (``daemon_events``) instead of waiting for the
+    SDK's invocation limit (minutes)."""
+    _INPUT_ENDED[:] = [True]
+
+
 def daemon_events(lines: Iterator[Any], session: Any) -> Iterator[Mapping[str, Any]]:
     """The events of a backwards call's stream as the SDK's reader waits for them
     (``BackwardsInvocation._line_converter_wrapper``, dify_plugin 0.10.2): a ``None`` line is the
     reader's poll, once a second; after ``session.max_invocation_timeout`` of them in a row
     (``SILENCE_LIMIT_WITHOUT_SESSION`` without a session) raises ``Exception("invocation exited
     without response after N seconds")``, the SDK's words. Every other line's ``data``, or ``{}``
-    when it is not a mapping; what each event means is the caller's to read."""
+    when it is not a mapping; what each event means is the caller's to read. Once the daemon's
+    input ended (``end_of_input``), a poll raises ``ConnectionError(INPUT_CLOSED)``: the lines
+    already read are handed on first."""
     silent_seconds = 0
     limit = session.max_invocation_timeout if session else SILENCE_LIMIT_WITHOUT_SESSION
     for line in lines:
         if line is None:
+            if _INPUT_ENDED:
+                raise ConnectionError(INPUT_CLOSED)
             silent_seconds += 1
             if silent_seconds >= limit:
                 raise Exception(f"invocation exited without response after {limit} seconds")

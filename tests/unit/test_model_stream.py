@@ -58,3 +58,21 @@ def test_a_stream_silent_past_the_invocation_timeout_fails():
     silent = [None] * 250 + [_line("response", CHUNK)]
     with pytest.raises(Exception, match="without response after 250 seconds"):
         list(_ModelStream(None)._line_converter_wrapper(iter(silent), dict))
+
+
+def test_once_the_daemons_input_ended_a_waiting_call_fails_at_its_next_poll(monkeypatch):
+    """stdin closed: no reply can come. The lines already read are handed on, then the call fails
+    at the reader's next poll with a clear error instead of waiting minutes (the SDK's limit)."""
+    from agent_core import waiting
+
+    monkeypatch.setattr(waiting, "_INPUT_ENDED", [])
+    lines = iter([_line("response", CHUNK), None, None, _line("response", CHUNK), None, None, None])
+    got = []
+    stream = _ModelStream(None)._line_converter_wrapper(lines, dict)
+    got.append(next(stream))
+    waiting.end_of_input()
+    with pytest.raises(ConnectionError, match="closed the plugin's input"):
+        got.extend(stream)
+    assert got == [CHUNK]
+    monkeypatch.setattr(waiting, "_INPUT_ENDED", [])
+    assert _read(_ModelStream(None), [None, _line("response", CHUNK), _line("end")]) == ([CHUNK], None)
