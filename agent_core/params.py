@@ -73,9 +73,9 @@ def default_run_timeout() -> float:
         if value:
             try:
                 return within_daemon_limit(_clamp(value, RUN_TIMEOUT_RANGE, DAEMON_DEFAULT_TIMEOUT))
-            except ValueError:  # the deployment's own setting, not the user's: its default
-                return within_daemon_limit(DAEMON_DEFAULT_TIMEOUT)
-    return DAEMON_DEFAULT_TIMEOUT
+            except ValueError:  # the deployment's own setting, not the user's: the next one holds
+                continue
+    return within_daemon_limit(DAEMON_DEFAULT_TIMEOUT)
 
 
 def _tool_name(raw: Any) -> str:

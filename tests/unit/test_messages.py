@@ -96,6 +96,20 @@ def test_run_time_limit_comes_from_the_node_else_the_daemon_environment(monkeypa
     assert default_run_timeout() == 240
 
 
+def test_a_malformed_agent_run_timeout_gives_way_to_the_daemon_s_limit(monkeypatch):
+    """``AGENT_RUN_TIMEOUT`` that is no number is skipped: the daemon's 600 s holds, not the
+    240 s default (which would end runs the daemon would have let finish)."""
+    from agent_core.params import default_run_timeout
+
+    monkeypatch.setenv("AGENT_RUN_TIMEOUT", "ten minutes")
+    monkeypatch.setenv("PLUGIN_MAX_EXECUTION_TIMEOUT", "600")
+    assert default_run_timeout() == 600
+    monkeypatch.setenv("PLUGIN_MAX_EXECUTION_TIMEOUT", "120")
+    assert default_run_timeout() == 120
+    monkeypatch.delenv("PLUGIN_MAX_EXECUTION_TIMEOUT")
+    assert default_run_timeout() == 240
+
+
 def test_memory_starts_with_the_user_and_takes_turns():
     """TokenBufferMemory prunes one message at a time, so memory may start with an answer; a
     failed turn leaves a question with an empty answer. Bedrock and strict chat templates
