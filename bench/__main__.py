@@ -1,6 +1,6 @@
 """``python -m bench [NAME ...]``: run the benchmarks, print their tables, save the results.
 
-    python -m bench                     # all of them (about 3 minutes), writes bench/results.json
+    python -m bench                     # all of them (several minutes), writes bench/results.json
     python -m bench parallel overhead   # some; their entries in results.json are replaced
     python -m bench --smoke             # tiny sizes, to check the code works (nothing saved)
     python -m bench --readme            # run all, save, and put the tables in bench/README.md
