@@ -564,7 +564,8 @@ class PluginProcess(PluginConnection):
                 raise PluginError(f"plugin sent no heartbeat within {self.ready_timeout:g} s{self.diagnostics()}")
 
     def close(self) -> None:
-        """Kill the plugin (closing stdin would make the SDK busy-loop) and fail open runs."""
+        """Kill the plugin and fail open runs. (Closing its stdin would end it too, but only after
+        its runs fail and a 2 s grace: agent_core.sdk_speedups.leave_at_end_of_input.)"""
         self._kill_process()
         self._fail_all(self._death or "plugin process was closed by the runner")
         self._thaw()
