@@ -51,9 +51,9 @@ _ANNOUNCED = re.compile(r"(?:i\s+)?(?:now\s+)?know\s+(?:the\s+|what\s+to\s+)(?:f
 (LangChain's prompt), "I know the final answer." (this project's completion prompt)."""
 
 
-_LABEL_LEFT = re.compile(rf"(?:^|\n){line_marks(' \t#*_>')}final[ \t_]*+answer[ \t*_]*+[:：]?[ \t*_]*+$", re.I)
-"""A ``Final Answer`` label the text ends with (after markdown or emoji: ``✅ Final Answer:``),
-nothing after it: the answer never came."""
+_LABEL_LEFT = re.compile(rf"(?:^|\n){line_marks(' \t#*_>-')}final[ \t_]*+answer[ \t*_]*+[:：]?[ \t*_]*+$", re.I)
+"""A ``Final Answer`` label the text ends with (after markdown, a list's ``-`` or emoji:
+``- ✅ Final Answer:``), nothing after it: the answer never came."""
 
 
 def label_left(text: str) -> int | None:

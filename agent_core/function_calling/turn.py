@@ -33,6 +33,8 @@ from agent_core.fallback import label_left
 from agent_core.fences import FENCE_RUN, empty_code_block
 from agent_core.json_args import raw_decode_at
 from agent_core.model_call import AssistantReply, ModelChunk, note_usage, with_block_closed
+from agent_core.react.parser import _HEADING_MARKS, _LINE_PREFIX, parse_react
+from agent_core.react.turn import actions_named
 from agent_core.text_calls import (
     CALL_HEAD_SPAN,
     FUNCTOOLS,
@@ -89,9 +91,13 @@ _ACTION_CALL = re.compile(
 next, or in a fence under it; after markdown or emoji: ``🔧 Action:``): what ``text_calls`` reads
 as a call of a known tool wherever it stands in the reply (LangChain's structured-chat format,
 which models trained on it write with native tools offered too)."""
-_LINE_MARKS: Final = " \t#*>"
-"""The markdown a line opening an ``Action:`` call may start with (``_ACTION_CALL_START``): while
-a line held at the start of streamed text has only these, more of them leaves it held."""
+_LINE_MARKS: Final = " \t#*_>-"
+"""The markdown a line opening an ``Action:`` call or a ``Final Answer`` label may start with
+(``_ACTION_CALL_START``, ``_LABEL_TAIL``): while a line held at the start of streamed text (after
+the line breaks held before it) has only these, more of them leaves it held."""
+_BLANK_LINES_HELD: Final = 4
+"""Blank lines before an empty ``Final Answer`` label, or after it, that ``_LABEL_TAIL`` holds with
+it: a paragraph break and a few more; an earlier one streams, so what is held stays short."""
 _ACTION_CALL_START = re.compile(
     rf"""\n{_ACTION_MARKS}                     # a line start, markdown and emoji
     (?:a(?:c(?:t(?:i(?:o(?:n                        # a prefix of the label
@@ -103,52 +109,96 @@ _ACTION_CALL_START = re.compile(
 )
 """The end of a text that may still grow into ``_ACTION_CALL`` (a line start, then a prefix of it)."""
 _LABEL_TAIL = re.compile(
-    rf"\n{line_marks(' \t#*_>')}(?:f(?:i(?:n(?:a(?:l(?:[ \t_]*(?:a(?:n(?:s(?:w(?:e(?:r[ \t*_]*(?:[:：][ \t*_]*)?)?)?)?)?)?)?)?)?)?)?)?)?\Z",
+    rf"\n(?:[ \t]*+\n){{0,{_BLANK_LINES_HELD}}}+{line_marks(' \t#*_>-')}"
+    r"(?:f(?:i(?:n(?:a(?:l(?:[ \t_]*(?:a(?:n(?:s(?:w(?:e(?:r[ \t*_]*+(?:[:：][ \t*_]*+)?+"
+    rf"(?:\r?\n[ \t]*+){{0,{_BLANK_LINES_HELD}}}+\r?)?)?)?)?)?)?)?)?)?)?)?)?\Z",
     re.IGNORECASE,
 )
-"""The end of a text that is a line holding a ``Final Answer`` label (after markdown or emoji:
-``✅ Final Answer:``) with nothing after it yet, or a start of one: held until text follows the
-label (then the line streams as written), so a label the reply ends with, empty
-(``fallback.label_left``), never reaches the user."""
+"""The end of a text that is a line holding a ``Final Answer`` label (after markdown, a list's
+``-`` or emoji: ``- ✅ Final Answer:``) with nothing after it yet but line breaks, or a start of
+one, with the line breaks before it: held until text follows the label (then it streams as
+written), so a label the reply ends with, empty (``fallback.label_left``), never reaches the
+user, nor does the line break before it. A text's last line breaks are held so until the next
+text tells (at most ``_BLANK_LINES_HELD`` blank lines more; an earlier one streams)."""
 _THOUGHT_LABEL: Final = "thought"
 _OPENING_MARKS = re.compile(rf"(?:[#*_ \t]|{EMOJI_CHAR})*+")
 """What may come before a ReAct-style label at a reply's start: markdown and emoji (``💭 Thought:``,
 ``agent_core.emoji``), as the ReAct parser skips them."""
-_THOUGHT_OPENING = re.compile(rf"\s*+(?:[#*_ \t]|{EMOJI_CHAR})*+thought[ \t*_]*+[:：]", re.IGNORECASE)
-"""A reply's start that is a ReAct-style ``Thought:`` label (in markdown or not, after emoji or not)."""
-_STEP_LABEL_LINE = re.compile(
-    rf"\n(?:[ \t#*_>]|{EMOJI_CHAR})*+"
-    r"(final[ \t_]*+answer|thought|action(?:[ \t_-]*+input)?|observation|answer|question)"
-    r"[ \t\d*_]*+[:：](?:\*\*|__)?[ \t]*+",
+_THOUGHT_OPENING = re.compile(
+    rf"\s*+(?:(?:[#*_ \t]|{EMOJI_CHAR})*+thought[ \t*_]*+[:：]"
+    rf"|{_HEADING_MARKS.pattern}thought[ \t]*+(?:\*\*|__)?[ \t]*+(?=\r?\n))",
     re.IGNORECASE,
 )
-"""A line that opens with a ReAct step's label (numbered, in markdown or not, after emoji or not:
-``✅ Final Answer:``) and its colon, up to the text after it (a bold label's closing ``**``
-included: ``**Final Answer:** Paris``)."""
+"""A reply's start that is a ReAct-style ``Thought:`` label (in markdown or not, after emoji or not),
+or a heading or bold line holding ``Thought`` alone (``### Thought``, ``**💭 Thought**``: the ReAct
+parser's ``_HEADING_MARKS``), its line break not taken."""
+_LABEL_WORDS: Final = r"(final[ \t_]*+answer|thought|action(?:[ \t_-]*+input)?|observation|answer|question)"
+_STEP_LABEL_LINE = re.compile(rf"\n{_LINE_PREFIX.pattern}{_LABEL_WORDS}[ \t\d*_]*+[:：](?:\*\*|__)?[ \t]*+", re.IGNORECASE)
+"""A line that opens with a ReAct step's label (numbered, after markdown, a list's ``-`` or emoji,
+as the ReAct parser's ``_LINE_PREFIX`` skips them: ``- ✅ Final Answer:``) and its colon, up to the
+text after it (a bold label's closing ``**`` included: ``**Final Answer:** Paris``)."""
+_STEP_LABEL_ALONE = re.compile(
+    rf"\n(?:{_HEADING_MARKS.pattern}{_LABEL_WORDS}[ \t]*+[:：]?|{_LINE_PREFIX.pattern}(final[ \t_]*+answer)[ \t\d*_]*+)"
+    r"[ \t]*+(?:\*\*|__)?[ \t]*+(?=\r?\n)",
+    re.IGNORECASE,
+)
+"""A line that holds a ReAct step's label alone, no colon needed, as the ReAct parser reads one
+after a step's first label (``_heading_label``, ``_match_label``'s ``alone``): a heading or bold
+line (``### Final Answer``, ``**Action Input**``, after an emoji or not: ``### ✅ Final Answer``),
+or a ``Final Answer`` line in any markdown (``Final Answer``, ``- ✅ Final Answer``); its line break
+not taken."""
 _ANSWER_LABEL_STARTS: Final = frozenset({"fi", "an"})
-"""How the step labels that give the answer start (``_STEP_LABEL_LINE``'s group, lowered): ``Final
-Answer`` and ``Answer``; ``Action`` starts with ``ac``."""
+"""How the step labels that give the answer start (``_LABEL_WORDS``, lowered): ``Final Answer`` and
+``Answer``; ``Action`` starts with ``ac``."""
 _EMPTY_TILDE_HEAD = re.compile(r"~{1,2}|~{3,}+[^\n]*+(?:\n[ \t]*+)*+(?:~++[ \t\r\n]*+)?")
 """A reply's start that may still be a tilde fenced block with nothing in it: held, not streamed, until
 a line with text comes in it (it then streams as before) or the reply ends."""
 
 
-def react_final_answer(text: str) -> str | None:
-    """The answer of a reply written as a ReAct final step: a ``Thought:`` label first, the
-    first labelled line after it a ``Final Answer:`` label with text (``Thought: I know it.\nFinal
-    Answer: Paris`` gives ``Paris``), or ``Answer:`` alone (as smaller models and LangChain's
-    conversational format write it, and as the ReAct parser reads it after a label), and no
-    labelled line after that (no ``Action:``, ``Observation:`` or second Thought: a step the
-    model went on to write). None for any other text, and for a label with nothing after it
-    (``fallback.label_left``). Time linear in ``text``."""
+def react_final_step(text: str) -> tuple[str, str] | None:
+    """The answer of a reply written as a ReAct final step, and what the reply went on with after
+    it, not read (``""`` when nothing): a ``Thought:`` label first (or a ``### Thought`` heading
+    alone on its line), the first labelled line after it a ``Final Answer:`` label with text
+    (``Thought: I know it.\nFinal Answer: Paris`` gives ``Paris``), ``Answer:`` alone (as smaller
+    models and LangChain's conversational format write it, and as the ReAct parser reads it after
+    a label), or one of them alone on its line (``### Final Answer``, then the answer below). A
+    labelled line after the answer is a step the model wrote on into the format when the ReAct
+    parser reads it so (``Action:`` and ``Action Input:``, an ``Observation:``, a next
+    ``Thought:``: ``ReactTurn.after_answer``): the answer is then the ReAct parser's, the rest is
+    returned apart; any other labelled line after it (a quiz's second ``Answer:``, a heading of
+    the answer) leaves the reply as it is. None for any other text, and for a label with nothing
+    after it (``fallback.label_left``). Time linear in ``text``."""
     opening = _THOUGHT_OPENING.match(text)
     if opening is None:
         return None
-    labels = _STEP_LABEL_LINE.finditer(text, opening.end())
-    first = next(labels, None)
-    if first is None or first.group(1)[:2].lower() not in _ANSWER_LABEL_STARTS or next(labels, None) is not None:
+    first = _first_label(text, opening.end())
+    if first is None or first[0][:2].lower() not in _ANSWER_LABEL_STARTS:
         return None
-    return text[first.end() :].strip() or None
+    if _STEP_LABEL_LINE.search(text, first[1]) is None:
+        answer = text[first[1] :].strip()
+        return (answer, "") if answer else None
+    parsed = parse_react(text)
+    answer = (parsed.final_answer or "").strip()
+    if parsed.actions or not answer or not parsed.after_answer or not text[first[1] :].lstrip().startswith(answer):
+        return None  # not the answer this reader found, or nothing written on after it
+    return answer, parsed.after_answer
+
+
+def react_final_answer(text: str) -> str | None:
+    """``react_final_step``'s answer, None when ``text`` is no ReAct final step."""
+    step = react_final_step(text)
+    return None if step is None else step[0]
+
+
+def _first_label(text: str, start: int) -> tuple[str, int] | None:
+    """The first line of ``text`` after ``start`` that holds a ReAct step's label (with its colon:
+    ``_STEP_LABEL_LINE``, or alone: ``_STEP_LABEL_ALONE``): the label's words and where the text
+    after the label starts; None when there is none."""
+    found = [match for match in (_STEP_LABEL_LINE.search(text, start), _STEP_LABEL_ALONE.search(text, start)) if match]
+    if not found:
+        return None
+    first = min(found, key=lambda match: match.start())
+    return next(word for word in first.groups() if word), first.end()
 
 
 def action_call_at(text: str, line_start: bool) -> int | None:
@@ -162,9 +212,10 @@ def action_call_at(text: str, line_start: bool) -> int | None:
 
 def empty_label_tail(text: str, line_start: bool) -> int:
     """Length of the tail of ``text`` that is a ``Final Answer`` label line with nothing after it
-    yet, or a start of one (``_LABEL_TAIL``); 0 when there is none."""
+    yet, or a start of one, with the line breaks before it (``_LABEL_TAIL``: a text's last line
+    breaks too); 0 when there is none. ``line_start``: whether ``text`` starts a line."""
     found = _LABEL_TAIL.search(("\n" if line_start else "\0") + text)
-    return 0 if found is None else min(len(found.group()) - 1, len(text))
+    return 0 if found is None else len(found.group()) - (found.start() == 0)
 
 
 def partial_action_call(text: str, line_start: bool) -> int:
@@ -188,7 +239,8 @@ still open a call (characters)."""
 
 def _held_opening(start: str) -> bool | None:
     """Whether a reply that starts with ``start`` (no leading whitespace) is held though it is no
-    call: True (held whole) for a ReAct-style ``Thought:`` (it may end with an empty ``Final
+    call: True (held whole) for a ReAct-style ``Thought:``, or a heading or bold line holding
+    ``Thought`` alone (``### Thought``: ``_THOUGHT_OPENING``; either may end with an empty ``Final
     Answer:`` label: ``fallback.label_left``, and is then no answer), None while it may still be
     one or while it is a tilde fence with nothing in it yet (an empty block is no answer:
     ``fences.empty_code_block``; a line with text in it streams as before), False otherwise."""
@@ -198,8 +250,10 @@ def _held_opening(start: str) -> bool | None:
     if label and not _THOUGHT_LABEL.startswith(label[: len(_THOUGHT_LABEL)].lower()):
         return False
     after = label[len(_THOUGHT_LABEL) :].lstrip(" \t*_")
-    if len(label) <= len(_THOUGHT_LABEL) or not after:
+    if len(label) <= len(_THOUGHT_LABEL) or not after or after == "\r":
         return None if len(start) < _FENCE_HEAD_MAX else False
+    if after[0] in "\r\n":  # a heading holding the label alone, the thought on the lines below
+        return _THOUGHT_OPENING.match(start) is not None
     return after[0] in ":："
 
 
@@ -481,7 +535,8 @@ class AnswerGate:
             return self._hold(self._passed(text[:at]))
         keep = max(keep, partial_action_call(text, self._line_start), empty_label_tail(text, self._line_start))
         self._buffer = text[len(text) - keep :]
-        if keep and keep == len(text) and self._line_start and not text.strip(_LINE_MARKS):
+        # a line start of markdown only, after the (blank) lines held before it (_LABEL_TAIL)
+        if keep and keep == len(text) and (self._line_start or text[0] == "\n") and not text.strip(_LINE_MARKS + "\n"):
             self._marks, self._buffer = [text], ""  # more of it is held without reading it all again
         return self._passed(text[: len(text) - keep])
 
@@ -718,14 +773,19 @@ def _answer(text: str, gate: AnswerGate, turn: dict, cut: bool) -> Generator[str
     """The turn of a reply whose visible ``text`` (not blank) is read as no call: its answer, the
     text the gate held yielded (a held line keeps its indent: the answer's text, as it came), or,
     not ``cut``, a reply that said nothing (``_said_nothing``), or one held whole that is a ReAct
-    final step (``react_final_answer``): the text after its ``Final Answer:`` label alone."""
+    final step (``react_final_step``): the text after its ``Final Answer:`` label alone (what the
+    model wrote on after it, a ReAct step, in the log: ``ModelTurn.after_answer``)."""
     if not cut and (said := (yield from _said_nothing(text, gate, turn))) is not None:
         return said
-    if not cut and not gate.streamed and (answer := react_final_answer(text)) is not None:
-        # held whole as a ReAct-style Thought (_held_opening): the user reads its answer alone;
-        # the reply goes back to the model intact (turn["content"])
+    if not cut and not gate.streamed and (step := react_final_step(text)) is not None:
+        # held whole as a ReAct-style Thought (_held_opening): the user reads its answer alone, a
+        # step written on after it only the log (never run, as ReAct's); the reply goes back to
+        # the model intact (turn["content"])
+        answer, after = step
         yield answer
-        return ModelTurn(thought=text, decision=FinalAnswer(answer), **turn)
+        return ModelTurn(
+            thought=text, decision=FinalAnswer(answer), after_answer=after, calls_after_answer=actions_named(after), **turn
+        )
     if gate.held:
         yield _unshown(gate)
     # the answer without the whitespace around it (a frame's "\n</answer>" left its "\n"), as

@@ -242,7 +242,7 @@ def read_react_turn(
     if parsed.final_answer is not None and parsed.final_answer.strip():
         # a cut that fell after the answer ended (in an invented observation) left it whole
         whole = cut and parsed.answer_ended
-        after = dict(after_answer=parsed.after_answer, calls_after_answer=_actions_named(parsed.after_answer))
+        after = dict(after_answer=parsed.after_answer, calls_after_answer=actions_named(parsed.after_answer))
         return ModelTurn(
             thought=parsed.thought, decision=FinalAnswer(parsed.final_answer), answer_whole=whole, **after, **common
         )
@@ -262,7 +262,7 @@ AFTER_ANSWER_READ_CHARS = 16_384
 names (characters): enough for a step or a few, however much the model wrote on."""
 
 
-def _actions_named(after_answer: str) -> tuple[str, ...]:
+def actions_named(after_answer: str) -> tuple[str, ...]:
     """The tools the actions in ``after_answer`` (``ReactTurn.after_answer``: what a reply wrote
     after its final answer, not run) name, in order; ``()`` for none. Only its first
     ``AFTER_ANSWER_READ_CHARS`` characters are read."""

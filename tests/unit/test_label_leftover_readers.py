@@ -205,5 +205,5 @@ def test_the_gate_holds_an_emoji_labelled_final_answer_label_until_its_text(size
     text = "Paris is sunny.\n✅ Final Answer:"
     gate = AnswerGate(["search"])
     streamed = "".join(gate.feed(text[i : i + size]) for i in range(0, len(text), size))
-    assert streamed == "Paris is sunny.\n"
-    assert gate.held == "✅ Final Answer:"
+    assert streamed == "Paris is sunny."  # the line break before the label is held with it
+    assert gate.held == "\n✅ Final Answer:"
