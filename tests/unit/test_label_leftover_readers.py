@@ -37,14 +37,12 @@ CASES = {
         "### 💭 Thought\nI know it now.\n### ✅ Final Answer\nParis is sunny today.",
         answer="Paris is sunny today.",
         hidden=("Thought", "💭", "✅"),
-        only=REACT,
     ),
     "bold-emoji-labels-final-answer": Case(
         (SEARCH,),
         "**💭 Thought**\nI know it now.\n**✅ Final Answer**\nParis is sunny today.",
         answer="Paris is sunny today.",
         hidden=("Thought", "💭"),
-        only=REACT,
     ),
     "heading-emoji-with-other-words-is-prose": Case(
         (SEARCH,),
