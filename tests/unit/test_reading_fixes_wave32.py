@@ -94,11 +94,12 @@ CASES = {
         (SEARCH,), "Thought: two facts.\n\nFinal Answer: Paris.\n\n- It is in France.\n- It is big.",
         answer="Paris.\n\n- It is in France.\n- It is big.", hidden=("Thought", "Final Answer", "two facts"),
     ),
-    # anything else is shown as before: a step after the answer, an invented observation before it
+    # a step written on after the answer is left out of it, as ReAct leaves it (wave 33: logged, not run)
     "fc-final-answer-then-an-action": Case(
         (SEARCH,), "Thought: x\nFinal Answer: Paris\nAction: lookup\nAction Input: y",
-        answer="Thought: x\nFinal Answer: Paris\nAction: lookup\nAction Input: y", only=("fc",),
+        answer="Paris", hidden=("Action", "lookup"),
     ),
+    # anything else is shown as before: an invented observation before the answer
     "fc-invented-step-before-the-final-answer": Case(
         (SEARCH,), "Thought: x\nObservation: 3\nThought: ok\nFinal Answer: 3",
         answer="Thought: x\nObservation: 3\nThought: ok\nFinal Answer: 3", only=("fc",),
