@@ -36,6 +36,12 @@ MiniMax-M3             ``]<]minimax[>[`` before every tag of a ``<tool_call>`` a
                        <k>V</k></invoke>`` (arguments as elements, lists as ``<item>``; the token
                        dropped: ml-explore/mlx-lm PR #1416, vllm-project/vllm#51073)
 MiniMax M1             ``<tool_calls>`` around one JSON call per line (MiniMax-M2#14)
+K2 Horizon, PLaMo 3,   ``<ifm|tool_calls><ifm|tool_call>NAME<ifm|arg_key>k</ifm|arg_key><ifm|arg_value>v
+iQuest Coder V2        </ifm|arg_value></ifm|tool_call></ifm|tool_calls>`` (Hy3's under a prefix, or a
+                       JSON call); ``<|plamo:begin_tool_requests:plamo|>`` requests of a name and
+                       JSON arguments (its ``<|plamo:tag|>`` ends the turn);
+                       ``<iquestcoder_tool_call>NAME<arg_key>...</iquestcoder_tool_call>``: vLLM's
+                       ``k2_horizon``, ``plamo3`` and ``iquest_coder_v2`` tool parser tests
 Hunyuan Hy3, HY4       ``<tool_calls><tool_call>NAME<tool_sep><arg_key>k</arg_key><arg_value>v
                        </arg_value></tool_call></tool_calls>``; HY4's tags carry a suffix
                        (``<tool_calls:opensource>``): vLLM's ``hy_v3`` / ``hy_v4`` parser tests
@@ -572,6 +578,68 @@ def _read_hy4(block: str) -> list[Call]:
     (``_read_hunyuan_calls``) once the suffixes are dropped."""
     inner = re.sub(r"</?tool_calls>", "", _HY4_SUFFIX.sub(r"<\1>", block)).strip()
     return _read_hunyuan_calls(inner) if inner.startswith("<tool_call>") else []
+
+
+_IFM_OPEN, _IFM_CLOSE = "<ifm|tool_calls>", "</ifm|tool_calls>"
+_IFM_TYPE = re.compile(r"<arg_type>[^<>]{0,40}</arg_type>")
+
+
+def _read_ifm(block: str) -> list[Call]:
+    """K2 Horizon's ``<ifm|tool_calls><ifm|tool_call>NAME<ifm|arg_key>k</ifm|arg_key>
+    <ifm|arg_type>T</ifm|arg_type><ifm|arg_value>v</ifm|arg_value></ifm|tool_call>\n...
+    </ifm|tool_calls>``, or a JSON call object in each ``<ifm|tool_call>`` (vLLM's ``k2_horizon``
+    tool parser tests): Hy3's calls under the ``ifm|`` prefix, read as them
+    (``_read_hunyuan_calls``) once the prefix and the type elements are dropped; ``[]`` unless
+    every part is a call."""
+    inner = block.removeprefix(_IFM_OPEN).removesuffix(_IFM_CLOSE).replace("<ifm|", "<").replace("</ifm|", "</")
+    inner = _IFM_TYPE.sub("", inner).strip()
+    return _read_hunyuan_calls(inner) if inner.startswith("<tool_call>") else []
+
+
+_IQUEST_OPEN, _IQUEST_CLOSE = "<iquestcoder_tool_call>", "</iquestcoder_tool_call>"
+
+
+def _read_iquest(block: str) -> list[Call]:
+    """iQuest Coder V2's ``<iquestcoder_tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>
+    </iquestcoder_tool_call>``, GLM's pairs after the name, or the name alone for a call without
+    arguments (vLLM's ``iquest_coder_v2`` tool parser tests); ``[]`` for anything else."""
+    inner = block.removeprefix(_IQUEST_OPEN).removesuffix(_IQUEST_CLOSE).strip()
+    return [(inner, {})] if BARE_NAME.fullmatch(inner) else _calls_in(inner)
+
+
+_PLAMO_OPEN, _PLAMO_CLOSE = "<|plamo:begin_tool_requests:plamo|>", "<|plamo:end_tool_requests:plamo|>"
+_PLAMO_REQUEST_END: Final = "<|plamo:end_tool_request:plamo|>"
+_PLAMO_HEAD: Final = "<|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>"
+_PLAMO_NAME_END: Final = "<|plamo:end_tool_name:plamo|>"
+_PLAMO_ARGUMENTS: Final = "<|plamo:begin_tool_arguments:plamo|>"
+_PLAMO_JSON: Final = "<|plamo:constrain|>json<|plamo:msg|>"
+_PLAMO_ARGUMENTS_END: Final = "<|plamo:end_tool_arguments:plamo|>"
+
+
+def _read_plamo(block: str) -> list[Call]:
+    """PLaMo 3's ``<|plamo:begin_tool_requests:plamo|>`` section of requests, each
+    ``<|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>NAME<|plamo:end_tool_name
+    :plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{...}
+    <|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>`` (vLLM's ``plamo3`` tool
+    parser and its tests). Only a closed section whose every part is a complete request with a
+    JSON object reads, as vLLM's parser reads it; else ``[]``."""
+    if not block.endswith(_PLAMO_CLOSE):
+        return []
+    *requests, rest = block[len(_PLAMO_OPEN) : -len(_PLAMO_CLOSE)].split(_PLAMO_REQUEST_END)
+    if rest or not requests:
+        return []
+    calls: list[Call] = []
+    for request in requests:
+        name, ended, tail = request.removeprefix(_PLAMO_HEAD).partition(_PLAMO_NAME_END)
+        body = tail.removeprefix(_PLAMO_ARGUMENTS).removeprefix(_PLAMO_JSON)
+        if not (request.startswith(_PLAMO_HEAD) and ended and BARE_NAME.fullmatch(name)
+                and tail.startswith(_PLAMO_ARGUMENTS) and body.endswith(_PLAMO_ARGUMENTS_END)):
+            return []
+        value = decode_json(body[: -len(_PLAMO_ARGUMENTS_END)].strip())
+        if not isinstance(value, dict):
+            return []
+        calls.append((name, value))
+    return calls
 
 
 def _read_wrapped(opener: str, closer: str) -> Callable[[str], list[Call]]:
@@ -1170,12 +1238,14 @@ _TURN_ENDS: Final = (
     "[INST]",
     "<|close|>message<|sep|>",
     "<|role_end|>",
+    "<|plamo:tag|>",
 )
 """Tokens that end the model's turn (Gemma, Llama 3, Qwen/ChatML, DeepSeek, Phi-3's ``<|end|>``;
 Ling 3.0 / Bailing's ``<|role_end|>``, spelled out as text tokens: llama.cpp's Ling 3.0 test;
 Harmony's ``<|end|>`` is read inside its message; Command R's ``<|END_OF_TURN_TOKEN|>``;
 EXAONE's ``[|endofturn|]``, its chat template's and llama.cpp's exaone3 template's; Kimi K3's
-``<|close|>message<|sep|>``, vLLM's ``kimi_k3`` tool parser test), or open the
+``<|close|>message<|sep|>``, vLLM's ``kimi_k3`` tool parser test; PLaMo 3's ``<|plamo:tag|>``,
+vLLM's ``plamo3`` tool parser test), or open the
 user's next one (Phi-3 and Zephyr's ``<|user|>``, Mistral and Llama 2's ``[INST]``). A server that does
 not stop on them passes them on, and what follows is a turn the model invented: a role name and
 the user's next message, or a new question it answers (ollama/ollama#3759, #6915, #11276;
@@ -1372,6 +1442,9 @@ _RULES: Final = (
     _ACTION_STEP_RULE,
     _Rule(("<tool_calls>",), re.compile(r"</tool_calls>"), _read_json_lines),
     _Rule(("<tool_calls:",), re.compile(r"</tool_calls:[\w.\-]{1,40}>"), _read_hy4),
+    _Rule((_IFM_OPEN,), re.compile(re.escape(_IFM_CLOSE)), _read_ifm),
+    _Rule((_PLAMO_OPEN,), re.compile(re.escape(_PLAMO_CLOSE)), _read_plamo),
+    _Rule((_IQUEST_OPEN,), re.compile(re.escape(_IQUEST_CLOSE)), _read_iquest),
     *(_Rule((opener,), re.compile(re.escape(closer)), _read_wrapped(opener, closer)) for opener, closer in _WRAPPERS),
     _Rule((_INTERNLM_CALL,), re.compile(r"<\|action_end\|>"), _read_internlm),
     _Rule(("<function=",), re.compile(r"</function>"), _read_function),
