@@ -449,7 +449,7 @@ def _glm_call(text: str, tools: Mapping[str, PromptMessageTool | None] | None = 
     glm = _GLM_CALL.fullmatch(text)
     if glm:
         pairs = _glm_pairs(glm.group(2))
-        return [(glm.group(1), {key.strip(): decode_nested(value.strip()) for key, value in pairs})]
+        return [(glm.group(1), {key.strip(): _glm_value(value) for key, value in pairs})]
     stray = _GLM_STRAY_CLOSE.fullmatch(text)
     if stray:
         return [(stray.group(1), {})]
@@ -457,13 +457,21 @@ def _glm_call(text: str, tools: Mapping[str, PromptMessageTool | None] | None = 
     if spaced:
         (name, key), value, rest = spaced
         pairs = [(key, value), *_glm_pairs(rest)]
-        return [(name, {key.strip(): decode_nested(value.strip()) for key, value in pairs})]
+        return [(name, {key.strip(): _glm_value(value) for key, value in pairs})]
     glued = _first_key_left_out(text, _GLM_KEY_GLUED.match(text)) if tools else None
     split = glued_name(glued[0][0], tools) if glued and tools else None
     if glued and split:
         pairs = [(split[1], glued[1]), *_glm_pairs(glued[2])]
-        return [(split[0], {key.strip(): decode_nested(value.strip()) for key, value in pairs})]
+        return [(split[0], {key.strip(): _glm_value(value) for key, value in pairs})]
     return []
+
+
+def _glm_value(value: str) -> Any:
+    """One ``<arg_value>``: JSON when it reads as a JSON object, array, number or literal, else
+    text as written, its spaces and line breaks kept (an indented code body for a write or an
+    exact-match edit: vLLM's ``poolside_v1`` parser keeps a string value verbatim)."""
+    decoded = decode_nested(value.strip())
+    return value if isinstance(decoded, str) else decoded
 
 
 def _first_key_left_out(text: str, opened: re.Match | None) -> tuple[tuple[str, ...], str, str] | None:
