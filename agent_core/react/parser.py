@@ -2161,7 +2161,7 @@ class ReactStreamParser:
         call is one at once; before any, it is kept (its text goes to the thought as any
         candidate that is not a call) and put ahead of the next call object's calls."""
         if calls:
-            if any(_is_final_name(name) for name, _ in calls):
+            if any(_is_final_name(name) and name not in (self._tool_names or ()) for name, _ in calls):
                 return calls
             calls, self._alone = [*self._alone, *calls], []
             return calls
@@ -2254,7 +2254,7 @@ class ReactStreamParser:
         # the JSON closed here and its line goes on (or the text so far ends): a call may follow
         joinable = self._multi and self._state is _S.JSON and not self._buf.startswith(("\n", "\r"), self._pos)
         held = self._purpose == "candidate" and self._in_thought and not self._candidate_marked and not self._actions
-        if held and not any(_is_final_name(name) for name, _ in calls):
+        if held and not any(_is_final_name(name) and name not in (self._tool_names or ()) for name, _ in calls):
             self._unlabelled.append((calls, raw))
             self._state = _S.AFTER_CALL if joinable else _S.CLOSER if self._closer else _S.TEXT
             return
@@ -2291,7 +2291,7 @@ class ReactStreamParser:
             if _is_none_name(name):
                 self._none_action = True
                 continue
-            if _is_final_name(name):
+            if _is_final_name(name) and name not in (self._tool_names or ()):  # a node tool "finish" is a call
                 if not self._actions:
                     self._answer_whole(_answer_text(value))
                     self._answer_closed = True  # its JSON closed
