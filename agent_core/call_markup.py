@@ -151,9 +151,10 @@ class _Rule:
 
     openers: tuple[str, ...]
     closer: re.Pattern[str] | None
-    read: Callable[[str], list[Call]]
+    read: Callable[..., list[Call]]
     bare: bool = False
     named: bool = False  # a call only to one of the node's tools, when the caller gave them
+    declared: bool = False  # ``read`` takes the node's tools too (name -> declaration or None)
 
 
 def _tool_call(name: str, arguments: Any) -> str:
@@ -683,9 +684,12 @@ def _read_internlm(block: str) -> list[Call]:
 _INTERNLM_CALL: Final = "<|action_start|><|plugin|>"
 
 
-def _read_function(block: str) -> list[Call]:
-    """Qwen3-Coder's ``<function=NAME>`` without its ``<tool_call>``: read as inside one."""
-    return calls_from_block(block)
+def _read_function(block: str, tools: Mapping[str, Any] | None = None) -> list[Call]:
+    """Qwen3-Coder's ``<function=NAME>`` without its ``<tool_call>``: read as inside one, with
+    the node's ``tools`` (name -> declaration or None) when known: a name whose ``>`` was left out
+    is read only when it names one of them, or one of the called tool's parameters
+    (``calls_from_block``)."""
+    return calls_from_block(block, tools)
 
 
 _FUNCTION_NAME: Final = "<function name="
@@ -1447,7 +1451,7 @@ _RULES: Final = (
     _Rule((_IQUEST_OPEN,), re.compile(re.escape(_IQUEST_CLOSE)), _read_iquest),
     *(_Rule((opener,), re.compile(re.escape(closer)), _read_wrapped(opener, closer)) for opener, closer in _WRAPPERS),
     _Rule((_INTERNLM_CALL,), re.compile(r"<\|action_end\|>"), _read_internlm),
-    _Rule(("<function=",), re.compile(r"</function>"), _read_function),
+    _Rule(("<function=",), re.compile(r"</function>"), _read_function, declared=True),
     _Rule(("[TOOL_CALLS]",), re.compile(r"(?=\[/THINK\])"), _read_mistral),  # in reasoning: ends with it
     _Rule(("<function_call>",), None, _read_after("<function_call>")),
     _Rule(("<|tool_call|>",), None, _read_after("<|tool_call|>")),
@@ -1773,6 +1777,8 @@ class CallMarkup:
         self._tools = tools or {}  # tool name -> declaration: a line opening <name> may be a call
         # a ``named`` rule's call is read only when it names one of these (None: any name)
         self._names = frozenset(self._tools) if tools is not None else (None if names is None else frozenset(names))
+        # the tools a ``declared`` rule's reader is given: their declarations when known
+        self._declared = tools if tools is not None else names if isinstance(names, Mapping) else None
         self._rewrote = False  # a block was rewritten: the text passed on is not all the reply so far
         self._pending = ""
         self._rule: _Rule | None = None  # the block being held
@@ -2189,7 +2195,7 @@ class CallMarkup:
             return self._python_tag(out, text)
         block = text[:end]
         first_alone = rule is _FUNCTIONARY_FIRST and not text.startswith(_RECIPIENT_MARK, end)  # no part follows
-        calls = [] if first_alone else rule.read(block)
+        calls = [] if first_alone else rule.read(block, self._declared) if rule.declared else rule.read(block)
         if rule.named and (not calls or (self._names is not None and any(n not in self._names for n, _ in calls))):
             # no call, or a call to no tool of the node: its marker is text, and what follows it is
             # read again as any text is (a family's markup after a tag never closed is acted on)

@@ -378,6 +378,18 @@ _XML_FUNCTION = re.compile(r"<function=([^>\s]+)\s*>(.*?)(?:</function>|\Z)", re
 _XML_PARAMETER = re.compile(
     r"<parameter=([^>\s]+)\s*>(.*?)(</parameter>|(?=<parameter=)|(?=</function>)|\Z)", re.S | re.I
 )
+_UNCLOSED_FUNCTION = re.compile(r"<function=([^<>\s]++)[ \t]*+(?=\r?\n)(?!\s*+>)")
+_UNCLOSED_PARAMETER = re.compile(r"<parameter=([^<>\s]++)[ \t]*+(?=\r?\n)(?!\s*+>)", re.I)
+"""Qwen3-Coder's ``<function=NAME`` and ``<parameter=NAME`` whose ``>`` was left out: the name
+ends its line (group 1, no space in it), the next line opens the body or the value (mlx-lm's
+``qwen3_coder`` parser repairs both: its ``tests/test_tool_parsing.py``). Closed only when the
+name is one the node declared (``_closed_name``)."""
+_NOTHING_UNREAD = re.compile(r"(?:\s++|</[\w:.\-]*+>)*+")
+"""What may be left of a function's body once its parameters are read: blanks and closing tags (a
+stray ``</parameter>``, a ``</tool_call>`` after a ``</function>`` left out). Anything else is
+something the reader could not read, so the call is not run: a parameter tag it cannot read
+(``<parameter=the path>``, ``<parameter=path`` unclosed naming no parameter of the tool,
+``<param=k>``) or an argument written otherwise (``path: a.py``)."""
 _XML_NAME = re.compile(r"<(tool_name|tool|name|function_name)>(.*?)</\1>", re.S | re.I)
 _XML_ARG = re.compile(r"<arg\s+(?:key|name)\s*=\s*[\"']([^\"']*)[\"']\s*>(.*?)</arg>", re.S | re.I)
 _XML_ARGS = re.compile(r"<(arguments|args|parameters|input)>(.*?)</\1>", re.S | re.I)
@@ -423,15 +435,9 @@ def calls_from_block(text: str, tools: Mapping[str, PromptMessageTool | None] | 
         pythonic = python_calls(f"{name}({inside})") if BARE_NAME.fullmatch(name) else []
         return [(name, pythonic[0][1] if len(pythonic) == 1 else call_arguments(inside))]
     text = text[:_XML_MAX]
-    function = _XML_FUNCTION.search(text)
-    if function:
-        inner = function.group(2).strip()
-        if inner[:1] == "{":
-            return [(function.group(1).strip(), decode_input(inner))]
-        if not function.group(0).lower().endswith("</function>") and _open_parameter(inner):
-            return []  # the text ends inside a value: cut off, not to be run
-        params = {k: _parameter_value(v if close else _LAST_BREAK.sub("", v)) for k, v, close in _XML_PARAMETER.findall(inner)}
-        return [(function.group(1).strip(), params)]
+    function = _function_call(text, tools)
+    if function is not None:
+        return function
     glm = _glm_call(text, tools)
     if glm:
         return glm
@@ -439,6 +445,33 @@ def calls_from_block(text: str, tools: Mapping[str, PromptMessageTool | None] | 
     if not name or not name.group(2).strip():
         return []
     return [(name.group(2).strip(), _xml_arguments(text))]
+
+
+def _function_call(text: str, tools: Mapping[str, PromptMessageTool | None] | None) -> list[Call] | None:
+    """Qwen3-Coder's ``<function=NAME><parameter=K>V</parameter></function>`` in ``text``: one
+    call, ``[]`` when it may not run, None when ``text`` holds no such function.
+
+    With ``tools`` (name -> declaration or None), a ``<function=`` name or a ``<parameter=`` name
+    whose ``>`` was left out (``_UNCLOSED_FUNCTION``) is read to the end of its line when it is one
+    of the tools, or one of the called tool's declared parameters. The call may not run (``[]``)
+    when the text ends inside a value (a cut reply), or when the body holds anything but
+    parameters, blanks and closing tags (``_NOTHING_UNREAD``): run, it would drop an argument."""
+    if tools and "<function=" in text:
+        text = _UNCLOSED_FUNCTION.sub(lambda m: _closed_name(m, tools), text)
+    function = _XML_FUNCTION.search(text)
+    if function is None:
+        return None
+    name, inner = function.group(1).strip(), function.group(2).strip()
+    if inner[:1] == "{":
+        return [(name, decode_input(inner))]
+    if tools and name in tools:
+        inner = _UNCLOSED_PARAMETER.sub(lambda m: _closed_name(m, schema_properties(tools[name])), inner)
+    if not function.group(0).lower().endswith("</function>") and _open_parameter(inner):
+        return []  # the text ends inside a value: cut off, not to be run
+    if not _NOTHING_UNREAD.fullmatch(_XML_PARAMETER.sub("", inner)):
+        return []  # text that is no parameter: an argument the reader cannot read would be dropped
+    params = {k: _parameter_value(v if close else _LAST_BREAK.sub("", v)) for k, v, close in _XML_PARAMETER.findall(inner)}
+    return [(name, params)]
 
 
 def _glm_call(text: str, tools: Mapping[str, PromptMessageTool | None] | None = None) -> list[Call]:
@@ -639,6 +672,14 @@ def _parameter_value(text: str) -> Any:
             text = "\n".join(line.removeprefix(indent) for line in text.split("\n"))
     decoded = decode_nested(text.strip())
     return text if isinstance(decoded, str) else decoded
+
+
+def _closed_name(unclosed: re.Match[str], declared: Mapping[str, Any]) -> str:
+    """An ``_UNCLOSED_FUNCTION`` or ``_UNCLOSED_PARAMETER`` tag with its ``>`` put back when its
+    name is a key of ``declared`` (the node's tools, or the called tool's parameters), else as
+    written: the tag then stays unread and the call with it (``calls_from_block``)."""
+    name = unclosed.group(1)
+    return unclosed.group(0) + ">" if name in declared else unclosed.group(0)
 
 
 def _open_parameter(inner: str) -> bool:

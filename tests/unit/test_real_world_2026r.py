@@ -272,13 +272,7 @@ CASES = {
 
 GAPS: dict[tuple[str, str], str] = {
     # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
-    # docs/real-world-cases.md
-    **{("mlxlm-qwen3coder-parameter-name-unclosed", s): "a <parameter= name ended by a line break, not '>': the "
-       "call is read with no arguments (mlx-lm repairs the name; reading a name to the line end is a repair "
-       "this pass leaves undone)" for s in ("react", "fc")},
-    **{("mlxlm-qwen3coder-function-name-unclosed", s): "a <function= name ended by a line break, not '>': "
-       "asked again as unreadable markup (mlx-lm repairs it; left undone, as vLLM's broken <function= is)"
-       for s in ("react", "fc")},
+    # docs/real-world-cases.md (none left: the two unclosed Qwen3-Coder names are read since)
 }
 
 
