@@ -46,7 +46,8 @@ Hunyuan Hy3, HY4       ``<tool_calls><tool_call>NAME<tool_sep><arg_key>k</arg_ke
                        </arg_value></tool_call></tool_calls>``; HY4's tags carry a suffix
                        (``<tool_calls:opensource>``): vLLM's ``hy_v3`` / ``hy_v4`` parser tests
 Qwen3-Coder            ``<function=NAME><parameter=K>V</parameter></function>`` without the
-                       opening ``<tool_call>`` (ollama/ollama#16686)
+                       opening ``<tool_call>`` (ollama/ollama#16686); a name whose ``>`` was left
+                       out is read when it is a node tool or its declared parameter (mlx-lm)
 Mistral (v11 tokens)   ``[TOOL_CALLS]NAME[ARGS]{...}``, repeated (ml-explore/mlx-lm#1374), ``[ARGS]``
                        left out, or ``[TOOL_CALLS] [{...}]`` after text (pre-v11, xLAM); a
                        ``[/TOOL_CALLS]`` is dropped

@@ -11,7 +11,8 @@ such a call lives here, so both strategies read the same text the same way:
 * **blocks** (``calls_from_block``): the inside of ``<tool_call>``/``<action>`` tags or a
   fence: JSON, a call written as code (``search(query="x")``), or XML
   (``<function=name><parameter=k>v</parameter></function>``, the closing tags optional at the
-  end; ``<tool_name>x</tool_name><arguments><arg key="k">v</arg></arguments>``).
+  end, a name's ``>`` too when it names a declared tool or parameter; a body holding anything
+  else is no call; ``<tool_name>x</tool_name><arguments><arg key="k">v</arg></arguments>``).
 * **inputs** (``decode_input``): an ``Action Input`` as written: JSON or almost-JSON under the
   one trust rule of ``agent_core.json_args`` (a repair that would lose a word is refused),
   quoted text, or plain text (a phrase in square brackets with no quote in it, ``[temperature
