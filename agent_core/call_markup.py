@@ -1876,6 +1876,38 @@ class CallMarkup:
         self._more.clear()
         return self._drain(final=True)
 
+    @property
+    def holds_block(self) -> bool:
+        """Whether a block is held open: call markup (a family's call, ``<tool_call>``) or a
+        Harmony message whose end has not come."""
+        return self._rule is not None or self._harmony or bool(self._more)
+
+    def stopped(self) -> str:
+        """The reply stopped short (its stream failed, or the run's deadline came): the text held
+        back that is the answer's own, ``""`` if none. That is the reply's start held only while
+        it might still become a name above its JSON arguments (``_MAY_NAME_ABOVE_JSON``: a word
+        so far, ``Yes``; the caller keeps back a start of a tool's name), never a start that may
+        still become Harmony's ``analysis`` channel or Granite's thought-process phrase
+        (reasoning), a recipient or a bare commentary call, nor what a held block, a marker not
+        yet complete or a held reply of those forms holds (call markup, reasoning). Nothing is
+        read after it: the held start is let go as it came."""
+        if self._ended or self._opening is None or self._bare is not None or self._thoughts is not None:
+            return ""
+        if self._blank_opening:
+            self._opening, self._blank_opening = "".join(self._blank_opening), []
+        head = self._opening.lstrip()
+        if (
+            not head
+            or (len(head) <= len(_BARE_ANALYSIS) and _BARE_ANALYSIS.startswith(head))
+            or _may_open_thoughts(head)
+            or _recipient_prefix(head, False, self._bare_all) != 0
+            or _may_open_call(head)
+            or _MAY_NAME_ABOVE_JSON.fullmatch(head) is None
+        ):
+            return ""
+        text, self._opening = self._opening, None
+        return text
+
     def _bare_harmony(self, text: str, final: bool) -> str:
         """gpt-oss's Harmony with its special tokens left out by the server
         (``analysisWe need…assistantfinalHello!``: oobabooga/text-generation-webui#7374), given

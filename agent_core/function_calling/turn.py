@@ -64,6 +64,10 @@ GLM's ``name<arg_key>``, also mangled, mrwogu/factory-droid-openai#36)."""
 _STOP_HELD: Final = frozenset("{[<`~✿|")
 """Characters a held tail holding one is kept back at a reply that stopped short: call markup,
 a call object or list, a fence may be opening there (``AnswerGate.stopped``)."""
+_STOP_START_HELD: Final = _STOP_HELD | frozenset(":=")
+"""Characters a reply's start not yet told from a call is kept back for when the reply stops
+short (``AnswerGate._stopped_start``): those of ``_STOP_HELD``, and those after which a call's head
+goes on (``call:``, ``WORD:default_api:``, ``to=functions.``): a call may have been cut there."""
 _ACTION_LABEL = "action"
 _M3_SIZE: Final = len(M3_TOKEN)
 _NONBLANK = re.compile(r"\S")
@@ -257,6 +261,15 @@ def _held_opening(start: str) -> bool | None:
     return after[0] in ":："
 
 
+def _step_begun(start: str) -> bool:
+    """Whether a reply's start ``start`` (no leading whitespace) is a start of a ReAct-style
+    ``Thought:`` label, some of its letters written after the markdown and emoji before it
+    (``Thou``, ``💭 Th``), or an empty tilde fence: held whole as a step or no answer
+    (``_held_opening``). A start of markdown or emoji alone (``1``, which may still be ``1️⃣``) is
+    not."""
+    return bool(start[_OPENING_MARKS.match(start).end() :]) and _held_opening(start) is None
+
+
 def fenced_markup_head(line: str) -> bool | None:
     """Whether a line that starts with ``line`` opens a fence (backticks or tildes, any language:
     ``fences``) whose first content line opens ``<tool_call>``/``<tool_code>`` or an ``Action:``
@@ -428,12 +441,54 @@ class AnswerGate:
         back that is the answer's own, ``""`` if none. That is a tail of streamed text held only
         because it might still grow into call markup or a line opening a call, when it holds no
         character such markup or a call object opens with (``_STOP_HELD``: then it may be a call
-        cut off); never a reply held whole as a call, nor a start not yet told from one."""
+        cut off), a reply's start not yet told from a call that could have become none
+        (``_stopped_start``), or the final answer of a reply held whole as a ReAct-style step
+        (``_stopped_step``); never a reply held whole as a call, nor a step that is no answer."""
         self._merge_marks()
-        if not self._decided or any(char in self._buffer for char in _STOP_HELD):
+        if self._decided is None:
+            return self._stopped_start()
+        if self._decided is False:
+            return self._stopped_step()
+        if any(char in self._buffer for char in _STOP_HELD):
             return ""
         held, self._buffer = self._buffer, ""
         return self._passed(held)
+
+    def _stopped_start(self) -> str:
+        """``stopped`` for a reply whose start (``held``) was not told from a call yet: that start,
+        without the whitespace before it, when it is answer text whatever would have followed it,
+        else ``""``. A word or a few held only while Gemini's ``WORD:default_api:NAME{`` might still
+        follow (``Yes``, ``partial``: ``text_calls.gemini_head``) is; a start holding a character a
+        call's head goes on with (``_STOP_START_HELD``), one still read as a call or a start of one
+        were its word ended there (a start of a tool's name, of an ``Action:`` label) and a start
+        of a ``Thought:`` label (``_step_begun``) are not."""
+        start = self.held.lstrip()
+        if (
+            not start
+            or any(char in start for char in _STOP_START_HELD)
+            or _step_begun(start)
+            or self._looks_like_a_call(start + " ") is not False
+        ):
+            return ""
+        self._blank, self._buffer = [], ""
+        self._decided = self.streamed = True
+        return self._passed(start)
+
+    def _stopped_step(self) -> str:
+        """``stopped`` for a reply held whole from its start: the text of its final answer when it
+        is a ReAct-style step, a ``Thought:`` then a ``Final Answer:`` with text and no labelled
+        line after it (``react_final_answer``), whose answer opens no call and holds no call markup
+        (``call_markup.holds_call_markup``), as ReAct shows a final answer as it comes
+        (``Thought: I know.\nFinal Answer: Ye`` shows ``Ye``); else ``""``: a call, or a step that
+        was no answer yet (a Thought alone, an ``Action:``)."""
+        if self.streamed or self._leaking:
+            return ""
+        answer = react_final_answer(self.held)
+        if answer is None or answer.startswith(_CALL_LIKE_STARTS) or holds_call_markup(answer, self._names):
+            return ""
+        self._held = []
+        self._decided = self.streamed = True
+        return self._passed(answer)
 
     def _looks_like_a_call(self, start: str) -> bool | None:
         """Whether a reply that starts with ``start`` (no leading whitespace) is written as a
@@ -670,18 +725,13 @@ def _stream(
     assembler: ToolCallAssembler,
     got: _Collected,
     splitter: ThinkSplitter,
-    recipient_in_prompt: bool = False,
-    tools: Mapping[str, PromptMessageTool | None] | None = None,
+    markup: CallMarkup,
 ) -> Generator[str, None, None]:
-    """Feed every chunk through the think ``splitter`` and the answer gate; yield streamable text.
+    """Feed every chunk through the call ``markup`` reader, the think ``splitter`` and the answer
+    gate; yield streamable text.
     A reply held by the splitter (it may start inside a reasoning block: ``_splitter``) is held
     until the block closes, until reasoning comes apart from the content (so none is inline), or
-    to the end.
-    ``recipient_in_prompt``: a Functionary model's bare ``all`` line at the start is dropped
-    (``CallMarkup``). ``tools``: the tools by name, each to its declaration or None: a call
-    written as an element named after one (``<read_file>...</read_file>``) is read as a call
-    (``CallMarkup``), held from its tag on like any call markup."""
-    markup = CallMarkup(recipient_in_prompt=recipient_in_prompt, tools=tools)
+    to the end."""
     visible: list[str] = []
     reasoning: list[str] = []
     for chunk in chunks:
@@ -734,13 +784,21 @@ def _stream_or_stop(
     tools: Mapping[str, PromptMessageTool | None],
 ) -> Generator[str, None, None]:
     """``_stream``; when the chunks raise (the model plugin failed, or the run's deadline came),
-    the answer text held back so far is yielded before the error goes on: what the splitter held
-    that is visible (``ThinkSplitter.stopped``), read through the gate, and the gate's held tail
-    that is no call (``AnswerGate.stopped``)."""
+    the answer text held back so far is yielded before the error goes on, as much of it as the
+    user would have read had the reply ended there, less what may be reasoning or a call: the
+    reply's start the call markup reader held (``CallMarkup.stopped``), what the splitter held
+    that is visible (``ThinkSplitter.stopped``), read through the gate, and the gate's held text
+    that is no call (``AnswerGate.stopped``).
+
+    ``recipient_in_prompt``: a Functionary model's bare ``all`` line at the start is dropped
+    (``CallMarkup``). ``tools``: the tools by name, each to its declaration or None: a call
+    written as an element named after one (``<read_file>...</read_file>``) is read as a call
+    (``CallMarkup``), held from its tag on like any call markup."""
+    markup = CallMarkup(recipient_in_prompt=recipient_in_prompt, tools=tools)
     try:
-        yield from _stream(chunks, gate, assembler, got, splitter, recipient_in_prompt, tools)
+        yield from _stream(chunks, gate, assembler, got, splitter, markup)
     except Exception:
-        if out := gate.feed(splitter.stopped().visible) + gate.stopped():
+        if out := gate.feed(splitter.feed(markup.stopped()).visible + splitter.stopped().visible) + gate.stopped():
             yield out
         raise
 

@@ -1005,6 +1005,7 @@ class ReactStreamParser:
         self._none_action = False
         self._hint: str | None = None
         self._finished = False
+        self._call_held = False  # finish(stopped=True): call markup was held open
         self._ended_inside = False
         self._turn: ReactTurn | None = None
 
@@ -1025,15 +1026,22 @@ class ReactStreamParser:
         self._think.note_reasoning_apart()
         self._read_pieces(self._think.release_pieces())
 
-    def finish(self, *, cut: bool = False) -> list[ReactEvent]:
+    def finish(self, *, cut: bool = False, stopped: bool = False) -> list[ReactEvent]:
         """Flush: decide what was held back, close any open construct, settle the turn.
         ``cut``: the reply stopped at the output limit: one held for a reasoning block opened
         in the prompt (``reasoning_opened``) stopped inside that block, and no turn is taken
-        from the reasoning of a reply that showed nothing."""
+        from the reasoning of a reply that showed nothing. ``stopped`` (with ``cut``): the reply's
+        stream failed or the run's deadline came: of what the call markup reader held only the
+        reply's start that is text is read (``CallMarkup.stopped``: no call markup, no reasoning),
+        and ``call_held`` tells whether it held call markup."""
         if self._finished:
             return []
         self._finished = True
-        self._split(self._markup.finish())
+        if stopped:
+            self._call_held = self._markup.holds_block
+            self._split(self._markup.stopped())
+        else:
+            self._split(self._markup.finish())
         if cut:  # nothing in the reasoning is taken as the turn (_recover_from_reasoning): it was cut
             self._recover = False
             if self._think.holding:
@@ -1057,6 +1065,12 @@ class ReactStreamParser:
         if self._stray_at is not None:
             self._turn = self._reread_after_stray(self._turn)
         return self._drain()
+
+    @property
+    def call_held(self) -> bool:
+        """Whether the reply, finished as ``stopped``, was writing call markup when it stopped
+        (``CallMarkup.holds_block``): its step was a call, not an answer."""
+        return self._call_held
 
     @property
     def revised(self) -> bool:

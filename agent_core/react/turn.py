@@ -16,7 +16,7 @@ from dify_plugin.entities.model.llm import LLMUsage
 
 from agent_core import prompts
 from agent_core.answer_schema import answer_problem, answer_text, answer_value
-from agent_core.call_markup import ends_turn, markup_outside_quoted, rewrite_markup
+from agent_core.call_markup import ends_turn, holds_call_markup, markup_outside_quoted, rewrite_markup
 from agent_core.fairness import SLICE_CHARS, give_way, slices
 from agent_core.fences import empty_code_block
 from agent_core.json_args import ArgumentsError, decode_arguments
@@ -162,17 +162,20 @@ def _stream(chunks: Iterator[ModelChunk], parser: ReactStreamParser, got: _Colle
 def _stopped(parser: ReactStreamParser, got: _Collected, registry: ToolRegistry, round_index: int) -> str:
     """The answer text a reply that stopped short (its stream failed, or the run's deadline
     came) held back, ``""`` if none: the reply read as if cut there (``finish(cut=True)``: a
-    reply held for a reasoning block opened in the prompt is reasoning), its final-answer text
-    not shown yet (unlabelled text included), when the reply is an answer: no action, not ended
-    inside a construct, no call markup in its answer (``revised``), no call written as text
-    (``_name_line_calls``)."""
-    ending = parser.finish(cut=True)
+    reply held for a reasoning block opened in the prompt is reasoning; ``stopped=True``: call
+    markup or a family's reasoning the call markup reader held is not read as text), its
+    final-answer text not shown yet (unlabelled text included), when the reply is an answer: no
+    action, not ended inside a construct or inside call markup (``call_held``), no call markup
+    in its answer (``revised``), no call written as text (``_name_line_calls``); and that text
+    holds no call markup (``call_markup.holds_call_markup``: a ``<tool_call>`` that never closed)."""
+    ending = parser.finish(cut=True, stopped=True)
     parsed = parser.result()
-    if parsed.actions or parsed.ended_inside or parser.revised:
+    if parsed.actions or parsed.ended_inside or parser.revised or parser.call_held:
         return ""
     if not got.answer_shown and _name_line_calls(parsed, registry, round_index):
         return ""
-    return "".join(event.text for event in ending if isinstance(event, AnswerDelta))
+    held = "".join(event.text for event in ending if isinstance(event, AnswerDelta))
+    return "" if holds_call_markup(held, registry.names()) else held
 
 
 def read_react_turn(
