@@ -37,6 +37,10 @@ _K3_OPEN, _K3_CLOSE = "<|open|>think<|sep|>", "<|close|>think<|sep|>"
 """Kimi K3's reasoning channel (its XTML: vLLM's ``kimi_k3`` tool parser; the opener is often
 the prompt's, so the reply may hold only the close)."""
 
+_PLAMO_OPEN, _PLAMO_CLOSE = "<|plamo:begin_think:plamo|>", "<|plamo:end_think:plamo|>"
+"""PLaMo 3's reasoning tags (vLLM's ``plamo3`` reasoning parser; its template may open the block in
+the prompt, so the reply may hold only the end)."""
+
 _BLOCKS = {
     **{tag: "</" + tag[1:] for tag in _THINK_TAGS},
     DETAILS_OPEN.lower(): "</details>",
@@ -46,6 +50,7 @@ _BLOCKS = {
     _K3_OPEN: _K3_CLOSE,
     "<|start_thinking|>": "<|end_thinking|>",
     "<|think:start|>": "<|think:end|>",
+    _PLAMO_OPEN: _PLAMO_CLOSE,
 }
 """Opening tag (lower case) -> its closing tag; Gemma 4's thought channel
 (``<|channel>thought\n...<channel|>``, NousResearch/hermes-agent#48412), and Magistral's
@@ -208,7 +213,7 @@ def _may_hold_tag(text: str) -> bool:
     return "<" in text or "[" in text or "◁" in text
 
 
-_CLOSE_TAGS = (*("</" + tag[1:] for tag in _THINK_TAGS), _KIMI_CLOSE, _K3_CLOSE, "<|end_thinking|>")  # alone, a stray end (not </details>)
+_CLOSE_TAGS = (*("</" + tag[1:] for tag in _THINK_TAGS), _KIMI_CLOSE, _K3_CLOSE, "<|end_thinking|>", _PLAMO_CLOSE)  # alone, a stray end (not </details>)
 _SILENT_ENDS: Final = ("<channel|>",)
 """Closing tokens that, with no block open, are dropped without a word: Gemma 4's ``<channel|>``
 after its answer (llama.cpp's Gemma 4 test: ``<|channel>thought\n<channel|>Hello<channel|>`` reads
@@ -231,11 +236,13 @@ value's text, so it does not show where a template-opened block ended."""
 _OPENED_CLOSE = "</think>"
 """The end of the block a chat template opens in the prompt (most such templates open a
 ``<think>``)."""
-_OPENED_CLOSES = (_OPENED_CLOSE, "<|end_thinking|>", _K3_CLOSE, _APRIEL_END)
+_OPENED_CLOSES = (_OPENED_CLOSE, "<|end_thinking|>", _K3_CLOSE, _APRIEL_END, _PLAMO_CLOSE, "</mm:think>")
 """The ends a reply may hold of a block its chat template opened: ``</think>``, and the three
 families whose generation prompt opens their own (llama.cpp's tests: Cohere2 MoE's prompt ends in
 ``<|START_THINKING|>``, Kimi K3's leaves ``<|open|>think<|sep|>`` open, Apriel 1.6 Thinker's ends
-in "Here are my reasoning steps:", closed by ``[BEGIN FINAL RESPONSE]``). Apriel's end is plain
+in "Here are my reasoning steps:", closed by ``[BEGIN FINAL RESPONSE]``; PLaMo 3's and MiniMax-M3's,
+whose templates open theirs when thinking is on: vLLM's ``plamo3`` and ``minimax_m3`` reasoning
+parser tests). Apriel's end is plain
 words in brackets, no special token: it ends the reasoning only where it opens a line; inside a
 sentence it is the answer's text. Opening a line in any reply it is a stray end, as a bare
 ``</think>`` is (ReAct holds a reply only for a model known to open its block)."""
@@ -304,7 +311,7 @@ def _char_back(pieces: list[str], back: int) -> str:
 def _without_open_tag(reasoning: str) -> str:
     """Reasoning held from the start of a reply, without a ``<think>`` the model wrote again."""
     opener = reasoning.lstrip().lower()
-    for tag in (*_THINK_TAGS, _KIMI_OPEN, _K3_OPEN):
+    for tag in (*_THINK_TAGS, _KIMI_OPEN, _K3_OPEN, _PLAMO_OPEN):
         if opener.startswith(tag):
             return reasoning.lstrip()[len(tag) :]
     return reasoning
