@@ -738,13 +738,18 @@ def element_value(text: str, depth: int = 0) -> Any:
     element per key, a list as ``<item>`` elements, anything else as text (a JSON object or
     array in it decoded: ``decode_nested``). A value that is one ``<items>`` element of
     ``<item>`` elements is that list (``<tags><items><item>a</item></items></tags>``: MiniMax-M3's
-    array argument); the call's own elements are its keys, an argument named ``items`` included."""
+    array argument); the call's own elements are its keys, an argument named ``items`` included.
+    A key written twice in one object gives the list of its values (``<tag>a</tag><tag>b</tag>``:
+    ``["a", "b"]``, as vLLM's ``minimax_m3`` parser reads it), never only the last."""
     children = xml_elements(text) if depth < _ELEMENT_DEPTH else None
     if not children:
         return decode_nested(text.strip())
     if all(name == "item" for name, _ in children):
         return [_listed(element_value(inner, depth + 1)) for _, inner in children]
-    return {name: _listed(element_value(inner, depth + 1)) for name, inner in children}
+    values: dict[str, list[Any]] = {}
+    for name, inner in children:
+        values.setdefault(name, []).append(_listed(element_value(inner, depth + 1)))
+    return {name: found[0] if len(found) == 1 else found for name, found in values.items()}
 
 
 def _listed(value: Any) -> Any:
