@@ -2474,11 +2474,13 @@ class ReactStreamParser:
         return visible.strip()
 
     def _recover_from_reasoning(self) -> None:
-        """Nothing visible: a turn written inside the reasoning block is taken from it (nat2227)."""
+        """Nothing visible: a turn written inside the reasoning block is taken from it (nat2227),
+        read against the node's tools (a call of a node tool named ``Finish`` is that tool's, not
+        the answer: vLLM's ``qwen3`` reasoning parser test)."""
         text = "".join(self._reasoning)
         if not text.strip():
             return
-        inner = ReactStreamParser(allow_multiple_actions=self._multi)
+        inner = ReactStreamParser(allow_multiple_actions=self._multi, tool_names=self._tool_names)
         inner._recover = False
         inner.feed(text)
         inner.finish()
