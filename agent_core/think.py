@@ -2,7 +2,8 @@
 
 Reasoning models (DeepSeek-R1, Qwen3, QwQ…) write their reasoning inline in
 the content, wrapped in ``<think>`` (some ``<thinking>`` or ``<reasoning>``; EXAONE Deep in
-``<thought>``, Seed-OSS in ``<seed:think>``, MiniMax-M3 in ``<mm:think>``, Magistral in ``[THINK]``, Kimi-VL in ``◁think▷``;
+``<thought>``, Seed-OSS in ``<seed:think>``, MiniMax-M3 in ``<mm:think>``, Magistral in ``[THINK]``, Kimi-VL in ``◁think▷``,
+PLaMo 3 in ``<|plamo:begin_think:plamo|>``;
 Gemma 4 in its thought channel; old model plugins in an HTML ``<details>`` block, ``DETAILS_OPEN``).
 It belongs in the thought log, never in the answer nor the next prompt.
 Tags may be split across chunks; an unclosed block runs to the end. A ``<response>`` or

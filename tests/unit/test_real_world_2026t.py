@@ -96,6 +96,11 @@ FINISH_BLOCK = "<tool_call>\n<function=Finish>\n<parameter=answer>\n204\n</param
 
 CASES = {
     # ---- Step-3.5 (vLLM tests/tool_parsers/test_step3p5_tool_parser.py) ------------------------------
+    # one call, nothing around it
+    "vllm-step3p5-single": Case(
+        STEP_TOOLS, _step(DALLAS),
+        calls=[("get_current_weather", {"city": "Dallas", "state": "TX", "unit": "fahrenheit"})], hidden=("<function=",),
+    ),
     # a JSON object value over two lines
     "vllm-step3p5-multiline-json-value": Case(
         STEP_TOOLS, _step(("calculate_area", [("shape", "rectangle"), ("dimensions", '{"width": 10, \n "height": 20}'),
