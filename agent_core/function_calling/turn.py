@@ -31,6 +31,7 @@ from agent_core.emoji import EMOJI_CHAR, line_marks
 from agent_core.fairness import SLICE_CHARS, give_way, paced, slices
 from agent_core.fallback import label_left
 from agent_core.fences import FENCE_RUN, empty_code_block
+from agent_core.function_calling.react_steps import react_step_calls
 from agent_core.json_args import raw_decode_at
 from agent_core.model_call import AssistantReply, ModelChunk, note_usage, with_block_closed
 from agent_core.react.parser import _HEADING_MARKS, _LINE_PREFIX, parse_react
@@ -46,10 +47,11 @@ from agent_core.text_calls import (
     fenced_call_head,
     gemini_head,
     gemma_head,
+    prefixed_tool,
     repair_names,
 )
 from agent_core.think import Split, ThinkSplitter, clean_reasoning, visible_text
-from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCallAssembler, round_id_prefix
+from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCall, ToolCallAssembler, round_id_prefix
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
 
@@ -112,6 +114,16 @@ _ACTION_CALL_START = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 """The end of a text that may still grow into ``_ACTION_CALL`` (a line start, then a prefix of it)."""
+_ACTION_STEP_LINE = re.compile(
+    rf"(?im)^(?:{_ACTION_MARKS}action[ \t*]*+[:：][ \t*]*+([\w.:\-]++)[ \t*]*+"
+    rf"|{_HEADING_MARKS.pattern}action[ \t]*+(?:\*\*|__)?[ \t]*+)(?=\r?\n)"
+)
+"""A line that opens a ReAct step: an ``Action:`` label (after markdown or emoji) and a name alone
+on its line (group 1), or a heading or bold line holding ``Action`` alone (``### Action``, the name
+on the next line)."""
+_ACTION_STEP_START = re.compile(rf"\n{_ACTION_MARKS}action[ \t*]*+[:：][ \t*]*+[\w.:\-]*+[ \t*]*+\r?\Z", re.IGNORECASE)
+"""The end of a text that is an ``Action:`` label and a name so far: it may still be a line of
+``_ACTION_STEP_LINE`` (a start of the label alone is ``_ACTION_CALL_START``'s)."""
 _LABEL_TAIL = re.compile(
     rf"\n(?:[ \t]*+\n){{0,{_BLANK_LINES_HELD}}}+{line_marks(' \t#*_>-')}"
     r"(?:f(?:i(?:n(?:a(?:l(?:[ \t_]*(?:a(?:n(?:s(?:w(?:e(?:r[ \t*_]*+(?:[:：][ \t*_]*+)?+"
@@ -226,6 +238,26 @@ def partial_action_call(text: str, line_start: bool) -> int:
     """Length of the tail of ``text`` that may still grow into a line opening an ``Action:`` call
     (``_ACTION_CALL_START``); 0 when none may."""
     found = _ACTION_CALL_START.search(("\n" if line_start else "\0") + text)
+    return 0 if found is None else min(len(found.group()) - 1, len(text))
+
+
+def action_step_at(text: str, line_start: bool, names: Collection[str]) -> int | None:
+    """Where the first line that opens a ReAct step naming one of ``names`` starts in ``text``
+    (``_ACTION_STEP_LINE``: ``Action: search`` alone on its line, the name exact or with a
+    namespace before it: ``text_calls.prefixed_tool``; or ``### Action`` alone, the name below),
+    None when none does; ``line_start``: whether ``text`` starts a line. The gate holds the reply
+    from there: the step runs when the reply ends with it (``react_steps.react_step_calls``)."""
+    for found in _ACTION_STEP_LINE.finditer(text if line_start else "\0" + text):
+        name = found.group(1)
+        if name is None or name in names or prefixed_tool(name, names) is not None:
+            return found.start() if line_start else max(found.start() - 1, 0)
+    return None
+
+
+def partial_action_step(text: str, line_start: bool) -> int:
+    """Length of the tail of ``text`` that may still grow into a line opening a ReAct step
+    (``_ACTION_STEP_START``: ``Action: sea``); 0 when none may."""
+    found = _ACTION_STEP_START.search(("\n" if line_start else "\0") + text)
     return 0 if found is None else min(len(found.group()) - 1, len(text))
 
 
@@ -512,11 +544,12 @@ class AnswerGate:
             return True  # a name and its arguments on one line (text_calls._name_line, _CODE_CALL)
         if (opening := _held_opening(start)) is not False:
             return opening
-        if _ACTION_LABEL.startswith(start[: len(_ACTION_LABEL)].lower()):
-            after = start[len(_ACTION_LABEL) :].lstrip(" \t")
+        label = start[_OPENING_MARKS.match(start).end() :]  # "Action:", "**Action:**", "### Action"
+        if label and _ACTION_LABEL.startswith(label[: len(_ACTION_LABEL)].lower()):
+            after = label[len(_ACTION_LABEL) :].lstrip(" \t*_")
             if not after:
-                return None  # may still become "Action:"
-            return after[0] in ":\n"
+                return None if len(start) < _FENCE_HEAD_MAX else False  # may still become "Action:"
+            return after[0] in ":：\r\n"
         return False
 
     def finish(self) -> str:
@@ -569,7 +602,11 @@ class AnswerGate:
                 return ""
             self._merge_marks()
         text = self._buffer + text
-        action = action_call_at(text, self._line_start) if "ction" in text or "CTION" in text else None
+        action = stepping = None
+        if "ction" in text or "CTION" in text:
+            action = action_call_at(text, self._line_start)
+            stepping = action_step_at(text, self._line_start, self._names) if self._names else None
+            action = stepping if action is None or (stepping is not None and stepping < action) else action
         if "<" not in text and "[" not in text and "`" not in text and "✿" not in text:
             at, keep = action, 0
         else:
@@ -589,6 +626,9 @@ class AnswerGate:
             self._buffer = text[at:]
             return self._hold(self._passed(text[:at]))
         keep = max(keep, partial_action_call(text, self._line_start), empty_label_tail(text, self._line_start))
+        if stepping is None and action is None and self._names and ("ction" in text or "CTION" in text):
+            # an "Action:" line with no step yet: a tool's name may still be coming
+            keep = max(keep, partial_action_step(text, self._line_start))
         self._buffer = text[len(text) - keep :]
         # a line start of markdown only, after the (blank) lines held before it (_LABEL_TAIL)
         if keep and keep == len(text) and (self._line_start or text[0] == "\n") and not text.strip(_LINE_MARKS + "\n"):
@@ -880,6 +920,20 @@ def _before_empty_label(text: str, left: int, gate: AnswerGate, turn: dict) -> G
     return ModelTurn(thought=text, decision=FinalAnswer(before), **turn)
 
 
+def _react_steps(
+    text: str, gate: AnswerGate, tools: Mapping[str, PromptMessageTool | None], prefix: str, taken: Collection[str]
+) -> tuple[tuple[ToolCall, ...], str] | None:
+    """The calls of a reply that ends with ReAct steps the user has not seen
+    (``react_steps.react_step_calls``), and its thought; None for any other reply. What streamed
+    before the steps (the gate's held text is the reply's tail) stays shown, as before any call
+    written after text."""
+    held = gate.held
+    if gate.streamed and not text.endswith(held):
+        return None
+    shown = len(text) - len(held) if gate.streamed else 0
+    return react_step_calls(text, shown, tools, id_prefix=prefix, taken=taken)
+
+
 def _word_before_native_call(gate: AnswerGate, names: Sequence[str]) -> list[str]:
     """The reply's text when it is one word held only because Gemini's ``WORD:default_api:NAME{``
     might have followed (``text_calls.gemini_head``), and native calls came instead: the word is
@@ -950,6 +1004,8 @@ def read_function_calling_turn(
         calls, _ = extract_calls_from_text(in_reasoning, tools, id_prefix=prefix, taken=taken_ids)
     if calls:
         return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls), in_text=True), **called)
+    if tools and (stepped := _react_steps(text, gate, declared, prefix, taken_ids)) is not None:
+        return ModelTurn(thought=stepped[1], decision=ToolCalls(stepped[0], in_text=True), **called)
     if not text.strip() and got.reasoning_ended_turn and (answer := visible_text(rewrite_markup(got.reasoning)).strip()):
         yield answer  # the reply never left its reasoning: it was the answer (ends_turn)
         return ModelTurn(thought=text, decision=FinalAnswer(answer), **turn)

@@ -1,0 +1,135 @@
+"""ReAct steps a Function Calling model wrote as text: run as tool calls, under the text-call rules.
+
+A model offered native tools sometimes writes a ReAct step instead of calling
+(``Thought: I need to look it up.\\nAction: search\\nAction Input: {"query": "paris"}``): a
+user's instruction taught it the format, or it was tuned on it. The ReAct parser
+(``react.parser.parse_react``) reads the reply once it has ended; its actions are run only when
+nothing in them is guessed (``react_step_calls``). Anything else stays the text it was.
+"""
+
+import bisect
+import re
+from collections.abc import Collection, Mapping
+
+from dify_plugin.entities.model.message import PromptMessageTool
+
+from agent_core.fences import fence_lines
+from agent_core.json_args import ArgumentsError, decode_arguments
+from agent_core.react.parser import _LINE_PREFIX, ActionFound, ReactTurn, parse_react
+from agent_core.text_calls import arguments_for, bracketed_text, keyword_arguments, prefixed_tool, schema_properties
+from agent_core.tool_calls import ToolCall, fresh_call_ids
+
+_ACTION_LINE = re.compile(rf"(?im)^{_LINE_PREFIX.pattern}action\b")
+"""A line opening with the word ``Action`` (after markdown or emoji): a reply without one holds no
+step, and is not read again."""
+_INPUT_LABEL = re.compile(rf"\n{_LINE_PREFIX.pattern}(?:action[ \t_-]*+)?(?:inputs?|parameters|arguments)\b", re.I)
+"""A line of a step that opens with its input's label (``Action Input:``, ``### Action Input``,
+``**Action Input:**``, ``Input:``, ``Parameters:``, ``Arguments:``: the ReAct parser's forms)."""
+_THOUGHT_LINE = re.compile(rf"{_LINE_PREFIX.pattern}thought[ \t*_]*+(?:[:：]|\r?\n)", re.I)
+"""A ``Thought:`` label (or a heading holding it alone): what may stand between two steps."""
+_FENCE_CLOSE = re.compile(r"\s*+(?:`{3,}+|~{3,}+)[ \t]*+(?=\r?\n|\Z)")
+"""The line that closes a fenced block after the input in it (the blank before it too)."""
+_OBSERVATION_LINE = re.compile(rf"{_LINE_PREFIX.pattern}observations?[ \t\d*_]*+(?:[:：]|\r?\n|\Z)", re.I)
+"""An ``Observation:`` label the model wrote after its step: a result it invented, dropped (the
+ReAct parser stops reading there, as ReAct does)."""
+
+
+def react_step_calls(
+    text: str,
+    shown: int,
+    tools: Mapping[str, PromptMessageTool | None],
+    *,
+    id_prefix: str = "call",
+    taken: Collection[str] = (),
+) -> tuple[tuple[ToolCall, ...], str] | None:
+    """The calls of a reply (its visible ``text``, ended) that is, or ends with, ReAct steps, and
+    the reply's thought (the text before and between the steps, labels dropped: the ReAct
+    parser's); None when it is no such reply.
+
+    ``shown``: how many characters of ``text`` the user has seen (streamed prose before the
+    step); the first step starts after them. Every step must hold, in the ReAct parser's reading
+    (``parse_react``, several actions allowed, in order): an ``Action:`` naming one of ``tools``
+    exactly (or with a namespace before it: ``text_calls.prefixed_tool``), opening a line outside
+    a fenced block (``fences``) and a blockquote, an input label under it (``_INPUT_LABEL``)
+    whose input reads as the tool's arguments (``_arguments``), and between two steps nothing
+    but whitespace or a ``Thought:``; after the last, nothing but whitespace or an invented
+    ``Observation:`` (dropped with what follows). A step after a final answer is no call (the
+    parser gives the answer). Each call gets an id made under ``id_prefix``, none in ``taken``.
+    Time linear in ``text``: it is read once more only when an ``Action`` line follows ``shown``."""
+    if _ACTION_LINE.search(text, shown) is None:
+        return None
+    parsed = parse_react(text, allow_multiple_actions=True)
+    if not parsed.actions or parsed.final_answer is not None:
+        return None
+    found = _steps(text, shown, parsed, tools)
+    if found is None:
+        return None
+    ids = fresh_call_ids(id_prefix, len(found), taken)
+    return tuple(ToolCall(call_id, name, arguments) for call_id, (name, arguments) in zip(ids, found, strict=True)), parsed.thought
+
+
+def _steps(
+    text: str, shown: int, parsed: ReactTurn, tools: Mapping[str, PromptMessageTool | None]
+) -> list[tuple[str, dict]] | None:
+    """``parsed``'s actions as (tool, arguments), each found where it stands in ``text``; None
+    when one breaks a rule of ``react_step_calls``."""
+    fences = fence_lines(text)
+    found: list[tuple[str, dict]] = []
+    end = shown
+    for number, action in enumerate(parsed.actions):
+        at = text.find(action.raw, end)
+        if at < 0 or (number and not _between_steps(_after_block(text[:at], end, fences))):
+            return None
+        line = text.rfind("\n", 0, at) + 1
+        if text[line:at].strip(" \t") or action.raw.lstrip(" \t")[:1] == ">" or bisect.bisect_left(fences, at) % 2:
+            return None  # inside a line, a blockquote or a fenced block: text the reply shows
+        name = action.name if action.name in tools else prefixed_tool(action.name, tools)
+        if name is None or _INPUT_LABEL.search(action.raw) is None:
+            return None
+        last = number == len(parsed.actions) - 1
+        arguments = _arguments(action, tools[name], last and parsed.ended_inside)
+        if arguments is None:
+            return None
+        found.append((name, arguments))
+        end = at + len(action.raw)
+    rest = _after_block(text, end, fences).lstrip()
+    return found if not rest or _OBSERVATION_LINE.match(rest) else None
+
+
+def _after_block(text: str, end: int, fences: list[int]) -> str:
+    """``text`` from ``end`` (where a step's input ended) on, without the line that closes the
+    fenced block the input stood in (``Action Input:`` above a ```` ```json ```` block)."""
+    if bisect.bisect_left(fences, end) % 2 == 0:
+        return text[end:]
+    closing = _FENCE_CLOSE.match(text, end)
+    return text[closing.end() :] if closing else text[end:]
+
+
+def _between_steps(text: str) -> bool:
+    """Whether ``text``, between two steps, is whitespace or a ``Thought:`` (the next step's)."""
+    between = text.lstrip()
+    return not between or _THOUGHT_LINE.match(between) is not None
+
+
+def _arguments(action: ActionFound, tool: PromptMessageTool | None, open_input: bool) -> dict | None:
+    """An action's input as the tool's arguments, as ReAct reads it (``react.turn._tool_calls``),
+    or None when it does not read without a guess: a JSON input never closed (``open_input``: the
+    reply ended inside it), one that cannot be read without dropping text, a text input that is
+    neither the tool's arguments by name (``query="Paris"``) nor one line for a tool with a single
+    parameter (``text_calls.arguments_for`` would put it under ``input``)."""
+    value = action.input
+    if isinstance(value, dict):
+        return None if open_input else arguments_for(value, tool)
+    if value is None:
+        return {}
+    text = value.strip()
+    if text[:1] in ("{", "[") and not bracketed_text(text):
+        try:
+            return arguments_for(decode_arguments(text), tool)
+        except ArgumentsError:
+            return None
+    properties = schema_properties(tool)
+    if (by_name := keyword_arguments(text, properties)) is not None:
+        return by_name
+    return {next(iter(properties)): value} if len(properties) == 1 and "\n" not in text else None
+
