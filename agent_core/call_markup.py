@@ -457,9 +457,14 @@ def _read_solar(block: str) -> list[Call]:
     several whose ``<|tool_call:end|>`` was left out (each ends at the next start token). A
     value is JSON when it reads as a JSON object or array, else text as written; the first of
     a name given twice counts. A call whose name line holds a token (its name never ended) is
-    skipped; ``[]`` when no call reads."""
+    skipped; ``[]`` when no call reads. The last call must end with ``<|tool_call:end|>``: one
+    the reply left open runs nothing, as vLLM's parser leaves it (its value may be cut, or the
+    call abandoned in the reasoning: vLLM's ``solar_open2`` reasoning parser test)."""
     calls: list[Call] = []
-    for piece in block.removesuffix(_SOLAR_END).split(_SOLAR_OPEN)[1:]:
+    pieces = block.removesuffix(_SOLAR_END).split(_SOLAR_OPEN)[1:]
+    if not block.endswith(_SOLAR_END):
+        pieces = pieces[:-1]
+    for piece in pieces:
         name, newline, body = piece.removesuffix(_SOLAR_END).partition("\n")
         if not newline or not BARE_NAME.fullmatch(name.strip()):
             continue

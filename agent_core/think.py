@@ -3,7 +3,7 @@
 Reasoning models (DeepSeek-R1, Qwen3, QwQ…) write their reasoning inline in
 the content, wrapped in ``<think>`` (some ``<thinking>`` or ``<reasoning>``; EXAONE Deep in
 ``<thought>``, Seed-OSS in ``<seed:think>``, MiniMax-M3 in ``<mm:think>``, Magistral in ``[THINK]``, Kimi-VL in ``◁think▷``,
-PLaMo 3 in ``<|plamo:begin_think:plamo|>``;
+PLaMo 3 in ``<|plamo:begin_think:plamo|>``, Solar Open 2 in ``<|think:start|>``, K2 Horizon in ``<ifm|think>``;
 Gemma 4 in its thought channel; old model plugins in an HTML ``<details>`` block, ``DETAILS_OPEN``).
 It belongs in the thought log, never in the answer nor the next prompt.
 Tags may be split across chunks; an unclosed block runs to the end. A ``<response>`` or
@@ -42,6 +42,15 @@ _PLAMO_OPEN, _PLAMO_CLOSE = "<|plamo:begin_think:plamo|>", "<|plamo:end_think:pl
 """PLaMo 3's reasoning tags (vLLM's ``plamo3`` reasoning parser; its template may open the block in
 the prompt, so the reply may hold only the end)."""
 
+_SOLAR_OPEN, _SOLAR_CLOSE = "<|think:start|>", "<|think:end|>"
+"""Solar Open 2's reasoning tokens (vLLM's ``solar_open2`` reasoning parser: its template opens the
+block in the prompt at medium and high effort, so the reply holds only the end)."""
+
+_IFM_BLOCKS: Final = {"<ifm|think>": "</ifm|think>", "<ifm|think_fast>": "</ifm|think_fast>",
+                      "<ifm|think_faster>": "</ifm|think_faster>"}
+"""K2 Horizon's reasoning tags, one pair per reasoning effort (high, medium, low: vLLM's
+``k2_horizon`` reasoning parser; the template opens the block, so the reply may hold only its end)."""
+
 _BLOCKS = {
     **{tag: "</" + tag[1:] for tag in _THINK_TAGS},
     DETAILS_OPEN.lower(): "</details>",
@@ -50,8 +59,9 @@ _BLOCKS = {
     _KIMI_OPEN: _KIMI_CLOSE,
     _K3_OPEN: _K3_CLOSE,
     "<|start_thinking|>": "<|end_thinking|>",
-    "<|think:start|>": "<|think:end|>",
+    _SOLAR_OPEN: _SOLAR_CLOSE,
     _PLAMO_OPEN: _PLAMO_CLOSE,
+    **_IFM_BLOCKS,
 }
 """Opening tag (lower case) -> its closing tag; Gemma 4's thought channel
 (``<|channel>thought\n...<channel|>``, NousResearch/hermes-agent#48412), and Magistral's
@@ -214,7 +224,8 @@ def _may_hold_tag(text: str) -> bool:
     return "<" in text or "[" in text or "◁" in text
 
 
-_CLOSE_TAGS = (*("</" + tag[1:] for tag in _THINK_TAGS), _KIMI_CLOSE, _K3_CLOSE, "<|end_thinking|>", _PLAMO_CLOSE)  # alone, a stray end (not </details>)
+_CLOSE_TAGS = (*("</" + tag[1:] for tag in _THINK_TAGS), _KIMI_CLOSE, _K3_CLOSE, "<|end_thinking|>", _PLAMO_CLOSE,
+               _SOLAR_CLOSE, *_IFM_BLOCKS.values())  # alone, a stray end (not </details>)
 _SILENT_ENDS: Final = ("<channel|>",)
 """Closing tokens that, with no block open, are dropped without a word: Gemma 4's ``<channel|>``
 after its answer (llama.cpp's Gemma 4 test: ``<|channel>thought\n<channel|>Hello<channel|>`` reads
@@ -237,13 +248,16 @@ value's text, so it does not show where a template-opened block ended."""
 _OPENED_CLOSE = "</think>"
 """The end of the block a chat template opens in the prompt (most such templates open a
 ``<think>``)."""
-_OPENED_CLOSES = (_OPENED_CLOSE, "<|end_thinking|>", _K3_CLOSE, _APRIEL_END, _PLAMO_CLOSE, "</mm:think>")
+_OPENED_CLOSES = (_OPENED_CLOSE, "<|end_thinking|>", _K3_CLOSE, _APRIEL_END, _PLAMO_CLOSE, "</mm:think>", _SOLAR_CLOSE,
+                  *_IFM_BLOCKS.values(), "</seed:think>")
 """The ends a reply may hold of a block its chat template opened: ``</think>``, and the three
 families whose generation prompt opens their own (llama.cpp's tests: Cohere2 MoE's prompt ends in
 ``<|START_THINKING|>``, Kimi K3's leaves ``<|open|>think<|sep|>`` open, Apriel 1.6 Thinker's ends
 in "Here are my reasoning steps:", closed by ``[BEGIN FINAL RESPONSE]``; PLaMo 3's and MiniMax-M3's,
 whose templates open theirs when thinking is on: vLLM's ``plamo3`` and ``minimax_m3`` reasoning
-parser tests). Apriel's end is plain
+parser tests; Solar Open 2's and K2 Horizon's, whose templates open theirs at the efforts that
+reason: vLLM's ``solar_open2`` and ``k2_horizon`` reasoning parser tests; Seed-OSS's, whose
+replies typically hold only ``</seed:think>``: vLLM's ``seed_oss`` reasoning parser test). Apriel's end is plain
 words in brackets, no special token: it ends the reasoning only where it opens a line; inside a
 sentence it is the answer's text. Opening a line in any reply it is a stray end, as a bare
 ``</think>`` is (ReAct holds a reply only for a model known to open its block)."""
@@ -312,7 +326,7 @@ def _char_back(pieces: list[str], back: int) -> str:
 def _without_open_tag(reasoning: str) -> str:
     """Reasoning held from the start of a reply, without a ``<think>`` the model wrote again."""
     opener = reasoning.lstrip().lower()
-    for tag in (*_THINK_TAGS, _KIMI_OPEN, _K3_OPEN, _PLAMO_OPEN):
+    for tag in (*_THINK_TAGS, _KIMI_OPEN, _K3_OPEN, _PLAMO_OPEN, _SOLAR_OPEN, *_IFM_BLOCKS):
         if opener.startswith(tag):
             return reasoning.lstrip()[len(tag) :]
     return reasoning
