@@ -1798,16 +1798,32 @@ class _Unescaped:
         self.values = table.values()
 
     def span(self, start: int, end: int) -> tuple[int, int]:
-        """The place in the source of ``text[start:end]`` (every escape it touches whole)."""
+        """The place in the source of ``text[start:end]`` (every escape it touches whole; a run of
+        byte escapes to the byte: ``_inside``)."""
         if self._map is None:  # where each piece starts in the decoded text and in the source
             self._map = ([0, *itertools.accumulate(map(len, self._pieces))],
                          [0, *itertools.accumulate(map(len, self._source_pieces))])
         at, source = self._map
         first = bisect.bisect_right(at, start) - 1
         last = bisect.bisect_right(at, end - 1) - 1
-        begin = source[first] + (start - at[first] if first % 2 == 0 else 0)  # even: text, odd: an escape
-        stop = source[last] + end - at[last] if last % 2 == 0 else source[last + 1]
+        begin = source[first] + (self._inside(first, start - at[first]) or 0)  # even: text, odd: an escape
+        inside = self._inside(last, end - at[last])
+        stop = source[last] + inside if inside is not None else source[last + 1]
         return begin, stop
+
+    def _inside(self, index: int, chars: int) -> int | None:
+        """Where in piece ``index`` of the source the first ``chars`` characters of its decoding
+        end: the same in text; in a run of byte escapes (``%41``, ``=2D``, ``\\x41``, octal)
+        decoded as UTF-8, at the escape their bytes end with (a key's bytes at the start of a
+        percent-encoded run are hidden without the rest of it); else None (one escape, touched,
+        is hidden whole)."""
+        if index % 2 == 0:
+            return chars
+        piece, decoded = self._source_pieces[index], self._pieces[index]
+        if len(decoded) < 2:
+            return None
+        unit, size = (3 if piece[0] in "%=" else 4), len(decoded.encode("utf-8", "surrogatepass"))
+        return unit * len(decoded[:chars].encode("utf-8", "surrogatepass")) if len(piece) == unit * size else None
 
 
 _ESCAPE_MARKS = re.compile(r"[\\%&=]")
@@ -1914,40 +1930,80 @@ def _json_html_safe(secret: str) -> set[str]:
     return forms - {plain}
 
 
-def _base64_cores(secret: str, encoding: str = "utf-8") -> set[str]:
+_BASE64_UNIT_BITS = 24
+"""Bits of one unit of base64: three bytes, written as a group of four characters."""
+Edges = tuple[int, int]
+"""``(lead, trail)`` of an encoded form: how many characters before and after it (at most) belong
+to the encoding units that carry a bit of the secret, and are hidden with it (``_Secrets._found``)."""
+
+
+def _base64_core(data: bytes, offset: int, carried: tuple[int, int] | None = None) -> tuple[str, Edges]:
+    """The characters made of ``data``'s bits alone when base64 writes it at byte ``offset``
+    (0-2) of a group, and the ``Edges`` from them to the bounds of the groups that carry a bit of
+    ``carried`` (a bit range of the encoded stream, ``data``'s own by default): the character
+    before the core and the one after it hold some of its first and last bits, the other
+    characters of their groups hold none but are written in the same unit (its padding too)."""
+    encoded = base64.b64encode(b"\0" * offset + data).decode("ascii")
+    start, end = -(-8 * offset // 6), (8 * offset + 8 * len(data)) // 6
+    first_bit, end_bit = carried or (8 * offset, 8 * (offset + len(data)))
+    lead = start - 4 * (first_bit // _BASE64_UNIT_BITS)
+    trail = 4 * -(-end_bit // _BASE64_UNIT_BITS) - end
+    return encoded[start:end], (lead, trail)
+
+
+def _widen(forms: dict[str, Edges], form: str, edges: Edges) -> None:
+    """``form`` into ``forms`` with the widest ``Edges`` any way of writing it gives."""
+    lead, trail = forms.get(form, (0, 0))
+    forms[form] = (max(lead, edges[0]), max(trail, edges[1]))
+
+
+def _add_edged(forms: dict[str, Edges], core: str, edges: Edges) -> None:
+    """``core`` (standard alphabet) and its URL-safe spelling into ``forms`` (``_widen``)."""
+    for form in {core, core.replace("+", "-").replace("/", "_")}:
+        _widen(forms, form, edges)
+
+
+def _base64_cores(secret: str, encoding: str = "utf-8") -> dict[str, Edges]:
     """The characters that stand for ``secret`` in any base64 text that holds it (standard and
     URL-safe alphabets): at each of the three byte offsets it may start at, the output
     characters made of its bits alone (an HTTP Basic ``Authorization`` header holds
-    ``base64(user:password)``; a tool may echo it), its bytes in ``encoding``. Cores shorter
-    than ``MIN_BASE64_CORE`` are left out."""
+    ``base64(user:password)``; a tool may echo it), its bytes in ``encoding``, each with its
+    ``Edges`` (``_base64_core``). Cores shorter than ``MIN_BASE64_CORE`` are left out."""
     data = secret.encode(encoding)
-    cores: set[str] = set()
+    cores: dict[str, Edges] = {}
     for offset in range(3):
-        encoded = base64.b64encode(b"\0" * offset + data).decode("ascii")
-        start, end = -(-8 * offset // 6), (8 * offset + 8 * len(data)) // 6
-        core = encoded[start:end]
+        core, edges = _base64_core(data, offset)
         if len(core) >= MIN_BASE64_CORE:
-            cores |= {core, core.replace("+", "-").replace("/", "_")}
+            _add_edged(cores, core, edges)
     return cores
 
 
-def _base64_twice(secret: str) -> set[str]:
+def _base64_twice(secret: str) -> dict[str, Edges]:
     """The characters that stand for ``secret`` in base64 of a base64 text that holds it (a
     token a service encodes again: a Basic ``Authorization`` value inside a base64 config blob, a
     Kubernetes secret's data holding a base64 key), standard and URL-safe alphabets, padded or
-    not: ``_base64_cores`` of each of its base64 cores (all lengths), at each of the three byte
-    offsets the inner text may start at. The secret as written only (its cases are three times
-    the forms). A secret under about 6 characters has no core of ``MIN_BASE64_CORE``."""
+    not: the cores of each of its base64 cores (all lengths), at each of the three byte offsets
+    the inner text may start at, with the ``Edges`` of the outer groups that carry a bit of an
+    inner character that carries one of the secret's (the inner characters just before and
+    after an inner core hold some of its bits). The secret as written only (its cases are three
+    times the forms). A secret under about 6 characters has no core of ``MIN_BASE64_CORE``."""
     data = secret.encode("utf-8")
-    inner: set[str] = set()
-    for offset in range(3):
-        encoded = base64.b64encode(b"\0" * offset + data).decode("ascii")
-        core = encoded[-(-8 * offset // 6) : (8 * offset + 8 * len(data)) // 6]
-        inner |= {core, core.replace("+", "-").replace("/", "_")}
-    return set().union(*map(_base64_cores, inner)) if inner else set()
+    forms: dict[str, Edges] = {}
+    for inner_offset in range(3):
+        inner = _base64_core(data, inner_offset)[0]
+        # the inner characters that carry a bit of the secret: the core, and the one on each side
+        # whose six bits the secret's first or last byte shares with its neighbour's
+        before, after = (1 if 8 * inner_offset % 6 else 0), (1 if 8 * (inner_offset + len(data)) % 6 else 0)
+        for core in {inner, inner.replace("+", "-").replace("/", "_")}:
+            for offset in range(3):
+                carried = (8 * (offset - before), 8 * (offset + len(core) + after))
+                outer, edges = _base64_core(core.encode("ascii"), offset, carried)
+                if len(outer) >= MIN_BASE64_CORE:
+                    _add_edged(forms, outer, edges)
+    return forms
 
 
-def _base64_utf16(secret: str) -> set[str]:
+def _base64_utf16(secret: str) -> dict[str, Edges]:
     """``_base64_cores`` of ``secret`` in UTF-16 little-endian: what PowerShell's
     ``-EncodedCommand`` and .NET's ``Encoding.Unicode`` encode a script or a value in (a tool
     that echoes the command it ran echoes the key in it)."""
@@ -1967,11 +2023,15 @@ def _hex_separated(secret: str) -> set[str]:
     return {separator.join(prefix + pair for pair in pairs) for separator, prefix in _HEX_SEPARATED}
 
 
-def _base64_of_cases(secret: str) -> set[str]:
+def _base64_of_cases(secret: str) -> dict[str, Edges]:
     """``_base64_cores`` of ``secret`` as written, lower-cased and upper-cased: a tool or an API
     that changes a key's case before encoding it (a hex key upper-cased, a header value
     lower-cased) writes other base64 characters, which folding the text cannot undo."""
-    return set().union(*(_base64_cores(case) for case in dict.fromkeys((secret, secret.lower(), secret.upper()))))
+    forms: dict[str, Edges] = {}
+    for case in dict.fromkeys((secret, secret.lower(), secret.upper())):
+        for core, edges in _base64_cores(case).items():
+            _widen(forms, core, edges)
+    return forms
 
 
 _SCAN_KEY_CHARS = 4
@@ -1991,7 +2051,8 @@ class _Form:
     its words, and in a form of at most ``WRAPPED_FORM_MAX_CHARS`` any whitespace at any
     character."""
 
-    def __init__(self, variant: str) -> None:
+    def __init__(self, variant: str, edges: Edges = (0, 0)) -> None:
+        self.lead, self.trail = edges  # characters of the units it is written in (base64's groups)
         self.words = variant.split()
         self.compact = "".join(self.words)
         self._wrappable = len(variant) <= WRAPPED_FORM_MAX_CHARS
@@ -2009,6 +2070,32 @@ class _Form:
             pattern = re.compile("\\s+".join(map(_wrappable if self._wrappable else re.escape, self.words)))
             self._patterns[self._wrappable] = pattern
         return pattern.fullmatch(text, start, end) is not None
+
+
+_UNIT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+/-_")
+"""The characters of a base64 group (either alphabet, as folded: lower case) before its padding."""
+
+
+def _unit_bounds(text: str, start: int, end: int, form: _Form, written: int) -> tuple[int, int]:
+    """``(start, end)`` of ``form`` found at ``text[start:end]`` (folded), widened to the whole
+    encoding units it is written in: up to ``form.lead`` characters of a base64 group before it
+    (not before ``written``, the end of the form found before) and ``form.trail`` after it,
+    padding included, so no character left beside ``[REDACTED]`` carries a bit of the secret. A
+    character that cannot be part of the group (whitespace, a quote: the encoded text ends
+    there) ends the widening."""
+    for _ in range(form.lead):
+        if start <= written or text[start - 1] not in _UNIT_CHARS:
+            break
+        start -= 1
+    padding = False
+    for _ in range(form.trail):
+        char = text[end : end + 1]
+        if char == "=":
+            padding = True
+        elif padding or char not in _UNIT_CHARS:
+            break
+        end += 1
+    return start, end
 
 
 _LAYOUT_BLOCK_CHARS = 1024
@@ -2199,6 +2286,7 @@ class _Secrets:
 
     def __init__(self, secrets: Collection[str]) -> None:
         variants: set[str] = set()
+        edges: dict[str, Edges] = {}  # a base64 form's characters beside it in the units it is written in
         for secret in _normal_forms(secrets or ()):
             if not isinstance(secret, str) or len(secret.strip()) < MIN_SECRET_LENGTH:
                 continue
@@ -2210,8 +2298,13 @@ class _Secrets:
             escaped |= _json_html_safe(secret)  # Go's, Gson's and .NET's encoders: "<" as \u003c
             marked_up = {html.escape(secret), html.escape(secret, quote=False)}
             twice = {urllib.parse.quote(q, safe="") for q in quoted if "%" in q}  # a URL inside a URL's query
-            encoded = (_base64_of_cases(secret) | _base64_twice(secret) | _base64_utf16(secret) | _hex_separated(secret)
-                       if len(secret) <= WRAPPED_FORM_MAX_CHARS else set())
+            encoded = set()
+            if len(secret) <= WRAPPED_FORM_MAX_CHARS:
+                for cores in (_base64_of_cases(secret), _base64_twice(secret), _base64_utf16(secret)):
+                    for core, core_edges in cores.items():
+                        _widen(edges, core, core_edges)
+                    encoded |= cores.keys()
+                encoded |= _hex_separated(secret)
             variants |= {secret, *escaped, *quoted, *marked_up, *twice, *encoded, *_escaped_every_character(secret)}
             give_way()  # hundreds of secrets
         # a file's bytes are compared lower-cased (ASCII only), as each form is written and folded
@@ -2219,13 +2312,17 @@ class _Secrets:
                                key=len, reverse=True)
         # compared with folded text (``_fold``)
         variants = {folded for variant in variants for folded in _folded_in_place(variant)}
+        folded_edges: dict[str, Edges] = {}
+        for variant, variant_edges in edges.items():
+            for folded in _folded_in_place(variant):
+                _widen(folded_edges, folded, variant_edges)
         # the longest first; of two as long, the one that hides more text, then a fixed order (a
         # set's order changes from one process to the next: what is hidden must not)
         self._variants = sorted(variants, key=lambda v: (-len(v), -len("".join(v.split())), v))
         self._forms: list[_Form] = []
         for variant in self._variants:
             if variant.split():
-                self._forms.append(_Form(variant))
+                self._forms.append(_Form(variant, folded_edges.get(variant, (0, 0))))
                 give_way()  # thousands of forms
         # where each form may start: the first characters of its text without whitespace
         self._key_chars = min((len(form.compact) for form in self._forms), default=1)
@@ -2329,6 +2426,8 @@ class _Secrets:
             form = self._forms[rank]
             end = layout.index(position + len(form.compact) - 1) + 1
             if form.matches(text, start, end):
+                if form.lead or form.trail:
+                    start, end = _unit_bounds(text, start, end, form, written)
                 yield start, end
                 written = end
 

@@ -64,7 +64,7 @@ def test_base64_of_utf16_as_powershell_encodes_a_command_is_redacted(prefix):
 def test_a_short_secret_has_no_base64_of_base64_form():
     """Under about 6 characters the doubly encoded part is shorter than ``MIN_BASE64_CORE``:
     such short runs turn up in any base64 data."""
-    assert observation._base64_twice("abcd") == set()
+    assert observation._base64_twice("abcd") == {}
     assert all(len(core) >= observation.MIN_BASE64_CORE for core in observation._base64_twice(SECRET))
 
 
