@@ -2155,6 +2155,19 @@ def _normal_forms(secrets: Iterable[object]) -> list[object]:
 _LATIN_WITH_LOOKALIKES = frozenset(_OTHER_SCRIPT_LOOKALIKES.values())
 
 
+def _written_as_a_word(token: str) -> bool:
+    """Whether ``token`` (look-alike letters and marks) is written as a word of a language is:
+    its letters all Cyrillic or all Greek, and all lower case, all upper case, or the first one
+    upper case and the rest lower (``текст``, ``Текст``, ``ТЕКСТ``; not ``тЕкСт``, nor Cyrillic
+    and Greek mixed). A key under ``LOOKALIKE_IN_WORD_MIN`` letters written so is not read as
+    the key: short keys of these letters are spelt by ordinary words (``текст`` by ``tekct``), and
+    hiding such a word in Russian or Greek text would garble it and tell a reader the key."""
+    letters = "".join(filter(str.isalpha, token))
+    if not letters or not (all(char < "\u0400" for char in letters) or all(char >= "\u0400" for char in letters)):
+        return False
+    return letters.islower() or letters.isupper() or (letters[0].isupper() and letters[1:].islower())
+
+
 class _LookalikeTokens:
     """A secret written wholly in look-alike letters of another script (``ѕесrеt`` all Cyrillic,
     no Latin letter or digit beside it: ``_fold`` leaves such words as they are, Russian and
@@ -2206,6 +2219,8 @@ class _LookalikeTokens:
                     continue
                 start += latin.index(bare)
                 latin = bare
+            if len(latin) < LOOKALIKE_IN_WORD_MIN and _written_as_a_word(text[start : start + len(latin)]):
+                continue
             pieces += (text[written:start], latin)
             written = start + len(latin)
         text = "".join([*pieces, text[written:]]) if pieces else text

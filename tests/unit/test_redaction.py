@@ -623,8 +623,19 @@ class _ReferenceUnescaped:
         at.append(size), source.append(written), escape_end.append(-1)
         first = bisect.bisect_right(at, start) - 1
         last = bisect.bisect_right(at, end - 1) - 1
-        begin = source[first] + (0 if escape_end[first] >= 0 else start - at[first])
-        stop = escape_end[last] if escape_end[last] >= 0 else source[last] + end - at[last]
+
+        def inside(entry, chars):  # a run of byte escapes each a character of its own: to the byte
+            if escape_end[entry] < 0:
+                return chars
+            escape = self._source[source[entry] : escape_end[entry]]
+            decoded, unit = _unescape(escape), 3 if escape[0] in "%=" else 4
+            if len(decoded) > 1 and len(escape) == unit * len(decoded.encode("utf-8", "surrogatepass")):
+                return unit * len(decoded[:chars].encode("utf-8", "surrogatepass"))
+            return None
+
+        begin = source[first] + (inside(first, start - at[first]) or 0)
+        stop = inside(last, end - at[last])
+        stop = escape_end[last] if stop is None else source[last] + stop
         return begin, stop
 
 

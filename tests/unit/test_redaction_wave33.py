@@ -145,9 +145,11 @@ def test_prose_with_the_new_look_alike_letters_comes_back_as_written(prose, secr
 
 
 def test_a_russian_word_that_holds_a_short_look_alike_key_is_a_word():
-    """A key under ``LOOKALIKE_IN_WORD_MIN`` letters is a whole token or nothing (``текст``
-    holds ``tekct``'s look-alikes, ``текстом`` is a word)."""
-    assert redactor(["tekct"])("ТЕКСТ и текстом") == "[REDACTED] и текстом"
+    """A key under ``LOOKALIKE_IN_WORD_MIN`` letters is a whole token written as no word is, or
+    nothing (``текст`` and ``ТЕКСТ`` spell ``tekct`` and are words, ``текстом`` is a word;
+    ``тЕкСт`` and ``текcт`` with a Latin ``c`` are not)."""
+    assert redactor(["tekct"])("ТЕКСТ, Текст и текстом") == "ТЕКСТ, Текст и текстом"
+    assert redactor(["tekct"])("тЕкСт и текcт") == "[REDACTED] и [REDACTED]"
 
 
 # --- highlighting markup inside a key ----------------------------------------------------------------
