@@ -2360,6 +2360,7 @@ class _Secrets:
         # how far back from a text's end a start of a form may reach: enough for any reflowed form
         self._reach = 4 * len(self._compact[0]) + 16 if self._compact else 0
         self._tokens = _LookalikeTokens(self._compact)
+        self._lead = max((form.lead for form in self._forms), default=0)  # a unit's characters before a form
         # every character a form holds (``_escapes_matter``): one written escaped may be part of it
         self._readable = frozenset("".join(self._variants))
 
@@ -2477,6 +2478,23 @@ class _Secrets:
                     give_way()
         found.sort()
         return found
+
+    def unit_start(self, text: str, start: int) -> int:
+        """``start`` (a place in ``text``), moved back over the characters of an encoding unit a
+        form beginning there would take with it (up to the widest lead of a base64 form:
+        ``_unit_bounds``): a stream holds them back until the next piece tells whether the form
+        follows."""
+        floor = max(0, start - self._lead)
+        while start > floor and text[start - 1].lower() in _UNIT_CHARS:
+            start -= 1
+        return start
+
+    def open_end(self, text: str) -> int:
+        """Where in ``text`` a form of a secret found at its very end begins, else ``len(text)``:
+        a streamed text goes on in the next piece, which may hold the rest of the form's last
+        encoding unit (the characters of a base64 group after the key's own: ``_unit_bounds``)."""
+        last = max(self._found(text), default=None)  # left to right, none overlapping
+        return last[0] if last is not None and last[1] == len(text) else len(text)
 
     def in_bytes(self, data: bytes) -> bool:
         """Whether ``data`` (a file's content) holds a secret as UTF-8 text (ASCII letters in

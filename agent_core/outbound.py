@@ -30,7 +30,7 @@ from agent_core.budget import in_pieces, pieces_of
 from agent_core.errors import AgentRunError
 from agent_core.fairness import give_way
 from agent_core.memo import per_object
-from agent_core.observation import redacted_texts
+from agent_core.observation import REDACTED, redacted_texts
 from agent_core.tool_calls import made_call_id
 from agent_core.turn import FinalAnswer, ModelTurn
 
@@ -93,9 +93,17 @@ class TextHold:
         held, secrets = self._held, self._secrets
         joined = held + text
         redacted = secrets.redact(joined)
-        if held and redacted == joined and secrets.pending_start(joined) > 0 and len("".join(held.split())) >= HELD_MASK_CHARS:
+        if (held and redacted == joined and secrets.unit_start(joined, secrets.pending_start(joined)) > 0
+                and len("".join(held[secrets.pending_start(held) :].split())) >= HELD_MASK_CHARS):
             redacted = secrets.redact(secrets.mask_cut_edge(held) + text)
-        cut = secrets.pending_start(redacted)
+        elif redacted.endswith(REDACTED) and (open_at := secrets.open_end(joined)) < len(joined):
+            # a secret found at the very end: the characters of its last encoding unit (base64's
+            # group) may follow in the next piece, and are hidden with it only if it is held
+            head = secrets.redact(joined[:open_at])
+            cut = secrets.unit_start(head, secrets.pending_start(head))
+            self._held = head[cut:] + joined[open_at:]
+            return head[:cut]
+        cut = secrets.unit_start(redacted, secrets.pending_start(redacted))
         self._held = redacted[cut:]
         return redacted[:cut]
 

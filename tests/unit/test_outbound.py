@@ -71,7 +71,8 @@ def test_a_start_of_a_secret_that_ends_the_run_or_is_cut_off_is_hidden():
     assert hold.add("key " + SECRET[:12]) == "key "
     assert hold.add("\n\n[cut off]") == "[REDACTED]\n\n[cut off]"
     assert hold.add("sk-C") == ""
-    assert hold.add("ANADA") == "sk-CANADA", "a short start that does not go on is ordinary text"
+    # the last letters may be a base64 group's first characters before a form of the secret: held
+    assert hold.add("ANADA") + hold.flush() == "sk-CANADA", "a short start that does not go on is ordinary text"
 
 
 def test_log_data_label_and_error_are_redacted_enum_keys_kept():

@@ -17,7 +17,9 @@ import base64
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent_core import observation
 from agent_core.observation import REDACTED, redactor
+from agent_core.outbound import TextHold
 
 KEY_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
 AROUND_CHARS = " \n.,;:!?\"'()[]{}<>/=+*&%$#@~|^`äöüßéЖжπ中文😀"
@@ -130,3 +132,17 @@ def test_words_beside_a_base64_key_are_kept():
                     base64.b64encode(b"u" + secret.encode()).decode()):
         assert redactor([secret])(f'token "{encoded}" and more') == 'token "[REDACTED]" and more'
         assert redactor([secret])(f"Basic {encoded}\nnext line") == "Basic [REDACTED]\nnext line"
+
+
+@given(st.sampled_from(["", "u", "us"]), st.sampled_from(["", "!", "!x"]), st.integers(1, 9))
+def test_a_streamed_base64_of_base64_key_is_hidden_as_in_the_whole_text(inner_prefix, tail, size):
+    """The model writes the encoded key a few characters a piece: the characters of its first
+    and last groups are held back with it (``pending_start``, ``open_end``) and hidden as they
+    are in the whole text, not written before or after the marker."""
+    secret = "sk-CANARY-7f3a91b2c4"
+    encoded = base64.b64encode(base64.b64encode(f"{inner_prefix}{secret}{tail}".encode())).decode()
+    text = f"Your key is {encoded} as the vault said."
+    hold = TextHold(observation.secret_forms([secret]))
+    written = "".join(hold.add(text[n : n + size]) for n in range(0, len(text), size)) + hold.flush()
+    assert written == redactor([secret])(text)
+    assert written.startswith("Your key is [REDACTED]")
