@@ -81,7 +81,9 @@ by chance. A shorter start is written as it is ("CANA" may begin "CANADA")."""
 
 class TextHold:
     """Chat text pieces in, redacted pieces out, holding back a trailing start of a secret
-    until the next piece (or ``flush``) tells whether the secret follows."""
+    until the next piece (or ``flush``) tells whether the secret follows, and the base64
+    characters of the groups around a secret (``_Secrets.unit_start``, ``open_end``: they are
+    hidden with it)."""
 
     def __init__(self, secrets: Any) -> None:
         self._secrets = secrets
