@@ -165,6 +165,19 @@ def check_tool_error(run, strategy: str, tool: ScriptedTool, no_canary) -> None:
     no_canary(run, result)
 
 
+def check_echoed_answer(run, strategy: str, tool: ScriptedTool, shown: str, no_canary) -> None:
+    """After calling ``tool`` (holding the canary as its secret), the model echoes ``shown`` (the
+    canary in some form) a few characters a chunk in its answer: the answer keeps its words with
+    the canary hidden, and ``no_canary`` finds the canary on no line the plugin wrote (the chat,
+    the memory Dify keeps of the answer, the log)."""
+    echoed = {**answer_turn(strategy, f"Your key is {shown} as the vault said."), "split": 5}
+    result = run([call(strategy), echoed], tools=[tool], strategy=strategy)
+    assert_clean_end(result)
+    assert result.text.startswith("Your key is ") and result.text.endswith(" as the vault said.")
+    assert "[REDACTED]" in result.text
+    no_canary(run, result)
+
+
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("form", list(FORMS))
 def test_the_canary_a_tool_writes_in_a_new_form_reaches_no_line(run, strategy, form):
@@ -185,12 +198,7 @@ def test_the_canary_the_model_echoes_in_a_new_form_is_hidden_in_the_answer_and_i
     characters a chunk, in its answer; then a provider error quotes it again. The chat, the
     memory Dify keeps of the answer, the log and the run's error hold none of it."""
     shown = FORMS[form]
-    echoed = {**answer_turn(strategy, f"Your key is {shown} as the vault said."), "split": 5}
-    result = run([call(strategy), echoed], tools=[vault([text_message("ok")])], strategy=strategy)
-    assert_clean_end(result)
-    assert result.text.startswith("Your key is ") and result.text.endswith(" as the vault said.")
-    assert "[REDACTED]" in result.text
-    assert_no_canary(run, result)
+    check_echoed_answer(run, strategy, vault([text_message("ok")]), shown, assert_no_canary)
     failed = run([call(strategy), {"error": f"400 bad request: messages[1] holds {shown}"}],
                  tools=[vault([text_message("ok")])], strategy=strategy)
     assert failed.error is not None and "[REDACTED]" in failed.error["message"]

@@ -28,7 +28,7 @@ import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations
-from tests.e2e.test_red_team_wave32_secrets import call, check_tool_channels, check_tool_error
+from tests.e2e.test_red_team_wave32_secrets import call, check_echoed_answer, check_tool_channels, check_tool_error
 
 CANARY = "Cnry-7F3a91d2E4b8"
 CORE = "7f3a91d2e4b8"
@@ -154,12 +154,7 @@ def test_the_canary_the_model_echoes_in_a_new_form_is_hidden_in_its_answer(run, 
     """The model echoes the form a few characters a chunk: the chat, the memory Dify keeps of the
     answer and the log hold none of it."""
     shown = FORMS[form]
-    echoed = {**answer_turn(strategy, f"Your key is {shown} as the vault said."), "split": 5}
-    result = run([call(strategy), echoed], tools=[vault([text_message("ok")])], strategy=strategy)
-    assert_clean_end(result)
-    assert result.text.startswith("Your key is ") and result.text.endswith(" as the vault said.")
-    assert "[REDACTED]" in result.text
-    assert_no_canary(run, result)
+    check_echoed_answer(run, strategy, vault([text_message("ok")]), shown, assert_no_canary)
 
 
 def _citation(metadata: dict, dataset: str = "kb") -> dict:

@@ -26,7 +26,7 @@ import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations
-from tests.e2e.test_red_team_wave32_secrets import call, check_tool_channels
+from tests.e2e.test_red_team_wave32_secrets import call, check_echoed_answer, check_tool_channels
 from tests.e2e.test_red_team_wave33_secrets import CANARY, assert_no_canary, channels, vault
 
 AROUND = b"#%&*"
@@ -142,12 +142,7 @@ def test_a_base64_canary_the_model_echoes_a_few_characters_a_chunk_leaves_no_bit
     """The model writes the encoded canary in chunks of five characters: the characters of its
     first and last groups are held back with it, not written before or after the marker."""
     shown = EDGE_FORMS[form]
-    echoed = {**answer_turn(strategy, f"Your key is {shown} as the vault said."), "split": 5}
-    result = run([call(strategy), echoed], tools=[vault([text_message("ok")])], strategy=strategy)
-    assert_clean_end(result)
-    assert result.text.startswith("Your key is ") and result.text.endswith(" as the vault said.")
-    assert "[REDACTED]" in result.text
-    assert_edges_carry_nothing(run, result)
+    check_echoed_answer(run, strategy, vault([text_message("ok")]), shown, assert_edges_carry_nothing)
 
 
 SHORT = "tekct"
