@@ -310,6 +310,18 @@ def assert_shown_or_runs_nothing(declared: ToolEntity, text: str, streamed: str,
         assert streamed.strip() == shown
 
 
+def check_answer_shown_whole(strategy: str, text: str, tools: tuple[ToolEntity, ...], reader=None) -> None:
+    """``text`` (an answer that shows call markup or special tokens in code) is the answer as
+    written in ``strategy``, read by ``reader`` (``read`` when None) whole and in pieces of 1 and
+    7 characters: nothing runs, and the user sees all of it (ReAct: after a Thought and a
+    ``Final Answer:`` label)."""
+    content = text if strategy == "fc" else f"Thought: explain.\nFinal Answer: {text}"
+    for size in (None, 1, 7):
+        streamed, turn = (reader or read)(strategy, Case(tools, content), size)
+        assert turn.decision.text == text
+        assert streamed.strip() == text
+
+
 def check_tool_call_stream(raw: list[dict], shown: str, expected: list[tuple[str, dict]]) -> None:
     """A provider's raw tool-call stream (``raw``: the chunks as the model plugin sends them) read
     by Function Calling: its text streamed is ``shown``, and its calls are ``expected`` (name,

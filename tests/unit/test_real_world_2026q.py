@@ -14,7 +14,7 @@ JSON it holds.
 
 import pytest
 
-from tests.unit.test_real_world_2026 import Case, check_reply, reply_params, tool
+from tests.unit.test_real_world_2026 import Case, check_answer_shown_whole, check_reply, reply_params, tool
 from tests.unit.test_real_world_2026g import read
 
 WEATHER = tool("get_current_weather", "city", "state", "unit")
@@ -301,12 +301,7 @@ def test_real_world_reply(name, strategy, size):
 def test_tool_output_tokens_an_answer_shows_in_code_stay_as_written(strategy):
     """DeepSeek's tool-output tokens in a code span are the answer's text: an answer explaining
     the template shows them; only the bare tokens are dropped."""
-    text = f"DeepSeek wraps a result in `{DS_OUT}` and `{DS_OUT_END}`."
-    content = text if strategy == "fc" else f"Thought: explain.\nFinal Answer: {text}"
-    for size in (None, 1, 7):
-        streamed, turn = read(strategy, Case((DS_WEATHER,), content), size)
-        assert turn.decision.text == text
-        assert streamed.strip() == text
+    check_answer_shown_whole(strategy, f"DeepSeek wraps a result in `{DS_OUT}` and `{DS_OUT_END}`.", (DS_WEATHER,), reader=read)
 
 
 @pytest.mark.parametrize("strategy", ["react", "fc"])

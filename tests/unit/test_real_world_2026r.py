@@ -14,7 +14,7 @@ value written as markup text is expected as a string, and a JSON value as the JS
 
 import pytest
 
-from tests.unit.test_real_world_2026 import Case, check_reply, reply_params, tool
+from tests.unit.test_real_world_2026 import Case, check_answer_shown_whole, check_reply, reply_params, tool
 from tests.unit.test_real_world_2026g import read
 
 BASH = tool("execute_bash", "command")
@@ -289,12 +289,7 @@ def test_new_families_markup_an_answer_shows_in_code_stays_as_written(strategy):
     markup = (_gcml(_gcml_invoke("get_weather", ("city", "Tokyo", True))), SOLAR_SEOUL,
               '<function name="get_weather"><param name="city">Paris</param></function>')
     for shown in markup:
-        text = f"The model writes `{shown}` for a call."
-        content = text if strategy == "fc" else f"Thought: explain.\nFinal Answer: {text}"
-        for size in (None, 1, 7):
-            streamed, turn = read(strategy, Case((M_WEATHER, G_TIME), content), size)
-            assert turn.decision.text == text
-            assert streamed.strip() == text
+        check_answer_shown_whole(strategy, f"The model writes `{shown}` for a call.", (M_WEATHER, G_TIME), reader=read)
 
 
 @pytest.mark.parametrize("strategy", ["react", "fc"])

@@ -16,7 +16,7 @@ import json
 
 import pytest
 
-from tests.unit.test_real_world_2026 import Case, check_reply, reply_params, tool
+from tests.unit.test_real_world_2026 import Case, check_answer_shown_whole, check_reply, reply_params, tool
 from tests.unit.test_real_world_2026g import read
 
 CW = tool("get_current_weather", "location", "unit")
@@ -283,12 +283,7 @@ def test_new_families_markup_an_answer_shows_in_code_stays_as_written(strategy):
               _plamo_requests(_plamo_call("get_weather", '{"city": "Tokyo"}')).removesuffix(P_EOT),
               _iquest("get_weather", ("city", "Dallas")))
     for shown in markup:
-        text = f"The model writes `{shown}` for a call."
-        content = text if strategy == "fc" else f"Thought: explain.\nFinal Answer: {text}"
-        for size in (None, 1, 7):
-            streamed, turn = read(strategy, Case((WEATHER, LOOKUP), content), size)
-            assert turn.decision.text == text
-            assert streamed.strip() == text
+        check_answer_shown_whole(strategy, f"The model writes `{shown}` for a call.", (WEATHER, LOOKUP), reader=read)
 
 
 @pytest.mark.parametrize("strategy", ["react", "fc"])

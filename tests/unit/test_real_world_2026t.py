@@ -14,7 +14,7 @@ text is expected as a string, and a JSON value as the JSON it holds.
 
 import pytest
 
-from tests.unit.test_real_world_2026 import Case, check_reply, reply_params, tool
+from tests.unit.test_real_world_2026 import Case, check_answer_shown_whole, check_reply, reply_params, tool
 from tests.unit.test_real_world_2026g import read
 
 CW = tool("get_current_weather", "city", "state", "unit")
@@ -305,9 +305,4 @@ def test_minimax_m3_repeated_element_keeps_every_value(strategy):
 @pytest.mark.parametrize("strategy", ["react", "fc"])
 def test_plamo3_reasoning_tags_in_code_stay_as_written(strategy):
     """PLaMo 3's reasoning tags an answer shows in a code span are its text, not reasoning."""
-    text = f"PLaMo 3 opens its reasoning with `{P_THINK}` and ends it with `{P_THINK_END}`."
-    content = text if strategy == "fc" else f"Thought: explain.\nFinal Answer: {text}"
-    for size in (None, 1, 7):
-        streamed, turn = read(strategy, Case((WEATHER,), content), size)
-        assert turn.decision.text == text
-        assert streamed.strip() == text
+    check_answer_shown_whole(strategy, f"PLaMo 3 opens its reasoning with `{P_THINK}` and ends it with `{P_THINK_END}`.", (WEATHER,), reader=read)
