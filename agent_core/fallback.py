@@ -12,7 +12,8 @@ from collections.abc import Collection
 
 from agent_core import prompts
 from agent_core.call_markup import holds_call_markup
-from agent_core.emoji import line_marks
+from agent_core.emoji import EMOJI_CHAR, line_marks
+from agent_core.react.parser import _HEADING_MARKS
 from agent_core.text_calls import FAIL, decode_json, interpret
 from agent_core.turn import ModelTurn, ParseFailure
 
@@ -51,17 +52,36 @@ _ANNOUNCED = re.compile(r"(?:i\s+)?(?:now\s+)?know\s+(?:the\s+|what\s+to\s+)(?:f
 (LangChain's prompt), "I know the final answer." (this project's completion prompt)."""
 
 
-_LABEL_LEFT = re.compile(rf"(?:^|\n){line_marks(' \t#*_>-')}final[ \t_]*+answer[ \t*_]*+[:：]?[ \t*_]*+$", re.I)
+_LABEL_LEFT = re.compile(rf"(?:^|\n)({line_marks(' \t#*_>-')})final[ \t_]*+answer([ \t*_]*+)([:：]?)[ \t*_]*+$", re.I)
 """A ``Final Answer`` label the text ends with (after markdown, a list's ``-`` or emoji:
-``- ✅ Final Answer:``), nothing after it: the answer never came."""
+``- ✅ Final Answer:``), nothing after it: the answer never came, or the words ``Final answer``
+ending the text (``label_left`` tells which). Groups: the marks before the words, what follows
+them, the colon (``""`` when none)."""
+_THOUGHT_FIRST = re.compile(
+    rf"\s*+(?:(?:[#*_ \t]|{EMOJI_CHAR})*+thought[ \t*_]*+[:：]|{_HEADING_MARKS.pattern}thought[ \t]*+(?:\*\*|__)?[ \t]*+\r?\n)",
+    re.I,
+)
+"""A text's start that is a ReAct ``Thought`` label (with its colon, or a heading alone on its line)."""
 
 
 def label_left(text: str) -> int | None:
-    """Where a ``Final Answer`` label that ``text`` ends with, nothing after it (``_LABEL_LEFT``:
-    ``Thought: done.\nFinal Answer: ``), starts in ``text`` (its line break included); None when
-    the text does not end so."""
+    """Where a ``Final Answer`` label that ``text`` ends with, nothing after it, starts in
+    ``text`` (its line break included); None when the text does not end so. A label is the words
+    with their colon (``Thought: done.\nFinal Answer: ``, ``- ✅ **Final Answer:**``), a heading or
+    bold line holding them alone (``### Final Answer``, ``**Final Answer**``: the ReAct parser's
+    label heading), or, in a text that opens with a ReAct ``Thought`` label, a line of the words
+    alone (the ReAct parser reads them so after a label). Other words ``Final answer`` are the
+    text's words: an answer that is only ``Final answer`` (Seed-OSS's and Solar Open 2's
+    reasoning parser tests) is that answer."""
     found = _LABEL_LEFT.search(text.rstrip())
-    return None if found is None else found.start()
+    if found is None:
+        return None
+    marks, after, colon = found.groups()
+    if colon or _THOUGHT_FIRST.match(text):
+        return found.start()
+    heading = _HEADING_MARKS.fullmatch(marks)  # ``### ``, ``**``, ``__``, an emoji after them
+    closed = after.strip(" \t") in ("", "**", "__")
+    return found.start() if heading is not None and closed else None
 
 
 def no_answer(text: str, tool_names: Collection[str]) -> bool:

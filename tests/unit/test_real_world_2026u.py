@@ -176,10 +176,6 @@ CASES = {
 GAPS: dict[tuple[str, str], str] = {
     # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
     # docs/real-world-cases.md
-    **{(case, "fc"): "an answer that is only the words 'Final answer' reads in Function Calling as ReAct's "
-       "Final Answer label with the answer never written (fallback.label_left), so the reply is taken as "
-       "empty and asked again; ReAct shows it"
-       for case in ("vllm-seedoss-end-token-then-final-answer", "vllm-solar2-multiline-reasoning")},
     **{("vllm-solar2-call-inside-and-after", s): "a call written inside the reasoning runs only when the reply "
        "shows nothing after the reasoning: here a second call follows it, and only that one runs (vLLM runs "
        "both); a call drafted while thinking and then not made is not run on a guess"
