@@ -4,12 +4,15 @@ A model offered native tools sometimes writes a ReAct step instead of calling
 (``Thought: I need to look it up.\\nAction: search\\nAction Input: {"query": "paris"}``): a
 user's instruction taught it the format, or it was tuned on it. The ReAct parser
 (``react.parser.parse_react``) reads the reply once it has ended; its actions are run only when
-nothing in them is guessed (``react_step_calls``). Anything else stays the text it was.
+nothing in them is guessed (``react_step_calls``). A step that names a node tool but whose input
+does not read is a call the model meant to make, written broken (``UNREADABLE``): the model is
+asked again. Anything else stays the text it was.
 """
 
 import bisect
 import re
 from collections.abc import Collection, Mapping
+from typing import Final
 
 from dify_plugin.entities.model.message import PromptMessageTool
 
@@ -34,6 +37,12 @@ _OBSERVATION_LINE = re.compile(rf"{_LINE_PREFIX.pattern}observations?[ \t\d*_]*+
 ReAct parser stops reading there, as ReAct does)."""
 
 
+UNREADABLE: Final = "unreadable"
+"""``react_step_calls``' answer on a reply that ends with ReAct steps, each naming a node tool as
+a step it would run, where an input does not read without a guess (JSON that does not decode, or
+was never closed; a text for a tool with several parameters that names none of them)."""
+
+
 def react_step_calls(
     text: str,
     shown: int,
@@ -41,7 +50,7 @@ def react_step_calls(
     *,
     id_prefix: str = "call",
     taken: Collection[str] = (),
-) -> tuple[tuple[ToolCall, ...], str] | None:
+) -> tuple[tuple[ToolCall, ...], str] | str | None:
     """The calls of a reply (its visible ``text``, ended) that is, or ends with, ReAct steps, and
     the reply's thought (the text before and between the steps, labels dropped: the ReAct
     parser's); None when it is no such reply.
@@ -55,26 +64,30 @@ def react_step_calls(
     but whitespace or a ``Thought:``; after the last, nothing but whitespace or an invented
     ``Observation:`` (dropped with what follows). A step after a final answer is no call (the
     parser gives the answer). Each call gets an id made under ``id_prefix``, none in ``taken``.
-    Time linear in ``text``: it is read once more only when an ``Action`` line follows ``shown``."""
+    ``UNREADABLE`` when every rule holds but an input does not read (``_arguments``): the calls the
+    model meant, written broken. Time linear in ``text``: it is read once more only when an
+    ``Action`` line follows ``shown``."""
     if _ACTION_LINE.search(text, shown) is None:
         return None
     parsed = parse_react(text, allow_multiple_actions=True)
     if not parsed.actions or parsed.final_answer is not None:
         return None
     found = _steps(text, shown, parsed, tools)
-    if found is None:
-        return None
+    if found is None or isinstance(found, str):
+        return found  # no steps, or UNREADABLE
     ids = fresh_call_ids(id_prefix, len(found), taken)
     return tuple(ToolCall(call_id, name, arguments) for call_id, (name, arguments) in zip(ids, found, strict=True)), parsed.thought
 
 
 def _steps(
     text: str, shown: int, parsed: ReactTurn, tools: Mapping[str, PromptMessageTool | None]
-) -> list[tuple[str, dict]] | None:
+) -> list[tuple[str, dict]] | str | None:
     """``parsed``'s actions as (tool, arguments), each found where it stands in ``text``; None
-    when one breaks a rule of ``react_step_calls``."""
+    when one breaks a rule of ``react_step_calls``, ``UNREADABLE`` when only an input does not
+    read."""
     fences = fence_lines(text)
     found: list[tuple[str, dict]] = []
+    unreadable = False
     end = shown
     for number, action in enumerate(parsed.actions):
         at = text.find(action.raw, end)
@@ -88,12 +101,13 @@ def _steps(
             return None
         last = number == len(parsed.actions) - 1
         arguments = _arguments(action, tools[name], last and parsed.ended_inside)
-        if arguments is None:
-            return None
-        found.append((name, arguments))
+        unreadable = unreadable or arguments is None
+        found.append((name, arguments or {}))
         end = at + len(action.raw)
     rest = _after_block(text, end, fences).lstrip()
-    return found if not rest or _OBSERVATION_LINE.match(rest) else None
+    if rest and not _OBSERVATION_LINE.match(rest):
+        return None
+    return UNREADABLE if unreadable else found
 
 
 def _after_block(text: str, end: int, fences: list[int]) -> str:

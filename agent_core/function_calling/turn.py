@@ -922,9 +922,10 @@ def _before_empty_label(text: str, left: int, gate: AnswerGate, turn: dict) -> G
 
 def _react_steps(
     text: str, gate: AnswerGate, tools: Mapping[str, PromptMessageTool | None], prefix: str, taken: Collection[str]
-) -> tuple[tuple[ToolCall, ...], str] | None:
+) -> tuple[tuple[ToolCall, ...], str] | str | None:
     """The calls of a reply that ends with ReAct steps the user has not seen
-    (``react_steps.react_step_calls``), and its thought; None for any other reply. What streamed
+    (``react_steps.react_step_calls``), and its thought; ``react_steps.UNREADABLE`` when a step's
+    input does not read; None for any other reply. What streamed
     before the steps (the gate's held text is the reply's tail) stays shown, as before any call
     written after text."""
     held = gate.held
@@ -932,6 +933,30 @@ def _react_steps(
         return None
     shown = len(text) - len(held) if gate.streamed else 0
     return react_step_calls(text, shown, tools, id_prefix=prefix, taken=taken)
+
+
+def _stepped_turn(
+    text: str,
+    gate: AnswerGate,
+    tools: Mapping[str, PromptMessageTool | None],
+    prefix: str,
+    taken: Collection[str],
+    cut: bool,
+    turn: dict,
+    called: dict,
+) -> ModelTurn | None:
+    """The turn of a reply that ends with ReAct steps (``_react_steps``): their calls; or, a step
+    naming a node tool whose input does not read (``react_steps.UNREADABLE``), a call written
+    broken, asked again as other call markup outside code is (``prompts.TOOL_CALL_UNREADABLE``, no
+    fallback; ``prompts.REPLY_CUT`` when the output limit cut the reply), the step never shown
+    (the gate held it from its ``Action`` line). ``turn``: the turn's fields; ``called``: them as
+    a turn with calls goes back. None for any other reply."""
+    stepped = _react_steps(text, gate, tools, prefix, taken)
+    if stepped is None:
+        return None
+    if isinstance(stepped, str):
+        return ModelTurn(thought=text, decision=ParseFailure(prompts.REPLY_CUT if cut else prompts.TOOL_CALL_UNREADABLE), **turn)
+    return ModelTurn(thought=stepped[1], decision=ToolCalls(stepped[0], in_text=True), **called)
 
 
 def _word_before_native_call(gate: AnswerGate, names: Sequence[str]) -> list[str]:
@@ -1004,12 +1029,12 @@ def read_function_calling_turn(
         calls, _ = extract_calls_from_text(in_reasoning, tools, id_prefix=prefix, taken=taken_ids)
     if calls:
         return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls), in_text=True), **called)
-    if tools and (stepped := _react_steps(text, gate, declared, prefix, taken_ids)) is not None:
-        return ModelTurn(thought=stepped[1], decision=ToolCalls(stepped[0], in_text=True), **called)
+    cut = (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS
+    if tools and (stepped := _stepped_turn(text, gate, declared, prefix, taken_ids, cut, turn, called)) is not None:
+        return stepped
     if not text.strip() and got.reasoning_ended_turn and (answer := visible_text(rewrite_markup(got.reasoning)).strip()):
         yield answer  # the reply never left its reasoning: it was the answer (ends_turn)
         return ModelTurn(thought=text, decision=FinalAnswer(answer), **turn)
-    cut = (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS
     # Markup after streamed prose is a call only if it names a tool: an answer may show markup.
     # The language of a fence line held above markup is no name (gate.held_markup: ```python, a tool's name)
     # A leaked recipient held apart while the text after it streamed (gate.leak) names a tool: with

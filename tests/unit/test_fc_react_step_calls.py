@@ -75,12 +75,16 @@ CASES = {
     "in-a-tilde-fence": shown_as_written("Write your steps so:\n~~~\n" + STEP + "\n~~~"),
     "in-a-blockquote": shown_as_written('The log said:\n> Action: search\n> Action Input: {"query": "paris"}'),
     "in-the-middle-of-prose": shown_as_written("A step looks like this:\n" + STEP + "\nThe tool's result comes next."),
-    "input-does-not-read": shown_as_written('Action: search\nAction Input: {"query": 37 * 91}'),
-    "input-never-closed": shown_as_written('Action: search\nAction Input: {"query": "paris"'),
-    "text-input-two-parameters": shown_as_written("Action: get_weather\nAction Input: Paris in C"),
     "no-input-label": shown_as_written("Action: search"),
     "action-plan-in-an-answer": shown_as_written("Plan:\nAction: call the supplier\nAction: review the contract"),
     "heading-not-a-label": shown_as_written("### Action items\n- search the archive\n- call Paris"),
+    # ---- asked again: a step naming a node tool whose input does not read (a call written broken) ---------
+    "input-does-not-read": Case(TOOLS, 'Action: search\nAction Input: {"query": 37 * 91}', fallback="", only=("fc",),
+                                hidden=HIDDEN),
+    "input-never-closed": Case(TOOLS, 'Action: search\nAction Input: {"query": "paris"', fallback="", only=("fc",),
+                               hidden=HIDDEN),
+    "text-input-two-parameters": Case(TOOLS, "Action: get_weather\nAction Input: Paris in C", fallback="", only=("fc",),
+                                      hidden=("Action", "Paris")),
     # a step after a Final Answer stays not run (not_read_after_answer), both strategies
     "step-after-the-answer": Case(TOOLS, "Thought: no tool.\nFinal Answer: Paris.\n" + STEP, answer="Paris."),
 }
