@@ -258,7 +258,6 @@ def _read_kimi(block: str) -> list[Call]:
 
 _INVOKE = re.compile(r"<invoke\s+name=\s*[\"']([^\"'>]+)[\"']\s*>(.*?)(</invoke>|\Z)", re.S)
 _PARAMETER_OPEN = r"<parameter\s+name=\s*[\"']([^\"'>]+)[\"']((?:\s+[\w-]+=\s*[\"'][^\"']*[\"'])*)\s*>"
-_PARAMETER = re.compile(_PARAMETER_OPEN + r"(.*?)</parameter>", re.S)
 _UNCLOSED_PARAMETER = re.compile(_PARAMETER_OPEN + r"(.*)", re.S)
 """A parameter whose ``</parameter>`` the model left out, its value running to the ``</invoke>``
 that closes the call (``<parameter name="location">Tokyo</invoke>``: Ollama's MiniMax-M2 parser
@@ -488,6 +487,32 @@ _MINIMAX_M3_TOKEN: Final = "]<]minimax[>["
 PR #1416, MiniMax-AI/MiniMax-M3#31, vllm-project/vllm#51073): never text, dropped; what is left
 is a ``<tool_call>`` around an ``<invoke>`` whose arguments are elements (``text_calls.element_value``)."""
 
+_PARAMETER_START = re.compile(_PARAMETER_OPEN)
+_PARAMETER_CLOSE: Final = "</parameter>"
+
+
+def _closed_parameters(inner: str, end: int) -> list[tuple[str, str, str]]:
+    """``(key, attributes, value)`` of each ``<parameter name=...>`` in ``inner[:end]`` closed
+    before the next one opens. A value runs past a ``</parameter>`` that text other than blanks
+    follows before another ``</parameter>`` (``This text contains </parameter> in it</parameter>``:
+    SGLang's MiniMax-M2 detector test wants the whole value); a doubled closing tag ends it at
+    the first. A parameter with no closing tag before the next one opens is not read (its value
+    is not guessed)."""
+    starts = list(_PARAMETER_START.finditer(inner, 0, end))
+    found: list[tuple[str, str, str]] = []
+    for i, start in enumerate(starts):
+        limit = starts[i + 1].start() if i + 1 < len(starts) else end
+        close = inner.find(_PARAMETER_CLOSE, start.end(), limit)
+        if close < 0:
+            continue
+        while (later := inner.find(_PARAMETER_CLOSE, close + len(_PARAMETER_CLOSE), limit)) >= 0 and inner[
+            close + len(_PARAMETER_CLOSE) : later
+        ].strip():
+            close = later
+        found.append((start.group(1), start.group(2), inner[start.end() : close]))
+    return found
+
+
 def _read_invoke(block: str) -> list[Call]:
     """``<invoke name="N"><parameter name="K">V</parameter></invoke>``: a parameter marked
     ``string="true"`` (DeepSeek V3.2) is text as written, one marked ``string="false"`` JSON
@@ -507,7 +532,7 @@ def _read_invoke(block: str) -> list[Call]:
         # no parameter ends past the last </parameter>: one never closed is not read again to the end
         end = inner.rfind("</parameter>")
         end = 0 if end < 0 else end + len("</parameter>")
-        parameters = _PARAMETER.findall(inner, 0, end)
+        parameters = _closed_parameters(inner, end)
         tail = inner[end:]
         if closed and tail.count("<parameter") == 1 and (unclosed := _UNCLOSED_PARAMETER.search(tail)):
             # the call closed with one parameter still open: its value runs to the </invoke>
@@ -601,6 +626,22 @@ def _read_ifm(block: str) -> list[Call]:
     inner = block.removeprefix(_IFM_OPEN).removesuffix(_IFM_CLOSE).replace("<ifm|", "<").replace("</ifm|", "</")
     inner = _IFM_TYPE.sub("", inner).strip()
     return _read_hunyuan_calls(inner) if inner.startswith("<tool_call>") else []
+
+
+_IFM_CALL_OPEN, _IFM_CALL_CLOSE = "<ifm|tool_call>", "</ifm|tool_call>"
+
+
+def _read_ifm_call(block: str) -> list[Call]:
+    """One K2 V3 / K2 Horizon ``<ifm|tool_call>...</ifm|tool_call>`` written with no
+    ``<ifm|tool_calls>`` group around it, as SGLang's ``k2_v3`` detector reads it (its tests):
+    ``NAME`` alone, ``NAME`` then GLM's ``<ifm|arg_key>``/``<ifm|arg_value>`` pairs (an
+    ``<ifm|arg_type>`` between them dropped), or a JSON call object or list of them. ``[]`` for
+    a call the reply never closed (its last value may be cut) or anything else."""
+    if not block.endswith(_IFM_CALL_CLOSE):
+        return []
+    body = block[len(_IFM_CALL_OPEN) : -len(_IFM_CALL_CLOSE)].replace("<ifm|", "<").replace("</ifm|", "</")
+    body = _IFM_TYPE.sub("", body).strip()
+    return [(body, {})] if BARE_NAME.fullmatch(body) else calls_from_block(body)
 
 
 _IQUEST_OPEN, _IQUEST_CLOSE = "<iquestcoder_tool_call>", "</iquestcoder_tool_call>"
@@ -1453,6 +1494,7 @@ _RULES: Final = (
     _Rule(("<tool_calls>",), re.compile(r"</tool_calls>"), _read_json_lines),
     _Rule(("<tool_calls:",), re.compile(r"</tool_calls:[\w.\-]{1,40}>"), _read_hy4),
     _Rule((_IFM_OPEN,), re.compile(re.escape(_IFM_CLOSE)), _read_ifm),
+    _Rule((_IFM_CALL_OPEN,), re.compile(re.escape(_IFM_CALL_CLOSE)), _read_ifm_call),
     _Rule((_PLAMO_OPEN,), re.compile(re.escape(_PLAMO_CLOSE)), _read_plamo),
     _Rule((_IQUEST_OPEN,), re.compile(re.escape(_IQUEST_CLOSE)), _read_iquest),
     *(_Rule((opener,), re.compile(re.escape(closer)), _read_wrapped(opener, closer)) for opener, closer in _WRAPPERS),

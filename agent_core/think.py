@@ -51,8 +51,14 @@ _IFM_BLOCKS: Final = {"<ifm|think>": "</ifm|think>", "<ifm|think_fast>": "</ifm|
 """K2 Horizon's reasoning tags, one pair per reasoning effort (high, medium, low: vLLM's
 ``k2_horizon`` reasoning parser; the template opens the block, so the reply may hold only its end)."""
 
+_SEED_BUDGET_OPEN, _SEED_BUDGET_CLOSE = "<seed:cot_budget_reflect>", "</seed:cot_budget_reflect>"
+"""Seed-OSS's note on its thinking budget (``Token usage: 45/1000\nI should continue thinking...``:
+its model card; llama.cpp's Seed-OSS parser test has one right after ``</seed:think>``): the
+model's reasoning about its reasoning, never the answer's text."""
+
 _BLOCKS = {
     **{tag: "</" + tag[1:] for tag in _THINK_TAGS},
+    _SEED_BUDGET_OPEN: _SEED_BUDGET_CLOSE,
     DETAILS_OPEN.lower(): "</details>",
     "<|channel>thought": "<channel|>",
     "[think]": "[/think]",
