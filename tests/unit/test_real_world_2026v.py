@@ -145,10 +145,6 @@ CASES = {
         hidden=("ifm|", "looking it up"),
     ),
     # ---- Seed-OSS (llama.cpp tests/chat-parsers/test-seed-oss.cpp) ---------------------------------------
-    "llamacpp-seedoss-think-then-answer": Case(
-        (SPECIAL,), "<seed:think>I'm thinking about the answer</seed:think>Hello, world!", answer="Hello, world!",
-        hidden=("seed:", "thinking about"),
-    ),
     # a budget reflection after the reasoning: llama.cpp keeps it in the content
     "llamacpp-seedoss-budget-reflect": Case(
         (SPECIAL,), "<seed:think>Token usage: 45/1000\nI should continue thinking to find the best solution.</seed:think>"
