@@ -388,8 +388,8 @@ class ThinkSplitter:
         self._wrapper: str | None = None  # the closing tag of a RESPONSE_WRAPPERS frame dropped
         self._wrapper_text = False  # a RESPONSE_WRAPPERS opening tag was read as the answer's text
         self._reasoned = False  # reasoning ended in this reply (a block, a stray end) or came apart
-        self._code = CodeQuote()  # the visible text read so far: is a fenced code block open?
-        self._shown: list[str] = []  # visible text _code has not read yet (read only at a tag: _fenced)
+        self._code = CodeQuote()  # the visible text read so far: is a code span or fenced block open?
+        self._shown: list[str] = []  # visible text _code has not read yet (read only at a tag: _in_code)
         self._started = False  # _code has read visible text other than whitespace
         self._value = False  # inside a GLM <arg_value>: only its end is looked for (_VALUE_TAGS)
 
@@ -583,7 +583,7 @@ class ThinkSplitter:
             quoted = _quoted(text, at, len(tag), self._prev)
             if tag[0] == "[" and text[at : at + len(tag)] != tag.upper():
                 quoted = True  # "[Think]": a markdown link's text, not Magistral's tag
-            if not inside:  # in a fenced code block the answer shows, or a GLM value: text
+            if not inside:  # in a code span or fenced block the answer shows, or a GLM value: text
                 quoted = self._as_text(tag, text[pos:at], quoted)
             if quoted is None:  # a backtick before it: the character after it tells
                 self._emit(out, kind, text[pos:at])
@@ -618,16 +618,16 @@ class ThinkSplitter:
 
     def _as_text(self, tag: str, before: str, quoted: bool | None) -> bool | None:
         """Whether ``tag``, met outside a block after the visible text ``before``, is text: written
-        as code (``quoted``), in a fenced code block the answer shows (a tag it documents), or one
+        as code (``quoted``), in a code span or fenced code block the answer shows (a tag it documents), or one
         of GLM's ``_VALUE_TAGS`` (an ``<arg_value>`` outside code opens a value, in which only its
         ``</arg_value>`` is looked for); None while the character after it is still to come."""
         if tag == _APRIEL_END and (before[-1:] or self._prev) != "\n":
             return True  # within a line: the answer's words, not Apriel's end of reasoning
         if tag in _VALUE_TAGS:
             if quoted is False:
-                self._value = tag == _VALUE_OPEN and not self._fenced(before)
+                self._value = tag == _VALUE_OPEN and not self._in_code(before)
             return quoted is not None or None
-        return True if quoted is False and self._fenced(before) else quoted
+        return True if quoted is False and self._in_code(before) else quoted
 
     def _stray(self, out: list[tuple[str, str]], tag: str) -> None:
         """A closing ``tag`` with no block open: dropped, and said (``STRAY_END``: what came
@@ -636,21 +636,22 @@ class ThinkSplitter:
             self._after_block = self._reasoned = True
             out.append((STRAY_END, ""))
 
-    def _fenced(self, before: str) -> bool:
-        """Whether the visible text so far, then ``before``, leaves a fenced code block open: a
-        tag inside one is code the answer shows (a prompt that teaches ``<thinking>`` tags, a chat
-        template), never a reasoning block, its end or a reply's frame. The visible text is read
-        only here, at a tag: a reply with none never pays for it."""
+    def _in_code(self, before: str) -> bool:
+        """Whether the visible text so far, then ``before``, leaves a fenced code block or a code
+        span open (``CodeQuote``: a span ends with its line): a tag inside one is code the answer
+        shows (a prompt that teaches ``<thinking>`` tags, a chat template, "wraps its reasoning in
+        `` `<think>plan</think>` ``"), never a reasoning block, its end or a reply's frame. The
+        visible text is read only here, at a tag: a reply with none never pays for it."""
         for piece in self._shown:
             self._code.feed(piece)
             if not self._started and not piece.isspace():
                 self._started = True
         self._shown.clear()
         if not before:
-            return self._code.in_fence
+            return self._code.open
         probe = self._code.copy()
         probe.feed(before)
-        return probe.in_fence
+        return probe.open
 
     def _wrapper_tag(self, tag: str, text: str, at: int, quoted: bool | None) -> bool | None:
         """Whether the ``RESPONSE_WRAPPERS`` tag at ``text[at:]`` frames the reply (dropped) or
@@ -660,7 +661,7 @@ class ThinkSplitter:
             return False
         if tag in RESPONSE_WRAPPERS:
             if tag == _STEP_ANSWER and not self._after_block and self._wrapper is None:
-                self._fenced("")  # reads the visible text so far: has anything but whitespace come?
+                self._in_code("")  # reads the visible text so far: has anything but whitespace come?
                 return not self._started
             return self._after_block and self._wrapper is None
         if not self._ends_frame(tag):
