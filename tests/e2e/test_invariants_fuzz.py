@@ -165,6 +165,51 @@ def _arguments_text(arguments: object) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
 
 
+def _value(v: object) -> str:
+    return _arguments_text(v) if not isinstance(v, str) else v
+
+
+def _wave33_markup(name: str, arguments: object, values: dict, family: str) -> str | None:
+    """The families the later wave-33 readers added (vLLM's parser tests); None for another."""
+    args = _arguments_text(arguments)
+    value = _value
+    if family == "gcml":  # GigaChat 3.5
+        params = "".join(f'<｜GCML｜parameter name="{k}" string="{str(isinstance(v, str)).lower()}">{value(v)}'
+                         "</｜GCML｜parameter>" for k, v in values.items())
+        return f'<｜GCML｜tool_calls><｜GCML｜invoke name="{name}">{params}</｜GCML｜invoke></｜GCML｜tool_calls>'
+    if family == "solar":  # Solar Open 2
+        params = "".join(f"<|tool_arg:start|>{k}<|tool_arg:value|>{value(v)}<|tool_arg:end|>\n" for k, v in values.items())
+        return f"<|tool_call:start|>{name}\n{params}<|tool_call:end|>"
+    if family == "minicpm":  # MiniCPM5, opening a line
+        params = "".join(f'<param name="{k}">{value(v)}</param>' for k, v in values.items())
+        return f'\n<function name="{name}">{params}</function>'
+    if family == "ifm":  # K2 Horizon
+        pairs = "".join(f"<ifm|arg_key>{k}</ifm|arg_key><ifm|arg_value>{value(v)}</ifm|arg_value>" for k, v in values.items())
+        return f"<ifm|tool_calls><ifm|tool_call>{name}{pairs}</ifm|tool_call></ifm|tool_calls>"
+    if family == "plamo":  # PLaMo 3
+        return ("<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>"
+                f"{name}<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json"
+                f"<|plamo:msg|>{args}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>"
+                "<|plamo:end_tool_requests:plamo|>")
+    if family == "iquest":  # iQuest Coder V2
+        pairs = "".join(f"<arg_key>{k}</arg_key><arg_value>{value(v)}</arg_value>" for k, v in values.items())
+        return f"<iquestcoder_tool_call>{name}{pairs}</iquestcoder_tool_call>"
+    if family == "gemma_two":  # Gemma 4, two calls in one block
+        body = ",".join(f'{k}:<|"|>{value(v)}<|"|>' for k, v in values.items())
+        return f"<|tool_call>call:{name}{{{body}}}call:{name}{{{body}}}<tool_call|>"
+    if family == "qwen3_unclosed":  # Qwen3-Coder, the name's ">" left out
+        params = "".join(f"<parameter={k}>\n{value(v)}\n</parameter>\n" for k, v in values.items())
+        return f"<function={name}\n{params}</function>"
+    if family == "m3":  # MiniMax-M3, its token before every tag, an element repeated
+        ns = "]<]minimax[>["
+        params = "".join(f"{ns}<{k}>{value(v)}{ns}</{k}>" * (2 if n == 0 else 1) for n, (k, v) in enumerate(values.items()))
+        return f'{ns}<tool_call>\n{ns}<invoke name="{name}">{params}{ns}</invoke>\n{ns}</tool_call>'
+    if family == "deepseek_outputs":  # DeepSeek's call, then its tool-output tokens (dropped)
+        return (native_markup(name, arguments, "deepseek")
+                + "<｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>made up<｜tool▁output▁end｜><｜tool▁outputs▁end｜>")
+    return None
+
+
 def native_markup(name: str, arguments: object, family: str) -> str:
     """One call in a model family's own markup, as a server without its tool parser leaves it."""
     args = _arguments_text(arguments)
@@ -184,17 +229,32 @@ def native_markup(name: str, arguments: object, family: str) -> str:
         params = "".join(f'parameter name="{k}">{_arguments_text(v) if not isinstance(v, str) else v}parameter>\n'
                          for k, v in values.items())
         return f'invoke name="{name}">\n{params}invoke>'
-    params = "".join(f'<parameter name="{k}">{_arguments_text(v) if not isinstance(v, str) else v}</parameter>' for k, v in values.items())
+    if (markup := _wave33_markup(name, arguments, values, family)) is not None:
+        return markup
+    params = "".join(f'<parameter name="{k}">{_value(v)}</parameter>' for k, v in values.items())
     return f'<minimax:tool_call><invoke name="{name}">{params}</invoke></minimax:tool_call>'
 
 
-NATIVE_FAMILIES = ["deepseek", "kimi", "mistral", "harmony", "glm", "minimax", "minimax_angleless"]
+NATIVE_FAMILIES = ["deepseek", "kimi", "mistral", "harmony", "glm", "minimax", "minimax_angleless", "gcml", "solar",
+                   "minicpm", "ifm", "plamo", "iquest", "gemma_two", "qwen3_unclosed", "m3", "deepseek_outputs"]
+HELD_MARKUP = [  # a call's markup cut by a failing stream: never shown to the user
+    '<｜GCML｜tool_calls><｜GCML｜invoke name="lookup"><｜GCML｜parameter name="q" string="true">rov',
+    "<|tool_call:start|>lookup\n<|tool_arg:start|>q<|tool_arg:value|>rov",
+    "<ifm|tool_calls><ifm|tool_call>lookup<ifm|arg_key>q",
+    "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>",
+    "<iquestcoder_tool_call>lookup<arg_key>q</arg_key>",
+    ']<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="lookup">',
+    "<|tool_call>call:lookup{q:<|\"|>rov",
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.lookup:0<|tool_call_argument_begin|>{\"q\"",
+]
+EMOJI_LABELS = {"Thought": ["💭 ", "🤔 ", "- 💭 **"], "Action": ["🔧 ", "👉 ", "1️⃣ "], "Final Answer": ["✅ ", "🎯 "]}
 
 
 @st.composite
 def fc_turn(draw, offered: list[str], index: int) -> dict:
     """One function-calling model turn."""
-    kind = draw(weighted(calls=6, answer=2, error=1, empty=1, call_as_text=1, markup=1, think=1, native=1))
+    kind = draw(weighted(calls=6, answer=2, error=1, empty=1, call_as_text=1, markup=1, think=1, native=2,
+                         react_step=1))
     split = draw(st.sampled_from([None, 1, 3, 7]))
     turn: dict = {"split": split} if split else {}
     if kind == "answer":
@@ -213,6 +273,14 @@ def fc_turn(draw, offered: list[str], index: int) -> dict:
         name, arguments = draw(planned_call(offered))
         prose = draw(st.sampled_from(["", "Let me check.\n\n"]))
         turn["text"] = prose + native_markup(name, arguments, draw(st.sampled_from(NATIVE_FAMILIES)))
+    elif kind == "react_step":  # a ReAct step written as text (run when nothing in it is guessed)
+        name, arguments = draw(planned_call(offered))
+        head = draw(st.sampled_from(["", "Thought: I need to look it up.\n", "💭 Thought: check\n", "I will check.\n"]))
+        step = _react_action(name, arguments, draw(st.sampled_from(["lines", "blob"])))
+        if draw(st.booleans()):
+            step = draw(st.sampled_from(EMOJI_LABELS["Action"])) + step
+        tail = draw(st.sampled_from(["", "\nObservation: 42 rows", "\nFinal Answer: 42", "\nThat is what I would do."]))
+        turn["text"] = head + step + tail
     elif kind == "markup":
         turn["text"] = draw(st.sampled_from(['<tool_call>{"name": "lookup", "arguments": {"q": ', "```json\n{oops}\n```",
                                              "Action: lookup", '[{"bad": true}]']))
@@ -256,8 +324,11 @@ def whole_finish_reasons(draw) -> dict:
 def error_turn(draw, *, fc: bool, offered: list[str]) -> dict:
     """A model call that fails after part of its output."""
     chunks: list[dict] = []
-    before = draw(st.sampled_from(["text", "usage", "call", "nothing"]))
-    if before == "text":
+    before = draw(st.sampled_from(["text", "usage", "call", "nothing", "markup"]))
+    if before == "markup":  # prose, then a call's markup the failure cuts
+        chunks.append({"content": draw(st.sampled_from(["", "Checking. ", "Yes"]))})
+        chunks.append({"content": draw(st.sampled_from(HELD_MARKUP))})
+    elif before == "text":
         chunks.append({"content": draw(st.sampled_from(["The answer is", "Thought: hmm\nFinal Answer: 4"]))})
     elif before == "call" and fc:
         name = draw(st.sampled_from(offered)) if offered else "lookup"
@@ -282,21 +353,26 @@ def react_turn(draw, offered: list[str], index: int) -> dict:
     kind = draw(weighted(action=12, final=4, error=2, two_actions=2, garbage=2, invented=2, think_only=1, empty=1, native=2,
                          finish=1))
     thought = draw(st.sampled_from(THOUGHTS))
-    head = f"Thought: {thought}\n" if thought or draw(st.booleans()) else ""
+    emoji = draw(st.integers(0, 3)) == 0  # labels with emoji, as a prompt showing them teaches
+    thought_mark = draw(st.sampled_from(EMOJI_LABELS["Thought"])) if emoji else ""
+    head = f"{thought_mark}Thought:{'**' if thought_mark.endswith('**') else ''} {thought}\n" if thought or draw(st.booleans()) else ""
     split = draw(st.sampled_from([None, 1, 4, 9]))
     turn: dict = {"split": split} if split else {}
     if kind == "final":
-        turn["text"] = head + "Final Answer: " + draw(st.sampled_from(ANSWERS))
+        mark = draw(st.sampled_from(EMOJI_LABELS["Final Answer"])) if emoji else ""
+        turn["text"] = head + mark + "Final Answer: " + draw(st.sampled_from(ANSWERS))
         turn.update(draw(whole_finish_reasons()))
     elif kind in ("action", "two_actions", "invented"):
         style = draw(st.sampled_from(["blob", "lines"]))
         actions = [draw(planned_call(offered)) for _ in range(2 if kind == "two_actions" else 1)]
-        text = head + "\n".join(_react_action(name, arguments, style) for name, arguments in actions)
+        mark = draw(st.sampled_from(EMOJI_LABELS["Action"])) if emoji else ""
+        text = head + "\n".join(mark + _react_action(name, arguments, style) for name, arguments in actions)
         if kind == "invented":
             text += "\nObservation: 42 rows\nThought: I know.\nFinal Answer: 42"
         turn["text"] = text
     elif kind == "garbage":
         turn["text"] = draw(st.sampled_from(["I think the answer is blue.", "Action:", "Final Answer:",
+                                             "🔧 I'd take action: lookup the rover.", "✅ Done. Action items: none",
                                              "Action: \nAction Input: {}", "Observation: made up",
                                              'Action:\n```json\n{"action_input": {"q": "x"}}\n```',
                                              "Thought: hmm\nAction: lookup\nAction Input: {\"q\": \"rov"]))
@@ -474,9 +550,30 @@ def check_answer_text(result, scenario: dict, strategy: str) -> None:
         assert not result.text.lstrip().startswith("Finish["), result.text
 
 
+def check_no_held_markup_shown(result, scenario: dict) -> None:
+    """A call's markup a failing stream cut is never shown to the user as text."""
+    for turn in scenario["turns"]:
+        for chunk in turn.get("chunks", ()):
+            if chunk.get("content") in HELD_MARKUP:
+                assert chunk["content"][:12] not in result.text, result.text
+
+
+def check_values_written(result, scenario: dict) -> None:
+    """No tool runs with a text value the model never wrote (a guessed call)."""
+    written = json.dumps(scenario["turns"], ensure_ascii=False) + "".join(
+        t.get("text", "") for t in scenario["turns"])
+    for request in result.tool_requests:
+        for value in (request.get("tool_parameters") or {}).values():
+            if isinstance(value, str):
+                assert value in written, (value, request)
+
+
 def check_invariants(result, scenario: dict, strategy: str) -> None:
     check_ending(result)
     check_answer_text(result, scenario, strategy)
+    if "turns" in scenario:
+        check_no_held_markup_shown(result, scenario)
+        check_values_written(result, scenario)
     check_logs(result)
     rounds = check_rounds(result, scenario["maximum_iterations"])
     check_tool_runs(result)
