@@ -359,13 +359,50 @@ def _secret_call(draw, strategy: str, names: list[str], split: int | None) -> di
     return {"text": think, "tool_calls": [call], "split": split}
 
 
+NATIVE_FORMS = {  # a call in a family's own markup as text (a server without its tool parser), value ``v``
+    "gcml": lambda name, v: (f'<｜GCML｜tool_calls><｜GCML｜invoke name="{name}"><｜GCML｜parameter name="q" string="true">'
+                             f"{v}</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>"),
+    "solar": lambda name, v: f"<|tool_call:start|>{name}\n<|tool_arg:start|>q<|tool_arg:value|>{v}<|tool_arg:end|>\n<|tool_call:end|>",
+    "ifm": lambda name, v: (f"<ifm|tool_calls><ifm|tool_call>{name}<ifm|arg_key>q</ifm|arg_key><ifm|arg_value>{v}"
+                            "</ifm|arg_value></ifm|tool_call></ifm|tool_calls>"),
+    "iquest": lambda name, v: f"<iquestcoder_tool_call>{name}<arg_key>q</arg_key><arg_value>{v}</arg_value></iquestcoder_tool_call>",
+    "m3": lambda name, v: (f']<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="{name}">]<]minimax[>[<q>{v}]<]minimax[>[</q>'
+                           "]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>"),
+    "gemma": lambda name, v: f'<|tool_call>call:{name}{{q:<|"|>{v}<|"|>}}<tool_call|>',
+    "plamo": lambda name, v: (
+        "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>"
+        f"{name}<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>"
+        + json.dumps({"q": v}) + "<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>"),
+    "react_step": lambda name, v: f"Thought: x\n💭 Action: {name}\nAction Input: " + json.dumps({"q": v}),
+}
+
+
+@st.composite
+def _native_call(draw, strategy: str, names: list[str], offered: list[str], google: bool) -> dict:
+    """A call written as text in a family's markup (or as a ReAct step in Function Calling): run
+    when whole; cut by the output limit (``CUT_ARG``), never run; with the secret (a tool that has
+    it offered), never shown."""
+    form = draw(st.sampled_from(sorted(NATIVE_FORMS)))
+    value = draw(st.sampled_from(["v", "v", CUT_ARG, SECRET]))
+    if value == SECRET and not SECRET_TOOLS & set(offered):
+        value = "w"
+    text = ("Checking. " if draw(st.booleans()) else "") + NATIVE_FORMS[form](names[0], value)
+    split = draw(st.sampled_from([None, 1, 5]))
+    if strategy == "ReAct" and form != "react_step":
+        text = "Thought: x\n" + text
+    if value == CUT_ARG:
+        text = text[: draw(st.sampled_from([len(text), len(text) * 2 // 3]))]
+        return {"text": text, "finish_reason": draw(_cut_reasons(google)), "usage": _usage_at(MAX_TOKENS), "split": split}
+    return {"text": text, "split": split, "usage": _usage_at(draw(st.integers(1, MAX_TOKENS - 1)))}
+
+
 @st.composite
 def hostile_turn(draw, strategy: str, offered: list[str], google: bool = False) -> dict:
     """One model turn of a hostile run (shorthand or raw chunks); ``google``: the model's plugin is
     Google's (finish reasons may be the enum's numbers)."""
     kind = draw(st.sampled_from(["call", "call", "cut_answer", "cut_call", "stop_at_limit", "whole_answer",
                                  "sdk_error", "cumulative", "think_calls", "echo_secret", "secret_call",
-                                 "reason_mid_stream", "glued_resend"]))
+                                 "reason_mid_stream", "glued_resend", "native_call"]))
     names = draw(st.lists(st.sampled_from(offered), min_size=1, max_size=3))
     split = draw(st.sampled_from([None, 1, 5]))
     if kind == "call":
@@ -399,7 +436,8 @@ def hostile_turn(draw, strategy: str, offered: list[str], google: bool = False) 
                 "finish_reason": "stop"}
     parts = {"cut_call": lambda: _cut_call(strategy, names, google), "think_calls": lambda: _think_calls(strategy, names, split),
              "reason_mid_stream": lambda: _reason_mid_stream(strategy, google),
-             "glued_resend": lambda: _glued_resend(strategy, names)}
+             "glued_resend": lambda: _glued_resend(strategy, names),
+             "native_call": lambda: _native_call(strategy, names, offered, google)}
     if kind in parts:
         return draw(parts[kind]())
     if not SECRET_TOOLS & set(offered):  # the plugin knows the secret only from a tool of the node that has it
