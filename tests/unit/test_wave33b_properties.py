@@ -21,6 +21,8 @@ from agent_core.function_calling.react_steps import react_step_calls
 from agent_core.function_calling.turn import AnswerGate
 from agent_core.json_pieces import compact_dumps, loads
 from agent_core.react.parser import parse_react
+from agent_core.sdk_speedups import outer_session
+from agent_core.text_calls import decode_nested
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -216,3 +218,50 @@ def test_a_stopped_stream_lets_go_of_no_call_markup(prose, markup, data):
     shown.append(gate.feed(rewriter.stopped()) + gate.stopped())
     out = "".join(shown)
     assert prose.startswith(out), (text[:cut], out)
+
+
+# --- a JSON value written with its quotes escaped -------------------------------------------------
+
+
+@SETTINGS
+@given(st.lists(VALUES, min_size=1, max_size=4) | st.dictionaries(STRINGS, VALUES, min_size=1, max_size=4),
+       st.sampled_from(["", " ", "\n"]))
+def test_a_nested_value_is_read_whole_or_escaped_once(value, pad):
+    """A string holding a JSON array or object is decoded to it, and so is one whose quotes were
+    escaped once (GLM-4.7's ``[{\\"id\\": \\"1\\"}]``) when its first quote is."""
+    text = json.dumps(value, ensure_ascii=False)
+    assert _same(decode_nested(pad + text), value)
+    escaped = json.dumps(text, ensure_ascii=False)[1:-1]
+    if escaped.lstrip("[{").startswith('\\"'):
+        assert _same(decode_nested(escaped + pad), value), escaped
+
+
+@SETTINGS
+@given(st.text(st.sampled_from('{}[]"\\:, ab1\n'), max_size=30))
+def test_a_nested_value_that_is_no_json_stays_the_text_it_was(text):
+    got = decode_nested(text)
+    assert got == text or isinstance(got, (dict, list)), (text, got)
+
+
+# --- the session of a daemon line, read without parsing it ----------------------------------------
+
+IDS = st.text(st.sampled_from('ab-1"\\é,}{: '), max_size=8)
+
+
+@SETTINGS
+@given(IDS, st.dictionaries(st.sampled_from(["event", "data", "x", "session", "session_id "]),
+                            VALUES | st.dictionaries(st.sampled_from(["session_id", "a"]), IDS, max_size=2),
+                            max_size=3),
+       st.sampled_from(["first", "last", "middle", "none"]), st.sampled_from([None, (",", ":"), (", ", ": ")]))
+def test_the_session_read_from_a_line_is_its_outer_session(session, members, where, separators):
+    """``outer_session`` gives the outer object's ``session_id`` or None; never an inner one, nor
+    one read from inside a string."""
+    items = list(members.items())
+    at = {"first": 0, "last": len(items), "middle": min(1, len(items)), "none": None}[where]
+    if at is not None:
+        items.insert(at, ("session_id", session))
+    line = json.dumps(dict(items), separators=separators, ensure_ascii=False).encode()
+    found = outer_session(line)
+    assert found is None or found == json.loads(line).get("session_id"), (line, found)
+    if where in ("first", "last") and '"' not in session and "\\" not in session:
+        assert found == session, line
