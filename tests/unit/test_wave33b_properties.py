@@ -23,6 +23,7 @@ from agent_core.json_pieces import compact_dumps, loads
 from agent_core.react.parser import parse_react
 from agent_core.sdk_speedups import outer_session
 from agent_core.text_calls import decode_nested
+from agent_core.think import ThinkSplitter
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -265,3 +266,35 @@ def test_the_session_read_from_a_line_is_its_outer_session(session, members, whe
     assert found is None or found == json.loads(line).get("session_id"), (line, found)
     if where in ("first", "last") and '"' not in session and "\\" not in session:
         assert found == session, line
+
+
+# --- reasoning tags: PLaMo 3's and MiniMax-M3's ---------------------------------------------------
+
+BLOCKS = [("<|plamo:begin_think:plamo|>", "<|plamo:end_think:plamo|>"), ("<mm:think>", "</mm:think>"),
+          ("<think>", "</think>"), ("", "<|plamo:end_think:plamo|>"), ("", "</mm:think>")]
+
+
+@SETTINGS
+@given(st.sampled_from(BLOCKS), st.sampled_from(["", "\n", "Sure. "]), st.booleans(), st.data())
+def test_reasoning_in_the_new_tags_is_never_shown(block, answer_before, opened, data):
+    """Whatever has streamed when the reply ends or stops (any pieces, cut anywhere), the text
+    shown holds none of the reasoning of a PLaMo 3 or MiniMax-M3 block: opened by its tag, or
+    by the template (only its end in the reply, ``opened``)."""
+    opening, closing = block
+    if not opening:
+        opened = True
+    reasoning = "PRIVATE plan"
+    text = ("" if not opening else answer_before) + opening + reasoning + closing + "The answer."
+    cut = data.draw(st.integers(0, len(text)))
+    splitter = ThinkSplitter(opened=opened)
+    visible = []
+    at = 0
+    while at < cut:
+        step = data.draw(st.integers(1, 9))
+        visible.append(splitter.feed(text[at : min(cut, at + step)]).visible)
+        at += step
+    end = splitter.stopped() if data.draw(st.booleans()) or cut < len(text) else splitter.finish()
+    shown = "".join(visible) + end.visible
+    assert "PRIVATE" not in shown and not any(tag in shown for tag in block if tag), (text[:cut], shown)
+    if cut == len(text):
+        assert "The answer." in shown
