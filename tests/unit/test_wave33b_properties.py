@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_core.call_markup import CallMarkup
-from agent_core.function_calling.react_steps import react_step_calls
+from agent_core.function_calling.react_steps import UNREADABLE, react_step_calls
 from agent_core.function_calling.turn import AnswerGate
 from agent_core.json_pieces import compact_dumps, loads
 from agent_core.react.parser import parse_react
@@ -145,7 +145,7 @@ def test_react_steps_call_only_node_tools_with_what_the_reply_holds(text, offere
     tools = {name: TOOLS[name] for name in offered}
     shown = data.draw(st.integers(0, len(text)))
     found = react_step_calls(text, shown, tools)
-    if found is None:
+    if found is None or found == UNREADABLE:  # no step, or one whose input does not read (asked again)
         return
     calls, _thought = found
     assert calls
