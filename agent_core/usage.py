@@ -241,10 +241,12 @@ def timed(usage: LLMUsage, seconds: float) -> LLMUsage:
     the request to the reply's last chunk) when the model reported none: no usage at all (an
     empty usage), or a report whose latency is zero or less (a plugin that fills only tokens, an
     OpenAI-compatible server's usage passed on as sent). A latency the model reported is kept.
-    Rounded to the millisecond; ``seconds`` below zero count as zero. Never mutates ``usage``."""
+    Rounded to the millisecond, a call measured at more than zero to one millisecond at least (a
+    reply played back in under half a millisecond gave a run's ``execution_metadata`` a latency of
+    zero); ``seconds`` of zero or less count as zero. Never mutates ``usage``."""
     if usage.latency > 0:
         return usage
-    return usage.model_copy(update={"latency": round(max(seconds, 0.0), 3)})
+    return usage.model_copy(update={"latency": max(round(seconds, 3), 0.001) if seconds > 0 else 0.0})
 
 
 def _json_number(value: Decimal | float | int) -> float | int:

@@ -171,3 +171,15 @@ def test_timed_fills_the_latency_a_model_did_not_report_and_keeps_one_it_did():
     reported = usage(10, 2)
     assert timed(reported, 9.0).latency == 0.5, "a latency the model reported is kept"
     assert timed(silent, -1.0).latency == 0.0
+
+
+def test_a_call_measured_under_half_a_millisecond_counts_one():
+    """A reply played back in 0.3 ms was rounded to a latency of zero: the run's
+    ``execution_metadata`` said the model took no time (the invariants fuzz, ReAct, three empty
+    replies)."""
+    from agent_core.usage import empty_usage, sum_usages, timed
+
+    calls = [timed(empty_usage(), 0.0003) for _ in range(3)]
+    assert all(call.latency == 0.001 for call in calls)
+    assert sum_usages(calls).latency > 0
+    assert timed(empty_usage(), 0.0).latency == 0.0, "a call never measured stays at zero"
