@@ -13,7 +13,7 @@ from collections.abc import Collection
 from agent_core import prompts
 from agent_core.call_markup import holds_call_markup
 from agent_core.emoji import EMOJI_CHAR, line_marks
-from agent_core.react.parser import _HEADING_MARKS
+from agent_core.react.parser import HEADING_MARKS
 from agent_core.text_calls import FAIL, decode_json, interpret
 from agent_core.turn import ModelTurn, ParseFailure
 
@@ -58,7 +58,7 @@ _LABEL_LEFT = re.compile(rf"(?:^|\n)({line_marks(' \t#*_>-')})final[ \t_]*+answe
 ending the text (``label_left`` tells which). Groups: the marks before the words, what follows
 them, the colon (``""`` when none)."""
 _THOUGHT_FIRST = re.compile(
-    rf"\s*+(?:(?:[#*_ \t]|{EMOJI_CHAR})*+thought[ \t*_]*+[:：]|{_HEADING_MARKS.pattern}thought[ \t]*+(?:\*\*|__)?[ \t]*+\r?\n)",
+    rf"\s*+(?:(?:[#*_ \t]|{EMOJI_CHAR})*+thought[ \t*_]*+[:：]|{HEADING_MARKS.pattern}thought[ \t]*+(?:\*\*|__)?[ \t]*+\r?\n)",
     re.I,
 )
 """A text's start that is a ReAct ``Thought`` label (with its colon, or a heading alone on its line)."""
@@ -79,7 +79,7 @@ def label_left(text: str) -> int | None:
     marks, after, colon = found.groups()
     if colon or _THOUGHT_FIRST.match(text):
         return found.start()
-    heading = _HEADING_MARKS.fullmatch(marks)  # ``### ``, ``**``, ``__``, an emoji after them
+    heading = HEADING_MARKS.fullmatch(marks)  # ``### ``, ``**``, ``__``, an emoji after them
     closed = after.strip(" \t") in ("", "**", "__")
     return found.start() if heading is not None and closed else None
 

@@ -18,21 +18,21 @@ from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core.fences import fence_lines
 from agent_core.json_args import ArgumentsError, decode_arguments
-from agent_core.react.parser import _LINE_PREFIX, ActionFound, ReactTurn, parse_react
+from agent_core.react.parser import LINE_PREFIX, ActionFound, ReactTurn, parse_react
 from agent_core.text_calls import arguments_for, bracketed_text, keyword_arguments, prefixed_tool, schema_properties
 from agent_core.tool_calls import ToolCall, fresh_call_ids
 
-_ACTION_LINE = re.compile(rf"(?im)^{_LINE_PREFIX.pattern}action\b")
+_ACTION_LINE = re.compile(rf"(?im)^{LINE_PREFIX.pattern}action\b")
 """A line opening with the word ``Action`` (after markdown or emoji): a reply without one holds no
 step, and is not read again."""
-_INPUT_LABEL = re.compile(rf"\n{_LINE_PREFIX.pattern}(?:action[ \t_-]*+)?(?:inputs?|parameters|arguments)\b", re.I)
+_INPUT_LABEL = re.compile(rf"\n{LINE_PREFIX.pattern}(?:action[ \t_-]*+)?(?:inputs?|parameters|arguments)\b", re.I)
 """A line of a step that opens with its input's label (``Action Input:``, ``### Action Input``,
 ``**Action Input:**``, ``Input:``, ``Parameters:``, ``Arguments:``: the ReAct parser's forms)."""
-_THOUGHT_LINE = re.compile(rf"{_LINE_PREFIX.pattern}thought[ \t*_]*+(?:[:：]|\r?\n)", re.I)
+_THOUGHT_LINE = re.compile(rf"{LINE_PREFIX.pattern}thought[ \t*_]*+(?:[:：]|\r?\n)", re.I)
 """A ``Thought:`` label (or a heading holding it alone): what may stand between two steps."""
 _FENCE_CLOSE = re.compile(r"\s*+(?:`{3,}+|~{3,}+)[ \t]*+(?=\r?\n|\Z)")
 """The line that closes a fenced block after the input in it (the blank before it too)."""
-_OBSERVATION_LINE = re.compile(rf"{_LINE_PREFIX.pattern}observations?[ \t\d*_]*+(?:[:：]|\r?\n|\Z)", re.I)
+_OBSERVATION_LINE = re.compile(rf"{LINE_PREFIX.pattern}observations?[ \t\d*_]*+(?:[:：]|\r?\n|\Z)", re.I)
 """An ``Observation:`` label the model wrote after its step: a result it invented, dropped (the
 ReAct parser stops reading there, as ReAct does)."""
 

@@ -34,7 +34,7 @@ from agent_core.fences import FENCE_RUN, empty_code_block
 from agent_core.function_calling.react_steps import react_step_calls
 from agent_core.json_args import raw_decode_at
 from agent_core.model_call import AssistantReply, ModelChunk, note_usage, with_block_closed
-from agent_core.react.parser import _HEADING_MARKS, _LINE_PREFIX, parse_react
+from agent_core.react.parser import HEADING_MARKS, LINE_PREFIX, parse_react
 from agent_core.react.turn import actions_named
 from agent_core.text_calls import (
     CALL_HEAD_SPAN,
@@ -116,7 +116,7 @@ _ACTION_CALL_START = re.compile(
 """The end of a text that may still grow into ``_ACTION_CALL`` (a line start, then a prefix of it)."""
 _ACTION_STEP_LINE = re.compile(
     rf"(?im)^(?:{_ACTION_MARKS}action[ \t*]*+[:：][ \t*]*+([\w.:\-]++)[ \t*]*+"
-    rf"|{_HEADING_MARKS.pattern}action[ \t]*+(?:\*\*|__)?[ \t]*+)(?=\r?\n)"
+    rf"|{HEADING_MARKS.pattern}action[ \t]*+(?:\*\*|__)?[ \t]*+)(?=\r?\n)"
 )
 """A line that opens a ReAct step: an ``Action:`` label (after markdown or emoji) and a name alone
 on its line (group 1), or a heading or bold line holding ``Action`` alone (``### Action``, the name
@@ -142,19 +142,19 @@ _OPENING_MARKS = re.compile(rf"(?:[#*_ \t]|{EMOJI_CHAR})*+")
 ``agent_core.emoji``), as the ReAct parser skips them."""
 _THOUGHT_OPENING = re.compile(
     rf"\s*+(?:(?:[#*_ \t]|{EMOJI_CHAR})*+thought[ \t*_]*+[:：]"
-    rf"|{_HEADING_MARKS.pattern}thought[ \t]*+(?:\*\*|__)?[ \t]*+(?=\r?\n))",
+    rf"|{HEADING_MARKS.pattern}thought[ \t]*+(?:\*\*|__)?[ \t]*+(?=\r?\n))",
     re.IGNORECASE,
 )
 """A reply's start that is a ReAct-style ``Thought:`` label (in markdown or not, after emoji or not),
 or a heading or bold line holding ``Thought`` alone (``### Thought``, ``**💭 Thought**``: the ReAct
-parser's ``_HEADING_MARKS``), its line break not taken."""
+parser's ``HEADING_MARKS``), its line break not taken."""
 _LABEL_WORDS: Final = r"(final[ \t_]*+answer|thought|action(?:[ \t_-]*+input)?|observation|answer|question)"
-_STEP_LABEL_LINE = re.compile(rf"\n{_LINE_PREFIX.pattern}{_LABEL_WORDS}[ \t\d*_]*+[:：](?:\*\*|__)?[ \t]*+", re.IGNORECASE)
+_STEP_LABEL_LINE = re.compile(rf"\n{LINE_PREFIX.pattern}{_LABEL_WORDS}[ \t\d*_]*+[:：](?:\*\*|__)?[ \t]*+", re.IGNORECASE)
 """A line that opens with a ReAct step's label (numbered, after markdown, a list's ``-`` or emoji,
-as the ReAct parser's ``_LINE_PREFIX`` skips them: ``- ✅ Final Answer:``) and its colon, up to the
+as the ReAct parser's ``LINE_PREFIX`` skips them: ``- ✅ Final Answer:``) and its colon, up to the
 text after it (a bold label's closing ``**`` included: ``**Final Answer:** Paris``)."""
 _STEP_LABEL_ALONE = re.compile(
-    rf"\n(?:{_HEADING_MARKS.pattern}{_LABEL_WORDS}[ \t]*+[:：]?|{_LINE_PREFIX.pattern}(final[ \t_]*+answer)[ \t\d*_]*+)"
+    rf"\n(?:{HEADING_MARKS.pattern}{_LABEL_WORDS}[ \t]*+[:：]?|{LINE_PREFIX.pattern}(final[ \t_]*+answer)[ \t\d*_]*+)"
     r"[ \t]*+(?:\*\*|__)?[ \t]*+(?=\r?\n)",
     re.IGNORECASE,
 )

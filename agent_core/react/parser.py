@@ -485,9 +485,11 @@ _LINE_OPENERS: Final = frozenset(_MD_CHARS + "{[`~0123456789" + CJK_PICTOGRAPHS)
 """The characters ``_classify_line`` looks at before it looks for a label there; a pictograph
 (told by the ``agent_core.emoji`` bounds) is looked at too: an emoji may come before a label, and
 a digit may be a keycap's (``1️⃣``)."""
-_LINE_PREFIX = re.compile(rf"(?:[{re.escape(_MD_CHARS)}]|{EMOJI_CHAR})*+")
+LINE_PREFIX = re.compile(rf"(?:[{re.escape(_MD_CHARS)}]|{EMOJI_CHAR})*+")
 """What a label may come after at a line start: markdown (``## ``, ``**``, ``> ``, ``- ``) and
-emoji (``💭 Thought:``, ``👉 **Action:**``, ``1️⃣ Thought:``: ``agent_core.emoji``), in any order."""
+emoji (``💭 Thought:``, ``👉 **Action:**``, ``1️⃣ Thought:``: ``agent_core.emoji``), in any order.
+Public: Function Calling's readers of ReAct-style steps (``function_calling.turn``,
+``function_calling.react_steps``) use it, so both strategies read the same line starts."""
 
 
 def _classify_line(
@@ -508,7 +510,7 @@ def _classify_line(
     ):  # the usual line: no markdown, no emoji, only a label to look for
         return _match_label(text, i, eof, alone=alone)
     limit = min(len(text), i + _PREFIX_MAX)
-    j = _LINE_PREFIX.match(text, i, limit).end()  # markdown and emoji: a line of them so far waits
+    j = LINE_PREFIX.match(text, i, limit).end()  # markdown and emoji: a line of them so far waits
     if j >= len(text):
         return None if eof else _NEED
     if j >= limit:
@@ -536,9 +538,10 @@ def _heading_pattern(labels: _Labels) -> re.Pattern[str]:
 
 
 _HEADING: Final = _heading_pattern(_LABELS)
-_HEADING_MARKS = re.compile(rf"[ \t]*+(?:#{{1,6}}+[ \t]++|\*\*|__)(?:[ \t]|{EMOJI_CHAR})*+")
+HEADING_MARKS = re.compile(rf"[ \t]*+(?:#{{1,6}}+[ \t]++|\*\*|__)(?:[ \t]|{EMOJI_CHAR})*+")
 """A heading's or bold line's marks before its label, and any emoji after them (``### 💭 Thought``,
-``**🔧 Action**``: ``agent_core.emoji``)."""
+``**🔧 Action**``: ``agent_core.emoji``). Public: ``fallback`` and ``function_calling.turn`` read
+heading labels with it."""
 _HEADED_ALL: Final = frozenset(kind for kind, _ in _LABELS)
 _HEADED_FIRST: Final = frozenset({"thought"})
 """Before any label, only a ``Thought`` heading opens a step: a prose answer may have an
@@ -551,7 +554,7 @@ def _heading_label(text: str, i: int, j: int, kinds: frozenset[str]) -> _Marker 
     ``**Action Input**``, ``## Final Answer:``, after an emoji or not: ``### 💭 Thought``): a
     label, its text on the lines below. A heading with other words (``## Thought process``,
     ``### Actions taken``) is none."""
-    if _HEADING_MARKS.fullmatch(text, i, j) is None:
+    if HEADING_MARKS.fullmatch(text, i, j) is None:
         return None
     found = _HEADING.match(text[j : j + _LABEL_MAX].lower())
     if found is None or _LABELS[found.lastindex - 1][0] not in kinds:
@@ -596,7 +599,7 @@ def _input_label(
     emoji, as ``_classify_line`` skips them: ``📥 Input:``), as an ``action_input`` marker; or one
     of other ``labels`` read only in one place (``❓ Question:``)."""
     limit = min(len(text), i + _PREFIX_MAX)
-    j = _LINE_PREFIX.match(text, i, limit).end()
+    j = LINE_PREFIX.match(text, i, limit).end()
     if j >= limit:
         return None if eof or j < len(text) else _NEED  # a line of them so far waits, as there
     return _match_label(text, j, eof, labels)
