@@ -85,20 +85,27 @@ def plain(text: str) -> str:
     return _INVISIBLE.sub("", unicodedata.normalize("NFKD", text).translate(_CONFUSABLES)).lower()
 
 
+def plugin_lines(run, result):
+    """``(entry, invocation)`` for each line of the runner's transcript since ``result``'s run began
+    that the plugin wrote (stdout and stderr), the backwards tool requests aside (they carry the
+    secret to its own tool, as they must); ``invocation`` is the line's inner ``data`` (``{}``
+    when none)."""
+    transcript = run.plugin.transcript
+    start = next(n for n, entry in enumerate(transcript) if entry is result.transcript[0])
+    for entry in transcript[start:]:
+        invocation = ((entry.get("json") or {}).get("data") or {}).get("data") or {}
+        if entry["dir"] == "to_plugin" or (entry["dir"] == "from_plugin" and invocation.get("type") == "tool"):
+            continue
+        yield entry, invocation
+
+
 def assert_no_canary(run, result) -> None:
     """No line the plugin wrote since ``result``'s run began (stdout and stderr) holds the canary
     once ``plain`` undid its changes, nor a piece of either base64 form; the backwards tool request
     carrying it to its tool is the one exception."""
     pieces = {_B64_UPPER[8:20], _B64_LOWER[8:20]}
-    transcript = run.plugin.transcript
-    start = next(n for n, entry in enumerate(transcript) if entry is result.transcript[0])
     checked = 0
-    for entry in transcript[start:]:
-        if entry["dir"] == "to_plugin":
-            continue
-        invocation = ((entry.get("json") or {}).get("data") or {}).get("data") or {}
-        if entry["dir"] == "from_plugin" and invocation.get("type") == "tool":
-            continue
+    for entry, _ in plugin_lines(run, result):
         line = json.dumps(entry, ensure_ascii=False, default=str)
         assert CORE not in plain(line), f"canary written ({entry['dir']}): {line[:400]}"
         assert not any(piece in line for piece in pieces), f"canary in base64 ({entry['dir']}): {line[:400]}"

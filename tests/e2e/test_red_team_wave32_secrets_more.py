@@ -23,7 +23,12 @@ import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end
-from tests.e2e.test_red_team_wave32_secrets import check_echoed_answer, check_tool_channels, check_tool_error
+from tests.e2e.test_red_team_wave32_secrets import (
+    check_echoed_answer,
+    check_tool_channels,
+    check_tool_error,
+    plugin_lines,
+)
 
 CANARY = "Cnry-7F3a91d2E4b8"
 CORE = "7f3a91d2e4b8"
@@ -85,15 +90,8 @@ def assert_no_canary(run, result) -> None:
     """No line the plugin wrote since ``result``'s run began (stdout and stderr) holds either
     canary once ``plain`` undid its changes, nor a piece of the canary's hex; the backwards tool
     request carrying them to their tool is the one exception."""
-    transcript = run.plugin.transcript
-    start = next(n for n, entry in enumerate(transcript) if entry is result.transcript[0])
     checked = 0
-    for entry in transcript[start:]:
-        if entry["dir"] == "to_plugin":
-            continue
-        invocation = ((entry.get("json") or {}).get("data") or {}).get("data") or {}
-        if entry["dir"] == "from_plugin" and invocation.get("type") == "tool":
-            continue
+    for entry, _ in plugin_lines(run, result):
         line = json.dumps(entry, ensure_ascii=False, default=str)
         undone = plain(line)
         assert CORE not in undone and WORD not in undone, f"canary written ({entry['dir']}): {line[:400]}"

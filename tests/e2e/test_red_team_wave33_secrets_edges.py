@@ -26,7 +26,7 @@ import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations
-from tests.e2e.test_red_team_wave32_secrets import call, check_echoed_answer, check_tool_channels
+from tests.e2e.test_red_team_wave32_secrets import call, check_echoed_answer, check_tool_channels, plugin_lines
 from tests.e2e.test_red_team_wave33_secrets import CANARY, assert_no_canary, channels, vault
 
 AROUND = b"#%&*"
@@ -97,15 +97,8 @@ def assert_edges_carry_nothing(run, result) -> None:
     """``check_line`` on every line the plugin wrote since ``result``'s run began (stdout and
     stderr; the backwards request carrying the canary to its tool aside), the chat's text pieces
     joined (a piece may end inside a group), one marker at least, then ``assert_no_canary``."""
-    transcript = run.plugin.transcript
-    start = next(n for n, entry in enumerate(transcript) if entry is result.transcript[0])
     markers, chat = 0, []
-    for entry in transcript[start:]:
-        if entry["dir"] == "to_plugin":
-            continue
-        invocation = ((entry.get("json") or {}).get("data") or {}).get("data") or {}
-        if entry["dir"] == "from_plugin" and invocation.get("type") == "tool":
-            continue
+    for entry, invocation in plugin_lines(run, result):
         if entry["dir"] == "from_plugin" and invocation.get("type") == "text":
             chat.append(invocation["message"]["text"])
             continue
@@ -169,11 +162,6 @@ def test_russian_words_that_spell_a_short_secret_reach_the_model_and_the_chat_as
     (seen,) = observations(result.llm_requests[1])
     assert "Это текст. Текст и ТЕКСТ; пароль [REDACTED], [REDACTED]." in seen
     assert result.text == "В заметке текст и ТЕКСТ; пароль [REDACTED]."
-    transcript = run.plugin.transcript
-    start = next(n for n, entry in enumerate(transcript) if entry is result.transcript[0])
-    for entry in transcript[start:]:
-        invocation = ((entry.get("json") or {}).get("data") or {}).get("data") or {}
-        if entry["dir"] == "to_plugin" or (entry["dir"] == "from_plugin" and invocation.get("type") == "tool"):
-            continue
+    for entry, _ in plugin_lines(run, result):
         line = json.dumps(entry, ensure_ascii=False, default=str)
         assert "тЕкСт" not in line and SHORT not in line.lower(), f"secret written ({entry['dir']}): {line[:300]}"
