@@ -32,10 +32,17 @@ REPLIES = {
 @pytest.mark.parametrize("family", sorted(REPLIES))
 def test_a_new_familys_call_reaches_the_tool_and_its_markup_is_not_shown(run, strategy, family):
     text, expected = REPLIES[family]
+    check_family_call(run, strategy, text, expected, ("GCML", "<|", "<param", "I should use a tool"))
+
+
+def check_family_call(run, strategy: str, text: str, expected: list[dict], leaked: tuple[str, ...]) -> None:
+    """A reply of ``text`` (a family's call markup, streamed 7 characters a chunk) calls
+    ``get_weather`` with each of ``expected`` in turn, then the model answers: the user reads the
+    answer and none of ``leaked`` (the markup's pieces)."""
     result = run([{"text": text, "split": 7}, answer_turn(strategy, "Sunny there.")],
                  query="Weather?", tools=[_tool("get_weather", "city")], strategy=strategy)
     assert_clean_end(result)
     assert [r["tool_parameters"] for r in result.tool_requests] == expected
     assert result.text.endswith("Sunny there.")
-    for leaked in ("GCML", "<|", "<param", "I should use a tool"):
-        assert leaked not in result.text
+    for piece in leaked:
+        assert piece not in result.text

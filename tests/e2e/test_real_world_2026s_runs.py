@@ -9,6 +9,7 @@ import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.helpers import answer_turn, assert_clean_end
+from tests.e2e.test_real_world_2026r_runs import check_family_call
 
 
 def _tool(name: str, *params: str) -> ScriptedTool:
@@ -34,13 +35,7 @@ REPLIES = {
 @pytest.mark.parametrize("family", sorted(REPLIES))
 def test_a_new_familys_call_reaches_the_tool_and_its_markup_is_not_shown(run, strategy, family):
     text, expected = REPLIES[family]
-    result = run([{"text": text, "split": 7}, answer_turn(strategy, "Sunny there.")],
-                 query="Weather?", tools=[_tool("get_weather", "city")], strategy=strategy)
-    assert_clean_end(result)
-    assert [r["tool_parameters"] for r in result.tool_requests] == expected
-    assert result.text.endswith("Sunny there.")
-    for leaked in ("ifm|", "plamo", "iquest", "<arg_"):
-        assert leaked not in result.text
+    check_family_call(run, strategy, text, expected, ("ifm|", "plamo", "iquest", "<arg_"))
 
 
 @pytest.mark.parametrize("strategy", ["ReAct", "function_calling"])
