@@ -43,6 +43,21 @@ def assert_clean(result, run=None) -> None:
         run.backend.assert_complete()
 
 
+def plugin_lines(plugin, result):
+    """``(entry, invocation)`` for each transcript line ``plugin`` (a local_runner
+    ``PluginProcess``) wrote since ``result``'s run began (stdout of every session and stderr,
+    also what came after the run ended), the backwards tool invocations aside: they carry a tool's
+    secret parameters to that tool, as they must. ``invocation`` is the line's inner ``data``
+    (``{}`` when none)."""
+    transcript = plugin.transcript
+    start = next(n for n, entry in enumerate(transcript) if entry is result.transcript[0])
+    for entry in transcript[start:]:
+        invocation = ((entry.get("json") or {}).get("data") or {}).get("data") or {}
+        if entry["dir"] == "to_plugin" or (entry["dir"] == "from_plugin" and invocation.get("type") == "tool"):
+            continue
+        yield entry, invocation
+
+
 def text_of(content) -> str:
     """The text of a prompt message's ``content`` (a string, or the text parts of a list)."""
     if isinstance(content, list):

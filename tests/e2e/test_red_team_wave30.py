@@ -26,7 +26,7 @@ from local_runner import PluginProcess, ScriptedBackend
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
 from tests.e2e.conftest import ScriptedRun
-from tests.e2e.helpers import STRATEGIES, answer_turn
+from tests.e2e.helpers import STRATEGIES, answer_turn, plugin_lines
 
 SECRET = "RT30-canary-5be1f0"
 
@@ -54,21 +54,6 @@ def strings(value):
             yield from strings(item)
 
 
-def written_since(plugin, result):
-    """What the plugin wrote (stdout lines of every session, stderr) since ``result``'s run began,
-    but the backwards tool invocations, which carry the secret to the tool."""
-    transcript = plugin.transcript
-    start = next(n for n, entry in enumerate(transcript) if entry is result.transcript[0])
-    for entry in transcript[start:]:
-        if entry["dir"] == "to_plugin":
-            continue
-        body = entry.get("json")
-        invocation = ((body or {}).get("data") or {}).get("data") or {}
-        if entry["dir"] == "from_plugin" and invocation.get("type") == "tool":
-            continue
-        yield entry
-
-
 def assert_survived(plugin, result, secrets=(), *, answer=True):
     """The invariants of the module docstring; ``secrets``: texts no written line may hold;
     ``answer``: the run must end with an answer (else an answer or a clear error)."""
@@ -84,7 +69,7 @@ def assert_survived(plugin, result, secrets=(), *, answer=True):
         assert result.error and result.error.get("error_type") == "AgentRunError", result.error_text
     calls = [n for n in result.logs.values() if n.label.startswith("CALL ")]
     assert len(calls) >= len(result.tool_requests)
-    for entry in written_since(plugin, result):
+    for entry, _ in plugin_lines(plugin, result):
         texts = list(strings(entry.get("json"))) if "json" in entry else [entry.get("text", "")]
         for text in texts:
             for secret in secrets:

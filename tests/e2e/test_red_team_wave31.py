@@ -28,7 +28,7 @@ from local_runner import PluginProcess, ScriptedBackend
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.tools import LocalTool, ScriptedTool, ToolParam, json_message, text_message
 from tests.e2e.conftest import ScriptedRun
-from tests.e2e.helpers import STRATEGIES, answer_turn, observations
+from tests.e2e.helpers import STRATEGIES, answer_turn, observations, plugin_lines
 from tests.e2e.test_red_team_wave30 import Paced, assert_survived, worst_gap
 from tests.e2e.test_secret_channels_wave30 import plain
 
@@ -56,14 +56,7 @@ def assert_no_canary(plugin, result, core: str = CORE) -> None:
     ``core`` once escapes, look-alikes and invisible characters are undone, nor in base64; the
     backwards tool request that carries the canary to its tool is the one exception."""
     b64 = {base64.b64encode(f"{pad}{CANARY}".encode()).decode()[4:16] for pad in ("", "u:", "ab:")}
-    transcript = plugin.transcript
-    start = next(n for n, entry in enumerate(transcript) if entry is result.transcript[0])
-    for entry in transcript[start:]:
-        if entry["dir"] == "to_plugin":
-            continue
-        invocation = ((entry.get("json") or {}).get("data") or {}).get("data") or {}
-        if entry["dir"] == "from_plugin" and invocation.get("type") == "tool":
-            continue
+    for entry, _ in plugin_lines(plugin, result):
         line = json.dumps(entry, ensure_ascii=False, default=str)
         assert core not in plain(line), f"canary written ({entry['dir']}): {line[:400]}"
         assert not any(piece in line for piece in b64), f"canary in base64 ({entry['dir']}): {line[:400]}"

@@ -24,7 +24,7 @@ import urllib.parse
 import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations, plugin_lines
 
 CANARY = "Cnry-7F3a91d2E4b8"
 CORE = "7f3a91d2e4b8"
@@ -85,27 +85,13 @@ def plain(text: str) -> str:
     return _INVISIBLE.sub("", unicodedata.normalize("NFKD", text).translate(_CONFUSABLES)).lower()
 
 
-def plugin_lines(run, result):
-    """``(entry, invocation)`` for each line of the runner's transcript since ``result``'s run began
-    that the plugin wrote (stdout and stderr), the backwards tool requests aside (they carry the
-    secret to its own tool, as they must); ``invocation`` is the line's inner ``data`` (``{}``
-    when none)."""
-    transcript = run.plugin.transcript
-    start = next(n for n, entry in enumerate(transcript) if entry is result.transcript[0])
-    for entry in transcript[start:]:
-        invocation = ((entry.get("json") or {}).get("data") or {}).get("data") or {}
-        if entry["dir"] == "to_plugin" or (entry["dir"] == "from_plugin" and invocation.get("type") == "tool"):
-            continue
-        yield entry, invocation
-
-
 def assert_no_canary(run, result) -> None:
     """No line the plugin wrote since ``result``'s run began (stdout and stderr) holds the canary
     once ``plain`` undid its changes, nor a piece of either base64 form; the backwards tool request
     carrying it to its tool is the one exception."""
     pieces = {_B64_UPPER[8:20], _B64_LOWER[8:20]}
     checked = 0
-    for entry, _ in plugin_lines(run, result):
+    for entry, _ in plugin_lines(run.plugin, result):
         line = json.dumps(entry, ensure_ascii=False, default=str)
         assert CORE not in plain(line), f"canary written ({entry['dir']}): {line[:400]}"
         assert not any(piece in line for piece in pieces), f"canary in base64 ({entry['dir']}): {line[:400]}"

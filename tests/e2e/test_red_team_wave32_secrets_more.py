@@ -22,12 +22,11 @@ import re
 import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, plugin_lines
 from tests.e2e.test_red_team_wave32_secrets import (
     check_echoed_answer,
     check_tool_channels,
     check_tool_error,
-    plugin_lines,
 )
 
 CANARY = "Cnry-7F3a91d2E4b8"
@@ -91,7 +90,7 @@ def assert_no_canary(run, result) -> None:
     canary once ``plain`` undid its changes, nor a piece of the canary's hex; the backwards tool
     request carrying them to their tool is the one exception."""
     checked = 0
-    for entry, _ in plugin_lines(run, result):
+    for entry, _ in plugin_lines(run.plugin, result):
         line = json.dumps(entry, ensure_ascii=False, default=str)
         undone = plain(line)
         assert CORE not in undone and WORD not in undone, f"canary written ({entry['dir']}): {line[:400]}"
@@ -168,8 +167,6 @@ def test_a_tool_named_with_the_canary_that_does_not_validate_is_logged_without_i
                         runtime_parameters={"token": "own-token-1234"})
     result = run([answer_turn(strategy, "Hello.")], tools=[broken, vault([text_message("ok")])], strategy=strategy)
     assert_clean_end(result)
-    transcript = run.plugin.transcript
-    start = next(n for n, entry in enumerate(transcript) if entry is result.transcript[0])
-    stderr = [json.dumps(entry, ensure_ascii=False) for entry in transcript[start:] if entry["dir"] == "stderr"]
+    stderr = [json.dumps(entry, ensure_ascii=False) for entry, _ in plugin_lines(run.plugin, result) if entry["dir"] == "stderr"]
     assert any("dropping tool" in line and "[REDACTED]" in line for line in stderr), stderr
     assert_no_canary(run, result)

@@ -27,13 +27,12 @@ import urllib.parse
 import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations, plugin_lines
 from tests.e2e.test_red_team_wave32_secrets import (
     call,
     check_echoed_answer,
     check_tool_channels,
     check_tool_error,
-    plugin_lines,
 )
 
 CANARY = "Cnry-7F3a91d2E4b8"
@@ -99,7 +98,7 @@ def assert_no_canary(run, result) -> None:
     canary once ``plain`` undid its changes, its hex, nor a piece of an encoded form; the
     backwards tool request carrying them to their tool is the one exception."""
     checked = 0
-    for entry, _ in plugin_lines(run, result):
+    for entry, _ in plugin_lines(run.plugin, result):
         line = json.dumps(entry, ensure_ascii=False, default=str)
         undone = plain(line)
         assert CORE not in undone and WORD not in undone, f"canary written ({entry['dir']}): {line[:400]}"

@@ -25,8 +25,8 @@ import re
 import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations
-from tests.e2e.test_red_team_wave32_secrets import call, check_echoed_answer, check_tool_channels, plugin_lines
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations, plugin_lines
+from tests.e2e.test_red_team_wave32_secrets import call, check_echoed_answer, check_tool_channels
 from tests.e2e.test_red_team_wave33_secrets import CANARY, assert_no_canary, channels, vault
 
 AROUND = b"#%&*"
@@ -98,7 +98,7 @@ def assert_edges_carry_nothing(run, result) -> None:
     stderr; the backwards request carrying the canary to its tool aside), the chat's text pieces
     joined (a piece may end inside a group), one marker at least, then ``assert_no_canary``."""
     markers, chat = 0, []
-    for entry, invocation in plugin_lines(run, result):
+    for entry, invocation in plugin_lines(run.plugin, result):
         if entry["dir"] == "from_plugin" and invocation.get("type") == "text":
             chat.append(invocation["message"]["text"])
             continue
@@ -162,6 +162,6 @@ def test_russian_words_that_spell_a_short_secret_reach_the_model_and_the_chat_as
     (seen,) = observations(result.llm_requests[1])
     assert "Это текст. Текст и ТЕКСТ; пароль [REDACTED], [REDACTED]." in seen
     assert result.text == "В заметке текст и ТЕКСТ; пароль [REDACTED]."
-    for entry, _ in plugin_lines(run, result):
+    for entry, _ in plugin_lines(run.plugin, result):
         line = json.dumps(entry, ensure_ascii=False, default=str)
         assert "тЕкСт" not in line and SHORT not in line.lower(), f"secret written ({entry['dir']}): {line[:300]}"

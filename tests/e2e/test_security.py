@@ -25,7 +25,7 @@ import pytest
 from agent_core import prompts
 from agent_core.observation import FULL_TEXT_MAX_CHARS
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations, plugin_lines
 
 CANARY = "CANARY-7f3a91"
 CREDENTIAL_CANARY = "CRED-CANARY-4c2e08"
@@ -87,15 +87,7 @@ def assert_plugin_never_wrote(run, result, *fragments: str) -> None:
     lines of any session, plugin log events, stray stdout, stderr, also what came after the run
     ended), holds any of ``fragments``, except the backwards tool invocations, which must carry
     the secret parameters to the tool."""
-    transcript = run.plugin.transcript
-    start = next(n for n, entry in enumerate(transcript) if entry is result.transcript[0])
-    for entry in transcript[start:]:
-        if entry["dir"] == "to_plugin":
-            continue
-        body = entry.get("json") or {}
-        invocation = (body.get("data") or {}).get("data") or {}
-        if entry["dir"] == "from_plugin" and invocation.get("type") == "tool":
-            continue
+    for entry, _ in plugin_lines(run.plugin, result):
         line = dumps(entry)
         for fragment in fragments:
             assert fragment not in line, f"{fragment!r} written by the plugin ({entry['dir']}): {line[:600]}"
