@@ -387,7 +387,8 @@ def sent_stop(model: LLMModelConfig, request: ModelRequest) -> list[str]:
 _STOP_REFUSED = re.compile(
     r"""(?:unexpected keyword argument|unsupported parameter|unknown parameter|unrecognized (?:request )?argument"""
     r"""|extra (?:inputs|fields) are not permitted)[^'"]{0,40}['"]stop['"]"""
-    r"""|['"]stop['"][^.\n]{0,40}(?:is not supported|not supported with this model|is not allowed)""",
+    r"""|['"]stop['"][^.\n]{0,40}(?:is not supported|not supported with this model|is not allowed)"""
+    r"""|(?:argument not supported on this model|does not support (?:the )?parameter):? ['"]?stop\b(?!_)""",
     re.I,
 )
 
@@ -397,7 +398,10 @@ def refuses_stop(message: str) -> bool:
     ``TypeError`` for an argument ``responses.create`` does not take ("create() got an unexpected
     keyword argument 'stop'": the OpenAI-API-compatible plugin on its Responses route passes
     ``stop`` on), OpenAI's 400 for reasoning models ("Unsupported parameter: 'stop' is not
-    supported with this model.") and the like. ``message`` is the error's text as the daemon
+    supported with this model."), xAI's for its reasoning models, which name the parameter
+    unquoted ("Argument not supported on this model: stop", "Model grok-4.6 does not support
+    parameter stop.": the xAI plugin drops ``stop`` only for the models it lists, and its newest,
+    ``grok-4.6``, is not among them) and the like. ``message`` is the error's text as the daemon
     reported it."""
     return bool(_STOP_REFUSED.search(message))
 

@@ -90,6 +90,9 @@ def test_settings_bytes_are_what_the_request_line_carries_besides_prompt_and_too
         "req_id: 1 PluginInvokeError: {\"message\":\"Unsupported parameter: 'stop' is not supported with this model.\"}",
         'Error code: 400 - {"error": {"message": "Unknown parameter: \'stop\'.", "param": "stop"}}',
         "Extra inputs are not permitted: 'stop'",
+        # xAI: the plugin drops stop only for the reasoning models it lists (not grok-4.6)
+        'Error code: 400 - {"code":"Client specified an invalid argument","error":"Argument not supported on this model: stop"}',
+        '{"code":"invalid-argument","error":"Model grok-4.6 does not support parameter stop."}',
     ],
 )
 def test_a_route_that_takes_no_stop_is_recognised(message):
@@ -103,6 +106,8 @@ def test_a_route_that_takes_no_stop_is_recognised(message):
         "The model stopped: unexpected keyword argument 'temperature'",
         "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
         "tool stop_watch failed",
+        "Model grok-4.6 does not support parameter stop_sequences.",
+        "Model grok-4 does not support parameter reasoningEffort.",
     ],
 )
 def test_other_failures_are_not_taken_for_a_refused_stop(message):
