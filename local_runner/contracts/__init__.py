@@ -11,6 +11,7 @@ from local_runner.contracts.deepseek import DeepSeekContract
 from local_runner.contracts.gemini import GeminiContract
 from local_runner.contracts.hunyuan import HunyuanContract
 from local_runner.contracts.minimax import MiniMaxContract
+from local_runner.contracts.mistral import MistralContract
 from local_runner.contracts.moonshot import MoonshotContract
 from local_runner.contracts.ollama import OllamaContract
 from local_runner.contracts.openai import OpenAIChatContract, OpenAIResponsesContract
@@ -21,6 +22,7 @@ from local_runner.contracts.sdk_base import SDKBaseContract
 from local_runner.contracts.tongyi import TongyiContract
 from local_runner.contracts.vertex_ai import VertexAIContract
 from local_runner.contracts.volcengine import VolcengineContract
+from local_runner.contracts.xai import XAIContract
 from local_runner.contracts.xinference import XinferenceContract
 from local_runner.contracts.zhipuai import ZhipuAIContract
 
@@ -47,6 +49,8 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         ZhipuAIContract,
         HunyuanContract,
         XinferenceContract,
+        MistralContract,
+        XAIContract,
     )
 }
 
