@@ -38,6 +38,7 @@ import json_repair
 
 from agent_core.fairness import GRAIN, give_way, off_hub, paced
 from agent_core.prompts import (
+    MSG_DECLARATIONS_LISTED,
     MSG_NOT_JSON,
     MSG_NOT_OBJECT,
     MSG_SEVERAL_OBJECTS,
@@ -668,7 +669,24 @@ def _as_object(value: Any, raw: str) -> dict[str, Any]:
     pieces = split_concatenated(strip_noise(raw))
     if pieces:
         raise ArgumentsError(MSG_SEVERAL_OBJECTS.format(count=len(pieces)))
+    if declarations_listed(value):
+        raise ArgumentsError(MSG_DECLARATIONS_LISTED)
     raise ArgumentsError(MSG_NOT_OBJECT.format(kind=_kind(value)))
+
+
+def declarations_listed(value: Any) -> bool:
+    """Whether ``value`` (arguments that are no object) is a list of parameter declarations or
+    schemas, the tool's parameter list printed instead of values: two or more objects, each with
+    a ``type`` text and a ``name``, ``description`` or ``properties`` key
+    (``[{"name": "q", "type": "string", "description": "..."}, ...]``). Such arguments are refused
+    either way (an array is no arguments object); this only picks the reason the model is told."""
+    if not isinstance(value, list) or len(value) < 2:
+        return False
+    return all(
+        isinstance(item, Mapping) and isinstance(item.get("type"), str)
+        and not item.keys().isdisjoint(("name", "description", "properties"))
+        for item in value
+    )
 
 
 def too_deep(value: Any, limit: int) -> bool:

@@ -181,6 +181,10 @@ MSG_TOO_DEEP = (
     "its arguments are nested more than {limit} levels deep; no tool takes that, "
     "so pass the value flatter (or as a string)."
 )
+MSG_DECLARATIONS_LISTED = (
+    "its arguments are a list of the tool's parameter declarations (its schema) instead of values; "
+    "write one JSON object that maps each parameter's name to its value."
+)
 MSG_SEVERAL_OBJECTS = "its arguments contain {count} JSON objects one after another; make one tool call per object."
 MSG_CUT_BY_LENGTH = (
     "its arguments were cut off by the output length limit ({detail}); "

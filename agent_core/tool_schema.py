@@ -409,6 +409,8 @@ def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set
     keys = set(arguments)
     if {"type", "properties"} <= keys and not {"type", "properties"} & parameters:
         return sorted(keys & _SCHEMA_KEYS)
+    if _declares_a_parameter(arguments, parameters):
+        return sorted(keys & _DECLARATION_KEYS)  # {"name": "query", "type": "string", ...}
     if "properties" not in parameters and _prints_the_schema(arguments.get("properties"), parameters):
         return sorted(keys & _SCHEMA_KEYS)  # the schema printed without its "type": "object"
     echoed = {
@@ -420,6 +422,25 @@ def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set
         if key in _SCHEMA_KEYS
     }
     return sorted(echoed)
+
+
+_DECLARATION_KEYS = _SCHEMA_KEYS | {"name", "label", "human_description", "llm_description", "form", "options",
+                                    "placeholder", "in", "schema"}
+"""Keys of one parameter's declaration as a tool list prints it: JSON schema's, and those of Dify's
+``ToolParameter`` and OpenAPI's parameter object (``name``, ``in``, ``schema``)."""
+
+
+def _declares_a_parameter(arguments: Mapping[str, Any], parameters: set[str]) -> bool:
+    """Whether ``arguments`` are one parameter's declaration rather than values: ``name`` (no
+    parameter of the tool) names one of ``parameters``, and every other key is a key of a
+    declaration, ``type`` or a description among them (``{"name": "query", "type": "string",
+    "required": true, "description": "..."}``: a parameter list printed with one entry, which a
+    one-item array of it also reads as)."""
+    name = arguments.get("name")
+    if "name" in parameters or not isinstance(name, str) or name not in parameters:
+        return False
+    keys = set(arguments)
+    return keys <= _DECLARATION_KEYS and bool(keys & {"type", "description", "llm_description", "schema"})
 
 
 def _prints_the_schema(properties: Any, parameters: set[str]) -> bool:
