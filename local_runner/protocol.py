@@ -6,9 +6,10 @@ plugin prints. Nothing here touches a process.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 AGENT_PROVIDER = "agent"
@@ -199,11 +200,14 @@ _PRICE_FIELDS = (
 
 
 def _daemon_usage(usage: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Usage with prices as plain decimal strings (shopspring ``decimal`` JSON)."""
+    """Usage with prices as plain decimal strings (shopspring ``decimal`` JSON). A price a test
+    wrote that is no number (``"free"``, ``{}``) is passed on as written, so that the plugin's own
+    reading of an unreadable price is what the test sees (Dify's API would refuse the chunk)."""
     if usage is None:
         return None
     out = dict(usage)
     for key in _PRICE_FIELDS:
         if out.get(key) is not None:
-            out[key] = format(Decimal(str(out[key])).normalize(), "f")
+            with contextlib.suppress(InvalidOperation, ValueError):
+                out[key] = format(Decimal(str(out[key])).normalize(), "f")
     return out
