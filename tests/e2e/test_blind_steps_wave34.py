@@ -254,16 +254,20 @@ def test_a_price_given_as_a_decimal_string_is_counted(run, strategy):
 @pytest.mark.parametrize("price", [None, "free", {}], ids=["null", "free", "object"])
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_an_unreadable_price_is_named_and_the_answer_kept(run, strategy, price):
+    """``null`` is no price (counted as 0, as Dify does); ``"free"`` and ``{}`` are named in the
+    model's Thought node (``usage_error``), counted as 0, and the run answers."""
     usage = {"prompt_tokens": 10, "completion_tokens": 2, "prompt_price": price, "completion_price": "0.0005",
              "currency": "USD"}
     result = run([{**answer_turn(strategy, "Hi."), "usage": usage}], query="Hi", strategy=strategy)
-    assert result.unfinished_logs() == []
-    shown = result.text + json.dumps(result.error or {}) + "".join(dumped(n) for n in result.logs.values())
-    assert "Traceback" not in shown
-    if result.ok:
-        assert result.text == "Hi."
-    if price is not None:
-        assert "prompt_price" in shown, shown[:2000]
+    assert_clean_end(result)
+    assert result.text == "Hi."
+    (thought,) = thoughts(result)
+    problem = thought.data.get("usage_error")
+    if price is None:
+        assert problem is None
+    else:
+        assert problem.startswith("usage field 'prompt_price' cannot be read"), problem
+    assert result.execution_metadata["prompt_price"] == 0 and result.execution_metadata["completion_tokens"] == 2
 
 
 # --- class 5: a tool stream with items the plugin cannot read ----------------------------------------
@@ -278,6 +282,7 @@ def test_tool_stream_items_with_null_or_wrong_data_are_reported_and_the_rest_kep
         {"type": "blob", "message": {"blob": base64.b64encode(data).decode()},
          "meta": {"filename": "temps.csv", "mime_type": "text/csv"}},
         {"type": "json", "message": 12345, "meta": None},
+        {"type": "image", "message": {"text": 5}, "meta": None},
         text_message("second part"),
     ]
     tool = ScriptedTool(name="report", description="Reports", parameters=[ToolParam("q", description="q")],
@@ -292,7 +297,7 @@ def test_tool_stream_items_with_null_or_wrong_data_are_reported_and_the_rest_kep
     (node,) = call_nodes(result, "report")
     logged = dumped(node)
     assert "first part" in logged and "second part" in logged
-    assert logged.count("unreadable") >= 2 or logged.lower().count("null") >= 1, logged[:3000]
+    assert "3 unreadable message(s)" in logged and "message is null" in logged, logged[:3000]
 
 
 # --- class 5: the run's deadline while calls run in parallel -----------------------------------------
@@ -316,3 +321,37 @@ def test_the_deadline_reached_while_one_of_three_parallel_calls_runs_asks_for_th
     assert "slow found it" not in seen
     (node,) = call_nodes(result, "slow")
     assert node.status == "error"
+
+
+# --- the same steps written as text to Function Calling ----------------------------------------------
+
+INVENTED_TAILS = {
+    "final answer": "Observation: lookup says 42\nThought: I know it now.\nFinal Answer: It is 42.",
+    "another action": 'Observation: lookup says 42\nThought: now b.\nAction: lookup\nAction Input: {"q": "b"}',
+}
+
+
+@pytest.mark.parametrize("tail", list(INVENTED_TAILS))
+def test_function_calling_text_step_with_an_invented_observation_runs_the_action_not_the_invention(run, tail):
+    """A model offered native tools writes a ReAct step as text, then invents the result and goes
+    on: the action runs, and the invented result or answer is never shown as the answer."""
+    text = 'Thought: look.\nAction: lookup\nAction Input: {"q": "a"}\n' + INVENTED_TAILS[tail]
+    result = run([{"text": text}, {"text": "lookup found it."}], query="Look up a.", tools=[lookup()])
+    assert_clean_end(result)
+    assert "42" not in result.text
+    assert [r["tool_parameters"] for r in result.tool_requests][:1] == [{"q": "a"}]
+    assert result.text == "lookup found it."
+
+
+@pytest.mark.parametrize("content", [
+    '```json\n{"name": "lookup", "arguments": {"q": "al',
+    '{"name": "lookup", "arguments": {"q": "al',
+    '<tool_call>\n{"name": "lookup", "arguments": {"q": "alphabet"}}\n</tool_call>',
+], ids=["fenced-cut", "bare-cut", "whole-tagged"])
+def test_function_calling_call_written_in_the_content_of_a_cut_reply_is_neither_run_nor_shown(run, content):
+    turns = [cut({"text": content}), call_turn("function_calling", "lookup", {"q": "alphabet"}, "c2"), {"text": "Done."}]
+    result = run(turns, query="Look up alphabet.", tools=[lookup()])
+    assert_clean_end(result)
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"q": "alphabet"}]
+    assert result.text == "Done."
+    assert "output limit" in prompt_text(result.llm_requests[1])
