@@ -85,7 +85,8 @@ class ModelTurn:
     """What the reply went on with after its final answer ended, not read (ReAct: an ``Action:``
     step, an invented ``Observation:``): never run nor shown, only logged."""
     calls_after_answer: tuple[str, ...] = ()
-    """The tools the actions in ``after_answer`` named, in order (not run)."""
+    """The tools the actions in ``after_answer`` named, in order (not run); in ReAct, first those of
+    the calls a JSON list put after its "Final Answer" object."""
 
     @property
     def at_limit(self) -> bool:

@@ -209,6 +209,10 @@ class ReactTurn:
     """What the reply went on with after its labelled final answer ended, not read (an
     ``Action:`` step, an invented ``Observation:``, a next ``Thought:`` or ``Question:``), as
     the reader saw it, stripped; ``""`` when the answer ran to the reply's end."""
+    calls_after_answer: tuple[str, ...] = ()
+    """The tools named by the calls a JSON list put after its "Final Answer" object (``[{"action":
+    "Final Answer", ...}, {"action": "search", ...}]``), in order: the answer wins, and they are
+    not run."""
 
 
 
@@ -978,6 +982,7 @@ class ReactStreamParser:
         self._answer_closed = False  # the answer ended before the reply did (ReactTurn.answer_ended)
         self._after_answer: list[str] | None = None  # the text after it, not read (ReactTurn.after_answer)
         self._after_closer = ""  # what closes the block a JSON answer stood in, before that text
+        self._calls_after_answer: tuple[str, ...] = ()  # a JSON list's calls after its answer object
         self._actions: list[ActionFound] = []
         # calls read from bare JSON, and the thought text after them, held (see _deliver)
         self._unlabelled: list[tuple[list[Call], str] | str] = []
@@ -2313,6 +2318,11 @@ class ReactStreamParser:
                     self._answer_whole(_answer_text(value))
                     self._answer_closed = True  # its JSON closed
                     self._after_answer, self._after_closer = [], self._closer  # its block's end is no text after it
+                    rest = calls[calls.index((name, value)) + 1 :]  # the list's calls after it: not run, logged
+                    tools = self._tool_names or ()
+                    self._calls_after_answer = tuple(
+                        n for n, _ in rest if not _is_none_name(n) and (n in tools or not _is_final_name(n))
+                    )
                 self._state = _S.DONE
                 return
             action = ActionFound(name, coerce_input(value), raw)
@@ -2383,6 +2393,7 @@ class ReactStreamParser:
             ended_inside=self._ended_inside,
             answer_ended=self._answer_closed and labelled and final_answer is not None,
             after_answer=self._text_after_answer() if self._after_answer and final_answer is not None else "",
+            calls_after_answer=self._calls_after_answer if final_answer is not None else (),
         )
 
     def _text_after_answer(self) -> str:

@@ -245,7 +245,10 @@ def read_react_turn(
     if parsed.final_answer is not None and parsed.final_answer.strip():
         # a cut that fell after the answer ended (in an invented observation) left it whole
         whole = cut and parsed.answer_ended
-        after = dict(after_answer=parsed.after_answer, calls_after_answer=actions_named(parsed.after_answer))
+        after = dict(
+            after_answer=parsed.after_answer,
+            calls_after_answer=parsed.calls_after_answer + actions_named(parsed.after_answer),
+        )
         return ModelTurn(
             thought=parsed.thought, decision=FinalAnswer(parsed.final_answer), answer_whole=whole, **after, **common
         )

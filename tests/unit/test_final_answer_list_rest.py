@@ -1,0 +1,45 @@
+"""A JSON list whose "Final Answer" object comes before calls (ReAct): the answer is shown and
+no call runs, as before, and the calls after it are now named for the log
+(``ModelTurn.calls_after_answer``, the Thought node's ``calls_not_run_after_answer``), as a step
+written after a labelled answer is. Read whole and in pieces of 1 and 7 characters."""
+
+import pytest
+
+from agent_core.turn import FinalAnswer, ToolCalls
+from tests.unit.test_real_world_2026 import Case, read, tool
+
+TOOLS = (tool("search", "query"), tool("get_weather", "city"), tool("finish", "summary"))
+ANSWER = '{"action": "Final Answer", "action_input": "Paris is the capital."}'
+SEARCH = '{"action": "search", "action_input": {"query": "x"}}'
+WEATHER = '{"action": "get_weather", "action_input": {"city": "Paris"}}'
+
+LISTS = {
+    # the answer first, two calls after it (the second repeated: each is counted)
+    "fenced-after-label": (f"Thought: done.\nAction:\n```json\n[{ANSWER}, {SEARCH}, {WEATHER}, {SEARCH}]\n```",
+                           ("search", "get_weather", "search")),
+    "bare-fence": (f"```json\n[{ANSWER}, {WEATHER}]\n```", ("get_weather",)),
+    # Action: None and a second answer object are no calls; a node tool named finish is one
+    "none-and-finish": (f'Action:\n```json\n[{ANSWER}, {{"action": "None", "action_input": ""}}, '
+                        f'{{"action": "Final Answer", "action_input": "again"}}, '
+                        f'{{"action": "finish", "action_input": {{"summary": "s"}}}}]\n```', ("finish",)),
+    "answer-alone": (f"Action:\n```json\n[{ANSWER}]\n```", ()),
+}
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize("name", list(LISTS))
+def test_calls_after_a_final_answer_object_are_named_not_run(name, size):
+    text, named = LISTS[name]
+    streamed, turn = read("react", Case(TOOLS, text), size)
+    assert turn.decision == FinalAnswer("Paris is the capital.")
+    assert streamed == "Paris is the capital."
+    assert turn.calls_after_answer == named
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+def test_a_call_before_the_answer_object_still_runs_alone(size):
+    text = f"Action:\n```json\n[{SEARCH}, {ANSWER}, {WEATHER}]\n```"
+    streamed, turn = read("react", Case(TOOLS, text), size)
+    assert isinstance(turn.decision, ToolCalls)
+    assert [(c.name, c.arguments) for c in turn.decision.calls] == [("search", {"query": "x"})]
+    assert streamed == "" and turn.calls_after_answer == ()
