@@ -1246,6 +1246,7 @@ _DROPPED: Final = (
     "[/TOOL_CALLS]",
     *_TOOL_OUTPUT_TOKENS,
     "<|tool_calls_section_end|>",
+    "<|assistant_start|>",
 )
 """Gemma's turn opener, MiniMax-M3's tag token (``_MINIMAX_M3_TOKEN``), the tokens Command R7B
 (``<|START_RESPONSE|>``) and Command A
@@ -1256,7 +1257,8 @@ it), and Kimi K3's response channel markers around its reply (vLLM's ``kimi_k3``
 unwraps them), and the ``[/TOOL_CALLS]`` that closes a Mistral call list, also with no list
 open, after an answer (ai-dynamo/frontend-crates PR #60), DeepSeek's tool-output tokens
 (``_TOOL_OUTPUT_TOKENS``) and a Kimi-K2 section end with no section open (SGLang's ``kimik2``
-detector test strips it from the text): never text. Dropped from what the strategies read and show only; the assistant message goes
+detector test strips it from the text), and Apertus 1.5's ``<|assistant_start|>`` (Ollama's
+``apertus1.5`` parser drops it): never text. Dropped from what the strategies read and show only; the assistant message goes
 back to the model as its plugin sent it (``model_call.AssistantReply``)."""
 
 _CITATION_OPEN: Final = "<co>"
@@ -1290,13 +1292,15 @@ _TURN_ENDS: Final = (
     "<|close|>message<|sep|>",
     "<|role_end|>",
     "<|plamo:tag|>",
+    "<|assistant_end|>",
 )
 """Tokens that end the model's turn (Gemma, Llama 3, Qwen/ChatML, DeepSeek, Phi-3's ``<|end|>``;
 Ling 3.0 / Bailing's ``<|role_end|>``, spelled out as text tokens: llama.cpp's Ling 3.0 test;
 Harmony's ``<|end|>`` is read inside its message; Command R's ``<|END_OF_TURN_TOKEN|>``;
 EXAONE's ``[|endofturn|]``, its chat template's and llama.cpp's exaone3 template's; Kimi K3's
 ``<|close|>message<|sep|>``, vLLM's ``kimi_k3`` tool parser test; PLaMo 3's ``<|plamo:tag|>``,
-vLLM's ``plamo3`` tool parser test), or open the
+vLLM's ``plamo3`` tool parser test; Apertus 1.5's ``<|assistant_end|>``, Ollama's ``apertus1.5``
+parser test), or open the
 user's next one (Phi-3 and Zephyr's ``<|user|>``, Mistral and Llama 2's ``[INST]``). A server that does
 not stop on them passes them on, and what follows is a turn the model invented: a role name and
 the user's next message, or a new question it answers (ollama/ollama#3759, #6915, #11276;

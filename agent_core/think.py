@@ -3,7 +3,8 @@
 Reasoning models (DeepSeek-R1, Qwen3, QwQ…) write their reasoning inline in
 the content, wrapped in ``<think>`` (some ``<thinking>`` or ``<reasoning>``; EXAONE Deep in
 ``<thought>``, Seed-OSS in ``<seed:think>``, MiniMax-M3 in ``<mm:think>``, Magistral in ``[THINK]``, Kimi-VL in ``◁think▷``,
-PLaMo 3 in ``<|plamo:begin_think:plamo|>``, Solar Open 2 in ``<|think:start|>``, K2 Horizon in ``<ifm|think>``;
+PLaMo 3 in ``<|plamo:begin_think:plamo|>``, Solar Open 2 in ``<|think:start|>``, K2 Horizon in ``<ifm|think>``,
+Apertus 1.5 in ``<|inner_prefix|>``;
 Gemma 4 in its thought channel; old model plugins in an HTML ``<details>`` block, ``DETAILS_OPEN``).
 It belongs in the thought log, never in the answer nor the next prompt.
 Tags may be split across chunks; an unclosed block runs to the end. A ``<response>`` or
@@ -51,6 +52,10 @@ _IFM_BLOCKS: Final = {"<ifm|think>": "</ifm|think>", "<ifm|think_fast>": "</ifm|
 """K2 Horizon's reasoning tags, one pair per reasoning effort (high, medium, low: vLLM's
 ``k2_horizon`` reasoning parser; the template opens the block, so the reply may hold only its end)."""
 
+_APERTUS_OPEN, _APERTUS_CLOSE = "<|inner_prefix|>", "<|inner_suffix|>"
+"""Apertus 1.5's reasoning tokens (Ollama's ``apertus1.5`` parser and its tests: a prompt that
+continues the model's reasoning leaves the block open, so the reply may hold only its end)."""
+
 _SEED_BUDGET_OPEN, _SEED_BUDGET_CLOSE = "<seed:cot_budget_reflect>", "</seed:cot_budget_reflect>"
 """Seed-OSS's note on its thinking budget (``Token usage: 45/1000\nI should continue thinking...``:
 its model card; llama.cpp's Seed-OSS parser test has one right after ``</seed:think>``): the
@@ -67,6 +72,7 @@ _BLOCKS = {
     "<|start_thinking|>": "<|end_thinking|>",
     _SOLAR_OPEN: _SOLAR_CLOSE,
     _PLAMO_OPEN: _PLAMO_CLOSE,
+    _APERTUS_OPEN: _APERTUS_CLOSE,
     **_IFM_BLOCKS,
 }
 """Opening tag (lower case) -> its closing tag; Gemma 4's thought channel
@@ -231,7 +237,7 @@ def _may_hold_tag(text: str) -> bool:
 
 
 _CLOSE_TAGS = (*("</" + tag[1:] for tag in _THINK_TAGS), _KIMI_CLOSE, _K3_CLOSE, "<|end_thinking|>", _PLAMO_CLOSE,
-               _SOLAR_CLOSE, *_IFM_BLOCKS.values())  # alone, a stray end (not </details>)
+               _SOLAR_CLOSE, _APERTUS_CLOSE, *_IFM_BLOCKS.values())  # alone, a stray end (not </details>)
 _SILENT_ENDS: Final = ("<channel|>",)
 """Closing tokens that, with no block open, are dropped without a word: Gemma 4's ``<channel|>``
 after its answer (llama.cpp's Gemma 4 test: ``<|channel>thought\n<channel|>Hello<channel|>`` reads
@@ -255,7 +261,7 @@ _OPENED_CLOSE = "</think>"
 """The end of the block a chat template opens in the prompt (most such templates open a
 ``<think>``)."""
 _OPENED_CLOSES = (_OPENED_CLOSE, "<|end_thinking|>", _K3_CLOSE, _APRIEL_END, _PLAMO_CLOSE, "</mm:think>", _SOLAR_CLOSE,
-                  *_IFM_BLOCKS.values(), "</seed:think>")
+                  *_IFM_BLOCKS.values(), "</seed:think>", _APERTUS_CLOSE)
 """The ends a reply may hold of a block its chat template opened: ``</think>``, and the three
 families whose generation prompt opens their own (llama.cpp's tests: Cohere2 MoE's prompt ends in
 ``<|START_THINKING|>``, Kimi K3's leaves ``<|open|>think<|sep|>`` open, Apriel 1.6 Thinker's ends
@@ -263,7 +269,8 @@ in "Here are my reasoning steps:", closed by ``[BEGIN FINAL RESPONSE]``; PLaMo 3
 whose templates open theirs when thinking is on: vLLM's ``plamo3`` and ``minimax_m3`` reasoning
 parser tests; Solar Open 2's and K2 Horizon's, whose templates open theirs at the efforts that
 reason: vLLM's ``solar_open2`` and ``k2_horizon`` reasoning parser tests; Seed-OSS's, whose
-replies typically hold only ``</seed:think>``: vLLM's ``seed_oss`` reasoning parser test). Apriel's end is plain
+replies typically hold only ``</seed:think>``: vLLM's ``seed_oss`` reasoning parser test; Apertus 1.5's,
+when the prompt continues its reasoning: Ollama's ``apertus1.5`` parser test). Apriel's end is plain
 words in brackets, no special token: it ends the reasoning only where it opens a line; inside a
 sentence it is the answer's text. Opening a line in any reply it is a stray end, as a bare
 ``</think>`` is (ReAct holds a reply only for a model known to open its block)."""
