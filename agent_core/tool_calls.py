@@ -391,15 +391,33 @@ def _stray_id_fragment(last: _Slot, delta: ToolCallDelta, *, new_index: bool) ->
     a repeated name continues the last call when its arguments are started
     and no new ``index`` says otherwise (parallel heads may interleave).
     Neither brings a whole JSON object on its own (the rest of a call ends
-    with the call's ``}``): such a delta is a complete call (:func:`_own_call`).
+    with the call's ``}``): such a delta is a complete call (:func:`_own_call`),
+    unless it brings, without a name, the first arguments of a head that has
+    none (:func:`_head_arguments`). A repeated name may also open the arguments
+    of a head that has none yet: the SDK base gives every named delta without
+    id an id of its own, and MiniMax on NVIDIA NIM names every chunk
+    (NousResearch/hermes-agent#8259).
     """
     if not delta.id or _is_empty(delta.arguments) or not last.name or last.is_complete():
         return False
-    if _own_call(last, delta):
+    if _own_call(last, delta) and (new_index or not _head_arguments(last, delta)):
         return False
     if not delta.name:
         return True
-    return delta.name == last.name and not new_index and bool(last.raw_text().strip())
+    return delta.name == last.name and not new_index and (bool(last.raw_text().strip()) or _opens(delta.arguments))
+
+
+def _head_arguments(last: _Slot, delta: ToolCallDelta) -> bool:
+    """True when ``delta``, nameless, brings the first arguments of ``last``, a head with a name
+    and no arguments yet: Poolside gives a call one id on its head and another on every later
+    chunk (poolsideai/pool#9), so the arguments may come whole under the second id. A new call
+    would bring its name; a nameless object under a new ``index`` is not read so."""
+    return not delta.name and not last.raw_text().strip()
+
+
+def _opens(arguments: str | Mapping[str, Any]) -> bool:
+    """True for a text fragment that opens a JSON object or array (``{"path": ``)."""
+    return isinstance(arguments, str) and arguments.lstrip()[:1] in ("{", "[")
 
 
 def _name_piece(slot: _Slot, delta: ToolCallDelta) -> bool:
