@@ -16,7 +16,8 @@ every field, so :class:`ToolCallAssembler` keys calls by ``index`` *and*
   litellm5025), or constant/wrong for parallel calls (hermes62937,
   sglang6310, agno3826).
 * ``id`` only in the first delta, in a different delta from ``name``
-  (pipecat5023), inside ``function.id`` (llamacpp13800), or missing (ollama8337).
+  (pipecat5023), inside ``function.id`` (llamacpp13800), missing (ollama8337), or another
+  one on every chunk after the head (poolsideai/pool#9).
 * ``name`` repeated on every delta (llamacpp13800): replaced, never concatenated; split
   with the arguments (``get_wea`` + ``ther``, ankit373/hydra#957): joined (``_name_piece``).
 * ``arguments`` as text fragments, as a complete object (ollama8337) or as
