@@ -71,6 +71,8 @@ _FENCE = re.compile(r"^```[\w+-]*+[ \t]*+\n?(.*?)\n?```$", re.DOTALL)
 """A fenced block's body. The language and the blanks after it are possessive (backticks end
 them, so no match is lost): backtracking them under the lazy body was quadratic, a quarter of a
 second on 4,000 blanks after the opening backticks."""
+_CLOSING_ENVELOPE_TAG = re.compile(r"(?<=[}\]])\s*</tool_call>\Z")
+"""``</tool_call>`` right after the closing bracket of a JSON value, ending the text."""
 _JSON_WORD = re.compile(r"json\s+(?=\{)", re.IGNORECASE | re.ASCII)
 """A fence's language word leaked ahead of the object, ``json\\n{..}`` (tenstorrent/tt-inference-server#3683)."""
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
@@ -102,7 +104,9 @@ class ArgumentsError(ValueError):
 
 def strip_noise(text: str) -> str:
     """Remove special tokens, one surrounding code fence and a leading ``json`` word; trim
-    whitespace.
+    whitespace. A ``</tool_call>`` right after the value's closing bracket goes too: the Hermes
+    envelope's closing tag a server left in a call's arguments (anomalyco/opencode#17750, Qwen3-8B
+    on SiliconFlow: ``'{"a": 1}\n</tool_call>'`` -> ``'{"a": 1}'``).
 
     ``'```json\\n{"a": 1}\\n```'`` -> ``'{"a": 1}'``; ``'{"a": 1}<|eot_id|>'`` -> ``'{"a": 1}'``;
     ``'json\\n{"a": 1}'`` -> ``'{"a": 1}'`` (the fence's language word without the fence:
@@ -110,6 +114,8 @@ def strip_noise(text: str) -> str:
     whitespace and ``{``; no other prefix is dropped.
     """
     text = SPECIAL_TOKEN.sub("", text).strip().lstrip("\ufeff")
+    if text.endswith("</tool_call>"):  # the envelope's closing tag after the value (anomalyco/opencode#17750)
+        text = _CLOSING_ENVELOPE_TAG.sub("", text)
     fenced = _FENCE.match(text)
     text = fenced.group(1).strip() if fenced else text
     word = _JSON_WORD.match(text)

@@ -565,11 +565,39 @@ def _json_or_named(text: str) -> list[Call] | None:
 
 def _json_calls(text: str) -> list[Call]:
     """The calls a block of JSON holds: one value (its end is the block's end), or objects in a
-    row (``json_objects_in_a_row``); ``[]`` when it holds neither."""
+    row (``json_objects_in_a_row``); ``[]`` when it holds neither. An object whose first key is
+    ``"function=NAME"`` with no value, then ``"arguments"`` (``_FUNCTION_EQUALS_KEY``), is the call
+    of NAME with those arguments."""
+    hybrid = _FUNCTION_EQUALS_KEY.match(text)
+    if hybrid is not None:
+        return _hybrid_call(text, hybrid)
     value = decode_json(with_closers(text))
     if value is FAIL:
         objects = json_objects_in_a_row(text)
         return calls_of_each(objects) if objects else []
+    return interpret(value, False)
+
+
+_FUNCTION_EQUALS_KEY = re.compile(r'\{\s*"function=([^"\\\s<>=]{1,200})"\s*,\s*(?="arguments"\s*:)')
+"""Qwen3.5/3.6 fusing its two call templates into one: Qwen3-Coder's ``<function=NAME>`` token as
+the first key of the Hermes JSON envelope, with no value (``{"function=webfetch","arguments":
+{...}}``, tetherto/qvac PR #2677). Group 1: the name. Invalid JSON, so nothing else reads it."""
+
+
+def function_equals_call(text: str) -> list[Call]:
+    """The call of a JSON block written as ``_FUNCTION_EQUALS_KEY`` shows (Qwen3.5/3.6's fused
+    templates), from its opening brace to its end; ``[]`` for any other text."""
+    hybrid = _FUNCTION_EQUALS_KEY.match(text)
+    return [] if hybrid is None else _hybrid_call(text, hybrid)
+
+
+def _hybrid_call(text: str, hybrid: re.Match[str]) -> list[Call]:
+    """The call of a ``_FUNCTION_EQUALS_KEY`` block: the envelope read as ``{"name": NAME,
+    "arguments": ...}`` under the one trust rule (``decode_json``), the block's end its end;
+    ``[]`` when the rest is not that envelope's JSON."""
+    value = decode_json(with_closers('{"name": ' + json.dumps(hybrid.group(1)) + ", " + text[hybrid.end() :]))
+    if not isinstance(value, dict) or set(value) != {"name", "arguments"}:
+        return []
     return interpret(value, False)
 
 
@@ -1852,6 +1880,9 @@ def _repaired(call: ToolCall, known: Mapping[str, PromptMessageTool | None]) -> 
         return ToolCall(call.id, name, call.arguments)
     if (unprefixed := prefixed_tool(name, known)) is not None:
         return ToolCall(call.id, unprefixed, call.arguments)
+    head = SPECIAL_TOKEN.split(name, 1)[0].strip()  # gpt-oss: manage_cart<|channel|>commentary
+    if head != name and (head in known or (head := prefixed_tool(head, known) or "") in known):
+        return ToolCall(call.id, head, call.arguments)
     for suffix in _NAME_SUFFIXES:
         if name.endswith(suffix) and name[: -len(suffix)] in known:
             return ToolCall(call.id, name[: -len(suffix)], call.arguments)
@@ -1902,8 +1933,9 @@ def repair_names(calls: Sequence[ToolCall], tools: Sequence[PromptMessageTool | 
 
     Only a call whose name is not one of ``tools`` changes, and only to a name that is:
     whitespace around it (vllm-project/vllm#37386, GLM-4.7); ``functions.`` or
-    ``default_api.`` before it (a Harmony recipient, Gemini's code form); ``json`` glued after
-    it (ggml-org/llama.cpp#15158, gpt-oss); its arguments in the name, as GLM's ``<arg_key>``
+    ``default_api.`` before it (a Harmony recipient, Gemini's code form); a Harmony control token
+    and the rest of its header after it (``manage_cart<|channel|>commentary``: gpt-oss, vLLM PR
+    #35906); ``json`` glued after it (ggml-org/llama.cpp#15158, gpt-oss); its arguments in the name, as GLM's ``<arg_key>``
     pairs (zai-org/GLM-5#84) or a JSON object, when the arguments are empty; a name streamed in
     two pieces that arrived as two calls, the first without arguments (continuedev/continue
     #5849, Gemini), joined under the first call's id. Any other call is returned as it came.
