@@ -178,8 +178,9 @@ CASES = {
                                            only=("react",)),
     "nat1308-well-formed-step": Case((ADD,), 'Action: add\nAction Input: {"a": 2}', calls=[("add", {"a": 2})],
                                      only=("react",)),
-    # https://www.guoweiwei.com/2025/10/ (LangChain ReAct with Qwen): after the observation the model
-    # answered with no label; LangChain looped on "Missing 'Action:'" (the log's text, verbatim)
+    # a blog post on LangChain's ReAct agent with Qwen (docs/real-world-cases.md has its address):
+    # after the observation the model answered with no label; LangChain looped on "Missing
+    # 'Action:'" (the log's text, verbatim)
     "guoweiwei-qwen-unlabelled-answer-after-observation": Case(
         (tool("list_users", "page"),), "此处省略我的工具输出内容,以上为全部用户列表。部分用户未填写昵称和邮箱信息。",
         answer="此处省略我的工具输出内容,以上为全部用户列表。部分用户未填写昵称和邮箱信息。", only=("react",),
