@@ -1553,15 +1553,29 @@ def _fold_table() -> dict[str, str]:
             if len(plain) == 1 and plain.isascii() and not plain.isspace():
                 table[chr(code)] = plain
     table["\u0130"] = "i"  # "İ": the one character whose lower case is two (i + a combining dot)
+    table.update(dict.fromkeys(_INVISIBLE_MORE, _INVISIBLE))
+    table.update((char, unicodedata.normalize("NFKC", char)) for char in _LETTERLIKE)
     return table
 
 
-_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63"
+_LETTERLIKE = "".join(
+    chr(code) for code in range(0x2100, 0x2190)
+    if len(plain := unicodedata.normalize("NFKC", chr(code))) == 1 and plain.isascii() and plain.isalnum())
+"""Letterlike symbols and number forms whose compatibility form (NFKC) is one ASCII letter: the
+letters a "fancy text" writer takes from there where the mathematical alphabets have a hole
+(Fraktur ``ℭ``, script ``ℰ``, double-struck ``ℂ``, the Kelvin sign, Roman numerals ``Ⅽ``, ``ⅰ``)."""
+_INVISIBLE_MORE = "\u2800\ufff9\ufffa\ufffb" + "".join(map(chr, range(0x1D173, 0x1D17B)))
+"""Blank or format characters outside ``_INVISIBLE_RANGES`` that show nothing inside a token: the
+braille blank, interlinear annotation marks, musical formatting controls."""
+
+
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\u02d7\u2043\u2796\u058a\u05be\u2e17\u2e3a\u2e3b\ufe31\ufe32"
 """Hyphens, dashes and minus signs a text processor or a "smart punctuation" filter writes for
-``-``: folded to it."""
+``-`` (also the modifier-letter, heavy and bullet minus and hyphen, Armenian and Hebrew hyphens,
+two- and three-em and vertical dashes): folded to it."""
 _FOLD = {**_fold_table(), **dict.fromkeys(_DASHES, "-")}
 _FOLDABLE = re.compile("[" + "".join(f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in _INVISIBLE_RANGES + _LOOKALIKE_RANGES)
-                       + "\u0130" + _DASHES + "]")
+                       + "\u0130" + _DASHES + _LETTERLIKE + _INVISIBLE_MORE + "]")
 
 _OTHER_SCRIPT_LOOKALIKES = {
     # Cyrillic
@@ -2082,20 +2096,48 @@ def _unit_bounds(text: str, start: int, end: int, form: _Form, written: int) -> 
     (not before ``written``, the end of the form found before) and ``form.trail`` after it,
     padding included, so no character left beside ``[REDACTED]`` carries a bit of the secret. A
     character that cannot be part of the group (whitespace, a quote: the encoded text ends
-    there) ends the widening."""
+    there) ends the widening; a line break does not where the line it leaves is base64 alone
+    (``_wrapped``: a block wrapped at a width that is no multiple of four puts a group's last
+    characters on the next line)."""
     for _ in range(form.lead):
-        if start <= written or text[start - 1] not in _UNIT_CHARS:
+        at = start - 1
+        if at > written and text[at] == "\n" and _wrapped(text, start, forward=True):
+            at -= 2 if text[at - 1] == "\r" and at - 1 > written else 1
+        if at < written or at < 0 or text[at] not in _UNIT_CHARS:
             break
-        start -= 1
+        start = at
     padding = False
     for _ in range(form.trail):
-        char = text[end : end + 1]
+        at = end
+        if text[at : at + 1] in _BREAKS and _wrapped(text, end, forward=False):
+            at += 2 if text[at : at + 2] == "\r\n" else 1
+        char = text[at : at + 1]
         if char == "=":
             padding = True
         elif padding or char not in _UNIT_CHARS:
             break
-        end += 1
+        end = at + 1
     return start, end
+
+
+_BREAKS = frozenset(("\n", "\r"))
+_WRAPPED_LINE_MAX = 256
+"""Characters of a line ``_wrapped`` reads (a wrapped base64 block's lines are 64 or 76)."""
+_UNIT_LINE = re.compile(r"[a-z0-9+/_-]+=*")
+
+
+def _wrapped(text: str, at: int, *, forward: bool) -> bool:
+    """Whether the line of ``text`` (folded) that holds ``at`` is base64 characters alone, from
+    ``at`` to its end (``forward``) or from its start to ``at``: a line of a wrapped block, not
+    ``Basic <key>`` before a header on the next line."""
+    if forward:
+        stop = text.find("\n", at, at + _WRAPPED_LINE_MAX)
+        stop = len(text) if stop < 0 and len(text) - at <= _WRAPPED_LINE_MAX else stop
+        line = text[at:stop].rstrip("\r") if stop >= 0 else ""
+    else:
+        begin = text.rfind("\n", max(0, at - _WRAPPED_LINE_MAX), at) + 1
+        line = text[begin:at] if begin or at <= _WRAPPED_LINE_MAX else ""
+    return _UNIT_LINE.fullmatch(line) is not None
 
 
 _LAYOUT_BLOCK_CHARS = 1024
@@ -2432,20 +2474,33 @@ class _Secrets:
         if not candidates:
             return
         layout = _Layout(text, compact)
-        written = 0
+        written = reached = 0  # the end of the place found last, in ``text`` and in ``compact``
+        found: tuple[int, int] | None = None  # that place, not yielded while a form may widen it
         for number in candidates:
             give_way()  # tens of thousands of places where a form may stand
             position, rank = divmod(number, len(self._forms))
-            start = layout.index(position)
-            if start < written:  # inside the form found before, or its rank-mate at the same place
-                continue
             form = self._forms[rank]
+            if position + len(form.compact) <= reached:  # inside the place found before
+                continue
+            start = layout.index(position)
             end = layout.index(position + len(form.compact) - 1) + 1
-            if form.matches(text, start, end):
-                if form.lead or form.trail:
-                    start, end = _unit_bounds(text, start, end, form, written)
-                yield start, end
-                written = end
+            if not form.matches(text, start, end):
+                continue
+            if form.lead or form.trail:
+                start, end = _unit_bounds(text, start, end, form, written)
+            reached = position + len(form.compact)
+            if found is not None and start < written:
+                # a form that overlaps the place found before widens it: two secrets that share
+                # characters, or a key of a repeated character whose base64 of one alignment
+                # ended a group early (``MQ==`` of ``1111111111`` was left after the marker)
+                found = (found[0], max(written, end))
+            else:
+                if found is not None:
+                    yield found
+                found = (start, end)
+            written = found[1]
+        if found is not None:
+            yield found
 
     def _candidates(self, compact: str) -> list[int]:
         """``position * len(_forms) + rank`` of every form whose whitespace-free text stands at
@@ -2580,7 +2635,21 @@ class _Secrets:
         the secret wrapped across lines, before it was cut)."""
         body = text[: len(text) - len(suffix)] if suffix and text.endswith(suffix) else text
         cut = self._start_at_end(body, MIN_SECRET_EDGE)
-        return text if cut == len(body) else body[:cut] + REDACTED + text[len(body) :]
+        if cut == len(body):
+            return text
+        return body[: self._group_start(body, cut)] + REDACTED + text[len(body) :]
+
+    def _group_start(self, text: str, start: int) -> int:
+        """``start`` (where a start of a base64 form ends ``text``) moved back over the characters
+        before it in its first group (``_Form.lead``, base64 characters only): they hold some of
+        the secret's first bits (``I0`` was left before the marker at a cut edge)."""
+        head = "".join(_fold(text[start:]).split())
+        lead = max((form.lead for form in self._forms if form.lead and form.compact.startswith(head)), default=0)
+        for _ in range(lead):
+            if start == 0 or text[start - 1].lower() not in _UNIT_CHARS:
+                break
+            start -= 1
+        return start
 
     def mask_continued_head(self, previous: str, text: str) -> str:
         """``text``, the continuation of ``previous`` (a reply the output limit cut), with its

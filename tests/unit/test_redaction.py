@@ -437,16 +437,33 @@ def test_a_private_key_is_redacted_whatever_its_line_endings():
 
 def _alternation(secrets, text):
     """What ``redact`` did before the forms were looked for one by one: ``re.sub`` with one
-    alternation of every form's pattern, the longest form first (the reference)."""
+    alternation of every form's pattern, the longest form first (the reference), each place
+    widened by any form that starts at or inside it and ends after it (two secrets that overlap, a
+    key of a repeated character: nothing of either is left beside the marker)."""
     from agent_core import observation
 
     forms = observation._Secrets(secrets)._variants  # folded: lower case, as the text is compared
-    pattern = "|".join(
+    patterns = [
         "\\s+".join(map(observation._wrappable if len(v) <= observation.WRAPPED_FORM_MAX_CHARS else re.escape, v.split()))
         or re.escape(v)
         for v in forms
-    )
-    return re.sub(pattern, "[REDACTED]", text, flags=re.IGNORECASE) if forms else text
+    ]
+    if not forms:
+        return text
+    each = [re.compile(pattern, re.IGNORECASE) for pattern in patterns]
+    alternation = re.compile("|".join(patterns), re.IGNORECASE)
+    pieces, written = [], 0
+    while (match := alternation.search(text, written)) is not None:
+        start, end = match.span()
+        at = start  # a form at the same place that goes on further widens it too
+        while at < end:
+            for pattern in each:
+                if (inside := pattern.match(text, at)) is not None and inside.end() > end:
+                    end = inside.end()
+            at += 1
+        pieces += (text[written:start], "[REDACTED]")
+        written = end
+    return "".join([*pieces, text[written:]])
 
 
 def _first_pass(forms, text):
