@@ -29,8 +29,8 @@ import unicodedata
 import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations
-from tests.e2e.test_red_team_wave32_secrets import call, plugin_lines
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations, plugin_lines
+from tests.e2e.test_red_team_wave32_secrets import call
 from tests.e2e.test_red_team_wave33_secrets_edges import check_line
 
 CANARY = "Cnry-7F3a91d2E4b8"
@@ -55,7 +55,7 @@ def assert_no_canary(run, result, cores=(CORE,)) -> None:
     """No line the plugin wrote since ``result``'s run began holds any of ``cores`` once ``plain``
     undid its changes; the backwards tool request carrying the secrets is the one exception."""
     checked = 0
-    for entry, _ in plugin_lines(run, result):
+    for entry, _ in plugin_lines(run.plugin, result):
         line = plain(json.dumps(entry, ensure_ascii=False, default=str))
         for core in cores:
             assert core.lower() not in line, f"canary written ({entry['dir']}): {line[:400]}"
@@ -234,7 +234,7 @@ def test_a_text_file_holding_the_canary_is_withheld(run, strategy):
                  strategy=strategy)
     assert_clean_end(result)
     encoded = base64.b64encode(data).decode()
-    for entry, _ in plugin_lines(run, result):
+    for entry, _ in plugin_lines(run.plugin, result):
         line = json.dumps(entry, ensure_ascii=False, default=str)
         assert encoded[8:24] not in line, f"file bytes written ({entry['dir']}): {line[:300]}"
     assert_no_canary(run, result)
