@@ -146,7 +146,7 @@ from dify_plugin.entities.tool import ToolInvokeMessage
 from pydantic import BaseModel, ValidationError
 
 from agent_core import json_args
-from agent_core.errors import error_object_at, last_traceback
+from agent_core.errors import error_object_at, last_traceback, without_tracebacks
 from agent_core.fairness import give_way
 from agent_core.file_fetch import is_fetchable_url, url_name
 from agent_core.json_args import PLAIN_SCALARS
@@ -1320,8 +1320,13 @@ def _join(parts: list[_Part]) -> str:
 
 
 def _error_full_text(error: BaseException | str, text: str | None = None) -> str:
-    """``Type: message`` of `error`; ``text`` stands for its message (e.g. redacted)."""
+    """``Type: message`` of `error` for the log; ``text`` stands for its message (e.g. redacted).
+    A Python traceback in it is reduced to its exception line (``errors.without_tracebacks``), as
+    a model's error is: the log tree is shown to the app's users, and a tool's frames (its server's
+    paths and code) are no part of what they should read."""
     text = str(error) if text is None else text
+    if "Traceback (most recent" in text or '"traceback"' in text:
+        text = without_tracebacks(text)
     if isinstance(error, BaseException):
         return f"{type(error).__name__}: {text}" if text else type(error).__name__
     return text

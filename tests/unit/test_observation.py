@@ -714,7 +714,17 @@ def test_dify28207_traceback_is_reduced_to_its_last_line():
     )
     assert outcome.observation == outcome.error
     assert "Traceback" not in outcome.observation and "File " not in outcome.observation
-    assert "Traceback (most recent call last)" in outcome.full_text  # the log keeps it
+    # the log (which Dify shows the app's users) keeps the exception line, not the frames
+    assert "Traceback" not in outcome.full_text and "File " not in outcome.full_text
+    assert "tool invoke error: ValueError: bad level 4" in outcome.full_text
+
+
+def test_a_traceback_quoted_in_an_error_object_leaves_no_frame_in_the_log():
+    """Dify's ``PluginInvokeError`` quoting a tool plugin's error object with its traceback."""
+    quoted = json.dumps({"args": {"traceback": TRACEBACK}, "error_type": "ValueError", "message": "bad level 4"})
+    outcome, _ = run(tool="t", error=Exception(f"PluginInvokeError: {quoted}"))
+    assert "Traceback" not in outcome.full_text and "tool.py" not in outcome.full_text
+    assert "ValueError: bad level 4" in outcome.full_text and "ValueError: bad level 4" in outcome.observation
 
 
 def test_dify28207_cut_off_traceback_keeps_what_preceded_it():
