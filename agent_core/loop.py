@@ -104,6 +104,13 @@ Thought once keeps doing so when re-prompted (run-llama/llama_index#19431, a ret
 this; meta-llama/llama-models#113, "Missing 'Action:' after 'Thought:'" until the iteration limit),
 so a second re-prompt only makes the user wait for a third model call."""
 
+class RestTooLargeError(AgentRunError):
+    """The request asking for the rest of a cut answer would be over what one daemon line holds
+    (the cut answer goes back in it, as the model wrote it): the rest cannot be asked for. The
+    loop ends the run with the answer shown so far and a notice; raised elsewhere, it is the
+    run's error like any ``AgentRunError``."""
+
+
 class StrategySteps(Protocol):
     """The two things a strategy decides; the loop does the rest."""
 
@@ -496,7 +503,9 @@ class AgentLoop:
 
     def _timed_round(self) -> Generator[AgentInvokeMessage, None, tuple[ModelTurn, tuple[str, ...]] | None]:
         """``_round``; None when the run's deadline came first (the run then ends with a notice
-        in the chat: a reply that would outlive the daemon's limit would lose everything)."""
+        in the chat: a reply that would outlive the daemon's limit would lose everything), or when
+        the rest of a cut answer cannot be asked for in one daemon line (``RestTooLargeError``:
+        the answer shown so far stays, with a notice)."""
         seconds = self.state.params.run_timeout
         if self.state.limit_reached and self._seconds_left() <= 0:  # no time left even to ask for the answer
             self.state.out_of_time = True
@@ -504,6 +513,10 @@ class AgentLoop:
             return None
         try:
             return (yield from self._round())
+        except RestTooLargeError as error:  # the cut answer stays shown, with why it has no rest
+            yield from self._close_open_nodes(str(error))
+            yield from self._text(_paragraph_break(self._last_text) + prompts.ANSWER_CUT_TOO_LARGE)
+            return None
         except PastDeadlineError:
             self.state.out_of_time = True
             yield from self._close_open_nodes(prompts.MODEL_PAST_DEADLINE)
@@ -683,7 +696,8 @@ class AgentLoop:
         if limit:
             request = replace(request, completion_params={**request.completion_params, **limit})
         if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
-            raise AgentRunError(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
+            error = RestTooLargeError if self._continuing else AgentRunError
+            raise error(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
         yield from self._trimming_logs(round_node, (trimmed, knowledge_before), (before, tokens))
         return request
 

@@ -336,6 +336,11 @@ ANSWER_REST_MISSING = (
     "[The answer above is incomplete: the model reached its output limit, and asked for the rest it "
     "gave none. Raise the model's maximum output tokens, or ask for a shorter answer.]"
 )
+ANSWER_CUT_TOO_LARGE = (
+    "[The answer above is incomplete: the model reached its output limit, and the answer so far is too "
+    "large to send back to the model to ask for the rest. Raise the model's maximum output tokens, or ask "
+    "for a shorter answer.]"
+)
 ANSWER_CUT_NO_TIME = (
     "[The answer above is incomplete: the model reached its output limit, and the run has no time "
     "left to ask for the rest. Raise the model's maximum output tokens, or ask for a shorter answer.]"

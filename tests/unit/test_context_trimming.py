@@ -81,3 +81,19 @@ def test_each_build_of_a_round_is_measured_in_bytes_once(steps, turns, monkeypat
     _, counting, request = fitted(steps, turns)
     assert len(measured) == len({id(request) for request in measured}) <= counting.builds
     assert request.prompt_messages is measured[-1].prompt_messages
+
+
+@pytest.mark.parametrize("continuing", [False, True], ids=["a round", "the rest of a cut answer"])
+def test_a_request_over_a_daemon_line_is_an_error_or_a_rest_not_asked_for(continuing):
+    """Nothing left to trim (an instruction of 5 MB): a round's request ends the run with an
+    error; the request for the rest of a cut answer raises ``RestTooLargeError``, on which the
+    loop keeps the answer shown and adds a notice instead."""
+    model = ModelSettings(context_size=8192, completion_params={"max_tokens": 512})
+    params = StrategyParams.model_validate({"model": model.selector([]), "query": "q", "instruction": "i" * 5_000_000})
+    loop = AgentLoop(SimpleNamespace(session=None), FunctionCallingSteps(), params)
+    loop._continuing = continuing
+    with pytest.raises(loop_module.AgentRunError) as raised:
+        for _ in loop._fitted_request(SimpleNamespace(id="round")):
+            pass
+    assert isinstance(raised.value, loop_module.RestTooLargeError) == continuing
+    assert "more than the plugin daemon accepts in one line" in str(raised.value)
