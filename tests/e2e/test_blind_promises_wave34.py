@@ -395,3 +395,41 @@ def test_a_run_opens_no_network_socket_and_downloads_no_tokenizer(audited_plugin
     attempts = out.read_text() if out.exists() else ""
     assert attempts == "", attempts
     assert list(cache.iterdir()) == []
+
+
+@pytest.mark.parametrize(("strategy", "mode"), [("function_calling", "chat"), ("ReAct", "chat"), ("ReAct", "completion")])
+@pytest.mark.parametrize("context", [None, [], [{"content": "", "title": "x"}]], ids=["none", "empty", "blank"])
+def test_the_context_placeholder_never_reaches_the_model_without_a_context(run, strategy, mode, context):
+    result = run([answer_turn(strategy, "Hi.")], query="q?", strategy=strategy, instruction="A\n{{#context#}}\nB",
+                 context=context, model={"mode": mode})
+    assert_clean_end(result)
+    seen = prompt_text(result.llm_requests[0])
+    assert "{{#context#}}" not in seen and "A" in seen and "B" in seen
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_every_kind_of_file_of_parallel_calls_reaches_the_chat_in_call_order_when_one_then_fails(run, strategy):
+    """An image link, a tool-file link and a blob from a call that then fails (and is the slower
+    one), and a blob of the same name from the other call: all four reach the chat, in call order,
+    and the model learns both the files and the failure."""
+    sent = [{"type": "image_link", "message": {"text": "https://e.com/a.png"}, "meta": None},
+            {"type": "link", "message": {"text": "/files/tools/f1.docx"},
+             "meta": {"filename": "f1.docx", "mime_type": "application/msword", "tool_file_id": "f1"}},
+            blob(b"x1", "chart.png"), text_message("partial")]
+    failing = ScriptedTool(name="plot_a", description="A", parameters=[ToolParam("w")], responses=sent, error="boom",
+                           latency=0.2)
+    other = ScriptedTool(name="plot_b", description="B", parameters=[ToolParam("w")], responses=[blob(b"x2", "chart.png")])
+    if strategy == "ReAct":
+        first = {"text": "Thought: both\n" + "\n".join(
+            f"Action: {name}\nAction Input: {json.dumps({'w': w})}" for name, w in (("plot_a", "1"), ("plot_b", "2")))}
+    else:
+        first = {"tool_calls": [{"id": "a", "name": "plot_a", "arguments": {"w": "1"}},
+                                {"id": "b", "name": "plot_b", "arguments": {"w": "2"}}]}
+    result = run([first, answer_turn(strategy, "Done.")], tools=[failing, other], strategy=strategy)
+    assert_clean_end(result)
+    assert result.text == "Done."
+    assert [(f["type"], f.get("text") or base64.b64decode(f["blob"])) for f in result.files] == [
+        ("image", "https://e.com/a.png"), ("link", "/files/tools/f1.docx"), ("blob", b"x1"), ("blob", b"x2")]
+    told = observations(result.llm_requests[1])
+    assert "boom" in told[0] and "chart.png" in told[0] and "partial" in told[0]
+    assert "chart.png" in told[1]
