@@ -167,6 +167,7 @@ def sum_usages(usages: Iterable[LLMUsage]) -> LLMUsage:
             fields[name] += getattr(usage, name)
         for name in _LATEST:
             fields[name] = getattr(usage, name) or fields[name]
+    fields["latency"] = round(fields["latency"], 6)  # 0.20900000000000002 s: float noise of the sum
     return LLMUsage(**fields, currency=currency)
 
 

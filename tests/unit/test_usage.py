@@ -42,6 +42,14 @@ def test_add_sums_tokens_prices_and_latency_without_mutating():
     assert (a.prompt_tokens, b.prompt_tokens) == (10, 5)
 
 
+def test_summed_latency_carries_no_float_noise():
+    """0.1 + 0.109 s is reported as 0.209 s, not 0.20900000000000002 (the run's execution
+    metadata shows the sum as it is)."""
+    a, b = usage(1, 1, "0"), usage(1, 1, "0")
+    total = add_usage(a.model_copy(update={"latency": 0.1}), b.model_copy(update={"latency": 0.109}))
+    assert 0.1 + 0.109 != 0.209 and total.latency == 0.209
+
+
 def test_partial_usage_is_filled_with_zeros():
     filled = coerce_usage({"prompt_tokens": 7})
     assert filled.prompt_tokens == 7 and filled.completion_tokens == 0 and filled.currency == "USD"
