@@ -14,6 +14,8 @@ from agent_core.sdk_speedups import (
     dump_messages_as_json,
     read_large_lines_aside,
     read_stdin_nonblocking,
+    read_tcp_lines_safely,
+    run_serverless_requests_once,
     share_type_adapters,
     wrap_requests_unvalidated,
     write_lines_once,
@@ -29,6 +31,10 @@ if config.INSTALL_METHOD is InstallMethod.Local:
     read_stdin_nonblocking()  # ...and hand every read of the daemon's pipe to a thread
     read_large_lines_aside()  # ...and hold every session's lines behind one session's line of megabytes
     write_lines_together()  # ...and write each line in a system call of its own
+elif config.INSTALL_METHOD is InstallMethod.Remote:
+    read_tcp_lines_safely()  # ...and run a request twice, log unreadable lines whole, spin once the daemon is gone
+elif config.INSTALL_METHOD is InstallMethod.Serverless:
+    run_serverless_requests_once()  # ...and run an /invoke the daemon sent again a second time
 plugin = Plugin(config)
 
 YOUNG_OBJECTS_PER_COLLECTION = 7000

@@ -84,7 +84,7 @@ from agent_core import json_pieces
 from agent_core.fairness import give_way
 from agent_core.json_args import without_lone_surrogates
 from agent_core.unvalidated import built, checks_nothing
-from agent_core.waiting import end_of_input
+from agent_core.waiting import connection_lost, end_of_input
 
 logger = logging.getLogger(__name__)
 
@@ -616,14 +616,19 @@ class FirstRequests:
 _FIRST_REQUESTS = FirstRequests()
 
 
-def _stream_of(reader: Any, line: bytes) -> Any:
+def _stream_of(reader: Any, line: bytes, writer: Any = None) -> Any:
     """The SDK's ``PluginInStream`` of one stripped line, as ``StdioRequestReader._read_stream``
     builds it (dify_plugin 0.10.2), or ``None`` when the line cannot be read: then, as there, a
-    session-less error event says why. So it is for a request of a session that already had one
-    (``FirstRequests``): it is not run again."""
+    session-less error event says why (by the line's size and the parser's reason, never the line's
+    text: pydantic's message quotes the line's start and end, where a tool's secret may stand). So it
+    is for a request of a session that already had one
+    (``FirstRequests``): it is not run again. ``writer``: the stream's writer and the one the error
+    goes to (default: a new ``StdioResponseWriter``, as the stdio reader makes for each line)."""
     from dify_plugin.core.entities.plugin.io import PluginInStream, PluginInStreamEvent
     from dify_plugin.core.server.stdio.response_writer import StdioResponseWriter
 
+    if writer is None:
+        writer = StdioResponseWriter()
     try:
         data = shared_type_adapter(dict[str, Any]).validate_json(line)
         stream = PluginInStream(
@@ -636,13 +641,13 @@ def _stream_of(reader: Any, line: bytes) -> Any:
             data=data["data"],
             context=data.get("context"),
             reader=reader,
-            writer=StdioResponseWriter(),
+            writer=writer,
         )
     except Exception as e:
-        StdioResponseWriter().error(data={"error": str(e)})
+        writer.error(data={"error": UNREADABLE_LINE.format(size=len(line), reason=_reason(e))})
         return None
     if stream.event is PluginInStreamEvent.Request and not _FIRST_REQUESTS.first(stream.session_id):
-        StdioResponseWriter().error(data={"error": DUPLICATE_REQUEST.format(session=stream.session_id)})
+        writer.error(data={"error": DUPLICATE_REQUEST.format(session=stream.session_id)})
         return None
     return stream
 
@@ -737,4 +742,148 @@ def read_large_lines_aside() -> bool:
     if not _is_the_sdks_own(StdioRequestReader, "_read_stream"):
         return False
     StdioRequestReader._read_stream = read_stream_aside  # type: ignore[method-assign]
+    return True
+
+
+def line_pieces(pending: list[bytes], data: bytes) -> list[bytes]:
+    """The lines ``data`` ends (without their ``\\n``), the first one joined to the pieces of it
+    that came before (``pending``, emptied then); what follows the last ``\\n`` is added to
+    ``pending``. Each byte is copied once whatever the line's length: the SDK's TCP reader added
+    every read to the text kept so far and split it all again, some 3 GB copied for a line of 20 MB
+    read 64 KiB at a time."""
+    *ended, rest = data.split(b"\n")
+    if ended and pending:
+        ended[0] = b"".join(pending) + ended[0]
+        pending.clear()
+    if rest:
+        pending.append(rest)
+    return ended
+
+
+UNREADABLE_LINE = "a line of {size:,} bytes from the daemon could not be read: {reason}"
+"""What the TCP reader logs for a line it cannot read (never the line: it may hold a tool's
+secrets, and be megabytes long)."""
+
+DAEMON_GONE = (
+    "the connection to the daemon at {host}:{port} was lost and could not be made again: no request "
+    "or reply can come any more, so the plugin exits (runs in progress end with it)"
+)
+"""What the plugin writes to stderr when remote debugging's daemon cannot be reached again."""
+
+
+def _reason(error: Exception) -> str:
+    """Why a line could not be read, without any of its text (pydantic's message shows the input)."""
+    if isinstance(error, ValidationError):
+        return "; ".join(str(item.get("msg", "")) for item in error.errors(include_input=False))[:300]
+    return type(error).__name__
+
+
+def read_tcp_stream(self: Any) -> Any:
+    """``TCPReaderWriter._read_stream`` (dify_plugin 0.10.2 ``core/server/tcp/request_reader.py``)
+    reading the same lines, with what the stdio reader does (see ``read_tcp_lines_safely``)."""
+    pending: list[bytes] = []
+    while self.alive:
+        try:
+            data = self._read_data()
+        except Exception as error:  # the SDK's reader: the connection is gone (closed, reset)
+            logger.warning("the connection to the daemon at %s:%s was lost (%s): connecting again",
+                           self.host, self.port, type(error).__name__)
+            self.alive = False
+            pending.clear()
+            connection_lost()  # the runs' waiting calls end: their replies cannot come on a new connection
+            gevent.sleep(self.reconnect_timeout)
+            try:
+                self._launch()
+            except Exception:
+                leave_when_the_daemon_is_gone(self.host, self.port)
+            continue
+        if not data:
+            continue
+        for raw_line in line_pieces(pending, data):
+            line = raw_line.strip()
+            if not line:
+                continue
+            try:
+                stream = _stream_of(self, line, self)
+            except Exception as error:  # the error event could not be written: the connection went
+                logger.warning(UNREADABLE_LINE.format(size=len(line), reason=_reason(error)))
+                continue
+            if stream is not None:
+                yield stream
+
+
+def leave_when_the_daemon_is_gone(host: str, port: int) -> None:
+    """End the process: the SDK gave up connecting again (three attempts, five seconds apart), and its
+    reader would then spin at full speed for ever (its loop asks a reader that is no longer alive for
+    lines, which ends at once). Says why on stderr and exits with code 1."""
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(DAEMON_GONE.format(host=host, port=port) + "\n")
+        sys.stderr.flush()
+    os._exit(1)
+
+
+def read_tcp_lines_safely() -> bool:
+    """Make the SDK's remote-debugging reader (``TCPReaderWriter._read_stream``) read as the stdio
+    reader does: a session's request read again is not run twice (``FirstRequests``, with the same
+    session-less error event); a line it cannot read is answered with that event and logged by its
+    size and why, never whole (the SDK logged the line itself: megabytes, with any secret in it, on
+    stderr); a long line is joined once (``line_pieces``); and when the connection is lost, the
+    runs' waiting backwards calls fail at their next poll (``waiting.connection_lost``: the daemon's
+    new runtime knows none of their sessions) and, if the SDK cannot connect again, the plugin exits
+    with a word on stderr instead of spinning (``leave_when_the_daemon_is_gone``).
+
+    Returns ``False`` and changes nothing when ``_read_stream`` is not the SDK's own (already
+    replaced, or moved by an upgrade) or the reader lacks what this uses (``_read_data``,
+    ``_launch``)."""
+    try:
+        from dify_plugin.core.server.tcp.request_reader import TCPReaderWriter
+    except ImportError:
+        return False
+    if not _is_the_sdks_own(TCPReaderWriter, "_read_stream"):
+        return False
+    if not all(_is_the_sdks_own(TCPReaderWriter, name) for name in ("_read_data", "_launch")):
+        return False
+    TCPReaderWriter._read_stream = read_tcp_stream  # type: ignore[method-assign]
+    return True
+
+
+DUPLICATE_STATUS = 409
+"""The HTTP status of a serverless ``/invoke`` refused as a session's second request (Conflict: the
+daemon reads any status but 2xx as the session's error, and retries only a 502)."""
+
+
+def first_request_or_refusal(data: Any) -> tuple[str, int] | None:
+    """For the body of a serverless ``/invoke`` (the daemon's request line, parsed): ``None`` to run
+    it, or the answer ``(text, DUPLICATE_STATUS)`` for a request of a session that had one
+    (``FirstRequests``). Anything that is not a request with a session id as a string is ``None``: the
+    SDK's handler answers it as before."""
+    if not isinstance(data, dict) or data.get("event") != "request":
+        return None
+    session = data.get("session_id")
+    if not isinstance(session, str) or _FIRST_REQUESTS.first(session):
+        return None
+    return DUPLICATE_REQUEST.format(session=session), DUPLICATE_STATUS
+
+
+def run_serverless_requests_once() -> bool:
+    """Make the SDK's serverless ``/invoke`` handler (``ServerlessRequestReader.handler``, dify_plugin
+    0.10.2 ``core/server/serverless/request_reader.py``) refuse a session's second request
+    (``first_request_or_refusal``): the daemon retries an invocation a gateway answered with 502,
+    which may come while the first one runs, and running it again calls its tools again. The body is
+    read with Flask's ``request.get_json(silent=True)``, which keeps what it parsed for the SDK's own
+    call. Returns ``False`` and changes nothing when ``handler`` is not the SDK's own."""
+    try:
+        from dify_plugin.core.server.serverless.request_reader import ServerlessRequestReader
+        from flask import request
+    except ImportError:
+        return False
+    if not _is_the_sdks_own(ServerlessRequestReader, "handler"):
+        return False
+    handler = ServerlessRequestReader.handler
+
+    def handle_once(self: Any) -> Any:
+        refusal = first_request_or_refusal(request.get_json(silent=True))
+        return refusal if refusal is not None else handler(self)
+
+    ServerlessRequestReader.handler = handle_once  # type: ignore[method-assign]
     return True

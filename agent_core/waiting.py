@@ -187,6 +187,23 @@ def end_of_input() -> None:
     _INPUT_ENDED[:] = [True]
 
 
+CONNECTION_LOST = (
+    "the plugin's connection to the daemon was lost before this call's reply ended: the reply cannot "
+    "come on a new connection"
+)
+
+_CONNECTIONS_LOST: list[int] = [0]
+"""How many times the connection to the daemon was lost (``connection_lost``)."""
+
+
+def connection_lost() -> None:
+    """Note that the connection to the daemon (remote debugging's TCP) was lost: every backwards call
+    waiting then fails at its next poll (``daemon_events``), as at the end of stdin. Calls made
+    afterwards, on the connection the SDK makes again, wait as usual: the daemon's new runtime knows
+    none of the old sessions, so no reply for an old call can come on it."""
+    _CONNECTIONS_LOST[0] += 1
+
+
 def daemon_events(lines: Iterator[Any], session: Any) -> Iterator[Mapping[str, Any]]:
     """The events of a backwards call's stream as the SDK's reader waits for them
     (``BackwardsInvocation._line_converter_wrapper``, dify_plugin 0.10.2): a ``None`` line is the
@@ -195,13 +212,17 @@ def daemon_events(lines: Iterator[Any], session: Any) -> Iterator[Mapping[str, A
     without response after N seconds")``, the SDK's words. Every other line's ``data``, or ``{}``
     when it is not a mapping; what each event means is the caller's to read. Once the daemon's
     input ended (``end_of_input``), a poll raises ``ConnectionError(INPUT_CLOSED)``: the lines
-    already read are handed on first."""
+    already read are handed on first; so, with ``ConnectionError(CONNECTION_LOST)``, once the
+    connection the call was made on was lost (``connection_lost``)."""
+    connection = _CONNECTIONS_LOST[0]
     silent_seconds = 0
     limit = session.max_invocation_timeout if session else SILENCE_LIMIT_WITHOUT_SESSION
     for line in lines:
         if line is None:
             if _INPUT_ENDED:
                 raise ConnectionError(INPUT_CLOSED)
+            if _CONNECTIONS_LOST[0] != connection:
+                raise ConnectionError(CONNECTION_LOST)
             silent_seconds += 1
             if silent_seconds >= limit:
                 raise Exception(f"invocation exited without response after {limit} seconds")
