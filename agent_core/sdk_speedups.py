@@ -53,6 +53,12 @@ held every other session's lines 140-450 ms. The shared adapter reads a line of
 pieces), and ``read_large_lines_aside()`` parses such a line in a greenlet of its own, so the
 lines of the other sessions behind it in the pipe are handed on meanwhile (its own session's
 after it, in order).
+
+**Other transports.** Remote debugging's TCP reader (``read_tcp_lines_safely``) and the serverless
+``/invoke`` handler (``run_serverless_requests_once``) get the stdio reader's guards where their
+shape allows: a session's request is run once, an unreadable line is named without its text, a
+long line is joined once, and a lost TCP connection neither leaves the runs' calls waiting nor
+spins (docs/architecture.md, "Transports").
 """
 
 from __future__ import annotations
