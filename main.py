@@ -32,9 +32,9 @@ if config.INSTALL_METHOD is InstallMethod.Local:
     read_large_lines_aside()  # ...and hold every session's lines behind one session's line of megabytes
     write_lines_together()  # ...and write each line in a system call of its own
 elif config.INSTALL_METHOD is InstallMethod.Remote:
-    read_tcp_lines_safely()  # ...and run a request twice, log unreadable lines whole, spin once the daemon is gone
+    read_tcp_lines_safely()  # ...and run again a request sent twice, log an unreadable line whole, spin once the daemon is gone
 elif config.INSTALL_METHOD is InstallMethod.Serverless:
-    run_serverless_requests_once()  # ...and run an /invoke the daemon sent again a second time
+    run_serverless_requests_once()  # ...and run again an /invoke the daemon sent twice
 plugin = Plugin(config)
 
 YOUNG_OBJECTS_PER_COLLECTION = 7000
