@@ -1033,6 +1033,101 @@ def _rewrite_harmony(block: str, recipient: str | None) -> str | None:
     return body
 
 
+_GLIMMER_MESSAGE: Final = "<|message|>"
+_GLIMMER_ENDS: Final = ("<|eom|>", "<|eot|>")
+_ATEM_OPEN: Final = "<atem:function_calls>"
+_ATEM_CLOSE: Final = "</atem:function_calls>"
+_GLIMMER_HEADER = re.compile(r"assistant(?:[ \t]++to=([\w.\-:]++))?[ \t]*+")
+_GLIMMER_OPENING = re.compile(r"(?:to=([\w.\-:]++)[ \t]*+)?<\|message\|>")
+_GLIMMER_NAME = re.compile(r"to=[\w.\-:]*+[ \t]*+")
+"""Glimmer (ATEM's model, Ollama's ``glimmer`` parser): each message is headed by its recipient,
+``<|start|>assistant to=NAME<|message|>``, and ends at ``<|eom|>`` (more messages follow) or
+``<|eot|>`` (the turn ends). ``to=self`` is the model's reasoning, ``to=user`` (or no recipient)
+the answer, ``to=`` a tool a call, written as Claude's ``<function_calls><invoke><parameter>``
+under an ``atem:`` prefix. The reply's first header has its ``<|start|>assistant`` in the prompt,
+so the reply opens with `` to=NAME<|message|>`` (``CallMarkup._glimmer_opening``). Unlike
+Harmony, no ``<|channel|>`` stands in the header."""
+
+
+def _glimmer_opening(head: str, final: bool) -> str | None:
+    """The reply's first characters (``head``, stripped) given the ``<|start|>assistant`` of a
+    Glimmer header (``_GLIMMER_OPENING``) when they open with one; ``""`` while they may still
+    become one; None when they cannot."""
+    found = _GLIMMER_OPENING.match(head)
+    if found is not None:
+        to = f" to={found.group(1)}" if found.group(1) else ""
+        return f"<|start|>assistant{to}{head[found.end() - len(_GLIMMER_MESSAGE) :]}"
+    if final or len(head) > 200:
+        return None
+    name = _GLIMMER_NAME.match(head)
+    rest = head[name.end() :] if name else head
+    if name is None and "to=".startswith(head):
+        return ""
+    return "" if _GLIMMER_MESSAGE.startswith(rest) else None
+
+
+def _read_atem(body: str) -> list[Call]:
+    """A Glimmer message's ATEM block, ``<atem:function_calls><atem:invoke name="N"><atem:parameter
+    name="K">V</atem:parameter></atem:invoke></atem:function_calls>`` (its parameters' values as
+    ``_read_invoke`` reads Claude's), or ``[]`` when the message (``body``) is not that block alone,
+    whole and closed (a call cut short, or text around it, is no call to run)."""
+    body = body.strip()
+    if not (body.startswith(_ATEM_OPEN) and body.endswith(_ATEM_CLOSE)):
+        return []
+    inner = body[len(_ATEM_OPEN) : -len(_ATEM_CLOSE)].strip()
+    if not (inner.startswith('<atem:invoke name="') and inner.endswith("</atem:invoke>")):
+        return []
+    for tag in ("invoke", "parameter"):
+        inner = inner.replace(f"<atem:{tag} ", f"<{tag} ").replace(f"</atem:{tag}>", f"</{tag}>")
+    calls = _read_invoke(inner)
+    return [(name.replace(_GLIMMER_MESSAGE, ""), arguments) for name, arguments in calls]
+
+
+def _rewrite_glimmer(body: str, recipient: str, names: frozenset[str] | None) -> str:
+    """One Glimmer message (``body``, addressed to ``recipient``, ``""`` when the header named
+    none) as text the strategies read: to ``self``, a ``<think>`` block (reasoning, never shown);
+    to a tool (one of ``names``, the node's tools, or any name but ``user`` when None), its ATEM
+    block as a ``<tool_call>`` naming that tool; anything else, the answer's text, unless it is
+    an ATEM block alone (the model left its recipient out or wrote ``user``), read as the call it
+    names (a name no node tool has is answered as an unknown tool: nothing runs). A tool's
+    message that does not read so is passed on with its header, as call markup not read."""
+    if recipient == "self":
+        return f"<think>{body}</think>"
+    calls = _read_atem(body)
+    if recipient not in ("", "user") and (names is None or recipient in names):
+        if calls and all(name == recipient for name, _ in calls):
+            return _glimmer_calls(calls)
+        return f"to={recipient}{_GLIMMER_MESSAGE}{body}"
+    return _glimmer_calls(calls) if calls else body
+
+
+def _glimmer_calls(calls: list[Call]) -> str:
+    """``calls`` as ``<tool_call>`` blocks, a ``<|`` in a value written ``<\\u007c`` (the same
+    JSON): Glimmer's values may name its control tokens as text (Ollama's parser test keeps
+    ``literal <|eot|> ...``), which the argument reader drops as leaked tokens when it sees them."""
+    return "".join(_tool_call(name, arguments).replace("<|", "<\\u007c") for name, arguments in calls)
+
+
+def _glimmer_end(text: str, final: bool) -> tuple[int, int] | None:
+    """Where the Glimmer message at the start of ``text`` ends: (its body's end, where what
+    follows starts), at ``<|eom|>``/``<|eot|>`` (dropped) or before a next ``<|start|>``; in an
+    ATEM block only after its ``</atem:function_calls>`` (a value may name those tokens). None
+    while it may go on."""
+    start = 0
+    head = text.lstrip()
+    if head.startswith(_ATEM_OPEN) or (not final and _ATEM_OPEN.startswith(head)):
+        close = text.find(_ATEM_CLOSE)
+        if close < 0:
+            return (len(text), len(text)) if final else None
+        start = close + len(_ATEM_CLOSE)
+    ends = [(at, at + len(end)) for end in _GLIMMER_ENDS if (at := text.find(end, start)) >= 0]
+    if (at := text.find("<|start|>", start)) >= 0:
+        ends.append((at, at))
+    if ends:
+        return min(ends)
+    return (len(text), len(text)) if final else None
+
+
 _BARE_ANALYSIS: Final = "analysis"
 _BARE_FINAL: Final = "assistantfinal"
 _BARE_COMMENTARY = re.compile(r"assistantcommentary\s*to=(functions\.[\w.\-]+)\s*(?:<\|constrain\|>)?\s*(?:json)?\s*")
@@ -1523,8 +1618,11 @@ _RULES: Final = (
 MARKUP_OPENERS: Final = (
     *(opener for rule in _RULES if not rule.named for opener in rule.openers),
     "<|channel|>",
+    _GLIMMER_MESSAGE,
+    _ATEM_OPEN,
 )
-"""The markers that open native call markup: text holding one is a call, read or not (a
+"""The markers that open native call markup: text holding one is a call, read or not (Glimmer's
+``<|message|>`` and ATEM block only where a message of its stays unread: ``_rewrite_glimmer``; a
 ``named`` rule's marker left unread is text: it named no tool of the node, or stood where no
 call does)."""
 
@@ -1839,6 +1937,7 @@ class CallMarkup:
         self._rule: _Rule | None = None  # the block being held
         self._harmony = False  # holding a Harmony message (from ``<|channel|>``)
         self._recipient: str | None = None  # ``to=`` given in a Harmony ``<|start|>`` header
+        self._glimmer: str | None = None  # the recipient of a Glimmer message held (with ``_harmony``)
         self._in_tool_call = False  # inside a ``<tool_call>`` block the model wrote itself
         self._stray_close = False  # a rewritten bare ``<function=`` may be followed by its ``</tool_call>``
         self._ended = False  # a turn-end token came: the rest is an invented turn, dropped
@@ -1956,6 +2055,7 @@ class CallMarkup:
             or _may_open_thoughts(head)
             or _recipient_prefix(head, False, self._bare_all) != 0
             or _may_open_call(head)
+            or _glimmer_opening(head, False) == ""
             or _MAY_NAME_ABOVE_JSON.fullmatch(head) is None
         ):
             return ""
@@ -1976,9 +2076,8 @@ class CallMarkup:
             if self._blank_opening:  # the whitespace ``feed`` held, joined once
                 self._opening, self._blank_opening = "".join(self._blank_opening), []
             head = (self._opening + text).lstrip()
-            if _PLAIN_OPENING.match(head):  # the usual reply: none of the forms below can begin so
-                text, self._opening = self._opening + text, None
-                return text
+            if (opened := self._plain_or_glimmer(head, text, final)) is not None:
+                return opened
             may_be_analysis = len(head) <= len(_BARE_ANALYSIS) and _BARE_ANALYSIS.startswith(head)
             recipient = _recipient_prefix(head, final, self._bare_all)
             first_part = _NAME_ABOVE_JSON.match(head) is not None
@@ -2012,6 +2111,22 @@ class CallMarkup:
             self._bare_call = False
             return _bare_call(held)
         return _bare_analysis(held)
+
+    def _plain_or_glimmer(self, head: str, text: str, final: bool) -> str | None:
+        """The held reply's start (``head``: its first characters, stripped; ``text``: the piece
+        just come) when it is the usual reply (``_PLAIN_OPENING``: let go as it came) or opens
+        with a Glimmer header (given its ``<|start|>assistant``: ``_glimmer_opening``); ``""``
+        while it may still become that header; None for the other forms to tell apart."""
+        if head[:1] in ("<", "t") and (glimmer := _glimmer_opening(head, final)) is not None:
+            if not glimmer:
+                self._opening += text
+                return ""  # may still be a Glimmer header
+            self._opening = None
+            return glimmer
+        if _PLAIN_OPENING.match(head):  # the usual reply: none of the forms below can begin so
+            text, self._opening = self._opening + text, None
+            return text
+        return None
 
     def _bare_start(self, head: str) -> str | None:
         """The start (``head``: the reply's first characters, stripped) of a Harmony reply with its
@@ -2047,6 +2162,8 @@ class CallMarkup:
 
     def _may_end(self, window: str) -> bool:
         """Whether the held block's end may lie in ``window`` (its last characters and new text)."""
+        if self._harmony and self._glimmer is not None:
+            return any(marker in window for marker in (*_GLIMMER_ENDS, "<|start|>", _ATEM_CLOSE))
         if self._harmony:
             return any(marker in window for marker in (*_HARMONY_ENDS, "<|start|>", "<|channel|>"))
         closer = self._rule.closer if self._rule is not None else None
@@ -2252,6 +2369,13 @@ class CallMarkup:
             self._pending = ""
             return True
         header = self._pending[len("<|start|>") : end]
+        glimmer = _GLIMMER_HEADER.fullmatch(header)
+        if glimmer is not None and self._pending.startswith(_GLIMMER_MESSAGE, end):  # Glimmer's header
+            self._glimmer, self._harmony = glimmer.group(1) or "", True
+            self._pending = self._pending[end + len(_GLIMMER_MESSAGE) :]
+            return True
+        if glimmer is not None and not final and _GLIMMER_MESSAGE.startswith(self._pending[end:]):
+            return False  # may still be Glimmer's <|message|>
         to = _RECIPIENT.search(header)
         self._recipient = to.group(1) if to else None
         self._pending = self._pending[end:]
@@ -2260,6 +2384,8 @@ class CallMarkup:
     def _close(self, out: list[str], final: bool) -> bool:
         """Emit the held block once it ends; False when more text is needed."""
         text = self._pending
+        if self._harmony and self._glimmer is not None:
+            return self._glimmer_close(out, final)
         if self._harmony:
             end = _harmony_end(text)
             if end is None and not final and _waits_for_harmony_end(text):
@@ -2304,6 +2430,20 @@ class CallMarkup:
         self._pending = text[end:]
         self._rule = None
         self._stray_close = bool(calls) and rule.read is _read_function
+        return True
+
+    def _glimmer_close(self, out: list[str], final: bool) -> bool:
+        """Emit the held Glimmer message once it ends (``_glimmer_end``, ``_rewrite_glimmer``);
+        False when more text is needed."""
+        assert self._glimmer is not None
+        end = _glimmer_end(self._pending, final)
+        if end is None:
+            return False
+        out.append(_rewrite_glimmer(self._pending[: end[0]], self._glimmer, self._names))
+        self._recent = ""  # no tag of the text passed on is open
+        self._rewrote = True
+        self._pending = self._pending[end[1] :]
+        self._harmony, self._glimmer = False, None
         return True
 
     def _python_tag(self, out: list[str], text: str) -> bool:
@@ -2424,7 +2564,9 @@ def markup_start(text: str, quote: CodeQuote | None = None, before: str = "") ->
 
 
 _HELD_BY_START: Final = _by_start(_HELD_FROM)
-_QUOTABLE: Final = frozenset({*(opener for opener, _ in _OPENING), "<|channel|>", "<|start|>", _PYTHON_START})
+_QUOTABLE: Final = frozenset(
+    {*(opener for opener, _ in _OPENING), "<|channel|>", "<|start|>", _PYTHON_START, _GLIMMER_MESSAGE, _ATEM_OPEN}
+)
 """Markers that are an example, not a call, inside a code span or block (``CodeQuote``): a
 family's own markup. ``<tool_call>`` and call fences are read wherever they stand."""
 _TOKENS_SHOWN_IN_CODE: Final = frozenset({*_TURN_ENDS, *_DROPPED, _EOS, _CITATION_OPEN})
