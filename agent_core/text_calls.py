@@ -415,6 +415,8 @@ def calls_from_block(text: str, tools: Mapping[str, PromptMessageTool | None] | 
     (GLM's name glued to its first key is split with them: ``_glm_call``).
     """
     text = text.strip()
+    if "<tool_call>" in text and (twice := _opened_twice(text, tools)):
+        return twice
     label = _PLACEHOLDER_LINE.match(text)
     if label and (labelled := calls_from_block(text[label.end() :], tools)):
         return labelled  # the prompt's placeholder copied above the JSON (langchainjs#1399, Claude)
@@ -446,6 +448,19 @@ def calls_from_block(text: str, tools: Mapping[str, PromptMessageTool | None] | 
     if not name or not name.group(2).strip():
         return []
     return [(name.group(2).strip(), _xml_arguments(text))]
+
+
+def _opened_twice(text: str, tools: Mapping[str, PromptMessageTool | None] | None) -> list[Call]:
+    """A ``<tool_call>`` block's body (``text``) holding a second ``<tool_call>`` before its one
+    close, the same call written on both sides of it (``skill\n{...}\n<tool_call>skill\n{...}``:
+    Ollama's Laguna parser test, which runs it once): that call, once. ``[]`` when the two sides
+    differ or either does not read: which of two different calls the model meant would be a
+    guess (the block is then not read, and the model is asked again)."""
+    before, _, after = text.partition("<tool_call>")
+    if "<tool_call>" in after or not before.strip():
+        return []
+    first = calls_from_block(before, tools)
+    return first if first and calls_from_block(after, tools) == first else []
 
 
 def _function_call(text: str, tools: Mapping[str, PromptMessageTool | None] | None) -> list[Call] | None:
