@@ -15,6 +15,7 @@ JSON value as the JSON it holds.
 
 import pytest
 
+from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 from tests.unit.test_real_world_2026 import Case, check_answer_shown_whole, check_reply, reply_params, tool
 from tests.unit.test_real_world_2026g import read
 
@@ -301,26 +302,17 @@ CASES = {
 }
 
 
-_GLIMMER = ("Glimmer's recipient headers (' to=NAME<|message|>', '<|eom|>', '<|eot|>') and its ATEM call "
-            "block are not read: the user sees the markup")
 _USER_TAG = ("a call wrapped in <user>, which Ollama's Laguna parser reads as a call alias, is text: <user> is "
              "the next turn's role tag, and a call read inside it would be a guess")
 GAPS: dict[tuple[str, str], str] = {
     # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
     # docs/real-world-cases.md
-    **{(f"ollama-glimmer-{case}", strategy): _GLIMMER
-       for case in ("final-answer", "self-then-user", "call", "value-names-control-tokens", "thought-then-two-calls",
-                    "missing-recipient", "user-recipient-call")
-       for strategy in ("react", "fc")},
     **{(f"ollama-laguna-{case}", strategy): _USER_TAG
        for case in ("user-tagged-call", "user-tagged-call-after-text") for strategy in ("react", "fc")},
     ("ollama-laguna-user-tagged-json-after-text", "fc"): _USER_TAG + " (ReAct runs it: its format asks for JSON actions)",
     **{("ollama-qwen38-truncated-call", strategy): (
         "a Qwen3-Coder call cut right after '<function=NAME>' (no parameter, no '</function>') runs NAME with no "
         "arguments")
-       for strategy in ("react", "fc")},
-    **{("ollama-laguna-duplicated-nested-call", strategy): (
-        "a <tool_call> opened twice and closed once cannot be read: the model is asked again (Ollama runs it once)")
        for strategy in ("react", "fc")},
 }
 
@@ -340,3 +332,49 @@ def test_apertus_tokens_quoted_in_code_stay_the_answer(strategy):
         "The template:\n```\n<|assistant_start|><|inner_prefix|>...<|inner_suffix|>answer\n```\nThat is all.",
     ):
         check_answer_shown_whole(strategy, text, (GLIMMER_WEATHER,), reader=read)
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+@pytest.mark.parametrize("text", [
+    # the recipient names one tool, the ATEM block another: which was meant would be a guess
+    " to=get_weather<|message|>" + atem("muse.bash", '<atem:parameter name="command">ls</atem:parameter>\n')
+    + "<|eot|>",
+    # an ATEM block naming no node tool
+    " to=user<|message|>" + atem("rm_all", '<atem:parameter name="path">/</atem:parameter>\n') + "<|eot|>",
+    # the call cut inside its ATEM block
+    " to=muse.bash<|message|><atem:function_calls>\n<atem:invoke name=\"muse.bash\">\n<atem:parameter name=\"com",
+])
+def test_glimmer_call_that_does_not_read_runs_no_node_tool(text, strategy, size):
+    """A Glimmer message that is no whole ATEM call of the tool it is addressed to runs none of
+    the node's tools: nothing is streamed, and the model is asked again or told the tool is unknown."""
+    streamed, turn = read(strategy, Case((GLIMMER_WEATHER, MUSE_BASH), text), size)
+    assert not isinstance(turn.decision, FinalAnswer), turn.decision
+    if isinstance(turn.decision, ToolCalls):
+        assert not {call.name for call in turn.decision.calls} & {"get_weather", "muse.bash"}
+    assert "atem:" not in streamed and "<|" not in streamed
+
+
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+def test_glimmer_tokens_quoted_in_code_stay_the_answer(strategy):
+    """Glimmer's header tokens named in a code span or a fenced block, or a reply that merely starts
+    with "to", are the answer's own text, shown whole."""
+    for text in (
+        "Glimmer heads a message with `to=user<|message|>` and ends it with `<|eot|>`.",
+        "The header:\n```\n<|start|>assistant to=user<|message|>Hi<|eot|>\n```\nThat is all.",
+        "to be honest, I do not know.",
+        "tomorrow it rains.",
+    ):
+        check_answer_shown_whole(strategy, text, (GLIMMER_WEATHER,), reader=read)
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+def test_tool_call_opened_twice_with_two_different_calls_runs_neither(strategy, size):
+    """A ``<tool_call>`` opened twice and closed once runs once only when both copies are the same
+    call (Ollama's Laguna test); two different calls there run neither: the model is asked again."""
+    text = ('<tool_call>skill\n{"name":"git-diff-review"}\n<tool_call>skill\n{"name":"deploy-prod"}'
+            "</tool_call>")
+    streamed, turn = read(strategy, Case((tool("skill", "name"),), text), size)
+    assert isinstance(turn.decision, ParseFailure), turn.decision
+    assert streamed == ""
