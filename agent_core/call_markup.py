@@ -70,6 +70,10 @@ gpt-oss (Harmony)      ``<|channel|>analysis<|message|>...<|end|>`` (reasoning, 
                        <|call|>`` (a call) (OpenAI's harmony format; lablup/mlxcel#654); the same
                        with its tokens left out, ``analysis...assistantfinal...``
                        (oobabooga/text-generation-webui#7374)
+Glimmer                `` to=NAME<|message|>...<|eom|>``, later messages after ``<|start|>assistant``,
+                       ``<|eot|>`` ending the turn: ``self`` reasoning, ``user`` text, a tool's
+                       ``<atem:function_calls><atem:invoke name=...>`` block a call (Ollama's
+                       ``glimmer`` parser and its tests; ``_rewrite_glimmer``)
 Nemotron, LongCat,     ``<TOOLCALL>[{...}]</TOOLCALL>``, ``<longcat_tool_call>{...}
 Seed-OSS, Command R7B  </longcat_tool_call>``, ``<seed:tool_call><function=N>...</seed:tool_call>``,
                        ``<|START_ACTION|>[{"tool_name": N, "parameters": {...}}]<|END_ACTION|>``
