@@ -814,12 +814,14 @@ action JSON, langchain-ai/langchainjs#1399): no name; the JSON that follows name
 
 _MD_ESCAPE = re.compile(r"\\([_*`])")
 _CONVERSATIONAL_STEP = re.compile(
-    r"\s*+[#*_ \t]*+thought[ \t*_]*+[:：][ \t*_]*+do[ \t]+i[ \t]+need[ \t]+to[ \t]+use[ \t]+a[ \t]+tool\?[ \t*_]*+no"
+    r"\s*+[#*_ \t]*+(?:thought[ \t*_]*+[:：][ \t*_]*+)?do[ \t]+i[ \t]+need[ \t]+to[ \t]+use[ \t]+a[ \t]+tool\?[ \t*_]*+no"
     r"[ \t.*_]*+\r?\n[ \t#*_>]*+ai[ \t*_]*+[:：](?:\*\*|__)?[ \t]*+",
     re.IGNORECASE,
 )
 """LangChain's conversational agent's answer step: ``Thought: Do I need to use a tool? No`` and the
-next line's ``AI:`` label, up to the answer's text."""
+next line's ``AI:`` label, up to the answer's text. The ``Thought:`` label may be left out at the
+reply's start: the prompt ends with it, so a completion writes on after it (gpt-4-0613 in
+langchaingo's recorded ``TestConversationalWithMemory``)."""
 _STEP_LINE = re.compile(
     r"\n[ \t#*_>]*+(?:thought|action|observation|final[ \t_]*+answer|answer|question|ai|human)[ \t\d*_]*+[:：]",
     re.IGNORECASE,
@@ -834,7 +836,8 @@ _FINISH_WHOLE = re.compile(r"finish\[(.*)\]", re.IGNORECASE | re.DOTALL)
 
 def conversational_answer(text: str) -> str | None:
     """The answer of a reply written in LangChain's conversational format (``Thought: Do I need
-    to use a tool? No``, then ``AI: <answer>``, langchain-ai/langchain#1477): the text after the
+    to use a tool? No``, its label may be left out at the start, then ``AI: <answer>``,
+    langchain-ai/langchain#1477): the text after the
     ``AI:`` label; None for any other reply, for an empty answer, or when a labelled line follows
     it (a second step or an invented ``Human:`` turn). ``AI:`` is an answer label only there: an
     ``AI:`` line elsewhere is text. Time linear in ``text``."""
@@ -2457,6 +2460,8 @@ class ReactStreamParser:
         elif not self._labels_seen and self._hint is None:
             finish = _FINISH_WHOLE.fullmatch(visible)
             answer = finish.group(1).strip() if finish is not None else visible
+            if finish is None and _CONVERSATIONAL_STEP.match(visible) is not None:  # its Thought label left out
+                answer = conversational_answer(visible) or visible
         elif self._hint is None and (said := conversational_answer("".join(self._visible))) is not None:
             answer = said
         elif self._hint is None and (shown := self._steps_shown()) is not None:
