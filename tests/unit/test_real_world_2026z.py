@@ -288,6 +288,13 @@ CASES = {
         calls=[("calculator", {"expression": "1 + 1"})],
         only=REACT,
     ),
+    # the same test's finishing agent: the answer label alone, no Thought before it
+    "langchaingo1225-final-answer-label-alone": Case(
+        (CALCULATOR,),
+        "Final Answer: done",
+        answer="done",
+        only=REACT,
+    ),
     # ---- answer labels langchaingo's Ollama guide lists (agents/ollama_agent_guide.md, issue #1045;
     # rebuilt from the guide's list: it quotes the labels, not whole replies) -------------------------
     "langchaingo1045-ollama-lowercase-final-answer": Case(
