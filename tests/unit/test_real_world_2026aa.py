@@ -111,7 +111,7 @@ CASES = {
         (WEATHER,), "I need the weather for Seoul.\n</think>\n\n" + EX_SEOUL + EX_END,
         calls=[("get_weather", {"city": "Seoul"})], hidden=("think", "endofturn", "I need the weather"),
     ),
-    # a tool with one parameter: the template lets the model print the value alone
+    # JSON numbers in the Hermes-style object stay numbers
     "exaone4-template-numeric-arguments": Case(
         (tool("add", "a", "b"),), EX_EMPTY + '<tool_call>{"name": "add", "arguments": {"a": 3, "b": 4}}</tool_call>' + EX_END,
         calls=[("add", {"a": 3, "b": 4})], hidden=("tool_call",),
@@ -131,7 +131,8 @@ CASES = {
         calls=[("get_weather", {"city": "Beijing"}), ("get_weather", {"city": "Shanghai"})],
         hidden=("arg_key", "tool_call", "Two cities"),
     ),
-    # a value that is no string: tojson(ensure_ascii=False)
+    # values that are no string are written with tojson(ensure_ascii=False); the tool declares
+    # strings, so the object is read as JSON and the number stays the text written
     "glm53-template-json-values": Case(
         (tool("search", "query", "filters", "limit"),), "Search.</think><tool_call>search<arg_key>query</arg_key>"
         "<arg_value>天气</arg_value><arg_key>filters</arg_key><arg_value>{\"lang\": \"中文\"}</arg_value>"
@@ -160,7 +161,7 @@ CASES = {
         (WEATHER,), "I'll check the weather.<tool_calls>\n" + HY_BEIJING + "</tool_calls>" + HY_EOS,
         calls=[("get_weather", {"city": "Beijing"})], hidden=("tool_sep", "arg_key", "hy_eos"),
     ),
-    # a value that is no string: tojson(ensure_ascii=False)
+    # a number written with tojson; the tool declares a string, so it stays the text written
     "hy3-template-json-value": Case(
         (tool("book", "city", "nights"),), "<tool_calls>\n<tool_call>book<tool_sep>\n<arg_key>city</arg_key>\n"
         "<arg_value>北京</arg_value>\n<arg_key>nights</arg_key>\n<arg_value>2</arg_value>\n</tool_call>\n</tool_calls>"
