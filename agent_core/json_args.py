@@ -67,6 +67,18 @@ SPECIAL_TOKEN = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^｜<>]{1,40}｜>|\[TOOL_
 """Leaked chat-template tokens: ``<|eot_id|>``, ``<|im_end|>``, ``<|python_tag|>``,
 DeepSeek's full-width ``<｜end▁of▁sentence｜>`` and Mistral's ``[TOOL_CALLS]``."""
 
+_NOISE_OUTSIDE_STRINGS = re.compile(
+    r""" ( "[^"\\]*+(?:\\.?+[^"\\]*+)*+(?:"|\Z)                   # a double-quoted string, kept
+         | [{\[,:][ \t\r\n]*+'[^'\\]*+(?:\\.?+[^'\\]*+)*+(?:'|\Z) )  # a single-quoted one where a value stands
+       | """ + SPECIAL_TOKEN.pattern,
+    re.VERBOSE | re.DOTALL,
+)
+"""A string (group 1: kept as written), else a special token (dropped) outside any. A string is
+double-quoted anywhere, or single-quoted (Python-style arguments) right after ``{``, ``[``, ``,``
+or ``:`` (an apostrophe in a word opens none). A string never closed runs to the end of the text:
+each quote is scanned once (no retry from the next one, which was quadratic on ``"\\"``
+repeated), and a token after an unclosed quote stays (that text is refused as cut anyway)."""
+
 _FENCE = re.compile(r"^```[\w+-]*+[ \t]*+\n?(.*?)\n?```$", re.DOTALL)
 """A fenced block's body. The language and the blanks after it are possessive (backticks end
 them, so no match is lost): backtracking them under the lazy body was quadratic, a quarter of a
@@ -113,7 +125,9 @@ def strip_noise(text: str) -> str:
     tenstorrent/tt-inference-server#3683). Only the word ``json`` (any case) followed by
     whitespace and ``{``; no other prefix is dropped.
     """
-    text = SPECIAL_TOKEN.sub("", text).strip().lstrip("\ufeff")
+    if SPECIAL_TOKEN.search(text) is not None:  # most text holds none: no second pass
+        text = _NOISE_OUTSIDE_STRINGS.sub(r"\1", text)
+    text = text.strip().lstrip("\ufeff")
     if text.endswith("</tool_call>"):  # the envelope's closing tag after the value (anomalyco/opencode#17750)
         text = _CLOSING_ENVELOPE_TAG.sub("", text)
     fenced = _FENCE.match(text)
