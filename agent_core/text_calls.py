@@ -1087,8 +1087,9 @@ def _tool_call_blocks(
         start, body, end = block.start(), block.group(2), block.end()
         if whole := _json_block(text, block) or _glm_block(text, block):
             body, end = whole
-        body = strip_noise(body)
-        read = calls_from_block(body, known) or ([(body, None)] if BARE_NAME.fullmatch(body) else [])
+        read = _block_calls(body.strip(), known)
+        if not read and (cleaned := strip_noise(body)) != body.strip():  # tokens, a fence: dropped only now
+            read = _block_calls(cleaned, known)
         calls = _known_calls(read, known)
         if calls:
             found.extend(calls)
@@ -1118,6 +1119,14 @@ class _SpanProbe:
             self._quote.feed(self._text[self._read : at])
             self._read = at
         return self._quote.in_span
+
+
+def _block_calls(body: str, known: Mapping[str, PromptMessageTool | None]) -> list[Call]:
+    """The calls a ``<tool_call>`` block's ``body`` (stripped) holds: ``calls_from_block``'s, or the
+    body as a bare tool name. The caller reads the body as written first, so that a parameter's
+    value holding a special token as text (``<parameter=query>what does <|im_end|> mean``) keeps
+    it, and only then with the noise dropped (``json_args.strip_noise``)."""
+    return calls_from_block(body, known) or ([(body, None)] if BARE_NAME.fullmatch(body) else [])
 
 
 def _json_block(text: str, block: re.Match[str]) -> tuple[str, int] | None:
