@@ -1411,6 +1411,15 @@ not stop on them passes them on, and what follows is a turn the model invented: 
 the user's next message, or a new question it answers (ollama/ollama#3759, #6915, #11276;
 stanfordnlp/dspy#931). The reply ends at the first one; the rest is dropped."""
 
+_WORD_TOKEN_BEFORE: Final = frozenset({" ", "\t", '"'})
+_WORD_TOKEN_AFTER: Final = re.compile(r'[ \t]*+"|[ \t]++\w')
+"""What follows a turn-end token the model writes as a word (``CallMarkup._turn_end_as_text``):
+a closing quote, or a blank and a word. The ReAct parser keeps a special token in prose by the
+same rule (``react.parser._prose_goes_on``)."""
+_WORD_TOKEN_AFTER_PARTIAL: Final = re.compile(r"[ \t]*")
+_WORD_TOKEN_LOOK: Final = 80
+"""Characters after such a token looked at: blanks beyond it are not waited for."""
+
 _EOS: Final = "</s>"
 """Llama 2 and Mistral's end of sequence. Also HTML's strikethrough close, so it ends the reply
 only where nothing follows it or a next turn does (``</s>[INST] thanks``)."""
@@ -2278,9 +2287,7 @@ class CallMarkup:
         if marker == _RECIPIENT_MARK:
             return self._functionary(out, final)
         if marker in _TURN_ENDS:
-            self._ended = True
-            self._pending = ""
-            return True
+            return self._turn_end(marker, out, final)
         if marker == _EOS:
             return self._eos(out, final)
         if marker == _CITATION_OPEN:
@@ -2305,6 +2312,37 @@ class CallMarkup:
             else:
                 self._rule = rule
         return True
+
+    def _turn_end(self, marker: str, out: list[str], final: bool) -> bool:
+        """A turn-end token at the start of the pending text: the reply ends there, unless the
+        model wrote it as a word (``_turn_end_as_text``: passed on as text); False while that is
+        not known yet."""
+        as_text = self._turn_end_as_text(marker, final)
+        if as_text is None:
+            return False
+        if as_text:
+            self._pass(out, marker)
+            self._pending = self._pending[len(marker) :]
+        else:
+            self._ended = True
+            self._pending = ""
+        return True
+
+    def _turn_end_as_text(self, marker: str, final: bool) -> bool | None:
+        """Whether the turn-end token ``marker`` at the start of the pending text is a word the
+        model wrote (``_WORD_TOKEN_AFTER``): after a blank or a double quote on its line and
+        followed by a quote or by a blank and a word, as in ``{"query": "what does <|im_end|>
+        mean"}`` or a sentence naming the token. A server's token is glued to what ends the turn
+        (``...}<|im_end|>``, ``<|eot_id|>assistant``) or ends its line. None while what follows
+        it is not known yet."""
+        if self._recent[-1:] not in _WORD_TOKEN_BEFORE:
+            return False
+        after = self._pending[len(marker) : len(marker) + _WORD_TOKEN_LOOK]
+        if _WORD_TOKEN_AFTER.match(after) is not None:
+            return True
+        if not final and len(after) < _WORD_TOKEN_LOOK and _WORD_TOKEN_AFTER_PARTIAL.fullmatch(after) is not None:
+            return None
+        return False
 
     def _citation(self, out: list[str], final: bool) -> bool:
         """``<co>`` at the start of the pending text: with its citation close (``_CITATION``) the
