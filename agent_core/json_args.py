@@ -115,8 +115,10 @@ class ArgumentsError(ValueError):
 
 
 def strip_noise(text: str) -> str:
-    """Remove special tokens, one surrounding code fence and a leading ``json`` word; trim
-    whitespace. A ``</tool_call>`` right after the value's closing bracket goes too: the Hermes
+    """Remove special tokens outside strings, one surrounding code fence and a leading ``json``
+    word; trim whitespace. A token inside a string is the value's text and stays
+    (``'{"q": "what does <|im_end|> mean"}<|eot_id|>'`` -> ``'{"q": "what does <|im_end|> mean"}'``:
+    ``_NOISE_OUTSIDE_STRINGS``). A ``</tool_call>`` right after the value's closing bracket goes too: the Hermes
     envelope's closing tag a server left in a call's arguments (anomalyco/opencode#17750, Qwen3-8B
     on SiliconFlow: ``'{"a": 1}\n</tool_call>'`` -> ``'{"a": 1}'``).
 
