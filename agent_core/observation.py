@@ -99,7 +99,9 @@ Errors (`fail`): the observation names the tool, the error type and message, nev
 ``{"error_type", "message"}`` JSON is unwrapped, both read as a model's error is
 (`agent_core.errors`). `full_text` keeps the complete error text.
 
-Bounding: the observation is cut to `max_tokens` (estimated by `agent_core.tokens`), keeping
+Bounding: a long inline ``data:...;base64,`` URI (a picture inside an MCP tool's JSON,
+dify#22618) keeps its type and loses its payload to a note of its size (`agent_core.data_uri`);
+then the observation is cut to `max_tokens` (estimated by `agent_core.tokens`), keeping
 the head and a short tail, with a note giving the number of tokens cut (smolagents#2164).
 `full_text` keeps everything up to `FULL_TEXT_MAX_CHARS` characters (text past that is not even
 stored, so a runaway tool cannot exhaust memory). An empty result becomes a note, never an empty
@@ -145,7 +147,7 @@ from dify_plugin.entities.invoke_message import InvokeMessage
 from dify_plugin.entities.tool import ToolInvokeMessage
 from pydantic import BaseModel, ValidationError
 
-from agent_core import json_args
+from agent_core import data_uri, json_args
 from agent_core.errors import error_object_at, last_traceback, without_tracebacks
 from agent_core.fairness import give_way
 from agent_core.file_fetch import is_fetchable_url, url_name
@@ -500,7 +502,7 @@ class ObservationCollector:
         self._observe_variables()
         body = self._redact(self._body())
         error = self._redact(self._error[0]) if self._error else None
-        observation, cut = self._bounded(body, error)
+        observation, cut = self._bounded(data_uri.shorten(body), error)
         return ToolOutcome(
             observation=observation,
             full_text=self._full_text(body, error),
