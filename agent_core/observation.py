@@ -135,7 +135,6 @@ import re
 import unicodedata
 import urllib.parse
 import uuid
-from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -1864,6 +1863,34 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
+_WHITESPACE_GONE = dict.fromkeys((code for code in range(0x3001) if chr(code).isspace()), None)
+"""Every character ``str.split`` splits at (none is past U+3000), mapped to nothing."""
+_SPLIT_BLOCK_CHARS = 1 << 18
+"""Characters of a text that is not ASCII made whitespace-free at a time (some 10 ms)."""
+
+
+def _without_whitespace(text: str) -> str:
+    """``text`` without its whitespace (``"".join(text.split())``). ASCII: one ``translate`` (in
+    C, 0.4 ms a megabyte; splitting made a string of every word: 30 ms, and 170 ms on 5 MB with no
+    other session let run); else split a block of ``_SPLIT_BLOCK_CHARS`` at a time, giving way
+    between blocks (``translate`` reads a dictionary for each character there: ten times slower)."""
+    if text.isascii():
+        return text.translate(_WHITESPACE_GONE)
+    if len(text) <= _SPLIT_BLOCK_CHARS:
+        return "".join(text.split())
+    blocks = []
+    for start in range(0, len(text), _SPLIT_BLOCK_CHARS):
+        blocks.append("".join(text[start : start + _SPLIT_BLOCK_CHARS].split()))
+        give_way()
+    return "".join(blocks)
+
+
+def _has_escape_mark(text: str) -> bool:
+    """Whether ``text`` holds a character an escape of ``_ESCAPES`` begins with (``_ESCAPE_MARKS``:
+    four ``in`` tests, ``memchr`` in C, cost 0.1 ms a megabyte where the regex's search cost 7)."""
+    return "\\" in text or "%" in text or "&" in text or "=" in text
+
+
 def _compact(text: str) -> tuple[str, list[int]]:
     """``text`` without its whitespace, and for each character kept its index in ``text``."""
     index = [position for position, char in enumerate(text) if not char.isspace()]
@@ -2057,13 +2084,67 @@ def _base64_of_cases(secret: str) -> dict[str, Edges]:
 
 _SCAN_KEY_CHARS = 4
 """Characters of a form's whitespace-free text it is looked up by (at most: its shortest form's)."""
-_SHARED_PAIR_MIN = 8
-"""Forms that open with the same two characters looked for only where those stand in a text: a
-two-character ``in`` costs some five ``find`` calls of a form (it has no skip table)."""
+_PLAIN_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+"""Characters of a folded text common enough that a test for one of them skips no form; every
+other character of a needle (an escape's ``\\``, ``&``, ``%``, ``=``, ``#``; a hex form's ``:``;
+base64's ``+`` and ``/``) is tested for once a text (``in``: ``memchr``, some 50 times cheaper than
+a ``find`` of a form) and, where the text lacks it, the needles holding it are skipped."""
+_ESCAPE_CHARS = frozenset("\\&%=")
+_ESCAPE_NEEDLE_CHARS = 8
+"""Characters a needle that holds an escape's character (``_ESCAPE_CHARS``) is made of at
+least, where its forms have as many: one escape written all over a JSON, HTML or URL text (``\\u00``
+before each accented letter) is found at every one."""
 _FIND_EACH_FORM_MAX = 1024
-"""Most forms (some 26 secrets of 3 to 40 letters and digits: 39 forms each) searched for one by one
-(``str.find``: 0.15 ms a megabyte each); with more, each position of the text is looked up instead (0.25 s a megabyte, whatever the
-number of forms)."""
+"""Most needles (forms that share their first ``_SCAN_KEY_CHARS`` characters: one for all of
+them) searched for one by one (``str.find``: 0.15 to 0.4 ms a megabyte each); with more, each
+position of the text is looked up instead (0.25 s a megabyte, whatever the number of forms)."""
+
+
+_Needle = tuple[str, frozenset[str], int, dict[str, list[int]]]
+"""A needle, the characters of it outside ``_PLAIN_KEY_CHARS``, and its forms by their start
+(``_needles``)."""
+
+
+def _shared_start(texts: list[str]) -> str:
+    """The longest start every one of ``texts`` (at least one) begins with."""
+    first, last = min(texts), max(texts)  # the two that differ first, in order
+    size = 0
+    while size < len(first) and first[size] == last[size]:
+        size += 1
+    return first[:size]
+
+
+def _needles(forms: list[_Form], groups: Iterable[list[int]]) -> list[_Needle]:
+    """What each group of ``forms`` (their ranks; those sharing a key) is looked for with: the
+    start they all share (a longer needle skips further: one form's whole text, ``sk-00`` of 50
+    keys alike), the characters of it a text may lack (``_PLAIN_KEY_CHARS``), and the group's forms
+    by their first ``size`` characters (as many as its shortest has: ``\\u00`` stands before every
+    escape of a JSON text, where one look-up tells which of 100 forms may start there)."""
+    needles: list[_Needle] = []
+    for group in groups:
+        start = _shared_start([forms[rank].compact for rank in group])
+        if len(group) == 1 or len(start) >= _ESCAPE_NEEDLE_CHARS or _ESCAPE_CHARS.isdisjoint(start):
+            needles += _grouped_needles(forms, [group])
+            continue
+        # an escape's start (``\\u00``, ``&#x``, ``%``) stands all over an escaped text: a
+        # longer one, each with its forms (``\\u0073\\u`` and ``\\u0053\\u``: two cases of a key)
+        longer: dict[str, list[int]] = {}
+        for rank in group:
+            longer.setdefault(forms[rank].compact[:_ESCAPE_NEEDLE_CHARS], []).append(rank)
+        needles += _grouped_needles(forms, longer.values())
+    return needles
+
+
+def _grouped_needles(forms: list[_Form], groups: Iterable[list[int]]) -> list[_Needle]:
+    """Each of ``groups`` (ranks of ``forms``) as a needle (``_needles``)."""
+    needles: list[_Needle] = []
+    for ranks in groups:
+        texts = [forms[rank].compact for rank in ranks]
+        needle, size, by_start = _shared_start(texts), min(map(len, texts)), {}
+        for rank, form_text in zip(ranks, texts, strict=True):
+            by_start.setdefault(form_text[:size], []).append(rank)
+        needles.append((needle, frozenset(needle) - _PLAIN_KEY_CHARS, size, by_start))
+    return needles
 
 
 class _Form:
@@ -2256,7 +2337,7 @@ class _LookalikeTokens:
     def as_latin(self, text: str) -> str:
         """``text`` with each whole token of look-alike letters that spells a secret written in
         Latin letters, one for one (a place in it is the same place in ``text``)."""
-        if self._sources is None or not _OTHER_SCRIPT.search(text):
+        if self._sources is None or text.isascii() or not _OTHER_SCRIPT.search(text):
             return text
         pieces, written = [], 0
         for match in self._compiled()[0].finditer(text):
@@ -2296,7 +2377,7 @@ class _LookalikeTokens:
     def end_as_latin(self, text: str) -> str:
         """``text`` (the end of a streamed piece) with a token of look-alike letters that ends it
         written in Latin letters: it may be the start of a secret the next piece finishes."""
-        if self._sources is None or not _OTHER_SCRIPT.search(text):
+        if self._sources is None or text.isascii() or not _OTHER_SCRIPT.search(text):
             return text
         match = self._compiled()[1].search(text)  # after a letter too when a secret may stand in a word
         if match is None:
@@ -2320,7 +2401,7 @@ def _decodings(text: str, matters: Callable[[Collection[str], bool], bool] | Non
             css = _Unescaped(decoded, css=True)
             if css.text != decoded and (matters is None or matters(css.values, True)):
                 yield css.text, [*levels, css]
-        if len(levels) == _DECODE_LEVELS or not _ESCAPE_MARKS.search(decoded):
+        if len(levels) == _DECODE_LEVELS or not _has_escape_mark(decoded):
             return
         level = _Unescaped(decoded)
         if level.text == decoded:
@@ -2394,16 +2475,8 @@ class _Secrets:
         self._by_key: dict[str, list[int]] = {}
         for rank, form in enumerate(self._forms):
             self._by_key.setdefault(form.compact[: self._key_chars], []).append(rank)
-        # the forms by their first character: those of an escape (``\\``, ``&``, ``%``, ``=``:
-        # a third of every secret's forms) are skipped together in a text without it (prose),
-        # for one ``in`` (``memchr``: some 50 times cheaper than a ``find`` of a form); by their
-        # first two where that many share them (every secret's ``\\u``, ``&#`` and ``0x`` forms)
-        pairs = Counter(form.compact[:2] for form in self._forms)
-        by_first: dict[str, list[int]] = {}
-        for rank, form in enumerate(self._forms):
-            key = form.compact[:2] if pairs[form.compact[:2]] >= _SHARED_PAIR_MIN else form.compact[:1]
-            by_first.setdefault(key, []).append(rank)
-        self._by_first = list(by_first.items())
+        self._needles = _needles(self._forms, self._by_key.values())
+        self._marks = frozenset().union(*(marks for _, marks, _, _ in self._needles))
         # each variant without its whitespace (see mask_cut_edge)
         self._compact = sorted({"".join(v.split()) for v in self._variants if v.strip()}, key=len, reverse=True)
         # how far back from a text's end a start of a form may reach: enough for any reflowed form
@@ -2475,7 +2548,7 @@ class _Secrets:
         full-width or with a zero-width character inside, a secret is found all the same."""
         text = _fold(self._tokens.as_latin(text))
         give_way()  # each pass over a text of megabytes takes tens of milliseconds
-        compact = "".join(text.split())
+        compact = _without_whitespace(text)
         give_way()
         candidates = self._candidates(compact)
         if not candidates:
@@ -2511,27 +2584,29 @@ class _Secrets:
 
     def _candidates(self, compact: str) -> list[int]:
         """``position * len(_forms) + rank`` of every form whose whitespace-free text stands at
-        ``position`` of ``compact``, in order (by position, then rank). Few forms: each is found with ``str.find`` (in
-        C); many: every position's first characters are looked up (one dictionary look-up a
-        character, whatever the number of forms). One int each, not a tuple: tens of thousands
-        of tuples set off the garbage collector's full passes."""
+        ``position`` of ``compact``, in order (by position, then rank). First the needles holding
+        a character ``compact`` lacks are left out (one ``in`` a character: ``_marks``). Few
+        needles left: each is found with ``str.find`` (in C) and the forms of its group are
+        compared where it stands; many: every position's first characters are looked up (one
+        dictionary look-up a character, whatever the number of forms). One int each, not a
+        tuple: tens of thousands of tuples set off the garbage collector's full passes."""
         found: list[int] = []
         ranks_count = len(self._forms)
-        if ranks_count <= _FIND_EACH_FORM_MAX:
-            forms = self._forms
-            for first, ranks in self._by_first:
-                if len(ranks) > 1 and first not in compact:
-                    continue
-                for rank in ranks:
-                    give_way()  # each find reads all of ``compact``: 0.6 ms a form on 5 MB, 600 forms
-                    needle = forms[rank].compact
-                    at = compact.find(needle)
-                    while at >= 0:
-                        found.append(at * ranks_count + rank)
-                        at = compact.find(needle, at + 1)
-                        give_way()  # a text of one repeated character holds a form at every place
+        forms = self._forms
+        absent = {mark for mark in self._marks if mark not in compact}
+        needles = [entry for entry in self._needles if absent.isdisjoint(entry[1])] if absent else self._needles
+        if len(needles) <= _FIND_EACH_FORM_MAX:
+            for needle, _, size, by_start in needles:
+                give_way()  # each find reads all of ``compact``: 2 ms a needle on 5 MB
+                at = compact.find(needle)
+                while at >= 0:
+                    ranks = by_start.get(compact[at : at + size])
+                    if ranks:
+                        found += (at * ranks_count + rank for rank in ranks if compact.startswith(forms[rank].compact, at))
+                    at = compact.find(needle, at + 1)
+                    give_way()  # a text of one repeated character holds a form at every place
         else:
-            size, lookup, forms = self._key_chars, self._by_key.get, self._forms
+            size, lookup = self._key_chars, self._by_key.get
             for at in range(len(compact) - size + 1):
                 ranks = lookup(compact[at : at + size])
                 if ranks:
