@@ -1094,14 +1094,17 @@ def _rewrite_glimmer(body: str, recipient: str, names: frozenset[str] | None) ->
     block as a ``<tool_call>`` naming that tool; anything else, the answer's text, unless it is
     an ATEM block alone (the model left its recipient out or wrote ``user``), read as the call it
     names (a name no node tool has is answered as an unknown tool: nothing runs). A tool's
-    message that does not read so is passed on with its header, as call markup not read."""
+    message that does not read so is passed on with its header, as call markup not read; so is
+    an ATEM block whose calls name a tool other than the message's recipient, whatever that
+    recipient is (which of the two the model meant would be a guess)."""
     if recipient == "self":
         return f"<think>{body}</think>"
     calls = _read_atem(body)
-    if recipient not in ("", "user") and (names is None or recipient in names):
+    if recipient not in ("", "user"):
         if calls and all(name == recipient for name, _ in calls):
             return _glimmer_calls(calls)
-        return f"to={recipient}{_GLIMMER_MESSAGE}{body}"
+        if calls or names is None or recipient in names:
+            return f"to={recipient}{_GLIMMER_MESSAGE}{body}"
     return _glimmer_calls(calls) if calls else body
 
 

@@ -340,6 +340,9 @@ def test_apertus_tokens_quoted_in_code_stay_the_answer(strategy):
     # the recipient names one tool, the ATEM block another: which was meant would be a guess
     " to=get_weather<|message|>" + atem("muse.bash", '<atem:parameter name="command">ls</atem:parameter>\n')
     + "<|eot|>",
+    # the recipient names no node tool, the ATEM block one: which was meant would be a guess too
+    " to=weather_tool<|message|>" + atem("get_weather", '<atem:parameter name="city">SF</atem:parameter>\n')
+    + "<|eot|>",
     # an ATEM block naming no node tool
     " to=user<|message|>" + atem("rm_all", '<atem:parameter name="path">/</atem:parameter>\n') + "<|eot|>",
     # the call cut inside its ATEM block
