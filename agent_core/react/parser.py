@@ -2162,7 +2162,7 @@ class ReactStreamParser:
             self._deliver([(_FINAL_NAME, reply)])
             return
         calls = [] if value is FAIL else interpret(value, strict=self._purpose == "candidate", names=self._tool_names or ())
-        if not calls and text[:11] == '{"function=':
+        if not calls and '"function=' in text[:40]:  # blanks may stand after its brace (text_calls' rule)
             calls = function_equals_call(text)  # Qwen3.5/3.6's fused templates (tetherto/qvac PR #2677)
         if calls and self._purpose == "candidate" and named_by_method(value) and calls[0][0] not in (self._tool_names or ()):
             calls = []  # a JSON-RPC request an answer shows, not a call (text_calls.named_by_method)

@@ -312,6 +312,20 @@ def test_function_equals_key_runs_only_a_whole_envelope_of_a_node_tool(strategy)
 
 
 @pytest.mark.parametrize("strategy", ["react", "fc"])
+def test_function_equals_key_with_blanks_runs_in_both_strategies(strategy):
+    """The fused envelope with blanks or line breaks after its brace (``{ "function=NAME", ...}``,
+    as ``text_calls._FUNCTION_EQUALS_KEY`` allows) runs NAME in ReAct as in Function Calling: ReAct
+    looked for ``{"function=`` only and asked the model again."""
+    fetch = tool("webfetch", "url")
+    for text in ('<tool_call>\n{ "function=webfetch", "arguments": {"url": "x"}}\n</tool_call>',
+                 '<tool_call>\n{\n  "function=webfetch",\n  "arguments": {"url": "x"}\n}\n</tool_call>'):
+        for size in (None, 1, 7):
+            streamed, turn = read(strategy, Case((fetch,), text), size)
+            assert [(c.name, c.arguments) for c in turn.decision.calls] == [("webfetch", {"url": "x"})], turn.decision
+            assert "function=" not in streamed
+
+
+@pytest.mark.parametrize("strategy", ["react", "fc"])
 def test_invoke_cut_inside_a_value_runs_nothing(strategy):
     """MiniMax's and DeepSeek's ``<invoke>`` the reply never closed, ended inside a parameter's
     value, runs nothing (before, it ran without that argument); one with its parameters closed
