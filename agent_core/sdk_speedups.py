@@ -796,7 +796,6 @@ def read_tcp_stream(self: Any) -> Any:
                            self.host, self.port, type(error).__name__)
             self.alive = False
             pending.clear()
-            connection_lost()  # the runs' waiting calls end: their replies cannot come on a new connection
             gevent.sleep(self.reconnect_timeout)
             try:
                 self._launch()
@@ -833,9 +832,10 @@ def read_tcp_lines_safely() -> bool:
     reader does: a session's request read again is not run twice (``FirstRequests``, with the same
     session-less error event); a line it cannot read is answered with that event and logged by its
     size and why, never whole (the SDK logged the line itself: megabytes, with any secret in it, on
-    stderr); a long line is joined once (``line_pieces``); and when the connection is lost, the
-    runs' waiting backwards calls fail at their next poll (``waiting.connection_lost``: the daemon's
-    new runtime knows none of their sessions) and, if the SDK cannot connect again, the plugin exits
+    stderr); a long line is joined once (``line_pieces``); and when the connection is lost (found
+    by the reader or by a failed write: ``launch_noting_a_lost_connection``), the runs' waiting
+    backwards calls fail at their next poll (``waiting.connection_lost``: the daemon's new runtime
+    knows none of their sessions) and, if the reader cannot connect again, the plugin exits
     with a word on stderr instead of spinning (``leave_when_the_daemon_is_gone``).
 
     Returns ``False`` and changes nothing when ``_read_stream`` is not the SDK's own (already
@@ -850,7 +850,24 @@ def read_tcp_lines_safely() -> bool:
     if not all(_is_the_sdks_own(TCPReaderWriter, name) for name in ("_read_data", "_launch")):
         return False
     TCPReaderWriter._read_stream = read_tcp_stream  # type: ignore[method-assign]
+    TCPReaderWriter._launch = launch_noting_a_lost_connection(TCPReaderWriter._launch)  # type: ignore[method-assign]
     return True
+
+
+def launch_noting_a_lost_connection(launch: Any) -> Any:
+    """``TCPReaderWriter._launch`` (``launch``) that first notes a lost connection
+    (``waiting.connection_lost``: the runs' waiting backwards calls end, their replies cannot come
+    on a new connection) when the reader had one (its ``sock``). The SDK connects again from two
+    places: the reader (``read_tcp_stream``) and its ``write``, which reconnects when a write fails
+    and leaves the reader on the new socket, where it never sees the old one fail. Errors: those of
+    ``launch`` (the last attempt's ``OSError``)."""
+
+    def relaunch(self: Any) -> None:
+        if getattr(self, "sock", None) is not None:
+            connection_lost()
+        launch(self)
+
+    return relaunch
 
 
 DUPLICATE_STATUS = 409

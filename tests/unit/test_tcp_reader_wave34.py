@@ -2,6 +2,8 @@
 agent_core.waiting): lines joined once, a session's second request refused, an unreadable line
 named without its text, and a backwards call failing once its connection was lost."""
 
+import threading
+
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
@@ -72,3 +74,47 @@ def test_a_backwards_call_fails_at_its_next_poll_once_the_connection_was_lost(mo
     # a call made on the new connection waits as usual
     fresh = waiting.daemon_events(iter([None, _Line({"n": 4})]), None)
     assert list(fresh) == [{"n": 4}]
+
+
+def test_a_reconnection_after_a_failed_write_ends_the_calls_waiting_on_the_old_connection(monkeypatch):
+    """The SDK's ``write`` connects again itself when a write fails; the reader then reads the new
+    socket and never sees the old one fail. The calls waiting for replies on the old connection
+    must end at their next poll all the same, not after the SDK's invocation limit."""
+    from dify_plugin.core.server.tcp.request_reader import TCPReaderWriter
+
+    for name in ("_read_stream", "_launch"):  # restored after the test
+        monkeypatch.setattr(TCPReaderWriter, name, TCPReaderWriter.__dict__[name])
+    monkeypatch.setattr(waiting, "_CONNECTIONS_LOST", [0])
+    monkeypatch.setattr(waiting, "_INPUT_ENDED", [])
+    assert sdk_speedups.read_tcp_lines_safely()
+
+    class Socket:
+        def __init__(self, broken):
+            self.broken, self.sent = broken, []
+
+        def sendall(self, data):
+            if self.broken:
+                raise BrokenPipeError(32, "Broken pipe")
+            self.sent.append(data)
+
+        def send(self, data):  # the SDK's gevent path
+            self.sendall(data)
+            return len(data)
+
+    class Reader(TCPReaderWriter):
+        def _connect_once(self):
+            self.sock, self.alive = Socket(broken=False), True
+
+    reader = TCPReaderWriter.__new__(Reader)  # not __init__: it takes over SIGINT
+    reader.host, reader.port, reader.reconnect_attempts, reader.reconnect_timeout = "daemon", 5003, 3, 0
+    reader.sock, reader.alive, reader.opt_lock = Socket(broken=True), True, threading.Lock()
+
+    def lines():
+        yield None  # the call waits
+        reader.write("a tool's result\n")  # the daemon went away: the SDK connects again from write
+        yield None
+
+    events = waiting.daemon_events(lines(), None)
+    with pytest.raises(ConnectionError, match="connection to the daemon was lost"):
+        next(events)
+    assert reader.sock.broken is False  # on the new connection
