@@ -527,7 +527,8 @@ def _read_invoke(block: str) -> list[Call]:
     </city>``: MiniMax-M3) has those as its arguments (``text_calls.element_value``). One
     parameter left open when ``</invoke>`` closes the call runs to it (``_UNCLOSED_PARAMETER``,
     line breaks before the tag dropped); an invoke the reply never closed reads only closed ones,
-    and is no call when it ends inside a parameter (its value may be cut: run, it would drop it)."""
+    and is no call when it ends inside a parameter or in a tag that is no closing one (``<parame``:
+    a value cut or not begun; run, it would drop it)."""
     calls: list[Call] = []
     for name, inner, closed in _INVOKE.findall(_DSML.sub("", block.replace(_MINIMAX_M3_TOKEN, ""))):
         arguments: dict[str, Any] = {}
@@ -543,8 +544,10 @@ def _read_invoke(block: str) -> list[Call]:
             # the call closed with one parameter still open: its value runs to the </invoke>
             key, attributes, value = unclosed.groups()
             parameters.append((key, attributes, value.rstrip("\n")))
-        elif not closed and "<parameter" in tail:
-            continue  # the reply ended inside a value (JustVugg/colibri PR #948): run, it would lose it
+        elif not closed and ("<parameter" in tail or ((at := tail.rfind("<")) > tail.rfind(">") and not tail.startswith("</", at))):
+            # the reply ended inside a value (JustVugg/colibri PR #948) or in a tag that opens one
+            # (``<parame``): run, it would lose it
+            continue
         for key, attributes, value in parameters:
             marked = re.search(r"string=\s*[\"'](true|false)[\"']", attributes)
             if marked and marked.group(1) == "true":

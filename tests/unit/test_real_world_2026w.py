@@ -341,6 +341,22 @@ def test_invoke_cut_inside_a_value_runs_nothing(strategy):
             assert [(c.name, c.arguments) for c in turn.decision.calls] == [("get_weather", {"city": "Paris"})]
 
 
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+def test_invoke_cut_in_the_tag_of_its_next_parameter_runs_nothing(strategy):
+    """An ``<invoke>`` the reply never closed, ended in the opening tag of its next parameter
+    (``<parame``, or ``<`` alone), runs nothing: run, it would write a file without its content.
+    One ended in a closing tag (``</inv``, the block's ``</minimax:tool_call>``) still runs."""
+    write = tool("write_file", "path", "content")
+    head = '<minimax:tool_call><invoke name="write_file"><parameter name="path">a.txt</parameter>'
+    for size in (None, 1, 7):
+        for cut in ("<parame", "\n<", '<parameter name="con'):
+            _, turn = read(strategy, Case((write,), head + cut), size)
+            assert isinstance(turn.decision, ParseFailure), (cut, turn.decision)
+        for end in ("</inv", "\n</minimax:tool_call>"):
+            _, turn = read(strategy, Case((write,), head + end), size)
+            assert [(c.name, c.arguments) for c in turn.decision.calls] == [("write_file", {"path": "a.txt"})]
+
+
 def test_closing_tag_inside_a_string_value_is_kept():
     """Only a ``</tool_call>`` after the arguments' closing bracket is the envelope's: one inside a
     string value is the value's own text, and a tag before more text is not dropped."""
