@@ -1052,7 +1052,7 @@ _GLIMMER_NAME = re.compile(r"to=[\w.\-:]*+[ \t]*+")
 ``<|eot|>`` (the turn ends). ``to=self`` is the model's reasoning, ``to=user`` (or no recipient)
 the answer, ``to=`` a tool a call, written as Claude's ``<function_calls><invoke><parameter>``
 under an ``atem:`` prefix. The reply's first header has its ``<|start|>assistant`` in the prompt,
-so the reply opens with `` to=NAME<|message|>`` (``CallMarkup._glimmer_opening``). Unlike
+so the reply opens with `` to=NAME<|message|>`` (``_glimmer_opening``). Unlike
 Harmony, no ``<|channel|>`` stands in the header."""
 
 
