@@ -1783,6 +1783,21 @@ class CodeQuote:
         return bool(self._probe().inline if self._ticks else self.inline)
 
     @property
+    def span_ticks(self) -> int:
+        """Backticks of the code span open at the end of what was fed (a run as long closes it), 0
+        when none is (a fenced block open included)."""
+        return self._probe().inline if self._ticks else self.inline
+
+    def drop_span(self) -> None:
+        """Read on as if the open code span had never opened: no run as long closed it on its line,
+        so its backticks were text (CommonMark). Call where a backtick run that may go on cannot
+        (before a tag's ``<``)."""
+        if self._ticks:
+            ticks, self._ticks = self._ticks, ""
+            self._read(ticks)
+        self.inline = 0
+
+    @property
     def in_fence(self) -> bool:
         """Whether a fenced code block (not a code span) is open at the end of what was fed."""
         return bool(self._probe().fence if self._ticks else self.fence)

@@ -176,7 +176,8 @@ def closes_unopened_block(text: str) -> bool:
     lowered = text.lower()
     if not any(tag in lowered for tag in _OPENED_CLOSES):
         return False
-    return any(kind == STRAY_END for kind, _ in ThinkSplitter().pieces(text))
+    splitter = ThinkSplitter()
+    return any(kind == STRAY_END for kind, _ in splitter.pieces(text) + splitter.release_pieces(ended=True))
 
 
 def clean_reasoning(reasoning: str) -> str:
@@ -304,6 +305,57 @@ def _quoted(text: str, at: int, size: int, before: str) -> bool | None:
     return text[at + size] == "`"
 
 
+SPAN_LOOK_LIMIT: Final = 4096
+"""How far (characters) the splitter reads past a tag met in an open code span for the run that
+closes the span or the line's end, holding what follows the tag meanwhile. Past it the tag is read
+as it was before the splitter looked ahead: in the answer, text; in reasoning held for a block the
+template opened, the block's end."""
+
+_TICKS: Final = re.compile(r"`+")
+_TICKS_OR_LINE: Final = re.compile(r"`+|\n")
+
+
+class _SpanEnd:
+    """Where a code span that was open at a tag ends, read after the tag piece by piece. CommonMark
+    makes a backtick run open a span only when a run exactly as long closes it; the project reads a
+    span as ending with its line at the latest (``CodeQuote``). So the tag is code when such a run
+    comes before the line's end, and the opening run was text when the line ends first. Linear:
+    each character is read once, a run cut between pieces counted, not kept."""
+
+    __slots__ = ("run", "seen", "size")
+
+    def __init__(self, size: int) -> None:
+        self.size = size  # backticks of the span's opening run
+        self.run = 0  # backticks ending what was read: a run the next piece may go on
+        self.seen = 0  # characters read so far
+
+    def read(self, text: str, start: int = 0) -> int | None:
+        """Read ``text[start:]``: the index in ``text`` just past the run that closes the span,
+        -1 when the line ends first, None when neither came yet."""
+        begin = start
+        if self.run:
+            more = _TICKS.match(text, start)
+            end = more.end() if more else start
+            if end == len(text):
+                self.run += end - start
+                self.seen += end - start
+                return None
+            closed, self.run = self.run + end - start == self.size, 0
+            if closed:
+                return end
+            start = end
+        for found in _TICKS_OR_LINE.finditer(text, start):
+            if text[found.start()] == "\n":
+                return -1
+            if found.end() == len(text):
+                self.run = found.end() - found.start()
+                break
+            if found.end() - found.start() == self.size:
+                return found.end()
+        self.seen += len(text) - begin
+        return None
+
+
 def _tail_if_quoted(window: str, found: re.Match[str], before: str) -> str | None:
     """``ThinkSplitter._until_close``'s reading of the held text's tail then a new piece
     (``window``), when the closing tag ``found`` and every one after it are text, each told by
@@ -352,6 +404,10 @@ THOUGHT: Final = "thought"
 """The kind of a ``<thought>`` block's text with ``ThinkSplitter(thoughts=True)``: the XML-tagged
 ReAct step's thought (lamalab-org/corral PR #192), the turn's thought rather than reasoning."""
 _THOUGHT_CLOSE: Final = "</thought>"
+_NO_SPAN: Final = ""
+"""Put among the visible text ``ThinkSplitter._code`` is still to read where the code span open
+there turned out to be none (the line ended before a run closed it): never a piece of text (an
+empty one is not kept)."""
 
 
 class ThinkSplitter:
@@ -399,6 +455,16 @@ class ThinkSplitter:
         self._shown: list[str] = []  # visible text _code has not read yet (read only at a tag: _in_code)
         self._started = False  # _code has read visible text other than whitespace
         self._value = False  # inside a GLM <arg_value>: only its end is looked for (_VALUE_TAGS)
+        self._look: _SpanEnd | None = None  # a tag in an open code span of the answer waits for its end
+        self._look_from = 0  # the pending text _look has read (the tag opens it)
+        self._span_close = -1  # in the pending text: where the code span a tag was met in closes
+        self._unspan = False  # the code span open at the tag just read was none (its line ended first)
+        self._ending = False  # the reply ended: a tag waiting for its code span's end is no code
+        self._held_code: CodeQuote | None = None  # while holding: the held text's code spans
+        self._held_fed = 0  # the held text _held_code has read
+        self._held_close = -1  # in the held text: where the code span a closing tag was met in closes
+        self._held_look: _SpanEnd | None = None  # while holding: a closing tag in a code span waits
+        self._wait = (0, 0)  # that tag's place in the held text and its length
 
     @property
     def open_block(self) -> str:
@@ -422,19 +488,28 @@ class ThinkSplitter:
         is read as any reply and returned split; ``as_reasoning`` (the reply was cut by the
         output limit before its ``</think>``): it is reasoning, and the block stays open."""
         if as_reasoning and self._opened and not self._probe:
-            self._opened = False
-            held, self._held, self._tail = "".join(self._held), [], ""
+            held = self._forget_held()
             self._close_tag, self._block = _OPENED_CLOSE, [_without_open_tag(held)]
             return Split(reasoning=self._block[0])
         return _joined(self.release_pieces())
 
-    def release_pieces(self) -> list[tuple[str, str]]:
-        """``release()`` as the ``(kind, text)`` pieces of ``pieces()`` ([] when not holding)."""
-        if not self._opened:
-            return []
-        self._opened = False
-        held, self._held, self._tail = "".join(self._held), [], ""
-        return self.pieces(held)
+    def release_pieces(self, *, ended: bool = False) -> list[tuple[str, str]]:
+        """``release()`` as the ``(kind, text)`` pieces of ``pieces()`` ([] when not holding and
+        nothing waits). ``ended``: the reply ended, and with it its last line: a tag that waited
+        for the end of the code span it stood in is no code (the span never closed), in the held
+        text (it ends the block) and in the answer's."""
+        out: list[tuple[str, str]] = []
+        if self._opened:
+            if ended and self._held_look is not None:
+                rest = self._after_wait("", out, ended=True)
+                out += self.pieces(rest) if not self._opened else self.release_pieces()
+            else:
+                out += self.pieces(self._forget_held())
+        if ended and self._look is not None:
+            self._ending = True
+            self._scan(out)
+            self._ending = False
+        return [(kind, piece) for kind, piece in out if piece or kind in (BLOCK_END, STRAY_END)]
 
     def note_reasoning_apart(self) -> None:
         """The reply's reasoning came apart from its content (``reasoning_content``): content
@@ -488,7 +563,7 @@ class ThinkSplitter:
         """Flush what was held back (an unclosed block stays reasoning)."""
         if not self._opened and not self._pending and self._close_tag is None:
             return _NOTHING  # the usual end: nothing held, no block open
-        released = self.release()
+        released = _joined(self.release_pieces(ended=True))
         rest, self._pending = self._pending, ""
         if self._close_tag is None and self._ends_frame(rest.strip().lower()):
             rest = ""  # the closing tag of the reply's frame, at its end
@@ -505,7 +580,8 @@ class ThinkSplitter:
         start (``probe``) is the answer's, unless it holds a ``</think>`` (what came before it
         may be reasoning: none of it is visible)."""
         if self._opened and (not self._probe or _tags_pattern(_OPENED_CLOSES).search("".join(self._held))):
-            self._opened, self._held, self._tail, self._pending = False, [], "", ""
+            self._forget_held()
+            self._pending = ""
             return _NOTHING
         return self.finish()
 
@@ -520,9 +596,19 @@ class ThinkSplitter:
             if not text.isspace():
                 self._after_block = False
 
+    def _emit_before(self, out: list[tuple[str, str]], kind: str, text: str) -> None:
+        """``_emit`` the text before a tag that is used; when the code span open there was none
+        (``_in_span``), the visible text after it is read without that span."""
+        self._emit(out, kind, text)
+        if self._unspan:
+            self._shown.append(_NO_SPAN)
+            self._unspan = False
+
     def _until_close(self, text: str, out: list[tuple[str, str]]) -> str:
         """While holding: keep ``text`` until a closing tag; then the held text before it is
         reasoning (in ``out``) and what follows it is returned, to be read as usual."""
+        if self._held_look is not None:
+            return self._after_wait(text, out)
         window = self._tail + text
         found = _tags_pattern(_OPENED_CLOSES).search(window)  # the template opened a block: only its end
         at = found.start() if found else -1
@@ -540,18 +626,30 @@ class ThinkSplitter:
         at += len(whole) - len(window)
         if self._probe and (_tags_pattern(_OPEN_TAGS).search(whole, 0, at) or _GLM_VALUE.search(whole, 0, at)):
             return self._end_probe(text)  # a block opened in the reply (its end?), or a GLM value (its text)
-        size = found.end() - found.start()
+        return self._close_from(whole, at, found.end() - found.start(), out)
+
+    def _close_from(self, whole: str, at: int, size: int, out: list[tuple[str, str]], verdict: bool | None = None) -> str:
+        """``_until_close`` over the held text ``whole`` from the closing tag at ``whole[at:at +
+        size]`` on: the first that is no text ends the block (the text after it returned);
+        ``verdict``: whether that first one is text, when already known."""
         while at >= 0:
             apriel_in_a_line = whole[at - 1 : at] != "\n" and whole[at : at + size].lower() == _APRIEL_END
-            quoted = True if apriel_in_a_line else _quoted(whole, at, size, "")
+            quoted = True if apriel_in_a_line else _quoted(whole, at, size, "") if verdict is None else verdict
+            decided, verdict = verdict is not None, None
             if quoted is None:  # the character after it is still to come
                 self._held, self._tail = [whole], whole[-(_OPENED_LONGEST + 1) :]
                 return ""
             if self._probe and at >= self._probe:
                 break  # past the reply's start
+            if quoted is False and not decided:
+                quoted = self._held_in_span(whole, at, at + size)
+                if quoted is None:  # in a code span that may close later on its line: wait
+                    self._held, self._tail, self._wait = [whole], "", (at, size)
+                    return ""
             if not quoted:
                 out += [(REASONING, _without_open_tag(whole[:at])), (BLOCK_END, "")]
-                self._opened, self._held, self._tail, self._after_block = False, [], "", True
+                self._forget_held()
+                self._after_block = True
                 self._probe = 0
                 self._reasoned = True
                 self._prev = ">"
@@ -564,11 +662,65 @@ class ThinkSplitter:
         self._held, self._tail = [whole], whole[-(_OPENED_LONGEST - 1) :]
         return ""
 
+    def _held_in_span(self, whole: str, at: int, end: int) -> bool | None:
+        """Whether the closing tag at ``whole[at:end]`` (the held text) stands in a code span of
+        it (`` `a </think> b` ``, "`</think>` ends it"): a run as long as the span's opening one
+        comes before the line ends. None while neither came (``_after_wait`` reads on), up to
+        ``SPAN_LOOK_LIMIT`` characters (then it is no code, as it was read before looking ahead).
+        Only code spans: a fenced block the reasoning never closed would hide the whole reply."""
+        if at < self._held_close:
+            return True  # the span a tag before it was met in closes after it
+        if self._held_code is None:
+            self._held_code = CodeQuote()
+        self._held_code.feed(whole[self._held_fed : at])
+        self._held_fed = at
+        ticks = self._held_code.span_ticks
+        if not ticks:
+            return False
+        look = _SpanEnd(ticks)
+        found = look.read(whole, end)
+        if found is None:
+            if look.seen > SPAN_LOOK_LIMIT:
+                return False
+            self._held_look = look
+            return None
+        if found < 0:
+            return False
+        self._held_close = found
+        return True
+
+    def _after_wait(self, text: str, out: list[tuple[str, str]], *, ended: bool = False) -> str:
+        """``_until_close`` while a closing tag waits for the end of the code span it stands in:
+        ``text`` is read for it (only ``text``: the held text is joined once, when it is known);
+        ``ended``: the reply ended, and with it the line (the tag is no code)."""
+        look = self._held_look
+        assert look is not None
+        self._held.append(text)
+        if self._probe:
+            self._probed += len(text)
+        found = -1 if ended else look.read(text)
+        if found is None and look.seen <= SPAN_LOOK_LIMIT:
+            return ""
+        self._held_look = None
+        whole = "".join(self._held)
+        at, size = self._wait
+        if found is not None and found >= 0:  # the span closed: the tag was its text
+            self._held_close = len(whole) - len(text) + found
+            return self._close_from(whole, at, size, out, verdict=True)
+        return self._close_from(whole, at, size, out, verdict=False)
+
+    def _forget_held(self) -> str:
+        """Stop holding: the held text, joined; how its code spans were read forgotten."""
+        held = "".join(self._held)
+        self._opened, self._held, self._tail = False, [], ""
+        self._held_code, self._held_fed, self._held_close, self._held_look = None, 0, -1, None
+        return held
+
     def _end_probe(self, text: str) -> str:
         """Stop probing (``probe``): the held text and ``text`` are returned, to be read as any
         reply is."""
-        held = "".join(self._held) + text
-        self._opened, self._probe, self._held, self._tail = False, 0, [], ""
+        held = self._forget_held() + text
+        self._probe = 0
         return held
 
     def _scan(self, out: list[tuple[str, str]]) -> None:
@@ -591,7 +743,7 @@ class ThinkSplitter:
             if tag[0] == "[" and text[at : at + len(tag)] != tag.upper():
                 quoted = True  # "[Think]": a markdown link's text, not Magistral's tag
             if not inside:  # in a code span or fenced block the answer shows, or a GLM value: text
-                quoted = self._as_text(tag, text[pos:at], quoted)
+                quoted = self._as_text(tag, text[pos:at], quoted, text, at)
             if quoted is None:  # a backtick before it: the character after it tells
                 self._emit(out, kind, text[pos:at])
                 pos = at
@@ -608,7 +760,7 @@ class ThinkSplitter:
                 self._emit(out, kind, text[pos : at + len(tag)])
                 pos = at + len(tag)
                 continue
-            self._emit(out, kind, text[pos:at])
+            self._emit_before(out, kind, text[pos:at])
             pos, self._prev = at + len(tag), tag[-1]
             if inside:
                 self._close_tag = None
@@ -622,19 +774,56 @@ class ThinkSplitter:
             else:
                 self._stray(out, tag)
         self._pending = text[pos:]
+        self._span_close -= pos
 
-    def _as_text(self, tag: str, before: str, quoted: bool | None) -> bool | None:
-        """Whether ``tag``, met outside a block after the visible text ``before``, is text: written
-        as code (``quoted``), in a code span or fenced code block the answer shows (a tag it documents), or one
-        of GLM's ``_VALUE_TAGS`` (an ``<arg_value>`` outside code opens a value, in which only its
-        ``</arg_value>`` is looked for); None while the character after it is still to come."""
+    def _as_text(self, tag: str, before: str, quoted: bool | None, text: str, at: int) -> bool | None:
+        """Whether ``tag``, met at ``text[at:]`` outside a block after the visible text ``before``,
+        is text: written as code (``quoted``), in a code span or fenced code block the answer shows
+        (a tag it documents), or one of GLM's ``_VALUE_TAGS`` (an ``<arg_value>`` outside code
+        opens a value, in which only its ``</arg_value>`` is looked for); None while the character
+        after it, or the end of the code span it may stand in, is still to come (``_in_span``)."""
         if tag == _APRIEL_END and (before[-1:] or self._prev) != "\n":
             return True  # within a line: the answer's words, not Apriel's end of reasoning
         if tag in _VALUE_TAGS:
             if quoted is False:
                 self._value = tag == _VALUE_OPEN and not self._in_code(before)
             return quoted is not None or None
-        return True if quoted is False and self._in_code(before) else quoted
+        if quoted is not False or tag in _WRAPPER_TAGS:
+            return True if quoted is False and self._in_code(before) else quoted
+        code = self._code_at(before)
+        if not code.open:
+            return False
+        ticks = code.span_ticks
+        return self._in_span(ticks, text, at, at + len(tag)) if ticks else True  # else a fenced block
+
+    def _in_span(self, ticks: int, text: str, at: int, end: int) -> bool | None:
+        """Whether the tag at ``text[at:end]``, met while the visible text leaves a code span of
+        ``ticks`` backticks open, stands in that span: a run as long closes it before the line
+        ends (a stray backtick earlier on the line, "it`s", opens none: the tag is used). None while
+        neither came: the tag and what follows are held, up to ``SPAN_LOOK_LIMIT`` characters
+        (then it is code, as it was read before looking ahead); at the reply's end it is no code."""
+        if at < self._span_close:
+            return True  # the span a tag before it was met in closes after it
+        look = self._look
+        if look is not None and at == 0:
+            found = look.read(text, self._look_from)  # the tag waited: read only what came since
+        else:
+            look = _SpanEnd(ticks)
+            found = look.read(text, end)
+        self._look = None
+        if found is None:
+            if self._ending:
+                found = -1
+            elif look.seen > SPAN_LOOK_LIMIT:
+                return True
+            else:
+                self._look, self._look_from = look, len(text) - at
+                return None
+        if found < 0:
+            self._unspan = True
+            return False
+        self._span_close = found
+        return True
 
     def _stray(self, out: list[tuple[str, str]], tag: str) -> None:
         """A closing ``tag`` with no block open: dropped, and said (``STRAY_END``: what came
@@ -643,22 +832,30 @@ class ThinkSplitter:
             self._after_block = self._reasoned = True
             out.append((STRAY_END, ""))
 
+    def _code_at(self, before: str) -> CodeQuote:
+        """``_in_code``'s reader after the visible text so far, then ``before`` (a copy when
+        ``before`` is not empty)."""
+        for piece in self._shown:
+            if not piece:  # _NO_SPAN
+                self._code.drop_span()
+                continue
+            self._code.feed(piece)
+            if not self._started and not piece.isspace():
+                self._started = True
+        self._shown.clear()
+        if not before:
+            return self._code
+        probe = self._code.copy()
+        probe.feed(before)
+        return probe
+
     def _in_code(self, before: str) -> bool:
         """Whether the visible text so far, then ``before``, leaves a fenced code block or a code
         span open (``CodeQuote``: a span ends with its line): a tag inside one is code the answer
         shows (a prompt that teaches ``<thinking>`` tags, a chat template, "wraps its reasoning in
         `` `<think>plan</think>` ``"), never a reasoning block, its end or a reply's frame. The
         visible text is read only here, at a tag: a reply with none never pays for it."""
-        for piece in self._shown:
-            self._code.feed(piece)
-            if not self._started and not piece.isspace():
-                self._started = True
-        self._shown.clear()
-        if not before:
-            return self._code.open
-        probe = self._code.copy()
-        probe.feed(before)
-        return probe.open
+        return self._code_at(before).open
 
     def _wrapper_tag(self, tag: str, text: str, at: int, quoted: bool | None) -> bool | None:
         """Whether the ``RESPONSE_WRAPPERS`` tag at ``text[at:]`` frames the reply (dropped) or
@@ -707,7 +904,7 @@ def visible_text(text: str) -> str:
         return text
     splitter = ThinkSplitter()
     visible: list[str] = []
-    for kind, piece in splitter.pieces(text):
+    for kind, piece in splitter.pieces(text) + splitter.release_pieces(ended=True):  # (a tag waiting at the end)
         if kind == STRAY_END:
             visible.clear()
         elif kind == VISIBLE:

@@ -1058,7 +1058,7 @@ class ReactStreamParser:
             self._recover = False
             if self._think.holding:
                 self._emit_reasoning(self._think.release(as_reasoning=True).reasoning)
-        self._read_pieces(self._think.release_pieces())
+        self._read_pieces(self._think.release_pieces(ended=True))
         tail = self._think.finish()
         self._emit_reasoning(tail.reasoning)
         self._note_visible(tail.visible)
