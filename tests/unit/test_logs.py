@@ -1,5 +1,6 @@
 """LogNode: start and finish share an id, finish carries every metadata key, once."""
 
+import os
 import uuid
 
 import pytest
@@ -117,3 +118,20 @@ def test_ids_are_random_version_4_uuids():
     for text in ids:
         parsed = uuid.UUID(text)
         assert str(parsed) == text and parsed.version == 4 and parsed.variant == uuid.RFC_4122
+
+
+def test_a_forked_process_does_not_reuse_the_ids_drawn_before_the_fork():
+    LogNode("x")  # random bytes drawn for the ids to come
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next id, then out, whatever happens (never back into pytest)
+        try:
+            os.write(write_end, LogNode("x").id.encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    os.waitpid(pid, 0)
+    child_id = os.read(read_end, 64).decode()
+    os.close(read_end)
+    assert uuid.UUID(child_id).version == 4
+    assert child_id != LogNode("x").id
