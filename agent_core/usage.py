@@ -14,6 +14,7 @@ from typing import Any
 from dify_plugin.entities.model.llm import LLMUsage
 
 from agent_core.fairness import paced
+from agent_core.unvalidated import built, checks_nothing
 
 _FIELDS = frozenset(LLMUsage.model_fields)
 _DECIMAL_FIELDS = tuple(name for name, info in LLMUsage.model_fields.items() if info.annotation is Decimal)
@@ -155,11 +156,10 @@ def add_usage(a: LLMUsage, b: LLMUsage) -> LLMUsage:
 
 def sum_usages(usages: Iterable[LLMUsage]) -> LLMUsage:
     """The sum of any number of usages (zero for none), by ``add_usage``'s rules, folded from zero.
-    One usage is built, not one per report (a reply of 100,000 chunks each reporting its own
+    One usage is built (without validating again what was validated: ``_UNVALIDATED``), not one per report (a reply of 100,000 chunks each reporting its own
     usage), and the loop gives way every ``fairness.GRAIN`` reports."""
-    total = empty_usage()
-    fields = {name: getattr(total, name) for name in _SUMMED + _LATEST}
-    currency = total.currency
+    fields = dict(_ZERO)
+    currency = _ZERO["currency"]
     for usage in paced(list(usages)):
         if usage.total_price or not fields["total_price"]:
             currency = usage.currency
@@ -168,7 +168,10 @@ def sum_usages(usages: Iterable[LLMUsage]) -> LLMUsage:
         for name in _LATEST:
             fields[name] = getattr(usage, name) or fields[name]
     fields["latency"] = round(fields["latency"], 6)  # 0.20900000000000002 s: float noise of the sum
-    return LLMUsage(**fields, currency=currency)
+    fields["currency"] = currency
+    if _UNVALIDATED:  # sums of validated usages' values: of the fields' types already
+        return built(LLMUsage, fields, set(_ALL_FIELDS))
+    return LLMUsage(**fields)
 
 
 _SUMMED = ("prompt_tokens", "prompt_price", "completion_tokens", "completion_price", "total_tokens", "total_price",
@@ -176,6 +179,16 @@ _SUMMED = ("prompt_tokens", "prompt_price", "completion_tokens", "completion_pri
 """Fields ``add_usage`` adds up."""
 _LATEST = ("prompt_unit_price", "prompt_price_unit", "completion_unit_price", "completion_price_unit")
 """Fields ``add_usage`` takes from the later usage, unless it is zero there."""
+
+_ALL_FIELDS = tuple(LLMUsage.model_fields)
+_ZERO = {name: getattr(LLMUsage.empty_usage(), name) for name in _ALL_FIELDS}
+"""``empty_usage()``'s fields in the model's order: where ``sum_usages`` starts (Decimals and
+numbers are immutable: the values are shared, never changed)."""
+
+_UNVALIDATED = checks_nothing(LLMUsage, _ALL_FIELDS)
+"""Whether ``sum_usages`` builds its result without validating it again (dify_plugin 0.10.2's
+``LLMUsage``: no validators; its values are sums of validated usages' values, of the fields'
+types, and the instance is the one validation makes). Else validated as before."""
 
 
 def _is_cumulative(usages: list[LLMUsage]) -> bool:

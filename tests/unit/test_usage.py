@@ -191,3 +191,14 @@ def test_a_call_measured_under_half_a_millisecond_counts_one():
     assert all(call.latency == 0.001 for call in calls)
     assert sum_usages(calls).latency > 0
     assert timed(empty_usage(), 0.0).latency == 0.0, "a call never measured stays at zero"
+
+
+def test_a_sum_is_the_usage_validation_makes_of_its_fields():
+    first = LLMUsage.model_validate({**empty_usage().model_dump(), "prompt_tokens": "3", "total_price": "0.5",
+                                     "currency": "RMB", "latency": 1, "prompt_unit_price": 0.001})
+    second = LLMUsage.model_validate({**empty_usage().model_dump(), "completion_tokens": 4, "latency": 0.25})
+    for got in (add_usage(first, second), sum_usages([]), sum_usages([first, second, first])):
+        validated = LLMUsage(**got.model_dump())
+        assert got == validated and got.model_fields_set == validated.model_fields_set
+        assert got.model_dump_json() == validated.model_dump_json()
+        assert [type(value) for value in vars(got).values()] == [type(value) for value in vars(validated).values()]
