@@ -22,7 +22,7 @@ import base64
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from dify_plugin.entities.model.message import (
@@ -151,13 +151,27 @@ def reply_limit(params: StrategyParams, prompt_tokens: int) -> Mapping[str, int]
     node's ``max_tokens`` and the prompt would not fit the context window together, with ``n``
     the room left after the prompt and the estimate's margin; ``{}`` when they fit, when less
     than ``LEAST_REPLY_TOKENS`` are left, the window is unknown or ``max_tokens`` is not set."""
+    return reply_limiter(params)(prompt_tokens)
+
+
+def reply_limiter(params: StrategyParams) -> Callable[[int], Mapping[str, int]]:
+    """``reply_limit`` with ``params`` read once: a function of the prompt's estimated tokens,
+    for a run that asks every round (its parameters do not change while it runs)."""
     size = params.context_size()
     setting = _set_max_tokens(params)
     if not size or setting is None:
-        return {}
+        return _no_limit
     name, tokens = setting
-    room = size - math.ceil(prompt_tokens * (1 + SAFETY_MARGIN))
-    return {name: room} if tokens > room >= LEAST_REPLY_TOKENS else {}
+
+    def limit(prompt_tokens: int) -> Mapping[str, int]:
+        room = size - math.ceil(prompt_tokens * (1 + SAFETY_MARGIN))
+        return {name: room} if tokens > room >= LEAST_REPLY_TOKENS else {}
+
+    return limit
+
+
+def _no_limit(prompt_tokens: int) -> Mapping[str, int]:
+    return {}
 
 
 SEGMENT_CHARS = 4096

@@ -27,7 +27,7 @@ from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
-from agent_core.budget import observation_budget, prompt_budget, reply_limit, request_bytes, request_tokens
+from agent_core.budget import observation_budget, prompt_budget, reply_limiter, request_bytes, request_tokens
 from agent_core.errors import AgentRunError, chained, error_text, shortened
 from agent_core.fallback import fallback_answer, only_a_thought, unlabelled_answer
 from agent_core.knowledge import fitting_resources, redacted_resources, retriever_resources
@@ -354,6 +354,7 @@ class AgentLoop:
         )
         self._usage = empty_usage()
         self._prompt_budget = prompt_budget(params)  # tokens, or None: the parameters do not change
+        self._reply_limit = reply_limiter(params)  # budget.reply_limit of these parameters
         self._settings_sizes: dict[tuple[tuple[str, ...], str, tuple[str, ...]], int] = {}  # bytes, by stop words and parameters
         self._repeats = RepeatGuard(REPEAT_LIMIT)
         self._open: list[LogNode] = []
@@ -691,7 +692,7 @@ class AgentLoop:
         if state.params.context and over(request, tokens):
             request = self._knowledge_fitted(request, budget, settings)
             tokens = request_tokens(request) if budget is not None else None
-        limit = reply_limit(state.params, tokens) if tokens is not None else None
+        limit = self._reply_limit(tokens) if tokens is not None else None
         size = prompt_bytes(request) + settings + (encoded_size(limit) if limit else 0)  # the limit leaves the prompt as it is
         if limit:
             request = replace(request, completion_params={**request.completion_params, **limit})
