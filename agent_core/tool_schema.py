@@ -23,6 +23,7 @@ from dify_plugin.interfaces.agent import ToolEntity
 from agent_core import json_args
 from agent_core.fairness import give_way, paced
 from agent_core.line_budget import TOOL_DECLARATION_BYTES, encoded_size
+from agent_core.memo import per_object
 from agent_core.observation import redacted_texts, secret_forms
 from agent_core.prompts import MSG_MISSING, MSG_NOT_BOOLEAN, MSG_NOT_NUMBER, MSG_NOT_OPTION, MSG_SCHEMA_ECHO, REDACTED
 
@@ -356,9 +357,8 @@ class ToolRegistry:
         ``input_schema`` are only checked for presence.
         """
         runtime = tool.runtime_parameters or {}
-        llm_parameters = [p for p in tool.parameters if p.form == LLM_FORM and p.type not in FILE_TYPES]
-        scalars = {p.name for p in llm_parameters if p.input_schema is None and str(p.type) not in ("object", "array")}
-        echoed = schema_echo(arguments, {p.name for p in llm_parameters}, scalars)
+        llm_parameters, names, scalars = _checked_parameters(tool)
+        echoed = schema_echo(arguments, names, scalars)
         if echoed:
             example = {p.name: "..." for p in llm_parameters if p.required} or {
                 p.name: "..." for p in llm_parameters[:1]
@@ -375,6 +375,18 @@ class ToolRegistry:
             if value is not None and parameter.input_schema is None:
                 problems.extend(_value_problems(parameter, coerce_value(parameter, value)))
         return " ".join(problems) or None
+
+
+@per_object
+def _checked_parameters(tool: ToolEntity) -> tuple[list[ToolParameter], frozenset[str], frozenset[str]]:
+    """What ``validate_arguments`` checks of ``tool``, once per tool object (a run's tools do not
+    change; every call of a tool asked for it again): its ``llm`` parameters that are not
+    files, their names, and the names of those whose value is no object (``schema_echo``'s
+    ``scalars``). Shared: not to be changed."""
+    llm_parameters = [p for p in tool.parameters if p.form == LLM_FORM and p.type not in FILE_TYPES]
+    names = frozenset(p.name for p in llm_parameters)
+    scalars = frozenset(p.name for p in llm_parameters if p.input_schema is None and str(p.type) not in ("object", "array"))
+    return llm_parameters, names, scalars
 
 
 def has_default(parameter: Any) -> bool:
