@@ -361,6 +361,7 @@ class AgentLoop:
         self._streamed = False
         self._continuing = False
         self._started = time.monotonic()
+        self._deadline_at: float | None = None  # _deadline()
         self.state.fetch_deadline = (self._started + self._deadline()) / 2  # the query's files: half the run at most
         self._slowest_round = 0.0  # seconds
         self._slowest_turn = 0.0  # seconds: the slowest model turn
@@ -527,8 +528,10 @@ class AgentLoop:
     def _deadline(self) -> float:
         """The run's deadline (a ``time.monotonic()`` value): ``run_timeout`` after its start,
         less ``deadline_margin`` for the answer to reach Dify."""
-        limit = self.state.params.run_timeout
-        return self._started + limit - deadline_margin(limit)
+        if self._deadline_at is None:  # the start and the limit do not change: worked out once
+            limit = self.state.params.run_timeout
+            self._deadline_at = self._started + limit - deadline_margin(limit)
+        return self._deadline_at
 
     def _seconds_left(self) -> float:
         """Seconds left before the run's deadline."""
