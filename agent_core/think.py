@@ -174,7 +174,7 @@ def closes_unopened_block(text: str) -> bool:
     open: the end of a block its chat template opened in the prompt (the one such templates
     open; a later reply is then held until it, ``ThinkSplitter(opened=True)``)."""
     lowered = text.lower()
-    if not any(tag in lowered for tag in _OPENED_CLOSES):
+    if not _OPENED_CLOSES_FOUND(lowered):  # one scan of the reply for them all, not one a tag
         return False
     splitter = ThinkSplitter()
     return any(kind == STRAY_END for kind, _ in splitter.pieces(text) + splitter.release_pieces(ended=True))
@@ -276,6 +276,9 @@ words in brackets, no special token: it ends the reasoning only where it opens a
 sentence it is the answer's text. Opening a line in any reply it is a stray end, as a bare
 ``</think>`` is (ReAct holds a reply only for a model known to open its block)."""
 _OPENED_LONGEST = max(len(tag) for tag in _OPENED_CLOSES)
+
+_OPENED_CLOSES_FOUND = re.compile("|".join(map(re.escape, _OPENED_CLOSES))).search
+"""Finds any of ``_OPENED_CLOSES`` in a text as written (``tag in text`` for each)."""
 
 
 @functools.cache
