@@ -27,7 +27,7 @@ from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
-from agent_core.budget import observation_budget, prompt_budget, reply_limiter, request_bytes, request_tokens
+from agent_core.budget import observation_budget, prompt_budget, reply_limiter, request_bytes, request_tokens, run_sums
 from agent_core.errors import AgentRunError, chained, error_text, shortened
 from agent_core.fallback import fallback_answer, only_a_thought, unlabelled_answer
 from agent_core.knowledge import fitting_resources, redacted_resources, retriever_resources
@@ -355,6 +355,7 @@ class AgentLoop:
         self._usage = empty_usage()
         self._prompt_budget = prompt_budget(params)  # tokens, or None: the parameters do not change
         self._reply_limit = reply_limiter(params)  # budget.reply_limit of these parameters
+        self._token_sums, self._char_sums = run_sums()  # each round's prompt measured by what it adds
         self._settings_sizes: dict[tuple[tuple[str, ...], str, tuple[str, ...]], int] = {}  # bytes, by stop words and parameters
         self._repeats = RepeatGuard(REPEAT_LIMIT)
         self._open: list[LogNode] = []
@@ -659,7 +660,7 @@ class AgentLoop:
         state = self.state
         request = self._steps.build_request(state)
         budget = self._prompt_budget
-        tokens = before = request_tokens(request) if budget is not None else None
+        tokens = before = request_tokens(request, self._token_sums) if budget is not None else None
         settings = self._settings_bytes(request)  # the same in every build of the round
         measured: dict[int, tuple[ModelRequest, int]] = {}  # each build kept, so no id is reused
 
@@ -670,7 +671,7 @@ class AgentLoop:
             return hit[1]
 
         def over(request: ModelRequest, tokens: int | None = None) -> bool:
-            if budget is not None and (request_tokens(request) if tokens is None else tokens) > budget:
+            if budget is not None and (request_tokens(request, self._token_sums) if tokens is None else tokens) > budget:
                 return True
             return prompt_bytes(request) + settings > REQUEST_BYTES
 
@@ -691,10 +692,10 @@ class AgentLoop:
                         fewest, fits = middle, candidate
             state.trim_to(trimmed, fewest)
             request = fits or self._steps.build_request(state)
-            tokens = request_tokens(request) if budget is not None else None
+            tokens = request_tokens(request, self._token_sums) if budget is not None else None
         if state.params.context and over(request, tokens):
             request = self._knowledge_fitted(request, budget, settings)
-            tokens = request_tokens(request) if budget is not None else None
+            tokens = request_tokens(request, self._token_sums) if budget is not None else None
         limit = self._reply_limit(tokens) if tokens is not None else None
         size = prompt_bytes(request) + settings + (encoded_size(limit) if limit else 0)  # the limit leaves the prompt as it is
         if limit:
@@ -741,7 +742,7 @@ class AgentLoop:
         """``request_bytes`` of ``request`` as it is sent: its prompt redacted of the node's
         secrets (``[REDACTED]`` may be longer than the secret it hides: a 4-character key a million
         times in the query made a request line of 10 MB from one of 4)."""
-        return request_bytes(self._as_sent(request))
+        return request_bytes(self._as_sent(request), self._char_sums)
 
     def _as_sent(self, request: ModelRequest) -> ModelRequest:
         """``request`` as it goes to the model: its prompt redacted of the node's secrets
@@ -763,7 +764,7 @@ class AgentLoop:
         ``KNOWLEDGE_CUT_TRIES`` times, since a cut text's estimate is not exactly the whole's less
         the part cut. A request still over after it goes as the rest of the loop decides."""
         for _ in range(KNOWLEDGE_CUT_TRIES):
-            excess_tokens = request_tokens(request) - budget if budget is not None else 0
+            excess_tokens = request_tokens(request, self._token_sums) - budget if budget is not None else 0
             excess_bytes = self._sent_bytes(request) + settings - REQUEST_BYTES  # a character cut is a byte at least
             if excess_tokens <= 0 and excess_bytes <= 0:
                 break

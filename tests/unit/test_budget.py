@@ -178,3 +178,29 @@ def test_pieces_of_gives_the_pieces_a_message_was_noted_in_with_or_without_their
     plain = in_pieces(UserPromptMessage(content="".join(pieces)), pieces)
     assert pieces_of(counted) == pieces_of(plain) == tuple(pieces)
     assert pieces_of(UserPromptMessage(content="x")) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 7), max_size=12), min_size=1, max_size=8))
+def test_prefix_sums_are_the_sums_of_every_list_measured_in_turn(picks):
+    """A run's prompts, each made of message objects the ones before may share (or not, after
+    a trim), measured in turn: each sum is the whole list's, whatever was measured before."""
+    from agent_core.budget import PrefixSums, message_tokens
+
+    pool = [UserPromptMessage(content="word " * n) for n in range(1, 9)]
+    summed = PrefixSums(message_tokens)
+    for pick in picks:
+        messages = [pool[i] for i in pick]
+        assert summed(messages) == sum(message_tokens(message) for message in messages)
+
+
+def test_a_run_measures_each_message_of_its_growing_prompt_once():
+    from agent_core.budget import PrefixSums
+
+    seen = []
+    summed = PrefixSums(lambda message: seen.append(message) or len(message.content))
+    prompt = [UserPromptMessage(content="question")]
+    for round_ in range(1, 6):
+        prompt = [*prompt, AssistantPromptMessage(content=f"call {round_}"), ToolPromptMessage(content="result", tool_call_id=str(round_))]
+        assert summed(prompt) == sum(len(message.content) for message in prompt)
+    assert len(seen) == len(prompt)  # each message looked up once in the five rounds

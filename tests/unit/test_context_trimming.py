@@ -73,9 +73,9 @@ def test_each_build_of_a_round_is_measured_in_bytes_once(steps, turns, monkeypat
     measured as the one it built."""
     measured: list[object] = []
 
-    def counted(request):
+    def counted(request, *summed):
         measured.append(request)
-        return request_bytes(request)
+        return request_bytes(request, *summed)
 
     monkeypatch.setattr(loop_module, "request_bytes", counted)
     _, counting, request = fitted(steps, turns)
