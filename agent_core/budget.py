@@ -23,8 +23,6 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from itertools import compress, count
-from operator import is_not
 from typing import Any
 
 from dify_plugin.entities.model.message import (
@@ -36,7 +34,7 @@ from dify_plugin.entities.model.message import (
 
 from agent_core.fairness import GRAIN, give_way, paced
 from agent_core.line_budget import REQUEST_BYTES, encoded_size
-from agent_core.memo import Notes, per_object, per_text
+from agent_core.memo import Notes, per_object, per_text, shared_prefix
 from agent_core.model_call import ModelRequest, message_dump, tool_dump
 from agent_core.params import StrategyParams
 from agent_core.tokens import estimate_tokens
@@ -313,9 +311,7 @@ class PrefixSums:
 
     def __call__(self, messages: Sequence[PromptMessage]) -> int:
         """``sum(value(m) for m in messages)``."""
-        last = self._messages
-        # the first position where the lists hold different objects (found in C), else the shorter's end
-        same = next(compress(count(), map(is_not, last, messages)), min(len(last), len(messages)))
+        same = shared_prefix(self._messages, messages)
         sums = self._sums[: same + 1]
         total = sums[-1]
         for message in messages[same:]:

@@ -40,13 +40,14 @@ from agent_core.line_budget import (
     text_pieces,
 )
 from agent_core.logs import LogNode
-from agent_core.memo import forget_gone
+from agent_core.memo import PrefixMap, forget_gone
 from agent_core.messages import file_type
 from agent_core.model_call import (
     ModelChunk,
     ModelRequest,
     PastDeadlineError,
     invoke_model,
+    message_dump,
     note_usage,
     refuses_stop,
     sent_stop,
@@ -356,6 +357,7 @@ class AgentLoop:
         self._prompt_budget = prompt_budget(params)  # tokens, or None: the parameters do not change
         self._reply_limit = reply_limiter(params)  # budget.reply_limit of these parameters
         self._token_sums, self._char_sums = run_sums()  # each round's prompt measured by what it adds
+        self._dumps = PrefixMap(message_dump)  # each round's prompt dumped by what it adds
         self._settings_sizes: dict[tuple[tuple[str, ...], str, tuple[str, ...]], int] = {}  # bytes, by stop words and parameters
         self._repeats = RepeatGuard(REPEAT_LIMIT)
         self._open: list[LogNode] = []
@@ -630,7 +632,8 @@ class AgentLoop:
         chunk, the request is sent again once without it, and no later request of the run sends
         it (ReAct's parser cuts an invented ``Observation:`` itself)."""
         model = self.state.params.model
-        chunks = invoke_model(self._strategy.session, model, sent, silence_timeout=silence, deadline=self._deadline())
+        chunks = invoke_model(self._strategy.session, model, sent, silence_timeout=silence, deadline=self._deadline(),
+                              dumps=self._dumps)
         if not sent_stop(model, sent):
             return chunks
         try:
@@ -642,7 +645,8 @@ class AgentLoop:
                 raise
             self._stop_refused = shortened(error_text(error))
             again = replace(sent, send_stop=False)
-            return invoke_model(self._strategy.session, model, again, silence_timeout=silence, deadline=self._deadline())
+            return invoke_model(self._strategy.session, model, again, silence_timeout=silence, deadline=self._deadline(),
+                                dumps=self._dumps)
         return itertools.chain((first,), chunks)
 
     def _settings_bytes(self, request: ModelRequest) -> int:

@@ -9,7 +9,7 @@ what tells parallel calls apart when a provider omits ids.
 """
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -329,14 +329,18 @@ the SDK's ``LLMModelConfig`` only to dump it (dify_plugin 0.10.2's: five fields,
 or serializers, ``model_type`` left at its default ``llm``)."""
 
 
-def build_llm_payload(model: LLMModelConfig, request: ModelRequest) -> dict[str, Any]:
+def build_llm_payload(
+    model: LLMModelConfig, request: ModelRequest, dumps: Callable[[Sequence[PromptMessage]], list[dict[str, Any]]] | None = None
+) -> dict[str, Any]:
     """The backwards ``llm`` request body, as the SDK's ``LLMInvocation.invoke`` builds it (and
     ``LLMStructuredOutputInvocation.invoke``, with ``structured_output_schema``, when the request
     has a schema).
 
     The user's ``stop`` leaves ``completion_params`` for the request's own ``stop``
     (``merged_stop``), as in the official strategies: model plugins pass ``stop`` on as its own
-    argument and would otherwise overwrite it with the request's, or send it twice."""
+    argument and would otherwise overwrite it with the request's, or send it twice.
+    ``dumps``: a run's ``memo.PrefixMap(message_dump)``, which dumps a round's prompt by the
+    messages it adds (else each message's dump is looked up)."""
     completion_params, stop = _settings(model, request)
     if _PLAIN_CONFIG and type(model.provider) is str and type(model.model) is str and type(model.mode) is str:
         config = {"provider": model.provider, "model": model.model, "model_type": _LLM_TYPE, "mode": model.mode,
@@ -350,7 +354,7 @@ def build_llm_payload(model: LLMModelConfig, request: ModelRequest) -> dict[str,
         ).model_dump()
     payload = {
         **config,
-        "prompt_messages": [message_dump(message) for message in request.prompt_messages],
+        "prompt_messages": dumps(request.prompt_messages) if dumps is not None else [message_dump(message) for message in request.prompt_messages],
         "tools": [tool_dump(tool) for tool in request.tools] or None,
         "stop": stop or None,
         "stream": request.stream,
@@ -444,6 +448,7 @@ def invoke_model(
     *,
     silence_timeout: float | None = None,
     deadline: float | None = None,
+    dumps: Callable[[Sequence[PromptMessage]], list[dict[str, Any]]] | None = None,
 ) -> Iterator[ModelChunk]:
     """Call the model through the daemon and yield normalized chunks.
 
@@ -464,7 +469,7 @@ def invoke_model(
     (``output_limit.reply_end``: the strategies read the last reason). A Google plugin's enum
     number (Vertex AI's ``"2"``) comes as its name (``MAX_TOKENS``: ``output_limit.google_reason``).
     """
-    payload = build_llm_payload(model, request)
+    payload = build_llm_payload(model, request, dumps)  # dumps: build_llm_payload's
     # LLMInvocation.invoke would parse chunks into AssistantPromptMessage and lose
     # tool-call ``index``; the same backwards call with ``dict`` keeps them raw.
     kind = InvokeType.LLM if request.structured_output_schema is None else InvokeType.LLMStructuredOutput

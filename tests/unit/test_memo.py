@@ -148,3 +148,18 @@ def test_each_message_and_tool_is_dumped_to_the_json_the_sdk_writes_for_it() -> 
         assert not _enums(dumped)
     tool = PromptMessageTool(name="calc", description="adds", parameters={"type": "object", "properties": {"a": {}}})
     assert to_json(tool_dump(tool)) == to_json(tool.model_dump())
+
+
+def test_a_runs_payloads_dumped_by_what_each_prompt_adds_are_the_payloads_dumped_whole():
+    from agent_core.memo import PrefixMap
+
+    model = LLMModelConfig(provider="p", model="m", mode="chat", completion_params={})
+    dumps = PrefixMap(message_dump)
+    first, second, third = (UserPromptMessage(content=text) for text in ("a", "b", "c"))
+    for messages in ([first], [first, second], [first, second, third], [first, third], [second], []):
+        request = ModelRequest(prompt_messages=messages)
+        assert build_llm_payload(model, request, dumps) == build_llm_payload(model, request)
+    looked_up = []
+    growing = PrefixMap(lambda item: looked_up.append(item) or item.content)
+    assert growing([first, second]) == ["a", "b"] and growing([first, second, third]) == ["a", "b", "c"]
+    assert looked_up == [first, second, third]  # what the list before held is not looked up again
