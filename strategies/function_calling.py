@@ -32,7 +32,9 @@ class FunctionCallingSteps:
     def build_request(self, run: RunState) -> ModelRequest:
         """System (instruction, knowledge, limit note), memory, query, this run's rounds."""
         tools = run.registry.prompt_tools()
-        stream = not tools or "stream-tool-call" in run.params.model_features()
+        if "stream-tool-call" not in run.rendered:  # the model's features: read once a run
+            run.rendered["stream-tool-call"] = "stream-tool-call" in run.params.model_features()
+        stream = not tools or run.rendered["stream-tool-call"]
         return ModelRequest(prompt_messages=chat_prompt(run), tools=tools, stream=stream)
 
     def read_turn(self, chunks: Iterator[ModelChunk], run: RunState) -> Generator[str, None, ModelTurn]:

@@ -17,6 +17,7 @@ from dify_plugin.entities.model.message import (
 
 from agent_core import prompts
 from agent_core.fairness import give_way
+from agent_core.memo import shared_prefix
 from agent_core.round_cap import not_run_note, not_run_results
 from agent_core.run_state import Round, RunState
 from agent_core.tool_runner import ToolResult
@@ -24,9 +25,19 @@ from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 
 
 def chat_prompt(run: RunState) -> list[PromptMessage]:
-    """Prompt messages for this round: system, memory, query, the run's rounds."""
-    messages: list[PromptMessage] = [*run.system(run.limit_note()), *run.history(), run.query()]
-    for round_ in run.rounds:
+    """Prompt messages for this round: system, memory, query, the run's rounds. The list of the
+    last build is kept (``RunState.rendered``) and a build whose head (system, memory, query) is
+    the same objects, with no round shortened since, adds the new rounds' messages to it: a
+    round does not walk the rounds before it again (the messages, a user message joined to the
+    one before it included, are the same objects as that build's)."""
+    head: list[PromptMessage] = [*run.system(run.limit_note()), *run.history(), run.query()]
+    kept = run.rendered.get("function_calling-prompt")  # (head, rounds_shortened, rounds, messages) of the last build
+    if (kept is not None and kept[1] == run.rounds_shortened and kept[2] <= len(run.rounds)
+            and len(kept[0]) == len(head) == shared_prefix(kept[0], head)):
+        messages, done = list(kept[3]), kept[2]
+    else:
+        messages, done = list(head), 0
+    for round_ in run.rounds[done:]:
         key = ("function_calling", round_.index, run.is_shortened(round_))
         if key not in run.rendered:
             run.rendered[key] = render_round(run, round_)
@@ -36,6 +47,7 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
                 messages[-1] = _joined(last, message)
             else:
                 messages.append(message)
+    run.rendered["function_calling-prompt"] = (tuple(head), run.rounds_shortened, len(run.rounds), tuple(messages))
     return messages
 
 
