@@ -419,6 +419,8 @@ def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set
     under a key the tool does not take (the tool's whole declaration, ``{"name": "search",
     "parameters": {...}}``): a tool whose parameters are all optional would run it otherwise."""
     keys = set(arguments)
+    if "name" not in keys and "properties" not in keys and _TEXT_OR_SCALAR.issuperset(map(type, arguments.values())):
+        return []  # the usual call: values only, none an object, no key a printed schema would start with
     if {"type", "properties"} <= keys and not {"type", "properties"} & parameters:
         return sorted(keys & _SCHEMA_KEYS)
     if _declares_a_parameter(arguments, parameters):
@@ -435,6 +437,9 @@ def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set
     }
     return sorted(echoed)
 
+
+_TEXT_OR_SCALAR = json_args.PLAIN_SCALARS | {str}
+"""Types of argument values that can be no schema (``schema_echo``: only an object can)."""
 
 _DECLARATION_KEYS = _SCHEMA_KEYS | {"name", "label", "human_description", "llm_description", "form", "options",
                                     "placeholder", "in", "schema"}
