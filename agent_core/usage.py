@@ -101,8 +101,9 @@ price, and adding one up overflows ``decimal``'s context (``decimal.Overflow``),
 def _sane(usage: LLMUsage) -> LLMUsage:
     """``usage`` when every field is one a run can add up and write; raises ``ValueError``
     naming the first field that is not (see ``MAX_CURRENCY_CHARS``, ``MAX_PRICE_EXPONENT``)."""
+    values = usage.__dict__  # the fields' values (a pydantic model's), read without a call each
     for name in _DECIMAL_FIELDS:
-        value = getattr(usage, name)
+        value = values.get(name)
         if isinstance(value, Decimal) and (not value.is_finite() or (value and value.adjusted() > MAX_PRICE_EXPONENT)):
             raise ValueError(f"{name}: not a price")
     if len(usage.currency) > MAX_CURRENCY_CHARS:
@@ -260,7 +261,10 @@ def timed(usage: LLMUsage, seconds: float) -> LLMUsage:
     zero); ``seconds`` of zero or less count as zero. Never mutates ``usage``."""
     if usage.latency > 0:
         return usage
-    return usage.model_copy(update={"latency": max(round(seconds, 3), 0.001) if seconds > 0 else 0.0})
+    latency = max(round(seconds, 3), 0.001) if seconds > 0 else 0.0
+    if _UNVALIDATED and type(usage) is LLMUsage:  # the instance model_copy makes, without its copying machinery
+        return built(LLMUsage, {**usage.__dict__, "latency": latency}, usage.model_fields_set | {"latency"})
+    return usage.model_copy(update={"latency": latency})
 
 
 def _json_number(value: Decimal | float | int) -> float | int:

@@ -202,3 +202,13 @@ def test_a_sum_is_the_usage_validation_makes_of_its_fields():
         assert got == validated and got.model_fields_set == validated.model_fields_set
         assert got.model_dump_json() == validated.model_dump_json()
         assert [type(value) for value in vars(got).values()] == [type(value) for value in vars(validated).values()]
+
+
+def test_a_usage_timed_is_the_copy_with_its_latency_set_and_the_original_is_unchanged():
+    from agent_core.usage import timed
+
+    reported = LLMUsage.model_validate({**empty_usage().model_dump(), "prompt_tokens": 5, "total_price": "0.25"})
+    got = timed(reported, 0.1234)
+    copied = reported.model_copy(update={"latency": 0.123})
+    assert got == copied and got.model_fields_set == copied.model_fields_set and vars(got) == vars(copied)
+    assert reported.latency == 0.0 and got is not reported
