@@ -234,8 +234,10 @@ def normalize_chunk(raw: Mapping[str, Any]) -> ModelChunk:
 
 
 def _normalize_any(raw: Mapping[str, Any]) -> ModelChunk:
-    delta = raw.get("delta") if isinstance(raw.get("delta"), Mapping) else {}
-    message = delta.get("message") if isinstance(delta.get("message"), Mapping) else {}
+    delta = raw.get("delta")
+    delta = delta if type(delta) is dict or isinstance(delta, Mapping) else {}  # a dict: no look at the ABC
+    message = delta.get("message")
+    message = message if type(message) is dict or isinstance(message, Mapping) else {}
     raw_calls = message.get("tool_calls") or []
     calls = tuple(ToolCallDelta.from_raw(call) for call in paced(raw_calls) if isinstance(call, Mapping))
     reasoning = message.get("reasoning_content") or delta.get("reasoning_content") or ""

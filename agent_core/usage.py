@@ -9,6 +9,7 @@ usage is the sum of its rounds. Prices are ``Decimal`` in ``currency`` units;
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from itertools import pairwise
+from operator import itemgetter
 from typing import Any
 
 from dify_plugin.entities.model.llm import LLMUsage
@@ -79,7 +80,7 @@ def read_usage(raw: Any) -> tuple[LLMUsage | None, str | None]:
     reads (the usual case) instead of once for each."""
     if raw is None or isinstance(raw, LLMUsage):
         return raw, None
-    if not isinstance(raw, Mapping) or not raw:
+    if not (type(raw) is dict or isinstance(raw, Mapping)) or not raw:  # a dict: no look at the ABC
         return None, None
     try:
         return _sane(LLMUsage.model_validate(_merged(raw))), None
@@ -88,6 +89,11 @@ def read_usage(raw: Any) -> tuple[LLMUsage | None, str | None]:
 
 
 _EMPTY = LLMUsage.empty_usage().model_dump()
+
+_PRICES = itemgetter(*_DECIMAL_FIELDS)
+"""The ``Decimal`` fields' values of a usage's ``__dict__``, as a tuple (``_sane``)."""
+_DECIMAL_SET = frozenset(_DECIMAL_FIELDS)
+_DECIMALS = frozenset({Decimal})
 
 MAX_CURRENCY_CHARS = 16
 """Longest ``currency`` read (characters): a code such as ``USD`` or ``RMB``; a longer text is
@@ -101,9 +107,14 @@ price, and adding one up overflows ``decimal``'s context (``decimal.Overflow``),
 def _sane(usage: LLMUsage) -> LLMUsage:
     """``usage`` when every field is one a run can add up and write; raises ``ValueError``
     naming the first field that is not (see ``MAX_CURRENCY_CHARS``, ``MAX_PRICE_EXPONENT``)."""
-    values = usage.__dict__  # the fields' values (a pydantic model's), read without a call each
-    for name in _DECIMAL_FIELDS:
-        value = values.get(name)
+    values = usage.__dict__  # the fields' values (a pydantic model's)
+    prices = _PRICES(values) if values.keys() >= _DECIMAL_SET else None
+    quick = (  # every price a plain finite Decimal within range (the usual usage): checked in a few C calls
+        prices is not None and _DECIMALS.issuperset(map(type, prices)) and all(map(Decimal.is_finite, prices))
+        and max(map(Decimal.adjusted, prices)) <= MAX_PRICE_EXPONENT
+    )
+    for name in () if quick else _DECIMAL_FIELDS:
+        value = getattr(usage, name)
         if isinstance(value, Decimal) and (not value.is_finite() or (value and value.adjusted() > MAX_PRICE_EXPONENT)):
             raise ValueError(f"{name}: not a price")
     if len(usage.currency) > MAX_CURRENCY_CHARS:

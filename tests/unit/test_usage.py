@@ -2,6 +2,7 @@
 
 from decimal import Decimal
 
+import pytest
 from dify_plugin.entities.model.llm import LLMUsage
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -212,3 +213,21 @@ def test_a_usage_timed_is_the_copy_with_its_latency_set_and_the_original_is_unch
     copied = reported.model_copy(update={"latency": 0.123})
     assert got == copied and got.model_fields_set == copied.model_fields_set and vars(got) == vars(copied)
     assert reported.latency == 0.0 and got is not reported
+
+
+_PRICE = st.sampled_from(["0", "0.5", "1E+30", "9.9E+30", "1E+31", "0E+50", "-2E+40", "NaN", "Infinity", "-Infinity", "1E-40"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["prompt_price", "completion_price", "total_price", "prompt_unit_price",
+                                        "completion_unit_price", "prompt_price_unit", "completion_price_unit"]), _PRICE))
+def test_a_usage_is_sane_exactly_when_every_price_is_finite_and_within_range(prices):
+    from agent_core.usage import MAX_PRICE_EXPONENT, _sane
+
+    usage = LLMUsage.model_construct(**{**empty_usage().model_dump(), **{k: Decimal(v) for k, v in prices.items()}})
+    bad = [k for k, v in prices.items() if not Decimal(v).is_finite() or (Decimal(v) and Decimal(v).adjusted() > MAX_PRICE_EXPONENT)]
+    if bad:
+        with pytest.raises(ValueError, match="not a price"):
+            _sane(usage)
+    else:
+        assert _sane(usage) is usage
