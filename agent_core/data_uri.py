@@ -17,7 +17,7 @@ NOTE = "[{size} of base64 data not shown to the model]"
 """What replaces a long payload; ``size`` as ``format_size`` gives it."""
 
 _DATA_URI = re.compile(
-    r"(data:[\w.+-]*/?[\w.+-]*(?:;[\w.+-]+=[\w.+\"-]+)*;base64,)"
+    r"(data:[\w.+-]*+(?:/[\w.+-]*+)?(?:;[\w.+-]++=[\w.+\"-]++)*+;base64,)"
     rf"([A-Za-z0-9+/_-]{{{MIN_PAYLOAD_CHARS},}}={{0,2}})"
 )
 
