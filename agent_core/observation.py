@@ -1817,6 +1817,14 @@ class _Unescaped:
         self.text = "".join(decoded)
         self.values = table.values()
 
+    def vanished(self) -> frozenset[int]:
+        """The places in ``text`` where an escape that stands for nothing was (a quoted-printable
+        soft line break): no encoding unit runs across one."""
+        if "" not in self.values:
+            return frozenset()  # the usual case: every escape stands for a character
+        at = itertools.accumulate(map(len, self._pieces))  # where each piece ends
+        return frozenset(place for index, (place, piece) in enumerate(zip(at, self._pieces, strict=True)) if index % 2 and not piece)
+
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The place in the source of ``text[start:end]`` (every escape it touches whole; a run of
         byte escapes to the byte: ``_inside``)."""
@@ -2178,7 +2186,8 @@ _UNIT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+/-_")
 """The characters of a base64 group (either alphabet, as folded: lower case) before its padding."""
 
 
-def _unit_bounds(text: str, start: int, end: int, form: _Form, written: int) -> tuple[int, int]:
+def _unit_bounds(text: str, start: int, end: int, form: _Form, written: int,
+                 stops: Collection[int] = ()) -> tuple[int, int]:
     """``(start, end)`` of ``form`` found at ``text[start:end]`` (folded), widened to the whole
     encoding units it is written in: up to ``form.lead`` characters of a base64 group before it
     (not before ``written``, the end of the form found before) and ``form.trail`` after it,
@@ -2186,8 +2195,12 @@ def _unit_bounds(text: str, start: int, end: int, form: _Form, written: int) -> 
     character that cannot be part of the group (whitespace, a quote: the encoded text ends
     there) ends the widening; a line break does not where the line it leaves is base64 alone
     (``_wrapped``: a block wrapped at a width that is no multiple of four puts a group's last
-    characters on the next line)."""
+    characters on the next line). Nor does it cross a place of ``stops`` (in a decoded text, where
+    an escape that stands for nothing was: a base64 block's ``=`` padding before a line break,
+    read as a quoted-printable soft line break, took the next line's first character)."""
     for _ in range(form.lead):
+        if start in stops:
+            break
         at = start - 1
         if at > written and text[at] == "\n" and _wrapped(text, start, forward=True):
             at -= 2 if text[at - 1] == "\r" and at - 1 > written else 1
@@ -2196,6 +2209,8 @@ def _unit_bounds(text: str, start: int, end: int, form: _Form, written: int) -> 
         start = at
     padding = False
     for _ in range(form.trail):
+        if end in stops:
+            break
         at = end
         if text[at : at + 1] in _BREAKS and _wrapped(text, end, forward=False):
             at += 2 if text[at : at + 2] == "\r\n" else 1
@@ -2517,7 +2532,7 @@ class _Secrets:
         decoded_any = False
         for decoded, levels in _decodings(text, self._escapes_matter):
             decoded_any = True
-            for start, end in self._found(decoded):
+            for start, end in self._found(decoded, levels[-1].vanished()):
                 for back in reversed(levels):
                     start, end = back.span(start, end)
                 spans.append((start, end))
@@ -2535,7 +2550,7 @@ class _Secrets:
             return True
         return any(next(self._found(decoded), None) is not None for decoded, _ in _decodings(text, self._escapes_matter))
 
-    def _found(self, text: str) -> Iterator[tuple[int, int]]:
+    def _found(self, text: str, stops: Collection[int] = ()) -> Iterator[tuple[int, int]]:
         """``(start, end)`` of each form found in ``text``, left to right, none overlapping the
         one before: at each place the first form of ``_variants`` (the longest first) that
         matches there, as ``re.sub`` with one alternation of every form's pattern would find
@@ -2567,7 +2582,7 @@ class _Secrets:
             if not form.matches(text, start, end):
                 continue
             if form.lead or form.trail:
-                start, end = _unit_bounds(text, start, end, form, written)
+                start, end = _unit_bounds(text, start, end, form, written, stops)
             reached = position + len(form.compact)
             if found is not None and start < written:
                 # a form that overlaps the place found before widens it: two secrets that share
