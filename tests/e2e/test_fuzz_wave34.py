@@ -1,0 +1,61 @@
+"""Minimal runs of what the wave-34 fuzzing found, through the real plugin.
+
+* A tool that shows a key base64-encoded, its block's last line ending in ``=`` padding: the
+  redaction read ``=`` and the line break as a quoted-printable soft line break and took the next
+  line's first character with the key (``-----END CERTIFICATE-----`` lost a dash; the model read
+  ``nd-of-cert``).
+* A server that names every chunk, through the SDK base (an id of its own on every named chunk):
+  a head with no arguments, then the arguments whole under the name and another id, ran the tool
+  twice (once with no arguments, a call the model never made).
+"""
+
+import base64
+import json
+
+import pytest
+
+from local_runner.tools import ScriptedTool, ToolParam, text_message
+from tests.e2e.helpers import STRATEGIES, answer_turn
+
+KEY = "sk-live-7Hq2Rw9Zt4xy"
+
+
+def _certificate_tool() -> ScriptedTool:
+    encoded = base64.b64encode(KEY.encode()).decode()
+    assert encoded.endswith("=")
+    wrapped = "\n".join(encoded[i : i + 7] for i in range(0, len(encoded), 7))
+    return ScriptedTool(name="cert", description="Shows the certificate",
+                        parameters=[ToolParam("q", description="query"),
+                                    ToolParam("api_key", type="secret-input", form="form", description="key")],
+                        runtime_parameters={"api_key": KEY},
+                        responses=[text_message(f"-----BEGIN-----\n{wrapped}\n-----END-----\nend-of-cert")])
+
+
+def _call(strategy: str) -> dict:
+    if strategy == "ReAct":
+        return {"text": 'Action: cert\nAction Input: {"q": "x"}'}
+    return {"tool_calls": [{"id": "c1", "name": "cert", "arguments": {"q": "x"}}]}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_the_line_after_a_wrapped_base64_key_reaches_the_model_whole(run, strategy):
+    result = run([_call(strategy), answer_turn(strategy, "done")], tools=[_certificate_tool()], strategy=strategy)
+    assert result.ok and result.unfinished_logs() == []
+    request = json.dumps(result.llm_requests[-1], ensure_ascii=False)
+    assert KEY not in request and base64.b64encode(KEY.encode()).decode()[7:14] not in request
+    assert "[REDACTED]\\n-----END-----\\nend-of-cert" in request, request[-400:]
+
+
+def test_a_head_then_its_arguments_under_its_name_and_another_id_runs_once(run):
+    lookup = ScriptedTool(name="lookup", description="Looks up", parameters=[ToolParam("q", description="query")],
+                          responses=[text_message("lookup-result")])
+    stream = {"chunks": [
+        {"tool_calls": [{"id": "head-1", "type": "function", "function": {"name": "lookup", "arguments": ""}}]},
+        {"tool_calls": [{"id": "chunk-2", "type": "function",
+                         "function": {"name": "lookup", "arguments": '{"q": "rover"}'}}], "finish_reason": "tool_calls"},
+    ]}
+    result = run([stream, answer_turn("function_calling", "done")], tools=[lookup], strategy="function_calling")
+    assert result.ok and result.unfinished_logs() == []
+    assert [r.get("tool_parameters") for r in result.tool_requests] == [{"q": "rover"}]
+    tool_messages = [m for m in result.llm_requests[-1]["prompt_messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tool_messages] == ["head-1"]
