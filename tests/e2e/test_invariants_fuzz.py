@@ -210,9 +210,20 @@ def _wave33_markup(name: str, arguments: object, values: dict, family: str) -> s
     return None
 
 
+WAVE34_MARKUP = {  # (name, arguments' JSON text) -> the call as the family writes it
+    # Qwen3.5/3.6: the name fused into a key with no value
+    "qwen_fused": lambda name, args: f'<tool_call>\n{{"function={name}","arguments":{args}}}\n</tool_call>',
+    # Apertus 1.5: reasoning in its own tokens, the turn's tokens around the call
+    "apertus": lambda name, args: (f"<|inner_prefix|>Need {name}.<|inner_suffix|><|assistant_start|>"
+                                   f'<tool_call>{{"name": "{name}", "arguments": {args}}}</tool_call><|assistant_end|>'),
+}
+
+
 def native_markup(name: str, arguments: object, family: str) -> str:
     """One call in a model family's own markup, as a server without its tool parser leaves it."""
     args = _arguments_text(arguments)
+    if family in WAVE34_MARKUP:
+        return WAVE34_MARKUP[family](name, args)
     if family == "deepseek":
         return f"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{args}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
     if family == "kimi":
@@ -236,7 +247,7 @@ def native_markup(name: str, arguments: object, family: str) -> str:
 
 
 NATIVE_FAMILIES = ["deepseek", "kimi", "mistral", "harmony", "glm", "minimax", "minimax_angleless", "gcml", "solar",
-                   "minicpm", "ifm", "plamo", "iquest", "gemma_two", "qwen3_unclosed", "m3", "deepseek_outputs"]
+                   "minicpm", "ifm", "plamo", "iquest", "gemma_two", "qwen3_unclosed", "m3", "deepseek_outputs", "qwen_fused", "apertus"]
 HELD_MARKUP = [  # a call's markup cut by a failing stream: never shown to the user
     '<｜GCML｜tool_calls><｜GCML｜invoke name="lookup"><｜GCML｜parameter name="q" string="true">rov',
     "<|tool_call:start|>lookup\n<|tool_arg:start|>q<|tool_arg:value|>rov",
@@ -254,7 +265,7 @@ EMOJI_LABELS = {"Thought": ["💭 ", "🤔 ", "- 💭 **"], "Action": ["🔧 ", 
 def fc_turn(draw, offered: list[str], index: int) -> dict:
     """One function-calling model turn."""
     kind = draw(weighted(calls=6, answer=2, error=1, empty=1, call_as_text=1, markup=1, think=1, native=2,
-                         react_step=1))
+                         react_step=1, stream34=1))
     split = draw(st.sampled_from([None, 1, 3, 7]))
     turn: dict = {"split": split} if split else {}
     if kind == "answer":
@@ -294,9 +305,42 @@ def fc_turn(draw, offered: list[str], index: int) -> dict:
         ]
         if draw(st.booleans()):
             turn["text"] = draw(st.sampled_from(["Let me check. ", "Checking", "One moment.\n"]))
-    else:  # the model fails mid-stream, maybe after text, a call, or a usage report
-        return draw(error_turn(fc=True, offered=offered))
+    else:  # the model fails mid-stream (after text, a call, or a usage report), or a wave-34 stream
+        failing = kind == "error"
+        turn = draw(error_turn(fc=True, offered=offered) if failing else stream34_turn(offered, index))
+        return turn if failing else {**turn, **draw(usages())}
     return {**turn, **draw(usages())}
+
+
+@st.composite
+def stream34_turn(draw, offered: list[str], index: int) -> dict:
+    """One call streamed in a wave-34 shape: Poolside's second id on every chunk after the head,
+    the SDK base's id of its own on every named chunk (MiniMax on NIM), the arguments whole under
+    a later id, a Harmony token glued to the name, ``</tool_call>`` after the arguments."""
+    name, arguments = draw(planned_call(offered))
+    text = _arguments_text(arguments)
+    shape = draw(st.sampled_from(["second_id", "id_per_chunk", "named_every_chunk", "whole_later", "harmony_name",
+                                  "closing_tag"]))
+    size = draw(st.sampled_from([3, 8, 1000]))
+    pieces = [text[i : i + size] for i in range(0, len(text), size)] or [""]
+    indexed = {"index": 0} if draw(st.booleans()) else {}
+    head_name = name + draw(st.sampled_from(["<|channel|>commentary", "<|constrain|>json", "<|call|>"])) \
+        if shape == "harmony_name" else name
+    chunks = [{"tool_calls": [{**indexed, "id": f"r{index}h", "type": "function",
+                               "function": {"name": head_name, "arguments": ""}}]}]
+    if shape == "whole_later":
+        pieces = [text]
+    for n, piece in enumerate(pieces):
+        call_id = {"id_per_chunk": f"r{index}p{n}", "named_every_chunk": f"r{index}p{n}"}.get(shape, f"r{index}s")
+        if shape in ("harmony_name", "closing_tag"):
+            call_id = ""
+        function = {"arguments": piece, **({"name": name} if shape == "named_every_chunk" else {})}
+        chunks.append({"tool_calls": [{**indexed, "id": call_id, "type": "function" if call_id else None,
+                                       "function": function}]})
+    if shape == "closing_tag":
+        chunks.append({"tool_calls": [{**indexed, "function": {"arguments": "</tool_call>"}}]})
+    chunks[-1]["finish_reason"] = "tool_calls"
+    return {"chunks": chunks}
 
 
 _SERVER_TRACEBACK = 'Traceback (most recent call last):\n  File "/srv/app.py", line 3, in chat\n    run()\nKeyError: model'
