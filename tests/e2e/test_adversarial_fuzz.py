@@ -185,7 +185,16 @@ ENCODED_SECRETS = [
     urllib.parse.quote(SECRET, safe="").replace("-", "%2D"),
     SECRET.replace("-", "\\u002d"),
 ]
-"""The canary as a tool may write it: plain, base64, percent-encoded every character it can, JSON-escaped."""
+_WRAPPED = "\n".join(ENCODED_SECRETS[1][i : i + 7] for i in range(0, len(ENCODED_SECRETS[1]), 7))
+ENCODED_SECRETS += [
+    SECRET.replace("C", "\u212d").replace("R", "\u211b").replace("E", "\u2130"),  # letterlike letters
+    SECRET.replace("-", "\u2043"),  # another dash
+    _WRAPPED,  # base64 wrapped at a width that is no multiple of four, its "=" before a line break
+]
+"""The canary as a tool may write it: plain, base64, percent-encoded every character it can, JSON-escaped,
+in letterlike letters, with another dash, base64 wrapped."""
+SHOWN_FORMS = [*ENCODED_SECRETS[1:-1], *_WRAPPED.splitlines()[1:-1]]
+"""What of each form must never be shown (a wrapped block by its inner lines: JSON escapes its line breaks)."""
 TRACEBACK = ('Traceback (most recent call last):\n  File "/app/models/llm.py", line 88, in _invoke\n'
              '    raise InvokeServerUnavailableError(str(ex))\n'
              'dify_plugin.errors.model.InvokeServerUnavailableError: upstream 503')
@@ -260,14 +269,17 @@ HOSTILE_TOOLS = {
         text_message("key " + SECRET[:9]), text_message(SECRET[9:] + " used"),
         _msg("variable", {"variable_name": "k", "variable_value": SECRET[:5], "stream": True}),
         _msg("variable", {"variable_name": "k", "variable_value": SECRET[5:], "stream": True})]),
+    "form_leak": lambda: _secret_tool("form_leak", [text_message(
+        f"cert:\n{_WRAPPED}\nend-of-cert\nkey {ENCODED_SECRETS[4]} or {ENCODED_SECRETS[5]}.")]),
     "odd": lambda: _tool("odd", "odd-done"),  # responses replaced by a drawn mix of ODD_MESSAGES
     "csv": lambda: ScriptedTool(name="csv", description="The csv tool", parameters=[ToolParam("q", description="query")],
                                 responses=[{"type": "blob", "message": {"blob": base64.b64encode(b"1,2\n").decode()},
                                             "meta": {"filename": "kept.csv", "mime_type": "text/csv"}},
                                            text_message("csv-written")]),
 }
-SECRET_TOOLS = {"leaky", "err_leak", "huge_err", "file_leak", "link_leak", "json_leak", "split_leak"}
-KEPT = {"small": "small-result", "odd": "odd-done", "csv": "csv-written", "file_leak": "file-written", "link_leak": "links-sent"}
+SECRET_TOOLS = {"leaky", "err_leak", "huge_err", "file_leak", "link_leak", "json_leak", "split_leak", "form_leak"}
+KEPT = {"small": "small-result", "odd": "odd-done", "csv": "csv-written", "file_leak": "file-written", "link_leak": "links-sent",
+        "form_leak": "end-of-cert"}
 """A marker each tool's result must carry back to the model (and to the CALL node)."""
 
 
@@ -520,7 +532,7 @@ def check_hostile(result, plugin, offered: list[str]) -> None:
     check(result, plugin)
     shown = [e for e in result.transcript if e["dir"] == "from_plugin"
              and (((e.get("json") or {}).get("data") or {}).get("data") or {}).get("type") != "tool"]
-    for form in ENCODED_SECRETS[1:]:
+    for form in SHOWN_FORMS:
         for entry in shown:
             assert form not in json.dumps(entry, ensure_ascii=False), form
         for request in result.llm_requests:
