@@ -405,6 +405,10 @@ def react_turn(draw, offered: list[str], index: int) -> dict:
     if kind == "final":
         mark = draw(st.sampled_from(EMOJI_LABELS["Final Answer"])) if emoji else ""
         turn["text"] = head + mark + "Final Answer: " + draw(st.sampled_from(ANSWERS))
+        if draw(st.integers(0, 3)) == 0:  # a JSON list: the answer's object, then calls (never run)
+            steps = [{"action": "Final Answer", "action_input": draw(st.sampled_from(ANSWERS))},
+                     *({"action": name, "action_input": {"q": AFTER_ANSWER}} for name in offered[:2] or ["lookup"])]
+            turn["text"] = head + "Action:\n```json\n" + json.dumps(steps, ensure_ascii=False) + "\n```"
         turn.update(draw(whole_finish_reasons()))
     elif kind in ("action", "two_actions", "invented"):
         style = draw(st.sampled_from(["blob", "lines"]))
@@ -616,8 +620,14 @@ def _leaves(value: object) -> list[str]:
     return [decoded] if isinstance(decoded, str) else []
 
 
+AFTER_ANSWER = "after-the-answer"
+"""The value only the calls a ReAct JSON list puts after its "Final Answer" object carry."""
+
+
 def check_values_written(result, scenario: dict) -> None:
-    """No tool runs with a text value the model never wrote (a guessed call)."""
+    """No tool runs with a text value the model never wrote (a guessed call), nor with one only the
+    calls after a final answer carry."""
+    assert not any(AFTER_ANSWER in json.dumps(r, ensure_ascii=False) for r in result.tool_requests), "ran after an answer"
     written = json.dumps(scenario["turns"], ensure_ascii=False) + "".join(
         t.get("text", "") for t in scenario["turns"])
     for request in result.tool_requests:
