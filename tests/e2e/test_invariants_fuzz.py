@@ -629,7 +629,10 @@ def check_values_written(result, scenario: dict) -> None:
     calls after a final answer carry."""
     assert not any(AFTER_ANSWER in json.dumps(r, ensure_ascii=False) for r in result.tool_requests), "ran after an answer"
     written = json.dumps(scenario["turns"], ensure_ascii=False) + "".join(
-        t.get("text", "") for t in scenario["turns"])
+        t.get("text", "") for t in scenario["turns"]) + "".join(  # arguments streamed in pieces, joined
+        "".join(str(call["function"].get("arguments", "")) for chunk in t.get("chunks", ()) if "content" not in chunk
+                for call in chunk.get("tool_calls") or () if isinstance(call.get("function"), dict))
+        for t in scenario["turns"])
     for request in result.tool_requests:
         for value in (request.get("tool_parameters") or {}).values():
             for leaf in _leaves(value):
