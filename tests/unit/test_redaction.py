@@ -627,6 +627,18 @@ class _ReferenceUnescaped:
         self.text = self._escapes.sub(lambda match: self._unescape(match.group()), source)
         self.values = [self._unescape(match.group()) for match in self._escapes.finditer(source)]
 
+    def vanished(self):
+        """Where in the decoded text an escape that stands for nothing was."""
+        places, size, written = set(), 0, 0
+        for match in self._escapes.finditer(self._source):
+            size += match.start() - written
+            decoded = self._unescape(match.group())
+            if not decoded:
+                places.add(size)
+            size += len(decoded)
+            written = match.end()
+        return frozenset(places)
+
     def span(self, start, end):
         _unescape = self._unescape
         at, source, escape_end, size, written = [], [], [], 0, 0
