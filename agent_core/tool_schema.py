@@ -430,9 +430,10 @@ def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set
     echoed = {
         key
         for name, value in arguments.items()
-        if (name in scalars and _echoes_a_schema(value, parameters))
-        or (name not in parameters and isinstance(value, Mapping) and _prints_the_schema(value.get("properties"), parameters))
-        for key in value
+        for item in (value if name in scalars and _schemas_listed(value, parameters) else (value,))
+        if (name in scalars and _echoes_a_schema(item, parameters))
+        or (name not in parameters and isinstance(item, Mapping) and _prints_the_schema(item.get("properties"), parameters))
+        for key in item
         if key in _SCHEMA_KEYS
     }
     return sorted(echoed)
@@ -440,6 +441,13 @@ def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set
 
 _TEXT_OR_SCALAR = json_args.PLAIN_SCALARS | {str}
 """Types of argument values that can be no schema (``schema_echo``: only an object can)."""
+
+def _schemas_listed(value: Any, parameters: set[str]) -> bool:
+    """Whether ``value``, given for a parameter whose value is no object, is a list of that
+    parameter's schema written more than once (MiniMax-M3 writing a parameter's element twice,
+    each time with its schema, gives the list of both): each item echoes a schema."""
+    return isinstance(value, list) and bool(value) and all(_echoes_a_schema(item, parameters) for item in value)
+
 
 _DECLARATION_KEYS = _SCHEMA_KEYS | {"name", "label", "human_description", "llm_description", "form", "options",
                                     "placeholder", "in", "schema"}
