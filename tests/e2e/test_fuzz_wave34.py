@@ -59,3 +59,18 @@ def test_a_head_then_its_arguments_under_its_name_and_another_id_runs_once(run):
     assert [r.get("tool_parameters") for r in result.tool_requests] == [{"q": "rover"}]
     tool_messages = [m for m in result.llm_requests[-1]["prompt_messages"] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_messages] == ["head-1"]
+
+
+def test_a_parameters_schema_written_twice_in_minimax_m3_markup_runs_nothing(run):
+    """The shrunk ReAct run: the element written twice, each with the parameter's schema."""
+    ns = "]<]minimax[>["
+    schema = '{"type": "string", "description": "What to look for", "maxLength": 80}'
+    reply = (f'Thought: I should check.\n{ns}<tool_call>\n{ns}<invoke name="lookup">'
+             f"{ns}<q>{schema}{ns}</q>{ns}<q>{schema}{ns}</q>{ns}</invoke>\n{ns}</tool_call>")
+    lookup = ScriptedTool(name="lookup", description="Looks up", parameters=[ToolParam("q", description="What to look for")],
+                          responses=[text_message("lookup-result")])
+    result = run([{"text": reply}, answer_turn("ReAct", "done")], tools=[lookup], strategy="ReAct")
+    assert result.ok and result.unfinished_logs() == []
+    assert result.tool_requests == []
+    (call,) = [n for n in result.logs.values() if n.label == "CALL lookup"]
+    assert call.status == "error" and "schema" in (call.error or ""), call.error

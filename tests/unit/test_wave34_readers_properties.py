@@ -206,7 +206,7 @@ def test_values_of_a_tool_with_declaration_named_parameters_are_never_refused(pa
     ordered = sorted(parameters)
     value = st.one_of(st.sampled_from([*ordered, "string", "object", "integer", "array", ""]),
                       st.text(max_size=8), st.integers(), st.booleans())
-    arguments = data.draw(st.dictionaries(st.sampled_from(ordered), value, min_size=1))
+    arguments = data.draw(st.dictionaries(st.sampled_from(ordered), value | st.lists(value, max_size=3), min_size=1))
     scalars = data.draw(st.sets(st.sampled_from(ordered)))
     assert schema_echo(arguments, parameters, scalars) == [], arguments
 
@@ -302,3 +302,13 @@ def test_a_head_then_its_arguments_whole_under_its_name_and_another_id_is_one_ca
     two = _assemble([{"index": 0, "id": "a1", "function": {"name": "lookup", "arguments": "{}"}},
                      {"index": 1, "id": "b2", "function": {"name": "lookup", "arguments": '{"q": "rover"}'}}])
     assert len(two.calls) == 2  # a second call under its own index stays one
+
+
+def test_a_parameters_schema_written_twice_is_refused_as_a_schema_echo():
+    """MiniMax-M3's element written twice, each time holding the parameter's schema, gives the
+    list of both: it ran the tool with the schema's text as the value."""
+    schema = {"type": "string", "description": "What to look for", "maxLength": 80}
+    assert schema_echo({"q": [schema, schema], "n": {"type": "number"}}, {"q"}, {"q"}) == [
+        "description", "maxLength", "type"]
+    assert schema_echo({"q": ["rover", "battery"]}, {"q"}, {"q"}) == []
+    assert schema_echo({"q": [schema, "rover"]}, {"q"}, {"q"}) == []
