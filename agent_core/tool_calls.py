@@ -397,10 +397,14 @@ def _stray_id_fragment(last: _Slot, delta: ToolCallDelta, *, new_index: bool) ->
     none (:func:`_head_arguments`). A repeated name may also open the arguments
     of a head that has none yet: the SDK base gives every named delta without
     id an id of its own, and MiniMax on NVIDIA NIM names every chunk
-    (NousResearch/hermes-agent#8259).
+    (NousResearch/hermes-agent#8259). A blank fragment (``" "``, a tokenizer's space between
+    ``:`` and a value) under a later id, nameless, continues the last call's started arguments
+    (it was a call of its own, which split the call in two and ran neither).
     """
-    if not delta.id or _is_empty(delta.arguments) or not last.name or last.is_complete():
+    if not delta.id or not last.name or last.is_complete():
         return False
+    if _is_empty(delta.arguments):
+        return bool(delta.arguments) and not delta.name and not new_index and bool(last.raw_text().strip())
     if _own_call(last, delta) and (new_index or not _head_arguments(last, delta)):
         return False
     if not delta.name:
