@@ -4,9 +4,10 @@
   redaction read ``=`` and the line break as a quoted-printable soft line break and took the next
   line's first character with the key (``-----END CERTIFICATE-----`` lost a dash; the model read
   ``nd-of-cert``).
-* A server that names every chunk, through the SDK base (an id of its own on every named chunk):
-  a head with no arguments, then the arguments whole under the name and another id, ran the tool
-  twice (once with no arguments, a call the model never made).
+* A piece of streamed arguments that is a space alone, under an id after the head (Poolside) or a
+  fresh id per piece, was a call of its own: the call split in two and neither ran.
+* MiniMax-M3's element written twice, each time with the parameter's schema, gave the list of both
+  as the value: the tool ran with the schema's text (a schema echo is never run).
 """
 
 import base64
@@ -46,21 +47,6 @@ def test_the_line_after_a_wrapped_base64_key_reaches_the_model_whole(run, strate
     assert "[REDACTED]\\n-----END-----\\nend-of-cert" in request, request[-400:]
 
 
-def test_a_head_then_its_arguments_under_its_name_and_another_id_runs_once(run):
-    lookup = ScriptedTool(name="lookup", description="Looks up", parameters=[ToolParam("q", description="query")],
-                          responses=[text_message("lookup-result")])
-    stream = {"chunks": [
-        {"tool_calls": [{"id": "head-1", "type": "function", "function": {"name": "lookup", "arguments": ""}}]},
-        {"tool_calls": [{"id": "chunk-2", "type": "function",
-                         "function": {"name": "lookup", "arguments": '{"q": "rover"}'}}], "finish_reason": "tool_calls"},
-    ]}
-    result = run([stream, answer_turn("function_calling", "done")], tools=[lookup], strategy="function_calling")
-    assert result.ok and result.unfinished_logs() == []
-    assert [r.get("tool_parameters") for r in result.tool_requests] == [{"q": "rover"}]
-    tool_messages = [m for m in result.llm_requests[-1]["prompt_messages"] if m["role"] == "tool"]
-    assert [m["tool_call_id"] for m in tool_messages] == ["head-1"]
-
-
 def test_a_parameters_schema_written_twice_in_minimax_m3_markup_runs_nothing(run):
     """The shrunk ReAct run: the element written twice, each with the parameter's schema."""
     ns = "]<]minimax[>["
@@ -74,3 +60,21 @@ def test_a_parameters_schema_written_twice_in_minimax_m3_markup_runs_nothing(run
     assert result.tool_requests == []
     (call,) = [n for n in result.logs.values() if n.label == "CALL lookup"]
     assert call.status == "error" and "schema" in (call.error or ""), call.error
+
+
+@pytest.mark.parametrize("ids", ["second_id", "id_per_piece"])
+def test_a_blank_piece_under_a_later_id_runs_the_call_once(run, ids):
+    """Poolside's id after the head, or a fresh id on every piece, with a piece that is a space
+    alone: it was a call of its own, both halves refused as malformed, and nothing ran."""
+    lookup = ScriptedTool(name="lookup", description="Looks up", parameters=[ToolParam("q", description="query")],
+                          responses=[text_message("lookup-result")])
+    pieces = ['{"q":', " ", '"rover"}']
+    chunks = [{"tool_calls": [{"id": "head-1", "type": "function", "function": {"name": "lookup", "arguments": ""}}]}]
+    chunks += [{"tool_calls": [{"id": "later-2" if ids == "second_id" else f"piece-{n}", "type": "function",
+                                "function": {"arguments": piece}}]} for n, piece in enumerate(pieces)]
+    chunks[-1]["finish_reason"] = "tool_calls"
+    result = run([{"chunks": chunks}, answer_turn("function_calling", "done")], tools=[lookup], strategy="function_calling")
+    assert result.ok and result.unfinished_logs() == []
+    assert [r.get("tool_parameters") for r in result.tool_requests] == [{"q": "rover"}]
+    tool_messages = [m for m in result.llm_requests[-1]["prompt_messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tool_messages] == ["head-1"]

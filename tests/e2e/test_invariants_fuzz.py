@@ -321,7 +321,7 @@ def stream34_turn(draw, offered: list[str], index: int) -> dict:
     text = _arguments_text(arguments)
     shape = draw(st.sampled_from(["second_id", "id_per_chunk", "named_every_chunk", "whole_later", "harmony_name",
                                   "closing_tag"]))
-    size = draw(st.sampled_from([3, 8, 1000]))
+    size = draw(st.sampled_from([1, 3, 8, 1000]))  # 1: a blank piece (" ") of its own
     pieces = [text[i : i + size] for i in range(0, len(text), size)] or [""]
     indexed = {"index": 0} if draw(st.booleans()) else {}
     head_name = name + draw(st.sampled_from(["<|channel|>commentary", "<|constrain|>json", "<|call|>"])) \

@@ -5,9 +5,10 @@
   is hidden with no character of it left beside the marker, and nothing else is hidden: the text
   around it, and a text that holds no secret, stay as they are;
 * tool-call assembly (``ToolCallAssembler``): the streams of wave 34 (a second id after the head,
-  an id of its own on every named chunk, the arguments whole under a later id) give one call per
-  head, with the arguments the stream held; whatever the stream, no call has a name or a text
-  value the stream did not hold;
+  an id of its own on every named chunk, the arguments whole under a later nameless id) give one
+  call per head, with the arguments the stream held (a named whole object under its own id stays
+  a call of its own: hermes-agent#8259); whatever the stream, no call has a name or a text value
+  the stream did not hold;
 * ``schema_echo`` never refuses the values of a tool whose parameters are named ``name``,
   ``type`` or ``description``, whatever the values (other parameters' names, type names);
 * reasoning (``ThinkSplitter``) in Apertus 1.5's ``<|inner_prefix|>`` tags splits the same
@@ -158,7 +159,11 @@ def test_a_heads_arguments_under_later_ids_make_one_call(arguments, cuts, shape,
         function = {"arguments": piece, **({"name": "lookup"} if shape == "named_id_per_chunk" else {})}
         deltas.append({**index, "id": call_id, "type": "function", "function": function})
     result = _assemble(deltas)
-    assert [(c.id, c.name, c.arguments) for c in result.calls] == [("head_1", "lookup", arguments)], result
+    if shape == "named_id_per_chunk" and len(pieces) == 1:  # a parallel call of the same tool, whole
+        expected = [("head_1", "lookup", {}), ("chunk_0", "lookup", arguments)]  # (hermes-agent#8259)
+    else:
+        expected = [("head_1", "lookup", arguments)]
+    assert [(c.id, c.name, c.arguments) for c in result.calls] == expected, result
     assert not result.invalid
 
 
@@ -293,17 +298,6 @@ def test_base64_padding_before_a_line_break_keeps_the_next_line():
     assert redactor(["CANARY-7f3a91d2"])("key CANARY-7f3a=\n91d2 ok") == "key [REDACTED] ok"  # QP still read
 
 
-def test_a_head_then_its_arguments_whole_under_its_name_and_another_id_is_one_call():
-    """A server that names every chunk, through the SDK base (an id per named chunk): the head
-    was run with no arguments, then the call again with them."""
-    result = _assemble([{"id": "a1", "function": {"name": "lookup", "arguments": ""}},
-                        {"id": "b2", "function": {"name": "lookup", "arguments": '{"q": "rover"}'}}])
-    assert [(c.id, c.name, c.arguments) for c in result.calls] == [("a1", "lookup", {"q": "rover"})]
-    two = _assemble([{"index": 0, "id": "a1", "function": {"name": "lookup", "arguments": "{}"}},
-                     {"index": 1, "id": "b2", "function": {"name": "lookup", "arguments": '{"q": "rover"}'}}])
-    assert len(two.calls) == 2  # a second call under its own index stays one
-
-
 def test_a_parameters_schema_written_twice_is_refused_as_a_schema_echo():
     """MiniMax-M3's element written twice, each time holding the parameter's schema, gives the
     list of both: it ran the tool with the schema's text as the value."""
@@ -312,3 +306,15 @@ def test_a_parameters_schema_written_twice_is_refused_as_a_schema_echo():
         "description", "maxLength", "type"]
     assert schema_echo({"q": ["rover", "battery"]}, {"q"}, {"q"}) == []
     assert schema_echo({"q": [schema, "rover"]}, {"q"}, {"q"}) == []
+
+
+def test_a_blank_piece_under_a_later_id_continues_the_heads_arguments():
+    """Poolside's id after the head (or a fresh id on every piece), with a piece that is a space
+    alone: it was a call of its own, and both halves were refused as malformed."""
+    for later in (["later_2"] * 3, ["p0", "p1", "p2"]):
+        pieces = ['{"q": "rover", "city":', " ", '"Paris"}']
+        deltas = [{"id": "head_1", "type": "function", "function": {"name": "lookup", "arguments": ""}}]
+        deltas += [{"id": i, "type": "function", "function": {"arguments": p}} for i, p in zip(later, pieces, strict=True)]
+        result = _assemble(deltas)
+        assert [(c.id, c.arguments) for c in result.calls] == [("head_1", {"q": "rover", "city": "Paris"})], result
+        assert not result.invalid
