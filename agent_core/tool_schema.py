@@ -442,6 +442,7 @@ def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set
 _TEXT_OR_SCALAR = json_args.PLAIN_SCALARS | {str}
 """Types of argument values that can be no schema (``schema_echo``: only an object can)."""
 
+
 def _schemas_listed(value: Any, parameters: set[str]) -> bool:
     """Whether ``value``, given for a parameter whose value is no object, is a list of that
     parameter's schema written more than once (MiniMax-M3 writing a parameter's element twice,
