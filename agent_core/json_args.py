@@ -38,7 +38,6 @@ import json_repair
 
 from agent_core.fairness import GRAIN, give_way, off_hub, paced
 from agent_core.prompts import (
-    MSG_DECLARATIONS_LISTED,
     MSG_NOT_JSON,
     MSG_NOT_OBJECT,
     MSG_SEVERAL_OBJECTS,
@@ -105,13 +104,15 @@ class ArgumentsError(ValueError):
     brackets close, so the caller can say "cut by the length limit" when the
     model's ``finish_reason`` was ``length`` (and only then: hermes83229);
     ``detail`` is the bare description (``"unterminated string starting at
-    character 9"``) for callers that word the message themselves.
+    character 9"``) for callers that word the message themselves. ``array`` is the array the
+    arguments were, when they were one (``declarations.arguments_refusal`` reads it), else None.
     """
 
-    def __init__(self, message: str, *, truncated: bool = False, detail: str = "") -> None:
+    def __init__(self, message: str, *, truncated: bool = False, detail: str = "", array: list | None = None) -> None:
         super().__init__(message)
         self.truncated = truncated
         self.detail = detail or message
+        self.array = array
 
 
 def strip_noise(text: str) -> str:
@@ -691,24 +692,8 @@ def _as_object(value: Any, raw: str) -> dict[str, Any]:
     pieces = split_concatenated(strip_noise(raw))
     if pieces:
         raise ArgumentsError(MSG_SEVERAL_OBJECTS.format(count=len(pieces)))
-    if declarations_listed(value):
-        raise ArgumentsError(MSG_DECLARATIONS_LISTED)
-    raise ArgumentsError(MSG_NOT_OBJECT.format(kind=_kind(value)))
-
-
-def declarations_listed(value: Any) -> bool:
-    """Whether ``value`` (arguments that are no object) is a list of parameter declarations or
-    schemas, the tool's parameter list printed instead of values: two or more objects, each with
-    a ``type`` text and a ``name``, ``description`` or ``properties`` key
-    (``[{"name": "q", "type": "string", "description": "..."}, ...]``). Such arguments are refused
-    either way (an array is no arguments object); this only picks the reason the model is told."""
-    if not isinstance(value, list) or len(value) < 2:
-        return False
-    return all(
-        isinstance(item, Mapping) and isinstance(item.get("type"), str)
-        and not item.keys().isdisjoint(("name", "description", "properties"))
-        for item in value
-    )
+    array = value if isinstance(value, list) else None
+    raise ArgumentsError(MSG_NOT_OBJECT.format(kind=_kind(value)), array=array)
 
 
 def too_deep(value: Any, limit: int) -> bool:

@@ -42,6 +42,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from agent_core.declarations import arguments_refusal
 from agent_core.fairness import paced
 from agent_core.json_args import (
     ArgumentsError,
@@ -343,7 +344,13 @@ class ToolCallAssembler:
         if delta.id and (replace or delta.id not in self._by_id):
             self._by_id[delta.id] = slot
 
-    def finish(self, finish_reason: str | None = None, *, taken: Collection[str] = ()) -> AssembledCalls:
+    def finish(
+        self,
+        finish_reason: str | None = None,
+        *,
+        taken: Collection[str] = (),
+        parameters: Mapping[str, Collection[str]] | None = None,
+    ) -> AssembledCalls:
         """Parse every call's arguments; may be called more than once.
 
         Missing ids are synthesised (``call_1``…), duplicates made unique
@@ -354,7 +361,9 @@ class ToolCallAssembler:
         as cut by the length limit only when ``finish_reason`` says so
         (hermes83229), otherwise as malformed JSON; arguments lacking only
         their closing brackets are closed when the model ended the reply
-        itself (``ENDED_FINISH_REASONS``; vllm-project/vllm#32152).
+        itself (``ENDED_FINISH_REASONS``; vllm-project/vllm#32152). ``parameters``: each
+        tool's parameter names by tool name, so that arguments printed as a list of the tool's
+        parameter declarations are refused with that reason (``declarations.arguments_refusal``).
         """
         ids = _IdAllocator(self._id_prefix, (slot.id for slot in self._slots), taken)
         calls: list[ToolCall] = []
@@ -367,7 +376,7 @@ class ToolCallAssembler:
                 pieces = _decode_finished(slot, finish_reason)
             except ArgumentsError as error:
                 raw = _cumulative_snapshot(slot.text) or slot.raw_text()
-                message = _error_message(error, finish_reason, raw)
+                message = _error_message(error, finish_reason, raw, (parameters or {}).get(slot.name, ()))
                 invalid.append(InvalidToolCall(ids.take(slot.id), slot.name, raw, message))
                 order.append(invalid[-1].id)
                 continue
@@ -625,13 +634,15 @@ def _wrapped_concatenation(arguments: dict[str, Any]) -> list[dict[str, Any]] | 
     return split_concatenated(value) if isinstance(value, str) else None
 
 
-def _error_message(error: ArgumentsError, finish_reason: str | None, raw: str = "") -> str:
+def _error_message(
+    error: ArgumentsError, finish_reason: str | None, raw: str = "", parameters: Collection[str] = ()
+) -> str:
     """What the model is told of arguments that did not decode (``error``), given the text
-    they were (``raw``) and how the reply ended."""
+    they were (``raw``), how the reply ended and the tool's parameter names (``parameters``)."""
     if _head_lost(raw):
         return MSG_HEAD_LOST.format(start=raw.strip()[:_HEAD_SHOWN])
     if not error.truncated:
-        return str(error)
+        return arguments_refusal(error, parameters)
     if (finish_reason or "").lower() in LENGTH_FINISH_REASONS:
         return MSG_CUT_BY_LENGTH.format(detail=error.detail)
     return MSG_MALFORMED.format(detail=error.detail)

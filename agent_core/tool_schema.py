@@ -21,6 +21,8 @@ from dify_plugin.entities.tool import ToolParameter
 from dify_plugin.interfaces.agent import ToolEntity
 
 from agent_core import json_args
+from agent_core.declarations import DECLARATION_KEYS, declared_parameters
+from agent_core.declarations import SCHEMA_KEYS as _SCHEMA_KEYS
 from agent_core.fairness import give_way, paced
 from agent_core.line_budget import TOOL_DECLARATION_BYTES, encoded_size
 from agent_core.memo import per_object
@@ -395,15 +397,6 @@ def has_default(parameter: Any) -> bool:
     return parameter.default is not None and parameter.default != ""
 
 
-_SCHEMA_KEYS = frozenset(
-    {"type", "title", "description", "properties", "required", "enum", "default", "items", "format",
-     # keywords a printed schema carries beside those (OpenAPI's and Pydantic's output among them)
-     "$schema", "$ref", "$defs", "definitions", "additionalProperties", "anyOf", "oneOf", "allOf", "const",
-     "nullable", "example", "examples", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-     "multipleOf", "minLength", "maxLength", "minItems", "maxItems", "uniqueItems"}
-)
-
-
 def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set[str]) -> list[str]:
     """The JSON-schema keys ``arguments`` hold where values belong, or [] (values were given).
 
@@ -423,8 +416,8 @@ def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set
         return []  # the usual call: values only, none an object, no key a printed schema would start with
     if {"type", "properties"} <= keys and not {"type", "properties"} & parameters:
         return sorted(keys & _SCHEMA_KEYS)
-    if _declares_a_parameter(arguments, parameters):
-        return sorted(keys & _DECLARATION_KEYS)  # {"name": "query", "type": "string", ...}
+    if declared_parameters(arguments, parameters) == 1:
+        return sorted(keys & DECLARATION_KEYS)  # {"name": "query", "type": "string", ...}
     if "properties" not in parameters and _prints_the_schema(arguments.get("properties"), parameters):
         return sorted(keys & _SCHEMA_KEYS)  # the schema printed without its "type": "object"
     echoed = {
@@ -448,25 +441,6 @@ def _schemas_listed(value: Any, parameters: set[str]) -> bool:
     parameter's schema written more than once (MiniMax-M3 writing a parameter's element twice,
     each time with its schema, gives the list of both): each item echoes a schema."""
     return isinstance(value, list) and bool(value) and all(_echoes_a_schema(item, parameters) for item in value)
-
-
-_DECLARATION_KEYS = _SCHEMA_KEYS | {"name", "label", "human_description", "llm_description", "form", "options",
-                                    "placeholder", "in", "schema"}
-"""Keys of one parameter's declaration as a tool list prints it: JSON schema's, and those of Dify's
-``ToolParameter`` and OpenAPI's parameter object (``name``, ``in``, ``schema``)."""
-
-
-def _declares_a_parameter(arguments: Mapping[str, Any], parameters: set[str]) -> bool:
-    """Whether ``arguments`` are one parameter's declaration rather than values: ``name`` (no
-    parameter of the tool) names one of ``parameters``, and every other key is a key of a
-    declaration, ``type`` or a description among them (``{"name": "query", "type": "string",
-    "required": true, "description": "..."}``: a parameter list printed with one entry, which a
-    one-item array of it also reads as)."""
-    name = arguments.get("name")
-    if "name" in parameters or not isinstance(name, str) or name not in parameters:
-        return False
-    keys = set(arguments)
-    return keys <= _DECLARATION_KEYS and bool(keys & {"type", "description", "llm_description", "schema"})
 
 
 def _prints_the_schema(properties: Any, parameters: set[str]) -> bool:

@@ -49,6 +49,7 @@ from agent_core.text_calls import (
     gemma_head,
     prefixed_tool,
     repair_names,
+    schema_properties,
 )
 from agent_core.think import Split, ThinkSplitter, clean_reasoning, visible_text
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCall, ToolCallAssembler, round_id_prefix
@@ -1009,7 +1010,8 @@ def read_function_calling_turn(
     splitter = _splitter(reasoning_opened, reasoning_probe)
     yield from _stream_or_stop(chunks, gate, assembler, got, splitter, recipient_in_prompt, declared)
     text = got.text
-    assembled = assembler.finish(got.finish_reason, taken=taken_ids)
+    parameters = {name: schema_properties(tool) for name, tool in declared.items()}  # names the reply's calls may use
+    assembled = assembler.finish(got.finish_reason, taken=taken_ids, parameters=parameters)
     turn = dict(
         usage=call_usage(got.usages),
         reasoning=got.reasoning,

@@ -17,6 +17,7 @@ from dify_plugin.entities.model.llm import LLMUsage
 from agent_core import prompts
 from agent_core.answer_schema import answer_problem, answer_text, answer_value
 from agent_core.call_markup import ends_turn, holds_call_markup, markup_outside_quoted, rewrite_markup
+from agent_core.declarations import arguments_refusal
 from agent_core.fairness import SLICE_CHARS, give_way, slices
 from agent_core.fences import empty_code_block
 from agent_core.json_args import ArgumentsError, decode_arguments
@@ -34,6 +35,7 @@ from agent_core.text_calls import (
     flat_call_reply,
     name_line_call,
     prefixed_tool,
+    schema_properties,
 )
 from agent_core.think import clean_reasoning, visible_text
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, InvalidToolCall, ToolCall
@@ -60,7 +62,8 @@ def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> 
             try:
                 decoded: dict | str | None = decode_arguments(text)
             except ArgumentsError as error:
-                invalid.append(InvalidToolCall(id=call_id, name=name, raw_arguments=text, error=str(error)))
+                message = arguments_refusal(error, schema_properties(prompt_tools.get(name)))
+                invalid.append(InvalidToolCall(id=call_id, name=name, raw_arguments=text, error=message))
                 continue
         else:
             decoded = action.input

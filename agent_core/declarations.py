@@ -1,0 +1,68 @@
+"""Parameter declarations sent as a call's arguments: the one reader of "this value declares the
+tool's parameters instead of giving their values", and the reason the model is told.
+
+A small model asked for arguments sometimes prints the tool's parameter list instead:
+``{"name": "query", "type": "string", "description": "..."}`` (one entry), or a list of such.
+Both the arguments decoder (an array is no arguments object) and the arguments check
+(``tool_schema.schema_echo``) ask :func:`declared_parameters`; how many declarations were given
+picks the message (one: the schema-echo reason naming its keys; several: ``MSG_DECLARATIONS_LISTED``).
+"""
+
+from collections.abc import Collection, Mapping
+from typing import Any, Final
+
+from agent_core.fairness import paced
+from agent_core.json_args import ArgumentsError
+from agent_core.prompts import MSG_DECLARATIONS_LISTED
+
+SCHEMA_KEYS: Final = frozenset(
+    {"type", "title", "description", "properties", "required", "enum", "default", "items", "format",
+     # keywords a printed schema carries beside those (OpenAPI's and Pydantic's output among them)
+     "$schema", "$ref", "$defs", "definitions", "additionalProperties", "anyOf", "oneOf", "allOf", "const",
+     "nullable", "example", "examples", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+     "multipleOf", "minLength", "maxLength", "minItems", "maxItems", "uniqueItems"}
+)
+"""JSON schema's keywords, as a printed parameter schema holds them."""
+
+DECLARATION_KEYS: Final = SCHEMA_KEYS | {"name", "label", "human_description", "llm_description", "form", "options",
+                                         "placeholder", "in", "schema"}
+"""Keys of one parameter's declaration as a tool list prints it: JSON schema's, and those of Dify's
+``ToolParameter`` and OpenAPI's parameter object (``name``, ``in``, ``schema``)."""
+
+_DESCRIBING_KEYS: Final = ("type", "description", "llm_description", "schema")
+
+
+def declared_parameters(value: Any, parameters: Collection[str]) -> int:
+    """How many declarations of the tool's own parameters ``value`` (a call's arguments, an object
+    or an array as decoded) is, or 0 when it is no such thing (values were given).
+
+    A declaration is an object whose ``name`` names one of ``parameters`` (the tool's parameter
+    names) and whose every key is a declaration key (``DECLARATION_KEYS``), ``type`` or a
+    description among them: ``{"name": "query", "type": "string", "required": true}`` is 1, a
+    list of N such objects is N (a list holding anything else is 0). A tool that takes a
+    parameter called ``name`` gets 0 always: there ``name`` and ``type`` are values."""
+    if "name" in parameters:
+        return 0
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        return 0
+    for item in paced(items):  # a list of 100,000 objects
+        if not isinstance(item, Mapping):
+            return 0
+        name = item.get("name")
+        if not isinstance(name, str) or name not in parameters:
+            return 0
+        keys = item.keys()
+        if not keys <= DECLARATION_KEYS or keys.isdisjoint(_DESCRIBING_KEYS):
+            return 0
+    return len(items)
+
+
+def arguments_refusal(error: ArgumentsError, parameters: Collection[str]) -> str:
+    """What the model is told of arguments that did not decode (``error``, from
+    ``json_args.decode_arguments``) for a tool whose parameters are named ``parameters``:
+    ``MSG_DECLARATIONS_LISTED`` when they were an array of two or more declarations of those
+    parameters (:func:`declared_parameters`), else the error's own message."""
+    if error.array is not None and declared_parameters(error.array, parameters) > 1:
+        return MSG_DECLARATIONS_LISTED
+    return str(error)
