@@ -1322,12 +1322,12 @@ def _join(parts: list[_Part]) -> str:
 
 def _error_full_text(error: BaseException | str, text: str | None = None) -> str:
     """``Type: message`` of `error` for the log; ``text`` stands for its message (e.g. redacted).
-    A Python traceback in it is reduced to its exception line (``errors.without_tracebacks``), as
-    a model's error is: the log tree is shown to the app's users, and a tool's frames (its server's
-    paths and code) are no part of what they should read."""
+    The message is read as a model's error is (``errors.without_tracebacks``): an error object of
+    the plugin SDK in it written ``T: M``, with or without a traceback, and a Python traceback
+    reduced to its exception line. The log tree is shown to the app's users: a tool's frames (its
+    server's paths and code) and the SDK's JSON are no part of what they should read."""
     text = str(error) if text is None else text
-    if "Traceback (most recent" in text or '"traceback"' in text:
-        text = without_tracebacks(text)
+    text = without_tracebacks(text) if text.strip() else ""
     if isinstance(error, BaseException):
         return f"{type(error).__name__}: {text}" if text else type(error).__name__
     return text

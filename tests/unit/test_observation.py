@@ -727,6 +727,21 @@ def test_a_traceback_quoted_in_an_error_object_leaves_no_frame_in_the_log():
     assert "ValueError: bad level 4" in outcome.full_text and "ValueError: bad level 4" in outcome.observation
 
 
+@pytest.mark.parametrize("args", [{"traceback": TRACEBACK}, {}, {"description": "bad level 4"}])
+def test_the_log_shows_a_tool_s_sdk_error_object_as_type_and_message_with_or_without_a_traceback(args):
+    """An error object without a traceback stayed raw JSON in the CALL log while one with a
+    traceback read ``ValueError: bad level 4``: both now read the same, as a model's error does."""
+    quoted = json.dumps({"args": args, "error_type": "ValueError", "message": "bad level 4"})
+    outcome, _ = run(tool="t", error=Exception(f"PluginInvokeError: {quoted}"))
+    assert outcome.full_text.endswith("[error] Exception: PluginInvokeError: ValueError: bad level 4")
+    assert "error_type" not in outcome.full_text and "args" not in outcome.full_text
+
+
+def test_an_error_without_a_message_logs_its_type():
+    outcome, _ = run(tool="t", error=KeyError())
+    assert outcome.full_text.endswith("[error] KeyError")
+
+
 def test_dify28207_cut_off_traceback_keeps_what_preceded_it():
     outcome, _ = run(tool="getRequirment", error='{"getRequirment": "tool invoke error: Traceback (most recent')
     assert "Traceback" not in outcome.observation
