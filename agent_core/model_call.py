@@ -394,7 +394,7 @@ _STOP_REFUSED = re.compile(
     r"""(?:unexpected keyword argument|unsupported parameter|unknown parameter|unrecognized (?:request )?argument"""
     r"""|extra (?:inputs|fields) are not permitted)[^'"]{0,40}['"]stop['"]"""
     r"""|['"]stop['"][^.\n]{0,40}(?:is not supported|not supported with this model|is not allowed)"""
-    r"""|(?:argument not supported on this model|does not support (?:the )?parameter):? ['"]?stop\b(?!_)""",
+    r"""|(?:argument not supported on this model|does not support (?:the )?parameter):? ['"]?stop(?![\w-])""",
     re.I,
 )
 
@@ -407,7 +407,9 @@ def refuses_stop(message: str) -> bool:
     supported with this model."), xAI's for its reasoning models, which name the parameter
     unquoted ("Argument not supported on this model: stop", "Model grok-4.6 does not support
     parameter stop.": the xAI plugin drops ``stop`` only for the models it lists, and its newest,
-    ``grok-4.6``, is not among them) and the like. ``message`` is the error's text as the daemon
+    ``grok-4.6``, is not among them) and the like. An unquoted name is ``stop`` only where it ends
+    (no letter, digit, ``_`` or ``-`` after it: ``stop_sequences``, ``stopSequences`` and
+    ``stop-sequences`` are other parameters). ``message`` is the error's text as the daemon
     reported it."""
     return bool(_STOP_REFUSED.search(message))
 

@@ -93,6 +93,8 @@ def test_settings_bytes_are_what_the_request_line_carries_besides_prompt_and_too
         # xAI: the plugin drops stop only for the reasoning models it lists (not grok-4.6)
         'Error code: 400 - {"code":"Client specified an invalid argument","error":"Argument not supported on this model: stop"}',
         '{"code":"invalid-argument","error":"Model grok-4.6 does not support parameter stop."}',
+        "Argument not supported on this model: stop",
+        'Model grok-4.6 does not support parameter "stop"',
     ],
 )
 def test_a_route_that_takes_no_stop_is_recognised(message):
@@ -107,6 +109,9 @@ def test_a_route_that_takes_no_stop_is_recognised(message):
         "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
         "tool stop_watch failed",
         "Model grok-4.6 does not support parameter stop_sequences.",
+        "Argument not supported on this model: stop_sequences",
+        "Model grok-4.6 does not support parameter stopSequences.",
+        "Model grok-4.6 does not support parameter stop-sequences.",
         "Model grok-4 does not support parameter reasoningEffort.",
     ],
 )
