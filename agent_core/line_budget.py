@@ -54,6 +54,12 @@ the values the user set in the node included) may take once encoded; a larger ca
 LABEL_CHARS = 200
 """Longest log label (a ``CALL`` node names the tool the model asked for, which may be anything)."""
 
+
+def label_shortened(text: str) -> str:
+    """``text`` (a tool name the model wrote, any size) as the log shows it: itself when it has at
+    most ``LABEL_CHARS`` characters, else its first ``LABEL_CHARS - 1`` and "…"."""
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+
 MAX_LOG_DEPTH = 64
 """Deepest nesting of a log node's data; deeper parts are replaced by a note. pydantic-core,
 which the SDK writes every line with, refuses data nested about 255 levels deep (the whole

@@ -25,7 +25,7 @@ from dify_plugin.entities.invoke_message import InvokeMessage
 from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.entities.provider_config import LogMetadata
 
-from agent_core.line_budget import LABEL_CHARS, LOG_DATA_BYTES, fit
+from agent_core.line_budget import LABEL_CHARS, LOG_DATA_BYTES, fit, label_shortened
 from agent_core.unvalidated import built, checks_nothing
 
 _Status = InvokeMessage.LogMessage.LogStatus
@@ -96,7 +96,7 @@ class LogNode:
 
     def __init__(self, label: str, *, parent: "LogNode | None" = None, provider: str | None = None) -> None:
         self._id = new_id()
-        self._label = label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
+        self._label = label_shortened(label)
         self._parent_id = parent.id if parent else None
         self._provider = provider if provider is None or len(provider) <= LABEL_CHARS else provider[:LABEL_CHARS]
         self._started_at = time.time()

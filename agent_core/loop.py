@@ -37,6 +37,7 @@ from agent_core.line_budget import (
     TOOL_DECLARATION_BYTES,
     encoded_size,
     fit,
+    label_shortened,
     text_pieces,
 )
 from agent_core.logs import LogNode
@@ -275,8 +276,10 @@ def _logged_reply(turn: ModelTurn, text: str, secrets: Any, continued: str = "")
 
 def _calls_named(names: Sequence[str]) -> str:
     """``"N: a, b"``: how many calls a reply made after its answer (not run) and the first
-    ``CALLS_NAMED`` tools they named, each once (``calls_not_run_after_answer``)."""
-    return f"{len(names)}: {', '.join(list(dict.fromkeys(names))[:CALLS_NAMED])}"
+    ``CALLS_NAMED`` tools they named, each once (``calls_not_run_after_answer``), each name cut as
+    a ``CALL`` node's label is (``line_budget.label_shortened``: a name from a JSON list may be any size)."""
+    named = list(dict.fromkeys(names))[:CALLS_NAMED]
+    return f"{len(names)}: {', '.join(label_shortened(name) for name in named)}"
 
 
 def _after_answer_logged(turn: ModelTurn, secrets: Any) -> str:

@@ -43,3 +43,17 @@ def test_a_call_before_the_answer_object_still_runs_alone(size):
     assert isinstance(turn.decision, ToolCalls)
     assert [(c.name, c.arguments) for c in turn.decision.calls] == [("search", {"query": "x"})]
     assert streamed == "" and turn.calls_after_answer == ()
+
+
+def test_a_long_name_after_the_answer_object_is_cut_in_the_log_as_a_call_s_label_is():
+    """Names taken from a JSON list may be any size: each is cut to ``LABEL_CHARS`` as a CALL
+    node's label is, so the Thought node's field cannot grow with what the model wrote."""
+    from agent_core.line_budget import LABEL_CHARS
+    from agent_core.loop import _turn_log_data
+
+    long_name = "x" * 100_000
+    text = f'Action:\n```json\n[{ANSWER}, {{"action": "{long_name}", "action_input": {{}}}}, {SEARCH}]\n```'
+    _, turn = read("react", Case(TOOLS, text), None)
+    assert turn.calls_after_answer == (long_name, "search")
+    field = _turn_log_data(turn)["calls_not_run_after_answer"]
+    assert field == f"2: {'x' * (LABEL_CHARS - 1)}…, search"
