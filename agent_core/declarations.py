@@ -36,26 +36,30 @@ def declared_parameters(value: Any, parameters: Collection[str]) -> int:
     """How many declarations of the tool's own parameters ``value`` (a call's arguments, an object
     or an array as decoded) is, or 0 when it is no such thing (values were given).
 
-    A declaration is an object whose ``name`` names one of ``parameters`` (the tool's parameter
-    names) and whose every key is a declaration key (``DECLARATION_KEYS``), ``type`` or a
-    description among them: ``{"name": "query", "type": "string", "required": true}`` is 1, a
-    list of N such objects is N (a list holding anything else is 0). A tool that takes a
-    parameter called ``name`` gets 0 always: there ``name`` and ``type`` are values."""
+    A declaration is an object with a ``name`` whose every key is a declaration key
+    (``DECLARATION_KEYS``), ``type`` or a description among them: ``{"name": "query", "type":
+    "string", "required": true}`` is 1 when ``query`` is one of ``parameters`` (the tool's
+    parameter names). A list of N such objects is N when at least one names a parameter of the
+    tool (a model printing the list may add a parameter the tool lacks; an array is refused as
+    arguments anyway, this only picks the reason); a list holding anything else is 0. A tool that
+    takes a parameter called ``name`` gets 0 always: there ``name`` and ``type`` are values."""
     if "name" in parameters:
         return 0
     items = value if isinstance(value, list) else [value]
     if not items:
         return 0
+    names_one = False
     for item in paced(items):  # a list of 100,000 objects
         if not isinstance(item, Mapping):
             return 0
         name = item.get("name")
-        if not isinstance(name, str) or name not in parameters:
+        if not isinstance(name, str):
             return 0
         keys = item.keys()
         if not keys <= DECLARATION_KEYS or keys.isdisjoint(_DESCRIBING_KEYS):
             return 0
-    return len(items)
+        names_one = names_one or name in parameters
+    return len(items) if names_one else 0
 
 
 def arguments_refusal(error: ArgumentsError, parameters: Collection[str]) -> str:

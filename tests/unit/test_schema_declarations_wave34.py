@@ -86,6 +86,14 @@ def test_other_values_declare_nothing(value):
     assert declared_parameters(value, {"q", "limit"}) == 0
 
 
+def test_a_printed_list_with_a_parameter_the_tool_lacks_still_reads_as_declarations():
+    """A model printing the tool's parameter list may add one the tool does not have (``q`` and an
+    invented ``limit`` for a tool taking ``q``): the reason still says it listed declarations."""
+    value = [DECLARATION, {"name": "limit", "type": "number", "description": "how many"}]
+    assert declared_parameters(value, {"q"}) == 2
+    assert refusal(value, {"q"}) == MSG_DECLARATIONS_LISTED
+
+
 def test_one_declaration_counts_one_alone_or_in_a_list():
     assert declared_parameters(DECLARATION, {"q"}) == 1
     assert declared_parameters([DECLARATION], {"q"}) == 1
