@@ -118,6 +118,7 @@ from typing import Any, Final
 
 from agent_core import fences
 from agent_core.fairness import give_way
+from agent_core.quoted import QuotedScan
 from agent_core.text_calls import (
     BARE_NAME,
     FAIL,
@@ -797,7 +798,8 @@ the blanks around the optional colon were tried at every split (quadratic)."""
 _GEMMA_QUOTES: Final = ('<|"|>', "<escape>")
 _GEMMA_TOKENS = re.compile(r"(<\|tool_call>|<tool_call\|>|<turn\|>|<start_function_call>|<end_function_call>)")
 _GEMMA_STRING = re.compile("|".join(f"{re.escape(q)}(.*?){re.escape(q)}" for q in _GEMMA_QUOTES), re.S)
-_BARE_KEY = re.compile(r'"(?:[^"\\]|\\.)*"|([{,]\s*)([A-Za-z_][\w\-]*)(\s*:)')
+_BARE_KEY = QuotedScan(r"([{,]\s*)([A-Za-z_][\w\-]*)(\s*:)", quotes='"')
+"""A closed double-quoted string (no group), else a bare key with what stands around it."""
 
 
 def _read_gemma(block: str) -> list[Call]:

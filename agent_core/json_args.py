@@ -50,6 +50,7 @@ from agent_core.prompts import (
     REPAIR_TOO_DEEP,
     REPAIR_WRONG_KIND,
 )
+from agent_core.quoted import QuotedScan
 
 MAX_NESTED_ENCODING = 3
 """How many times a JSON string holding JSON is unwrapped (double encoding)."""
@@ -90,7 +91,8 @@ _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _VALID_ESCAPES = frozenset("\"\\/bfnrtu'")
 _WORD = re.compile(r"[^\W_]+")
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
-_QUOTED = re.compile(r""" "(?:[^"\\]|\\.)*" | '(?:[^'\\]|\\.)*' """, re.VERBOSE | re.DOTALL)
+_QUOTED = QuotedScan("(?!)", flags=re.DOTALL)
+"""Closed strings, ``"`` or ``'``, escapes honoured (``"(?:[^"\\\\]|\\\\.)*"``), in linear time."""
 _CUT_LITERALS = frozenset(w[:k] for w in ("true", "false", "null") for k in range(2, len(w)))
 """Bare words that are a JSON literal cut short (``tru``, ``fals``, ``nul``): a repair would
 make them strings, but the model meant a literal."""
@@ -139,18 +141,16 @@ def strip_noise(text: str) -> str:
     return text[word.end() :] if word else text
 
 
-_STRUCTURE = re.compile(
-    r""" "(?:[^"\\]|\\.)*" | '(?:[^'\\]|\\.)*'   # closed strings, escapes honoured
-       | (?P<open>["'])                             # a quote that is never closed
+_STRUCTURE = QuotedScan(  # after closed strings, escapes honoured (read in linear time)
+    r""" (?P<open>["'])                             # a quote that is never closed
        | [{}\[\]] """,
-    re.VERBOSE | re.DOTALL,
+    flags=re.VERBOSE | re.DOTALL,
 )
 
 
-_REPAIR_TOKENS = re.compile(
-    r""" "(?:[^"\\]|\\.)*" | '(?:[^'\\]|\\.)*'   # closed strings, escapes honoured
-       | (?P<costly>\{(?=\s*[{\[(]) | \() | [{\[] | [}\])] """,
-    re.VERBOSE | re.DOTALL,
+_REPAIR_TOKENS = QuotedScan(  # after closed strings, escapes honoured (read in linear time)
+    r""" (?P<costly>\{(?=\s*[{\[(]) | \() | [{\[] | [}\])] """,
+    flags=re.VERBOSE | re.DOTALL,
 )
 
 REPAIR_WORK_PER_CHAR = 4
@@ -168,7 +168,7 @@ scan the rest of the text (a ReAct reply of ```` ```json\n[{"name" ```` repeated
 break: 16 KB took 0.8 s, 300 KB four minutes, in one call that no other session could interrupt)."""
 
 
-_UNQUOTED_RUNS = re.compile(r'"(?:[^"\\]|\\.)*"|([^",:]+)')
+_UNQUOTED_RUNS = QuotedScan(r'([^",:]+)', quotes='"')
 """Closed double-quoted strings (no group) and the runs between them that hold no quote, comma or
 colon (group 1): where json_repair 0.64 may read one string a character at a time."""
 _NOT_STRING = " \t\r\n0123456789[]{}.+-"
@@ -188,7 +188,7 @@ def _holds_slow_string(text: str) -> bool:
     engine but for the runs over the bound."""
     if len(text) <= SLOW_STRING_MAX:
         return False
-    return any(len(run.lstrip(_NOT_STRING)) > SLOW_STRING_MAX for run in _UNQUOTED_RUNS.findall(text) if len(run) > SLOW_STRING_MAX)
+    return any(len(run.lstrip(_NOT_STRING)) > SLOW_STRING_MAX for run in (m.group(1) or "" for m in _UNQUOTED_RUNS.finditer(text)) if len(run) > SLOW_STRING_MAX)
 
 
 def costly_to_repair(text: str) -> bool:

@@ -50,6 +50,7 @@ from agent_core.json_args import (
     strip_noise,
     with_closers,
 )
+from agent_core.quoted import QuotedScan
 from agent_core.tool_calls import ToolCall, fresh_call_ids
 
 
@@ -1314,7 +1315,8 @@ _GLUED_MAX: Final = 16
 """How long a word glued before Gemini's ``default_api:`` may be (characters)."""
 _GEMMA_BARE_LINE = re.compile(rf"[ \t]*(?:call:|(?:\w{{1,{_GLUED_MAX}}}:)?default_api:)({BARE_NAME.pattern})\{{([^\n]*)\}}[ \t]*")
 _GEMMA_QUOTE_TOKEN: Final = '<|"|>'
-_GEMMA_KEYED = re.compile(r'"(?:[^"\\]|\\.)*"|([{,]\s*)([A-Za-z_][\w\-]*)(\s*:)')
+_GEMMA_KEYED = QuotedScan(r"([{,]\s*)([A-Za-z_][\w\-]*)(\s*:)", quotes='"')
+"""A closed double-quoted string (no group), else a bare key with what stands around it."""
 
 
 ANGLELESS_INVOKE: Final = 'invoke name="'
