@@ -8,9 +8,11 @@ a call stopped by the alarm counts as growing."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import signal
 
+import json_repair
 import pytest
 from dify_plugin.entities.model.message import PromptMessageTool
 
@@ -154,3 +156,54 @@ def test_glm_pairs_holding_a_long_run_of_opened_keys_are_read_in_linear_time():
     # findall restarted at every opened key of the run and read the rest of it again
     small, big = _growth(_glm_pairs, lambda size: "<arg_key>" * (size // 9))
     assert _linear(small, big), (small, big)
+
+
+ESCAPED_QUOTES = {
+    # name: (public reader, text of a size): each quote after the first escaped, none closing
+    "loads_lenient, single quotes": ("agent_core.json_args:loads_lenient", lambda size: "{'a': '" + "\\'," * (size // 3) + "}"),
+    "decode_arguments, double quotes": ("agent_core.json_args:decode_arguments", lambda size: '{"a": "' + '\\",' * (size // 3) + "}"),
+    "costly_to_repair, double quotes": ("agent_core.json_args:costly_to_repair", lambda size: '{"a": "' + '\\"' * (size // 2)),
+    "costly_to_repair, single quotes": ("agent_core.json_args:costly_to_repair", lambda size: "{'a': '" + "\\'" * (size // 2)),
+    "unclosed, single quotes": ("agent_core.json_args:unclosed", lambda size: "{'a': '" + "\\'," * (size // 3) + "}"),
+    "ReAct action input": ("agent_core.react.parser:parse_react", lambda size: "Thought: x\nAction: search\nAction Input: {'q': '" + "\\'," * (size // 3) + "}"),
+    "Python-style call": ("agent_core.text_calls:call_arguments", lambda size: "query='" + "\\'," * (size // 3)),
+    "Gemma bare call": ("agent_core.text_calls:gemma_arguments", lambda size: 'q:"' + '\\"' * (size // 2)),
+    "Gemma call markup": ("agent_core.call_markup:_read_gemma", lambda size: '<|tool_call>call:search{q:"' + '\\"' * (size // 2) + "}<tool_call|>"),
+}
+
+
+@pytest.mark.parametrize("case", ESCAPED_QUOTES, ids=list(ESCAPED_QUOTES))
+def test_a_string_never_closed_whose_quotes_are_all_escaped_is_read_in_linear_time(case, monkeypatch):
+    # each escaped quote was tried as a string's start and scanned to the end: 240 KB of
+    # {'a': '\',\',...} took four minutes in loads_lenient. The plugin's own reading is measured:
+    # json_repair (whose time on a long string grows faster than its length, under
+    # SLOW_STRING_MAX) answers at once
+    monkeypatch.setattr(json_repair, "loads", lambda text: {"a": "'"})
+    where, text_of_size = ESCAPED_QUOTES[case]
+    module, attribute = where.split(":")
+    function = getattr(importlib.import_module(module), attribute)
+    call = (lambda text: function(text, None)) if attribute == "gemma_arguments" else function
+
+    def quiet(text: str) -> None:
+        with contextlib.suppress(ValueError):  # refused arguments: the answer is beside the point
+            call(text)
+
+    # a pause of the machine can make one measure grow: linear in one of three (quadratic was
+    # over a second at 8,000 characters, stopped by the alarm)
+    timings = []
+    for _ in range(3):
+        timings.append(_growth(quiet, text_of_size))
+        if _linear(*timings[-1]):
+            break
+    assert _linear(*timings[-1]), (case, timings)
+
+
+def test_strings_after_a_string_never_closed_stay_strings_where_a_backslash_ends_its_line():
+    from agent_core.json_args import SLOW_STRING_MAX, costly_to_repair
+
+    # without re.DOTALL the unclosed string's scan stops at a backslash before a line break: the
+    # quotes after it open strings again, and a long run is slow to repair only outside them
+    cut = '{"a": "\\"\\"\\\n, "b": '
+    long = "x" * (SLOW_STRING_MAX + 1)
+    assert not costly_to_repair(cut + '"' + long + '"}')
+    assert costly_to_repair(cut + long + "}")
