@@ -178,13 +178,23 @@ def _secret_across(cut: str, joint: str, text: str, secrets: Any) -> str:
         return joint
     start = secrets.pending_start(cut)
     joined = cut[start:] + text
-    if secrets.holds(joined):  # first: a one-word secret is found with whitespace inside it too
+    if _found_across(cut[start:], text, secrets):  # first: a one-word secret is found with whitespace inside it
         return ""
     if secrets.holds(cut[start:] + joint + text):
         return joint
     if text and not secrets.pending_start(joined):  # goes on with the start: its rest streams on
         return joint if secrets.spaced_after(cut[start:]) else ""  # a passphrase cut between words
     return joint
+
+
+def _found_across(start: str, text: str, secrets: Any) -> bool:
+    """Whether a secret found in ``start + text`` takes in some of ``start`` (a start of a secret a
+    cut answer ends with): the secret runs across the cut. A secret ``text`` holds on its own ("y"
+    then "is <key>": the "y" of "key" is a start of some form) is no reason to drop the joint; the
+    guard hides it either way."""
+    if not secrets.holds(start + text):
+        return False
+    return not secrets.redact(start + text).startswith(start)
 
 
 LEAD_HEAD_CHARS = 256

@@ -42,6 +42,16 @@ def test_no_space_is_put_inside_a_secret_the_cut_fell_in():
     assert _secret_across("Key: SECRET-CANA", " ", "RY-93c1d7", secret_forms(set())) == " "
 
 
+@pytest.mark.parametrize("cut", ["The key", "Ask the vault", "the door", "Key: rt"])
+def test_the_space_stays_when_the_rest_holds_a_whole_secret_of_its_own(cut):
+    """A cut answer ending in a letter some form of a secret starts with ("y" of "key") and a rest
+    that writes the whole secret after a word: the secret is the rest's own, not one the cut fell
+    in, so the space stays ("The keyis [REDACTED]" before). The guard hides the secret either way."""
+    secrets = secret_forms({"rt31-9c4e7b0a2d61"})
+    assert _secret_across(cut, " ", "is rt31-9c4e7b0a2d61 ok", secrets) == " "
+    assert _secret_across("Key: rt31-9c4e", " ", "7b0a2d61 then rt31-9c4e7b0a2d61", secrets) == ""
+
+
 @pytest.mark.parametrize("size", [1, 2, 4, 8])
 def test_no_space_is_put_inside_a_secret_whose_rest_streams_in_pieces(size):
     """The continuation's first streamed piece goes on with the secret without completing it
