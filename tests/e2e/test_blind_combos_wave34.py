@@ -419,9 +419,286 @@ def test_a_tool_streaming_50000_messages_beside_a_neighbour_cut_and_continued(pl
     thread.start()
     time.sleep(0.3)
     results["heavy"] = heavy([call("function_calling", "vault", q="x"), {"text": "Done."}],
-                             tools=[vault([text_message(f"x{n % 10}") for n in range(50_000)])], timeout=120)
+                             tools=[vault([text_message(f"key={CANARY}" if n % 1000 == 7 else f"x{n % 10}")
+                                           for n in range(50_000)])], timeout=120)
     thread.join()
     check(plugin, results["heavy"])
     check(plugin, results["light"])
     assert results["light"].text == "w " * 150 + "v " * 150
     assert worst_gap(results["light"]) < 1.5
+
+
+# --- 8. more edges where two guards meet ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_secret_split_across_the_cut_edge_streamed_a_character_a_chunk(run, plugin, strategy):
+    """As above, both replies streamed in small pieces: the start is held until its rest shows."""
+    turns = [call(strategy, "vault", q="x"), {**cut(strategy, f"Your key is {CANARY[:11]}"), "split": 3},
+             {"text": f"{CANARY[11:]} and it works.", "split": 1}]
+    result = run(turns, tools=[vault([text_message(f"key={CANARY}")])], strategy=strategy)
+    check(plugin, result)
+    assert result.text.endswith(" and it works.")
+    assert_no_line_holds(plugin, result, CANARY[:11])
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_six_megabyte_rest_that_completes_a_secret_split_at_the_cut(run, plugin, strategy):
+    turns = [call(strategy, "vault", q="x"), cut(strategy, f"Your key is {CANARY[:9]}"),
+             {"text": CANARY[9:] + " " + "z" * 6 * MB}]
+    result = run(turns, tools=[vault([text_message(f"key={CANARY}")])], strategy=strategy, timeout=120)
+    check(plugin, result)
+    assert result.text.endswith("z" * 1000) and len(result.text) > 6 * MB
+    assert_no_line_holds(plugin, result, CANARY[:9])
+
+
+STOPS = {
+    "the run's deadline": ({"run_timeout": RUN_TIMEOUT, "model_timeout": 900}, {"hang": True}),
+    "the model's silence limit": ({"run_timeout": 120, "model_timeout": 10}, {"hang": True}),
+    "a model error": ({}, {"error": "upstream 502"}),
+    "a model error of 6 MB with a traceback and the key": (
+        {}, {"error": f"{TRACEBACK}:\nRuntimeError: upstream echoed {CANARY} " + "e" * 6 * MB}),
+}
+
+
+@pytest.mark.parametrize("stop", list(STOPS))
+def test_a_continuation_stopped_right_after_a_start_of_the_secret_hides_that_start(run, plugin, stop):
+    """The rest streams "... key rt31-9c4e7" and then the run stops (deadline, silence, error): the
+    start of the key it held is not written out with the notice or the error."""
+    params, how = STOPS[stop]
+    turns = [call("function_calling", "vault", q="x"), cut("function_calling", "The answer"),
+             {"chunks": [{"content": f" and the key {CUT_START}"}], **how}]
+    started = time.monotonic()
+    result = run(turns, tools=[vault([text_message(f"key={CANARY}")])], params=params, timeout=60)
+    assert time.monotonic() - started < 13
+    check(plugin, result, answer=False)
+    assert result.text.startswith("The answer and the key")
+    assert_no_line_holds(plugin, result, CUT_START)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_answer_cut_twice_the_second_time_inside_the_secret(run, plugin, strategy):
+    turns = [call(strategy, "vault", q="x"), cut(strategy, "Part one,"),
+             {"text": f" and the key {CUT_START}", "finish_reason": "length"}, answer_turn(strategy, "never")]
+    result = run(turns, tools=[vault([text_message(f"key={CANARY}")])], strategy=strategy)
+    check(plugin, result)
+    assert result.text.startswith("Part one, and the key")
+    assert result.text.endswith(prompts.ANSWER_CUT_OFF)
+    assert_no_line_holds(plugin, result, CUT_START)
+
+
+def test_a_native_call_cut_inside_arguments_that_start_the_secret_is_not_run(run, plugin):
+    first = {"chunks": [{"tool_calls": [{"index": 0, "id": "c1", "type": "function",
+                                         "function": {"name": "vault", "arguments": f'{{"q": "{CUT_START}'}}]}],
+             "finish_reason": "length"}
+    turns = [first, call("function_calling", "vault", "c2", q="y"), {"text": "Done."}]
+    result = run(turns, tools=[vault([text_message("ok")])])
+    check(plugin, result)
+    assert [r["tool_parameters"]["q"] for r in result.tool_requests] == ["y"]
+
+
+def test_parallel_calls_a_secret_argument_a_schema_echo_an_unknown_tool_and_two_good_ones(run, plugin):
+    """Five native calls at once: the secret argument and the schema echo are refused with their
+    reasons, the unknown tool named, the two good calls run in order, every call answered."""
+    calls = [{"id": "c1", "name": "vault", "arguments": {"q": f"use {CANARY}"}},
+             {"id": "c2", "name": "vault", "arguments": ECHOED_SCHEMA},
+             {"id": "c3", "name": "teleport", "arguments": {"q": "a"}},
+             {"id": "c4", "name": "vault", "arguments": {"q": "good-1"}},
+             {"id": "c5", "name": "vault", "arguments": {"q": "good-2"}}]
+    result = run([{"tool_calls": calls}, {"text": "Done."}], tools=[vault([text_message("ok")])])
+    check(plugin, result)
+    assert [r["tool_parameters"]["q"] for r in result.tool_requests] == ["good-1", "good-2"]
+    answered = [m for m in result.llm_requests[1]["prompt_messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in answered] == ["c1", "c2", "c3", "c4", "c5"]
+    told = [m["content"] for m in answered]
+    assert "secret" in told[0].lower() and "schema" in told[1].lower() and "teleport" in told[2]
+    assert told[3] == told[4] == "ok"
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_six_megabytes_of_tool_output_with_the_secret_at_every_cut_edge(run, plugin, strategy):
+    """The key straddles the 1,000,000-character mark where a full output is cut, and ends the
+    output; the model's copy is cut far earlier: no start of the key at any edge."""
+    text = "a" * 999_990 + CANARY + "b" * 5 * MB + CANARY
+    result = run([call(strategy, "vault", q="x"), answer_turn(strategy, "Done.")],
+                 tools=[vault([text_message(text)])], strategy=strategy, timeout=120)
+    check(plugin, result)
+    assert_no_line_holds(plugin, result, CANARY[:8])
+    assert "a" * 1000 in "\n".join(observations(result.llm_requests[1]))
+
+
+def test_the_deadline_while_a_tool_streams_the_secret_without_end(run, plugin):
+    """A tool streams its key in a message every few milliseconds and never ends: the run stops it
+    in time and answers; the key is in no line."""
+    def handler(params):
+        for n in range(10_000_000):
+            time.sleep(0.002)
+            yield text_message(f"line {n} key={CANARY}\n")
+
+    from local_runner.tools import LocalTool, ToolParam
+    tool = LocalTool(name="tail", description="Streams a log", handler=handler,
+                     parameters=[ToolParam("q"), ToolParam("api_key", type="secret-input", form="form")],
+                     runtime_parameters={"api_key": CANARY})
+    started = time.monotonic()
+    result = run([call("function_calling", "tail", q="x"), {"text": "Stopped reading."}], tools=[tool],
+                 params={"run_timeout": RUN_TIMEOUT, "tool_timeout": 900}, timeout=60)
+    assert time.monotonic() - started < RUN_TIMEOUT + 1
+    check(plugin, result)
+    assert result.text == "Stopped reading."
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_reasoning_that_streams_the_secret_then_a_call(run, plugin, strategy):
+    """A thinking model reasons about the key (streamed a few characters a chunk) and then calls:
+    the call runs, the reasoning goes back to the model and to the log without the key."""
+    if strategy == "ReAct":
+        reply = {"text": f"<think>The key is {CANARY}, I will not use it.</think>\nThought: look.\n"
+                         'Action: vault\nAction Input: {"q": "y"}', "split": 3}
+    else:
+        reply = {"chunks": [{"content": piece} for piece in
+                            [f"<think>The key is {CANARY[:6]}", f"{CANARY[6:]}, I will not", " use it.</think>"]]
+                 + [{"tool_calls": [{"index": 0, "id": "c1", "type": "function",
+                                     "function": {"name": "vault", "arguments": '{"q": "y"}'}}]}]}
+    result = run([reply, answer_turn(strategy, "Done.")], tools=[vault([text_message("ok")])], strategy=strategy)
+    check(plugin, result)
+    assert result.text == "Done."
+    assert [r["tool_parameters"]["q"] for r in result.tool_requests] == ["y"]
+
+
+def test_six_sessions_each_reading_a_megabyte_holding_the_secret_beside_a_streaming_neighbour(plugin):
+    """The issue's six 1 MB results, in six sessions at once, each result holding the key a
+    thousand times: every session ends clean, and the neighbour streaming beside them is not
+    held up for long."""
+    results: dict = {}
+    chunk = ("lorem ipsum dolor " * 55 + f" key={CANARY}\n")
+    output = chunk * (MB // len(chunk))
+
+    def heavy(n: int) -> None:
+        runner = ScriptedRun(plugin)
+        results[n] = runner([call("function_calling", "vault", f"c{n}", q=str(n)), {"text": f"Done {n}."}],
+                            tools=[vault([text_message(output)])], timeout=120)
+
+    def neighbour() -> None:
+        light = ScriptedRun(plugin)
+        light.backend = Paced(ScriptedBackend([{"text": "w " * 300, "split": 2}]), 0.01)
+        results["light"] = run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin,
+                                        timeout=120)
+
+    threads = [threading.Thread(target=neighbour)] + [threading.Thread(target=heavy, args=(n,)) for n in range(6)]
+    threads[0].start()
+    time.sleep(0.3)
+    for thread in threads[1:]:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for n in range(6):
+        check(plugin, results[n])
+        assert results[n].text == f"Done {n}."
+    check(plugin, results["light"])
+    assert results["light"].text == "w " * 300
+    assert worst_gap(results["light"]) < 1.5
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_rest_that_writes_the_cut_text_again_through_the_whole_secret(run, plugin, strategy):
+    """The limit cut the answer inside the key; asked for the rest, the model starts over and
+    writes the whole answer, key included. Only what follows the cut text is shown, and the key's
+    rest after its held start is no more a leak than the key."""
+    turns = [call(strategy, "vault", q="x"), cut(strategy, f"Your key is {CANARY[:9]}"),
+             {"text": final(strategy, f"Your key is {CANARY} and it works.")}]
+    result = run(turns, tools=[vault([text_message(f"key={CANARY}")])], strategy=strategy)
+    check(plugin, result)
+    assert result.text.endswith(" and it works.")
+    assert CANARY[9:] not in result.text
+    assert_no_line_holds(plugin, result, CANARY[:9])
+
+
+def test_react_actions_naming_the_secret_an_unknown_tool_and_a_good_one(run, plugin):
+    first = {"text": ("Thought: three at once.\n"
+                      f'Action: {CANARY}\nAction Input: {{"q": "a"}}\n'
+                      'Action: teleport\nAction Input: {"q": "b"}\n'
+                      'Action: vault\nAction Input: {"q": "good"}')}
+    result = run([first, answer_turn("ReAct", "Done.")], tools=[vault([text_message("ok")])], strategy="ReAct")
+    check(plugin, result)
+    assert [r["tool_parameters"]["q"] for r in result.tool_requests] == ["good"]
+    assert "teleport" in "\n".join(observations(result.llm_requests[1]))
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_memory_with_the_secret_in_a_call_id_and_a_result_beside_a_megabyte_turn_in_a_small_window(run, plugin,
+                                                                                                     strategy):
+    history = [
+        {"role": "user", "content": "Read the vault."},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": f"call_{CANARY}", "name": "vault", "arguments": {"q": "all"}}]},
+        {"role": "tool", "content": f"key={CANARY}", "tool_call_id": f"call_{CANARY}", "name": "vault"},
+        {"role": "assistant", "content": "The vault is open."},
+        {"role": "user", "content": "Now this: " + "m" * MB},
+        {"role": "assistant", "content": "Too long to read."},
+    ]
+    result = run([call(strategy, "vault", q="x"), answer_turn(strategy, "Done.")],
+                 tools=[vault([text_message(f"key={CANARY}")])], strategy=strategy, history=history,
+                 model={"context_size": 8192}, timeout=120)
+    check(plugin, result)
+    assert result.text == "Done."
+    assert any(n.label == "CONTEXT TRIMMED" for n in result.logs.values())
+
+
+BLOCKING = {"completion_params": {"temperature": 0.2, "max_tokens": 64}, "features": ["tool-call", "multi-tool-call"]}
+"""A model without streamed tool calls: Function Calling asks for blocking replies, whose cut
+shows only in their usage (completion tokens at the node's ``max_tokens``)."""
+
+
+def test_a_blocking_reply_cut_inside_the_secret_after_a_tool_round(run, plugin):
+    turns = [{**call("function_calling", "vault", q="x"), "finish_reason": None,
+              "usage": {"prompt_tokens": 40, "completion_tokens": 12}},
+             {"text": f"Your key is {CANARY[:9]}", "finish_reason": None,
+              "usage": {"prompt_tokens": 60, "completion_tokens": 64}},
+             {"text": f"{CANARY[9:]} and it works.", "finish_reason": None,
+              "usage": {"prompt_tokens": 80, "completion_tokens": 9}}]
+    result = run(turns, tools=[vault([text_message(f"key={CANARY}")])], model=BLOCKING)
+    check(plugin, result)
+    assert [r["stream"] for r in result.llm_requests] == [False, False, False]
+    assert result.text.startswith("Your key is ") and result.text.endswith(" and it works.")
+    assert_no_line_holds(plugin, result, CANARY[:9])
+
+
+def test_blocking_parallel_calls_one_cut_inside_its_arguments_run_none(run, plugin):
+    calls = [{"id": "c1", "name": "vault", "arguments": {"q": "one"}},
+             {"id": "c2", "name": "vault", "arguments": '{"q": "tw'}]
+    turns = [{"tool_calls": calls, "finish_reason": None, "usage": {"prompt_tokens": 40, "completion_tokens": 64}},
+             {**call("function_calling", "vault", "c3", q="three"), "finish_reason": None,
+              "usage": {"prompt_tokens": 40, "completion_tokens": 12}},
+             {"text": "Done.", "finish_reason": None, "usage": {"prompt_tokens": 40, "completion_tokens": 2}}]
+    result = run(turns, tools=[vault([text_message(f"key={CANARY}")])], model=BLOCKING)
+    check(plugin, result)
+    assert [r["tool_parameters"]["q"] for r in result.tool_requests] == ["three"]
+
+
+def test_sixteen_slow_calls_each_making_a_file_under_the_deadline_keep_or_name_every_one(run, plugin):
+    """Sixteen parallel calls of 2 s each, every one making a file (half of them named with the key),
+    under a 10 s run, which keeps most of its time for the answer: the first eight run, the next
+    eight do not fit the tools' share. Every file of a call that ran reaches the chat (those named
+    with the key withheld, the model told), every call is answered, and the model answers in time."""
+    def responses(n):
+        return [blob(f"data {n}".encode(), f"part-{n}-{CANARY}.txt" if n % 2 else f"part-{n}.txt"),
+                text_message(f"made part {n}")]
+
+    tools = [vault(responses(n), name=f"maker_{n}", latency=2) for n in range(16)]
+    calls = [{"id": f"c{n}", "name": f"maker_{n}", "arguments": {"q": str(n)}} for n in range(16)]
+    started = time.monotonic()
+    result = run([{"tool_calls": calls}, {"text": "Answered in time."}], tools=tools,
+                 params={"run_timeout": RUN_TIMEOUT, "tool_timeout": 900}, timeout=60)
+    assert time.monotonic() - started < RUN_TIMEOUT + 1
+    check(plugin, result)
+    assert result.text == "Answered in time."
+    finished = sorted(int(c.request["tool_parameters"]["q"]) for c in run.toolbox.calls if c.finished)
+    assert len(finished) >= 8
+    sent = [f["meta"]["filename"] for f in result.files]
+    assert sent == [f"part-{n}.txt" for n in finished if n % 2 == 0][: len(sent)]
+    assert len(sent) >= 4
+    answered = [m for m in result.llm_requests[1]["prompt_messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in answered] == [c["id"] for c in calls]
+    for n, message in enumerate(answered):
+        if n in finished and n % 2:
+            assert "not sent to the user" in message["content"], message["content"]
