@@ -794,3 +794,53 @@ def test_a_completion_model_cut_inside_the_secret_continues_without_it(run, plug
     assert prompts.CONTINUE_CUT_ANSWER in prompt_text(result.llm_requests[2])
     assert_no_line_holds(plugin, result, CANARY[:9])
     assert_no_line_holds(plugin, result, CANARY[9:])
+
+
+PARTIAL_HEADS = {
+    "reasoning": ("function_calling", f"<think>The key is {CUT_START}"),
+    "a ReAct thought": ("ReAct", f"Thought: the key is {CUT_START}"),
+    "a ReAct action input": ("ReAct", f'Thought: go\nAction: vault\nAction Input: {{"q": "{CUT_START}'),
+    "a call in the content": ("function_calling", f'{{"name": "vault", "arguments": {{"q": "{CUT_START}'),
+}
+
+
+@pytest.mark.parametrize(("head", "stop"), [*((head, "a model error") for head in PARTIAL_HEADS),
+                                             ("reasoning", "the run's deadline"),
+                                             ("a ReAct action input", "the run's deadline")])
+def test_a_reply_stopped_right_after_a_start_of_the_secret_in_a_step_writes_no_start(run, plugin, head, stop):
+    """A reply that never became chat text (reasoning, a thought, a call's input) ends with a start
+    of the key when the run stops: its log node and the error show none of that start."""
+    strategy, text = PARTIAL_HEADS[head]
+    how = {"hang": True} if stop == "the run's deadline" else {"error": "upstream 502"}
+    result = run([call(strategy, "vault", q="x"), {"chunks": [{"content": text}], **how}],
+                 tools=[vault([text_message(f"key={CANARY}")])], strategy=strategy,
+                 params={"run_timeout": RUN_TIMEOUT, "model_timeout": 900}, timeout=60)
+    check(plugin, result, answer=False)
+    assert_no_line_holds(plugin, result, CUT_START)
+
+
+def test_a_three_megabyte_answer_holding_the_key_thousands_of_times_cut_and_written_again_beside_a_neighbour(plugin):
+    """The answer, the key in every kilobyte, is cut; its rest writes it all again and ends. Only
+    what follows the cut text is shown, the key in no line, and a neighbour streams meanwhile."""
+    piece = "lorem ipsum dolor sit amet " * 36 + f"key={CANARY}\n"
+    start = piece * (3 * MB // len(piece))
+    results = {}
+
+    def neighbour() -> None:
+        light = ScriptedRun(plugin)
+        light.backend = Paced(ScriptedBackend([{"text": "w " * 300, "split": 2}]), 0.02)
+        results["light"] = run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin,
+                                        timeout=120)
+
+    heavy = ScriptedRun(plugin)
+    thread = threading.Thread(target=neighbour)
+    thread.start()
+    time.sleep(0.3)
+    results["heavy"] = heavy([call("function_calling", "vault", q="x"), cut("function_calling", start),
+                              {"text": start + "end."}], tools=[vault([text_message(f"key={CANARY}")])], timeout=120)
+    thread.join()
+    check(plugin, results["heavy"])
+    assert results["heavy"].text.endswith("key=[REDACTED]\nend.")
+    assert results["heavy"].text.count("end.") == 1
+    check(plugin, results["light"])
+    assert worst_gap(results["light"]) < 1.5
