@@ -844,3 +844,32 @@ def test_a_three_megabyte_answer_holding_the_key_thousands_of_times_cut_and_writ
     assert results["heavy"].text.count("end.") == 1
     check(plugin, results["light"])
     assert worst_gap(results["light"]) < 1.5
+
+
+PASSPHRASE = "correct horse battery staple"
+SPLIT_FORMS = {  # strategy, the tool's secret, the cut answer, its rest
+    "rest JSON-escaped": ("ReAct", CANARY, f"Key: {CANARY[:9]}",
+                          "".join(f"\\u{ord(c):04x}" for c in CANARY[9:]) + " ok."),
+    "rest partly URL-encoded": ("function_calling", CANARY, f"Key: {CANARY[:9]}",
+                                f"{CANARY[9:12]}%{ord(CANARY[12]):02X}{CANARY[13:]} ok."),
+    "passphrase cut between words": ("function_calling", PASSPHRASE, "The phrase is correct horse",
+                                     "battery staple ok."),
+    "passphrase cut inside a word": ("function_calling", PASSPHRASE, "The phrase is correct hor",
+                                     "se battery staple ok."),
+    "ReAct rest then an action": ("ReAct", CANARY, f"Key: {CANARY[:9]}",
+                                  f'{CANARY[9:]} ok.\nAction: vault\nAction Input: {{"q": "z"}}'),
+}
+
+
+@pytest.mark.parametrize("form", list(SPLIT_FORMS))
+def test_a_secret_split_at_the_cut_whose_rest_comes_in_another_form(run, plugin, form):
+    strategy, secret, start, rest = SPLIT_FORMS[form]
+    tool = vault([text_message("ok")], secret=secret)
+    result = run([call(strategy, "vault", q="x"), cut(strategy, start), {"text": rest}], tools=[tool],
+                 strategy=strategy)
+    check(plugin, result)
+    assert result.text.endswith("[REDACTED] ok.")
+    assert len(result.tool_requests) == 1  # an action after the answer's rest is not run
+    pieces = [CANARY[:9], CANARY[9:]] if secret == CANARY else ["correct hor", "horse battery", "battery staple"]
+    for piece in pieces:
+        assert_no_line_holds(plugin, result, piece)
