@@ -60,6 +60,7 @@ def label_shortened(text: str) -> str:
     most ``LABEL_CHARS`` characters, else its first ``LABEL_CHARS - 1`` and "…"."""
     return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
+
 MAX_LOG_DEPTH = 64
 """Deepest nesting of a log node's data; deeper parts are replaced by a note. pydantic-core,
 which the SDK writes every line with, refuses data nested about 255 levels deep (the whole

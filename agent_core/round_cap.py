@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from agent_core import prompts
 from agent_core.fairness import give_way
+from agent_core.line_budget import label_shortened
 from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_runner import ToolResult
 
@@ -50,11 +51,12 @@ def split_round(calls: Sequence[Call], limit: int = MAX_CALLS_PER_ROUND) -> tupl
 
 def _names(calls: Sequence[Call]) -> str:
     """The distinct tool names of the first calls, at most ``NOT_RUN_NAMES_SHOWN``, with "…"
-    when there are more: ``get_weather, get_time, …``."""
+    when there are more: ``get_weather, get_time, …``; each name as a CALL node's label shows it
+    (``line_budget.label_shortened``: a name the model wrote may be megabytes)."""
     names: list[str] = []
     for call in calls:
         give_way()  # thousands of calls of one tool
-        name = call.name or "(no name)"
+        name = label_shortened(call.name) if call.name else "(no name)"
         if name not in names:
             if len(names) == NOT_RUN_NAMES_SHOWN:
                 return ", ".join(names) + ", …"

@@ -57,6 +57,14 @@ def test_the_log_gives_the_count_without_a_line_per_call():
     assert "936 more tool calls" in data["output"] and len(data["output"]) < 300
 
 
+def test_a_megabyte_tool_name_is_shown_as_a_call_label_is():
+    """A name the model wrote of a megabyte is cut as a CALL node's label is, in the note the model
+    reads and in the log: two such calls do not make a 2 MB note."""
+    name = "x" * 1_000_000
+    note, data = not_run_note(calls(2, name), limit=64), not_run_log(calls(2, name), limit=64)
+    assert len(note) < 2_000 and len(data["tools"]) <= 200 and data["tools"].endswith("…")
+
+
 def test_each_native_call_not_run_gets_a_result_saying_so():
     bad = InvalidToolCall("x1", "lookup", "{oops", "not JSON")
     results = not_run_results([*calls(2), bad], limit=64)
