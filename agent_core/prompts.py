@@ -208,6 +208,7 @@ MSG_SECRET_IN_ARGUMENTS = (
 MSG_NOT_OPTION = "parameter {name!r} must be one of {options} (got {value!r})."
 MSG_NOT_NUMBER = "parameter {name!r} must be a number (got {value!r})."
 MSG_NOT_BOOLEAN = "parameter {name!r} must be true or false (got {value!r})."
+MSG_NOT_KIND = "parameter {name!r} must be {kinds} (got {value})."
 
 # --- tool observations (what the model reads of a tool's output) ---------------------
 

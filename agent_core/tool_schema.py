@@ -27,7 +27,15 @@ from agent_core.fairness import give_way, paced
 from agent_core.line_budget import TOOL_DECLARATION_BYTES, encoded_size
 from agent_core.memo import per_object
 from agent_core.observation import redacted_texts, secret_forms
-from agent_core.prompts import MSG_MISSING, MSG_NOT_BOOLEAN, MSG_NOT_NUMBER, MSG_NOT_OPTION, MSG_SCHEMA_ECHO, REDACTED
+from agent_core.prompts import (
+    MSG_MISSING,
+    MSG_NOT_BOOLEAN,
+    MSG_NOT_KIND,
+    MSG_NOT_NUMBER,
+    MSG_NOT_OPTION,
+    MSG_SCHEMA_ECHO,
+    REDACTED,
+)
 
 ParamType = ToolParameter.ToolParameterType
 LLM_FORM = ToolParameter.ToolParameterForm.LLM
@@ -61,14 +69,16 @@ def to_prompt_tool(tool: ToolEntity) -> PromptMessageTool:
     {"type": "object", "properties": {...}, "required": [...]}}`` -- always a
     valid object schema, even with no parameters (mcpsse1). Only ``llm``-form,
     non-file parameters; ``input_schema`` (MCP object/array parameters) is
-    used as given; ``select`` options become an ``enum`` of their values.
+    used as given, its ``$ref``s made to stand alone (``_self_contained``); ``select`` options
+    become an ``enum`` of their values.
     """
     properties: dict[str, Any] = {}
     required: list[str] = []
+    document = {"properties": {p.name: p.input_schema for p in tool.parameters if isinstance(p.input_schema, Mapping)}}
     for parameter in tool.parameters:
         if parameter.form != LLM_FORM or parameter.type in FILE_TYPES:
             continue
-        properties[parameter.name] = _property_schema(parameter)
+        properties[parameter.name] = _property_schema(parameter, document)
         if parameter.required and parameter.name not in required:
             required.append(parameter.name)
     return PromptMessageTool(
@@ -103,16 +113,19 @@ Python's recursion limit first at some 300 levels, and the run ended with a bare
 still runs."""
 
 
-def _property_schema(parameter: ToolParameter) -> dict[str, Any]:
+def _property_schema(parameter: ToolParameter, document: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The JSON schema of one parameter: its ``input_schema`` as given (unless nested deeper than
-    ``SCHEMA_MAX_DEPTH``), else one made from its type, description and options."""
+    ``SCHEMA_MAX_DEPTH``), its ``$ref``s resolved in ``document`` (``_self_contained``), else one
+    made from its type, description and options."""
     description = _parameter_description(parameter)
     schema_given = isinstance(parameter.input_schema, Mapping) and parameter.input_schema
+    given = None
     if schema_given and not json_args.too_deep(parameter.input_schema, SCHEMA_MAX_DEPTH):
-        schema = copy.deepcopy(dict(parameter.input_schema))
-        if description and "description" not in schema:
-            schema["description"] = description
-        return schema
+        given = _self_contained(parameter.input_schema, document or {})
+    if given is not None and not json_args.too_deep(given, SCHEMA_MAX_DEPTH):  # its references expanded
+        if description and "description" not in given:
+            given["description"] = description
+        return given
     if parameter.type == ParamType.DATE_RANGE:
         return parameter.type.to_prompt_schema(description)
     schema: dict[str, Any] = {"type": _JSON_TYPES.get(parameter.type, "string"), "description": description}
@@ -124,6 +137,79 @@ def _property_schema(parameter: ToolParameter) -> dict[str, Any]:
     elif options:
         schema["enum"] = options
     return schema
+
+
+_DEFINITIONS = ("$defs", "definitions")
+_DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples", "example"})
+"""Keywords whose value is data, not a schema: a ``$ref`` key in it is no reference."""
+REF_NODES_MAX = 10_000
+"""Schema objects ``_self_contained`` writes for one parameter at most: past it, a ``$ref`` is
+not expanded any more (schemas referring to each other could grow without end, and a
+declaration past ``TOOL_DECLARATION_BYTES`` is not offered at all)."""
+
+
+def _self_contained(schema: Mapping[str, Any], document: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a parameter's ``input_schema`` with no ``$ref`` pointing outside it.
+
+    Dify cuts an MCP tool's ``inputSchema`` into one ``input_schema`` per property
+    (``ToolTransformService.convert_mcp_schema_to_parameter``): a ``$ref`` in it still points
+    from the tool's root, to ``#/$defs/...`` (Pydantic, OpenAPI converters: those ``$defs`` are
+    gone) or to ``#/properties/<parameter>/...`` (zod-to-json-schema's reuse of a subschema).
+    Left as it is, the model reads an item shape of nothing, OpenAI refuses the request (a
+    reference to a missing component), and inside ReAct's step schema even a resolvable one
+    points elsewhere. Each ``$ref`` is replaced by its target, found in ``document``
+    (``{"properties": {name: input_schema}}``, the tool's parameters) or in the schema's own
+    ``$defs`` / ``definitions`` (then left out), merged with the keywords beside it; one that
+    resolves nowhere, refers back to a schema it is inside of, or comes past ``REF_NODES_MAX``
+    keeps only the keywords beside it (``{}``: any value, when none). A schema without ``$ref``
+    is copied unchanged."""
+    if '"$ref"' not in json.dumps(schema, default=str):
+        return copy.deepcopy(dict(schema))
+    own = {key: schema[key] for key in _DEFINITIONS if isinstance(schema.get(key), Mapping)}
+    resolved = _resolve_refs(schema, {**document, **own}, (), [REF_NODES_MAX], 0)
+    for key in own:
+        resolved.pop(key, None)
+    return resolved
+
+
+def _resolve_refs(node: Any, lookup: Mapping[str, Any], inside: tuple[str, ...], budget: list[int], depth: int) -> Any:
+    """``node`` with its ``$ref``s expanded from ``lookup`` (see ``_self_contained``); ``inside``:
+    the references being expanded around it; ``budget``: schema objects still to write;
+    ``depth``: levels above ``node`` (no reference is expanded ``SCHEMA_MAX_DEPTH`` levels down:
+    the result is then too deep to send, and the recursion stays bounded)."""
+    if isinstance(node, list):
+        return [_resolve_refs(item, lookup, inside, budget, depth + 1) for item in node]
+    if not isinstance(node, Mapping):
+        return node
+    budget[0] -= 1
+    ref = node.get("$ref")
+    rest = {
+        key: value if key in _DATA_KEYWORDS else _resolve_refs(value, lookup, inside, budget, depth + 1)
+        for key, value in node.items() if key != "$ref" or not isinstance(ref, str)
+    }
+    if not isinstance(ref, str):
+        return rest
+    expand = ref not in inside and budget[0] > 0 and depth < SCHEMA_MAX_DEPTH
+    target = _pointer(lookup, ref) if expand else None
+    if not isinstance(target, Mapping):
+        return rest
+    return {**_resolve_refs(target, lookup, (*inside, ref), budget, depth), **rest}
+
+
+def _pointer(document: Mapping[str, Any], ref: str) -> Any:
+    """The value at the JSON pointer of ``ref`` (``#/a/b~1c``) in ``document``, or None."""
+    if not ref.startswith("#/"):
+        return None
+    value: Any = document
+    for token in ref[2:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, Mapping):
+            value = value.get(token)
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            return None
+    return value
 
 
 def _option_values(parameter: ToolParameter) -> list[str]:
@@ -356,7 +442,10 @@ class ToolRegistry:
         (sent in their place, ``invocation_parameters``); select
         values among the options, listing the allowed values (hermes83229);
         numbers and booleans readable as such. Parameters with an
-        ``input_schema`` are only checked for presence.
+        ``input_schema`` are checked for presence (null counts as given where the schema admits
+        it: ``["array", "null"]``) and, for Dify's ``object`` and ``array`` types, for the JSON
+        kind its ``type`` names (an array given as text that reads as no array is refused, not
+        sent on as text); what is inside them is the tool's to check.
         """
         runtime = tool.runtime_parameters or {}
         llm_parameters, names, scalars = _checked_parameters(tool)
@@ -370,12 +459,15 @@ class ToolRegistry:
             p.name
             for p in llm_parameters
             if p.required and p.name not in runtime and arguments.get(p.name) in (None, "") and not has_default(p)
+            and not (p.name in arguments and arguments[p.name] is None and admits_null(p.input_schema))
         ]
         problems = [MSG_MISSING.format(names=", ".join(repr(name) for name in missing))] if missing else []
         for parameter in llm_parameters:
             value = arguments.get(parameter.name)
             if value is not None and parameter.input_schema is None:
                 problems.extend(_value_problems(parameter, coerce_value(parameter, value)))
+            elif value is not None and parameter.type in (ParamType.OBJECT, ParamType.ARRAY):
+                problems.extend(_kind_problems(parameter, coerce_value(parameter, value)))
         return " ".join(problems) or None
 
 
@@ -389,6 +481,46 @@ def _checked_parameters(tool: ToolEntity) -> tuple[list[ToolParameter], frozense
     names = frozenset(p.name for p in llm_parameters)
     scalars = frozenset(p.name for p in llm_parameters if p.input_schema is None and str(p.type) not in ("object", "array"))
     return llm_parameters, names, scalars
+
+
+def admits_null(schema: Any) -> bool:
+    """Whether the JSON schema ``schema`` takes null at its top: ``"type": "null"`` or a list of
+    types with ``"null"`` (zod's ``.nullable()``), OpenAPI's ``"nullable": true``, or a branch of
+    its ``anyOf`` / ``oneOf`` that does (Pydantic's ``X | None``)."""
+    if not isinstance(schema, Mapping):
+        return False
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind) or schema.get("nullable") is True:
+        return True
+    return any(admits_null(branch) for key in ("anyOf", "oneOf") if isinstance(schema.get(key), list) for branch in schema[key])
+
+
+_KIND_NAMES = {"object": "a JSON object", "array": "a JSON array", "string": "a string", "number": "a number",
+               "integer": "an integer", "boolean": "true or false", "null": "null"}
+
+
+def _kinds(value: Any) -> set[str]:
+    """The JSON-schema types ``value`` is an instance of."""
+    if isinstance(value, bool):
+        return {"boolean"}
+    if isinstance(value, int):
+        return {"integer", "number"}
+    if isinstance(value, float):
+        return {"number", "integer"} if value.is_integer() else {"number"}
+    return {dict: {"object"}, list: {"array"}, str: {"string"}}.get(type(value), set())
+
+
+def _kind_problems(parameter: ToolParameter, value: Any) -> list[str]:
+    """[the model-facing problem] when ``value`` (coerced) is of no JSON type the ``type`` of the
+    parameter's ``input_schema`` names (a name or a list of names), else []; a schema naming no
+    type takes any value."""
+    declared = (parameter.input_schema or {}).get("type")
+    names = [declared] if isinstance(declared, str) else declared if isinstance(declared, list) else []
+    names = [name for name in names if name in _KIND_NAMES]
+    if not names or _kinds(value) & set(names):
+        return []
+    shown = repr(value) if len(repr(value)) <= 200 else repr(value)[:200] + "..."
+    return [MSG_NOT_KIND.format(name=parameter.name, kinds=" or ".join(_KIND_NAMES[name] for name in names), value=shown)]
 
 
 def has_default(parameter: Any) -> bool:
@@ -455,14 +587,33 @@ def _prints_the_schema(properties: Any, parameters: set[str]) -> bool:
     return bool(named) and all(isinstance(v, Mapping) and v and set(v) <= _SCHEMA_KEYS for v in named)
 
 
+_SCHEMA_ONLY_KEYS = _SCHEMA_KEYS - {"type", "title", "description", "default", "example", "examples"}
+"""Schema keywords a value rarely holds: an object made of title, description and default alone
+may be a value (a task, an event an MCP tool takes as a model Dify typed ``string``)."""
+_TYPE_NAMES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
+
+
+def _names_types(kind: Any) -> bool:
+    """Whether ``kind`` is a JSON-schema type name, or a list of them."""
+    if isinstance(kind, str):
+        return kind in _TYPE_NAMES
+    return isinstance(kind, list) and bool(kind) and all(isinstance(k, str) and k in _TYPE_NAMES for k in kind)
+
+
 def _echoes_a_schema(value: Any, parameters: set[str]) -> bool:
     """Whether ``value``, given for a parameter whose value is no object, is that parameter's
     schema (``{"type": "string", "description": ...}``) or the tool's printed schema (whose
-    ``properties`` name ``parameters``) rather than a value (see ``schema_echo``)."""
+    ``properties`` name ``parameters``) rather than a value (see ``schema_echo``). Keys of a
+    schema alone do not make one: a ``type`` that names no JSON type beside other keys
+    (``{"title": "Standup", "type": "meeting"}``), or only a title and a description, is an
+    object the tool takes (Dify types an MCP parameter whose schema is a ``$ref`` or an ``anyOf``
+    as ``string``: FastMCP's ``event: Event``)."""
     if not (isinstance(value, Mapping) and value and set(value) <= _SCHEMA_KEYS):
         return False
-    if "type" not in value and "description" not in value:
-        return False
+    if "type" in value and not _names_types(value["type"]) and set(value) - {"type", "description"}:
+        return False  # a value with a type of its own: {"title": "Standup", "type": "meeting"}
+    if "type" not in value and set(value) != {"description"} and not set(value) & _SCHEMA_ONLY_KEYS:
+        return False  # {"title": "Buy milk", "description": "2 liters"}: a task, not a schema
     nested = value.get("properties")
     if isinstance(nested, Mapping) and nested:
         return bool(set(nested) & parameters)
