@@ -142,6 +142,8 @@ def _property_schema(parameter: ToolParameter, document: Mapping[str, Any] | Non
 _DEFINITIONS = ("$defs", "definitions")
 _DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples", "example"})
 """Keywords whose value is data, not a schema: a ``$ref`` key in it is no reference."""
+_NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+"""Keywords whose value maps names to schemas."""
 REF_NODES_MAX = 10_000
 """Schema objects ``_self_contained`` writes for one parameter at most: past it, a ``$ref`` is
 not expanded any more (schemas referring to each other could grow without end, and a
@@ -184,7 +186,8 @@ def _resolve_refs(node: Any, lookup: Mapping[str, Any], inside: tuple[str, ...],
     budget[0] -= 1
     ref = node.get("$ref")
     rest = {
-        key: value if key in _DATA_KEYWORDS else _resolve_refs(value, lookup, inside, budget, depth + 1)
+        key: value if key in _DATA_KEYWORDS else _named_schemas(value, lookup, inside, budget, depth + 1)
+        if key in _NAMED_SCHEMAS and isinstance(value, Mapping) else _resolve_refs(value, lookup, inside, budget, depth + 1)
         for key, value in node.items() if key != "$ref" or not isinstance(ref, str)
     }
     if not isinstance(ref, str):
@@ -194,6 +197,13 @@ def _resolve_refs(node: Any, lookup: Mapping[str, Any], inside: tuple[str, ...],
     if not isinstance(target, Mapping):
         return rest
     return {**_resolve_refs(target, lookup, (*inside, ref), budget, depth), **rest}
+
+
+def _named_schemas(node: Mapping[str, Any], lookup: Mapping[str, Any], inside: tuple[str, ...], budget: list[int], depth: int) -> dict[str, Any]:
+    """A ``properties`` (or ``$defs``...) map: its keys are names (``default``, ``$ref`` among them),
+    each value a schema whose references ``_resolve_refs`` expands."""
+    budget[0] -= 1
+    return {name: _resolve_refs(schema, lookup, inside, budget, depth + 1) for name, schema in node.items()}
 
 
 def _pointer(document: Mapping[str, Any], ref: str) -> Any:

@@ -327,12 +327,12 @@ def test_references_that_grow_without_end_stay_within_the_declaration_limit():
 
 
 def test_ref_text_that_is_data_or_a_property_name_is_left_as_it_is():
-    """A property named ``$ref`` is a property; an ``enum`` or ``default`` value holding a
-    ``$ref`` key is data the tool takes."""
-    schema = _obj({"doc": _obj({"$ref": {"type": "string"}}, default={"$ref": "#/x"}),
+    """A property named ``$ref`` is a property, one named ``default`` a schema whose reference is
+    expanded; an ``enum`` or ``default`` value holding a ``$ref`` key is data the tool takes."""
+    schema = _obj({"doc": _obj({"$ref": {"type": "string"}, "default": {"$ref": "#/properties/link/items"}}, default={"$ref": "#/x"}),
                    "link": {"type": "array", "items": {"enum": [{"$ref": "#/a"}]}}})
     parameters = to_prompt_tool(ToolEntity.model_validate(mcp_entity("refs", "d", schema))).parameters
-    assert parameters["properties"]["doc"]["properties"] == {"$ref": {"type": "string"}}
+    assert parameters["properties"]["doc"]["properties"] == {"$ref": {"type": "string"}, "default": {"enum": [{"$ref": "#/a"}]}}
     assert parameters["properties"]["doc"]["default"] == {"$ref": "#/x"}
     assert parameters["properties"]["link"]["items"] == {"enum": [{"$ref": "#/a"}]}
 
