@@ -597,7 +597,7 @@ def _prints_the_schema(properties: Any, parameters: set[str]) -> bool:
     return bool(named) and all(isinstance(v, Mapping) and v and set(v) <= _SCHEMA_KEYS for v in named)
 
 
-_SCHEMA_ONLY_KEYS = _SCHEMA_KEYS - {"type", "title", "description", "default", "example", "examples"}
+_SCHEMA_ONLY_KEYS = _SCHEMA_KEYS - {"type", "title", "description", "default"}
 """Schema keywords a value rarely holds: an object made of title, description and default alone
 may be a value (a task, an event an MCP tool takes as a model Dify typed ``string``)."""
 _TYPE_NAMES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})

@@ -419,6 +419,7 @@ def test_an_object_with_schema_words_for_a_parameter_dify_typed_as_text_is_a_val
 @pytest.mark.parametrize("echo", [
     {"type": "string", "description": "the task"}, {"type": ["string", "null"], "title": "Task"},
     {"description": "the task"}, {"description": "the task", "enum": ["a", "b"]}, {"type": "cat"},
+    {"description": "the task", "examples": ["a"]},
 ])
 def test_a_parameter_s_own_schema_in_its_place_is_still_refused(echo):
     entity = ToolEntity.model_validate(mcp_entity("create_task", "d", {
