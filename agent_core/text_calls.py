@@ -1088,6 +1088,8 @@ def _tool_call_blocks(
         start, body, end = block.start(), block.group(2), block.end()
         if whole := _json_block(text, block) or _glm_block(text, block):
             body, end = whole
+        elif _function_closed_by_envelope(text, block):
+            body += "</function>"
         read = _block_calls(body.strip(), known)
         if not read and (cleaned := strip_noise(body)) != body.strip():  # tokens, a fence: dropped only now
             read = _block_calls(cleaned, known)
@@ -1100,6 +1102,23 @@ def _tool_call_blocks(
         position = end
     kept.append(text[position:])
     return found, "".join(kept)
+
+
+def _function_closed_by_envelope(text: str, block: re.Match) -> bool:
+    """Whether ``block`` (a ``_TOOL_CALL_BLOCK`` match in ``text``) is a Qwen3-Coder function the
+    model closed with its envelope alone: ``<tool_call><function=NAME><parameter=K>V</tool_call>``,
+    the ``</parameter>`` and ``</function>`` left out (Qwen3-Coder through vLLM's ``hermes``
+    parser: vllm-project/vllm#21571). The ``</tool_call>`` then ends the function and its last
+    value, as ``</invoke>`` ends a MiniMax parameter left open. Not when the block was never
+    closed (a cut reply), nor when a ``</function>`` follows later in the text: the
+    ``</tool_call>`` was then part of a value, and reading it as the end would cut that value."""
+    whole = block.group(0).lower()
+    return (
+        whole.endswith(("</tool_call>", "</tool_code>"))
+        and "<function=" in whole
+        and "</function>" not in whole
+        and "</function>" not in text[block.end() :].lower()
+    )
 
 
 class _SpanProbe:
