@@ -12,12 +12,15 @@ retriever_resource``): plain text or objects from other nodes have no
 dataset or document to cite.
 """
 
+import ast
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dify_plugin.entities.invoke_message import InvokeMessage
 
 from agent_core import prompts
+from agent_core.json_args import MAX_DEPTH, too_deep
 from agent_core.line_budget import encoded_size, fit
 from agent_core.observation import redacted_texts
 from agent_core.tokens import estimate_tokens, truncate_to_tokens
@@ -42,6 +45,66 @@ _METADATA_KEYS = {
     "page": "page",
     "doc_metadata": "doc_metadata",
 }
+
+
+RESULTS_TEXT_MAX_CHARS = 2 * 1024 * 1024
+"""Longest context text read back as retrieval results (`read_context`); longer text grounds
+the prompt as it is (Python's literal reader takes memory in proportion to what it reads)."""
+
+
+def _literal_unescaped(text: str) -> Any:
+    """``text`` as a Python literal whose ``\\n``, ``\\r`` and ``\\t`` escapes were turned into
+    the characters by a JSON reading (Dify's Agent node reads the rendered template as a JSON
+    string): ``str()`` of a list holds none of them raw, so each raw one was an escape."""
+    return ast.literal_eval(text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t"))
+
+
+def _results_in_text(text: str) -> Any:
+    """The list or object that ``text`` spells, as JSON or as a Python literal (how Dify renders
+    an array[object] variable into a text field: ``str(list)``), also inside the JSON quotes
+    Dify's Agent node leaves around it when the literal is not valid JSON text; None when it
+    spells neither, is over ``RESULTS_TEXT_MAX_CHARS`` or nests deeper than ``json_args.MAX_DEPTH``."""
+    text = text.strip()
+    if len(text) > RESULTS_TEXT_MAX_CHARS:
+        return None
+    if len(text) > 1 and text[0] == text[-1] == '"':
+        text = text[1:-1].strip()
+    if not text or text[0] + text[-1] not in ("[]", "{}"):
+        return None
+    for read in (json.loads, ast.literal_eval, _literal_unescaped):
+        try:
+            value = read(text)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            continue
+        if isinstance(value, list | dict) and not too_deep(value, MAX_DEPTH):
+            return value
+    return None
+
+
+def read_context(value: Any) -> list[dict[str, Any]]:
+    """The ``context`` parameter as items ``{content, title?, metadata?}``.
+
+    Shapes Dify's Agent node sends: a list of Knowledge Retrieval results (a variable picked
+    as it is), one result (a dict), plain text, the text of a list or dict of results (a variable
+    written into the field as a template: JSON, or Python's ``str()`` of the list, which is what
+    Dify renders an array of objects as), or None/"" (nothing). Text that spells results is read
+    as them, so they are cited; other text is one item. Items that are no dict become
+    ``{"content": str(item)}``; empty items (None, "", [], {}) are left out."""
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        value = _results_in_text(value) or value
+    items = value if isinstance(value, list) else [value]
+    return [_item(item) for item in items if item]
+
+
+def _item(item: Any) -> dict[str, Any]:
+    """One context item: a dict with ``content`` as it is; any other dict (an object from a
+    node that is not Knowledge Retrieval) as its JSON text, so it still grounds the prompt;
+    anything else as its text."""
+    if isinstance(item, dict):
+        return item if "content" in item else {"content": json.dumps(item, ensure_ascii=False, default=str)}
+    return {"content": str(item)}
 
 
 def _metadata(item: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -26,6 +26,7 @@ from agent_core.answer_schema import read_answer_schema
 from agent_core.errors import AgentRunError
 from agent_core.fairness import give_way
 from agent_core.json_args import MAX_DEPTH, too_deep
+from agent_core.knowledge import read_context
 from agent_core.observation import redactor
 from agent_core.tool_schema import ParamType, secret_text, tool_secret_values
 
@@ -371,11 +372,8 @@ class StrategyParams(BaseModel):
     @field_validator("context", mode="before")
     @classmethod
     def _context_items(cls, value: Any) -> list[dict[str, Any]]:
-        """Accept a list of retrieval items, one item, or plain text."""
-        if value is None or value == "":
-            return []
-        items = value if isinstance(value, list) else [value]
-        return [item if isinstance(item, dict) else {"content": str(item)} for item in items if item]
+        """Accept a list of retrieval items, one item, their text, or plain text (``knowledge.read_context``)."""
+        return read_context(value)
 
     @field_validator("maximum_iterations", mode="before")
     @classmethod
