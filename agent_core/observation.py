@@ -177,7 +177,7 @@ from agent_core.prompts import (
     WITHHELD_CONTENT,
     WITHHELD_TOO_LARGE,
 )
-from agent_core.tokens import estimate_tokens, truncate_to_tokens
+from agent_core.tokens import TOKENS_PER_CHAR_MAX, estimate_tokens, truncate_to_tokens
 
 __all__ = ["ObservationCollector", "ToolOutcome", "redacted_texts", "redactor", "secret_forms"]
 
@@ -843,7 +843,10 @@ class ObservationCollector:
         if not body.strip():
             return error or NO_OUTPUT.format(tool=self._tool), 0
         head = f"{error}\n{OUTPUT_BEFORE_FAILURE}\n" if error else ""
-        if self._dropped_tokens == 0 and estimate_tokens(head + body) <= self._max_tokens:
+        if self._dropped_tokens == 0 and (
+            TOKENS_PER_CHAR_MAX * (len(head) + len(body)) <= self._max_tokens  # a short result: no estimate
+            or estimate_tokens(head + body) <= self._max_tokens
+        ):
             return head + body, 0
         full_tokens = estimate_tokens(body) + self._dropped_tokens
         fixed = estimate_tokens(head) + 1  # + the newline before the note

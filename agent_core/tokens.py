@@ -471,6 +471,13 @@ _MAX_PENDING = 8 * SLICE_CHARS
 """A run of one kind longer than this (no boundary found) is cut where the slice ends."""
 
 
+TOKENS_PER_CHAR_MAX = 2
+"""No text is estimated at more than this many tokens a character (``estimate_tokens(text) <=
+TOKENS_PER_CHAR_MAX * len(text)``): the dearest piece, a character outside the BMP or a lone CJK
+character, costs 2 once rounded up; every piece of several characters costs less than one token
+a character more. A caller may skip the estimate of a text this bound already shows fits."""
+
+
 def estimate_tokens(text: str) -> int:
     """Estimate how many tokens `text` costs a typical LLM tokenizer.
 

@@ -1119,3 +1119,29 @@ def test_a_message_type_that_holds_a_secret_is_not_named_with_it():
     outcome, _ = run({"type": "x" * 30 + secret, "message": {}}, {"type": f"t {secret} t", "message": {}}, secrets=(secret,))
     assert "sk-live" not in outcome.observation and "sk-live" not in outcome.full_text
     assert "[REDACTED]" in outcome.observation and "type is unknown" in outcome.observation
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.text(alphabet="ab 一😀\n{}\"", max_size=40), min_size=0, max_size=4),
+    st.integers(min_value=1, max_value=120),
+    st.booleans(),
+)
+def test_short_result_bound_gives_what_the_exact_estimate_gives(texts, max_tokens, failed):
+    # a result shown to fit by characters x TOKENS_PER_CHAR_MAX skips the estimate: the outcome
+    # must be the one the exact estimate gives (that path forced by a ceiling nothing meets)
+    from unittest import mock
+
+    def outcome():
+        collector = ObservationCollector("t", max_tokens=max_tokens)
+        for text in texts:
+            collector.add({"type": "text", "message": {"text": text}})
+        if failed:
+            collector.fail(RuntimeError("boom"))
+        return collector.finish()
+
+    fast = outcome()
+    with mock.patch.object(obs, "TOKENS_PER_CHAR_MAX", 10**9):
+        exact = outcome()
+    assert fast == exact
+    assert estimate_tokens(fast.observation) <= max_tokens or fast.truncated_tokens or not "".join(texts).strip()

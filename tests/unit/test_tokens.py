@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_core.tokens import DEFAULT_MARKER, estimate_tokens, truncate_to_tokens
+from agent_core.tokens import DEFAULT_MARKER, TOKENS_PER_CHAR_MAX, estimate_tokens, truncate_to_tokens
 
 ENGLISH = [
     (
@@ -486,3 +486,20 @@ def test_counting_megabytes_lets_a_session_waiting_for_a_line_or_a_timer_run():
     during = len(ticks) - before
     other.kill()
     assert during >= 10
+
+
+_DEAR = "aZ9 \t\n!_、。\u3000一あ한é\u0627\u0660😀\U00020000"
+"""Characters of every class, the dearest included (CJK, CJK punctuation, the ideographic
+space, characters outside the BMP)."""
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.text(alphabet=_DEAR, min_size=1, max_size=60), st.text(min_size=1, max_size=60)))
+def test_no_text_costs_more_than_the_stated_ceiling_a_character(text):
+    # ObservationCollector skips the estimate of a result this bound shows fits: an estimate over
+    # it would let a result past the observation budget uncut
+    assert estimate_tokens(text) <= TOKENS_PER_CHAR_MAX * len(text)
+
+
+def test_the_ceiling_is_reached_by_one_dear_character():
+    assert max(estimate_tokens(c) for c in _DEAR) == TOKENS_PER_CHAR_MAX
