@@ -19,6 +19,7 @@ from typing import Any
 from dify_plugin.entities.model.message import (
     AssistantPromptMessage,
     PromptMessage,
+    PromptMessageRole,
     PromptMessageTool,
     TextPromptMessageContent,
     UserPromptMessage,
@@ -35,6 +36,7 @@ from agent_core.run_state import Round, RunState
 from agent_core.text_calls import schema_properties
 from agent_core.tool_calls import ToolCall
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
+from agent_core.unvalidated import built, checks_nothing
 
 STOP_WORD = "Observation"
 COMPLETION_STOP_WORD = "\nQuestion:"
@@ -273,8 +275,26 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
     messages: list[PromptMessage] = [*run.system(tools, answer_note(run), run.limit_note()), *history, query]
     pad, pieces, tokens = _scratchpad(run, False)
     if pad:  # a new message each round: counted by its rounds' texts, each counted once
-        messages += [in_pieces(AssistantPromptMessage(content=pad), pieces, tokens), _continue_message(run)]
+        messages += [in_pieces(assistant_text(pad), pieces, tokens), _continue_message(run)]
     return messages
+
+
+_ASSISTANT_FIELDS = ("role", "content", "name", "tool_calls", "opaque_body")
+
+_ASSISTANT_UNVALIDATED = checks_nothing(AssistantPromptMessage, _ASSISTANT_FIELDS, frozenset({"transform_content"}))
+"""Whether ``assistant_text`` builds its message without validation (dify_plugin 0.10.2's model:
+its one validator, ``transform_content``, returns a string content as it is)."""
+
+
+def assistant_text(text: str) -> AssistantPromptMessage:
+    """``AssistantPromptMessage(content=text)``, built without pydantic's validation when
+    ``_ASSISTANT_UNVALIDATED`` (the scratchpad's message is new every round: validating a string
+    made here, and deep-copying the empty ``tool_calls`` default, cost some 12 calls); the same
+    fields, fields set and dump."""
+    if _ASSISTANT_UNVALIDATED and type(text) is str:
+        values = {"role": PromptMessageRole.ASSISTANT, "content": text, "name": None, "tool_calls": [], "opaque_body": None}
+        return built(AssistantPromptMessage, values, {"content"})
+    return AssistantPromptMessage(content=text)
 
 
 def completion_prompt(run: RunState) -> list[PromptMessage]:

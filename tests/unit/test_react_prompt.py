@@ -283,3 +283,21 @@ def test_a_chat_prompt_asking_for_the_rest_of_a_cut_answer_ends_asking_for_that_
     assert chat_prompt(run)[-1].content == prompts.CONTINUE_CUT_ANSWER
     run.rounds.append(_round(2, 0))
     assert chat_prompt(run)[-1].content == prompts.REACT_CONTINUE
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_scratchpad_message_built_unvalidated_is_the_validated_one(text):
+    # the scratchpad's message is built each round without pydantic's validation: the model,
+    # what it dumps (what the model plugin receives), its fields set and its own tool_calls list
+    # must be what AssistantPromptMessage(content=text) gives
+    from dify_plugin.entities.model.message import AssistantPromptMessage
+
+    from agent_core.react.prompt import _ASSISTANT_UNVALIDATED, assistant_text
+
+    assert _ASSISTANT_UNVALIDATED  # dify_plugin 0.10.2: the fast path is the one taken
+    fast, slow = assistant_text(text), AssistantPromptMessage(content=text)
+    assert type(fast) is type(slow) and fast == slow
+    assert fast.model_dump() == slow.model_dump() and fast.model_dump_json() == slow.model_dump_json()
+    assert fast.model_fields_set == slow.model_fields_set
+    assert fast.tool_calls == [] and fast.tool_calls is not assistant_text(text).tool_calls
