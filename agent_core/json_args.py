@@ -709,7 +709,7 @@ def too_deep(value: Any, limit: int) -> bool:
             give_way()
         if type(item) is str or type(item) in PLAIN_SCALARS:
             continue
-        if isinstance(item, Mapping):
+        if type(item) is dict or isinstance(item, Mapping):  # a dict without abc's check (a Python call)
             children: Any = item.values()
         elif isinstance(item, list | tuple):
             children = item

@@ -513,7 +513,7 @@ class ObservationCollector:
     # --- dispatch ------------------------------------------------------------------------------
 
     def _dispatch(self, message: Any) -> list[AgentInvokeMessage]:
-        if isinstance(message, Mapping):
+        if type(message) is dict or isinstance(message, Mapping):  # a dict without abc's check (a Python call)
             return self._dispatch_raw(message)
         if not isinstance(message, InvokeMessage):
             self._invalid_message("message is null" if message is None else f"message is not an object ({type(message).__name__})")
@@ -527,7 +527,7 @@ class ObservationCollector:
     def _dispatch_raw(self, raw: Mapping[str, Any]) -> list[AgentInvokeMessage]:
         kind = raw.get("type")
         payload = raw.get("message")
-        if kind == "text" and isinstance(payload, Mapping) and isinstance(payload.get("text"), str):
+        if kind == "text" and (type(payload) is dict or isinstance(payload, Mapping)) and isinstance(payload.get("text"), str):
             self._store(_Part("text", payload["text"]))  # the usual message, read without a model
             return []
         if kind == "binary_link" and isinstance(payload, Mapping) and isinstance(payload.get("text"), str):

@@ -902,8 +902,9 @@ def schema_properties(tool: PromptMessageTool | None) -> Mapping[str, Any]:
     """The ``properties`` of a tool's parameter schema ({} when there are none)."""
     if tool is None:
         return {}
-    properties = tool.parameters.get("properties") if isinstance(tool.parameters, Mapping) else None
-    return properties if isinstance(properties, Mapping) else {}
+    parameters = tool.parameters  # a dict checked without abc's Mapping check (a Python call)
+    properties = parameters.get("properties") if type(parameters) is dict or isinstance(parameters, Mapping) else None
+    return properties if type(properties) is dict or isinstance(properties, Mapping) else {}
 
 
 def arguments_for(value: Any, tool: PromptMessageTool | None) -> dict[str, Any]:

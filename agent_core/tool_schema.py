@@ -407,7 +407,10 @@ class ToolRegistry:
         the node's secret values (``secret_values``), as a tool's output is: a value the user
         fixed holding one (an address with ``?key=``, a header) would show it otherwise."""
         secret = {parameter.name for parameter in tool.parameters if parameter.type == ParamType.SECRET_INPUT}
-        redact = self.secret_forms().redact
+        forms = self.secret_forms()
+        if not forms and secret.isdisjoint(parameters) and set(map(type, parameters.values())) <= _FLAT_TYPES:
+            return dict(parameters)  # no secret anywhere, nothing nested: what the walk below gives
+        redact = forms.redact
         return {
             key: REDACTED if key in secret and value not in (None, "") else redacted_texts(value, redact, max_depth=json_args.MAX_DEPTH)
             for key, value in parameters.items()
@@ -479,6 +482,10 @@ class ToolRegistry:
             elif value is not None and parameter.type in (ParamType.OBJECT, ParamType.ARRAY):
                 problems.extend(_kind_problems(parameter, coerce_value(parameter, value)))
         return " ".join(problems) or None
+
+
+_FLAT_TYPES = frozenset({str, *json_args.PLAIN_SCALARS})
+"""Types of parameter values ``logged_parameters`` copies as they are when the node has no secret."""
 
 
 @per_object

@@ -542,3 +542,33 @@ def test_a_repaired_text_leaves_no_cycle_for_the_collector():
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def _depth_reference(value, depth=1):
+    """Nesting depth as too_deep read it before dicts skipped abc's Mapping check."""
+    from collections.abc import Mapping
+
+    if isinstance(value, Mapping):
+        return max((_depth_reference(v, depth + 1) for v in value.values()), default=depth)
+    if isinstance(value, list | tuple):
+        return max((_depth_reference(v, depth + 1) for v in value), default=depth)
+    return depth - 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.recursive(
+        st.one_of(st.none(), st.integers(), st.text(max_size=3)),
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3),
+            st.dictionaries(st.text(max_size=2), inner, max_size=3),
+            st.dictionaries(st.text(max_size=2), inner, max_size=3).map(__import__("types").MappingProxyType),
+        ),
+        max_leaves=12,
+    ),
+    st.integers(min_value=0, max_value=6),
+)
+def test_too_deep_reads_dicts_and_other_mappings_as_before(value, limit):
+    from agent_core.json_args import too_deep
+
+    assert too_deep(value, limit) == (_depth_reference(value) > limit)

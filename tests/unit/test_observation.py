@@ -1145,3 +1145,18 @@ def test_short_result_bound_gives_what_the_exact_estimate_gives(texts, max_token
         exact = outcome()
     assert fast == exact
     assert estimate_tokens(fast.observation) <= max_tokens or fast.truncated_tokens or not "".join(texts).strip()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(max_size=30), max_size=4))
+def test_a_raw_message_as_any_mapping_reads_as_the_dict(texts):
+    # a dict skips abc's Mapping check: a message given as another mapping reads the same
+    from types import MappingProxyType
+
+    def outcome(wrap):
+        collector = ObservationCollector("t", max_tokens=50)
+        for text in texts:
+            collector.add(wrap({"type": "text", "message": wrap({"text": text})}))
+        return collector.finish()
+
+    assert outcome(dict) == outcome(MappingProxyType)

@@ -356,3 +356,20 @@ def test_a_long_key_a_model_wrote_is_read_but_its_form_not_kept_for_the_process_
     assert interpret({"action": "search", key: {"q": "a"}}, strict=False) is not None
     assert key not in text_calls._KEY_FORMS
     assert "action" in text_calls._KEY_FORMS  # the usual keys still are
+
+
+def test_schema_properties_of_a_dict_or_another_mapping_alike():
+    # a dict is read without abc's Mapping check; any other mapping still is one
+    from types import MappingProxyType
+
+    from dify_plugin.entities.model.message import PromptMessageTool
+
+    from agent_core.text_calls import schema_properties
+
+    props = {"q": {"type": "string"}}
+    plain = PromptMessageTool(name="t", description="", parameters={"type": "object", "properties": props})
+    assert schema_properties(plain) == props
+    proxied = plain.model_copy(update={"parameters": MappingProxyType({"properties": MappingProxyType(props)})})
+    assert dict(schema_properties(proxied)) == props
+    odd = plain.model_copy(update={"parameters": {"properties": ["q"]}})
+    assert schema_properties(odd) == {} and schema_properties(None) == {}

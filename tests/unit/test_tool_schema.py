@@ -588,3 +588,41 @@ def test_values_beside_schema_words_still_run():
     registry = ToolRegistry([search])
     assert registry.validate_arguments(search, {"q": "cats", "properties": {"q": "dogs"}}) is None  # a value, no schema
     assert registry.validate_arguments(search, {"q": "cats", "meta": {"properties": {"other": {"type": "string"}}}}) is None
+
+
+_LOGGED_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=12)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner, max_size=3)),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(["q", "limit", "pin", "extra", "sk-42"]), _LOGGED_VALUES, max_size=4),
+    st.sampled_from([{}, {"pin": "sk-4242"}, {"pin": ""}]),
+    st.booleans(),
+)
+def test_logged_parameters_copied_whole_only_where_the_walk_changes_nothing(arguments, runtime, secret_param):
+    # with no secret in the node and only flat values, the log copies the parameters instead of
+    # walking them: what it shows must be what the walk (redacting every text) gives
+    from agent_core import observation, tool_schema
+
+    entity = tool(
+        parameters=[param("q"), param("limit", "number"), param("pin", "secret-input" if secret_param else "string", form="form")],
+        runtime=runtime,
+    )
+    registry = ToolRegistry([entity])
+    parameters = registry.invocation_parameters(entity, arguments)
+    redact = registry.secret_forms().redact
+    secret = {"pin"} if secret_param else set()
+    walked = {
+        key: "[REDACTED]" if key in secret and value not in (None, "") else observation.redacted_texts(value, redact, max_depth=64)
+        for key, value in parameters.items()
+    }
+    logged = registry.logged_parameters(entity, parameters)
+    assert logged == walked and list(logged) == list(walked)
+    assert logged is not parameters
+    assert tool_schema.json_args.MAX_DEPTH == 64
+    if runtime.get("pin") and secret_param:
+        assert "sk-4242" not in json.dumps(logged)
