@@ -136,3 +136,65 @@ def test_a_limit_that_went_off_leaves_no_cycle_for_the_collector():
     deadline = time.monotonic() + 0.02
     assert _unreachable_after(lambda: list(each_within(_stream(5), 1.0, Slow, deadline=deadline,
                                                        past_deadline=Late))) == 0
+
+
+def _each_within_before(stream, seconds, timed_out, *, deadline=None, past_deadline=None):
+    """``each_within`` as it read before its timers' per-item steps were inlined."""
+    from agent_core import waiting
+
+    if seconds is not None and seconds <= 0:
+        raise timed_out()
+    if seconds is None and (deadline is None or past_deadline is None):
+        yield from stream
+        return
+    silence = waiting._Silence(seconds, timed_out)
+    limit = waiting._Deadline(deadline, past_deadline)
+    try:
+        while True:
+            limit.waiting()
+            silence.waiting()
+            try:
+                item = next(stream, END)
+            except waiting._Wake as error:
+                mapped = silence.error_for(error) or limit.error_for(error)
+                if mapped is None:
+                    raise
+                raise mapped from None
+            finally:
+                silence.received()
+                limit.received()
+            if item is END:
+                return
+            yield item
+    finally:
+        silence.close()
+        limit.close()
+
+
+@pytest.mark.parametrize(
+    ("delays", "seconds", "deadline_in", "hold"),
+    [
+        ((0, 0, 0), 1.0, None, 0),  # items, no deadline
+        ((0, 0.01, 0.01), None, 5.0, 0),  # a deadline only
+        ((0, 0.3), 0.1, None, 0),  # silent past the limit
+        ((0.05,) * 12, 1.0, 0.2, 0),  # never long silent, past the deadline
+        ((0, 5), 10.0, 0.15, 0),  # awaited at the deadline
+        ((0, 0, 0), 0.05, 0.1, 0.12),  # each item held past both limits by the consumer: no timer goes off there
+        ((0, 0), 0, None, 0),  # a limit already used up
+    ],
+)
+def test_each_within_gives_what_it_gave_before_its_steps_were_inlined(delays, seconds, deadline_in, hold):
+    import time
+
+    def outcome(reader):
+        deadline = None if deadline_in is None else time.monotonic() + deadline_in
+        got = []
+        try:
+            for item in reader(_stream(*delays), seconds, Slow, deadline=deadline, past_deadline=Late if deadline else None):
+                got.append(item)
+                gevent.sleep(hold)
+        except (Slow, Late) as error:
+            return got, type(error)
+        return got, None
+
+    assert outcome(each_within) == outcome(_each_within_before)
