@@ -45,6 +45,7 @@ from agent_core.prompts import (
     REPAIR_CUT_LITERAL,
     REPAIR_INVENTED,
     REPAIR_LOST_WORD,
+    REPAIR_MERGED,
     REPAIR_NOT_CONTAINER,
     REPAIR_NOTHING,
     REPAIR_TOO_DEEP,
@@ -525,7 +526,61 @@ def repair_problem(text: str, value: Any) -> str | None:
     cut = next((w for w in _WORD.findall(_QUOTED.sub(" ", text)) if w.lower() in _CUT_LITERALS), None)
     if cut:
         return REPAIR_CUT_LITERAL.format(word=cut)
+    merged = _merged_object(text, value)
+    if merged:
+        return REPAIR_MERGED.format(text=merged)
     return None
+
+
+_OBJECT_OPENING = re.compile(r'\{\s*"([^"\\]{1,200})(?:"\s*:|"?\Z)')
+"""The opening of an object, ``{"q":``, as a repaired string may hold it (group 1: the key); in a
+repaired key it may end the key (``{"q{"q": 1}`` reads as the key ``q{"q``, ``{'q{"q": 1}`` as
+``q{"q"``)."""
+
+
+def _merged_object(text: str, value: Any) -> str | None:
+    """The opening of an object (``{"q":``) that a repaired string of ``value`` holds where the
+    repair took two objects for one, the first cut: ``{"q": "rov`` then ``{"q": "battery"}`` read
+    as ``q = 'rov{"q": "battery"'``, ``{"q": "a", "n{"q": "b"}`` as the key ``n{"q``. Such a string
+    holds the opening of an object of one of ``value``'s keys (any level), or is a key holding one
+    of any key; ``text`` held no escaped quote (``\\"``) and did not write the string as a closed
+    single-quoted one (``{'code': 'x = {"q": 1}'}`` keeps its quotes as written). None when no string
+    holds one; the value is looked at whole first (``json.dumps``, in C), so a value holding no
+    ``{"`` costs one dump."""
+    if '\\"' in text:
+        return None
+    dumped = json.dumps(value)
+    if '{\\"' not in dumped and '{ \\"' not in dumped:
+        return None
+    found = list(_keys_and_strings(value))
+    keys = {item for item, is_key in found if is_key}
+    single_quoted: set[str] | None = None  # the closed single-quoted strings of the text, read once
+    for string, is_key in found:
+        if "{" not in string:
+            continue
+        for opening in _OBJECT_OPENING.finditer(string):
+            if not is_key and opening.group(1) not in keys:
+                continue
+            if single_quoted is None:
+                single_quoted = {m.group()[1:-1] for m in _QUOTED.finditer(text) if m.lastgroup is None and m.group()[0] == "'"}
+            if string not in single_quoted:
+                return opening.group()
+    return None
+
+
+def _keys_and_strings(value: Any, depth: int = 0) -> Iterator[tuple[str, bool]]:
+    """Every key (``True``) and string value (``False``) of a decoded JSON value."""
+    if depth > 20:
+        return
+    if isinstance(value, str):
+        yield value, False
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key), True
+            yield from _keys_and_strings(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _keys_and_strings(item, depth + 1)
 
 
 def _lost_word(text: str, value: Any) -> str | None:

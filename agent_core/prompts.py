@@ -176,6 +176,7 @@ REPAIR_INVENTED = "a value is missing"
 REPAIR_LOST_WORD = "reading it would lose {word!r}"
 REPAIR_CUT_LITERAL = "{word!r} is not a value (true, false or null cut short?)"
 REPAIR_TOO_DEEP = "it is nested too deeply"
+REPAIR_MERGED = "{text!r} in a value opens another object of the same keys (two calls joined? the first cut?)"
 MSG_NOT_OBJECT = "its arguments must be a JSON object with one key per parameter, not {kind}."
 MSG_TOO_DEEP = (
     "its arguments are nested more than {limit} levels deep; no tool takes that, "

@@ -310,7 +310,7 @@ class ToolCallAssembler:
         by_id = self._by_id.get(delta.id) if delta.id else None
         for candidate in (by_index, by_id):
             if candidate is not None and not _conflicts(candidate, delta):
-                return candidate
+                return None if _starts_over(candidate, delta) else candidate
         unplaced = by_index is None and by_id is None and delta.index is None
         for candidate in (by_index, by_id, self._last if unplaced else None):
             if candidate is not None and _name_piece(candidate, delta):
@@ -336,7 +336,7 @@ class ToolCallAssembler:
             return True
         if delta.id or delta.name != last.name:
             return False
-        return _is_empty(delta.arguments) or not last.is_complete()
+        return _is_empty(delta.arguments) or (not last.is_complete() and not _starts_over(last, delta))
 
     def _register(self, slot: _Slot, delta: ToolCallDelta, *, replace: bool) -> None:
         if delta.index is not None and (replace or delta.index not in self._by_index):
@@ -419,6 +419,32 @@ def _stray_id_fragment(last: _Slot, delta: ToolCallDelta, *, new_index: bool) ->
     if not delta.name:
         return True
     return delta.name == last.name and not new_index and (bool(last.raw_text().strip()) or _opens(delta.arguments))
+
+
+def _starts_over(slot: _Slot, delta: ToolCallDelta) -> bool:
+    """True when ``delta``, a head naming ``slot``'s tool under ``slot``'s id or index (or under
+    none), brings a whole JSON object while ``slot``'s arguments stop inside a value: a second call
+    of that tool after a first whose arguments were cut, not the rest of the first. Ids made of the
+    tool's name (Dify's ollama plugin), a per-reply id or no id at all give both calls one id:
+    ``{"q": "rov`` then ``{"q": "battery"}`` were joined, and the repair read the joined text as
+    ``q = 'rov{"q": "battery"'``, a value the model never wrote. The cut call is then refused on
+    its own (cut arguments) and the whole one runs.
+
+    Not a start over: a nameless fragment (a call's rest); ``slot``'s arguments unstarted, ending
+    with a bracket (they may be whole: a resend follows) or where a value must follow
+    (``{"filter": ``, a nested object comes next); an object that every fragment of ``slot``
+    starts, or that starts with them all (the arguments sent again from their start: DashScope's
+    snapshots, dify-official-plugins#616; sgl-project/sglang#23071). Cheap on the usual path:
+    only the last fragment is read unless the delta is a whole object after a cut."""
+    arguments = delta.arguments
+    if not delta.name or slot.mapping is not None or not isinstance(arguments, str):
+        return False
+    last = next((fragment for fragment in reversed(slot.text) if fragment.strip()), "")
+    if not last or last.rstrip().endswith(("}", "]")) or ends_open(last) or not _whole_object(arguments):
+        return False
+    if _cumulative_snapshot([*slot.text, arguments]) is not None:
+        return False
+    return not strip_noise(arguments).startswith("".join(slot.text).strip())
 
 
 def _head_arguments(last: _Slot, delta: ToolCallDelta) -> bool:
