@@ -182,14 +182,40 @@ before it (100 KB 0.15 s, 400 KB 1.2 s, 800 KB 6 to 7 s in one call). Under this
 costs less than the reading itself."""
 
 
+_LONG_VALUE_STRINGS = QuotedScan(
+    r""" (?P<at>[{\[,:])[ \t\r\n]*+
+         (?: (?P<single>'[^'\\]*+(?:\\.?+[^'\\]*+)*+(?:'|\Z)) | (?P<bare>[^"'\s\d\[\]{}.+\-,:][^"'}]*+) )? """,
+    quotes='"',
+    flags=re.VERBOSE | re.DOTALL,
+)
+"""Closed double-quoted strings (no group); after a bracket, comma or colon (``at``), a
+single-quoted string opened there (``single``: to its closing quote, escapes honoured, or the
+end), or, after a colon, an object's value written without quotes (``bare``: from its first
+character json_repair reads as a string to the next quote or ``}``). json_repair 0.64 reads both
+a character at a time through their commas and colons (``{'a': 'x,x,...'}``, ``{"a": x, x, ...}``),
+which ``_UNQUOTED_RUNS`` splits at. What follows the bracket, comma or colon is optional, so that
+each start of a match is a match (``QuotedScan`` reads the text in windows)."""
+
+
 def _holds_slow_string(text: str) -> bool:
-    """True when a run of ``text`` outside closed double-quoted strings, with no comma or colon,
-    holds more than ``SLOW_STRING_MAX`` characters from its first one that json_repair would read
-    as a string (not whitespace, a digit or a bracket) to its end. O(len(text)) (``QuotedScan``), one
-    Python step a closed string or run."""
+    """True when ``text`` holds a string json_repair would read a character at a time that is
+    longer than ``SLOW_STRING_MAX``: a run outside closed double-quoted strings, with no comma or
+    colon, from its first character json_repair would read as a string (not whitespace, a digit
+    or a bracket) to its end; a single-quoted string where a value or key stands, commas and
+    colons included (``"{'a': '" + "x," * 500_000 + "'}"``: 9 s in json_repair); an object's
+    value without quotes, to the next quote or ``}``. O(len(text)) (``QuotedScan``), one Python
+    step a closed string or run."""
     if len(text) <= SLOW_STRING_MAX:
         return False
-    return any(len(run.lstrip(_NOT_STRING)) > SLOW_STRING_MAX for run in (m.group(1) or "" for m in _UNQUOTED_RUNS.finditer(text)) if len(run) > SLOW_STRING_MAX)
+    if any(len(run.lstrip(_NOT_STRING)) > SLOW_STRING_MAX for run in (m.group(1) or "" for m in _UNQUOTED_RUNS.finditer(text)) if len(run) > SLOW_STRING_MAX):
+        return True
+    if "'" not in text and ":" not in text:
+        return False
+    return any(
+        m.end() - m.start() > SLOW_STRING_MAX
+        and len(m.group("single") or (m.group("bare") or "").rstrip() if m.group("at") == ":" else m.group("single") or "") > SLOW_STRING_MAX
+        for m in _LONG_VALUE_STRINGS.finditer(text)
+    )
 
 
 def costly_to_repair(text: str) -> bool:

@@ -19,6 +19,12 @@ USED = {
     "json_args._STRUCTURE": (json_args._STRUCTURE, r"""(?P<open>["'])|[{}\[\]]""", "\"'", re.DOTALL),
     "json_args._REPAIR_TOKENS": (json_args._REPAIR_TOKENS, r"(?P<costly>\{(?=\s*[{\[(])|\()|[{\[]|[}\])]", "\"'", re.DOTALL),
     "json_args._UNQUOTED_RUNS": (json_args._UNQUOTED_RUNS, r'([^",:]+)', '"', 0),
+    "json_args._LONG_VALUE_STRINGS": (
+        json_args._LONG_VALUE_STRINGS,
+        r"""(?P<at>[{\[,:])[ \t\r\n]*+(?:(?P<single>'[^'\\]*+(?:\\.?+[^'\\]*+)*+(?:'|\Z))|(?P<bare>[^"'\s\d\[\]{}.+\-,:][^"'}]*+))?""",
+        '"',
+        re.DOTALL,
+    ),
     "text_calls._GEMMA_KEYED": (text_calls._GEMMA_KEYED, r"([{,]\s*)([A-Za-z_][\w\-]*)(\s*:)", '"', 0),
     "call_markup._BARE_KEY": (call_markup._BARE_KEY, r"([{,]\s*)([A-Za-z_][\w\-]*)(\s*:)", '"', 0),
 }

@@ -207,3 +207,31 @@ def test_strings_after_a_string_never_closed_stay_strings_where_a_backslash_ends
     long = "x" * (SLOW_STRING_MAX + 1)
     assert not costly_to_repair(cut + '"' + long + '"}')
     assert costly_to_repair(cut + long + "}")
+
+
+SLOW_STRINGS = {
+    # name: (text of a size, costly at a bound of 100 characters): strings json_repair reads a
+    # character at a time through their commas and colons (1 MB of {'a': 'x,x,...'} took 9 s)
+    "single-quoted value with commas": (lambda size: "{'a': '" + "x," * (size // 2) + "'}", True),
+    "single-quoted value with colons": (lambda size: "{'a': '" + "x:" * (size // 2) + "'}", True),
+    "escaped single quotes never closed": (lambda size: "{'a': '" + "\\'," * (size // 3), True),
+    "unquoted value with commas": (lambda size: '{"a": ' + "x, " * (size // 3) + "}", True),
+    "many short single-quoted values": (lambda size: "{" + "'k': 'v, w: x', " * (size // 16) + "}", False),
+    "many short unquoted values": (lambda size: "{" + '"k": v, ' * (size // 8) + "}", False),
+    "colons and quotes alone": (lambda size: ": '," * (size // 4), False),
+}
+
+
+@pytest.mark.parametrize("case", SLOW_STRINGS, ids=list(SLOW_STRINGS))
+def test_long_strings_json_repair_reads_slowly_are_found_in_linear_time(case, monkeypatch):
+    from agent_core import json_args
+
+    text_of_size, costly = SLOW_STRINGS[case]
+    monkeypatch.setattr(json_args, "SLOW_STRING_MAX", 100)  # the scans run on texts of a few KB
+    assert json_args.costly_to_repair(text_of_size(2000)) is costly
+    timings = []
+    for _ in range(3):  # a pause of the machine can make one measure grow: linear in one of three
+        timings.append(_growth(json_args.costly_to_repair, text_of_size))
+        if _linear(*timings[-1]):
+            break
+    assert _linear(*timings[-1]), (case, timings)
