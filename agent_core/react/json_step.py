@@ -39,7 +39,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import Collection, Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -385,6 +385,105 @@ def read_step(
     return _decide(step, {tool.name: tool for tool in tools}, call_id, answer_schema)
 
 
+_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"', re.S)
+_SCALAR = re.compile(r"[^,}\]\s]*+")
+_BLANK = re.compile(r"\s*+")
+_FENCE_OPEN = re.compile(r"\s*+(?:```[\w-]*+\s*+)?\{")
+
+
+def _value_end(text: str, i: int) -> int:
+    """Where the JSON value at ``text[i]`` ends (the index after it), ``-1`` when the text ends
+    inside it. Strings are read with their escapes, objects and arrays by their brackets."""
+    if text.startswith('"', i):
+        found = _STRING.match(text, i)
+        return found.end() if found else -1
+    if text[i : i + 1] not in ("{", "["):
+        return _SCALAR.match(text, i).end() if i < len(text) else -1
+    depth = 0
+    while i < len(text):
+        char = text[i]
+        if char == '"':
+            found = _STRING.match(text, i)
+            if not found:
+                return -1
+            i = found.end()
+            continue
+        if char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+            if not depth:
+                return i + 1
+        i += 1
+    return -1
+
+
+def _members(text: str, i: int) -> Iterator[tuple[str, int, int]]:
+    """The members of the JSON object whose ``{`` is at ``text[i - 1]``, in order, as (key,
+    where its value starts, where it ends: ``-1`` when the text ends inside it), up to the end of
+    the object or of the text."""
+    while True:
+        i = _BLANK.match(text, i).end()
+        key = _STRING.match(text, i)
+        if not key:
+            return
+        i = _BLANK.match(text, key.end()).end()
+        if not text.startswith(":", i):
+            return
+        start = _BLANK.match(text, i + 1).end()
+        if start >= len(text):
+            return
+        end = _value_end(text, start)
+        with contextlib.suppress(ValueError):
+            yield json.loads(key.group()), start, end
+        if end < 0:
+            return
+        i = _BLANK.match(text, end).end()
+        if not text.startswith(",", i):
+            return
+        i += 1
+
+
+def _string_read(text: str, start: int, end: int) -> tuple[str, bool] | None:
+    """The JSON string value at ``text[start:end]`` (``end`` ``-1``: cut inside it) decoded as far
+    as it is certain, and whether it closed; None when the value is no string."""
+    if not text.startswith('"', start):
+        return None
+    decoded, _, closed = _decode_string(text, start + 1)
+    return decoded, closed
+
+
+def cut_answer(text: str, tool_names: Collection[str]) -> tuple[str, bool] | None:
+    """The answer of a step the output limit cut (``text``: the reply's visible text), read as far
+    as it goes: (the answer's text decoded so far, whether its string had closed before the cut),
+    or None when ``text`` is no final-answer step whose answer had begun.
+
+    Reads the layouts a whole step is read in (``read_step``): the ``action`` ``final_answer``,
+    or a name for it as text steps write it (``Final Answer``) unless a node tool
+    (``tool_names``) has that name; its ``action_input`` a string, or an object whose
+    ``"answer"`` is one. The ``action`` must be complete (a step cut inside it, or before it,
+    names no action) and the step one JSON object (after an opening code fence). Linear in the
+    text; read once, at the cut."""
+    opened = _FENCE_OPEN.match(text)
+    if not opened:
+        return None
+    action = answer = None
+    for key, start, end in _members(text, opened.end()):
+        if key == "action" and end > 0:
+            read = _string_read(text, start, end)
+            action = read[0].strip() if read else None
+        elif key == "action_input":
+            answer = _string_read(text, start, end)
+            if answer is None and text.startswith("{", start):
+                found = (_string_read(text, s, e) for k, s, e in _members(text, start + 1) if k == "answer")
+                answer = next(found, None)
+    if action is None or not answer or not answer[0].strip():
+        return None
+    if action == FINAL_ANSWER or (action not in tool_names and _FINAL_NAME.fullmatch(action)):
+        return answer
+    return None
+
+
 def read_json_step_turn(
     chunks: Iterator[ModelChunk],
     tools: Sequence[PromptMessageTool],
@@ -392,9 +491,11 @@ def read_json_step_turn(
     answer_schema: Mapping[str, Any] | None = None,
 ) -> Generator[str, None, ModelTurn]:
     """Consume one structured-output call; yield the answer's text as it is decoded; return the
-    turn. A reply cut by the output limit runs nothing: a cut answer is what was streamed of it
-    (the loop asks for the rest), anything else is asked again (``prompts.REPLY_CUT``). With the
-    user's ``answer_schema`` the answer is yielded once the step is read, as JSON text (``read_step``)."""
+    turn. A reply cut by the output limit runs nothing: a cut answer is what was read of it
+    (streamed, or read at the cut by ``cut_answer`` and yielded then; the loop asks for the rest
+    unless its string had closed: ``ModelTurn.answer_whole``, as for a step read whole), anything
+    else is asked again (``prompts.REPLY_CUT``). With the user's ``answer_schema`` the answer is
+    yielded once the step is read, as JSON text (``read_step``)."""
     splitter = ThinkSplitter()
     answer = AnswerStream(streams=answer_schema is None)
     reply = AssistantReply()
@@ -420,9 +521,12 @@ def read_json_step_turn(
     raw = answer.text.strip()
     step = parse_step(raw, structured_output)
     decision = step if isinstance(step, ParseFailure) else read_step(step, tools, f"react-{round_index}-1", answer_schema)
-    if isinstance(decision, ParseFailure) and (finish_reason or "").lower() in LENGTH_FINISH_REASONS:
-        # cut by the output limit: nothing runs; an answer goes on from what was streamed
-        decision = FinalAnswer(answer.streamed) if answer.streamed.strip() else ParseFailure(prompts.REPLY_CUT)
+    # a step read whole ended before the output limit fell: its answer is complete
+    at_limit = (finish_reason or "").lower() in LENGTH_FINISH_REASONS
+    whole = at_limit and isinstance(decision, FinalAnswer)
+    if isinstance(decision, ParseFailure) and at_limit:
+        # cut by the output limit: nothing runs; an answer goes on from what was read of it
+        decision, whole = _cut_decision(raw, answer, tools, answer_schema)
     tail = decision.text[len(answer.streamed) :] if isinstance(decision, FinalAnswer) else ""
     if tail and decision.text.startswith(answer.streamed):
         yield tail  # not streamed: no text (Dify's structured_output), or an unusual layout
@@ -436,7 +540,24 @@ def read_json_step_turn(
         raw=raw,
         content=reply.content,
         opaque_body=reply.opaque_body,
+        answer_whole=whole,
     )
+
+
+def _cut_decision(
+    raw: str, answer: AnswerStream, tools: Sequence[PromptMessageTool], answer_schema: Mapping[str, Any] | None
+) -> tuple[FinalAnswer | ParseFailure, bool]:
+    """The decision of a step the output limit cut, and whether its answer is whole: the answer
+    read so far (what was streamed of it, or ``cut_answer``'s reading of another layout: a
+    ``Final Answer`` action, a string ``action_input``), whole when its string had closed before
+    the cut; ``prompts.REPLY_CUT`` for anything else (a tool's step is never run). An answer in
+    the user's ``answer_schema`` is not read in part."""
+    if answer.streamed.strip():
+        return FinalAnswer(answer.streamed), answer.closed
+    read = None if answer_schema else cut_answer(raw, {tool.name for tool in tools})
+    if read is None:
+        return ParseFailure(prompts.REPLY_CUT), False
+    return FinalAnswer(read[0]), read[1]
 
 
 class GuardedChunks:
