@@ -43,6 +43,7 @@ RESTS = {
     "plain text": ", and three.",
     "JSON step, schema layout": step("final_answer", {"answer": ", and three."}),
     "JSON step, Final Answer with a string": step("Final Answer", ", and three."),
+    "JSON step writing the cut start again": step("Final Answer", WHOLE),  # shown from where it goes on
 }
 
 
