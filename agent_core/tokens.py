@@ -87,10 +87,11 @@ import codecs
 import math
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 from agent_core.fairness import hand_over
 
-__all__ = ["DEFAULT_MARKER", "estimate_tokens", "truncate_to_tokens"]
+__all__ = ["DEFAULT_MARKER", "PartCost", "estimate_tokens", "join_cost", "part_cost", "truncate_to_tokens"]
 
 DEFAULT_MARKER = "\n[...]\n"
 """Text put between the kept head and the kept tail by `truncate_to_tokens`."""
@@ -519,6 +520,112 @@ def _sliced_cost(text: str) -> int:
         pending = k[cut:]
         hand_over()
     return total
+
+
+# --- counting a text in parts -----------------------------------------------------------------
+#
+# A text joined from parts (a prompt rebuilt every round from mostly the same texts) is counted
+# from each part's cost and the cost of each join: where the family changes at a join (`_cut_at`)
+# the costs add up; where it does not, the last run of the text before and the first run of the
+# part are one run in the whole, which may cost more or less than the two apart (two lone spaces
+# are a whitespace run; a punctuation run cut anew may start at a CJK punctuation mark).
+
+_RUN_LETTERS = {1: b"aA", 2: b"0", 3: b"snW", 4: b"pC"}
+"""Family -> the class letters of a run of it."""
+
+_LAST_PIECES = {
+    1: [b"A" * n for n in range(1, 17)] + [b"a" * n for n in range(1, 25)] + [b"A" + b"a" * n for n in range(1, 25)],
+    2: [b"0", b"00", b"000"],
+    3: [b"s", b"W"] + [b"n" * n for n in range(1, 33)],
+    4: [b"p", b"pp", b"ppp", b"C"],
+}
+"""Family -> the class letters of every piece that can end a run of it (`_PIECE`: an upper-case
+run, a word, a digit group, a lone space, an ideographic space at a run's start, a whitespace
+run, a punctuation run, a CJK punctuation mark), up to what does not change how the text after
+it is cut (a whitespace or punctuation run's other letters)."""
+
+_SHORT_RUN = 4096
+"""Runs up to this many characters have their joins remembered by the hundreds; longer ones
+by a few (their class letters are held as the key)."""
+
+
+class PartCost(NamedTuple):
+    """A part's cost and what its joins need (`part_cost`)."""
+
+    cost: int
+    """Its cost alone (twentieths of a token)."""
+    head: bytes
+    """Class letters of its first run (b"" when its first character is a piece of its own)."""
+    tail: bytes
+    """Class letters of its last run (b"" likewise)."""
+    one_run: bool
+    """The part is one run: the run it ends may have started in the text before it."""
+
+
+def _edge_run(text: str, first: bool) -> bytes:
+    """Class letters of the first (``first``) or last run of ``text`` (not empty), classifying
+    growing windows at that end, so a long text is not classified whole here."""
+    size = 64
+    while True:
+        window = _classes(text[:size] if first else text[-size:])
+        letters = _RUN_LETTERS.get(_FAMILY[window[0 if first else -1]])
+        if letters is None:
+            return b""
+        rest = window.lstrip(letters) if first else window.rstrip(letters)
+        if rest or size >= len(text):
+            return window[: len(window) - len(rest)] if first else window[len(rest) :]
+        size *= 8
+
+
+def part_cost(text: str) -> PartCost:
+    """What counting ``text`` as a part of a longer text needs (`join_cost`): its cost alone in
+    twentieths of a token (``estimate_tokens(text)`` is that rounded up, at least 1) and its first
+    and last runs. Texts over ``SLICE_CHARS`` are counted slice by slice, as by `estimate_tokens`."""
+    if not text:
+        return PartCost(0, b"", b"", False)
+    if len(text) <= SLICE_CHARS:
+        k = _classes(text)
+        first, last = _RUN_LETTERS.get(_FAMILY[k[0]]), _RUN_LETTERS.get(_FAMILY[k[-1]])
+        rest = k.lstrip(first) if first else k
+        if not rest:
+            return PartCost(_sum(k), k, k, True)
+        tail = k[len(k.rstrip(last)) :] if last else b""
+        return PartCost(_sum(k), k[: len(k) - len(rest)], tail, False)
+    head, tail = _edge_run(text, True), _edge_run(text, False)
+    return PartCost(_sliced_cost(text), head, tail, len(head) == len(text))
+
+
+def join_cost(before: PartCost, part: PartCost) -> int:
+    """What ``part`` joined after the text ``before`` ends costs more (or less) than the two
+    apart, in twentieths of a token: exact when ``before`` holds a cut between pieces (its last
+    run starts in it); when ``before`` is one run, which may have started earlier, the most it
+    can cost after any run of that family (whatever the text before is, the part's cost plus
+    this is never below what it adds to the text). 0 where the family changes at the join."""
+    tail, head = before.tail, part.head
+    if not tail or not head or _FAMILY[tail[-1]] != _FAMILY[head[0]]:
+        return 0
+    if before.one_run:
+        return _worst_join(head) if len(head) <= _SHORT_RUN else _worst_long_join(head)
+    return _join(tail, head) if len(tail) + len(head) <= _SHORT_RUN else _long_join(tail, head)
+
+
+def _join_uncached(tail: bytes, head: bytes) -> int:
+    """Cost of two runs of one family joined, minus their costs apart (twentieths)."""
+    return _sum(tail + head) - _sum(tail) - _sum(head)
+
+
+def _worst_join_uncached(head: bytes) -> int:
+    """The most ``_join_uncached(run, head)`` is for any run of ``head``'s family: the text
+    after a run's last piece is cut as if that piece began the text (`_PIECE` looks back at
+    nothing before the piece), so the last pieces possible (`_LAST_PIECES`) are all the cases."""
+    lasts = _LAST_PIECES[_FAMILY[head[0]]]
+    return max(_sum(last + head) - _sum(last) for last in lasts) - _sum(head)
+
+
+_join = lru_cache(maxsize=1024)(_join_uncached)
+_long_join = lru_cache(maxsize=4)(_join_uncached)
+_worst_join = lru_cache(maxsize=1024)(_worst_join_uncached)
+_worst_long_join = lru_cache(maxsize=4)(_worst_join_uncached)
 
 
 # --- truncation -------------------------------------------------------------------------------
