@@ -27,8 +27,10 @@ from agent_core import json_args
 from agent_core.call_markup import _TURN_ENDS, CallMarkup, rewrite_markup
 from agent_core.function_calling.prompt import chat_prompt
 from agent_core.loop import AgentLoop
+from agent_core.observation import redactor
 from agent_core.params import StrategyParams
 from agent_core.run_state import Round
+from agent_core.think import ThinkSplitter
 from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_runner import ToolResult
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
@@ -38,6 +40,7 @@ from strategies.function_calling import FunctionCallingSteps
 from tests.unit.test_quoted import USED, _found, _plain
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+MARK = "[REDACTED]"
 
 # --- Function Calling's incremental prompt ---------------------------------------------------------
 
@@ -211,3 +214,61 @@ JSON_VALUES = st.recursive(
 def test_loads_lenient_reads_back_what_json_dumps_wrote(value, ascii_only):
     assert json_args.loads_lenient(json.dumps(value, ensure_ascii=ascii_only)) == value
 
+
+
+# --- reasoning tags beside code spans (think.SPAN_LOOK_LIMIT's hold) -------------------------------
+
+SPANS = st.lists(st.sampled_from(["`", "```", "\n", "<think>", "</think>", "a", " ", "b c", "``"]), max_size=30).map("".join)
+
+
+def _think_split(pieces: list[str], **kwargs):
+    splitter = ThinkSplitter(**kwargs)
+    visible, reasoning = [], []
+    for piece in pieces:
+        out = splitter.feed(piece)
+        visible.append(out.visible)
+        reasoning.append(out.reasoning)
+    out = splitter.finish()
+    return "".join(visible) + out.visible, "".join(reasoning) + out.reasoning
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SPANS, st.lists(st.integers(1, 7), min_size=1, max_size=6),
+       st.sampled_from([{}, {"opened": True}, {"probe": 64}, {"thoughts": True}]))
+def test_reasoning_beside_code_spans_splits_the_same_however_the_stream_is_cut(text, sizes, kwargs):
+    pieces, at = [], 0
+    while at < len(text):
+        size = sizes[len(pieces) % len(sizes)]
+        pieces.append(text[at : at + size])
+        at += size
+    assert _think_split(pieces, **kwargs) == _think_split([text], **kwargs)
+
+
+# --- redaction: many secrets at once, the ASCII fast paths ------------------------------------------
+
+SECRET_CHARS = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0123456789"
+SECRETS = st.text(st.sampled_from(SECRET_CHARS), min_size=12, max_size=20)
+SEPARATORS = st.lists(st.sampled_from([*" .,;:!?()\n\t", "->", "=", "\"", "'"]), min_size=1, max_size=4).map("".join)
+
+
+@SETTINGS
+@given(st.lists(SECRETS, min_size=2, max_size=7, unique=True), st.data())
+def test_many_secrets_are_each_hidden_and_the_text_between_them_is_kept(secrets, data):
+    shown = data.draw(st.lists(st.sampled_from(secrets), min_size=1, max_size=5))
+    separators = data.draw(st.lists(SEPARATORS, min_size=len(shown) + 1, max_size=len(shown) + 1))
+    text = "".join(sep + secret for sep, secret in zip(separators, shown, strict=False)) + separators[-1]
+    redacted = redactor(secrets)(text)
+    assert not any(secret in redacted for secret in secrets)
+    assert not any(secret[:8] in redacted or secret[-8:] in redacted for secret in shown)
+    assert redacted.count(MARK) == len(shown)
+
+
+@SETTINGS
+@given(st.lists(SECRETS, min_size=1, max_size=4, unique=True), st.data(),
+       st.sampled_from([" 日本", "\n€", " é", "→", " \u200b"]))
+def test_an_ascii_text_is_redacted_as_it_is_beside_other_letters(secrets, data, tail):
+    shown = data.draw(st.lists(st.sampled_from(secrets), max_size=3))
+    separators = data.draw(st.lists(SEPARATORS, min_size=len(shown) + 1, max_size=len(shown) + 1))
+    text = "".join(sep + secret for sep, secret in zip(separators, shown, strict=False)) + separators[-1]
+    redact = redactor(secrets)
+    assert redact(text + tail) == redact(text) + tail
