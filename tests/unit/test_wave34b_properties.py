@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from agent_core import json_args
 from agent_core.call_markup import _TURN_ENDS, CallMarkup, rewrite_markup
 from agent_core.function_calling.prompt import chat_prompt
-from agent_core.loop import AgentLoop
-from agent_core.observation import redactor
+from agent_core.loop import AgentLoop, _secret_across
+from agent_core.observation import redactor, secret_forms
 from agent_core.params import StrategyParams
 from agent_core.run_state import Round
 from agent_core.think import ThinkSplitter
@@ -272,3 +272,32 @@ def test_an_ascii_text_is_redacted_as_it_is_beside_other_letters(secrets, data, 
     text = "".join(sep + secret for sep, secret in zip(separators, shown, strict=False)) + separators[-1]
     redact = redactor(secrets)
     assert redact(text + tail) == redact(text) + tail
+
+
+# --- a secret across a cut answer's joint (loop._found_across) --------------------------------------
+
+FILLER = st.lists(st.sampled_from([" word", " ok.", "\n", ", then", " 42"]), max_size=8).map("".join)
+
+
+@SETTINGS
+@given(SECRETS, st.integers(1, 11), st.sampled_from(["Key: ", "The key is ", "", "x="]), FILLER,
+       st.integers(0, 3000), st.booleans())
+def test_no_joint_is_put_inside_a_secret_the_cut_fell_in_however_long_the_rest(secret, at, before, after, far, again):
+    """The continuation completes the secret the cut answer ended with; whatever follows (megabytes,
+    the secret written again far on), no space goes between the parts, and the joined answer
+    shows no piece of the secret once redacted."""
+    secrets = secret_forms({secret})
+    cut = before + secret[:at]
+    rest = secret[at:] + after + " " * far + (" again " + secret if again else "")
+    joint = _secret_across(cut, " ", rest, secrets)
+    assert joint == ""
+    shown = secrets.redact(cut + joint + rest)
+    assert secret[:8] not in shown and secret[-8:] not in shown
+
+
+@SETTINGS
+@given(SECRETS, st.sampled_from(["The key", "Ask", "door", "Key: rt"]), FILLER, st.integers(0, 3000))
+def test_the_joint_stays_before_a_rest_that_writes_a_secret_of_its_own(secret, cut, after, far):
+    secrets = secret_forms({secret})
+    rest = "is " + after + " " * far + secret + " ok"
+    assert _secret_across(cut, " ", rest, secrets) == " "
