@@ -617,7 +617,7 @@ class ThinkSplitter:
         at = found.start() if found else -1
         if self._probe:
             self._probed += len(text)
-            if at < 0 and self._probed > self._probe:
+            if at < 0 and self._probe_over(window):
                 return self._end_probe(text)  # no </think> in the reply's start: read as any reply
         before = _char_back(self._held, len(self._tail) + 1) if at == 0 else ""  # before the window
         kept = None if at < 0 or self._probe else _tail_if_quoted(window, found, before)
@@ -659,7 +659,7 @@ class ThinkSplitter:
                 return whole[at + size :]
             found = _tags_pattern(_OPENED_CLOSES).search(whole, at + size)
             at, size = (found.start(), found.end() - found.start()) if found else (-1, 0)
-        if self._probe and (at >= self._probe or self._probed > self._probe):
+        if self._probe and (at >= self._probe or self._probe_over(whole)):
             self._held = []
             return self._end_probe(whole)
         self._held, self._tail = [whole], whole[-(_OPENED_LONGEST - 1) :]
@@ -718,6 +718,13 @@ class ThinkSplitter:
         self._opened, self._held, self._tail = False, [], ""
         self._held_code, self._held_fed, self._held_close, self._held_look = None, 0, -1, None
         return held
+
+    def _probe_over(self, held: str) -> bool:
+        """Whether probing found no ``</think>`` in the reply's start: more than ``probe``
+        characters are held (``held`` ends them) and no closing tag that may still be coming at
+        their end starts among the first ``probe`` (one cut by the stream there is waited for, as
+        the whole text read at once would find it)."""
+        return self._probed > self._probe and self._probed - _partial_suffix(held, _OPENED_CLOSES) >= self._probe
 
     def _end_probe(self, text: str) -> str:
         """Stop probing (``probe``): the held text and ``text`` are returned, to be read as any

@@ -301,3 +301,18 @@ def test_the_joint_stays_before_a_rest_that_writes_a_secret_of_its_own(secret, c
     secrets = secret_forms({secret})
     rest = "is " + after + " " * far + secret + " ok"
     assert _secret_across(cut, " ", rest, secrets) == " "
+
+
+def test_a_close_the_stream_cuts_at_the_probes_end_ends_the_reasoning_as_in_the_whole_reply():
+    """Function Calling holds a reply's first ``REASONING_PROBE`` characters to find a bare
+    ``</think>``. One starting inside them and cut by the stream across their end was not waited
+    for: the reasoning before it was shown as the answer (a stream of one character a chunk), and
+    behind a stray backtick the tag itself too."""
+    from agent_core.function_calling.turn import REASONING_PROBE
+
+    for thought in ("x" * (REASONING_PROBE - 6), "`" + "y" * (REASONING_PROBE - 4)):
+        text = thought + "</think>The answer."
+        whole = _think_split([text], probe=REASONING_PROBE)
+        assert whole == ("The answer.", thought)
+        for size in (1, 3, 7):
+            assert _think_split([text[i : i + size] for i in range(0, len(text), size)], probe=REASONING_PROBE) == whole
