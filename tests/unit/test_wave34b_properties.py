@@ -49,6 +49,9 @@ MEMORY = [
     {"role": "user", "content": "first question " + "q" * 2000},
     {"role": "assistant", "content": "first answer " + "a" * 4000},
     {"role": "user", "content": "second question"},
+    {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "m1", "type": "function", "function": {"name": "search", "arguments": "{\"q\": \"x\"}"}}]},
+    {"role": "tool", "content": "memory result " + "r" * 5000, "tool_call_id": "m1", "name": "search"},
     {"role": "assistant", "content": "second answer " + "b" * 3000},
 ]
 
@@ -89,6 +92,7 @@ STEPS = st.lists(
         st.tuples(st.just("trim"), st.integers(0, 12)),
         st.tuples(st.just("limit"), st.sampled_from(["iterations", "repeating", "time", "none"])),
         st.tuples(st.just("build")),
+        st.tuples(st.just("knowledge"), st.integers(1, 400)),
     ),
     min_size=1,
     max_size=14,
@@ -97,7 +101,8 @@ STEPS = st.lists(
 
 def _state(provider: str, with_memory: bool):
     model = ModelSettings(provider=provider, context_size=8192, completion_params={})
-    params = StrategyParams.model_validate({"model": model.selector(MEMORY if with_memory else []), "query": "latest?"})
+    params = StrategyParams.model_validate({"model": model.selector(MEMORY if with_memory else []), "query": "latest?",
+                                            "context": [{"content": "Paris is the capital of France. " * 60}]})
     return AgentLoop(SimpleNamespace(session=None), FunctionCallingSteps(), params).state
 
 
@@ -121,6 +126,8 @@ def test_an_incremental_prompt_is_the_prompt_built_anew_after_any_history(provid
             state.rounds.append(data.draw(rounds(len(state.rounds) + 1)))
         elif step[0] == "trim":  # the loop's search for the fewest trimming steps that fit, back and forth
             state.trim_to((0, 0, 0), min(step[1], state.trim_room((0, 0, 0))))
+        elif step[0] == "knowledge":  # the knowledge block cut, the last thing trimmed to fit
+            state.shrink_knowledge(step[1], step[1] * 4)
         elif step[0] == "limit":
             state.limit_reached = step[1] != "none"
             state.repeating = ("search",) if step[1] == "repeating" else ()
