@@ -169,6 +169,40 @@ scan the rest of the text (a ReAct reply of ```` ```json\n[{"name" ```` repeated
 break: 16 KB took 0.8 s, 300 KB four minutes, in one call that no other session could interrupt)."""
 
 
+_BARE_MEMBERS = QuotedScan(
+    r""" :[ \t\r\n]*+(?!true|false|null)[^\s\d"'\u201c\u201d{}\[\]\-,:][^"'\u201c\u201d{}\[\],:]*+
+         (?=,[ \t\r\n]*+\w[\w-]*+[ \t\r\n]*+:[ \t\r\n]*+(?!true|false|null)(?P<scan>[^\s\d"'\u201c\u201d{\[\-}])) """,
+    flags=re.VERBOSE | re.DOTALL,
+)
+"""Outside closed quoted strings, an object's value without quotes followed by a comma, a key
+without quotes, its colon and the first character of a value json_repair 0.64 cannot tell is one
+(``scan``: not a quote, a bracket, a minus, a digit, ``true``, ``false`` or ``null``):
+``: one, b: two``. At that comma json_repair scans from ``scan`` to the next quote or ``}`` to
+decide whether the comma ends the value, afresh for each value."""
+_BARE_MEMBER_SCAN_END = re.compile("[\"'\u201c\u201d}]")
+BARE_MEMBER_SCAN_MAX = 2_000_000
+"""Characters json_repair may scan for the unquoted members of one text (``_BARE_MEMBERS``, each
+to the next quote or ``}``), summed, above which the text is costly to repair. Each scan is a
+Python loop of about 50 ns a character: ``{"a": one two, three: one two, three: ...}`` took
+0.01 s at 2 KB, 0.13 s at 8 KB, 1.9 s at 32 KB and 8 s at 64 KB; at this bound, about 0.1 s of
+scanning. YAML-ish arguments (``{a: 1, b: two}``) scan a few hundred characters."""
+
+
+def _bare_member_scans_exceed(text: str) -> bool:
+    """True when json_repair's scans for the unquoted members of ``text`` (``_BARE_MEMBERS``)
+    would read more than ``BARE_MEMBER_SCAN_MAX`` characters, summed. O(len(text)) for the
+    members plus the characters summed, stopping once over."""
+    work = 0
+    for member in _BARE_MEMBERS.finditer(text):
+        if member.group()[0] == ":":  # not a closed string
+            start = member.start("scan")
+            end = _BARE_MEMBER_SCAN_END.search(text, start)
+            work += (end.start() if end else len(text)) - start
+            if work > BARE_MEMBER_SCAN_MAX:
+                return True
+    return False
+
+
 _UNQUOTED_RUNS = QuotedScan(r'([^",:]+)', quotes='"')
 """Closed double-quoted strings (no group) and the runs between them that hold no quote, comma or
 colon (group 1): where json_repair 0.64 may read one string a character at a time."""
@@ -229,10 +263,14 @@ def costly_to_repair(text: str) -> bool:
     first key has no colon after it (``_KEY_WITHOUT_COLON``), each of which json_repair meets by
     scanning the rest of the text. Also costly: a string json_repair would read a character at a
     time that is longer than ``SLOW_STRING_MAX`` (:func:`_holds_slow_string`): its time grows with
-    the square of the string's length."""
+    the square of the string's length. Also costly, in a text over 4096 characters: unquoted values
+    each followed by an unquoted member whose scans to the next quote or ``}`` sum to more than
+    ``BARE_MEMBER_SCAN_MAX`` characters (:func:`_bare_member_scans_exceed`)."""
     if _holds_slow_string(text):
         return True
     if len(text) > 4096 and sum(1 for _ in itertools.islice(_KEY_WITHOUT_COLON.finditer(text), KEYS_WITHOUT_COLON_MAX + 1)) > KEYS_WITHOUT_COLON_MAX:
+        return True
+    if len(text) > 4096 and _bare_member_scans_exceed(text):
         return True
     budget = REPAIR_WORK_PER_CHAR * len(text) + REPAIR_WORK_SLACK
     work = 0

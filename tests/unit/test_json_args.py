@@ -527,6 +527,26 @@ def test_a_repair_that_would_read_one_long_string_a_character_at_a_time_is_refus
     assert not costly_to_repair('{"a": "' + "x" * 2 * SLOW_STRING_MAX + '", "b": }')  # double quotes: read at once
 
 
+def test_unquoted_values_and_keys_json_repair_would_scan_again_for_each_are_refused_when_long():
+    """At the comma after an unquoted value json_repair scans to the next quote or ``}`` when an
+    unquoted key and value follow, afresh for each value (``{"a": one two, three: ...}``: 0.13 s
+    at 8 KB, 8 s at 64 KB). Past ``BARE_MEMBER_SCAN_MAX`` characters scanned such a text is
+    refused as json_repair's failure would be; YAML-ish arguments, short or with values that
+    stop the scan, are repaired as before."""
+    assert loads_lenient("{a: 1, b: two}") == {"a": 1, "b": "two"}
+    assert loads_lenient('{"path": notes.md, mode: append}') == {"path": "notes.md", "mode": "append"}
+    assert loads_lenient("{query: weather in Paris, units: metric, days: 3}") == {"query": "weather in Paris", "units": "metric", "days": 3}
+    long = '{"a": ' + "one two, three: " * 512 + "}"  # 8 KB
+    assert costly_to_repair(long)
+    with pytest.raises(ArgumentsError, match="not valid JSON") as error:
+        loads_lenient(long)
+    assert not error.value.truncated
+    assert not costly_to_repair('{"a": ' + "one two, three: " * 250 + "}")  # 4 KB: repaired
+    assert not costly_to_repair("{" + "a: 1, b: two, " * 4_000 + "}")  # a number stops each scan
+    assert not costly_to_repair("{" + 'a: "v", ' * 8_000 + "}")
+    assert not costly_to_repair("{'code': '" + "def f(self, x: int, y: str): pass\\n" * 1_000 + "'}")
+
+
 def test_a_repaired_text_leaves_no_cycle_for_the_collector():
     """The first decode error was kept with its traceback, which holds the frame that kept it: a
     cycle that pinned every frame of the run's stack (its reply, its round) until a full

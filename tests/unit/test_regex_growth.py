@@ -235,3 +235,31 @@ def test_long_strings_json_repair_reads_slowly_are_found_in_linear_time(case, mo
         if _linear(*timings[-1]):
             break
     assert _linear(*timings[-1]), (case, timings)
+
+
+BARE_MEMBERS = {
+    # name: (text of a size, costly at a bound of 100 characters scanned): unquoted values each
+    # followed by an unquoted member, where json_repair scans afresh to the next quote or } (64 KB
+    # of {"a": one two, three: one two, three: ...} took 8 s)
+    "unquoted values and keys": (lambda size: '{"a": ' + "one two, three: " * (size // 16) + "}", True),
+    "YAML-ish values, numbers between": (lambda size: "{" + "a: 1, b: two, " * (size // 14) + "}", False),
+    "unquoted keys, quoted values": (lambda size: "{" + 'a: "v", ' * (size // 8) + "}", False),
+    "members inside a quoted string": (lambda size: '{"a": "x, ' + "b: y, " * (size // 6) + '"}', False),
+    "members inside a single-quoted string": (lambda size: "{'a': 'x, " + "b: y, " * (size // 6) + "'}", False),
+    "colons and commas alone": (lambda size: ": x, y: " * (size // 8), True),
+}
+
+
+@pytest.mark.parametrize("case", BARE_MEMBERS, ids=list(BARE_MEMBERS))
+def test_unquoted_members_json_repair_scans_for_are_found_in_linear_time(case, monkeypatch):
+    from agent_core import json_args
+
+    text_of_size, costly = BARE_MEMBERS[case]
+    monkeypatch.setattr(json_args, "BARE_MEMBER_SCAN_MAX", 100)  # the scans run on texts of a few KB
+    assert json_args._bare_member_scans_exceed(text_of_size(2000)) is costly
+    timings = []
+    for _ in range(3):  # a pause of the machine can make one measure grow: linear in one of three
+        timings.append(_growth(json_args._bare_member_scans_exceed, text_of_size))
+        if _linear(*timings[-1]):
+            break
+    assert _linear(*timings[-1]), (case, timings)
