@@ -1,7 +1,8 @@
 """Amazon Nova Pro on Bedrock through Dify's official Bedrock model plugin (Converse API).
 
 Model plugin: ``langgenius/dify-official-plugins`` ``models/bedrock/models/llm/llm.py`` (commit
-034376c54b5db89ac0c688a813431d0e4a76d289: ``_generate_with_converse``,
+034376c54b5db89ac0c688a813431d0e4a76d289, re-read at 65396bc81bb52ddc4d7c8b2d51915d16cacfc899:
+``_generate_with_converse``,
 ``_handle_converse_stream_response``, ``_handle_converse_response``, ``_extract_tool_use``,
 ``_convert_prompt_message_to_dict``). Provider: the Converse API,
 https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html and
@@ -18,8 +19,11 @@ Chunks (what a strategy receives):
   ``stopReason`` (``tool_use``, ``end_turn``, ``max_tokens``) as ``finish_reason`` and usage. No
   ``opaque_body``.
 * blocking: one chunk; with ``stopReason == "tool_use"`` the content is the *last* text block and
-  only the *last* ``toolUse`` is kept; otherwise the content is the first block's text. Any other
-  block (Claude's ``reasoningContent``) fails in the plugin ("Got unknown item").
+  only the *last* ``toolUse`` is kept; otherwise the content is the first block's text. Claude's
+  ``reasoningContent`` blocks are folded in front of it as ``<think>\\n…\\n</think>\\n``
+  (``_fold_reasoning_content``, newest version, commit 65396bc81bb52ddc4d7c8b2d51915d16cacfc899,
+  the one naming GPT-5.6 and Claude 5; earlier versions failed on them: "Got unknown item"); their
+  signature is dropped.
 
 Request: system messages become ``system`` (stripped); a tool message becomes a user message of
 one ``toolResult`` (``{"json": {"text": content}}``); an assistant message with calls becomes its
@@ -140,9 +144,8 @@ class BedrockContract(ContractBackend):
         calls = [self.tool_call_dict(call) for call in reply.calls]
         stop_reason = "tool_use" if calls else "end_turn"
         if not stream:
-            if self.claude_reasoning:
-                raise PluginFailure("[bedrock] Got unknown item: {'reasoningContent': {...}}")
-            yield self.chunk(request, 0, content=text, tool_calls=calls[-1:], usage=usage)
+            folded = f"<think>\n{reply.reasoning}\n</think>\n" if self.claude_reasoning and reply.reasoning else ""
+            yield self.chunk(request, 0, content=folded + text, tool_calls=calls[-1:], usage=usage)
             return
         block = 0
         if self.claude_reasoning:

@@ -39,9 +39,13 @@ def test_claude_with_reasoning_is_refused_even_when_replayed_intact():
     assert "reasoningContent" not in str(backend.provider_requests[-1]["messages"][1])
 
 
-def test_claude_blocking_reply_with_reasoning_fails_in_the_plugin():
-    with pytest.raises(PluginFailure, match="Got unknown item"):
-        first_round(claude=True, stream=False)
+def test_claude_blocking_reply_folds_its_reasoning_into_a_think_block_kept_out_of_the_answer():
+    backend, request, reply, calls, _ = first_round(claude=True, stream=False)
+    assert reply.content.startswith("<think>\n") and "\n</think>\n" in reply.content
+    assert REASONING_MARK in reply.content and REASONING_MARK not in visible_text(reply.content)
+    assert [c["function"]["name"] for c in calls] == ["calculator"]
+    with pytest.raises(ProviderRejection, match="must start with a thinking block"):  # the signature is still lost
+        list(backend.invoke_llm(second_round(request, reply.content, reply.opaque_body, calls)))
 
 
 @pytest.mark.parametrize("stream", [True, False])
