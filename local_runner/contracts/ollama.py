@@ -4,11 +4,18 @@
 Model plugin: ``langgenius/dify-official-plugins`` ``models/ollama/models/llm/llm.py``
 (``OllamaLargeLanguageModel``, posting to Ollama's ``/api/chat``).
 
-Request (``_generate``, ``_convert_prompt_message_to_dict``):
+Request (``_generate``, ``_convert_prompt_message_to_dict``), as the newest version does: its
+``llm.py`` is not in the index, but its tests are (``models/ollama/tests/test_llm.py`` at
+dee150f32fb937943f96fd6d917b4a2b386e14d2, the commit adding the plugin's ``web_search`` and
+``web_fetch`` tools), and they pin the message shapes; b646d2b… (the newest stored ``llm.py``)
+sent an assistant message's content as it was and dropped its calls:
 
-* an assistant message becomes ``{"role": "assistant", "content": <content as is>}``: its
-  ``<think>`` block stays in the text and its **tool calls are dropped**;
-* a tool message becomes ``{"role": "tool", "content": ..., "tool_call_id": ...}``;
+* an assistant message's ``<think>…</think>`` block goes as Ollama's ``thinking`` field, the text
+  after it as ``content`` (``_split_thinking_from_content``), and its tool calls go back as
+  ``{"function": {"name", "arguments": <object>}}`` (``json.loads`` of the arguments);
+* a tool message becomes ``{"role": "tool", "content": ..., "tool_name": <tool_call_id>,
+  "tool_call_id": ...}``: the plugin takes the call's id for the tool's name (the blocking id is
+  the name; a streamed one is a position, ``"0"``);
 * a user message with content parts becomes its (last) text plus ``images`` (base64); system
   and assistant contents go **unconverted** (a list of parts stays a list);
 * ``think`` is a top-level field; the other parameters go in ``options`` (``stop`` too).
@@ -30,8 +37,11 @@ Chunks (``_handle_generate_stream_response``, ``_handle_generate_response``):
   (``stop`` streamed, none blocking); its usage's completion tokens are Ollama's ``eval_count``,
   then ``num_predict``.
 
-What must come back: nothing: Ollama renders the history through the model's template and
-never pairs tool messages with calls (the plugin does not even send the calls back).
+What must come back: nothing Ollama checks: it renders the history through the model's template
+and never pairs tool messages with calls. The reasoning reaches that template as ``thinking`` only
+while the round's ``<think>`` block comes back whole at the start of its content.
+
+The chunks below are b646d2b's (the newest stored stream handler).
 
 Provider rules enforced (https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion):
 
@@ -50,12 +60,16 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from local_runner.backends import estimate_prompt_tokens, estimate_tokens, make_usage
-from local_runner.contracts.base import ContractBackend, Reply, enum_value, pieces
+from local_runner.contracts.base import ContractBackend, PluginFailure, Reply, enum_value, pieces
 
 THINKING_FAMILIES = ("qwen3", "deepseek-r1", "qwq", "gpt-oss", "magistral", "deepseek-v3.1")
 """Model families Ollama lists with the ``thinking`` capability (``qwen3-coder`` has none)."""
 
 MICRO_CHUNK = 16
+
+LEADING_THINK = re.compile(r"\s*<think>(.*?)</think>(.*)", re.DOTALL)
+"""A content's leading reasoning block and the text after it (the plugin's
+``_split_thinking_from_content``: ``<think>\\nr\\n</think>a`` is ``("r", "a")``)."""
 
 
 def _common_prefix_length(a: str, b: str) -> int:
@@ -159,9 +173,24 @@ class OllamaContract(ContractBackend):
                 elif enum_value(part.get("type")) == "image":
                     images.append(re.sub(r"^data:image/[a-zA-Z]+;base64,", "", part.get("data") or ""))
             return {"role": "user", "content": text, "images": images}
-        converted = {"role": role, "content": content}
-        if role == "tool" and message.get("tool_call_id"):
-            converted["tool_call_id"] = message["tool_call_id"]
+        converted: dict[str, Any] = {"role": role, "content": content}
+        if role == "tool":
+            converted["tool_name"] = message.get("tool_call_id")
+            converted["tool_call_id"] = message.get("tool_call_id")
+        if role != "assistant":
+            return converted
+        if isinstance(content, str) and (block := LEADING_THINK.match(content)):
+            converted = {"role": role, "content": block.group(2).strip(), "thinking": block.group(1).strip()}
+        calls = []
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            try:
+                arguments = json.loads(function.get("arguments") or "")
+            except ValueError as error:
+                raise PluginFailure(f"[ollama] {error}") from error
+            calls.append({"function": {"name": function.get("name"), "arguments": arguments}})
+        if calls:
+            converted["tool_calls"] = calls
         return converted
 
     # -- provider rules ---------------------------------------------------------------------

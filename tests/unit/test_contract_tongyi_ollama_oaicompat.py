@@ -216,13 +216,14 @@ def test_tongyi_cumulative_packets_of_a_model_not_forced_to_stream_come_out_as_d
 # Ollama
 
 
-def test_ollama_request_drops_assistant_tool_calls_and_keeps_think_text():
+def test_ollama_request_sends_the_block_as_thinking_and_the_calls_back():
     backend = OllamaContract()
-    assistant = AssistantPromptMessage(content="<think>\nplan", tool_calls=[call("0")])
+    assistant = AssistantPromptMessage(content="<think>\nplan\n</think>Let me compute.", tool_calls=[call("0")])
     result = ToolPromptMessage(content="3367", tool_call_id="0", name="calculator")
     body = backend.to_provider(request(OllamaContract, dump(SYSTEM, QUERY, assistant, result), params={"think": True, "temperature": 0.2}))
-    assert body["messages"][2] == {"role": "assistant", "content": "<think>\nplan"}
-    assert body["messages"][3] == {"role": "tool", "content": "3367", "tool_call_id": "0"}
+    assert body["messages"][2] == {"role": "assistant", "content": "Let me compute.", "thinking": "plan",
+                                   "tool_calls": [{"function": {"name": "calculator", "arguments": {"expression": "37 * 91"}}}]}
+    assert body["messages"][3] == {"role": "tool", "content": "3367", "tool_name": "0", "tool_call_id": "0"}
     assert body["think"] is True and body["options"] == {"temperature": 0.2}
     backend.check(body)
 
