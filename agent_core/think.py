@@ -451,6 +451,8 @@ class ThinkSplitter:
         self._prev = ""  # the last character read before the pending text
         self._block: list[str] = []  # the reasoning of the block open now (or last open)
         self._after_block = False  # a reasoning block ended and only whitespace came after it
+        self._mid = False  # the block open now opened after visible text other than whitespace
+        self._frame = False  # a mid-answer block just closed: a "\n\n" right after it is framing
         self._wrapper: str | None = None  # the closing tag of a RESPONSE_WRAPPERS frame dropped
         self._wrapper_text = False  # a RESPONSE_WRAPPERS opening tag was read as the answer's text
         self._reasoned = False  # reasoning ended in this reply (a block, a stray end) or came apart
@@ -530,7 +532,7 @@ class ThinkSplitter:
 
     def feed(self, text: str) -> Split:
         """Consume one piece of content."""
-        if not self._pending and self._close_tag is None and not self._opened and not _may_hold_tag(text):
+        if not self._pending and self._close_tag is None and not self._opened and not self._frame and not _may_hold_tag(text):
             if text:
                 self._prev = text[-1]
                 self._after_block = self._after_block and text.isspace()
@@ -543,7 +545,7 @@ class ThinkSplitter:
         and ``REASONING`` text, and ``BLOCK_END`` (text "") where a reasoning block closed."""
         if not text and not self._opened and not self._pending:
             return []  # nothing to read, nothing held
-        if not self._opened and not self._pending and self._close_tag is None and not _may_hold_tag(text):
+        if not self._opened and not self._pending and self._close_tag is None and not self._frame and not _may_hold_tag(text):
             self._prev = text[-1]  # the usual chunk: no tag can start in it
             self._after_block = self._after_block and text.isspace()
             self._shown.append(text)
@@ -551,7 +553,7 @@ class ThinkSplitter:
         out: list[tuple[str, str]] = []
         if self._opened:
             text = self._until_close(text, out)
-        if not self._pending and self._close_tag is None and not _may_hold_tag(text):
+        if not self._pending and self._close_tag is None and not self._frame and not _may_hold_tag(text):
             out.append((VISIBLE, text))  # the usual chunk: no tag can start in it
             if text:
                 self._prev = text[-1]
@@ -737,8 +739,8 @@ class ThinkSplitter:
         """Read the pending text tag by tag, in one pass (each tag's next place is looked up
         once, not again for every tag met), and keep only a tail that may still become a tag."""
         text = self._pending
-        pos = 0
-        while pos < len(text):
+        pos = self._past_frame(text, 0, True) if self._frame else 0
+        while pos < len(text) and not self._frame:  # (framing: its second newline may come next)
             inside = self._close_tag is not None
             kind = (THOUGHT if self._thoughts and self._close_tag == _THOUGHT_CLOSE else REASONING) if inside else VISIBLE
             tags = (self._close_tag,) if inside else _VALUE_END if self._value else _SCANNED
@@ -775,16 +777,31 @@ class ThinkSplitter:
             if inside:
                 self._close_tag = None
                 self._after_block = self._reasoned = True
+                pos, self._mid = self._past_frame(text, pos, self._mid), False
                 out.append((BLOCK_END, ""))
             elif tag in RESPONSE_WRAPPERS:  # the reply's frame: dropped, its end looked for
                 self._wrapper, self._after_block = RESPONSE_WRAPPERS[tag], False
             elif tag in _BLOCKS:
                 self._close_tag = _BLOCKS[tag]
                 self._block = []
+                self._code_at("")  # reads the visible text so far: has anything but whitespace come?
+                self._mid = self._started
             else:
                 self._stray(out, tag)
         self._pending = text[pos:]
         self._span_close -= pos
+
+    def _past_frame(self, text: str, pos: int, framed: bool) -> int:
+        """Where the visible text after a reasoning block goes on in ``text`` (from ``pos``, just
+        after the block's closing tag or after text that came then): for a mid-answer block
+        (``framed``), past the ``"\\n\\n"`` Dify's Anthropic plugin sends after each ``</think>``
+        (its blocking reply joins the text blocks with nothing between them). ``_frame`` stays
+        set while that may still come (nothing or only its first newline yet)."""
+        if framed and text.startswith("\n\n", pos):
+            self._frame = False
+            return pos + 2
+        self._frame = framed and text[pos:] in ("", "\n")
+        return pos
 
     def _as_text(self, tag: str, before: str, quoted: bool | None, text: str, at: int) -> bool | None:
         """Whether ``tag``, met at ``text[at:]`` outside a block after the visible text ``before``,
