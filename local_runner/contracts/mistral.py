@@ -22,20 +22,18 @@ serving but got assistant").
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import re
-from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any
 
-from local_runner.contracts.base import BrainCall, Reply
-from local_runner.contracts.sdk_base import SDKBaseContract
+from local_runner.contracts.base import BrainCall
+from local_runner.contracts.sdk_base import ReasoningFreeSDKContract
 
 MISTRAL_ID = re.compile(r"[a-zA-Z0-9]{9}")
 _ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
-class MistralContract(SDKBaseContract):
+class MistralContract(ReasoningFreeSDKContract):
     """``mistral-large-latest`` behind the official Mistral AI model plugin (see the module
     docstring)."""
 
@@ -45,13 +43,6 @@ class MistralContract(SDKBaseContract):
     provider = "langgenius/mistralai/mistralai"
     model = "mistral-large-latest"
     features = ("agent-thought", "tool-call", "multi-tool-call", "stream-tool-call")
-    completion_params: ClassVar[dict[str, Any]] = {}
-    reasoning = False
-
-    @staticmethod
-    def merged(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The Mistral AI plugin merges nothing."""
-        return messages
 
     def check_roles(self, body: dict[str, Any]) -> None:
         """Mistral's rule on the last message (it takes consecutive messages of one role)."""
@@ -78,6 +69,3 @@ class MistralContract(SDKBaseContract):
         """Mistral's id for a tool call: nine letters and digits."""
         digest = hashlib.sha256(call.id.encode()).digest()
         return "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:9])
-
-    def emit(self, reply: Reply, request: dict[str, Any], stream: bool) -> Iterator[dict[str, Any]]:
-        yield from super().emit(dataclasses.replace(reply, reasoning=""), request, stream)

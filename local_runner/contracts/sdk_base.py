@@ -34,6 +34,7 @@ https://docs.siliconflow.cn/en/api-reference/chat-completions/chat-completions).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 from collections.abc import Iterator
@@ -120,3 +121,21 @@ class SDKBaseContract(OpenAICompatibleContract):
         calls = [{"id": self.call_id(c), "type": "function",
                   "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}} for c in reply.calls]
         yield self.chunk(request, 0, content=reply.text, tool_calls=calls, usage=self.usage(request, reply))
+
+
+class ReasoningFreeSDKContract(SDKBaseContract):
+    """A plugin on the SDK base unchanged, for a model that returns no reasoning and a plugin
+    that merges no messages (xAI's ``grok-4.6``, Mistral AI's ``mistral-large-latest``): the
+    replies carry text and tool calls only. Subclasses name the plugin, the model and its ids."""
+
+    completion_params: ClassVar[dict[str, Any]] = {}
+    reasoning = False
+
+    @staticmethod
+    def merged(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The plugin merges nothing."""
+        return messages
+
+    def emit(self, reply: Reply, request: dict[str, Any], stream: bool) -> Iterator[dict[str, Any]]:
+        """The SDK base's chunks of ``reply`` without its reasoning."""
+        yield from super().emit(dataclasses.replace(reply, reasoning=""), request, stream)

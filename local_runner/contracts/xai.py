@@ -23,17 +23,15 @@ OpenAI-style tool pairing; an assistant message needs content or calls.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any
 
-from local_runner.contracts.base import BrainCall, PluginFailure, Reply
-from local_runner.contracts.sdk_base import SDKBaseContract
+from local_runner.contracts.base import BrainCall, PluginFailure
+from local_runner.contracts.sdk_base import ReasoningFreeSDKContract
 
 STOP_REFUSAL = "Model grok-4.6 does not support parameter stop."
 
 
-class XAIContract(SDKBaseContract):
+class XAIContract(ReasoningFreeSDKContract):
     """``grok-4.6`` behind the official xAI model plugin (see the module docstring)."""
 
     name = "x"
@@ -42,13 +40,6 @@ class XAIContract(SDKBaseContract):
     provider = "langgenius/x/x"
     model = "grok-4.6"
     features = ("vision", "agent-thought", "tool-call", "multi-tool-call", "stream-tool-call")
-    completion_params: ClassVar[dict[str, Any]] = {}
-    reasoning = False
-
-    @staticmethod
-    def merged(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The xAI plugin merges nothing."""
-        return messages
 
     def check_roles(self, body: dict[str, Any]) -> None:
         """xAI takes consecutive messages of one role."""
@@ -68,6 +59,3 @@ class XAIContract(SDKBaseContract):
     def call_id(call: BrainCall) -> str:
         """xAI's id for a tool call."""
         return f"call_{call.id}"
-
-    def emit(self, reply: Reply, request: dict[str, Any], stream: bool) -> Iterator[dict[str, Any]]:
-        yield from super().emit(dataclasses.replace(reply, reasoning=""), request, stream)
