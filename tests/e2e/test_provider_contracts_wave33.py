@@ -7,11 +7,9 @@ import json
 
 import pytest
 
-from local_runner import ModelSettings, Scenario, default_toolbox, run_scenario
-from local_runner.contracts import CONTRACTS
 from local_runner.contracts.base import REASONING_MARK
 from tests.e2e.helpers import STRATEGIES, assert_clean_end, weather_tool
-from tests.e2e.test_provider_round_trip import EXPRESSIONS, QUERY, TwoRoundBrain, _as_emitted, _recording
+from tests.e2e.test_provider_round_trip import EXPRESSIONS, QUERY, _as_emitted, _check_answered, _run
 
 WAVE33 = ["hunyuan", "xinference"]
 
@@ -32,22 +30,6 @@ def test_a_start_then_the_whole_object_runs_the_call_once(run):
     assert call["id"] == "call_mm1"
 
 
-def _run_contract(plugin, contract, strategy, shape, history=()):
-    backend = _recording(contract)(shape=shape, brain=TwoRoundBrain())
-    model = ModelSettings(**CONTRACTS[contract].model_settings(stream=shape == "stream"))
-    scenario = Scenario(query=QUERY, tools=["calculator"], strategy=strategy, model=model, history=list(history))
-    toolbox = default_toolbox()
-    result = run_scenario(scenario, backend, toolbox, plugin=plugin, timeout=60)
-    return backend, toolbox, result
-
-
-def _check_common(backend, toolbox, result):
-    assert backend.rejections == [], [str(r) for r in backend.rejections]
-    assert_clean_end(result)
-    assert [call.request["tool_parameters"].get("expression") for call in toolbox.calls] == EXPRESSIONS
-    assert "3368" in result.text, result.text
-    assert REASONING_MARK not in result.text and "<think>" not in result.text, result.text
-    assert len(backend.provider_requests) == 3
 
 
 def _check_hunyuan_rounds(backend):
@@ -92,8 +74,8 @@ EXPECTED_RESULTS = ["3367", "3368"]
 def test_two_tool_rounds_go_back_as_the_plugin_sends_them_and_memory_is_clean(plugin, contract, strategy, shape):
     if contract == "hunyuan" and strategy == "function_calling" and shape == "blocking":
         pytest.skip("the Hunyuan plugin drops a blocking reply's calls: test_hunyuan_blocking_function_calling_gets_no_call")
-    backend, toolbox, first = _run_contract(plugin, contract, strategy, shape)
-    _check_common(backend, toolbox, first)
+    backend, toolbox, first = _run(plugin, contract, strategy, shape)
+    _check_answered(backend, toolbox, first)
     if strategy == "function_calling":
         {"hunyuan": _check_hunyuan_rounds, "xinference": _check_xinference_rounds}[contract](backend)
     else:
@@ -101,8 +83,8 @@ def test_two_tool_rounds_go_back_as_the_plugin_sends_them_and_memory_is_clean(pl
             assert REASONING_MARK not in json.dumps(body.get("messages") or body.get("Messages"))
 
     memory = [{"role": "user", "content": QUERY}, {"role": "assistant", "content": first.text}]
-    backend, toolbox, second = _run_contract(plugin, contract, strategy, shape, history=memory)
-    _check_common(backend, toolbox, second)
+    backend, toolbox, second = _run(plugin, contract, strategy, shape, history=memory)
+    _check_answered(backend, toolbox, second)
     opening = json.dumps(backend.provider_requests[0])
     assert json.dumps(first.text)[1:-1] in opening and REASONING_MARK not in opening
 
@@ -112,5 +94,5 @@ def test_two_tool_rounds_go_back_as_the_plugin_sends_them_and_memory_is_clean(pl
     "tool calls: no call reaches the strategy (Function Calling asks for a blocking reply only when "
     "the model lacks stream-tool-call)."))
 def test_hunyuan_blocking_function_calling_gets_no_call(plugin):
-    backend, toolbox, result = _run_contract(plugin, "hunyuan", "function_calling", "blocking")
-    _check_common(backend, toolbox, result)
+    backend, toolbox, result = _run(plugin, "hunyuan", "function_calling", "blocking")
+    _check_answered(backend, toolbox, result)

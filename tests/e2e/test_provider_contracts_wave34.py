@@ -19,12 +19,11 @@ import json
 
 import pytest
 
-from local_runner import ModelSettings, Scenario, default_toolbox, run_scenario
 from local_runner.backends import content_text
 from local_runner.contracts import CONTRACTS
 from local_runner.contracts.base import REASONING_MARK
-from tests.e2e.helpers import STRATEGIES, assert_clean_end
-from tests.e2e.test_provider_round_trip import EXPRESSIONS, QUERY, TwoRoundBrain, _as_emitted, _recording
+from tests.e2e.helpers import STRATEGIES
+from tests.e2e.test_provider_round_trip import QUERY, _as_emitted, _check_answered, _run
 
 WAVE34 = [
     "bedrock", "deepseek", "minimax", "moonshot", "ollama", "openai", "openai_api_compatible",
@@ -32,15 +31,6 @@ WAVE34 = [
 ]
 REASONING_BACK = {"deepseek", "moonshot", "volcengine_maas"}
 """Plugins that send a tool-call turn's reasoning back as ``reasoning_content``."""
-
-
-def _run(plugin, contract, strategy, shape, history=()):
-    backend = _recording(contract)(shape=shape, brain=TwoRoundBrain())
-    model = ModelSettings(**CONTRACTS[contract].model_settings(stream=shape == "stream"))
-    scenario = Scenario(query=QUERY, tools=["calculator"], strategy=strategy, model=model, history=list(history))
-    toolbox = default_toolbox()
-    result = run_scenario(scenario, backend, toolbox, plugin=plugin, timeout=60)
-    return backend, toolbox, result
 
 
 def _opaque(chunks):
@@ -55,13 +45,7 @@ def _rounds_in(request):
 
 
 def _check_clean(backend, toolbox, result):
-    assert backend.rejections == [], [str(r) for r in backend.rejections]
-    assert getattr(backend, "open_blocks", []) == []
-    assert_clean_end(result)
-    assert [call.request["tool_parameters"].get("expression") for call in toolbox.calls] == EXPRESSIONS
-    assert "3368" in result.text, result.text
-    assert REASONING_MARK not in result.text and "<think>" not in result.text, result.text
-    assert len(backend.provider_requests) == 3
+    _check_answered(backend, toolbox, result)
     # a route that refuses stop sequences (xAI's grok-4.6) is met once in ReAct, then none is sent
     assert len(getattr(backend, "plugin_failures", [])) <= 1
 

@@ -84,7 +84,10 @@ def _as_emitted(chunks: list[dict]) -> tuple[str, list[str]]:
     return content, list(dict.fromkeys(ids))  # a plugin that repeats its call list on every chunk (Azure)
 
 
-def _check_run(backend, toolbox, result, strategy):
+def _check_answered(backend, toolbox, result):
+    """A ``_run`` of ``TwoRoundBrain`` went well: no request the contract backend refused, no
+    reasoning block left open, a clean end, the calculator called with ``EXPRESSIONS`` in turn,
+    and the answer (``3368``) shown without reasoning, after three provider requests."""
     assert backend.rejections == [], [str(r) for r in backend.rejections]
     assert getattr(backend, "open_blocks", []) == []
     assert_clean_end(result)
@@ -92,6 +95,10 @@ def _check_run(backend, toolbox, result, strategy):
     assert "3368" in result.text, result.text
     assert REASONING_MARK not in result.text and "<think>" not in result.text, result.text
     assert len(backend.provider_requests) == 3
+
+
+def _check_run(backend, toolbox, result, strategy):
+    _check_answered(backend, toolbox, result)
     if strategy != "function_calling":
         for body in backend.provider_requests[1:]:
             assert REASONING_MARK not in json.dumps(body["messages"])  # ReAct's scratchpad is the visible text
