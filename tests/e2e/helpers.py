@@ -76,6 +76,18 @@ def weather_tool(output: str = "Sunny, 21 C", **kwargs) -> ScriptedTool:
     )
 
 
+def named_tool(name: str, *params: str, outputs: tuple[str, ...] = ("done",)) -> ScriptedTool:
+    """A tool ``name`` whose string parameters are ``params`` (each described by its name), its
+    calls answered in turn by the texts ``outputs``."""
+    return ScriptedTool(name=name, description=f"{name} tool",
+                        parameters=[ToolParam(p, description=p) for p in params],
+                        responses=[text_message(output) for output in outputs])
+
+
+SELF_SERVED = {"provider": "langgenius/openai_api_compatible/openai_api_compatible"}
+"""A node's model settings for a model served by the user's own OpenAI-compatible server."""
+
+
 FUZZ_EXAMPLES_ENV = "AGENT_FUZZ_EXAMPLES"
 """Environment variable of the long fuzz mode: examples per generated test (and strategy)."""
 

@@ -3,14 +3,7 @@
 
 import pytest
 
-from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import answer_turn, assert_clean_end
-
-
-def _tool(name: str, *params: str) -> ScriptedTool:
-    return ScriptedTool(name=name, description=f"{name} tool",
-                        parameters=[ToolParam(p, description=p) for p in params],
-                        responses=[text_message("done")])
+from tests.e2e.helpers import answer_turn, assert_clean_end, named_tool
 
 
 def _atem(name: str, parameters: str) -> str:
@@ -20,7 +13,7 @@ def _atem(name: str, parameters: str) -> str:
 @pytest.mark.parametrize("strategy", ["ReAct", "function_calling"])
 def test_glimmer_answer_to_the_user_is_all_the_user_sees(run, strategy):
     reply = " to=self<|message|>Check the facts.<|eom|><|start|>assistant to=user<|message|>Paris is in France.<|eot|>"
-    result = run([{"text": reply, "split": 7}], query="Where is Paris?", tools=[_tool("get_weather", "city")],
+    result = run([{"text": reply, "split": 7}], query="Where is Paris?", tools=[named_tool("get_weather", "city")],
                  strategy=strategy)
     assert_clean_end(result)
     assert result.text.strip() == "Paris is in France."
@@ -33,7 +26,7 @@ def test_glimmer_call_to_a_node_tool_runs(run, strategy):
     reply = (" to=self<|message|>Need the weather.<|eom|><|start|>assistant to=get_weather<|message|>"
              + _atem("get_weather", '<atem:parameter name="city">SF</atem:parameter>\n') + "<|eot|>")
     result = run([{"text": reply, "split": 7}, answer_turn(strategy, "Sunny in SF.")],
-                 query="Weather in SF?", tools=[_tool("get_weather", "city")], strategy=strategy)
+                 query="Weather in SF?", tools=[named_tool("get_weather", "city")], strategy=strategy)
     assert_clean_end(result)
     assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "SF"}]
     assert result.text.strip().endswith("Sunny in SF.")
@@ -44,7 +37,7 @@ def test_glimmer_call_to_a_node_tool_runs(run, strategy):
 def test_glimmer_call_naming_no_node_tool_runs_nothing(run, strategy):
     reply = " to=user<|message|>" + _atem("rm_all", '<atem:parameter name="path">/</atem:parameter>\n') + "<|eot|>"
     result = run([{"text": reply}, answer_turn(strategy, "I cannot do that.")],
-                 query="Clean up", tools=[_tool("get_weather", "city")], strategy=strategy)
+                 query="Clean up", tools=[named_tool("get_weather", "city")], strategy=strategy)
     assert_clean_end(result)
     assert not result.tool_requests
     assert result.text.strip().endswith("I cannot do that.")
@@ -55,7 +48,7 @@ def test_glimmer_call_naming_no_node_tool_runs_nothing(run, strategy):
 def test_laguna_call_opened_twice_runs_once(run, strategy):
     reply = '<tool_call>skill\n{"name":"git-diff-review"}\n<tool_call>skill\n{"name":"git-diff-review"}</tool_call>'
     result = run([{"text": reply, "split": 7}, answer_turn(strategy, "Reviewed.")],
-                 query="Review my diff", tools=[_tool("skill", "name")], strategy=strategy)
+                 query="Review my diff", tools=[named_tool("skill", "name")], strategy=strategy)
     assert_clean_end(result)
     assert [r["tool_parameters"] for r in result.tool_requests] == [{"name": "git-diff-review"}]
     assert result.text.strip().endswith("Reviewed.")

@@ -6,14 +6,12 @@ before them still runs."""
 
 import pytest
 
-from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import answer_turn, assert_clean_end
+from local_runner.tools import ScriptedTool
+from tests.e2e.helpers import answer_turn, assert_clean_end, named_tool
 
 
 def _tool(name: str, *params: str) -> ScriptedTool:
-    return ScriptedTool(name=name, description=f"{name} tool",
-                        parameters=[ToolParam(p, description=p) for p in params],
-                        responses=[text_message("18 degrees")])
+    return named_tool(name, *params, outputs=("18 degrees",))
 
 
 ENDS = {

@@ -5,14 +5,12 @@ each reach the tool with their arguments, and the user sees none of the markup n
 
 import pytest
 
-from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import answer_turn, assert_clean_end
+from local_runner.tools import ScriptedTool
+from tests.e2e.helpers import answer_turn, assert_clean_end, named_tool
 
 
 def _tool(name: str, *params: str) -> ScriptedTool:
-    return ScriptedTool(name=name, description=f"{name} tool",
-                        parameters=[ToolParam(p, description=p) for p in params],
-                        responses=[text_message("Sunny, 21 C"), text_message("Cloudy, 12 C")])
+    return named_tool(name, *params, outputs=("Sunny, 21 C", "Cloudy, 12 C"))
 
 
 REPLIES = {

@@ -7,15 +7,13 @@ test) is called, not taken as the answer."""
 
 import pytest
 
-from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import answer_turn, assert_clean_end
+from local_runner.tools import ScriptedTool
+from tests.e2e.helpers import answer_turn, assert_clean_end, named_tool
 from tests.e2e.test_real_world_2026r_runs import check_family_call
 
 
 def _tool(name: str, *params: str) -> ScriptedTool:
-    return ScriptedTool(name=name, description=f"{name} tool",
-                        parameters=[ToolParam(p, description=p) for p in params],
-                        responses=[text_message("Sunny, 21 C"), text_message("Cloudy, 12 C")])
+    return named_tool(name, *params, outputs=("Sunny, 21 C", "Cloudy, 12 C"))
 
 
 _PLAMO = ("<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>"

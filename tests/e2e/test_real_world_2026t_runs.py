@@ -7,15 +7,7 @@ tool named ``Finish`` called inside the reasoning is called, not taken as the an
 
 import pytest
 
-from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import answer_turn, assert_clean_end
-
-
-def _tool(name: str, *params: str) -> ScriptedTool:
-    return ScriptedTool(name=name, description=f"{name} tool",
-                        parameters=[ToolParam(p, description=p) for p in params],
-                        responses=[text_message("done")])
-
+from tests.e2e.helpers import answer_turn, assert_clean_end, named_tool
 
 REASONING = {
     "plamo3-tags": "<|plamo:begin_think:plamo|>The user greets me.<|plamo:end_think:plamo|>Hello there.",
@@ -29,7 +21,7 @@ REASONING = {
 def test_the_reasoning_stays_out_of_the_answer(run, strategy, shape):
     # served by the user's own server (a template that opened the block: Function Calling holds
     # the reply's start only for a self-served model)
-    result = run([{"text": REASONING[shape], "split": 7}], query="Hi", tools=[_tool("get_weather", "city")],
+    result = run([{"text": REASONING[shape], "split": 7}], query="Hi", tools=[named_tool("get_weather", "city")],
                  strategy=strategy, model={"provider": "langgenius/openai_api_compatible/openai_api_compatible"})
     assert_clean_end(result)
     assert result.text.strip() == "Hello there."
@@ -42,7 +34,7 @@ def test_a_repeated_minimax_m3_element_reaches_the_tool_with_every_value(run, st
     text = (f'I will tag it.\n{ns}<tool_call>\n{ns}<invoke name="tag_it">{ns}<labels>{ns}<tag>a{ns}</tag>'
             f"{ns}<tag>b{ns}</tag>{ns}</labels>{ns}</invoke>\n{ns}</tool_call>")
     result = run([{"text": text, "split": 7}, answer_turn(strategy, "Tagged.")],
-                 query="Tag it.", tools=[_tool("tag_it", "labels")], strategy=strategy)
+                 query="Tag it.", tools=[named_tool("tag_it", "labels")], strategy=strategy)
     assert_clean_end(result)
     # a string parameter: the object goes as its JSON, both values in it
     assert [r["tool_parameters"] for r in result.tool_requests] == [{"labels": '{"tag": ["a", "b"]}'}]
@@ -54,7 +46,7 @@ def test_react_calls_a_node_tool_named_finish_written_in_the_reasoning(run):
     text = ("<think>The sum is 204, I submit it.\n<tool_call>\n<function=Finish>\n<parameter=answer>\n204\n"
             "</parameter>\n</function>\n</tool_call>\n</think>")
     result = run([{"text": text, "split": 7}, answer_turn("ReAct", "Submitted 204.")],
-                 query="Submit the sum.", tools=[_tool("Finish", "answer")], strategy="ReAct")
+                 query="Submit the sum.", tools=[named_tool("Finish", "answer")], strategy="ReAct")
     assert_clean_end(result)
     assert [r["tool_parameters"] for r in result.tool_requests] == [{"answer": "204"}]
     assert result.text.strip().endswith("Submitted 204.")

@@ -6,17 +6,7 @@ is not run with a cut value (vLLM's ``solar_open2`` reasoning and tool parsers).
 
 import pytest
 
-from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import answer_turn, assert_clean_end
-
-
-def _tool(name: str, *params: str) -> ScriptedTool:
-    return ScriptedTool(name=name, description=f"{name} tool",
-                        parameters=[ToolParam(p, description=p) for p in params],
-                        responses=[text_message("done")])
-
-
-SELF_SERVED = {"provider": "langgenius/openai_api_compatible/openai_api_compatible"}
+from tests.e2e.helpers import SELF_SERVED, answer_turn, assert_clean_end, named_tool
 
 REASONING = {
     "solar2-template-opened": "The user greets me.<|think:end|>Hello there.",
@@ -35,7 +25,7 @@ def test_the_reasoning_stays_out_of_the_answer(run, strategy, shape):
     # served by the user's own server (a template that opened the block: Function Calling holds
     # the reply's start only for a self-served model)
     result = run([{"text": REASONING[shape], "split": 7}], query="Hi",
-                 tools=[_tool("get_weather", "city"), _tool("foo", "a")], strategy=strategy, model=SELF_SERVED)
+                 tools=[named_tool("get_weather", "city"), named_tool("foo", "a")], strategy=strategy, model=SELF_SERVED)
     assert_clean_end(result)
     assert result.text.strip() == "Hello there."
     assert not result.tool_requests
@@ -47,7 +37,7 @@ def test_a_solar_call_left_open_is_asked_again_not_run(run, strategy):
     whole = ("<|tool_call:start|>write_file\n<|tool_arg:start|>path<|tool_arg:value|>/tmp/notes.txt"
              "<|tool_arg:end|>\n<|tool_call:end|>")
     result = run([{"text": cut, "split": 7}, {"text": whole, "split": 7}, answer_turn(strategy, "Written.")],
-                 query="Write the notes.", tools=[_tool("write_file", "path")], strategy=strategy)
+                 query="Write the notes.", tools=[named_tool("write_file", "path")], strategy=strategy)
     assert_clean_end(result)
     # only the whole call ran: the cut path never reached the tool
     assert [r["tool_parameters"] for r in result.tool_requests] == [{"path": "/tmp/notes.txt"}]

@@ -5,15 +5,7 @@
 
 import pytest
 
-from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import answer_turn, assert_clean_end
-
-
-def _tool(name: str, *params: str) -> ScriptedTool:
-    return ScriptedTool(name=name, description=f"{name} tool",
-                        parameters=[ToolParam(p, description=p) for p in params],
-                        responses=[text_message("done")])
-
+from tests.e2e.helpers import answer_turn, assert_clean_end, named_tool
 
 IFM_CALLS = {
     "xml": "<ifm|tool_call>get_weather<ifm|arg_key>city</ifm|arg_key><ifm|arg_value>Tokyo</ifm|arg_value>"
@@ -28,7 +20,7 @@ IFM_CALLS = {
 @pytest.mark.parametrize("shape", sorted(IFM_CALLS))
 def test_a_bare_ifm_call_runs(run, strategy, shape):
     result = run([{"text": IFM_CALLS[shape], "split": 7}, answer_turn(strategy, "Sunny in Tokyo.")],
-                 query="Weather in Tokyo?", tools=[_tool("get_weather", "city")], strategy=strategy)
+                 query="Weather in Tokyo?", tools=[named_tool("get_weather", "city")], strategy=strategy)
     assert_clean_end(result)
     assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Tokyo"}]
     assert result.text.strip().endswith("Sunny in Tokyo.")
@@ -40,7 +32,7 @@ def test_a_minimax_value_quoting_its_closing_tag_reaches_the_tool_whole(run, str
     call = ('<minimax:tool_call><invoke name="write_note"><parameter name="content">This text contains '
             "</parameter> in it</parameter></invoke></minimax:tool_call>")
     result = run([{"text": call, "split": 7}, answer_turn(strategy, "Saved.")],
-                 query="Save the note.", tools=[_tool("write_note", "content")], strategy=strategy)
+                 query="Save the note.", tools=[named_tool("write_note", "content")], strategy=strategy)
     assert_clean_end(result)
     assert [r["tool_parameters"] for r in result.tool_requests] == [
         {"content": "This text contains </parameter> in it"}]
@@ -52,7 +44,7 @@ def test_the_seed_budget_note_stays_out_of_the_answer(run, strategy):
     reply = ("<seed:think>Token usage: 45/1000\nI should continue.</seed:think><seed:cot_budget_reflect>Token usage: "
              "45/1000\nI should continue thinking to find the best solution.</seed:cot_budget_reflect>")
     reply += "Hello there." if strategy == "function_calling" else "Final Answer: Hello there."
-    result = run([{"text": reply, "split": 7}], query="Hi", tools=[_tool("get_weather", "city")], strategy=strategy)
+    result = run([{"text": reply, "split": 7}], query="Hi", tools=[named_tool("get_weather", "city")], strategy=strategy)
     assert_clean_end(result)
     assert result.text.strip() == "Hello there."
     assert "Token usage" not in result.text and "seed:" not in result.text

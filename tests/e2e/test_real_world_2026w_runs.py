@@ -10,13 +10,7 @@ import json
 import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import answer_turn, assert_clean_end
-
-
-def _tool(name: str, *params: str) -> ScriptedTool:
-    return ScriptedTool(name=name, description=f"{name} tool",
-                        parameters=[ToolParam(p, description=p) for p in params],
-                        responses=[text_message("done")])
+from tests.e2e.helpers import answer_turn, assert_clean_end, named_tool
 
 
 @pytest.mark.parametrize("strategy", ["ReAct", "function_calling"])
@@ -24,7 +18,7 @@ def test_qwens_fused_function_equals_call_runs(run, strategy):
     reply = ('<tool_call>\n{"function=webfetch","arguments":{"url":"https://docs.opencode.ai","format":"markdown"}}\n'
              "</tool_call>")
     result = run([{"text": reply, "split": 7}, answer_turn(strategy, "Fetched.")],
-                 query="Read the docs page.", tools=[_tool("webfetch", "url", "format")], strategy=strategy)
+                 query="Read the docs page.", tools=[named_tool("webfetch", "url", "format")], strategy=strategy)
     assert_clean_end(result)
     assert [r["tool_parameters"] for r in result.tool_requests] == [
         {"url": "https://docs.opencode.ai", "format": "markdown"}]
@@ -53,7 +47,7 @@ def test_native_arguments_ending_with_the_envelopes_closing_tag_run(run):
     arguments = '{"questions": ["Which framework?"], "multiple": true}}\n</tool_call>'
     result = run([{"tool_calls": [{"id": "call_1", "name": "question", "arguments": arguments}]},
                   answer_turn("function_calling", "Asked.")],
-                 query="Ask me which framework.", tools=[_tool("question", "questions", "multiple")],
+                 query="Ask me which framework.", tools=[named_tool("question", "questions", "multiple")],
                  strategy="function_calling")
     assert_clean_end(result)
     [request] = result.tool_requests
@@ -66,7 +60,7 @@ def test_a_native_name_with_a_harmony_token_glued_runs_under_the_tools_name(run)
     result = run([{"tool_calls": [{"id": "call_1", "name": "manage_cart<|channel|>commentary",
                                    "arguments": '{"action": "add"}'}]},
                   answer_turn("function_calling", "Added.")],
-                 query="Add it to the cart.", tools=[_tool("manage_cart", "action")], strategy="function_calling")
+                 query="Add it to the cart.", tools=[named_tool("manage_cart", "action")], strategy="function_calling")
     assert_clean_end(result)
     assert [(r["tool"], r["tool_parameters"]) for r in result.tool_requests] == [("manage_cart", {"action": "add"})]
     assert result.text.strip() == "Added."

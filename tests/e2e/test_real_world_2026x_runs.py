@@ -5,17 +5,7 @@ after the reasoning still runs (Ollama's ``apertus1.5`` parser tests)."""
 
 import pytest
 
-from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import answer_turn, assert_clean_end
-
-
-def _tool(name: str, *params: str) -> ScriptedTool:
-    return ScriptedTool(name=name, description=f"{name} tool",
-                        parameters=[ToolParam(p, description=p) for p in params],
-                        responses=[text_message("done")])
-
-
-SELF_SERVED = {"provider": "langgenius/openai_api_compatible/openai_api_compatible"}
+from tests.e2e.helpers import SELF_SERVED, answer_turn, assert_clean_end, named_tool
 
 REASONING = {
     "block": "<|assistant_start|><|inner_prefix|>The user greets me.<|inner_suffix|>Hello there.<|assistant_end|>",
@@ -28,7 +18,7 @@ REASONING = {
 def test_apertus_reasoning_stays_out_of_the_answer(run, strategy, shape):
     # served by the user's own server (Function Calling holds a reply's start for a bare end of a
     # prompt-opened block only for a self-served model)
-    result = run([{"text": REASONING[shape], "split": 7}], query="Hi", tools=[_tool("get_weather", "city")],
+    result = run([{"text": REASONING[shape], "split": 7}], query="Hi", tools=[named_tool("get_weather", "city")],
                  strategy=strategy, model=SELF_SERVED)
     assert_clean_end(result)
     assert result.text.strip() == "Hello there."
@@ -41,7 +31,7 @@ def test_apertus_call_after_reasoning_runs(run, strategy):
     reply = ('<|assistant_start|><|inner_prefix|>Need the weather.<|inner_suffix|><|tools_prefix|>'
              '[{"get_weather": {"city": "Zurich"}}]<|tools_suffix|><|assistant_end|>')
     result = run([{"text": reply, "split": 7}, answer_turn(strategy, "Sunny in Zurich.")],
-                 query="Weather in Zurich?", tools=[_tool("get_weather", "city")], strategy=strategy)
+                 query="Weather in Zurich?", tools=[named_tool("get_weather", "city")], strategy=strategy)
     assert_clean_end(result)
     assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Zurich"}]
     assert result.text.strip().endswith("Sunny in Zurich.")
