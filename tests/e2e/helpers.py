@@ -4,8 +4,11 @@ model read back, and the checks every run must pass."""
 import json
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
+from local_runner import PluginProcess
+from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 
 STRATEGIES = ["function_calling", "ReAct"]
@@ -41,6 +44,29 @@ def assert_clean(result, run=None) -> None:
     assert_clean_end(result)
     if run is not None:
         run.backend.assert_complete()
+
+
+def own_plugin():
+    """A module-scoped ``plugin`` fixture: the project's plugin in a process of the module's own,
+    so that a case that kills it does not take the session's shared process down. Bind it in a
+    test module as ``plugin = own_plugin()``; conftest's ``run`` then plays on that process."""
+
+    @pytest.fixture(scope="module")
+    def plugin():
+        with PluginProcess(DEFAULT_PLUGIN_DIR) as process:
+            yield process
+
+    return plugin
+
+
+TRACEBACK = "Traceback (most recent call last)"
+
+
+def assert_no_traceback(result) -> None:
+    """No message of the run (text, log nodes, error) shows a Python traceback."""
+    for message in result.messages:
+        assert TRACEBACK not in json.dumps(message, ensure_ascii=False), str(message)[:300]
+    assert TRACEBACK not in (result.error_text or "")
 
 
 def plugin_lines(plugin, result):

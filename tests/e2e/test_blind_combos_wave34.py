@@ -31,41 +31,33 @@ import urllib.parse
 import pytest
 
 from agent_core import prompts
-from local_runner import PluginProcess, ScriptedBackend
+from local_runner import ScriptedBackend
 from local_runner.builtin_tools import default_toolbox
-from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.scenario import Scenario, run_scenario
 from local_runner.tools import ScriptedTool, text_message
 from tests.e2e.conftest import ScriptedRun
-from tests.e2e.helpers import STRATEGIES, answer_turn, observations, plugin_lines, prompt_text
+from tests.e2e.helpers import (
+    STRATEGIES,
+    TRACEBACK,
+    answer_turn,
+    assert_no_traceback,
+    observations,
+    own_plugin,
+    plugin_lines,
+    prompt_text,
+)
 from tests.e2e.test_red_team_wave30 import Paced, assert_survived, worst_gap
 from tests.e2e.test_red_team_wave31 import CANARY, CORE, assert_no_canary, blob, call, vault
 from tests.e2e.test_secret_channels_wave30 import plain
 
 MB = 1024 * 1024
-TRACEBACK = "Traceback (most recent call last)"
 CUT_START = CANARY[:10]  # "rt31-9c4e7": a start of the canary, 10 of its 17 characters
 
 
-@pytest.fixture(scope="module")
-def plugin():
-    """A process of its own: a case that kills it must not take the shared one down."""
-    with PluginProcess(DEFAULT_PLUGIN_DIR) as process:
-        yield process
-
-
-@pytest.fixture
-def run(plugin) -> ScriptedRun:
-    return ScriptedRun(plugin)
+plugin = own_plugin()
 
 
 # --- checks ------------------------------------------------------------------------------------------
-
-
-def assert_no_traceback(result) -> None:
-    for message in result.messages:
-        assert TRACEBACK not in json.dumps(message, ensure_ascii=False), str(message)[:300]
-    assert TRACEBACK not in (result.error_text or "")
 
 
 def check(plugin, result, *, answer: bool = True) -> None:

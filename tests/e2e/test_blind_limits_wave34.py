@@ -27,31 +27,22 @@ from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.scenario import Scenario, run_scenario
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
 from tests.e2e.conftest import ScriptedRun
-from tests.e2e.helpers import STRATEGIES, answer_turn, observations, prompt_text
+from tests.e2e.helpers import (
+    STRATEGIES,
+    TRACEBACK,
+    answer_turn,
+    assert_no_traceback,
+    observations,
+    own_plugin,
+    prompt_text,
+)
 from tests.e2e.test_red_team_wave30 import assert_survived, worst_gap
 from tests.e2e.test_red_team_wave31 import _with_neighbour, blob, call, vault
 
 MB = 1024 * 1024
-TRACEBACK = "Traceback (most recent call last)"
 
 
-@pytest.fixture(scope="module")
-def plugin():
-    """A process of its own: a case that kills it must not take the shared one down."""
-    with PluginProcess(DEFAULT_PLUGIN_DIR) as process:
-        yield process
-
-
-@pytest.fixture
-def run(plugin) -> ScriptedRun:
-    return ScriptedRun(plugin)
-
-
-def assert_no_traceback(result) -> None:
-    """No message of the run (text, log nodes, error) shows a Python traceback."""
-    for message in result.messages:
-        assert TRACEBACK not in json.dumps(message, ensure_ascii=False), str(message)[:300]
-    assert TRACEBACK not in (result.error_text or "")
+plugin = own_plugin()
 
 
 def check(plugin, result, *, answer: bool = True) -> None:

@@ -19,11 +19,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from local_runner import PluginProcess
-from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.conftest import ScriptedRun
-from tests.e2e.helpers import STRATEGIES, answer_turn, observations, prompt_text
+from tests.e2e.helpers import STRATEGIES, answer_turn, observations, own_plugin, prompt_text
 from tests.e2e.test_red_team_wave30 import assert_survived
 from tests.e2e.test_red_team_wave31 import CANARY, assert_no_canary, call, vault
 
@@ -32,16 +29,7 @@ JSON_STEPS = {"step_format": "json_schema"}
 MB = 1024 * 1024
 
 
-@pytest.fixture(scope="module")
-def plugin():
-    """A process of its own: an attack that kills it must not take the shared one down."""
-    with PluginProcess(DEFAULT_PLUGIN_DIR) as process:
-        yield process
-
-
-@pytest.fixture
-def run(plugin) -> ScriptedRun:
-    return ScriptedRun(plugin)
+plugin = own_plugin()
 
 
 def step(action, action_input, **extra) -> str:

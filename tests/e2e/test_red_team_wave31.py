@@ -24,11 +24,10 @@ import time
 
 import pytest
 
-from local_runner import PluginProcess, ScriptedBackend
-from local_runner.daemon import DEFAULT_PLUGIN_DIR
+from local_runner import ScriptedBackend
 from local_runner.tools import LocalTool, ScriptedTool, ToolParam, json_message, text_message
 from tests.e2e.conftest import ScriptedRun
-from tests.e2e.helpers import STRATEGIES, answer_turn, observations, plugin_lines
+from tests.e2e.helpers import STRATEGIES, answer_turn, observations, own_plugin, plugin_lines
 from tests.e2e.test_red_team_wave30 import Paced, assert_survived, worst_gap
 from tests.e2e.test_secret_channels_wave30 import plain
 
@@ -36,16 +35,7 @@ CANARY = "rt31-9c4e7b0a2d61"
 CORE = "9c4e7b0a2d61"
 
 
-@pytest.fixture(scope="module")
-def plugin():
-    """A process of its own: an attack that kills it must not take the shared one down."""
-    with PluginProcess(DEFAULT_PLUGIN_DIR) as process:
-        yield process
-
-
-@pytest.fixture
-def run(plugin) -> ScriptedRun:
-    return ScriptedRun(plugin)
+plugin = own_plugin()
 
 
 # --- checks and building blocks ----------------------------------------------------------------------

@@ -24,21 +24,11 @@ from local_runner import PluginProcess
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.tools import text_message
 from tests.e2e.conftest import ScriptedRun
-from tests.e2e.helpers import STRATEGIES, answer_turn, observations
+from tests.e2e.helpers import STRATEGIES, answer_turn, observations, own_plugin
 from tests.e2e.test_red_team_wave30 import assert_survived
 from tests.e2e.test_red_team_wave31 import call, log_message, variable, vault
 
-
-@pytest.fixture(scope="module")
-def plugin():
-    """A process of its own: an attack that kills it must not take the shared one down."""
-    with PluginProcess(DEFAULT_PLUGIN_DIR) as process:
-        yield process
-
-
-@pytest.fixture
-def run(plugin) -> ScriptedRun:
-    return ScriptedRun(plugin)
+plugin = own_plugin()
 
 
 # --- 1. the daemon's own time limit, below the node's ----------------------------------------------
