@@ -293,6 +293,20 @@ def check_reply(cases: dict[str, Case], name: str, strategy: str, size: int | No
     check(strategy, case, streamed, turn)
 
 
+def reply_test(cases: dict[str, Case], gaps: dict[tuple[str, str], str], reader):
+    """A real-world file's ``test_real_world_reply``: each case of ``cases`` for each strategy
+    (``reply_params``, the ``gaps`` strict xfails) read by ``reader`` whole and in pieces of 1 and
+    7 characters (``check_reply``). Bind it in the file as
+    ``test_real_world_reply = reply_test(CASES, GAPS, read)``."""
+
+    @pytest.mark.parametrize("size", [None, 1, 7])
+    @pytest.mark.parametrize(("name", "strategy"), list(reply_params(cases, gaps)))
+    def test_real_world_reply(name, strategy, size):
+        check_reply(cases, name, strategy, size, reader=reader)
+
+    return test_real_world_reply
+
+
 def assert_shown_or_runs_nothing(declared: ToolEntity, text: str, streamed: str, turn: ModelTurn,
                                  shown: str | None = None) -> None:
     """A reply showing a call shape (``text``) runs no call of ``declared``: it is the answer as

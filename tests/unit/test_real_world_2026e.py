@@ -16,7 +16,7 @@ the source documents, its comment says so.
 import pytest
 
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
-from tests.unit.test_real_world_2026 import Case, check_reply, reply_params, tool
+from tests.unit.test_real_world_2026 import Case, reply_test, tool
 from tests.unit.test_real_world_2026d import read
 
 QUERY_DB = tool("query_db", "sql")
@@ -274,10 +274,7 @@ GAPS: dict[tuple[str, str], str] = {
 }
 
 
-@pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, GAPS)))
-def test_real_world_reply(name, strategy, size):
-    check_reply(CASES, name, strategy, size, reader=read)
+test_real_world_reply = reply_test(CASES, GAPS, read)
 
 
 # ---- the same shapes that must run nothing ------------------------------------------------------

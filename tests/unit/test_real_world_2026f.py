@@ -18,10 +18,9 @@ import pytest
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 from tests.unit.test_real_world_2026 import (
     Case,
-    check_reply,
     check_tool_call_stream,
     delta,
-    reply_params,
+    reply_test,
     tool,
 )
 from tests.unit.test_real_world_2026d import chunk, read
@@ -293,10 +292,7 @@ GAPS: dict[tuple[str, str], str] = {
 }
 
 
-@pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, GAPS)))
-def test_real_world_reply(name, strategy, size):
-    check_reply(CASES, name, strategy, size, reader=read)
+test_real_world_reply = reply_test(CASES, GAPS, read)
 
 
 # ---- the same shapes as an answer's text: no call runs ------------------------------------------

@@ -19,8 +19,7 @@ from agent_core.turn import FinalAnswer
 from tests.unit.test_real_world_2026 import (
     Case,
     assert_shown_or_runs_nothing,
-    check_reply,
-    reply_params,
+    reply_test,
     tool,
 )
 from tests.unit.test_real_world_2026d import read
@@ -313,10 +312,7 @@ GAPS: dict[tuple[str, str], str] = {
 }
 
 
-@pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, GAPS)))
-def test_real_world_reply(name, strategy, size):
-    check_reply(CASES, name, strategy, size, reader=read)
+test_real_world_reply = reply_test(CASES, GAPS, read)
 
 
 

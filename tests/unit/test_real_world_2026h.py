@@ -20,7 +20,12 @@ from agent_core.text_calls import python_calls
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ToolCalls
 from tests.unit.helpers import drain
-from tests.unit.test_real_world_2026 import Case, assert_shown_or_runs_nothing, check_reply, reply_params, tool
+from tests.unit.test_real_world_2026 import (
+    Case,
+    assert_shown_or_runs_nothing,
+    reply_test,
+    tool,
+)
 from tests.unit.test_real_world_2026d import chunk
 from tests.unit.test_real_world_2026g import read
 
@@ -245,10 +250,7 @@ GAPS: dict[tuple[str, str], str] = {
 }
 
 
-@pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, GAPS)))
-def test_real_world_reply(name, strategy, size):
-    check_reply(CASES, name, strategy, size, reader=read)
+test_real_world_reply = reply_test(CASES, GAPS, read)
 
 
 # ---- text leaked beside a native tool call: the call runs, the leak is not shown ----------------

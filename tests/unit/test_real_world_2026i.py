@@ -15,7 +15,12 @@ written as XML text is read as a string, as the node's tool then coerces it).
 import pytest
 
 from agent_core.turn import FinalAnswer, ToolCalls
-from tests.unit.test_real_world_2026 import Case, assert_shown_or_runs_nothing, check_reply, reply_params, tool
+from tests.unit.test_real_world_2026 import (
+    Case,
+    assert_shown_or_runs_nothing,
+    reply_test,
+    tool,
+)
 from tests.unit.test_real_world_2026g import read
 
 SPECIAL = tool("special_function", "arg1")
@@ -456,10 +461,7 @@ GAPS: dict[tuple[str, str], str] = {
 }
 
 
-@pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, GAPS)))
-def test_real_world_reply(name, strategy, size):
-    check_reply(CASES, name, strategy, size, reader=read)
+test_real_world_reply = reply_test(CASES, GAPS, read)
 
 
 # ---- the same shapes as an answer's text, or only in the reasoning: no call runs -----------------

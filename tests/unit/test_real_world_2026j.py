@@ -22,10 +22,9 @@ from tests.unit.test_real_world_2026 import (
     END,
     Case,
     assert_shown_or_runs_nothing,
-    check_reply,
     check_tool_call_stream,
     delta,
-    reply_params,
+    reply_test,
     tool,
 )
 from tests.unit.test_real_world_2026d import chunk
@@ -337,10 +336,7 @@ GAPS: dict[tuple[str, str], str] = {
 }
 
 
-@pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, GAPS)))
-def test_real_world_reply(name, strategy, size):
-    check_reply(CASES, name, strategy, size, reader=read)
+test_real_world_reply = reply_test(CASES, GAPS, read)
 
 
 # ---- answers showing a call-shaped object: nothing of the node runs ------------------------------

@@ -11,9 +11,8 @@ quoted as the source shows them; where a case is rebuilt from what the source de
 comment says so.
 """
 
-import pytest
 
-from tests.unit.test_real_world_2026 import Case, check_reply, reply_params, tool
+from tests.unit.test_real_world_2026 import Case, reply_test, tool
 from tests.unit.test_real_world_2026g import read
 
 REACT = ("react",)
@@ -297,7 +296,4 @@ GAPS: dict[tuple[str, str], str] = {
 }
 
 
-@pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, GAPS)))
-def test_real_world_reply(name, strategy, size):
-    check_reply(CASES, name, strategy, size, reader=read)
+test_real_world_reply = reply_test(CASES, GAPS, read)

@@ -14,7 +14,7 @@ value written as markup text is expected as a string, and a JSON value as the JS
 
 import pytest
 
-from tests.unit.test_real_world_2026 import Case, check_answer_shown_whole, check_reply, reply_params, tool
+from tests.unit.test_real_world_2026 import Case, check_answer_shown_whole, reply_test, tool
 from tests.unit.test_real_world_2026g import read
 
 BASH = tool("execute_bash", "command")
@@ -276,10 +276,7 @@ GAPS: dict[tuple[str, str], str] = {
 }
 
 
-@pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, GAPS)))
-def test_real_world_reply(name, strategy, size):
-    check_reply(CASES, name, strategy, size, reader=read)
+test_real_world_reply = reply_test(CASES, GAPS, read)
 
 
 @pytest.mark.parametrize("strategy", ["react", "fc"])

@@ -16,7 +16,14 @@ from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.model_call import ModelChunk, normalize_chunk
 from agent_core.turn import ParseFailure, ToolCalls
 from tests.unit.helpers import drain
-from tests.unit.test_real_world_2026 import END, Case, check_reply, check_tool_call_stream, delta, reply_params, tool
+from tests.unit.test_real_world_2026 import (
+    END,
+    Case,
+    check_tool_call_stream,
+    delta,
+    reply_test,
+    tool,
+)
 from tests.unit.test_real_world_2026d import read
 
 WEATHER = tool("get_weather", "city")
@@ -194,10 +201,7 @@ GAPS: dict[tuple[str, str], str] = {
 }
 
 
-@pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, GAPS)))
-def test_real_world_reply(name, strategy, size):
-    check_reply(CASES, name, strategy, size, reader=read)
+test_real_world_reply = reply_test(CASES, GAPS, read)
 
 
 # ---- streams as the reports show them ----------------------------------------------------------

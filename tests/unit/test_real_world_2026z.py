@@ -17,7 +17,7 @@ ReAct's only (``only=("react",)``); Function Calling reads none of these as a ca
 
 import pytest
 
-from tests.unit.test_real_world_2026 import Case, check_reply, reply_params, tool
+from tests.unit.test_real_world_2026 import Case, reply_test, tool
 from tests.unit.test_real_world_2026g import read
 
 REACT = ("react",)
@@ -324,10 +324,7 @@ GAPS: dict[tuple[str, str], str] = {
 }
 
 
-@pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, GAPS)))
-def test_real_world_reply(name, strategy, size):
-    check_reply(CASES, name, strategy, size, reader=read)
+test_real_world_reply = reply_test(CASES, GAPS, read)
 
 
 # ---- the fix: LangChain's conversational answer step with its Thought label left out -------------------
