@@ -25,7 +25,7 @@ from local_runner import (
     run_scenario,
 )
 from local_runner.backends import Pricing
-from local_runner.daemon import DEFAULT_PLUGIN_DIR
+from local_runner.daemon import DEFAULT_PLUGIN_DIR, RunHandle
 from local_runner.tools import DeclaredTool
 
 
@@ -90,3 +90,19 @@ class ScriptedRun:
 def run(plugin: PluginProcess) -> ScriptedRun:
     """Play scripted scenarios on the session's plugin: ``run(turns, query, tools, ...)``."""
     return ScriptedRun(plugin)
+
+
+@pytest.fixture
+def tamper(monkeypatch):
+    """``tamper(hook)``: each backwards response line the runner sends goes through
+    ``hook(kind, line, send, handle)`` instead (``kind``: the invocation's type)."""
+
+    def install(hook):
+        original = RunHandle._serve
+
+        def serve(self, data, send):
+            original(self, data, lambda line: hook(data.get("type"), line, send, self))
+
+        monkeypatch.setattr(RunHandle, "_serve", serve)
+
+    return install

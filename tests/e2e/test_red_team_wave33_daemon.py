@@ -11,7 +11,7 @@ import time
 import pytest
 
 from local_runner import PluginProcess, Scenario, ScriptedBackend, default_toolbox
-from local_runner.daemon import DEFAULT_PLUGIN_DIR, RunHandle
+from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from tests.e2e.helpers import STRATEGIES, answer_turn
 
 
@@ -21,21 +21,6 @@ def call_turn(strategy: str, name: str) -> dict:
                 + "\n```"}
     return {"tool_calls": [{"id": "c1", "name": name, "arguments": {}}]}
 
-
-@pytest.fixture
-def tamper(monkeypatch):
-    """``tamper(hook)``: each backwards response line the runner sends goes through
-    ``hook(kind, line, send, handle)`` instead (``kind``: the invocation's type)."""
-
-    def install(hook):
-        original = RunHandle._serve
-
-        def serve(self, data, send):
-            original(self, data, lambda line: hook(data.get("type"), line, send, self))
-
-        monkeypatch.setattr(RunHandle, "_serve", serve)
-
-    return install
 
 
 def assert_no_open_logs(result) -> None:

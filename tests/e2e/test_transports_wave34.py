@@ -20,12 +20,13 @@ from collections.abc import Iterator
 import pytest
 
 from local_runner import Scenario, ScriptedBackend, ToolBox, default_toolbox, protocol, run_scenario
-from local_runner.daemon import DEFAULT_PLUGIN_DIR, RunHandle
+from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.remote import RemoteDebugServer, RemotePlugin
 from local_runner.serverless import ServerlessPlugin
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.conftest import ScriptedRun
 from tests.e2e.helpers import answer_turn, assert_clean_end, plugin_lines
+from tests.e2e.test_red_team_wave30 import Paced
 
 pytestmark = pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
 
@@ -165,20 +166,6 @@ def test_a_request_posted_twice_to_serverless_runs_once(serverless, monkeypatch)
     assert ran == ["llm", "tool", "llm"], "one run: a second would have asked the model again"
 
 
-@pytest.fixture
-def tamper(monkeypatch):
-    """``tamper(hook)``: each backwards response line goes through ``hook(kind, line, send, handle)``."""
-
-    def install(hook):
-        original = RunHandle._serve
-
-        def serve(self, data, send):
-            original(self, data, lambda line: hook(data.get("type"), line, send, self))
-
-        monkeypatch.setattr(RunHandle, "_serve", serve)
-
-    return install
-
 
 def test_a_model_chunk_with_invalid_utf8_over_tcp_is_read(remote, tamper):
     def hook(kind, line, send, handle):
@@ -222,17 +209,6 @@ def test_a_twenty_megabyte_line_over_tcp_costs_little_and_is_not_logged(remote, 
 
 
 # -- a neighbour --------------------------------------------------------------------------------------
-
-
-class Paced:
-    def __init__(self, inner: ScriptedBackend, interval: float) -> None:
-        self.inner, self.interval = inner, interval
-
-    def invoke_llm(self, request):
-        for number, chunk in enumerate(self.inner.invoke_llm(request)):
-            if number:
-                time.sleep(self.interval)
-            yield chunk
 
 
 def text_times(result) -> list[float]:
