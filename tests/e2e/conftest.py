@@ -22,6 +22,7 @@ from local_runner import (
     ScriptedBackend,
     ToolBox,
     default_toolbox,
+    protocol,
     run_scenario,
 )
 from local_runner.backends import Pricing
@@ -106,3 +107,18 @@ def tamper(monkeypatch):
         monkeypatch.setattr(RunHandle, "_serve", serve)
 
     return install
+
+
+@pytest.fixture
+def longest_line(monkeypatch) -> list[int]:
+    """``[n]``: bytes of the longest line the runner read from a plugin during the test (every
+    transport's reader decodes each line with ``protocol.decode_line``)."""
+    longest = [0]
+    decode = protocol.decode_line
+
+    def measured(raw):
+        longest[0] = max(longest[0], len(raw.rstrip(b"\r\n")))
+        return decode(raw)
+
+    monkeypatch.setattr(protocol, "decode_line", measured)
+    return longest

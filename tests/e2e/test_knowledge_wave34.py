@@ -46,19 +46,6 @@ SHAPES = {
 }
 
 
-@pytest.fixture
-def longest_line(monkeypatch) -> list[int]:
-    """``[n]``: bytes of the longest line the runner read from the plugin during the test."""
-    longest = [0]
-    decode = protocol.decode_line
-
-    def measured(raw):
-        longest[0] = max(longest[0], len(raw.rstrip(b"\r\n")))
-        return decode(raw)
-
-    monkeypatch.setattr(protocol, "decode_line", measured)
-    return longest
-
 
 def keyed_tool() -> ScriptedTool:
     return ScriptedTool(name="lookup", description="Looks things up",

@@ -52,20 +52,6 @@ def serverless() -> Iterator[ServerlessPlugin]:
         yield plugin
 
 
-@pytest.fixture
-def longest_line(monkeypatch) -> list[int]:
-    """``[n]``: bytes of the longest line the runner read from a plugin during the test (every
-    transport's reader decodes each line with ``protocol.decode_line``)."""
-    longest = [0]
-    decode = protocol.decode_line
-
-    def measured(raw):
-        longest[0] = max(longest[0], len(raw.rstrip(b"\r\n")))
-        return decode(raw)
-
-    monkeypatch.setattr(protocol, "decode_line", measured)
-    return longest
-
 
 def target(request, transport: str):
     return request.getfixturevalue(transport)

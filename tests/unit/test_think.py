@@ -14,8 +14,9 @@ from agent_core.think import (
 )
 
 
-def split_all(pieces):
-    splitter = ThinkSplitter()
+def split_all(pieces, opened: bool = False):
+    """(visible text, reasoning) of ``pieces`` fed in turn to a ``ThinkSplitter(opened=opened)``."""
+    splitter = ThinkSplitter(opened=opened)
     visible, reasoning = [], []
     for piece in pieces:
         out = splitter.feed(piece)

@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 from agent_core.call_markup import rewrite_markup
 from agent_core.observation import redactor
 from agent_core.text_calls import extract_calls_from_text
-from agent_core.think import ThinkSplitter
 from agent_core.tool_calls import ToolCallAssembler, ToolCallDelta
 from agent_core.tool_schema import schema_echo
+from tests.unit.test_think import split_all
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MARK = "[REDACTED]"
@@ -223,17 +223,6 @@ APERTUS = st.lists(st.sampled_from(["a", " ", "\n", "<|inner_prefix|>", "<|inner
                    max_size=24).map("".join)
 
 
-def _split(pieces: list[str], opened: bool):
-    splitter = ThinkSplitter(opened=opened)
-    visible, reasoning = [], []
-    for piece in pieces:
-        out = splitter.feed(piece)
-        visible.append(out.visible)
-        reasoning.append(out.reasoning)
-    out = splitter.finish()
-    return "".join(visible) + out.visible, "".join(reasoning) + out.reasoning
-
-
 @settings(max_examples=500, deadline=None)
 @given(APERTUS, st.lists(st.integers(1, 9), min_size=1, max_size=6), st.booleans())
 def test_apertus_reasoning_splits_the_same_however_the_stream_is_cut(text, sizes, opened):
@@ -242,13 +231,13 @@ def test_apertus_reasoning_splits_the_same_however_the_stream_is_cut(text, sizes
         size = sizes[len(pieces) % len(sizes)]
         pieces.append(text[i : i + size])
         i += size
-    assert _split(pieces, opened) == _split([text], opened)
+    assert split_all(pieces, opened) == split_all([text], opened)
 
 
 @SETTINGS
 @given(st.text(st.sampled_from("ab xy"), min_size=1, max_size=10), st.text(st.sampled_from("cd "), max_size=8))
 def test_apertus_reasoning_is_never_shown(thought, answer):
-    visible, reasoning = _split(["<|inner_prefix|>" + thought + "<|inner_suffix|>" + answer], False)
+    visible, reasoning = split_all(["<|inner_prefix|>" + thought + "<|inner_suffix|>" + answer], False)
     assert visible == answer and reasoning.strip() == thought.strip()
 
 
