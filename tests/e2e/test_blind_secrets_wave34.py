@@ -30,10 +30,9 @@ import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, observations, plugin_lines
-from tests.e2e.test_red_team_wave32_secrets import call
+from tests.e2e.test_red_team_wave32_secrets import CANARY, call, vault
 from tests.e2e.test_red_team_wave33_secrets_edges import check_line
 
-CANARY = "Cnry-7F3a91d2E4b8"
 CORE = "7f3a91d2e4b8"
 FIRST, SECOND = "tokenQ7v9X2m4", "Q7v9X2m4wzrk"
 """Two tools' secrets: the end of the first is the start of the second."""
@@ -79,14 +78,6 @@ def test_plain_undoes_every_form():
     """The check can fail: each form, undone inside a JSON line, shows the canary."""
     for name, shown in FORMS.items():
         assert CORE in plain(json.dumps({"v": f"x {shown} y"})), name
-
-
-def vault(responses: list, **kwargs) -> ScriptedTool:
-    return ScriptedTool(
-        name="vault", description="Reads the vault",
-        parameters=[ToolParam("q", description="query"),
-                    ToolParam("api_key", type="secret-input", form="form", description="key")],
-        runtime_parameters={"api_key": CANARY}, responses=responses, **kwargs)
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
