@@ -14,6 +14,7 @@ import pytest
 from local_runner import protocol
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean, plugin_lines, text_of
+from tests.unit.test_knowledge_context_shapes import as_agent_node_renders_a_template as templated
 
 SECRET = "sk-kn0wledge-7Qz4Vb9"
 
@@ -27,15 +28,6 @@ def item(n: int, content: str) -> dict:
 
 
 RESULTS = [item(1, "The X1 battery lasts 14 hours.\nIt charges in 2 hours."), item(2, "The warranty is two years.")]
-
-
-def templated(value) -> object:
-    """What the Agent node passes on for ``{{#k.result#}}`` written into the field."""
-    rendered = json.dumps("{{#k.result#}}").replace("{{#k.result#}}", str(value))
-    try:
-        return json.loads(rendered)
-    except json.JSONDecodeError:
-        return rendered
 
 
 SHAPES = {
