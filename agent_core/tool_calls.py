@@ -407,13 +407,15 @@ def _stray_id_fragment(last: _Slot, delta: ToolCallDelta, *, new_index: bool) ->
     of a head that has none yet: the SDK base gives every named delta without
     id an id of its own, and MiniMax on NVIDIA NIM names every chunk
     (NousResearch/hermes-agent#8259). A blank fragment (``" "``, a tokenizer's space between
-    ``:`` and a value) under a later id, nameless, continues the last call's started arguments
-    (it was a call of its own, which split the call in two and ran neither).
+    ``:`` and a value) under a later id, nameless or naming the last call's tool again, continues
+    the last call's started arguments (it was a call of its own, which split the call in two and
+    ran neither).
     """
     if not delta.id or not last.name or last.is_complete():
         return False
     if _is_empty(delta.arguments):
-        return bool(delta.arguments) and not delta.name and not new_index and bool(last.raw_text().strip())
+        same = not delta.name or delta.name == last.name  # the name again: the SDK base's shape
+        return bool(delta.arguments) and same and not new_index and bool(last.raw_text().strip())
     if _own_call(last, delta) and (new_index or not _head_arguments(last, delta)):
         return False
     if not delta.name:

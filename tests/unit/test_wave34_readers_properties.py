@@ -21,7 +21,7 @@ import base64
 import json
 import re
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agent_core.call_markup import rewrite_markup
@@ -146,6 +146,7 @@ def _assemble(deltas: list[dict]):
 @given(ARGUMENTS, st.lists(st.integers(1, 60), max_size=5),
        st.sampled_from(["second_id", "id_per_chunk", "named_id_per_chunk", "whole_under_second_id"]),
        st.booleans())
+@example({"q": '::::::""', "city": ':::::"" '}, [38, 39], "named_id_per_chunk", False)  # a blank piece, named
 def test_a_heads_arguments_under_later_ids_make_one_call(arguments, cuts, shape, indexed):
     """Poolside (another id after the head), the SDK base (an id of its own on every named chunk)
     and MiniMax on NIM (a name on every chunk): one call, under the head's id, with the arguments."""
