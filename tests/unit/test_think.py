@@ -14,9 +14,10 @@ from agent_core.think import (
 )
 
 
-def split_all(pieces, opened: bool = False):
-    """(visible text, reasoning) of ``pieces`` fed in turn to a ``ThinkSplitter(opened=opened)``."""
-    splitter = ThinkSplitter(opened=opened)
+def split_all(pieces, opened: bool = False, **options):
+    """(visible text, reasoning) of ``pieces`` fed in turn to a ``ThinkSplitter(opened=opened,
+    **options)`` (``probe``, ``thoughts``...)."""
+    splitter = ThinkSplitter(opened=opened, **options)
     visible, reasoning = [], []
     for piece in pieces:
         out = splitter.feed(piece)

@@ -30,7 +30,6 @@ from agent_core.loop import AgentLoop, _secret_across
 from agent_core.observation import redactor, secret_forms
 from agent_core.params import StrategyParams
 from agent_core.run_state import Round
-from agent_core.think import ThinkSplitter
 from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_runner import ToolResult
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
@@ -38,6 +37,7 @@ from agent_core.usage import empty_usage
 from local_runner.scenario import ModelSettings
 from strategies.function_calling import FunctionCallingSteps
 from tests.unit.test_quoted import USED, _found, _plain
+from tests.unit.test_think import split_all
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MARK = "[REDACTED]"
@@ -228,17 +228,6 @@ def test_loads_lenient_reads_back_what_json_dumps_wrote(value, ascii_only):
 SPANS = st.lists(st.sampled_from(["`", "```", "\n", "<think>", "</think>", "a", " ", "b c", "``"]), max_size=30).map("".join)
 
 
-def _think_split(pieces: list[str], **kwargs):
-    splitter = ThinkSplitter(**kwargs)
-    visible, reasoning = [], []
-    for piece in pieces:
-        out = splitter.feed(piece)
-        visible.append(out.visible)
-        reasoning.append(out.reasoning)
-    out = splitter.finish()
-    return "".join(visible) + out.visible, "".join(reasoning) + out.reasoning
-
-
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(SPANS, st.lists(st.integers(1, 7), min_size=1, max_size=6),
        st.sampled_from([{}, {"opened": True}, {"probe": 64}, {"thoughts": True}]))
@@ -248,7 +237,7 @@ def test_reasoning_beside_code_spans_splits_the_same_however_the_stream_is_cut(t
         size = sizes[len(pieces) % len(sizes)]
         pieces.append(text[at : at + size])
         at += size
-    assert _think_split(pieces, **kwargs) == _think_split([text], **kwargs)
+    assert split_all(pieces, **kwargs) == split_all([text], **kwargs)
 
 
 # --- redaction: many secrets at once, the ASCII fast paths ------------------------------------------
@@ -319,7 +308,7 @@ def test_a_close_the_stream_cuts_at_the_probes_end_ends_the_reasoning_as_in_the_
 
     for thought in ("x" * (REASONING_PROBE - 6), "`" + "y" * (REASONING_PROBE - 4)):
         text = thought + "</think>The answer."
-        whole = _think_split([text], probe=REASONING_PROBE)
+        whole = split_all([text], probe=REASONING_PROBE)
         assert whole == ("The answer.", thought)
         for size in (1, 3, 7):
-            assert _think_split([text[i : i + size] for i in range(0, len(text), size)], probe=REASONING_PROBE) == whole
+            assert split_all([text[i : i + size] for i in range(0, len(text), size)], probe=REASONING_PROBE) == whole
