@@ -381,6 +381,13 @@ def _tail_if_quoted(window: str, found: re.Match[str], before: str) -> str | Non
     return window[-(_OPENED_LONGEST - 1) :]
 
 
+def _opens_before(text: str, at: int) -> bool:
+    """Whether ``text[:at]`` (a probed reply's start, held) opens a reasoning block or a GLM
+    call's value: a closing tag at ``at`` then ends no block the template opened, and probing
+    stops there (the reply is read as any reply, the closing tag as that reading takes it)."""
+    return bool(_tags_pattern(_OPEN_TAGS).search(text, 0, at) or _GLM_VALUE.search(text, 0, at))
+
+
 def _char_back(pieces: list[str], back: int) -> str:
     """The character ``back`` (1 or more) characters from the end of ``pieces`` joined, ``""``
     when they hold fewer; read from the last pieces only."""
@@ -629,7 +636,7 @@ class ThinkSplitter:
             return ""
         whole = "".join(self._held) + text
         at += len(whole) - len(window)
-        if self._probe and (_tags_pattern(_OPEN_TAGS).search(whole, 0, at) or _GLM_VALUE.search(whole, 0, at)):
+        if self._probe and _opens_before(whole, at):
             return self._end_probe(text)  # a block opened in the reply (its end?), or a GLM value (its text)
         return self._close_from(whole, at, found.end() - found.start(), out)
 
@@ -661,6 +668,9 @@ class ThinkSplitter:
                 return whole[at + size :]
             found = _tags_pattern(_OPENED_CLOSES).search(whole, at + size)
             at, size = (found.start(), found.end() - found.start()) if found else (-1, 0)
+            if self._probe and at >= 0 and _opens_before(whole, at):
+                self._held = []  # as _until_close ends it at this tag when it comes in a later piece
+                return self._end_probe(whole)
         if self._probe and (at >= self._probe or self._probe_over(whole)):
             self._held = []
             return self._end_probe(whole)

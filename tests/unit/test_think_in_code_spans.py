@@ -10,6 +10,7 @@ import pytest
 
 from agent_core.think import ThinkSplitter, visible_text
 from tests.unit.test_real_world_2026 import Case, check_answer_shown_whole, read, tool
+from tests.unit.test_think import split_all
 
 TOOLS = (tool("get_weather", "city"),)
 
@@ -90,3 +91,17 @@ def test_splitter_and_visible_text_keep_a_quoted_block():
         pieces = [splitter.feed(ch) for ch in text] + [splitter.finish()]
         assert "".join(p.visible for p in pieces) == text
         assert "".join(p.reasoning for p in pieces) == ""
+
+
+@pytest.mark.parametrize("size", [None, 1, 3])
+@pytest.mark.parametrize("text, split", [
+    ("Write `</think>` to end it. <think>plan</think>Done.", ("Write `</think>` to end it. Done.", "plan")),
+    ("`</think>```<think></think>", ("`</think>```", "")),
+])
+def test_probed_start_with_a_quoted_end_then_its_own_block_keeps_the_answer(text, split, size):
+    """A probed start (a self-served model's template may have opened the block) with a quoted
+    ``</think>`` and then a block the reply opens itself: the bare ``</think>`` after it closes that
+    block, not one the template opened, so the text before it stays the answer's; fed whole it
+    was all hidden as reasoning, fed a character at a time it was not."""
+    pieces = [text] if size is None else [text[at : at + size] for at in range(0, len(text), size)]
+    assert split_all(pieces, probe=64) == split

@@ -20,7 +20,7 @@ import dataclasses
 import json
 from types import SimpleNamespace
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agent_core import json_args
@@ -231,6 +231,7 @@ SPANS = st.lists(st.sampled_from(["`", "```", "\n", "<think>", "</think>", "a", 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(SPANS, st.lists(st.integers(1, 7), min_size=1, max_size=6),
        st.sampled_from([{}, {"opened": True}, {"probe": 64}, {"thoughts": True}]))
+@example("`</think>```<think></think>", [1], {"probe": 64})  # a probed start: a quoted end, then the reply's own block
 def test_reasoning_beside_code_spans_splits_the_same_however_the_stream_is_cut(text, sizes, kwargs):
     pieces, at = [], 0
     while at < len(text):
