@@ -84,6 +84,18 @@ def plugin_lines(plugin, result):
         yield entry, invocation
 
 
+def bytes_not_utf8_in_model_chunks(kind, line, send, handle):
+    """A ``tamper`` hook: each model chunk line goes to the plugin with ``CAFE`` written as
+    ``CA\\xff\\xfeE`` (bytes that are not UTF-8, as a broken proxy may pass them); other lines go
+    as they are."""
+    if kind == "llm" and line["data"]["event"] == "response":
+        raw = json.dumps(line, ensure_ascii=False).encode().replace(b"CAFE", b"CA\xff\xfeE")
+        with handle.process._write_lock:
+            handle.process._write(raw + b"\n")
+        return
+    send(line)
+
+
 def text_of(content) -> str:
     """The text of a prompt message's ``content`` (a string, or the text parts of a list)."""
     if isinstance(content, list):

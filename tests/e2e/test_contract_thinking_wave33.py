@@ -21,7 +21,6 @@ import json
 
 import pytest
 
-from local_runner import ModelSettings, Scenario, default_toolbox, run_scenario
 from local_runner.backends import content_text
 from local_runner.contracts import CONTRACTS
 from local_runner.contracts.anthropic import AnthropicAdaptiveContract, AnthropicContract, AnthropicRedactedContract
@@ -29,7 +28,7 @@ from local_runner.contracts.base import REASONING_MARK, BrainCall, Reply, TaskBr
 from local_runner.contracts.bedrock import BedrockContract
 from local_runner.contracts.vertex_ai import DUMMY_SIGNATURE, decode_call_id
 from tests.e2e.helpers import STRATEGIES, assert_clean_end
-from tests.e2e.test_provider_round_trip import EXPRESSIONS, QUERY, TwoRoundBrain
+from tests.e2e.test_provider_round_trip import EXPRESSIONS, QUERY, TwoRoundBrain, _run
 
 ANTHROPIC = {backend.name: backend for backend in (AnthropicContract, AnthropicRedactedContract, AnthropicAdaptiveContract)}
 PARALLEL = ["37 * 91", "2 + 2"]
@@ -53,31 +52,6 @@ class ParallelBrain(TaskBrain):
         if len(results) == len(PARALLEL):
             return Reply(reasoning=reasoning, calls=(BrainCall(id=f"p{self.turns}n0", name="calculator", arguments={"expression": "3367 + 1"}),))
         return Reply(reasoning=reasoning, text=self.answer_prefix + results[-1])
-
-
-def _recording(backend_class):
-    """The backend, keeping every reply's chunks as the model plugin emitted them."""
-
-    class Recording(backend_class):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            self.emitted: list[list[dict]] = []
-
-        def emit(self, reply, request, stream):
-            chunks = list(super().emit(reply, request, stream))
-            self.emitted.append(chunks)
-            yield from chunks
-
-    return Recording
-
-
-def _run(plugin, backend_class, strategy, shape, brain, history=()):
-    backend = _recording(backend_class)(shape=shape, brain=brain)
-    model = ModelSettings(**backend_class.model_settings(stream=shape == "stream"))
-    scenario = Scenario(query=QUERY, tools=["calculator"], strategy=strategy, model=model, history=list(history))
-    toolbox = default_toolbox()
-    result = run_scenario(scenario, backend, toolbox, plugin=plugin, timeout=60)
-    return backend, toolbox, result
 
 
 def _memory(first):
@@ -134,7 +108,7 @@ def _check_anthropic_rounds(backend):
 @pytest.mark.parametrize("contract", sorted(ANTHROPIC))
 def test_claude_thinking_blocks_go_back_unchanged_and_memory_is_clean(plugin, contract, strategy, shape):
     backend_class = ANTHROPIC[contract]
-    backend, toolbox, first = _run(plugin, backend_class, strategy, shape, TwoRoundBrain())
+    backend, toolbox, first = _run(plugin, backend_class, strategy, shape, brain=TwoRoundBrain())
     _check_clean(backend, first)
     assert [call.request["tool_parameters"].get("expression") for call in toolbox.calls] == EXPRESSIONS
     if strategy == "function_calling":
@@ -143,7 +117,7 @@ def test_claude_thinking_blocks_go_back_unchanged_and_memory_is_clean(plugin, co
     streamed = "".join(c["delta"]["message"]["content"] for c in backend.emitted[0])
     assert (REASONING_MARK in streamed) == (shows_thinking and shape == "stream"), streamed
 
-    backend, toolbox, second = _run(plugin, backend_class, strategy, shape, TwoRoundBrain(), history=_memory(first))
+    backend, toolbox, second = _run(plugin, backend_class, strategy, shape, brain=TwoRoundBrain(), history=_memory(first))
     _check_clean(backend, second)
     _check_memory(backend, first)
 
@@ -168,7 +142,7 @@ def _check_vertex_rounds(backend):
 @pytest.mark.parametrize("contract", ["vertex_ai", "gemini"])
 def test_gemini3_parallel_calls_keep_the_batch_signature_and_memory_is_clean(plugin, contract, shape):
     backend_class = CONTRACTS[contract]
-    backend, toolbox, first = _run(plugin, backend_class, "function_calling", shape, ParallelBrain())
+    backend, toolbox, first = _run(plugin, backend_class, "function_calling", shape, brain=ParallelBrain())
     _check_clean(backend, first)
     assert [call.request["tool_parameters"].get("expression") for call in toolbox.calls] == [*PARALLEL, "3367 + 1"]
     if contract == "vertex_ai":
@@ -178,7 +152,7 @@ def test_gemini3_parallel_calls_keep_the_batch_signature_and_memory_is_clean(plu
         assert {p.get("thoughtSignature") for p in parts} == {DUMMY_SIGNATURE}
         assert [p["functionCall"]["id"] for p in parts] == [i for chunks in backend.emitted[:2] for i in _ids(chunks)]
 
-    backend, _, second = _run(plugin, backend_class, "function_calling", shape, ParallelBrain(), history=_memory(first))
+    backend, _, second = _run(plugin, backend_class, "function_calling", shape, brain=ParallelBrain(), history=_memory(first))
     _check_clean(backend, second)
     _check_memory(backend, first)
 
@@ -204,11 +178,11 @@ def _check_responses_rounds(backend):
 def test_responses_reasoning_items_go_back_in_order_and_memory_is_clean(plugin, brain, shape):
     backend_class = CONTRACTS["openai_responses"]
     make = {"two_rounds": TwoRoundBrain, "parallel": ParallelBrain}[brain]
-    backend, _, first = _run(plugin, backend_class, "function_calling", shape, make())
+    backend, _, first = _run(plugin, backend_class, "function_calling", shape, brain=make())
     _check_clean(backend, first)
     _check_responses_rounds(backend)
 
-    backend, _, second = _run(plugin, backend_class, "function_calling", shape, make(), history=_memory(first))
+    backend, _, second = _run(plugin, backend_class, "function_calling", shape, brain=make(), history=_memory(first))
     _check_clean(backend, second)
     _check_memory(backend, first)
 
@@ -217,9 +191,9 @@ def test_responses_reasoning_items_go_back_in_order_and_memory_is_clean(plugin, 
 def test_responses_react_memory_is_clean(plugin, strategy):
     """ReAct on the Responses route: two rounds, then memory without reasoning items."""
     backend_class = CONTRACTS["openai_responses"]
-    backend, _, first = _run(plugin, backend_class, strategy, "stream", TwoRoundBrain())
+    backend, _, first = _run(plugin, backend_class, strategy, "stream", brain=TwoRoundBrain())
     _check_clean(backend, first)
-    backend, _, second = _run(plugin, backend_class, strategy, "stream", TwoRoundBrain(), history=_memory(first))
+    backend, _, second = _run(plugin, backend_class, strategy, "stream", brain=TwoRoundBrain(), history=_memory(first))
     _check_clean(backend, second)
     _check_memory(backend, first)
 
@@ -236,6 +210,6 @@ class _BedrockClaude(BedrockContract):
     "reasoningContent block and its signature never reach Claude, which refuses the tool loop "
     "when reasoning is on (docs/providers.md, what the strategy cannot fix)."))
 def test_bedrock_claude_reasoning_tool_loop_is_refused_by_the_plugins_loss(plugin):
-    backend, _, result = _run(plugin, _BedrockClaude, "function_calling", "stream", TwoRoundBrain())
+    backend, _, result = _run(plugin, _BedrockClaude, "function_calling", "stream", brain=TwoRoundBrain())
     assert backend.rejections == [], [str(r) for r in backend.rejections]
     assert_clean_end(result)

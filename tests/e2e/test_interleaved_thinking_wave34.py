@@ -17,7 +17,6 @@ import json
 
 import pytest
 
-from local_runner import ModelSettings, Scenario, default_toolbox, run_scenario
 from local_runner.backends import content_text
 from local_runner.contracts.anthropic_interleaved import (
     CALL_LEAD,
@@ -26,7 +25,7 @@ from local_runner.contracts.anthropic_interleaved import (
 )
 from local_runner.contracts.base import REASONING_MARK
 from tests.e2e.helpers import STRATEGIES, assert_clean_end
-from tests.e2e.test_provider_round_trip import EXPRESSIONS, QUERY, TwoRoundBrain, _as_emitted
+from tests.e2e.test_provider_round_trip import EXPRESSIONS, QUERY, TwoRoundBrain, _as_emitted, _run
 
 ANSWER = "The result is 3367 + 1 = 3368"
 """The brain's answer; the second thinking block stands between ``The result is `` and ``3368``."""
@@ -38,29 +37,6 @@ CASES = [
     (AnthropicInterleavedContract, "blocking"),
     (AnthropicInterleavedCharsContract, "stream"),
 ]
-
-
-def _recording(backend_class):
-    class Recording(backend_class):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            self.emitted: list[list[dict]] = []
-
-        def emit(self, reply, request, stream):
-            chunks = list(super().emit(reply, request, stream))
-            self.emitted.append(chunks)
-            yield from chunks
-
-    return Recording
-
-
-def _run(plugin, backend_class, strategy, shape, history=()):
-    backend = _recording(backend_class)(shape=shape, brain=TwoRoundBrain())
-    model = ModelSettings(**backend_class.model_settings(stream=shape == "stream"))
-    scenario = Scenario(query=QUERY, tools=["calculator"], strategy=strategy, model=model, history=list(history))
-    toolbox = default_toolbox()
-    result = run_scenario(scenario, backend, toolbox, plugin=plugin, timeout=60)
-    return backend, toolbox, result
 
 
 def _opaque(chunks):

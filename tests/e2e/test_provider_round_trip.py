@@ -52,10 +52,10 @@ class TwoRoundBrain(TaskBrain):
         return Reply(reasoning=reasoning, text=f"Thought: I have it.\nFinal Answer: {self.answer_prefix}{results[-1]}")
 
 
-def _recording(contract: str):
-    """The contract backend, keeping every reply's chunks as the model plugin emitted them."""
+def _recording(backend_class):
+    """The backend class, keeping every reply's chunks as the model plugin emitted them."""
 
-    class Recording(CONTRACTS[contract]):
+    class Recording(backend_class):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             self.emitted: list[list[dict]] = []
@@ -68,9 +68,13 @@ def _recording(contract: str):
     return Recording
 
 
-def _run(plugin, contract, strategy, shape, history=()):
-    backend = _recording(contract)(shape=shape, brain=TwoRoundBrain())
-    model = ModelSettings(**CONTRACTS[contract].model_settings(stream=shape == "stream"))
+def _run(plugin, contract, strategy, shape, history=(), brain=None):
+    """One run of ``QUERY`` with the calculator through ``contract`` (a ``CONTRACTS`` name or a
+    backend class), recording what it emitted; ``brain``: the model's plan (``TwoRoundBrain()``
+    when None). Returns ``(backend, toolbox, result)``."""
+    backend_class = CONTRACTS[contract] if isinstance(contract, str) else contract
+    backend = _recording(backend_class)(shape=shape, brain=brain or TwoRoundBrain())
+    model = ModelSettings(**backend_class.model_settings(stream=shape == "stream"))
     scenario = Scenario(query=QUERY, tools=["calculator"], strategy=strategy, model=model, history=list(history))
     toolbox = default_toolbox()
     result = run_scenario(scenario, backend, toolbox, plugin=plugin, timeout=60)

@@ -12,7 +12,7 @@ import pytest
 
 from local_runner import PluginProcess, Scenario, ScriptedBackend, default_toolbox
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
-from tests.e2e.helpers import STRATEGIES, answer_turn
+from tests.e2e.helpers import STRATEGIES, answer_turn, bytes_not_utf8_in_model_chunks
 
 
 def call_turn(strategy: str, name: str) -> dict:
@@ -65,15 +65,7 @@ def test_a_model_chunk_with_bytes_that_are_not_utf8_is_read_not_dropped(run, tam
     without a word ("the CAFE is open" reached the user as "the s open"). It is read with U+FFFD,
     as the daemon's Go decoder reads such bytes."""
 
-    def hook(kind, line, send, handle):
-        if kind == "llm" and line["data"]["event"] == "response":
-            raw = json.dumps(line, ensure_ascii=False).encode().replace(b"CAFE", b"CA\xff\xfeE")
-            with handle.process._write_lock:
-                handle.process._write(raw + b"\n")
-            return
-        send(line)
-
-    tamper(hook)
+    tamper(bytes_not_utf8_in_model_chunks)
     result = run([{"text": "the CAFE is open", "split": 4}])  # "CAFE" is one chunk
     assert result.ok, result.error_text
     assert result.text == "the CA\ufffd\ufffdE is open"

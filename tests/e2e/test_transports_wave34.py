@@ -25,7 +25,7 @@ from local_runner.remote import RemoteDebugServer, RemotePlugin
 from local_runner.serverless import ServerlessPlugin
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.conftest import ScriptedRun
-from tests.e2e.helpers import answer_turn, assert_clean_end, plugin_lines
+from tests.e2e.helpers import answer_turn, assert_clean_end, bytes_not_utf8_in_model_chunks, plugin_lines
 from tests.e2e.test_red_team_wave30 import Paced
 
 pytestmark = pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
@@ -154,15 +154,7 @@ def test_a_request_posted_twice_to_serverless_runs_once(serverless, monkeypatch)
 
 
 def test_a_model_chunk_with_invalid_utf8_over_tcp_is_read(remote, tamper):
-    def hook(kind, line, send, handle):
-        if kind == "llm" and line["data"]["event"] == "response":
-            raw = json.dumps(line, ensure_ascii=False).encode().replace(b"CAFE", b"CA\xff\xfeE")
-            with handle.process._write_lock:
-                handle.process._write(raw + b"\n")
-            return
-        send(line)
-
-    tamper(hook)
+    tamper(bytes_not_utf8_in_model_chunks)
     run = ScriptedRun(remote)
     result = run([{"text": "the CAFE is open", "split": 4}])
     assert_clean_end(result)
