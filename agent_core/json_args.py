@@ -28,9 +28,11 @@ nested deeper than ``MAX_DEPTH`` are refused when the call is run (``tool_runner
 way they were read.
 """
 
+import ast
 import itertools
 import json
 import re
+import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -476,12 +478,56 @@ def _repaired(cleaned: str, first_error: Exception) -> Any:
         raise _truncated(cleaned)  # brackets or a string left open at the end: the rest is missing
     if cleaned[0] not in "{[":
         raise ArgumentsError(MSG_NOT_JSON.format(detail=_describe(first_error)))
+    literal = _python_literal(cleaned)
+    if literal is not None:
+        return literal
     try:
         return _repair(cleaned, first_error)
     except ArgumentsError:
         if cut:  # an odd quote may be a typo (hermes83229); when repair fails it is a cut
             raise _truncated(cleaned) from None
         raise
+
+
+PYTHON_LITERAL_MAX_CHARS = 8192
+"""Longest text read as a Python literal (``_python_literal``): ``ast`` parses in the session's
+own greenlet and cannot give way (about a microsecond a character)."""
+
+
+def _python_literal(cleaned: str) -> Any:
+    """``cleaned`` read as the Python literal it is, when it holds a single quote and a backslash
+    (``{'q': '\\n'}``: a Python dict an agent framework printed), Python knows each of its escapes,
+    and it reads as JSON's kinds (dict with string keys, list, string, finite number, bool, None) under the
+    trust rule (``repair_problem``); None otherwise (the text then goes the repair's way).
+
+    json_repair 0.64 drops an escaped line break that ends a single-quoted string: ``'\\n'``
+    becomes ``''`` (refused as an invented value) and ``'a\\n'`` ``'a'`` (a line break lost
+    without a word), where ``ast.literal_eval`` reads both as written."""
+    if len(cleaned) > PYTHON_LITERAL_MAX_CHARS or "'" not in cleaned or "\\" not in cleaned:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # an escape Python does not know (``\\_``): the repair's way
+            value = ast.literal_eval(cleaned)
+    except (ValueError, TypeError, SyntaxError, SyntaxWarning, MemoryError, RecursionError):
+        return None
+    if not _json_kinds(value, 0) or repair_problem(cleaned, value):
+        return None
+    return without_lone_surrogates(value)
+
+
+def _json_kinds(value: Any, depth: int) -> bool:
+    """Whether ``value`` holds only JSON's kinds (a tuple, set, bytes or complex is Python's
+    own; an infinite float is not JSON), nested at most ``MAX_DEPTH`` deep."""
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and _json_kinds(item, depth + 1) for key, item in value.items())
+    if isinstance(value, list):
+        return all(_json_kinds(item, depth + 1) for item in value)
+    if isinstance(value, float):
+        return value == value and value not in (float("inf"), float("-inf"))
+    return value is None or isinstance(value, str | int)
 
 
 def _fix_escape(match: re.Match[str]) -> str:
