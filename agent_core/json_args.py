@@ -329,6 +329,17 @@ def unclosed(text: str) -> str | None:
     return f"missing closing {closers}{more} at the end"
 
 
+def owed_closers(text: str) -> str | None:
+    """What closes everything ``text`` left open, innermost first: the quote of a string still
+    open (``"`` or ``'``), then the brackets owed. ``'{"a": {"b": "x'`` -> ``'"}}'``; ``""``
+    when nothing is open; None when a closing bracket does not match (malformed)."""
+    scanned = _scan_brackets(text)
+    if scanned is None:
+        return None
+    stack, open_string = scanned
+    return (text[open_string] if open_string is not None else "") + "".join(reversed(stack))
+
+
 def with_closers(text: str) -> str:
     """``text`` with the closing brackets it still owes appended, when nothing else is missing
     (no open string); otherwise unchanged. For a JSON value the model itself ended (a closing

@@ -92,6 +92,7 @@ class ReActSteps:
                     run.round_index,
                     continues_answer=continues_cut_answer(run),
                     answer_schema=run.params.answer_schema,
+                    cut_step=run.rounds[-1].turn.raw if continues_cut_answer(run) else "",
                 )
             return turn if turn.read_as else guarded.explained(turn)
         self.step_format = "text"

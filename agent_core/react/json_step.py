@@ -49,7 +49,7 @@ from dify_plugin.entities.model.message import PromptMessageTool
 from agent_core import prompts
 from agent_core.answer_schema import answer_problem, answer_text, with_booleans
 from agent_core.errors import error_text, shortened
-from agent_core.json_args import ArgumentsError, decode_arguments, loads_lenient
+from agent_core.json_args import ArgumentsError, decode_arguments, loads_lenient, owed_closers
 from agent_core.model_call import AssistantReply, ModelChunk, ModelTimeoutError, PastDeadlineError, note_usage
 from agent_core.text_calls import arguments_for
 from agent_core.think import ThinkSplitter, clean_reasoning
@@ -482,6 +482,56 @@ def cut_answer(text: str, tool_names: Collection[str]) -> tuple[str, bool] | Non
     if action == FINAL_ANSWER or (action not in tool_names and _FINAL_NAME.fullmatch(action)):
         return answer
     return None
+
+
+_STRING_BODY = json.JSONDecoder(strict=False)
+"""Reads a JSON string's body put between quotes (a line break written as is kept)."""
+
+
+def continued_string(cut: str, rest: str) -> str | None:
+    """The rest of an answer whose JSON step the output limit cut inside its string (``cut``: the
+    cut reply's visible text), when the model's continuation (``rest``, as the text reader read
+    it) goes on inside that string and ends by closing what the cut left open: that closing
+    stripped (``"}}``, ``"}``, with blanks between, and a closing code fence when the cut opened
+    one) and the string's escapes decoded (an escape the cut split in two joined first); None
+    when ``rest`` does not end so, or its body is no JSON string's (it is then shown as written).
+
+    ``'{"action": "final_answer", "action_input": {"answer": "Paris is the capi'`` and
+    ``'tal of \\"France\\"."}}'`` -> ``'tal of "France".'``. Linear in both texts."""
+    opened = _FENCE_OPEN.match(cut)
+    if not opened:
+        return None
+    owed = owed_closers(cut[opened.end() - 1 :])
+    if not owed or owed[0] != '"':
+        return None
+    end = len(rest.rstrip())
+    if cut.lstrip().startswith("```") and rest.endswith("```", 0, end):
+        end = len(rest[: end - 3].rstrip())
+    for closer in reversed(owed):
+        if not end or rest[end - 1] != closer:
+            return None
+        end -= 1
+        while closer != '"' and end and rest[end - 1].isspace():
+            end -= 1
+    string = '"' + _pending_escape(cut) + rest[:end] + '"'
+    try:
+        decoded, read = _STRING_BODY.raw_decode(string)
+    except ValueError:
+        return None
+    return decoded if read == len(string) else None  # a quote of its own inside: the string had closed
+
+
+def _pending_escape(text: str) -> str:
+    """The escape ``text`` ends inside (``\\``, ``\\u00``), which a reader of its string left for
+    the rest; ``""`` when it ends after a whole character."""
+    at = text.rfind("\\", max(0, len(text) - 6))
+    if at < 0:
+        return ""
+    run = at - len(text[:at].rstrip("\\"))  # backslashes right before it: an even run escapes none
+    tail = text[at + 1 :]
+    if run % 2 or not (tail == "" or (tail[:1] == "u" and len(tail) <= 4)):
+        return ""
+    return text[at:]
 
 
 def read_json_step_turn(

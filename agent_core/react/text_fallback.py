@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from agent_core.model_call import ModelChunk
-from agent_core.react.json_step import opens_object
+from agent_core.react.json_step import continued_string, opens_object
 from agent_core.react.turn import read_react_turn, schema_answer_turn
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
@@ -39,6 +39,7 @@ def as_text_step(
     *,
     continues_answer: bool = False,
     answer_schema: Mapping[str, Any] | None = None,
+    cut_step: str = "",
 ) -> Generator[str, None, ModelTurn]:
     """``turn`` (what ``json_step.read_json_step_turn`` made of a reply), or, when it is a
     ``ParseFailure`` whose visible text (``turn.raw``) is no JSON object but a text ReAct step,
@@ -50,13 +51,20 @@ def as_text_step(
     that answer's rest). ``answer_schema``: the user's JSON schema for the answer; a final answer
     read as text is checked against it (``react.turn.schema_answer_turn``), unless it continues a
     cut answer. The reply's ``finish_reason`` is passed on: a text step the output limit cut is
-    judged as text steps judge one (a cut answer is continued, a cut action is not run)."""
+    judged as text steps judge one (a cut answer is continued, a cut action is not run).
+    ``cut_step``: the visible text of the step whose answer it continues; a rest that goes on
+    inside that step's string and closes what it left open (``json_step.continued_string``) is
+    shown without that closing, its escapes read."""
     if not isinstance(turn.decision, ParseFailure) or not turn.raw.strip() or opens_object(turn.raw):
         return turn
     chunk = ModelChunk(text=turn.raw, finish_reason=turn.finish_reason)
     texts, read = _drained(read_react_turn(iter((chunk,)), registry, round_index, continues_answer=continues_answer))
     if not _is_text_step(read, registry, continues_answer):
         return turn
+    if continues_answer and cut_step and isinstance(read.decision, FinalAnswer):
+        rest = continued_string(cut_step, read.decision.text)
+        if rest is not None:
+            texts, read = [rest], replace(read, decision=FinalAnswer(rest))
     if answer_schema and not continues_answer:
         read = yield from schema_answer_turn(_replayed(texts, read), answer_schema)
     else:
