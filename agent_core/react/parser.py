@@ -823,10 +823,10 @@ next line's ``AI:`` label, up to the answer's text. The ``Thought:`` label may b
 reply's start: the prompt ends with it, so a completion writes on after it (gpt-4-0613 in
 langchaingo's recorded ``TestConversationalWithMemory``)."""
 _STEP_LINE = re.compile(
-    r"\n[ \t#*_>]*+(?:thought|action|observation|final[ \t_]*+answer|answer|question|ai|human)[ \t\d*_]*+[:：]",
+    r"\n[ \t#*_>]*+(thought|action|observation|final[ \t_]*+answer|answer|question|ai|human)[ \t\d*_]*+[:：]",
     re.IGNORECASE,
 )
-"""A line opening with a ReAct or conversational label and its colon."""
+"""A line opening with a ReAct or conversational label and its colon (group 1: the label)."""
 
 
 _FINISH_WHOLE = re.compile(r"finish\[(.*)\]", re.IGNORECASE | re.DOTALL)
@@ -837,14 +837,27 @@ _FINISH_WHOLE = re.compile(r"finish\[(.*)\]", re.IGNORECASE | re.DOTALL)
 def conversational_answer(text: str) -> str | None:
     """The answer of a reply written in LangChain's conversational format (``Thought: Do I need
     to use a tool? No``, its label may be left out at the start, then ``AI: <answer>``,
-    langchain-ai/langchain#1477): the text after the
-    ``AI:`` label; None for any other reply, for an empty answer, or when a labelled line follows
-    it (a second step or an invented ``Human:`` turn). ``AI:`` is an answer label only there: an
-    ``AI:`` line elsewhere is text. Time linear in ``text``."""
+    langchain-ai/langchain#1477): the text after the ``AI:`` label, up to an invented ``Human:``
+    turn (the model writing on as the user: that line and all after it are no answer, as an
+    invented ``Observation:`` after a final answer is not); None for any other reply, for an
+    empty answer, or when another labelled line follows it (a second step). ``AI:`` is an answer
+    label only there: an ``AI:`` line elsewhere is text. Time linear in ``text``."""
+    read = _conversational_step(text)
+    return read[0] if read is not None else None
+
+
+def _conversational_step(text: str) -> tuple[str, int] | None:
+    """``conversational_answer``'s answer and where the invented ``Human:`` turn after it starts
+    in ``text`` (``len(text)`` when none follows); None when it gives no answer."""
     step = _CONVERSATIONAL_STEP.match(text)
-    if step is None or _STEP_LINE.search(text, step.end()) is not None:
+    if step is None:
         return None
-    return text[step.end() :].strip() or None
+    line = _STEP_LINE.search(text, step.end())
+    if line is not None and line.group(1).lower() != "human":
+        return None
+    end = line.start() if line is not None else len(text)
+    answer = text[step.end() : end].strip()
+    return (answer, end) if answer else None
 """A markdown escape in a tool name (``mindsdb\\_sql``, MindsDB PR #9753): names hold no
 backslashes, so the escape goes. A text input loses the same escapes only when its name had
 one (the model wrote the whole action as markdown: ``AVG(sales\\_price)``); otherwise it keeps
@@ -985,6 +998,7 @@ class ReactStreamParser:
         self._answering = False
         self._answer_closed = False  # the answer ended before the reply did (ReactTurn.answer_ended)
         self._after_answer: list[str] | None = None  # the text after it, not read (ReactTurn.after_answer)
+        self._turn_invented = False  # a conversational answer ended at an invented Human: turn
         self._after_closer = ""  # what closes the block a JSON answer stood in, before that text
         self._calls_after_answer: tuple[str, ...] = ()  # a JSON list's calls after its answer object
         self._actions: list[ActionFound] = []
@@ -2397,7 +2411,7 @@ class ReactStreamParser:
             problem=problem,
             raw="".join(self._raw),
             ended_inside=self._ended_inside,
-            answer_ended=self._answer_closed and labelled and final_answer is not None,
+            answer_ended=self._answer_closed and (labelled or self._turn_invented) and final_answer is not None,
             after_answer=self._text_after_answer() if self._after_answer and final_answer is not None else "",
             calls_after_answer=self._calls_after_answer if final_answer is not None else (),
         )
@@ -2461,8 +2475,8 @@ class ReactStreamParser:
             finish = _FINISH_WHOLE.fullmatch(visible)
             answer = finish.group(1).strip() if finish is not None else visible
             if finish is None and _CONVERSATIONAL_STEP.match(visible) is not None:  # its Thought label left out
-                answer = conversational_answer(visible) or visible
-        elif self._hint is None and (said := conversational_answer("".join(self._visible))) is not None:
+                answer = self._conversational(visible) or visible
+        elif self._hint is None and (said := self._conversational("".join(self._visible))) is not None:
             answer = said
         elif self._hint is None and (shown := self._steps_shown()) is not None:
             answer = shown
@@ -2474,6 +2488,18 @@ class ReactStreamParser:
         if self._none_action:
             return None, PROBLEM_NONE_EMPTY
         return None, PROBLEM_ONLY_REASONING if self._reasoning else PROBLEM_EMPTY
+
+    def _conversational(self, text: str) -> str | None:
+        """``conversational_answer`` of ``text``; an invented ``Human:`` turn after the answer
+        ends it (``ReactTurn.answer_ended``: a cut that fell in that turn left the answer whole)
+        and is the text after it (``ReactTurn.after_answer``)."""
+        read = _conversational_step(text)
+        if read is None:
+            return None
+        answer, end = read
+        if end < len(text):
+            self._after_answer, self._answer_closed, self._turn_invented = [text[end:]], True, True
+        return answer
 
     def _template_actions(self) -> bool:
         """Whether every action read names no node tool but a phrase of three words or more
