@@ -601,7 +601,10 @@ def _cut_decision(
     read so far (what was streamed of it, or ``cut_answer``'s reading of another layout: a
     ``Final Answer`` action, a string ``action_input``), whole when its string had closed before
     the cut; ``prompts.REPLY_CUT`` for anything else (a tool's step is never run). An answer in
-    the user's ``answer_schema`` is not read in part."""
+    the user's ``answer_schema`` is not read in part: it is a JSON value, not a string, and the
+    request for its rest carries the same step schema, whose final-answer branch asks for a whole
+    value of the user's schema, so no continuation could be its rest (two values do not join into
+    one); the model is asked again for a shorter step instead."""
     if answer.streamed.strip():
         return FinalAnswer(answer.streamed), answer.closed
     read = None if answer_schema else cut_answer(raw, {tool.name for tool in tools})
