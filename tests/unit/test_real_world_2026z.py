@@ -335,9 +335,10 @@ test_real_world_reply = reply_test(CASES, GAPS, read)
     ("  do i need to use a tool? no.\n**AI:** Hi Bob!", "Hi Bob!"),
     # the labelled step reads as before
     ("Thought: Do I need to use a tool? No\nAI: Hi Bob!", "Hi Bob!"),
-    # not that step: prose before the question, an invented next turn, the AI label alone, no answer
+    # an invented next turn ends the answer (wave 35: it is not shown, as an invented Observation is not)
+    ("Do I need to use a tool? No\nAI: Hi Bob!\nHuman: and my age?", "Hi Bob!"),
+    # not that step: prose before the question, the AI label alone, no answer
     ("Well. Do I need to use a tool? No\nAI: Hi Bob!", None),
-    ("Do I need to use a tool? No\nAI: Hi Bob!\nHuman: and my age?", None),
     ("AI: The answer is 42", None),
     ("Do I need to use a tool? No\nAI:   ", None),
     ("Do I need to use a tool? Yes\nAI: Hi Bob!", None),
@@ -350,7 +351,6 @@ def test_the_conversational_answer_step_may_leave_its_thought_label_out(text, an
 
 @pytest.mark.parametrize("size", [None, 1, 7])
 @pytest.mark.parametrize("text", [
-    "Do I need to use a tool? No\nAI: Hi Bob!\nHuman: and my age?",  # an invented turn: shown as written
     "Do I need to use a tool? No\nAI:",  # no answer: shown as written
     "Do I need to use a tool? No",
 ])
