@@ -119,10 +119,11 @@ CASES = {
     "react-ai-line-in-a-thought": Case(
         (SEARCH,), "Thought: I will write a dialogue.\nAI: hello", fallback="", only=("react",), hidden=("hello",)
     ),
-    # an invented Human: turn or a second step after the answer: asked again, nothing shown
+    # an invented Human: turn ends the answer (wave 35: as an invented Observation does); a second
+    # step after the answer: asked again, nothing shown
     "react-conversational-answer-then-human-turn": Case(
-        (SEARCH,), "Thought: Do I need to use a tool? No\nAI: Paris.\nHuman: and Spain?", fallback="",
-        only=("react",), hidden=("Paris", "Spain"),
+        (SEARCH,), "Thought: Do I need to use a tool? No\nAI: Paris.\nHuman: and Spain?", answer="Paris.",
+        only=("react",), hidden=("Spain", "Human"),
     ),
     "react-conversational-answer-then-another-thought": Case(
         (SEARCH,), "Thought: Do I need to use a tool? No\nAI: Paris.\nThought: Do I need to use a tool? No\nAI: x",
