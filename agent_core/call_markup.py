@@ -51,7 +51,9 @@ Qwen3-Coder            ``<function=NAME><parameter=K>V</parameter></function>`` 
 Mistral (v11 tokens)   ``[TOOL_CALLS]NAME[ARGS]{...}``, repeated (ml-explore/mlx-lm#1374), ``[ARGS]``
                        left out, or ``[TOOL_CALLS] [{...}]`` after text (pre-v11, xLAM); a
                        ``[/TOOL_CALLS]`` is dropped
-Qwen3 (MLX servers)    ``[Calling tool: NAME({...})]`` opening a line (waybarrios/vllm-mlx PR #15)
+Qwen3 (MLX servers)    ``[Calling tool: NAME({...})]`` opening a line (waybarrios/vllm-mlx PR #15);
+Hermes Agent's line    ``[Calling tool: NAME with arguments: {...}]`` (or ``arguments={...}``) a
+                       model copies from its history (EKKOLearnAI/hermes-studio#942, #840)
 Granite, GigaChat,     ``<|tool_call|>[...]`` (Granite 3.0), ``<function_call> {...}`` repeated
 Apertus                (granite-20b-fc), ``<|function_call|>{...}`` (GigaChat 3.1),
                        ``<|message_sep|>function call<|role_sep|>{...}`` (GigaChat 3),
@@ -63,7 +65,8 @@ Gemma 4, FunctionGemma ``<|tool_call>call:NAME{key:<|"|>text<|"|>}<tool_call|>``
                        ``<start_function_call>call:NAME{key:<escape>text<escape>}
                        <end_function_call>`` (ggml-org/llama.cpp#22786), the arguments also in
                        parentheses (``call:NAME(k: "v")``: NousResearch/hermes-agent#7457), closed by
-                       ``<turn|>``, or its token broken into ``<call>`` (vLLM's Gemma 4 parser tests)
+                       ``<turn|>``, or its token broken into ``<call>`` (vLLM's Gemma 4 parser tests);
+                       ``call:`` before a JSON call object (tinyhumansai/openhuman PR #6346)
 gpt-oss (Harmony)      ``<|channel|>analysis<|message|>...<|end|>`` (reasoning, rewritten as a
                        ``<think>`` block), ``<|channel|>final<|message|>...`` (text), and
                        ``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}
@@ -830,11 +833,25 @@ def _read_gemma(block: str) -> list[Call]:
 _GEMMA_NEXT_CALL = re.compile(r"[})](?=\s*+call\s*+:)")
 
 
+_GEMMA_JSON_HEAD = re.compile(r"\s*+:?\s*+call\s*+:\s*+(?=\{)")
+"""``call:`` before a JSON call object instead of a name (``_read_gemma_call``)."""
+
+
 def _read_gemma_call(text: str) -> list[Call]:
-    """One Gemma call, its tokens already left out (``_read_gemma``); ``[]`` when it does not read."""
+    """One Gemma call, its tokens already left out (``_read_gemma``); ``[]`` when it does not read.
+    ``call:`` may stand before one JSON call object, ``{"name": N, "arguments": {...}}``, instead
+    of ``NAME{...}`` (Gemma models through an agent harness: tinyhumansai/openhuman PR #6346); the
+    object must be the whole rest of the text and name its tool itself."""
     call = _GEMMA_CALL.fullmatch(text)
     if not call:
-        return []
+        head = _GEMMA_JSON_HEAD.match(text)
+        if head is None:
+            return []
+        try:
+            value, end = json.JSONDecoder().raw_decode(text, head.end())
+        except (ValueError, RecursionError):
+            return []
+        return interpret(value, strict=True) if isinstance(value, dict) and not text[end:].strip() else []
     inside = call.group(2)
     body = inside if inside[0] == "{" else "{" + inside[1:-1] + "}"
     body = _GEMMA_STRING.sub(lambda m: json.dumps(next(g for g in m.groups() if g is not None)), body)
@@ -1494,21 +1511,35 @@ outside code, as the section is."""
 _DSML_INVOKE_END = re.compile(rf"</[{_DSML_BARS}]+DSML[{_DSML_BARS}]+ ?invoke>")
 
 _CALLING_TOOL: Final = "[Calling tool: "
-_CALLING_TOOL_CALL = re.compile(r"\[Calling tool:[ \t]*+([\w.\-]++)\((.*)\)\][ \t]*+", re.S)
+_CALLING_TOOL_CALL = re.compile(
+    r"\[Calling tool:[ \t]*+([\w.\-]++)(?:\((.*)\)|[ \t]++with arguments[ \t]*+[:=][ \t]*+(\{.*\}))\][ \t]*+", re.S
+)
 
 
 def _read_calling_tool(block: str) -> list[Call]:
     """Qwen3's bracketed call ``[Calling tool: NAME({...})]`` (MLX servers' fallback form:
-    waybarrios/vllm-mlx PR #15), its arguments one JSON object; ``[]`` for anything else."""
+    waybarrios/vllm-mlx PR #15), or the line Hermes Agent shows for a call, which models copy
+    from their history into a reply: ``[Calling tool: NAME with arguments: {...}]`` or ``...
+    with arguments={...}]`` (EKKOLearnAI/hermes-studio#942, #840); its arguments one JSON
+    object; ``[]`` for anything else (``[Calling tool: NAME]`` alone names no arguments)."""
     call = _CALLING_TOOL_CALL.fullmatch(block.rstrip())
-    arguments = _arguments(call.group(2)) if call else None
-    return [(call.group(1), arguments)] if call and isinstance(arguments, dict) else []
+    if call is None:
+        return []
+    arguments = _arguments(call.group(2)) if call.group(3) is None else decode_json(call.group(3))
+    return [(call.group(1), arguments)] if isinstance(arguments, dict) else []
 
 
-_CALLING_TOOL_RULE: Final = _Rule((_CALLING_TOOL,), re.compile(r"\)\]"), _read_calling_tool, named=True)
-"""Qwen3's bracketed call (``_read_calling_tool``): plain text, no special token, so a call only
-where it begins a line outside code and names one of the node's tools; in a sentence, or naming
-another tool, it is the answer's text, as written."""
+_CALLING_TOOL_RULE: Final = _Rule(
+    (_CALLING_TOOL,),
+    re.compile(r"\)\]|\A\[Calling tool:[ \t]*+[\w.\-]++[ \t]++with arguments.*?\}\][ \t]*+\n", re.S),
+    _read_calling_tool,
+    named=True,
+)
+"""Qwen3's bracketed call and Hermes Agent's call line (``_read_calling_tool``): plain text, no
+special token, so a call only where it begins a line outside code and names one of the node's
+tools; in a sentence, or naming another tool, it is the answer's text, as written. Qwen3's ends
+at its first ``)]``; Hermes Agent's at a ``}]`` that ends a line, or at the end of the reply, so
+an array of objects inside its arguments (``[{...}]``) does not end it."""
 _FUNCTION_NAME_RULE: Final = _Rule(
     (_FUNCTION_NAME,), re.compile(r"</function>|(?<=.)(?=<function name=)", re.S), _read_function_named, named=True
 )
