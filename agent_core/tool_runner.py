@@ -30,7 +30,7 @@ from agent_core.line_budget import TOOL_ARGUMENTS_BYTES, TOOL_REQUEST_BYTES, enc
 from agent_core.logs import LogNode
 from agent_core.observation import ObservationCollector, ToolOutcome
 from agent_core.tool_calls import InvalidToolCall, ToolCall
-from agent_core.tool_schema import ToolRegistry
+from agent_core.tool_schema import Converted, ToolRegistry
 from agent_core.waiting import END, daemon_events, next_within
 
 DEFAULT_MAX_PARALLEL = 8
@@ -320,7 +320,7 @@ class ToolRunner:
         self, call: ToolCall | InvalidToolCall, refusal: str | None, base: ToolResult, deadline: float | None,
         queued: bool = False,
     ) -> Generator[AgentInvokeMessage, None, ToolResult]:
-        problem = refusal or self._problem(call)
+        problem, converted = (refusal, None) if refusal else self._checked(call)
         if problem:
             # arguments too large to send go back to the model as {} (its tool message says why)
             arguments = {} if isinstance(call, ToolCall) and _too_large(call.arguments) else base.arguments
@@ -332,7 +332,7 @@ class ToolRunner:
         tool = self._registry.get(call.name)
         assert tool is not None
         try:
-            parameters: dict[str, Any] | Exception = self._registry.invocation_parameters(tool, call.arguments)
+            parameters: dict[str, Any] | Exception = self._registry.invocation_parameters(tool, call.arguments, converted)
         except Exception as error:  # reported as the tool's failure (``_invoke``)
             parameters = error
         try:
@@ -357,25 +357,27 @@ class ToolRunner:
             sent=sent,
         )
 
-    def _problem(self, call: ToolCall | InvalidToolCall) -> str | None:
-        """Why the call cannot run, in the model's terms; None if it can."""
+    def _checked(self, call: ToolCall | InvalidToolCall) -> tuple[str | None, Converted | None]:
+        """Why the call cannot run, in the model's terms (None if it can), and the values of the
+        model's arguments converted to their declared types to check them
+        (``ToolRegistry.checked_arguments``: converted once, sent as checked)."""
         if isinstance(call, InvalidToolCall):
-            return prompts.INVALID_ARGUMENTS.format(name=call.name, error=call.error)
+            return prompts.INVALID_ARGUMENTS.format(name=call.name, error=call.error), None
         tool = self._registry.get(call.name)
         if tool is None:
             available = ", ".join(self._registry.names()) or prompts.NO_TOOLS_AVAILABLE
-            return prompts.UNKNOWN_TOOL.format(name=call.name, available=available)
+            return prompts.UNKNOWN_TOOL.format(name=call.name, available=available), None
         if too_deep(call.arguments, MAX_DEPTH):  # read from a reply as an object, not through decode_arguments
-            return prompts.INVALID_ARGUMENTS.format(name=call.name, error=prompts.MSG_TOO_DEEP.format(limit=MAX_DEPTH))
+            return prompts.INVALID_ARGUMENTS.format(name=call.name, error=prompts.MSG_TOO_DEEP.format(limit=MAX_DEPTH)), None
         if _too_large(call.arguments):
             error = prompts.MSG_ARGUMENTS_TOO_LARGE.format(size=encoded_size(call.arguments), limit=TOOL_ARGUMENTS_BYTES)
-            return prompts.INVALID_ARGUMENTS.format(name=call.name, error=error)
-        invalid = self._registry.validate_arguments(tool, call.arguments)
+            return prompts.INVALID_ARGUMENTS.format(name=call.name, error=error), None
+        invalid, converted = self._registry.checked_arguments(tool, call.arguments)
         if not invalid and (secret := self._registry.secret_arguments(call.arguments)):
             invalid = prompts.MSG_SECRET_IN_ARGUMENTS.format(names=", ".join(map(repr, secret)))
         if invalid:
-            return prompts.INVALID_ARGUMENTS.format(name=call.name, error=invalid)
-        return None
+            return prompts.INVALID_ARGUMENTS.format(name=call.name, error=invalid), None
+        return None, converted
 
     def _invoke(
         self, tool: ToolEntity, call: ToolCall, parameters: dict[str, Any] | Exception, deadline: float | None

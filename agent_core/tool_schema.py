@@ -277,6 +277,11 @@ def _redacted_declaration(declaration: PromptMessageTool, redact: Any) -> Prompt
     })
 
 
+Converted = dict[str, tuple[ToolParameter, Any]]
+"""A call's values converted to their parameters' types (``coerce_value``) by
+``ToolRegistry.checked_arguments``: the parameter's name -> (the parameter, the value)."""
+
+
 class ToolRegistry:
     """The node's tools, by the exact name the model was given.
 
@@ -364,8 +369,12 @@ class ToolRegistry:
         """Names offered to the model, in the node's order."""
         return list(self._tools)
 
-    def invocation_parameters(self, tool: ToolEntity, model_arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """The parameters sent to ``session.tool.invoke``.
+    def invocation_parameters(
+        self, tool: ToolEntity, model_arguments: Mapping[str, Any], converted: Converted | None = None
+    ) -> dict[str, Any]:
+        """The parameters sent to ``session.tool.invoke``; ``converted``: the values
+        :meth:`checked_arguments` converted when it checked ``model_arguments`` (each
+        converted once a call; the others are converted here).
 
         1. The model's arguments, coerced to the declared types ("3" -> 3 for a
            number, "true" -> True for a boolean, 3 -> "3" for a string). Keys
@@ -386,7 +395,8 @@ class ToolRegistry:
             if parameter is None:
                 merged[key] = value
             elif parameter.form == LLM_FORM:
-                merged[key] = coerce_value(parameter, value)
+                done = converted.get(key) if converted else None
+                merged[key] = done[1] if done is not None and done[0] is parameter else coerce_value(parameter, value)
         for key, value in (tool.runtime_parameters or {}).items():
             merged[key] = coerce_value(declared[key], value) if key in declared else value
         for parameter in tool.parameters:
@@ -448,7 +458,15 @@ class ToolRegistry:
         ]
 
     def validate_arguments(self, tool: ToolEntity, arguments: Mapping[str, Any]) -> str | None:
-        """A model-facing problem with ``arguments``, or None when they can run.
+        """A model-facing problem with ``arguments``, or None when they can run
+        (:meth:`checked_arguments`' problem)."""
+        return self.checked_arguments(tool, arguments)[0]
+
+    def checked_arguments(self, tool: ToolEntity, arguments: Mapping[str, Any]) -> tuple[str | None, Converted]:
+        """A model-facing problem with ``arguments`` (None when they can run), and the values
+        converted to their declared types to check them (``coerce_value``): by name, the
+        parameter and its value, for :meth:`invocation_parameters` to send as checked instead of
+        converting them again.
 
         Checks ``llm`` parameters only: required ones present (and not null or
         ``""``) unless the user fixed them in ``runtime_parameters`` or they declare a default
@@ -467,7 +485,7 @@ class ToolRegistry:
             example = {p.name: "..." for p in llm_parameters if p.required} or {
                 p.name: "..." for p in llm_parameters[:1]
             }
-            return MSG_SCHEMA_ECHO.format(keys=", ".join(echoed), example=json.dumps(example))
+            return MSG_SCHEMA_ECHO.format(keys=", ".join(echoed), example=json.dumps(example)), {}
         missing = [
             p.name
             for p in llm_parameters
@@ -475,13 +493,18 @@ class ToolRegistry:
             and not (p.name in arguments and arguments[p.name] is None and admits_null(p.input_schema))
         ]
         problems = [MSG_MISSING.format(names=", ".join(repr(name) for name in missing))] if missing else []
+        converted: Converted = {}
         for parameter in llm_parameters:
             value = arguments.get(parameter.name)
             if value is not None and parameter.input_schema is None:
-                problems.extend(_value_problems(parameter, coerce_value(parameter, value)))
+                value = coerce_value(parameter, value)
+                converted[parameter.name] = (parameter, value)
+                problems.extend(_value_problems(parameter, value))
             elif value is not None and parameter.type in (ParamType.OBJECT, ParamType.ARRAY):
-                problems.extend(_kind_problems(parameter, coerce_value(parameter, value)))
-        return " ".join(problems) or None
+                value = coerce_value(parameter, value)
+                converted[parameter.name] = (parameter, value)
+                problems.extend(_kind_problems(parameter, value))
+        return " ".join(problems) or None, converted
 
 
 _FLAT_TYPES = frozenset({str, *json_args.PLAIN_SCALARS})

@@ -180,7 +180,7 @@ def test_the_model_is_told_a_name_of_no_node_tool_was_not_run(strategy):
     assert isinstance(turn.decision, ToolCalls)
     unknown = turn.decision.calls[0]
     runner = ToolRunner(None, ToolRegistry(list(FILES)), timeout=1.0, observation_tokens=100)
-    problem = runner._problem(unknown)
+    problem, _ = runner._checked(unknown)
     assert problem == prompts.UNKNOWN_TOOL.format(name="list_dir", available="list_directory, read_file")
 
 
