@@ -1733,7 +1733,8 @@ def _closes_tag(before: str, text: str, i: int) -> bool:
 
 def _may_mark(text: str) -> bool:
     """Whether a marker may start in ``text`` (every marker starts with ``<``, ``[``, ``✿``,
-    Functionary's recipient ``>>>`` or MiniMax-M3's ``]<]``)."""
+    Functionary's recipient ``>>>`` or MiniMax-M3's ``]<]``; the same test is written inline in
+    ``CallMarkup.feed``, a chunk's path)."""
     return "<" in text or "[" in text or "✿" in text or ">" in text or "]" in text
 
 
@@ -2053,8 +2054,10 @@ class CallMarkup:
             return ""
         if self._opening is not None or self._bare is not None or self._thoughts is not None:
             text = self._bare_harmony(text, final=False)
-        if not (self._pending or self._rule or self._harmony or self._stray_close) and not _may_mark(text):
-            self._unread.append(text)  # _pass, inline: the usual chunk's path (one call fewer a chunk)
+        if (not (self._pending or self._rule or self._harmony or self._stray_close)
+                and "<" not in text and "[" not in text and "✿" not in text and ">" not in text and "]" not in text):
+            # _may_mark and _pass, inline: the usual chunk's path (no Python call a chunk)
+            self._unread.append(text)
             self._recent = (self._recent + text[-_TAG_LOOK:])[-_TAG_LOOK:]
             return text  # the usual chunk: no marker can start in it
         if len(text) > _FEED_SLICE:

@@ -233,7 +233,8 @@ def _prefix_tree(words: set[str]) -> str:
 
 
 def _may_hold_tag(text: str) -> bool:
-    """Whether a tag may start in ``text`` (every tag starts with one of ``_TAG_CHARS``)."""
+    """Whether a tag may start in ``text`` (every tag starts with one of ``_TAG_CHARS``; the same
+    test is written inline in ``ThinkSplitter.pieces``, a chunk's path)."""
     return "<" in text or "[" in text or "◁" in text
 
 
@@ -552,7 +553,8 @@ class ThinkSplitter:
         and ``REASONING`` text, and ``BLOCK_END`` (text "") where a reasoning block closed."""
         if not text and not self._opened and not self._pending:
             return []  # nothing to read, nothing held
-        if not self._opened and not self._pending and self._close_tag is None and not self._frame and not _may_hold_tag(text):
+        if (not self._opened and not self._pending and self._close_tag is None and not self._frame
+                and "<" not in text and "[" not in text and "◁" not in text):  # _may_hold_tag, inline: once a chunk
             self._prev = text[-1]  # the usual chunk: no tag can start in it
             self._after_block = self._after_block and text.isspace()
             self._shown.append(text)

@@ -1134,7 +1134,12 @@ class ReactStreamParser:
             if kind == VISIBLE:  # the usual piece: first
                 self._visible.append(piece)  # _note_visible, inline: once per chunk
                 self._visible_chars += len(piece)
-                self._consume(piece, eof=False)
+                self._buf = self._buf[self._pos :] + piece  # _consume and _run, inline: once per chunk
+                self._pos = 0
+                handlers = _STATE_HANDLERS
+                while self._pos < len(self._buf):
+                    if not handlers[self._state](self, False):
+                        break
             elif kind == REASONING:
                 self._emit_reasoning(piece)
             elif kind == THOUGHT:  # the XML-tagged step's <thought>: read as reasoning, shown as the thought
@@ -1224,7 +1229,9 @@ class ReactStreamParser:
         self._out.append(event)
 
     def _drain(self) -> list[ReactEvent]:
-        self._flush_group()
+        if self._group and self._group_cls is not None:  # _flush_group, inline: once per chunk
+            self._out.append(self._group_cls("".join(self._group)))
+        self._group, self._group_cls = [], None
         out, self._out = self._out, []
         return out
 
