@@ -435,9 +435,14 @@ class AgentLoop:
         while True:
             yield from self._note_limits()
             started = time.monotonic()
-            if (outcome := (yield from self._timed_round())) is None:
+            if self.state.limit_reached and self._seconds_left() <= 0:  # no time left even to ask for the answer
+                yield from self._round_stopped(None)
                 return
-            turn, repeating = outcome
+            try:  # _round without a generator of its own around it (each message passes one fewer)
+                turn, repeating = yield from self._round()
+            except (RestTooLargeError, PastDeadlineError) as error:
+                yield from self._round_stopped(error)
+                return
             self._slowest_round = max(self._slowest_round, time.monotonic() - started)
             decision = turn.decision
             # what a failed reply showed: a reply asked again that repeats it does not show it again
@@ -519,27 +524,25 @@ class AgentLoop:
             self.state.limit_reached = self.state.out_of_time = True
             yield from self._limit_note("TIME LIMIT")
 
-    def _timed_round(self) -> Generator[AgentInvokeMessage, None, tuple[ModelTurn, tuple[str, ...]] | None]:
-        """``_round``; None when the run's deadline came first (the run then ends with a notice
-        in the chat: a reply that would outlive the daemon's limit would lose everything), or when
-        the rest of a cut answer cannot be asked for in one daemon line (``RestTooLargeError``:
-        the answer shown so far stays, with a notice)."""
+    def _round_stopped(
+        self, error: RestTooLargeError | PastDeadlineError | None
+    ) -> Generator[AgentInvokeMessage, None, None]:
+        """How the run ends when a round cannot be had: ``None``, the run's deadline came before
+        it (the run then ends with a notice in the chat: a reply that would outlive the daemon's
+        limit would lose everything); ``PastDeadlineError``, the deadline came during it;
+        ``RestTooLargeError``, the rest of a cut answer cannot be asked for in one daemon line
+        (the answer shown so far stays, with a notice)."""
         seconds = self.state.params.run_timeout
-        if self.state.limit_reached and self._seconds_left() <= 0:  # no time left even to ask for the answer
+        if error is None:
             self.state.out_of_time = True
             yield from self._text(_paragraph_break(self._last_text) + prompts.STOPPED_AT_TIME_LIMIT.format(seconds=seconds))
-            return None
-        try:
-            return (yield from self._round())
-        except RestTooLargeError as error:  # the cut answer stays shown, with why it has no rest
+        elif isinstance(error, RestTooLargeError):  # the cut answer stays shown, with why it has no rest
             yield from self._close_open_nodes(str(error))
             yield from self._text(_paragraph_break(self._last_text) + prompts.ANSWER_CUT_TOO_LARGE)
-            return None
-        except PastDeadlineError:
+        else:
             self.state.out_of_time = True
             yield from self._close_open_nodes(prompts.MODEL_PAST_DEADLINE)
             yield from self._text(_paragraph_break(self._last_text) + prompts.STOPPED_MID_REPLY_AT_TIME_LIMIT.format(seconds=seconds))
-            return None
 
     def _deadline(self) -> float:
         """The run's deadline (a ``time.monotonic()`` value): ``run_timeout`` after its start,
