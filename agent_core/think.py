@@ -234,7 +234,7 @@ def _prefix_tree(words: set[str]) -> str:
 
 def _may_hold_tag(text: str) -> bool:
     """Whether a tag may start in ``text`` (every tag starts with one of ``_TAG_CHARS``; the same
-    test is written inline in ``ThinkSplitter.pieces``, a chunk's path)."""
+    test is written inline in ``ThinkSplitter.feed`` and ``pieces``, a chunk's path)."""
     return "<" in text or "[" in text or "◁" in text
 
 
@@ -540,7 +540,8 @@ class ThinkSplitter:
 
     def feed(self, text: str) -> Split:
         """Consume one piece of content."""
-        if not self._pending and self._close_tag is None and not self._opened and not self._frame and not _may_hold_tag(text):
+        if (not self._pending and self._close_tag is None and not self._opened and not self._frame
+                and "<" not in text and "[" not in text and "◁" not in text):  # _may_hold_tag, inline: once a chunk
             if text:
                 self._prev = text[-1]
                 self._after_block = self._after_block and text.isspace()
