@@ -49,15 +49,28 @@ DAEMON_TIMEOUT_ENV = "PLUGIN_MAX_EXECUTION_TIMEOUT"
 is planned past it, whatever the node or ``AGENT_RUN_TIMEOUT`` say."""
 
 
-def daemon_time_limit() -> float | None:
-    """Seconds the daemon lets a run last (``DAEMON_TIMEOUT_ENV`` in the environment the plugin
-    inherits from it), or ``None`` when unset or not a positive number. Not raised to
-    ``RUN_TIMEOUT_RANGE``'s minimum: the daemon ends the run then whatever the plugin plans."""
+def _env_seconds(name: str) -> float | None:
+    """The environment variable ``name`` as seconds: a positive finite number, else ``None``
+    (unset, text, ``nan``, infinite, zero or negative)."""
     try:
-        seconds = float(os.environ.get(DAEMON_TIMEOUT_ENV, "").strip() or "nan")
+        seconds = float(os.environ.get(name, "").strip() or "nan")
     except ValueError:
         return None
     return seconds if 0 < seconds < math.inf else None
+
+
+def daemon_time_limit() -> float | None:
+    """Seconds the daemon lets a run last (``DAEMON_TIMEOUT_ENV`` in the environment the plugin
+    inherits from it), or ``None`` when unset or not a positive number. ``0`` is the daemon's own
+    default, ``DAEMON_DEFAULT_TIMEOUT`` (its config reads a zero as unset). Not raised to
+    ``RUN_TIMEOUT_RANGE``'s minimum: the daemon ends the run then whatever the plugin plans."""
+    value = os.environ.get(DAEMON_TIMEOUT_ENV, "").strip()
+    try:
+        if value and float(value) == 0:
+            return DAEMON_DEFAULT_TIMEOUT
+    except ValueError:
+        return None
+    return _env_seconds(DAEMON_TIMEOUT_ENV)
 
 
 def within_daemon_limit(seconds: float) -> float:
@@ -68,11 +81,16 @@ def within_daemon_limit(seconds: float) -> float:
 
 def default_run_timeout() -> float:
     """The run's time limit when the node sets none: the first of ``RUN_TIMEOUT_ENV`` that holds
-    a number, else ``DAEMON_DEFAULT_TIMEOUT`` (seconds); never past ``daemon_time_limit()``."""
+    a positive number (clamped to ``RUN_TIMEOUT_RANGE``; an infinite one is its maximum), else
+    ``DAEMON_DEFAULT_TIMEOUT`` (seconds); never past ``daemon_time_limit()``. A value of zero or
+    less is skipped like text: it is no time a deployment means a run to have (the daemon reads
+    its own ``0`` as unset), and clamping it would give every run the 10 s minimum."""
     for name in RUN_TIMEOUT_ENV:
         value = os.environ.get(name, "").strip()
         if value:
             try:
+                if not float(value) > 0:
+                    continue  # zero, negative or nan: the next one holds
                 return within_daemon_limit(_clamp(value, RUN_TIMEOUT_RANGE, DAEMON_DEFAULT_TIMEOUT))
             except ValueError:  # the deployment's own setting, not the user's: the next one holds
                 continue

@@ -45,6 +45,15 @@ def test_a_timeout_left_unset_is_the_default(field):
         ("soon", 60, None, 60.0),
         ("nan", None, None, 240.0),
         (None, 60, None, 60.0),
+        # the daemon's config reads 0 as unset: its own default holds (no 10 s run, no 3600 s one)
+        ("0", None, None, 240.0),
+        ("0", 3600, None, 240.0),
+        ("-5", None, None, 240.0),  # no limit the plugin can plan by: the default
+        # a deployment's limit of zero or less is skipped like text, never clamped to 10 s
+        (None, None, "0", 240.0),
+        (None, None, "-5", 240.0),
+        ("120", None, "0", 120.0),
+        ("120", None, "-1e9", 120.0),
     ],
 )
 def test_a_run_is_never_planned_past_the_daemons_own_limit(monkeypatch, daemon, node, agent_env, expected):
