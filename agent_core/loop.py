@@ -335,6 +335,21 @@ def _turn_log_data(turn: ModelTurn, secrets: Any = None, continued: str = "") ->
     return data
 
 
+def no_rest_notice(decision: FinalAnswer | ToolCalls | ParseFailure, cut: bool) -> str:
+    """The notice that ends a run whose continuation of a cut answer (a reply read as the
+    answer's rest, ``decision``; ``cut``: the output limit stopped it too) gave no rest, ``""``
+    when it may still go on. An unreadable reply gave none (``ANSWER_REST_MISSING``); so did one
+    the limit cut again before any answer text, whatever it held: a call cut inside its arguments
+    is answered "not run" and never asked for again here, as asking a third time would show a
+    second answer under the cut one (``ANSWER_CUT_OFF``). A whole call that was not cut runs
+    (``""``); an answer's text is read by the caller."""
+    if isinstance(decision, FinalAnswer):
+        return ""
+    if cut:
+        return prompts.ANSWER_CUT_OFF
+    return prompts.ANSWER_REST_MISSING if isinstance(decision, ParseFailure) else ""
+
+
 def deadline_margin(limit: float) -> float:
     """Seconds kept at the end of a run of ``limit`` seconds for its answer to reach Dify: a tenth,
     from 5 to 30 s, and at most half of a limit under 10 s (only the daemon's own
@@ -488,8 +503,8 @@ class AgentLoop:
         when a reply as slow as the slowest so far would end after the run's deadline: the user
         then reads the start with a notice rather than the deadline's."""
         decision = turn.decision
-        if self._continued and isinstance(decision, ParseFailure):
-            return prompts.ANSWER_CUT_OFF if turn.cut else prompts.ANSWER_REST_MISSING
+        if self._continued and (notice := no_rest_notice(decision, turn.cut)):
+            return notice
         if not (isinstance(decision, FinalAnswer) and turn.cut):
             return ""
         if continuations >= MAX_CONTINUATIONS:

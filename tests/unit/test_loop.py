@@ -2,9 +2,18 @@
 
 import pytest
 
-from agent_core.loop import _continuation_join, _secret_across, _turn_log_data, deadline_margin, leading_space
+from agent_core import prompts
+from agent_core.loop import (
+    _continuation_join,
+    _secret_across,
+    _turn_log_data,
+    deadline_margin,
+    leading_space,
+    no_rest_notice,
+)
 from agent_core.observation import secret_forms
-from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure
+from agent_core.tool_calls import ToolCall
+from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import empty_usage
 
 
@@ -147,3 +156,20 @@ def test_a_long_text_after_the_answer_is_cut_for_the_log_with_a_start_of_a_secre
     logged = _turn_log_data(_answered_then_stepped(after, ()), secrets)["not_read_after_answer"]
     assert len(logged) < AFTER_ANSWER_LOG_CHARS + 100 and "SECRET-CA" not in logged and "[REDACTED]" in logged
     assert logged.endswith(f"[... {len(after) - AFTER_ANSWER_LOG_CHARS} more characters not shown]")
+
+
+CALL = ToolCalls((ToolCall("c9", "lookup", {"q": "Par"}),))
+
+
+@pytest.mark.parametrize(("decision", "cut", "notice"), [
+    # a continuation that is only a call the limit cut gave no rest: the run ends (no third request,
+    # which would show a second answer under the cut one); wave 35 found Function Calling asking again
+    (CALL, True, prompts.ANSWER_CUT_OFF),
+    (ParseFailure("unreadable"), True, prompts.ANSWER_CUT_OFF),
+    (ParseFailure("unreadable"), False, prompts.ANSWER_REST_MISSING),
+    (CALL, False, ""),  # a whole call the limit did not cut runs
+    (FinalAnswer("the rest"), True, ""),  # an answer's text is the rest: read by the loop
+    (FinalAnswer("the rest"), False, ""),
+])
+def test_a_continuation_that_gave_no_rest_ends_with_its_notice(decision, cut, notice):
+    assert no_rest_notice(decision, cut) == notice
