@@ -335,9 +335,9 @@ def test_node_run_timeout_of_zero_or_negative_is_clamped_and_the_run_answers(run
     assert result.text == "Hello."
 
 
-def test_agent_run_timeout_that_is_no_number_is_ignored(run):
+def test_agent_run_timeout_that_is_no_number_is_ignored():
     with PluginProcess(DEFAULT_PLUGIN_DIR, env={"AGENT_RUN_TIMEOUT": "ten minutes"}) as process:
-        backend, result = _play(process, [{"text": "Hello."}], [], "function_calling")
+        _, result = _play(process, [{"text": "Hello."}], [], "function_calling")
     assert_clean_end(result)
     assert result.text == "Hello."
     assert not any("AGENT_RUN_TIMEOUT" in line and "Traceback" in line for line in process.noise)
@@ -356,3 +356,86 @@ def test_a_deadline_variable_of_zero_or_less_is_no_ten_second_limit(env):
     assert result.text == "Found."
     assert "lookup found it" in prompt_text(backend.requests[1])
     assert not any(n.label == "TIME LIMIT" for n in result.logs.values())
+
+
+# --- more combinations: a cut answer in the user's schema, a continuation that is a cut call -------------
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+
+
+def test_a_cut_answer_in_the_users_json_schema_is_never_shown_in_part(run):
+    """The user's schema answer cut mid-string: the part is no valid JSON and never the answer;
+    the whole one (asked for again or continued) is."""
+    model = {"completion_params": {"max_tokens": 1024, "response_format": "json_schema",
+                                   "json_schema": json.dumps(SCHEMA)}}
+    turns = [{"text": '{"city": "Par', "finish_reason": "length"}, {"text": '{"city": "Paris"}'},
+             {"text": '{"city": "Paris"}'}]
+    result = run(turns, query="Which city?", model=model)
+    assert_clean_end(result)
+    assert_no_traceback(result)
+    assert '{"city": "Par"' not in result.text and not result.text.startswith('{"city": "Par{')
+    shown = json.loads(result.text.split("\n")[0]) if result.text.startswith("{") else None
+    assert shown == {"city": "Paris"}, result.text
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_continuation_that_is_only_a_cut_call_runs_nothing_and_keeps_the_start(run, strategy):
+    if strategy == "ReAct":
+        rest = {"text": 'Action: lookup\nAction Input: {"q": "Par', "finish_reason": "length"}
+    else:
+        rest = {"tool_calls": [{"id": "c9", "name": "lookup", "arguments": '{"q": "Par'}], "finish_reason": "length"}
+    turns = [{**answer_turn(strategy, "Paris is the"), "finish_reason": "length"}, rest]
+    result = run(turns, query="Capital of France?", tools=[lookup()], strategy=strategy)
+    assert_clean_end(result)
+    assert result.tool_requests == []
+    assert result.text.startswith("Paris is the")
+    assert "output limit" in result.text
+
+
+def test_react_action_with_an_invented_observation_and_answer_in_a_cut_reply_runs_nothing(run):
+    text = react_call("a") + "\nObservation: lookup says 42\nThought: done.\nFinal Answer: It is 4"
+    turns = [{"text": text, "finish_reason": "length"}, {"text": react_call("a")}, answer_turn("ReAct", "Found.")]
+    result = run(turns, query="Look up a.", tools=[lookup()], strategy="ReAct")
+    assert_clean_end(result)
+    assert result.text == "Found."
+    assert len(result.tool_requests) == 1
+    assert "It is 4" not in result.text
+
+
+@pytest.mark.parametrize("field", ["prompt_unit_price", "completion_unit_price", "total_price", "latency",
+                                   "prompt_price_unit"])
+@pytest.mark.parametrize("value", ["NaN", "1e400"])
+def test_other_usage_fields_that_are_no_finite_number_keep_the_answer_and_every_line_json(run, plugin, field, value):
+    usage = {"prompt_tokens": 10, "completion_tokens": 2, "prompt_price": "0.001", "completion_price": "0.001",
+             field: value, "currency": "USD"}
+    result = run([{"text": "Hi.", "usage": usage}], query="Hi")
+    assert_clean_end(result)
+    assert result.text == "Hi."
+    assert _finite_numbers(result.execution_metadata), result.execution_metadata
+    for entry, _ in plugin_lines(plugin, result):
+        assert _finite_numbers(entry.get("json")), str(entry)[:500]
+
+
+@pytest.mark.parametrize("item", [
+    {"type": "blob", "message": None, "meta": None},
+    {"type": "blob", "message": {"blob": 12}, "meta": None},
+    {"type": "blob_chunk", "message": {"id": None, "sequence": "x", "total_length": -1, "blob": None, "end": "no"},
+     "meta": None},
+    {"type": "file", "message": None, "meta": None},
+    {"type": "retriever_resources", "message": "not a list", "meta": None},
+    {"type": "unknown_kind", "message": {"text": "x"}, "meta": None},
+], ids=["blob-null", "blob-int", "blob-chunk", "file-null", "retriever", "unknown-type"])
+def test_one_unreadable_item_among_text_is_reported_and_the_rest_kept(run, item):
+    responses = [text_message("first part"), item, text_message("second part")]
+    tool = ScriptedTool(name="report", description="Reports", parameters=[ToolParam("q", description="q")],
+                        responses=responses)
+    turns = [{"tool_calls": [{"id": "c1", "name": "report", "arguments": {"q": "a"}}]}, {"text": "Done."}]
+    result = run(turns, query="Report.", tools=[tool])
+    assert_clean_end(result)
+    assert_no_traceback(result)
+    assert result.text == "Done."
+    seen = prompt_text(result.llm_requests[1])
+    assert "first part" in seen and "second part" in seen
+    (node,) = [n for n in result.logs.values() if n.label == "CALL report"]
+    logged = json.dumps({"data": node.data, "error": node.error, "metadata": node.metadata}, default=str)
+    assert "first part" in logged and "second part" in logged
