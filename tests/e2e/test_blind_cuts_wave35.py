@@ -439,3 +439,87 @@ def test_one_unreadable_item_among_text_is_reported_and_the_rest_kept(run, item)
     (node,) = [n for n in result.logs.values() if n.label == "CALL report"]
     logged = json.dumps({"data": node.data, "error": node.error, "metadata": node.metadata}, default=str)
     assert "first part" in logged and "second part" in logged
+
+
+# --- third pass: cut answers known by usage in JSON steps, an empty cut answer, cut rounds in a row ---------
+
+STRUCTURED = {"features": ["structured-output"], "completion_params": {"max_tokens": LIMIT}}
+
+
+def json_step(action, action_input) -> str:
+    return json.dumps({"action": action, "action_input": action_input})
+
+
+def test_a_json_step_answer_cut_known_only_by_its_usage_is_continued(run):
+    """Ollama's plugin says ``stop`` whatever happened: a JSON step cut inside its answer's string
+    whose usage reached ``max_tokens`` is shown so far and its rest asked for."""
+    start = json_step("Final Answer", "The three laws are: one, two")[:-2]
+    turns = [{"text": start, "finish_reason": "stop", "usage": {"prompt_tokens": 30, "completion_tokens": LIMIT}},
+             {"text": ", and three."}]
+    result = run(turns, query="List the laws.", tools=[lookup()], strategy="ReAct", model=STRUCTURED)
+    assert_clean_end(result)
+    assert result.text == "The three laws are: one, two, and three."
+    assert result.tool_requests == []
+
+
+def test_a_json_step_naming_a_tool_cut_known_only_by_its_usage_is_not_run(run):
+    cut_call = json_step("lookup", {"q": "Paris"})
+    turns = [{"text": cut_call, "finish_reason": "stop", "usage": {"prompt_tokens": 30, "completion_tokens": LIMIT}},
+             {"text": json_step("lookup", {"q": "Paris"})}, {"text": json_step("Final Answer", "Found.")}]
+    result = run(turns, query="Look up Paris.", tools=[lookup()], strategy="ReAct", model=STRUCTURED)
+    assert_clean_end(result)
+    assert result.text == "Found."
+    assert len(result.tool_requests) == 1
+
+
+@pytest.mark.parametrize("text", ["Thought: I know it.\nFinal Answer:", "Thought: I know it.\nFinal Answer: \n",
+                                  "Final Answer:"])
+def test_react_reply_cut_right_after_the_final_answer_label_shows_no_empty_answer(run, text):
+    turns = [{"text": text, "finish_reason": "length"}, answer_turn("ReAct", "Paris."), answer_turn("ReAct", "Paris.")]
+    result = run(turns, query="Capital of France?", strategy="ReAct")
+    assert_clean_end(result)
+    assert result.text.strip() == "Paris.", result.text
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_cut_call_round_then_a_cut_answer_runs_nothing_and_keeps_the_answer_start(run, strategy):
+    if strategy == "ReAct":
+        first = {"text": 'Thought: look.\nAction: lookup\nAction Input: {"q": "Par', "finish_reason": "length"}
+    else:
+        first = {"tool_calls": [{"id": "c1", "name": "lookup", "arguments": '{"q": "Par'}], "finish_reason": "length"}
+    turns = [first, {**answer_turn(strategy, "Paris is the"), "finish_reason": "length"}, {"text": " capital."},
+             {"text": "never asked"}]
+    result = run(turns, query="Capital of France?", tools=[lookup()], strategy=strategy)
+    assert_clean_end(result)
+    assert result.tool_requests == []
+    assert result.text.startswith("Paris is the")
+    assert "never asked" not in result.text
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_continuation_cut_inside_its_reasoning_ends_with_the_start_and_the_notice(run, strategy):
+    turns = [{**answer_turn(strategy, "Paris is the"), "finish_reason": "length"},
+             {"text": "<think>I should continue with capital of", "finish_reason": "length"}, {"text": "never asked"}]
+    result = run(turns, query="Capital of France?", strategy=strategy)
+    assert_clean_end(result)
+    assert result.text.startswith("Paris is the")
+    assert "output limit" in result.text and "never asked" not in result.text
+    assert "I should continue" not in result.text
+
+
+def test_azure_two_calls_as_growing_snapshots_under_the_limit_each_run_once(run):
+    """Azure's plugin yields its whole call list, arguments so far, on every chunk: two calls so
+    streamed run once each with their whole arguments."""
+    chunks, a, b = [], "", ""
+    for piece_a, piece_b in [('{"q"', ""), (': "a"}', ""), ("", '{"q": '), ("", '"b"}')]:
+        a, b = a + piece_a, b + piece_b
+        calls = [{"id": "call_a", "type": "function", "function": {"name": "lookup", "arguments": a}}]
+        if b:
+            calls.append({"id": "call_b", "type": "function", "function": {"name": "lookup", "arguments": b}})
+        chunks.append({"content": "", "tool_calls": calls})
+    chunks.append({"content": "", "tool_calls": [], "finish_reason": "stop",
+                   "usage": {"prompt_tokens": 50, "completion_tokens": 20}})
+    result = run([{"chunks": chunks}, {"text": "Both found."}], query="Look up a and b.", tools=[lookup()], model=AZURE)
+    assert_clean_end(result)
+    assert result.text == "Both found."
+    assert sorted(r["tool_parameters"]["q"] for r in result.tool_requests) == ["a", "b"]
