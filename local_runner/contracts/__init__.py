@@ -5,6 +5,7 @@ refusals). ``CONTRACTS`` maps a name to its backend class; see ``base`` for the 
 
 from local_runner.contracts.anthropic import AnthropicContract
 from local_runner.contracts.azure_openai import AzureOpenAIContract
+from local_runner.contracts.azure_openai_responses import AzureOpenAIResponsesContract
 from local_runner.contracts.base import ContractBackend, ProviderRejection, TaskBrain
 from local_runner.contracts.bedrock import BedrockContract
 from local_runner.contracts.deepseek import DeepSeekContract
@@ -14,7 +15,7 @@ from local_runner.contracts.minimax import MiniMaxContract
 from local_runner.contracts.mistral import MistralContract
 from local_runner.contracts.moonshot import MoonshotContract
 from local_runner.contracts.ollama import OllamaContract
-from local_runner.contracts.openai import OpenAIChatContract, OpenAIResponsesContract
+from local_runner.contracts.openai import OpenAIChatContract, OpenAIResponsesContract, OpenAIResponsesPhaseContract
 from local_runner.contracts.openai_compatible import OpenAICompatibleContract
 from local_runner.contracts.openai_compatible_responses import OpenAICompatibleResponsesContract
 from local_runner.contracts.openrouter import OpenRouterContract
@@ -51,6 +52,8 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         XinferenceContract,
         MistralContract,
         XAIContract,
+        OpenAIResponsesPhaseContract,
+        AzureOpenAIResponsesContract,
     )
 }
 

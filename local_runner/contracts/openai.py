@@ -76,6 +76,13 @@ https://platform.openai.com/docs/guides/function-calling):
   encrypted content for item rs_… could not be verified.").
   Assistant ``message`` parts are ``output_text``/``refusal`` ("Invalid value: 'input_text'.
   Supported values are: 'output_text' and 'refusal'.").
+  An assistant ``message`` item issued with a ``phase`` (GPT-5.4 and later: ``commentary``
+  for text before tool calls, ``final_answer`` for an answer) comes back with that phase.
+  OpenAI answers without it, but documents "preserve and resend phase on all assistant
+  messages; dropping it can degrade performance" (a preamble is then read as a final
+  answer); this backend refuses it so that the loss is visible. The plugin keeps the phase:
+  its ``responses_output`` is the output ``model_dump(mode="json", exclude_none=True)``
+  (``tests/test_responses_replay.py`` at 3b0128a… replays a ``commentary`` message whole).
   A reasoning model's ``function_call`` in the current turn that comes back without its
   reasoning item and without its item id (the plugin's fallback when ``opaque_body`` was lost)
   is also refused. OpenAI documents that reasoning items returned with tool calls must be
@@ -128,6 +135,18 @@ def is_reasoning_model(model: str) -> bool:
     return (base.startswith("gpt-5") and not base.endswith("-chat-latest")) or (
         len(base) > 1 and base[0] == "o" and base[1].isdigit()
     )
+
+
+def labels_phase(model: str) -> bool:
+    """Whether the model labels its assistant ``message`` items with a ``phase``
+    (``commentary`` before tool calls, ``final_answer`` otherwise): GPT-5.4 and later, and
+    ``gpt-5.3-codex`` (https://platform.openai.com/docs/api-reference/responses/object)."""
+    base = _base_model(model)
+    found = re.match(r"gpt-(\d+)(?:\.(\d+))?", base)
+    if not found:
+        return False
+    version = (int(found.group(1)), int(found.group(2) or 0))
+    return version >= (5, 4) or base.startswith("gpt-5.3-codex")
 
 
 def refuses_stop(model: str) -> bool:
@@ -363,6 +382,8 @@ class OpenAIResponsesContract(ContractBackend):
         """Output item id -> (its response's number, the id of the reasoning item before it)."""
         self.ciphertexts: dict[str, str] = {}
         """Reasoning item id -> the ``encrypted_content`` it was issued with."""
+        self.phases: dict[str, str] = {}
+        """Assistant message item id -> the ``phase`` it was issued with."""
 
     # -- request ---------------------------------------------------------------------------------
 
@@ -477,6 +498,11 @@ class OpenAIResponsesContract(ContractBackend):
                     if isinstance(part, dict) and part.get("type") not in ("output_text", "refusal"):
                         self.reject(f"Invalid value: '{part.get('type')}'. Supported values are: 'output_text' and 'refusal'. "
                                     f"(param: input[{position}].content[{index}])")
+            issued_phase = self.phases.get(str(item_id))
+            if issued_phase is not None and item.get("phase") != issued_phase:
+                self.reject(f"Item '{item_id}' of type 'message' came back without its phase '{issued_phase}' "
+                            f"(got {item.get('phase')!r}): OpenAI answers, but the model may read a preamble as "
+                            "a final answer (recorded as a refusal so that the loss shows).")
         self._check_call_pairs(items)
         for position, item in enumerate(items):
             if item.get("type") == "reasoning":
@@ -576,8 +602,12 @@ class OpenAIResponsesContract(ContractBackend):
             output.append({"id": reasoning_id, "type": "reasoning", "summary": summary, "encrypted_content": ciphertext})
             self.ciphertexts[reasoning_id] = ciphertext
         if reply.text:
-            output.append({"id": f"msg_{number:04d}{'b' * 12}", "type": "message", "role": "assistant", "status": "completed",
-                           "content": [{"type": "output_text", "text": reply.text, "annotations": []}]})
+            message = {"id": f"msg_{number:04d}{'b' * 12}", "type": "message", "role": "assistant", "status": "completed",
+                       "content": [{"type": "output_text", "text": reply.text, "annotations": []}]}
+            if labels_phase(str(request.get("model") or "")):
+                message["phase"] = "commentary" if reply.calls else "final_answer"
+                self.phases[message["id"]] = message["phase"]
+            output.append(message)
         for index, call in enumerate(reply.calls):
             output.append({"id": f"fc_{number:04d}{index:02d}{'c' * 10}", "type": "function_call", "call_id": call.id,
                            "name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False), "status": "completed"})
@@ -637,3 +667,12 @@ class OpenAIResponsesContract(ContractBackend):
         yield self.chunk(request, 0, content="", tool_calls=calls,
                          opaque_body=None if buffer.stopped else {OUTPUT_KEY: copy.deepcopy(output)},
                          usage=usage, finish_reason=finish)
+
+
+class OpenAIResponsesPhaseContract(OpenAIResponsesContract):
+    """``gpt-5.4`` on the Responses route: its assistant ``message`` items carry a ``phase``
+    (``commentary`` for the text it writes before its tool calls), which must come back with
+    the item; the plugin keeps it in ``opaque_body.responses_output`` (wave 35)."""
+
+    name = "openai_responses_phase"
+    model = "gpt-5.4"
