@@ -8,6 +8,7 @@ from local_runner.contracts.azure_openai import AzureOpenAIContract
 from local_runner.contracts.azure_openai_responses import AzureOpenAIResponsesContract
 from local_runner.contracts.base import ContractBackend, ProviderRejection, TaskBrain
 from local_runner.contracts.bedrock import BedrockContract
+from local_runner.contracts.bedrock_mantle import BedrockMantleContract
 from local_runner.contracts.deepseek import DeepSeekContract
 from local_runner.contracts.gemini import GeminiContract
 from local_runner.contracts.hunyuan import HunyuanContract
@@ -54,6 +55,7 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         XAIContract,
         OpenAIResponsesPhaseContract,
         AzureOpenAIResponsesContract,
+        BedrockMantleContract,
     )
 }
 

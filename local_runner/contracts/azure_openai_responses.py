@@ -72,15 +72,20 @@ class AzureOpenAIResponsesContract(OpenAICompatibleResponsesContract):
         """Call ids of the current user turn sent back without their reasoning, once per request
         (plugin side)."""
 
+    @staticmethod
+    def reasons(model: str) -> bool:
+        """Whether ``model`` takes the reasoning branch of the route (``reasoning_route``)."""
+        return reasoning_route(model)
+
     def to_provider(self, request: dict[str, Any]) -> dict[str, Any]:
         model = str(request.get("model") or "")
-        if reasoning_route(model):
+        if self.reasons(model):
             request = {**request, "stop": None}
             request["completion_params"] = {
                 key: value for key, value in (request.get("completion_params") or {}).items() if key not in ("temperature", "top_p")
             }
         body = super().to_provider(request)
-        if reasoning_route(model):
+        if self.reasons(model):
             items = body["input"]
             users = [i for i, item in enumerate(items) if item.get("role") == "user"]
             after = items[users[-1] + 1 :] if users else items

@@ -7,9 +7,10 @@ blocking.
   ``message`` item with ``phase: "commentary"``, kept in ``opaque_body.responses_output``; every
   later request gives each round's items back whole, the phase included (the backend refuses a
   message item whose phase was lost).
-* Azure OpenAI, Responses route (every GPT-5 base model but ``gpt-5-chat``): calls go back as
-  ``function_call`` items with the provider's ``call_id``; no ``stop`` is sent to the reasoning
-  models, so ReAct runs without the plugin failing.
+* Azure OpenAI, Responses route (every GPT-5 base model but ``gpt-5-chat``), and Bedrock's
+  mantle route (GPT-5.4 and later), which now sends tools and replays calls: calls go back as
+  ``function_call`` items with the provider's ``call_id``; no ``stop`` is sent to these models,
+  so ReAct runs without the plugin failing.
 """
 
 import json
@@ -80,10 +81,11 @@ def test_gpt_5_4_commentary_goes_back_with_its_phase(plugin, strategy, shape):
 
 @pytest.mark.parametrize("shape", ["stream", "blocking"])
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_azure_responses_route_pairs_calls_by_call_id_and_sends_no_stop(plugin, strategy, shape):
-    backend, toolbox, first = _run(plugin, "azure_openai_responses", strategy, shape)
+@pytest.mark.parametrize("contract", ["azure_openai_responses", "bedrock_mantle"])
+def test_responses_routes_pair_calls_by_call_id_and_send_no_stop(plugin, contract, strategy, shape):
+    backend, toolbox, first = _run(plugin, contract, strategy, shape)
     _check_answered(backend, toolbox, first)
-    assert backend.plugin_failures == []  # gpt-5-mini is sent no stop sequences, ReAct included
+    assert backend.plugin_failures == []  # these models are sent no stop sequences, ReAct included
     assert all("stop" not in body for body in backend.provider_requests)
     if strategy == "function_calling":
         for round_index, chunks in enumerate(backend.emitted[:2]):
@@ -95,4 +97,4 @@ def test_azure_responses_route_pairs_calls_by_call_id_and_sends_no_stop(plugin, 
                 outputs = [item["call_id"] for item in body["input"] if item.get("type") == "function_call_output"]
                 assert calls[round_index] == outputs[round_index] == ids[0]
         assert backend.reasoning_dropped  # the plugin's loss: no reasoning item goes back
-    _check_memory(plugin, "azure_openai_responses", strategy, shape, first)
+    _check_memory(plugin, contract, strategy, shape, first)

@@ -3,9 +3,10 @@ refuses what its plugin's provider refuses or loses, and accepts the intact repl
 
 * OpenAI Responses, GPT-5.4 and later: an assistant ``message`` item comes back with the
   ``phase`` it was issued with.
-* Azure OpenAI, Responses route: no ``stop`` for the GPT-5 reasoning models (the codex models
-  get it, and the OpenAI SDK refuses it before anything is sent); calls go back as
-  ``function_call`` items paired by ``call_id``; the text beside them and the reasoning are lost.
+* Azure OpenAI, Responses route (and Bedrock's mantle route, which now sends tools): no
+  ``stop`` for the GPT-5 reasoning models (Azure's codex models get it, and the OpenAI SDK
+  refuses it before anything is sent); calls go back as ``function_call`` items paired by
+  ``call_id``; the text beside them and the reasoning are lost.
 """
 
 import copy
@@ -78,3 +79,14 @@ def test_azure_codex_gets_stop_and_the_sdk_refuses_it():
     backend = CONTRACTS["azure_openai_responses"](brain=Preamble())
     with pytest.raises(PluginFailure, match="unexpected keyword argument 'stop'"):
         list(backend.invoke_llm({**request(backend, [SYSTEM, USER], stop=["Observation"]), "model": "gpt-5.1-codex"}))
+
+
+def test_bedrock_mantle_sends_tools_and_replays_calls_by_call_id():
+    backend = CONTRACTS["bedrock_mantle"](brain=Preamble())
+    history = [SYSTEM, USER, assistant("", [call_dict("call_a")]), tool_result("call_a")]
+    list(backend.invoke_llm(request(backend, history, stop=["Observation"], params={"temperature": 0.3, "top_p": 0.9})))
+    body = backend.provider_requests[-1]
+    assert body["input"][0]["role"] == "system" and body["tools"][0]["strict"] is False
+    assert "stop" not in body and "top_p" not in body and body["temperature"] == 0.3
+    assert [item.get("type") for item in body["input"][2:]] == ["function_call", "function_call_output"]
+    assert backend.reasoning_dropped == ["call_a"]
