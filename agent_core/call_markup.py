@@ -1374,6 +1374,7 @@ _DROPPED: Final = (
     *_TOOL_OUTPUT_TOKENS,
     "<|tool_calls_section_end|>",
     "<|assistant_start|>",
+    "<|end_message|>",
 )
 """Gemma's turn opener, MiniMax-M3's tag token (``_MINIMAX_M3_TOKEN``), the tokens Command R7B
 (``<|START_RESPONSE|>``) and Command A
@@ -1385,7 +1386,8 @@ unwraps them), and the ``[/TOOL_CALLS]`` that closes a Mistral call list, also w
 open, after an answer (ai-dynamo/frontend-crates PR #60), DeepSeek's tool-output tokens
 (``_TOOL_OUTPUT_TOKENS``) and a Kimi-K2 section end with no section open (SGLang's ``kimik2``
 detector test strips it from the text), and Apertus 1.5's ``<|assistant_start|>`` (Ollama's
-``apertus1.5`` parser drops it): never text. Dropped from what the strategies read and show only; the assistant message goes
+``apertus1.5`` parser drops it), and the ``<|end_message|>`` that ends each of Inkling's messages
+(SGLang's ``inkling`` detector strips it with the other control tokens): never text. Dropped from what the strategies read and show only; the assistant message goes
 back to the model as its plugin sent it (``model_call.AssistantReply``)."""
 
 _CITATION_OPEN: Final = "<co>"
@@ -1670,14 +1672,21 @@ _RULES: Final = (
     _Rule(("<start_function_call>",), re.compile(r"<end_function_call>"), _read_gemma),
 )
 
+_INKLING_CALL_TOKENS: Final = ("<|message_model|>", "<|content_invoke_tool_json|>")
+"""Inkling's call message: ``<|message_model|>NAME<|content_invoke_tool_json|>{"name": NAME,
+"args": {...}}<|end_message|>`` (SGLang's ``inkling`` detector); the first call of a reply has no
+``<|message_model|>`` (the prompt opened it)."""
+
 MARKUP_OPENERS: Final = (
     *(opener for rule in _RULES if not rule.named for opener in rule.openers),
     "<|channel|>",
     _GLIMMER_MESSAGE,
     _ATEM_OPEN,
+    *_INKLING_CALL_TOKENS,
 )
 """The markers that open native call markup: text holding one is a call, read or not (Glimmer's
-``<|message|>`` and ATEM block only where a message of its stays unread: ``_rewrite_glimmer``; a
+``<|message|>`` and ATEM block only where a message of its stays unread: ``_rewrite_glimmer``;
+Inkling's call message tokens, whose calls ``text_calls._name_line`` reads; a
 ``named`` rule's marker left unread is text: it named no tool of the node, or stood where no
 call does)."""
 
@@ -2667,7 +2676,8 @@ def markup_start(text: str, quote: CodeQuote | None = None, before: str = "") ->
 
 _HELD_BY_START: Final = _by_start(_HELD_FROM)
 _QUOTABLE: Final = frozenset(
-    {*(opener for opener, _ in _OPENING), "<|channel|>", "<|start|>", _PYTHON_START, _GLIMMER_MESSAGE, _ATEM_OPEN}
+    {*(opener for opener, _ in _OPENING), "<|channel|>", "<|start|>", _PYTHON_START, _GLIMMER_MESSAGE, _ATEM_OPEN,
+     *_INKLING_CALL_TOKENS}
 )
 """Markers that are an example, not a call, inside a code span or block (``CodeQuote``): a
 family's own markup. ``<tool_call>`` and call fences are read wherever they stand."""

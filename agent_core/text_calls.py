@@ -570,13 +570,15 @@ def glued_name(word: str, tools: Mapping[str, PromptMessageTool | None]) -> tupl
 def _json_or_named(text: str) -> list[Call] | None:
     """The calls of a block that is JSON (``_json_calls``) or a name with a JSON object right after
     it or on the line below (``_NAME_LINE_CALL``; GLM-4.7's fallback forms, ml-explore/mlx-lm PR
-    #792, mrwogu/factory-droid-openai PR #36); None when the block is neither."""
+    #792, mrwogu/factory-droid-openai PR #36) or after a ``>`` (``_NAME_ANGLE_CALL``); None when
+    the block is neither."""
     if text[:1] in ("{", "["):
         return _json_calls(text)
-    named = _NAME_LINE_CALL.fullmatch(text)
+    named = _NAME_LINE_CALL.fullmatch(text) or _NAME_ANGLE_CALL.fullmatch(text)
     if named and isinstance(arguments := decode_json(named.group(2)), dict):
         return [(named.group(1), arguments)]
     return None
+
 
 
 def _json_calls(text: str) -> list[Call]:
@@ -1519,6 +1521,9 @@ arguments as one object (``search({"q": "x"})``, Mistral: openai/openai-agents-p
 
 
 _NAME_LINE_CALL = re.compile(rf"\s*(?:functions\.)?({BARE_NAME.pattern}?)(?::\d+)?[ \t]*(?:\r?\n\s*)?(\{{.*\}})\s*", re.S)
+_NAME_ANGLE_CALL = re.compile(rf"\s*({BARE_NAME.pattern}?)>[ \t]*+(\{{.*\}})\s*", re.S)
+"""GLM-5.3-Flash's JSON form in its ``<tool_call>``: the name, ``>``, then the arguments
+(``<tool_call>get_weather>{"city": "Beijing"}``: SGLang's ``glm53_flash`` detector)."""
 _CHATGLM3_CALL = re.compile(
     rf"\s*({BARE_NAME.pattern}?)[ \t]*+\r?\n[ \t]*+```[ \t]*+(?:python)?[ \t]*+\r?\n\s*+(tool_call\s*+\(.*\))\s*+```\s*+", re.S
 )
@@ -1546,6 +1551,81 @@ def _tool_request(body: str) -> tuple[str, str] | None:
     return (name, arguments) if arguments[:1] == "{" and arguments[-1:] == "}" else None
 
 
+INKLING_INVOKE: Final = "<|content_invoke_tool_json|>"
+_INKLING_MESSAGE: Final = "<|message_model|>"
+_INKLING_END: Final = "<|end_message|>"
+_INKLING_NAME_REVERSED = re.compile(r"[ \t]*+([\w.\-]{1,128})[ \t]*+")
+"""The header's tool name before Inkling's call token, read backwards from the token (matched at
+the start of the reversed text: a search forwards would try every blank of a run of them)."""
+_SPACE_RUN = re.compile(r"\s*+")
+
+
+def _inkling_calls(text: str, known: Mapping[str, PromptMessageTool | None]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    """Inkling's call messages ending the text: ``<|message_model|>NAME<|content_invoke_tool_json|>
+    {"name": NAME, "args": {...}}<|end_message|>``, one after another (SGLang's ``inkling``
+    detector; the first call of a reply has no ``<|message_model|>``: the prompt opened it). Read
+    only when every payload is that object naming its header's tool (SGLang drops a call whose
+    header and payload disagree; running either would be a guess) and every tool is known.
+    ``(calls, the text before the first)``, or ``([], text)``."""
+    if INKLING_INVOKE not in text:
+        return [], text
+    calls: list[Call] = []
+    first, at = None, 0
+    while (token := text.find(INKLING_INVOKE, at)) >= 0:
+        low = max(at, token - 160)
+        name = _INKLING_NAME_REVERSED.match(text[low:token][::-1])
+        if name is None or not BARE_NAME.fullmatch(header := name.group(1)[::-1]):
+            return [], text
+        start = token - name.end()
+        if text.endswith(_INKLING_MESSAGE, at, start):
+            start -= len(_INKLING_MESSAGE)
+        if first is None:
+            first = start
+        elif text[at:start].strip():
+            return [], text  # text between two calls: not this form
+        try:
+            value, at = json.JSONDecoder().raw_decode(text, _SPACE_RUN.match(text, token + len(INKLING_INVOKE)).end())
+        except (ValueError, RecursionError):
+            return [], text
+        if not isinstance(value, dict) or value.keys() != {"name", "args"} or value["name"] != header:
+            return [], text
+        if not isinstance(value["args"], dict):
+            return [], text
+        calls.append((header, value["args"]))
+        at = _SPACE_RUN.match(text, at).end()
+        if text.startswith(_INKLING_END, at):
+            at += len(_INKLING_END)
+    if first is None or text[at:].strip():
+        return [], text
+    found = _known_calls(calls, known)
+    return (found, text[:first].replace(_INKLING_END, "")) if found else ([], text)
+
+
+HCX_CALL_HEADER: Final = "-> tool/function_call"
+"""HyperCLOVAX-SEED-Think-14B's header of a message to the tool role: its calls follow on the next
+line as a JSON list (vLLM's ``hyperclovax_seed_think_14b`` tool parser)."""
+_HCX_HEADER = re.compile(r"[ \t]*+-> tool/function_call[ \t]*+\r?\n")
+
+
+def _hcx_calls(text: str, known: Mapping[str, PromptMessageTool | None]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    """HyperCLOVAX-SEED-Think-14B's calls: the whole text is ``-> tool/function_call`` on its line,
+    then a JSON list (or object) of call envelopes (``"arguments"`` or ``"parameters"``), special
+    tokens after it allowed (``<|im_end|>``). Only envelopes whose every name is a known tool;
+    vLLM reads the abbreviated ``-> tool/NAME`` above bare arguments as text, and so does this.
+    ``(calls, "")``, or ``([], text)``."""
+    head = _HCX_HEADER.match(text)
+    if head is None:
+        return [], text
+    try:
+        value, end = raw_decode_at(text, _SPACE_RUN.match(text, head.end()).end())
+    except (ValueError, RecursionError):
+        return [], text
+    if without_trailing_tokens(text[end:]) or not _is_envelope(value):
+        return [], text
+    calls = _known_calls(interpret(value, strict=True), known)
+    return (calls, "") if calls else ([], text)
+
+
 def _name_line(text: str, known: Mapping[str, PromptMessageTool | None]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
     """The whole content as a tool's name and its arguments as a JSON object, on the line below
     (GLM-4 and Qwen3 without a tool parser: zai-org/GLM-4#36, ml-explore/mlx-swift-lm#491) or
@@ -1553,7 +1633,9 @@ def _name_line(text: str, known: Mapping[str, PromptMessageTool | None]) -> tupl
     (``functions.search:0{"q": "x"}``), or as GLM's ``<arg_key>``/``<arg_value>`` pairs with
     its ``<tool_call>`` left out, or as ChatGLM3's ``tool_call(...)`` in a python fence below the
     name (``_CHATGLM3_CALL``). Only for a name that is one of the tools, as those parsers read
-    it. LM Studio's ``[NAME]\n{...}\n[END_TOOL_REQUEST]`` too (``_tool_request``)."""
+    it; never in a text with Inkling's call token (its payload is no arguments: ``_inkling_calls``). LM Studio's ``[NAME]\n{...}\n[END_TOOL_REQUEST]`` too (``_tool_request``)."""
+    if INKLING_INVOKE in text:  # Inkling's call messages, its payload no arguments: _inkling_calls
+        return [], text
     body = strip_noise(text)
     request = _tool_request(body.strip())
     if request is not None and request[0] in known:
@@ -2028,7 +2110,7 @@ def extract_calls_from_text(
     if not text or not known:
         return (), text
     for reader in (
-        _tool_call_blocks, _wrapped_json, _whole_json, _whole_code, _name_line, _action_blocks, _code_after_text,
+        _tool_call_blocks, _wrapped_json, _whole_json, _whole_code, _inkling_calls, _hcx_calls, _name_line, _action_blocks, _code_after_text,
         _json_after_text, _fenced_calls_after_text, _bare_gemma, _angleless_invokes,
     ):
         found, rest = reader(text, known)

@@ -40,6 +40,7 @@ from agent_core.text_calls import (
     CALL_HEAD_SPAN,
     FUNCTOOLS,
     HARMONY_RECIPIENT,
+    HCX_CALL_HEADER,
     M3_TOKEN,
     angleless_invoke_head,
     call_head,
@@ -57,10 +58,10 @@ from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
 
 _CALL_LIKE_STARTS = ("{", "[", "<", "`")
-_CALL_OPENERS: Final = (FUNCTOOLS, HARMONY_RECIPIENT)
+_CALL_OPENERS: Final = (FUNCTOOLS, HARMONY_RECIPIENT, HCX_CALL_HEADER)
 """Words that open a reply written as a call: Phi-4-mini's call list, a Harmony recipient whose
 special tokens the server left out (gpt-oss: ``to=functions.get_weather``, ggml-org/llama.cpp
-#15181)."""
+#15181), HyperCLOVAX-SEED-Think-14B's header of a tool message (``text_calls._hcx_calls``)."""
 _AFTER_NAME: Final = frozenset({":", "{", "(", "<"})
 """What follows a tool's name at the start of a reply that writes a call on one line (``<``:
 GLM's ``name<arg_key>``, also mangled, mrwogu/factory-droid-openai#36)."""

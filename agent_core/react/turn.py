@@ -25,6 +25,7 @@ from agent_core.model_call import AssistantReply, ModelChunk, note_usage
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn, parse_react
 from agent_core.run_state import RunState
 from agent_core.text_calls import (
+    INKLING_INVOKE,
     angleless_invoke_call,
     arguments_for,
     bare_gemma_call,
@@ -83,6 +84,9 @@ def _name_line_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int
     text = parsed.final_answer
     if parsed.actions or text is None:
         return ()
+    if INKLING_INVOKE in parsed.raw:  # Inkling's call messages, with the tokens the answer has lost
+        calls, _ = extract_calls_from_text(parsed.raw, registry.prompt_tools(), id_prefix=f"react-{round_index}-")
+        return calls
     if not name_line_call(text, registry.names()):
         tools = registry.prompt_tools_by_name()
         if code_list_after_text(parsed.raw, registry.names()):
@@ -105,12 +109,16 @@ def _unreadable_markup(parsed: ReactTurn, registry: ToolRegistry) -> bool:
     call wrapper (``<minimax:tool_call>`` with a typo inside) or ``<tool_call>``
     (``call_markup.markup_outside_quoted``; a JSON envelope is not markup: an answer may be JSON). A model means such markup as a
     call, so the reply is asked again (``prompts.TOOL_CALL_UNREADABLE_REACT``, as Function
-    Calling asks) rather than shown; Claude's ``<invoke name=`` only when a node tool is named; markup an answer shows in a code block, a code span or a
+    Calling asks) rather than shown; Claude's ``<invoke name=`` only when a node tool is named;
+    Inkling's ``<|content_invoke_tool_json|>`` in the raw reply (the answer has lost it) when no
+    backtick is there; markup an answer shows in a code block, a code span or a
     blockquote keeps it an answer."""
     text = parsed.final_answer
     if parsed.actions or not text or not text.strip():
         return False
     if markup_outside_quoted(text.replace(_BARE_INVOKE, "")):  # markup, not a JSON envelope (an answer may be JSON)
+        return True
+    if INKLING_INVOKE in parsed.raw and "`" not in parsed.raw:  # Inkling's call token, its call not read
         return True
     # the same text again only when it held <invoke name=: reading a long reply's code once costs
     return _BARE_INVOKE in text and any(name in text for name in registry.names()) and markup_outside_quoted(text)
