@@ -736,6 +736,7 @@ class _Collected:
     reasoning_ended_turn: bool = False  # a turn-end token came inside the reasoning
     unclosed: str = ""  # the text of the reasoning block the content ended inside ("" if none)
     closing: str | None = None  # the closing tag of the reasoning block the content ended inside
+    cut_markup: bool = False  # the output limit cut the reply inside a call's markup (never shown)
 
 
 def _read_ahead(
@@ -802,8 +803,9 @@ def _stream(
         if out := gate.feed(part.visible):
             yield out
     ended = markup.ended  # a turn-end token came (nothing follows it)
-    last = splitter.feed(markup.finish())
-    if splitter.holding and (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS:
+    cut = (got.finish_reason or "").lower() in LENGTH_FINISH_REASONS
+    last = _markup_end(markup, splitter, got, visible, cut)
+    if splitter.holding and cut:
         held = splitter.release(as_reasoning=True)  # cut before its </think>: all of it reasoning
         last = Split(last.visible + held.visible, last.reasoning + held.reasoning)
     tail = splitter.finish()
@@ -814,6 +816,19 @@ def _stream(
     if out := gate.feed(last.visible + tail.visible) + gate.finish():
         yield out
     got.text, got.reasoning = "".join(visible), clean_reasoning("".join(reasoning))
+
+
+def _markup_end(markup: CallMarkup, splitter: ThinkSplitter, got: _Collected, visible: list[str], cut: bool) -> Split:
+    """What the call ``markup`` reader held at the end of a reply, through the ``splitter``. A
+    call's markup the output limit ``cut`` before it closed is a cut call, never answer text: its
+    text goes to ``visible`` (the reply's text, read for calls, which a cut reply never runs), not
+    to the answer gate, and ``got.cut_markup`` says so (the reply is asked again)."""
+    got.cut_markup = cut and markup.holds_block
+    last = splitter.feed(markup.finish())
+    if not got.cut_markup:
+        return last
+    visible.append(last.visible)
+    return Split("", last.reasoning)
 
 
 def _stream_or_stop(
@@ -1047,7 +1062,8 @@ def read_function_calling_turn(
     # a line held only as it might open a call object (text_calls.call_head) that read as none is
     # the answer showing JSON (a tool's doc, a format example): as before such lines were held
     quoted = quoted or (gate.line_held and not cut and not holds_call_markup(gate.leak + gate.held))
-    if text.strip() and held and tools and holds_call_markup(held, names) and not quoted:
+    # cut inside a call's markup (got.cut_markup): asked again, shorter, the markup never shown
+    if got.cut_markup or (text.strip() and held and tools and holds_call_markup(held, names) and not quoted):
         if cut:  # a reply the output limit cut is never an answer
             return ModelTurn(thought=text, decision=ParseFailure(prompts.REPLY_CUT), **turn)
         return ModelTurn(thought=text, decision=_unreadable(text, gate, names), **turn)
