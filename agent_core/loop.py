@@ -372,9 +372,11 @@ class AgentLoop:
         registry = ToolRegistry(
             params.tools, provider_names=getattr(steps, "provider_tool_names", False), other_secrets=params.other_secrets
         )
-        self.state = RunState(params=params, registry=registry)
         self._secrets = registry.secret_forms()  # hidden in every line the run writes
         self._redact_prompt = prompt_redactor(self._secrets)
+        # memory redacted before it is trimmed: a shortened tool result keeps no piece of a secret
+        self.state = RunState(params=params, registry=registry,
+                              redact_memory=self._redact_prompt if self._secrets else None)
         self._tools = ToolRunner(
             strategy.session,
             self.state.registry,

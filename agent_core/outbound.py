@@ -24,8 +24,14 @@ from typing import Any
 
 from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.invoke_message import InvokeMessage
-from dify_plugin.entities.model.message import AssistantPromptMessage, PromptMessage, TextPromptMessageContent
+from dify_plugin.entities.model.message import (
+    AssistantPromptMessage,
+    PromptMessage,
+    PromptMessageContent,
+    TextPromptMessageContent,
+)
 
+from agent_core import prompts
 from agent_core.budget import in_pieces, pieces_of
 from agent_core.errors import AgentRunError
 from agent_core.fairness import give_way
@@ -257,13 +263,29 @@ class PieceRedactor:
         return [redacted, *[""] * (len(unit) - 1)]
 
 
+def _redacted_part(part: PromptMessageContent, secrets: Any) -> PromptMessageContent:
+    """A content part of a prompt message with ``secrets`` hidden: a text part's text redacted; a
+    file part (image, document, video, audio: a memory turn's, the query's) whose address, name
+    or type holds a secret replaced by a text part saying it was withheld
+    (``prompts.FILE_PART_WITHHELD``), as a tool's file or link is; its bytes (``base64_data``) are
+    not searched, as a file's bytes a tool sends are not. ``part`` itself when it holds none."""
+    if isinstance(part, TextPromptMessageContent):
+        text = secrets.redact(part.data)
+        return part if text == part.data else part.model_copy(update={"data": text})
+    fields = [getattr(part, name, "") for name in ("url", "filename", "mime_type", "format")]
+    if any(isinstance(value, str) and value and secrets.holds(value) for value in fields):
+        kind = getattr(getattr(part, "type", None), "value", None) or "file"
+        return TextPromptMessageContent(data=prompts.FILE_PART_WITHHELD.format(kind=kind))
+    return part
+
+
 def _redacted_prompt_message(message: PromptMessage, secrets: Any, call_id_of: Callable[[str], str],
                              by_piece: PieceRedactor | None = None) -> PromptMessage:
     """``message`` with every form of ``secrets`` hidden in its text (a text given in pieces,
     ``budget.in_pieces``, piece by piece with ``by_piece``, and noted in its redacted pieces),
     its name, its tool calls' names and arguments, and its tool calls' ids and the call id a
-    tool message answers replaced (``call_id_replacer``; images and documents left as they
-    are); the same object when it holds none."""
+    tool message answers replaced (``call_id_replacer``), a file part whose address or name
+    holds one withheld (``_redacted_part``); the same object when it holds none."""
     redact, update = secrets.redact, {}
     pieces = pieces_of(message) if by_piece is not None and isinstance(message.content, str) else None
     if pieces is not None:
@@ -275,12 +297,7 @@ def _redacted_prompt_message(message: PromptMessage, secrets: Any, call_id_of: C
     elif isinstance(message.content, str) and (text := redact(message.content)) != message.content:
         update["content"] = text
     elif isinstance(message.content, list):
-        parts = [
-            part.model_copy(update={"data": redact(part.data)})
-            if isinstance(part, TextPromptMessageContent) and redact(part.data) != part.data
-            else part
-            for part in message.content
-        ]
+        parts = [_redacted_part(part, secrets) for part in message.content]
         if any(new is not old for new, old in zip(parts, message.content, strict=True)):
             update["content"] = parts
     if isinstance(message.name, str) and (name := redact(message.name)) != message.name:

@@ -407,6 +407,7 @@ ANSWER_MISSING_FIELDS = "it lacks the required field(s) {names}."
 ANSWER_NOT_IN_SCHEMA = "The final answer does not follow the JSON schema asked for: {problem}"
 WITHHELD = "A result of the tool ({kind}) was not sent to the user: its address or name contains a secret value."
 WITHHELD_CONTENT = "The tool's file {what} was not sent to the user: its content contains a secret value."
+FILE_PART_WITHHELD = "[Attached {kind} not sent: its address or name contains a secret value]"
 CITATIONS_LEFT_OUT = (
     "The tool sent {count} citations; the first {kept} (the best ranked) were passed on to the user, "
     "the rest left out."

@@ -96,6 +96,11 @@ class RunState:
     functionary_seen: bool = False
     """A reply of this run held Functionary's recipient parts (``>>>all``, ``>>>NAME`` above a
     call): the model is Functionary, so a later reply's first line ``all`` is its recipient."""
+    redact_memory: Callable[[list[PromptMessage]], list[PromptMessage]] | None = field(
+        default=None, repr=False, compare=False)
+    """The run's prompt redactor (``outbound.prompt_redactor``), run on memory before it is split
+    into turns and trimmed: a secret the user typed in an earlier turn is hidden whole before a
+    long tool result is shortened, so the cut never leaves a piece of it (None: no secrets)."""
     rendered: dict = field(default_factory=dict, repr=False, compare=False)
     """Prompt renderers' memo: a finished round renders the same every time (keyed by what
     changes its rendering), so a long run does not rebuild every earlier round each round."""
@@ -227,7 +232,10 @@ class RunState:
 
     def _memory_turns(self) -> list[list[PromptMessage]]:
         if "memory" not in self.rendered:
-            self.rendered["memory"] = history_turns(memory_messages(self.params))
+            messages = memory_messages(self.params)
+            if self.redact_memory is not None:
+                messages = self.redact_memory(messages)
+            self.rendered["memory"] = history_turns(messages)
         return self.rendered["memory"]
 
     def file_blobs(self) -> dict[str, bytes]:
