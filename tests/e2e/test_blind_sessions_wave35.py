@@ -155,8 +155,9 @@ def together(jobs: dict) -> dict:
 
 def test_twenty_sessions_each_with_its_own_secret_tool_and_file_leak_nothing_to_each_other(plugin):
     """20 sessions at once, each with a vault of its own key that answers a record naming its
-    session, the key, and a file named after the session. Each session gets its own answer, its
-    own file and its own key hidden; its key went to its own tool only; no session's marker,
+    session, the key, a file named after the session and one named with the key. Each session
+    gets its own answer, its own file (the one named with its key withheld, the model told) and
+    its own key hidden; its key went to its own tool only; no session's marker,
     answer, file or key is in another session's lines; a neighbour streaming beside them is
     not held up."""
     sessions = {n: (f"S{n:02d}marker", new_secret(f"s{n:02d}")) for n in range(20)}
@@ -165,7 +166,8 @@ def test_twenty_sessions_each_with_its_own_secret_tool_and_file_leak_nothing_to_
         marker, secret = sessions[n]
         tool = vault(secret, [text_message(f"record of {marker}: key={secret} (base64 "
                                            f"{base64.b64encode(secret.encode()).decode()})"),
-                              blob(f"data of {marker}".encode(), f"{marker}.txt")])
+                              blob(f"data of {marker}".encode(), f"{marker}.txt"),
+                              blob(b"keyed", f"{marker}-{secret}.txt")])  # named with the key: withheld
         turns = [call("function_calling", "vault", "call_1", q=marker), {"text": f"Answer for {marker}."}]
         return ScriptedRun(plugin)(turns, query=f"query of {marker}", tools=[tool], timeout=90)
 
@@ -182,6 +184,7 @@ def test_twenty_sessions_each_with_its_own_secret_tool_and_file_leak_nothing_to_
         assert result.text == f"Answer for {marker}."
         (seen,) = observations(result.llm_requests[1])
         assert f"record of {marker}: key=[REDACTED]" in seen, seen[:300]
+        assert "not sent to the user" in seen, seen[-300:]
         assert [r["tool_parameters"]["api_key"] for r in result.tool_requests] == [secret]
         assert [f["meta"]["filename"] for f in result.files] == [f"{marker}.txt"]
         assert base64.b64decode(result.files[0]["blob"]) == f"data of {marker}".encode()
@@ -265,6 +268,35 @@ def test_hanging_silent_and_failing_sessions_do_not_hold_sixteen_others(plugin):
         assert took < 16, f"{kind}: {took:.1f} s"
     assert "Half an ans" in results["model fails"][0].text or "502" in (results["model fails"][0].error_text or "")
     assert results["tool raises"][0].text == "boom handled"
+
+
+def test_twelve_sessions_each_with_a_malformed_tool_holding_its_own_key(plugin):
+    """Each of 12 sessions has a tool declaration that does not validate, its ``runtime_parameters``
+    holding a key of the session's own, beside a good vault: the dropped tool is named in each
+    session's log, its key on stderr for none of them, and an answer that repeats the key is
+    hidden (the secrets of a dropped tool are the node's too)."""
+
+    class Unreadable(ScriptedTool):
+        def entity(self):
+            entity = super().entity()
+            entity["parameters"][0]["type"] = "not-a-type"
+            return entity
+
+    keys = {n: new_secret(f"x{n:02d}") for n in range(12)}
+
+    def one(n):
+        broken = Unreadable(name="broken", description="x",
+                            parameters=[ToolParam("q"), ToolParam("token", type="secret-input", form="form")],
+                            runtime_parameters={"token": keys[n]})
+        return ScriptedRun(plugin)([{"text": f"Session {n}: your token is {keys[n]}."}],
+                                   tools=[broken, vault(new_secret(f"v{n:02d}"), [text_message("v")])], timeout=60)
+
+    results = together({n: (lambda n=n: one(n)) for n in keys})
+    for n, result in results.items():
+        audit(plugin, result, list(keys.values()))
+        assert result.text == f"Session {n}: your token is [REDACTED]."
+        assert any(node.label == "TOOL DROPPED broken" for node in result.logs.values()), \
+            [node.label for node in result.logs.values()]
 
 
 def test_thirty_sessions_with_the_same_call_ids_get_their_own_results_in_order(plugin):
