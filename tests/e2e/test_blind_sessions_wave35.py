@@ -418,6 +418,59 @@ def test_a_memory_call_with_megabytes_of_arguments_and_a_megabyte_id(run, plugin
         assert ids == answered
 
 
+def test_sessions_redacting_memory_of_megabytes_do_not_starve_a_streaming_neighbour(plugin):
+    """Three sessions start together, each with a memory of three messages of a megabyte that
+    hold its key and 3,000 later turns that repeat it: each answers with its key hidden, and a neighbour
+    streaming all along is not held up while their memory is read, redacted and trimmed."""
+    keys = [new_secret(f"n{n}") for n in range(3)]
+
+    def one(n):
+        key = keys[n]
+        history = [m for t in range(3) for m in ({"role": "user", "content": "b" * MB + key},
+                                                 {"role": "assistant", "content": "ok"})]
+        history += [m for t in range(3_000) for m in ({"role": "user", "content": f"turn {t} with {key}"},
+                                                      {"role": "assistant", "content": f"noted {t}"})]
+        return ScriptedRun(plugin)([{"text": f"S{n} done"}], tools=[vault(key, [text_message("v")])],
+                                   history=history, model={"context_size": 1_000_000}, timeout=120)
+
+    def neighbour():
+        time.sleep(0.2)
+        light = ScriptedRun(plugin)
+        light.backend = Paced(ScriptedBackend([{"text": "w " * 300, "split": 2}]), 0.02)
+        return run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin, timeout=120)
+
+    results = together({**{n: (lambda n=n: one(n)) for n in range(3)}, "light": neighbour})
+    for n in range(3):
+        audit(plugin, results[n], keys)
+        assert results[n].text == f"S{n} done"
+        assert "turn 2999 with [REDACTED]" in prompt_text(results[n].llm_requests[0])
+    audit(plugin, results["light"], keys)
+    assert results["light"].text == "w " * 300
+    assert worst_gap(results["light"]) < 1.5
+
+
+def test_a_memory_image_sent_inline_as_megabytes_of_base64(run, plugin):
+    """An earlier turn's image came inline (4.5 MB of base64, no address), with a tool result
+    holding another image whose address holds the key: the request fits one line, the key is in
+    none, and the run answers."""
+    key = new_secret("j")
+    image = {"type": "image", "data": "", "url": "", "format": "png", "mime_type": "image/png",
+             "base64_data": base64.b64encode(b"\x89PNG" + b"\x00" * 3_400_000).decode(), "detail": "low"}
+    history = [{"role": "user", "content": [{"type": "text", "data": "this one"}, image]},
+               {"role": "assistant", "content": "", "tool_calls": [{"id": "h1", "type": "function", "function": {
+                   "name": "vault", "arguments": '{"q": "x"}'}}]},
+               {"role": "tool", "tool_call_id": "h1", "name": "vault", "content": [
+                   {"type": "text", "data": "chart"},
+                   {"type": "image", "data": "", "url": f"https://c.example.com/p.png?k={key}", "format": "png",
+                    "mime_type": "image/png", "base64_data": "", "detail": "low"}]},
+               {"role": "assistant", "content": "Seen."}]
+    result = run([{"text": "Done."}], tools=[vault(key, [text_message("v")])], history=history, timeout=90,
+                 model={"features": ["tool-call", "multi-tool-call", "stream-tool-call", "vision"]})
+    audit(plugin, result, [key])
+    assert result.text == "Done."
+    assert len(json.dumps(result.llm_requests[0], ensure_ascii=False).encode()) < LINE_MAX
+
+
 def mixed_history(turns: int, key: str) -> list[dict]:
     """``turns`` turns of a long chat: questions, calls with their results, reasoning blocks, an
     image now and then, and the key the user typed once near the start."""
