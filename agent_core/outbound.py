@@ -263,15 +263,32 @@ class PieceRedactor:
         return [redacted, *[""] * (len(unit) - 1)]
 
 
-def _redacted_part(part: PromptMessageContent, secrets: Any) -> PromptMessageContent:
-    """A content part of a prompt message with ``secrets`` hidden: a text part's text redacted; a
-    file part (image, document, video, audio: a memory turn's, the query's) whose address, name
-    or type holds a secret replaced by a text part saying it was withheld
+def _redacted_parts(content: list[PromptMessageContent], secrets: Any) -> list[PromptMessageContent]:
+    """The content parts of a prompt message with ``secrets`` hidden: the text parts' texts
+    redacted as one text (``PieceRedactor``: a key split over two parts, as a client that sends a
+    part a line may, is found as the model reads it, the parts joined; a part left empty by it is
+    dropped, as providers refuse blank text parts), each file part as ``_redacted_file``. The
+    parts themselves where nothing is hidden; fewer parts only when one was emptied."""
+    at = [n for n, part in enumerate(content) if isinstance(part, TextPromptMessageContent)]
+    parts = [_redacted_file(part, secrets) for part in content]
+    texts = PieceRedactor(secrets)([content[n].data for n in at]) if at else []
+    emptied = set()
+    for n, text in zip(at, texts, strict=True):
+        if text != content[n].data:
+            parts[n] = content[n].model_copy(update={"data": text})
+            if not text:
+                emptied.add(n)
+    return [part for n, part in enumerate(parts) if n not in emptied]
+
+
+def _redacted_file(part: PromptMessageContent, secrets: Any) -> PromptMessageContent:
+    """A file part (image, document, video, audio: a memory turn's, the query's) whose address,
+    name or type holds a secret replaced by a text part saying it was withheld
     (``prompts.FILE_PART_WITHHELD``), as a tool's file or link is; its bytes (``base64_data``) are
-    not searched, as a file's bytes a tool sends are not. ``part`` itself when it holds none."""
+    not searched, as a file's bytes a tool sends are not. ``part`` itself otherwise (a text part
+    too)."""
     if isinstance(part, TextPromptMessageContent):
-        text = secrets.redact(part.data)
-        return part if text == part.data else part.model_copy(update={"data": text})
+        return part
     fields = [getattr(part, name, "") for name in ("url", "filename", "mime_type", "format")]
     if any(isinstance(value, str) and value and secrets.holds(value) for value in fields):
         kind = getattr(getattr(part, "type", None), "value", None) or "file"
@@ -285,7 +302,7 @@ def _redacted_prompt_message(message: PromptMessage, secrets: Any, call_id_of: C
     ``budget.in_pieces``, piece by piece with ``by_piece``, and noted in its redacted pieces),
     its name, its tool calls' names and arguments, and its tool calls' ids and the call id a
     tool message answers replaced (``call_id_replacer``), a file part whose address or name
-    holds one withheld (``_redacted_part``); the same object when it holds none."""
+    holds one withheld (``_redacted_parts``); the same object when it holds none."""
     redact, update = secrets.redact, {}
     pieces = pieces_of(message) if by_piece is not None and isinstance(message.content, str) else None
     if pieces is not None:
@@ -297,8 +314,9 @@ def _redacted_prompt_message(message: PromptMessage, secrets: Any, call_id_of: C
     elif isinstance(message.content, str) and (text := redact(message.content)) != message.content:
         update["content"] = text
     elif isinstance(message.content, list):
-        parts = [_redacted_part(part, secrets) for part in message.content]
-        if any(new is not old for new, old in zip(parts, message.content, strict=True)):
+        parts = _redacted_parts(message.content, secrets)
+        if len(parts) != len(message.content) or any(
+                new is not old for new, old in zip(parts, message.content, strict=True)):
             update["content"] = parts
     if isinstance(message.name, str) and (name := redact(message.name)) != message.name:
         update["name"] = name

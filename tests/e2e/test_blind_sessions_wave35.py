@@ -517,14 +517,20 @@ def test_three_thousand_turns_of_calls_reasoning_images_and_a_typed_key(run, plu
 
 def test_a_memory_message_of_ten_thousand_text_parts(run, plugin):
     """A message given as 10,000 text parts (a client that sends one part a line) with the key in
-    one of them: read, hidden, and answered."""
+    one of them and split over two others (the model reads the parts as one text): read, hidden
+    both times, and answered."""
     key = new_secret("p")
-    parts = [{"type": "text", "data": f"line {n}\n" if n != 5_000 else f"key {key}\n"} for n in range(10_000)]
+    parts = [{"type": "text", "data": f"line {n}\n"} for n in range(10_000)]
+    parts[5_000] = {"type": "text", "data": f"key {key}\n"}
+    parts[7_000], parts[7_001] = {"type": "text", "data": f"again {key[:9]}"}, {"type": "text", "data": key[9:]}
     history = [{"role": "user", "content": parts}, {"role": "assistant", "content": "ok"}]
     result = run([{"text": "Done."}], tools=[vault(key, [text_message("v")])], history=history, timeout=60)
     audit(plugin, result, [key])
     assert result.text == "Done."
     assert "line 9999" in prompt_text(result.llm_requests[0])
+    (read,) = [text_of(m["content"]) for m in result.llm_requests[0]["prompt_messages"]
+               if m["role"] == "user" and "line 9999" in text_of(m["content"])]
+    assert core(key) not in read and "again [REDACTED]" in read
 
 
 # --- (c) files ---------------------------------------------------------------------------------------------

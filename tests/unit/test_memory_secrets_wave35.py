@@ -86,3 +86,19 @@ def test_a_file_part_without_a_secret_leaves_the_message_the_same_object():
                                       mime_type="image/png")
     message = UserPromptMessage(content=[TextPromptMessageContent(data="see"), image])
     assert redacted_prompt([message], FORMS)[0] is message
+
+
+def test_a_key_split_over_two_text_parts_of_one_message_is_hidden_as_the_model_reads_it():
+    """A client that sends a part a line may split a key over two parts; the provider joins them,
+    so they are redacted joined, and the part left empty is dropped."""
+    message = UserPromptMessage(content=[TextPromptMessageContent(data=f"my key {SECRET[:9]}"),
+                                         TextPromptMessageContent(data=f"{SECRET[9:]} ok"),
+                                         TextPromptMessageContent(data="next line")])
+    (out,) = redacted_prompt([message], FORMS)
+    assert "".join(part.data for part in out.content) == "my key [REDACTED] oknext line"
+    assert all(part.data for part in out.content)
+
+
+def test_many_text_parts_without_a_key_are_the_same_message():
+    message = UserPromptMessage(content=[TextPromptMessageContent(data=f"line {n}\n") for n in range(10_000)])
+    assert redacted_prompt([message], FORMS)[0] is message
