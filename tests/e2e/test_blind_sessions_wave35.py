@@ -560,6 +560,22 @@ def test_a_query_file_whose_megabyte_address_ends_in_the_key(run, plugin):
     assert result.text == "Done."
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_query_image_at_a_signed_address_holding_the_key_for_a_vision_model(run, plugin, strategy):
+    """The image of this turn is at a public address signed with the key: a vision model is not
+    sent the address (it is withheld, the model told), the other image is sent, the run answers."""
+    key = new_secret("q")
+    files = [{"url": f"https://img.example.com/a.png?sig={key}", "mime_type": "image/png", "filename": "a.png",
+              "type": "image"},
+             {"url": "https://img.example.com/b.png", "mime_type": "image/png", "filename": "b.png", "type": "image"}]
+    result = run([answer_turn(strategy, "Done.")], files=files, tools=[vault(key, [text_message("v")])],
+                 strategy=strategy, timeout=60,
+                 model={"features": ["tool-call", "multi-tool-call", "stream-tool-call", "vision"]})
+    audit(plugin, result, [key])
+    assert result.text == "Done."
+    assert "https://img.example.com/b.png" in prompt_text(result.llm_requests[0])
+
+
 @pytest.mark.parametrize("size", [3_900_000, 4 * MB])
 def test_a_tool_blob_of_four_megabytes_reaches_the_chat(run, plugin, size):
     """A tool's file of about 4 MB (its base64 alone is over or near the daemon's line) reaches
