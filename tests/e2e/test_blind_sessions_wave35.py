@@ -471,6 +471,21 @@ def test_a_memory_image_sent_inline_as_megabytes_of_base64(run, plugin):
     assert len(json.dumps(result.llm_requests[0], ensure_ascii=False).encode()) < LINE_MAX
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_memory_answer_after_six_megabytes_of_reasoning_is_kept_without_it(run, plugin, strategy):
+    """An earlier answer came after 6 MB of reasoning in a ``<think>`` block: memory keeps the
+    answer (the key in it hidden) and drops the reasoning, rather than the whole turn as too
+    large."""
+    key = new_secret("r")
+    history = [{"role": "user", "content": "hi"},
+               {"role": "assistant", "content": "<think>" + "r" * (6 * MB) + "</think>answer with " + key}]
+    result = run([answer_turn(strategy, "Done.")], tools=[vault(key, [text_message("v")])], history=history,
+                 strategy=strategy, timeout=90)
+    audit(plugin, result, [key])
+    assert "answer with [REDACTED]" in prompt_text(result.llm_requests[0])
+    assert "rrrrrrrr" not in prompt_text(result.llm_requests[0])
+
+
 def mixed_history(turns: int, key: str) -> list[dict]:
     """``turns`` turns of a long chat: questions, calls with their results, reasoning blocks, an
     image now and then, and the key the user typed once near the start."""
@@ -632,6 +647,23 @@ def test_a_tools_secret_rides_only_in_its_own_request_and_no_other_tools(run, pl
     by_tool = {r["tool"] if "tool" in r else r.get("tool_name"): r for r in result.tool_requests}
     assert key not in json.dumps(by_tool["echo"])
     assert by_tool["vault"]["tool_parameters"] == {"q": "one", "api_key": key}
+
+
+def test_a_value_set_in_the_node_that_makes_the_tool_request_too_large_is_not_sent(run, plugin):
+    """A tool's form parameter set in the node to 6 MB: the backwards tool request would be over
+    the line, so the call is not sent (the daemon would kill the plugin) and the model is told
+    why; the run answers. At 2 MB the call runs."""
+    def tool(size):
+        return ScriptedTool(name="tmpl", description="t", parameters=[ToolParam("q"), ToolParam("template", form="form")],
+                            runtime_parameters={"template": "x" * size}, responses=[text_message("ran")])
+
+    for size, runs in ((6 * MB, 0), (2 * MB, 1)):
+        result = run([call("function_calling", "tmpl", q="a"), {"text": "Done."}], tools=[tool(size)], timeout=90)
+        audit(plugin, result)
+        assert result.text == "Done."
+        assert len(result.tool_requests) == runs
+        (seen,) = observations(result.llm_requests[1])
+        assert seen == "ran" if runs else "was not run" in seen and "tmpl" in seen, seen
 
 
 @pytest.mark.parametrize("arguments", ["a" * 4_900_000, "\x01" * 820_000], ids=["4.9 MB", "escapes"])
