@@ -409,13 +409,17 @@ def _stray_id_fragment(last: _Slot, delta: ToolCallDelta, *, new_index: bool) ->
     (NousResearch/hermes-agent#8259). A blank fragment (``" "``, a tokenizer's space between
     ``:`` and a value) under a later id, nameless or naming the last call's tool again, continues
     the last call's started arguments (it was a call of its own, which split the call in two and
-    ran neither).
+    ran neither). So does a delta that brings nothing but a later id (no name, arguments ``""``):
+    LMDeploy stamps a fresh id on every fragment, empty ones too (InternLM/lmdeploy#3412), and
+    through the SDK base such an empty entry stood between the call and its last piece, which was
+    then told it had lost its beginning.
     """
     if not delta.id or not last.name or last.is_complete():
         return False
     if _is_empty(delta.arguments):
         same = not delta.name or delta.name == last.name  # the name again: the SDK base's shape
-        return bool(delta.arguments) and same and not new_index and bool(last.raw_text().strip())
+        carries = bool(delta.arguments) or not delta.name  # a blank piece, or nothing but an id
+        return carries and same and not new_index and bool(last.raw_text().strip())
     if _own_call(last, delta) and (new_index or not _head_arguments(last, delta)):
         return False
     if not delta.name:
