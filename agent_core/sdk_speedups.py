@@ -57,7 +57,7 @@ after it, in order).
 **Other transports.** Remote debugging's TCP reader (``read_tcp_lines_safely``) and the serverless
 ``/invoke`` handler (``run_serverless_requests_once``) get the stdio reader's guards where their
 shape allows: a session's request is run once, an unreadable line is named without its text, a
-long line is joined once, and a lost TCP connection neither leaves the runs' calls waiting nor
+long line is joined once, a large line is parsed aside on TCP as on stdio, and a lost TCP connection neither leaves the runs' calls waiting nor
 spins (docs/architecture.md, "Transports").
 """
 
@@ -658,14 +658,15 @@ def _stream_of(reader: Any, line: bytes, writer: Any = None) -> Any:
     return stream
 
 
-def _read_aside(reader: Any, aside: dict[str, deque[Any]], session: str, line: bytes) -> None:
+def _read_aside(reader: Any, aside: dict[str, deque[Any]], session: str, line: bytes, writer: Any = None) -> None:
     """Parse ``line`` of ``session`` (giving way as ``json_pieces`` reads it) and hand it to the
     reader's filters, then the lines of that session that came meanwhile, in order (parsed ones,
-    or large ones still to parse); the session is then no longer read aside."""
+    or large ones still to parse); the session is then no longer read aside. ``writer``: as for
+    ``_stream_of``."""
     item: Any = line
     while True:
         try:
-            stream = _stream_of(reader, item) if isinstance(item, bytes) else item
+            stream = _stream_of(reader, item, writer) if isinstance(item, bytes) else item
             if stream is not None:
                 reader._process_line(stream)
         except Exception:  # as the SDK's event loop: one line's failure does not stop the others
@@ -696,28 +697,40 @@ def read_stream_aside(self: Any) -> Any:
         buffer = BytesIO()
         if remaining:
             buffer.write(remaining)
-        for raw_line in lines[:-1]:
-            line = raw_line.strip()
-            if not line:
-                continue
-            large = len(line) >= LARGE_LINE_BYTES
-            session = outer_session(line) if large else None
-            if session is not None:
-                if session in aside:
-                    aside[session].append(line)
-                else:
-                    aside[session] = deque()
-                    gevent.spawn(_read_aside, self, aside, session, line)
-                continue
-            while large and aside:  # whose it is is known once parsed: after the lines read aside
-                gevent.sleep(_ASIDE_POLL)
-            stream = _stream_of(self, line)
-            if stream is None:
-                continue
-            if stream.session_id in aside:  # after that session's line still being read
-                aside[stream.session_id].append(stream)
+        yield from streams_read_aside(self, aside, lines[:-1])
+
+
+def streams_read_aside(reader: Any, aside: dict[str, deque[Any]], lines: list[bytes], writer: Any = None) -> Any:
+    """The ``PluginInStream``s of ``lines`` (raw lines of the daemon, without their ``\\n``) to hand
+    on now, in order; a stripped line of ``LARGE_LINE_BYTES`` or more whose session shows in its
+    first or last member (``outer_session``) is parsed in a greenlet of its own and handed on from
+    there, and so are the later lines of its session until that greenlet has handed them all
+    on (``aside``: session -> its lines waiting, kept by the caller across calls). A large line whose
+    session cannot be told waits for the lines read aside first. ``writer``: as for
+    ``_stream_of``. Shared by the stdio reader (``read_stream_aside``) and remote debugging's
+    (``read_tcp_stream``)."""
+    for raw_line in lines:
+        line = raw_line.strip()
+        if not line:
+            continue
+        large = len(line) >= LARGE_LINE_BYTES
+        session = outer_session(line) if large else None
+        if session is not None:
+            if session in aside:
+                aside[session].append(line)
             else:
-                yield stream
+                aside[session] = deque()
+                gevent.spawn(_read_aside, reader, aside, session, line, writer)
+            continue
+        while large and aside:  # whose it is is known once parsed: after the lines read aside
+            gevent.sleep(_ASIDE_POLL)
+        stream = _stream_of(reader, line, writer)
+        if stream is None:
+            continue
+        if stream.session_id in aside:  # after that session's line still being read
+            aside[stream.session_id].append(stream)
+        else:
+            yield stream
 
 
 _ASIDE_POLL = 0.001
@@ -788,6 +801,7 @@ def read_tcp_stream(self: Any) -> Any:
     """``TCPReaderWriter._read_stream`` (dify_plugin 0.10.2 ``core/server/tcp/request_reader.py``)
     reading the same lines, with what the stdio reader does (see ``read_tcp_lines_safely``)."""
     pending: list[bytes] = []
+    aside: dict[str, deque[Any]] = {}
     while self.alive:
         try:
             data = self._read_data()
@@ -796,6 +810,7 @@ def read_tcp_stream(self: Any) -> Any:
                            self.host, self.port, type(error).__name__)
             self.alive = False
             pending.clear()
+            aside = {}  # the lines read aside go on with the old connection's sessions, which are gone
             gevent.sleep(self.reconnect_timeout)
             try:
                 self._launch()
@@ -804,17 +819,11 @@ def read_tcp_stream(self: Any) -> Any:
             continue
         if not data:
             continue
-        for raw_line in line_pieces(pending, data):
-            line = raw_line.strip()
-            if not line:
-                continue
+        for line in line_pieces(pending, data):
             try:
-                stream = _stream_of(self, line, self)
+                yield from streams_read_aside(self, aside, [line], self)
             except Exception as error:  # the error event could not be written: the connection went
                 logger.warning(UNREADABLE_LINE.format(size=len(line), reason=_reason(error)))
-                continue
-            if stream is not None:
-                yield stream
 
 
 def leave_when_the_daemon_is_gone(host: str, port: int) -> None:
@@ -832,7 +841,10 @@ def read_tcp_lines_safely() -> bool:
     reader does: a session's request read again is not run twice (``FirstRequests``, with the same
     session-less error event); a line it cannot read is answered with that event and logged by its
     size and why, never whole (the SDK logged the line itself: megabytes, with any secret in it, on
-    stderr); a long line is joined once (``line_pieces``); and when the connection is lost (found
+    stderr); a long line is joined once (``line_pieces``); a line of ``LARGE_LINE_BYTES`` or more is
+    parsed in a greenlet of its own (``streams_read_aside``, as on stdio: the daemon sends every
+    session's lines on the one connection, and a tool's JSON message of 5 MB parsed in turn held a
+    session streaming beside it 240-310 ms); and when the connection is lost (found
     by the reader or by a failed write: ``launch_noting_a_lost_connection``), the runs' waiting
     backwards calls fail at their next poll (``waiting.connection_lost``: the daemon's new runtime
     knows none of their sessions) and, if the reader cannot connect again, the plugin exits
