@@ -886,18 +886,28 @@ DUPLICATE_STATUS = 409
 """The HTTP status of a serverless ``/invoke`` refused as a session's second request (Conflict: the
 daemon reads any status but 2xx as the session's error, and retries only a 502)."""
 
+ERROR_BODY_BYTES = 4096
+"""Bytes of a refused ``/invoke``'s body the daemon reads for its ``errorType`` (dify-plugin-daemon
+``serverless_runtime``): a longer body is shown as the bare HTTP status."""
 
-def first_request_or_refusal(data: Any) -> tuple[str, int] | None:
+
+def first_request_or_refusal(data: Any) -> tuple[dict[str, str], int] | None:
     """For the body of a serverless ``/invoke`` (the daemon's request line, parsed): ``None`` to run
-    it, or the answer ``(text, DUPLICATE_STATUS)`` for a request of a session that had one
-    (``FirstRequests``). Anything that is not a request with a session id as a string is ``None``: the
-    SDK's handler answers it as before."""
+    it, or the answer ``(body, DUPLICATE_STATUS)`` for a request of a session that had one
+    (``FirstRequests``). ``body`` is ``{"errorType": why, "message": why}``: the daemon shows a refused
+    invocation as "Plugin runtime request failed: " and the ``errorType`` of a JSON body of at most
+    ``ERROR_BODY_BYTES`` (else the bare status), so the user reads why (a session id too long for that
+    is cut). Anything that is not a request with a session id as a string is ``None``: the SDK's
+    handler answers it as before."""
     if not isinstance(data, dict) or data.get("event") != "request":
         return None
     session = data.get("session_id")
     if not isinstance(session, str) or _FIRST_REQUESTS.first(session):
         return None
-    return DUPLICATE_REQUEST.format(session=session), DUPLICATE_STATUS
+    if len(session) > 100:
+        session = session[:100] + "..."
+    why = DUPLICATE_REQUEST.format(session=session)
+    return {"errorType": why, "message": why}, DUPLICATE_STATUS
 
 
 def run_serverless_requests_once() -> bool:

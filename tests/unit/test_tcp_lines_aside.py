@@ -95,3 +95,15 @@ def test_lines_cut_anywhere_by_the_socket_are_handed_on_whole(monkeypatch, cut):
     reader, handed, errors = _reader([text[start:start + cut] for start in range(0, len(text), cut)])
     _read_for(reader, 0.5 if cut > 1 else 2.0)
     assert sorted(handed) == [("A", 1), ("A", 2), ("B", 1)] and not errors
+
+
+def test_a_refused_serverless_request_says_why_in_what_the_daemon_shows(monkeypatch):
+    """The daemon shows a refused ``/invoke`` as "Plugin runtime request failed: " and the
+    ``errorType`` of a JSON body of at most 4 KiB, else only the status ("409 Conflict")."""
+    monkeypatch.setattr(sdk_speedups, "_FIRST_REQUESTS", sdk_speedups.FirstRequests())
+    for session in ("5f0c-uuid", "é" * 50_000):
+        request = {"event": "request", "session_id": session, "data": {}}
+        assert sdk_speedups.first_request_or_refusal(request) is None
+        body, status = sdk_speedups.first_request_or_refusal(request)
+        assert status == 409 and "second request" in body["errorType"] and session[:20] in body["errorType"]
+        assert len(json.dumps(body).encode()) <= sdk_speedups.ERROR_BODY_BYTES

@@ -32,8 +32,8 @@ def test_a_sessions_second_request_is_refused_and_anything_else_passes(monkeypat
     monkeypatch.setattr(sdk_speedups, "_FIRST_REQUESTS", FirstRequests())
     request = {"event": "request", "session_id": "s1", "data": {}}
     assert first_request_or_refusal(request) is None
-    text, status = first_request_or_refusal(request)
-    assert status == DUPLICATE_STATUS == 409 and "s1" in text and "not run" in text
+    body, status = first_request_or_refusal(request)
+    assert status == DUPLICATE_STATUS == 409 and "s1" in body["errorType"] and "not run" in body["errorType"]
     assert first_request_or_refusal({**request, "session_id": "s2"}) is None
     for other in (None, [], {"event": "request"}, {"event": "request", "session_id": 5}, {"session_id": "s1"}):
         assert first_request_or_refusal(other) is None
