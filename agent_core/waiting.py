@@ -6,6 +6,7 @@ from typing import Any
 
 from gevent import getcurrent
 from gevent.hub import get_hub
+from pydantic import ValidationError
 
 END = object()
 """What ``next_within`` returns at the end of the stream."""
@@ -226,16 +227,39 @@ def daemon_events(lines: Iterator[Any], session: Any) -> Iterator[Mapping[str, A
     connection = _CONNECTIONS_LOST[0]
     silent_seconds = 0
     limit = session.max_invocation_timeout if session else SILENCE_LIMIT_WITHOUT_SESSION
-    for line in lines:
-        if line is None:
-            if _INPUT_ENDED:
-                raise ConnectionError(INPUT_CLOSED)
-            if _CONNECTIONS_LOST[0] != connection:
-                raise ConnectionError(CONNECTION_LOST)
-            silent_seconds += 1
-            if silent_seconds >= limit:
-                raise Exception(f"invocation exited without response after {limit} seconds")
-            continue
-        silent_seconds = 0
-        data = line.data
-        yield data if type(data) is dict or isinstance(data, Mapping) else {}  # a dict: no abc check (a Python call)
+    try:
+        for line in lines:
+            if line is None:
+                if _INPUT_ENDED:
+                    raise ConnectionError(INPUT_CLOSED)
+                if _CONNECTIONS_LOST[0] != connection:
+                    raise ConnectionError(CONNECTION_LOST)
+                silent_seconds += 1
+                if silent_seconds >= limit:
+                    raise Exception(f"invocation exited without response after {limit} seconds")
+                continue
+            silent_seconds = 0
+            data = line.data
+            yield data if type(data) is dict or isinstance(data, Mapping) else {}  # a dict: no abc check
+    except ValidationError as error:
+        raise ConnectionError(unreadable_reply(error)) from None
+
+
+UNREADABLE_REPLY = (
+    "the daemon answered this call with a line that is not a session message ({size:,} bytes: {reason}); "
+    "a serverless daemon answers so when it no longer knows the session (restarted, or the session "
+    "ended). The line is not shown: it may hold a tool's data"
+)
+
+
+def unreadable_reply(error: ValidationError) -> str:
+    """Why a backwards call's reply line could not be read (``UNREADABLE_REPLY``: its size and
+    pydantic's reasons, never its text, which pydantic's own message quotes and a traceback would
+    carry to the daemon). The serverless reader (dify_plugin 0.10.2 ``core/runtime.py``,
+    ``_http_backwards_invoke``) parses the daemon's HTTP reply without looking at its status: a
+    refusal such as ``400 session not found`` reached the user as "Invalid JSON: expected value at
+    line 1 column 1" with the refusal's text in the traceback."""
+    problems = error.errors(include_url=False)
+    size = max((len(item["input"]) for item in problems if isinstance(item.get("input"), str | bytes)), default=0)
+    reason = "; ".join(str(item.get("msg", "")) for item in problems[:3])[:300]
+    return UNREADABLE_REPLY.format(size=size, reason=reason)

@@ -107,3 +107,24 @@ def test_a_refused_serverless_request_says_why_in_what_the_daemon_shows(monkeypa
         body, status = sdk_speedups.first_request_or_refusal(request)
         assert status == 409 and "second request" in body["errorType"] and session[:20] in body["errorType"]
         assert len(json.dumps(body).encode()) <= sdk_speedups.ERROR_BODY_BYTES
+
+
+def test_a_reply_line_that_is_not_json_is_named_by_size_and_reason_only():
+    """The serverless reader parses the daemon's HTTP reply whatever its status: a refusal (``400
+    session not found``) or any line that is not JSON reached the user as "Invalid JSON" with the
+    line quoted in the traceback. It now says what happened and never quotes the line."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from agent_core import waiting
+
+    def lines():
+        yield None
+        TypeAdapter(dict[str, Any]).validate_json(b"session not found W35-canary")
+        yield None
+
+    with pytest.raises(ConnectionError) as caught:
+        list(waiting.daemon_events(lines(), None))
+    text = str(caught.value)
+    assert "not a session message" in text and "28 bytes" in text and "Invalid JSON" in text
+    assert "canary" not in text and caught.value.__cause__ is None and caught.value.__suppress_context__
+    assert isinstance(caught.value.__context__, ValidationError)  # kept for Python, not shown: suppressed
