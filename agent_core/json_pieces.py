@@ -249,14 +249,9 @@ class _Reader:
             else:
                 items.extend(run[0])
                 index = run[1]
-            give_way()
-            index = self.skip(index)
-            mark = self.text[index : index + 1]
-            if mark == "]":
-                return items, index + 1
-            if mark != ",":
-                raise ValueError(f"expected ',' or ']' at {index}")
-            index = self.skip(index + 1)
+            closed, index = self._after_item(index, "]")
+            if closed:
+                return items, index
 
     def _object(self, index: int) -> tuple[dict[str, Any], int]:
         members: dict[str, Any] = {}
@@ -276,14 +271,22 @@ class _Reader:
                 if self.text[index : index + 1] != ":":
                     raise ValueError(f"expected ':' at {index}")
                 members[key], index = self.value(self.skip(index + 1))
-            give_way()
-            index = self.skip(index)
-            mark = self.text[index : index + 1]
-            if mark == "}":
-                return members, index + 1
-            if mark != ",":
-                raise ValueError(f"expected ',' or '}}' at {index}")
-            index = self.skip(index + 1)
+            closed, index = self._after_item(index, "}")
+            if closed:
+                return members, index
+
+    def _after_item(self, index: int, close: str) -> tuple[bool, int]:
+        """After an item of an array (``close`` "]") or a member of an object (``close`` "}"),
+        read from ``index``, with ``give_way()`` first: ``(True, index past the closing mark)``
+        or ``(False, index of the next item)``. Raises ``ValueError`` on any other mark."""
+        give_way()
+        index = self.skip(index)
+        mark = self.text[index : index + 1]
+        if mark == close:
+            return True, index + 1
+        if mark != ",":
+            raise ValueError(f"expected ',' or '{close}' at {index}")
+        return False, self.skip(index + 1)
 
 
 def loads(text: str, *, window: int = WINDOW_CHARS) -> Any:
