@@ -51,8 +51,9 @@ from local_runner.contracts.base import (
     PluginFailure,
     Reply,
     chat_tool_calls,
-    check_tool_pairing,
+    check_chat_history,
     enum_value,
+    open_think_blocks,
     pieces,
 )
 
@@ -106,14 +107,8 @@ class AzureOpenAIContract(ContractBackend):
     # -- provider rules ---------------------------------------------------------------------
 
     def check(self, body: dict[str, Any]) -> None:
-        messages = body["messages"]
-        check_tool_pairing(self, messages)
-        for message in messages:
-            content = message.get("content")
-            if message["role"] == "assistant" and not content and not message.get("tool_calls"):
-                self.reject("Invalid value for 'content': expected a string, got null.")
-            if message["role"] == "assistant" and isinstance(content, str) and content.count("<think>") > content.count("</think>"):
-                self.open_blocks.append(content)
+        check_chat_history(self, body["messages"], "Invalid value for 'content': expected a string, got null.")
+        self.open_blocks += open_think_blocks(body["messages"])
 
     # -- chunks -----------------------------------------------------------------------------
 
@@ -173,6 +168,5 @@ class AzureOpenAIContract(ContractBackend):
         content = f"<think>\n{reply.reasoning}\n</think>" if reply.reasoning else ""
         if text is None:
             raise PluginFailure('[azure_openai] can only concatenate str (not "NoneType") to str')
-        calls = [{"id": self.call_id(c), "type": "function",
-                  "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}} for c in reply.calls]
+        calls = [self.tool_call_dict(c) | {"id": self.call_id(c)} for c in reply.calls]
         yield self.chunk(request, 0, content=content + text, tool_calls=calls, usage=self.usage(request, reply))

@@ -300,6 +300,26 @@ def check_tool_pairing(backend: ContractBackend, messages: list[dict[str, Any]],
         backend.reject(f"tool_call_ids without response messages: {sorted(pending)}")
 
 
+def check_chat_history(backend: ContractBackend, messages: list[dict[str, Any]], empty_assistant: str) -> None:
+    """OpenAI's chat rules several providers enforce on provider-format ``messages``: the tool
+    pairing of ``check_tool_pairing``, and content or tool calls on every assistant message (else
+    ``backend.reject(empty_assistant)``, the provider's own words)."""
+    check_tool_pairing(backend, messages)
+    for message in messages:
+        if message["role"] == "assistant" and not message.get("content") and not message.get("tool_calls"):
+            backend.reject(empty_assistant)
+
+
+def open_think_blocks(messages: list[dict[str, Any]]) -> list[str]:
+    """The string contents of the assistant messages in ``messages`` that open a ``<think>``
+    block they never close (more ``<think>`` than ``</think>``), in order."""
+    return [
+        content for message in messages
+        if message["role"] == "assistant" and isinstance(content := message.get("content"), str)
+        and content.count("<think>") > content.count("</think>")
+    ]
+
+
 def check_tools_declared(backend: ContractBackend, messages: list[dict[str, Any]], tools: Any) -> None:
     """Providers that refuse a history holding tool calls when no tools are declared
     (Anthropic, Bedrock, several OpenAI-compatible servers)."""

@@ -52,7 +52,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from local_runner.contracts.base import ContractBackend, Reply, chat_tool_calls, check_tool_pairing, enum_value, pieces
+from local_runner.contracts.base import ContractBackend, Reply, chat_tool_calls, check_chat_history, enum_value, pieces
 
 THINK_BLOCK = re.compile(r"<think>.*?</think>\s*", re.S)
 
@@ -123,11 +123,8 @@ class OpenAICompatibleContract(ContractBackend):
     # -- provider rules ---------------------------------------------------------------------
 
     def check(self, body: dict[str, Any]) -> None:
-        messages = body["messages"]
-        check_tool_pairing(self, messages)
-        for message in messages:
-            if message["role"] == "assistant" and not message.get("content") and not message.get("tool_calls"):
-                self.reject("Invalid assistant message: role='assistant' content=None tool_calls=None prefix=False")
+        check_chat_history(self, body["messages"],
+                           "Invalid assistant message: role='assistant' content=None tool_calls=None prefix=False")
 
     # -- chunks -----------------------------------------------------------------------------
 
@@ -196,8 +193,7 @@ class OpenAICompatibleContract(ContractBackend):
         content = reply.text
         if reply.reasoning:  # the plugin's _wrap_non_stream_reasoning_content
             content = f"<think>\n{reply.reasoning}\n</think>{content}"
-        calls = [{"id": self.call_id(c), "type": "function",
-                  "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}} for c in reply.calls]
+        calls = [self.tool_call_dict(c) | {"id": self.call_id(c)} for c in reply.calls]
         yield self.chunk(request, 0, content=content, tool_calls=calls, usage=self.usage(request, reply))
 
 

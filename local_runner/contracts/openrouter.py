@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from local_runner.contracts.base import BrainCall, Reply
+from local_runner.contracts.base import BrainCall, Reply, open_think_blocks
 from local_runner.contracts.openai_compatible import _increase
 from local_runner.contracts.sdk_base import SDKBaseContract
 
@@ -74,10 +74,7 @@ class OpenRouterContract(SDKBaseContract):
 
     def check(self, body: dict[str, Any]) -> None:
         super().check(body)
-        for message in body["messages"]:
-            content = message.get("content")
-            if message["role"] == "assistant" and isinstance(content, str) and content.count("<think>") > content.count("</think>"):
-                self.open_blocks.append(content)
+        self.open_blocks += open_think_blocks(body["messages"])
 
     def check_roles(self, body: dict[str, Any]) -> None:
         """OpenRouter takes consecutive messages of one role (no SiliconFlow 20015 rule)."""

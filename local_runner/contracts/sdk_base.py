@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -118,8 +117,7 @@ class SDKBaseContract(OpenAICompatibleContract):
         if stream:
             yield from self.plugin_stream(reply, request)
             return
-        calls = [{"id": self.call_id(c), "type": "function",
-                  "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}} for c in reply.calls]
+        calls = [self.tool_call_dict(c) | {"id": self.call_id(c)} for c in reply.calls]
         yield self.chunk(request, 0, content=reply.text, tool_calls=calls, usage=self.usage(request, reply))
 
 

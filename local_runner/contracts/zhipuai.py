@@ -40,7 +40,6 @@ message needs content or tool calls.
 
 from __future__ import annotations
 
-import json
 import zlib
 from collections.abc import Iterator
 from typing import Any
@@ -51,7 +50,7 @@ from local_runner.contracts.base import (
     PluginFailure,
     Reply,
     chat_tool_calls,
-    check_tool_pairing,
+    check_chat_history,
     enum_value,
     pieces,
 )
@@ -119,11 +118,7 @@ class ZhipuAIContract(ContractBackend):
     # -- provider rules ---------------------------------------------------------------------
 
     def check(self, body: dict[str, Any]) -> None:
-        messages = body["messages"]
-        check_tool_pairing(self, messages)
-        for message in messages:
-            if message["role"] == "assistant" and not message.get("content") and not message.get("tool_calls"):
-                self.reject("code 1214: messages[].content must not be empty")
+        check_chat_history(self, body["messages"], "code 1214: messages[].content must not be empty")
 
     # -- chunks -----------------------------------------------------------------------------
 
@@ -144,6 +139,5 @@ class ZhipuAIContract(ContractBackend):
         if stream:
             yield from self.plugin_stream(reply, request)
             return
-        calls = [{"id": self.call_id(c), "type": "function",
-                  "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}} for c in reply.calls]
+        calls = [self.tool_call_dict(c) | {"id": self.call_id(c)} for c in reply.calls]
         yield self.chunk(request, 0, content=reply.text, tool_calls=calls, usage=self.usage(request, reply))
