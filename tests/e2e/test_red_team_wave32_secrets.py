@@ -171,31 +171,54 @@ def check_echoed_answer(run, strategy: str, tool: ScriptedTool, shown: str, no_c
     no_canary(run, result)
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
-@pytest.mark.parametrize("form", list(FORMS))
-def test_the_canary_a_tool_writes_in_a_new_form_reaches_no_line(run, strategy, form):
-    check_tool_channels(run, strategy, vault(channels(FORMS[form])), assert_no_canary)
+def form_tests(forms: dict[str, str], vault, channels, no_canary, *, echo_error: bool = False) -> tuple:
+    """The three tests a table of canary forms gets (``forms``: the form's name, by what wrote it
+    so, to the canary written in it), each parametrized over the forms and ``STRATEGIES``:
+
+    * a tool writes the form in every channel (``channels(shown)``, the tool messages);
+    * a tool's error quotes it;
+    * the model echoes it a few characters a chunk in its answer, and with ``echo_error`` a
+      provider error then quotes it again: the run's error hides it too.
+
+    ``vault(responses, **kwargs)`` makes the tool holding the canaries as its secrets;
+    ``no_canary(run, result)`` checks every line the plugin wrote. Bind the three to test names in
+    the suite's module (pytest collects them under those names, ids ``form-strategy``)."""
+    over_forms = pytest.mark.parametrize("form", list(forms))
+    over_strategies = pytest.mark.parametrize("strategy", STRATEGIES)
+
+    @over_strategies
+    @over_forms
+    def tool_writes(run, strategy, form):
+        check_tool_channels(run, strategy, vault(channels(forms[form])), no_canary)
+
+    @over_strategies
+    @over_forms
+    def tool_error(run, strategy, form):
+        tool = vault([], error=f"401 Unauthorized: key {forms[form]} is revoked")
+        check_tool_error(run, strategy, tool, no_canary)
+
+    @over_strategies
+    @over_forms
+    def model_echoes(run, strategy, form):
+        shown = forms[form]
+        check_echoed_answer(run, strategy, vault([text_message("ok")]), shown, no_canary)
+        if echo_error:
+            failed = run([call(strategy), {"error": f"400 bad request: messages[1] holds {shown}"}],
+                         tools=[vault([text_message("ok")])], strategy=strategy)
+            assert failed.error is not None and "[REDACTED]" in failed.error["message"]
+            no_canary(run, failed)
+
+    return tool_writes, tool_error, model_echoes
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
-@pytest.mark.parametrize("form", list(FORMS))
-def test_a_tool_error_quoting_the_canary_in_a_new_form_reaches_no_line(run, strategy, form):
-    tool = vault([], error=f"401 Unauthorized: key {FORMS[form]} is revoked")
-    check_tool_error(run, strategy, tool, assert_no_canary)
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-@pytest.mark.parametrize("form", list(FORMS))
-def test_the_canary_the_model_echoes_in_a_new_form_is_hidden_in_the_answer_and_its_error(run, strategy, form):
-    """The model echoes what a tool showed it (a form the earlier redaction let through), a few
-    characters a chunk, in its answer; then a provider error quotes it again. The chat, the
-    memory Dify keeps of the answer, the log and the run's error hold none of it."""
-    shown = FORMS[form]
-    check_echoed_answer(run, strategy, vault([text_message("ok")]), shown, assert_no_canary)
-    failed = run([call(strategy), {"error": f"400 bad request: messages[1] holds {shown}"}],
-                 tools=[vault([text_message("ok")])], strategy=strategy)
-    assert failed.error is not None and "[REDACTED]" in failed.error["message"]
-    assert_no_canary(run, failed)
+# the model echoes what a tool showed it (a form the earlier redaction let through), a few
+# characters a chunk, in its answer; then a provider error quotes it again: the chat, the memory
+# Dify keeps of the answer, the log and the run's error hold none of it
+(
+    test_the_canary_a_tool_writes_in_a_new_form_reaches_no_line,
+    test_a_tool_error_quoting_the_canary_in_a_new_form_reaches_no_line,
+    test_the_canary_the_model_echoes_in_a_new_form_is_hidden_in_the_answer_and_its_error,
+) = form_tests(FORMS, vault, channels, assert_no_canary, echo_error=True)
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)

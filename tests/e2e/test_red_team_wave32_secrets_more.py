@@ -23,11 +23,7 @@ import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, plugin_lines
-from tests.e2e.test_red_team_wave32_secrets import (
-    check_echoed_answer,
-    check_tool_channels,
-    check_tool_error,
-)
+from tests.e2e.test_red_team_wave32_secrets import form_tests
 
 CANARY = "Cnry-7F3a91d2E4b8"
 CORE = "7f3a91d2e4b8"
@@ -127,26 +123,13 @@ def channels(shown: str) -> list[dict]:
     ]
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
-@pytest.mark.parametrize("form", list(FORMS))
-def test_the_canary_a_tool_writes_in_a_new_form_reaches_no_line(run, strategy, form):
-    check_tool_channels(run, strategy, vault(channels(FORMS[form])), assert_no_canary)
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-@pytest.mark.parametrize("form", list(FORMS))
-def test_a_tool_error_quoting_the_canary_in_a_new_form_reaches_no_line(run, strategy, form):
-    tool = vault([], error=f"401 Unauthorized: key {FORMS[form]} is revoked")
-    check_tool_error(run, strategy, tool, assert_no_canary)
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-@pytest.mark.parametrize("form", list(FORMS))
-def test_the_canary_the_model_echoes_in_a_new_form_is_hidden_in_its_answer(run, strategy, form):
-    """The model echoes the form a few characters a chunk: the chat, the memory Dify keeps of the
-    answer and the log hold none of it."""
-    shown = FORMS[form]
-    check_echoed_answer(run, strategy, vault([text_message("ok")]), shown, assert_no_canary)
+# the model echoes the form a few characters a chunk: the chat, the memory Dify keeps of the
+# answer and the log hold none of it
+(
+    test_the_canary_a_tool_writes_in_a_new_form_reaches_no_line,
+    test_a_tool_error_quoting_the_canary_in_a_new_form_reaches_no_line,
+    test_the_canary_the_model_echoes_in_a_new_form_is_hidden_in_its_answer,
+) = form_tests(FORMS, vault, channels, assert_no_canary)
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
