@@ -31,9 +31,6 @@ import urllib.parse
 import pytest
 
 from agent_core import prompts
-from local_runner import ScriptedBackend
-from local_runner.builtin_tools import default_toolbox
-from local_runner.scenario import Scenario, run_scenario
 from local_runner.tools import ScriptedTool, text_message
 from tests.e2e.conftest import ScriptedRun
 from tests.e2e.helpers import (
@@ -46,8 +43,8 @@ from tests.e2e.helpers import (
     plugin_lines,
     prompt_text,
 )
-from tests.e2e.test_red_team_wave30 import Paced, assert_survived, worst_gap
-from tests.e2e.test_red_team_wave31 import CANARY, CORE, assert_no_canary, blob, call, vault
+from tests.e2e.test_red_team_wave30 import assert_survived, worst_gap
+from tests.e2e.test_red_team_wave31 import CANARY, CORE, _neighbour, assert_no_canary, blob, call, vault
 from tests.e2e.test_secret_channels_wave30 import plain
 
 MB = 1024 * 1024
@@ -384,10 +381,7 @@ def test_ten_sessions_each_cut_continued_and_reaching_the_deadline(plugin):
                              params={"run_timeout": RUN_TIMEOUT, "model_timeout": 900}, timeout=60)
 
     def neighbour() -> None:
-        light = ScriptedRun(plugin)
-        light.backend = Paced(ScriptedBackend([{"text": "w " * 400, "split": 2}]), 0.02)
-        results["light"] = run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin,
-                                        timeout=120)
+        _neighbour(plugin, results, [{"text": "w " * 400, "split": 2}], 0.02)
 
     threads = [threading.Thread(target=neighbour)] + [threading.Thread(target=one, args=(n,)) for n in range(10)]
     threads[0].start()
@@ -415,11 +409,8 @@ def test_a_tool_streaming_50000_messages_beside_a_neighbour_cut_and_continued(pl
     results = {}
 
     def neighbour() -> None:
-        light = ScriptedRun(plugin)
-        light.backend = Paced(ScriptedBackend([{"text": "w " * 150, "split": 2, "finish_reason": "length"},
-                                               {"text": "v " * 150, "split": 2}]), 0.01)
-        results["light"] = run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin,
-                                        timeout=120)
+        _neighbour(plugin, results, [{"text": "w " * 150, "split": 2, "finish_reason": "length"},
+                                     {"text": "v " * 150, "split": 2}], 0.01)
 
     heavy = ScriptedRun(plugin)
     thread = threading.Thread(target=neighbour)
@@ -588,10 +579,7 @@ def test_six_sessions_each_reading_a_megabyte_holding_the_secret_beside_a_stream
                             tools=[vault([text_message(output)])], timeout=120)
 
     def neighbour() -> None:
-        light = ScriptedRun(plugin)
-        light.backend = Paced(ScriptedBackend([{"text": "w " * 300, "split": 2}]), 0.01)
-        results["light"] = run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin,
-                                        timeout=120)
+        _neighbour(plugin, results, [{"text": "w " * 300, "split": 2}], 0.01)
 
     threads = [threading.Thread(target=neighbour)] + [threading.Thread(target=heavy, args=(n,)) for n in range(6)]
     threads[0].start()
@@ -819,10 +807,7 @@ def test_a_three_megabyte_answer_holding_the_key_thousands_of_times_cut_and_writ
     results = {}
 
     def neighbour() -> None:
-        light = ScriptedRun(plugin)
-        light.backend = Paced(ScriptedBackend([{"text": "w " * 300, "split": 2}]), 0.02)
-        results["light"] = run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin,
-                                        timeout=120)
+        _neighbour(plugin, results, [{"text": "w " * 300, "split": 2}], 0.02)
 
     heavy = ScriptedRun(plugin)
     thread = threading.Thread(target=neighbour)

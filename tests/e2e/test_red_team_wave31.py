@@ -308,9 +308,12 @@ def test_a_users_own_password_in_the_query_is_no_tool_secret_and_reaches_the_mod
 # --- 4. volume: many items, many chunks, many calls, next to a neighbour --------------------------------
 
 
-def _neighbour(plugin, results):
+def _neighbour(plugin, results, turns=None, interval=0.01):
+    """A light session on ``plugin`` (the one a heavy session runs on): the model's ``turns``
+    (default: 300 characters, two a chunk) paced ``interval`` seconds a chunk; its ``RunResult``
+    goes in ``results["light"]``."""
     light = ScriptedRun(plugin)
-    light.backend = Paced(ScriptedBackend([{"text": "w " * 300, "split": 2}]), 0.01)
+    light.backend = Paced(ScriptedBackend(turns or [{"text": "w " * 300, "split": 2}]), interval)
     from local_runner.builtin_tools import default_toolbox
     from local_runner.scenario import Scenario, run_scenario
     results["light"] = run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin,
