@@ -11,22 +11,7 @@ from local_runner.contracts import CONTRACTS, ProviderRejection
 from local_runner.contracts.base import REASONING_MARK
 from local_runner.contracts.hunyuan import HunyuanContract
 from local_runner.contracts.xinference import XinferenceContract
-
-TOOLS = [{"name": "calculator", "description": "Evaluate",
-          "parameters": {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}}]
-QUERY = {"role": "user", "content": "What is 37 * 91?"}
-
-
-def _first_round(backend, stream=True):
-    request = {"model": backend.model, "prompt_messages": [QUERY], "tools": TOOLS, "stream": stream,
-               "completion_params": dict(backend.completion_params)}
-    return request, list(backend.invoke_llm(request))
-
-
-def _replay(request, content, calls, result="3367"):
-    assistant = {"role": "assistant", "content": content, "tool_calls": calls}
-    results = [{"role": "tool", "content": result, "tool_call_id": c["id"], "name": c["function"]["name"]} for c in calls]
-    return {**request, "prompt_messages": [*request["prompt_messages"], assistant, *results]}
+from tests.unit.test_contract_azure_zhipu import QUERY, _first_round, _replay
 
 
 def _calls(chunks):

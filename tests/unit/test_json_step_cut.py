@@ -12,20 +12,12 @@ from agent_core import prompts
 from agent_core.model_call import ModelChunk
 from agent_core.react.json_step import cut_answer, read_json_step_turn
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
+from tests.unit.test_json_step import drain
 
 SEARCH = PromptMessageTool(
     name="search", description="Search", parameters={"type": "object", "properties": {"q": {"type": "string"}}}
 )
 NAMES = {"search"}
-
-
-def drain(generator):
-    texts = []
-    while True:
-        try:
-            texts.append(next(generator))
-        except StopIteration as stop:
-            return texts, stop.value
 
 
 def read_cut(text, tools=(SEARCH,), size=7, **kwargs):
