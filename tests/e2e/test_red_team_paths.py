@@ -67,29 +67,31 @@ def test_a_json_step_whose_action_input_is_six_megabytes_fits_the_lines(run, plu
     assert result.ok or "more than the plugin daemon accepts" in result.error_text
 
 
-def test_a_json_step_with_several_actions_runs_each_once_or_asks_again(run, plugin):
-    several = json.dumps([{"action": "echo", "action_input": {"q": "a"}},
-                          {"action": "echo", "action_input": {"q": "b"}}])
-    turns = [{"text": several}, {"text": step("final_answer", {"answer": "Done."})},
-             {"text": step("final_answer", {"answer": "Done."})}]
+def check_each_once_or_asked_again(run, plugin, turns) -> None:
+    """``turns`` open with a step of two ``echo`` actions (``q`` "a", then "b") and then answer
+    "Done.": the run ends with that answer, the actions ran in order each at most once, and if
+    none ran the model was told its step could not be used."""
     result = json_run(run, turns, [echo()])
     assert_survived(plugin, result)
     assert result.text == "Done."
     assert [r["tool_parameters"]["q"] for r in result.tool_requests] in ([], ["a"], ["a", "b"])
     if not result.tool_requests:
         assert "could not be used" in prompt_text(result.llm_requests[1]), "refused without a word"
+
+
+def test_a_json_step_with_several_actions_runs_each_once_or_asks_again(run, plugin):
+    several = json.dumps([{"action": "echo", "action_input": {"q": "a"}},
+                          {"action": "echo", "action_input": {"q": "b"}}])
+    turns = [{"text": several}, {"text": step("final_answer", {"answer": "Done."})},
+             {"text": step("final_answer", {"answer": "Done."})}]
+    check_each_once_or_asked_again(run, plugin, turns)
 
 
 def test_two_json_steps_glued_together_are_not_both_lost(run, plugin):
     turns = [{"text": step("echo", {"q": "a"}) + step("echo", {"q": "b"})},
              {"text": step("final_answer", {"answer": "Done."})},
              {"text": step("final_answer", {"answer": "Done."})}]
-    result = json_run(run, turns, [echo()])
-    assert_survived(plugin, result)
-    assert result.text == "Done."
-    assert [r["tool_parameters"]["q"] for r in result.tool_requests] in ([], ["a"], ["a", "b"])
-    if not result.tool_requests:
-        assert "could not be used" in prompt_text(result.llm_requests[1]), "refused without a word"
+    check_each_once_or_asked_again(run, plugin, turns)
 
 
 def test_a_model_echoing_the_step_schema_back_runs_nothing(run, plugin):
