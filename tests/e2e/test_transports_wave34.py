@@ -10,7 +10,6 @@ plugin keeps every line under 5 MiB on every transport, so each case checks that
 
 from __future__ import annotations
 
-import itertools
 import json
 import socket
 import threading
@@ -26,7 +25,7 @@ from local_runner.serverless import ServerlessPlugin
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.conftest import ScriptedRun
 from tests.e2e.helpers import answer_turn, assert_clean_end, bytes_not_utf8_in_model_chunks, plugin_lines
-from tests.e2e.test_red_team_wave30 import Paced
+from tests.e2e.test_red_team_wave30 import Paced, worst_gap
 
 pytestmark = pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
 
@@ -189,12 +188,6 @@ def test_a_twenty_megabyte_line_over_tcp_costs_little_and_is_not_logged(remote, 
 # -- a neighbour --------------------------------------------------------------------------------------
 
 
-def text_times(result) -> list[float]:
-    return [entry["t"] for entry in result.transcript
-            if entry["dir"] == "from_plugin" and (entry.get("json") or {}).get("event") == "session"
-            and ((entry["json"].get("data") or {}).get("data") or {}).get("type") == "text"]
-
-
 def test_a_neighbour_over_tcp_streams_beside_a_five_megabyte_message(remote):
     """A tool's JSON message of 5 MB (many records) for one session while another streams: over
     stdio the reader parses such a line aside; the TCP reader parsed it in turn."""
@@ -216,8 +209,7 @@ def test_a_neighbour_over_tcp_streams_beside_a_five_megabyte_message(remote):
     thread.join()
     assert_clean_end(results["light"])
     assert_clean_end(results["heavy"])
-    times = text_times(results["light"])
-    gap = max(b - a for a, b in itertools.pairwise(times))
+    gap = worst_gap(results["light"])
     assert gap < 0.75, f"the neighbour waited {gap:.2f} s"
 
 
