@@ -60,6 +60,7 @@ from agent_core.params import StrategyParams
 from agent_core.repeat_guard import RepeatGuard
 from agent_core.round_cap import not_run_log, split_round
 from agent_core.run_state import REPEAT_LIMIT, Round, RunState
+from agent_core.think import ThinkSplitter
 from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_runner import ToolResult, ToolRunner
 from agent_core.tool_schema import ToolRegistry
@@ -152,18 +153,45 @@ def _continuation_join(previous: str, text: str, lead: str = "") -> str:
 
     ``lead`` is that whitespace, when the reply's text started with it right before ``text``
     (``leading_space``): a line break in it is kept (one or two: a new line, a new paragraph),
-    else one space ("one," and " two" make "one, two"). Without it, one space where the cut fell
-    between two words of Latin script (a model's new turn seldom starts with a space of its
-    own), else nothing. Nothing either when ``previous`` already ends in whitespace."""
-    if previous[-1:].isspace() or text[:1].isspace():
+    else one space ("one," and " two" make "one, two"). Without it, nothing: the model is told to
+    continue exactly where the answer stopped, and models asked so go on with the next token, a
+    cut inside a word with the word's rest ("capi" and "tal") and a cut after a word with the
+    space the next word's token begins with; a space put between two letters read "capi tal".
+    (A rest that writes the cut word again is dropped before this: ``repeated_head``.) Nothing
+    either when ``previous`` already ends in whitespace."""
+    if previous[-1:].isspace() or text[:1].isspace() or not lead:
         return ""
-    if lead:
-        return "\n" * min(lead.count("\n"), 2) or " "
+    return "\n" * min(lead.count("\n"), 2) or " "
 
-    def word(char: str) -> bool:
-        return char.isascii() and char.isalnum()
 
-    return " " if word(previous[-1:]) and word(text[:1]) else ""
+WORD_TAIL_CHARS = 40
+"""The most of a cut answer's last word (its trailing letters and digits) a continuation is
+looked at for writing again (``word_tail``, ``repeated_head``): a longer run (a text without
+spaces) is not a word a model restarts."""
+
+
+def word_tail(answer: str) -> str:
+    """The letters and digits ``answer`` ends with (``"capi"`` of ``"the capi"``), at most
+    ``WORD_TAIL_CHARS`` of them; ``""`` when it ends in anything else or the run is longer."""
+    size = 0
+    for char in reversed(answer[-WORD_TAIL_CHARS - 1 :]):
+        if not char.isalnum():
+            break
+        size += 1
+    return answer[len(answer) - size :] if 0 < size <= WORD_TAIL_CHARS else ""
+
+
+def repeated_head(tail: str, text: str) -> int:
+    """How many characters at the start of ``text`` (a continuation's first text, its leading
+    whitespace dropped) write again ``tail``, the word a cut answer ended with (``word_tail``):
+    ``len(tail)`` when ``text`` starts with it, else 0. A model asked to continue sometimes
+    restarts the word it was cut in ("capi", then "capital of…") or writes the last word again
+    (" the capital" after "is the"); shown, the answer read "capi capital". A one-character
+    word counts only as a whole word ("a good" after "is a", not "aardvark" after "a")."""
+    if not tail or not text.startswith(tail):
+        return 0
+    after = text[len(tail) : len(tail) + 1]
+    return len(tail) if len(tail) > 1 or not after.isalnum() else 0
 
 
 def _secret_across(cut: str, joint: str, text: str, secrets: Any) -> str:
@@ -206,10 +234,35 @@ tells it was answer text."""
 def leading_space(head: str, text: str) -> str:
     """The whitespace ``head`` (the start of a reply's text as the model sent it) begins with,
     when ``text`` (the first text shown of the reply) follows right after it; else ``""`` (the
-    reply began with labels, a reasoning block or call markup the reader left out)."""
+    reply began with labels or call markup the reader left out). After a reasoning block the
+    reply opens with, the whitespace after the block counts (``<think>…</think> four``). The text is
+    compared up to the first backslash of ``head``: a JSON escape (the rest of a JSON step's
+    string, ``\\"la Seine\\"``, decoded for the user) counts as the character it stands for
+    (``_escaped``)."""
     body = head.lstrip()
+    if body[:1] == "<":  # a reasoning block first: the whitespace after it is the text's
+        head = ThinkSplitter().feed(body).visible
+        body = head.lstrip()
     size = min(len(body), len(text))
-    return head[: len(head) - len(body)] if size and body[:size] == text[:size] else ""
+    escape = body.find("\\", 0, size)  # the text as read is the same up to the first escape
+    size = escape if escape > 0 else size
+    if not size:
+        return ""
+    if body[:size] == text[:size] or (escape == 0 and _escaped(body) == text[0]):
+        return head[: len(head) - len(body)]
+    return ""
+
+
+_JSON_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+
+
+def _escaped(text: str) -> str:
+    """The character the JSON escape ``text`` starts with stands for (``\\n`` a line break,
+    ``\\u00e9`` "é"), or ``""`` when it starts with no whole escape."""
+    if text[1:2] == "u":
+        digits = text[2:6]
+        return chr(int(digits, 16)) if len(digits) == 4 and all(c in "0123456789abcdefABCDEF" for c in digits) else ""
+    return _JSON_ESCAPES.get(text[1:2], "")
 
 
 def _head_noted(chunks: Iterator[ModelChunk], head: list[str]) -> Iterator[ModelChunk]:
@@ -823,12 +876,17 @@ class AgentLoop:
         # a continuation that starts by writing the cut answer again (the model restarted it) shows
         # only what goes on past it, as a reply asked again after a failed one does
         shown = self._reply_shown if self._continuing else self._failed_shown
+        # the word the cut answer ended with: a continuation's first text that may write it again is held
+        tail = word_tail(self._reply_shown) if self._continuing else ""
+        held = ""
         said: list[str] = []  # this reply's text
         repeated = 0  # how much of ``shown`` it repeats so far, not shown again
         while True:
             try:
                 text = next(reader)
             except StopIteration as done:
+                if held:  # the reply ended inside what may have been the word again: the word alone is no rest
+                    yield from self._shown_rest("" if held == tail else held, tail, head)
                 turn = done.value
                 if self._continuing:
                     turn = self._answer_rest(turn, "".join(said))
@@ -847,16 +905,37 @@ class AgentLoop:
                 else:
                     text = shown[:repeated] + text
                 shown = ""
+            if self._continuing and not self._streamed:
+                held += text
+                if tail.startswith(held):  # may be the cut word written again: held until that is known
+                    continue
+                text, held = held, ""
+                yield from self._shown_rest(text, tail, head)
+                continue
             if not self._streamed:
-                if self._continuing:
-                    joint = _continuation_join(self._last_text, text, leading_space("".join(head), text))
-                    joint = _secret_across(self._cut_answer, joint, text, self._secrets)
-                else:
-                    joint = _paragraph_break(self._last_text)
-                text = joint + text
+                text = _paragraph_break(self._last_text) + text
             self._streamed = True
             self._last_text = text
             yield from self._text(text)
+
+    def _shown_rest(self, text: str, tail: str, head: list[str]) -> Generator[AgentInvokeMessage, None, None]:
+        """Show ``text``, a continuation's first text (``held`` by ``_stream_turn`` while it could
+        be the cut answer's last word, ``tail``, written again), joined to the cut answer: the
+        word written again is left out (``repeated_head``) and the text after it goes on from the
+        cut with nothing between; else ``_continuation_join`` with the whitespace the reply began
+        with, and no joint inside a secret the cut fell in (``_secret_across``)."""
+        if not text:
+            return
+        if size := repeated_head(tail, text):
+            text, joint = text[size:], ""
+        else:
+            joint = _continuation_join(self._last_text, text, leading_space("".join(head), text))
+            joint = _secret_across(self._cut_answer, joint, text, self._secrets)
+        if not (text := joint + text):
+            return
+        self._streamed = True
+        self._last_text = text
+        yield from self._text(text)
 
     def _answer_rest(self, turn: ModelTurn, said: str) -> ModelTurn:
         """``turn``, a reply that continues an answer the output limit cut, as the loop takes it.

@@ -10,6 +10,8 @@ from agent_core.loop import (
     deadline_margin,
     leading_space,
     no_rest_notice,
+    repeated_head,
+    word_tail,
 )
 from agent_core.observation import secret_forms
 from agent_core.tool_calls import ToolCall
@@ -23,7 +25,10 @@ from agent_core.usage import empty_usage
         ("Part one,", " part two.", "part two.", "Part one, part two."),  # the space the model sent
         ("Line one", "\nline two.", "line two.", "Line one\nline two."),  # a new line, not a space
         ("Para one.", "\n\n\n## Next", "## Next", "Para one.\n\n## Next"),  # at most a paragraph
-        ("Part one", "part two.", "part two.", "Part one part two."),  # a new turn without its space
+        ("Paris is the capi", "tal.", "tal.", "Paris is the capital."),  # the rest of the word the limit cut
+        ("Part one", " part two.", "part two.", "Part one part two."),  # the next word's token and its space
+        ('The river is', ' \\"la Seine\\"', '"la Seine"', 'The river is "la Seine"'),  # a JSON step's escape
+        ("Line one", "\\nline two", "\nline two", "Line one\nline two"),  # an escaped line break
         ("3.", "14 is pi", "14 is pi", "3.14 is pi"),  # nothing sent, nothing added
         ("Hello ", " world", "world", "Hello world"),  # the cut answer ends in a space already
         ("Part one,", "Final Answer: part two.", "part two.", "Part one,part two."),  # labels came first
@@ -33,12 +38,29 @@ def test_a_continuation_is_joined_with_the_whitespace_the_model_began_it_with(pr
     assert previous + _continuation_join(previous, shown, leading_space(raw, shown)) + shown == joined
 
 
+@pytest.mark.parametrize(("previous", "rest", "shown"), [
+    ("Paris is the capi", "capital of France.", "tal of France."),  # the cut word restarted
+    ("Paris is the", "the capital.", " capital."),  # the last word written again (its space after)
+    ("It is a", "a good idea.", " good idea."),
+    ("It is a", "aardvark.", "aardvark."),  # one letter: only a whole word is a repeat
+    ("Rate: 3", "3.5%", ".5%"),
+    ("Paris is the capi", "tal.", "tal."),  # no repeat
+    ("The end.", "The next part.", "The next part."),  # the answer ended in no word
+    ("x" * 50, "x" * 60, "x" * 60),  # a run without spaces is no word
+])
+def test_a_rest_that_writes_the_cut_word_again_shows_only_what_goes_on(previous, rest, shown):
+    assert rest[repeated_head(word_tail(previous), rest):] == shown
+
+
 def test_leading_space_is_found_only_when_the_shown_text_follows_it():
     assert leading_space("  \n answer", "answer") == "  \n "
     assert leading_space(" ans", "answer goes on") == " "  # the head is cut shorter than the text
     assert leading_space("\n<think>x</think>answer", "answer") == ""
+    assert leading_space("<think>Where did I stop?</think> four.", "four.") == " "  # after the block
     assert leading_space("answer", "answer") == ""
     assert leading_space("   ", "answer") == ""
+    assert leading_space(" \\u00e9t\u00e9", "\u00e9t\u00e9") == " "
+    assert leading_space(" \\q", "q") == ""  # no JSON escape
 
 
 def test_no_space_is_put_inside_a_secret_the_cut_fell_in():
