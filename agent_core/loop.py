@@ -456,6 +456,7 @@ class AgentLoop:
         self._failed_shown = ""  # what the failed replies asked again since the last other turn showed
         self._cut_answer = ""  # the answer of the last round cut by the output limit
         self._continued = ""  # that answer, while the round that continues it is logged
+        self._cut_shown = False  # whether any of that answer was shown (one in the answer schema is held)
         self._calls_after_answer: tuple[str, ...] = ()  # calls a continuation made after its text, not run
         self._stop_refused = ""  # the model plugin's error when it refused ``stop``: not sent again
 
@@ -524,6 +525,7 @@ class AgentLoop:
                 cut_answers += 1
                 self._continuing = True  # the next round's text goes on where this one stopped
                 self._cut_answer = decision.text
+                self._cut_shown = bool(self._reply_shown)
                 continue
             if isinstance(decision, FinalAnswer):
                 return
@@ -554,11 +556,12 @@ class AgentLoop:
         A continuation that holds no answer text (empty, only reasoning, unreadable) gave no rest:
         the answer shown stays cut (``ANSWER_REST_MISSING``, or ``ANSWER_CUT_OFF`` when the
         limit cut it again); the model is not asked a third time, which would show a second answer
-        under the cut one. A cut answer is continued ``MAX_CONTINUATIONS`` times at most, and not
-        when a reply as slow as the slowest so far would end after the run's deadline: the user
+        under the cut one. A cut answer nothing was shown of (one in the user's answer schema,
+        held until it is whole and checked) is asked again as any failed reply is. A cut answer is
+        continued ``MAX_CONTINUATIONS`` times at most, and not when a reply as slow as the slowest so far would end after the run's deadline: the user
         then reads the start with a notice rather than the deadline's."""
         decision = turn.decision
-        if self._continued and (notice := no_rest_notice(decision, turn.cut)):
+        if self._continued and self._cut_shown and (notice := no_rest_notice(decision, turn.cut)):
             return notice
         if not (isinstance(decision, FinalAnswer) and turn.cut):
             return ""

@@ -23,7 +23,14 @@ from agent_core.react.json_step import GuardedChunks, read_json_step_turn, step_
 from agent_core.react.prompt import chat_prompt, completion_prompt, stop_words
 from agent_core.react.step_format import ReActParams, chosen_step_format
 from agent_core.react.text_fallback import as_text_step
-from agent_core.react.turn import continues_cut_answer, read_react_turn, schema_answer_turn
+from agent_core.react.turn import (
+    blob_answer,
+    blob_rest_turn,
+    continues_cut_answer,
+    read_react_turn,
+    schema_answer_turn,
+    schema_rest_turn,
+)
 from agent_core.run_state import RunState
 from agent_core.turn import ModelTurn, ParseFailure
 
@@ -74,6 +81,10 @@ class ReActSteps:
             answer_schema = run.params.answer_schema
             if answer_schema and not continuing:
                 turn = yield from schema_answer_turn(turn_reader, answer_schema)
+            elif continuing and answer_schema:  # the cut answer and its rest checked together
+                turn = yield from schema_rest_turn(turn_reader, run.rounds[-1].turn.decision.text, answer_schema)
+            elif continuing and blob_answer(cut_step := run.rounds[-1].turn.raw, run.registry):  # in a JSON blob
+                turn = yield from blob_rest_turn(turn_reader, cut_step)
             else:
                 turn = yield from turn_reader
             run.learn_from_reply(turn.content)

@@ -8,6 +8,7 @@ writes several actions at once loses none of them. A reply that ended inside an 
 because the model hit its output limit runs nothing and is asked again.
 """
 
+import re
 from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -22,6 +23,7 @@ from agent_core.fairness import SLICE_CHARS, give_way, slices
 from agent_core.fences import empty_code_block
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk, note_usage
+from agent_core.react.json_step import continued_string, cut_answer
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn, parse_react
 from agent_core.run_state import RunState
 from agent_core.text_calls import (
@@ -245,7 +247,7 @@ def read_react_turn(
     )
     stopped_in_reasoning = parser.open_reasoning and not parsed.actions and not (parsed.final_answer or "").strip()
     if cut and (parsed.ended_inside or stopped_in_reasoning):
-        return ModelTurn(thought=parsed.thought, decision=ParseFailure(prompts.REPLY_CUT), **common)
+        return (yield from _cut_inside(parsed, registry, common))
     if written:
         return ModelTurn(thought="", decision=ToolCalls(written), **common)
     if parsed.actions:
@@ -272,6 +274,59 @@ def read_react_turn(
     # nothing): it was cut before it got to its step, and is asked again, shorter, told why
     decision = ParseFailure(prompts.REPLY_CUT) if cut else _failure(parser, parsed, finish_reason, "".join(reasoning))
     return ModelTurn(thought=parsed.thought, decision=decision, **common)
+
+
+_ACTION_LABEL = re.compile(r"^[ \t]*+Action[ \t]*+:[ \t]*+", re.IGNORECASE | re.MULTILINE)
+
+
+def cut_blob(raw: str) -> str:
+    """The JSON blob after the last ``Action:`` label of ``raw`` (a text step's visible text), as
+    LangChain's structured-chat format writes a step (``Action:\n```json\n{"action": ...,
+    "action_input": ...}``), or ``""`` when ``raw`` has no ``Action:`` label. Linear in ``raw``."""
+    ends = [label.end() for label in _ACTION_LABEL.finditer(raw)]
+    return raw[ends[-1] :] if ends else ""
+
+
+def blob_answer(raw: str, registry: ToolRegistry) -> tuple[str, bool] | None:
+    """The answer of a text step whose JSON blob (``cut_blob``) the output limit cut inside its
+    ``Final Answer``'s ``action_input``: (the answer read so far, whether its string had closed),
+    as ``json_step.cut_answer`` reads a cut JSON step; None for any other cut step (a tool's
+    step is never run)."""
+    blob = cut_blob(raw)
+    return cut_answer(blob, registry.names()) if blob else None
+
+
+def _cut_inside(parsed: ReactTurn, registry: ToolRegistry, common: dict) -> Generator[str, None, ModelTurn]:
+    """The turn of a reply the output limit cut inside a step (or its reasoning): a ``Final
+    Answer`` step in a JSON blob cut inside its answer (``blob_answer``) is that answer, yielded
+    and continued as a cut ``Final Answer:`` is; anything else runs nothing and is asked again,
+    shorter (``prompts.REPLY_CUT``)."""
+    read = blob_answer(parsed.raw, registry) if parsed.ended_inside and not parsed.actions else None
+    if read is None:
+        return ModelTurn(thought=parsed.thought, decision=ParseFailure(prompts.REPLY_CUT), **common)
+    yield read[0]
+    return ModelTurn(thought=parsed.thought, decision=FinalAnswer(read[0]), answer_whole=read[1], **common)
+
+
+def blob_rest_turn(turn_reader: Generator[str, None, ModelTurn], cut_step: str) -> Generator[str, None, ModelTurn]:
+    """``turn_reader`` (``read_react_turn`` of a reply that continues an answer the output limit
+    cut) when that answer stood in a text step's JSON blob (``cut_step``: the cut reply's
+    visible text, ``blob_answer``): the rest is held, and when it goes on inside the blob's
+    string and closes what the cut left open (``json_step.continued_string``) it is yielded
+    without that closing (``"}`` and the code fence), its escapes read; else as written."""
+    held: list[str] = []
+    while True:
+        try:
+            held.append(next(turn_reader))
+        except StopIteration as done:
+            turn: ModelTurn = done.value
+            break
+    rest = continued_string(cut_blob(cut_step), turn.decision.text) if isinstance(turn.decision, FinalAnswer) else None
+    if rest is None:
+        yield "".join(held)
+        return turn
+    yield rest
+    return replace(turn, decision=FinalAnswer(rest))
 
 
 AFTER_ANSWER_READ_CHARS = 16_384
@@ -338,7 +393,8 @@ def schema_answer_turn(
     JSON text (``answer_text``). One that does not follow the schema is a ``ParseFailure`` (the
     model is told why and asked again; its text is the answer if it keeps failing so). Text of a
     turn that is no answer is not shown: the user's output is the JSON alone. An answer the output
-    limit cut is yielded as written, for the next round to go on with it."""
+    limit cut is held too: the next round goes on with it, and the two are checked together
+    (``schema_rest_turn``)."""
     held: list[str] = []
     while True:
         try:
@@ -350,13 +406,47 @@ def schema_answer_turn(
     if not isinstance(decision, FinalAnswer):
         return turn
     if turn.cut:
-        yield "".join(held)
         return turn
-    value, problem = answer_value(decision.text)
+    return (yield from _schema_checked(turn, decision.text, answer_schema))
+
+
+def _schema_checked(turn: ModelTurn, answer: str, answer_schema: Mapping[str, Any]) -> Generator[str, None, ModelTurn]:
+    """``turn`` with ``answer`` (its final answer's text) read as JSON and checked against the
+    user's ``answer_schema`` (``schema_answer_turn``): yielded as JSON text, or a ``ParseFailure``
+    whose fallback is ``answer``."""
+    value, problem = answer_value(answer)
     problem = problem or answer_problem(value, answer_schema)
     if problem:
-        failure = ParseFailure(prompts.ANSWER_NOT_IN_SCHEMA.format(problem=problem), fallback=decision.text)
+        failure = ParseFailure(prompts.ANSWER_NOT_IN_SCHEMA.format(problem=problem), fallback=answer)
         return replace(turn, decision=failure)
     text = answer_text(value)
     yield text
     return replace(turn, decision=FinalAnswer(text))
+
+
+def schema_rest_turn(
+    turn_reader: Generator[str, None, ModelTurn], cut: str, answer_schema: Mapping[str, Any]
+) -> Generator[str, None, ModelTurn]:
+    """``turn_reader`` (``read_react_turn`` of a reply that continues an answer the output limit
+    cut, ``cut``: that answer's text, held by ``schema_answer_turn``) for a run whose answer must
+    follow the user's ``answer_schema``: the rest is held, joined to ``cut`` (with the whitespace
+    the reply began with) and the whole checked as any schema answer is (``schema_answer_turn``):
+    yielded as JSON text, or a ``ParseFailure`` (the model is told why and asked again; the
+    joined text is the answer if it keeps failing so). A rest the limit cut again is yielded
+    joined as written, before the run's notice; a reply that is no answer is left as it is."""
+    while True:
+        try:
+            next(turn_reader)
+        except StopIteration as done:
+            turn: ModelTurn = done.value
+            break
+    decision = turn.decision
+    if not isinstance(decision, FinalAnswer):
+        return turn
+    body = turn.raw.lstrip()
+    lead = turn.raw[: len(turn.raw) - len(body)] if body.startswith(decision.text[:16]) else ""
+    joined = cut + lead + decision.text
+    if turn.cut:
+        yield joined
+        return replace(turn, decision=FinalAnswer(joined))
+    return (yield from _schema_checked(turn, joined, answer_schema))

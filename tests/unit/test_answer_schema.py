@@ -240,6 +240,8 @@ def test_a_text_final_answer_off_the_schema_is_asked_again_and_kept_as_the_fallb
     assert turn.decision.fallback == "It is 21 °C in Paris."
 
 
-def test_an_answer_the_output_limit_cut_is_shown_as_written_for_the_next_round_to_continue():
+def test_an_answer_the_output_limit_cut_is_held_for_the_next_round_to_continue():
+    """Held as a whole schema answer is: it is shown once joined with its rest and checked
+    (``schema_rest_turn``)."""
     shown, turn = read('Final Answer: {"city": "Par', finish_reason="length")
-    assert "".join(shown) == '{"city": "Par' and turn.cut
+    assert shown == [] and turn.cut and turn.decision == FinalAnswer('{"city": "Par')
