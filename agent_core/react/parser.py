@@ -2400,7 +2400,13 @@ class ReactStreamParser:
                 self._actions.clear()
                 self._answer_whole(shown)
                 final_answer = shown
-        if self._actions and not self._answering and final_answer is None and (said := self._answer_before_turn()):
+        if (
+            self._actions
+            and not self._answering
+            and final_answer is None
+            and _CONVERSATIONAL_STEP.match(visible_all := "".join(self._visible))  # no Python call: a hot path
+            and (said := self._answer_before_turn(visible_all))
+        ):
             self._actions.clear()  # written after the invented Human: turn: invented too, not run
             self._answer_whole(said)
             final_answer = said
@@ -2512,13 +2518,13 @@ class ReactStreamParser:
             self._after_answer, self._answer_closed, self._turn_invented = [text[end:]], True, True
         return answer
 
-    def _answer_before_turn(self) -> str | None:
+    def _answer_before_turn(self, text: str) -> str | None:
         """The answer of a conversational step (``conversational_answer``) the model followed with
         an invented ``Human:`` turn and then actions: what it writes after inventing the user's
         next turn is invented too, an action as much as an observation after a final answer. The
         actions go to ``ReactTurn.after_answer`` with that turn (logged, not run); None when the
-        reply is no such step or no ``Human:`` turn came before its actions."""
-        text = "".join(self._visible)
+        reply (``text``: its visible text) is no such step or no ``Human:`` turn came before its
+        actions."""
         read = _conversational_step(text)
         return self._conversational(text) if read is not None and read[1] < len(text) else None
 
