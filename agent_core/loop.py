@@ -215,6 +215,21 @@ def _secret_across(cut: str, joint: str, text: str, secrets: Any) -> str:
     return joint
 
 
+def _secret_space(cut: str, text: str, secrets: Any) -> str:
+    """``" "`` when ``cut`` (a cut answer) ends with a start of one of ``secrets`` that ends one of
+    its words (``spaced_after``: a passphrase cut between two words) and ``text`` (its rest, sent
+    without a space) goes on with that secret after a space; else ``""``. Joined as sent, the two
+    parts ("correct horse" and "battery staple") make no form of it, and the guard, which hides the
+    start it holds, showed the rest."""
+    if not secrets or not text or text[:1].isspace() or cut[-1:].isspace():
+        return ""
+    start = secrets.pending_start(cut)
+    if start == len(cut) or not secrets.spaced_after(cut[start:]):
+        return ""
+    spaced = cut[start:] + " " + text[: 4 * secrets.reach]
+    return " " if secrets.holds(spaced) or secrets.pending_start(spaced) == 0 else ""
+
+
 def _found_across(start: str, text: str, secrets: Any) -> bool:
     """Whether a secret found in ``start + text`` takes in some of ``start`` (a start of a secret a
     cut answer ends with): the secret runs across the cut. A secret ``text`` holds on its own ("y"
@@ -933,6 +948,7 @@ class AgentLoop:
             text, joint = text[size:], ""
         else:
             joint = _continuation_join(self._last_text, text, leading_space("".join(head), text))
+            joint = joint or _secret_space(self._cut_answer, text, self._secrets)
             joint = _secret_across(self._cut_answer, joint, text, self._secrets)
         if not (text := joint + text):
             return

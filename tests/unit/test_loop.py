@@ -6,6 +6,7 @@ from agent_core import prompts
 from agent_core.loop import (
     _continuation_join,
     _secret_across,
+    _secret_space,
     _turn_log_data,
     deadline_margin,
     leading_space,
@@ -195,3 +196,14 @@ CALL = ToolCalls((ToolCall("c9", "lookup", {"q": "Par"}),))
 ])
 def test_a_continuation_that_gave_no_rest_ends_with_its_notice(decision, cut, notice):
     assert no_rest_notice(decision, cut) == notice
+
+def test_a_passphrase_cut_between_words_gets_its_space_back_when_its_rest_came_without_one():
+    """No space is put between a cut answer and a rest sent without one ("capi" and "tal"), but
+    "correct horse" and "battery staple" of a passphrase joined so made no form of it: the guard
+    hid the start and showed the rest."""
+    secrets = secret_forms({"correct horse battery staple"})
+    assert _secret_space("The phrase is correct horse", "battery staple ok.", secrets) == " "
+    assert _secret_space("The phrase is correct horse", "batt", secrets) == " "  # a first streamed piece
+    assert _secret_space("The phrase is correct hor", "se battery", secrets) == ""  # inside a word
+    assert _secret_space("The phrase is correct horse", "s run fast.", secrets) == ""  # not the secret
+    assert _secret_space("Part one", "part two", secrets) == ""
