@@ -153,15 +153,23 @@ def _continuation_join(previous: str, text: str, lead: str = "") -> str:
 
     ``lead`` is that whitespace, when the reply's text started with it right before ``text``
     (``leading_space``): a line break in it is kept (one or two: a new line, a new paragraph),
-    else one space ("one," and " two" make "one, two"). Without it, nothing: the model is told to
-    continue exactly where the answer stopped, and models asked so go on with the next token, a
-    cut inside a word with the word's rest ("capi" and "tal") and a cut after a word with the
-    space the next word's token begins with; a space put between two letters read "capi tal".
-    (A rest that writes the cut word again is dropped before this: ``repeated_head``.) Nothing
-    either when ``previous`` already ends in whitespace."""
-    if previous[-1:].isspace() or text[:1].isspace() or not lead:
+    else one space ("one," and " two" make "one, two"). Without it, one space where the cut fell
+    between two characters of Latin letters or digits, else nothing. A limit cuts at a token's
+    end, and most words are one token, so most cuts fall after a whole word, and a model's new
+    reply seldom starts with a space of its own ("is" and "Paris" make "is Paris"); a cut inside a
+    longer word then reads "capi tal", the rarer shape. (A rest that writes the cut word again,
+    as a model often does when the cut fell inside one, is dropped before this:
+    ``repeated_head``, "capi" and "capital" make "capital".) Nothing either when ``previous``
+    already ends in whitespace."""
+    if previous[-1:].isspace() or text[:1].isspace():
         return ""
-    return "\n" * min(lead.count("\n"), 2) or " "
+    if lead:
+        return "\n" * min(lead.count("\n"), 2) or " "
+
+    def word(char: str) -> bool:
+        return char.isascii() and char.isalnum()
+
+    return " " if word(previous[-1:]) and word(text[:1]) else ""
 
 
 WORD_TAIL_CHARS = 40
@@ -213,21 +221,6 @@ def _secret_across(cut: str, joint: str, text: str, secrets: Any) -> str:
     if text and not secrets.pending_start(joined):  # goes on with the start: its rest streams on
         return joint if secrets.spaced_after(cut[start:]) else ""  # a passphrase cut between words
     return joint
-
-
-def _secret_space(cut: str, text: str, secrets: Any) -> str:
-    """``" "`` when ``cut`` (a cut answer) ends with a start of one of ``secrets`` that ends one of
-    its words (``spaced_after``: a passphrase cut between two words) and ``text`` (its rest, sent
-    without a space) goes on with that secret after a space; else ``""``. Joined as sent, the two
-    parts ("correct horse" and "battery staple") make no form of it, and the guard, which hides the
-    start it holds, showed the rest."""
-    if not secrets or not text or text[:1].isspace() or cut[-1:].isspace():
-        return ""
-    start = secrets.pending_start(cut)
-    if start == len(cut) or not secrets.spaced_after(cut[start:]):
-        return ""
-    spaced = cut[start:] + " " + text[: 4 * secrets.reach]
-    return " " if secrets.holds(spaced) or secrets.pending_start(spaced) == 0 else ""
 
 
 def _found_across(start: str, text: str, secrets: Any) -> bool:
@@ -948,7 +941,6 @@ class AgentLoop:
             text, joint = text[size:], ""
         else:
             joint = _continuation_join(self._last_text, text, leading_space("".join(head), text))
-            joint = joint or _secret_space(self._cut_answer, text, self._secrets)
             joint = _secret_across(self._cut_answer, joint, text, self._secrets)
         if not (text := joint + text):
             return

@@ -6,7 +6,6 @@ from agent_core import prompts
 from agent_core.loop import (
     _continuation_join,
     _secret_across,
-    _secret_space,
     _turn_log_data,
     deadline_margin,
     leading_space,
@@ -26,8 +25,11 @@ from agent_core.usage import empty_usage
         ("Part one,", " part two.", "part two.", "Part one, part two."),  # the space the model sent
         ("Line one", "\nline two.", "line two.", "Line one\nline two."),  # a new line, not a space
         ("Para one.", "\n\n\n## Next", "## Next", "Para one.\n\n## Next"),  # at most a paragraph
-        ("Paris is the capi", "tal.", "tal.", "Paris is the capital."),  # the rest of the word the limit cut
+        ("Part one", "part two.", "part two.", "Part one part two."),  # a new reply without its space
         ("Part one", " part two.", "part two.", "Part one part two."),  # the next word's token and its space
+        # a cut inside a word whose rest came alone: the rarer shape, a space too (a word the rest
+        # writes again is dropped instead: repeated_head)
+        ("Paris is the capi", "tal.", "tal.", "Paris is the capi tal."),
         ('The river is', ' \\"la Seine\\"', '"la Seine"', 'The river is "la Seine"'),  # a JSON step's escape
         ("Line one", "\\nline two", "\nline two", "Line one\nline two"),  # an escaped line break
         ("3.", "14 is pi", "14 is pi", "3.14 is pi"),  # nothing sent, nothing added
@@ -196,14 +198,3 @@ CALL = ToolCalls((ToolCall("c9", "lookup", {"q": "Par"}),))
 ])
 def test_a_continuation_that_gave_no_rest_ends_with_its_notice(decision, cut, notice):
     assert no_rest_notice(decision, cut) == notice
-
-def test_a_passphrase_cut_between_words_gets_its_space_back_when_its_rest_came_without_one():
-    """No space is put between a cut answer and a rest sent without one ("capi" and "tal"), but
-    "correct horse" and "battery staple" of a passphrase joined so made no form of it: the guard
-    hid the start and showed the rest."""
-    secrets = secret_forms({"correct horse battery staple"})
-    assert _secret_space("The phrase is correct horse", "battery staple ok.", secrets) == " "
-    assert _secret_space("The phrase is correct horse", "batt", secrets) == " "  # a first streamed piece
-    assert _secret_space("The phrase is correct hor", "se battery", secrets) == ""  # inside a word
-    assert _secret_space("The phrase is correct horse", "s run fast.", secrets) == ""  # not the secret
-    assert _secret_space("Part one", "part two", secrets) == ""

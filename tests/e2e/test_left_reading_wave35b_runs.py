@@ -21,16 +21,25 @@ def cut(turn: dict) -> dict:
     return {**turn, "finish_reason": "length"}
 
 
-@pytest.mark.parametrize(("rest", "split"), [("tal of France.", None), ("capital of France.", None),
-                                             ("capital of France.", 2), ("tal of France.", 1)])
+@pytest.mark.parametrize("split", [None, 2, 1])
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_a_rest_that_goes_on_inside_the_cut_word_reads_as_one_word(run, strategy, rest, split):
-    """The limit cut "capital" after "capi": a model told to continue exactly where it stopped
-    writes "tal…" (or the word again, "capital…"); the answer read "the capi tal of France"."""
-    turn = {"text": rest, **({"split": split} if split else {})}
+def test_a_rest_that_writes_the_cut_word_again_reads_as_one_word(run, strategy, split):
+    """The limit cut "capital" after "capi" and the model, told to continue, wrote the word again
+    ("capital of France."): the answer read "the capi capital of France"."""
+    turn = {"text": "capital of France.", **({"split": split} if split else {})}
     result = run([cut(answer_turn(strategy, "Paris is the capi")), turn], query="Capital?", strategy=strategy)
     assert_clean(result, run)
     assert result.text == "Paris is the capital of France."
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_rest_after_a_whole_word_sent_without_a_space_gets_one(run, strategy):
+    """Most cuts fall after a whole word (most words are one token) and a model's new reply
+    seldom begins with a space: "is" and "Paris." read "is Paris."."""
+    result = run([cut(answer_turn(strategy, "The capital of France is")), {"text": "Paris.", "split": 2}],
+                 query="Capital?", strategy=strategy)
+    assert_clean(result, run)
+    assert result.text == "The capital of France is Paris."
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
