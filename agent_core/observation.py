@@ -132,6 +132,7 @@ import html.entities
 import itertools
 import json
 import re
+import sys
 import unicodedata
 import urllib.parse
 import uuid
@@ -2111,6 +2112,92 @@ them) searched for one by one (``str.find``: 0.15 to 0.4 ms a megabyte each); wi
 position of the text is looked up instead (0.25 s a megabyte, whatever the number of forms)."""
 
 
+_BLOCK_WIDTHS = ((8, "Q"), (4, "I"))
+"""Widths (characters) of the blocks a text is cut into when many needles are left
+(``_BlockIndex``), with the ``memoryview`` format that reads one block as one int: a form is
+indexed at the widest ``width`` it is ``2 * width - 1`` characters long for (every place it may
+stand at then holds a whole block), a shorter one keeps its needle."""
+_FIND_EACH_NEEDLE_MAX = 24
+"""Most needles looked for one by one (``str.find``, 0.15 to 0.4 ms a megabyte each) before the
+forms of ``_BLOCK_WIDTHS`` are found by their blocks instead (one pass: 3.5 ms a megabyte for 8
+characters, 7 for 4, whatever the number of forms)."""
+_BLOCKS_AT_ONCE = 1 << 13
+"""Blocks of a text compared at once (in C) by ``_BlockIndex.places``; it gives way between."""
+_LOCATE_EACH_HIT_MAX = 32
+"""Most distinct blocks found in a text that are each located with ``bytes.find``; with more,
+the blocks are read one by one (in Python, 4 ms a megabyte)."""
+
+
+class _BlockIndex:
+    """Forms of a secret found by the blocks of ``width`` characters a text is cut into (at 0,
+    ``width``, ``2 * width``...): a form of ``2 * width - 1`` characters or more that stands at
+    ``p`` holds the whole block at the first multiple of ``width`` from ``p`` on, which is its
+    own text from ``offset`` (below ``width``) on. Each of its ``width`` such pieces is a key (an
+    int: the piece's Latin-1 bytes, a character past U+00FF as ``?``); the text's blocks are
+    read as ints too (``memoryview.cast``), and one set intersection (in C) tells which blocks
+    may be where a form stands, whatever the number of forms. Only there are the forms compared
+    (``str.startswith``)."""
+
+    def __init__(self, width: int, code: str, forms: list[_Form], ranks: Iterable[int]) -> None:
+        self.width, self._code = width, code
+        self._starts: dict[int, list[tuple[int, int]]] = {}  # key -> (rank, offset) of each form
+        for rank in ranks:
+            text = forms[rank].compact.encode("latin-1", "replace")
+            for offset in range(width):
+                key = int.from_bytes(text[offset : offset + width], sys.byteorder)
+                self._starts.setdefault(key, []).append((rank, offset))
+        self._keys = frozenset(self._starts)
+
+    def places(self, compact: str, data: bytes, forms: list[_Form]) -> list[int]:
+        """``position * len(forms) + rank`` of each indexed form that stands in ``compact``
+        (unordered; ``data``: ``compact`` as Latin-1, ``?`` for what it cannot hold)."""
+        width, ranks_count = self.width, len(forms)
+        view = memoryview(data)[: len(data) // width * width].cast(self._code)
+        hits: set[int] = set()
+        for first in range(0, len(view), _BLOCKS_AT_ONCE):
+            hits |= self._keys.intersection(view[first : first + _BLOCKS_AT_ONCE])
+            give_way()  # 0.2 ms a piece
+        found: list[int] = []
+        for at, key in self._blocks_of(hits, data, view) if hits else ():
+            for rank, offset in self._starts[key]:
+                position = at - offset
+                if position >= 0 and compact.startswith(forms[rank].compact, position):
+                    found.append(position * ranks_count + rank)
+        return found
+
+    def _blocks_of(self, hits: set[int], data: bytes, view: memoryview) -> list[tuple[int, int]]:
+        """``(index in the text, key)`` of each block of ``view`` (``data`` read as ints) that is
+        one of ``hits``: few are each located with ``bytes.find``, more by reading every block."""
+        width, blocks = self.width, []
+        if len(hits) <= _LOCATE_EACH_HIT_MAX:
+            for key in hits:
+                piece, at = key.to_bytes(width, sys.byteorder), -1
+                while (at := data.find(piece, at + 1)) >= 0:
+                    if at % width == 0:
+                        blocks.append((at, key))
+                    give_way()  # a text of one repeated character holds a block at every place
+            return blocks
+        for number, key in enumerate(view):
+            if key in hits:
+                blocks.append((number * width, key))
+            if number & 8191 == 8191:
+                give_way()
+        return blocks
+
+
+def _block_indexes(forms: list[_Form]) -> tuple[list[_BlockIndex], list[int]]:
+    """``forms`` indexed by their blocks (``_BLOCK_WIDTHS``, each form at the widest its length
+    allows, a width only for more than ``_FIND_EACH_NEEDLE_MAX`` forms), and the ranks of the
+    others."""
+    indexes, short = [], list(range(len(forms)))
+    for width, code in _BLOCK_WIDTHS:
+        indexed = [rank for rank in short if len(forms[rank].compact) >= 2 * width - 1]
+        if len(indexed) > _FIND_EACH_NEEDLE_MAX:  # fewer: their needles cost less than a pass
+            indexes.append(_BlockIndex(width, code, forms, indexed))
+            short = [rank for rank in short if len(forms[rank].compact) < 2 * width - 1]
+    return indexes, short
+
+
 _Needle = tuple[str, frozenset[str], int, dict[str, list[int]]]
 """A needle, the characters of it outside ``_PLAIN_KEY_CHARS``, and its forms by their start
 (``_needles``)."""
@@ -2495,6 +2582,13 @@ class _Secrets:
             self._by_key.setdefault(form.compact[: self._key_chars], []).append(rank)
         self._needles = _needles(self._forms, self._by_key.values())
         self._marks = frozenset().union(*(marks for _, marks, _, _ in self._needles))
+        # many needles left (secrets that share no start): the forms long enough found by their
+        # blocks, the others (``_short_needles``) by their needles
+        self._blocks, short = _block_indexes(self._forms)
+        self._short_by_key: dict[str, list[int]] = {}
+        for rank in short:
+            self._short_by_key.setdefault(self._forms[rank].compact[: self._key_chars], []).append(rank)
+        self._short_needles = _needles(self._forms, self._short_by_key.values())
         # each variant without its whitespace (see mask_cut_edge)
         self._compact = sorted({"".join(v.split()) for v in self._variants if v.strip()}, key=len, reverse=True)
         # how far back from a text's end a start of a form may reach: enough for any reflowed form
@@ -2604,15 +2698,35 @@ class _Secrets:
         """``position * len(_forms) + rank`` of every form whose whitespace-free text stands at
         ``position`` of ``compact``, in order (by position, then rank). First the needles holding
         a character ``compact`` lacks are left out (one ``in`` a character: ``_marks``). Few
-        needles left: each is found with ``str.find`` (in C) and the forms of its group are
-        compared where it stands; many: every position's first characters are looked up (one
-        dictionary look-up a character, whatever the number of forms). One int each, not a
+        needles left (``_FIND_EACH_NEEDLE_MAX``): each is found with ``str.find`` (in C) and the
+        forms of its group are compared where it stands; more (secrets that share no start): the
+        forms long enough are found by the blocks of the text (``_BlockIndex``: one pass whatever
+        their number) and only the shorter ones' needles are looked for. One int each, not a
         tuple: tens of thousands of tuples set off the garbage collector's full passes."""
+        absent = {mark for mark in self._marks if mark not in compact}
+        needles = [entry for entry in self._needles if absent.isdisjoint(entry[1])] if absent else self._needles
+        if len(needles) <= _FIND_EACH_NEEDLE_MAX or not self._blocks:
+            found = self._needle_places(compact, needles, self._by_key)
+        else:
+            data = compact.encode("latin-1", "replace")
+            found = []
+            for index in self._blocks:
+                found += index.places(compact, data, self._forms)
+            short = self._short_needles
+            if absent:
+                short = [entry for entry in short if absent.isdisjoint(entry[1])]
+            found += self._needle_places(compact, short, self._short_by_key)
+        found.sort()
+        return found
+
+    def _needle_places(self, compact: str, needles: list[_Needle], by_key: dict[str, list[int]]) -> list[int]:
+        """``position * len(_forms) + rank`` of every form of ``needles`` (all of whose forms
+        are those of ``by_key``) that stands in ``compact``, unordered: each needle found with
+        ``str.find`` (up to ``_FIND_EACH_FORM_MAX`` of them), else every position's first
+        characters looked up (one dictionary look-up a character, whatever the number of forms)."""
         found: list[int] = []
         ranks_count = len(self._forms)
         forms = self._forms
-        absent = {mark for mark in self._marks if mark not in compact}
-        needles = [entry for entry in self._needles if absent.isdisjoint(entry[1])] if absent else self._needles
         if len(needles) <= _FIND_EACH_FORM_MAX:
             for needle, _, size, by_start in needles:
                 give_way()  # each find reads all of ``compact``: 2 ms a needle on 5 MB
@@ -2623,15 +2737,14 @@ class _Secrets:
                         found += (at * ranks_count + rank for rank in ranks if compact.startswith(forms[rank].compact, at))
                     at = compact.find(needle, at + 1)
                     give_way()  # a text of one repeated character holds a form at every place
-        else:
-            size, lookup = self._key_chars, self._by_key.get
+        elif needles:
+            size, lookup = self._key_chars, by_key.get
             for at in range(len(compact) - size + 1):
                 ranks = lookup(compact[at : at + size])
                 if ranks:
                     found += (at * ranks_count + rank for rank in ranks if compact.startswith(forms[rank].compact, at))
                 if at & 8191 == 8191:
                     give_way()
-        found.sort()
         return found
 
     def unit_start(self, text: str, start: int) -> int:

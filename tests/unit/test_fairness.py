@@ -160,20 +160,22 @@ def test_redacting_a_long_text_gives_way_between_the_needles_of_many_secrets(mon
 
 
 def test_redacting_a_long_text_for_more_secrets_gives_way_as_it_goes(monkeypatch):
-    # past _FIND_EACH_FORM_MAX needles (secrets that share no start) the text is read once, place
-    # by place: a switch may come every 8,192 places
+    # past _FIND_EACH_NEEDLE_MAX needles (secrets that share no start) the text is read once, by
+    # its blocks: a switch may come every _BLOCKS_AT_ONCE blocks
     from agent_core import observation
-    from agent_core.observation import _FIND_EACH_FORM_MAX, REDACTED, _Secrets
+    from agent_core.observation import _BLOCKS_AT_ONCE, _FIND_EACH_NEEDLE_MAX, REDACTED, _Secrets
 
     rng = random.Random(3)
     keys = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(24)) for _ in range(80)]
     secrets = _Secrets(keys)
-    assert len(secrets._needles) > _FIND_EACH_FORM_MAX  # read place by place
-    text = "record 1 value abc; " * 10_000 + f"key {keys[7]} end"
+    assert len(secrets._needles) > _FIND_EACH_NEEDLE_MAX and secrets._blocks  # read by blocks
+    text = "record 1 value abc; " * 40_000 + f"key {keys[7]} end"
+    compact = "".join(observation._fold(text).split())
     offers = []
     monkeypatch.setattr(observation, "give_way", lambda: offers.append(1))
+    assert len(secrets._candidates(compact)) == 1
+    assert len(offers) >= len(compact) // (8 * _BLOCKS_AT_ONCE) > 5
     redacted = secrets.redact(text)
-    assert len(offers) >= len(text.replace(" ", "")) // 8192
     assert redacted.endswith(f"key {REDACTED} end") and keys[7] not in redacted
 
 
