@@ -38,6 +38,7 @@ from typing import Any
 
 import json_repair
 
+from agent_core import repair_strings
 from agent_core.fairness import GRAIN, give_way, off_hub, paced
 from agent_core.prompts import (
     MSG_NOT_JSON,
@@ -612,8 +613,9 @@ def _repair(cleaned: str, first_error: Exception) -> Any:
 
 def _checked_repair(cleaned: str) -> tuple[Any, str | None]:
     """``json_repair``'s value of ``cleaned`` with lone surrogates replaced, and why the trust rule
-    refuses it (None when it does not). Raises what ``json_repair`` raises."""
-    value = json_repair.loads(cleaned)
+    refuses it (None when it does not). Long strings json_repair would read a character at a time
+    are read in C (``repair_strings``: the same value). Raises what ``json_repair`` raises."""
+    value = repair_strings.repaired(cleaned, json_repair.loads)
     try:
         problem = repair_problem(cleaned, value)
     except RecursionError:
