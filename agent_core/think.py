@@ -309,6 +309,18 @@ def _quoted(text: str, at: int, size: int, before: str) -> bool | None:
     return text[at + size] == "`"
 
 
+APART_HOLD: Final = 512
+"""How many characters of a reply's content are held, once its reasoning came apart
+(``reasoning_content``), for a model whose template may open the reasoning block in the prompt
+(``ThinkSplitter(opened=True)``), to see whether a bare ``</think>`` ends reasoning there. A server
+may send part of the reasoning apart and the rest in the content: vLLM's reasoning parsers, when a
+request's stop sequences make the detokenizer hold text back while the token ids go on, see the
+end token before its text and route the reasoning's tail and the ``</think>`` to the content
+(vllm-project/vllm#51641 for Qwen3; #39044: DeepSeek-R1's, ERNIE-4.5's, Seed-OSS's parsers too;
+#36830). Such a tail is short (the characters a stop buffer held); the content of a reply whose
+reasoning came apart whole is its answer, which streams once this many characters came with no
+``</think>`` (a few seconds of tokens), or at its end."""
+
 SPAN_LOOK_LIMIT: Final = 4096
 """How far (characters) the splitter reads past a tag met in an open code span for the run that
 closes the span or the line's end, holding what follows the tag meanwhile. Past it the tag is read
@@ -478,6 +490,7 @@ class ThinkSplitter:
         self._held_close = -1  # in the held text: where the code span a closing tag was met in closes
         self._held_look: _SpanEnd | None = None  # while holding: a closing tag in a code span waits
         self._wait = (0, 0)  # that tag's place in the held text and its length
+        self._apart = False  # holding a template-opened block's rest after reasoning came apart
 
     @property
     def open_block(self) -> str:
@@ -500,7 +513,7 @@ class ThinkSplitter:
         """Stop holding (the reply's reasoning came apart from it, or it ended): the held text
         is read as any reply and returned split; ``as_reasoning`` (the reply was cut by the
         output limit before its ``</think>``): it is reasoning, and the block stays open."""
-        if as_reasoning and self._opened and not self._probe:
+        if as_reasoning and self._opened and (not self._probe or self._apart):
             held = self._forget_held()
             self._close_tag, self._block = _OPENED_CLOSE, [_without_open_tag(held)]
             return Split(reasoning=self._block[0])
@@ -528,10 +541,20 @@ class ThinkSplitter:
         """The reply's reasoning came apart from its content (``reasoning_content``): content
         that has not started yet starts right after reasoning, so a ``RESPONSE_WRAPPERS`` tag it
         opens with is the reply's frame (a server that took only ``<think>...</think>`` out of a
-        Hunyuan-A13B or ERNIE-X1 reply). Call before the content that follows is fed."""
+        Hunyuan-A13B or ERNIE-X1 reply). Call before the content that follows is fed.
+
+        A reply held because its template may have opened the block (``opened``) is then held
+        only for its first ``APART_HOLD`` characters: a server may send part of the reasoning
+        apart and the rest in the content up to a bare ``</think>`` (``APART_HOLD``); past them,
+        or at the reply's end, the held text is read as any reply. Cut by the output limit, or
+        stopped, while held, it is reasoning, as a held reply is (``release(as_reasoning=True)``,
+        ``stopped``). A probed start (``probe``) goes on being probed."""
         self._reasoned = True
         if not self._prev and not self._held and not self._pending:
             self._after_block = True
+        if self._opened and not self._probe:
+            self._probe, self._apart = APART_HOLD, True
+            self._probed = sum(map(len, self._held))
 
     @property
     def inside(self) -> bool:
@@ -594,7 +617,7 @@ class ThinkSplitter:
         as anyone can tell (its ``</think>`` never came): nothing of it is visible. A probed
         start (``probe``) is the answer's, unless it holds a ``</think>`` (what came before it
         may be reasoning: none of it is visible)."""
-        if self._opened and (not self._probe or _tags_pattern(_OPENED_CLOSES).search("".join(self._held))):
+        if self._opened and (not self._probe or self._apart or _tags_pattern(_OPENED_CLOSES).search("".join(self._held))):
             self._forget_held()
             self._pending = ""
             return _NOTHING
@@ -665,7 +688,7 @@ class ThinkSplitter:
                 out += [(REASONING, _without_open_tag(whole[:at])), (BLOCK_END, "")]
                 self._forget_held()
                 self._after_block = True
-                self._probe = 0
+                self._probe, self._apart = 0, False
                 self._reasoned = True
                 self._prev = ">"
                 return whole[at + size :]
@@ -745,7 +768,7 @@ class ThinkSplitter:
         """Stop probing (``probe``): the held text and ``text`` are returned, to be read as any
         reply is."""
         held = self._forget_held() + text
-        self._probe = 0
+        self._probe, self._apart = 0, False
         return held
 
     def _scan(self, out: list[tuple[str, str]]) -> None:

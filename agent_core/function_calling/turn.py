@@ -773,20 +773,15 @@ def _stream(
     """Feed every chunk through the call ``markup`` reader, the think ``splitter`` and the answer
     gate; yield streamable text.
     A reply held by the splitter (it may start inside a reasoning block: ``_splitter``) is held
-    until the block closes, until reasoning comes apart from the content (so none is inline), or
-    to the end."""
+    until the block closes, or to the end; once reasoning came apart from the content, for its
+    first characters only (``ThinkSplitter.note_reasoning_apart``: the rest of the reasoning may
+    still come in the content up to a bare ``</think>``)."""
     visible: list[str] = []
     reasoning: list[str] = []
     for chunk in chunks:
         got.reply.add(chunk)
-        if chunk.reasoning:
+        if chunk.reasoning:  # a held reply is held on, its first characters only (think.APART_HOLD)
             splitter.note_reasoning_apart()
-        if chunk.reasoning and splitter.holding:
-            released = splitter.release()
-            visible.append(released.visible)
-            reasoning.append(released.reasoning)
-            if out := gate.feed(released.visible):
-                yield out
         text = chunk.text
         if len(text) > SLICE_CHARS:  # a reply sent whole: read as if streamed, the other sessions running meanwhile
             text = yield from _read_ahead(text, splitter, markup, gate, visible, reasoning)

@@ -1045,12 +1045,12 @@ class ReactStreamParser:
         self._read_pieces(self._think.pieces(self._markup.feed(chunk)))  # _split
         return self._drain()
 
-    def release_held(self) -> None:
-        """Stop holding the reply for a reasoning block opened in the prompt (reasoning came
-        apart from the content, so none is inline): what was held is read as any reply, and
-        content still to come starts after that reasoning (``ThinkSplitter.note_reasoning_apart``)."""
+    def note_reasoning_apart(self) -> None:
+        """Reasoning came apart from the content (``reasoning_content``): content still to come
+        starts after that reasoning, and a reply held for a reasoning block opened in the prompt
+        is held for its first characters only (``ThinkSplitter.note_reasoning_apart``: the rest
+        of the reasoning may still come in the content up to a bare ``</think>``)."""
         self._think.note_reasoning_apart()
-        self._read_pieces(self._think.release_pieces())
 
     def finish(self, *, cut: bool = False, stopped: bool = False) -> list[ReactEvent]:
         """Flush: decide what was held back, close any open construct, settle the turn.

@@ -156,8 +156,8 @@ def _stream(chunks: Iterator[ModelChunk], parser: ReactStreamParser, got: _Colle
     add, reasoning, usages, feed = got.reply.add, got.reasoning, got.usages, parser.feed  # once, not per chunk
     for chunk in chunks:
         add(chunk)
-        if chunk.reasoning:  # reasoning comes apart from the content: none of it is inline
-            parser.release_held()
+        if chunk.reasoning:  # reasoning comes apart: its rest may still come inline (think.APART_HOLD)
+            parser.note_reasoning_apart()
             got.reasoning_ended_turn = got.reasoning_ended_turn or ends_turn(chunk.reasoning)
         text = chunk.text
         for piece in (text,) if len(text) <= SLICE_CHARS else slices(text):  # a reply sent whole: as if streamed

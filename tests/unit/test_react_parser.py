@@ -1033,11 +1033,11 @@ def test_special_tokens_a_final_answer_shows_as_code_are_kept(answer):
 @pytest.mark.parametrize("pieces", [["Thought: x </think>"], list("Thought: x </think>")])
 def test_reasoning_closed_in_a_chunk_before_the_hold_is_released_stays_reasoning(pieces):
     """``reasoning_opened``: a chunk ends with the block's ``</think>`` (whole, or its last
-    character), then reasoning comes apart (``release_held``): the text before the tag is
+    character), then reasoning comes apart (``note_reasoning_apart``): the text before the tag is
     reasoning, never thought, and none of the reply is streamed twice."""
     parser = ReactStreamParser(reasoning_opened=True)
     events = [event for piece in pieces for event in parser.feed(piece)]
-    parser.release_held()
+    parser.note_reasoning_apart()
     events += parser.feed("y\nFinal Answer: ok") + parser.finish()
     turn = parser.result()
     assert texts(events, ReasoningDelta) == "Thought: x " and turn.reasoning == "Thought: x"
