@@ -18,21 +18,29 @@ from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core.fences import fence_lines
 from agent_core.json_args import ArgumentsError, decode_arguments
-from agent_core.react.parser import LINE_PREFIX, ActionFound, ReactTurn, parse_react
+from agent_core.react.parser import LINE_PREFIX, ActionFound, ReactTurn, label_words, parse_react
 from agent_core.text_calls import arguments_for, bracketed_text, keyword_arguments, prefixed_tool, schema_properties
 from agent_core.tool_calls import ToolCall, fresh_call_ids
 
-_ACTION_LINE = re.compile(rf"(?im)^{LINE_PREFIX.pattern}action\b")
-"""A line opening with the word ``Action`` (after markdown or emoji): a reply without one holds no
-step, and is not read again."""
-_INPUT_LABEL = re.compile(rf"\n{LINE_PREFIX.pattern}(?:action[ \t_-]*+)?(?:inputs?|parameters|arguments)\b", re.I)
+_ACTION_LINE = re.compile(rf"(?im)^{LINE_PREFIX.pattern}(?:{label_words('action')})(?![a-z])")
+"""A line opening with the word ``Action`` in any language the ReAct parser reads (``行动``,
+``行動``, ``행동``: ``react.parser.label_words``), after markdown or emoji: a reply without one holds
+no step, and is not read again."""
+_INPUT_LABEL = re.compile(
+    rf"\n{LINE_PREFIX.pattern}(?:(?:action[ \t_-]*+)?(?:inputs?|parameters|arguments)\b|{label_words('action_input')})", re.I
+)
 """A line of a step that opens with its input's label (``Action Input:``, ``### Action Input``,
-``**Action Input:**``, ``Input:``, ``Parameters:``, ``Arguments:``: the ReAct parser's forms)."""
-_THOUGHT_LINE = re.compile(rf"{LINE_PREFIX.pattern}thought[ \t*_]*+(?:[:：]|\r?\n)", re.I)
+``**Action Input:**``, ``Input:``, ``Parameters:``, ``Arguments:``, ``行动输入：``, ``행동 입력:``: the
+ReAct parser's forms)."""
+_FENCE_LINE = re.compile(r"(?:`{3,}+|~{3,}+)[\w-]*+[ \t]*+\r?\n")
+"""A fence line (backticks or tildes) and its language, matched where a line starts."""
+_THOUGHT_LINE = re.compile(rf"{LINE_PREFIX.pattern}(?:{label_words('thought')})[ \t*_]*+(?:[:：]|\r?\n)", re.I)
 """A ``Thought:`` label (or a heading holding it alone): what may stand between two steps."""
 _FENCE_CLOSE = re.compile(r"\s*+(?:`{3,}+|~{3,}+)[ \t]*+(?=\r?\n|\Z)")
 """The line that closes a fenced block after the input in it (the blank before it too)."""
-_OBSERVATION_LINE = re.compile(rf"{LINE_PREFIX.pattern}observations?[ \t\d*_]*+(?:[:：]|\r?\n|\Z)", re.I)
+_OBSERVATION_LINE = re.compile(
+    rf"{LINE_PREFIX.pattern}(?:{label_words('observation')})s?[ \t\d*_]*+(?:[:：]|\r?\n|\Z)", re.I
+)
 """An ``Observation:`` label the model wrote after its step: a result it invented, dropped (the
 ReAct parser stops reading there, as ReAct does)."""
 
@@ -59,8 +67,10 @@ def react_step_calls(
     step); the first step starts after them. Every step must hold, in the ReAct parser's reading
     (``parse_react``, several actions allowed, in order): an ``Action:`` naming one of ``tools``
     exactly (or with a namespace before it: ``text_calls.prefixed_tool``), opening a line outside
-    a fenced block (``fences``) and a blockquote, an input label under it (``_INPUT_LABEL``)
-    whose input reads as the tool's arguments (``_arguments``), and between two steps nothing
+    a fenced block (``fences``) and a blockquote, an input label under it (``_INPUT_LABEL``), or
+    the action written as one object under its label (``_enveloped``: ``{"action": ...,
+    "action_input": {...}}``, fenced or not), whose input reads as the tool's arguments
+    (``_arguments``), and between two steps nothing
     but whitespace or a ``Thought:``; after the last, nothing but whitespace or an invented
     ``Observation:`` (dropped with what follows). A step after a final answer is no call (the
     parser gives the answer). Each call gets an id made under ``id_prefix``, none in ``taken``.
@@ -97,7 +107,7 @@ def _steps(
         if text[line:at].strip(" \t") or action.raw.lstrip(" \t")[:1] == ">" or bisect.bisect_left(fences, at) % 2:
             return None  # inside a line, a blockquote or a fenced block: text the reply shows
         name = action.name if action.name in tools else prefixed_tool(action.name, tools)
-        if name is None or _INPUT_LABEL.search(action.raw) is None:
+        if name is None or (_INPUT_LABEL.search(action.raw) is None and not _enveloped(action)):
             return None
         last = number == len(parsed.actions) - 1
         arguments = _arguments(action, tools[name], last and parsed.ended_inside)
@@ -108,6 +118,22 @@ def _steps(
     if rest and not _OBSERVATION_LINE.match(rest):
         return None
     return UNREADABLE if unreadable else found
+
+
+def _enveloped(action: ActionFound) -> bool:
+    """Whether ``action`` was written as one object after its label (``{"action": "search",
+    "action_input": {...}}``): on the label's line, or on a line below it, in a fence or not
+    (``### Action`` then a ```` ```json ```` block), its input an object the ReAct parser decoded
+    whole from it. Linear in the action's text."""
+    if not isinstance(action.input, dict):
+        return False
+    label, _, below = action.raw.partition("\n")
+    colon = max(label.rfind(":"), label.rfind("："))
+    if colon >= 0 and label[colon + 1 :].lstrip(" \t*").startswith("{"):
+        return True
+    below = below.lstrip()
+    fence = _FENCE_LINE.match(below)
+    return (below[fence.end() :].lstrip() if fence else below).startswith("{")
 
 
 def _after_block(text: str, end: int, fences: list[int]) -> str:

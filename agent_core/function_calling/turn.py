@@ -34,7 +34,7 @@ from agent_core.fences import FENCE_RUN, empty_code_block
 from agent_core.function_calling.react_steps import react_step_calls
 from agent_core.json_args import raw_decode_at
 from agent_core.model_call import AssistantReply, ModelChunk, note_usage, with_block_closed
-from agent_core.react.parser import HEADING_MARKS, LINE_PREFIX, parse_react
+from agent_core.react.parser import HEADING_MARKS, LINE_PREFIX, label_forms, label_words, parse_react
 from agent_core.react.turn import actions_named
 from agent_core.text_calls import (
     CALL_HEAD_SPAN,
@@ -116,16 +116,35 @@ _ACTION_CALL_START = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 """The end of a text that may still grow into ``_ACTION_CALL`` (a line start, then a prefix of it)."""
+_ACTION_WORDS: Final = label_words("action")
+"""``Action`` in every language the ReAct parser reads it in (``行动``, ``行動``, ``행동``: its table,
+``react.parser.label_words``)."""
 _ACTION_STEP_LINE = re.compile(
-    rf"(?im)^(?:{_ACTION_MARKS}action[ \t*]*+[:：][ \t*]*+([\w.:\-]++)[ \t*]*+"
-    rf"|{HEADING_MARKS.pattern}action[ \t]*+(?:\*\*|__)?[ \t]*+)(?=\r?\n)"
+    rf"(?im)^(?:{_ACTION_MARKS}(?:{_ACTION_WORDS})[ \t*]*+[:：][ \t*]*+([\w.:\-]++)[ \t*]*+"
+    rf"|{HEADING_MARKS.pattern}(?:{_ACTION_WORDS})[ \t]*+(?:\*\*|__)?[ \t]*+)(?=\r?\n)"
 )
-"""A line that opens a ReAct step: an ``Action:`` label (after markdown or emoji) and a name alone
-on its line (group 1), or a heading or bold line holding ``Action`` alone (``### Action``, the name
-on the next line)."""
-_ACTION_STEP_START = re.compile(rf"\n{_ACTION_MARKS}action[ \t*]*+[:：][ \t*]*+[\w.:\-]*+[ \t*]*+\r?\Z", re.IGNORECASE)
-"""The end of a text that is an ``Action:`` label and a name so far: it may still be a line of
-``_ACTION_STEP_LINE`` (a start of the label alone is ``_ACTION_CALL_START``'s)."""
+"""A line that opens a ReAct step: an ``Action:`` label (after markdown or emoji, in any language
+of ``_ACTION_WORDS``) and a name alone on its line (group 1), or a heading or bold line holding
+``Action`` alone (``### Action``, ``### 行动``, the name on the next line)."""
+_CJK_ACTION_STARTS: Final = "".join(sorted({words[0][:1] for words in label_forms("action") if not words[0].isascii()}))
+"""The first characters of the labels of ``_ACTION_WORDS`` not written in ASCII (``行``, ``动``,
+``행``): a text without them and without ``ction`` holds no ``Action`` label (``may_hold_action``)."""
+_ACTION_STEP_START = re.compile(
+    rf"\n{_ACTION_MARKS}(?:(?:{_ACTION_WORDS})[ \t*]*+[:：][ \t*]*+[\w.:\-]*+[ \t*]*+\r?"
+    rf"|{'|'.join(re.escape(words[0][:n]) for words in label_forms('action') if not words[0].isascii() for n in range(1, len(words[0]) + 1))}"
+    r")\Z",
+    re.IGNORECASE,
+)
+"""The end of a text that is an ``Action:`` label and a name so far, or a start of a label of
+``_ACTION_WORDS`` not written in ASCII (``行``): it may still be a line of ``_ACTION_STEP_LINE``
+(a start of the English label alone is ``_ACTION_CALL_START``'s)."""
+
+
+def may_hold_action(text: str) -> bool:
+    """Whether ``text`` may hold (a start of) an ``Action`` label of ``_ACTION_WORDS``: ``ction`` in
+    it, or the first character of a label not written in ASCII. A cheap test before the readers
+    of ``Action`` lines run."""
+    return "ction" in text or "CTION" in text or any(char in text for char in _CJK_ACTION_STARTS)
 _LABEL_TAIL = re.compile(
     rf"\n(?:[ \t]*+\n){{0,{_BLANK_LINES_HELD}}}+{line_marks(' \t#*_>-')}"
     r"(?:f(?:i(?:n(?:a(?:l(?:[ \t_]*(?:a(?:n(?:s(?:w(?:e(?:r[ \t*_]*+(?:[:：][ \t*_]*+)?+"
@@ -138,25 +157,28 @@ one, with the line breaks before it: held until text follows the label (then it 
 written), so a label the reply ends with, empty (``fallback.label_left``), never reaches the
 user, nor does the line break before it. A text's last line breaks are held so until the next
 text tells (at most ``_BLANK_LINES_HELD`` blank lines more; an earlier one streams)."""
-_THOUGHT_LABEL: Final = "thought"
+_THOUGHT_LABELS: Final = tuple(words[0] for words in label_forms("thought"))
+"""``Thought`` in every language the ReAct parser reads it in (``思考``, ``생각``: its table)."""
 _OPENING_MARKS = re.compile(rf"(?:[#*_ \t]|{EMOJI_CHAR})*+")
 """What may come before a ReAct-style label at a reply's start: markdown and emoji (``💭 Thought:``,
 ``agent_core.emoji``), as the ReAct parser skips them."""
 _THOUGHT_OPENING = re.compile(
-    rf"\s*+(?:(?:[#*_ \t]|{EMOJI_CHAR})*+thought[ \t*_]*+[:：]"
-    rf"|{HEADING_MARKS.pattern}thought[ \t]*+(?:\*\*|__)?[ \t]*+(?=\r?\n))",
+    rf"\s*+(?:(?:[#*_ \t]|{EMOJI_CHAR})*+(?:{label_words('thought')})[ \t*_]*+[:：]"
+    rf"|{HEADING_MARKS.pattern}(?:{label_words('thought')})[ \t]*+(?:\*\*|__)?[ \t]*+(?=\r?\n))",
     re.IGNORECASE,
 )
 """A reply's start that is a ReAct-style ``Thought:`` label (in markdown or not, after emoji or not),
 or a heading or bold line holding ``Thought`` alone (``### Thought``, ``**💭 Thought**``: the ReAct
 parser's ``HEADING_MARKS``), its line break not taken."""
-_LABEL_WORDS: Final = r"(final[ \t_]*+answer|thought|action(?:[ \t_-]*+input)?|observation|answer|question)"
+_LABEL_WORDS: Final = (
+    f"({label_words('final_answer', 'thought', 'action_input', 'action', 'observation', 'answer')}|question|问题)"
+)
 _STEP_LABEL_LINE = re.compile(rf"\n{LINE_PREFIX.pattern}{_LABEL_WORDS}[ \t\d*_]*+[:：](?:\*\*|__)?[ \t]*+", re.IGNORECASE)
 """A line that opens with a ReAct step's label (numbered, after markdown, a list's ``-`` or emoji,
 as the ReAct parser's ``LINE_PREFIX`` skips them: ``- ✅ Final Answer:``) and its colon, up to the
 text after it (a bold label's closing ``**`` included: ``**Final Answer:** Paris``)."""
 _STEP_LABEL_ALONE = re.compile(
-    rf"\n(?:{HEADING_MARKS.pattern}{_LABEL_WORDS}[ \t]*+[:：]?|{LINE_PREFIX.pattern}(final[ \t_]*+answer)[ \t\d*_]*+)"
+    rf"\n(?:{HEADING_MARKS.pattern}{_LABEL_WORDS}[ \t]*+[:：]?|{LINE_PREFIX.pattern}({label_words('final_answer')})[ \t\d*_]*+)"
     r"[ \t]*+(?:\*\*|__)?[ \t]*+(?=\r?\n)",
     re.IGNORECASE,
 )
@@ -165,9 +187,9 @@ after a step's first label (``_heading_label``, ``_match_label``'s ``alone``): a
 line (``### Final Answer``, ``**Action Input**``, after an emoji or not: ``### ✅ Final Answer``),
 or a ``Final Answer`` line in any markdown (``Final Answer``, ``- ✅ Final Answer``); its line break
 not taken."""
-_ANSWER_LABEL_STARTS: Final = frozenset({"fi", "an"})
-"""How the step labels that give the answer start (``_LABEL_WORDS``, lowered): ``Final Answer`` and
-``Answer``; ``Action`` starts with ``ac``."""
+_ANSWER_LABEL = re.compile(label_words("final_answer", "answer"), re.IGNORECASE)
+"""The step labels that give the answer (of ``_LABEL_WORDS``): ``Final Answer`` and ``Answer``, in
+every language the ReAct parser reads them in (``最终答案``, ``최종 답변``)."""
 _EMPTY_TILDE_HEAD = re.compile(r"~{1,2}|~{3,}+[^\n]*+(?:\n[ \t]*+)*+(?:~++[ \t\r\n]*+)?")
 """A reply's start that may still be a tilde fenced block with nothing in it: held, not streamed, until
 a line with text comes in it (it then streams as before) or the reply ends."""
@@ -190,7 +212,7 @@ def react_final_step(text: str) -> tuple[str, str] | None:
     if opening is None:
         return None
     first = _first_label(text, opening.end())
-    if first is None or first[0][:2].lower() not in _ANSWER_LABEL_STARTS:
+    if first is None or _ANSWER_LABEL.fullmatch(first[0]) is None:
         return None
     if _STEP_LABEL_LINE.search(text, first[1]) is None:
         answer = text[first[1] :].strip()
@@ -285,10 +307,11 @@ def _held_opening(start: str) -> bool | None:
     if start[0] == "~":
         return None if len(start) < _FENCE_HEAD_MAX and _EMPTY_TILDE_HEAD.fullmatch(start) else False
     label = start[_OPENING_MARKS.match(start).end() :]
-    if label and not _THOUGHT_LABEL.startswith(label[: len(_THOUGHT_LABEL)].lower()):
+    word = next((word for word in _THOUGHT_LABELS if word.startswith(label[: len(word)].lower())), None)
+    if word is None:
         return False
-    after = label[len(_THOUGHT_LABEL) :].lstrip(" \t*_")
-    if len(label) <= len(_THOUGHT_LABEL) or not after or after == "\r":
+    after = label[len(word) :].lstrip(" \t*_")
+    if len(label) <= len(word) or not after or after == "\r":
         return None if len(start) < _FENCE_HEAD_MAX else False
     if after[0] in "\r\n":  # a heading holding the label alone, the thought on the lines below
         return _THOUGHT_OPENING.match(start) is not None
@@ -605,7 +628,7 @@ class AnswerGate:
             self._merge_marks()
         text = self._buffer + text
         action = stepping = None
-        if "ction" in text or "CTION" in text:
+        if may_hold_action(text):
             action = action_call_at(text, self._line_start)
             stepping = action_step_at(text, self._line_start, self._names) if self._names else None
             action = stepping if action is None or (stepping is not None and stepping < action) else action
@@ -628,7 +651,7 @@ class AnswerGate:
             self._buffer = text[at:]
             return self._hold(self._passed(text[:at]))
         keep = max(keep, partial_action_call(text, self._line_start), empty_label_tail(text, self._line_start))
-        if stepping is None and action is None and self._names and ("ction" in text or "CTION" in text):
+        if stepping is None and action is None and self._names and may_hold_action(text):
             # an "Action:" line with no step yet: a tool's name may still be coming
             keep = max(keep, partial_action_step(text, self._line_start))
         self._buffer = text[len(text) - keep :]

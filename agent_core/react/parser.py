@@ -332,6 +332,22 @@ _LABELS: Final = (
     ("observation", ("관찰",)),
 )
 _LABEL_KINDS: Final = frozenset(kind for kind, _ in _LABELS)
+
+
+def label_forms(*kinds: str) -> tuple[tuple[str, ...], ...]:
+    """The words of each ReAct label of ``kinds`` (``thought``, ``action``, ``action_input``,
+    ``final_answer``, ``answer``, ``observation``) the parser reads, in English, Chinese, Japanese
+    and Korean, lower case (``("action", "input")``, ``("行动", "输入")``): the one table Function
+    Calling's readers of ReAct steps build on (``function_calling.turn``, ``react_steps``)."""
+    return tuple(words for kind, words in _LABELS if kind in kinds)
+
+
+def label_words(*kinds: str) -> str:
+    """``label_forms`` of ``kinds`` as one regex alternation, no group: each label's words with
+    any run of `` _-`` between them (as the parser reads them), longer forms first. Case-insensitive
+    use needs ``re.IGNORECASE``; the colon and what may stand before it are the caller's."""
+    forms = {r"[ _\-]*+".join(map(re.escape, words)) for words in label_forms(*kinds)}
+    return "|".join(sorted(forms, key=lambda form: (-len(form), form)))
 _MD_CHARS: Final = " \t#>*_-"
 _PREFIX_MAX: Final = 24
 _LABEL_MAX: Final = 48
