@@ -54,16 +54,8 @@ MARKUP_SIGNS = ("<tool_call", "</tool_call", "<|", "|>", "<｜", "[TOOL_CALLS]",
 
 
 def known_open(strategy: str, reply: Reply) -> bool:
-    """Replies of the classes found and left open (docs/fuzzing.md, wave 35): Function Calling
-    does not read a ReAct step written with Chinese, Japanese or Korean labels, nor one whose
-    action is a fenced ``{"action": ...}`` object (asked again, never run nor shown); in both strategies
-    a template-opened block's bare ``</think>`` (or a cut before it) in the content is not waited
-    for once ``reasoning_content`` came apart; a cut inside a reasoning tag or a special token not
-    yet whole is text."""
-    if reply.opened and reply.reasoning:
-        return True
-    if strategy == "function_calling" and "action" in reply.kinds and (reply.language or "```json" in reply.text):
-        return True
+    """Replies of the classes found and left open (docs/fuzzing.md, wave 35): a cut inside a
+    reasoning tag or a special token not yet whole is text."""
     return reply.cut and reply.cut_in_token
 
 
