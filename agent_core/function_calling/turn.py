@@ -145,6 +145,8 @@ def may_hold_action(text: str) -> bool:
     it, or the first character of a label not written in ASCII. A cheap test before the readers
     of ``Action`` lines run."""
     return "ction" in text or "CTION" in text or any(char in text for char in _CJK_ACTION_STARTS)
+
+
 _LABEL_TAIL = re.compile(
     rf"\n(?:[ \t]*+\n){{0,{_BLANK_LINES_HELD}}}+{line_marks(' \t#*_>-')}"
     r"(?:f(?:i(?:n(?:a(?:l(?:[ \t_]*(?:a(?:n(?:s(?:w(?:e(?:r[ \t*_]*+(?:[:：][ \t*_]*+)?+"
