@@ -24,7 +24,7 @@ On top of that it refuses when ``tools.manifest_check`` finds problems (among th
 packaged Markdown file that names no packaged file, and a README image outside ``_assets/``),
 when a file the plugin needs would be left out (manifest, entrypoint, requirements, every
 provider and strategy YAML and Python source, icons, README, privacy policy), and when
-something that must never ship would be included (``.env``, ``*.pem`` keys, ``.git/``,
+something that must never ship would be included (``.env``, ``*.pem`` keys, ``.git``,
 ``.venv/``, tests, dev tools). The zip is reproducible: sorted entries, fixed timestamps.
 Details and the reasons behind them: docs/packaging.md.
 """
@@ -49,7 +49,7 @@ from tools.manifest_check import check_plugin, missing_targets
 
 MAX_SIZE = 50 * 1024 * 1024  # bytes, uncompressed (dify CLI --max-size default; daemon limit)
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so that the same tree gives the same bytes
-NEVER_SHIP = (".env", ".env.*", "*.pem", "*.difypkg", "/.git/", ".venv/", "/tests/", "/tools/", "/local_runner/")
+NEVER_SHIP = (".env", ".env.*", "*.pem", "*.difypkg", "/.git", ".venv/", "/tests/", "/tools/", "/local_runner/")
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 USER_README = "PLUGIN_README.md"
 """The README Dify shows on the plugin's page: packaged as ``README.md`` in place of the

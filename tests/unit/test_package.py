@@ -183,6 +183,20 @@ def test_refuses_to_ship_secrets(own_copy: Path, tmp_path: Path) -> None:
         build_package(own_copy, tmp_path / "x.difypkg", check=False)
 
 
+def test_a_git_file_of_a_worktree_is_left_out(own_copy: Path, tmp_path: Path) -> None:
+    """A worktree or submodule checkout has a `.git` file, not a folder, naming a path outside the
+    plugin: it never ships, and the guard refuses it when the ignore file lets it through."""
+    shutil.rmtree(own_copy / ".git")
+    (own_copy / ".git").write_text("gitdir: /elsewhere/.git/worktrees/plugin\n", encoding="utf-8")
+    with zipfile.ZipFile(build_package(own_copy, tmp_path / "a.difypkg", check=False).path) as archive:
+        assert ".git" not in archive.namelist()
+    ignore = own_copy / ".difyignore"
+    kept = [line for line in ignore.read_text(encoding="utf-8").splitlines() if not line.startswith("/.git")]
+    ignore.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    with pytest.raises(PackageError, match=r"never ship.*\.git"):
+        build_package(own_copy, tmp_path / "b.difypkg", check=False)
+
+
 def test_gitignore_is_the_fallback(own_copy: Path) -> None:
     (own_copy / ".difyignore").unlink()
     (own_copy / ".gitignore").write_text("secret.txt\n", encoding="utf-8")
