@@ -1,6 +1,7 @@
 """``repair_strings``: an almost-JSON text's long strings read in C while ``json_repair`` reads
 the rest (a file's content as an action input beside one other mistake: a trailing comma, a
-single-quoted key, a Python literal). The value is json_repair's own for the whole text."""
+single-quoted key, a Python literal). The value is json_repair's for the text around the strings,
+the strings read as JSON reads them."""
 
 import json
 
@@ -85,12 +86,6 @@ def _keys_of(value) -> list[str]:
     return []
 
 
-def _read_right_alone(body: str) -> bool:
-    """Whether json_repair reads the string ``body`` as JSON does where it stands alone as a value."""
-    read = json.loads(body)
-    return all(json_repair.loads(t) in ({"k": read}, [read]) for t in ('{"k": ' + body + ",}", "[" + body + ",]"))
-
-
 @given(
     contents=st.lists(_CONTENT, min_size=1, max_size=3),
     hows=st.lists(st.integers(0, 5), min_size=1, max_size=3),
@@ -103,30 +98,21 @@ def test_strings_set_aside_are_read_as_json_and_the_rest_as_json_repair_reads_it
     hold any characters written in any way (JSON's escapes, ``\\/``, raw control characters,
     escapes JSON lacks), every string long enough to be set aside (here: all), the value is
     json_repair's for the text with each valid string in a value's place as a plain word, that
-    word read as JSON reads the string; it is json_repair's own for the whole text unless
-    json_repair changed one of those strings (or both raise)."""
+    word read as JSON reads the string (or both raise)."""
     monkeypatch.setattr(repair_strings, "LONG_STRING_CHARS", 1)
     strings = iter(_written(contents[n % len(contents)], hows[n % len(hows)]) for n in range(4))
     text = "{" + _MEMBERS[shape].replace("{s}", "{}").format(*(next(strings) for _ in range(_MEMBERS[shape].count("{s}")))) + closer
     try:
-        whole = json_repair.loads(text)
+        json_repair.loads(text)
     except Exception as error:  # a third-party parser
         with pytest.raises(type(error)):
             repair_strings.repaired(text, json_repair.loads)
         return
     value = repair_strings.repaired(text, json_repair.loads)
     assert value == _reference(text)
-    if value != whole:  # json_repair cut, split or changed a string the model wrote whole
-        bodies = [m.group() for m in repair_strings._STRINGS.finditer(text) if m.group()[0] == '"']
-        assert any(not _read_right_alone(body) for body in bodies if _is_json(body))
-
-
-def _is_json(body: str) -> bool:
-    try:
-        json.loads(body)
-    except ValueError:
-        return False
-    return True
+    # json_repair's own value for the whole text may differ: it can take a string the model wrote
+    # whole into its repair of the text around it (``{"k": "["]}`` reads '["]', though each string
+    # alone reads right), where the string is kept here as JSON reads it
 
 
 def test_a_long_file_content_beside_a_trailing_comma_is_read_once():
