@@ -1862,6 +1862,9 @@ _ESCAPE_MARKS = re.compile(r"[\\%&=]")
 _PARTIAL_ESCAPE = re.compile(r"(?:(?<!\\)\\+(?:u[0-9a-fA-F]{0,3}|u\{[0-9a-fA-F]{0,6}|U[0-9a-fA-F]{0,7}|x[0-9a-fA-F]?"
                              r"|[0-9a-fA-F]{1,5}|[0-9a-fA-F]{6}\r)?|=(?:[0-9A-F]|\r|\\(?:r\\?)?)?|%[0-9a-fA-F]?|&#?[xX]?[0-9a-fA-F]{0,6}|&[A-Za-z][A-Za-z0-9]{0,30})\Z")
 """An escape the end of a text may have cut (the next piece of a stream finishes it)."""
+_PARTIAL_ESCAPE_MAX = 64
+"""How far back from a text's end (characters) ``_PARTIAL_ESCAPE`` is looked for: its longest
+match (a named reference's 32 characters after a run of backslashes) ends inside it."""
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -2625,6 +2628,16 @@ class _Secrets:
     def redact(self, text: str) -> str:
         if not text or not self._forms:
             return text
+        spans = self._spans(text)
+        pieces, written = [], 0
+        for start, end in spans:
+            pieces += (text[written:start], REDACTED)
+            written = end
+        return "".join([*pieces, text[written:]]) if pieces else text
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        """``(start, end)`` in ``text`` of each form of a secret, in order, none overlapping: as
+        written (``_found``) and with its escapes decoded (up to ``_DECODE_LEVELS`` times)."""
         spans = list(self._found(text))
         decoded_any = False
         for decoded, levels in _decodings(text, self._escapes_matter):
@@ -2633,12 +2646,7 @@ class _Secrets:
                 for back in reversed(levels):
                     start, end = back.span(start, end)
                 spans.append((start, end))
-        spans = _merged(spans) if decoded_any else spans
-        pieces, written = [], 0
-        for start, end in spans:
-            pieces += (text[written:start], REDACTED)
-            written = end
-        return "".join([*pieces, text[written:]]) if pieces else text
+        return _merged(spans) if decoded_any else spans
 
     def holds(self, text: str) -> bool:
         if not text or not self._forms:
@@ -2760,9 +2768,10 @@ class _Secrets:
     def open_end(self, text: str) -> int:
         """Where in ``text`` a form of a secret found at its very end begins, else ``len(text)``:
         a streamed text goes on in the next piece, which may hold the rest of the form's last
-        encoding unit (the characters of a base64 group after the key's own: ``_unit_bounds``)."""
-        last = max(self._found(text), default=None)  # left to right, none overlapping
-        return last[0] if last is not None and last[1] == len(text) else len(text)
+        encoding unit (the characters of a base64 group after the key's own: ``_unit_bounds``)
+        or of its last escape (the ``;`` after ``&#49``, which the whole text hides with it)."""
+        spans = self._spans(text) if text and self._forms else []
+        return spans[-1][0] if spans and spans[-1][1] == len(text) else len(text)
 
     def in_bytes(self, data: bytes) -> bool:
         """Whether ``data`` (a file's content) holds a secret as UTF-8 text (ASCII letters in
@@ -2849,8 +2858,26 @@ class _Secrets:
         body = text[: len(text) - len(suffix)] if suffix and text.endswith(suffix) else text
         cut = self._start_at_end(body, MIN_SECRET_EDGE)
         if cut == len(body):
+            cut = self._escaped_start_at_end(body)
+        if cut == len(body):
             return text
         return body[: self._group_start(body, cut)] + REDACTED + text[len(body) :]
+
+    def _escaped_start_at_end(self, text: str) -> int:
+        """Where in ``text`` a start of a secret that ends it begins with some of its characters
+        escaped in a way no form spells (``&#x0053;&#x0045;``: the zero-padded references are
+        found decoded only) of at least ``MIN_SECRET_EDGE`` characters as written (whitespace
+        not counted), maybe followed by an escape the end cut (``&#x00``), else ``len(text)``.
+        An escape cut at the end with no start before it is no start (``&amp`` ends many a
+        text)."""
+        if not text or not self._compact or not _ESCAPE_MARKS.search(text, max(0, len(text) - self._reach)):
+            return len(text)
+        partial = _PARTIAL_ESCAPE.search(text, max(0, len(text) - _PARTIAL_ESCAPE_MAX))
+        head = text[: partial.start()] if partial else text
+        start = self.pending_start(head)
+        if start == len(head) or len("".join(head[start:].split())) < MIN_SECRET_EDGE:
+            return len(text)
+        return start
 
     def _group_start(self, text: str, start: int) -> int:
         """``start`` (where a start of a base64 form ends ``text``) moved back over the characters
@@ -2885,7 +2912,7 @@ class _Secrets:
         for part in (text, body) if body and body != text else (text,):
             spaced = not tail[-1:].isspace() and not part[:1].isspace()
             for joint in ("", " ") if spaced else ("",):
-                for start, end in self._found(tail + joint + part[:reach]):
+                for start, end in self._spans(tail + joint + part[:reach]):  # escaped too (``&#x0053;``)
                     if start < len(tail) and end > len(tail) + len(joint):
                         return REDACTED + part[end - len(tail) - len(joint) :]
         if text.strip() and len(text) <= reach:  # all of it may be inside one start

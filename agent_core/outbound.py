@@ -101,9 +101,8 @@ class TextHold:
         held, secrets = self._held, self._secrets
         joined = held + text
         redacted = secrets.redact(joined)
-        if (held and redacted == joined and secrets.unit_start(joined, secrets.pending_start(joined)) > 0
-                and len("".join(held[secrets.pending_start(held) :].split())) >= HELD_MASK_CHARS):
-            redacted = secrets.redact(secrets.mask_cut_edge(held) + text)
+        if held and redacted == joined and (left := _left_start(held, joined, secrets)) is not None:
+            redacted = secrets.redact(left + text)
         elif redacted.endswith(REDACTED) and (open_at := secrets.open_end(joined)) < len(joined):
             # a secret found at the very end: the characters of its last encoding unit (base64's
             # group) may follow in the next piece, and are hidden with it only if it is held
@@ -120,6 +119,22 @@ class TextHold:
         there: the secret was cut); nothing is held afterwards."""
         text, self._held = self._held, ""
         return self._secrets.mask_cut_edge(self._secrets.redact(text))
+
+
+def _left_start(held: str, joined: str, secrets: Any) -> str | None:
+    """``held`` (a start of a secret a stream held back) with that start hidden when ``joined``
+    (``held`` and the next piece) does not go on with it and it has ``HELD_MASK_CHARS`` or more
+    characters (whitespace not counted); ``None`` when it goes on or is shorter. A shorter start
+    that begins inside the one left and goes on in ``joined`` (``&#83;`` after ``er``: a
+    base64 form's start, then an escaped one's) stays as it is, to be held on: hiding it with
+    the start left (from its first character to the end of ``held``) let the rest of the secret
+    after it through, no longer a start of any form."""
+    at, goes_on = secrets.pending_start(held), secrets.pending_start(joined)
+    if goes_on <= at or len("".join(held[at:goes_on].split())) < HELD_MASK_CHARS:
+        return None
+    if goes_on >= len(held):
+        return secrets.mask_cut_edge(held)
+    return secrets.mask_cut_edge(held[:goes_on]) + held[goes_on:]
 
 
 def cut_reply_masked(turn: ModelTurn, secrets: Any) -> ModelTurn:
