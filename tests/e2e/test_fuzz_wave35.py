@@ -136,8 +136,7 @@ def test_composed_replies_read_the_same_however_streamed(strategy):
 
 def secret_forms(entities: bool = False) -> dict[str, str]:
     """The secret as a model may echo it: encoded forms the redaction covers (``entities``: each
-    character escaped too, as HTML references or ``\\uXXXX``, whose redaction in an answer
-    streamed a character a chunk is left open: docs/fuzzing.md)."""
+    character escaped too, as HTML references or ``\\uXXXX``: docs/fuzzing.md, wave 35)."""
     every = {"entities": "".join(f"&#{ord(c)};" for c in SECRET),
              "json_escaped": "".join(f"\\u{ord(c):04x}" for c in SECRET)}
     return {**(every if entities else {}),
@@ -236,10 +235,30 @@ def test_composed_runs_keep_the_invariants(run, plugin, strategy):
         play_twice(run, plugin, strategy, SEED + 7 * n)
 
 
-@pytest.mark.xfail(strict=True, reason="left open: a secret escaped character by character (HTML references, \\uXXXX) in an answer streamed "
-                                      "a character a chunk are redacted in part (docs/fuzzing.md, wave 35)")
-def test_an_answer_echoing_the_secret_escaped_per_character_hides_all_of_it(run, plugin):
-    play_twice(run, plugin, "ReAct", 35_000, entities=True)
+@pytest.mark.parametrize(("strategy", "seed"), [
+    ("ReAct", 35_000),  # after "weather": "er" and the first character begin a base64 form
+    ("ReAct", 35_004),  # the cut inside an HTML reference ("&#45;&" | "#67;")
+    ("ReAct", 35_012),  # the cut inside a \\u escape ("\\u004" | "5")
+    ("ReAct", 35_024),  # the cut after a backslash ("\\" | "u0041")
+    ("function_calling", 35_006),  # the cut inside an HTML reference ("&#82" | ";")
+    ("function_calling", 35_015),  # the cut inside a \\u escape
+])
+def test_an_answer_echoing_the_secret_escaped_per_character_hides_all_of_it(run, plugin, strategy, seed):
+    """An answer that echoes the tool's secret with each character escaped (HTML references,
+    ``\\uXXXX``), streamed a character a chunk and in random pieces, cut or not: no character of
+    it reaches the user or a log line, and both chunkings show the same answer (wave 35 found
+    ``[REDACTED];&#67;&#82;...``: a start of a base64 form taken with the escaped one hid its first
+    two characters and let the rest through)."""
+    play_twice(run, plugin, strategy, seed, entities=True)
+
+
+def escaped_pieces() -> list[str]:
+    """Every three characters of the secret in a row, escaped each as the per-character forms
+    write them (``&#69;&#67;&#82;``, ``\\u0045\\u0043\\u0052``): a piece of the secret left
+    beside a ``[REDACTED]`` that hid only part of it."""
+    return [piece for n in range(len(SECRET) - 2)
+            for piece in ("".join(f"&#{ord(c)};" for c in SECRET[n : n + 3]),
+                          "".join(f"\\u{ord(c):04x}" for c in SECRET[n : n + 3]))]
 
 
 def play_twice(run, plugin, strategy: str, seed: int, entities: bool = False) -> None:
@@ -252,6 +271,9 @@ def play_twice(run, plugin, strategy: str, seed: int, entities: bool = False) ->
         result = play(run, strategy, replies, random.Random(seed), chunking)
         try:
             check_run(result, plugin, replies, shown, is_cut)
+            if entities:
+                lines = [json.dumps(entry, ensure_ascii=False) for entry, _ in plugin_lines(plugin, result)]
+                assert not [p for p in escaped_pieces() for line in lines if p in line.replace("\\\\", "\\")], result.text
         except AssertionError as error:
             raise AssertionError(f"seed {seed}, chunking {chunking}: {replies[0].text!r}") from error
         outcomes.append(([(r["tool"], r["tool_parameters"]) for r in result.tool_requests], result.text))
