@@ -7,6 +7,7 @@ form ("er" of "weather", then the secret's first character) was hidden with the 
 after it, and the rest of the secret, no longer a start of any form, went through."""
 
 import random
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -72,6 +73,7 @@ def test_a_secret_escaped_per_character_streamed_a_character_a_chunk_is_hidden_a
     assert not [piece for piece in pieces_of_three(SECRET, writer) if piece in shown], shown
 
 
+MARKERS = f"(?:{re.escape(REDACTED)})+"
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_."
 
 
@@ -86,7 +88,9 @@ def test_any_chunking_of_an_escaped_secret_writes_what_the_whole_text_redacted_w
     secrets = secret_forms([secret])
     text = before.format(secret[:false_start]) + escaped(secret, writer) + after
     shown, most = streamed(secrets, text, sizes)
-    assert shown == secrets.redact(text)
+    # markers side by side are one: a secret of one repeated character ("00000000") after a false
+    # start of it is hidden whole as one place, streamed as the start held and the rest
+    assert re.sub(MARKERS, REDACTED, shown) == re.sub(MARKERS, REDACTED, secrets.redact(text))
     assert not secrets.holds(shown)
     assert not [piece for piece in pieces_of_three(secret, writer) if piece in shown], shown
     assert most <= secrets.reach  # the hold stays bounded: 4 times the longest form, and 16
