@@ -106,7 +106,8 @@ price, and adding one up overflows ``decimal``'s context (``decimal.Overflow``),
 
 def _sane(usage: LLMUsage) -> LLMUsage:
     """``usage`` when every field is one a run can add up and write; raises ``ValueError``
-    naming the first field that is not (see ``MAX_CURRENCY_CHARS``, ``MAX_PRICE_EXPONENT``)."""
+    naming the first field that is not (see ``MAX_CURRENCY_CHARS``, ``MAX_PRICE_EXPONENT``; a
+    token count below zero is no count)."""
     values = usage.__dict__  # the fields' values (a pydantic model's)
     prices = _PRICES(values) if values.keys() >= _DECIMAL_SET else None
     quick = (  # every price a plain finite Decimal within range (the usual usage): checked in a few C calls
@@ -119,6 +120,8 @@ def _sane(usage: LLMUsage) -> LLMUsage:
             raise ValueError(f"{name}: not a price")
     if len(usage.currency) > MAX_CURRENCY_CHARS:
         raise ValueError("currency: not a currency code")
+    if usage.prompt_tokens < 0 or usage.completion_tokens < 0 or usage.total_tokens < 0:
+        raise ValueError("tokens: a count below zero")  # the run's totals and Dify's usage would go down
     return usage
 
 

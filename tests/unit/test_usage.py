@@ -231,3 +231,14 @@ def test_a_usage_is_sane_exactly_when_every_price_is_finite_and_within_range(pri
             _sane(usage)
     else:
         assert _sane(usage) is usage
+
+
+@pytest.mark.parametrize("field", ["prompt_tokens", "completion_tokens", "total_tokens"])
+def test_a_token_count_below_zero_is_named_and_counted_as_zero(field):
+    """A plugin reporting ``-10`` tokens would lower the run's totals and the node's usage."""
+    raw = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15, field: -10}
+    usage, problem = read_usage(raw)
+    assert problem == f"usage field {field!r} cannot be read: -10 (counted as 0)"
+    assert usage.prompt_tokens >= 0 and usage.completion_tokens >= 0 and usage.total_tokens >= 0
+    assert getattr(usage, field) in (0, 15 if field == "total_tokens" else 0)
+    assert read_usage({"prompt_tokens": 0, "completion_tokens": 0})[1] is None
