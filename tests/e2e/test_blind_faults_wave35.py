@@ -210,6 +210,10 @@ def test_odd_usage_keeps_the_answer(raw_plugin, strategy, kind):
     metadata = result.execution_metadata or {}
     for field in ("prompt_tokens", "completion_tokens", "total_tokens"):
         assert isinstance(metadata.get(field, 0), int) and metadata.get(field, 0) >= 0, metadata
+    if kind == "negative tokens":
+        logged = json.dumps([n.data for n in result.logs.values()] + [n.metadata for n in result.logs.values()],
+                            default=str)
+        assert "'prompt_tokens' cannot be read" in logged
 
 
 ODD_CALLS = {
