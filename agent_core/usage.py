@@ -107,16 +107,18 @@ price, and adding one up overflows ``decimal``'s context (``decimal.Overflow``),
 def _sane(usage: LLMUsage) -> LLMUsage:
     """``usage`` when every field is one a run can add up and write; raises ``ValueError``
     naming the first field that is not (see ``MAX_CURRENCY_CHARS``, ``MAX_PRICE_EXPONENT``; a
-    token count below zero is no count)."""
+    token count or a price below zero is none: the run's totals would go down)."""
     values = usage.__dict__  # the fields' values (a pydantic model's)
     prices = _PRICES(values) if values.keys() >= _DECIMAL_SET else None
     quick = (  # every price a plain finite Decimal within range (the usual usage): checked in a few C calls
         prices is not None and _DECIMALS.issuperset(map(type, prices)) and all(map(Decimal.is_finite, prices))
-        and max(map(Decimal.adjusted, prices)) <= MAX_PRICE_EXPONENT
+        and max(map(Decimal.adjusted, prices)) <= MAX_PRICE_EXPONENT and min(prices) >= 0
     )
     for name in () if quick else _DECIMAL_FIELDS:
         value = getattr(usage, name)
-        if isinstance(value, Decimal) and (not value.is_finite() or (value and value.adjusted() > MAX_PRICE_EXPONENT)):
+        if isinstance(value, Decimal) and (
+            not value.is_finite() or value < 0 or (value and value.adjusted() > MAX_PRICE_EXPONENT)
+        ):
             raise ValueError(f"{name}: not a price")
     if len(usage.currency) > MAX_CURRENCY_CHARS:
         raise ValueError("currency: not a currency code")

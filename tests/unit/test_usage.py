@@ -225,7 +225,8 @@ def test_a_usage_is_sane_exactly_when_every_price_is_finite_and_within_range(pri
     from agent_core.usage import MAX_PRICE_EXPONENT, _sane
 
     usage = LLMUsage.model_construct(**{**empty_usage().model_dump(), **{k: Decimal(v) for k, v in prices.items()}})
-    bad = [k for k, v in prices.items() if not Decimal(v).is_finite() or (Decimal(v) and Decimal(v).adjusted() > MAX_PRICE_EXPONENT)]
+    bad = [k for k, v in prices.items()
+           if not Decimal(v).is_finite() or Decimal(v) < 0 or (Decimal(v) and Decimal(v).adjusted() > MAX_PRICE_EXPONENT)]
     if bad:
         with pytest.raises(ValueError, match="not a price"):
             _sane(usage)
@@ -242,3 +243,12 @@ def test_a_token_count_below_zero_is_named_and_counted_as_zero(field):
     assert usage.prompt_tokens >= 0 and usage.completion_tokens >= 0 and usage.total_tokens >= 0
     assert getattr(usage, field) in (0, 15 if field == "total_tokens" else 0)
     assert read_usage({"prompt_tokens": 0, "completion_tokens": 0})[1] is None
+
+
+@pytest.mark.parametrize("field", ["prompt_price", "completion_price", "total_price", "prompt_unit_price"])
+def test_a_price_below_zero_is_named_and_not_summed(field):
+    """A plugin reporting a price of ``-0.5`` would lower the run's total price."""
+    raw = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15, "total_price": "0.001", field: "-0.5"}
+    usage, problem = read_usage(raw)
+    assert problem is not None and field in problem and "-0.5" in problem
+    assert usage.total_price >= 0 and getattr(usage, field) >= 0
