@@ -1278,7 +1278,7 @@ def _whole_code(
     (Gemini; Gemma 3 after a sentence, vllm-project/vllm#14734), or the whole content as a
     list of calls ``[get_weather(city="Paris"), get_time(tz="CET")]`` (Llama 3.2 / 4 "pythonic",
     also between ``<|python_start|>`` and ``<|python_end|>``; vLLM's pythonic tool parser), or
-    one call to a tool by its name (``_CODE_CALL``)."""
+    one call to a tool by its name (``_CODE_CALL``), or one such call a line (``_code_lines``)."""
     fence = _CODE_FENCE.search(text)
     if fence and fence.end() == len(text):  # the reply ends with the block: prose may come before it
         calls = _known_calls(calls_from_block(fence.group(2)), known)
@@ -1290,8 +1290,26 @@ def _whole_code(
         call = _CODE_CALL.fullmatch(body)
         if not call or call.group(1) not in known:
             return [], text
-    calls = _known_calls(python_calls(body), known)
+    calls = _known_calls(python_calls(body), known) or (_code_lines(body, known) if "\n" in body else None)
     return (calls, "") if calls else ([], text)
+
+
+def _code_lines(body: str, known: Mapping[str, PromptMessageTool | None]) -> list[tuple[str, dict[str, Any]]]:
+    """``body`` as two or more lines, each one call written as code to one of the tools and
+    nothing else (blank lines aside): Granite 3.3 8B writes parallel calls so
+    (vllm-project/vllm#43116). ``[]`` when any line is anything else (a line of prose, a call to
+    another name, a call its arguments do not read as: an answer showing code stays text)."""
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return []
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for line in lines:
+        call = _CODE_CALL.fullmatch(line)
+        found = _known_calls(python_calls(line), known) if call and call.group(1) in known else None
+        if not found or len(found) != 1:
+            return []
+        calls.extend(found)
+    return calls
 
 
 _PY_BLOCK = re.compile(r"<\|python_start\|>(.*?)(?:<\|python_end\|>|\Z)", re.S)
