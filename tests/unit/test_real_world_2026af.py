@@ -76,6 +76,13 @@ CASES = {
         "\"change\": \"-80%\"}]}\nThought: I now know the final answer\nFinal Answer: App 5678 cut its calls by 80%.",
         calls=[("findAppCallerInfo", {"appId": "1234"})], only=("react",), hidden=("5678", "Final Answer"),
     ),
+    # ollama/ollama-python#529 (qwen3:8b and qwen3:0.6b in the thread): with think=False the
+    # <think> block still came back inside the content (rebuilt around the thread's question)
+    "ollamapython529-qwen3-8b-think-block-in-content-despite-think-false": Case(
+        (SEARCH,),
+        "<think>\nThe user asks for the capital of the UK. That is London.\n</think>\n\nThe capital of the UK is London.",
+        answer="The capital of the UK is London.", hidden=("<think>", "The user asks"),
+    ),
     # ---- Llama 3.1 8B / Llama 3.2 1B-3B ----------------------------------------------------------
     # lmstudio-ai/lmstudio-js#277: meta-llama-3.1-8b-instruct in LM Studio writes its calls as
     # `add({"a":1,"b":1})`, with a leading space (verbatim)
@@ -120,6 +127,19 @@ CASES = {
         (WEATHER,),
         '{"name": "get_weather", "parameters": {"location": "Paris"}}\nThis will return the current weather in Paris.',
         calls=[("get_weather", {"location": "Paris"})], hidden=("parameters",),
+    ),
+    # gpustack/gpustack#1381: llama3.1 (8B) with tool_choice "required" answers in prose and
+    # calls nothing; the answer is shown as written, no call invented (verbatim, its first lines)
+    "gpustack1381-llama31-8b-prose-instead-of-a-call": Case(
+        (WEATHER,),
+        "I'm not able to provide real-time information about the current weather. However, I can suggest some ways "
+        "to find out the current weather conditions in Paris:\n\n1.  Check online weather websites: Websites like "
+        "AccuWeather, Weather.com, or the National Weather Service (NWS) often provide current weather conditions and "
+        "forecasts.",
+        answer="I'm not able to provide real-time information about the current weather. However, I can suggest some "
+        "ways to find out the current weather conditions in Paris:\n\n1.  Check online weather websites: Websites "
+        "like AccuWeather, Weather.com, or the National Weather Service (NWS) often provide current weather "
+        "conditions and forecasts.",
     ),
     # ---- Granite 3.x 8B ---------------------------------------------------------------------------
     # gpustack/llama-box#17: granite-3.1-8b-instruct (Q8_0) on llama-box; the call list after
