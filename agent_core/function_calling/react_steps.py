@@ -18,7 +18,7 @@ from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core.fences import fence_lines
 from agent_core.json_args import ArgumentsError, decode_arguments
-from agent_core.react.parser import LINE_PREFIX, ActionFound, ReactTurn, label_words, parse_react
+from agent_core.react.parser import LINE_PREFIX, ActionFound, ReactTurn, label_forms, label_words, parse_react
 from agent_core.text_calls import arguments_for, bracketed_text, keyword_arguments, prefixed_tool, schema_properties
 from agent_core.tool_calls import ToolCall, fresh_call_ids
 
@@ -43,6 +43,21 @@ _OBSERVATION_LINE = re.compile(
 )
 """An ``Observation:`` label the model wrote after its step: a result it invented, dropped (the
 ReAct parser stops reading there, as ReAct does)."""
+_OBSERVATION_START = re.compile(
+    rf"{LINE_PREFIX.pattern}(?:"
+    + "|".join(
+        sorted({
+            re.escape(" ".join(words)[:n]).replace(r"\ ", r"[ _\-]*+")
+            for words in label_forms("observation")
+            for n in range(len(" ".join(words)))
+        })
+    )
+    + r")\Z",
+    re.I,
+)
+"""A line the output limit cut inside an ``Observation`` label, or in the markdown or emoji before
+it (``Ob``, ``**Obs``, ``### ``, ``👀 观``): the start of an invented result, dropped as one whole
+is when the reply was cut (``react_step_calls``' ``cut``)."""
 
 
 UNREADABLE: Final = "unreadable"
@@ -58,6 +73,7 @@ def react_step_calls(
     *,
     id_prefix: str = "call",
     taken: Collection[str] = (),
+    cut: bool = False,
 ) -> tuple[tuple[ToolCall, ...], str] | str | None:
     """The calls of a reply (its visible ``text``, ended) that is, or ends with, ReAct steps, and
     the reply's thought (the text before and between the steps, labels dropped: the ReAct
@@ -72,7 +88,8 @@ def react_step_calls(
     "action_input": {...}}``, fenced or not), whose input reads as the tool's arguments
     (``_arguments``), and between two steps nothing
     but whitespace or a ``Thought:``; after the last, nothing but whitespace or an invented
-    ``Observation:`` (dropped with what follows). A step after a final answer is no call (the
+    ``Observation:`` (dropped with what follows), or, when the output limit ``cut`` the reply, a
+start of one (``_OBSERVATION_START``: ``\n**Ob``). A step after a final answer is no call (the
     parser gives the answer). Each call gets an id made under ``id_prefix``, none in ``taken``.
     ``UNREADABLE`` when every rule holds but an input does not read (``_arguments``): the calls the
     model meant, written broken. Time linear in ``text``: it is read once more only when an
@@ -82,7 +99,7 @@ def react_step_calls(
     parsed = parse_react(text, allow_multiple_actions=True)
     if not parsed.actions or parsed.final_answer is not None:
         return None
-    found = _steps(text, shown, parsed, tools)
+    found = _steps(text, shown, parsed, tools, cut)
     if found is None or isinstance(found, str):
         return found  # no steps, or UNREADABLE
     ids = fresh_call_ids(id_prefix, len(found), taken)
@@ -90,7 +107,7 @@ def react_step_calls(
 
 
 def _steps(
-    text: str, shown: int, parsed: ReactTurn, tools: Mapping[str, PromptMessageTool | None]
+    text: str, shown: int, parsed: ReactTurn, tools: Mapping[str, PromptMessageTool | None], cut: bool
 ) -> list[tuple[str, dict]] | str | None:
     """``parsed``'s actions as (tool, arguments), each found where it stands in ``text``; None
     when one breaks a rule of ``react_step_calls``, ``UNREADABLE`` when only an input does not
@@ -115,7 +132,7 @@ def _steps(
         found.append((name, arguments or {}))
         end = at + len(action.raw)
     rest = _after_block(text, end, fences).lstrip()
-    if rest and not _OBSERVATION_LINE.match(rest):
+    if rest and not _OBSERVATION_LINE.match(rest) and not (cut and _OBSERVATION_START.match(rest)):
         return None
     return UNREADABLE if unreadable else found
 

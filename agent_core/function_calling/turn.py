@@ -958,18 +958,23 @@ def _before_empty_label(text: str, left: int, gate: AnswerGate, turn: dict) -> G
 
 
 def _react_steps(
-    text: str, gate: AnswerGate, tools: Mapping[str, PromptMessageTool | None], prefix: str, taken: Collection[str]
+    text: str,
+    gate: AnswerGate,
+    tools: Mapping[str, PromptMessageTool | None],
+    prefix: str,
+    taken: Collection[str],
+    cut: bool,
 ) -> tuple[tuple[ToolCall, ...], str] | str | None:
     """The calls of a reply that ends with ReAct steps the user has not seen
     (``react_steps.react_step_calls``), and its thought; ``react_steps.UNREADABLE`` when a step's
-    input does not read; None for any other reply. What streamed
+    input does not read; None for any other reply (``cut``: the output limit cut it). What streamed
     before the steps (the gate's held text is the reply's tail) stays shown, as before any call
     written after text."""
     held = gate.held
     if gate.streamed and not text.endswith(held):
         return None
     shown = len(text) - len(held) if gate.streamed else 0
-    return react_step_calls(text, shown, tools, id_prefix=prefix, taken=taken)
+    return react_step_calls(text, shown, tools, id_prefix=prefix, taken=taken, cut=cut)
 
 
 def _stepped_turn(
@@ -988,7 +993,7 @@ def _stepped_turn(
     fallback; ``prompts.REPLY_CUT`` when the output limit cut the reply), the step never shown
     (the gate held it from its ``Action`` line). ``turn``: the turn's fields; ``called``: them as
     a turn with calls goes back. None for any other reply."""
-    stepped = _react_steps(text, gate, tools, prefix, taken)
+    stepped = _react_steps(text, gate, tools, prefix, taken, cut)
     if stepped is None:
         return None
     if isinstance(stepped, str):
