@@ -330,6 +330,15 @@ _LABELS: Final = (
     ("final_answer", ("최종", "답변")),
     ("final_answer", ("최종", "답")),
     ("observation", ("관찰",)),
+    # Japanese and Korean as translations of LangChain's ReAct template write them (考え for
+    # Thought, アクション for Action, 最終的な答え or 最終的な解答 for Final Answer; 액션 for Action).
+    ("thought", ("考え",)),
+    ("action_input", ("アクション", "入力")),
+    ("action", ("アクション",)),
+    ("final_answer", ("最終的な答え",)),
+    ("final_answer", ("最終的な解答",)),
+    ("action_input", ("액션", "입력")),
+    ("action", ("액션",)),
 )
 _LABEL_KINDS: Final = frozenset(kind for kind, _ in _LABELS)
 

@@ -2,7 +2,9 @@
 Japanese and Korean (``思考：``, ``行动：``, ``行动输入：``, ``最终答案：``...) as well as English, and an
 action written as one ``{"action": ..., "action_input": ...}`` object under its label (fenced, under
 a ``### Action`` heading, an invented observation after it). The labels come from one table, the
-ReAct parser's (``react.parser.label_forms``). Found by the wave-35 fuzz campaign (docs/fuzzing.md):
+ReAct parser's (``react.parser.label_forms``), with the Japanese and Korean forms translations of
+LangChain's ReAct template use (``考え：``, ``アクション：``, ``アクション入力：``, ``最終的な答え：``,
+``액션:``, ``액션 입력:``). Found by the wave-35 fuzz campaign (docs/fuzzing.md):
 such a step was streamed as the answer or asked again, never run. Each reply is read whole and in
 pieces of 1 and 7 characters, through both strategies, which must agree."""
 
@@ -54,7 +56,16 @@ CASES = {
     "blob-under-a-chinese-label": step(f"思考：查\n🔧 行动: \n{BLOB}\n观察: made up"),
     "blob-under-a-japanese-label": step(f"思考: 確認\n👉 行動: \n{BLOB}\n**観察:** made up"),
     "blob-under-a-korean-heading": step(f"💭 생각: 확인\n### 행동\n\n{BLOB}\n관찰: made up"),
+    # Japanese and Korean as translations of LangChain's ReAct template write them
+    "japanese-langchain-translation": step(f"考え: 天気を調べる必要がある\nアクション: get_weather\nアクション入力: {INPUT}"),
+    "japanese-input-label-spaced": step(f"考え：確認する\nアクション：get_weather\nアクション 入力：{INPUT}\n観察：晴れ"),
+    "japanese-bold-katakana": step(f"**考え:** 確認\n**アクション:** get_weather\n**アクション入力:** {INPUT}"),
+    "korean-aeksyeon": step(f"생각: 확인\n액션: get_weather\n액션 입력: {INPUT}\n관찰: 맑음"),
     # ---- the answer, as ReAct reads it --------------------------------------------------------------
+    "japanese-final-step": Case(TOOLS, "考え: 最終的な答えが分かった\n最終的な答え: 晴れです。", answer="晴れです。",
+                                hidden=("考え", "分かった")),
+    "japanese-final-kaitou": Case(TOOLS, "思考：分かりました\n最終的な解答：晴れです。", answer="晴れです。",
+                                  hidden=("思考", "分かりました")),
     "chinese-final-step": Case(TOOLS, "思考：我知道了。\n最终答案：巴黎今天晴。", answer="巴黎今天晴。", hidden=("思考", "我知道了")),
     "korean-final-step": Case(TOOLS, "생각: 알겠다.\n최종 답변: 맑음.", answer="맑음.", hidden=("생각", "알겠다")),
     # ---- not run: shown as written --------------------------------------------------------------------
@@ -62,6 +73,8 @@ CASES = {
                                       answer="我们的行动计划如下：\n行动：先查天气\n然后回家。", only=("fc",)),
     "chinese-step-naming-no-tool": Case(TOOLS, f"行动：make_coffee\n行动输入：{INPUT}",
                                         answer=f"行动：make_coffee\n行动输入：{INPUT}", only=("fc",)),
+    "japanese-kangae-inside-a-line": Case(TOOLS, "私の考え: まず確認します。\nアクション: 傘を持つ",
+                                          answer="私の考え: まず確認します。\nアクション: 傘を持つ", only=("fc",)),
     "chinese-step-in-a-fence": Case(TOOLS, f"步骤这样写：\n```\n行动：get_weather\n行动输入：{INPUT}\n```",
                                     answer=f"步骤这样写：\n```\n行动：get_weather\n行动输入：{INPUT}\n```", only=("fc",)),
 }
