@@ -20,7 +20,7 @@ from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 from tests.unit.helpers import drain
 from tests.unit.test_fc_react_step_calls import TOOLS, read
-from tests.unit.test_real_world_2026 import Case, check_reply, chunks_of, tool
+from tests.unit.test_real_world_2026 import Case, check_reply, chunks_of, reply_params, tool
 
 WEATHER = (tool("get_weather", "city"),)
 FC = ("fc",)
@@ -47,8 +47,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize("strategy", ["react", "fc"])
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, {})))
 def test_final_words(name, strategy, size):
     check_reply(CASES, name, strategy, size)
 

@@ -12,7 +12,7 @@ from agent_core.react.turn import read_react_turn
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ToolCalls
 from tests.unit.helpers import drain
-from tests.unit.test_real_world_2026 import Case, check_reply, chunks_of, tool
+from tests.unit.test_real_world_2026 import Case, check_reply, chunks_of, reply_params, tool
 
 SEARCH = tool("search", "query")
 WEATHER = tool("get_weather", "city", "unit")
@@ -91,8 +91,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize("strategy", ["react", "fc"])
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, {})))
 def test_a_react_step_in_function_calling(name, strategy, size):
     check_reply(CASES, name, strategy, size, reader=read)
 
