@@ -9,7 +9,7 @@ documents, its comment says so.
 
 import pytest
 
-from tests.unit.test_real_world_2026 import WEATHER, Case, check, read, tool
+from tests.unit.test_real_world_2026 import WEATHER, Case, check, read, reply_params, tool
 
 HUNYUAN_THINK, HUNYUAN_ANSWER, HUNYUAN_END = "<think>\n", "\n</think>\n<answer>\n", "\n</answer>"
 """Hunyuan-A13B's frame: its reasoning in ``<think>``, its reply in ``<answer>`` (vLLM's
@@ -307,11 +307,8 @@ CASES = {
 
 
 @pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize("strategy", ["react", "fc"])
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, {})))
 def test_real_world_reply(name, strategy, size):
     case = CASES[name]
-    if strategy not in case.only:
-        pytest.skip("not this strategy's case")
     streamed, turn = read(strategy, case, size)
     check(strategy, case, streamed, turn)

@@ -12,7 +12,7 @@ documents, its comment says so.
 
 import pytest
 
-from tests.unit.test_real_world_2026 import END, Case, check, check_tool_call_stream, delta, read, tool
+from tests.unit.test_real_world_2026 import END, Case, check, check_tool_call_stream, delta, read, reply_params, tool
 
 CASES = {
     # ---- ChatGLM3: the tool's name on a line, then tool_call(...) in a python fence -------------
@@ -143,12 +143,9 @@ CASES = {
 
 
 @pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize("strategy", ["react", "fc"])
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize(("name", "strategy"), list(reply_params(CASES, {})))
 def test_real_world_reply(name, strategy, size):
     case = CASES[name]
-    if strategy not in case.only:
-        pytest.skip("not this strategy's case")
     streamed, turn = read(strategy, case, size)
     check(strategy, case, streamed, turn)
 

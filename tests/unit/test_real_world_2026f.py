@@ -340,17 +340,23 @@ NOT_CALLS = {
 }
 
 
+def _not_call_params():
+    """``(name, strategy)`` for each NOT_CALLS text in each strategy it is for (its third item, when
+    given; both otherwise)."""
+    for name, (_, _, *only) in NOT_CALLS.items():
+        for strategy in ("react", "fc"):
+            if not only or strategy in only[0]:
+                yield pytest.param(name, strategy, id=f"{name}-{strategy}")
+
+
 @pytest.mark.parametrize("size", [None, 1, 7])
-@pytest.mark.parametrize("strategy", ["react", "fc"])
-@pytest.mark.parametrize("name", list(NOT_CALLS))
+@pytest.mark.parametrize(("name", "strategy"), list(_not_call_params()))
 def test_the_shape_shown_as_text_runs_nothing(name, strategy, size):
     """No call of the node runs. The text is the answer as written, markup included, except call
     markup that names no node tool (a ``<tool_call>`` or ``<tool_calls>`` block standing alone) or
     gpt-oss's recipient outside code (``to=functions.``, which ReAct asks again for): that is asked
     again, or in ReAct answered as a call of an unknown tool, with nothing shown, as before."""
-    declared, text, *only = NOT_CALLS[name]
-    if only and strategy not in only[0]:
-        pytest.skip("not this strategy's case")
+    declared, text, *_ = NOT_CALLS[name]
     streamed, turn = read(strategy, Case((declared,), text), size)
     if (text.startswith("<tool_call") or "to=functions." in text) and not isinstance(turn.decision, FinalAnswer):
         # asked again, or (ReAct) the call is answered as one to an unknown tool: none of the node runs

@@ -138,13 +138,18 @@ TEXTS = {
 }
 
 
+def _call_params():
+    """``(name, strategy)`` for each CALLS case in each strategy it is for (``only``)."""
+    for name, case in CALLS.items():
+        for strategy in ("react", "fc"):
+            if strategy in case.only:
+                yield pytest.param(name, strategy, id=f"{name}-{strategy}")
+
+
 @pytest.mark.parametrize("size", [None, 1, 2, 7])
-@pytest.mark.parametrize("strategy", ["react", "fc"])
-@pytest.mark.parametrize("name", list(CALLS))
+@pytest.mark.parametrize(("name", "strategy"), list(_call_params()))
 def test_an_element_named_after_a_tool_is_its_call(name, strategy, size):
     case = CALLS[name]
-    if strategy not in case.only:
-        pytest.skip("not this strategy's case")
     streamed, turn = read(strategy, case.text, size)
     assert isinstance(turn.decision, ToolCalls), turn.decision
     assert [(call.name, call.arguments) for call in turn.decision.calls] == case.calls
