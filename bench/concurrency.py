@@ -71,12 +71,20 @@ class Params:
     """Chunks of the model reply, each with its usage, in the "usage in every chunk" load."""
     json_records: int = 125_000
     """Records of the tool's JSON message in the "large JSON message" load (some 43 bytes each)."""
+    history_messages: int = 60_000
+    """Messages of the conversation memory in the "history_60k" load (short texts; every tenth
+    turn a tool call and its result, every twentieth user message an image)."""
+    history_long_messages: int = 10_000
+    """Messages of 500 characters in the "history_long_10k" load."""
+    history_big_messages: int = 200
+    """Messages of 50 KB in the "history_big_200" load."""
 
 
 FULL = Params()
 SMOKE = Params(tools=2, output_chars=50_000, chunks=40, interval=0.002, lead=0.01, runs=1, tiny_items=200,
                empty_chunks=2_000, secret_chars=20_000, secrets=3, almost_json_keys=1_000, big_call_keys=2_000,
-               chunk_calls=200, many_tools=20, usage_chunks=500, json_records=500)
+               chunk_calls=200, many_tools=20, usage_chunks=500, json_records=500, history_messages=200,
+               history_long_messages=40, history_big_messages=4)
 
 
 def _text_times(result: RunResult) -> list[float]:
@@ -203,6 +211,39 @@ def _usage_chunks(plugin: Plugin, params: Params) -> RunResult:
     return plugin.run("function_calling", [turn], make_toolbox(1))
 
 
+HISTORY_IMAGE = {"type": "image", "url": "https://files.example.com/cat.png?sign=abc", "format": "png",
+                 "mime_type": "image/png", "filename": "cat.png", "base64_data": "", "detail": "low"}
+
+
+@functools.cache
+def _history(messages: int, chars: int) -> tuple[dict[str, Any], ...]:
+    """A conversation memory of about ``messages`` messages as Dify sends it (built once, as
+    ``_big_arguments_turn``): turns of a user message and an answer, each text about ``chars``
+    characters; every tenth turn the answer calls a tool (an assistant call, the tool's result,
+    then the answer) and every twentieth user message carries an image."""
+    out: list[dict[str, Any]] = []
+    turn = 0
+    while len(out) < messages:
+        text = (f"turn {turn}: " + "lorem ipsum dolor sit amet " * (chars // 27 + 1))[:chars]
+        user: Any = [{"type": "text", "data": text}, HISTORY_IMAGE] if turn % 20 == 19 else text
+        out.append({"role": "user", "content": user})
+        if turn % 10 == 9:
+            call_id = f"call_{turn}"
+            out.append({"role": "assistant", "content": "",
+                        "tool_calls": [{"id": call_id, "name": "tool_000", "arguments": {"query": f"q{turn}"}}]})
+            out.append({"role": "tool", "content": text, "tool_call_id": call_id, "name": "tool_000"})
+        out.append({"role": "assistant", "content": text})
+        turn += 1
+    return tuple(out[:messages])
+
+
+def _with_history(messages: int, chars: int) -> Any:
+    def heavy(plugin: Plugin, params: Params) -> RunResult:
+        history = list(_history(messages(params), chars))
+        return plugin.run("function_calling", [answer_turn("function_calling", 4)], make_toolbox(1), history=history)
+    return heavy
+
+
 LOADS = {
     "tiny tool items": (_tiny_items, lambda p: f"one tool streams {p.tiny_items:,} one-character messages"),
     "empty model chunks": (_empty_chunks, lambda p: f"one model reply of {p.empty_chunks:,} empty chunks"),
@@ -218,6 +259,12 @@ LOADS = {
     "calls in one chunk": (_chunk_calls, lambda p: f"one model chunk of {p.chunk_calls:,} tool calls"),
     "many tools": (_many_tools, lambda p: f"a node of {p.many_tools:,} tools (its prompt)"),
     "usage in every chunk": (_usage_chunks, lambda p: f"a model reply of {p.usage_chunks:,} chunks, each with its usage"),
+    "history_60k": (_with_history(lambda p: p.history_messages, 40),
+                    lambda p: f"a memory of {p.history_messages:,} messages of some 40 characters (tool calls, images)"),
+    "history_long_10k": (_with_history(lambda p: p.history_long_messages, 500),
+                         lambda p: f"a memory of {p.history_long_messages:,} messages of 500 characters"),
+    "history_big_200": (_with_history(lambda p: p.history_big_messages, 50_000),
+                        lambda p: f"a memory of {p.history_big_messages:,} messages of 50 KB"),
 }
 """The other loads: name -> (run the heavy session, describe it). ``python -m bench.concurrency
 NAME...`` runs only the named ones."""
@@ -225,7 +272,7 @@ NAME...`` runs only the named ones."""
 
 def _beside(plugin: Plugin, params: Params, heavy: Any) -> dict[str, Any]:
     """B's worst gap (medians and worst of ``runs``) while ``heavy(plugin, params)`` runs beside it."""
-    gaps, walls, overlaps = [], [], []
+    gaps, inside, walls, overlaps = [], [], [], []
     for _ in range(params.runs):
         streamed: dict[str, RunResult] = {}
         thread = threading.Thread(target=lambda into=streamed: into.update(result=_stream(plugin, params)))
@@ -237,10 +284,15 @@ def _beside(plugin: Plugin, params: Params, heavy: Any) -> dict[str, Any]:
         thread.join()
         gaps.append(_worst_gap(streamed["result"]))
         span = (result.transcript[0]["t"], result.transcript[-1]["t"])
+        # gaps that start once the heavy request was written: not the runner's own encoding of it
+        # (a memory of 60,000 messages is 6.5 MB of JSON, which holds this process 65 ms)
+        times = _text_times(streamed["result"])
+        inside.append(max((b - a for a, b in itertools.pairwise(times) if span[0] <= a <= span[1]), default=0.0))
         overlaps.append(sum(1 for t in _text_times(streamed["result"]) if span[0] <= t <= span[1]))
     return {
         "worst_gap_loaded_ms": ms(median(gaps), 1),
         "worst_gap_loaded_max_ms": ms(max(gaps), 1),
+        "worst_gap_after_request_ms": ms(median(inside), 1),
         "heavy_session_s": round(median(walls), 2),
         "texts_during_heavy_session": median(overlaps),
         "runs": params.runs,
@@ -310,6 +362,7 @@ if __name__ == "__main__":
     import sys
 
     _big_arguments_turn(FULL.big_call_keys), _calls(FULL.chunk_calls), _records(FULL.json_records)  # built before any stream starts
+    _history(FULL.history_messages, 40), _history(FULL.history_long_messages, 500), _history(FULL.history_big_messages, 50_000)
     with Plugin() as started:
         for name in sys.argv[1:]:
             print(f"{name}: {_beside(started, FULL, LOADS[name][0])}", flush=True)
