@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from dify_plugin.entities.model.message import PromptMessage, TextPromptMessageContent, ToolPromptMessage
 
 from agent_core import prompts
-from agent_core.budget import message_tokens, messages_bytes
+from agent_core.budget import message_tokens, messages_over_bytes
 from agent_core.fairness import give_way
 from agent_core.memo import per_text
 from agent_core.tokens import truncate_to_tokens
@@ -124,7 +124,7 @@ def plan_memory(
     messages. ``turns``: memory split into turns (``budget.history_turns``), oldest first; a turn
     whose shortened messages alone take more than a limit is hopeless. Linear in the memory: each
     tool result is shortened once and each message measured once (``budget.message_tokens``,
-    ``budget.messages_bytes``)."""
+    ``budget.messages_over_bytes``)."""
     given = tuple(tuple(turn) for turn in turns)
     shortened: list[tuple[PromptMessage, ...]] = []
     hopeless: list[int] = []
@@ -137,7 +137,7 @@ def plan_memory(
         short = short if changed else turn
         shortened.append(short)
         over_tokens = token_limit is not None and sum(message_tokens(m) for m in short) > token_limit
-        if over_tokens or messages_bytes(short) > byte_limit:
+        if over_tokens or messages_over_bytes(short, byte_limit):
             hopeless.append(index)
             continue
         rest.append(index)

@@ -110,7 +110,7 @@ class RunState:
         date as rounds are added, not gathered anew each round)."""
         ids, counted = self.rendered.get("call_ids", (None, 0))
         if ids is None:
-            ids = {call.id for message in self.history() for call in getattr(message, "tool_calls", None) or []}
+            ids = {call.id for message in self.history() for call in message.__dict__.get("tool_calls") or []}
         for round_ in self.rounds[counted:]:
             if isinstance(round_.turn.decision, ToolCalls):
                 ids.update(call.id for call in (*round_.turn.decision.calls, *round_.turn.decision.invalid))
