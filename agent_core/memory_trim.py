@@ -25,7 +25,7 @@ from dify_plugin.entities.model.message import PromptMessage, TextPromptMessageC
 
 from agent_core import prompts
 from agent_core.budget import message_tokens, messages_over_bytes
-from agent_core.fairness import give_way
+from agent_core.fairness import give_way, paced
 from agent_core.memo import per_text
 from agent_core.tokens import truncate_to_tokens
 
@@ -110,7 +110,7 @@ class MemoryPlan:
         dropped, shortened = self.at(steps)
         return [
             message
-            for index, turn in enumerate(self.turns)
+            for index, turn in enumerate(paced(self.turns))  # built in each probe of the search for the fewest steps
             if index not in dropped
             for message in (self.shortened[index] if index in shortened else turn)
         ]
