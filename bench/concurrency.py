@@ -300,6 +300,9 @@ def _beside(plugin: Plugin, params: Params, heavy: Any) -> dict[str, Any]:
 
 
 def run(params: Params, plugin: Plugin) -> dict[str, Any]:
+    for messages, chars in ((params.history_messages, 40), (params.history_long_messages, 500),
+                            (params.history_big_messages, 50_000)):
+        _history(messages, chars)  # built before any stream starts
     alone, loaded, heavy_walls, phases, overlaps, covered = [], [], [], [], [], []
     for _ in range(params.runs):
         alone.append(_worst_gap(_stream(plugin, params)))
