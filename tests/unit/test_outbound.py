@@ -75,6 +75,24 @@ def test_a_start_of_a_secret_that_ends_the_run_or_is_cut_off_is_hidden():
     assert hold.add("ANADA") + hold.flush() == "sk-CANADA", "a short start that does not go on is ordinary text"
 
 
+
+@pytest.mark.parametrize("joint", [" ", "", "\n"])
+def test_a_held_start_is_hidden_when_the_next_piece_writes_the_whole_secret_after_it(joint):
+    """The limit cut the answer inside the key; the continuation writes the whole key again (a model
+    restarting the word it was cut in): the held start was written beside ``[REDACTED]`` because a
+    secret found further on made the hold skip the start left behind."""
+    hold = TextHold(FORMS)
+    assert hold.add("The key is " + SECRET[:12]) == "The key is "
+    shown = hold.add(f"{joint}{SECRET} and it works.") + hold.flush()
+    assert SECRET[:8] not in shown
+    assert shown == f"[REDACTED]{joint}[REDACTED] and it works."
+
+
+def test_a_held_start_that_goes_on_into_the_secret_is_hidden_once():
+    hold = TextHold(FORMS)
+    assert hold.add("key " + SECRET[:12]) == "key "
+    assert hold.add(SECRET[12:] + f" and {SECRET} again.") + hold.flush() == "[REDACTED] and [REDACTED] again."
+
 def test_log_data_label_and_error_are_redacted_enum_keys_kept():
     node = LogNode(f"CALL {SECRET}")
     message = node.finish({"output": {"args": {SECRET: f"x {SECRET}"}}, "n": 1}, error=f"bad {SECRET}")
