@@ -532,7 +532,7 @@ class AgentLoop:
             if isinstance(decision, FinalAnswer) and turn.cut:
                 cut_answers += 1
                 self._continuing = True  # the next round's text goes on where this one stopped
-                self._cut_answer = decision.text
+                self._cut_answer = self.state.cut_answer = decision.text
                 self._cut_shown = bool(self._reply_shown)
                 continue
             if isinstance(decision, FinalAnswer):

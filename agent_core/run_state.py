@@ -101,6 +101,12 @@ class RunState:
     """The run's prompt redactor (``outbound.prompt_redactor``), run on memory before it is split
     into turns and trimmed: a secret the user typed in an earlier turn is hidden whole before a
     long tool result is shortened, so the cut never leaves a piece of it (None: no secrets)."""
+    cut_answer: str = field(default="", repr=False, compare=False)
+    """The answer of the last round the output limit cut, as the model wrote it (set by the loop).
+    That round's turn holds it with a start of a secret at its edge hidden (``[REDACTED]``: it is
+    replayed to the model); a strategy that joins the cut answer and its rest itself (the user's
+    answer schema) joins this one, so that the run's guard finds the whole secret across the cut
+    and not its rest alone after the marker."""
     rendered: dict = field(default_factory=dict, repr=False, compare=False)
     """Prompt renderers' memo: a finished round renders the same every time (keyed by what
     changes its rendering), so a long run does not rebuild every earlier round each round."""

@@ -27,6 +27,7 @@ from agent_core.react.turn import (
     blob_answer,
     blob_rest_turn,
     continues_cut_answer,
+    cut_answer_text,
     read_react_turn,
     schema_answer_turn,
     schema_rest_turn,
@@ -82,7 +83,7 @@ class ReActSteps:
             if answer_schema and not continuing:
                 turn = yield from schema_answer_turn(turn_reader, answer_schema)
             elif continuing and answer_schema:  # the cut answer and its rest checked together
-                turn = yield from schema_rest_turn(turn_reader, run.rounds[-1].turn.decision.text, answer_schema)
+                turn = yield from schema_rest_turn(turn_reader, cut_answer_text(run), answer_schema)
             elif continuing and blob_answer(cut_step := run.rounds[-1].turn.raw, run.registry):  # in a JSON blob
                 turn = yield from blob_rest_turn(turn_reader, cut_step)
             else:

@@ -384,6 +384,18 @@ def continues_cut_answer(run: RunState) -> bool:
     return isinstance(last.decision, FinalAnswer) and last.cut
 
 
+
+def cut_answer_text(run: RunState) -> str:
+    """The answer the output limit cut in the round before, as the model wrote it
+    (``RunState.cut_answer``), when this round continues it (``continues_cut_answer``); else that
+    round's answer as replayed (a start of a secret at its edge hidden), or ``""``. A strategy
+    joins this one to the rest: the replayed one ends with ``[REDACTED]``, and the rest of the
+    secret after it is then no secret the guard can find."""
+    if not continues_cut_answer(run):
+        return ""
+    replayed = run.rounds[-1].turn.decision.text
+    return run.cut_answer or replayed
+
 def schema_answer_turn(
     turn_reader: Generator[str, None, ModelTurn], answer_schema: Mapping[str, Any]
 ) -> Generator[str, None, ModelTurn]:

@@ -102,3 +102,36 @@ def test_the_space_a_schema_answers_rest_begins_with_is_kept():
 def test_a_schema_answers_rest_cut_again_is_shown_as_written():
     shown, turn = _rest('is", "cel', '{"city": "Par', "length")
     assert shown == '{"city": "Paris", "cel' and turn.cut
+
+
+def _cut_round_run(replayed: str, written: str):
+    from dify_plugin.entities.model.llm import LLMUsage
+    from dify_plugin.interfaces.agent import AgentModelConfig
+
+    from agent_core.params import StrategyParams
+    from agent_core.run_state import Round, RunState
+    from agent_core.turn import ModelTurn
+    from tests.unit.test_tool_schema import tool as tool_entity
+
+    model = AgentModelConfig(provider="p", model="m", mode="chat", completion_params={})
+    run = RunState(params=StrategyParams(model=model, query="q"), registry=ToolRegistry([tool_entity("search")]))
+    turn = ModelTurn(thought=replayed, decision=FinalAnswer(replayed), usage=LLMUsage.empty_usage(),
+                     finish_reason="length")
+    run.rounds.append(Round(index=1, turn=turn))
+    run.cut_answer = written
+    return run
+
+
+def test_a_cut_schema_answer_is_joined_as_written_not_as_replayed_with_its_edge_hidden():
+    """The round's turn ends with ``[REDACTED]`` where the limit cut a key (it is replayed to the
+    model); joined to the rest that finishes the key, the marker left the key's tail in the answer
+    ('"key [REDACTED]e7b0a2d61"'). The cut answer as written is joined instead: the
+    whole key is there for the run's guard to hide."""
+    from agent_core.react.turn import cut_answer_text
+
+    run = _cut_round_run('{"city": "key [REDACTED]', '{"city": "key rt31-9c4')
+    assert cut_answer_text(run) == '{"city": "key rt31-9c4'
+    shown, _ = _rest('e7b0a2d61", "celsius": 21}', cut_answer_text(run))
+    assert shown == '{"city": "key rt31-9c4e7b0a2d61", "celsius": 21}'
+    run.cut_answer = ""
+    assert cut_answer_text(run) == '{"city": "key [REDACTED]'
