@@ -54,7 +54,7 @@ from agent_core.model_call import (
     sent_stop,
     settings_bytes,
 )
-from agent_core.observation import redacted_texts
+from agent_core.observation import REDACTED, redacted_texts
 from agent_core.outbound import cut_reply_masked, guarded, prompt_redactor
 from agent_core.params import StrategyParams
 from agent_core.repeat_guard import RepeatGuard
@@ -338,11 +338,36 @@ def _logged_reply(turn: ModelTurn, text: str, secrets: Any, continued: str = "")
     start of a secret it ends with is hidden (``mask_cut_edge``), as the chat hides one
     (``outbound.TextHold``); when the reply continues ``continued`` (the answer of a reply the
     limit cut), the rest of a secret that answer ended inside is hidden too
-    (``mask_continued_head``). A whole secret is hidden by the run's guard either way."""
+    (``mask_continued_head``), also when the reply first writes again the word the cut fell in
+    (``continued_head_masked``). A whole secret is hidden by the run's guard either way."""
     if secrets and text:
         text = secrets.mask_cut_edge(text) if turn.at_limit else text
-        text = secrets.mask_continued_head(continued, text) if continued else text
+        text = continued_head_masked(continued, text, secrets) if continued else text
     return text
+
+
+def continued_head_masked(continued: str, text: str, secrets: Any) -> str:
+    """``text``, a reply that continues ``continued`` (an answer the output limit cut inside a
+    secret), with the rest of that secret at its start hidden (``secrets.mask_continued_head``).
+    A reply that first writes again the word the cut fell in (``repeated_head``: "rt31-9c4e7b0a"
+    cut, then "9c4e7b0a2d61 is it.") finishes the secret only after that word, as the chat joins
+    it: the word and the rest are hidden together (``[REDACTED] is it.``; the log showed
+    "9c4e7b0a2d61", 12 of the key's 17 characters). The word written again is hidden too when it
+    lies in the start of a secret the cut reply's log hid (``mask_cut_edge``), whatever follows.
+    Else ``text`` as it is."""
+    masked = secrets.mask_continued_head(continued, text)
+    if masked != text:
+        return masked
+    body = text.lstrip()
+    size = repeated_head(word_tail(continued), body)
+    if not size:
+        return text
+    rest = secrets.mask_continued_head(continued, body[size:])
+    if rest != body[size:]:
+        return rest
+    edge = secrets.mask_cut_edge(continued)
+    hidden_from = len(edge) - len(REDACTED) if edge != continued else len(continued)
+    return REDACTED + body[size:] if hidden_from <= len(continued) - size else text
 
 
 def _calls_named(names: Sequence[str]) -> str:

@@ -7,6 +7,7 @@ from agent_core.loop import (
     _continuation_join,
     _secret_across,
     _turn_log_data,
+    continued_head_masked,
     deadline_margin,
     leading_space,
     no_rest_notice,
@@ -198,3 +199,25 @@ CALL = ToolCalls((ToolCall("c9", "lookup", {"q": "Par"}),))
 ])
 def test_a_continuation_that_gave_no_rest_ends_with_its_notice(decision, cut, notice):
     assert no_rest_notice(decision, cut) == notice
+
+
+KEY = "rt31-9c4e7b0a2d61"
+
+
+@pytest.mark.parametrize("rest", ["9c4e7b0a2d61 is it.", " 9c4e7b0a2d61 is it.", "2d61 is it."])
+def test_a_continuations_log_hides_the_keys_rest_also_after_the_cut_word_written_again(rest):
+    """Cut after 'rt31-9c4e7b0a'; the rest writes the cut word again ('9c4e7b0a') and finishes the
+    key: the log showed '9c4e7b0a2d61 is it.' (12 of the key's 17 characters)."""
+    forms = secret_forms({KEY})
+    assert continued_head_masked("Key " + KEY[:13], rest, forms) == "[REDACTED] is it."
+
+
+def test_a_continuation_that_restarts_an_ordinary_word_is_logged_as_written():
+    forms = secret_forms({KEY})
+    assert continued_head_masked("The capital is Par", "Paris, of course.", forms) == "Paris, of course."
+    assert continued_head_masked("Key " + KEY[:2], "rt is it.", forms) == "rt is it.", "two characters are no start"
+
+
+def test_the_cut_word_written_again_inside_a_hidden_start_is_hidden_whatever_follows():
+    forms = secret_forms({KEY})
+    assert continued_head_masked("Key " + KEY[:13], "9c4e7b0a is not it.", forms) == "[REDACTED] is not it."
