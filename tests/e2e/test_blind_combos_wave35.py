@@ -189,6 +189,30 @@ def test_a_cut_langchain_blob_whose_rest_holds_the_key_per_character(run, plugin
     assert "```" not in result.text and '"}' not in result.text
 
 
+
+@pytest.mark.parametrize("at", [4, 10])
+def test_a_cut_langchain_blob_split_inside_the_key(run, plugin, at):
+    head = ('Thought: I know it.\nAction:\n```json\n{"action": "Final Answer", "action_input": "The key is '
+            + CANARY[:at])
+    rest = {"text": f'{CANARY[at:]} as stored."}}\n```', "split": 3}
+    result = run([call("ReAct", "vault", q="x"), {"text": head, "finish_reason": "length"}, rest],
+                 tools=[vault([text_message(f"key={CANARY}")])], strategy="ReAct")
+    check(plugin, result)
+    assert result.text.endswith(" as stored.")
+    assert CANARY[at:] not in result.text and CANARY[:at] not in result.text
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_rest_that_restarts_the_cut_word_inside_the_key(run, plugin, strategy):
+    """Cut after 'rt31-9c4e7b0a'; the rest writes the cut word '9c4e7b0a' again and finishes the key:
+    the word written again is dropped, and the key, whole across the cut, is hidden."""
+    turns = [call(strategy, "vault", q="x"), cut(strategy, f"Key {CANARY[:13]}"),
+             {"text": f"{CANARY[5:]} is it.", "split": 2}]
+    result = run(turns, tools=[vault([text_message(f"key={CANARY}")])], strategy=strategy)
+    check(plugin, result)
+    assert result.text.endswith(" is it.")
+    assert "2d61" not in result.text and "9c4e7b0a" not in result.text
+
 SCHEMA = {"type": "object", "properties": {"note": {"type": "string"}}, "required": ["note"]}
 USER_SCHEMA = {"completion_params": {"response_format": "json_schema",
                                      "json_schema": json.dumps({"name": "note", "schema": SCHEMA})},
@@ -205,6 +229,19 @@ def test_a_cut_schema_answer_split_inside_the_key_is_hidden_when_joined(run, plu
     check(plugin, result)
     assert json.loads(result.text) == {"note": "key [REDACTED] ok"}
 
+
+
+@pytest.mark.parametrize("form", ["json", "html"])
+def test_a_cut_schema_answer_split_inside_a_per_character_escaped_key(run, plugin, form):
+    escaped = per_char(CANARY, form).replace("\\", "\\\\") if form == "json" else per_char(CANARY, form)
+    at = len(escaped) // 2
+    turns = [call("ReAct", "vault", q="x"),
+             {"text": f'Thought: I know it.\nFinal Answer: {{"note": "key {escaped[:at]}', "finish_reason": "length"},
+             {"text": f'{escaped[at:]} ok"}}', "split": 2}]
+    result = run(turns, tools=[vault([text_message(f"key={CANARY}")])], strategy="ReAct", model=USER_SCHEMA)
+    check(plugin, result)
+    note = json.loads(result.text)["note"]
+    assert note.startswith("key ") and note.endswith(" ok")
 
 def test_the_deadline_while_a_cut_schema_answer_is_continued_shows_no_part_as_json(run, plugin):
     turns = [{"text": 'Thought: I know it.\nFinal Answer: {"note": "the first hal', "finish_reason": "length"},
