@@ -909,14 +909,17 @@ def _answer(text: str, gate: AnswerGate, turn: dict, cut: bool) -> Generator[str
     text the gate held yielded (a held line keeps its indent: the answer's text, as it came), or,
     not ``cut``, a reply that said nothing (``_said_nothing``), or one held whole that is a ReAct
     final step (``react_final_step``): the text after its ``Final Answer:`` label alone (what the
-    model wrote on after it, a ReAct step, in the log: ``ModelTurn.after_answer``)."""
+    model wrote on after it, a ReAct step, in the log: ``ModelTurn.after_answer``); ``cut`` inside
+    that answer, the text after the label to its end (the labels were shown with the cut answer)."""
     if not cut and (said := (yield from _said_nothing(text, gate, turn))) is not None:
         return said
-    if not cut and not gate.streamed and (step := react_final_step(text)) is not None:
+    if not gate.streamed and (step := react_final_step(text)) is not None and not (cut and step[1]):
         # held whole as a ReAct-style Thought (_held_opening): the user reads its answer alone, a
         # step written on after it only the log (never run, as ReAct's); the reply goes back to
-        # the model intact (turn["content"])
+        # the model intact (turn["content"]). Cut by the output limit inside its answer, the answer
+        # keeps its end (the continuation goes on from it) and is shown without the labels
         answer, after = step
+        answer = text[text.rfind(answer) :] if cut else answer
         yield answer
         return ModelTurn(
             thought=text, decision=FinalAnswer(answer), after_answer=after, calls_after_answer=actions_named(after), **turn

@@ -630,3 +630,58 @@ def test_a_second_invoke_while_the_first_streams_is_refused_and_the_first_answer
         assert first.ok, first.error_text
         assert first.text == "The key is [REDACTED]."
         assert CORE not in plain(written(plugin, first))
+
+
+# --- 11. more crossings ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_key_across_the_end_of_the_reasoning_hold_is_hidden(run, plugin, strategy):
+    """Reasoning came apart; the content has no bare ``</think>`` and the key straddles the end of
+    the characters held for one (``think.APART_HOLD``), a character a chunk around it."""
+    from agent_core.think import APART_HOLD
+
+    lead = final(strategy, "")
+    pad = "p" * (APART_HOLD - len(lead) - 8)
+    answer = f"{pad} {CANARY} after."
+    turns = [call(strategy, "vault", q="x"), apart_turn(final(strategy, answer), split=1)]
+    result = run(turns, tools=[vault([text_message(f"key={CANARY}")])], strategy=strategy, model=R1)
+    check(plugin, result)
+    assert result.text.endswith(" after.") and result.text.startswith("ppp")
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_the_deadline_while_a_held_reasoning_tail_stalls_shows_no_reasoning(run, plugin, strategy):
+    turns = [call(strategy, "vault", q="x"),
+             {**apart_turn("I will answer with TAILMARK", split=4), "hang": True}]
+    started = time.monotonic()
+    result = run(turns, tools=[vault([text_message(f"key={CANARY}")])], strategy=strategy, model=R1,
+                 params={"run_timeout": RUN_TIMEOUT, "model_timeout": 900}, timeout=60)
+    assert time.monotonic() - started < RUN_TIMEOUT + 1
+    check(plugin, result, answer=False)
+    assert "TAILMARK" not in result.text
+
+
+def test_six_megabytes_holding_thirty_secrets_beside_a_neighbour(plugin):
+    """An answer of 6 MB with each of thirty keys every 200 KB (the 8-character blocks search),
+    streamed in 64 KB chunks: none shown, the lines fit, and a neighbour keeps streaming."""
+    heavy = ScriptedRun(plugin)
+    block = "lorem ipsum " * 16_000 + " ".join(SECRETS) + " "
+    body = block * 30
+    turns = [call("function_calling", "vault", q="x"), {"text": body, "split": 64 * 1024}]
+    results = with_neighbour(plugin, lambda: heavy(turns, tools=[many_secrets_tool(SECRETS)], timeout=120))
+    check(plugin, results["heavy"])
+    shown = results["heavy"].text
+    assert not [s for s in SECRETS if s in shown]
+    assert shown.count("[REDACTED]") == 30 * len(SECRETS)
+    assert worst_gap(results["light"]) < 1.0
+
+
+def test_a_chinese_final_step_cut_inside_the_key_and_continued(run, plugin):
+    turns = [call("function_calling", "vault", q="x"),
+             {"text": f"思考：好了。\n最终答案：密钥是 {CANARY[:10]}", "split": 3, "finish_reason": "length"},
+             {"text": f"{CANARY[10:]}，完成。", "split": 2}]
+    result = run(turns, tools=[vault([text_message(f"key={CANARY}")])])
+    check(plugin, result)
+    assert result.text.startswith("密钥是 ") and result.text.endswith("，完成。")
+    assert CANARY[:10] not in result.text and CANARY[10:] not in result.text

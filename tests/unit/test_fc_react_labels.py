@@ -13,9 +13,11 @@ import json
 import pytest
 
 from agent_core.function_calling.turn import read_function_calling_turn
+from agent_core.model_call import ModelChunk
 from agent_core.react.parser import label_forms
 from agent_core.react.turn import read_react_turn
 from agent_core.tool_schema import ToolRegistry
+from agent_core.turn import FinalAnswer
 from tests.unit.helpers import drain
 from tests.unit.test_real_world_2026 import Case, chunks_of, reply_test, tool
 
@@ -91,3 +93,25 @@ def test_every_action_label_of_reacts_table_runs_in_function_calling(words):
         streamed, turn = read("fc", Case(TOOLS, text), size)
         assert [(c.name, c.arguments) for c in turn.decision.calls] == PARIS, text
         assert "Paris" not in streamed
+
+
+
+@pytest.mark.parametrize("size", [None, 1, 3])
+@pytest.mark.parametrize("text", ["Thought: done.\nFinal Answer: The key is abc ", "思考：好了。\n最终答案：密钥是 abc "])
+def test_a_final_step_cut_by_the_output_limit_shows_its_answer_without_the_labels(text, size):
+    """A ReAct final step in Function Calling, cut inside its answer: the user read the labels
+    ('Thought: done.\nFinal Answer: The key is abc' and then its rest). The answer keeps its end:
+    the continuation goes on from it."""
+    pieces = [text] if size is None else [text[i : i + size] for i in range(0, len(text), size)]
+    chunks = iter([*(ModelChunk(text=p) for p in pieces), ModelChunk(finish_reason="length")])
+    shown, turn = drain(read_function_calling_turn(chunks, ["get_weather"], reasoning_probe=False))
+    answer = text.split("Answer: ")[-1].split("答案：")[-1]
+    assert shown == answer
+    assert turn.decision == FinalAnswer(answer) and turn.cut
+
+
+def test_a_cut_final_step_with_a_step_written_on_after_it_is_left_as_it_was():
+    text = 'Thought: done.\nFinal Answer: Paris\nAction: get_weather\nAction Input: {"city": "Pa'
+    chunks = iter([ModelChunk(text=text), ModelChunk(finish_reason="length")])
+    _, turn = drain(read_function_calling_turn(chunks, ["get_weather"], reasoning_probe=False))
+    assert not (isinstance(turn.decision, FinalAnswer) and turn.decision.text == "Paris")
