@@ -1703,10 +1703,10 @@ ASCII is written as it is; a space inside a secret is matched as whitespace anyw
 
 _ESCAPES = re.compile(
     r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a surrogate pair
-    r"|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\u\{[0-9a-fA-F]{1,6}\}|\\[\\/\"'tnr]"
+    r"|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\u\{0*[0-9a-fA-F]{1,6}\}|\\[\\/\"'tnr]"
     r"|\\x[0-9a-fA-F]{2}(?:\\x[0-9a-fA-F]{2})*|\\[0-3][0-7]{2}(?:\\[0-3][0-7]{2})*"
     r"|%[0-9a-fA-F]{2}(?:%[0-9a-fA-F]{2})*|" + _QP + "(?:" + _QP + r")*|=(?<![\s=!<>]=)(?:\r?\n|(?:\\r)?\\n)"
-    r"|&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[A-Za-z][A-Za-z0-9]{1,31};"
+    r"|&#0*[0-9]{1,7};?|&#[xX]0*[0-9a-fA-F]{1,6};?|&[A-Za-z][A-Za-z0-9]{1,31};"
 )
 """One escape a JSON, JavaScript, Python, URL or HTML encoder writes a character in (a run of
 percent-encoded bytes as one: a character of several UTF-8 bytes; an HTML character reference by
@@ -1738,7 +1738,7 @@ def _unescape(escape: str) -> str:
     if escape[1] in "01234567":
         return _bytes_text(bytes(int(escape[n : n + 3], 8) for n in range(1, len(escape), 4)))
     if escape[0] == "&":  # a name: looked up (an unknown one, 700,000 of them, is itself at once)
-        return html.unescape(escape) if escape[1] == "#" else _HTML5_NAMES.get(escape[1:], escape)
+        return html.unescape(_unpadded(escape)) if escape[1] == "#" else _HTML5_NAMES.get(escape[1:], escape)
     if escape[1] == "x":
         return _bytes_text(bytes.fromhex(escape.replace("\\x", "")))
     if escape[1] == "U" or escape[1:3] == "u{":
@@ -1749,6 +1749,15 @@ def _unescape(escape: str) -> str:
     if escape[1] in "tnr":
         return " "  # whitespace, which a secret is matched across
     return json.loads(f'"{escape}"')  # \uXXXX (a surrogate pair too), \/ \\ \"
+
+
+def _unpadded(reference: str) -> str:
+    """An HTML numeric character reference (``&#x00000053;``, ``&#000000083``) without the zeros
+    its number is padded with (``&#x53;``, ``&#83``): HTML allows any number of them, and
+    ``html.unescape`` reads a decimal number of more than 4,300 digits as no number (an error)."""
+    head = 3 if reference[2] in "xX" else 2
+    number = reference[head:].lstrip("0")
+    return reference[:head] + (number if number[:1].isalnum() else "0" + number)
 
 
 def _bytes_text(data: bytes) -> str:
@@ -1859,8 +1868,8 @@ class _Unescaped:
 
 
 _ESCAPE_MARKS = re.compile(r"[\\%&=]")
-_PARTIAL_ESCAPE = re.compile(r"(?:(?<!\\)\\+(?:u[0-9a-fA-F]{0,3}|u\{[0-9a-fA-F]{0,6}|U[0-9a-fA-F]{0,7}|x[0-9a-fA-F]?"
-                             r"|[0-9a-fA-F]{1,5}|[0-9a-fA-F]{6}\r)?|=(?:[0-9A-F]|\r|\\(?:r\\?)?)?|%[0-9a-fA-F]?|&#?[xX]?[0-9a-fA-F]{0,6}|&[A-Za-z][A-Za-z0-9]{0,30})\Z")
+_PARTIAL_ESCAPE = re.compile(r"(?:(?<!\\)\\+(?:u[0-9a-fA-F]{0,3}|u\{0*[0-9a-fA-F]{0,6}|U[0-9a-fA-F]{0,7}|x[0-9a-fA-F]?"
+                             r"|[0-9a-fA-F]{1,5}|[0-9a-fA-F]{6}\r)?|=(?:[0-9A-F]|\r|\\(?:r\\?)?)?|%[0-9a-fA-F]?|&#?[xX]?0*[0-9a-fA-F]{0,6}|&[A-Za-z][A-Za-z0-9]{0,30})\Z")
 """An escape the end of a text may have cut (the next piece of a stream finishes it)."""
 _PARTIAL_ESCAPE_MAX = 64
 """How far back from a text's end (characters) ``_PARTIAL_ESCAPE`` is looked for: its longest

@@ -18,6 +18,7 @@ tool sent it.
 Without secrets every message passes unchanged and nothing is held.
 """
 
+import re
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
@@ -85,11 +86,35 @@ notice follows): eight characters of a secret are a leak, and no ordinary word m
 by chance. A shorter start is written as it is ("CANA" may begin "CANADA")."""
 
 
+PADDING_KEPT = 16
+"""Zeros a stream keeps of the run that pads the number of a numeric escape (``&#x``, ``&#``,
+``\\u{``; HTML-escaped or backslash-escaped again too): HTML and JavaScript allow any number,
+which would make a secret's form as long as a writer likes, longer than ``_Secrets.reach``,
+what a stream holds back. A longer run is written with this many (the same character: no
+encoder pads further than 8; 16 keeps a padded form of a secret shorter than ``reach``, which
+allows 40 characters for each of its characters)."""
+
+_LONG_PADDING = re.compile(r"(?:&(?:amp;)*#[xX]?|(?<!\\)\\+u\{)0{%d}(0+)" % PADDING_KEPT)
+"""A numeric escape's head and the first ``PADDING_KEPT`` zeros of its number, then the rest of
+its zeros (group 1)."""
+
+
+def _padding_kept(text: str) -> str:
+    """``text`` with each run of zeros padding a numeric escape's number cut to ``PADDING_KEPT``
+    zeros (``&#x`` and 40 zeros then ``53;``: 16 zeros); ``text`` itself when it has none longer."""
+    if "0" * (PADDING_KEPT + 1) not in text:
+        return text
+    return _LONG_PADDING.sub(lambda match: match.group()[: match.start(1) - match.start()], text)
+
+
 class TextHold:
     """Chat text pieces in, redacted pieces out, holding back a trailing start of a secret
     until the next piece (or ``flush``) tells whether the secret follows, and the base64
     characters of the groups around a secret (``_Secrets.unit_start``, ``open_end``: they are
-    hidden with it)."""
+    hidden with it). What is held is a start of a secret's form and so at most ``reach``
+    characters (``_Secrets.pending_start``): an escape padded with more zeros than any form of a
+    secret has is written with ``PADDING_KEPT`` of them (``_padding_kept``), so that a padded
+    form still fits."""
 
     def __init__(self, secrets: Any) -> None:
         self._secrets = secrets
@@ -99,7 +124,7 @@ class TextHold:
         """What of ``text`` (after what was held) may be written now, redacted; a held start
         of ``HELD_MASK_CHARS`` or more that ``text`` does not go on with is hidden."""
         held, secrets = self._held, self._secrets
-        joined = held + text
+        joined = _padding_kept(held + text)  # a run of zeros split between pieces is joined first
         redacted = secrets.redact(joined)
         # the held start not taken into a secret found (one later in the text may be: a rest that
         # writes the whole key again after the cut start of it)
@@ -135,8 +160,16 @@ def _left_start(held: str, joined: str, secrets: Any) -> str | None:
     if goes_on <= at or len("".join(held[at:goes_on].split())) < HELD_MASK_CHARS:
         return None
     if goes_on >= len(held):
-        return secrets.mask_cut_edge(held)
-    return secrets.mask_cut_edge(held[:goes_on]) + held[goes_on:]
+        return _masked_start(held, secrets)
+    return _masked_start(held[:goes_on], secrets) + held[goes_on:]
+
+
+def _masked_start(text: str, secrets: Any) -> str:
+    """``text`` (ending with a start of a secret the stream did not go on with) with that start
+    hidden, the whitespace after it kept: held in case a passphrase's next word followed, it is
+    no part of the start (a space before the next word was hidden with it)."""
+    body = text.rstrip()
+    return secrets.mask_cut_edge(body) + text[len(body) :]
 
 
 def cut_reply_masked(turn: ModelTurn, secrets: Any) -> ModelTurn:
