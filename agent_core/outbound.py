@@ -94,7 +94,7 @@ what a stream holds back. A longer run is written with this many (the same chara
 encoder pads further than 8; 16 keeps a padded form of a secret shorter than ``reach``, which
 allows 40 characters for each of its characters)."""
 
-_LONG_PADDING = re.compile(r"(?:&(?:amp;)*#[xX]?|(?<!\\)\\+u\{)0{%d}(0+)" % PADDING_KEPT)
+_LONG_PADDING = re.compile(rf"(?:&(?:amp;)*#[xX]?|(?<!\\)\\+u\{{)0{{{PADDING_KEPT}}}(0+)")
 """A numeric escape's head and the first ``PADDING_KEPT`` zeros of its number, then the rest of
 its zeros (group 1)."""
 
