@@ -125,6 +125,8 @@ class TextHold:
         of ``HELD_MASK_CHARS`` or more that ``text`` does not go on with is hidden."""
         held, secrets = self._held, self._secrets
         joined = _padding_kept(held + text)  # a run of zeros split between pieces is joined first
+        if joined.startswith(held):  # what is held has no run to cut: ``text``'s runs are
+            text = joined[len(held) :]
         redacted = secrets.redact(joined)
         # the held start not taken into a secret found (one later in the text may be: a rest that
         # writes the whole key again after the cut start of it)

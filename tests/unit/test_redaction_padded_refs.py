@@ -4,6 +4,7 @@ hidden whatever the padding, in a whole text and streamed (``outbound.TextHold``
 hold stays within ``reach``: a run of more than ``PADDING_KEPT`` zeros is written with that many.
 The decoder read at most 6 hex or 7 decimal digits, so ``&#x00000053;`` went through as it was."""
 
+import random
 import re
 import time
 
@@ -158,3 +159,17 @@ def test_padded_escapes_are_read_in_linear_time():
 
     small, big = cost(40_000), cost(160_000)
     assert big < 8 * max(small, 5e-3), (small, big)  # quadratic: 16 times
+
+
+def test_a_long_padded_start_and_a_padded_secret_after_it_are_hidden_in_any_chunks():
+    secrets = secret_forms([SECRET])
+    rnd = random.Random(35)
+    for _ in range(10):
+        start = "".join(f"&#x{'0' * rnd.randint(0, 3000)}{ord(c):x};" for c in SECRET[: rnd.randint(8, 14)])
+        whole = "".join(f"&#{'0' * rnd.randint(0, 300)}{ord(c)};" for c in SECRET)
+        text = f"see {start} but more {whole} end"
+        shown, most = streamed(secrets, text, [rnd.randint(1, 60) for _ in range(50)])
+        # the start is hidden as far as it was held (the piece that ends it and goes on is
+        # written as it is, as for a start written without padding); the secret is hidden whole
+        assert re.fullmatch(f"see {MARKERS}[^ ]* but more {MARKERS} end", shown), shown[:300]
+        assert not secrets.holds(shown) and most <= secrets.reach
