@@ -36,6 +36,7 @@ from agent_core.json_args import raw_decode_at
 from agent_core.model_call import AssistantReply, ModelChunk, note_usage, with_block_closed
 from agent_core.react.parser import HEADING_MARKS, LINE_PREFIX, label_forms, label_words, parse_react
 from agent_core.react.turn import actions_named
+from agent_core.reply_text import ReplyText
 from agent_core.text_calls import (
     CALL_HEAD_SPAN,
     FUNCTOOLS,
@@ -93,7 +94,7 @@ _EMOJI_START = re.compile(EMOJI_CHAR)
 _ACTION_MARKS: Final = line_marks(" \t#*>")
 """Markdown and emoji an ``Action:`` label may come after at a line start (``🔧 Action:``)."""
 _ACTION_CALL = re.compile(
-    rf"(?im)^{_ACTION_MARKS}action[ \t*]*[:：][ \t*]*(?:\r?\n[ \t]*)?(?:{FENCE_RUN}[\w-]*[ \t]*\r?\n[ \t]*)?[{{\[]"
+    rf"(?im)^{_ACTION_MARKS}action[ \t*]*[:：][ \t\u00a0*]*(?:\r?\n[ \t]*)?(?:{FENCE_RUN}[\w-]*[ \t]*\r?\n[ \t]*)?[{{\[]"
 )
 """A line that opens a call written as ReAct's ``Action:`` label and a JSON blob (on its line, the
 next, or in a fence under it; after markdown or emoji: ``🔧 Action:``): what ``text_calls`` reads
@@ -109,7 +110,7 @@ it: a paragraph break and a few more; an earlier one streams, so what is held st
 _ACTION_CALL_START = re.compile(
     rf"""\n{_ACTION_MARKS}                     # a line start, markdown and emoji
     (?:a(?:c(?:t(?:i(?:o(?:n                        # a prefix of the label
-    (?:[ \t*]*(?:[:：][ \t*]*                       # its colon
+    (?:[ \t*]*(?:[:：][ \t\u00a0*]*                # its colon
     (?:\r|\r?\n[ \t]*)?                              # a line break
     (?:`{{1,2}}|~{{1,2}}|(?:`{{3,}}|~{{3,}})[\w-]*(?:[ \t]*\r?(?:\n[ \t]*)?)?)?  # a fence opening
     )?)?)?)?)?)?)?)?\Z""",
@@ -803,16 +804,17 @@ def _stream(
     still come in the content up to a bare ``</think>``)."""
     visible: list[str] = []
     reasoning: list[str] = []
+    content, thinking = ReplyText(), ReplyText()  # \r\n line ends, a byte order mark at the start
     for chunk in chunks:
-        got.reply.add(chunk)
+        got.reply.add(chunk)  # the message as sent, for the round trip; the readers get the cleaned text
         if chunk.reasoning:  # a held reply is held on, its first characters only (think.APART_HOLD)
             splitter.note_reasoning_apart()
-        text = chunk.text
+        text = content.feed(chunk.text)
         if len(text) > SLICE_CHARS:  # a reply sent whole: read as if streamed, the other sessions running meanwhile
             text = yield from _read_ahead(text, splitter, markup, gate, visible, reasoning)
         part = splitter.feed(markup.feed(text))
         visible.append(part.visible)
-        reasoning.extend((chunk.reasoning, part.reasoning))
+        reasoning.extend((thinking.feed(chunk.reasoning), part.reasoning))
         if chunk.reasoning and not got.reasoning_ended_turn:
             got.reasoning_ended_turn = ends_turn(chunk.reasoning)
         for delta in paced(chunk.tool_calls):  # a chunk of 100,000 calls

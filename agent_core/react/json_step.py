@@ -51,6 +51,7 @@ from agent_core.answer_schema import answer_problem, answer_text, with_booleans
 from agent_core.errors import error_text, shortened
 from agent_core.json_args import ArgumentsError, decode_arguments, loads_lenient, owed_closers
 from agent_core.model_call import AssistantReply, ModelChunk, ModelTimeoutError, PastDeadlineError, note_usage
+from agent_core.reply_text import ReplyText
 from agent_core.text_calls import arguments_for
 from agent_core.think import ThinkSplitter, clean_reasoning
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCall
@@ -553,9 +554,10 @@ def read_json_step_turn(
     reasoning: list[str] = []
     structured_output: Any = None
     finish_reason: str | None = None
+    content = ReplyText()  # \r\n line ends, a byte order mark at the start
     for chunk in chunks:
         reply.add(chunk)
-        split = splitter.feed(chunk.text)
+        split = splitter.feed(content.feed(chunk.text))
         reasoning += [chunk.reasoning, split.reasoning]
         if text := answer.feed(split.visible):
             yield text

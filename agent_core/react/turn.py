@@ -25,6 +25,7 @@ from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk, note_usage
 from agent_core.react.json_step import continued_string, cut_answer
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn, parse_react
+from agent_core.reply_text import ReplyText
 from agent_core.run_state import RunState
 from agent_core.text_calls import (
     INKLING_INVOKE,
@@ -154,18 +155,19 @@ class _Collected:
 def _stream(chunks: Iterator[ModelChunk], parser: ReactStreamParser, got: _Collected) -> Generator[str, None, None]:
     """Feed every chunk to the parser; yield final-answer text as it comes."""
     add, reasoning, usages, feed = got.reply.add, got.reasoning, got.usages, parser.feed  # once, not per chunk
+    content, thinking = ReplyText(), ReplyText()  # \r\n line ends, a byte order mark at the start
     for chunk in chunks:
-        add(chunk)
+        add(chunk)  # the message as sent, for the round trip; the readers get the cleaned text
         if chunk.reasoning:  # reasoning comes apart: its rest may still come inline (think.APART_HOLD)
             parser.note_reasoning_apart()
             got.reasoning_ended_turn = got.reasoning_ended_turn or ends_turn(chunk.reasoning)
-        text = chunk.text
+        text = content.feed(chunk.text)
         for piece in (text,) if len(text) <= SLICE_CHARS else slices(text):  # a reply sent whole: as if streamed
             for event in feed(piece):
                 if isinstance(event, AnswerDelta) and event.text:
                     got.answer_shown = True
                     yield event.text
-        reasoning.append(chunk.reasoning)
+        reasoning.append(thinking.feed(chunk.reasoning))
         if chunk.usage is not None or chunk.call_usage is not None:
             note_usage(chunk, usages)
         if chunk.finish_reason:
