@@ -709,9 +709,12 @@ def _parameter_value(text: str) -> Any:
     indented, that indentation at the start of each line (the markup's, SGLang's indented
     fixture): the spaces of ``    if x:`` for an exact-match edit are kept. A value that does not
     open with a line break (Seed-OSS's template writes ``<parameter=k>v</parameter>``) keeps the
-    one it ends with: that is the value's own (a file's last line; llama.cpp's Seed-OSS test)."""
-    opened = text[:1] == "\n"
-    text = text[1:] if opened else text
+    one it ends with: that is the value's own (a file's last line; llama.cpp's Seed-OSS test).
+    Spaces or tabs before the opening line break (a template or gateway that pads line ends)
+    end the tag's line: they go with it."""
+    start = len(text) - len(text.lstrip(" \t"))
+    opened = text[start : start + 1] == "\n"
+    text = text[start + 1 :] if opened else text
     cut = text.rfind("\n")
     if cut >= 0 and (opened or text[cut + 1 :]) and not text[cut + 1 :].strip(" \t"):
         text, indent = text[:cut], text[cut + 1 :]
@@ -978,11 +981,11 @@ _TOOL_CALL_BLOCK = re.compile(r"<(tool_call|tool_code)>\s*+(|.*?(?<!\s))\s*+(?:<
 """A call in ``<tool_call>`` (Hermes, Qwen) or ``<tool_code>`` (Qwen3.6 quantised, 1CatAI/1Cat-vLLM#26)."""
 _TOOL_CALL_OPEN = re.compile(r"<(?:tool_call|tool_code)>", re.I)
 _ACTION_LABEL = re.compile(
-    rf"(?im)^{line_marks(' \t#*>')}Action[ \t*]*+[:：][ \t*]*+(?:\r?\n)?[ \t]*+(?:({FENCE_RUN})[\w-]*+[ \t]*+\r?\n)?"
+    rf"(?im)^{line_marks(' \t#*>')}Action[ \t*]*+[:：][ \t\u00a0*]*+(?:\r?\n)?[ \t]*+(?:({FENCE_RUN})[\w-]*+[ \t]*+\r?\n)?"
 )
 """``Action:`` above a call (after markdown or emoji: ``🔧 Action:``, ``agent_core.emoji``), on its
 line or the next, or in a fence under it (backticks or tildes: ``fences``; the fence's run is
-group 1)."""
+group 1); a no-break space after the colon is a space."""
 HARMONY_RECIPIENT: Final = "to=functions."
 """gpt-oss's call header (``to=functions.NAME``), in the text when the server left out its tokens."""
 _CALL_MARKUP = re.compile(r"<tool_call>|<tool_code>|<function=|\[TOOL_CALLS\]|<\|python_tag\|>|" + re.escape(HARMONY_RECIPIENT), re.I)
@@ -1622,12 +1625,12 @@ def _inkling_calls(text: str, known: Mapping[str, PromptMessageTool | None]) -> 
 HCX_CALL_HEADER: Final = "-> tool/function_call"
 """HyperCLOVAX-SEED-Think-14B's header of a message to the tool role: its calls follow on the next
 line as a JSON list (vLLM's ``hyperclovax_seed_think_14b`` tool parser)."""
-_HCX_HEADER = re.compile(r"[ \t]*+-> tool/function_call[ \t]*+\r?\n")
+_HCX_HEADER = re.compile(r"\s*+-> tool/function_call[ \t]*+\r?\n")
 
 
 def _hcx_calls(text: str, known: Mapping[str, PromptMessageTool | None]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
-    """HyperCLOVAX-SEED-Think-14B's calls: the whole text is ``-> tool/function_call`` on its line,
-    then a JSON list (or object) of call envelopes (``"arguments"`` or ``"parameters"``), special
+    """HyperCLOVAX-SEED-Think-14B's calls: the whole text is ``-> tool/function_call`` on its line
+    (blank lines before it allowed), then a JSON list (or object) of call envelopes (``"arguments"`` or ``"parameters"``), special
     tokens after it allowed (``<|im_end|>``). Only envelopes whose every name is a known tool;
     vLLM reads the abbreviated ``-> tool/NAME`` above bare arguments as text, and so does this.
     ``(calls, "")``, or ``([], text)``."""

@@ -839,14 +839,15 @@ action JSON, langchain-ai/langchainjs#1399): no name; the JSON that follows name
 
 _MD_ESCAPE = re.compile(r"\\([_*`])")
 _CONVERSATIONAL_STEP = re.compile(
-    r"\s*+[#*_ \t]*+(?:thought[ \t*_]*+[:：][ \t*_]*+)?do[ \t]+i[ \t]+need[ \t]+to[ \t]+use[ \t]+a[ \t]+tool\?[ \t*_]*+no"
-    r"[ \t.*_]*+\r?\n[ \t#*_>]*+ai[ \t*_]*+[:：](?:\*\*|__)?[ \t]*+",
+    r"\s*+[#*_ \t]*+(?:thought[ \t*_]*+[:：][ \t\u00a0*_]*+)?do[ \t]+i[ \t]+need[ \t]+to[ \t]+use[ \t]+a[ \t]+tool\?[ \t*_]*+no"
+    r"[ \t.*_]*+\r?\n[ \t#*_>]*+ai[ \t*_]*+[:：](?:\*\*|__)?[ \t\u00a0]*+",
     re.IGNORECASE,
 )
 """LangChain's conversational agent's answer step: ``Thought: Do I need to use a tool? No`` and the
-next line's ``AI:`` label, up to the answer's text. The ``Thought:`` label may be left out at the
-reply's start: the prompt ends with it, so a completion writes on after it (gpt-4-0613 in
-langchaingo's recorded ``TestConversationalWithMemory``)."""
+next line's ``AI:`` label, up to the answer's text (a no-break space after a colon is a space).
+The ``Thought:`` label may be left out at the reply's start: the prompt ends with it, so a
+completion writes on after it (gpt-4-0613 in langchaingo's recorded
+``TestConversationalWithMemory``)."""
 _STEP_LINE = re.compile(
     r"\n[ \t#*_>]*+(thought|action|observation|final[ \t_]*+answer|answer|question|ai|human)[ \t\d*_]*+[:：]",
     re.IGNORECASE,
