@@ -25,7 +25,15 @@ next, so it holds the next request's build and measuring; the fastest replay of 
 A baseline must make the same backwards calls in the same order (model, tool, model, ...): an
 older checkout of this project, or a stripped-down strategy that shows the SDK's floor.
 
+With ``--calls`` nothing is timed: after one warm-up replay, one replay runs under
+``sys.setprofile`` and the calls it makes are counted and divided by the run's model turns
+(``rounds`` + 1): Python-level calls (``call`` events, a generator's resumptions included) and
+all calls (``call`` and ``c_call``), and the functions with the most Python calls (``--top``).
+The counts do not depend on the machine's load, so they can be compared between checkouts
+(and between days) where CPU time cannot.
+
     .venv/bin/python -m bench.inprocess ../before --chunks 1,10,1000
+    .venv/bin/python -m bench.inprocess ../before --calls --chunks 1,10
 """
 
 from __future__ import annotations
@@ -82,6 +90,7 @@ def capture(plugin: Plugin, strategy: str, chunks: int, rounds: int) -> dict[str
 _CHILD = r"""
 import json, os, sys, time
 capture_path, plugin_dir, reps, cold = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "cold"
+top = int(sys.argv[5]) if len(sys.argv) > 5 else None
 os.chdir(plugin_dir)
 sys.path.insert(0, plugin_dir)
 os.environ["INSTALL_METHOD"] = "local"
@@ -139,39 +148,93 @@ def once():
     return time.thread_time() - started, sink.lines, [b - a for a, b in zip(marks, marks[1:])]
 
 once()  # warm-up: imports, caches
+if top is not None:  # --calls: one replay counted, not timed
+    import collections
+    counts = {"call": 0, "c_call": 0}
+    where = collections.Counter()
+    def profile(frame, event, arg):
+        if event == "call":
+            counts["call"] += 1
+            code = frame.f_code
+            where[(code.co_filename, code.co_firstlineno, code.co_qualname)] += 1
+        elif event == "c_call":
+            counts["c_call"] += 1
+    sys.setprofile(profile)
+    once()
+    sys.setprofile(None)
+    base = os.path.abspath(plugin_dir) + os.sep
+    named = [[f"{name.removeprefix(base)}:{line} {qualname}", n] for (name, line, qualname), n in where.most_common(top)]
+    print(json.dumps({"calls": counts["call"], "all_calls": counts["call"] + counts["c_call"], "top": named}))
+    raise SystemExit(0)
 runs = [once() for _ in range(reps)]
 rounds = [min(run[2][i] for run in runs) for i in range(len(runs[0][2]))]
 print(json.dumps({"seconds": [run[0] for run in runs], "lines": runs[0][1], "round_seconds": rounds}))
 """
 
 
-def measure(capture_path: Path, plugin_dir: Path, reps: int, cold: bool = False) -> dict[str, Any]:
+def measure(capture_path: Path, plugin_dir: Path, reps: int, cold: bool = False, top: int | None = None) -> dict[str, Any]:
     """Run the child in a process of its own; its JSON result (``seconds`` per run, ``lines``,
     ``round_seconds``: each round's fastest CPU over the runs, from its model call to the next);
-    ``cold``: the token-count caches emptied before each run."""
+    ``cold``: the token-count caches emptied before each run. With ``top`` (``--calls``) one warm
+    replay is counted instead: ``calls`` (Python calls), ``all_calls`` (with C calls) and ``top``
+    (``[function, calls]``, the ``top`` functions with the most Python calls)."""
     env = {**os.environ, "PYTHONPATH": ""}
+    extra = [] if top is None else [str(top)]
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(capture_path), str(plugin_dir), str(reps), "cold" if cold else "warm"],
+        [sys.executable, "-c", _CHILD, str(capture_path), str(plugin_dir), str(reps), "cold" if cold else "warm", *extra],
         capture_output=True, text=True, env=env, timeout=1800, check=False,
     )
-    lines = [line for line in done.stdout.splitlines() if line.startswith('{"seconds"')]
+    lines = [line for line in done.stdout.splitlines() if line.startswith(('{"seconds"', '{"calls"'))]
     if done.returncode != 0 or not lines:
         raise RuntimeError(f"in-process run in {plugin_dir} failed:\n{done.stderr[-3000:]}")
     return json.loads(lines[-1])
+
+
+def _captures(params: Params, scratch: Path) -> dict[tuple[str, int], tuple[Path, int]]:
+    """Per (strategy, chunks): the recorded run's file and its model turns."""
+    captures = {}
+    with Plugin() as plugin:
+        for strategy in params.strategies:
+            for chunks in params.chunk_counts:
+                path = scratch / f"{strategy}-{chunks}.json"
+                captured = capture(plugin, strategy, chunks, params.rounds)
+                path.write_text(json.dumps(captured), encoding="utf-8")
+                captures[(strategy, chunks)] = (path, captured["rounds"])
+    return captures
+
+
+def count_calls(params: Params, dirs: dict[str, Path], top: int = 25) -> dict[str, Any]:
+    """Per configuration and folder: calls per model turn of one warm replay (``calls``: Python
+    calls, ``all_calls``: with C calls) and the ``top`` functions by Python calls per turn."""
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for (strategy, chunks), (path, rounds) in _captures(params, Path(scratch)).items():
+            row: dict[str, Any] = {"strategy": strategy, "chunks": chunks, "rounds": rounds}
+            for label, folder in dirs.items():
+                counted = measure(path, folder, 1, params.cold, top)
+                row[label] = {"calls_per_round": round(counted["calls"] / rounds, 1),
+                              "all_calls_per_round": round(counted["all_calls"] / rounds, 1),
+                              "top": [[name, round(n / rounds, 1)] for name, n in counted["top"]]}
+            rows.append(row)
+    return {"params": asdict(params), "dirs": {label: str(folder) for label, folder in dirs.items()}, "rows": rows}
+
+
+def calls_table(result: dict[str, Any]) -> str:
+    """Markdown: Python calls and all calls per round of each folder."""
+    labels = list(result["dirs"])
+    head = " | ".join(f"{label} Python calls | {label} all calls" for label in labels)
+    lines = [f"| strategy | chunks/turn | {head} |", "|---|---:|" + "---:|" * (2 * len(labels))]
+    for row in result["rows"]:
+        values = " | ".join(f"{row[label]['calls_per_round']:,} | {row[label]['all_calls_per_round']:,}" for label in labels)
+        lines.append(f"| {row['strategy']} | {row['chunks']} | {values} |")
+    return "\n".join(lines)
 
 
 def run(params: Params, dirs: dict[str, Path]) -> dict[str, Any]:
     """Per configuration and folder: the fastest run's CPU per round (ms) and lines written."""
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
-        captures = {}
-        with Plugin() as plugin:
-            for strategy in params.strategies:
-                for chunks in params.chunk_counts:
-                    path = Path(scratch) / f"{strategy}-{chunks}.json"
-                    captured = capture(plugin, strategy, chunks, params.rounds)
-                    path.write_text(json.dumps(captured), encoding="utf-8")
-                    captures[(strategy, chunks)] = (path, captured["rounds"])
+        captures = _captures(params, Path(scratch))
         for (strategy, chunks), (path, rounds) in captures.items():  # the plugin process is closed by now
             best: dict[str, list[float]] = {label: [] for label in dirs}
             lines: dict[str, int] = {}
@@ -226,6 +289,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cold", action="store_true", help="empty the token-count caches before each replay")
     parser.add_argument("--at", type=_numbers, default=Params.at, help="rounds whose own CPU is printed, e.g. 10,20,40")
     parser.add_argument("--smoke", action="store_true", help="minimal sizes, to check that it works")
+    parser.add_argument("--calls", action="store_true",
+                        help="count the calls of one warm replay per round (sys.setprofile) instead of timing")
+    parser.add_argument("--top", type=int, default=0, help="with --calls: print the N functions with the most calls")
     args = parser.parse_args(argv)
     params = Params(tuple(args.strategies.split(",")), args.chunks, args.rounds, args.reps, args.times, args.cold, args.at)
     if args.smoke:
@@ -233,6 +299,15 @@ def main(argv: list[str] | None = None) -> int:
     dirs = {"this": args.plugin_dir.resolve()}
     if args.baseline is not None:
         dirs["baseline"] = args.baseline.resolve()
+    if args.calls:
+        counted = count_calls(params, dirs, max(args.top, 1))
+        print(json.dumps(counted["params"]))
+        print(calls_table(counted))
+        for row in counted["rows"] if args.top else ():
+            for label in dirs:
+                print(f"\n{label}, {row['strategy']}, {row['chunks']} chunks/turn: Python calls per round")
+                print("\n".join(f"{n:8.1f}  {name}" for name, n in row[label]["top"][: args.top]))
+        return 0
     result = run(params, dirs)
     print(json.dumps(result["params"]))
     print(table(result))
