@@ -97,7 +97,10 @@ def fit(data: Any, limit: int = LOG_DATA_BYTES) -> Any:
     encoder cannot write at all is made writable first: parts nested deeper than
     ``MAX_LOG_DEPTH`` become a note, a lone surrogate becomes U+FFFD. Returns ``data`` itself
     when it already fits; never mutates it."""
-    size = _json_size(data)
+    try:  # _json_size inline: fit runs for every log node's data
+        size: int | None = len(to_json(data, fallback=str, inf_nan_mode="null"))
+    except (ValueError, TypeError, RecursionError):  # PydanticSerializationError is a ValueError
+        size = None
     if size is not None and size <= limit:  # the usual case: it fits as it is
         return data
     give_way()  # megabytes were encoded in C; more passes follow

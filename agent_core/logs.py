@@ -11,7 +11,8 @@ Six log lines go out every round, so building them is kept cheap: the two SDK mo
 line (``LogMessage`` inside ``AgentInvokeMessage``) are built from values already of their
 fields' types without pydantic's validation when the SDK's models have the fields and no
 validators this was written against (``_UNVALIDATED``; 3 µs instead of 8 a line, and what they
-dump is the same: ``tests/unit/test_logs.py``), and a node's id is a random UUID (version 4)
+dump is the same: ``tests/unit/test_logs.py``), both in one pass, as ``unvalidated.built`` makes
+them), and a node's id is a random UUID (version 4)
 made from 16 random bytes without ``uuid.UUID`` (1 µs instead of 4).
 """
 
@@ -26,13 +27,15 @@ from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.entities.provider_config import LogMetadata
 
 from agent_core.line_budget import LABEL_CHARS, LOG_DATA_BYTES, fit, label_shortened
-from agent_core.unvalidated import built, checks_nothing
+from agent_core.unvalidated import checks_nothing
 
 _Status = InvokeMessage.LogMessage.LogStatus
 _LogMessage = InvokeMessage.LogMessage
 _LOG = InvokeMessage.MessageType.LOG
 
 _LOG_FIELDS = ("id", "label", "parent_id", "error", "status", "data", "metadata")
+_new = object.__new__
+_set = object.__setattr__
 _MESSAGE_FIELDS = ("type", "message", "meta")
 
 
@@ -42,13 +45,9 @@ _UNVALIDATED = checks_nothing(_LogMessage, _LOG_FIELDS) and checks_nothing(
 """Whether log lines are built without validation (dify_plugin 0.10.2's models); else validated."""
 
 
-def _plain_data(data: Mapping[str, Any]) -> bool:
-    """Whether ``data`` is a dict keyed by strings only (what ``LogMessage.data`` validates to
-    unchanged, but for a copy)."""
-    return type(data) is dict and (not data or set(map(type, data)) == _STR_ONLY)
-
-
 _STR_ONLY = {str}
+"""The key types of a log node's data that ``LogMessage.data`` validates to unchanged (but for a
+copy): a dict keyed by strings only is built without validation (``LogNode._emit``)."""
 
 
 def new_id() -> str:
@@ -164,13 +163,26 @@ class LogNode:
             data = fit(data)
         if error is not None:
             error = fit(error, LOG_DATA_BYTES // 4)
-        if _UNVALIDATED and type(self._label) is str and type(error) in (str, type(None)) and _plain_data(data):
-            fields = {  # metadata: a dict of its own already (start, finish); data is copied as validation does
+        if (
+            _UNVALIDATED and type(self._label) is str and type(error) in (str, type(None))
+            and type(data) is dict and (not data or set(map(type, data)) == _STR_ONLY)
+        ):
+            # both models as ``unvalidated.built`` makes them, in one pass (no call a model); metadata
+            # is a dict of its own already (start, finish); data is copied as validation does
+            message = _new(_LogMessage)
+            _set(message, "__dict__", {
                 "id": self._id, "label": self._label, "parent_id": self._parent_id, "error": error,
                 "status": status, "data": dict(data), "metadata": metadata,
-            }
-            message = built(_LogMessage, fields, set(_LOG_FIELDS))
-            return built(AgentInvokeMessage, {"type": _LOG, "message": message, "meta": None}, {"type", "message"})
+            })
+            _set(message, "__pydantic_fields_set__", set(_LOG_FIELDS))
+            _set(message, "__pydantic_extra__", None)
+            _set(message, "__pydantic_private__", None)
+            line = _new(AgentInvokeMessage)
+            _set(line, "__dict__", {"type": _LOG, "message": message, "meta": None})
+            _set(line, "__pydantic_fields_set__", {"type", "message"})
+            _set(line, "__pydantic_extra__", None)
+            _set(line, "__pydantic_private__", None)
+            return line
         message = InvokeMessage.LogMessage(
             id=self._id,
             label=self._label,

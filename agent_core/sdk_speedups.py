@@ -290,8 +290,22 @@ def stream_object_as_json(self: Any, data: Any) -> Any:
         if not isinstance(data, BaseModel):  # the caller's own dict (or anything else): validated, as the SDK does
             return session_message(type=session_message.Type.STREAM, data=data)
         data = data.model_dump(mode="json")
-    elif type(data.message) is message_class.LogMessage:
-        data = _log_dict(data)  # six a round: the log tree
+    elif type(data.message) is message_class.LogMessage:  # six a round: the log tree
+        # the dict whose JSON is its model_dump(mode="json")'s: the fields as they are
+        # (pydantic-core encodes the values in the line alike), the status and metadata keys as strings
+        log = data.message
+        metadata = log.metadata
+        if metadata is not None:
+            texts = _metadata_keys()
+            metadata = {texts[key] if key in texts else getattr(key, "value", key): value for key, value in metadata.items()}
+        data = {
+            "type": data.type._value_,
+            "message": {
+                "id": log.id, "label": log.label, "parent_id": log.parent_id, "error": log.error,
+                "status": log.status._value_, "data": log.data, "metadata": metadata,
+            },
+            "meta": data.meta,
+        }
     elif _is_plain_text(data, message_class):  # a streamed piece of the answer
         data = {"type": "text", "message": {"text": data.message.text}, "meta": None}
     else:
@@ -320,25 +334,6 @@ def _session_message_checks_nothing() -> bool:
     validation would only copy)."""
     session_message, _ = _message_classes()
     return checks_nothing(session_message, ("type", "data")) and session_message.model_fields["data"].annotation is dict
-
-
-def _log_dict(data: Any) -> dict[str, Any]:
-    """A log message as the dict whose JSON is its ``model_dump(mode="json")``'s: the fields
-    as they are (pydantic-core encodes the values in the line alike), the status and the
-    metadata keys as their strings."""
-    log = data.message
-    metadata = log.metadata
-    if metadata is not None:
-        texts = _metadata_keys()
-        metadata = {texts[key] if key in texts else getattr(key, "value", key): value for key, value in metadata.items()}
-    return {
-        "type": data.type._value_,
-        "message": {
-            "id": log.id, "label": log.label, "parent_id": log.parent_id, "error": log.error,
-            "status": log.status._value_, "data": log.data, "metadata": metadata,
-        },
-        "meta": data.meta,
-    }
 
 
 @functools.cache
