@@ -297,14 +297,13 @@ class ToolRunner:
         node = LogNode(f"CALL {call.name or '(no name)'}", parent=parent, provider=self._provider_of(call.name))
         yield node.start({"tool_name": call.name, "tool_input": arguments})
         started = time.perf_counter()
-        result = ToolResult(call.id, call.name, arguments, observation="")
         try:
-            result = yield from self._result(call, refusal, result, deadline, queued)
+            result = yield from self._result(call, refusal, arguments, started, deadline, queued)
         except Exception as error:  # a bug of ours must not leave the node open
             message = f"internal error while running the tool: {type(error).__name__}: {error}"
             message = self._registry.secret_forms().redact(message)  # it may quote a parameter
-            result = ToolResult(call.id, call.name, arguments, observation=f"Error: {message}", error=message)
-        result = ToolResult(**{**result.__dict__, "elapsed": time.perf_counter() - started})
+            result = ToolResult(call.id, call.name, arguments, observation=f"Error: {message}", error=message,
+                                elapsed=time.perf_counter() - started)
         yield node.finish({"output": result.log_entry()}, error=result.error)
         return result
 
@@ -317,18 +316,22 @@ class ToolRunner:
         return (tool.identity.provider or None) if tool is not None else None
 
     def _result(
-        self, call: ToolCall | InvalidToolCall, refusal: str | None, base: ToolResult, deadline: float | None,
-        queued: bool = False,
+        self, call: ToolCall | InvalidToolCall, refusal: str | None, arguments: dict[str, Any] | str, started: float,
+        deadline: float | None, queued: bool = False,
     ) -> Generator[AgentInvokeMessage, None, ToolResult]:
+        """The call's result (``arguments``: the model's, as the log shows them), its ``elapsed``
+        time counted from ``started`` (a ``time.perf_counter()`` value) as it is made."""
         problem, converted = (refusal, None) if refusal else self._checked(call)
         if problem:
             # arguments too large to send go back to the model as {} (its tool message says why)
-            arguments = {} if isinstance(call, ToolCall) and _too_large(call.arguments) else base.arguments
-            return ToolResult(base.call_id, base.name, arguments, observation=problem, error=problem)
+            arguments = {} if isinstance(call, ToolCall) and _too_large(call.arguments) else arguments
+            return ToolResult(call.id, call.name, arguments, observation=problem, error=problem,
+                              elapsed=time.perf_counter() - started)
         assert isinstance(call, ToolCall)
         if not starts_in_time(deadline, time.monotonic(), queued=queued):
             problem = prompts.NOT_RUN_AT_TIME_LIMIT.format(name=call.name)
-            return ToolResult(base.call_id, base.name, base.arguments, observation=problem, error=problem)
+            return ToolResult(call.id, call.name, arguments, observation=problem, error=problem,
+                              elapsed=time.perf_counter() - started)
         tool = self._registry.get(call.name)
         assert tool is not None
         try:
@@ -341,19 +344,21 @@ class ToolRunner:
             size = 0
         if size > TOOL_REQUEST_BYTES:  # a value fixed in the node, or many large arguments together
             problem = prompts.REQUEST_TOO_LARGE_FOR_TOOL.format(name=call.name, size=size, limit=TOOL_REQUEST_BYTES)
-            return ToolResult(base.call_id, base.name, base.arguments, observation=problem, error=problem)
+            return ToolResult(call.id, call.name, arguments, observation=problem, error=problem,
+                              elapsed=time.perf_counter() - started)
         try:  # for the log only: a slip here must neither stop the call nor lose its result
             sent = None if isinstance(parameters, Exception) else self._registry.logged_parameters(tool, parameters)
         except Exception:
             sent = None  # the log shows the model's arguments
         outcome = yield from self._invoke(tool, call, parameters, deadline)
         return ToolResult(
-            base.call_id,
-            base.name,
-            base.arguments,
+            call.id,
+            call.name,
+            arguments,
             observation=outcome.observation,
             error=outcome.error,
             full_text=outcome.full_text,
+            elapsed=time.perf_counter() - started,
             sent=sent,
         )
 
