@@ -485,6 +485,7 @@ class AgentLoop:
         self._slowest_round = 0.0  # seconds
         self._slowest_turn = 0.0  # seconds: the slowest model turn
         self._last_text = ""
+        self._repeating: tuple[str, ...] = ()  # the tools of a round of only repeated calls, noted before the next
         self._reply_shown = ""  # the text the last reply streamed, a repeat left unshown included
         self._failed_shown = ""  # what the failed replies asked again since the last other turn showed
         self._cut_answer = ""  # the answer of the last round cut by the output limit
@@ -503,8 +504,48 @@ class AgentLoop:
 
     def _run(self) -> Generator[AgentInvokeMessage, None, None]:
         forget_gone()  # what the runs that ended remembered: a process serves sessions for days
-        try:
-            yield from self._rounds()
+        try:  # the rounds, in this generator (not one of their own: each message passes one fewer)
+            yield from self._dropped_settings()
+            failures = thought_only = cut_answers = cut_calls = 0
+            while True:
+                yield from self._note_limits()
+                started = time.monotonic()
+                if self.state.limit_reached and self._seconds_left() <= 0:  # no time left even to ask for the answer
+                    yield from self._round_stopped(None)
+                    break
+                try:  # _round without a generator of its own around it (each message passes one fewer)
+                    turn, repeating = yield from self._round()
+                except (RestTooLargeError, PastDeadlineError) as error:
+                    yield from self._round_stopped(error)
+                    break
+                self._slowest_round = max(self._slowest_round, time.monotonic() - started)
+                decision = turn.decision
+                # what a failed reply showed: a reply asked again that repeats it does not show it again
+                self._failed_shown = (self._reply_shown or self._failed_shown) if isinstance(decision, ParseFailure) else ""
+                if notice := self._cut_answer_notice(turn, cut_answers):
+                    yield from self._text(_paragraph_break(self._last_text) + notice)
+                    break
+                if isinstance(decision, FinalAnswer) and turn.cut:
+                    cut_answers += 1
+                    self._continuing = True  # the next round's text goes on where this one stopped
+                    self._cut_answer = self.state.cut_answer = decision.text
+                    self._cut_shown = bool(self._reply_shown)
+                    continue
+                if isinstance(decision, FinalAnswer):
+                    break
+                cut_calls = cut_calls + 1 if turn.cut else 0  # calls not run, or a reply unreadable for it
+                if cut_calls > MAX_CUT_CALL_ROUNDS:
+                    yield from self._text(_paragraph_break(self._last_text) + prompts.STOPPED_AT_OUTPUT_LIMIT)
+                    break
+                if self.state.limit_reached:
+                    yield from self._end_without_answer(turn)
+                    break
+                failures = failures + 1 if isinstance(decision, ParseFailure) else 0
+                thought_only = thought_only + 1 if only_a_thought(decision) else 0
+                if answer := self._given_up_answer(turn, failures, thought_only):
+                    yield from self._text(self._fallback_join(decision) + answer)
+                    break
+                self._repeating = repeating  # looping: noted before the next round (_note_limits)
         except AgentRunError:
             yield from self._close_open_nodes("run stopped")
             yield from self._summary()
@@ -532,54 +573,6 @@ class AgentLoop:
             note = LogNode("SETTING LEFT OUT")
             yield note.start()
             yield note.finish({"output": text}, error=text)
-
-    def _rounds(self) -> Generator[AgentInvokeMessage, None, None]:
-        yield from self._dropped_settings()
-        failures = thought_only = cut_answers = cut_calls = 0
-        while True:
-            yield from self._note_limits()
-            started = time.monotonic()
-            if self.state.limit_reached and self._seconds_left() <= 0:  # no time left even to ask for the answer
-                yield from self._round_stopped(None)
-                return
-            try:  # _round without a generator of its own around it (each message passes one fewer)
-                turn, repeating = yield from self._round()
-            except (RestTooLargeError, PastDeadlineError) as error:
-                yield from self._round_stopped(error)
-                return
-            self._slowest_round = max(self._slowest_round, time.monotonic() - started)
-            decision = turn.decision
-            # what a failed reply showed: a reply asked again that repeats it does not show it again
-            self._failed_shown = (self._reply_shown or self._failed_shown) if isinstance(decision, ParseFailure) else ""
-            if notice := self._cut_answer_notice(turn, cut_answers):
-                yield from self._text(_paragraph_break(self._last_text) + notice)
-                return
-            if isinstance(decision, FinalAnswer) and turn.cut:
-                cut_answers += 1
-                self._continuing = True  # the next round's text goes on where this one stopped
-                self._cut_answer = self.state.cut_answer = decision.text
-                self._cut_shown = bool(self._reply_shown)
-                continue
-            if isinstance(decision, FinalAnswer):
-                return
-            cut_calls = cut_calls + 1 if turn.cut else 0  # calls not run, or a reply unreadable for it
-            if cut_calls > MAX_CUT_CALL_ROUNDS:
-                yield from self._text(_paragraph_break(self._last_text) + prompts.STOPPED_AT_OUTPUT_LIMIT)
-                return
-            if self.state.limit_reached:
-                yield from self._end_without_answer(turn)
-                return
-            failures = failures + 1 if isinstance(decision, ParseFailure) else 0
-            thought_only = thought_only + 1 if only_a_thought(decision) else 0
-            if answer := self._given_up_answer(turn, failures, thought_only):
-                yield from self._text(self._fallback_join(decision) + answer)
-                return
-            if failures >= MAX_PARSE_RETRIES:
-                raise AgentRunError(_gave_up(turn, decision.problem, failures))
-            if repeating:  # looping: refusing forever would only burn rounds
-                self.state.limit_reached = True
-                self.state.repeating = repeating
-                yield from self._limit_note("REPEATED CALLS")
 
     def _cut_answer_notice(self, turn: ModelTurn, continuations: int) -> str:
         """The notice the run ends with after ``turn`` when an answer the output limit cut will not
@@ -614,15 +607,24 @@ class AgentLoop:
         """The answer a run that gives up on asking again ends with: once the retries run out,
         what the last failed reply still said (``fallback_answer``); after
         ``MAX_THOUGHT_ONLY_REPLIES`` Thought-only replies, that Thought unless it is no answer
-        (``unlabelled_answer``); else ``""`` (ask again)."""
+        (``unlabelled_answer``); else ``""`` (ask again). Raises ``AgentRunError`` (why the run
+        gave up) when the retries ran out and the last failed reply said nothing to answer with."""
         if failures >= MAX_PARSE_RETRIES:
-            return fallback_answer(turn)
+            if answer := fallback_answer(turn):
+                return answer
+            raise AgentRunError(_gave_up(turn, turn.decision.problem, failures))
         if thought_only >= MAX_THOUGHT_ONLY_REPLIES:
             return unlabelled_answer(turn, self.state.registry.names())
         return ""
 
     def _note_limits(self) -> Generator[AgentInvokeMessage, None, None]:
-        """Before a round: note the iteration limit, or too little time for another round."""
+        """Before a round: note a loop of repeated calls (the round before was only calls refused
+        as repeats: refusing forever would only burn rounds), the iteration limit, or too little
+        time for another round."""
+        if self._repeating:
+            self.state.limit_reached = True
+            self.state.repeating, self._repeating = self._repeating, ()
+            yield from self._limit_note("REPEATED CALLS")
         if self.state.round_index > self.state.params.maximum_iterations and not self.state.limit_reached:
             self.state.limit_reached = True
             yield from self._limit_note("ITERATION LIMIT")
@@ -1067,10 +1069,10 @@ class AgentLoop:
             yield self._strategy.create_retriever_resource_message(fitting_resources(resources), text)
         yield self._strategy.create_json_message({"execution_metadata": usage_to_metadata(self._usage)})
 
-    def _text(self, text: str) -> Generator[AgentInvokeMessage, None, None]:
-        """Text for the chat, in pieces that each fit one daemon line."""
-        for piece in text_pieces(text):
-            yield self._strategy.create_text_message(piece)
+    def _text(self, text: str) -> list[AgentInvokeMessage]:
+        """Text for the chat, in pieces that each fit one daemon line (a list: ``yield from`` it
+        passes each message on without a generator frame of its own, one level fewer a piece)."""
+        return [self._strategy.create_text_message(piece) for piece in text_pieces(text)]
 
     # --- log bookkeeping ---------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from agent_core import prompts
 from agent_core.function_calling.prompt import chat_prompt
 from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.logs import LogNode
-from agent_core.loop import AgentLoop, StrategySteps
+from agent_core.loop import AgentLoop
 from agent_core.model_call import ModelChunk, ModelRequest
 from agent_core.params import LenientFileParameters, StrategyParams, read_params
 from agent_core.react.step_format import ReActParams, chosen_step_format
@@ -72,14 +72,20 @@ class FunctionCallingAgentStrategy(LenientFileParameters, AgentStrategy):
     steps when it declares structured output, text steps otherwise.
     """
 
-    def _invoke(self, parameters: dict) -> Generator[AgentInvokeMessage, None, None]:
+    def _invoke(self, parameters: dict) -> Iterator[AgentInvokeMessage]:
+        """The run's messages: the loop's own generator (the SDK's ``invoke`` returns what this
+        returns; no generator of this method's own around it, each message passes one fewer)."""
         params = read_params(StrategyParams, parameters)
-        steps: StrategySteps = FunctionCallingSteps()
         if lacks_tool_calling(params):
-            step_format = chosen_step_format(read_params(ReActParams, parameters))
-            note = LogNode("USING ReAct")
-            yield note.start()
-            how = prompts.REACT_STEP_FORMATS[step_format]
-            yield note.finish({"output": prompts.REACT_FALLBACK_NOTE.format(model=params.model.model, step_format=step_format, how=how)})
-            steps = ReActSteps(step_format)
-        yield from AgentLoop(self, steps, params).run()
+            return self._as_react(params, parameters)
+        return AgentLoop(self, FunctionCallingSteps(), params).run()
+
+    def _as_react(self, params: StrategyParams, parameters: dict) -> Generator[AgentInvokeMessage, None, None]:
+        """The run with ReAct's steps for a model that declares no tool calling, after a log note
+        saying so."""
+        step_format = chosen_step_format(read_params(ReActParams, parameters))
+        note = LogNode("USING ReAct")
+        yield note.start()
+        how = prompts.REACT_STEP_FORMATS[step_format]
+        yield note.finish({"output": prompts.REACT_FALLBACK_NOTE.format(model=params.model.model, step_format=step_format, how=how)})
+        yield from AgentLoop(self, ReActSteps(step_format), params).run()

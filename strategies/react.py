@@ -114,6 +114,8 @@ class ReActSteps:
 class ReActAgentStrategy(LenientFileParameters, AgentStrategy):
     """Registered in ``strategies/react.yaml``."""
 
-    def _invoke(self, parameters: dict) -> Generator[AgentInvokeMessage, None, None]:
+    def _invoke(self, parameters: dict) -> Iterator[AgentInvokeMessage]:
+        """The run's messages: the loop's own generator (the SDK's ``invoke`` returns what this
+        returns; no generator of this method's own around it, each message passes one fewer)."""
         params = read_params(ReActParams, parameters)
-        yield from AgentLoop(self, ReActSteps(chosen_step_format(params)), params).run()
+        return AgentLoop(self, ReActSteps(chosen_step_format(params)), params).run()
