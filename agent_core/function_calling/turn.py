@@ -143,9 +143,13 @@ _ACTION_STEP_START = re.compile(
 
 def may_hold_action(text: str) -> bool:
     """Whether ``text`` may hold (a start of) an ``Action`` label of ``_ACTION_WORDS``: ``ction`` in
-    it, or the first character of a label not written in ASCII. A cheap test before the readers
-    of ``Action`` lines run."""
-    return "ction" in text or "CTION" in text or any(char in text for char in _CJK_ACTION_STARTS)
+    it, or the first character of a label not written in ASCII (looked for only in a text that is
+    not ASCII: ``str.isascii`` takes no pass). A cheap test before the readers of ``Action`` lines
+    run (``AnswerGate._stream`` has it inline)."""
+    return (
+        "ction" in text or "CTION" in text
+        or (not text.isascii() and any(char in text for char in _CJK_ACTION_STARTS))
+    )
 
 
 _LABEL_TAIL = re.compile(
@@ -266,6 +270,23 @@ def partial_action_call(text: str, line_start: bool) -> int:
     (``_ACTION_CALL_START``); 0 when none may."""
     found = _ACTION_CALL_START.search(("\n" if line_start else "\0") + text)
     return 0 if found is None else min(len(found.group()) - 1, len(text))
+
+
+_HELD_TAIL = re.compile(rf"(?P<label>{_LABEL_TAIL.pattern})|(?x:{_ACTION_CALL_START.pattern})", re.IGNORECASE)
+"""``_LABEL_TAIL`` or ``_ACTION_CALL_START`` in one search (``held_tail``): both end the text, so
+the match that starts first is the longer tail; where both start, the label's is taken (its line
+break is held, the call's is not)."""
+
+
+def held_tail(text: str, line_start: bool) -> int:
+    """``max(partial_action_call(text, line_start), empty_label_tail(text, line_start))`` in one
+    search (``_HELD_TAIL``): the length of the tail of ``text`` held back while it may still grow
+    into a line opening an ``Action:`` call or be a ``Final Answer`` label with nothing after it
+    yet; 0 when there is none. ``line_start``: whether ``text`` starts a line."""
+    found = _HELD_TAIL.search(("\n" if line_start else "\0") + text)
+    if found is None:
+        return 0
+    return len(found.group()) - (found.start() == 0 if found.group("label") is not None else 1)
 
 
 def action_step_at(text: str, line_start: bool, names: Collection[str]) -> int | None:
@@ -631,7 +652,9 @@ class AnswerGate:
             self._merge_marks()
         text = self._buffer + text
         action = stepping = None
-        if may_hold_action(text):
+        # may_hold_action inline (a call less a chunk): an "Action" label's start may be in the text
+        hint = "ction" in text or "CTION" in text or (not text.isascii() and any(c in text for c in _CJK_ACTION_STARTS))
+        if hint:
             action = action_call_at(text, self._line_start)
             stepping = action_step_at(text, self._line_start, self._names) if self._names else None
             action = stepping if action is None or (stepping is not None and stepping < action) else action
@@ -653,15 +676,19 @@ class AnswerGate:
         if at is not None:
             self._buffer = text[at:]
             return self._hold(self._passed(text[:at]))
-        keep = max(keep, partial_action_call(text, self._line_start), empty_label_tail(text, self._line_start))
-        if stepping is None and action is None and self._names and may_hold_action(text):
+        keep = max(keep, held_tail(text, self._line_start))
+        if stepping is None and action is None and self._names and hint:
             # an "Action:" line with no step yet: a tool's name may still be coming
             keep = max(keep, partial_action_step(text, self._line_start))
         self._buffer = text[len(text) - keep :]
         # a line start of markdown only, after the (blank) lines held before it (_LABEL_TAIL)
         if keep and keep == len(text) and (self._line_start or text[0] == "\n") and not text.strip(_LINE_MARKS + "\n"):
             self._marks, self._buffer = [text], ""  # more of it is held without reading it all again
-        return self._passed(text[: len(text) - keep])
+        if passed := text[: len(text) - keep]:  # _passed inline (a call less a chunk)
+            self._quote.feed(passed)
+            self._line_start = passed[-1] == "\n"
+            self._last = (self._last + passed[-_M3_SIZE:])[-_M3_SIZE:]
+        return passed
 
     def _merge_marks(self) -> None:
         """The held markdown line start (``_marks``) back into the buffer."""
