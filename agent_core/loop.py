@@ -65,6 +65,7 @@ from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_runner import ToolResult, ToolRunner
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
+from agent_core.unvalidated import text_message
 from agent_core.usage import add_usage, call_usage, empty_usage, timed, usage_to_metadata
 
 __all__ = ["MAX_PARSE_RETRIES", "REPEAT_LIMIT", "AgentLoop", "AgentRunError", "Round", "RunState", "StrategySteps"]
@@ -1071,8 +1072,10 @@ class AgentLoop:
 
     def _text(self, text: str) -> list[AgentInvokeMessage]:
         """Text for the chat, in pieces that each fit one daemon line (a list: ``yield from`` it
-        passes each message on without a generator frame of its own, one level fewer a piece)."""
-        return [self._strategy.create_text_message(piece) for piece in text_pieces(text)]
+        passes each message on without a generator frame of its own, one level fewer a piece),
+        built as the strategy's ``create_text_message`` builds them, without validating them again
+        (``unvalidated.text_message``)."""
+        return [text_message(piece) for piece in text_pieces(text)]
 
     # --- log bookkeeping ---------------------------------------------------------------
 

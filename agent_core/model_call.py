@@ -135,8 +135,8 @@ class AssistantReply:
         only when one part holds all of it (``_build_text_parts`` in
         ``models/gemini/models/llm/llm.py``). Every other part is kept as sent, in order.
         """
-        if not self._has_parts:
-            return "".join(piece for piece in self._pieces if isinstance(piece, str))
+        if not self._has_parts:  # every piece is a chunk's text (``add``): a str
+            return "".join(self._pieces)
         parts: list[dict[str, Any]] = []
         joinable = False  # whether the last part in ``parts`` is a plain text part
         for piece in self._pieces:

@@ -2,7 +2,13 @@
 
 import pytest
 
-from agent_core.function_calling.turn import AnswerGate, read_function_calling_turn
+from agent_core.function_calling.turn import (
+    AnswerGate,
+    empty_label_tail,
+    held_tail,
+    partial_action_call,
+    read_function_calling_turn,
+)
 from agent_core.model_call import ModelChunk
 from agent_core.tool_calls import ToolCallDelta
 from agent_core.turn import FinalAnswer, ParseFailure
@@ -496,3 +502,23 @@ def test_a_cut_reply_with_no_text_is_asked_again_as_cut_not_as_empty(reason):
 
     streamed, turn = drain(read_function_calling_turn(iter([ModelChunk(text=""), ModelChunk(finish_reason=reason)]), ["get_weather"]))
     assert streamed == "" and turn.decision == ParseFailure(prompts.REPLY_CUT)
+
+
+_TAIL_PIECES = ("\n", "\r\n", " ", "\t", "#", "*", "_", ">", "-", "Final", " Answer", ":", "：", "Action", "act", "A",
+                "fin", "FINAL ANSWER", "`", "```", "~~", "json", "x", "💭 ", "✅ ", "1. ", "{", "答案")
+
+
+@pytest.mark.parametrize("line_start", [True, False])
+def test_the_held_tail_is_the_longer_of_a_call_start_and_an_empty_answer_label(line_start):
+    """``held_tail`` (one search a chunk) holds what the two searches it replaced held: the longer
+    of a tail that may still open an ``Action:`` call and an empty ``Final Answer`` label with
+    the line breaks before it (texts made of the pieces both read, 40,000 of them)."""
+    import random
+
+    rng = random.Random(13)
+    for _ in range(40_000):
+        text = "".join(rng.choice(_TAIL_PIECES) for _ in range(rng.randint(0, 8)))
+        expected = max(partial_action_call(text, line_start), empty_label_tail(text, line_start))
+        assert held_tail(text, line_start) == expected, text
+    assert held_tail("Done.\n\nFinal Answer:", line_start) == len("\n\nFinal Answer:")
+    assert held_tail("See below.\nAction:\n```", line_start) == len("Action:\n```")

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 from pydantic_core import to_json
 
-from agent_core import logs
+from agent_core import logs, unvalidated
 from agent_core.line_budget import LABEL_CHARS
 from agent_core.logs import LogNode
+from agent_core.unvalidated import text_message
 from agent_core.usage import coerce_usage
 
 
@@ -104,6 +105,27 @@ def test_unvalidated_lines_equal_validated_ones(label, data, error, provider, to
         assert message.model_dump() == validated.model_dump()
         assert to_json(message) == to_json(validated)
         assert message.message.data is not data
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=40))
+def test_text_lines_built_without_validation_equal_the_strategys_own(text):
+    """A piece of the answer built without validation (``unvalidated.text_message``, the loop's
+    text lines) is what ``AgentStrategy.create_text_message`` builds: equal, the same fields set,
+    the same JSON (the daemon's bytes)."""
+    from dify_plugin.interfaces.agent import AgentStrategy
+
+    class Strategy:
+        response_type = AgentInvokeMessage
+
+    assert unvalidated._TEXT_UNVALIDATED  # the SDK's models are the ones the unvalidated path was written for
+    validated = AgentStrategy.create_text_message(Strategy(), text)  # type: ignore[arg-type]
+    made = text_message(text)
+    assert made == validated
+    assert made.model_fields_set == validated.model_fields_set
+    assert made.message.model_fields_set == validated.message.model_fields_set
+    assert to_json(made) == to_json(validated)
+    assert made.model_dump() == validated.model_dump()
 
 
 def test_data_the_sdk_would_refuse_is_still_validated():
