@@ -663,7 +663,8 @@ class AgentLoop:
 
     def _seconds_left(self) -> float:
         """Seconds left before the run's deadline."""
-        return self._deadline() - time.monotonic()
+        deadline = self._deadline_at  # worked out once (_deadline); several reads a round
+        return (self._deadline() if deadline is None else deadline) - time.monotonic()
 
     def _tools_deadline(self) -> float:
         """When this round's tool calls must end (a ``time.monotonic()`` value): the run's
@@ -683,7 +684,8 @@ class AgentLoop:
         round whose every call was refused as a repeat (empty otherwise)."""
         index = self.state.round_index
         label = "FINAL ANSWER" if self.state.limit_reached else f"ROUND {index}"
-        round_node = yield from self._start(LogNode(label))
+        round_node = LogNode(label)
+        yield self._started_node(round_node)
         turn = yield from self._model_turn(round_node)
         results: tuple[ToolResult, ...] = ()
         not_run: tuple[ToolCall | InvalidToolCall, ...] = ()
@@ -710,7 +712,8 @@ class AgentLoop:
     def _model_turn(self, round_node: LogNode) -> Generator[AgentInvokeMessage, None, ModelTurn]:
         model = self.state.params.model
         request = yield from self._fitted_request(round_node)
-        thought_node = yield from self._start(LogNode(f"{model.model} Thought", parent=round_node, provider=model.provider))
+        thought_node = LogNode(f"{model.model} Thought", parent=round_node, provider=model.provider)
+        yield self._started_node(thought_node)
         reported: list[LLMUsage] = []
         problems: list[str] = []
         started = time.monotonic()
@@ -1079,10 +1082,11 @@ class AgentLoop:
 
     # --- log bookkeeping ---------------------------------------------------------------
 
-    def _start(self, node: LogNode) -> Generator[AgentInvokeMessage, None, LogNode]:
+    def _started_node(self, node: LogNode) -> AgentInvokeMessage:
+        """``node`` noted as open (``_close_open_nodes`` finishes it if the run stops), and its
+        start message (a message, not a generator: the caller yields it)."""
         self._open.append(node)
-        yield node.start()
-        return node
+        return node.start()
 
     def _finish(self, node: LogNode, data: dict, **kwargs) -> AgentInvokeMessage:
         self._open.remove(node)

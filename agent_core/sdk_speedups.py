@@ -306,12 +306,20 @@ def stream_object_as_json(self: Any, data: Any) -> Any:
             },
             "meta": data.meta,
         }
-    elif _is_plain_text(data, message_class):  # a streamed piece of the answer
+    elif (  # a streamed piece of the answer, without meta: its JSON dump is known (one a chunk)
+        data.type is message_class.MessageType.TEXT and data.meta is None
+        and type(data.message) is message_class.TextMessage and type(data.message.text) is str
+    ):
         data = {"type": "text", "message": {"text": data.message.text}, "meta": None}
     else:
         data = data.model_dump(mode="json")
     if _session_message_checks_nothing():  # a dict made here: validation would only copy it
-        return built(session_message, {"type": session_message.Type.STREAM, "data": data}, {"type", "data"})
+        line = _new(session_message)  # as unvalidated.built makes it (inline: every line)
+        _set(line, "__dict__", {"type": session_message.Type.STREAM, "data": data})
+        _set(line, "__pydantic_fields_set__", {"type", "data"})
+        _set(line, "__pydantic_extra__", None)
+        _set(line, "__pydantic_private__", None)
+        return line
     return session_message(type=session_message.Type.STREAM, data=data)
 
 
@@ -345,6 +353,10 @@ def _metadata_keys() -> dict[Any, str]:
     return {key: key.value for key in LogMetadata}
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
 @functools.cache
 def _message_classes() -> tuple[Any, Any]:
     """The SDK's ``SessionMessage`` and ``AgentInvokeMessage``, imported once (not on every
@@ -353,17 +365,6 @@ def _message_classes() -> tuple[Any, Any]:
     from dify_plugin.entities.agent import AgentInvokeMessage
 
     return SessionMessage, AgentInvokeMessage
-
-
-def _is_plain_text(data: Any, message_class: Any) -> bool:
-    """Of an ``AgentInvokeMessage`` (``message_class``): a text message without meta, whose JSON
-    dump is known."""
-    return (
-        data.type is message_class.MessageType.TEXT
-        and data.meta is None
-        and type(data.message) is message_class.TextMessage
-        and type(data.message.text) is str
-    )
 
 
 def dump_messages_as_json() -> bool:
