@@ -95,7 +95,7 @@ class LogNode:
 
     def __init__(self, label: str, *, parent: "LogNode | None" = None, provider: str | None = None) -> None:
         self._id = new_id()
-        self._label = label_shortened(label)
+        self._label = label if len(label) <= LABEL_CHARS else label_shortened(label)  # a call only for a long one
         self._parent_id = parent.id if parent else None
         self._provider = provider if provider is None or len(provider) <= LABEL_CHARS else provider[:LABEL_CHARS]
         self._started_at = time.time()
