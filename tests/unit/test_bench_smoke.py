@@ -92,3 +92,18 @@ def test_inprocess_times_the_strategy_with_the_daemon_answers_from_memory(capsys
 
     assert inprocess.main([".", "--smoke"]) == 0
     _assert_ratio_rows(capsys.readouterr().out, first=2)
+
+
+def test_inprocess_counts_the_calls_of_a_round_of_this_plugin_and_another(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--calls``: one replay of each folder counted, the same run twice giving the same counts."""
+    from bench import inprocess
+
+    assert inprocess.main([".", "--smoke", "--calls", "--top", "3"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split("|")[3:7] for line in out.splitlines() if line.startswith(("| function_calling", "| ReAct"))]
+    assert len(rows) == 2
+    for this_python, this_all, other_python, other_all in rows:
+        counts = [float(value.replace(",", "")) for value in (this_python, this_all, other_python, other_all)]
+        assert 0 < counts[0] < counts[1] and 0 < counts[2] < counts[3]
+        assert abs(counts[0] - counts[2]) <= 0.02 * counts[0]  # one plugin, counted twice
+    assert "Python calls per round" in out
