@@ -22,7 +22,7 @@ from dify_plugin.entities.invoke_message import InvokeMessage
 from agent_core import prompts
 from agent_core.json_args import MAX_DEPTH, too_deep
 from agent_core.line_budget import encoded_size, fit
-from agent_core.observation import redacted_texts
+from agent_core.redaction import redacted_texts
 from agent_core.tokens import estimate_tokens, truncate_to_tokens
 
 RetrieverResource = InvokeMessage.RetrieverResourceMessage.RetrieverResource
@@ -173,7 +173,7 @@ def retriever_resources(items: Sequence[Mapping[str, Any]]) -> list[RetrieverRes
 
 
 def redacted_resources(resources: Sequence[RetrieverResource], redact: Any) -> list[RetrieverResource]:
-    """``resources`` with ``redact`` (``text -> text``, e.g. ``observation.secret_forms(...).redact``)
+    """``resources`` with ``redact`` (``text -> text``, e.g. ``redaction.secret_forms(...).redact``)
     applied to every text of each (content, document name, ...); each resource that holds nothing
     to hide is the same object. Done before the citations are cut to fit their line
     (``fitting_resources``): ``[REDACTED]`` may be longer than what it hides, so a line measured

@@ -54,9 +54,9 @@ from agent_core.model_call import (
     sent_stop,
     settings_bytes,
 )
-from agent_core.observation import REDACTED, redacted_texts
 from agent_core.outbound import cut_reply_masked, guarded, prompt_redactor
 from agent_core.params import StrategyParams
+from agent_core.redaction import REDACTED, redacted_texts
 from agent_core.repeat_guard import RepeatGuard
 from agent_core.round_cap import not_run_log, split_round
 from agent_core.run_state import REPEAT_LIMIT, Round, RunState
@@ -393,7 +393,7 @@ def _after_answer_logged(turn: ModelTurn, secrets: Any) -> str:
 
 
 def _turn_log_data(turn: ModelTurn, secrets: Any = None, continued: str = "") -> dict:
-    """The data of a turn's model log node; ``secrets`` (``observation.secret_forms``) hide a
+    """The data of a turn's model log node; ``secrets`` (``redaction.secret_forms``) hide a
     part of a secret a cut reply ends with or its continuation starts with (``_logged_reply``)."""
     data: dict = {"output": _logged_reply(turn, turn.thought, secrets, continued)}
     if (answer := _answer_shown(turn)) is not None:

@@ -7,7 +7,7 @@ wrote it) would otherwise put it in the chat, in the log tree (``Thought``, ``RO
 input) and in the run's error. ``guarded`` passes every message of a run through
 ``redact_message`` and the run's error through ``redacted_error``, with the secret-input values
 of every tool of the node (``ToolRegistry.secret_values``), in the forms
-``observation.secret_forms`` finds (escaped, encoded, reflowed).
+``redaction.secret_forms`` finds (escaped, encoded, reflowed).
 
 Chat text comes in pieces (a model's stream): a piece that ends with the start of a secret keeps
 that start back until the next piece shows whether the secret follows (``TextHold``), so a
@@ -37,7 +37,7 @@ from agent_core.budget import in_pieces, pieces_of
 from agent_core.errors import AgentRunError
 from agent_core.fairness import give_way
 from agent_core.memo import per_object
-from agent_core.observation import REDACTED, redacted_texts
+from agent_core.redaction import REDACTED, redacted_texts
 from agent_core.tool_calls import made_call_id
 from agent_core.turn import FinalAnswer, ModelTurn
 
@@ -64,7 +64,7 @@ _CLOSING = frozenset({_Type.JSON, _Type.RETRIEVER_RESOURCES})
 
 
 def redact_message(message: AgentInvokeMessage, secrets: Any) -> AgentInvokeMessage:
-    """``message`` with every form of ``secrets`` (``observation.secret_forms``) in its text
+    """``message`` with every form of ``secrets`` (``redaction.secret_forms``) in its text
     fields replaced by ``[REDACTED]``; the same object when none holds one, or when it carries
     a file's bytes. Raises nothing a well-formed message can cause."""
     if not secrets or message.type in _BINARY or message.message is None:
@@ -177,7 +177,7 @@ def _masked_start(text: str, secrets: Any) -> str:
 def cut_reply_masked(turn: ModelTurn, secrets: Any) -> ModelTurn:
     """``turn`` as it goes back to the model in the rounds after it: when the output limit cut
     it (``ModelTurn.cut``) inside a secret, the start of the secret it ends with, of at least
-    ``observation.MIN_SECRET_EDGE`` characters, replaced by ``[REDACTED]`` (``mask_cut_edge``)
+    ``redaction.MIN_SECRET_EDGE`` characters, replaced by ``[REDACTED]`` (``mask_cut_edge``)
     at the end of its content (the string, or its last part when that is a text part), its
     text, its raw reply and its answer: the request that asks the model to go on replays the
     cut reply, and no whole secret is there for ``prompt_redactor`` to find. Everything else
@@ -261,7 +261,7 @@ class PieceRedactor:
     redacted once while it recurs: a new round costs its own text, not the whole history's.
 
     Pieces are redacted on their own, except where a secret may stand across the place two
-    meet: the ``observation._Secrets.reach`` characters before it and after it hold a form of a
+    meet: the ``redaction._Secrets.reach`` characters before it and after it hold a form of a
     secret (``holds``, escapes decoded); there the pieces are redacted joined, as one unit, so a
     secret split between two rounds' texts is found as in the whole text. Not found so: a
     secret split there with more than ``reach`` characters of it (whitespace and escapes
@@ -417,7 +417,7 @@ def redacted_prompt(messages: list[PromptMessage], secrets: Any) -> list[PromptM
 
 
 def guarded(messages: Iterator[AgentInvokeMessage], secrets: Any) -> Generator[AgentInvokeMessage, None, None]:
-    """``messages`` (a run) with every form of ``secrets`` (``observation.secret_forms``) hidden
+    """``messages`` (a run) with every form of ``secrets`` (``redaction.secret_forms``) hidden
     in each (see the module docstring); an ``AgentRunError`` the run ends with is raised
     redacted, after the held text."""
     if not secrets:

@@ -27,7 +27,7 @@ from agent_core.errors import AgentRunError
 from agent_core.fairness import give_way
 from agent_core.json_args import MAX_DEPTH, too_deep
 from agent_core.knowledge import read_context
-from agent_core.observation import redactor
+from agent_core.redaction import redactor
 from agent_core.tool_schema import ParamType, secret_text, tool_secret_values
 
 logger = logging.getLogger(__name__)

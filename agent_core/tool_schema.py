@@ -26,7 +26,6 @@ from agent_core.declarations import SCHEMA_KEYS as _SCHEMA_KEYS
 from agent_core.fairness import give_way, paced
 from agent_core.line_budget import TOOL_DECLARATION_BYTES, encoded_size
 from agent_core.memo import per_object
-from agent_core.observation import redacted_texts, secret_forms
 from agent_core.prompts import (
     MSG_MISSING,
     MSG_NOT_BOOLEAN,
@@ -36,6 +35,7 @@ from agent_core.prompts import (
     MSG_SCHEMA_ECHO,
     REDACTED,
 )
+from agent_core.redaction import redacted_texts, secret_forms
 
 ParamType = ToolParameter.ToolParameterType
 LLM_FORM = ToolParameter.ToolParameterForm.LLM
@@ -436,7 +436,7 @@ class ToolRegistry:
         return secrets
 
     def secret_forms(self) -> Any:
-        """``observation.secret_forms(secret_values())``: what finds and hides the secrets in
+        """``redaction.secret_forms(secret_values())``: what finds and hides the secrets in
         every form (``redact``, ``holds``), built once for the registry (its tools do not change)
         and shared: every tool call redacts its input and its output with it."""
         if self._secret_forms is None:

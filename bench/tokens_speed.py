@@ -42,7 +42,7 @@ class Params:
     """Budget of ``truncate_to_tokens`` (the plugin's default observation budget)."""
     runs: int = 3
     secrets: tuple[int, ...] = (1, 20, 100, 500)
-    """Numbers of secrets (3 to 40 characters) the text is redacted of (``observation._Secrets``)."""
+    """Numbers of secrets (3 to 40 characters) the text is redacted of (``redaction._Secrets``)."""
 
 
 FULL = Params()
@@ -110,11 +110,11 @@ def load_tokens(plugin_dir: Path) -> ModuleType:
     return module
 
 
-def load_observation(plugin_dir: Path) -> ModuleType:
-    """``agent_core/observation.py`` of ``plugin_dir`` under a name of its own (the modules it
+def load_redaction(plugin_dir: Path) -> ModuleType:
+    """``agent_core/redaction.py`` of ``plugin_dir`` under a name of its own (the modules it
     imports are this checkout's)."""
-    path = Path(plugin_dir) / "agent_core" / "observation.py"
-    name = f"_bench_observation_{abs(hash(str(path.resolve())))}"
+    path = Path(plugin_dir) / "agent_core" / "redaction.py"
+    name = f"_bench_redaction_{abs(hash(str(path.resolve())))}"
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -136,13 +136,13 @@ def _redaction_rows(params: Params, text: str, megabytes: float, baselines: tupl
     number of secrets: MB/s, time to build the forms, and time over the count before's (from
     some 1,000 forms on, about 70 secrets, each position of the text is looked up once whatever
     the number of forms: the time then stays flat as secrets are added)."""
-    observation = load_observation(Plugin.default_dir)
+    redaction = load_redaction(Plugin.default_dir)
     rows: list[dict[str, Any]] = []
     for count in params.secrets:
         secrets = random_secrets(count)
         planted = text + " ".join(s[:2] + "\n " + s[2:] if n % 2 else s for n, s in enumerate(secrets[::50]))
         started = time.perf_counter()
-        forms = observation._Secrets(secrets)
+        forms = redaction._Secrets(secrets)
         built = time.perf_counter() - started
         seconds = _best(lambda forms=forms, planted=planted: forms.redact(planted), params.runs)
         row = _row(len(text), megabytes, f"redact ({count} secrets)", seconds, baselines,

@@ -145,15 +145,15 @@ def test_redacting_a_long_text_gives_way_between_the_needles_of_many_secrets(mon
     # 20 secrets are some 800 forms, looked for with one str.find over the whole text for each
     # group sharing a start (5 MB: 2 ms a find; each form once took its own find, 0.4-0.9 s with
     # no switch while no form was found); a switch may come between two finds
-    from agent_core import observation
-    from agent_core.observation import _FIND_EACH_FORM_MAX, REDACTED, _Secrets
+    from agent_core import redaction
+    from agent_core.redaction import _FIND_EACH_FORM_MAX, REDACTED, _Secrets
 
     secrets = _Secrets([f"sk-{n:04d}-secretvalue-{n * 7919:08d}" for n in range(20)])
     assert len(secrets._forms) > 500 and len(secrets._needles) <= _FIND_EACH_FORM_MAX  # one find a needle
     every = " ".join(needle for needle, *_ in secrets._needles)  # no needle skipped: all their characters stand in it
     text = ("record 1 value abc; " + every) * 50 + "key sk-0007-secretvalue-00055433 end"
     offers = []
-    monkeypatch.setattr(observation, "give_way", lambda: offers.append(1))
+    monkeypatch.setattr(redaction, "give_way", lambda: offers.append(1))
     redacted = secrets.redact(text)
     assert len(offers) >= len(secrets._needles)
     assert redacted.endswith(f"key {REDACTED} end") and "secretvalue" not in redacted
@@ -162,17 +162,17 @@ def test_redacting_a_long_text_gives_way_between_the_needles_of_many_secrets(mon
 def test_redacting_a_long_text_for_more_secrets_gives_way_as_it_goes(monkeypatch):
     # past _FIND_EACH_NEEDLE_MAX needles (secrets that share no start) the text is read once, by
     # its blocks: a switch may come every _BLOCKS_AT_ONCE blocks
-    from agent_core import observation
-    from agent_core.observation import _BLOCKS_AT_ONCE, _FIND_EACH_NEEDLE_MAX, REDACTED, _Secrets
+    from agent_core import redaction
+    from agent_core.redaction import _BLOCKS_AT_ONCE, _FIND_EACH_NEEDLE_MAX, REDACTED, _Secrets
 
     rng = random.Random(3)
     keys = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(24)) for _ in range(80)]
     secrets = _Secrets(keys)
     assert len(secrets._needles) > _FIND_EACH_NEEDLE_MAX and secrets._blocks  # read by blocks
     text = "record 1 value abc; " * 40_000 + f"key {keys[7]} end"
-    compact = "".join(observation._fold(text).split())
+    compact = "".join(redaction._fold(text).split())
     offers = []
-    monkeypatch.setattr(observation, "give_way", lambda: offers.append(1))
+    monkeypatch.setattr(redaction, "give_way", lambda: offers.append(1))
     assert len(secrets._candidates(compact)) == 1
     assert len(offers) >= len(compact) // (8 * _BLOCKS_AT_ONCE) > 5
     redacted = secrets.redact(text)

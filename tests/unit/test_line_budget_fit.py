@@ -86,12 +86,12 @@ def test_walkers_of_decoded_json_make_no_call_per_number(monkeypatch):
     reply and its log: ``fit``, ``redacted_texts``, ``without_lone_surrogates`` and ``too_deep``
     each called a function, or built a tuple, per number. They now skip numbers, booleans and null inline: the calls counted
     are one per list or object, whatever the numbers in them."""
-    from agent_core import json_args, line_budget, observation
+    from agent_core import json_args, line_budget, redaction
     from agent_core.json_args import too_deep
 
     data = {"calls": [{"q": [1, 2.5, True, None] * 50_000, "s": "x" * 300} for _ in range(3)]}
     calls = {"strings": 0, "redact": 0, "surrogates": 0}
-    strings, redacted, surrogates = line_budget._strings, observation.redacted_texts, json_args.without_lone_surrogates
+    strings, redacted, surrogates = line_budget._strings, redaction.redacted_texts, json_args.without_lone_surrogates
 
     def counted_strings(*args, **kwargs):
         calls["strings"] += 1
@@ -107,10 +107,10 @@ def test_walkers_of_decoded_json_make_no_call_per_number(monkeypatch):
 
     monkeypatch.setattr(line_budget, "_strings", counted_strings)
     monkeypatch.setattr(json_args, "without_lone_surrogates", counted_surrogates)
-    monkeypatch.setattr(observation, "redacted_texts", counted_redacted)
+    monkeypatch.setattr(redaction, "redacted_texts", counted_redacted)
     fitted = line_budget.fit(data, limit=100_000)
     assert line_budget.encoded_size(fitted) <= 100_000
-    assert observation.redacted_texts(data, lambda text: text.replace("x", "y")) == {
+    assert redaction.redacted_texts(data, lambda text: text.replace("x", "y")) == {
         "calls": [{"q": [1, 2.5, True, None] * 50_000, "s": "y" * 300} for _ in range(3)]}
     assert calls["strings"] <= 10 and calls["redact"] <= 20
     assert not too_deep(data, 4) and too_deep(data, 3)

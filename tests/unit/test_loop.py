@@ -14,7 +14,7 @@ from agent_core.loop import (
     repeated_head,
     word_tail,
 )
-from agent_core.observation import secret_forms
+from agent_core.redaction import secret_forms
 from agent_core.tool_calls import ToolCall
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import empty_usage

@@ -14,9 +14,9 @@ from dify_plugin.entities.model.message import (
 from dify_plugin.interfaces.agent import AgentModelConfig
 
 from agent_core import prompts
-from agent_core.observation import secret_forms
 from agent_core.outbound import prompt_redactor, redacted_prompt
 from agent_core.params import StrategyParams
+from agent_core.redaction import secret_forms
 from agent_core.run_state import RunState
 from agent_core.tool_schema import ToolRegistry
 from tests.unit.test_tool_schema import tool as tool_entity

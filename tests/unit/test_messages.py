@@ -185,7 +185,7 @@ def test_thousands_of_citations_fit_one_line_the_best_ranked_first():
 
 def test_citations_are_redacted_in_every_text_and_those_without_a_secret_kept_as_they_are():
     from agent_core.knowledge import redacted_resources
-    from agent_core.observation import secret_forms
+    from agent_core.redaction import secret_forms
 
     items = [{"content": "key k3y9 here", "title": "doc k3y9", "metadata": {"_source": "knowledge", "dataset_id": "d"}},
              {"content": "nothing", "title": "plain", "metadata": {"_source": "knowledge", "dataset_id": "d"}}]

@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 from agent_core.budget import in_pieces
 from agent_core.errors import AgentRunError
 from agent_core.logs import LogNode
-from agent_core.observation import secret_forms
 from agent_core.outbound import (
     PieceRedactor,
     TextHold,
@@ -33,6 +32,7 @@ from agent_core.outbound import (
     redacted_error,
     redacted_prompt,
 )
+from agent_core.redaction import secret_forms
 from agent_core.turn import FinalAnswer, ModelTurn
 
 SECRET = "sk-CANARY-7f3a91b2c4"

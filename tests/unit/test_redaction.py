@@ -16,8 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_core import prompts
-from agent_core.observation import FULL_TEXT_MAX_CHARS, ObservationCollector, _normal_forms, redactor
+from agent_core.observation import FULL_TEXT_MAX_CHARS, ObservationCollector
 from agent_core.params import StrategyParams
+from agent_core.redaction import _normal_forms, redactor
 
 SECRET = "sk-CANARY-7f3a91b2c4"
 
@@ -440,11 +441,11 @@ def _alternation(secrets, text):
     alternation of every form's pattern, the longest form first (the reference), each place
     widened by any form that starts at or inside it and ends after it (two secrets that overlap, a
     key of a repeated character: nothing of either is left beside the marker)."""
-    from agent_core import observation
+    from agent_core import redaction
 
-    forms = observation._Secrets(secrets)._variants  # folded: lower case, as the text is compared
+    forms = redaction._Secrets(secrets)._variants  # folded: lower case, as the text is compared
     patterns = [
-        "\\s+".join(map(observation._wrappable if len(v) <= observation.WRAPPED_FORM_MAX_CHARS else re.escape, v.split()))
+        "\\s+".join(map(redaction._wrappable if len(v) <= redaction.WRAPPED_FORM_MAX_CHARS else re.escape, v.split()))
         or re.escape(v)
         for v in forms
     ]
@@ -490,19 +491,19 @@ def test_redact_finds_what_one_alternation_of_every_form_finds(one_by_one, secre
     the forms ``redact`` finds in the text as it is agree with ``re.sub`` over one alternation of
     every form, longest first, both when each form is found with ``str.find`` and when each
     position is looked up; what it hides besides is a secret the text holds partly escaped."""
-    from agent_core import observation
+    from agent_core import redaction
 
     pieces = pieces + [secrets[p % len(secrets)].replace(" ", "\n ") for p in picks]
     text = "".join(pieces)
-    forms = observation._Secrets(secrets)
-    limit = observation._FIND_EACH_FORM_MAX
-    observation._FIND_EACH_FORM_MAX = limit if one_by_one else 0
+    forms = redaction._Secrets(secrets)
+    limit = redaction._FIND_EACH_FORM_MAX
+    redaction._FIND_EACH_FORM_MAX = limit if one_by_one else 0
     try:
         assert _first_pass(forms, text) == _alternation(secrets, text)
         if forms.holds(text) != (_alternation(secrets, text) != text):
             assert forms.redact(text) != text and ("%" in text or "\\" in text)
     finally:
-        observation._FIND_EACH_FORM_MAX = limit
+        redaction._FIND_EACH_FORM_MAX = limit
 
 
 def test_hundreds_of_secrets_build_no_pattern_and_a_text_without_them_needs_none(monkeypatch):
@@ -510,15 +511,15 @@ def test_hundreds_of_secrets_build_no_pattern_and_a_text_without_them_needs_none
     form of several words found with whitespace inside its place is compiled (a one-word form
     matches with any whitespace inside: no pattern at all). One alternation of every form
     took 95 s to compile and 50 µs a character to apply, holding every session of the process."""
-    from agent_core import observation
+    from agent_core import redaction
 
     rng = random.Random(5)
     alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
     secrets = ["".join(rng.choice(alphabet) for _ in range(rng.randint(3, 40))) for _ in range(500)]
     compiled = []
     real_compile = re.compile
-    monkeypatch.setattr(observation.re, "compile", lambda *a, **k: compiled.append(a[0]) or real_compile(*a, **k))
-    forms = observation._Secrets(secrets)
+    monkeypatch.setattr(redaction.re, "compile", lambda *a, **k: compiled.append(a[0]) or real_compile(*a, **k))
+    forms = redaction._Secrets(secrets)
     assert len(forms._variants) > 4000 and compiled == []
     filler = "plain words, nothing to hide\n" * 2000
     assert forms.redact(filler) == filler and compiled == []
@@ -619,7 +620,7 @@ class _ReferenceUnescaped:
     place in the decoded text mapped back through the escapes' matches."""
 
     def __init__(self, source, *, css=False):
-        from agent_core.observation import _css_unescape, _unescape
+        from agent_core.redaction import _css_unescape, _unescape
 
         self._source = source
         self._escapes = _REFERENCE_CSS_ESCAPES if css else _REFERENCE_ESCAPES
@@ -698,7 +699,7 @@ def test_the_fast_decode_finds_what_the_full_decode_finds(secret, layout):
     notations, escaped whitespace inside) among escapes that hide nothing and escapes cut short:
     ``redact``, ``holds`` and ``pending_start`` give what they give with every escape decoded by
     ``re.sub`` with a callback (the decoding before it went through ``re.split``)."""
-    from agent_core import observation
+    from agent_core import redaction
 
     parts = []
     for piece in layout:
@@ -707,14 +708,14 @@ def test_the_fast_decode_finds_what_the_full_decode_finds(secret, layout):
         else:  # the secret, each character written in one of the ways picked, in turn
             parts.append("".join(_SHOWN_AS[piece[n % len(piece)]](c) for n, c in enumerate(secret)))
     text = "".join(parts)
-    forms = observation._Secrets([secret])
+    forms = redaction._Secrets([secret])
     fast = (forms.redact(text), forms.holds(text), [forms.pending_start(text[:n]) for n in range(len(text) + 1)])
-    real = observation._Unescaped
-    observation._Unescaped = _ReferenceUnescaped
+    real = redaction._Unescaped
+    redaction._Unescaped = _ReferenceUnescaped
     try:
         full = (forms.redact(text), forms.holds(text), [forms.pending_start(text[:n]) for n in range(len(text) + 1)])
     finally:
-        observation._Unescaped = real
+        redaction._Unescaped = real
     assert fast == full
 
 

@@ -10,8 +10,8 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_core import observation
-from agent_core.observation import REDACTED, _Secrets
+from agent_core import redaction
+from agent_core.redaction import REDACTED, _Secrets
 
 
 class _CountedText(str):
@@ -60,15 +60,15 @@ def test_the_places_found_are_every_place_a_form_stands(tails, pieces, picks):
     secrets = _Secrets(keys)
     forms = [form.compact for form in secrets._forms]
     text = "".join(pieces + [forms[(pick * 7) % len(forms)] for pick in picks])
-    compact = "".join(observation._fold(text).split())
+    compact = "".join(redaction._fold(text).split())
     expected = _every_place(secrets, compact)
     assert secrets._candidates(compact) == expected
-    limit = observation._FIND_EACH_FORM_MAX
-    observation._FIND_EACH_FORM_MAX = 0  # every position looked up
+    limit = redaction._FIND_EACH_FORM_MAX
+    redaction._FIND_EACH_FORM_MAX = 0  # every position looked up
     try:
         assert secrets._candidates(compact) == expected
     finally:
-        observation._FIND_EACH_FORM_MAX = limit
+        redaction._FIND_EACH_FORM_MAX = limit
 
 
 def test_prose_costs_no_find_of_an_escaped_form_and_keys_alike_share_their_finds():
@@ -76,7 +76,7 @@ def test_prose_costs_no_find_of_an_escaped_form_and_keys_alike_share_their_finds
     # character each as ``\\u0073``, ``&#115;``, ``%73``); prose holds no escape character, so
     # those are not looked for, and the keys' own forms share their needles
     keys = [f"sk-{n:04d}-secretvalue-{n * 7919:08d}" for n in range(50)]
-    prose = "".join(observation._fold("Record 7 value abc; the secret is kept elsewhere, ok?\n" * 2_000).split())
+    prose = "".join(redaction._fold("Record 7 value abc; the secret is kept elsewhere, ok?\n" * 2_000).split())
     one, _ = _finds(_Secrets(keys[:1]), prose)
     many, found = _finds(_Secrets(keys), prose)
     assert found == []
@@ -92,7 +92,7 @@ def test_an_escape_written_all_over_a_text_is_not_a_place_to_look_at_each_time()
     keys = [f"sk-{n:04d}-secretvalue-{n * 7919:08d}" for n in range(20)]
     secrets = _Secrets(keys)
     text = json.dumps([{"name": "café", "n": n} for n in range(20_000)])
-    compact = "".join(observation._fold(text).split())
+    compact = "".join(redaction._fold(text).split())
     finds, found = _finds(secrets, compact)
     assert found == []
     assert finds <= len(secrets._needles) + 10

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_core.observation import REDACTED, secret_forms
 from agent_core.outbound import PADDING_KEPT, TextHold
+from agent_core.redaction import REDACTED, secret_forms
 
 SECRET = "SECRET-CANARY-35e7f1"
 

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_core.observation import REDACTED, secret_forms
 from agent_core.outbound import TextHold
+from agent_core.redaction import REDACTED, secret_forms
 
 SECRET = "SECRET-CANARY-35e7f1"
 

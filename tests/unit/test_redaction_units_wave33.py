@@ -1,5 +1,5 @@
 """Encoded secrets are hidden with the whole encoding units that carry their bits
-(agent_core.observation).
+(agent_core.redaction).
 
 A key in base64 starts at one of three places of a four-character group: the characters of its
 first and last groups that are not made of its bits alone still hold some of them (``pRPQ==``
@@ -17,9 +17,9 @@ import base64
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_core import observation
-from agent_core.observation import REDACTED, redactor
+from agent_core import redaction
 from agent_core.outbound import TextHold
+from agent_core.redaction import REDACTED, redactor
 
 KEY_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
 AROUND_CHARS = " \n.,;:!?\"'()[]{}<>/=+*&%$#@~|^`äöüßéЖжπ中文😀"
@@ -142,7 +142,7 @@ def test_a_streamed_base64_of_base64_key_is_hidden_as_in_the_whole_text(inner_pr
     secret = "sk-CANARY-7f3a91b2c4"
     encoded = base64.b64encode(base64.b64encode(f"{inner_prefix}{secret}{tail}".encode())).decode()
     text = f"Your key is {encoded} as the vault said."
-    hold = TextHold(observation.secret_forms([secret]))
+    hold = TextHold(redaction.secret_forms([secret]))
     written = "".join(hold.add(text[n : n + size]) for n in range(0, len(text), size)) + hold.flush()
     assert written == redactor([secret])(text)
     assert written.startswith("Your key is [REDACTED]")

@@ -13,8 +13,8 @@ import urllib.parse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_core import observation
-from agent_core.observation import REDACTED, _Secrets
+from agent_core import redaction
+from agent_core.redaction import REDACTED, _Secrets
 
 _SECRET_CHARS = string.ascii_letters + string.digits + "!#$%&*+-./:=?@_~" + "éß中"
 _FILLER = st.text(alphabet=string.ascii_letters + string.digits + " .,:=&%\\\n\"'éß中тест", max_size=30)
@@ -61,13 +61,13 @@ def _written(secret: str, how: int) -> str:
 def _with_needles_only(secrets: _Secrets, text: str) -> tuple[list[int], str]:
     """The places of forms in ``text`` (folded, without whitespace) and ``redact`` of it, found
     with one needle a group of forms, whatever their number."""
-    compact = "".join(observation._fold(text).split())
-    limit = observation._FIND_EACH_NEEDLE_MAX
-    observation._FIND_EACH_NEEDLE_MAX = 10**9
+    compact = "".join(redaction._fold(text).split())
+    limit = redaction._FIND_EACH_NEEDLE_MAX
+    redaction._FIND_EACH_NEEDLE_MAX = 10**9
     try:
         return secrets._candidates(compact), secrets.redact(text)
     finally:
-        observation._FIND_EACH_NEEDLE_MAX = limit
+        redaction._FIND_EACH_NEEDLE_MAX = limit
 
 
 @given(
@@ -85,7 +85,7 @@ def test_blocks_find_every_place_a_form_stands(keys, pieces, picks):
     for key, how, where in picks:
         pieces.insert(where % (len(pieces) + 1), _written(keys[key % len(keys)], how))
     text = "".join(pieces)
-    compact = "".join(observation._fold(text).split())
+    compact = "".join(redaction._fold(text).split())
     expected = _every_place(secrets, compact)
     found = secrets._candidates(compact)
     assert found == expected
@@ -102,11 +102,11 @@ def test_fifty_unrelated_secrets_read_prose_once_not_once_a_needle():
             for _ in range(50)]
     secrets = _Secrets(keys)
     prose = "Record 7 value abc; the secret is kept elsewhere, ok? " * 2_000
-    compact = "".join(observation._fold(prose).split())
+    compact = "".join(redaction._fold(prose).split())
     _CountedText.finds = 0
     assert secrets._candidates(_CountedText(compact)) == []
-    assert _CountedText.finds <= observation._FIND_EACH_NEEDLE_MAX
-    assert len(secrets._needles) > 20 * observation._FIND_EACH_NEEDLE_MAX  # what one by one would have cost
+    assert _CountedText.finds <= redaction._FIND_EACH_NEEDLE_MAX
+    assert len(secrets._needles) > 20 * redaction._FIND_EACH_NEEDLE_MAX  # what one by one would have cost
     planted = prose[:50_000] + keys[17] + " and " + base64.b64encode(keys[33].encode()).decode() + prose[50_000:]
     hidden = secrets.redact(planted)
     assert hidden.count(REDACTED) == 2 and keys[17] not in hidden
@@ -118,6 +118,6 @@ def test_a_text_of_one_repeated_block_costs_a_look_at_each_block_once():
     keys = ["a" * 30] + ["".join(random.Random(n).choice(string.ascii_letters) for _ in range(24)) for n in range(30)]
     secrets = _Secrets(keys)
     text = "a" * 3_000
-    compact = "".join(observation._fold(text).split())
+    compact = "".join(redaction._fold(text).split())
     assert secrets._candidates(compact) == _with_needles_only(secrets, compact)[0]
     assert secrets.redact(text) == REDACTED

@@ -1,4 +1,4 @@
-"""Red-team wave 32: forms of a secret the redaction missed before (agent_core.observation).
+"""Red-team wave 32: forms of a secret the redaction missed before (agent_core.redaction).
 
 A tool, an API or a model writes the secret base64-encoded after changing its case, escaped three
 times, in HTML5 named character references or numeric ones without their semicolon, with a
@@ -15,9 +15,9 @@ import time
 
 import pytest
 
-from agent_core import observation
-from agent_core.observation import redactor
+from agent_core import redaction
 from agent_core.outbound import TextHold
+from agent_core.redaction import redactor
 
 SECRET = "sk-CANARY-7f3a91b2c4"
 LOWER = "tok_ab9.xyz/q+w=k"  # all lower case, with HTML-escapable and URL characters
@@ -91,7 +91,7 @@ def test_a_reference_without_semicolon_is_read_as_browsers_read_it():
 
 
 def test_a_named_reference_cut_at_the_end_of_a_streamed_piece_is_held_until_the_next():
-    forms = observation.secret_forms([LOWER])
+    forms = redaction.secret_forms([LOWER])
     hold = TextHold(forms)
     shown = "key " + LOWER.replace("_", "&lowbar;") + " ok"
     cut = shown.index("&lowbar;") + 4  # "&low"
@@ -142,13 +142,13 @@ def test_prose_of_one_script_costs_no_python_call_a_letter():
     through a Python call; Cyrillic and Greek words written alone are folded by ``str.lower``
     alone, so a megabyte of Russian costs what a megabyte of English does."""
     prose = "Съешь же ещё этих мягких французских булок, да выпей чаю. Καλημέρα κόσμε. " * 200
-    assert observation._BESIDE_LATIN.search(prose) is None
-    assert len(observation._fold(prose)) == len(prose)
+    assert redaction._BESIDE_LATIN.search(prose) is None
+    assert len(redaction._fold(prose)) == len(prose)
 
 
 def test_folding_keeps_one_character_for_one():
     text = "x\u0430y \u2014 \u0301 Ѕk-7 İ"
-    assert len(observation._fold(text)) == len(text)
+    assert len(redaction._fold(text)) == len(text)
 
 
 @pytest.mark.parametrize("run", ["\u043e" * 200_000 + " ", "\u043e" * 200_000 + "x", "x" + "\u043e" * 200_000])
@@ -156,14 +156,14 @@ def test_a_long_run_of_look_alike_letters_is_folded_in_linear_time(run):
     """A tool output of one Cyrillic letter repeated: a pattern that looked past the run for a
     Latin letter went over it again from each of its letters (40,000 took 6.5 s)."""
     started = time.process_time()
-    folded = observation._fold(run)
+    folded = redaction._fold(run)
     assert time.process_time() - started < 1.0
     assert len(folded) == len(run)
     assert ("o" * 1000 in folded) == ("x" in run)
 
 
 def test_only_the_runs_that_touch_a_latin_letter_are_folded():
-    assert observation._fold("\u0441\u0443\u0440 x\u0441\u0443\u0440 \u0441\u0443\u04407") == "сур xcyp cyp7"
+    assert redaction._fold("\u0441\u0443\u0440 x\u0441\u0443\u0440 \u0441\u0443\u04407") == "сур xcyp cyp7"
 
 
 def test_a_megabyte_of_made_up_named_references_is_read_in_linear_time():

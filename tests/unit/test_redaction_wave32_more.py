@@ -1,4 +1,4 @@
-"""Red-team wave 32, what the first pass left: more forms of a secret (agent_core.observation).
+"""Red-team wave 32, what the first pass left: more forms of a secret (agent_core.redaction).
 
 Hex of the secret upper- or lower-cased before it was dumped; ``\\U0000XXXX``, ``\\u{XX}``, octal
 ``\\NNN`` and CSS ``\\XX `` escapes, UTF-8 bytes as ``\\xXX``, quoted-printable ``=XX`` (and its
@@ -14,9 +14,9 @@ import time
 
 import pytest
 
-from agent_core import observation
-from agent_core.observation import redactor
+from agent_core import redaction
 from agent_core.outbound import TextHold
+from agent_core.redaction import redactor
 
 SECRET = "sk-CANARY-7f3a91b2c4"
 ACCENTED = "clé-secrète-7f3a"
@@ -102,7 +102,7 @@ def test_a_secret_whose_other_letters_are_escaped_as_utf8_bytes_is_redacted(show
 
 def test_a_json_message_with_a_css_escaped_secret_in_a_string_is_redacted_string_by_string():
     payload = {"style": f".k-{SECRET.replace('-', '\\2d ')} {{color: red}}", "ok": True}
-    redacted = observation.redacted_texts(payload, redactor([SECRET]))
+    redacted = redaction.redacted_texts(payload, redactor([SECRET]))
     assert redacted == {"style": ".k-[REDACTED] {color: red}", "ok": True}
 
 
@@ -114,7 +114,7 @@ def test_a_json_message_with_a_css_escaped_secret_in_a_string_is_redacted_string
 ])
 def test_texts_with_these_escapes_and_no_secret_come_back_as_written(text):
     assert redactor([SECRET])(text) == text
-    assert not observation.secret_forms([SECRET]).holds(text)
+    assert not redaction.secret_forms([SECRET]).holds(text)
 
 
 # --- streamed: a new escape cut between two pieces --------------------------------------------------------
@@ -127,7 +127,7 @@ def test_texts_with_these_escapes_and_no_secret_come_back_as_written(text):
 def test_a_secret_in_a_new_notation_streamed_a_few_characters_a_piece_is_redacted(shown):
     text = f"key {shown} ok"
     for size in (1, 2, 3, 5):
-        hold = TextHold(observation.secret_forms([SECRET]))
+        hold = TextHold(redaction.secret_forms([SECRET]))
         written = "".join(hold.add(text[n : n + size]) for n in range(0, len(text), size)) + hold.flush()
         assert written == "key [REDACTED] ok", (size, written)
 
@@ -165,7 +165,7 @@ def test_a_look_alike_secret_with_punctuation_is_redacted():
 def test_a_look_alike_secret_streamed_a_few_characters_a_piece_is_redacted():
     text = f"ключ {LETTERS.translate(_CYRILLIC)} тут"
     for size in (1, 3, 4):
-        hold = TextHold(observation.secret_forms([LETTERS]))
+        hold = TextHold(redaction.secret_forms([LETTERS]))
         written = "".join(hold.add(text[n : n + size]) for n in range(0, len(text), size)) + hold.flush()
         assert written == "ключ [REDACTED] тут", size
 
@@ -247,7 +247,7 @@ def test_code_that_only_looks_like_quoted_printable_costs_no_decoding(code):
     """A quoted-printable encoder writes a letter or digit as it is, and a soft line break after a
     character of the text: ``timeout=30``, ``!=`` or ``x =`` before a line break in code are not
     escapes, so such a text of megabytes is searched once, not once more decoded."""
-    assert list(observation._decodings(code * 1000)) == []
+    assert list(redaction._decodings(code * 1000)) == []
 
 
 @pytest.mark.parametrize("shown", [SECRET.replace("-", "%2D", 1).replace("-", "\\2d "),

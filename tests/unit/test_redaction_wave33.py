@@ -1,4 +1,4 @@
-"""Red-team wave 33: the forms of a secret wave 32 left open (agent_core.observation).
+"""Red-team wave 33: the forms of a secret wave 32 left open (agent_core.redaction).
 
 Base64 of base64 (standard and URL-safe, padded or not, the secret at any offset of either
 level) and base64 of UTF-16; hex with separators (``DE:AD``, ``de-ad``, ``0xde, 0xad``); Cyrillic
@@ -15,9 +15,9 @@ import time
 
 import pytest
 
-from agent_core import observation
-from agent_core.observation import redactor
+from agent_core import redaction
 from agent_core.outbound import TextHold
+from agent_core.redaction import redactor
 
 SECRET = "sk-CANARY-7f3a91b2c4"
 LETTERS = "cheapskates"
@@ -64,8 +64,8 @@ def test_base64_of_utf16_as_powershell_encodes_a_command_is_redacted(prefix):
 def test_a_short_secret_has_no_base64_of_base64_form():
     """Under about 6 characters the doubly encoded part is shorter than ``MIN_BASE64_CORE``:
     such short runs turn up in any base64 data."""
-    assert observation._base64_twice("abcd") == {}
-    assert all(len(core) >= observation.MIN_BASE64_CORE for core in observation._base64_twice(SECRET))
+    assert redaction._base64_twice("abcd") == {}
+    assert all(len(core) >= redaction.MIN_BASE64_CORE for core in redaction._base64_twice(SECRET))
 
 
 # --- hex with separators ----------------------------------------------------------------------------
@@ -130,7 +130,7 @@ def test_a_long_look_alike_key_inside_a_longer_word_is_redacted(around):
 def test_a_long_look_alike_key_inside_a_word_streamed_a_few_characters_a_piece_is_redacted():
     text = f"ключ{LETTERS.translate(_CYRILLIC)}ами тут"
     for size in (1, 3, 4):
-        hold = TextHold(observation.secret_forms([LETTERS]))
+        hold = TextHold(redaction.secret_forms([LETTERS]))
         written = "".join(hold.add(text[n : n + size]) for n in range(0, len(text), size)) + hold.flush()
         assert written == "ключ[REDACTED]ами тут", size
 
@@ -173,7 +173,7 @@ def test_a_key_with_highlighting_streamed_a_few_characters_a_piece_is_redacted(s
     held until the next piece finishes it."""
     text = f"key {shown} ok"
     for size in (1, 2, 3, 5):
-        hold = TextHold(observation.secret_forms([SECRET]))
+        hold = TextHold(redaction.secret_forms([SECRET]))
         written = "".join(hold.add(text[n : n + size]) for n in range(0, len(text), size)) + hold.flush()
         assert written == "key [REDACTED] ok", size
 
@@ -197,10 +197,10 @@ def test_highlighted_text_without_a_key_comes_back_as_written(text):
 def test_a_level_of_escapes_that_cannot_spell_a_secret_is_not_searched():
     """Icon-font CSS (``\\f101``, the octal ``\\201`` reads as) decodes to characters no secret
     holds: the text is searched once; a CSS escape of a character of the secret is still read."""
-    forms = observation.secret_forms([SECRET])
+    forms = redaction.secret_forms([SECRET])
     icons = "".join(f'.i{n}:before {{ content: "\\f{n:03x}"; }} ' for n in range(64))
-    assert list(observation._decodings(icons)) != []  # it decodes
-    assert list(observation._decodings(icons, forms._escapes_matter)) == []  # but nothing to search
+    assert list(redaction._decodings(icons)) != []  # it decodes
+    assert list(redaction._decodings(icons, forms._escapes_matter)) == []  # but nothing to search
     assert forms.redact(icons + "k: " + SECRET.replace("-", "\\2d ")) == icons + "k: [REDACTED]"
 
 

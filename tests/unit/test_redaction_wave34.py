@@ -7,7 +7,7 @@ import base64
 
 import pytest
 
-from agent_core.observation import redactor, secret_forms
+from agent_core.redaction import redactor, secret_forms
 
 KEY = "Cnry-7F3a91d2E4b8"
 AROUND = b"#%&"

@@ -606,7 +606,7 @@ _LOGGED_VALUES = st.recursive(
 def test_logged_parameters_copied_whole_only_where_the_walk_changes_nothing(arguments, runtime, secret_param):
     # with no secret in the node and only flat values, the log copies the parameters instead of
     # walking them: what it shows must be what the walk (redacting every text) gives
-    from agent_core import observation, tool_schema
+    from agent_core import redaction, tool_schema
 
     entity = tool(
         parameters=[param("q"), param("limit", "number"), param("pin", "secret-input" if secret_param else "string", form="form")],
@@ -617,7 +617,7 @@ def test_logged_parameters_copied_whole_only_where_the_walk_changes_nothing(argu
     redact = registry.secret_forms().redact
     secret = {"pin"} if secret_param else set()
     walked = {
-        key: "[REDACTED]" if key in secret and value not in (None, "") else observation.redacted_texts(value, redact, max_depth=64)
+        key: "[REDACTED]" if key in secret and value not in (None, "") else redaction.redacted_texts(value, redact, max_depth=64)
         for key, value in parameters.items()
     }
     logged = registry.logged_parameters(entity, parameters)

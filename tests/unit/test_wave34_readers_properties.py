@@ -1,6 +1,6 @@
 """Properties of the readers wave 34 changed, over generated input.
 
-* redaction (``observation.redactor``): a secret in any form it covers (as written, letterlike
+* redaction (``redaction.redactor``): a secret in any form it covers (as written, letterlike
   letters, other dashes and blanks inside, base64 wrapped at any width, two overlapping secrets)
   is hidden with no character of it left beside the marker, and nothing else is hidden: the text
   around it, and a text that holds no secret, stay as they are;
@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agent_core.call_markup import rewrite_markup
-from agent_core.observation import redactor
+from agent_core.redaction import redactor
 from agent_core.text_calls import extract_calls_from_text
 from agent_core.tool_calls import ToolCallAssembler, ToolCallDelta
 from agent_core.tool_schema import schema_echo

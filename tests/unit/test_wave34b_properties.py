@@ -27,8 +27,8 @@ from agent_core import json_args
 from agent_core.call_markup import _TURN_ENDS, CallMarkup, rewrite_markup
 from agent_core.function_calling.prompt import chat_prompt
 from agent_core.loop import AgentLoop, _secret_across
-from agent_core.observation import redactor, secret_forms
 from agent_core.params import StrategyParams
+from agent_core.redaction import redactor, secret_forms
 from agent_core.run_state import Round
 from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_runner import ToolResult
