@@ -195,9 +195,12 @@ def test_a_react_final_step_goes_back_to_the_model_whole(size):
 
 
 @pytest.mark.parametrize("size", [None, 1, 7])
-def test_a_cut_react_final_step_is_shown_as_before(size):
-    """A reply the output limit cut may have gone on with a step: it is shown as written."""
+def test_a_cut_react_final_step_shows_its_answer_without_its_labels(size):
+    """A ReAct-style final step the output limit cut inside its answer: the answer so far is
+    shown without the labels, and continued (wave 35: the user read "Thought: ... Final Answer:"
+    before the rest); the model gets the reply back as it came."""
     text = "Thought: I know it.\nFinal Answer: Par"
     chunks = [ModelChunk(text=text[i : i + (size or len(text))]) for i in range(0, len(text), size or len(text))]
     streamed, turn = drain(read_function_calling_turn(iter([*chunks, ModelChunk(finish_reason="length")]), ["search"]))
-    assert streamed == text and turn.decision == FinalAnswer(text)
+    assert streamed == "Par" and turn.decision == FinalAnswer("Par") and turn.cut
+    assert turn.content == text
