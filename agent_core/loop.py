@@ -340,10 +340,13 @@ def _logged_reply(turn: ModelTurn, text: str, secrets: Any, continued: str = "")
     (``outbound.TextHold``); when the reply continues ``continued`` (the answer of a reply the
     limit cut), the rest of a secret that answer ended inside is hidden too
     (``mask_continued_head``), also when the reply first writes again the word the cut fell in
-    (``continued_head_masked``). A whole secret is hidden by the run's guard either way."""
+    (``continued_head_masked``). A whole secret is hidden by the run's guard either way. The head
+    is looked at first: a reply cut again inside the same secret is all of it a piece of that
+    secret, which the edge's mask would have made no longer one (wave 35's plugin campaign:
+    ``u0045\\u0054…\\u0035[REDACTED]`` was logged, the middle of an escaped secret cut twice)."""
     if secrets and text:
-        text = secrets.mask_cut_edge(text) if turn.at_limit else text
         text = continued_head_masked(continued, text, secrets) if continued else text
+        text = secrets.mask_cut_edge(text) if turn.at_limit else text
     return text
 
 

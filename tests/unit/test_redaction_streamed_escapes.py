@@ -13,8 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_core.loop import _logged_reply
 from agent_core.outbound import TextHold
 from agent_core.redaction import REDACTED, secret_forms
+from agent_core.turn import FinalAnswer, ModelTurn
+from agent_core.usage import empty_usage
 
 SECRET = "SECRET-CANARY-35e7f1"
 
@@ -107,6 +110,24 @@ def test_a_text_cut_inside_an_escaped_secret_hides_its_start_and_the_continuatio
         head = secrets.redact(secrets.mask_continued_head(cut, rest))
         assert not [piece for piece in pieces if piece in edge or piece in head], (at, edge, head)
         assert edge.startswith("the key is") and head.endswith("done")  # CSS takes the space
+
+
+@pytest.mark.parametrize("writer", [*sorted(WRITERS), "as written"])
+def test_a_reply_cut_twice_inside_a_secret_logs_no_piece_of_it(writer):
+    """An answer the output limit cut inside a secret, whose continuation the limit cut again
+    before the secret ended: the continuation's log shows nothing of it (wave 35's plugin
+    campaign: the edge's mask ran first, hid the end of the middle piece, and the head's mask
+    no longer saw a piece of the secret, so ``u0045\\u0054\\u002d…`` was logged)."""
+    secrets = secret_forms([SECRET])
+    form = SECRET if writer == "as written" else escaped(SECRET, writer)
+    pieces = [SECRET[n : n + 4] for n in range(len(SECRET) - 3)] if writer == "as written" \
+        else pieces_of_three(SECRET, writer)
+    turn = ModelTurn(thought="", decision=FinalAnswer(""), finish_reason="length", usage=empty_usage())
+    previous = "the key is "
+    for first in range(2, len(form) - 4, 3):
+        for second in range(first + 4, len(form), 5):
+            logged = secrets.redact(_logged_reply(turn, form[first:second], secrets, previous + form[:first]))
+            assert not [piece for piece in pieces if piece in logged], (first, second, logged)
 
 
 @pytest.mark.parametrize("writer", ["html hex, 4 digits", "html decimal, 7 digits", "html hex, 6 digits"])
