@@ -80,6 +80,8 @@ class Reply:
     """The labels' language: 0 English, 1 Chinese, 2 Japanese, 3 Korean."""
     cut_in_token: bool = False
     """The cut fell inside a tag or a special token (a ``<`` or ``◁`` not closed yet)."""
+    hang: bool = False
+    """The reply stops after its text and never ends: the run's deadline cuts it."""
 
 
 def label(rnd: random.Random, kind: str, language: int | None = None) -> str:

@@ -134,14 +134,22 @@ def test_composed_replies_read_the_same_however_streamed(strategy):
 # through the plugin process
 
 
-def secret_forms(entities: bool = False) -> dict[str, str]:
+def secret_forms(entities: bool = False, every_form: bool = False) -> dict[str, str]:
     """The secret as a model may echo it: encoded forms the redaction covers (``entities``: each
-    character escaped too, as HTML references or ``\\uXXXX``: docs/fuzzing.md, wave 35)."""
+    character escaped too, as HTML references or ``\\uXXXX``: docs/fuzzing.md, wave 35;
+    ``every_form``: also upper-cased, in hex (plain and colon-separated), as CSS escapes, its
+    base64 wrapped by a line break, and the secret itself split across two lines)."""
     every = {"entities": "".join(f"&#{ord(c)};" for c in SECRET),
              "json_escaped": "".join(f"\\u{ord(c):04x}" for c in SECRET)}
-    return {**(every if entities else {}),
+    encoded = base64.b64encode(SECRET.encode()).decode()
+    more = {"upper": SECRET.upper(), "hex": SECRET.encode().hex(),
+            "hex_colons": ":".join(f"{b:02x}" for b in SECRET.encode()),
+            "css": "".join(f"\\{ord(c):x} " for c in SECRET).rstrip(),
+            "base64_wrapped": f"{encoded[:12]}\n{encoded[12:]}",
+            "split": f"{SECRET[:9]}\n{SECRET[9:]}"}
+    return {**(every if entities or every_form else {}), **(more if every_form else {}),
         "plain": SECRET,
-        "base64": base64.b64encode(SECRET.encode()).decode(),
+        "base64": encoded,
         "percent": "".join(f"%{b:02X}" for b in SECRET.encode()),
         "quoted": urllib.parse.quote(SECRET),
     }
@@ -170,29 +178,39 @@ def _chunks(text: str, pieces: list[str], reasoning: str, finish: str) -> dict:
     return {"chunks": chunks}
 
 
-def plan_run(rnd: random.Random, strategy: str, entities: bool = False) -> tuple[list[Reply], list[str], bool]:
+def plan_run(rnd: random.Random, strategy: str, entities: bool = False, every_form: bool = False,
+             deadline: bool = False) -> tuple[list[Reply], list[str], bool]:
     """A composed call reply (whole), then an answer echoing the secret encoded (maybe cut, then
-    its rest), and turns to spare: (replies, the answer's words the user must see, cut)."""
+    its rest; with ``every_form``, maybe cut twice in a row), and turns to spare: (replies, the
+    answer's words the user must see, cut). ``deadline``: the answer stops inside its echo and
+    never ends, so the run's deadline cuts it."""
     while True:
         call = compose(rnd, strategy)
         if call.calls and not known_open(strategy, call) and not call.opened:
             break
-    forms = secret_forms(entities)
+    forms = secret_forms(entities, every_form)
     shown = prose(rnd, rnd.randint(2, 6))
     echo = " ".join(forms[k] for k in rnd.sample(sorted(forms), rnd.randint(1, 3)))
     fence = "\n\n```\nkey = 1\n```\n" if rnd.random() < 0.5 else "\n"
     body = f"{shown} {echo}{fence}done"
     text = f"Thought: I have it.\nFinal Answer: {body}" if strategy == "ReAct" else body
     answer = Reply(text=text, answer=body)
+    start = len(text) - len(body) + len(shown) + 1
+    spare = "Final Answer: spare" if strategy == "ReAct" else "spare"
+    if deadline:
+        hung = Reply(text=text[: rnd.randrange(start, len(text))], hang=True)
+        return [call, hung] + [Reply(text=spare)] * 3, shown.split(), True
     is_cut = rnd.random() < 0.4
     replies = [call]
     if is_cut:
-        at = rnd.randrange(len(text) - len(body) + len(shown) + 1, len(text))
-        replies.append(Reply(text=text[:at], cut=True))
-        replies.append(Reply(text=text[at:]))
+        at = rnd.randrange(start, len(text))
+        if every_form and rnd.random() < 0.4 and at + 1 < len(text):  # two cuts in a row
+            again = rnd.randrange(at + 1, len(text))
+            replies += [Reply(text=text[:at], cut=True), Reply(text=text[at:again], cut=True), Reply(text=text[again:])]
+        else:
+            replies += [Reply(text=text[:at], cut=True), Reply(text=text[at:])]
     else:
         replies.append(answer)
-    spare = "Final Answer: spare" if strategy == "ReAct" else "spare"
     return replies + [Reply(text=spare)] * 3, shown.split(), is_cut
 
 
@@ -201,26 +219,35 @@ def play(run, strategy: str, replies: list[Reply], rnd: random.Random, chunking:
     for reply in replies:
         pieces = chunkings(rnd, reply.text)[chunking] if reply.text else []
         turns.append(_chunks(reply.text, pieces, reply.reasoning, "length" if reply.cut else "stop"))
-    return run(turns, tools=_tools(), strategy=strategy, query="Look it up.")
+        if reply.hang:
+            turns[-1] = {"chunks": turns[-1]["chunks"][:-1], "hang": True}
+    params = {"run_timeout": 10} if any(reply.hang for reply in replies) else {}
+    return run(turns, tools=_tools(), strategy=strategy, query="Look it up.", params=params)
 
 
 def check_run(result, plugin, replies: list[Reply], shown: list[str], is_cut: bool) -> None:
     assert plugin.alive, "the plugin was killed (a line over the daemon's limit?)"
     assert result.unfinished_logs() == [], [n.label for n in result.unfinished_logs()]
     assert result.ok, result.error_text
-    forms = [*secret_forms(entities=True).values(), json.dumps(SECRET)[1:-1]]
+    forms = [*secret_forms(every_form=True).values(), json.dumps(SECRET)[1:-1]]
+    compact = {"".join(f.split()) for f in forms}  # a form split across lines, or wrapped
     for entry, _ in plugin_lines(plugin, result):
         line = json.dumps(entry, ensure_ascii=False)
         assert TRACEBACK not in line
-        assert not [f for f in forms if f in line or f in line.replace("\\\\", "\\")], line[:400]
+        unescaped = line.replace("\\\\", "\\")
+        joined = "".join(unescaped.replace("\\n", "").split())
+        assert not [f for f in forms if f in line or f in unescaped], line[:400]
+        assert not [f for f in compact if f in joined], line[:400]
     stderr = "\n".join(plugin.stderr_tail(200))
     assert not [f for f in forms if f in stderr]
+    assert not [f for f in compact if f in "".join(stderr.split())]
     text = result.text
     assert REASONING_MARK not in text and ARG_MARK not in text, text
     assert not [sign for sign in MARKUP_SIGNS if sign in text], text
     assert all(word in text for word in shown), (shown, text)
-    if is_cut:  # continued, or marked incomplete
-        assert "done" in text or "[The answer above is incomplete" in text, text
+    if is_cut and not replies[1].hang:  # continued, or marked incomplete (at the deadline: what was shown stays)
+        # a cut inside a word is joined with a space ("d one": left open, docs/fuzzing.md wave 35)
+        assert "done" in "".join(text.split()) or "[The answer above is incomplete" in text, text
     written = replies[0].calls
     ran = [(r["tool"], {k: v for k, v in r["tool_parameters"].items() if k != "api_key"})
            for r in result.tool_requests]
@@ -232,7 +259,7 @@ def check_run(result, plugin, replies: list[Reply], shown: list[str], is_cut: bo
 @pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
 def test_composed_runs_keep_the_invariants(run, plugin, strategy):
     for n in range(RUNS):
-        play_twice(run, plugin, strategy, SEED + 7 * n)
+        play_twice(run, plugin, strategy, SEED + 7 * n, every_form=True)
 
 
 @pytest.mark.parametrize(("strategy", "seed"), [
@@ -261,17 +288,18 @@ def escaped_pieces() -> list[str]:
                           "".join(f"\\u{ord(c):04x}" for c in SECRET[n : n + 3]))]
 
 
-def play_twice(run, plugin, strategy: str, seed: int, entities: bool = False) -> None:
-    """Plan the run of ``seed`` and play it in two chunkings: each keeps the invariants, and both
-    run the same calls and show the same answer."""
-    replies, shown, is_cut = plan_run(random.Random(seed), strategy, entities)
+def play_twice(run, plugin, strategy: str, seed: int, entities: bool = False, every_form: bool = False,
+               deadline: bool = False) -> None:
+    """Plan the run of ``seed`` (``plan_run``) and play it in two chunkings: each keeps the
+    invariants, and both run the same calls and show the same answer."""
+    replies, shown, is_cut = plan_run(random.Random(seed), strategy, entities, every_form, deadline)
     outcomes = []
     for chunking in (1, 2):  # a character a chunk, then random 1-40
         plugin.transcript.clear()
         result = play(run, strategy, replies, random.Random(seed), chunking)
         try:
             check_run(result, plugin, replies, shown, is_cut)
-            if entities:
+            if entities or every_form:
                 lines = [json.dumps(entry, ensure_ascii=False) for entry, _ in plugin_lines(plugin, result)]
                 assert not [p for p in escaped_pieces() for line in lines if p in line.replace("\\\\", "\\")], result.text
         except AssertionError as error:
