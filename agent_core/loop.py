@@ -179,14 +179,24 @@ looked at for writing again (``word_tail``, ``repeated_head``): a longer run (a 
 spaces) is not a word a model restarts."""
 
 
+ESCAPE_OPENERS = frozenset("#%\\&={")
+"""Characters that begin an escape whose digits or name follow (``&#55;``, ``%4E``, ``\\x4e``,
+``=4E``, ``\\u{37}``, ``&amp;``): letters and digits after one are no word a model restarts."""
+
+
 def word_tail(answer: str) -> str:
     """The letters and digits ``answer`` ends with (``"capi"`` of ``"the capi"``), at most
-    ``WORD_TAIL_CHARS`` of them; ``""`` when it ends in anything else or the run is longer."""
+    ``WORD_TAIL_CHARS`` of them; ``""`` when it ends in anything else, the run is longer, or the
+    run follows an escape's opener (``ESCAPE_OPENERS``: ``&#5`` cut before ``5;``, whose ``5``
+    dropped as the word written again made ``&#5;`` of ``&#55;``: wave 35's plugin campaign, an
+    escaped secret's last characters shown)."""
     size = 0
     for char in reversed(answer[-WORD_TAIL_CHARS - 1 :]):
         if not char.isalnum():
             break
         size += 1
+    if answer[len(answer) - size - 1 : len(answer) - size] in ESCAPE_OPENERS:
+        return ""
     return answer[len(answer) - size :] if 0 < size <= WORD_TAIL_CHARS else ""
 
 

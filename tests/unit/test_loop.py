@@ -51,6 +51,9 @@ def test_a_continuation_is_joined_with_the_whitespace_the_model_began_it_with(pr
     ("Paris is the capi", "tal.", "tal."),  # no repeat
     ("The end.", "The next part.", "The next part."),  # the answer ended in no word
     ("x" * 50, "x" * 60, "x" * 60),  # a run without spaces is no word
+    ("Key: &#83;&#5", "5;&#49;", "5;&#49;"),  # the digits of an escape the cut fell in: no word
+    ("Key: %53%4", "4%45", "4%45"),
+    ("Key: \\x53\\x4", "4\\x45", "4\\x45"),
 ])
 def test_a_rest_that_writes_the_cut_word_again_shows_only_what_goes_on(previous, rest, shown):
     assert rest[repeated_head(word_tail(previous), rest):] == shown

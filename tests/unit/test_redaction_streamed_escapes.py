@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_core.loop import _logged_reply
+from agent_core.loop import _logged_reply, repeated_head, word_tail
 from agent_core.outbound import TextHold
 from agent_core.redaction import REDACTED, secret_forms
 from agent_core.turn import FinalAnswer, ModelTurn
@@ -110,6 +110,23 @@ def test_a_text_cut_inside_an_escaped_secret_hides_its_start_and_the_continuatio
         head = secrets.redact(secrets.mask_continued_head(cut, rest))
         assert not [piece for piece in pieces if piece in edge or piece in head], (at, edge, head)
         assert edge.startswith("the key is") and head.endswith("done")  # CSS takes the space
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_the_rest_of_an_escaped_secret_a_cut_fell_in_is_kept_whole_and_hidden_with_its_start(writer):
+    """A continuation that goes on inside an escape the cut fell in (``&#5`` | ``5;&#102;&#49;``)
+    keeps its first characters (they are no cut word written again), so the chat, streamed on
+    from the cut, hides the whole secret: wave 35's plugin campaign saw ``[REDACTED];&#102;&#49;``,
+    the ``5`` taken for the word ``5`` written again, which made ``&#5;`` and left the rest of the
+    secret a start of no form."""
+    secrets = secret_forms([SECRET])
+    form = escaped(SECRET, writer)
+    for at in range(1, len(form)):
+        cut, rest = f"the key is {form[:at]}", f"{form[at:]} done"
+        kept = rest[repeated_head(word_tail(cut), rest) :]
+        hold = TextHold(secrets)
+        shown = hold.add(cut) + hold.add(kept) + hold.flush()
+        assert shown in (f"the key is {REDACTED} done", f"the key is {REDACTED}done"), (at, shown)  # CSS takes the space
 
 
 @pytest.mark.parametrize("writer", [*sorted(WRITERS), "as written"])
