@@ -26,6 +26,7 @@ import base64
 import json
 import os
 import random
+import re
 import urllib.parse
 
 import pytest
@@ -228,6 +229,11 @@ def play(run, strategy: str, replies: list[Reply], rnd: random.Random, chunking:
     return run(turns, tools=_tools(), strategy=strategy, query="Look it up.", params=params)
 
 
+LEFT_OVER = re.compile(r"&#|\\[0-9a-fA-FuUx]|%[0-9A-Fa-f]{2}|\b[0-9a-fA-F]{4,}\b|[A-Za-z0-9+/]{8,}|[0-9a-f]{2}:[0-9a-f]{2}")
+"""What the answers' prose never holds and any encoded form of the secret does: an escape, a run
+of hex or base64 characters (the words of ``ANSWER_WORDS`` are shorter), hex pairs apart."""
+
+
 def check_run(result, plugin, replies: list[Reply], shown: list[str], is_cut: bool) -> None:
     assert plugin.alive, "the plugin was killed (a line over the daemon's limit?)"
     assert result.unfinished_logs() == [], [n.label for n in result.unfinished_logs()]
@@ -248,6 +254,7 @@ def check_run(result, plugin, replies: list[Reply], shown: list[str], is_cut: bo
     assert REASONING_MARK not in text and ARG_MARK not in text, text
     assert not [sign for sign in MARKUP_SIGNS if sign in text], text
     assert all(word in text for word in shown), (shown, text)
+    assert not LEFT_OVER.findall(re.sub(r"\[[A-Z][^\]]*\]", " ", text)), text  # a piece of the secret beside its mask or a notice
     if is_cut and not any(reply.hang for reply in replies):  # continued, or marked incomplete (at the deadline: what was shown stays)
         # a cut inside a word is joined with a space ("d one": left open, docs/fuzzing.md wave 35)
         assert "done" in "".join(text.split()) or "[The answer above is incomplete" in text, text
