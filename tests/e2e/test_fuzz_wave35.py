@@ -195,7 +195,11 @@ def plan_run(rnd: random.Random, strategy: str, entities: bool = False, every_fo
     # step with an invented observation: left open, docs/fuzzing.md wave 35)
     if every_form and rnd.random() < 0.25 and not (strategy != "ReAct" and "invented" in call.kinds):
         at = rnd.randrange(call.text.find(ARG_MARK) + 1, len(call.text))
-        replies = [Reply(text=call.text[:at], calls=call.calls, cut=True), call]
+        head = call.text[:at]
+        cut_call = Reply(text=head, calls=call.calls, cut=True,
+                         cut_in_token=head.rfind("<") > head.rfind(">") or head.rfind("◁") > head.rfind("▷"))
+        if not known_open(strategy, cut_call):  # not inside a special token (``<|plamo:e``)
+            replies = [cut_call, call]
     forms = secret_forms(entities, every_form)
     shown = prose(rnd, rnd.randint(2, 6))
     echo = " ".join(forms[k] for k in rnd.sample(sorted(forms), rnd.randint(1, 3)))
