@@ -186,16 +186,18 @@ ESCAPE_OPENERS = frozenset("#%\\&={")
 
 def word_tail(answer: str) -> str:
     """The letters and digits ``answer`` ends with (``"capi"`` of ``"the capi"``), at most
-    ``WORD_TAIL_CHARS`` of them; ``""`` when it ends in anything else, the run is longer, or the
-    run follows an escape's opener (``ESCAPE_OPENERS``: ``&#5`` cut before ``5;``, whose ``5``
-    dropped as the word written again made ``&#5;`` of ``&#55;``: wave 35's plugin campaign, an
-    escaped secret's last characters shown)."""
+    ``WORD_TAIL_CHARS`` of them; ``""`` when it ends in anything else, the run is longer, the
+    run follows an escape's opener (``ESCAPE_OPENERS``), or it is one character after anything
+    but whitespace (``:3`` of hex pairs, ``-3``: no word). Wave 35's plugin campaign: ``&#5`` cut
+    before ``5;``, or ``2d:3`` before ``3:35``, lost the continuation's first character as the
+    word written again, which broke the encoded secret and showed its last characters."""
     size = 0
     for char in reversed(answer[-WORD_TAIL_CHARS - 1 :]):
         if not char.isalnum():
             break
         size += 1
-    if answer[len(answer) - size - 1 : len(answer) - size] in ESCAPE_OPENERS:
+    before = answer[len(answer) - size - 1 : len(answer) - size]
+    if before in ESCAPE_OPENERS or (size == 1 and before and not before.isspace()):
         return ""
     return answer[len(answer) - size :] if 0 < size <= WORD_TAIL_CHARS else ""
 

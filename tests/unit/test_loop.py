@@ -54,6 +54,8 @@ def test_a_continuation_is_joined_with_the_whitespace_the_model_began_it_with(pr
     ("Key: &#83;&#5", "5;&#49;", "5;&#49;"),  # the digits of an escape the cut fell in: no word
     ("Key: %53%4", "4%45", "4%45"),
     ("Key: \\x53\\x4", "4\\x45", "4\\x45"),
+    ("Key: 53:45:2d:3", "3:35:65", "3:35:65"),  # a hex pair the cut fell in: one character is no word
+    ("Key: 53-2d-3", "3-35", "3-35"),
 ])
 def test_a_rest_that_writes_the_cut_word_again_shows_only_what_goes_on(previous, rest, shown):
     assert rest[repeated_head(word_tail(previous), rest):] == shown
