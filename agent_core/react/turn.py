@@ -310,19 +310,23 @@ def _cut_inside(parsed: ReactTurn, registry: ToolRegistry, common: dict) -> Gene
     return ModelTurn(thought=parsed.thought, decision=FinalAnswer(read[0]), answer_whole=read[1], **common)
 
 
+def _drained(turn_reader: Generator[str, None, ModelTurn]) -> tuple[list[str], ModelTurn]:
+    """Every text ``turn_reader`` yields, held rather than shown, and the turn it returns."""
+    held: list[str] = []
+    while True:
+        try:
+            held.append(next(turn_reader))
+        except StopIteration as done:
+            return held, done.value
+
+
 def blob_rest_turn(turn_reader: Generator[str, None, ModelTurn], cut_step: str) -> Generator[str, None, ModelTurn]:
     """``turn_reader`` (``read_react_turn`` of a reply that continues an answer the output limit
     cut) when that answer stood in a text step's JSON blob (``cut_step``: the cut reply's
     visible text, ``blob_answer``): the rest is held, and when it goes on inside the blob's
     string and closes what the cut left open (``json_step.continued_string``) it is yielded
     without that closing (``"}`` and the code fence), its escapes read; else as written."""
-    held: list[str] = []
-    while True:
-        try:
-            held.append(next(turn_reader))
-        except StopIteration as done:
-            turn: ModelTurn = done.value
-            break
+    held, turn = _drained(turn_reader)
     rest = continued_string(cut_blob(cut_step), turn.decision.text) if isinstance(turn.decision, FinalAnswer) else None
     if rest is None:
         yield "".join(held)
@@ -409,13 +413,7 @@ def schema_answer_turn(
     turn that is no answer is not shown: the user's output is the JSON alone. An answer the output
     limit cut is held too: the next round goes on with it, and the two are checked together
     (``schema_rest_turn``)."""
-    held: list[str] = []
-    while True:
-        try:
-            held.append(next(turn_reader))
-        except StopIteration as done:
-            turn: ModelTurn = done.value
-            break
+    _, turn = _drained(turn_reader)  # the text is not shown: the answer is checked first
     decision = turn.decision
     if not isinstance(decision, FinalAnswer):
         return turn

@@ -27,6 +27,8 @@ from local_runner import (
 )
 from local_runner.backends import Pricing
 from local_runner.daemon import DEFAULT_PLUGIN_DIR, RunHandle
+from local_runner.remote import RemoteDebugServer, RemotePlugin
+from local_runner.serverless import ServerlessPlugin
 from local_runner.tools import DeclaredTool
 
 
@@ -85,6 +87,26 @@ class ScriptedRun:
         """Let hanging scripted turns and tools finish (their answers go to a finished run)."""
         self.backend.release()
         self.toolbox.release()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[RemoteDebugServer]:
+    """A remote-debugging endpoint (the daemon's TCP side) for a module's tests."""
+    with RemoteDebugServer() as endpoint:
+        yield endpoint
+
+
+@pytest.fixture(scope="module")
+def remote(server: RemoteDebugServer) -> RemotePlugin:
+    """A plugin of the module's own over TCP: a failure there must not take another test's plugin down."""
+    return server.launch(DEFAULT_PLUGIN_DIR)
+
+
+@pytest.fixture(scope="module")
+def serverless() -> Iterator[ServerlessPlugin]:
+    """A plugin of the module's own served over HTTP, as the serverless runtime runs it."""
+    with ServerlessPlugin(DEFAULT_PLUGIN_DIR) as plugin:
+        yield plugin
 
 
 @pytest.fixture

@@ -66,12 +66,6 @@ def remote() -> Iterator[RemotePlugin]:
         yield server.launch(DEFAULT_PLUGIN_DIR)
 
 
-@pytest.fixture(scope="module")
-def serverless() -> Iterator[ServerlessPlugin]:
-    with ServerlessPlugin(DEFAULT_PLUGIN_DIR) as plugin:
-        yield plugin
-
-
 def calculator_run(plugin: PluginConnection, strategy: str = "function_calling") -> tuple[RunResult, ScriptedBackend]:
     """The calculator scenario with a tool call, on ``plugin``; checks that it went well."""
     backend, toolbox = ScriptedBackend(CALCULATOR_TURNS), default_toolbox()

@@ -14,7 +14,6 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -31,24 +30,6 @@ pytestmark = pytest.mark.filterwarnings("ignore:This process .* is multi-threade
 
 SECRET = "W34-canary-7d1c9e"
 TRANSPORTS = ["remote", "serverless"]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[RemoteDebugServer]:
-    with RemoteDebugServer() as endpoint:
-        yield endpoint
-
-
-@pytest.fixture(scope="module")
-def remote(server: RemoteDebugServer) -> RemotePlugin:
-    """A plugin of its own over TCP: a failure here must not take another test's plugin down."""
-    return server.launch(DEFAULT_PLUGIN_DIR)
-
-
-@pytest.fixture(scope="module")
-def serverless() -> Iterator[ServerlessPlugin]:
-    with ServerlessPlugin(DEFAULT_PLUGIN_DIR) as plugin:
-        yield plugin
 
 
 
