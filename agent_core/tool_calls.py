@@ -51,6 +51,7 @@ from agent_core.json_args import (
     ends_open,
     loads,
     only_closers_missing,
+    owed_closers,
     raw_decode_at,
     split_concatenated,
     strip_noise,
@@ -492,11 +493,16 @@ def _own_call(last: _Slot, delta: ToolCallDelta) -> bool:
     {id: B, arguments: '{"city": "Rome"}'}]`` is two calls, not B glued to A's
     malformed arguments. A nameless object where ``last`` awaits a value
     (``'{"filter": '``) may still be a nested value cut out by a bridge that
-    stamps every fragment with a fresh id.
+    stamps every fragment with a fresh id, and one where ``last`` stops inside
+    a string (``'{"q": "'`` then ``' {}'``, then ``'"}'``) is that string's text:
+    a new call would bring its name.
     """
     if not _whole_object(delta.arguments):
         return False
-    return bool(delta.name) or not ends_open(last.raw_text())
+    if delta.name:
+        return True
+    text = last.raw_text()
+    return not ends_open(text) and (owed_closers(text) or "")[:1] not in ("\"", "'")
 
 
 def _whole_object(arguments: str | Mapping[str, Any]) -> bool:

@@ -147,6 +147,7 @@ def _assemble(deltas: list[dict]):
        st.sampled_from(["second_id", "id_per_chunk", "named_id_per_chunk", "whole_under_second_id"]),
        st.booleans())
 @example({"q": '::::::""', "city": ':::::"" '}, [38, 39], "named_id_per_chunk", False)  # a blank piece, named
+@example({"q": " {}"}, [7, 10], "second_id", False)  # a piece that is a whole object inside the open string
 def test_a_heads_arguments_under_later_ids_make_one_call(arguments, cuts, shape, indexed):
     """Poolside (another id after the head), the SDK base (an id of its own on every named chunk)
     and MiniMax on NIM (a name on every chunk): one call, under the head's id, with the arguments."""
