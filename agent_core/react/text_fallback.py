@@ -24,7 +24,7 @@ from typing import Any
 
 from agent_core.model_call import ModelChunk
 from agent_core.react.json_step import continued_string, opens_object
-from agent_core.react.turn import read_react_turn, schema_answer_turn
+from agent_core.react.turn import drained, read_react_turn, schema_answer_turn
 from agent_core.tool_schema import ToolRegistry
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 
@@ -58,7 +58,7 @@ def as_text_step(
     if not isinstance(turn.decision, ParseFailure) or not turn.raw.strip() or opens_object(turn.raw):
         return turn
     chunk = ModelChunk(text=turn.raw, finish_reason=turn.finish_reason)
-    texts, read = _drained(read_react_turn(iter((chunk,)), registry, round_index, continues_answer=continues_answer))
+    texts, read = drained(read_react_turn(iter((chunk,)), registry, round_index, continues_answer=continues_answer))
     if not _is_text_step(read, registry, continues_answer):
         return turn
     if continues_answer and cut_step and isinstance(read.decision, FinalAnswer):
@@ -83,16 +83,6 @@ def _is_text_step(read: ModelTurn, registry: ToolRegistry, continues_answer: boo
     if isinstance(decision, FinalAnswer) and decision.text.strip():
         return continues_answer or decision.text.strip() != read.thought.strip()
     return False
-
-
-def _drained(reader: Generator[str, None, ModelTurn]) -> tuple[list[str], ModelTurn]:
-    """Everything ``reader`` yields, and the turn it returns."""
-    texts: list[str] = []
-    while True:
-        try:
-            texts.append(next(reader))
-        except StopIteration as done:
-            return texts, done.value
 
 
 def _replayed(texts: list[str], turn: ModelTurn) -> Generator[str, None, ModelTurn]:

@@ -310,7 +310,7 @@ def _cut_inside(parsed: ReactTurn, registry: ToolRegistry, common: dict) -> Gene
     return ModelTurn(thought=parsed.thought, decision=FinalAnswer(read[0]), answer_whole=read[1], **common)
 
 
-def _drained(turn_reader: Generator[str, None, ModelTurn]) -> tuple[list[str], ModelTurn]:
+def drained(turn_reader: Generator[str, None, ModelTurn]) -> tuple[list[str], ModelTurn]:
     """Every text ``turn_reader`` yields, held rather than shown, and the turn it returns."""
     held: list[str] = []
     while True:
@@ -326,7 +326,7 @@ def blob_rest_turn(turn_reader: Generator[str, None, ModelTurn], cut_step: str) 
     visible text, ``blob_answer``): the rest is held, and when it goes on inside the blob's
     string and closes what the cut left open (``json_step.continued_string``) it is yielded
     without that closing (``"}`` and the code fence), its escapes read; else as written."""
-    held, turn = _drained(turn_reader)
+    held, turn = drained(turn_reader)
     rest = continued_string(cut_blob(cut_step), turn.decision.text) if isinstance(turn.decision, FinalAnswer) else None
     if rest is None:
         yield "".join(held)
@@ -413,7 +413,7 @@ def schema_answer_turn(
     turn that is no answer is not shown: the user's output is the JSON alone. An answer the output
     limit cut is held too: the next round goes on with it, and the two are checked together
     (``schema_rest_turn``)."""
-    _, turn = _drained(turn_reader)  # the text is not shown: the answer is checked first
+    _, turn = drained(turn_reader)  # the text is not shown: the answer is checked first
     decision = turn.decision
     if not isinstance(decision, FinalAnswer):
         return turn

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_core.outbound import PADDING_KEPT, TextHold
+from agent_core.outbound import PADDING_KEPT
 from agent_core.redaction import REDACTED, secret_forms
+from tests.unit.test_redaction_streamed_escapes import streamed
 
 SECRET = "SECRET-CANARY-35e7f1"
 
@@ -39,19 +40,6 @@ def escaped(secret: str, writer: str, zeros: int) -> str:
 def plain_pieces(secret: str) -> list[str]:
     """Every three characters of ``secret`` in a row: what a decoded leak would show."""
     return [secret[n : n + 3] for n in range(len(secret) - 2)]
-
-
-def streamed(secrets, text: str, sizes: list[int]) -> tuple[str, int]:
-    """``text`` through a ``TextHold`` in pieces of ``sizes`` (repeated), flushed at the end: the
-    text written, and the most characters it held at once."""
-    hold, out, at, most, n = TextHold(secrets), [], 0, 0, 0
-    while at < len(text):
-        size = sizes[n % len(sizes)]
-        out.append(hold.add(text[at : at + size]))
-        most = max(most, len(hold._held))
-        at, n = at + size, n + 1
-    out.append(hold.flush())
-    return "".join(out), most
 
 
 def leaked(secrets, shown: str) -> list[str]:
