@@ -30,7 +30,7 @@ from agent_core.line_budget import TOOL_ARGUMENTS_BYTES, TOOL_REQUEST_BYTES, enc
 from agent_core.logs import LogNode
 from agent_core.observation import ObservationCollector, ToolOutcome
 from agent_core.tool_calls import InvalidToolCall, ToolCall
-from agent_core.tool_schema import Converted, ToolRegistry
+from agent_core.tool_schema import Converted, ToolRegistry, nested_arguments
 from agent_core.waiting import END, daemon_events, next_within
 
 DEFAULT_MAX_PARALLEL = 8
@@ -321,6 +321,8 @@ class ToolRunner:
     ) -> Generator[AgentInvokeMessage, None, ToolResult]:
         """The call's result (``arguments``: the model's, as the log shows them), its ``elapsed``
         time counted from ``started`` (a ``time.perf_counter()`` value) as it is made."""
+        if isinstance(call, ToolCall) and not refusal:
+            call = self._unwrapped(call)
         problem, converted = (refusal, None) if refusal else self._checked(call)
         if problem:
             # arguments too large to send go back to the model as {} (its tool message says why)
@@ -361,6 +363,14 @@ class ToolRunner:
             elapsed=time.perf_counter() - started,
             sent=sent,
         )
+
+    def _unwrapped(self, call: ToolCall) -> ToolCall:
+        """``call`` with the arguments a model wrapped in the tool's own name taken out
+        (``nested_arguments``); the call as it is otherwise. The log and the model keep the
+        arguments as the model wrote them."""
+        tool = self._registry.get(call.name) if len(call.arguments) == 1 else None
+        inner = nested_arguments(call.arguments, tool) if tool is not None else None
+        return call if inner is None else ToolCall(call.id, call.name, inner)
 
     def _checked(self, call: ToolCall | InvalidToolCall) -> tuple[str | None, Converted | None]:
         """Why the call cannot run, in the model's terms (None if it can), and the values of the

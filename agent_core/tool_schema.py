@@ -569,6 +569,27 @@ def has_default(parameter: Any) -> bool:
     return parameter.default is not None and parameter.default != ""
 
 
+def nested_arguments(arguments: Mapping[str, Any], tool: ToolEntity) -> dict[str, Any] | None:
+    """The arguments a model wrapped in the tool's own name, or None when ``arguments`` are not
+    so wrapped: ``{"idle_rack": {"dataCenterId": "48"}}`` for the tool ``idle_rack`` gives
+    ``{"dataCenterId": "48"}`` (dify29682: a workflow tool called so got none of its values).
+
+    Wrapped means one key, the tool's name (as declared, or as offered to providers:
+    ``provider_name``), holding an object that names at least one of the tool's parameters, for
+    a tool with no parameter of that name. Anything else (a parameter really named like its
+    tool, an object of keys the tool does not declare) is left as the model wrote it."""
+    if len(arguments) != 1:
+        return None
+    ((key, inner),) = arguments.items()
+    name = tool.identity.name
+    if not isinstance(inner, Mapping) or key not in (name, provider_name(name)):
+        return None
+    declared = {parameter.name for parameter in tool.parameters}
+    if key in declared or declared.isdisjoint(inner):
+        return None
+    return dict(inner)
+
+
 def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set[str]) -> list[str]:
     """The JSON-schema keys ``arguments`` hold where values belong, or [] (values were given).
 
