@@ -493,7 +493,19 @@ _MINIMAX_M3_TOKEN: Final = "]<]minimax[>["
 """MiniMax-M3's token before every tag of its call markup (``]<]minimax[>[<tool_call>\n
 ]<]minimax[>[<invoke name="N">]<]minimax[>[<path>x]<]minimax[>[</path>...``: ml-explore/mlx-lm
 PR #1416, MiniMax-AI/MiniMax-M3#31, vllm-project/vllm#51073): never text, dropped; what is left
-is a ``<tool_call>`` around an ``<invoke>`` whose arguments are elements (``text_calls.element_value``)."""
+is a ``<tool_call>`` around an ``<invoke>`` whose arguments are elements (``text_calls.element_value``).
+Outside a call the tag after it is still M3's markup (``CallMarkup._m3_token``): a ``</tool_call>``
+with no block open is dropped with it (an answer ended by ``]<]minimax[>[</tool_call>``:
+anomalyco/opencode#30684), and an argument element with no invoke around it
+(``]<]minimax[>[<initial_wait>10...``: github/app#2128) keeps the token, markup not read
+(``MARKUP_OPENERS``): the reply is asked again, never shown."""
+
+_M3_ORPHAN_ELEMENT = re.compile(r"</?(?!(?:tool_call|invoke|think|mm:think)\b)[A-Za-z_][\w.:-]*+>")
+"""A tag after MiniMax-M3's token outside any call that is none of its call's own (``<tool_call>``,
+``<invoke>``) nor a reasoning tag: one of an invoke's argument elements, with no invoke open."""
+_M3_LOOK: Final = 64
+"""How far after MiniMax-M3's token its tag's ``>`` is waited for (``CallMarkup._m3_token``):
+a ``<`` with no ``>`` that near opens no tag."""
 
 _PARAMETER_START = re.compile(_PARAMETER_OPEN)
 _PARAMETER_CLOSE: Final = "</parameter>"
@@ -1683,8 +1695,10 @@ MARKUP_OPENERS: Final = (
     _GLIMMER_MESSAGE,
     _ATEM_OPEN,
     *_INKLING_CALL_TOKENS,
+    _MINIMAX_M3_TOKEN,
 )
-"""The markers that open native call markup: text holding one is a call, read or not (Glimmer's
+"""The markers that open native call markup: text holding one is a call, read or not (MiniMax-M3's
+token only where ``CallMarkup`` leaves it, before an argument element no invoke holds; Glimmer's
 ``<|message|>`` and ATEM block only where a message of its stays unread: ``_rewrite_glimmer``;
 Inkling's call message tokens, whose calls ``text_calls._name_line`` reads; a
 ``named`` rule's marker left unread is text: it named no tool of the node, or stood where no
@@ -2358,6 +2372,8 @@ class CallMarkup:
             return self._eos(out, final)
         if marker == _CITATION_OPEN:
             return self._citation(out, final)
+        if marker == _MINIMAX_M3_TOKEN:
+            return self._m3_token(out, final)
         if marker in _DROPPED or (marker == _APRIEL_END and self._apriel):
             self._pending = self._pending[len(marker) :]
         elif marker == _APRIEL_END:
@@ -2592,6 +2608,25 @@ class CallMarkup:
         self._stray_close = False
         return True
 
+    def _m3_token(self, out: list[str], final: bool) -> bool:
+        """MiniMax-M3's token (``_MINIMAX_M3_TOKEN``) outside a held block, by the tag after it:
+        a ``</tool_call>`` with no ``<tool_call>`` open is dropped with the token (a stray close
+        after an answer or after a bare invoke read); an argument element (``_M3_ORPHAN_ELEMENT``)
+        keeps the token, passed on as markup not read (``MARKUP_OPENERS``: no call runs on a
+        guess, the reply is asked again and never shown); before anything else the token alone
+        is dropped. False while the tag after it is not known yet."""
+        rest = self._pending[len(_MINIMAX_M3_TOKEN) :]
+        if not final and rest[:1] in ("", "<") and len(rest) < _M3_LOOK and ">" not in rest:
+            return False  # its tag is still coming
+        if not self._in_tool_call and rest.startswith("</tool_call>"):
+            self._pending = rest[len("</tool_call>") :]
+        elif _M3_ORPHAN_ELEMENT.match(rest):
+            self._pass(out, _MINIMAX_M3_TOKEN)
+            self._pending = rest
+        else:
+            self._pending = rest
+        return True
+
     def _drop_stray_close(self, final: bool) -> bool:
         """Drop the ``</tool_call>`` that closes a bare ``<function=`` block; False when it may
         still come."""
@@ -2677,7 +2712,7 @@ def markup_start(text: str, quote: CodeQuote | None = None, before: str = "") ->
 _HELD_BY_START: Final = _by_start(_HELD_FROM)
 _QUOTABLE: Final = frozenset(
     {*(opener for opener, _ in _OPENING), "<|channel|>", "<|start|>", _PYTHON_START, _GLIMMER_MESSAGE, _ATEM_OPEN,
-     *_INKLING_CALL_TOKENS}
+     *_INKLING_CALL_TOKENS, _MINIMAX_M3_TOKEN}
 )
 """Markers that are an example, not a call, inside a code span or block (``CodeQuote``): a
 family's own markup. ``<tool_call>`` and call fences are read wherever they stand."""

@@ -1,0 +1,41 @@
+"""The thirty-second real-world pass's fix through the real plugin: MiniMax-M3's token before a
+tag outside any call. An answer ended by ``]<]minimax[>[</tool_call>`` (anomalyco/opencode#30684)
+is shown without the stray close in both strategies (Function Calling showed ``</tool_call>``);
+a reply of an argument element with no invoke (github/app#2128) runs nothing, shows none of its
+markup and is asked again, and the model's next answer is the one the user gets (both strategies
+showed ``<initial_wait>10</initial_wait>`` as the answer)."""
+
+import pytest
+
+from local_runner.tools import ScriptedTool, ToolParam, text_message
+from tests.e2e.helpers import answer_turn, assert_clean_end, prompt_text
+
+M3 = "]<]minimax[>["
+
+
+def _wait_tool() -> ScriptedTool:
+    return ScriptedTool(name="wait", description="wait before polling again.",
+                        parameters=[ToolParam("initial_wait", description="seconds to wait")],
+                        responses=[text_message("waited")])
+
+
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+def test_an_answer_ended_by_m3s_stray_tool_call_close_is_shown_without_it(run, strategy):
+    reply = answer_turn(strategy, f"All four tests pass now.{M3}</tool_call>")
+    result = run([{**reply, "split": 7}], query="Did the tests pass?", tools=[_wait_tool()], strategy=strategy)
+    assert_clean_end(result)
+    assert result.tool_requests == []
+    assert result.text.strip() == "All four tests pass now."
+
+
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+def test_an_m3_argument_with_no_invoke_runs_nothing_and_is_asked_again(run, strategy):
+    orphan = f"{M3}{M3}<initial_wait>10{M3}</initial_wait>{M3}\n{M3}</tool_call>"
+    result = run([{"text": orphan, "split": 7}, answer_turn(strategy, "The job is still running; check back soon.")],
+                 query="Is the job done?", tools=[_wait_tool()], strategy=strategy)
+    assert_clean_end(result)
+    assert result.tool_requests == []
+    assert result.text.strip() == "The job is still running; check back soon."
+    assert "initial_wait" not in result.text and "minimax" not in result.text
+    assert len(result.llm_requests) == 2
+    assert "could not be read" in prompt_text(result.llm_requests[1])
