@@ -544,7 +544,7 @@ def _read_invoke(block: str) -> list[Call]:
     parameter left open when ``</invoke>`` closes the call runs to it (``_UNCLOSED_PARAMETER``,
     line breaks before the tag dropped); an invoke the reply never closed reads only closed ones,
     and is no call when it ends inside a parameter or in a tag that is no closing one (``<parame``:
-    a value cut or not begun; run, it would drop it)."""
+    a value cut or not begun; run, it would drop it) or inside an element (``_element_open``)."""
     calls: list[Call] = []
     for name, inner, closed in _INVOKE.findall(_DSML.sub("", block.replace(_MINIMAX_M3_TOKEN, ""))):
         arguments: dict[str, Any] = {}
@@ -560,9 +560,13 @@ def _read_invoke(block: str) -> list[Call]:
             # the call closed with one parameter still open: its value runs to the </invoke>
             key, attributes, value = unclosed.groups()
             parameters.append((key, attributes, value.rstrip("\n")))
-        elif not closed and ("<parameter" in tail or ((at := tail.rfind("<")) > tail.rfind(">") and not tail.startswith("</", at))):
-            # the reply ended inside a value (JustVugg/colibri PR #948) or in a tag that opens one
-            # (``<parame``): run, it would lose it
+        elif not closed and (
+            "<parameter" in tail
+            or ((at := tail.rfind("<")) > tail.rfind(">") and not tail.startswith("</", at))
+            or _element_open(tail)
+        ):
+            # the reply ended inside a value (JustVugg/colibri PR #948), in a tag that opens one
+            # (``<parame``) or inside an element (``_element_open``): run, it would lose it
             continue
         for key, attributes, value in parameters:
             marked = re.search(r"string=\s*[\"'](true|false)[\"']", attributes)
@@ -575,6 +579,20 @@ def _read_invoke(block: str) -> list[Call]:
                 arguments[key] = value if isinstance(decoded, str) else decoded
         calls.append((name.strip(), arguments))
     return calls
+
+
+_ELEMENT_TAG = re.compile(r"<(/?)[A-Za-z_][\w.:-]*+[^<>]*+>")
+
+
+def _element_open(inner: str) -> bool:
+    """Whether an invoke's text, the reply having ended before its ``</invoke>``, ends inside an
+    element argument (MiniMax-M3's ``<city>Paris</city>``) opened and not closed (``<location>Ro``:
+    ai-dynamo/frontend-crates PR #83, "last trunc"). Linear in ``inner``."""
+    depth = 0
+    for tag in _ELEMENT_TAG.finditer(inner):
+        if not tag.group().endswith("/>"):
+            depth += -1 if tag.group(1) else 1
+    return depth > 0
 
 
 _ANGLELESS_OPEN = re.compile(r"(?<![<\w/])(invoke|parameter)(?=\s+name=\s*[\"'])")

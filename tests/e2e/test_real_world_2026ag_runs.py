@@ -3,7 +3,8 @@ tag outside any call. An answer ended by ``]<]minimax[>[</tool_call>`` (anomalyc
 is shown without the stray close in both strategies (Function Calling showed ``</tool_call>``);
 a reply of an argument element with no invoke (github/app#2128) runs nothing, shows none of its
 markup and is asked again, and the model's next answer is the one the user gets (both strategies
-showed ``<initial_wait>10</initial_wait>`` as the answer)."""
+showed ``<initial_wait>10</initial_wait>`` as the answer). And an invoke the reply ends inside,
+its value cut (ai-dynamo/frontend-crates PR #83), never runs: it ran without its argument."""
 
 import pytest
 
@@ -39,3 +40,21 @@ def test_an_m3_argument_with_no_invoke_runs_nothing_and_is_asked_again(run, stra
     assert "initial_wait" not in result.text and "minimax" not in result.text
     assert len(result.llm_requests) == 2
     assert "could not be read" in prompt_text(result.llm_requests[1])
+
+
+def _weather_tool() -> ScriptedTool:
+    """A weather tool whose place is optional: a call without it would run (not be refused)."""
+    return ScriptedTool(name="get_weather", description="the weather of a place.",
+                        parameters=[ToolParam("location", description="the place", required=False)],
+                        responses=[text_message("14 °C, fog")])
+
+
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+def test_an_m3_invoke_cut_inside_its_value_never_runs(run, strategy):
+    cut = (f'{M3}<tool_call>\n{M3}<invoke name="get_weather">\n{M3}<location>Paris{M3}</location>\n{M3}</invoke>\n'
+           f'{M3}<invoke name="get_weather">\n{M3}<location>Ro')
+    result = run([{"text": cut, "split": 7}, answer_turn(strategy, "Paris: 14 °C and foggy.")],
+                 query="Weather in Paris and Rome?", tools=[_weather_tool()], strategy=strategy)
+    assert_clean_end(result)
+    assert [r["tool_parameters"] for r in result.tool_requests] in ([], [{"location": "Paris"}])
+    assert result.text.strip() == "Paris: 14 °C and foggy."

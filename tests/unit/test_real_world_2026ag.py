@@ -249,8 +249,9 @@ def test_hermes73491_kimi_k3_reply_of_channel_markers_only_is_no_answer(strategy
 def test_frontendcrates83_minimax_m3_call_cut_mid_value_is_not_run(strategy):
     """ai-dynamo/frontend-crates PR #83 ("5.e multi, last trunc", rebuilt; vllm-project/vllm-gaudi
     PR #1655 closes such a call at the end of the stream): the first call is whole, the second
-    stops inside its value. The whole one runs; the cut one is never completed on a guess and
-    run, and no markup is shown."""
+    stops inside its value. The cut one never runs, neither completed on a guess nor without its
+    argument (it ran as ``get_weather()`` before the fix); only the whole one may (ReAct runs it,
+    Function Calling asks the reply again), and no markup is shown."""
     case = Case(
         (tool("get_weather", "location"),),
         f'{M3}<tool_call>\n{M3}<invoke name="get_weather">\n{M3}<location>Paris{M3}</location>\n{M3}</invoke>\n'
@@ -259,7 +260,9 @@ def test_frontendcrates83_minimax_m3_call_cut_mid_value_is_not_run(strategy):
     for streamed, turn in _pieces(strategy, case):
         assert "minimax" not in streamed and "<invoke" not in streamed
         if isinstance(turn.decision, ToolCalls):
-            assert ("get_weather", {"location": "Ro"}) not in [(c.name, c.arguments) for c in turn.decision.calls]
+            assert [(c.name, c.arguments) for c in turn.decision.calls] == [("get_weather", {"location": "Paris"})]
+        else:
+            assert isinstance(turn.decision, ParseFailure), turn.decision
 
 
 @pytest.mark.parametrize("strategy", ["react", "fc"])
@@ -363,3 +366,31 @@ def test_m3_argument_after_a_sentence_is_asked_again_not_shown(strategy, size):
     streamed, turn = read(strategy, case, size)
     assert isinstance(turn.decision, ParseFailure), turn.decision
     assert "initial_wait" not in streamed and "minimax" not in streamed
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+def test_m3_invoke_never_closed_after_a_whole_argument_runs(strategy, size):
+    """The reply ends after a whole element, before ``</invoke>``: nothing of the call was lost,
+    it runs as written."""
+    case = Case((tool("get_weather", "location"),),
+                f'{M3}<tool_call>\n{M3}<invoke name="get_weather">\n{M3}<location>Paris{M3}</location>\n')
+    streamed, turn = read(strategy, case, size)
+    assert isinstance(turn.decision, ToolCalls), turn.decision
+    assert [(c.name, c.arguments) for c in turn.decision.calls] == [("get_weather", {"location": "Paris"})]
+    assert streamed == ""
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+def test_m3_invoke_cut_inside_a_nested_argument_never_runs(strategy, size):
+    """The reply ends after an item of a list argument, the list still open: run, the call would
+    lose the items not written; it never runs with what was read."""
+    case = Case((tool("edit", "path", "ops"),),
+                f'{M3}<tool_call>\n{M3}<invoke name="edit">\n{M3}<path>a.py{M3}</path>\n{M3}<ops>{M3}<item>x = 1{M3}</item>')
+    streamed, turn = read(strategy, case, size)
+    if isinstance(turn.decision, ToolCalls):
+        assert "edit" not in [c.name for c in turn.decision.calls]
+    else:
+        assert isinstance(turn.decision, ParseFailure), turn.decision
+    assert "minimax" not in streamed and "<ops>" not in streamed
