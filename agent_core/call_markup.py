@@ -2695,6 +2695,32 @@ def rewrite_markup(text: str, tools: Mapping[str, Any] | None = None) -> str:
 CALL_FENCES: Final = ("```tool_code", "```tool_call")
 """Code blocks that announce a call (Gemini's and Gemma's ```tool_code)."""
 
+_CALL_FENCE_LINE = re.compile(r"^[ \t]{0,3}```[ \t]*+tool_(?:code|call)\b[^\n]*+$", re.IGNORECASE | re.MULTILINE)
+_FENCE_CLOSE_LINE = re.compile(r"^[ \t]{0,3}```+[ \t]*+$", re.MULTILINE)
+_CODE_CALL_HEAD = re.compile(r"\s*+(?:print\(\s*+)?(?:default_api\.)?([A-Za-z_][\w.\-]*+)\(")
+
+
+def open_call_fence(text: str, tool_names: Iterable[str]) -> bool:
+    """Whether ``text`` (a reply's visible text) ends inside a code block that announces a call
+    (a line opening ``CALL_FENCES``) and names one of ``tool_names`` after that line: a call the
+    reply never closed (the output limit cut it, or the model stopped short), not an answer's
+    code. An answer that shows such a block closes it. Linear in ``text``."""
+    last = None
+    for last in _CALL_FENCE_LINE.finditer(text):  # noqa: B007 (the last one is wanted)
+        pass
+    if last is None:
+        return False
+    body = text[last.end() :]
+    return _FENCE_CLOSE_LINE.search(body) is None and any(name and name in body for name in tool_names)
+
+
+def open_code_call(text: str, tool_names: Iterable[str]) -> bool:
+    """Whether ``text`` (a reply's visible text) is a call written as code that never closed: it
+    opens with one of ``tool_names`` and ``(`` (also as Gemini writes it, ``print(default_api.NAME(``)
+    and has more ``(`` than ``)``. A reply the output limit cut so is a cut call, never an answer."""
+    head = _CODE_CALL_HEAD.match(text)
+    return head is not None and head.group(1) in set(tool_names) and text.count("(") > text.count(")")
+
 _PYTHON_START: Final = "<|python_start|>"
 _HELD_FROM: Final = ("<tool_call>", "<tool_code>", *MARKUP_OPENERS, *CALL_FENCES, _PYTHON_START)
 """Where a streamed answer stops: a ``<tool_call>`` (what ``CallMarkup`` writes), markup it

@@ -24,6 +24,8 @@ from agent_core.call_markup import (
     holds_call_markup,
     markup_all_quoted,
     markup_start,
+    open_call_fence,
+    open_code_call,
     partial_markup,
     rewrite_markup,
 )
@@ -1119,8 +1121,10 @@ def read_function_calling_turn(
     # a line held only as it might open a call object (text_calls.call_head) that read as none is
     # the answer showing JSON (a tool's doc, a format example): as before such lines were held
     quoted = quoted or (gate.line_held and not cut and not holds_call_markup(gate.leak + gate.held))
+    # a call written as code (lookup(q='a) or in a ```tool_code block that never closed: a cut or broken call
+    open_call = bool(tools) and (open_call_fence(held, names) or (cut and not gate.streamed and open_code_call(text, names)))
     # cut inside a call's markup (got.cut_markup): asked again, shorter, the markup never shown
-    if got.cut_markup or (text.strip() and held and tools and holds_call_markup(held, names) and not quoted):
+    if got.cut_markup or open_call or (text.strip() and held and tools and holds_call_markup(held, names) and not quoted):
         if cut:  # a reply the output limit cut is never an answer
             return ModelTurn(thought=text, decision=ParseFailure(prompts.REPLY_CUT), **turn)
         return ModelTurn(thought=text, decision=_unreadable(text, gate, names), **turn)

@@ -17,7 +17,14 @@ from dify_plugin.entities.model.llm import LLMUsage
 
 from agent_core import prompts
 from agent_core.answer_schema import answer_problem, answer_text, answer_value
-from agent_core.call_markup import ends_turn, holds_call_markup, markup_outside_quoted, rewrite_markup
+from agent_core.call_markup import (
+    ends_turn,
+    holds_call_markup,
+    markup_outside_quoted,
+    open_call_fence,
+    open_code_call,
+    rewrite_markup,
+)
 from agent_core.declarations import arguments_refusal
 from agent_core.fairness import SLICE_CHARS, give_way, slices
 from agent_core.fences import empty_code_block
@@ -61,7 +68,7 @@ def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> 
         call_id = f"react-{round_index}-{number}"
         order.append(call_id)
         name = described_tool(action.name, prompt_tools) or prefixed_tool(action.name, prompt_tools) or action.name
-        text = action.input.strip() if isinstance(action.input, str) else ""
+        text = unpaired_ticks(action.input.strip()) if isinstance(action.input, str) else ""
         if text[:1] in ("{", "[") and not bracketed_text(text):
             try:
                 decoded: dict | str | None = decode_arguments(text)
@@ -74,6 +81,20 @@ def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> 
         arguments = arguments_for(decoded, prompt_tools.get(name))
         calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
     return ToolCalls(tuple(calls), tuple(invalid), order=tuple(order))
+
+
+def unpaired_ticks(text: str) -> str:
+    """``text`` (an action input, stripped) without a run of backticks at only one of its ends
+    (a backtick before ``{"q": "a"}`` and none after it, or one after and none before: what a
+    model left of a code span it did not close), when what is left is a JSON object or array;
+    else ``text`` as it is (a code span closed at both ends is read where the input is read)."""
+    if "`" not in text[:1] + text[-1:]:
+        return text
+    inner = text.strip("`").strip()
+    opened, closed = text[:1] == "`", text[-1:] == "`"
+    if opened == closed or inner[:1] not in ("{", "[") or inner[-1:] not in ("}", "]"):
+        return text
+    return inner
 
 
 def _name_line_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> tuple[ToolCall, ...]:
@@ -120,6 +141,8 @@ def _unreadable_markup(parsed: ReactTurn, registry: ToolRegistry) -> bool:
     if parsed.actions or not text or not text.strip():
         return False
     if markup_outside_quoted(text.replace(_BARE_INVOKE, "")):  # markup, not a JSON envelope (an answer may be JSON)
+        return True
+    if "```" in text and open_call_fence(text, registry.names()):  # a ```tool_code call never closed
         return True
     if INKLING_INVOKE in parsed.raw and "`" not in parsed.raw:  # Inkling's call token, its call not read
         return True
@@ -236,8 +259,10 @@ def read_react_turn(
     unreadable = not written and not got.answer_shown and _unreadable_markup(parsed, registry)
     # an answer that is only an empty code block, not shown yet, says nothing: an empty reply
     empty = not cut and not got.answer_shown and not parsed.actions and empty_code_block(parsed.final_answer or "")
+    cut_inside, final_input = _cut_shape(parser, parsed, registry, cut, got.answer_shown)
+    hidden = written or unreadable or empty or (cut_inside and not final_input)
     for event in ending:
-        if isinstance(event, AnswerDelta) and event.text and not written and not unreadable and not empty:
+        if isinstance(event, AnswerDelta) and event.text and not hidden:
             yield event.text
     common = dict(
         usage=call_usage(usages),
@@ -247,9 +272,8 @@ def read_react_turn(
         content=reply.content,
         opaque_body=reply.opaque_body,
     )
-    stopped_in_reasoning = parser.open_reasoning and not parsed.actions and not (parsed.final_answer or "").strip()
-    if cut and (parsed.ended_inside or stopped_in_reasoning):
-        return (yield from _cut_inside(parsed, registry, common))
+    if cut_inside:
+        return (yield from _cut_inside(parsed, registry, common, final_input=final_input))
     if written:
         return ModelTurn(thought="", decision=ToolCalls(written), **common)
     if parsed.actions:
@@ -289,6 +313,30 @@ def cut_blob(raw: str) -> str:
     return raw[ends[-1] :] if ends else ""
 
 
+_FINAL_STEP_INPUT = re.compile(r"[ \t]*+(?:final[ _]?answer|finish)[ \t]*+\n[ \t]*+action[ _]?input[ \t]*+:", re.IGNORECASE)
+
+
+def final_step_input(raw: str) -> bool:
+    """Whether ``raw`` (a text step's visible text) ends in LangChain's answer written as an action:
+    its last ``Action:`` label names ``Final Answer`` (or ``Finish``) and an ``Action Input:`` line
+    follows (``Action: Final Answer\nAction Input: "the answer..."``). The parser reads that input
+    as the final answer; cut inside it, it is a cut answer, continued, not a step asked again.
+    Linear in ``raw``."""
+    blob = cut_blob(raw)
+    return bool(blob) and _FINAL_STEP_INPUT.match(blob) is not None
+
+
+def cut_code_call(answer: str | None, registry: ToolRegistry) -> bool:
+    """Whether ``answer`` (an unlabelled reply's text the parser took as the answer) is a call
+    written as code that the output limit cut: one of the node's tools opened as code and never
+    closed (``call_markup.open_code_call``: ``lookup(q='a``), or a ```tool_code block naming one
+    that never closed (``call_markup.open_call_fence``). Such a reply is asked again, never shown."""
+    if not answer:
+        return False
+    names = registry.names()
+    return open_code_call(answer, names) or ("```" in answer and open_call_fence(answer, names))
+
+
 def blob_answer(raw: str, registry: ToolRegistry) -> tuple[str, bool] | None:
     """The answer of a text step whose JSON blob (``cut_blob``) the output limit cut inside its
     ``Final Answer``'s ``action_input``: (the answer read so far, whether its string had closed),
@@ -298,11 +346,33 @@ def blob_answer(raw: str, registry: ToolRegistry) -> tuple[str, bool] | None:
     return cut_answer(blob, registry.names()) if blob else None
 
 
-def _cut_inside(parsed: ReactTurn, registry: ToolRegistry, common: dict) -> Generator[str, None, ModelTurn]:
-    """The turn of a reply the output limit cut inside a step (or its reasoning): a ``Final
-    Answer`` step in a JSON blob cut inside its answer (``blob_answer``) is that answer, yielded
-    and continued as a cut ``Final Answer:`` is; anything else runs nothing and is asked again,
-    shorter (``prompts.REPLY_CUT``)."""
+def _cut_shape(
+    parser: ReactStreamParser, parsed: ReactTurn, registry: ToolRegistry, cut: bool, answer_shown: bool
+) -> tuple[bool, bool]:
+    """How the output limit cut a reply (``cut``): ``(cut inside, final input)``. Cut inside a
+    step, its reasoning, or a call written as code and not labelled (``cut_code_call``: never an
+    answer, whatever the parser took it for); and, of those, cut inside the text of LangChain's
+    ``Action: Final Answer`` / ``Action Input: <answer>`` (``final_step_input``): that answer,
+    shown and continued. Both False for a reply not cut."""
+    if not cut:
+        return False, False
+    no_action = not parsed.actions
+    stopped_in_reasoning = parser.open_reasoning and no_action and not (parsed.final_answer or "").strip()
+    if parsed.ended_inside or stopped_in_reasoning:
+        return True, no_action and bool(parsed.final_answer) and final_step_input(parsed.raw)
+    return no_action and not answer_shown and cut_code_call(parsed.final_answer, registry), False
+
+
+def _cut_inside(
+    parsed: ReactTurn, registry: ToolRegistry, common: dict, *, final_input: bool = False
+) -> Generator[str, None, ModelTurn]:
+    """The turn of a reply the output limit cut inside a step (or its reasoning, or a call written
+    as code): the answer of LangChain's ``Action: Final Answer`` cut inside its ``Action Input``
+    (``final_input``: already shown) and a ``Final Answer`` step in a JSON blob cut inside its
+    answer (``blob_answer``, yielded) are that answer, continued as a cut ``Final Answer:`` is;
+    anything else runs nothing and is asked again, shorter (``prompts.REPLY_CUT``)."""
+    if final_input:
+        return ModelTurn(thought=parsed.thought, decision=FinalAnswer(parsed.final_answer or ""), **common)
     read = blob_answer(parsed.raw, registry) if parsed.ended_inside and not parsed.actions else None
     if read is None:
         return ModelTurn(thought=parsed.thought, decision=ParseFailure(prompts.REPLY_CUT), **common)
