@@ -124,7 +124,8 @@ def _steps(
         if text[line:at].strip(" \t") or action.raw.lstrip(" \t")[:1] == ">" or bisect.bisect_left(fences, at) % 2:
             return None  # inside a line, a blockquote or a fenced block: text the reply shows
         name = action.name if action.name in tools else prefixed_tool(action.name, tools)
-        if name is None or (_INPUT_LABEL.search(action.raw) is None and not _enveloped(action)):
+        # (a second "Action Input:" under one "Action:" is an action of its own: its raw opens with that label)
+        if name is None or (_INPUT_LABEL.search("\n" + action.raw) is None and not _enveloped(action)):
             return None
         last = number == len(parsed.actions) - 1
         arguments = _arguments(action, tools[name], last and parsed.ended_inside)

@@ -2295,6 +2295,9 @@ class ReactStreamParser:
             calls = interpret(value, strict=True)
             if calls:
                 self._deliver(calls)
+            elif kind == "orphan" and self._actions and self._multi and value not in (None, ""):
+                # a second "Action Input:" under one "Action:": the same tool again, never dropped
+                self._deliver([(self._actions[-1].name, value)])
             else:
                 self._note(PROBLEM_ORPHAN_INPUT if kind == "orphan" else PROBLEM_NO_NAME)
                 self._resume()
