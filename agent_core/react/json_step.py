@@ -49,7 +49,7 @@ from dify_plugin.entities.model.message import PromptMessageTool
 from agent_core import prompts
 from agent_core.answer_schema import answer_problem, answer_text, with_booleans
 from agent_core.errors import error_text, shortened
-from agent_core.json_args import ArgumentsError, decode_arguments, loads_lenient, owed_closers
+from agent_core.json_args import ArgumentsError, decode_arguments, loads_lenient, owed_closers, split_concatenated
 from agent_core.model_call import AssistantReply, ModelChunk, ModelTimeoutError, PastDeadlineError, note_usage
 from agent_core.reply_text import ReplyText
 from agent_core.text_calls import arguments_for
@@ -358,6 +358,29 @@ def _schema_answer(action_input: Any, answer_schema: Mapping[str, Any]) -> Final
     return FinalAnswer(answer_text(value))
 
 
+def several_steps(text: str, tools: Sequence[PromptMessageTool], round_index: int) -> ToolCalls | None:
+    """The calls of a reply (its visible ``text``) that wrote several whole JSON steps one after
+    another (``{"action": "search", ...}{"action": "search", ...}``: a model that ignores the
+    one-step schema, in a prompted fallback), each naming one of ``tools``, as one round of calls
+    in order (ids ``react-<round>-<n>``), as text steps run several actions; None for any other
+    text (a final answer among them, a step naming no tool, anything between them): that reply
+    stays refused with the reason."""
+    pieces = split_concatenated(text) if text.startswith("{") else None
+    if not pieces:
+        return None
+    named = {tool.name: tool for tool in tools}
+    calls: list[ToolCall] = []
+    for number, piece in enumerate(pieces, start=1):
+        action = piece.get("action") if isinstance(piece, Mapping) else None
+        if not isinstance(action, str) or action.strip() not in named:
+            return None
+        decided = _decide(piece, named, f"react-{round_index}-{number}", None)
+        if not isinstance(decided, ToolCalls):
+            return None
+        calls.extend(decided.calls)
+    return ToolCalls(tuple(calls))
+
+
 def parse_step(text: str, structured_output: Any) -> Mapping[str, Any] | ParseFailure:
     """One reply's step: its visible ``text`` decoded (``json_args`` rules: fences and Python
     literals read, a lossy repair refused), or Dify's ``structured_output`` when the text is
@@ -575,6 +598,8 @@ def read_json_step_turn(
     decision = step if isinstance(step, ParseFailure) else read_step(step, tools, f"react-{round_index}-1", answer_schema)
     # a step read whole ended before the output limit fell: its answer is complete
     at_limit = (finish_reason or "").lower() in LENGTH_FINISH_REASONS
+    if isinstance(decision, ParseFailure) and not at_limit and (several := several_steps(raw, tools, round_index)):
+        decision = several
     whole = at_limit and isinstance(decision, FinalAnswer)
     if isinstance(decision, ParseFailure) and at_limit:
         # cut by the output limit: nothing runs; an answer goes on from what was read of it
