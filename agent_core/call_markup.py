@@ -2697,7 +2697,7 @@ CALL_FENCES: Final = ("```tool_code", "```tool_call")
 
 _CALL_FENCE_LINE = re.compile(r"^[ \t]{0,3}```[ \t]*+tool_(?:code|call)\b[^\n]*+$", re.IGNORECASE | re.MULTILINE)
 _FENCE_CLOSE_LINE = re.compile(r"^[ \t]{0,3}```+[ \t]*+$", re.MULTILINE)
-_CODE_CALL_HEAD = re.compile(r"\s*+(?:print\(\s*+)?(?:default_api\.)?([A-Za-z_][\w.\-]*+)\(")
+_CODE_CALL_HEAD = re.compile(r"\s*+(?:\[\s*+)?(?:print\(\s*+)?(?:default_api\.)?([A-Za-z_][\w.\-]*+)\(")
 
 
 def open_call_fence(text: str, tool_names: Iterable[str]) -> bool:
@@ -2716,8 +2716,9 @@ def open_call_fence(text: str, tool_names: Iterable[str]) -> bool:
 
 def open_code_call(text: str, tool_names: Iterable[str]) -> bool:
     """Whether ``text`` (a reply's visible text) is a call written as code that never closed: it
-    opens with one of ``tool_names`` and ``(`` (also as Gemini writes it, ``print(default_api.NAME(``)
-    and has more ``(`` than ``)``. A reply the output limit cut so is a cut call, never an answer."""
+    opens with one of ``tool_names`` and ``(`` (also as Gemini writes it, ``print(default_api.NAME(``,
+    or first in Llama's list of calls, ``[NAME(``) and has more ``(`` than ``)``. A reply the output
+    limit cut so is a cut call, never an answer."""
     head = _CODE_CALL_HEAD.match(text)
     return head is not None and head.group(1) in set(tool_names) and text.count("(") > text.count(")")
 

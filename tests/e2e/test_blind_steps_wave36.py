@@ -146,6 +146,7 @@ CODE_CALLS = {
     "tool_code block": "```tool_code\nlookup(q='a",
     "tool_code block after a sentence": "Let me check.\n```tool_code\nprint(default_api.lookup(q='a",
     "code call": "lookup(q='a",
+    "list of code calls": "[lookup(q='a'), lookup(q='b",
 }
 
 

@@ -38,6 +38,7 @@ def test_open_call_fence(text, expected):
 @pytest.mark.parametrize(("text", "expected"), [
     ("lookup(q='a", True),
     ("  print(default_api.lookup(q='a'", True),
+    ("[lookup(q='a'), lookup(q='b", True),  # Llama's list of calls
     ("lookup(q='a')", False),
     ("lookup is the tool (it looks words up", False),  # prose that names the tool
     ("other(q='a", False),
