@@ -13,7 +13,7 @@ observation tells the model what happened.
 import itertools
 import time
 from collections.abc import Generator, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dify_plugin.core.entities.invocation import InvokeType
@@ -293,6 +293,7 @@ class ToolRunner:
     ) -> Generator[AgentInvokeMessage, None, ToolResult]:
         """One call from its CALL node's start to its finish; returns its result (``queued``: it
         waits for a free place, ``starts_in_time``)."""
+        call = self._values_filled(call)
         arguments = call.arguments if isinstance(call, ToolCall) else call.raw_arguments
         node = LogNode(f"CALL {call.name or '(no name)'}", parent=parent, provider=self._provider_of(call.name))
         yield node.start({"tool_name": call.name, "tool_input": arguments})
@@ -306,6 +307,14 @@ class ToolRunner:
                                 elapsed=time.perf_counter() - started)
         yield node.finish({"output": result.log_entry()}, error=result.error)
         return result
+
+    def _values_filled(self, call: ToolCall | InvalidToolCall) -> ToolCall | InvalidToolCall:
+        """``call``, its arguments the values alone when the model wrote them in the tool's
+        parameter schema's shape (``ToolRegistry.filled_values``: ``{"type": "object",
+        "properties": {"q": "Paris"}}`` runs with ``{"q": "Paris"}``)."""
+        tool = self._registry.get(call.name) if isinstance(call, ToolCall) else None
+        values = self._registry.filled_values(tool, call.arguments) if tool is not None else None
+        return call if values is None else replace(call, arguments=values)
 
     def _provider_of(self, name: str) -> str | None:
         """The provider id of the tool offered as ``name`` (``langgenius/time/time``), or None for

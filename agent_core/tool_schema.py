@@ -13,7 +13,7 @@ import copy
 import json
 import math
 import re
-from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Collection, Container, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from dify_plugin.entities.model.message import PromptMessageTool
@@ -457,6 +457,11 @@ class ToolRegistry:
             if forms.holds(str(name)) or forms.holds(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str))
         ]
 
+    def filled_values(self, tool: ToolEntity, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+        """``arguments`` written as ``tool``'s parameter schema with the values filled in: those
+        values (``filled_schema``, over the parameters the model is offered); else None."""
+        return filled_schema(arguments, _checked_parameters(tool)[1])
+
     def validate_arguments(self, tool: ToolEntity, arguments: Mapping[str, Any]) -> str | None:
         """A model-facing problem with ``arguments``, or None when they can run
         (:meth:`checked_arguments`' problem)."""
@@ -623,6 +628,29 @@ def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set
         if key in _SCHEMA_KEYS
     }
     return sorted(echoed)
+
+
+def filled_schema(arguments: Any, parameters: Collection[str]) -> dict[str, Any] | None:
+    """The values of ``arguments`` written as the tool's parameter schema with values where the
+    parameters' schemas go (``{"type": "object", "properties": {"query": "Paris"}, "required":
+    ["query"]}``): its ``properties``, the call's arguments; None for any other arguments.
+
+    Only when every key of ``arguments`` is a JSON-schema keyword (``SCHEMA_KEYS``), ``properties``
+    among them, none a parameter of the tool (a tool taking ``type`` gets values), and
+    ``properties`` is a non-empty object naming only ``parameters``, none of them given a schema
+    (``{"query": {"type": "string"}}`` is the schema printed: ``schema_echo`` refuses it). The model
+    gave every value; the wrapper around them is the schema's shape it copied."""
+    if not isinstance(arguments, Mapping) or "properties" not in arguments:
+        return None
+    keys = set(arguments)
+    if not keys <= _SCHEMA_KEYS or not keys.isdisjoint(parameters):
+        return None
+    values = arguments["properties"]
+    if not isinstance(values, Mapping) or not values or not set(values) <= set(parameters):
+        return None
+    if any(isinstance(v, Mapping) and v and set(v) <= _SCHEMA_KEYS for v in values.values()):
+        return None
+    return dict(values)
 
 
 _TEXT_OR_SCALAR = json_args.PLAIN_SCALARS | {str}

@@ -20,7 +20,8 @@ were dropped. What is left:
 * a model cut on every request (only thoughts; text and calls);
 * several actions of one reply: one with input that is no JSON, two JSON actions back to back in
   one block, a repeated and an unknown one with an invented observation and answer after them;
-* a tool with a parameter named ``type`` given its own schema (refused) or values (run);
+* a tool with a parameter named ``type`` given its own schema (refused) or values (run), and the
+  tool's schema with its values filled in (run with those values);
 * a JSON step's answer cut inside a ``\\u`` escape;
 * Function Calling's content holding a whole ``<tool_call>`` in a cut reply;
 * rounds mixing a call, a cut step, a call and a cut answer, after memory holding an earlier cut
@@ -349,6 +350,21 @@ def test_a_tool_with_a_type_parameter_given_its_own_schema_is_refused_then_value
     assert result.text == "Filed."
     assert [p for _, p in ran(result)] == [values]
     assert "schema" in prompt_text(result.llm_requests[1]).lower()
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_the_tools_schema_with_its_values_filled_in_runs_with_those_values(run, strategy):
+    """``{"type": "object", "properties": {"q": "Paris"}}``: every value given, in the schema's
+    shape; the schema itself (``{"q": {"type": "string"}}`` under ``properties``) stays refused."""
+    filled = {"type": "object", "properties": {"q": "Paris"}, "required": ["q"]}
+    if strategy == "ReAct":
+        turn = {"text": f"Thought: look.\nAction: lookup\nAction Input: {json.dumps(filled)}"}
+    else:
+        turn = {"tool_calls": [{"id": "c1", "name": "lookup", "arguments": filled}]}
+    result = run([turn, answer_turn(strategy, "Found.")], query="Look up Paris.", tools=[lookup()], strategy=strategy)
+    checked(result)
+    assert result.text == "Found."
+    assert ran(result) == [("lookup", {"q": "Paris"})]
 
 
 # --- JSON steps -----------------------------------------------------------------------------------------

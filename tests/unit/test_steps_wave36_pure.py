@@ -13,6 +13,7 @@ from agent_core.function_calling.react_steps import react_step_calls
 from agent_core.react.json_step import several_steps
 from agent_core.react.parser import parse_react
 from agent_core.react.turn import final_step_input, unpaired_ticks
+from agent_core.tool_schema import filled_schema
 from agent_core.turn import ToolCalls
 
 NAMES = ("lookup", "look")
@@ -110,3 +111,22 @@ def test_json_steps_one_after_another_are_one_round_of_calls_in_order():
 ])
 def test_other_texts_are_not_several_steps(text):
     assert several_steps(text, [tool()], 1) is None
+
+
+@pytest.mark.parametrize(("arguments", "expected"), [
+    ({"type": "object", "properties": {"q": "Paris"}}, {"q": "Paris"}),
+    ({"type": "object", "properties": {"q": "Paris", "limit": 3}, "required": ["q"]}, {"q": "Paris", "limit": 3}),
+    ({"properties": {"q": "Paris"}}, {"q": "Paris"}),
+    ({"type": "object", "properties": {"q": {"type": "string"}}}, None),  # the schema itself: refused elsewhere
+    ({"type": "object", "properties": {"other": "x"}}, None),  # names no parameter of the tool
+    ({"type": "object", "properties": {}}, None),
+    ({"q": "Paris"}, None),  # values: nothing to unwrap
+    ({"type": "object", "properties": {"q": "Paris"}, "note": "x"}, None),  # a key no schema has
+])
+def test_filled_schema(arguments, expected):
+    assert filled_schema(arguments, {"q", "limit"}) == expected
+
+
+def test_filled_schema_leaves_a_tool_that_takes_type_or_properties_alone():
+    assert filled_schema({"type": "bug", "properties": {"q": "x"}}, {"type", "q"}) is None
+    assert filled_schema({"properties": {"q": "x"}}, {"properties", "q"}) is None
