@@ -435,16 +435,19 @@ def test_rounds_of_a_call_a_cut_step_a_call_and_a_cut_answer_after_cut_memory(ru
 # --- the answer asked for at the run's time limit -------------------------------------------------------
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_the_time_limit_answer_answered_with_a_call_runs_nothing_and_ends_clearly(run, strategy):
+@pytest.mark.parametrize("steps", ["function_calling", "ReAct", "ReAct JSON steps"])
+def test_the_time_limit_answer_answered_with_a_call_runs_nothing_and_ends_clearly(run, steps):
     def call(q, n):
-        if strategy == "ReAct":
+        if steps == "ReAct JSON steps":
+            return {"text": json.dumps({"action": "lookup", "action_input": {"q": q}})}
+        if steps == "ReAct":
             return {"text": react_call(q)}
         return {"tool_calls": [{"id": f"c{n}", "name": "lookup", "arguments": {"q": q}}]}
 
     turns = [call("a", 1), call("b", 2), call("c", 3), call("d", 4)]
-    result = run(turns, query="Look up a.", tools=[lookup(latency=5.5)], strategy=strategy,
-                 params={"run_timeout": 10}, timeout=30)
+    json_steps = {"model": {"features": ["structured-output"]}} if steps == "ReAct JSON steps" else {}
+    result = run(turns, query="Look up a.", tools=[lookup(latency=5.5)], strategy=steps.split()[0],
+                 params={"run_timeout": 10}, timeout=30, **json_steps)
     assert_no_traceback(result)
     assert result.unfinished_logs() == []
     assert [p for _, p in ran(result)] == [{"q": "a"}]
