@@ -28,6 +28,8 @@ from agent_core.react.turn import (
     blob_rest_turn,
     continues_cut_answer,
     cut_answer_text,
+    quoted_final_input,
+    quoted_rest_turn,
     read_react_turn,
     schema_answer_turn,
     schema_rest_turn,
@@ -86,6 +88,8 @@ class ReActSteps:
                 turn = yield from schema_rest_turn(turn_reader, cut_answer_text(run), answer_schema)
             elif continuing and blob_answer(cut_step := run.rounds[-1].turn.raw, run.registry):  # in a JSON blob
                 turn = yield from blob_rest_turn(turn_reader, cut_step)
+            elif continuing and quoted_final_input(cut_step):  # Action: Final Answer / Action Input: "...
+                turn = yield from quoted_rest_turn(turn_reader)
             else:
                 turn = yield from turn_reader
             run.learn_from_reply(turn.content)

@@ -326,6 +326,28 @@ def final_step_input(raw: str) -> bool:
     return bool(blob) and _FINAL_STEP_INPUT.match(blob) is not None
 
 
+def quoted_final_input(raw: str) -> bool:
+    """Whether ``raw`` (a text step's visible text) ends in LangChain's answer written as an
+    action (``final_step_input``) whose ``Action Input`` opened with a double quote: the parser
+    reads the answer without it, and the rest of that answer may close it."""
+    blob = cut_blob(raw)
+    found = _FINAL_STEP_INPUT.match(blob) if blob else None
+    return found is not None and blob[found.end() :].lstrip().startswith('"')
+
+
+def quoted_rest_turn(turn_reader: Generator[str, None, ModelTurn]) -> Generator[str, None, ModelTurn]:
+    """``turn_reader`` (``read_react_turn`` of a reply that continues a ``quoted_final_input``
+    answer the output limit cut): the rest is held, and when it ends with the double quote that
+    closes the answer's input, yielded without it; else as written."""
+    held, turn = drained(turn_reader)
+    rest = turn.decision.text.rstrip() if isinstance(turn.decision, FinalAnswer) else ""
+    if not rest.endswith('"'):
+        yield "".join(held)
+        return turn
+    yield rest[:-1]
+    return replace(turn, decision=FinalAnswer(rest[:-1]))
+
+
 def cut_code_call(answer: str | None, registry: ToolRegistry) -> bool:
     """Whether ``answer`` (an unlabelled reply's text the parser took as the answer) is a call
     written as code that the output limit cut: one of the node's tools opened as code and never

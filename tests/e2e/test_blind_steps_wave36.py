@@ -129,14 +129,15 @@ def test_react_step_cut_anywhere_runs_nothing_shows_nothing_and_asks_again(run, 
     run.backend.assert_complete()
 
 
-@pytest.mark.parametrize("start", ['"The three laws are: one, two', "The three laws are: one, two"],
+@pytest.mark.parametrize(("start", "rest"), [('"The three laws are: one, two', ', and three."'),
+                                             ("The three laws are: one, two", ", and three.")],
                          ids=["quoted", "bare"])
-def test_react_langchain_final_answer_action_cut_inside_its_input_is_continued(run, start):
+def test_react_langchain_final_answer_action_cut_inside_its_input_is_continued(run, start, rest):
     """LangChain's answer written as an action (``Action: Final Answer`` / ``Action Input: ...``)
     cut inside its text: that text was the answer shown, so its rest is asked for, not a new
-    reply (which would show the answer twice)."""
+    reply (which would show the answer twice); the quote the rest closes is not the answer's."""
     first = cut({"text": f"Thought: I know it.\nAction: Final Answer\nAction Input: {start}"})
-    result = run([first, {"text": ", and three."}], query="List the laws.", tools=[lookup()], strategy="ReAct")
+    result = run([first, {"text": rest}], query="List the laws.", tools=[lookup()], strategy="ReAct")
     checked(result)
     assert result.text == "The three laws are: one, two, and three."
     assert prompts.CONTINUE_CUT_ANSWER in prompt_text(result.llm_requests[1])

@@ -12,7 +12,7 @@ from agent_core.call_markup import open_call_fence, open_code_call
 from agent_core.function_calling.react_steps import react_step_calls
 from agent_core.react.json_step import several_steps
 from agent_core.react.parser import parse_react
-from agent_core.react.turn import final_step_input, unpaired_ticks
+from agent_core.react.turn import final_step_input, quoted_final_input, unpaired_ticks
 from agent_core.tool_schema import filled_schema
 from agent_core.turn import ToolCalls
 
@@ -130,3 +130,12 @@ def test_filled_schema(arguments, expected):
 def test_filled_schema_leaves_a_tool_that_takes_type_or_properties_alone():
     assert filled_schema({"type": "bug", "properties": {"q": "x"}}, {"type", "q"}) is None
     assert filled_schema({"properties": {"q": "x"}}, {"properties", "q"}) is None
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ('Thought: done\nAction: Final Answer\nAction Input: "The laws are', True),
+    ("Thought: done\nAction: Final Answer\nAction Input: The laws are", False),
+    ('Thought: done\nFinal Answer: "The laws are', False),
+])
+def test_quoted_final_input(raw, expected):
+    assert quoted_final_input(raw) is expected
