@@ -15,11 +15,18 @@ were dropped. What is left:
   name that starts another tool's name, inside a JSON key, a number, an escape, right before the
   closing fence, inside an invented ``Observation`` label after a whole action, and inside an
   answer that shows an action as an example;
+* a call written as code (``lookup(q='a``, Llama's ``[a(x=1), b(y=``, a ```tool_code block) cut
+  by the limit, or a ```tool_code block never closed, in both strategies (was shown as the answer,
+  and continued); LangChain's ``Action: Final Answer`` cut inside its ``Action Input`` (was shown,
+  then asked for again from scratch);
 * continuations that restart the answer and are cut again, and that write on into an invented
   ``Observation:``;
 * a model cut on every request (only thoughts; text and calls);
 * several actions of one reply: one with input that is no JSON, two JSON actions back to back in
-  one block, a repeated and an unknown one with an invented observation and answer after them;
+  one block, a repeated and an unknown one with an invented observation and answer after them, a
+  second ``Action Input:`` under one ``Action:`` (was dropped without a word), an input with an
+  unpaired backtick (its JSON was sent as text), JSON steps written one after another (were
+  refused together);
 * a tool with a parameter named ``type`` given its own schema (refused) or values (run), and the
   tool's schema with its values filled in (run with those values);
 * a JSON step's answer cut inside a ``\\u`` escape;
