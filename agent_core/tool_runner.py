@@ -30,7 +30,7 @@ from agent_core.line_budget import TOOL_ARGUMENTS_BYTES, TOOL_REQUEST_BYTES, enc
 from agent_core.logs import LogNode
 from agent_core.observation import ObservationCollector, ToolOutcome
 from agent_core.tool_calls import InvalidToolCall, ToolCall
-from agent_core.tool_schema import Converted, ToolRegistry, nested_arguments
+from agent_core.tool_schema import Converted, ToolRegistry
 from agent_core.waiting import END, daemon_events, next_within
 
 DEFAULT_MAX_PARALLEL = 8
@@ -293,7 +293,6 @@ class ToolRunner:
     ) -> Generator[AgentInvokeMessage, None, ToolResult]:
         """One call from its CALL node's start to its finish; returns its result (``queued``: it
         waits for a free place, ``starts_in_time``)."""
-        call = self._values_filled(call)
         arguments = call.arguments if isinstance(call, ToolCall) else call.raw_arguments
         node = LogNode(f"CALL {call.name or '(no name)'}", parent=parent, provider=self._provider_of(call.name))
         yield node.start({"tool_name": call.name, "tool_input": arguments})
@@ -307,14 +306,6 @@ class ToolRunner:
                                 elapsed=time.perf_counter() - started)
         yield node.finish({"output": result.log_entry()}, error=result.error)
         return result
-
-    def _values_filled(self, call: ToolCall | InvalidToolCall) -> ToolCall | InvalidToolCall:
-        """``call``, its arguments the values alone when the model wrote them in the tool's
-        parameter schema's shape (``ToolRegistry.filled_values``: ``{"type": "object",
-        "properties": {"q": "Paris"}}`` runs with ``{"q": "Paris"}``)."""
-        tool = self._registry.get(call.name) if isinstance(call, ToolCall) else None
-        values = self._registry.filled_values(tool, call.arguments) if tool is not None else None
-        return call if values is None else replace(call, arguments=values)
 
     def _provider_of(self, name: str) -> str | None:
         """The provider id of the tool offered as ``name`` (``langgenius/time/time``), or None for
@@ -374,12 +365,12 @@ class ToolRunner:
         )
 
     def _unwrapped(self, call: ToolCall) -> ToolCall:
-        """``call`` with the arguments a model wrapped in the tool's own name taken out
-        (``nested_arguments``); the call as it is otherwise. The log and the model keep the
-        arguments as the model wrote them."""
-        tool = self._registry.get(call.name) if len(call.arguments) == 1 else None
-        inner = nested_arguments(call.arguments, tool) if tool is not None else None
-        return call if inner is None else ToolCall(call.id, call.name, inner)
+        """``call`` with the values alone when the model wrapped them (in the tool's own name or in
+        its parameter schema's shape: ``ToolRegistry.unwrapped_arguments``); the call as it is
+        otherwise. The log and the model keep the arguments as the model wrote them."""
+        tool = self._registry.get(call.name)
+        values = self._registry.unwrapped_arguments(tool, call.arguments) if tool is not None else None
+        return call if values is None else replace(call, arguments=values)
 
     def _checked(self, call: ToolCall | InvalidToolCall) -> tuple[str | None, Converted | None]:
         """Why the call cannot run, in the model's terms (None if it can), and the values of the

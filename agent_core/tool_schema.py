@@ -457,10 +457,11 @@ class ToolRegistry:
             if forms.holds(str(name)) or forms.holds(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str))
         ]
 
-    def filled_values(self, tool: ToolEntity, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
-        """``arguments`` written as ``tool``'s parameter schema with the values filled in: those
-        values (``filled_schema``, over the parameters the model is offered); else None."""
-        return filled_schema(arguments, _checked_parameters(tool)[1])
+    def unwrapped_arguments(self, tool: ToolEntity, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The values of ``arguments`` a model wrapped: under the tool's own name
+        (``nested_arguments``) or in its parameter schema's shape with the values filled in
+        (``filled_schema``, over the parameters the model is offered); None when not wrapped."""
+        return nested_arguments(arguments, tool) or filled_schema(arguments, _checked_parameters(tool)[1])
 
     def validate_arguments(self, tool: ToolEntity, arguments: Mapping[str, Any]) -> str | None:
         """A model-facing problem with ``arguments``, or None when they can run
