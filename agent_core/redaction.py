@@ -512,13 +512,39 @@ def _wrappable(word: str) -> str:
     return "\\s*".join(re.escape(char) for char in word)
 
 
-def _percent_encoded_all(secret: str) -> str:
-    """``secret`` with every character but ASCII letters and digits percent-encoded (as UTF-8):
-    encoders that also encode the unreserved ``-._~`` (``%2D``) write it so."""
-    return "".join(
-        char if char.isascii() and char.isalnum() else "".join(f"%{byte:02X}" for byte in char.encode("utf-8"))
-        for char in secret
-    )
+def _percent_encoded_all(char: str) -> str:
+    """``char`` percent-encoded (as UTF-8) unless it is an ASCII letter or digit: encoders that
+    also encode the unreserved ``-._~`` (``%2D``) write a secret so."""
+    return char if char.isascii() and char.isalnum() else "".join(f"%{byte:02X}" for byte in char.encode("utf-8"))
+
+
+_PERCENT_QUOTERS = (
+    lambda char: urllib.parse.quote(char, safe=""), urllib.parse.quote, urllib.parse.quote_plus, _percent_encoded_all,
+)
+"""How URL encoders write a character of a secret: every reserved character encoded, ``/`` kept
+(``quote``), a space as ``+`` (``quote_plus``, forms), the unreserved ``-._~`` encoded too."""
+_UPPER_HEX_ESCAPE = re.compile(r"%[0-9A-F]{2}")
+
+
+def _url_encoded(secret: str) -> set[str]:
+    """``secret`` URL-encoded as each of ``_PERCENT_QUOTERS`` writes it, with upper- and with
+    lower-case hex digits (``%2D``, ``%2d``); a character at a time (``_per_character``: the
+    encoding of a character does not depend on its neighbours)."""
+    forms = set()
+    for quoter in _PERCENT_QUOTERS:
+        forms.add(_per_character(secret, quoter))
+        forms.add(_per_character(secret, lambda char, quoter=quoter: _UPPER_HEX_ESCAPE.sub(
+            lambda match: match.group().lower(), quoter(char))))
+    return forms
+
+
+def _per_character(text: str | bytes, write: Any) -> str:
+    """``text`` with each character (each byte of ``bytes``) written as ``write(it)`` gives it:
+    ``write`` is called once a distinct character, the text joined in C (a secret of a megabyte
+    written a character at a time took seconds for each of its escaped forms)."""
+    table = {char: write(char) for char in set(text)}
+    give_way()  # each form of a secret of a megabyte some 50 ms
+    return "".join(map(table.__getitem__, text))
 
 
 def _utf16_units(char: str) -> list[int]:
@@ -536,21 +562,20 @@ def _escaped_every_character(secret: str) -> set[str]:
     (CSS), ``=43`` (quoted-printable), ``&#67;`` and ``&#x43;`` (HTML, XML numeric character
     references), ``%43`` (percent-encoding of every byte, URL-safe characters too) and ``43414e``
     (its UTF-8 bytes in hex, also of the secret upper- or lower-cased first)."""
-    units = [unit for char in secret for unit in _utf16_units(char)]
-    forms = {"".join(f"\\u{unit:04x}" for unit in units)}
-    if all(ord(char) < 256 for char in secret):
-        forms.add("".join(f"\\x{ord(char):02x}" for char in secret))
-    forms.add("".join(f"&#{ord(char)};" for char in secret))
-    forms.add("".join(f"&#x{ord(char):x};" for char in secret))
+    forms = {_per_character(secret, lambda char: "".join(f"\\u{unit:04x}" for unit in _utf16_units(char)))}
+    if max(secret) < "\u0100":  # every character a byte (in C: a secret may be a megabyte)
+        forms.add(_per_character(secret, lambda char: f"\\x{ord(char):02x}"))
+    forms.add(_per_character(secret, lambda char: f"&#{ord(char)};"))
+    forms.add(_per_character(secret, lambda char: f"&#x{ord(char):x};"))
     data = secret.encode("utf-8")
-    forms.add("".join(f"%{byte:02x}" for byte in data))
-    forms.add("".join(f"\\U{ord(char):08x}" for char in secret))  # Python's 8-digit escape
-    forms.add("".join(f"\\u{{{ord(char):x}}}" for char in secret))  # JavaScript (ES6), Rust, Swift
-    forms.add("".join(f"\\x{byte:02x}" for byte in data))  # a bytes repr: UTF-8 bytes
-    forms.add("".join(f"\\{byte:03o}" for byte in data))  # octal: C, shells' printf, PHP
-    forms.add("".join(f"\\{ord(char):x} " for char in secret))  # CSS, a space ending each escape
-    forms.add("".join(f"\\{ord(char):06x}" for char in secret))  # CSS, six digits need no space
-    forms.add("".join(f"={byte:02X}" for byte in data))  # quoted-printable
+    forms.add(_per_character(data, lambda byte: f"%{byte:02x}"))
+    forms.add(_per_character(secret, lambda char: f"\\U{ord(char):08x}"))  # Python's 8-digit escape
+    forms.add(_per_character(secret, lambda char: f"\\u{{{ord(char):x}}}"))  # JavaScript (ES6), Rust, Swift
+    forms.add(_per_character(data, lambda byte: f"\\x{byte:02x}"))  # a bytes repr: UTF-8 bytes
+    forms.add(_per_character(data, lambda byte: f"\\{byte:03o}"))  # octal: C, shells' printf, PHP
+    forms.add(_per_character(secret, lambda char: f"\\{ord(char):x} "))  # CSS, a space ending each escape
+    forms.add(_per_character(secret, lambda char: f"\\{ord(char):06x}"))  # CSS, six digits need no space
+    forms.add(_per_character(data, lambda byte: f"={byte:02X}"))  # quoted-printable
     # a digest-like dump of the bytes, also of the secret upper- or lower-cased before it was dumped
     forms |= {case.encode("utf-8").hex() for case in (secret, secret.lower(), secret.upper())}
     return forms | {form.upper().replace("\\X", "\\x").replace("\\U", "\\u").replace("&#X", "&#x") for form in forms}
@@ -577,12 +602,11 @@ def _json_html_safe(secret: str) -> set[str]:
     plain = json.dumps(secret, ensure_ascii=False)[1:-1]
     forms = set()
     for characters, case, non_ascii in _HTML_SAFE_JSON:
-        forms.add("".join(
+        forms.add(_per_character(secret, lambda char, characters=characters, case=case, non_ascii=non_ascii: (
             "".join(f"\\u{unit:04{case}}" for unit in _utf16_units(char))
             if char in characters or (non_ascii and not char.isascii())
             else json.dumps(char, ensure_ascii=False)[1:-1]
-            for char in secret
-        ))
+        )))
     return forms - {plain}
 
 
@@ -802,10 +826,18 @@ _Needle = tuple[str, frozenset[str], int, dict[str, list[int]]]
 def _shared_start(texts: list[str]) -> str:
     """The longest start every one of ``texts`` (at least one) begins with."""
     first, last = min(texts), max(texts)  # the two that differ first, in order
-    size = 0
-    while size < len(first) and first[size] == last[size]:
-        size += 1
-    return first[:size]
+    if last.startswith(first):
+        return first
+    # the longest equal start by halves, each a comparison in C: a secret of a megabyte has forms
+    # sharing a start of a megabyte (its cases, folded alike), a loop a character took seconds
+    equal, differ = 0, len(first)
+    while differ - equal > 1:
+        middle = (equal + differ) // 2
+        if last.startswith(first[:middle]):
+            equal = middle
+        else:
+            differ = middle
+    return first[:equal]
 
 
 def _needles(forms: list[_Form], groups: Iterable[list[int]]) -> list[_Needle]:
@@ -838,6 +870,7 @@ def _grouped_needles(forms: list[_Form], groups: Iterable[list[int]]) -> list[_N
         for rank, form_text in zip(ranks, texts, strict=True):
             by_start.setdefault(form_text[:size], []).append(rank)
         needles.append((needle, frozenset(needle) - _PLAIN_KEY_CHARS, size, by_start))
+        give_way()  # a needle of megabytes (a long secret's escaped form) takes some 0.1 s
     return needles
 
 
@@ -1009,9 +1042,10 @@ class _LookalikeTokens:
     Python call only for a whole token of look-alikes as long as a secret."""
 
     def __init__(self, compact_forms: Iterable[str]) -> None:
+        # each form's distinct characters tested (a form of a megabyte has a few dozen)
         words = {form for form in compact_forms if len(form) >= MIN_SECRET_LENGTH and form.isascii()
-                 and any(char.isalpha() for char in form)
-                 and all(char in _LATIN_WITH_LOOKALIKES or not char.isalnum() for char in form)}
+                 and any(char.isalpha() for char in set(form))
+                 and all(char in _LATIN_WITH_LOOKALIKES or not char.isalnum() for char in set(form))}
         self._words = words
         self._long = sorted((word for word in words if len(word) >= LOOKALIKE_IN_WORD_MIN), key=len, reverse=True)
         self._patterns: tuple[re.Pattern[str], ...] | None = None
@@ -1136,9 +1170,7 @@ class _Secrets:
         for secret in _normal_forms(secrets or ()):
             if not isinstance(secret, str) or len(secret.strip()) < MIN_SECRET_LENGTH:
                 continue
-            quoted = {urllib.parse.quote(secret, safe=""), urllib.parse.quote(secret), urllib.parse.quote_plus(secret)}
-            quoted.add(_percent_encoded_all(secret))  # "-" "." "_" "~" encoded too (%2D...)
-            quoted |= {re.sub(r"%[0-9A-F]{2}", lambda m: m.group().lower(), q) for q in quoted}
+            quoted = _url_encoded(secret)
             escaped = {json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1]}
             escaped |= {e.replace("/", "\\/") for e in escaped}  # JSON's optional "\/" (PHP's default)
             escaped |= _json_html_safe(secret)  # Go's, Gson's and .NET's encoders: "<" as \u003c
