@@ -266,14 +266,47 @@ def tool_secret_values(tool: ToolEntity) -> set[str]:
     return secrets
 
 
+JSON_SCHEMA_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
+"""The type names of JSON Schema: the values of a schema's ``type`` keyword."""
+
+
+def redacted_schema(schema: Any, redact: Any) -> Any:
+    """``schema`` (a JSON schema: dicts, lists, texts, numbers) with ``redact`` (``text -> text``)
+    applied to every text in it (``redaction.redacted_texts``: descriptions, enum values,
+    defaults, property names) but a ``type`` keyword's type names (``"string"``, or a list of
+    them), which are the schema's grammar, not the tool author's words: a secret that spells one
+    (``string``: the value Swagger UI fills a field with) left ``{"type": "[REDACTED]"}``, a
+    schema the provider refuses, so no call of the node could run. A property named ``type``
+    holds a schema (a dict): it is redacted as any other."""
+    if isinstance(schema, Mapping):
+        give_way()
+        return {
+            (redact(key) if type(key) is str else key): (
+                item if key == "type" and _type_names(item) else redacted_schema(item, redact)
+            )
+            for key, item in schema.items()
+        }
+    if isinstance(schema, list | tuple):
+        return [redacted_schema(item, redact) for item in schema]
+    return redacted_texts(schema, redact)
+
+
+def _type_names(value: Any) -> bool:
+    """Whether ``value`` is a JSON Schema type name or a list of them (a ``type`` keyword's value)."""
+    if isinstance(value, str):
+        return value in JSON_SCHEMA_TYPES
+    return isinstance(value, list) and bool(value) and all(isinstance(v, str) and v in JSON_SCHEMA_TYPES for v in value)
+
+
 def _redacted_declaration(declaration: PromptMessageTool, redact: Any) -> PromptMessageTool:
     """``declaration`` with ``redact`` (``text -> text``) applied to its description and every
-    text of its parameters' schema (descriptions, enum values, defaults, property names): a tool
-    author may quote a key in them, and Function Calling sends the declarations as they are (no
-    prompt text around them is redacted). The name is left as it is (calls are mapped by it)."""
+    text of its parameters' schema (descriptions, enum values, defaults, property names; not
+    the type names, ``redacted_schema``): a tool author may quote a key in them, and Function
+    Calling sends the declarations as they are (no prompt text around them is redacted). The
+    name is left as it is (calls are mapped by it)."""
     return declaration.model_copy(update={
         "description": redact(declaration.description),
-        "parameters": redacted_texts(declaration.parameters, redact),
+        "parameters": redacted_schema(declaration.parameters, redact),
     })
 
 
