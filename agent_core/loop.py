@@ -56,14 +56,14 @@ from agent_core.model_call import (
 )
 from agent_core.outbound import cut_reply_masked, guarded, prompt_redactor
 from agent_core.params import StrategyParams
-from agent_core.redaction import REDACTED, redacted_texts
+from agent_core.redaction import REDACTED
 from agent_core.repeat_guard import RepeatGuard
 from agent_core.round_cap import not_run_log, split_round
 from agent_core.run_state import REPEAT_LIMIT, Round, RunState
 from agent_core.think import ThinkSplitter
 from agent_core.tool_calls import InvalidToolCall, ToolCall
 from agent_core.tool_runner import ToolResult, ToolRunner
-from agent_core.tool_schema import ToolRegistry
+from agent_core.tool_schema import ToolRegistry, redacted_schema
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.unvalidated import text_message
 from agent_core.usage import add_usage, call_usage, empty_usage, timed, usage_to_metadata
@@ -900,7 +900,9 @@ class AgentLoop:
         sent = request if messages is request.prompt_messages else replace(request, prompt_messages=messages)
         schema = request.structured_output_schema
         if self._secrets and schema is not None and self._secrets.holds(json.dumps(schema, ensure_ascii=False)):
-            sent = replace(sent, structured_output_schema=redacted_texts(schema, self._secrets.redact))  # rare: looked at once
+            # its type names kept (``redacted_schema``): a secret spelling ``string`` made every one
+            # ``[REDACTED]``, a schema a provider's constrained decoding refuses
+            sent = replace(sent, structured_output_schema=redacted_schema(schema, self._secrets.redact))  # rare
         return sent
 
     def _knowledge_fitted(self, request: ModelRequest, budget: int | None, settings: int) -> ModelRequest:

@@ -378,6 +378,36 @@ def test_a_secret_that_spells_a_schema_type_leaves_the_tools_declared_with_their
     assert seen == "record r1 is open; a [REDACTED] of digits"
 
 
+def _json_steps(run, secret: str):
+    """ReAct with JSON steps (a model with structured output): one call of the vault, then the answer."""
+    def step(action: str, action_input: dict) -> dict:
+        return {"text": json.dumps({"action": action, "action_input": action_input})}
+
+    tool = vault([text_message(f"record r1 is open; the {secret} is set")], secret=secret)
+    return run([step("vault", {"q": "r1"}), step("final_answer", {"answer": "Done."})], tools=[tool], strategy="ReAct",
+               model={"features": ["structured-output"]}, params={"step_format": "json_schema"})
+
+
+def test_a_secret_that_spells_a_schema_type_leaves_the_step_schema_with_its_types(run):
+    """JSON steps: the step schema (constrained decoding) keeps ``"type": "string"`` when the
+    secret is ``string``; the tool's result hides the word."""
+    result = _json_steps(run, "string")
+    assert_clean_end(result)
+    schema = json.dumps(result.llm_requests[0]["structured_output_schema"])
+    assert '"type": "string"' in schema and "[REDACTED]" not in schema
+    assert "the [REDACTED] is set" in prompt_text(result.llm_requests[1])
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the step schema is redacted whole before it is sent: a secret that is one of its own property "
+    "names (action, answer) renames them, and a constrained model then writes steps the plugin cannot "
+    "read; keeping the step grammar needs the user's answer schema redacted apart (left for a later pass)"))
+def test_a_secret_that_is_a_step_key_leaves_the_step_schema_readable(run):
+    result = _json_steps(run, "action")
+    assert_clean_end(result)
+    assert "[REDACTED]" not in json.dumps(result.llm_requests[0]["structured_output_schema"])
+
+
 @pytest.mark.parametrize("word", ["answer", "action"])
 def test_a_secret_that_is_a_word_of_the_react_format_is_hidden_in_the_tools_result(run, word):
     """The secret is an ordinary word the ReAct format is written in: the tool's result hides it,
