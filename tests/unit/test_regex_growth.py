@@ -84,7 +84,8 @@ FIXED = {
 
 
 def _growth(call, text_of_size) -> tuple[float, float]:
-    """Best-of-three seconds of ``call`` at 2,000 and 8,000 characters (a linear reader: 4x)."""
+    """Best-of-three CPU seconds of ``call`` at 2,000 and 8,000 characters (a linear reader: 4x;
+    ``regex_growth.cost``: another process on the machine does not count)."""
     old = signal.signal(signal.SIGALRM, regex_growth._alarm)
     try:
         return tuple(regex_growth.cost(call, text_of_size(size), 1.0) for size in (2000, 8000))
