@@ -89,7 +89,7 @@ def test_megabytes_of_error_objects_or_traceback_frames_cost_little():
     texts = ['{"error_type":' * 200_000, "[" * 100_000 + '{"error_type": "E", "message": "m"}',
              "Traceback (most recent call last):\n" + "  frame\n" * 300_000 + "ValueError: x",
              '"traceback": "' + "\\n" * 300_000]
-    started = time.perf_counter()
+    started = time.process_time()
     results = [without_tracebacks(text) for text in texts]
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0  # CPU seconds (about 0.2): a loaded machine stretched the wall time to 1.8 s
     assert results[2] == "ValueError: x" and "\\n" not in results[3]
