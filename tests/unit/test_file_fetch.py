@@ -113,7 +113,8 @@ def test_files_at_addresses_that_hang_or_drip_stop_at_the_deadline_and_are_each_
     sources = [(f"{slow_server}/{path}", None, f"f{n}.png") for n, path in enumerate(["hang", "drip"] * 5)]
     started = time.monotonic()
     assert fetch_images(sources, left_out=notes, deadline=started + 1.0) == {}
-    assert time.monotonic() - started < 2.0
+    # wall time, the deadline's own clock: 1.0-1.4 s on a loaded machine; one read waited 5 s before
+    assert time.monotonic() - started < 3.0
     assert len(notes) == 10 and all("could not be fetched" in note for note in notes)
 
 
