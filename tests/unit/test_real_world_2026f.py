@@ -444,7 +444,7 @@ def test_glm_pairs_ending_in_a_stray_key_are_refused_in_one_pass(strategy, opene
     value tried over every later pair) and now takes well under a second (5 s allowed: shared CPUs)."""
     pair = "<arg_key>k</arg_key>" + ("<arg_value>" if opened else "") + "v</arg_value>"
     text = "<tool_call>search" + pair * 5000 + "<arg_key>k</arg_key></tool_call>"
-    started = time.perf_counter()
+    started = time.process_time()  # CPU seconds: another process on the machine does not count
     _, turn = read(strategy, Case((tool("search", "k"),), text), None)
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5
     assert not isinstance(turn.decision, ToolCalls) or all(call.name != "search" for call in turn.decision.calls)
