@@ -379,9 +379,9 @@ def test_a_secret_of_one_repeated_character_is_found_in_one_pass_over_a_text_wit
     repeated character at each position: 1.1 s for 1 MB, holding every session of the process."""
     zeros = "0" * 32
     text = ("0" * 31 + "1") * 32_000 + zeros
-    started = time.perf_counter()
+    started = time.process_time()
     assert redactor([zeros])(text).endswith("1[REDACTED]")
-    assert time.perf_counter() - started < 0.5
+    assert time.process_time() - started < 0.5  # CPU seconds (about 0.01), not stretched by other processes
 
 
 @pytest.mark.parametrize("text", ["key sk-CANARY-7f3a91b2c4 end", "key sk-CANARY-\n  7f3a91b2c4", "sk-CANARY-7f3a91b2c4", "no secret\nhere", "sk-CANARY-7f3a91"])
@@ -589,9 +589,9 @@ def test_a_megabyte_of_escapes_is_redacted_in_one_pass():
     """Every character of a JSON text escaped (a tool's dump of binary data): the decoded copy
     is made once, linear in the text."""
     text = '\\"\\u0041%41&amp;' * 60_000 + SECRET.replace("-", "\\u002d")
-    started = time.perf_counter()
+    started = time.process_time()
     assert redactor([SECRET])(text).endswith("[REDACTED]")
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0  # CPU seconds (about 0.1), not stretched by other processes
 
 
 @pytest.mark.parametrize("inner", ["CNRY\\u002D7F3A91D2E4B8", "cnry-\t7f3a91d2e4b8"])
