@@ -139,10 +139,10 @@ def test_padded_escapes_are_read_in_linear_time():
     def cost(size: int) -> float:
         text = ("&#x" + "0" * size + "53; &#" + "0" * size + "83 \\u{" + "0" * size + "x &#x0") * 4
         best = float("inf")
-        for _ in range(3):
-            start = time.perf_counter()
+        for _ in range(3):  # CPU seconds: another process on the machine does not count
+            start = time.process_time()
             secrets.redact(text)
-            best = min(best, time.perf_counter() - start)
+            best = min(best, time.process_time() - start)
         return best
 
     small, big = cost(40_000), cost(160_000)
