@@ -219,19 +219,23 @@ def _text_with_secrets(size: int, secrets: list[str], forms) -> str:
 
 def test_five_megabytes_with_twenty_secrets_in_new_forms_are_redacted_in_linear_time():
     """5 MB of prose, code and Cyrillic with 20 secrets in the new forms: each one hidden, and
-    twice the text costs about twice the time (no pass over it per secret or per form)."""
+    four times the text costs about four times the time (no pass over it per secret or per form)."""
     secrets = [f"tok-{n:02d}-cheap7f3a91b2" for n in range(20)]
     forms = [lambda s: s.replace("-", "=2D"), lambda s: s.replace("-", "\\055"), lambda s: s.replace("-", "\\2d "),
              lambda s: s.lower().encode().hex(), lambda s: s.replace("-", "\\u{2d}")]
     redact = redactor(secrets)
     times = []
-    for size in (2_500_000, 5_000_000):
+    for size in (1_250_000, 5_000_000):
         text = _text_with_secrets(size, secrets, forms)
-        started = time.process_time()
-        redacted = redact(text)
-        times.append(time.process_time() - started)
+        best = float("inf")
+        for _ in range(2):  # the better of two CPU timings: a collection may pause one
+            started = time.process_time()
+            redacted = redact(text)
+            best = min(best, time.process_time() - started)
+        times.append(best)
         assert "cheap7f3a91b2" not in redacted and "[REDACTED]" in redacted
-    assert times[1] < 3.5 * max(times[0], 0.05) and times[1] < 10.0
+    # four times the text: linear 4x, quadratic 16x
+    assert times[1] < 8 * max(times[0], 0.05) and times[1] < 10.0
 
 
 def test_megabytes_of_russian_words_of_look_alike_letters_are_read_in_linear_time():
