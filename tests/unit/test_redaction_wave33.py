@@ -206,7 +206,7 @@ def test_a_level_of_escapes_that_cannot_spell_a_secret_is_not_searched():
 
 def test_the_new_forms_keep_redaction_linear():
     """Two megabytes of prose, code, hex dumps and base64 with secrets in the new forms cost
-    about twice one megabyte, and each is hidden."""
+    about four times half a megabyte, and each is hidden."""
     secrets = [f"tok-{n:02d}-cheap7f3a91b2" for n in range(10)]
     redact = redactor(secrets)
     filler = ("Lorem ipsum 00:1a:2b:3c {0x01, 0x02} " + base64.b64encode(bytes(range(60))).decode() + " текст ") * 20
@@ -222,11 +222,15 @@ def test_the_new_forms_keep_redaction_linear():
         return "".join(pieces), n
 
     times = []
-    for size in (1_000_000, 2_000_000):
+    for size in (500_000, 2_000_000):
         sample, planted = text(size)
-        started = time.process_time()
-        redacted = redact(sample)
-        times.append(time.process_time() - started)
+        best = float("inf")
+        for _ in range(2):  # the better of two CPU timings: a collection may pause one
+            started = time.process_time()
+            redacted = redact(sample)
+            best = min(best, time.process_time() - started)
+        times.append(best)
         assert redacted.count("[REDACTED]") == planted
         assert "37:66:33:61" not in redacted
-    assert times[1] < 3.5 * max(times[0], 0.05) and times[1] < 10.0
+    # four times the text: linear 4x, quadratic 16x
+    assert times[1] < 8 * max(times[0], 0.02) and times[1] < 10.0
