@@ -28,6 +28,7 @@ from local_runner import ScriptedBackend
 from local_runner.tools import LocalTool, ScriptedTool, ToolParam, json_message, text_message
 from tests.e2e.conftest import ScriptedRun
 from tests.e2e.helpers import STRATEGIES, answer_turn, observations, own_plugin, plugin_lines
+from tests.e2e.pace import Pace, assert_not_held
 from tests.e2e.test_red_team_wave30 import Paced, assert_survived, worst_gap
 from tests.e2e.test_secret_channels_wave30 import plain
 
@@ -311,13 +312,14 @@ def test_a_users_own_password_in_the_query_is_no_tool_secret_and_reaches_the_mod
 def _neighbour(plugin, results, turns=None, interval=0.01):
     """A light session on ``plugin`` (the one a heavy session runs on): the model's ``turns``
     (default: 300 characters, two a chunk) paced ``interval`` seconds a chunk; its ``RunResult``
-    goes in ``results["light"]``."""
+    goes in ``results["light"]``, the machine's ``Pace`` while it ran in ``results["pace"]``."""
     light = ScriptedRun(plugin)
     light.backend = Paced(ScriptedBackend(turns or [{"text": "w " * 300, "split": 2}]), interval)
     from local_runner.builtin_tools import default_toolbox
     from local_runner.scenario import Scenario, run_scenario
-    results["light"] = run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin,
-                                    timeout=120)
+    with Pace() as results["pace"]:
+        results["light"] = run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin,
+                                        timeout=120)
 
 
 def _with_neighbour(plugin, heavy_run):
@@ -354,7 +356,7 @@ def test_twenty_thousand_tiny_tool_items_do_not_starve_a_neighbour(plugin, strat
     results = _with_neighbour(plugin, lambda: heavy([call(strategy, "vault", q="x"), answer_turn(strategy, "Done.")],
                                                     tools=[vault(responses)], strategy=strategy, timeout=120))
     assert_survived(plugin, results["heavy"])
-    assert worst_gap(results["light"]) < 0.75
+    assert_not_held(worst_gap(results["light"]), 0.75, results["pace"])
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
