@@ -43,6 +43,7 @@ from tests.e2e.helpers import (
     plugin_lines,
     prompt_text,
 )
+from tests.e2e.pace import Pace, assert_not_held
 from tests.e2e.test_red_team_wave30 import assert_survived, worst_gap
 from tests.e2e.test_red_team_wave31 import CANARY, CORE, _neighbour, assert_no_canary, blob, call, vault
 from tests.e2e.test_secret_channels_wave30 import plain
@@ -369,16 +370,23 @@ def test_a_model_silent_during_the_continuation_ends_at_its_silence_limit(run, p
 def test_ten_sessions_each_cut_continued_and_reaching_the_deadline(plugin):
     """Ten sessions at once on one process: each calls the vault (its key in 200 KB of result), gets
     its answer cut, and the rest stalls. Each ends before its deadline with its own start and a
-    notice, and a neighbour streaming all along is not held up while the ten end together."""
+    notice, and a neighbour streaming all along is not held up while the ten end together.
+
+    The ten share the process's CPU before their deadline: at a load of 13 on 2 cores a session
+    was still reading its result, or got its cut answer with no time left to ask for the rest,
+    at 10 s. The deadline is 10 s times the machine's slowdown over the first second."""
     results: dict = {}
     runs = [ScriptedRun(plugin) for _ in range(10)]
+    with Pace() as pace:
+        time.sleep(1.0)
+    limit = round(RUN_TIMEOUT * pace.slowdown)
     chunk = "lorem ipsum dolor " * 55 + f" key={CANARY}\n"
 
     def one(n: int) -> None:
         turns = [call("function_calling", "vault", f"c{n}", q=str(n)), cut("function_calling", f"Session {n} says"),
                  hangs_after(" more")]
         results[n] = runs[n](turns, tools=[vault([text_message(chunk * 200 + f"for {n}")])],
-                             params={"run_timeout": RUN_TIMEOUT, "model_timeout": 900}, timeout=60)
+                             params={"run_timeout": limit, "model_timeout": 900}, timeout=max(60, limit * 3))
 
     def neighbour() -> None:
         _neighbour(plugin, results, [{"text": "w " * 400, "split": 2}], 0.02)
@@ -391,7 +399,7 @@ def test_ten_sessions_each_cut_continued_and_reaching_the_deadline(plugin):
         thread.start()
     for thread in threads[1:]:
         thread.join()
-    assert time.monotonic() - started < RUN_TIMEOUT + 3
+    assert time.monotonic() - started < limit + 3
     threads[0].join()
     for n in range(10):
         result = results[n]
@@ -400,7 +408,7 @@ def test_ten_sessions_each_cut_continued_and_reaching_the_deadline(plugin):
         assert result.text != f"Session {n} says more"
     check(plugin, results["light"])
     assert results["light"].text == "w " * 400
-    assert worst_gap(results["light"]) < 1.5
+    assert_not_held(worst_gap(results["light"]), 1.5, results["pace"])
 
 
 def test_a_tool_streaming_50000_messages_beside_a_neighbour_cut_and_continued(plugin):
@@ -423,7 +431,7 @@ def test_a_tool_streaming_50000_messages_beside_a_neighbour_cut_and_continued(pl
     check(plugin, results["heavy"])
     check(plugin, results["light"])
     assert results["light"].text == "w " * 150 + "v " * 150
-    assert worst_gap(results["light"]) < 1.5
+    assert_not_held(worst_gap(results["light"]), 1.5, results["pace"])
 
 
 # --- 8. more edges where two guards meet ------------------------------------------------------------------
@@ -593,7 +601,7 @@ def test_six_sessions_each_reading_a_megabyte_holding_the_secret_beside_a_stream
         assert results[n].text == f"Done {n}."
     check(plugin, results["light"])
     assert results["light"].text == "w " * 300
-    assert worst_gap(results["light"]) < 1.5
+    assert_not_held(worst_gap(results["light"]), 1.5, results["pace"])
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -820,7 +828,7 @@ def test_a_three_megabyte_answer_holding_the_key_thousands_of_times_cut_and_writ
     assert results["heavy"].text.endswith("key=[REDACTED]\nend.")
     assert results["heavy"].text.count("end.") == 1
     check(plugin, results["light"])
-    assert worst_gap(results["light"]) < 1.5
+    assert_not_held(worst_gap(results["light"]), 1.5, results["pace"])
 
 
 PASSPHRASE = "correct horse battery staple"
