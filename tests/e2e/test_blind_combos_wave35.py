@@ -40,6 +40,7 @@ from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.conftest import ScriptedRun
 from tests.e2e.helpers import STRATEGIES, answer_turn, observations, own_plugin, plugin_lines, prompt_text
+from tests.e2e.pace import assert_not_held
 from tests.e2e.test_blind_combos_wave34 import assert_no_line_holds, check, cut, final, hangs_after
 from tests.e2e.test_red_team_wave30 import assert_survived, worst_gap
 from tests.e2e.test_red_team_wave31 import CANARY, CORE, _neighbour, call, vault
@@ -117,7 +118,7 @@ def test_memory_file_named_with_the_url_encoded_key_is_withheld_beside_a_neighbo
     check(plugin, results["heavy"])
     assert results["heavy"].text == "Done."
     assert "%2D9c4e" not in prompt_text(results["heavy"].llm_requests[0])
-    assert worst_gap(results["light"]) < 1.0
+    assert_not_held(worst_gap(results["light"]), 1.0, results["pace"])
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -299,7 +300,7 @@ def test_content_of_six_megabytes_after_reasoning_apart_fits_the_lines_beside_a_
                                                    strategy=strategy, model=R1, timeout=120))
     check(plugin, results["heavy"])
     assert results["heavy"].text.strip() == body.strip()
-    assert worst_gap(results["light"]) < 1.0
+    assert_not_held(worst_gap(results["light"]), 1.0, results["pace"])
 
 
 # --- 4. Function Calling reads ReAct steps with Chinese labels -----------------------------------------
@@ -411,7 +412,7 @@ def test_a_python_literal_input_of_six_megabytes_ends_clearly_beside_a_neighbour
     results = with_neighbour(plugin, lambda: heavy(turns, tools=[vault([text_message("ok")])], strategy="ReAct",
                                                    timeout=120))
     too_large(plugin, results["heavy"])
-    assert worst_gap(results["light"]) < 1.0
+    assert_not_held(worst_gap(results["light"]), 1.0, results["pace"])
 
 
 @pytest.mark.parametrize("with_key", [False, True], ids=["plain", "key-inside"])
@@ -431,7 +432,7 @@ def test_an_almost_json_input_with_a_six_megabyte_string_ends_clearly_beside_a_n
     results = with_neighbour(plugin, lambda: heavy(turns, tools=[vault([text_message("ok")])], strategy="ReAct",
                                                    timeout=120))
     too_large(plugin, results["heavy"])
-    assert worst_gap(results["light"]) < 1.0
+    assert_not_held(worst_gap(results["light"]), 1.0, results["pace"])
 
 
 def test_an_almost_json_input_cut_inside_a_long_string_is_not_run(run, plugin):
@@ -584,7 +585,7 @@ def test_a_five_megabyte_json_result_read_aside_over_tcp_hides_the_key_in_each_f
     told = plain("\n".join(observations(result.llm_requests[1])))
     assert CORE not in told
     assert CORE not in plain(written(remote, result))
-    assert worst_gap(results["light"]) < 1.0
+    assert_not_held(worst_gap(results["light"]), 1.0, results["pace"])
 
 
 def test_a_second_invoke_while_the_first_streams_is_refused_and_the_first_answers(monkeypatch):
@@ -674,7 +675,7 @@ def test_six_megabytes_holding_thirty_secrets_beside_a_neighbour(plugin):
     shown = results["heavy"].text
     assert not [s for s in SECRETS if s in shown]
     assert shown.count("[REDACTED]") == 30 * len(SECRETS)
-    assert worst_gap(results["light"]) < 1.0
+    assert_not_held(worst_gap(results["light"]), 1.0, results["pace"])
 
 
 def test_a_chinese_final_step_cut_inside_the_key_and_continued(run, plugin):
