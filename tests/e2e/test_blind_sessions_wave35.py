@@ -44,6 +44,7 @@ from tests.e2e.helpers import (
     prompt_text,
     text_of,
 )
+from tests.e2e.pace import Pace, assert_not_held
 from tests.e2e.test_red_team_wave30 import Paced, worst_gap
 from tests.e2e.test_red_team_wave31 import blob, blob_chunks, call
 from tests.e2e.test_secret_channels_wave30 import plain
@@ -174,8 +175,10 @@ def test_twenty_sessions_each_with_its_own_secret_tool_and_file_leak_nothing_to_
     def neighbour():
         light = ScriptedRun(plugin)
         light.backend = Paced(ScriptedBackend([{"text": "w " * 300, "split": 2}]), 0.02)
-        return run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin, timeout=90)
+        with pace:
+            return run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin, timeout=90)
 
+    pace = Pace()
     results = together({**{n: (lambda n=n: one(n)) for n in sessions}, "light": neighbour})
     every = [secret for _, secret in sessions.values()]
     for n, (marker, secret) in sessions.items():
@@ -193,7 +196,7 @@ def test_twenty_sessions_each_with_its_own_secret_tool_and_file_leak_nothing_to_
         assert not others, f"session {n} wrote the markers of {others}"
     audit(plugin, results["light"], every)
     assert results["light"].text == "w " * 300
-    assert worst_gap(results["light"]) < 2.0
+    assert_not_held(worst_gap(results["light"]), 2.0, pace)
 
 
 def test_a_tool_output_holding_another_sessions_secret_is_that_sessions_own_text(plugin):
@@ -437,8 +440,10 @@ def test_sessions_redacting_memory_of_megabytes_do_not_starve_a_streaming_neighb
         time.sleep(0.2)
         light = ScriptedRun(plugin)
         light.backend = Paced(ScriptedBackend([{"text": "w " * 300, "split": 2}]), 0.02)
-        return run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin, timeout=120)
+        with pace:
+            return run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin, timeout=120)
 
+    pace = Pace()
     results = together({**{n: (lambda n=n: one(n)) for n in range(3)}, "light": neighbour})
     for n in range(3):
         audit(plugin, results[n], keys)
@@ -446,7 +451,7 @@ def test_sessions_redacting_memory_of_megabytes_do_not_starve_a_streaming_neighb
         assert "turn 2999 with [REDACTED]" in prompt_text(results[n].llm_requests[0])
     audit(plugin, results["light"], keys)
     assert results["light"].text == "w " * 300
-    assert worst_gap(results["light"]) < 1.5
+    assert_not_held(worst_gap(results["light"]), 1.5, pace)
 
 
 def test_a_memory_image_sent_inline_as_megabytes_of_base64(run, plugin):
