@@ -27,6 +27,7 @@ from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
 from tests.e2e.conftest import ScriptedRun
 from tests.e2e.helpers import STRATEGIES, answer_turn, plugin_lines
+from tests.e2e.pace import Pace, assert_not_held
 
 SECRET = "RT30-canary-5be1f0"
 
@@ -361,9 +362,11 @@ def test_a_reply_of_megabytes_in_one_chunk_does_not_starve_a_neighbour(plugin, c
         light.backend = Paced(ScriptedBackend([{"text": "w " * 300, "split": 2}]), 0.01)
         from local_runner.builtin_tools import default_toolbox
         from local_runner.scenario import Scenario, run_scenario
-        results["light"] = run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin,
-                                        timeout=60)
+        with pace:
+            results["light"] = run_scenario(Scenario(query="hi"), light.backend, default_toolbox(), plugin=plugin,
+                                            timeout=60)
 
+    pace = Pace()
     thread = threading.Thread(target=stream)
     thread.start()
     time.sleep(0.3)  # the neighbour is streaming when the heavy reply arrives
@@ -376,8 +379,9 @@ def test_a_reply_of_megabytes_in_one_chunk_does_not_starve_a_neighbour(plugin, c
     assert results["light"].text == "w " * 300
     assert results["heavy"].duration < 10
     # quiet: 0.1-0.4 s; a 2-core machine at load 7-8 gave 0.76-0.98 s on unchanged code. 1.25 s
-    # still fails the old readers (19 s and 1.7 s stretches of one reply)
-    assert worst_gap(results["light"]) < 1.25
+    # still fails the old readers (19 s and 1.7 s stretches of one reply), times the machine's
+    # slowdown meanwhile (tests/e2e/pace.py)
+    assert_not_held(worst_gap(results["light"]), 1.25, pace)
 
 
 def test_a_pathological_session_does_not_starve_a_neighbour(plugin):
