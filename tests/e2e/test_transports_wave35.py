@@ -27,6 +27,7 @@ from local_runner.serverless import ServerlessPlugin
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.conftest import ScriptedRun
 from tests.e2e.helpers import assert_clean_end, plugin_lines
+from tests.e2e.pace import Pace
 from tests.e2e.test_red_team_wave30 import Paced
 
 pytestmark = pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
@@ -200,9 +201,10 @@ def text_times(result: Any) -> list[float]:
             and ((entry["json"].get("data") or {}).get("data") or {}).get("type") == "text"]
 
 
-def neighbour_gap(plugin: Any, records: int) -> float:
-    """The worst gap between two streamed texts of a session streaming (chunks 10 ms apart) while
-    another session gets a tool's JSON message of ``records`` records."""
+def neighbour_gap(plugin: Any, records: int) -> tuple[float, float]:
+    """The worst gap (seconds) between two streamed texts of a session streaming (chunks 10 ms
+    apart) while another session gets a tool's JSON message of ``records`` records, and the
+    machine's slowdown meanwhile (``tests/e2e/pace.py``)."""
     results: dict[str, Any] = {}
     data = {"records": [{"id": n, "name": f"item {n}", "v": "abc"} for n in range(records)]}
     tool = ScriptedTool(name="dump", description="Dumps", parameters=[ToolParam("q")],
@@ -210,8 +212,10 @@ def neighbour_gap(plugin: Any, records: int) -> float:
 
     def light() -> None:
         backend = Paced(ScriptedBackend([{"text": "w " * 300, "split": 2}]), 0.01)
-        results["light"] = run_scenario(Scenario(query="hi"), backend, default_toolbox(), plugin=plugin, timeout=60)
+        with pace:
+            results["light"] = run_scenario(Scenario(query="hi"), backend, default_toolbox(), plugin=plugin, timeout=60)
 
+    pace = Pace()
     thread = threading.Thread(target=light)
     thread.start()
     time.sleep(0.3)
@@ -219,19 +223,20 @@ def neighbour_gap(plugin: Any, records: int) -> float:
     thread.join()
     assert_clean_end(results["light"])
     assert_clean_end(heavy)
-    return max(b - a for a, b in itertools.pairwise(text_times(results["light"])))
+    return max(b - a for a, b in itertools.pairwise(text_times(results["light"]))), pace.slowdown
 
 
 def test_a_neighbour_over_tcp_is_not_held_while_a_five_megabyte_line_is_parsed(remote):
     """125,000 records (5.4 MB): parsed in turn by the TCP reader, the line held a session streaming
     beside it 240-330 ms on every run; parsed aside, as on stdio, 75-145 ms. The best of three runs
-    is under 200 ms (a loaded machine may slow one)."""
+    is under 200 ms (a loaded machine may slow one) times the machine's slowdown meanwhile."""
     gaps = []
     for _ in range(3):
         gaps.append(neighbour_gap(remote, 125_000))
-        if gaps[-1] < 0.2:
+        if gaps[-1][0] < 0.2 * gaps[-1][1]:
             break
-    assert min(gaps) < 0.2, f"the neighbour waited {[round(g, 3) for g in gaps]} s"
+    assert any(gap < 0.2 * slowdown for gap, slowdown in gaps), (
+        f"the neighbour waited {[round(g, 3) for g, _ in gaps]} s, the machine slowed {[round(s, 1) for _, s in gaps]} times")
 
 
 # -- serverless: what the daemon sends, and how it goes away -------------------------------------------
