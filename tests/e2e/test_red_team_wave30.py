@@ -377,7 +377,7 @@ def test_a_reply_of_megabytes_in_one_chunk_does_not_starve_a_neighbour(plugin, c
     assert_survived(plugin, results["heavy"], [SECRET])
     assert_survived(plugin, results["light"])
     assert results["light"].text == "w " * 300
-    assert results["heavy"].duration < 10
+    assert results["heavy"].duration < 10 * pace.slowdown  # 11 s at a load of 10 on 2 cores
     # quiet: 0.1-0.4 s; a 2-core machine at load 7-8 gave 0.76-0.98 s on unchanged code. 1.25 s
     # still fails the old readers (19 s and 1.7 s stretches of one reply), times the machine's
     # slowdown meanwhile (tests/e2e/pace.py)
