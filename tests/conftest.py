@@ -9,10 +9,20 @@ Property tests assert behaviour, not speed: Hypothesis's per-example deadline
 examples that are linear in their input pass it now and then. Costs are
 checked by counting work (``test_react_parser_cost.py``, ``test_regex_growth.py``)
 and measured by ``bench/``.
+
+The settings a machine's environment may hold that change a run's limits (the run deadline,
+the SDK's heartbeat and request timeout) are cleared: the plugin processes the runner starts
+inherit the environment, and a CI runner that sets one would move every deadline the tests
+assert. A test that needs one sets it itself.
 """
+
+import os
 
 import dify_plugin  # noqa: F401
 from hypothesis import settings
+
+for _name in ("AGENT_RUN_TIMEOUT", "PLUGIN_MAX_EXECUTION_TIMEOUT", "HEARTBEAT_INTERVAL", "MAX_REQUEST_TIMEOUT"):
+    os.environ.pop(_name, None)
 
 settings.register_profile("agent", deadline=None)
 settings.load_profile("agent")
