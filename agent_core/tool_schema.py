@@ -73,18 +73,18 @@ def to_prompt_tool(tool: ToolEntity) -> PromptMessageTool:
     become an ``enum`` of their values.
     """
     properties: dict[str, Any] = {}
-    required: list[str] = []
+    required: dict[str, None] = {}  # in order, each name once (a list's ``in`` made 30,000 parameters 7 s)
     document = {"properties": {p.name: p.input_schema for p in tool.parameters if isinstance(p.input_schema, Mapping)}}
-    for parameter in tool.parameters:
+    for parameter in paced(tool.parameters):
         if parameter.form != LLM_FORM or parameter.type in FILE_TYPES:
             continue
         properties[parameter.name] = _property_schema(parameter, document)
-        if parameter.required and parameter.name not in required:
-            required.append(parameter.name)
+        if parameter.required:
+            required[parameter.name] = None
     return PromptMessageTool(
         name=tool.identity.name,
         description=_tool_description(tool),
-        parameters={"type": "object", "properties": properties, "required": required},
+        parameters={"type": "object", "properties": properties, "required": list(required)},
     )
 
 
