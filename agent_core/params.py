@@ -28,6 +28,7 @@ from agent_core.fairness import give_way
 from agent_core.json_args import MAX_DEPTH, too_deep
 from agent_core.knowledge import read_context
 from agent_core.redaction import redactor
+from agent_core.sliced_validation import model_entity, tool_entity
 from agent_core.tool_schema import ParamType, secret_text, tool_secret_values
 
 logger = logging.getLogger(__name__)
@@ -296,7 +297,7 @@ class StrategyParams(BaseModel):
         entity = model.get("entity")
         if entity is not None and not isinstance(entity, AIModelEntity):
             try:
-                model["entity"] = AIModelEntity.model_validate(entity)
+                model["entity"] = model_entity(entity)  # a long list of rules validated in slices
             except Exception as error:  # the SDK's validators raise KeyError, TypeError... too
                 model["entity"] = None
                 notes.append(prompts.MODEL_SCHEMA_UNREADABLE.format(error=type(error).__name__))
@@ -325,7 +326,7 @@ class StrategyParams(BaseModel):
             if isinstance(raw, dict) and raw.get("provider_type") == "plugin":
                 raw = {**raw, "provider_type": "builtin"}
             try:
-                tools.append(raw if isinstance(raw, ToolEntity) else ToolEntity.model_validate(raw))
+                tools.append(raw if isinstance(raw, ToolEntity) else tool_entity(raw))  # long lists in slices
             except ValidationError as error:
                 name = _tool_name(raw)
                 reason = _drop_reason(raw, error)
