@@ -377,6 +377,49 @@ text that still holds escapes after the level before."""
 _DECODED_BETWEEN_TURNS = 4096
 """Distinct escapes decoded between two ``give_way`` calls."""
 
+SPLIT_WINDOW = 262_144
+"""Characters of a text split at its escapes in one call (``split_at_escapes``): some 15 ms of a
+text escaped in every character, so a text of megabytes gives way between windows (5.4 MB of
+backslashes and quotes took 0.3 s in one ``re.split``, every other session waiting)."""
+
+SPLIT_MARGIN = 1024
+"""Characters at the end of a window whose pieces are split again with the next window: more than
+any escape whose length is bounded (a named reference's 34 characters). A run of byte escapes
+or a zero-padded reference, unbounded, is never cut: one reaching into the margin starts the
+next window."""
+
+
+def split_at_escapes(pattern: re.Pattern[str], text: str) -> list[str]:
+    """``pattern.split(text)`` (``pattern`` one group of escapes: text, escape, text, ...,
+    text), split ``SPLIT_WINDOW`` characters at a time, giving way between windows. Each window
+    keeps its pieces up to the last one that starts before its margin and not at a ``=`` (a
+    quoted-printable soft break is read by the character before it), so every kept piece is the
+    one the whole text's split gives, and the next window starts where a piece does."""
+    if len(text) <= SPLIT_WINDOW:
+        return pattern.split(text)
+    pieces: list[str] = [""]
+    start, window = 0, SPLIT_WINDOW
+    while start + window < len(text):
+        part = pattern.split(text[start : start + window])
+        cut = len(part) - 1  # the piece the next window starts at, walked back from the last
+        begin = window - len(part[cut])  # where it starts in this window
+        while cut and (begin > window - SPLIT_MARGIN or (begin and text[start + begin] == "=")):
+            cut -= 1
+            begin -= len(part[cut])
+        if not begin:  # one piece fills the window (a run of byte escapes): a wider one
+            window *= 2
+            continue
+        pieces[-1] += part[0]  # ``pieces`` ends with a text, and so do the window's pieces
+        pieces += part[1:cut]
+        if cut % 2 == 0:  # the next window starts with a text: the escape kept last is followed by one
+            pieces.append("")
+        start, window = start + begin, SPLIT_WINDOW
+        give_way()
+    part = pattern.split(text[start:])
+    pieces[-1] += part[0]
+    pieces += part[1:]
+    return pieces
+
 
 class _Unescaped:
     """A text with every escape of ``_ESCAPES`` in it decoded (``text``), and the way back from
@@ -393,7 +436,7 @@ class _Unescaped:
 
     def __init__(self, source: str, *, css: bool = False) -> None:
         # text, escape, text, ..., text; CSS escapes alone when ``css`` (see _CSS_ESCAPE_PIECES)
-        pieces = (_CSS_ESCAPE_PIECES if css else _ESCAPE_PIECES).split(source)
+        pieces = split_at_escapes(_CSS_ESCAPE_PIECES if css else _ESCAPE_PIECES, source)
         unescape = _css_unescape if css else _unescape
         self._source_pieces = pieces
         self._pieces = pieces
@@ -402,14 +445,21 @@ class _Unescaped:
         if len(pieces) == 1:
             self.text = source
             return
+        many = len(pieces) > _DECODED_BETWEEN_TURNS  # each step below is one call in C: 0.1 s on 5 MB of escapes
+        if many:
+            give_way()
         escapes = pieces[1::2]
         table: dict[str, str] = dict.fromkeys(escapes, "")
         for count, escape in enumerate(table, 1):
             table[escape] = unescape(escape)
             if count % _DECODED_BETWEEN_TURNS == 0:
                 give_way()  # a text escaped in every character: hundreds of thousands of kinds
+        if many:
+            give_way()
         decoded = pieces.copy()
         decoded[1::2] = map(table.__getitem__, escapes)
+        if many:
+            give_way()
         self._pieces = decoded
         self.text = "".join(decoded)
         self.values = table.values()
