@@ -96,6 +96,15 @@ def bytes_not_utf8_in_model_chunks(kind, line, send, handle):
     send(line)
 
 
+def call_turn(strategy: str, name: str, arguments: dict, *, call_id: str = "call_1", before: str = "") -> dict:
+    """A model turn that calls ``name(arguments)`` in the strategy's own format (ReAct: a JSON
+    action in a fenced block; Function Calling: one tool call with id ``call_id``), after ``before``."""
+    if strategy == "ReAct":
+        action = json.dumps({"action": name, "action_input": arguments}, ensure_ascii=False)
+        return {"text": f"{before}Thought: I will use {name}.\nAction:\n```json\n{action}\n```"}
+    return {"text": before, "tool_calls": [{"id": call_id, "name": name, "arguments": arguments}]}
+
+
 def text_of(content) -> str:
     """The text of a prompt message's ``content`` (a string, or the text parts of a list)."""
     if isinstance(content, list):

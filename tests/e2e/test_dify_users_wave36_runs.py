@@ -28,19 +28,12 @@ from tests.e2e.helpers import (
     assert_clean,
     assert_clean_end,
     assert_no_traceback,
+    call_turn,
     observations,
     prompt_text,
     text_of,
     weather_tool,
 )
-
-
-def call(strategy: str, name: str, arguments: dict, *, call_id: str = "call_1", before: str = "") -> dict:
-    """A round that calls ``name(arguments)`` in the strategy's own format, after ``before``."""
-    if strategy == "ReAct":
-        action = json.dumps({"action": name, "action_input": arguments}, ensure_ascii=False)
-        return {"text": f"{before}Thought: I will use {name}.\nAction:\n```json\n{action}\n```"}
-    return {"text": before, "tool_calls": [{"id": call_id, "name": name, "arguments": arguments}]}
 
 
 def tool_named(name: str, responses: list[dict], *params: ToolParam, **fields) -> ScriptedTool:
@@ -78,7 +71,7 @@ def test_dify37742_usage_keeps_prompt_and_completion_tokens_with_an_mcp_tool(run
     ``total_tokens: 2460`` but ``prompt_tokens`` and ``completion_tokens`` always 0. A tool round
     and an answer whose model plugin reports 1000 + 60 and 1300 + 100 tokens: the node's usage
     says 2300 prompt and 160 completion tokens, which add up to its 2460 total."""
-    first = call(strategy, "maps_weather", {"value": "Hangzhou"})
+    first = call_turn(strategy, "maps_weather", {"value": "Hangzhou"})
     first["usage"] = {"prompt_tokens": 1000, "completion_tokens": 60}
     final = answer_turn(strategy, "Cloudy in Hangzhou, 18 C.")
     final["usage"] = {"prompt_tokens": 1300, "completion_tokens": 100}
@@ -110,7 +103,7 @@ def test_dify18488_dify19916_each_step_is_shown_before_the_answer(run, strategy)
     intermediate rounds came out until the end) and langgenius/dify#19916 (2025-05: each
     reasoning step and tool call should come out as it happens). The round's tool call is logged,
     finished with its result, before the first character of the answer is sent."""
-    result = run([call(strategy, "get_weather", {"city": "Lyon"}), answer_turn(strategy, "Sunny in Lyon.")],
+    result = run([call_turn(strategy, "get_weather", {"city": "Lyon"}), answer_turn(strategy, "Sunny in Lyon.")],
                  query="Weather in Lyon?", strategy=strategy, tools=[weather_tool()])
     assert_clean(result, run)
     first_text = next(n for n, m in enumerate(result.messages)
@@ -283,7 +276,7 @@ def test_dify26058_a_select_parameter_is_offered_as_a_string_with_its_options(ru
     offered with that parameter as a string limited to its options, and the call runs."""
     tavily = tool_named("tavily_search", [text_message("3 results")], ToolParam("query", description="query"),
                         ToolParam("search_depth", type="select", options=("basic", "advanced"), required=False))
-    result = run([call("function_calling", "tavily_search", {"query": "dify", "search_depth": "basic"}),
+    result = run([call_turn("function_calling", "tavily_search", {"query": "dify", "search_depth": "basic"}),
                   answer_turn("function_calling", "Found 3 results.")], query="Search dify.", tools=[tavily])
     assert_clean(result, run)
     (declared,) = result.llm_requests[0]["tools"]
@@ -300,7 +293,7 @@ def test_dop636_arguments_that_are_not_json_do_not_end_the_run(run):
     or the model told what was wrong), no ``JSONDecodeError`` reaches the user, and the node
     answers."""
     broken = {"text": "", "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": '{"city" "Paris"}'}]}
-    turns = [broken, call("function_calling", "get_weather", {"city": "Paris"}, call_id="call_2"),
+    turns = [broken, call_turn("function_calling", "get_weather", {"city": "Paris"}, call_id="call_2"),
              answer_turn("function_calling", "Sunny in Paris.")]
     result = run(turns, query="Weather in Paris?", tools=[weather_tool()])
     assert_clean_end(result)
@@ -359,7 +352,7 @@ def test_dify18038_a_distilled_r1_model_runs_react_on_ollama(run, strategy):
     reasoning = "<think>The user wants the weather. I should call get_weather for Kyoto.</think>\n"
     final = answer_turn(strategy, "Rain in Kyoto.")
     final["text"] = "<think>I have the observation.</think>\n" + final["text"]
-    result = run([call(strategy, "get_weather", {"city": "Kyoto"}, before=reasoning), final],
+    result = run([call_turn(strategy, "get_weather", {"city": "Kyoto"}, before=reasoning), final],
                  query="Weather in Kyoto?", strategy=strategy, tools=[weather_tool("Rain, 12 C")],
                  model=dict(SELF_SERVED, provider="langgenius/ollama/ollama", model="deepseek-r1:70b"))
     assert_clean(result, run)
@@ -378,7 +371,7 @@ def test_dify29682_arguments_nested_under_the_tools_name_reach_the_tool(run, str
                                     ToolParam("plannedU", type="select", options=("10", "20"))],
                         responses=[text_message('{"racks": 3}')])
     inner = {"dataCenterId": "48", "entireType": "整租", "plannedU": "10"}
-    result = run([call(strategy, "idle_rack", {"idle_rack": inner}), answer_turn(strategy, "3 idle racks.")],
+    result = run([call_turn(strategy, "idle_rack", {"idle_rack": inner}), answer_turn(strategy, "3 idle racks.")],
                  query="Idle racks in DC 48?", strategy=strategy, tools=[rack])
     assert_clean(result, run)
     assert [r["tool_parameters"] for r in result.tool_requests] == [inner]
@@ -390,7 +383,7 @@ def test_dify23888_a_call_repeated_without_progress_is_stopped(run, strategy):
     """langgenius/dify#23888 (1.7.1): the agent called the same MCP tool again and again. The
     same call with the same arguments and the same result, four times: the fourth is not run,
     the model is told why, and the node answers."""
-    turns = [call(strategy, "list_orders", {"value": "open"}, call_id=f"c{n}") for n in range(1, 5)]
+    turns = [call_turn(strategy, "list_orders", {"value": "open"}, call_id=f"c{n}") for n in range(1, 5)]
     turns.append(answer_turn(strategy, "You have 2 open orders."))
     orders = tool_named("list_orders", [text_message('{"open": 2}')] * 4)
     result = run(turns, query="How many open orders?", strategy=strategy, tools=[orders], maximum_iterations=6)
@@ -414,7 +407,7 @@ def test_dop1108_a_workflow_tools_output_reaches_the_model(run, strategy):
     inside): the model reads the rows, the call's log finishes, and the node answers."""
     outputs = {"result": [{"id": 1, "name": "Alpha"}, {"id": 2, "name": "Beta"}]}
     flow = tool_named("DataSearchToolV3", [text_message(json.dumps(outputs, ensure_ascii=False)), json_message(outputs)])
-    result = run([call(strategy, "DataSearchToolV3", {"value": "a"}), answer_turn(strategy, "Alpha and Beta.")],
+    result = run([call_turn(strategy, "DataSearchToolV3", {"value": "a"}), answer_turn(strategy, "Alpha and Beta.")],
                  query="Search the data.", strategy=strategy, tools=[flow])
     assert_clean(result, run)
     (seen,) = observations(result.llm_requests[1])
@@ -430,7 +423,7 @@ def test_dify21350_a_workflow_tools_result_is_read_once(run, strategy):
     (not ASCII-escaped) and as a JSON message: the model reads each value once."""
     outputs = {"projectone": {"info": [{"项目": "智慧园区", "状态": "进行中"}]}}
     flow = tool_named("project_info", [text_message(json.dumps(outputs, ensure_ascii=False)), json_message(outputs)])
-    result = run([call(strategy, "project_info", {"value": "p1"}), answer_turn(strategy, "智慧园区 is in progress.")],
+    result = run([call_turn(strategy, "project_info", {"value": "p1"}), answer_turn(strategy, "智慧园区 is in progress.")],
                  query="Status of project one?", strategy=strategy, tools=[flow])
     assert_clean(result, run)
     (seen,) = observations(result.llm_requests[1])
@@ -446,7 +439,7 @@ def test_dify24705_a_workflow_tool_failing_inside_dify_is_an_observation(run, st
     error = ("tool invoke error: Instance <Account at 0x7f094a2ed7c0> is not bound to a Session; "
              "attribute refresh operation cannot proceed")
     flow = tool_named("getDouYinvideo", [], error=error)
-    result = run([call(strategy, "getDouYinvideo", {"value": "v1"}), answer_turn(strategy, "The video tool failed.")],
+    result = run([call_turn(strategy, "getDouYinvideo", {"value": "v1"}), answer_turn(strategy, "The video tool failed.")],
                  query="Get the video.", strategy=strategy, tools=[flow])
     assert_clean(result, run)
     assert result.text == "The video tool failed."
@@ -466,7 +459,7 @@ def test_dify31127_a_form_parameter_bound_to_an_array_of_objects_reaches_the_too
     order = ScriptedTool(name="place_order", description="Place an order",
                          parameters=[ToolParam("note"), ToolParam("items", type="array", form="form")],
                          responses=[text_message("order 981 placed")], runtime_parameters={"items": items})
-    result = run([call(strategy, "place_order", {"note": "deliver Monday"}), answer_turn(strategy, "Order 981.")],
+    result = run([call_turn(strategy, "place_order", {"note": "deliver Monday"}), answer_turn(strategy, "Order 981.")],
                  query="Place my order.", strategy=strategy, tools=[order])
     assert_clean(result, run)
     assert [r["tool_parameters"] for r in result.tool_requests] == [{"note": "deliver Monday", "items": items}]
@@ -485,7 +478,7 @@ def test_dify18910_an_image_for_a_model_without_vision_reaches_the_tool_that_rea
     ocr = ScriptedTool(name="read_image", description="Reads the text of an image",
                        parameters=[ToolParam("question", required=False), ToolParam("image", type="file", form="form")],
                        responses=[text_message("TOTAL 42.00")], runtime_parameters={"image": image})
-    result = run([call(strategy, "read_image", {"question": "total"}), answer_turn(strategy, "The total is 42.00.")],
+    result = run([call_turn(strategy, "read_image", {"question": "total"}), answer_turn(strategy, "The total is 42.00.")],
                  query="What is the total on this receipt?", strategy=strategy, tools=[ocr], files=[image],
                  model={"features": ["tool-call", "multi-tool-call", "stream-tool-call"]})
     assert_clean(result, run)
@@ -501,7 +494,7 @@ def test_dify15665_a_model_without_its_schema_still_runs(run, strategy):
     with "1 validation error for ReActParams model.entity Input should be a valid dictionary"
     (Dify sent the model without its schema). A node whose model comes with ``entity: null``:
     the tool runs and the node answers."""
-    result = run([call(strategy, "get_weather", {"city": "Graz"}), answer_turn(strategy, "Sunny in Graz.")],
+    result = run([call_turn(strategy, "get_weather", {"city": "Graz"}), answer_turn(strategy, "Sunny in Graz.")],
                  query="Weather in Graz?", strategy=strategy, tools=[weather_tool()], model={"entity": False})
     assert_clean(result, run)
     assert result.text == "Sunny in Graz."
@@ -520,7 +513,7 @@ class CallsUntilTold(ScriptedBackend):
         told = prompts.TIME_LIMIT_NOTE in prompt_text(request)
         n = len(self.requests) + 1
         self._turns.append(answer_turn(self.strategy, self.answer) if told
-                           else call(self.strategy, "crawl", {"value": str(n)}, call_id=f"c{n}"))
+                           else call_turn(self.strategy, "crawl", {"value": str(n)}, call_id=f"c{n}"))
         return super().invoke_llm(request)
 
 

@@ -21,6 +21,7 @@ from tests.e2e.helpers import (
     STRATEGIES,
     answer_turn,
     assert_clean,
+    call_turn,
     observations,
     prompt_text,
     text_of,
@@ -30,14 +31,6 @@ from tests.e2e.helpers import (
 ROOT = Path(__file__).resolve().parents[2]
 PROVIDER_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """The function-name pattern OpenAI, Groq and DeepSeek enforce on a declared tool."""
-
-
-def call(strategy: str, name: str, arguments: dict, *, call_id: str = "call_1", before: str = "") -> dict:
-    """A round that calls ``name(arguments)`` in the strategy's own format, after ``before``."""
-    if strategy == "ReAct":
-        action = json.dumps({"action": name, "action_input": arguments}, ensure_ascii=False)
-        return {"text": f"{before}Thought: I will use {name}.\nAction:\n```json\n{action}\n```"}
-    return {"text": before, "tool_calls": [{"id": call_id, "name": name, "arguments": arguments}]}
 
 
 def tool_named(name: str, responses: list[dict], params: list[ToolParam] | None = None, **fields) -> ScriptedTool:
@@ -63,7 +56,7 @@ def test_dify32286_call_arguments_that_are_not_json_never_fail_the_node(run):
     dict[str,any] Invalid JSON: expected value at line 1 column 1 [input_value='key not found']":
     the call's arguments were not JSON. The model is told so and calls again; the node answers."""
     bad = {"tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": "key not found"}]}
-    result = run([bad, call("function_calling", "get_weather", {"city": "Paris"}, call_id="call_2"),
+    result = run([bad, call_turn("function_calling", "get_weather", {"city": "Paris"}, call_id="call_2"),
                   answer_turn("function_calling", "Sunny in Paris.")],
                  query="Weather in Paris?", tools=[weather_tool()])
     assert_clean(result, run)
@@ -87,7 +80,7 @@ def test_dify23134_an_mcp_tool_named_with_spaces_is_offered_and_runs(run, strate
         (declared,) = first.llm_requests[0]["tools"]
         offered = declared["name"]
         assert PROVIDER_NAME.match(offered), offered
-    result = run([call(strategy, offered, {"value": "x"}), answer_turn(strategy, "The workflow said 42.")],
+    result = run([call_turn(strategy, offered, {"value": "x"}), answer_turn(strategy, "The workflow said 42.")],
                  query="Run the workflow.", strategy=strategy, tools=[tool])
     assert_clean(result, run)
     assert [r["tool"] for r in result.tool_requests] == [name]
@@ -104,7 +97,7 @@ def test_dify16208_a_select_parameter_is_offered_with_its_options_and_passed(run
         ToolParam("value", type="number", description="degrees"),
         ToolParam("unit", type="select", options=("celsius", "fahrenheit"), description="target unit")],
         responses=[text_message("69.8")])
-    result = run([call(strategy, "convert", {"value": 21, "unit": "fahrenheit"}), answer_turn(strategy, "69.8 F.")],
+    result = run([call_turn(strategy, "convert", {"value": 21, "unit": "fahrenheit"}), answer_turn(strategy, "69.8 F.")],
                  query="21 C in F?", strategy=strategy, tools=[tool])
     assert_clean(result, run)
     assert [r["tool_parameters"]["unit"] for r in result.tool_requests] == ["fahrenheit"]
@@ -127,7 +120,7 @@ def test_dop2863_a_tool_result_reaches_the_model_once_without_a_wrapper(run, str
     tokens of the step. The model reads the result once."""
     rows = {"orders": [{"id": 7, "total": 129.5}, {"id": 8, "total": 12.0}]}
     db = tool_named("query_orders", [text_message(json.dumps(rows)), json_message(rows)])
-    result = run([call(strategy, "query_orders", {"value": "x"}), answer_turn(strategy, "Two orders.")],
+    result = run([call_turn(strategy, "query_orders", {"value": "x"}), answer_turn(strategy, "Two orders.")],
                  query="List my orders.", strategy=strategy, tools=[db])
     assert_clean(result, run)
     (seen,) = observations(result.llm_requests[1])
@@ -142,7 +135,7 @@ def test_dify18501_a_tool_answering_with_a_link_or_json_is_not_empty_to_the_mode
     and a JSON message (no text) still gives the model both."""
     tool = tool_named("find_doc", [{"type": "link", "message": {"text": "https://docs.example.com/a/42"}},
                                    json_message({"title": "Refund policy", "pages": 3})])
-    result = run([call(strategy, "find_doc", {"value": "refunds"}), answer_turn(strategy, "See the refund policy.")],
+    result = run([call_turn(strategy, "find_doc", {"value": "refunds"}), answer_turn(strategy, "See the refund policy.")],
                  query="Where is the refund policy?", strategy=strategy, tools=[tool])
     assert_clean(result, run)
     (seen,) = observations(result.llm_requests[1])
@@ -156,7 +149,7 @@ def test_dify22618_a_base64_image_in_a_tools_json_does_not_flood_the_model(run, 
     the image's bytes as text, and every line fits the daemon."""
     png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(200_000)).decode()
     chart = tool_named("make_chart", [json_message({"title": "Sales", "img_base64": f"data:image/png;base64,{png}"})])
-    result = run([call(strategy, "make_chart", {"value": "sales"}), answer_turn(strategy, "Here is the chart.")],
+    result = run([call_turn(strategy, "make_chart", {"value": "sales"}), answer_turn(strategy, "Here is the chart.")],
                  query="Chart my sales.", strategy=strategy, tools=[chart], timeout=120)
     assert_clean(result, run)
     (seen,) = observations(result.llm_requests[1])
@@ -172,7 +165,7 @@ def test_dify26464_a_blank_reply_in_a_loop_round_is_asked_again(run, strategy):
     """langgenius/dify#26464 (1.8.0): an Agent node (Function Calling) inside a loop with Exa
     search tools returned ``{"llm_response": "", "tool_responses": []}`` in some iterations. A
     reply of only blank lines after a tool round is not the answer: the model is asked again."""
-    turns = [call(strategy, "get_weather", {"city": "Paris"}), {"text": "\n\n  \n"},
+    turns = [call_turn(strategy, "get_weather", {"city": "Paris"}), {"text": "\n\n  \n"},
              answer_turn(strategy, "Sunny in Paris.")]
     result = run(turns, query="Weather in Paris?", strategy=strategy, tools=[weather_tool()])
     assert_clean(result, run)
@@ -189,7 +182,7 @@ def test_dify22183_the_answer_is_never_a_placeholder(run, strategy):
     clock = tool_named("current_time", [text_message("2025-07-11 09:30")], params=[])
     thinking = ({"text": "Thought: The user wants the time; I should call current_time."} if strategy == "ReAct"
                 else {"text": "<think>The user wants the time; I should call current_time.</think>"})
-    turns = [thinking, call(strategy, "current_time", {}), answer_turn(strategy, "It is 09:30.")]
+    turns = [thinking, call_turn(strategy, "current_time", {}), answer_turn(strategy, "It is 09:30.")]
     result = run(turns, query="What time is it?", strategy=strategy, tools=[clock])
     assert_clean(result, run)
     assert "I am thinking about how to help you" not in "".join(texts(result))
@@ -207,7 +200,7 @@ def test_dify23054_a_chinese_answer_after_a_database_tool_arrives_intact(run, st
     and its skin-tone modifier in separate chunks, the answer reaches the user whole."""
     db = tool_named("mysql_query", [text_message("users\norders\nitems")])
     answer = answer_turn(strategy, CHINESE) | {"split": 1}
-    result = run([call(strategy, "mysql_query", {"value": "SHOW TABLES"}), answer],
+    result = run([call_turn(strategy, "mysql_query", {"value": "SHOW TABLES"}), answer],
                  query="数据库里有哪些表？", strategy=strategy, tools=[db])
     assert_clean(result, run)
     assert result.text == CHINESE
@@ -219,7 +212,7 @@ def test_mcp_sse109_a_chinese_react_final_answer_is_not_cut_at_its_end(run):
     of the last round turned into garbled characters at its end. Chinese labels, the answer
     streamed a character a chunk: the answer ends as the model wrote it."""
     reply = "思考：我已经拿到结果了。\n最终答案：" + CHINESE
-    result = run([call("ReAct", "get_weather", {"city": "北京"}), {"text": reply, "split": 1}],
+    result = run([call_turn("ReAct", "get_weather", {"city": "北京"}), {"text": reply, "split": 1}],
                  query="北京天气？", strategy="ReAct", tools=[weather_tool("晴，21 度")])
     assert_clean(result, run)
     assert result.text == CHINESE
@@ -233,8 +226,8 @@ def test_dify27796_thinking_of_several_rounds_is_not_nested_into_the_answer(run,
     """langgenius/dify#27796 (1.9.1): with multi-round calls, the "thinking" part of each round was
     nested inside the next, layer by layer, until the final answer could not be output. Each
     round's reasoning stays in its own Thought node; the answer is shown alone."""
-    turns = [call(strategy, "get_weather", {"city": "Paris"}, call_id="c1", before="<think>R1: Paris first.</think>"),
-             call(strategy, "get_weather", {"city": "Rome"}, call_id="c2", before="<think>R2: now Rome.</think>"),
+    turns = [call_turn(strategy, "get_weather", {"city": "Paris"}, call_id="c1", before="<think>R1: Paris first.</think>"),
+             call_turn(strategy, "get_weather", {"city": "Rome"}, call_id="c2", before="<think>R2: now Rome.</think>"),
              answer_turn(strategy, "Both sunny.")]
     turns[2]["text"] = "<think>R3: summarise.</think>" + turns[2]["text"]
     result = run(turns, query="Paris and Rome?", strategy=strategy, tools=[weather_tool()])
@@ -269,7 +262,7 @@ def test_dop3000_reasoning_of_every_round_stays_out_of_the_memory_answer(run, st
     history = [{"role": "user", "content": "Weather in Oslo?"},
                {"role": "assistant", "content": "<think>plan: call it</think>Let me check.<think>it said rain</think>"
                                                 "Rain in Oslo."}]
-    turns = [call(strategy, "get_weather", {"city": "Paris"}, before="<think>plan again</think>"),
+    turns = [call_turn(strategy, "get_weather", {"city": "Paris"}, before="<think>plan again</think>"),
              answer_turn(strategy, "Sunny in Paris.")]
     turns[1]["text"] = "<think>it said sunny</think>" + turns[1]["text"]
     result = run(turns, query="And Paris?", strategy=strategy, history=history, tools=[weather_tool()])
@@ -324,7 +317,7 @@ def test_dify30195_the_third_turn_of_a_conversation_does_not_stay_running(run, s
                      "tool_calls": [{"id": f"h{n}", "name": "get_weather", "arguments": {"city": city}}]},
                     {"role": "tool", "content": "Sunny, 21 C", "tool_call_id": f"h{n}", "name": "get_weather"},
                     {"role": "assistant", "content": f"Sunny in {city}."}]
-    result = run([call(strategy, "get_weather", {"city": "Oslo"}), answer_turn(strategy, "Sunny in Oslo.")],
+    result = run([call_turn(strategy, "get_weather", {"city": "Oslo"}), answer_turn(strategy, "Sunny in Oslo.")],
                  query="And Oslo?", strategy=strategy, history=history, tools=[weather_tool()])
     assert_clean(result, run)
     assert result.text == "Sunny in Oslo."
@@ -342,7 +335,7 @@ def test_dify28089_a_tool_with_a_file_parameter_does_not_stop_the_agent(run, str
     ocr = ScriptedTool(name="ocr", description="Read the text of a document", parameters=[
         ToolParam("document", type="file", description="the document"), ToolParam("lang", description="language")],
         responses=[text_message("INVOICE 2291")])
-    result = run([call(strategy, "get_weather", {"city": "Paris"}), answer_turn(strategy, "Sunny in Paris.")],
+    result = run([call_turn(strategy, "get_weather", {"city": "Paris"}), answer_turn(strategy, "Sunny in Paris.")],
                  query="Weather in Paris?", strategy=strategy, tools=[ocr, weather_tool()])
     assert_clean(result, run)
     assert result.text == "Sunny in Paris."
@@ -367,7 +360,7 @@ def test_dify33081_a_file_set_in_the_nodes_form_reaches_the_workflow_tool(run, s
         ToolParam("contract", type="file", form="form", description="the contract"),
         ToolParam("focus", description="what to check")],
         responses=[text_message("No issues in clause 4.")], runtime_parameters={"contract": document})
-    result = run([call(strategy, "review_contract", {"focus": "clause 4"}), answer_turn(strategy, "Clause 4 is fine.")],
+    result = run([call_turn(strategy, "review_contract", {"focus": "clause 4"}), answer_turn(strategy, "Clause 4 is fine.")],
                  query="Check clause 4 of the contract.", strategy=strategy, tools=[workflow])
     assert_clean(result, run)
     (request,) = result.tool_requests
@@ -384,7 +377,7 @@ def test_dify19188_an_image_message_from_dalle_reaches_the_nodes_files(run, stra
     url = "https://files.example.com/files/tools/9a1f.png?timestamp=1&sign=s"
     dalle = tool_named("dalle3", [{"type": "image", "message": {"text": url},
                                    "meta": {"tool_file_id": "9a1f", "mime_type": "image/png"}}])
-    result = run([call(strategy, "dalle3", {"value": "a cat"}), answer_turn(strategy, "Here is your cat.")],
+    result = run([call_turn(strategy, "dalle3", {"value": "a cat"}), answer_turn(strategy, "Here is your cat.")],
                  query="Draw a cat.", strategy=strategy, tools=[dalle])
     assert_clean(result, run)
     assert len(result.files) == 1 and url in json.dumps(result.files[0])
@@ -404,7 +397,7 @@ def test_dify29310_every_generated_image_is_shown_not_only_some(run, strategy):
 
     tool = LocalTool(name="banana", description="Make an image", parameters=[ToolParam("value")], handler=painter)
     if strategy == "ReAct":
-        turns = [call(strategy, "banana", {"value": "first"}), call(strategy, "banana", {"value": "second"})]
+        turns = [call_turn(strategy, "banana", {"value": "first"}), call_turn(strategy, "banana", {"value": "second"})]
     else:
         turns = [{"tool_calls": [{"id": "c1", "name": "banana", "arguments": {"value": "first"}},
                                  {"id": "c2", "name": "banana", "arguments": {"value": "second"}}]}]
@@ -423,7 +416,7 @@ def test_dify22196_a_tool_past_its_time_limit_is_an_observation_not_a_dead_run(r
     failed with "tool invoke error: invocation exited without response". Here the tool time
     limit is 2 s and the tool takes 6 s: the model is told it timed out and answers in time."""
     slow = tool_named("long_workflow", [text_message("done")], latency=6)
-    result = run([call(strategy, "long_workflow", {"value": "x"}), answer_turn(strategy, "The workflow is still running.")],
+    result = run([call_turn(strategy, "long_workflow", {"value": "x"}), answer_turn(strategy, "The workflow is still running.")],
                  query="Run the long workflow.", strategy=strategy, tools=[slow], params={"tool_timeout": 2})
     assert_clean(result, run)
     assert result.text == "The workflow is still running."
@@ -438,7 +431,7 @@ def test_dify12778_a_model_that_repeats_its_call_is_stopped_before_the_limit(run
     until the maximum iterations were used up. The fourth identical call with the same result is
     refused and the model is asked to answer: three calls, not ten."""
     same = tool_named("search", [text_message("no results")])
-    turns = [call(strategy, "search", {"value": "dify"}, call_id=f"c{n}") for n in range(4)]
+    turns = [call_turn(strategy, "search", {"value": "dify"}, call_id=f"c{n}") for n in range(4)]
     result = run([*turns, answer_turn(strategy, "Nothing was found.")], query="Search dify.", strategy=strategy,
                  tools=[same], maximum_iterations=10)
     assert_clean(result, run)
@@ -455,8 +448,8 @@ def test_dify6687_the_price_counts_every_round_up_to_the_forced_answer(run, stra
     reflected only the first iteration. Two tool rounds hit Maximum Iterations 2, then the model
     is asked for the answer: the node's price is the sum of all three calls, in USD."""
     reports = [(400, 50), (700, 60), (900, 20)]
-    turns = [call(strategy, "get_weather", {"city": "Paris"}, call_id="c1"),
-             call(strategy, "get_weather", {"city": "Rome"}, call_id="c2"),
+    turns = [call_turn(strategy, "get_weather", {"city": "Paris"}, call_id="c1"),
+             call_turn(strategy, "get_weather", {"city": "Rome"}, call_id="c2"),
              answer_turn(strategy, "Both sunny.")]
     for turn, (prompt, completion) in zip(turns, reports, strict=True):
         turn["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion}

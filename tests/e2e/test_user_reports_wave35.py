@@ -30,19 +30,12 @@ from tests.e2e.helpers import (
     assert_clean,
     assert_clean_end,
     assert_no_traceback,
+    call_turn,
     observations,
     prompt_text,
     text_of,
     weather_tool,
 )
-
-
-def call(strategy: str, name: str, arguments: dict, *, call_id: str = "call_1", before: str = "") -> dict:
-    """A round that calls ``name(arguments)`` in the strategy's own format, after ``before``."""
-    if strategy == "ReAct":
-        action = json.dumps({"action": name, "action_input": arguments}, ensure_ascii=False)
-        return {"text": f"{before}Thought: I will use {name}.\nAction:\n```json\n{action}\n```"}
-    return {"text": before, "tool_calls": [{"id": call_id, "name": name, "arguments": arguments}]}
 
 
 def tool_named(name: str, responses: list[dict], **fields) -> ScriptedTool:
@@ -70,7 +63,7 @@ class CallsUntilTold(ScriptedBackend):
         told = prompts.TIME_LIMIT_NOTE in prompt_text(request)
         n = len(self.requests) + 1
         self._turns.append(answer_turn(self.strategy, self.answer) if told
-                           else call(self.strategy, "crawl", {"value": str(n)}, call_id=f"c{n}"))
+                           else call_turn(self.strategy, "crawl", {"value": str(n)}, call_id=f"c{n}"))
         return super().invoke_llm(request)
 
 
@@ -115,7 +108,7 @@ def test_dify16989_tools_stay_declared_when_the_iteration_limit_asks_for_the_ans
     or 2, Bedrock: the request after the tool round failed with "The toolConfig field must be
     defined when using toolUse and toolResult content blocks". The answer asked for at the limit
     still declares the tools the history's calls name, and the node answers."""
-    turns = [call("function_calling", "get_weather", {"city": "Paris"}),
+    turns = [call_turn("function_calling", "get_weather", {"city": "Paris"}),
              answer_turn("function_calling", "Sunny in Paris.")]
     other = tool_named("search", [text_message("none")])
     result = run(turns, query="Weather in Paris?", tools=[weather_tool(), other], maximum_iterations=1)
@@ -131,7 +124,7 @@ def test_dop587_maximum_iterations_1_still_offers_the_tools(run, strategy):
     """langgenius/dify-official-plugins#587 (1.1.1, agent plugin 0.0.12, Xinference): with
     Maximum Iterations 1 no tool was sent to the model. With one round, the first request offers
     the tool, the call runs, and the answer comes after it."""
-    result = run([call(strategy, "get_weather", {"city": "Oslo"}), answer_turn(strategy, "Sunny in Oslo.")],
+    result = run([call_turn(strategy, "get_weather", {"city": "Oslo"}), answer_turn(strategy, "Sunny in Oslo.")],
                  query="Weather in Oslo?", strategy=strategy, tools=[weather_tool()], maximum_iterations=1)
     assert_clean(result, run)
     if strategy == "function_calling":
@@ -161,7 +154,7 @@ def test_dify25237_the_tool_round_goes_back_with_its_calls_and_ids(run):
     request's assistant message was empty and named no call, so the model did not know it had
     called the tool and asked for it again. The round goes back with its call, and the tool
     message answers that call's id."""
-    result = run([call("function_calling", "get_weather", {"city": "Rome"}, call_id="call_7x"),
+    result = run([call_turn("function_calling", "get_weather", {"city": "Rome"}, call_id="call_7x"),
                   answer_turn("function_calling", "Sunny in Rome.")],
                  query="Weather in Rome?", tools=[weather_tool()])
     assert_clean(result, run)
@@ -181,7 +174,7 @@ def test_dify41014_a_round_that_only_reasons_still_finishes_its_log(run, strateg
     no tool ran, no answer came, and nothing said why. A round whose reply is only reasoning is
     asked again; the call made then runs; every log node finishes and the node answers."""
     turns = [{"chunks": [{"content": "<think>I should look up the weather"}, {"content": " first.</think>"}]},
-             call(strategy, "get_weather", {"city": "Lima"}), answer_turn(strategy, "Sunny in Lima.")]
+             call_turn(strategy, "get_weather", {"city": "Lima"}), answer_turn(strategy, "Sunny in Lima.")]
     result = run(turns, query="Weather in Lima?", strategy=strategy, tools=[weather_tool()])
     assert_clean(result, run)
     assert result.text == "Sunny in Lima."
@@ -199,7 +192,7 @@ def test_dop1704_a_tool_name_the_node_lacks_is_an_observation_not_a_keyerror(run
     loop): the Agent node sometimes halted with PluginInvokeError {"error_type":"KeyError",
     "message":"'search'"}: the model called a tool named ``search`` the node did not have. The
     model is told the tool does not exist, calls the real one, and the node answers."""
-    turns = [call(strategy, "search", {"value": "dify"}), call(strategy, "tavily_search", {"value": "dify"}, call_id="c2"),
+    turns = [call_turn(strategy, "search", {"value": "dify"}), call_turn(strategy, "tavily_search", {"value": "dify"}, call_id="c2"),
              answer_turn(strategy, "Dify is an LLM app platform.")]
     tavily = tool_named("tavily_search", [text_message("Dify: an open-source LLM app platform.")])
     result = run(turns, query="What is Dify?", strategy=strategy, tools=[tavily])
@@ -219,7 +212,7 @@ def test_dify23450_a_workflow_tool_answering_500_is_an_observation(run, strategy
     (its message, no traceback), the log marks the call as failed, and the node answers."""
     error = 'invoke tool failed: request failed with status code: 500 and respond with: {"message": "Internal Server Error"}'
     broken = tool_named("publish_flow", [], error=error)
-    result = run([call(strategy, "publish_flow", {"value": "x"}), answer_turn(strategy, "The workflow failed (500).")],
+    result = run([call_turn(strategy, "publish_flow", {"value": "x"}), answer_turn(strategy, "The workflow failed (500).")],
                  query="Run the flow.", strategy=strategy, tools=[broken])
     assert_clean(result, run)
     assert result.text == "The workflow failed (500)."
@@ -252,7 +245,7 @@ def test_dop1667_rounds_before_a_failure_keep_their_details(run, strategy):
     not be opened to see what happened. The model fails in round 2: round 1's thought and call
     stay in the log, finished, with the call's arguments and result; the failing round ends as
     an error."""
-    result = run([call(strategy, "get_weather", {"city": "Kyiv"}), {"error": "upstream 502 Bad Gateway"}],
+    result = run([call_turn(strategy, "get_weather", {"city": "Kyiv"}), {"error": "upstream 502 Bad Gateway"}],
                  query="Weather in Kyiv?", strategy=strategy, tools=[weather_tool()])
     assert not result.ok and "502" in result.error_text
     assert result.unfinished_logs() == [], [n.label for n in result.unfinished_logs()]
@@ -272,7 +265,7 @@ def test_dify19715_the_question_is_still_there_after_the_tool_ran(run, strategy)
     agent forgot the user's question and asked for more details. The request after the tool
     round still holds the question, before the result."""
     query = "Which of Paris or Rome is warmer today?"
-    result = run([call(strategy, "get_weather", {"city": "Paris"}), answer_turn(strategy, "Both are 21 C.")],
+    result = run([call_turn(strategy, "get_weather", {"city": "Paris"}), answer_turn(strategy, "Both are 21 C.")],
                  query=query, strategy=strategy, tools=[weather_tool()])
     assert_clean(result, run)
     assert any(query in text for text in user_texts(result.llm_requests[1])), user_texts(result.llm_requests[1])
@@ -306,7 +299,7 @@ def test_dify30344_knowledge_context_and_a_search_tool_together(run, strategy):
         "_source": "knowledge", "position": 1, "dataset_id": "ds-1", "dataset_name": "Docs", "document_id": "d-1",
         "document_name": "x1.md", "segment_id": "s-1", "score": 0.9}}]
     tavily = tool_named("tavily_search", [text_message("Reviews say 13 hours in practice.")])
-    result = run([call(strategy, "tavily_search", {"value": "X1 battery"}),
+    result = run([call_turn(strategy, "tavily_search", {"value": "X1 battery"}),
                   answer_turn(strategy, "14 hours rated, about 13 in practice.")],
                  query="How long does the X1 battery last?", strategy=strategy, tools=[tavily], context=context)
     assert_clean(result, run)
@@ -360,7 +353,7 @@ def test_dify39201_every_round_is_priced_and_a_running_total_counts_once(run, st
     total risked being counted twice. A tool round whose stream reports usage twice as a running
     total, then the answer: the node's usage counts each call once, priced, in USD, with a
     latency."""
-    first = call(strategy, "get_weather", {"city": "Paris"})
+    first = call_turn(strategy, "get_weather", {"city": "Paris"})
     prices = Pricing.from_dict(PRICING)
     chunks = [{"content": first.get("text") or "", "usage": make_usage(300, 10, prices, latency=0.4)}]
     if strategy == "function_calling":
@@ -393,7 +386,7 @@ def test_dify32812_a_document_a_tool_made_reaches_the_nodes_files(run, strategy)
                                          "meta": {"tool_file_id": "7c2e", "filename": "report.docx",
                                                   "mime_type": "application/vnd.openxmlformats-officedocument."
                                                                "wordprocessingml.document"}}])
-    result = run([call(strategy, "docx_writer", {"value": "report"}), answer_turn(strategy, "Your report is ready.")],
+    result = run([call_turn(strategy, "docx_writer", {"value": "report"}), answer_turn(strategy, "Your report is ready.")],
                  query="Write the report as Word.", strategy=strategy, tools=[writer])
     assert_clean(result, run)
     assert [f["meta"].get("tool_file_id") for f in result.files] == ["7c2e"]
@@ -411,7 +404,7 @@ def test_dify42114_a_binary_tool_output_is_a_file_not_text(run, strategy):
     encoded = base64.b64encode(pdf).decode()
     maker = tool_named("pdf_maker", [{"type": "blob", "message": {"blob": encoded},
                                       "meta": {"mime_type": "application/pdf", "filename": "invoice.pdf"}}])
-    result = run([call(strategy, "pdf_maker", {"value": "invoice"}), answer_turn(strategy, "Invoice attached.")],
+    result = run([call_turn(strategy, "pdf_maker", {"value": "invoice"}), answer_turn(strategy, "Invoice attached.")],
                  query="Make the invoice PDF.", strategy=strategy, tools=[maker])
     assert_clean(result, run)
     (sent,) = result.files
@@ -429,7 +422,7 @@ def test_dify39418_an_mcp_tools_text_and_structured_content_both_reach_the_model
     structured part as a JSON message beside the text: the model reads both."""
     wiki = tool_named("get_page", [text_message("Page 'Dify' found."),
                                    json_message({"title": "Dify", "revision": 4127, "latest": True})])
-    result = run([call(strategy, "get_page", {"value": "Dify"}), answer_turn(strategy, "Revision 4127.")],
+    result = run([call_turn(strategy, "get_page", {"value": "Dify"}), answer_turn(strategy, "Revision 4127.")],
                  query="Latest revision of the Dify page?", strategy=strategy, tools=[wiki])
     assert_clean(result, run)
     told = observations(result.llm_requests[1])[0]
@@ -445,7 +438,7 @@ def test_dpd309_a_tool_result_of_megabytes_reaches_the_model_shortened(run, stra
     plugin writes fits the daemon, and the node answers."""
     big = "row: " + "data " * 1_600_000
     dump = tool_named("db_dump", [text_message(big)])
-    result = run([call(strategy, "db_dump", {"value": "all"}), answer_turn(strategy, "The table has many rows.")],
+    result = run([call_turn(strategy, "db_dump", {"value": "all"}), answer_turn(strategy, "The table has many rows.")],
                  query="Dump the table.", strategy=strategy, tools=[dump], timeout=240)
     assert_clean(result, run)
     assert result.text == "The table has many rows."
@@ -459,7 +452,7 @@ def test_dify24847_the_calls_input_is_in_the_agent_log(run):
     (an MCP tool's parameters). The CALL node of the log holds the arguments as sent to the tool,
     and the result."""
     arguments = {"city": "Porto"}
-    result = run([call("function_calling", "get_weather", arguments), answer_turn("function_calling", "Sunny.")],
+    result = run([call_turn("function_calling", "get_weather", arguments), answer_turn("function_calling", "Sunny.")],
                  query="Weather in Porto?", tools=[weather_tool()])
     assert_clean(result, run)
     (node,) = [n for n in result.logs.values() if n.label == "CALL get_weather"]
@@ -477,7 +470,7 @@ def test_dify23042_the_answer_after_a_time_tool_is_the_nodes_text(run, strategy)
     answer = "It is now past noon in Berlin, about 14:05."
     final = answer_turn(strategy, answer)
     final["split"] = 3
-    result = run([call(strategy, "current_time", {"timezone": "Europe/Berlin"}), final],
+    result = run([call_turn(strategy, "current_time", {"timezone": "Europe/Berlin"}), final],
                  query="What time is it in Berlin?", strategy=strategy, tools=["current_time"])
     assert_clean(result, run)
     assert result.text == answer
