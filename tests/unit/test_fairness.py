@@ -15,7 +15,7 @@ from agent_core.budget import history_turns
 from agent_core.line_budget import fit
 
 
-def _ticks_during(work) -> int:
+def ticks_during(work) -> int:
     """How many times another greenlet (a session streaming) ran while ``work`` computed."""
     ticks = []
 
@@ -47,7 +47,7 @@ def test_a_loop_that_gives_way_lets_another_greenlet_run_every_slice():
             fairness.give_way()
 
     # 30 items of at least a third of a slice each (wall clock): a switch at least every 4th
-    assert _ticks_during(work) >= 5
+    assert ticks_during(work) >= 5
 
 
 def test_give_way_switches_only_once_a_slice_has_passed(monkeypatch):
@@ -65,10 +65,10 @@ def test_give_way_switches_only_once_a_slice_has_passed(monkeypatch):
         now[0] += fairness.SLICE_SECONDS * 0.2
         fairness.give_way()
 
-    assert _ticks_during(within_the_slice) == 0
-    assert _ticks_during(past_it) >= 1
+    assert ticks_during(within_the_slice) == 0
+    assert ticks_during(past_it) >= 1
     # the slice starts again where it gave way
-    assert _ticks_during(lambda: [fairness.give_way() for _ in range(100)]) == 0
+    assert ticks_during(lambda: [fairness.give_way() for _ in range(100)]) == 0
 
 
 def test_the_long_walks_give_way_between_items(monkeypatch):
@@ -80,9 +80,9 @@ def test_the_long_walks_give_way_between_items(monkeypatch):
 
     monkeypatch.setattr(fairness, "SLICE_SECONDS", 0.0)
     history = [UserPromptMessage(content="q"), AssistantPromptMessage(content="a")] * 1_000
-    assert _ticks_during(lambda: history_turns(history)) >= len(history)
+    assert ticks_during(lambda: history_turns(history)) >= len(history)
     parts = {"resources": [{"position": i, "content": "c", "title": "t"} for i in range(2_000)]}
-    assert _ticks_during(lambda: fit(parts, 1024)) >= len(parts["resources"])
+    assert ticks_during(lambda: fit(parts, 1024)) >= len(parts["resources"])
 
 
 def test_a_payload_of_too_many_parts_becomes_a_note_without_cutting_each_part():
@@ -137,8 +137,8 @@ def test_a_model_reply_sent_whole_is_read_in_slices_that_give_way(monkeypatch):
     pieces = -(-len(reply) // fairness.SLICE_CHARS)
     react = lambda: drained(read_react_turn(iter([ModelChunk(text=reply)]), ToolRegistry([]), 1))  # noqa: E731
     fc = lambda: drained(read_function_calling_turn(iter([ModelChunk(text="<tool_call>" * 20_000)]), []))  # noqa: E731
-    assert _ticks_during(react) >= pieces - 1
-    assert _ticks_during(fc) >= (20_000 * len("<tool_call>")) // fairness.SLICE_CHARS - 1
+    assert ticks_during(react) >= pieces - 1
+    assert ticks_during(fc) >= (20_000 * len("<tool_call>")) // fairness.SLICE_CHARS - 1
 
 
 def test_redacting_a_long_text_gives_way_between_the_needles_of_many_secrets(monkeypatch):
@@ -188,7 +188,7 @@ def test_a_long_almost_json_text_is_repaired_while_other_sessions_run():
     text = "{" + ", ".join(f"k{n}: 'v{n}'" for n in range(20_000)) + ",}"
     assert len(text) > json_args.REPAIR_ON_HUB_CHARS
     values = []
-    assert _ticks_during(lambda: values.append(json_args.loads_lenient(text))) >= 10
+    assert ticks_during(lambda: values.append(json_args.loads_lenient(text))) >= 10
     assert values[0] == {f"k{n}": f"v{n}" for n in range(20_000)}
     refused = "{" + ", ".join(f"k{n}: 'v{n}'" for n in range(2_000)) + ", total: 37 * 91}"
     try:

@@ -7,9 +7,7 @@ process's other sessions 1.4-2.2 s while pydantic validated it in one call, a to
 parameters 0.6 s (plus 7 s building its declaration: ``test_tool_schema``), a model schema of
 50,000 parameter rules 0.5 s."""
 
-import time
 
-import gevent
 import pytest
 from dify_plugin.entities.model import AIModelEntity
 from dify_plugin.interfaces.agent import ToolEntity
@@ -17,6 +15,7 @@ from pydantic import ValidationError
 
 from agent_core import fairness, sliced_validation
 from agent_core.sliced_validation import LIST_SLICE, model_entity, tool_entity
+from tests.unit.test_fairness import ticks_during
 
 
 def _i18n(text: str) -> dict:
@@ -41,25 +40,6 @@ def _model(rules: int) -> dict:
     return {"model": "m", "label": _i18n("m"), "model_type": "llm", "fetch_from": "predefined-model",
             "model_properties": {"context_size": 8192}, "features": [],
             "parameter_rules": [{"name": f"r{n}", "type": "float", "help": _i18n("h")} for n in range(rules)]}
-
-
-def _ticks_during(work) -> int:
-    """How many times another greenlet (a session streaming) ran while ``work`` computed."""
-    ticks = []
-
-    def other_session() -> None:
-        while True:
-            ticks.append(time.perf_counter())
-            gevent.sleep(0)
-
-    other = gevent.spawn(other_session)
-    gevent.sleep(0)
-    ticks.clear()
-    try:
-        work()
-        return len(ticks)
-    finally:
-        other.kill()
 
 
 @pytest.mark.parametrize(("parameters", "options"), [(3, 3 * LIST_SLICE + 7), (2 * LIST_SLICE + 3, 0),
@@ -106,10 +86,10 @@ def test_long_lists_give_way_between_slices(monkeypatch):
     of each long list, not once a validation."""
     monkeypatch.setattr(fairness, "SLICE_SECONDS", 0.0)
     raw = _tool([_parameter("q", type="select", options=_options(10 * LIST_SLICE))])
-    assert _ticks_during(lambda: tool_entity(raw)) >= 10
+    assert ticks_during(lambda: tool_entity(raw)) >= 10
     raw = _tool([_parameter(f"p{n}") for n in range(4 * LIST_SLICE)])
-    assert _ticks_during(lambda: tool_entity(raw)) >= 4
-    assert _ticks_during(lambda: model_entity(_model(6 * LIST_SLICE))) >= 6
+    assert ticks_during(lambda: tool_entity(raw)) >= 4
+    assert ticks_during(lambda: model_entity(_model(6 * LIST_SLICE))) >= 6
 
 
 def test_a_model_schema_whose_rule_fails_raises_as_the_sdk_does():
