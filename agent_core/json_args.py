@@ -31,6 +31,7 @@ way they were read.
 import ast
 import itertools
 import json
+import math
 import re
 import warnings
 from collections.abc import Iterator, Mapping
@@ -396,6 +397,59 @@ def surrogates_replaced(value: Any, text: str) -> Any:
     """``value``, decoded from the JSON ``text`` by ``json.loads`` (or ``raw_decode``), as
     :func:`loads` returns it: with each lone surrogate replaced by U+FFFD."""
     return without_lone_surrogates(value) if _SURROGATE_ESCAPE.search(text) else value
+
+
+_ARGUMENTS_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+_NOT_FINITE = {"inf": "1e400", "-inf": "-1e400", "nan": "null"}
+"""How a float that is not finite is written (``dumps_arguments``), by ``str`` of it."""
+
+
+def dumps_arguments(value: Any) -> str:
+    """The JSON text of decoded arguments ``value``, as they go back to the model (a native
+    call's ``arguments``, ReAct's action input): ``json.dumps(ensure_ascii=False)``, except
+    that a number too large for a float, which ``json.loads`` reads as infinity (``1e400``,
+    ``-1E999``), is written ``1e400`` or ``-1e400``, the same value when read again, and NaN
+    (which only Python's reader takes) as ``null``. ``json.dumps`` writes ``Infinity``, which
+    is no JSON: the model plugin's or the provider's reader refuses the request, or the model
+    reads a word it never wrote. Raises ``TypeError`` for a value that is no JSON (as
+    ``json.dumps``)."""
+    try:
+        return _ARGUMENTS_ENCODER.encode(value)
+    except ValueError:  # a float that is not finite somewhere (or a value too deep, as before)
+        pass
+    marks: dict[str, str] = {}
+    mark = "\x00number%d\x00"
+    while any(mark % 0 in text for text in _strings(value)):
+        mark = "\x00" + mark
+
+    def finite(item: Any) -> Any:
+        if type(item) is float and not math.isfinite(item):
+            key = mark % len(marks)
+            marks[key] = _NOT_FINITE[str(item)]
+            return key
+        if isinstance(item, dict):
+            return {key: finite(inner) for key, inner in item.items()}
+        if isinstance(item, list):
+            return [finite(inner) for inner in item]
+        return item
+
+    text = _ARGUMENTS_ENCODER.encode(finite(value))
+    for key, written in marks.items():
+        text = text.replace(_ARGUMENTS_ENCODER.encode(key), written)
+    return text
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string of decoded JSON ``value``, keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
 
 
 PLAIN_SCALARS = frozenset({int, float, bool, type(None)})

@@ -3,7 +3,6 @@ the query with its files, then each finished round as the assistant's message, e
 model plugin produced it, followed by one tool message per call (docs/model-round-trip.md).
 """
 
-import json
 from collections.abc import Sequence
 from typing import Final
 
@@ -17,6 +16,7 @@ from dify_plugin.entities.model.message import (
 
 from agent_core import prompts
 from agent_core.fairness import give_way
+from agent_core.json_args import dumps_arguments
 from agent_core.memo import shared_prefix
 from agent_core.round_cap import not_run_note, not_run_results
 from agent_core.run_state import Round, RunState
@@ -86,7 +86,7 @@ def _tool_call(result: ToolResult) -> AssistantPromptMessage.ToolCall:
         type="function",
         function=AssistantPromptMessage.ToolCall.ToolCallFunction(
             name=result.name,
-            arguments=json.dumps(result.arguments, ensure_ascii=False) if isinstance(result.arguments, dict) else "{}",
+            arguments=dumps_arguments(result.arguments) if isinstance(result.arguments, dict) else "{}",
         ),
     )
 

@@ -49,7 +49,14 @@ from dify_plugin.entities.model.message import PromptMessageTool
 from agent_core import prompts
 from agent_core.answer_schema import answer_problem, answer_text, with_booleans
 from agent_core.errors import error_text, shortened
-from agent_core.json_args import ArgumentsError, decode_arguments, loads_lenient, owed_closers, split_concatenated
+from agent_core.json_args import (
+    ArgumentsError,
+    decode_arguments,
+    dumps_arguments,
+    loads_lenient,
+    owed_closers,
+    split_concatenated,
+)
 from agent_core.model_call import AssistantReply, ModelChunk, ModelTimeoutError, PastDeadlineError, note_usage
 from agent_core.reply_text import ReplyText
 from agent_core.text_calls import arguments_for
@@ -134,7 +141,7 @@ def _answer_input(answer_schema: Mapping[str, Any] | None) -> tuple[dict[str, An
 
 def step_text(action: str, action_input: Mapping[str, Any]) -> str:
     """A step as the model should write it (one line of JSON), for prompts and the scratchpad."""
-    return json.dumps({"action": action, "action_input": dict(action_input)}, ensure_ascii=False)
+    return dumps_arguments({"action": action, "action_input": dict(action_input)})
 
 
 # --------------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from agent_core import prompts
 from agent_core.answer_schema import schema_text
 from agent_core.budget import in_pieces, pieces_tokens
 from agent_core.fairness import give_way
+from agent_core.json_args import dumps_arguments
 from agent_core.memo import per_object
 from agent_core.messages import query_message
 from agent_core.round_cap import not_run_note
@@ -168,7 +169,7 @@ def _one_line(text: str) -> str:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return dumps_arguments(value)
 
 
 def stop_words(model_name: str, mode: str | None = None) -> list[str]:
@@ -181,14 +182,10 @@ def stop_words(model_name: str, mode: str | None = None) -> list[str]:
     return [STOP_WORD, COMPLETION_STOP_WORD] if mode == "completion" else [STOP_WORD]
 
 
-_UNESCAPED_JSON = json.JSONEncoder(ensure_ascii=False)
-"""``json.dumps(ensure_ascii=False)`` without an encoder built per action."""
-
-
 def _action_text(call: ToolCall, completion: bool = False) -> str:
     if completion:  # the format the completion prompt teaches
         return prompts.REACT_COMPLETION_ACTION.format(name=call.name, arguments=_json(call.arguments))
-    blob = _UNESCAPED_JSON.encode({"action": call.name, "action_input": call.arguments})
+    blob = dumps_arguments({"action": call.name, "action_input": call.arguments})
     return f"Action:\n```json\n{blob}\n```"
 
 
