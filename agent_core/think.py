@@ -298,14 +298,15 @@ def _tags_pattern(tags: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(f"(?={starts})(?:{alternatives})", re.IGNORECASE)
 
 
-def _quoted(text: str, at: int, size: int, before: str) -> bool | None:
+def _quoted(text: str, at: int, size: int, before: str, ended: bool = False) -> bool | None:
     """Whether the tag at ``text[at:at + size]`` is written as code (`` `</think>` ``: a
     backtick on each side, which a model's real tag never has); None while the character after
-    it has not come yet. ``before``: the character before ``text``."""
+    it has not come yet (False once the reply ``ended``: none comes). ``before``: the character
+    before ``text``."""
     if (text[at - 1] if at else before) != "`":
         return False
     if at + size >= len(text):
-        return None
+        return False if ended else None
     return text[at + size] == "`"
 
 
@@ -484,7 +485,7 @@ class ThinkSplitter:
         self._look_from = 0  # the pending text _look has read (the tag opens it)
         self._span_close = -1  # in the pending text: where the code span a tag was met in closes
         self._unspan = False  # the code span open at the tag just read was none (its line ended first)
-        self._ending = False  # the reply ended: a tag waiting for its code span's end is no code
+        self._ending = False  # the reply ended: a tag waiting for its code span's end, or for the character after it, is no code
         self._held_code: CodeQuote | None = None  # while holding: the held text's code spans
         self._held_fed = 0  # the held text _held_code has read
         self._held_close = -1  # in the held text: where the code span a closing tag was met in closes
@@ -523,7 +524,9 @@ class ThinkSplitter:
         """``release()`` as the ``(kind, text)`` pieces of ``pieces()`` ([] when not holding and
         nothing waits). ``ended``: the reply ended, and with it its last line: a tag that waited
         for the end of the code span it stood in is no code (the span never closed), in the held
-        text (it ends the block) and in the answer's."""
+        text (it ends the block) and in the answer's; so is a tag after a backtick that waited for
+        the character after it (Kimi's plugin sends the bare ``</think>`` closing reasoning that
+        ends in a code span as the last text before the calls)."""
         out: list[tuple[str, str]] = []
         if self._opened:
             if ended and self._held_look is not None:
@@ -531,7 +534,7 @@ class ThinkSplitter:
                 out += self.pieces(rest) if not self._opened else self.release_pieces()
             else:
                 out += self.pieces(self._forget_held())
-        if ended and self._look is not None:
+        if ended and (self._look is not None or self._pending):
             self._ending = True
             self._scan(out)
             self._ending = False
@@ -787,7 +790,7 @@ class ThinkSplitter:
                 pos = end
                 break
             at, tag = found.start(), tags[found.lastindex - 1]
-            quoted = _quoted(text, at, len(tag), self._prev)
+            quoted = _quoted(text, at, len(tag), self._prev, self._ending)
             if tag[0] == "[" and text[at : at + len(tag)] != tag.upper():
                 quoted = True  # "[Think]": a markdown link's text, not Magistral's tag
             if not inside:  # in a code span or fenced block the answer shows, or a GLM value: text

@@ -6,7 +6,12 @@ import json
 
 import pytest
 
+from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.json_args import dumps_arguments, loads
+from agent_core.model_call import ModelChunk
+from agent_core.think import ThinkSplitter
+from agent_core.tool_calls import ToolCallDelta
+from tests.unit.helpers import drain
 
 
 def _strict(text: str):
@@ -36,3 +41,32 @@ def test_nan_goes_back_as_null_and_other_arguments_as_json_dumps_writes_them():
 def test_a_string_that_looks_like_the_placeholder_is_kept():
     value = {"s": "\x00number0\x00", "n": float("inf")}
     assert _strict(dumps_arguments(value)) == value
+
+
+# --- a closing tag right after a code span, the last text of a reply ----------------------------
+
+
+def test_reasoning_that_ends_in_a_code_span_is_closed_by_a_bare_closing_tag_at_the_reply_end():
+    """Kimi's plugin sends a tool-call reply's ``</think>`` as a bare chunk of its own after the
+    reasoning: after a backtick, the tag waited for the character after it, which never came."""
+    splitter = ThinkSplitter()
+    shown = [splitter.feed(piece).visible for piece in ("<think>", "I read `config.py`", "</think>")]
+    end = splitter.finish()
+    assert "".join(shown) + end.visible == ""
+    assert splitter.closing_tag is None  # the block is closed: nothing is added when it goes back
+    assert "</think>" not in end.reasoning
+
+
+def test_the_reply_goes_back_without_a_second_closing_tag():
+    call = {"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": '{"q": "a"}'}}
+    chunks = [ModelChunk(text=t) for t in ("<think>", "zq reasoning `code`", "</think>")]
+    chunks += [ModelChunk(tool_calls=(ToolCallDelta.from_raw(call),)), ModelChunk(finish_reason="tool_calls")]
+    streamed, turn = drain(read_function_calling_turn(iter(chunks), ["lookup"]))
+    assert streamed == ""
+    assert turn.content == "<think>zq reasoning `code`</think>"
+
+
+def test_a_tag_between_backticks_at_the_reply_end_is_still_code():
+    splitter = ThinkSplitter()
+    shown = splitter.feed("Write `</think>`").visible + splitter.finish().visible
+    assert shown == "Write `</think>`"
