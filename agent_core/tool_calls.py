@@ -311,7 +311,7 @@ class ToolCallAssembler:
         by_id = self._by_id.get(delta.id) if delta.id else None
         for candidate in (by_index, by_id):
             if candidate is not None and not _conflicts(candidate, delta):
-                return None if _starts_over(candidate, delta) else candidate
+                return None if _starts_over(candidate, delta) or _another_call(candidate, delta) else candidate
         unplaced = by_index is None and by_id is None and delta.index is None
         for candidate in (by_index, by_id, self._last if unplaced else None):
             if candidate is not None and _name_piece(candidate, delta):
@@ -452,6 +452,30 @@ def _starts_over(slot: _Slot, delta: ToolCallDelta) -> bool:
     if _cumulative_snapshot([*slot.text, arguments]) is not None:
         return False
     return not strip_noise(arguments).startswith("".join(slot.text).strip())
+
+
+def _another_call(slot: _Slot, delta: ToolCallDelta) -> bool:
+    """True when ``delta``, a head naming ``slot``'s tool under ``slot``'s id (no ``index``: the
+    daemon drops it), brings a whole JSON object other than ``slot``'s arguments, which are whole:
+    a second call under the same id, not the first one sent again (Ollama's plugin repeats every
+    call so far in each packet) nor its rest. Tongyi's plugin makes the tool's name the id, and
+    Gemini's or a server's ids may repeat: ``[lookup, get_weather, lookup]`` under the ids
+    ``lookup``, ``get_weather``, ``lookup`` were read as the first call's arguments glued to the
+    third's and run as ``[lookup, lookup, get_weather]``, so the calls went back to the model in an
+    order it never wrote. Such a call keeps its place (its id is made unique in ``finish``)."""
+    if delta.index is not None or not delta.name or not isinstance(delta.arguments, str) or slot.mapping is not None:
+        return False
+    if not _whole_object(delta.arguments) or not slot.is_complete():
+        return False
+    before = slot.known_value()
+    if before is _UNKNOWN:  # whole only as glued objects: read as before
+        return False
+    for text in (delta.arguments, strip_noise(delta.arguments)):  # as _whole_object read it
+        try:
+            return json.loads(text) != before
+        except (ValueError, RecursionError):
+            continue
+    return False
 
 
 def _head_arguments(last: _Slot, delta: ToolCallDelta) -> bool:

@@ -10,7 +10,7 @@ from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.json_args import dumps_arguments, loads
 from agent_core.model_call import ModelChunk
 from agent_core.think import ThinkSplitter
-from agent_core.tool_calls import ToolCallDelta
+from agent_core.tool_calls import ToolCallAssembler, ToolCallDelta
 from tests.unit.helpers import drain
 
 
@@ -70,3 +70,34 @@ def test_a_tag_between_backticks_at_the_reply_end_is_still_code():
     splitter = ThinkSplitter()
     shown = splitter.feed("Write `</think>`").visible + splitter.finish().visible
     assert shown == "Write `</think>`"
+
+
+# --- a call id that repeats within a reply ------------------------------------------------------
+
+
+def _assembled(raw_calls):
+    assembler = ToolCallAssembler()
+    for raw in raw_calls:
+        assembler.add(ToolCallDelta.from_raw(raw))
+    return assembler.finish("tool_calls")
+
+
+def _call(call_id, name, arguments):
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+def test_a_call_under_an_id_an_earlier_call_has_keeps_its_place():
+    """Tongyi's plugin makes the tool's name the id: ``[lookup, get_weather, lookup]`` ran as
+    ``[lookup, lookup, get_weather]`` (the third read as glued to the first)."""
+    result = _assembled([_call("lookup", "lookup", {"q": "a"}), _call("get_weather", "get_weather", {"city": "b"}),
+                         _call("lookup", "lookup", {"q": "c"})])
+    assert [(c.name, c.arguments) for c in result.calls] == [
+        ("lookup", {"q": "a"}), ("get_weather", {"city": "b"}), ("lookup", {"q": "c"})]
+    assert result.calls[0].id == "lookup" and len({c.id for c in result.calls}) == 3
+
+
+def test_calls_sent_again_in_every_packet_are_still_read_once():
+    """Ollama's plugin repeats every call so far in each packet, under the same ids."""
+    first, second = _call("0", "lookup", {"q": "a"}), _call("1", "lookup", {"q": "b"})
+    result = _assembled([first, first, second, first, second])
+    assert [(c.id, c.arguments) for c in result.calls] == [("0", {"q": "a"}), ("1", {"q": "b"})]
