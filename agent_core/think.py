@@ -492,6 +492,9 @@ class ThinkSplitter:
         self._held_look: _SpanEnd | None = None  # while holding: a closing tag in a code span waits
         self._wait = (0, 0)  # that tag's place in the held text and its length
         self._apart = False  # holding a template-opened block's rest after reasoning came apart
+        self.stray_written = ""
+        """The last closing tag with no block open, as written (a ``STRAY_END`` piece's tag: a
+        reader to whom it is text, such as ReAct's inside an action's input, puts it back)."""
 
     @property
     def open_block(self) -> str:
@@ -826,7 +829,7 @@ class ThinkSplitter:
                 self._code_at("")  # reads the visible text so far: has anything but whitespace come?
                 self._mid = self._started
             else:
-                self._stray(out, tag)
+                self._stray(out, tag, text[at:pos])
         self._pending = text[pos:]
         self._span_close -= pos
 
@@ -891,11 +894,13 @@ class ThinkSplitter:
         self._span_close = found
         return True
 
-    def _stray(self, out: list[tuple[str, str]], tag: str) -> None:
+    def _stray(self, out: list[tuple[str, str]], tag: str, written: str) -> None:
         """A closing ``tag`` with no block open: dropped, and said (``STRAY_END``: what came
-        before it was reasoning a template opened); one of ``_SILENT_ENDS`` is only dropped."""
+        before it was reasoning a template opened); one of ``_SILENT_ENDS`` is only dropped.
+        ``written``: the tag as the text has it (``stray_written``)."""
         if tag not in _SILENT_ENDS:
             self._after_block = self._reasoned = True
+            self.stray_written = written
             out.append((STRAY_END, ""))
 
     def _code_at(self, before: str) -> CodeQuote:

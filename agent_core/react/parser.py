@@ -919,6 +919,9 @@ class _S(Enum):
     __hash__ = object.__hash__
 
 
+_INPUT_TEXT: Final = frozenset({_S.JSON, _S.STRING_INPUT, _S.DELIMITED})
+"""States inside an action's input: a ``</think>`` with no block open met there is the input's own
+text (an argument's value), not the end of reasoning a template opened."""
 _RESTING: Final = frozenset({_S.TEXT, _S.HEAD, _S.ANSWER, _S.DONE, _S.CLOSER, _S.AFTER_CALL})
 _RESTART_KINDS: Final = frozenset({"thought", "action", "action_input", "final_answer", "answer", "special", "brace"})
 """Line markers that, opening a reply that continues a cut answer, make it a turn of the format
@@ -1175,7 +1178,10 @@ class ReactStreamParser:
                 self._after_block()
                 self._note_visible("\n")
             elif kind == STRAY_END:
-                self._reasoning_before()
+                if self._state in _INPUT_TEXT:  # the tag is the action input's own text
+                    self._read_pieces([(VISIBLE, self._think.stray_written)])
+                else:
+                    self._reasoning_before()
 
     def _note_visible(self, text: str) -> None:
         if text:

@@ -9,6 +9,7 @@ import pytest
 from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.json_args import dumps_arguments, loads
 from agent_core.model_call import ModelChunk
+from agent_core.react.parser import parse_react
 from agent_core.think import ThinkSplitter
 from agent_core.tool_calls import ToolCallAssembler, ToolCallDelta
 from tests.unit.helpers import drain
@@ -101,3 +102,23 @@ def test_calls_sent_again_in_every_packet_are_still_read_once():
     first, second = _call("0", "lookup", {"q": "a"}), _call("1", "lookup", {"q": "b"})
     result = _assembled([first, first, second, first, second])
     assert [(c.id, c.arguments) for c in result.calls] == [("0", {"q": "a"}), ("1", {"q": "b"})]
+
+
+# --- a closing tag inside a ReAct action's input ------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["</think>", "a </think> b", "</THINKING>"])
+def test_a_closing_tag_in_an_action_input_reaches_the_tool_as_written(value):
+    arguments = {"q": value, "n": 1}
+    turn = parse_react(f"Thought: look it up.\nAction: lookup\nAction Input: {json.dumps(arguments)}")
+    assert [(a.name, a.input) for a in turn.actions] == [("lookup", arguments)]
+
+
+def test_a_closing_tag_in_a_text_input_is_kept():
+    turn = parse_react("Thought: x\nAction: lookup\nAction Input: plain </think> text")
+    assert [a.input for a in turn.actions] == ["plain </think> text"]
+
+
+def test_a_closing_tag_before_the_step_still_ends_the_reasoning_a_template_opened():
+    turn = parse_react('my reasoning</think>\nThought: x\nAction: lookup\nAction Input: {"q": "a"}')
+    assert [(a.name, a.input) for a in turn.actions] == [("lookup", {"q": "a"})]
