@@ -104,6 +104,11 @@ def test_calls_sent_again_in_every_packet_are_still_read_once():
     assert [(c.id, c.arguments) for c in result.calls] == [("0", {"q": "a"}), ("1", {"q": "b"})]
 
 
+def test_a_head_with_empty_arguments_then_its_arguments_under_its_id_is_one_call():
+    result = _assembled([_call("x", "lookup", {}), _call("x", "lookup", {"q": "a"})])
+    assert [(c.id, c.arguments) for c in result.calls] == [("x", {"q": "a"})]
+
+
 # --- a closing tag inside a ReAct action's input ------------------------------------------------
 
 
