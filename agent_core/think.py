@@ -794,6 +794,7 @@ class ThinkSplitter:
                 break
             at, tag = found.start(), tags[found.lastindex - 1]
             quoted = _quoted(text, at, len(tag), self._prev, self._ending)
+            quoted = quoted if not inside or quoted is False else self._block_quotes(quoted, text[pos:at])
             if tag[0] == "[" and text[at : at + len(tag)] != tag.upper():
                 quoted = True  # "[Think]": a markdown link's text, not Magistral's tag
             if not inside:  # in a code span or fenced block the answer shows, or a GLM value: text
@@ -894,6 +895,14 @@ class ThinkSplitter:
         self._span_close = found
         return True
 
+    def _block_quotes(self, quoted: bool | None, before: str) -> bool | None:
+        """``quoted`` (a backtick stands before the block's closing tag, `` `</think>` ``) unless
+        that backtick closed a code span of the reasoning's line (``_span_open``: reasoning
+        that ends in `` `a.py` `` then ``</think>`` glued to an answer that starts with a code
+        span, as Kimi's plugin glues them): then the tag is no code. ``before``: the block's text
+        from the pending text's start to the tag."""
+        return quoted if _span_open(self._block, before) else False
+
     def _stray(self, out: list[tuple[str, str]], tag: str, written: str) -> None:
         """A closing ``tag`` with no block open: dropped, and said (``STRAY_END``: what came
         before it was reasoning a template opened); one of ``_SILENT_ENDS`` is only dropped.
@@ -957,6 +966,20 @@ class ThinkSplitter:
         if self._wrapper_text or tag not in _WRAPPER_ENDS:
             return False
         return self._reasoned or self._prev == "\n"
+
+
+def _span_open(pieces: list[str], before: str) -> bool:
+    """Whether a code span is open at the end of the line that ``pieces`` then ``before`` end
+    with (a backtick run opens one, a run as long closes it; a line break ends it)."""
+    parts = [before]
+    if "\n" not in before:
+        for piece in reversed(pieces):
+            parts.append(piece)
+            if "\n" in piece:
+                break
+    code = CodeQuote()
+    code.feed("".join(reversed(parts)).rpartition("\n")[2])
+    return bool(code.span_ticks)
 
 
 def _joined(pieces: list[tuple[str, str]]) -> Split:

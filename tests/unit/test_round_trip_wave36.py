@@ -67,6 +67,26 @@ def test_the_reply_goes_back_without_a_second_closing_tag():
     assert turn.content == "<think>zq reasoning `code`</think>"
 
 
+@pytest.mark.parametrize("pieces", [["<think>zq `a.py`</think>`x` is the file"],
+                                    ["<think>", "zq `a.py`", "</think>`x` is the file"],
+                                    ["<think>zq `a.py`</think>", "`x` is the file"]])
+def test_a_closing_tag_between_two_code_spans_ends_the_reasoning(pieces):
+    """Kimi's plugin glues ``</think>`` to the answer's first text: reasoning that ends in a code
+    span and an answer that starts with one made a backtick on each side of the tag, read as
+    `` `</think>` `` written as code, and the whole answer was hidden as reasoning."""
+    splitter = ThinkSplitter()
+    shown = "".join(splitter.feed(piece).visible for piece in pieces) + splitter.finish().visible
+    assert shown == "`x` is the file"
+    assert splitter.closing_tag is None
+
+
+@pytest.mark.parametrize("text", ["<think>zq says `</think>` is a tag</think>answer",
+                                  "<think>zq ``</think>`` and</think>answer"])
+def test_a_closing_tag_written_as_code_in_the_reasoning_is_still_its_text(text):
+    splitter = ThinkSplitter()
+    assert splitter.feed(text).visible + splitter.finish().visible == "answer"
+
+
 def test_a_tag_between_backticks_at_the_reply_end_is_still_code():
     splitter = ThinkSplitter()
     shown = splitter.feed("Write `</think>`").visible + splitter.finish().visible
