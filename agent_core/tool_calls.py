@@ -462,17 +462,22 @@ def _another_call(slot: _Slot, delta: ToolCallDelta) -> bool:
     Gemini's or a server's ids may repeat: ``[lookup, get_weather, lookup]`` under the ids
     ``lookup``, ``get_weather``, ``lookup`` were read as the first call's arguments glued to the
     third's and run as ``[lookup, lookup, get_weather]``, so the calls went back to the model in an
-    order it never wrote. Such a call keeps its place (its id is made unique in ``finish``).
-    Arguments ``{}`` before it are a head's placeholder, read as before (the whole object
-    after them is the call's arguments)."""
-    if delta.index is not None or not delta.name or not isinstance(delta.arguments, str) or slot.mapping is not None:
+    order it never wrote. Such a call keeps its place (its id is made unique in ``finish``). So
+    does a head that opens arguments of its own under that id (``{"city": "Pa``, its rest in
+    nameless fragments), unless ``slot``'s arguments begin with it (they are sent again from
+    their start: sgl-project/sglang#23071). Arguments ``{}`` before it are a head's placeholder,
+    read as before (the whole object after them is the call's arguments)."""
+    arguments = delta.arguments
+    if delta.index is not None or not delta.name or not isinstance(arguments, str) or slot.mapping is not None:
         return False
-    if not _whole_object(delta.arguments) or not slot.is_complete():
+    if not _opens(arguments) or not slot.is_complete():
         return False
     before = slot.known_value()
     if before is _UNKNOWN or before == {}:  # whole only as glued objects, or ``{}`` a head held: read as before
         return False
-    for text in (delta.arguments, strip_noise(delta.arguments)):  # as _whole_object read it
+    if not _whole_object(arguments):  # the start of a call's arguments, unless the first ones begin again
+        return not "".join(slot.text).strip().startswith(arguments.strip())
+    for text in (arguments, strip_noise(arguments)):  # as _whole_object read it
         try:
             return json.loads(text) != before
         except (ValueError, RecursionError):

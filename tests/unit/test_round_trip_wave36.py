@@ -117,6 +117,22 @@ def test_a_call_under_an_id_an_earlier_call_has_keeps_its_place():
     assert result.calls[0].id == "lookup" and len({c.id for c in result.calls}) == 3
 
 
+def test_a_call_streamed_in_fragments_under_an_earlier_calls_id_keeps_its_place():
+    fragments = [_call("a", "lookup", {"q": "x"}), _call("b", "get_weather", {"city": "y"}),
+                 {"id": "a", "type": "function", "function": {"name": "lookup", "arguments": '{"q": "z'}},
+                 {"id": "", "type": "function", "function": {"name": "", "arguments": '"}'}}]
+    result = _assembled(fragments)
+    assert [(c.name, c.arguments) for c in result.calls] == [
+        ("lookup", {"q": "x"}), ("get_weather", {"city": "y"}), ("lookup", {"q": "z"})]
+
+
+def test_arguments_sent_again_from_their_start_are_one_call():
+    fragments = [_call("a", "lookup", {"q": "x"}),
+                 {"id": "a", "type": "function", "function": {"name": "lookup", "arguments": '{"q": '}},
+                 {"id": "", "type": "function", "function": {"name": "", "arguments": '"x"}'}}]
+    assert [(c.name, c.arguments) for c in _assembled(fragments).calls] == [("lookup", {"q": "x"})]
+
+
 def test_calls_sent_again_in_every_packet_are_still_read_once():
     """Ollama's plugin repeats every call so far in each packet, under the same ids."""
     first, second = _call("0", "lookup", {"q": "a"}), _call("1", "lookup", {"q": "b"})
