@@ -177,7 +177,26 @@ def closes_unopened_block(text: str) -> bool:
     if not _OPENED_CLOSES_FOUND(lowered):  # one scan of the reply for them all, not one a tag
         return False
     splitter = ThinkSplitter()
-    return any(kind == STRAY_END for kind, _ in splitter.pieces(text) + splitter.release_pieces(ended=True))
+    shown: list[str] = []
+    for kind, piece in splitter.pieces(text) + splitter.release_pieces(ended=True):
+        if kind == VISIBLE:
+            shown.append(piece)
+        elif kind == STRAY_END and not _in_json_string("".join(shown)):
+            return True
+    return False
+
+
+_UNESCAPED_QUOTE: Final = re.compile(r'(?<!\\)"')
+
+
+def _in_json_string(before: str) -> bool:
+    """Whether a tag after ``before`` (the visible text up to it) stands inside a JSON string of
+    its line: the line holds a ``{`` and an odd number of unescaped quotes after it (a ReAct
+    action's input ``{"q": "</think>"}``: the argument's text, not the end of reasoning a
+    template opened; read so, every later reply of the run was held for a ``</think>``)."""
+    line = before.rpartition("\n")[2]
+    brace = line.find("{")
+    return brace >= 0 and len(_UNESCAPED_QUOTE.findall(line, brace)) % 2 == 1
 
 
 def clean_reasoning(reasoning: str) -> str:

@@ -10,7 +10,7 @@ from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.json_args import dumps_arguments, loads
 from agent_core.model_call import ModelChunk
 from agent_core.react.parser import parse_react
-from agent_core.think import ThinkSplitter
+from agent_core.think import ThinkSplitter, closes_unopened_block
 from agent_core.tool_calls import ToolCallAssembler, ToolCallDelta
 from tests.unit.helpers import drain
 
@@ -163,3 +163,15 @@ def test_a_closing_tag_in_a_text_input_is_kept():
 def test_a_closing_tag_before_the_step_still_ends_the_reasoning_a_template_opened():
     turn = parse_react('my reasoning</think>\nThought: x\nAction: lookup\nAction Input: {"q": "a"}')
     assert [(a.name, a.input) for a in turn.actions] == [("lookup", {"q": "a"})]
+
+
+@pytest.mark.parametrize(("reply", "closes"), [
+    ('Thought: t\nAction: lookup\nAction Input: {"q": "P", "k0": "</think>"}', False),
+    ('Thought: t\nAction: lookup\nAction Input: {"q": "a \\" </think> b"}', False),
+    ("my reasoning</think>\nThought: t\nFinal Answer: ok", True),
+    ('I read "a" and {b}</think>\nFinal Answer: ok', True),
+])
+def test_a_closing_tag_in_a_json_string_is_no_end_of_a_block_the_template_opened(reply, closes):
+    """Read as one, every later reply of the run was held until its first ``</think>``: the next
+    action's input holding one then ended its \"reasoning\" there and the rest was the answer."""
+    assert closes_unopened_block(reply) is closes
