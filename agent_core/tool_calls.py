@@ -311,7 +311,7 @@ class ToolCallAssembler:
         by_id = self._by_id.get(delta.id) if delta.id else None
         for candidate in (by_index, by_id):
             if candidate is not None and not _conflicts(candidate, delta):
-                return None if _starts_over(candidate, delta) or _another_call(candidate, delta) else candidate
+                return None if _starts_over(candidate, delta) or _another_call(candidate, delta, self._last) else candidate
         unplaced = by_index is None and by_id is None and delta.index is None
         for candidate in (by_index, by_id, self._last if unplaced else None):
             if candidate is not None and _name_piece(candidate, delta):
@@ -454,7 +454,7 @@ def _starts_over(slot: _Slot, delta: ToolCallDelta) -> bool:
     return not strip_noise(arguments).startswith("".join(slot.text).strip())
 
 
-def _another_call(slot: _Slot, delta: ToolCallDelta) -> bool:
+def _another_call(slot: _Slot, delta: ToolCallDelta, last: _Slot | None) -> bool:
     """True when ``delta``, a head naming ``slot``'s tool under ``slot``'s id (no ``index``: the
     daemon drops it), brings a whole JSON object other than ``slot``'s arguments, which are whole:
     a second call under the same id, not the first one sent again (Ollama's plugin repeats every
@@ -464,9 +464,10 @@ def _another_call(slot: _Slot, delta: ToolCallDelta) -> bool:
     third's and run as ``[lookup, lookup, get_weather]``, so the calls went back to the model in an
     order it never wrote. Such a call keeps its place (its id is made unique in ``finish``). So
     does a head that opens arguments of its own under that id (``{"city": "Pa``, its rest in
-    nameless fragments), unless ``slot``'s arguments begin with it (they are sent again from
-    their start: sgl-project/sglang#23071). Arguments ``{}`` before it are a head's placeholder,
-    read as before (the whole object after them is the call's arguments)."""
+    nameless fragments) when another call came after ``slot`` (``last``: the call read last) or
+    ``slot``'s arguments do not begin with it (else they may be sent again from their start:
+    sgl-project/sglang#23071). Arguments ``{}`` before it are a head's placeholder, read as
+    before (the whole object after them is the call's arguments)."""
     arguments = delta.arguments
     if delta.index is not None or not delta.name or not isinstance(arguments, str) or slot.mapping is not None:
         return False
@@ -476,7 +477,7 @@ def _another_call(slot: _Slot, delta: ToolCallDelta) -> bool:
     if before is _UNKNOWN or before == {}:  # whole only as glued objects, or ``{}`` a head held: read as before
         return False
     if not _whole_object(arguments):  # the start of a call's arguments, unless the first ones begin again
-        return not "".join(slot.text).strip().startswith(arguments.strip())
+        return slot is not last or not "".join(slot.text).strip().startswith(arguments.strip())
     for text in (arguments, strip_noise(arguments)):  # as _whole_object read it
         try:
             return json.loads(text) != before

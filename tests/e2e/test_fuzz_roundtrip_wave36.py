@@ -252,6 +252,8 @@ def draw_turn(rnd: random.Random, style: str, strategy: str, round_no: int, earl
         if style == "fragments":  # raw deltas: the id and name on the head, arguments in pieces
             for call in calls:
                 heads = split(rnd, call.text, 12) or [""]
+                while len(heads) > 1 and not heads[0].strip():  # a head of blank arguments: left open (docs/fuzzing.md)
+                    heads[:2] = [heads[0] + heads[1]]
                 chunks.append({"message": {"content": "", "tool_calls": [
                     {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": heads[0]}}]}})
                 for piece in heads[1:]:

@@ -126,6 +126,13 @@ def test_a_call_streamed_in_fragments_under_an_earlier_calls_id_keeps_its_place(
         ("lookup", {"q": "x"}), ("get_weather", {"city": "y"}), ("lookup", {"q": "z"})]
 
 
+def test_a_head_of_one_brace_under_an_earlier_calls_id_after_another_call_is_a_call():
+    fragments = [_call("a", "lookup", {"q": "x"}), _call("b", "get_weather", {"city": "y"}),
+                 {"id": "a", "type": "function", "function": {"name": "lookup", "arguments": "{"}},
+                 {"id": "", "type": "function", "function": {"name": "", "arguments": '"q": "z"}'}}]
+    assert [c.arguments for c in _assembled(fragments).calls] == [{"q": "x"}, {"city": "y"}, {"q": "z"}]
+
+
 def test_arguments_sent_again_from_their_start_are_one_call():
     fragments = [_call("a", "lookup", {"q": "x"}),
                  {"id": "a", "type": "function", "function": {"name": "lookup", "arguments": '{"q": '}},
