@@ -50,7 +50,7 @@ from tests.e2e.helpers import FUZZ_EXAMPLES_ENV
 
 LONG = int(os.environ.get(FUZZ_EXAMPLES_ENV) or 0)
 SEED = random.randrange(1 << 30) if LONG else 36_000
-RUNS = LONG or 16  # per strategy
+RUNS = LONG or 20  # per strategy
 REASONING_MARK = "zqthink"
 """A word only reasoning holds (content blocks, reasoning parts, opaque bodies): never shown."""
 MEMORY_MARK = "zqmemory"
