@@ -511,6 +511,7 @@ class ThinkSplitter:
         self._held_look: _SpanEnd | None = None  # while holding: a closing tag in a code span waits
         self._wait = (0, 0)  # that tag's place in the held text and its length
         self._apart = False  # holding a template-opened block's rest after reasoning came apart
+        self._block_code: tuple[list[str], CodeQuote, int] | None = None  # the block, its code reader, the pieces it read
         self.stray_written = ""
         """The last closing tag with no block open, as written (a ``STRAY_END`` piece's tag: a
         reader to whom it is text, such as ReAct's inside an action's input, puts it back)."""
@@ -916,11 +917,20 @@ class ThinkSplitter:
 
     def _block_quotes(self, quoted: bool | None, before: str) -> bool | None:
         """``quoted`` (a backtick stands before the block's closing tag, `` `</think>` ``) unless
-        that backtick closed a code span of the reasoning's line (``_span_open``: reasoning
+        that backtick closed a code span of the reasoning's line (reasoning
         that ends in `` `a.py` `` then ``</think>`` glued to an answer that starts with a code
         span, as Kimi's plugin glues them): then the tag is no code. ``before``: the block's text
-        from the pending text's start to the tag."""
-        return quoted if _span_open(self._block, before) else False
+        from the pending text's start to the tag. The block's text is read once in all
+        (``_block_code`` keeps the reader), however many such tags it holds."""
+        if self._block_code is None or self._block_code[0] is not self._block:
+            self._block_code = (self._block, CodeQuote(), 0)  # a new block: read from its start
+        block, code, fed = self._block_code
+        for piece in block[fed:]:  # only what the block gained since the last tag read so
+            code.feed(piece)
+        self._block_code = (block, code, len(block))
+        probe = code.copy()
+        probe.feed(before)
+        return quoted if probe.open else False  # in a span, or in a fenced block: code
 
     def _stray(self, out: list[tuple[str, str]], tag: str, written: str) -> None:
         """A closing ``tag`` with no block open: dropped, and said (``STRAY_END``: what came
@@ -985,20 +995,6 @@ class ThinkSplitter:
         if self._wrapper_text or tag not in _WRAPPER_ENDS:
             return False
         return self._reasoned or self._prev == "\n"
-
-
-def _span_open(pieces: list[str], before: str) -> bool:
-    """Whether a code span is open at the end of the line that ``pieces`` then ``before`` end
-    with (a backtick run opens one, a run as long closes it; a line break ends it)."""
-    parts = [before]
-    if "\n" not in before:
-        for piece in reversed(pieces):
-            parts.append(piece)
-            if "\n" in piece:
-                break
-    code = CodeQuote()
-    code.feed("".join(reversed(parts)).rpartition("\n")[2])
-    return bool(code.span_ticks)
 
 
 def _joined(pieces: list[tuple[str, str]]) -> Split:

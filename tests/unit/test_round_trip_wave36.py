@@ -81,7 +81,9 @@ def test_a_closing_tag_between_two_code_spans_ends_the_reasoning(pieces):
 
 
 @pytest.mark.parametrize("text", ["<think>zq says `</think>` is a tag</think>answer",
-                                  "<think>zq ``</think>`` and</think>answer"])
+                                  "<think>zq ``</think>`` and</think>answer",
+                                  "<think>zq\n```\nx `a` `</think>` y\n```\nmore</think>answer",
+                                  "<think>" + "see `</think>` here " * 2000 + "</think>answer"])
 def test_a_closing_tag_written_as_code_in_the_reasoning_is_still_its_text(text):
     splitter = ThinkSplitter()
     assert splitter.feed(text).visible + splitter.finish().visible == "answer"
