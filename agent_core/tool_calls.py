@@ -331,8 +331,8 @@ class ToolCallAssembler:
             return True  # a bare fragment cannot open a call
         if delta.index is not None:
             return False  # an unknown index with an id or name is a new call
-        if delta.id and not last.id:
-            return True  # pipecat5023: the id arrives after the name
+        if delta.id and not last.id:  # pipecat5023: the id arrives after the name, unless with a call of its own
+            return not _another_call(last, delta, last)
         if delta.name and not last.name:
             return True
         if delta.id or delta.name != last.name:

@@ -135,6 +135,18 @@ def test_a_head_of_one_brace_under_an_earlier_calls_id_after_another_call_is_a_c
     assert [c.arguments for c in _assembled(fragments).calls] == [{"q": "x"}, {"city": "y"}, {"q": "z"}]
 
 
+def test_a_whole_call_with_an_id_after_a_whole_call_without_one_keeps_its_place():
+    calls = [_call("", "lookup", {"q": "x"}), _call("lookup", "lookup", {"q": "y"}),
+             _call("get_weather", "get_weather", {"city": "z"}), _call("lookup", "lookup", {"q": "w"})]
+    assert [c.arguments for c in _assembled(calls).calls] == [{"q": "x"}, {"q": "y"}, {"city": "z"}, {"q": "w"}]
+
+
+def test_the_id_after_the_name_still_joins_its_call():
+    fragments = [{"type": "function", "function": {"name": "lookup", "arguments": ""}},
+                 {"id": "call_1", "type": "function", "function": {"name": "", "arguments": '{"q": "x"}'}}]
+    assert [(c.id, c.arguments) for c in _assembled(fragments).calls] == [("call_1", {"q": "x"})]
+
+
 def test_arguments_sent_again_from_their_start_are_one_call():
     fragments = [_call("a", "lookup", {"q": "x"}),
                  {"id": "a", "type": "function", "function": {"name": "lookup", "arguments": '{"q": '}},
