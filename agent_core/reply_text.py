@@ -15,45 +15,46 @@ START_MARKS = "\ufeff\u200b\u2060"
 """What a reply's start may carry that nobody sees: the byte order mark (U+FEFF, also read as
 ZERO WIDTH NO-BREAK SPACE), ZERO WIDTH SPACE and WORD JOINER."""
 
-_LINE_END = re.compile(r"\r+\n")
-"""A Windows line end, with the further ``\\r`` a second conversion puts before it (``\\r\\r\\n``:
-``\\r\\n`` written again through a text-mode file): one ``\\n``."""
+_CR_LF = re.compile(r"(?<!\r)\r++\n")
+"""A line end with one ``\\r`` or more before its ``\\n`` (a run tried once, from its start:
+linear in a text of many ``\\r``)."""
 
 
 class ReplyText:
     """One stream's text (a reply's content, or its ``reasoning_content``) cleaned as it comes:
-    ``\\r\\n`` becomes ``\\n``, as does ``\\r\\r\\n`` (``_LINE_END``; the ``\\r`` ending a piece
-    are held until the next piece shows whether a ``\\n`` follows them), and ``START_MARKS``
-    before the first other character are left out. A ``\\r`` no ``\\n`` follows stays; those held at
-    the stream's end are dropped (they ended a line of a reply that ended there). Pieces are ``str``; the cleaned text is their
-    concatenation cleaned whole, however the stream was cut."""
+    ``\\r\\n`` becomes ``\\n``, and so does a run of ``\\r`` before a ``\\n`` (``\\r\\r\\n``: a
+    ``\\n`` converted to ``\\r\\n`` twice on its way); the ``\\r`` run ending a piece is held
+    until the next piece shows whether a ``\\n`` follows it; ``START_MARKS`` before the first other
+    character are left out. A ``\\r`` run inside the text followed by another character stays;
+    one held at the stream's end is dropped (it ended a line of a reply that ended there). Pieces
+    are ``str``; the cleaned text is their concatenation cleaned whole, however the stream was
+    cut, and holds no ``\\r\\n``."""
 
     __slots__ = ("_cr", "_started")
 
     def __init__(self) -> None:
         self._started = False
-        self._cr = 0
+        self._cr = 0  # the length of the \r run held
 
     def feed(self, text: str) -> str:
-        """The cleaned text of the next piece ``text`` (possibly ``""`` while held)."""
+        """The cleaned text of the next piece ``text`` (possibly ``""`` while held). A held run
+        grown one ``\\r`` a piece is counted, not copied (linear in the stream)."""
         if not text:
             return text
-        if self._cr:  # the line end's "\r" held: a "\n" ends the line, a "\r" may still come
-            if text[0] == "\n":
-                self._cr = 0
-            elif not text.strip("\r"):
-                self._cr += len(text)  # counted, not joined: a run of "\r" pieces stays linear
+        if self._cr:
+            if text[0] == "\r" and not text.strip("\r"):
+                self._cr += len(text)
                 return ""
-            else:
-                text, self._cr = "\r" * self._cr + text, 0
+            held, self._cr = self._cr, 0
+            if text[0] != "\n":  # a run before a \n is left out with it: the \n stays
+                text = "\r" * held + text
         if not self._started:
             text = text.lstrip(START_MARKS)
             if not text:
                 return text
             self._started = True
         if "\r" in text:
-            if "\r\n" in text:
-                text = _LINE_END.sub("\n", text)
+            text = _CR_LF.sub("\n", text) if "\r\r" in text else text.replace("\r\n", "\n")
             if text[-1] == "\r":
                 kept = text.rstrip("\r")
                 text, self._cr = kept, len(text) - len(kept)

@@ -49,7 +49,7 @@ def test_a_byte_order_mark_or_zero_width_space_at_the_start_is_left_out_only_the
 
 
 @given(st.text(alphabet="ab \r\n\ufeff\u200b", max_size=30), st.lists(st.integers(1, 5), max_size=30))
-@example("\r\r\n", [])  # a line end converted twice: one line end, no "\r\n" left (a random draw found it)
+@example("\r\r\n", [])  # a \n converted to \r\n twice (found by a deep run: "\r\n" was left)
 @example("a\r\r\r\nb", [2, 1])
 def test_the_cleaned_text_does_not_depend_on_the_cuts(text, sizes):
     pieces, at = [], 0
@@ -59,6 +59,28 @@ def test_the_cleaned_text_does_not_depend_on_the_cuts(text, sizes):
     pieces.append(text[at:])
     assert cleaned(pieces) == clean_text(text)
     assert "\r\n" not in clean_text(text)
+
+
+def test_a_line_end_converted_to_crlf_twice_is_one_line_end_however_the_stream_is_cut():
+    """``\\r\\r\\n`` (a gateway's ``\\n`` -> ``\\r\\n`` applied to a text that had it already)
+    reached the readers as ``\\r\\n``; a ``\\r`` run before another character stays."""
+    reply = "Thought: look it up.\r\r\nAction: search\r\r\r\nAction Input: {\"q\": \"a\r\rb\"}\r\r\n"
+    want = "Thought: look it up.\nAction: search\nAction Input: {\"q\": \"a\r\rb\"}\n"
+    assert clean_text(reply) == want
+    for size in (1, 2, 3, 7):
+        assert cleaned([reply[i : i + size] for i in range(0, len(reply), size)]) == want
+    assert cleaned(["a", *["\r"] * 5, "\nb"]) == "a\nb"
+    assert cleaned(["a", *["\r"] * 5, "b"]) == "a\r\r\r\r\rb"
+
+
+def test_a_long_carriage_return_run_is_cleaned_in_linear_time():
+    """A run of 400,000 ``\\r`` (whole, or one a piece) is read in one pass, not once a position."""
+    import time
+
+    start = time.perf_counter()
+    assert clean_text("\r" * 400_000 + "x\r\r\n") == "\r" * 400_000 + "x\n"
+    assert cleaned(["\r"] * 100_000 + ["\ny"]) == "\ny"
+    assert time.perf_counter() - start < 5.0  # some 0.05 s; once a position: hours
 
 
 WEATHER = tool("get_weather", "city")
