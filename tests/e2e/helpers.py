@@ -7,7 +7,8 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-from local_runner import PluginProcess
+from agent_core import prompts
+from local_runner import PluginProcess, ScriptedBackend
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 
@@ -150,3 +151,19 @@ def fuzz_settings(ci_examples: int) -> settings:
                     database=None, print_blob=bool(long_run),
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                            HealthCheck.data_too_large])
+
+
+class CallsUntilTold(ScriptedBackend):
+    """A model that calls ``crawl`` every round until its request says time is running out,
+    then answers ``answer``."""
+
+    def __init__(self, strategy: str, answer: str) -> None:
+        super().__init__([])
+        self.strategy, self.answer = strategy, answer
+
+    def invoke_llm(self, request):
+        told = prompts.TIME_LIMIT_NOTE in prompt_text(request)
+        n = len(self.requests) + 1
+        self._turns.append(answer_turn(self.strategy, self.answer) if told
+                           else call_turn(self.strategy, "crawl", {"value": str(n)}, call_id=f"c{n}"))
+        return super().invoke_llm(request)

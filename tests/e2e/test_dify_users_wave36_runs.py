@@ -15,8 +15,7 @@ import time
 
 import pytest
 
-from agent_core import prompts
-from local_runner import ModelSettings, Scenario, ScriptedBackend, default_toolbox, run_scenario
+from local_runner import ModelSettings, Scenario, default_toolbox, run_scenario
 from local_runner.contracts import CONTRACTS
 from local_runner.contracts.base import REASONING_MARK, BrainCall, Reply, TaskBrain
 from local_runner.tools import LocalTool, ScriptedTool, ToolParam, json_message, text_message
@@ -24,6 +23,7 @@ from tests.e2e.helpers import (
     SELF_SERVED,
     STRATEGIES,
     TRACEBACK,
+    CallsUntilTold,
     answer_turn,
     assert_clean,
     assert_clean_end,
@@ -499,22 +499,6 @@ def test_dify15665_a_model_without_its_schema_still_runs(run, strategy):
     assert_clean(result, run)
     assert result.text == "Sunny in Graz."
     assert "ValidationError" not in json.dumps(result.messages)
-
-
-class CallsUntilTold(ScriptedBackend):
-    """A model that calls ``crawl`` every round until its request says time is running out,
-    then answers ``answer``."""
-
-    def __init__(self, strategy: str, answer: str) -> None:
-        super().__init__([])
-        self.strategy, self.answer = strategy, answer
-
-    def invoke_llm(self, request):
-        told = prompts.TIME_LIMIT_NOTE in prompt_text(request)
-        n = len(self.requests) + 1
-        self._turns.append(answer_turn(self.strategy, self.answer) if told
-                           else call_turn(self.strategy, "crawl", {"value": str(n)}, call_id=f"c{n}"))
-        return super().invoke_llm(request)
 
 
 def test_dify25842_a_long_react_run_answers_before_the_limit(plugin):

@@ -15,8 +15,7 @@ import time
 
 import pytest
 
-from agent_core import prompts
-from local_runner import ModelSettings, PluginProcess, Scenario, ScriptedBackend, default_toolbox, run_scenario
+from local_runner import ModelSettings, PluginProcess, Scenario, default_toolbox, run_scenario
 from local_runner.backends import Pricing, make_usage
 from local_runner.contracts import CONTRACTS
 from local_runner.contracts.base import REASONING_MARK
@@ -26,6 +25,7 @@ from local_runner.tools import LocalTool, ScriptedTool, ToolParam, json_message,
 from tests.e2e.helpers import (
     STRATEGIES,
     TRACEBACK,
+    CallsUntilTold,
     answer_turn,
     assert_clean,
     assert_clean_end,
@@ -49,22 +49,6 @@ def run_contract(plugin, contract: str, strategy: str, **model_fields):
     model = ModelSettings(**{**CONTRACTS[contract].model_settings(stream=True), **model_fields})
     scenario = Scenario(query="What is 37 * 91?", tools=["calculator"], strategy=strategy, model=model)
     return backend, run_scenario(scenario, backend, default_toolbox(), plugin=plugin, timeout=60)
-
-
-class CallsUntilTold(ScriptedBackend):
-    """A model that calls ``crawl`` every round until its request says time is running out,
-    then answers ``answer``."""
-
-    def __init__(self, strategy: str, answer: str) -> None:
-        super().__init__([])
-        self.strategy, self.answer = strategy, answer
-
-    def invoke_llm(self, request):
-        told = prompts.TIME_LIMIT_NOTE in prompt_text(request)
-        n = len(self.requests) + 1
-        self._turns.append(answer_turn(self.strategy, self.answer) if told
-                           else call_turn(self.strategy, "crawl", {"value": str(n)}, call_id=f"c{n}"))
-        return super().invoke_llm(request)
 
 
 def user_texts(request: dict) -> list[str]:
