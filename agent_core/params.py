@@ -30,6 +30,7 @@ from agent_core.knowledge import read_context
 from agent_core.redaction import redactor
 from agent_core.sliced_validation import model_entity, tool_entity
 from agent_core.tool_schema import ParamType, secret_text, tool_secret_values
+from agent_core.tool_texts import mended_texts
 
 logger = logging.getLogger(__name__)
 
@@ -143,6 +144,24 @@ def _drop_reason(raw: Any, error: ValidationError) -> str:
         for item in error.errors(include_input=False, include_url=False, include_context=False)[:5]
     )
     return redactor(_declared_values(raw))(reason)
+
+
+def _tool_entity(raw: Any) -> ToolEntity:
+    """``tool_entity(raw)``; when that fails, once more with its missing display texts filled in
+    (``tool_texts.mended_texts``: a null label or description does not change what the tool
+    does). Raises the first ``ValidationError`` when the mended declaration fails too, or when
+    nothing could be mended."""
+    try:
+        return tool_entity(raw)
+    except ValidationError:
+        mended = mended_texts(raw)
+        if mended is None:
+            raise
+        try:
+            return tool_entity(mended)
+        except ValidationError:
+            pass
+        raise
 
 
 def _allows(value: Any) -> bool:
@@ -326,7 +345,7 @@ class StrategyParams(BaseModel):
             if isinstance(raw, dict) and raw.get("provider_type") == "plugin":
                 raw = {**raw, "provider_type": "builtin"}
             try:
-                tools.append(raw if isinstance(raw, ToolEntity) else tool_entity(raw))  # long lists in slices
+                tools.append(raw if isinstance(raw, ToolEntity) else _tool_entity(raw))  # long lists in slices
             except ValidationError as error:
                 name = _tool_name(raw)
                 reason = _drop_reason(raw, error)

@@ -89,9 +89,14 @@ def to_prompt_tool(tool: ToolEntity) -> PromptMessageTool:
 
 
 def _tool_description(tool: ToolEntity) -> str:
-    if tool.description is None:
-        return ""
-    return tool.description.llm or _english(tool.description.human)
+    """What the model reads of a tool: its description for the model, else its human one, else
+    its label, else its name as words. Never empty: Amazon Bedrock's Converse API refuses a tool
+    whose description is empty (``ToolSpecification.description``, minimum length 1), and a model
+    given none has only the name to go by."""
+    described = (tool.description.llm or _english(tool.description.human)) if tool.description else ""
+    if described.strip():
+        return described
+    return _english(tool.identity.label).strip() or tool.identity.name.replace("_", " ")
 
 
 def _parameter_description(parameter: ToolParameter) -> str:

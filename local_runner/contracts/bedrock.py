@@ -35,7 +35,9 @@ are declared but the history holds tool calls.
 Provider rules enforced (``ValidationException``): the conversation starts with a user message;
 no blank text block; a ``toolUse`` is answered by ``toolResult`` blocks in the next message and a
 ``toolResult`` answers a ``toolUse`` of the message before; ``toolUseId`` matches
-``[a-zA-Z0-9_-]+`` (1-64 characters); ``toolUse.input`` is an object. With ``reasoning_type`` on
+``[a-zA-Z0-9_-]+`` (1-64 characters); ``toolUse.input`` is an object; a ``toolSpec``'s ``description`` (the plugin sends the tool's
+description as it is, ``_convert_converse_tool_config``) is not empty (``ToolSpecification``:
+minimum length 1, https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolSpecification.html). With ``reasoning_type`` on
 (Claude's extended thinking) the final assistant message before the last tool results must start
 with a reasoning block, which this plugin never sends back (docs/providers.md, what the strategy
 cannot fix): ``claude_reasoning`` turns that model on for a unit test, not for the matrix.
@@ -80,9 +82,11 @@ class BedrockContract(ContractBackend):
                 messages.append(converted)
         body: dict[str, Any] = {"modelId": request.get("model"), "system": system, "messages": messages}
         if request.get("tools"):
-            body["toolConfig"] = {"tools": [{"toolSpec": {"name": t.get("name")}} for t in request["tools"]]}
+            body["toolConfig"] = {"tools": [{"toolSpec": {"name": t.get("name"), "description": t.get("description")}}
+                                            for t in request["tools"]]}
         elif any("toolUse" in b or "toolResult" in b for m in messages for b in m["content"]):
-            body["toolConfig"] = {"tools": [{"toolSpec": {"name": "__no_more_tools_available__"}}]}
+            body["toolConfig"] = {"tools": [{"toolSpec": {"name": "__no_more_tools_available__",
+                                                          "description": "This is a placeholder tool."}}]}
         if self.claude_reasoning:
             body["additionalModelRequestFields"] = {"reasoning_config": {"type": "enabled", "budget_tokens": 1024}}
         return body
@@ -110,7 +114,15 @@ class BedrockContract(ContractBackend):
             blocks.append({"toolUse": {"toolUseId": call.get("id"), "name": function.get("name"), "input": arguments}})
         return {"role": "assistant", "content": blocks}
 
+    def _check_tools(self, body: dict[str, Any]) -> None:
+        """Every ``toolSpec`` has a description that is not empty (``ToolSpecification``)."""
+        for n, tool in enumerate((body.get("toolConfig") or {}).get("tools") or []):
+            if not tool["toolSpec"].get("description"):
+                self.reject(f"Value '' at 'toolConfig.tools.{n + 1}.member.toolSpec.description' failed to satisfy "
+                            "constraint: Member must have length greater than or equal to 1")
+
     def check(self, body: dict[str, Any]) -> None:
+        self._check_tools(body)
         messages = body["messages"]
         if not messages or messages[0]["role"] != "user":
             self.reject("A conversation must start with a user message. Try again with a conversation that starts with a user message.")

@@ -74,3 +74,15 @@ def test_a_made_call_id_fits_bedrock_and_a_colon_id_does_not():
     list(backend.invoke_llm(second_round(request, "", None, [call])))
     with pytest.raises(ProviderRejection, match="regular expression"):
         list(backend.invoke_llm(second_round(request, "", None, [{**call, "id": "calculator::sig::QUJD"}])))
+
+
+@pytest.mark.parametrize("description", ["", None])
+def test_a_tool_declared_without_a_description_is_refused(description):
+    """Bedrock's ``ToolSpecification.description`` has a minimum length of 1, and the plugin sends
+    the tool's description as it is (aws-samples/bedrock-access-gateway#213 met the same rule)."""
+    backend = CONTRACTS["bedrock"](shape="stream")
+    tools = [{**TOOLS[0], "description": description}]
+    request = {"model": backend.model, "prompt_messages": [{"role": "user", "content": "What is 37 * 91?"}],
+               "tools": tools, "stream": True, "completion_params": {}}
+    with pytest.raises(ProviderRejection, match="toolSpec.description"):
+        list(backend.invoke_llm(request))
