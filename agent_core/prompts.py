@@ -105,7 +105,11 @@ When you can answer, reply:
 Thought: I know the answer.
 Final Answer: <your answer to the user>"""
 REACT_NO_TOOLS = "No tools are available: reply with\nThought: <your reasoning>\nFinal Answer: <your answer>"
-REACT_CONTINUE = "Continue: reply with your next Thought and either an Action or your Final Answer."
+REACT_CONTINUE = (
+    "(A note from the agent, not from the user: the user has not written again.) "
+    "Go on with the user's question using the Observation above: reply with your next Thought "
+    "and either an Action or your Final Answer."
+)
 REACT_FORMAT_PROBLEM = (
     "Your reply did not follow the format: {problem} "
     "Reply with a Thought and then either an Action (a JSON blob) or a Final Answer."

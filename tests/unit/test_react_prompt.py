@@ -272,6 +272,16 @@ def test_the_continue_note_is_one_message_per_run():
     assert first[-1] is second[-1] and first[-1].content == prompts.REACT_CONTINUE
 
 
+def test_the_continue_note_cannot_be_read_as_the_users_reply():
+    """junjiem/dify-plugin-agent-mcp_sse#83 and langgenius/dify#15694: a strategy that sent a bare
+    "continue" as a user message after each observation had the model reason that the user had
+    just written "continue" and answer that instead of the question. The note after the
+    scratchpad says it is not from the user and points back to the user's question."""
+    note = prompts.REACT_CONTINUE.lower()
+    assert "not from the user" in note and "user's question" in note
+    assert not note.startswith("continue")
+
+
 def test_a_chat_prompt_asking_for_the_rest_of_a_cut_answer_ends_asking_for_that_rest():
     """The last message a chat model reads after a cut answer asks for its rest, not for a new
     Thought and Action (which contradicted the scratchpad's note and invited a tool call)."""
