@@ -84,5 +84,5 @@ def test_a_tool_declared_without_a_description_is_refused(description):
     tools = [{**TOOLS[0], "description": description}]
     request = {"model": backend.model, "prompt_messages": [{"role": "user", "content": "What is 37 * 91?"}],
                "tools": tools, "stream": True, "completion_params": {}}
-    with pytest.raises(ProviderRejection, match="toolSpec.description"):
+    with pytest.raises(ProviderRejection, match=r"toolSpec\.description"):
         list(backend.invoke_llm(request))
