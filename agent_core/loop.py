@@ -423,10 +423,11 @@ def _turn_log_data(turn: ModelTurn, secrets: Any = None, continued: str = "") ->
         ]
         if beyond:  # a reply of 50,000 actions: counted, not listed (the CALLS NOT RUN node names them)
             data["tool_calls_not_listed"] = len(beyond)
+    after = "action" if isinstance(turn.decision, ToolCalls) else "answer"  # ReAct: after a made-up Observation
     if turn.after_answer:  # the step a reply wrote after its answer, not run: why nothing ran
-        data["not_read_after_answer"] = _after_answer_logged(turn, secrets)
+        data[f"not_read_after_{after}"] = _after_answer_logged(turn, secrets)
     if turn.calls_after_answer:  # also a JSON list's calls after its "Final Answer" object
-        data["calls_not_run_after_answer"] = _calls_named(turn.calls_after_answer)
+        data[f"calls_not_run_after_{after}"] = _calls_named(turn.calls_after_answer)
     if isinstance(turn.decision, ParseFailure):
         data["problem"] = turn.decision.problem
         data["raw"] = _logged_reply(turn, turn.raw, secrets)

@@ -72,6 +72,17 @@ def not_run_note(not_run: Sequence[Call], limit: int = MAX_CALLS_PER_ROUND) -> s
     return prompts.CALLS_NOT_RUN.format(count=len(not_run), names=_names(not_run), limit=limit)
 
 
+def after_observation_note(names: Sequence[str]) -> str:
+    """What the model reads once, after a round's last observation, of the actions its reply
+    wrote after an ``Observation:`` it made up (``names``: their tools, in order; ``''`` when
+    there are none): their count and first tools (``prompts.ACTIONS_AFTER_OBSERVATION``)."""
+    if not names:
+        return ""
+    shown = list(dict.fromkeys(label_shortened(name) or "(no name)" for name in names))
+    listed = ", ".join(shown[:NOT_RUN_NAMES_SHOWN]) + (", …" if len(shown) > NOT_RUN_NAMES_SHOWN else "")
+    return prompts.ACTIONS_AFTER_OBSERVATION.format(count=len(names), names=listed)
+
+
 def not_run_log(not_run: Sequence[Call], limit: int = MAX_CALLS_PER_ROUND) -> dict:
     """The data of the round's ``CALLS NOT RUN`` log node: the count, the limit, the first
     tools' names and the text shown."""

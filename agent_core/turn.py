@@ -83,9 +83,12 @@ class ModelTurn:
     into the format, and the limit cut what the reader drops): the answer is complete."""
     after_answer: str = ""
     """What the reply went on with after its final answer ended, not read (ReAct: an ``Action:``
-    step, an invented ``Observation:``): never run nor shown, only logged."""
+    step, an invented ``Observation:``): never run nor shown, only logged. For a ReAct turn of
+    tool calls: what followed its actions from an ``Observation:`` it made up on
+    (``ReactTurn.after_actions``)."""
     calls_after_answer: tuple[str, ...] = ()
-    """The tools the actions in ``after_answer`` named, in order (not run); in ReAct, first those of
+    """The tools the actions in ``after_answer`` named, in order (not run; for a turn of tool
+    calls the model is told so after the round's last observation); in ReAct, first those of
     the calls a JSON list put after its "Final Answer" object."""
 
     @property

@@ -18,7 +18,7 @@ from agent_core import prompts
 from agent_core.fairness import give_way
 from agent_core.json_args import dumps_arguments
 from agent_core.memo import shared_prefix
-from agent_core.round_cap import not_run_note, not_run_results
+from agent_core.round_cap import after_observation_note, not_run_note, not_run_results
 from agent_core.run_state import Round, RunState
 from agent_core.tool_runner import ToolResult
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
@@ -123,9 +123,12 @@ def render_round(run: RunState, round_: Round) -> list[PromptMessage]:
     Calls beyond the most one round runs (``Round.not_run``): a native call keeps its place in
     the assistant message and gets a tool message saying it was not run
     (``round_cap.not_run_results``); calls written in the text are counted once after the last
-    result (``round_cap.not_run_note``), since no id of theirs is owed an answer."""
+    result (``round_cap.not_run_note``), since no id of theirs is owed an answer; so are the ReAct
+    steps a reply wrote after an ``Observation:`` it made up (``round_cap.after_observation_note``)."""
     decision = round_.turn.decision
     note = not_run_note(round_.not_run) if isinstance(decision, ToolCalls) and decision.in_text else ""
+    if round_.turn.calls_after_answer and isinstance(decision, ToolCalls):  # steps after a made-up Observation
+        note = "\n\n".join(filter(None, (note, after_observation_note(round_.turn.calls_after_answer))))
     if isinstance(decision, ToolCalls) and round_.results and decision.in_text and round_.turn.opaque_body is not None:
         # Calls the model wrote in its text, from a plugin that rebuilds the message from its
         # opaque_body (Anthropic, MiniMax, OpenAI Responses): that body holds no such calls, so

@@ -74,7 +74,8 @@ def react_step_calls(
     id_prefix: str = "call",
     taken: Collection[str] = (),
     cut: bool = False,
-) -> tuple[tuple[ToolCall, ...], str] | str | None:
+    with_after: bool = False,
+) -> tuple[tuple[ToolCall, ...], str] | tuple[tuple[ToolCall, ...], str, str] | str | None:
     """The calls of a reply (its visible ``text``, ended) that is, or ends with, ReAct steps, and
     the reply's thought (the text before and between the steps, labels dropped: the ReAct
     parser's); None when it is no such reply.
@@ -93,7 +94,9 @@ start of one (``_OBSERVATION_START``: ``\n**Ob``). A step after a final answer i
     parser gives the answer). Each call gets an id made under ``id_prefix``, none in ``taken``.
     ``UNREADABLE`` when every rule holds but an input does not read (``_arguments``): the calls the
     model meant, written broken. Time linear in ``text``: it is read once more only when an
-    ``Action`` line follows ``shown``."""
+    ``Action`` line follows ``shown``. ``with_after``: the calls, the thought and what the reply
+    wrote from its invented ``Observation:`` on (``ReactTurn.after_actions``, ``""`` for none: it
+    is not read, and the actions in it are named, not run)."""
     if _ACTION_LINE.search(text, shown) is None:
         return None
     parsed = parse_react(text, allow_multiple_actions=True)
@@ -103,7 +106,8 @@ start of one (``_OBSERVATION_START``: ``\n**Ob``). A step after a final answer i
     if found is None or isinstance(found, str):
         return found  # no steps, or UNREADABLE
     ids = fresh_call_ids(id_prefix, len(found), taken)
-    return tuple(ToolCall(call_id, name, arguments) for call_id, (name, arguments) in zip(ids, found, strict=True)), parsed.thought
+    calls = tuple(ToolCall(call_id, name, arguments) for call_id, (name, arguments) in zip(ids, found, strict=True))
+    return (calls, parsed.thought, parsed.after_actions) if with_after else (calls, parsed.thought)
 
 
 def _steps(

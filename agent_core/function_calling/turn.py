@@ -37,7 +37,7 @@ from agent_core.function_calling.react_steps import react_step_calls
 from agent_core.json_args import raw_decode_at
 from agent_core.model_call import AssistantReply, ModelChunk, note_usage, with_block_closed
 from agent_core.react.parser import HEADING_MARKS, LINE_PREFIX, label_forms, label_words, parse_react
-from agent_core.react.turn import actions_named
+from agent_core.react.turn import actions_after_observation, actions_named
 from agent_core.reply_text import ReplyText
 from agent_core.text_calls import (
     CALL_HEAD_SPAN,
@@ -998,9 +998,10 @@ def _react_steps(
     prefix: str,
     taken: Collection[str],
     cut: bool,
-) -> tuple[tuple[ToolCall, ...], str] | str | None:
+) -> tuple[tuple[ToolCall, ...], str, str] | str | None:
     """The calls of a reply that ends with ReAct steps the user has not seen
-    (``react_steps.react_step_calls``), and its thought; ``react_steps.UNREADABLE`` when a step's
+    (``react_steps.react_step_calls``), its thought and what it wrote from an invented
+    ``Observation:`` after them on; ``react_steps.UNREADABLE`` when a step's
     input does not read; None for any other reply (``cut``: the output limit cut it). What streamed
     before the steps (the gate's held text is the reply's tail) stays shown, as before any call
     written after text."""
@@ -1008,7 +1009,7 @@ def _react_steps(
     if gate.streamed and not text.endswith(held):
         return None
     shown = len(text) - len(held) if gate.streamed else 0
-    return react_step_calls(text, shown, tools, id_prefix=prefix, taken=taken, cut=cut)
+    return react_step_calls(text, shown, tools, id_prefix=prefix, taken=taken, cut=cut, with_after=True)
 
 
 def _stepped_turn(
@@ -1032,7 +1033,10 @@ def _stepped_turn(
         return None
     if isinstance(stepped, str):
         return ModelTurn(thought=text, decision=ParseFailure(prompts.REPLY_CUT if cut else prompts.TOOL_CALL_UNREADABLE), **turn)
-    return ModelTurn(thought=stepped[1], decision=ToolCalls(stepped[0], in_text=True), **called)
+    calls, thought, after = stepped
+    if after:  # a made-up Observation after the steps: what followed it is named, not run
+        called = {**called, "after_answer": after, "calls_after_answer": actions_after_observation(after)}
+    return ModelTurn(thought=thought, decision=ToolCalls(calls, in_text=True), **called)
 
 
 def _word_before_native_call(gate: AnswerGate, names: Sequence[str]) -> list[str]:

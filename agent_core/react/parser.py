@@ -210,6 +210,11 @@ class ReactTurn:
     """What the reply went on with after its labelled final answer ended, not read (an
     ``Action:`` step, an invented ``Observation:``, a next ``Thought:`` or ``Question:``), as
     the reader saw it, stripped; ``""`` when the answer ran to the reply's end."""
+    after_actions: str = ""
+    """What the reply went on with after its actions, from an ``Observation:`` it wrote itself on
+    (the made-up result, and any step written after it: a next ``Action:`` acts on that result),
+    stripped; not read, never run: the caller names its actions to the model and the log.
+    ``""`` when the reply ended with its actions."""
     calls_after_answer: tuple[str, ...] = ()
     """The tools named by the calls a JSON list put after its "Final Answer" object (``[{"action":
     "Final Answer", ...}, {"action": "search", ...}]``), in order: the answer wins, and they are
@@ -1027,6 +1032,7 @@ class ReactStreamParser:
         self._answering = False
         self._answer_closed = False  # the answer ended before the reply did (ReactTurn.answer_ended)
         self._after_answer: list[str] | None = None  # the text after it, not read (ReactTurn.after_answer)
+        self._after_actions: list[str] | None = None  # after an invented Observation (ReactTurn.after_actions)
         self._turn_invented = False  # a conversational answer ended at an invented Human: turn
         self._after_closer = ""  # what closes the block a JSON answer stood in, before that text
         self._calls_after_answer: tuple[str, ...] = ()  # a JSON list's calls after its answer object
@@ -1551,6 +1557,8 @@ class ReactStreamParser:
         elif kind == "observation":
             if not self._actions:
                 self._note(PROBLEM_INVENTED_OBSERVATION)
+            elif self._after_actions is None:  # made up after the actions: kept to be named, not read
+                self._after_actions = []
             self._state = _S.DONE
         elif kind == "final_answer":
             self._take(end)
@@ -1702,6 +1710,8 @@ class ReactStreamParser:
         taken = self._take(len(self._buf), record=False)
         if self._after_answer is not None:
             self._after_answer.append(taken)
+        elif self._after_actions is not None:
+            self._after_actions.append(taken)
         return True
 
     # ---- states: the action -----------------------------------------------------------------
@@ -2466,6 +2476,7 @@ class ReactStreamParser:
             answer_ended=self._answer_closed and (labelled or self._turn_invented) and final_answer is not None,
             after_answer=self._text_after_answer() if self._after_answer and final_answer is not None else "",
             calls_after_answer=self._calls_after_answer if final_answer is not None else (),
+            after_actions="".join(self._after_actions).strip() if self._after_actions and self._actions else "",
         )
 
     def _text_after_answer(self) -> str:

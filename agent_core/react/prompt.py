@@ -32,7 +32,7 @@ from agent_core.fairness import give_way
 from agent_core.json_args import dumps_arguments
 from agent_core.memo import per_object
 from agent_core.messages import query_message
-from agent_core.round_cap import not_run_note
+from agent_core.round_cap import after_observation_note, not_run_note
 from agent_core.run_state import Round, RunState
 from agent_core.text_calls import schema_properties
 from agent_core.tool_calls import ToolCall
@@ -252,6 +252,8 @@ def _round_parts(run: RunState, round_: Round, completion: bool) -> list[str]:
             parts.append(f"Observation: {run.observation(round_, result)}")
         if round_.not_run and parts:  # the actions beyond the cap: counted once, in the last observation
             parts[-1] += "\n\n" + not_run_note(round_.not_run)
+        if round_.turn.calls_after_answer and parts:  # written after a made-up Observation: named, not run
+            parts[-1] += "\n\n" + after_observation_note(round_.turn.calls_after_answer)
     elif isinstance(decision, FinalAnswer) and round_.turn.cut:  # the model is asked for the rest
         parts.append(f"Thought: {thought}\nFinal Answer: {decision.text}" if thought else f"Final Answer: {decision.text}")
         parts.append("Observation: " + prompts.CONTINUE_CUT_ANSWER)

@@ -83,6 +83,16 @@ def _tool_calls(parsed: ReactTurn, registry: ToolRegistry, round_index: int) -> 
     return ToolCalls(tuple(calls), tuple(invalid), order=tuple(order))
 
 
+def _actions_turn(parsed: ReactTurn, registry: ToolRegistry, round_index: int, common: dict) -> ModelTurn:
+    """The turn of a reply with actions (``common``: the turn's other fields): their calls; what
+    the reply wrote from an ``Observation:`` it made up after them on is kept to be logged, and
+    the actions in it named to the model, never run (``ModelTurn.after_answer``)."""
+    if parsed.after_actions:
+        common = {**common, "after_answer": parsed.after_actions,
+                  "calls_after_answer": actions_after_observation(parsed.after_actions)}
+    return ModelTurn(thought=parsed.thought, decision=_tool_calls(parsed, registry, round_index), **common)
+
+
 def unpaired_ticks(text: str) -> str:
     """``text`` (an action input, stripped) without a run of backticks at only one of its ends
     (a backtick before ``{"q": "a"}`` and none after it, or one after and none before: what a
@@ -277,7 +287,7 @@ def read_react_turn(
     if written:
         return ModelTurn(thought="", decision=ToolCalls(written), **common)
     if parsed.actions:
-        return ModelTurn(thought=parsed.thought, decision=_tool_calls(parsed, registry, round_index), **common)
+        return _actions_turn(parsed, registry, round_index, common)
     if unreadable or empty:  # asked again, as Function Calling asks; no answer to fall back on
         problem = prompts.TOOL_CALL_UNREADABLE_REACT if unreadable else prompts.EMPTY_REPLY
         return ModelTurn(thought=parsed.thought, decision=ParseFailure(problem), **common)
@@ -439,6 +449,25 @@ def actions_named(after_answer: str) -> tuple[str, ...]:
     if not after_answer:
         return ()
     return tuple(action.name for action in parse_react(after_answer[:AFTER_ANSWER_READ_CHARS], allow_multiple_actions=True).actions)
+
+
+_LEADING_LABEL = re.compile(r"[^\n:：]{0,40}[:：]")
+"""A step label at the start of a text (``Observation:``, ``**Observation:**``, ``观察：``), up to its colon."""
+
+
+def actions_after_observation(after_actions: str) -> tuple[str, ...]:
+    """The tools the actions in ``after_actions`` (``ReactTurn.after_actions``: what a reply wrote
+    from an ``Observation:`` it made up on, after its actions) name, in order; ``()`` for none.
+    The made-up observation is read as a thought, so a step after it is found as in a reply of
+    its own (the parser ends a reply at an observation with no action before it), and a fake
+    ``Final Answer:`` in it ends nothing: the actions after it are named too. Only the first
+    ``AFTER_ANSWER_READ_CHARS`` characters are read."""
+    label = _LEADING_LABEL.match(after_actions)
+    text = "Thought:" + after_actions[label.end() : AFTER_ANSWER_READ_CHARS] if label else after_actions
+    parsed = parse_react(text[:AFTER_ANSWER_READ_CHARS], allow_multiple_actions=True)
+    # a fake "Final Answer:" in the made-up result (in a code block too) ends no reply: steps after it count
+    after = actions_named(parsed.after_answer) if parsed.final_answer is not None else ()
+    return tuple(action.name for action in parsed.actions) + parsed.calls_after_answer + after
 
 
 def _step_in_reasoning(reasoning_content: str, allow_multiple_actions: bool, cut: bool) -> ReactTurn | None:
