@@ -8,8 +8,11 @@ Both the arguments decoder (an array is no arguments object) and the arguments c
 picks the message (one: the schema-echo reason naming its keys; several: ``MSG_DECLARATIONS_LISTED``).
 """
 
+import re
 from collections.abc import Collection, Mapping
 from typing import Any, Final
+
+import yaml
 
 from agent_core.fairness import paced
 from agent_core.json_args import ArgumentsError
@@ -70,3 +73,38 @@ def arguments_refusal(error: ArgumentsError, parameters: Collection[str]) -> str
     if error.array is not None and declared_parameters(error.array, parameters) > 1:
         return MSG_DECLARATIONS_LISTED
     return str(error)
+
+
+YAML_DECLARATION_CHARS: Final = 16_384
+"""The longest action input read as a schema printed in YAML (characters): a tool's parameter
+schema is a few hundred; longer text is the value it reads as."""
+
+_YAML_NESTED = re.compile(r"(?m)^[ \t]*+[\w$-]++[ \t]*+:[ \t]*+\r?\n(?:[ \t]*+\r?\n)*+[ \t]++[\w$-]++[ \t]*+:")
+"""YAML of nested keys in a text: ``query:`` alone on its line, then an indented key."""
+
+
+def yaml_declared(text: str, parameters: Collection[str]) -> dict[str, Any] | None:
+    """``text`` (an action input written as text, not JSON) when it is the tool's parameter schema
+    printed as YAML (``query:`` then an indented ``type: string`` and ``description: ...``, for
+    each of some of ``parameters``; or the whole schema, ``type: object`` with ``properties:``)
+    -> that schema as an object, which the arguments check refuses as a schema echo with its
+    reason (``tool_schema.schema_echo``) rather than sending the printout to the tool as its
+    value; None for any other text (values by name, ``query: Paris``, are
+    ``text_calls.keyword_arguments``'). Text of YAML anchors or aliases (``&``, ``*``) or over
+    ``YAML_DECLARATION_CHARS`` is not read as YAML."""
+    if len(text) > YAML_DECLARATION_CHARS or "&" in text or "*" in text or not _YAML_NESTED.search(text):
+        return None
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(value, dict) or not value:
+        return None
+    if value.get("type") == "object" and isinstance(value.get("properties"), Mapping):
+        return value
+    if all(
+        key in parameters and isinstance(item, Mapping) and "type" in item and set(item) <= SCHEMA_KEYS
+        for key, item in value.items()
+    ):
+        return value
+    return None

@@ -39,6 +39,7 @@ from typing import Any, Final
 from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core import json_args
+from agent_core.declarations import yaml_declared
 from agent_core.emoji import line_marks
 from agent_core.fences import FENCE_RUN, fence_lines
 from agent_core.json_args import (
@@ -919,7 +920,8 @@ def arguments_for(value: Any, tool: PromptMessageTool | None) -> dict[str, Any]:
     (``{"type": "object", "properties": {}}``), which can only mean "no arguments"; for a tool
     with parameters a copy of the schema in place of values is refused when the call is
     checked (``tool_schema.schema_echo``). A string goes to the tool's single parameter when
-    it has exactly one, else under ``input``. None means ``{}``.
+    it has exactly one, else under ``input``, unless it is the tool's schema printed as YAML
+    (``declarations.yaml_declared``: that schema, refused when the call is checked). None means ``{}``.
     """
     properties = schema_properties(tool)
     if isinstance(value, dict):
@@ -929,6 +931,8 @@ def arguments_for(value: Any, tool: PromptMessageTool | None) -> dict[str, Any]:
         return {}
     if (keywords := keyword_arguments(str(value), properties)) is not None:
         return keywords
+    if "type:" in str(value) and (declared := yaml_declared(str(value), properties)) is not None:
+        return declared  # the schema printed as YAML: refused with the reason when the call is checked
     if len(properties) == 1:
         return {next(iter(properties)): value}
     return wrapped_object(str(value)) or {"input": value}
