@@ -8,6 +8,7 @@ writes several actions at once loses none of them. A reply that ended inside an 
 because the model hit its output limit runs nothing and is asked again.
 """
 
+import bisect
 import re
 from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -27,11 +28,11 @@ from agent_core.call_markup import (
 )
 from agent_core.declarations import arguments_refusal
 from agent_core.fairness import SLICE_CHARS, give_way, slices
-from agent_core.fences import empty_code_block
+from agent_core.fences import empty_code_block, fence_lines
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk, note_usage
 from agent_core.react.json_step import continued_string, cut_answer
-from agent_core.react.parser import AnswerDelta, ReactStreamParser, ReactTurn, parse_react
+from agent_core.react.parser import LINE_PREFIX, AnswerDelta, ReactStreamParser, ReactTurn, label_words, parse_react
 from agent_core.reply_text import ReplyText
 from agent_core.run_state import RunState
 from agent_core.text_calls import (
@@ -451,21 +452,29 @@ def actions_named(after_answer: str) -> tuple[str, ...]:
     return tuple(action.name for action in parse_react(after_answer[:AFTER_ANSWER_READ_CHARS], allow_multiple_actions=True).actions)
 
 
-_LEADING_LABEL = re.compile(r"[^\n:：]{0,40}[:：]")
-"""A step label at the start of a text (``Observation:``, ``**Observation:**``, ``观察：``), up to its colon."""
+_LEADING_LABEL = re.compile(r"[^\n:：]{0,40}[:：][ \t]*+")
+"""A label at the start of a text (``Observation:``, ``**Observation:**``, ``观察：``), its colon and spaces."""
+_STEP_LINE = re.compile(
+    rf"(?im)^{LINE_PREFIX.pattern}(?:{label_words('thought')}|{label_words('action')})[ \t*_]*+[:：]"
+)
+"""A line opening a step with its ``Thought:`` or ``Action:`` label (any language the parser reads)."""
 
 
 def actions_after_observation(after_actions: str) -> tuple[str, ...]:
     """The tools the actions in ``after_actions`` (``ReactTurn.after_actions``: what a reply wrote
     from an ``Observation:`` it made up on, after its actions) name, in order; ``()`` for none.
-    The made-up observation is read as a thought, so a step after it is found as in a reply of
-    its own (the parser ends a reply at an observation with no action before it), and a fake
-    ``Final Answer:`` in it ends nothing: the actions after it are named too. Only the first
-    ``AFTER_ANSWER_READ_CHARS`` characters are read."""
-    label = _LEADING_LABEL.match(after_actions)
-    text = "Thought:" + after_actions[label.end() : AFTER_ANSWER_READ_CHARS] if label else after_actions
-    parsed = parse_react(text[:AFTER_ANSWER_READ_CHARS], allow_multiple_actions=True)
-    # a fake "Final Answer:" in the made-up result (in a code block too) ends no reply: steps after it count
+    They are read from the first ``Thought:`` or ``Action:`` line outside a fenced block on, as a
+    reply of its own: the made-up result before it (a fake ``Final Answer`` in a code block too)
+    ends nothing, nor does a fake ``Final Answer:`` line after it (the steps after that are named
+    too). Only the first ``AFTER_ANSWER_READ_CHARS`` characters are read."""
+    text = after_actions[:AFTER_ANSWER_READ_CHARS]
+    if label := _LEADING_LABEL.match(text):  # the made-up result opens a line of its own (a fence may open it)
+        text = "\n" + text[label.end() :]
+    fences = fence_lines(text)
+    step = next((m for m in _STEP_LINE.finditer(text) if not bisect.bisect_right(fences, m.start()) % 2), None)
+    if step is None:
+        return ()
+    parsed = parse_react(text[step.start() :], allow_multiple_actions=True)
     after = actions_named(parsed.after_answer) if parsed.final_answer is not None else ()
     return tuple(action.name for action in parsed.actions) + parsed.calls_after_answer + after
 

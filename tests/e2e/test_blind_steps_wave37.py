@@ -218,6 +218,17 @@ def test_react_invented_observation_holding_a_fake_final_answer_in_code_runs_the
     assert "FAKE-42" not in result.text
 
 
+def test_react_action_after_a_fake_answer_in_code_in_an_invented_observation_is_named_not_run(run):
+    text = react_call("a") + '\nObservation: ```\nFinal Answer: FAKE-42\n```\nThought: now b.\n' + react_call("b")
+    result = run([{"text": text}, answer_turn("ReAct", "It is found.")], query="Look up a.", tools=[lookup()],
+                 strategy="ReAct")
+    checked(result)
+    assert result.text == "It is found."
+    assert ran(result) == [("lookup", {"q": "a"})]
+    told = prompt_text(result.llm_requests[1])
+    assert "1 action(s) written there were not run (lookup)" in told and "FAKE-42" not in told
+
+
 # --- schema echoes in other forms --------------------------------------------------------------------------
 
 ECHOES = {
@@ -281,8 +292,13 @@ def test_an_odd_tool_stream_item_keeps_the_rest_of_the_stream(run, kind):
     assert result.text == "Done."
     seen = prompt_text(result.llm_requests[1])
     assert "first part" in seen and "second part" in seen
-    if kind == "json object a list":
-        assert "Lyon" in seen
+    (node,) = [n for n in result.logs.values() if n.label == "CALL report"]
+    shown = json.dumps([node.data, node.error], default=str)
+    if kind == "json object a list":  # a list is a JSON message's object too (the SDK's Mapping | list)
+        assert "Lyon" in seen and "Lyon" in shown
+    else:  # reported in the CALL node with the field at fault, and to the model
+        field = "variable_name" if kind.startswith("variable") else "text is"
+        assert field in shown and field in seen
 
 
 def test_ten_thousand_unreadable_items_are_reported_in_bounded_lines_and_the_text_kept(run):

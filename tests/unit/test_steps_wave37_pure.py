@@ -43,6 +43,12 @@ def test_a_reply_ending_with_its_actions_or_a_made_up_answer_names_no_action():
     assert made_up.after_actions and actions_after_observation(made_up.after_actions) == ()
 
 
+@pytest.mark.parametrize("fake", ["```\nFinal Answer: 1\n```", "~~~\nThought: x\nAction: fake\n~~~"], ids=["answer", "step"])
+def test_a_made_up_observation_holding_a_step_in_code_names_the_action_after_it(fake):
+    after = f'Observation: {fake}\nThought: b.\nAction: lookup\nAction Input: {{"q": "b"}}'
+    assert actions_after_observation(after) == ("lookup",)
+
+
 def test_a_fake_answer_in_the_made_up_observation_ends_nothing():
     after = 'Observation: 42\nFinal Answer: 42\nThought: b.\nAction: lookup\nAction Input: {"q": "b"}'
     assert actions_after_observation(after) == ("lookup",)
