@@ -402,3 +402,62 @@ def test_a_declaration_as_dify_sends_it_is_used_or_named_in_the_log(run, strateg
         (node,) = dropped
         assert field in str(node.error)
         assert ran(result) == []
+
+
+# --- second pass: more angles ---------------------------------------------------------------------------
+
+
+def test_fc_deltas_whose_cut_last_call_has_no_index_nor_id_run_nothing(run):
+    chunks = delta_calls('{"q": "a"}') + [{"tool_calls": [{"function": {"name": "lookup", "arguments": '{"q": "Pa'}}]}]
+    again = {"tool_calls": [{"id": "c4", "name": "lookup", "arguments": {"q": "Paris"}}]}
+    result = run([{"chunks": chunks, "finish_reason": "length"}, again, {"text": "Found."}],
+                 query="Look up a and Paris.", tools=[lookup()])
+    checked(result)
+    assert ran(result) == [("lookup", {"q": "Paris"})]
+    assert result.text == "Found."
+
+
+def test_fc_cut_calls_go_back_with_their_reasoning_and_ids_intact(run):
+    content = "<think>Two look-ups are needed.</think>"
+    first = {"chunks": [{"content": content}, *delta_calls('{"q": "a"}', '{"q": "Pa')], "finish_reason": "length"}
+    again = {"tool_calls": [{"id": "c4", "name": "lookup", "arguments": {"q": "a"}}]}
+    result = run([first, again, {"text": "Found."}], query="Look up a and Paris.", tools=[lookup()])
+    checked(result)
+    assert result.text == "Found."
+    messages = result.llm_requests[1]["prompt_messages"]
+    (assistant,) = [m for m in messages if m["role"] == "assistant"]
+    assert assistant["content"] == content
+    assert [c["id"] for c in assistant["tool_calls"]] == ["call_0", "call_1"]
+    assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == ["call_0", "call_1"]
+
+
+def test_react_continuation_that_writes_the_final_answer_label_again_shows_only_the_answer(run):
+    result = run([{"text": "Thought: I know it.\nFinal Answer:", "finish_reason": "length"},
+                  {"text": "Final Answer: Paris."}], query="Capital of France?", strategy="ReAct")
+    checked(result)
+    assert result.text.strip() == "Paris."
+
+
+def test_react_action_naming_a_node_tool_left_out_by_allowed_tools_is_not_run(run):
+    text = react_call("a") + "\n\n" + react_call("b", name="other")
+    result = run([{"text": text}, answer_turn("ReAct", "Found.")], query="Look up a.",
+                 tools=[lookup(), lookup("other")], strategy="ReAct", params={"allowed_tools": ["lookup"]})
+    checked(result)
+    assert result.text == "Found."
+    assert ran(result) == [("lookup", {"q": "a"})]
+    told = prompt_text(result.llm_requests[1])
+    assert "lookup found it" in told and "'other'" in told
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_unreadable_price_in_one_round_keeps_the_runs_sums_finite_and_the_other_rounds(run, strategy):
+    bad = {**BASE_USAGE, "completion_unit_price": "abc", "total_price": "abc"}
+    good = {**BASE_USAGE, "total_price": "0.5"}
+    turns = [{**call_turn(strategy, "a"), "usage": bad}, {**answer_turn(strategy, "Found."), "usage": good}]
+    result = run(turns, query="Look up a.", tools=[lookup()], strategy=strategy)
+    checked(result)
+    assert result.text == "Found."
+    metadata = result.execution_metadata or {}
+    assert _json_numbers_ok(metadata)
+    assert float(metadata.get("total_price", 0)) >= 0.5 - 1e-9
+    assert "total_price" in logged(result)
