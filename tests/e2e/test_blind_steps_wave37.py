@@ -408,7 +408,7 @@ def test_a_declaration_as_dify_sends_it_is_used_or_named_in_the_log(run, strateg
 
 
 def test_fc_deltas_whose_cut_last_call_has_no_index_nor_id_run_nothing(run):
-    chunks = delta_calls('{"q": "a"}') + [{"tool_calls": [{"function": {"name": "lookup", "arguments": '{"q": "Pa'}}]}]
+    chunks = [*delta_calls('{"q": "a"}'), {"tool_calls": [{"function": {"name": "lookup", "arguments": '{"q": "Pa'}}]}]
     again = {"tool_calls": [{"id": "c4", "name": "lookup", "arguments": {"q": "Paris"}}]}
     result = run([{"chunks": chunks, "finish_reason": "length"}, again, {"text": "Found."}],
                  query="Look up a and Paris.", tools=[lookup()])
