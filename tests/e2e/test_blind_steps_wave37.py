@@ -23,7 +23,10 @@ cases), then the earlier suites were read (``test_blind_*_wave3*.py``, ``test_cu
 * usage: currency missing, a unit price ``"abc"``, a negative total price, a huge integer;
 * tool declarations: no ``llm_description`` or a null one, a ``dynamic-select`` without options
   (used), a ``file`` parameter without a form and a description without ``llm`` (Dify's own
-  model requires both: left out, the field named in ``TOOL DROPPED``).
+  model requires both: left out, the field named in ``TOOL DROPPED``);
+* a second pass: a cut last delta with neither index nor id, cut calls sent back with their
+  reasoning and ids, a continuation writing ``Final Answer:`` again, an action for a tool
+  ``allowed_tools`` leaves out, one round's unreadable price beside a readable one.
 """
 
 from __future__ import annotations
