@@ -2051,6 +2051,7 @@ class CallMarkup:
         self._recipient: str | None = None  # ``to=`` given in a Harmony ``<|start|>`` header
         self._glimmer: str | None = None  # the recipient of a Glimmer message held (with ``_harmony``)
         self._in_tool_call = False  # inside a ``<tool_call>`` block the model wrote itself
+        self._opened_tool_call = False  # the reply wrote a ``<tool_call>``: a later close may be its
         self._stray_close = False  # a rewritten bare ``<function=`` may be followed by its ``</tool_call>``
         self._ended = False  # a turn-end token came: the rest is an invented turn, dropped
         self._more: list[str] = []  # text of a long held block not joined to ``_pending`` yet
@@ -2398,9 +2399,7 @@ class CallMarkup:
             self._pass(out, marker)  # quoted in an answer: text
             self._pending = self._pending[len(marker) :]
         elif marker == "<tool_call>" or marker == "</tool_call>":
-            self._in_tool_call = marker == "<tool_call>"
-            self._pass(out, marker)
-            self._pending = self._pending[len(marker) :]
+            self._tool_call_tag(marker, out)
         elif marker == "<|channel|>":
             self._harmony = True
         else:
@@ -2412,6 +2411,19 @@ class CallMarkup:
             else:
                 self._rule = rule
         return True
+
+    def _tool_call_tag(self, marker: str, out: list[str]) -> None:
+        """A Hermes ``<tool_call>`` or ``</tool_call>`` at the start of the pending text, passed on
+        for the caller to read; a ``</tool_call>`` in a reply that opened no ``<tool_call>``, outside
+        code and not right after a quote, is dropped (after one opened, a close may be an argument's
+        text: GLM's ``<arg_value>`` may hold both tags): an orphan close after an answer (Qwen2.5's, which
+        Dynamo's ``qwen25`` parser strips: ai-dynamo/frontend-crates PR #61) or after GLM's call
+        written without its ``<tool_call>`` (ai-dynamo/dynamo PR #10144), never text."""
+        if marker == "<tool_call>" or self._opened_tool_call or self._recent[-1:] == '"' or self._passed().open:
+            self._pass(out, marker)
+        self._in_tool_call = marker == "<tool_call>"
+        self._opened_tool_call = self._opened_tool_call or self._in_tool_call
+        self._pending = self._pending[len(marker) :]
 
     def _turn_end(self, marker: str, out: list[str], final: bool) -> bool:
         """A turn-end token at the start of the pending text: the reply ends there, unless the
