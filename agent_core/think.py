@@ -259,11 +259,18 @@ def _may_hold_tag(text: str) -> bool:
 
 _CLOSE_TAGS = (*("</" + tag[1:] for tag in _THINK_TAGS), _KIMI_CLOSE, _K3_CLOSE, "<|end_thinking|>", _PLAMO_CLOSE,
                _SOLAR_CLOSE, _APERTUS_CLOSE, *_IFM_BLOCKS.values())  # alone, a stray end (not </details>)
-_SILENT_ENDS: Final = ("<channel|>",)
+_CHANNEL_END: Final = "<channel|>"
+_SILENT_ENDS: Final = (_CHANNEL_END,)
 """Closing tokens that, with no block open, are dropped without a word: Gemma 4's ``<channel|>``
 after its answer (llama.cpp's Gemma 4 test: ``<|channel>thought\n<channel|>Hello<channel|>`` reads
-``Hello``). A special token, never text; unlike a stray ``</think>`` it says nothing of the text
-before it (that was the answer, not reasoning a template opened)."""
+``Hello``). A special token, never text; at the reply's end, or after a block closed, it says
+nothing of the text before it (that was the answer). Before any block or stray end and with text after
+it, it ends the thought channel Gemma 4's template opened in the prompt (after a tool's result:
+jundot/omlx PR #2533), as a stray ``</think>`` does: the text before it was reasoning
+(``ThinkSplitter._channel_end``)."""
+_CHANNEL_LOOK: Final = 64
+"""How much whitespace after a held ``<channel|>`` is waited through for the text that makes it
+the end of a template-opened thought (``ThinkSplitter._close_from``); past it, it is the answer's end."""
 _APRIEL_END = "[begin final response]"
 _ALL_TAGS = _OPEN_TAGS + _CLOSE_TAGS + _SILENT_ENDS + (_APRIEL_END,)
 _WRAPPER_ENDS = tuple(RESPONSE_WRAPPERS.values())
@@ -282,7 +289,7 @@ _OPENED_CLOSE = "</think>"
 """The end of the block a chat template opens in the prompt (most such templates open a
 ``<think>``)."""
 _OPENED_CLOSES = (_OPENED_CLOSE, "<|end_thinking|>", _K3_CLOSE, _APRIEL_END, _PLAMO_CLOSE, "</mm:think>", _SOLAR_CLOSE,
-                  *_IFM_BLOCKS.values(), "</seed:think>", _APERTUS_CLOSE)
+                  *_IFM_BLOCKS.values(), "</seed:think>", _APERTUS_CLOSE, _CHANNEL_END)
 """The ends a reply may hold of a block its chat template opened: ``</think>``, and the three
 families whose generation prompt opens their own (llama.cpp's tests: Cohere2 MoE's prompt ends in
 ``<|START_THINKING|>``, Kimi K3's leaves ``<|open|>think<|sep|>`` open, Apriel 1.6 Thinker's ends
@@ -291,7 +298,8 @@ whose templates open theirs when thinking is on: vLLM's ``plamo3`` and ``minimax
 parser tests; Solar Open 2's and K2 Horizon's, whose templates open theirs at the efforts that
 reason: vLLM's ``solar_open2`` and ``k2_horizon`` reasoning parser tests; Seed-OSS's, whose
 replies typically hold only ``</seed:think>``: vLLM's ``seed_oss`` reasoning parser test; Apertus 1.5's,
-when the prompt continues its reasoning: Ollama's ``apertus1.5`` parser test). Apriel's end is plain
+when the prompt continues its reasoning: Ollama's ``apertus1.5`` parser test; Gemma 4's thought channel,
+opened in the prompt after a tool's result, only with text after its ``<channel|>``: ``_SILENT_ENDS``). Apriel's end is plain
 words in brackets, no special token: it ends the reasoning only where it opens a line; inside a
 sentence it is the answer's text. Opening a line in any reply it is a stray end, as a bare
 ``</think>`` is (ReAct holds a reply only for a model known to open its block)."""
@@ -512,6 +520,8 @@ class ThinkSplitter:
         self._wait = (0, 0)  # that tag's place in the held text and its length
         self._apart = False  # holding a template-opened block's rest after reasoning came apart
         self._block_code: tuple[list[str], CodeQuote, int] | None = None  # the block, its code reader, the pieces it read
+        self._channel_end = ""  # a <channel|> read before any block or stray end: a stray end if text follows
+        self._ended = False  # a reasoning block closed, or a stray end was read, in this reply
         self.stray_written = ""
         """The last closing tag with no block open, as written (a ``STRAY_END`` piece's tag: a
         reader to whom it is text, such as ReAct's inside an action's input, puts it back)."""
@@ -604,6 +614,7 @@ class ThinkSplitter:
         if not text and not self._opened and not self._pending:
             return []  # nothing to read, nothing held
         if (not self._opened and not self._pending and self._close_tag is None and not self._frame
+                and not self._channel_end
                 and "<" not in text and "[" not in text and "◁" not in text):  # _may_hold_tag, inline: once a chunk
             self._prev = text[-1]  # the usual chunk: no tag can start in it
             self._after_block = self._after_block and text.isspace()
@@ -612,7 +623,7 @@ class ThinkSplitter:
         out: list[tuple[str, str]] = []
         if self._opened:
             text = self._until_close(text, out)
-        if not self._pending and self._close_tag is None and not self._frame and not _may_hold_tag(text):
+        if not self._pending and self._close_tag is None and not self._frame and not self._channel_end and not _may_hold_tag(text):
             out.append((VISIBLE, text))  # the usual chunk: no tag can start in it
             if text:
                 self._prev = text[-1]
@@ -650,6 +661,8 @@ class ThinkSplitter:
         return self.finish()
 
     def _emit(self, out: list[tuple[str, str]], kind: str, text: str) -> None:
+        if self._channel_end and kind == VISIBLE and text and not text.isspace():
+            self._end_channel(out)
         out.append((kind, text))
         if text:
             self._prev = text[-1]
@@ -710,8 +723,14 @@ class ThinkSplitter:
                 if quoted is None:  # in a code span that may close later on its line: wait
                     self._held, self._tail, self._wait = [whole], "", (at, size)
                     return ""
+            if not quoted and whole[at : at + size].lower() == _CHANNEL_END and not whole[at + size :].strip():
+                if len(whole) - at - size <= _CHANNEL_LOOK:  # the answer's end, unless text follows it
+                    self._held, self._tail = [whole], whole[at:]
+                    return ""
+                quoted = True  # only whitespace after it: the answer's end (_SILENT_ENDS)
             if not quoted:
                 out += [(REASONING, _without_open_tag(whole[:at])), (BLOCK_END, "")]
+                self._ended = True
                 self._forget_held()
                 self._after_block = True
                 self._probe, self._apart = 0, False
@@ -839,7 +858,7 @@ class ThinkSplitter:
             pos, self._prev = at + len(tag), tag[-1]
             if inside:
                 self._close_tag = None
-                self._after_block = self._reasoned = True
+                self._after_block = self._reasoned = self._ended = True
                 pos, self._mid = self._past_frame(text, pos, self._mid), False
                 out.append((BLOCK_END, ""))
             elif tag in RESPONSE_WRAPPERS:  # the reply's frame: dropped, its end looked for
@@ -937,9 +956,19 @@ class ThinkSplitter:
         before it was reasoning a template opened); one of ``_SILENT_ENDS`` is only dropped.
         ``written``: the tag as the text has it (``stray_written``)."""
         if tag not in _SILENT_ENDS:
-            self._after_block = self._reasoned = True
+            self._after_block = self._reasoned = self._ended = True
             self.stray_written = written
             out.append((STRAY_END, ""))
+        elif not self._ended:
+            self._channel_end = written  # a stray end once text follows it (_end_channel)
+
+    def _end_channel(self, out: list[tuple[str, str]]) -> None:
+        """Text after a ``<channel|>`` read before any reasoning ended: the tag ended the thought
+        channel Gemma 4's template opened in the prompt (``_SILENT_ENDS``), said as a stray end is
+        (``STRAY_END``) before that text."""
+        self._after_block = self._reasoned = self._ended = True
+        self.stray_written, self._channel_end = self._channel_end, ""
+        out.append((STRAY_END, ""))
 
     def _code_at(self, before: str) -> CodeQuote:
         """``_in_code``'s reader after the visible text so far, then ``before`` (a copy when
