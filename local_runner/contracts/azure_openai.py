@@ -3,36 +3,37 @@ streamed deltas carry ``reasoning_content`` (as reasoning models served on the A
 send it; ``gpt-4.1`` is the base model name set in the credential).
 
 Model plugin: ``langgenius/dify-official-plugins`` ``models/azure_openai/models/llm/llm.py``
-(commit 00ba75dbce35ed31a0d8087ce62358c708b2bb32, the version with ``_metadata.py`` and
-``safety_identifier``; 374ad78… streams the same way). Its own class on ``LargeLanguageModel``,
-not the SDK's OpenAI-compatible base.
+(commit 1fdcf1f2a1da54ce03572db72970551c3a900b17, the newest stored: custom base models, the
+``gpt-6`` routing, sparse tool-call deltas; re-read in wave 37). Its own class on
+``LargeLanguageModel``, not the SDK's OpenAI-compatible base. ``AzureOpenAISnapshotContract``
+below re-states the earlier versions (00ba75dbce35ed31a0d8087ce62358c708b2bb32 and 374ad78…).
 
 Request (``_chat_generate``, ``_convert_prompt_message_to_dict``): an assistant message goes as
 ``{"role": "assistant", "content": <as received>, "tool_calls": [ToolCall.model_dump()]}``, the
 ``<think>`` block included (no ``reasoning_content`` is ever sent); a tool message as
 ``{"role": "tool", "name", "content", "tool_call_id"}``; tools as ``PromptMessageFunction``
-dumps; a streamed call asks ``stream_options: {include_usage: true}``.
+dumps; a streamed call asks ``stream_options: {include_usage: true}``. For a reasoning base model
+(``o1``/``o3``/``o4``, GPT-5 and later but ``chat`` and ``codex``) ``stop``, ``temperature`` and
+``top_p`` are left out (``gpt-4.1``, the base model here, keeps them).
 
-Chunks (``_handle_chat_generate_stream_response``, ``_azure_wrap_thinking_by_reasoning_content``):
+Chunks (``_handle_chat_generate_stream_response`` at 1fdcf1f):
 
-* streamed: a delta is skipped when it has no finish reason, no content and **no
-  ``reasoning_content`` attribute**; a deployment that sends the field (even ``null``) on
-  every delta gets a chunk for every delta. Each chunk carries the plugin's tool-call list **as
-  it stands** (the calls so far, arguments growing: snapshots, not deltas). ``reasoning_content``
-  opens ``<think>\\n``; only a delta with content closes it (``\\n</think>`` before the text), so
-  before tool calls the block stays **open**. The finish-reason delta yields an ordinary chunk
-  (no ``finish_reason`` on it); then a last chunk: content ``""``, ``finish_reason`` ``stop``
-  (even after tool calls), usage. No ``opaque_body``.
+* streamed: a ``reasoning_content`` delta is a chunk of its own (``<think>\\n`` before the
+  first); the first delta with text **or a new tool call** closes the block with a
+  ``\\n</think>`` chunk of its own; a delta with neither text nor finish reason yields nothing
+  more; the tool calls (merged by index, an id-less one named ``call-<n>``) come **once,
+  complete, on the finish-reason chunk**; a block still open at the end is closed; then a last
+  chunk: content ``""``, ``finish_reason`` ``stop`` (even after tool calls), usage. No
+  ``opaque_body``.
 * blocking (``_handle_chat_generate_response``): ``<think>\\n{reasoning}\\n</think>`` then
-  ``message.content``, the tool calls with Azure's ids. When the provider's ``content`` is
-  ``null`` (OpenAI's shape for a tool-call message, ``null_tool_content``) the plugin's
-  ``content += None`` raises ``TypeError`` before anything reaches the strategy
-  (``PluginFailure``); the deployment here answers ``""``, as reasoning servers do.
+  ``message.content or ""`` (a ``null`` content beside calls no longer fails), the tool calls
+  with Azure's ids.
 
 What must come back: the call ids (each tool message answers one by id) and the reasoning block
 whole: the content is the only place this plugin carries the reasoning, and a block left open
 would make everything after it reasoning. Azure refuses no open block, so one is recorded in
-``open_blocks`` (as for OpenRouter), which the round-trip tests assert empty.
+``open_blocks`` (as for OpenRouter, and as the earlier versions left it before calls), which the
+round-trip tests assert empty.
 
 Provider rules enforced (https://learn.microsoft.com/en-us/azure/ai-foundry/openai/how-to/function-calling,
 OpenAI's chat schema): tool pairing by id; an assistant message needs content or tool calls.
@@ -68,10 +69,6 @@ class AzureOpenAIContract(ContractBackend):
     model = "my-gpt-4.1-deployment"
     features = ("agent-thought", "multi-tool-call", "stream-tool-call")
     """``LLM_BASE_MODELS``' features for the GPT-4 family (the model is the deployment name)."""
-    null_tool_content = False
-    """Whether the provider answers a tool-call message with ``content: null`` (then the
-    plugin's blocking handler fails)."""
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.open_blocks: list[str] = []
@@ -136,7 +133,78 @@ class AzureOpenAIContract(ContractBackend):
         return out
 
     def plugin_stream(self, reply: Reply, request: dict[str, Any]) -> list[dict[str, Any]]:
-        """The chunks the plugin yields for the deployment's stream (its handler re-stated)."""
+        """The chunks the plugin yields for the deployment's stream (its 1fdcf1f handler re-stated)."""
+        chunks: list[dict[str, Any]] = []
+        calls: list[dict[str, Any]] = []
+        reasoning = emitted = False
+
+        def add(content: str = "", tool_calls: list[dict[str, Any]] | None = None) -> None:
+            chunks.append(self.chunk(request, len(chunks), content=content, tool_calls=tool_calls))
+
+        for entry in self.deltas(reply):
+            delta, before = entry["delta"], len(calls)
+            for raw in delta.get("tool_calls") or []:  # _update_tool_calls: padded by index, merged
+                while len(calls) <= raw["index"]:
+                    calls.append({"id": "", "type": "function", "function": {"name": "", "arguments": ""}})
+                target = calls[raw["index"]]
+                target["id"] = raw.get("id") or target["id"]
+                target["function"]["name"] = raw.get("function", {}).get("name") or target["function"]["name"]
+                target["function"]["arguments"] += raw.get("function", {}).get("arguments") or ""
+            for position, call in enumerate(calls):
+                call["id"] = call["id"] or f"call-{position}"
+            text, thought = delta.get("content") or "", delta.get("reasoning_content")
+            if thought:
+                add(thought if reasoning else "<think>\n" + thought)
+                reasoning = True
+            if reasoning and (text or len(calls) > before):
+                add("\n</think>")
+                reasoning = False
+            if entry["finish_reason"] is None and not text:
+                continue
+            finishing = entry["finish_reason"] is not None and not emitted
+            emitted = emitted or (finishing and bool(calls))
+            add(text, copy.deepcopy(calls) if finishing else [])
+        if reasoning:
+            add("\n</think>")
+        if calls and not emitted:
+            add("", copy.deepcopy(calls))
+        chunks.append(self.chunk(request, len(chunks), usage=self.usage(request, reply), finish_reason="stop"))
+        return chunks
+
+    def emit(self, reply: Reply, request: dict[str, Any], stream: bool) -> Iterator[dict[str, Any]]:
+        if stream:
+            yield from self.plugin_stream(reply, request)
+            return
+        content = f"<think>\n{reply.reasoning}\n</think>" if reply.reasoning else ""
+        calls = [self.tool_call_dict(c) | {"id": self.call_id(c)} for c in reply.calls]
+        yield self.chunk(request, 0, content=content + (reply.text or ""), tool_calls=calls, usage=self.usage(request, reply))
+
+
+class AzureOpenAISnapshotContract(AzureOpenAIContract):
+    """The same deployment behind the plugin's versions before 1fdcf1f (00ba75d…, 374ad78…):
+    every chunk repeats the growing call list, the reasoning block stays open before calls, and a
+    blocking ``null`` content beside calls fails in the plugin (``null_tool_content``).
+
+    * streamed: a delta is skipped when it has no finish reason, no content and **no
+      ``reasoning_content`` attribute**; a deployment that sends the field (even ``null``) on
+      every delta gets a chunk for every delta. Each chunk carries the plugin's tool-call list
+      **as it stands** (the calls so far, arguments growing: snapshots, not deltas).
+      ``reasoning_content`` opens ``<think>\\n``; only a delta with content closes it
+      (``\\n</think>`` before the text), so before tool calls the block stays **open**. The
+      finish-reason delta yields an ordinary chunk (no ``finish_reason`` on it); then a last
+      chunk: content ``""``, ``finish_reason`` ``stop``, usage.
+    * blocking: as the newest, but when the provider's ``content`` is ``null`` (OpenAI's shape for
+      a tool-call message) the plugin's ``content += None`` raises ``TypeError`` before anything
+      reaches the strategy (``PluginFailure``).
+    """
+
+    name = "azure_openai_00ba75d"
+    null_tool_content = False
+    """Whether the provider answers a tool-call message with ``content: null`` (then this
+    version's blocking handler fails)."""
+
+    def plugin_stream(self, reply: Reply, request: dict[str, Any]) -> list[dict[str, Any]]:
+        """The chunks the 00ba75d handler yields for the deployment's stream."""
         chunks: list[dict[str, Any]] = []
         calls: list[dict[str, Any]] = []
         reasoning = False

@@ -1,5 +1,6 @@
-"""The Azure OpenAI and Zhipu contract backends re-state their plugins' shapes: the growing call
-list Azure repeats on every chunk, its reasoning block left open before calls, Zhipu's dropped
+"""The Azure OpenAI and Zhipu contract backends re-state their plugins' shapes: Azure's calls once
+on the finish chunk with the block closed before them (1fdcf1f) and, in its earlier versions,
+the growing call list repeated on every chunk with the block left open; Zhipu's dropped
 reasoning and calls on the finish chunk, and what each plugin's conversion loses on replay."""
 
 import json
@@ -9,7 +10,7 @@ import pytest
 from agent_core.model_call import AssistantReply, normalize_chunk
 from agent_core.tool_calls import ToolCallAssembler, ToolCallDelta
 from local_runner.contracts import CONTRACTS, ProviderRejection
-from local_runner.contracts.azure_openai import AzureOpenAIContract
+from local_runner.contracts.azure_openai import AzureOpenAIContract, AzureOpenAISnapshotContract
 from local_runner.contracts.base import REASONING_MARK, PluginFailure
 from local_runner.contracts.zhipuai import ZhipuAIContract
 
@@ -35,8 +36,8 @@ def test_both_are_registered():
     assert CONTRACTS["zhipuai"] is ZhipuAIContract
 
 
-def test_azure_repeats_the_growing_call_list_and_the_strategy_reads_one_complete_call():
-    _, chunks = _first_round(AzureOpenAIContract(shape="stream"))
+def test_azure_before_1fdcf1f_repeats_the_growing_call_list_and_the_strategy_reads_one_complete_call():
+    _, chunks = _first_round(AzureOpenAISnapshotContract(shape="stream"))
     lists = [c["delta"]["message"]["tool_calls"] for c in chunks if c["delta"]["message"]["tool_calls"]]
     assert len(lists) > 2 and all(len(calls) == 1 for calls in lists)
     arguments = [calls[0]["function"]["arguments"] for calls in lists]
@@ -51,8 +52,8 @@ def test_azure_repeats_the_growing_call_list_and_the_strategy_reads_one_complete
     assert assembled.invalid == ()
 
 
-def test_azure_leaves_the_block_open_before_calls_and_says_stop_after_them():
-    _, chunks = _first_round(AzureOpenAIContract(shape="stream"))
+def test_azure_before_1fdcf1f_leaves_the_block_open_before_calls_and_says_stop_after_them():
+    _, chunks = _first_round(AzureOpenAISnapshotContract(shape="stream"))
     reply = AssistantReply()
     for raw in chunks:
         reply.add(normalize_chunk(raw))
@@ -62,8 +63,8 @@ def test_azure_leaves_the_block_open_before_calls_and_says_stop_after_them():
     assert chunks[-1]["delta"]["usage"] and chunks[-1]["delta"]["message"]["tool_calls"] == []
 
 
-def test_azure_sends_the_content_back_as_is_and_records_an_open_block():
-    backend = AzureOpenAIContract(shape="stream")
+def test_azure_before_1fdcf1f_sends_the_content_back_as_is_and_records_an_open_block():
+    backend = AzureOpenAISnapshotContract(shape="stream")
     request, chunks = _first_round(backend)
     calls = chunks[-2]["delta"]["message"]["tool_calls"]
     content = "".join(c["delta"]["message"]["content"] for c in chunks)
@@ -76,18 +77,42 @@ def test_azure_sends_the_content_back_as_is_and_records_an_open_block():
     assert backend.open_blocks == [content]  # a closed block is not recorded
 
 
-def test_azure_blocking_puts_the_reasoning_first_and_fails_on_a_null_tool_content():
+def test_azure_blocking_puts_the_reasoning_first_and_only_earlier_versions_fail_on_a_null_tool_content():
     _, chunks = _first_round(AzureOpenAIContract(shape="blocking"), stream=False)
     assert len(chunks) == 1
     content = chunks[0]["delta"]["message"]["content"]
     assert content.startswith("<think>\n") and content.endswith("\n</think>")
     assert chunks[0]["delta"]["message"]["tool_calls"][0]["id"] == "call_call_01_calculator"
 
-    class NullContent(AzureOpenAIContract):
+    class NullContent(AzureOpenAISnapshotContract):
         null_tool_content = True
 
     with pytest.raises(PluginFailure, match="NoneType"):
         _first_round(NullContent(shape="blocking"), stream=False)
+
+
+def test_azure_closes_the_block_before_calls_and_sends_the_calls_once_complete():
+    """1fdcf1f: a new tool call closes the reasoning block with a chunk of its own, and the calls
+    come once, complete, on the finish-reason chunk; the strategy's reply holds the block closed
+    and one call, and the replay sends the content back as it came."""
+    backend = AzureOpenAIContract(shape="stream")
+    request, chunks = _first_round(backend)
+    with_calls = [c for c in chunks if c["delta"]["message"]["tool_calls"]]
+    assert len(with_calls) == 1
+    (call,) = with_calls[0]["delta"]["message"]["tool_calls"]
+    assert call["id"] == "call_call_01_calculator" and json.loads(call["function"]["arguments"]) == {"expression": "37 * 91"}
+    contents = [c["delta"]["message"]["content"] for c in chunks]
+    assert "\n</think>" in contents and contents.index("\n</think>") < chunks.index(with_calls[0])
+    assert [c["delta"]["finish_reason"] for c in chunks][-1] == "stop"
+    reply = AssistantReply()
+    for raw in chunks:
+        reply.add(normalize_chunk(raw))
+    assert reply.content.startswith("<think>\n") and reply.content.endswith("\n</think>")
+    content = "".join(contents)
+    list(backend.invoke_llm(_replay(request, content, [call])))
+    sent = backend.provider_requests[-1]["messages"]
+    assert sent[1]["content"] == content and sent[1]["tool_calls"][0]["id"] == call["id"]
+    assert backend.open_blocks == []
 
 
 def test_azure_refuses_a_result_without_its_call():

@@ -14,6 +14,7 @@ import copy
 import pytest
 
 from local_runner.contracts import CONTRACTS, ProviderRejection
+from local_runner.contracts.azure_openai_responses import AzureOpenAIResponsesBefore1fdcf1fContract
 from local_runner.contracts.base import BrainCall, PluginFailure, Reply, TaskBrain
 from local_runner.contracts.openai import OUTPUT_KEY, labels_phase
 from tests.unit.test_contract_openai import SYSTEM, USER, assistant, call_dict, gather, request, tool_result
@@ -61,8 +62,8 @@ def test_gpt_5_mini_messages_carry_no_phase():
     assert all("phase" not in item for item in opaque[OUTPUT_KEY])
 
 
-def test_azure_responses_sends_no_stop_to_gpt_5_and_pairs_calls_by_call_id():
-    backend = CONTRACTS["azure_openai_responses"](brain=Preamble())
+def test_azure_responses_before_1fdcf1f_sends_no_stop_to_gpt_5_and_pairs_calls_by_call_id():
+    backend = AzureOpenAIResponsesBefore1fdcf1fContract(brain=Preamble())
     history = [SYSTEM, USER, assistant("Let me compute.", [call_dict("call_a")]), tool_result("call_a")]
     list(backend.invoke_llm(request(backend, history, stop=["Observation"], params={"temperature": 0.3})))
     body = backend.provider_requests[-1]
@@ -75,10 +76,35 @@ def test_azure_responses_sends_no_stop_to_gpt_5_and_pairs_calls_by_call_id():
         list(backend.invoke_llm(request(backend, [SYSTEM, USER, assistant("", [call_dict("call_a")]), tool_result("call_b")])))
 
 
-def test_azure_codex_gets_stop_and_the_sdk_refuses_it():
-    backend = CONTRACTS["azure_openai_responses"](brain=Preamble())
+def test_azure_codex_before_1fdcf1f_gets_stop_and_the_sdk_refuses_it():
+    backend = AzureOpenAIResponsesBefore1fdcf1fContract(brain=Preamble())
     with pytest.raises(PluginFailure, match="unexpected keyword argument 'stop'"):
         list(backend.invoke_llm({**request(backend, [SYSTEM, USER], stop=["Observation"]), "model": "gpt-5.1-codex"}))
+
+
+def test_azure_responses_1fdcf1f_sends_the_text_before_the_calls_and_cuts_at_stop_itself():
+    """1fdcf1f: the text beside a tool-call turn goes back as an assistant message before its
+    ``function_call`` items, no model is sent ``stop`` (codex included, so the SDK no longer
+    refuses it), and the plugin cuts the output text at the first stop sequence."""
+    backend = CONTRACTS["azure_openai_responses"](brain=Preamble())
+    history = [SYSTEM, USER, assistant("Let me compute.", [call_dict("call_a")]), tool_result("call_a")]
+    list(backend.invoke_llm(request(backend, history, stop=["Observation"], params={"temperature": 0.3})))
+    body = backend.provider_requests[-1]
+    assert "stop" not in body and "temperature" not in body
+    assert body["input"][2] == {"role": "assistant", "content": "Let me compute."}
+    assert [item.get("type") for item in body["input"][3:]] == ["function_call", "function_call_output"]
+    assert backend.reasoning_dropped == ["call_a"]
+
+    class Invents(TaskBrain):
+        def reply(self, request):
+            return Reply(reasoning="", text="Thought: done\nObservation: invented")
+
+    codex = CONTRACTS["azure_openai_responses"](brain=Invents())
+    for stream in (True, False):
+        text, _, _ = gather(codex.invoke_llm({**request(codex, [SYSTEM, USER], stop=["Observation"], stream=stream),
+                                              "model": "gpt-5.1-codex"}))
+        assert text == "Thought: done\n" and codex.plugin_failures == []
+        assert "stop" not in codex.provider_requests[-1]
 
 
 def test_bedrock_mantle_sends_tools_and_replays_calls_by_call_id():
