@@ -9,12 +9,15 @@ one's query and answer as memory; both strategies, streamed and blocking.
 * Azure OpenAI, Responses route, 1fdcf1f: the text beside a round's calls goes back as an
   assistant message before its ``function_call`` items, paired by ``call_id``; no ``stop`` is
   sent to any model, ReAct included (the plugin cuts at the stop sequence itself).
+* xAI, 1e1bf29: ``grok-4.6`` is a reasoning model for the plugin, so ReAct's stop sequences never
+  reach xAI; on the earlier version (ead96ff) xAI refuses them once and the run goes on without.
 """
 
 import pytest
 
 from local_runner.backends import content_text
 from local_runner.contracts.azure_openai import AzureOpenAISnapshotContract
+from local_runner.contracts.xai import XAIListedModelsContract
 from tests.e2e.helpers import STRATEGIES
 from tests.e2e.test_provider_contracts_wave35 import PREAMBLE, PreambleBrain, _check_memory, _rounds_in
 from tests.e2e.test_provider_round_trip import _as_emitted, _check_answered, _check_run, _run
@@ -54,3 +57,17 @@ def test_azure_responses_route_sends_the_text_beside_the_calls_back(plugin, stra
                 assert [item.get("call_id") for item in items if item.get("type") == "function_call_output"][round_index] == ids[0]
         assert backend.reasoning_dropped  # the plugin's loss: no reasoning item goes back
     _check_memory(plugin, "azure_openai_responses", strategy, shape, first, brain=PreambleBrain())
+
+
+@pytest.mark.parametrize("shape", ["stream", "blocking"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("contract", ["x", XAIListedModelsContract], ids=["1e1bf29", "ead96ff"])
+def test_xai_stop_sequences_in_both_versions(plugin, contract, strategy, shape):
+    backend, toolbox, first = _run(plugin, contract, strategy, shape)
+    _check_run(backend, toolbox, first, strategy)
+    sent_stop = [body for body in backend.provider_requests if body.get("stop")]
+    if contract == "x" or strategy == "function_calling":
+        assert backend.plugin_failures == [] and sent_stop == []
+    else:  # refused once by xAI, then the run sends none
+        assert len(backend.plugin_failures) == 1 and sent_stop == []
+    _check_memory(plugin, contract, strategy, shape, first)

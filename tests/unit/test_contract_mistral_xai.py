@@ -7,7 +7,7 @@ import pytest
 from local_runner.contracts import CONTRACTS
 from local_runner.contracts.base import PluginFailure, ProviderRejection
 from local_runner.contracts.mistral import MISTRAL_ID, MistralContract
-from local_runner.contracts.xai import XAIContract
+from local_runner.contracts.xai import XAIContract, XAIListedModelsContract, is_reasoning_model
 
 TOOLS = [{"name": "calculator", "description": "Evaluate",
           "parameters": {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}}]
@@ -60,14 +60,29 @@ def test_mistral_never_gets_stop_and_refuses_ending_on_the_assistant():
         backend.invoke_llm(ending)
 
 
-def test_xai_grok_46_refuses_stop_in_the_plugin_call_and_takes_the_request_without():
-    backend = XAIContract(shape="stream")
+def test_xai_before_1e1bf29_grok_46_refuses_stop_in_the_plugin_call_and_takes_the_request_without():
+    backend = XAIListedModelsContract(shape="stream")
     request = {"model": backend.model, "prompt_messages": [{"role": "user", "content": "hi"}], "stop": ["Observation"]}
     with pytest.raises(PluginFailure, match="does not support parameter stop"):
         backend.invoke_llm(request)
     assert backend.plugin_failures == ["Model grok-4.6 does not support parameter stop."]
     list(backend.invoke_llm({**request, "stop": None}))
     assert backend.rejections == [] and len(backend.provider_requests) == 1
+
+
+@pytest.mark.parametrize(("model", "reasons"), [("grok-4.6", True), ("grok-4-fast-non-reasoning", False), ("grok-3-mini", True),
+                                               ("grok-code-fast-1", True), ("grok-3", False)])
+def test_xai_1e1bf29_drops_stop_and_penalties_for_every_reasoning_family(model, reasons):
+    """1e1bf29 reads the reasoning families, so ``grok-4.6`` is sent no stop sequences and nothing
+    is refused; a non-reasoning model still gets them."""
+    assert is_reasoning_model(model) is reasons
+    backend = XAIContract(shape="stream")
+    request = {"model": model, "prompt_messages": [{"role": "user", "content": "hi"}], "stop": ["Observation"],
+               "completion_params": {"presence_penalty": 0.5, "temperature": 0.2}}
+    list(backend.invoke_llm(request))
+    body = backend.provider_requests[-1]
+    assert ("stop" in body) is (not reasons) and ("presence_penalty" in body) is (not reasons)
+    assert body.get("temperature") == 0.2 and backend.plugin_failures == []
 
 
 def test_xai_keeps_its_call_ids_and_pairs_results_by_them():
