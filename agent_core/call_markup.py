@@ -115,7 +115,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -2733,6 +2733,29 @@ def open_code_call(text: str, tool_names: Iterable[str]) -> bool:
     limit cut so is a cut call, never an answer."""
     head = _CODE_CALL_HEAD.match(text)
     return head is not None and head.group(1) in set(tool_names) and text.count("(") > text.count(")")
+
+
+_CODE_CALL_SO_FAR = re.compile(r"\s*+(?:\[\s*+)?(?:print\(\s*+)?(?:default_api\.)?([A-Za-z_][\w.\-]*+)?")
+"""What a text may be while it still opens as ``_CODE_CALL_HEAD`` would, before its ``(``."""
+CODE_CALL_HEAD_MAX: Final = 1000
+"""Characters of a text ``code_call_start`` still reads as undecided: whitespace goes no further."""
+
+
+def code_call_start(text: str, tool_names: Collection[str]) -> bool | None:
+    """Whether ``text`` (the start of a reply's visible text, as streamed so far) opens a call of
+    one of ``tool_names`` written as code (``open_code_call``'s head: ``lookup(``, ``[lookup(``,
+    ``print(default_api.lookup(``): True; False when it cannot (a word no tool's name starts
+    with, another name before ``(``, ``CODE_CALL_HEAD_MAX`` characters or more undecided); None
+    while more text may still make it one (``look``, whitespace, ``print(``). Linear in ``text``."""
+    if len(text) >= CODE_CALL_HEAD_MAX:
+        return False
+    so_far = _CODE_CALL_SO_FAR.fullmatch(text)
+    if so_far is not None:
+        word = so_far.group(1) or ""
+        if any(name.startswith(word) for name in tool_names) or "print".startswith(word) or "default_api".startswith(word):
+            return None
+    head = _CODE_CALL_HEAD.match(text)
+    return head is not None and head.group(1) in tool_names
 
 _PYTHON_START: Final = "<|python_start|>"
 _HELD_FROM: Final = ("<tool_call>", "<tool_code>", *MARKUP_OPENERS, *CALL_FENCES, _PYTHON_START)

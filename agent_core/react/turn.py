@@ -19,6 +19,7 @@ from dify_plugin.entities.model.llm import LLMUsage
 from agent_core import prompts
 from agent_core.answer_schema import answer_problem, answer_text, answer_value
 from agent_core.call_markup import (
+    code_call_start,
     ends_turn,
     holds_call_markup,
     markup_outside_quoted,
@@ -255,12 +256,17 @@ def read_react_turn(
         continues_answer=continues_answer,
     )
     got = _Collected()
+    # a continuation's first text is held while it may open a tool's call written as code: one the
+    # output limit cut is no rest of the answer (``cut_code_call``), decided once the reply ended
+    held: list[str] | None = [] if continues_answer else None
     try:
-        yield from _stream(chunks, parser, got)
+        yield from _stream(chunks, parser, got) if held is None else _head_held(_stream(chunks, parser, got), registry, held)
     except Exception:  # the stream failed or the run's deadline came: the answer it held first
-        if out := _stopped(parser, got, registry, round_index):
+        if out := _unless_cut_call(held, _stopped(parser, got, registry, round_index), registry):
             yield out
         raise
+    # a held start: nothing of the reply shown yet, read as a reply whose answer came at its end
+    got.answer_shown = got.answer_shown and not held
     usages, reasoning, finish_reason, reply = got.usages, got.reasoning, got.finish_reason, got.reply
     cut = (finish_reason or "").lower() in LENGTH_FINISH_REASONS
     ending = parser.finish(cut=cut)
@@ -272,6 +278,7 @@ def read_react_turn(
     empty = not cut and not got.answer_shown and not parsed.actions and empty_code_block(parsed.final_answer or "")
     cut_inside, final_input = _cut_shape(parser, parsed, registry, cut, got.answer_shown)
     hidden = written or unreadable or empty or (cut_inside and not final_input)
+    yield from ("".join(held),) if held and not hidden else ()  # a continuation's start held, shown after all
     for event in ending:
         if isinstance(event, AnswerDelta) and event.text and not hidden:
             yield event.text
@@ -357,6 +364,35 @@ def quoted_rest_turn(turn_reader: Generator[str, None, ModelTurn]) -> Generator[
         return turn
     yield rest[:-1]
     return replace(turn, decision=FinalAnswer(rest[:-1]))
+
+
+def _head_held(texts: Iterator[str], registry: ToolRegistry, held: list[str]) -> Generator[str, None, None]:
+    """``texts`` (a continuation's answer text as the parser streams it), its start put in
+    ``held`` rather than yielded while it may open a call of a node tool written as code
+    (``call_markup.code_call_start``), all of it once it does (the caller decides at the reply's
+    end: a cut call is hidden, anything else shown); yielded as it comes once it cannot. Only a
+    continuation's reader runs this: the parser's own per-character path is left as it is."""
+    names = registry.names()
+    for text in texts:
+        held.append(text)
+        start = code_call_start("".join(held), names)
+        if start:  # a tool's call opened: held to the reply's end
+            held.extend(texts)
+            return
+        if start is False:
+            yield "".join(held)
+            held.clear()
+            yield from texts
+            return
+
+
+def _unless_cut_call(held: list[str] | None, out: str, registry: ToolRegistry) -> str:
+    """The text a reply that stopped short shows: its start ``held`` (``_head_held``) and the text
+    the parser held (``out``), none of it when together they are a cut call (``cut_code_call``)."""
+    if not held:
+        return out
+    text = "".join(held) + out
+    return "" if cut_code_call(text, registry) else text
 
 
 def cut_code_call(answer: str | None, registry: ToolRegistry) -> bool:
