@@ -1104,7 +1104,10 @@ def read_function_calling_turn(
         yield from _word_before_native_call(gate, names)
         calls = repair_names(assembled.calls, tools)
         return ModelTurn(thought=text, decision=ToolCalls(calls, assembled.invalid, order=assembled.order), **called)
-    calls, rest = extract_calls_from_text(text, tools, id_prefix=prefix, taken=taken_ids) if tools else ((), text)
+    # cut inside a call's markup (got.cut_markup: MiniMax's second <invoke>): the calls before the cut
+    # in it are not read (they may be half a plan), the reply is asked again below, as ReAct asks it
+    readable = tools and not got.cut_markup
+    calls, rest = extract_calls_from_text(text, tools, id_prefix=prefix, taken=taken_ids) if readable else ((), text)
     if not calls and tools and got.reasoning and not text.strip():
         in_reasoning = rewrite_markup(got.reasoning, declared)
         calls, _ = extract_calls_from_text(in_reasoning, tools, id_prefix=prefix, taken=taken_ids)

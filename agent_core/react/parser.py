@@ -1094,14 +1094,15 @@ class ReactStreamParser:
         from the reasoning of a reply that showed nothing. ``stopped`` (with ``cut``): the reply's
         stream failed or the run's deadline came: of what the call markup reader held only the
         reply's start that is text is read (``CallMarkup.stopped``: no call markup, no reasoning),
-        and ``call_held`` tells whether it held call markup."""
+        and ``call_held`` tells whether it held call markup; it does too for a reply ``cut`` alone."""
         if self._finished:
             return []
         self._finished = True
         if stopped:
             self._call_held = self._markup.holds_block
             self._split(self._markup.stopped())
-        else:
+        else:  # cut inside a call's markup (a later call of the block never closed): told the caller
+            self._call_held = cut and self._markup.holds_block
             self._split(self._markup.finish())
         if cut:  # nothing in the reasoning is taken as the turn (_recover_from_reasoning): it was cut
             self._recover = False
@@ -1129,8 +1130,9 @@ class ReactStreamParser:
 
     @property
     def call_held(self) -> bool:
-        """Whether the reply, finished as ``stopped``, was writing call markup when it stopped
-        (``CallMarkup.holds_block``): its step was a call, not an answer."""
+        """Whether the reply, finished as ``stopped`` or ``cut``, was writing call markup when it
+        stopped (``CallMarkup.holds_block``): its step was a call, not an answer; a call it read
+        before in the same block may lack the calls the model meant with it."""
         return self._call_held
 
     @property

@@ -427,7 +427,9 @@ def _cut_shape(
         return False, False
     no_action = not parsed.actions
     stopped_in_reasoning = parser.open_reasoning and no_action and not (parsed.final_answer or "").strip()
-    if parsed.ended_inside or stopped_in_reasoning:
+    # cut inside a call's markup after a whole call in the same block (MiniMax's second <invoke>):
+    # nothing runs and the reply is asked again, as Function Calling asks (``cut_markup``)
+    if parsed.ended_inside or stopped_in_reasoning or (parser.call_held and not answer_shown):
         return True, no_action and bool(parsed.final_answer) and final_step_input(parsed.raw)
     return no_action and not answer_shown and cut_code_call(parsed.final_answer, registry), False
 

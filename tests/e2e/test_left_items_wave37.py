@@ -44,3 +44,37 @@ def test_a_continuation_that_starts_like_a_tool_name_is_still_the_rest(run, stra
     result = run(turns, query="Capital of France?", tools=[lookup()], strategy=strategy)
     assert_clean_end(result)
     assert result.text == "Paris is the lookout point of France."
+
+
+# --- MiniMax's second <invoke> cut by the output limit -------------------------------------------------
+
+T = "]<]minimax[>["
+WHOLE_CALLS = (f'Let me look.{T}<tool_call>\n{T}<invoke name="lookup">{T}<q>a{T}</q>{T}</invoke>\n'
+               f'{T}<invoke name="lookup">{T}<q>b{T}</q>{T}</invoke>\n{T}</tool_call>')
+SECOND_CUT = {
+    "m3": WHOLE_CALLS.split(f"b{T}</q>")[0],
+    "m2": ('Let me look.<minimax:tool_call>\n<invoke name="lookup">\n<parameter name="q">a</parameter>\n</invoke>\n'
+           '<invoke name="lookup">\n<parameter name="q">b'),
+}
+
+
+@pytest.mark.parametrize("form", SECOND_CUT)
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_cut_second_invoke_runs_nothing_and_both_strategies_ask_again(run, strategy, form):
+    """ReAct read the whole first call (answered "not run", the cut one dropped from what the model
+    read); Function Calling asked again, or for MiniMax-M2's wrapper read the first call too. Now
+    both run nothing, tell the model its reply was cut, replay the reply as written, and run
+    both calls once the model writes them whole."""
+    turns = [{"text": SECOND_CUT[form], "finish_reason": "length", "split": 7}, {"text": WHOLE_CALLS},
+             answer_turn(strategy, "Both found.")]
+    result = run(turns, query="Look up a and b.", tools=[lookup()], strategy=strategy)
+    assert_clean_end(result)
+    assert_no_traceback(result)
+    assert [r["tool_parameters"] for r in result.tool_requests] == [{"q": "a"}, {"q": "b"}]
+    second = result.llm_requests[1]["prompt_messages"]
+    told = "\n".join(str(m.get("content")) for m in second)
+    assert "cut off by the output limit" in told and "nothing in it was run" in told
+    assert 'name="lookup"' in told and "b" in told.split('name="lookup"')[-1]  # the cut call is replayed too
+    assert not any(m["role"] == "tool" for m in second)  # no call of the cut reply was read
+    assert result.text.endswith("Both found.")
+    assert "minimax" not in result.text and "<invoke" not in result.text
