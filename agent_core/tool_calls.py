@@ -210,6 +210,9 @@ class _Slot:
     name: str = ""
     text: list[str] = field(default_factory=list)
     mapping: dict[str, Any] | None = None
+    blank_head: bool = False
+    """Opened by a head with blank arguments under an earlier call's id (``_blank_head``): a call
+    only if arguments follow (else the blank piece was that earlier call's, and nothing runs)."""
     decoded: tuple[int, Any] | None = None
     """``(fragments, value)``: the strict JSON value of the first ``fragments`` fragments joined,
     found while routing (``is_complete``) and kept so that ``finish`` does not decode them again."""
@@ -264,8 +267,9 @@ class ToolCallAssembler:
     1. the call registered under its ``index``, unless that call has a
        different ``id`` or ``name`` (a new call reusing the index: hermes62937,
        sglang6310);
-    2. the call registered under its ``id`` under the same condition; either one (or, for a
-       delta with neither, the last call) whose name the delta goes on (``_name_piece``);
+    2. the call registered under its ``id`` under the same condition, unless the delta is another
+       call's head of blank arguments (``_blank_head``); either one (or, for a delta with
+       neither, the last call) whose name the delta goes on (``_name_piece``);
     3. the last call, when the delta cannot open a call of its own (no id, no
        name: a bare fragment) or, without an ``index``, fills what the last
        call lacks (pipecat5023: name first, id later) or repeats its name
@@ -288,12 +292,13 @@ class ToolCallAssembler:
         self._by_index: dict[int, _Slot] = {}
         self._by_id: dict[str, _Slot] = {}
         self._last: _Slot | None = None
+        self._blank_head = False  # _route: the delta is a new call's head of blank arguments
 
     def add(self, delta: ToolCallDelta) -> None:
         """Merge one delta: set ``id``/``name`` when missing, append ``arguments``."""
         slot = self._route(delta)
         if slot is None:
-            slot = _Slot()
+            slot = _Slot(blank_head=self._blank_head)
             self._slots.append(slot)
             self._register(slot, delta, replace=True)
         else:
@@ -309,16 +314,19 @@ class ToolCallAssembler:
     def _route(self, delta: ToolCallDelta) -> _Slot | None:
         by_index = self._by_index.get(delta.index) if delta.index is not None else None
         by_id = self._by_id.get(delta.id) if delta.id else None
+        new_index = delta.index is not None and by_index is None
+        self._blank_head = by_id is not None and by_index is None and _blank_head(by_id, delta, self._last, new_index)
         for candidate in (by_index, by_id):
             if candidate is not None and not _conflicts(candidate, delta):
-                return None if _starts_over(candidate, delta) or _another_call(candidate, delta, self._last) else candidate
+                if self._blank_head or _starts_over(candidate, delta) or _another_call(candidate, delta, self._last):
+                    return None
+                return candidate
         unplaced = by_index is None and by_id is None and delta.index is None
         for candidate in (by_index, by_id, self._last if unplaced else None):
             if candidate is not None and _name_piece(candidate, delta):
                 return candidate
         if by_index is None and by_id is None and self._continues_last(delta):
             return self._last
-        new_index = delta.index is not None and by_index is None
         if self._last is not None and _stray_id_fragment(self._last, delta, new_index=new_index):
             return self._last
         return None
@@ -371,7 +379,7 @@ class ToolCallAssembler:
         invalid: list[InvalidToolCall] = []
         order: list[str] = []
         for slot in paced(self._slots):  # a reply of 100,000 calls
-            if slot.is_blank():
+            if slot.is_blank() or (slot.blank_head and not slot.raw_text().strip()):
                 continue
             try:
                 pieces = _decode_finished(slot, finish_reason)
@@ -484,6 +492,29 @@ def _another_call(slot: _Slot, delta: ToolCallDelta, last: _Slot | None) -> bool
         except (ValueError, RecursionError):
             continue
     return False
+
+
+def _blank_head(slot: _Slot, delta: ToolCallDelta, last: _Slot | None, new_index: bool) -> bool:
+    """True when ``delta``, under ``slot``'s id (and no index of ``slot``'s), is the head of
+    another call of ``slot``'s tool: it names the tool again with blank arguments (``""``, ``" "``;
+    the rest follows in nameless fragments), ``slot``'s arguments are already a whole JSON object
+    other than a head's ``{}`` (or whole objects glued: calls joined before), and the stream went on to another call since ``slot``
+    (``last``) or the delta opens a new ``index``. Ids made of the tool's name (Tongyi, Ollama) or
+    repeated by a server give both calls one id; joined, ``[lookup a, search, lookup b]`` ran as
+    ``[lookup a, lookup b, search]`` (the glued objects split in ``finish``, out of the model's
+    order), and a second call that did not decode took the whole first one with it.
+
+    Not a head: the same delta while ``slot`` is the call read last under no new index (a
+    server that repeats the name and id on every delta sends the space between a key and its
+    value so, and may send one after the arguments closed); nor one with arguments of its own
+    (``_another_call``). A call opened so that gets no arguments after its head runs nothing
+    (``_Slot.blank_head``): the blank piece was the earlier call's."""
+    if not delta.name or not _is_empty(delta.arguments) or (slot is last and not new_index):
+        return False
+    if delta.name != slot.name or not slot.is_complete():
+        return False
+    value = slot.mapping if slot.mapping is not None else slot.known_value()
+    return value is _UNKNOWN or (isinstance(value, dict) and value != {})  # _UNKNOWN: whole as glued objects
 
 
 def _head_arguments(last: _Slot, delta: ToolCallDelta) -> bool:

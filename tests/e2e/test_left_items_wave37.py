@@ -3,6 +3,8 @@ continuation of a cut answer is only a cut call, and when a reply's second MiniM
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, text_message
@@ -78,3 +80,42 @@ def test_a_cut_second_invoke_runs_nothing_and_both_strategies_ask_again(run, str
     assert not any(m["role"] == "tool" for m in second)  # no call of the cut reply was read
     assert result.text.endswith("Both found.")
     assert "minimax" not in result.text and "<invoke" not in result.text
+
+
+# --- a call's head of blank arguments under an earlier call's id ---------------------------------------
+
+
+def search() -> ScriptedTool:
+    return ScriptedTool(name="search", description="Searches", parameters=[ToolParam("q", description="the words")],
+                        responses=[text_message("search found it")])
+
+
+def test_calls_under_ids_made_of_their_tools_name_run_in_the_order_the_model_wrote(run):
+    """Tongyi's and Ollama's plugins make the tool's name the id: the third call's head (its name,
+    blank arguments, the rest in nameless pieces) joined the first call, and the calls ran as
+    ``[lookup a, lookup b, search]``, answered to the model in that order."""
+    def call(call_id, name, arguments):
+        return {"content": "", "tool_calls": [{"id": call_id, "type": "function",
+                                               "function": {"name": name, "arguments": arguments}}]}
+
+    def piece(arguments):
+        return {"content": "", "tool_calls": [{"type": "function", "function": {"arguments": arguments}}]}
+
+    chunks = [call("lookup", "lookup", ""), piece('{"q": '), piece('"a"}'), call("search", "search", ""),
+              piece('{"q": "s"}'), call("lookup", "lookup", " "), piece('{"q":'), piece(' "b"}'),
+              {"content": "", "finish_reason": "tool_calls"}]
+    result = run([{"chunks": chunks}, {"text": "All three found."}], query="Look up a, search s, look up b.",
+                 tools=[lookup(), search()])
+    assert_clean_end(result)
+    assert_no_traceback(result)
+    ran = sorted((r["tool"], json.dumps(r["tool_parameters"])) for r in result.tool_requests)  # run in parallel
+    assert ran == [("lookup", '{"q": "a"}'), ("lookup", '{"q": "b"}'), ("search", '{"q": "s"}')]
+    second = result.llm_requests[1]["prompt_messages"]
+    (assistant,) = [m for m in second if m["role"] == "assistant"]
+    calls = [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in assistant["tool_calls"]]
+    assert calls == [("lookup", {"q": "a"}), ("search", {"q": "s"}), ("lookup", {"q": "b"})]
+    ids = [c["id"] for c in assistant["tool_calls"]]
+    answers = [(m["tool_call_id"], m["content"]) for m in second if m["role"] == "tool"]
+    assert answers == [(ids[0], "lookup found it"), (ids[1], "search found it"), (ids[2], "lookup found it")]
+    assert len(set(ids)) == 3
+    assert result.text == "All three found."
