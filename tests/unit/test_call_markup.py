@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_core import prompts
 from agent_core.call_markup import (
     CallMarkup,
     holds_call_markup,
@@ -26,7 +27,7 @@ from agent_core.react.turn import read_react_turn
 from agent_core.text_calls import extract_calls_from_text
 from agent_core.think import visible_text
 from agent_core.tool_schema import ToolRegistry
-from agent_core.turn import FinalAnswer, ToolCalls
+from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 from tests.unit.helpers import drain
 
 TOOLS = ["get_weather", "get_time", "read_file"]
@@ -471,15 +472,15 @@ def test_a_long_block_streamed_in_many_pieces_reads_as_when_sent_whole(opener):
 
 def test_a_block_the_text_ends_inside_is_left_open_and_a_cut_call_is_not_run():
     """A reply cut by the output limit inside a call block is not made to look closed, and a call
-    whose arguments were cut is never run."""
+    whose arguments were cut is never run: the reply is asked again, shorter, as Function Calling
+    asks it (it was read as a call refused for its JSON)."""
     raw = '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}'
     assert rewrite_markup(raw) == '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}'
     cut = '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Par'
     assert extract_calls_from_text(rewrite_markup(cut), TOOLS) == ((), rewrite_markup(cut))
     chunks = iter([ModelChunk(text=cut), ModelChunk(finish_reason="length")])
     _, turn = drain(read_react_turn(chunks, ToolRegistry(None), 1))
-    assert isinstance(turn.decision, ToolCalls) and turn.decision.calls == ()  # refused with the reason
-    assert "JSON" in turn.decision.invalid[0].error
+    assert turn.decision == ParseFailure(prompts.REPLY_CUT)
 
 
 @pytest.mark.parametrize(
