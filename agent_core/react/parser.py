@@ -958,6 +958,12 @@ _UNDECODED: Final = object()
 _CANDIDATE_SECOND: Final = {"[": ("{",), "{": ('"', "}")}
 """What an unlabelled candidate's opening bracket must be followed by (after whitespace) for it to
 decode as strict JSON that may be a call: an object, or a list of them."""
+_CLOSING_BRACKET: Final = {"{": "}", "[": "]"}
+"""The bracket a JSON object or array ends with: a buffer without it after the opener holds no
+whole value (``_whole_json_end``)."""
+_CLOSER_LOOK: Final = 4096
+"""Characters after an opener ``_whole_json_end`` looks through for its closing bracket before
+decoding (a longer rest is decoded as before: the look stays linear in a long reply)."""
 
 
 class ReactStreamParser:
@@ -2050,6 +2056,9 @@ class ReactStreamParser:
             first = _WHITESPACE.match(buf, start + 1).end()
             if buf[first : first + 1] not in _CANDIDATE_SECOND[buf[start]]:
                 return None  # "[[[[" decoded 4 KB deep, "{\n" raised an error, at each line
+        closer = _CLOSING_BRACKET.get(buf[start])
+        if closer is not None and len(buf) - start <= _CLOSER_LOOK and buf.find(closer, start) < 0:
+            return None  # a value streamed in part: no decoder error raised (and built) to learn it
         try:  # from a window at ``start``: the decoder's error counts the lines before it
             value, end = raw_decode_at(buf, start)
         except (ValueError, RecursionError):
