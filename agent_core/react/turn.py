@@ -196,13 +196,13 @@ def _stream(chunks: Iterator[ModelChunk], parser: ReactStreamParser, got: _Colle
         if chunk.reasoning:  # reasoning comes apart: its rest may still come inline (think.APART_HOLD)
             parser.note_reasoning_apart()
             got.reasoning_ended_turn = got.reasoning_ended_turn or ends_turn(chunk.reasoning)
+            reasoning.append(thinking.feed(chunk.reasoning))  # none: nothing to clean (feed("") is "")
         text = content.feed(chunk.text)
         for piece in (text,) if len(text) <= SLICE_CHARS else slices(text):  # a reply sent whole: as if streamed
             for event in feed(piece):
                 if isinstance(event, AnswerDelta) and event.text:
                     got.answer_shown = True
                     yield event.text
-        reasoning.append(thinking.feed(chunk.reasoning))
         if chunk.usage is not None or chunk.call_usage is not None:
             note_usage(chunk, usages)
         if chunk.finish_reason:
