@@ -49,7 +49,6 @@ from agent_core.model_call import (
     PastDeadlineError,
     invoke_model,
     message_dump,
-    note_usage,
     refuses_stop,
     sent_stop,
     settings_bytes,
@@ -302,19 +301,6 @@ def _gave_up(turn: ModelTurn, problem: str, attempts: int) -> str:
     if not turn.raw.strip() and not turn.thought.strip():
         return prompts.EMPTY_REPLIES.format(attempts=attempts)
     return prompts.UNREADABLE_REPLIES.format(attempts=attempts, problem=problem)
-
-
-def _noting_usage(chunks: Iterator[ModelChunk], reported: list[LLMUsage], problems: list[str]) -> Iterator[ModelChunk]:
-    """``chunks`` unchanged, each usage report also appended to ``reported`` (read when the
-    call fails part-way and no ``ModelTurn`` carries its usage; the reports' sum in their place
-    once a chunk carries it: ``ModelChunk.call_usage``), and what could not be read of it to
-    ``problems``."""
-    for chunk in chunks:
-        if chunk.usage is not None or chunk.call_usage is not None:
-            note_usage(chunk, reported)
-        if chunk.usage_problem:
-            problems.append(chunk.usage_problem)
-        yield chunk
 
 
 ROUND_PREVIEW_CHARS = 2000
@@ -738,8 +724,10 @@ class AgentLoop:
             sent = self._as_sent(request)
             if self._stop_refused:
                 sent = replace(sent, send_stop=False)
-            chunks = self._invoke(sent, silence)
-            turn = yield from self._stream_turn(_noting_usage(chunks, reported, problems))
+            # each usage report also kept in ``reported`` (read when the call fails part-way and no
+            # ``ModelTurn`` carries its usage), what could not be read of it in ``problems``
+            chunks = self._invoke(sent, silence, reported, problems)
+            turn = yield from self._stream_turn(chunks)
             self._slowest_turn = max(self._slowest_turn, time.monotonic() - started)
         except PastDeadlineError as error:
             usage = timed(call_usage(reported), time.monotonic() - started)
@@ -770,14 +758,15 @@ class AgentLoop:
         yield self._finish(thought_node, data, usage=turn.usage)
         return turn
 
-    def _invoke(self, sent: ModelRequest, silence: float) -> Iterator[ModelChunk]:
+    def _invoke(self, sent: ModelRequest, silence: float, reported: list[LLMUsage],
+                problems: list[str]) -> Iterator[ModelChunk]:
         """The model's chunks for ``sent``. When the model plugin refuses the request because of
         its ``stop`` list (``refuses_stop``: a route that takes no stop sequences) before any
         chunk, the request is sent again once without it, and no later request of the run sends
         it (ReAct's parser cuts an invented ``Observation:`` itself)."""
         model = self.state.params.model
         chunks = invoke_model(self._strategy.session, model, sent, silence_timeout=silence, deadline=self._deadline(),
-                              dumps=self._dumps)
+                              dumps=self._dumps, reported=reported, problems=problems)
         if not sent_stop(model, sent):
             return chunks
         try:
@@ -790,7 +779,7 @@ class AgentLoop:
             self._stop_refused = shortened(error_text(error))
             again = replace(sent, send_stop=False)
             return invoke_model(self._strategy.session, model, again, silence_timeout=silence, deadline=self._deadline(),
-                                dumps=self._dumps)
+                                dumps=self._dumps, reported=reported, problems=problems)
         return itertools.chain((first,), chunks)
 
     def _settings_bytes(self, request: ModelRequest) -> int:

@@ -453,6 +453,8 @@ def invoke_model(
     silence_timeout: float | None = None,
     deadline: float | None = None,
     dumps: Callable[[Sequence[PromptMessage]], list[dict[str, Any]]] | None = None,
+    reported: list[LLMUsage] | None = None,
+    problems: list[str] | None = None,
 ) -> Iterator[ModelChunk]:
     """Call the model through the daemon and yield normalized chunks.
 
@@ -472,6 +474,11 @@ def invoke_model(
     and something else on a later one ends with one more chunk carrying that first cut reason
     (``output_limit.reply_end``: the strategies read the last reason). A Google plugin's enum
     number (Vertex AI's ``"2"``) comes as its name (``MAX_TOKENS``: ``output_limit.google_reason``).
+
+    ``reported`` and ``problems`` (given together), as each chunk is yielded: the usage it
+    reports kept as ``note_usage`` keeps it (what a call that fails part-way was billed), and what
+    could not be read of that usage (``ModelChunk.usage_problem``) appended; noted here, not by a
+    generator around this one (a level fewer for every chunk).
     """
     payload = build_llm_payload(model, request, dumps)  # dumps: build_llm_payload's
     # LLMInvocation.invoke would parse chunks into AssistantPromptMessage and lose
@@ -501,17 +508,41 @@ def invoke_model(
                     first_cut = reason
             if limit is not None and chunk.usage is not None:
                 reports.append(chunk.usage)
+            if problems is not None and (chunk.usage is not None or chunk.usage_problem):
+                _noted(chunk, reported, problems)
             yield chunk
             give_way()  # a reply in 100,000 chunks that are all there already
     finally:
         stream.close()
+    for added in _after_stream(reason, first_cut, reports, limit) if first_cut or reports else ():
+        if problems is not None:
+            _noted(added, reported, problems)
+        yield added
+
+
+def _after_stream(reason: str | None, first_cut: str | None, reports: list[LLMUsage], limit: int | None) -> list[ModelChunk]:
+    """The chunks ``invoke_model`` adds after the model's own (none, one or two): the first cut
+    reason again when a later reason hid it (``output_limit.reply_end``), then, when usage reports
+    were kept (an output limit was set), ``LENGTH_BY_USAGE`` with the call's summed usage when that
+    usage reached the limit (``output_limit.cut_by_usage``), or the summed usage alone when more
+    than one chunk reported."""
+    added: list[ModelChunk] = []
     if late := reply_end(reason, first_cut):  # length, then stop: still cut
         reason = late
-        yield ModelChunk(finish_reason=late)
+        added.append(ModelChunk(finish_reason=late))
     if not reports:
-        return
+        return added
     summed = call_usage(reports)
     if cut_by_usage(reason, summed.completion_tokens, limit):
-        yield ModelChunk(finish_reason=LENGTH_BY_USAGE, call_usage=summed)
+        added.append(ModelChunk(finish_reason=LENGTH_BY_USAGE, call_usage=summed))
     elif len(reports) > 1:  # one report is the call's usage as it is: nothing to pass on
-        yield ModelChunk(call_usage=summed)
+        added.append(ModelChunk(call_usage=summed))
+    return added
+
+
+def _noted(chunk: ModelChunk, reported: Any, problems: list[str]) -> None:
+    """``chunk``'s usage kept in ``reported`` (``note_usage``) and its usage problem in ``problems``."""
+    if chunk.usage is not None or chunk.call_usage is not None:
+        note_usage(chunk, reported)
+    if chunk.usage_problem:
+        problems.append(chunk.usage_problem)
