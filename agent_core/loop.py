@@ -742,7 +742,7 @@ class AgentLoop:
             yield self._finish(thought_node, {"output": ""}, error=message, usage=usage)
             raise AgentRunError(message) from chained(error)
         # a model that reports no latency (no usage at all, or tokens only) still took time
-        turn = replace(turn, usage=timed(turn.usage, time.monotonic() - started))
+        turn = turn.with_usage(timed(turn.usage, time.monotonic() - started))
         self._usage = add_usage(self._usage, turn.usage)
         data = _turn_log_data(turn, self._secrets, self._continued)
         if request.completion_params:

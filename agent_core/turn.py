@@ -103,3 +103,13 @@ class ModelTurn:
         is not complete, whatever it looks like: all but an answer that had ended before the
         limit fell (``answer_whole``)."""
         return not self.answer_whole and self.at_limit
+
+    def with_usage(self, usage: LLMUsage) -> "ModelTurn":
+        """This turn with ``usage`` in place of its own: what ``dataclasses.replace(self,
+        usage=usage)`` gives (the fields copied, none checked or converted: the class has no
+        ``__post_init__``), without its field walk and frozen ``__init__`` (some 8 µs, once a round)."""
+        turn = object.__new__(type(self))
+        fields = turn.__dict__  # frozen forbids setting attributes, not filling the new instance's dict
+        fields.update(self.__dict__)
+        fields["usage"] = usage
+        return turn
