@@ -1084,7 +1084,11 @@ class ReactStreamParser:
             return []
         self._raw.append(chunk)
         self._read_pieces(self._think.pieces(self._markup.feed(chunk)))  # _split
-        return self._drain()
+        if self._group and self._group_cls is not None:  # _drain, inline: once per chunk
+            self._out.append(self._group_cls("".join(self._group)))
+        self._group, self._group_cls = [], None
+        out, self._out = self._out, []
+        return out
 
     def note_reasoning_apart(self) -> None:
         """Reasoning came apart from the content (``reasoning_content``): content still to come
