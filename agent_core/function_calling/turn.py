@@ -843,11 +843,14 @@ def _stream(
             text = yield from _read_ahead(text, splitter, markup, gate, visible, reasoning)
         part = splitter.feed(markup.feed(text))
         visible.append(part.visible)
-        reasoning.extend((thinking.feed(chunk.reasoning), part.reasoning))
-        if chunk.reasoning and not got.reasoning_ended_turn:
-            got.reasoning_ended_turn = ends_turn(chunk.reasoning)
-        for delta in paced(chunk.tool_calls):  # a chunk of 100,000 calls
-            assembler.add(delta)
+        if chunk.reasoning:  # none: nothing to clean (feed("") is "")
+            reasoning.append(thinking.feed(chunk.reasoning))
+            if not got.reasoning_ended_turn:
+                got.reasoning_ended_turn = ends_turn(chunk.reasoning)
+        reasoning.append(part.reasoning)
+        if chunk.tool_calls:  # the usual chunk has none: no walk set up
+            for delta in paced(chunk.tool_calls):  # a chunk of 100,000 calls
+                assembler.add(delta)
         if chunk.usage is not None or chunk.call_usage is not None:
             note_usage(chunk, got.usages)
         got.finish_reason = chunk.finish_reason or got.finish_reason
