@@ -134,6 +134,13 @@ def _too_large(arguments: dict[str, Any]) -> bool:
     return encoded_size(arguments) > TOOL_ARGUMENTS_BYTES
 
 
+def _request_surely_fits(tool: ToolEntity, parameters: dict[str, Any]) -> bool:
+    """Whether the backwards ``tool`` request with ``parameters`` fits ``TOOL_REQUEST_BYTES`` by a
+    bound from its text's length (6 bytes a character at most, as ``_too_large``): the usual call,
+    far below it, is not encoded to learn so (``request_size`` measures the others)."""
+    return len(str([tool.identity.provider, tool.identity.name, tool.credential_id, parameters])) * 6 <= TOOL_REQUEST_BYTES
+
+
 def request_size(tool: ToolEntity, parameters: dict[str, Any]) -> int:
     """Bytes the backwards ``tool`` request for ``tool`` with ``parameters`` (as
     ``ToolRegistry.invocation_parameters`` gives them) takes once encoded, less its envelope
@@ -341,7 +348,7 @@ class ToolRunner:
         except Exception as error:  # reported as the tool's failure (``_invoke``)
             parameters = error
         try:
-            size = 0 if isinstance(parameters, Exception) else request_size(tool, parameters)
+            size = 0 if isinstance(parameters, Exception) or _request_surely_fits(tool, parameters) else request_size(tool, parameters)
         except Exception:  # a value nested too deep to measure: the call reports it as it runs
             size = 0
         if size > TOOL_REQUEST_BYTES:  # a value fixed in the node, or many large arguments together
