@@ -287,7 +287,8 @@ def _one_call(obj: dict, keys: dict[str, Any], strict: bool, depth: int, names: 
             continue
         if not isinstance(named, str) or not named.strip():
             continue
-        args_key = next((keys[f] for f in _ARG_KEYS if f in keys), None)
+        arg_form = next(filter(keys.__contains__, _ARG_KEYS), None)  # the first in _ARG_KEYS' order, in C
+        args_key = keys[arg_form] if arg_form is not None else None
         if strict and form in _WEAK_NAME_KEYS and args_key is None:
             return []
         args = decode_nested(obj[args_key]) if args_key is not None else _rest(obj, key)
