@@ -252,7 +252,7 @@ def read_react_turn(
         allow_multiple_actions=allow_multiple_actions,
         reasoning_opened=reasoning_opened,
         recipient_in_prompt=recipient_in_prompt,
-        tool_names={tool.name: tool for tool in registry.prompt_tools()},
+        tool_names=registry.prompt_tools_by_name(),  # the registry's, read only (built once, not each turn)
         continues_answer=continues_answer,
     )
     got = _Collected()
