@@ -203,6 +203,11 @@ class ServerlessPlugin(PluginConnection):
                 self._fail(session_id, f"POST /invoke answered {response.status}: {body}")
                 return
             for raw in iter(response.readline, b""):
+                if (size := len(raw.rstrip(b"\r\n"))) > protocol.MAX_LINE_BYTES:  # the daemon's reader fails the session
+                    self._fail(session_id, (
+                        f"the plugin wrote a response line of {size:,} bytes; the daemon reads at most "
+                        f"{protocol.MAX_LINE_BYTES:,} (PLUGIN_RUNTIME_MAX_BUFFER_SIZE) and fails the session"))
+                    return
                 decoded = protocol.decode_line(raw)
                 if isinstance(decoded, str):
                     self.noise.append(decoded)
