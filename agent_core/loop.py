@@ -26,7 +26,7 @@ from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.interfaces.agent import AgentStrategy
 
-from agent_core import prompts
+from agent_core import arrivals, prompts
 from agent_core.budget import observation_budget, prompt_budget, reply_limiter, request_bytes, request_tokens, run_sums
 from agent_core.errors import AgentRunError, chained, error_text, shortened
 from agent_core.fallback import fallback_answer, only_a_thought, unlabelled_answer
@@ -439,11 +439,30 @@ def no_rest_notice(decision: FinalAnswer | ToolCalls | ParseFailure, cut: bool) 
     return prompts.ANSWER_REST_MISSING if isinstance(decision, ParseFailure) else ""
 
 
+DEADLINE_MARGIN_FLOOR = 2.0
+"""Seconds a run's deadline keeps at least before its limit (``deadline_margin``). The limit counts
+from the request's arrival (``run_start``), and the daemon's own clock starts once it has handed the
+request over, so the margin covers only what comes after the deadline: a check that comes late (a
+stream or a tool polled, the hub busy with another session: at most 0.2 s past a 10 s deadline at a
+load of 13 on 2 cores, docs/timing-tests.md) and the run's last lines (a notice, the usage, the
+end: milliseconds). Five seconds, the floor before, cut a tool call of 4 s under a 10 s daemon
+limit (its deadline at 5 s, its tools' at 3.5 s) that would have ended with 5 s to spare."""
+
+
 def deadline_margin(limit: float) -> float:
     """Seconds kept at the end of a run of ``limit`` seconds for its answer to reach Dify: a tenth,
-    from 5 to 30 s, and at most half of a limit under 10 s (only the daemon's own
-    ``PLUGIN_MAX_EXECUTION_TIMEOUT`` sets one: a 5 s margin would leave no time to run)."""
-    return min(max(5.0, 0.1 * limit), 30.0, 0.5 * limit)
+    from ``DEADLINE_MARGIN_FLOOR`` (2 s) to 30 s, and at most half of a limit under 4 s (only the
+    daemon's own ``PLUGIN_MAX_EXECUTION_TIMEOUT`` sets one)."""
+    return min(max(DEADLINE_MARGIN_FLOOR, 0.1 * limit), 30.0, 0.5 * limit)
+
+
+def run_start(session_id: str | None) -> float:
+    """When a run's time limit starts counting (a ``time.monotonic()`` value): when its request
+    reached the plugin (``arrivals``), before the request was parsed and its parameters read, as the
+    daemon's clock had started by then; now when that is not known."""
+    now = time.monotonic()
+    arrived = arrivals.arrived(session_id)
+    return now if arrived is None else min(arrived, now)
 
 
 class AgentLoop:
@@ -482,7 +501,7 @@ class AgentLoop:
         self._open: list[LogNode] = []
         self._streamed = False
         self._continuing = False
-        self._started = time.monotonic()
+        self._started = run_start(getattr(strategy.session, "session_id", None))
         self._deadline_at: float | None = None  # _deadline()
         self.state.fetch_deadline = (self._started + self._deadline()) / 2  # the query's files: half the run at most
         self._slowest_round = 0.0  # seconds

@@ -74,6 +74,7 @@ import os
 import re
 import stat
 import sys
+import time
 from collections import deque
 from enum import Enum
 from io import BytesIO
@@ -86,7 +87,7 @@ from gevent.os import make_nonblocking
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import to_json
 
-from agent_core import json_pieces
+from agent_core import arrivals, json_pieces
 from agent_core.fairness import give_way
 from agent_core.json_args import without_lone_surrogates
 from agent_core.unvalidated import built, checks_nothing
@@ -629,6 +630,7 @@ def _stream_of(reader: Any, line: bytes, writer: Any = None) -> Any:
     from dify_plugin.core.entities.plugin.io import PluginInStream, PluginInStreamEvent
     from dify_plugin.core.server.stdio.response_writer import StdioResponseWriter
 
+    arrived = time.monotonic()  # before the parse: a run's time counts from here (arrivals)
     if writer is None:
         writer = StdioResponseWriter()
     try:
@@ -648,9 +650,11 @@ def _stream_of(reader: Any, line: bytes, writer: Any = None) -> Any:
     except Exception as e:
         writer.error(data={"error": UNREADABLE_LINE.format(size=len(line), reason=_reason(e))})
         return None
-    if stream.event is PluginInStreamEvent.Request and not _FIRST_REQUESTS.first(stream.session_id):
-        writer.error(data={"error": DUPLICATE_REQUEST.format(session=stream.session_id)})
-        return None
+    if stream.event is PluginInStreamEvent.Request:
+        if not _FIRST_REQUESTS.first(stream.session_id):
+            writer.error(data={"error": DUPLICATE_REQUEST.format(session=stream.session_id)})
+            return None
+        arrivals.note(stream.session_id, arrived)
     return stream
 
 
@@ -898,7 +902,10 @@ def first_request_or_refusal(data: Any) -> tuple[dict[str, str], int] | None:
     if not isinstance(data, dict) or data.get("event") != "request":
         return None
     session = data.get("session_id")
-    if not isinstance(session, str) or _FIRST_REQUESTS.first(session):
+    if not isinstance(session, str):
+        return None
+    if _FIRST_REQUESTS.first(session):
+        arrivals.note(session, time.monotonic())
         return None
     if len(session) > 100:
         session = session[:100] + "..."

@@ -323,7 +323,7 @@ def test_agent_run_timeout_in_the_environment_makes_the_model_answer_in_time(env
     assert_clean_end(result)
     assert result.text == "What I found."
     assert any(n.label == "TIME LIMIT" for n in result.logs.values())
-    assert 2 <= len(result.tool_requests) <= 4
+    assert 2 <= len(result.tool_requests) <= 6  # rounds of 1.6 s while 3.2 s are left before the 10 s deadline
 
 
 @pytest.mark.parametrize("setting", [0, -30, 1e-9])

@@ -375,7 +375,7 @@ def test_the_forced_answer_at_the_iteration_limit_failing_keeps_the_result_and_s
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_the_time_limit_answer_failing_keeps_the_result_and_says_why(run, plugin, strategy):
     turns = [call(strategy, "slow", q="a"), {"error": relayed("InvokeServerUnavailableError", "503 overloaded")}]
-    result = run(turns, tools=[tool("slow", [text_message("slow result"), blob(b"s", "s.txt")], latency=2.5)],
+    result = run(turns, tools=[tool("slow", [text_message("slow result"), blob(b"s", "s.txt")], latency=3.5)],
                  strategy=strategy, maximum_iterations=10, params={"run_timeout": 10})
     audit(plugin, result, answer=False)
     assert "InvokeServerUnavailableError" in result.error_text and "503 overloaded" in result.error_text

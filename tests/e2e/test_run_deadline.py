@@ -40,7 +40,7 @@ def call(strategy: str, value: str) -> dict:
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_the_model_answers_when_another_round_would_not_fit(run, strategy):
     turns = [call(strategy, "a"), answer_turn(strategy, "Partial answer from a.")]
-    result = run(turns, tools=[slow_tool(2.5)], strategy=strategy, params={"run_timeout": 10}, maximum_iterations=10)
+    result = run(turns, tools=[slow_tool(3.5)], strategy=strategy, params={"run_timeout": 10}, maximum_iterations=10)
     assert_clean_end(result)
     assert result.text == "Partial answer from a."
     assert len(result.tool_requests) == 1

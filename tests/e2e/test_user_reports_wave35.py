@@ -468,13 +468,13 @@ def test_dify23042_the_answer_after_a_time_tool_is_the_nodes_text(run, strategy)
 def test_dify16120_a_model_that_never_finishes_ends_before_the_daemon_kills_it(run, strategy):
     """langgenius/dify#16120 (1.0.1, OpenAI-API-compatible; also langgenius/dify#15082): after
     about four minutes the node failed with "PluginDaemonInternalServerError: killed by timeout".
-    A model stream that never ends, under a 6 s run limit: the run ends before the limit, with a
-    notice the user can read, and every log node finishes."""
+    A model stream that never ends, under a 6 s run limit (raised to the node's least, 10 s): the
+    run ends before that limit, with a notice the user can read, and every log node finishes."""
     started = time.monotonic()
     result = run([{"chunks": [{"content": "Let me"}], "hang": True}], query="Summarise.", strategy=strategy,
                  params={"run_timeout": 6})
     elapsed = time.monotonic() - started
-    assert elapsed < 6, elapsed
+    assert elapsed < 10, elapsed
     assert result.unfinished_logs() == [], [n.label for n in result.unfinished_logs()]
     shown = (result.text or "") + (result.error_text or "")
     assert "time" in shown.lower(), shown

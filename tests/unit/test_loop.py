@@ -1,5 +1,7 @@
 """The loop's pure helpers (agent_core.loop): how a cut answer and its continuation are joined."""
 
+import time
+
 import pytest
 
 from agent_core import prompts
@@ -156,11 +158,38 @@ def test_the_thought_log_of_a_round_within_the_cap_lists_every_call_and_no_count
     assert len(data["tool_input"]) == 3 and "tool_calls_not_listed" not in data
 
 
-@pytest.mark.parametrize(("limit", "margin"), [(4, 2.0), (1, 0.5), (10, 5.0), (100, 10.0), (240, 24.0), (3600, 30.0)])
+@pytest.mark.parametrize(("limit", "margin"), [(4, 2.0), (1, 0.5), (10, 2.0), (12, 2.0), (15, 2.0), (30, 3.0),
+                                             (100, 10.0), (240, 24.0), (3600, 30.0)])
 def test_the_time_kept_for_the_answer_leaves_a_short_run_time_to_run(limit, margin):
-    """A daemon limit of 4 s with the usual 5 s margin left a run no time at all."""
+    """A daemon limit of 4 s with the usual 5 s margin left a run no time at all; one of 10 s left
+    a tool call 3.5 s (a 5 s margin, then the answer's share)."""
     assert deadline_margin(limit) == margin
     assert deadline_margin(limit) < limit
+
+
+def test_a_runs_time_counts_from_its_requests_arrival():
+    """The daemon's clock started when it handed the request over: the parse and the parameters'
+    reading before the loop count against the run (0.3-2.3 s for memory of megabytes)."""
+    from agent_core import arrivals
+    from agent_core.loop import run_start
+
+    before = time.monotonic()
+    arrivals.note("s-arrival", before - 3.0)
+    assert run_start("s-arrival") == before - 3.0
+    arrivals.note("s-arrival", before)  # a request sent again keeps the first arrival
+    assert run_start("s-arrival") == before - 3.0
+    assert before <= run_start("s-unknown") <= time.monotonic()
+    assert before <= run_start(None) <= time.monotonic()
+
+
+def test_arrivals_keep_a_bounded_number_of_sessions(monkeypatch):
+    from agent_core import arrivals
+
+    monkeypatch.setattr(arrivals, "REMEMBERED", 3)
+    monkeypatch.setattr(arrivals, "_arrivals", type(arrivals._arrivals)())
+    for n in range(5):
+        arrivals.note(f"s{n}", float(n))
+    assert [arrivals.arrived(f"s{n}") for n in range(5)] == [None, None, 2.0, 3.0, 4.0]
 
 
 def _answered_then_stepped(after, calls=("search",), **kw):

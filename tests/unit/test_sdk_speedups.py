@@ -637,3 +637,35 @@ def test_a_second_request_line_of_a_session_is_not_handed_on(monkeypatch):
     assert handed == [("s1", "request"), ("s1", "backwards_response"), ("s1", "backwards_response"),
                       ("s2", "request")]
     assert len(errors) == 1 and "s1" in errors[0]["data"]["error"] and "session_id" not in errors[0]
+
+
+def test_a_requests_arrival_is_noted_before_its_parse_and_once(monkeypatch):
+    """A run's time limit counts from when its request arrived (``arrivals``): the stamp is taken
+    before the line is parsed (a request of megabytes takes its time), for requests only, and a
+    request sent again keeps the first one's."""
+    from dify_plugin.core.server.stdio.request_reader import StdioRequestReader
+    from dify_plugin.core.server.stdio.response_writer import StdioResponseWriter
+
+    from agent_core import arrivals
+
+    monkeypatch.setattr(StdioResponseWriter, "error", lambda self, **kwargs: None)
+    monkeypatch.setattr(sdk_speedups, "_FIRST_REQUESTS", sdk_speedups.FirstRequests())
+    clock = iter([100.0, 200.0, 300.0])
+    monkeypatch.setattr(sdk_speedups.time, "monotonic", lambda: next(clock))
+    reader = StdioRequestReader()
+
+    def line(session, event):
+        return json.dumps({"session_id": session, "event": event, "data": {"n": 1}}).encode()
+
+    sdk_speedups._stream_of(reader, line("arrival-1", "backwards_response"))
+    assert arrivals.arrived("arrival-1") is None
+    sdk_speedups._stream_of(reader, line("arrival-1", "request"))
+    sdk_speedups._stream_of(reader, line("arrival-1", "request"))
+    assert arrivals.arrived("arrival-1") == 200.0
+
+
+def test_a_serverless_requests_arrival_is_noted():
+    from agent_core import arrivals
+
+    assert sdk_speedups.first_request_or_refusal({"event": "request", "session_id": "arrival-http"}) is None
+    assert arrivals.arrived("arrival-http") is not None
