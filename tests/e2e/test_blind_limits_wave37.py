@@ -584,3 +584,60 @@ def test_memory_of_a_hundred_thousand_messages_beside_a_neighbour(plugin):
                                                     history=_tiny_memory(100_000), timeout=180))
     check(plugin, results["heavy"])
     assert_not_held(worst_gap(results["light"]), 1.5, results["pace"])
+
+
+FILE_FEATURES = ["tool-call", "multi-tool-call", "stream-tool-call", "agent-thought", "vision", "document"]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_fetched_files_of_forty_megabytes_fit_every_request(run, plugin, strategy, tmp_path):
+    """Eight images and eight PDFs of 1.9 MB each at addresses only the plugin reaches, for a model
+    that reads both: each would go as data (base64, 2.5 MB), 40 MB in all. Every request sent fits
+    one daemon line (the oldest files become mentions) and the run answers."""
+    from local_runner.files import FileServer
+
+    files = []
+    with FileServer() as server:
+        for n in range(8):
+            picture = tmp_path / f"p{n}.png"
+            picture.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes([n]) * 1_900_000)
+            document = tmp_path / f"d{n}.pdf"
+            document.write_bytes(b"%PDF-1.4\n" + bytes([n]) * 1_900_000)
+            files += [server.add(picture), server.add(document)]
+        result = run([call(strategy, "vault", q="x"), answer_turn(strategy, "Done.")], strategy=strategy,
+                     files=files, tools=[tool([text_message("ok")])], model={"features": FILE_FEATURES},
+                     timeout=180)
+    check(plugin, result)
+    assert result.text == "Done."
+    for request in result.llm_requests:
+        assert request_line_bytes(request) < LINE
+
+
+def test_eight_fetched_images_of_two_megabytes_keep_the_newest_as_data(run, plugin, tmp_path):
+    """20 MB of base64 for a vision model: the newest image still reaches it as data, in a request
+    that fits; the older ones are mentions."""
+    from local_runner.files import FileServer
+
+    with FileServer() as server:
+        files = []
+        for n in range(8):
+            picture = tmp_path / f"p{n}.png"
+            picture.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes([n]) * 1_900_000)
+            files.append(server.add(picture))
+        result = run([{"text": "Done."}], files=files, model={"features": FILE_FEATURES[:5]}, timeout=180)
+    check(plugin, result)
+    request = result.llm_requests[0]
+    assert request_line_bytes(request) < LINE
+    sent = [part for message in request["prompt_messages"] if isinstance(message["content"], list)
+            for part in message["content"] if part.get("type") == "image"]
+    assert [base64.b64decode(part["base64_data"])[8:9] for part in sent] == [bytes([7])]
+
+
+def test_eight_sessions_at_once_over_http_each_with_a_megabyte_result(serverless, longest_line):
+    results = _sessions_at_once(serverless, 8, lambda n: (
+        [call("function_calling", "vault", q=str(n)), {"text": f"Done {n}."}],
+        {"tools": [tool([text_message(f"r{n} " + "\x01" * 170_000)])]}))
+    for n, result in enumerate(results):
+        assert_clean_end(result)
+        assert result.text == f"Done {n}."
+    assert 0 < longest_line[0] <= LINE
