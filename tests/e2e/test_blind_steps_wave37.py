@@ -386,7 +386,8 @@ DECLARATIONS = {  # change, None when the tool must stay offered, else the field
         {**e["parameters"][0], "name": "doc", "type": "file", "required": False, "form": None}), "form"),
     "dynamic-select without options": (lambda e: e["parameters"].append(
         {**e["parameters"][0], "name": "mode", "type": "dynamic-select", "required": False, "options": None}), None),
-    "description without llm": (lambda e: e["description"].pop("llm"), "description.llm"),
+    # a missing text for the model is mended from the human description (agent_core/tool_texts.py)
+    "description without llm": (lambda e: e["description"].pop("llm"), None),
 }
 
 
