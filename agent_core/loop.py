@@ -911,7 +911,9 @@ class AgentLoop:
         if self._secrets and schema is not None and self._secrets.holds(json.dumps(schema, ensure_ascii=False)):
             # its type names kept (``redacted_schema``): a secret spelling ``string`` made every one
             # ``[REDACTED]``, a schema a provider's constrained decoding refuses
-            sent = replace(sent, structured_output_schema=redacted_schema(schema, self._secrets.redact))  # rare
+            # and the step's own keys (``ModelRequest.schema_redactor``): a secret ``action`` renamed them
+            redact_schema = request.schema_redactor or redacted_schema
+            sent = replace(sent, structured_output_schema=redact_schema(schema, self._secrets.redact))  # rare
         return sent
 
     def _knowledge_fitted(self, request: ModelRequest, budget: int | None, settings: int) -> ModelRequest:

@@ -24,6 +24,7 @@ from dify_plugin.entities.model.message import (
 from agent_core.fairness import give_way
 from agent_core.file_fetch import provider_can_fetch, url_name
 from agent_core.knowledge import context_prompt, cut_context
+from agent_core.own_text import joined, note_own
 from agent_core.params import StrategyParams
 from agent_core.prompts import EMPTY_QUERY, EMPTY_TOOL_RESULT
 from agent_core.think import visible_text
@@ -41,7 +42,8 @@ def system_text(params: StrategyParams, *notes: str, knowledge_limit: tuple[int 
     context, _ = cut_context(context_prompt(params.context), *knowledge_limit)
     if CONTEXT_PLACEHOLDER in instruction:
         instruction, context = instruction.replace(CONTEXT_PLACEHOLDER, context).strip(), ""
-    return "\n\n".join(part for part in (instruction, context, *notes) if part)
+    # the notes' own words (``own_text``) stay marked: the instruction and the context are the user's
+    return joined("\n\n", [part for part in (instruction, context, *notes) if part])
 
 
 def system_message(
@@ -50,7 +52,7 @@ def system_message(
     """The system message as a list (empty when there is nothing to say); ``knowledge_limit``
     as `system_text` takes it."""
     text = system_text(params, *notes, knowledge_limit=knowledge_limit)
-    return [SystemPromptMessage(content=text)] if text else []
+    return [note_own(SystemPromptMessage(content=text), text)] if text else []
 
 
 def _file_field(file: Any, name: str) -> Any:

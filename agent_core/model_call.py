@@ -46,6 +46,10 @@ class ModelRequest:
     stop: list[str] = field(default_factory=list)
     stream: bool = True
     structured_output_schema: dict[str, Any] | None = None
+    schema_redactor: Callable[[Any, Callable[[str], str]], Any] | None = None
+    """``(schema, redact) -> schema``: how ``structured_output_schema`` is redacted of the node's
+    secrets, its own grammar kept (``react.json_step.redacted_step_schema``); None: every text
+    but JSON Schema's type names (``tool_schema.redacted_schema``)."""
     completion_params: dict[str, Any] = field(default_factory=dict)
     """Completion parameters set for this request over the node's: a ``max_tokens`` lowered
     so that the prompt and the reply fit the context window (``budget.reply_limit``)."""

@@ -37,6 +37,7 @@ from agent_core.budget import in_pieces, pieces_of
 from agent_core.errors import AgentRunError
 from agent_core.fairness import give_way
 from agent_core.memo import per_object
+from agent_core.own_text import own_spans, spans_of
 from agent_core.redaction import REDACTED, redacted_texts
 from agent_core.tool_calls import made_call_id
 from agent_core.turn import FinalAnswer, ModelTurn
@@ -270,7 +271,7 @@ class PieceRedactor:
 
     def __init__(self, secrets: Any) -> None:
         self._secrets = secrets
-        self._units: dict[tuple[str, ...], str] = {}
+        self._units: dict[Any, str] = {}
         self._open: dict[tuple[str, str], bool] = {}  # (before, after) a place -> a secret may stand across
 
     def __call__(self, pieces: Sequence[str]) -> list[str]:
@@ -282,7 +283,7 @@ class PieceRedactor:
             piece = pieces[at]
             after[at] = piece[:reach] if len(piece) >= reach else (piece + after[at + 1])[:reach]
         out: list[str] = []
-        used: set[tuple[str, ...]] = set()
+        used: set[Any] = set()
         unit: list[str] = []
         before = ""  # the last ``reach`` characters before the next place
         for at, piece in enumerate(pieces):
@@ -306,11 +307,21 @@ class PieceRedactor:
             found = self._open[key] = self._secrets.holds(before + after)
         return found
 
-    def _unit(self, unit: tuple[str, ...], used: set[tuple[str, ...]]) -> list[str]:
-        used.add(unit)
-        redacted = self._units.get(unit)
+    def _unit(self, unit: tuple[str, ...], used: set[Any]) -> list[str]:
+        """The unit's pieces joined and redacted, the plugin's own words in them kept
+        (``own_text``: a piece's own spans, where it lands in the join), then an empty string
+        for each other piece."""
+        owns = tuple(map(spans_of, unit))
+        key = (unit, owns) if any(owns) else unit  # a text is kept only where it was the plugin's
+        used.add(key)
+        redacted = self._units.get(key)
         if redacted is None:
-            redacted = self._units[unit] = self._secrets.redact("".join(unit))
+            keep, at = [], 0
+            for piece, spans in zip(unit, owns, strict=True):
+                keep += [(at + start, at + end) for start, end in spans]
+                at += len(piece)
+            text = "".join(unit)
+            redacted = self._units[key] = self._secrets.redact(text, keep) if keep else self._secrets.redact(text)
             give_way()
         return [redacted, *[""] * (len(unit) - 1)]
 
@@ -348,6 +359,12 @@ def _redacted_file(part: PromptMessageContent, secrets: Any) -> PromptMessageCon
     return part
 
 
+def _redacted_text(message: PromptMessage, redact: Callable[..., str]) -> str:
+    """``message``'s string content redacted, the plugin's own words in it kept (``own_text``)."""
+    keep = own_spans(message)
+    return redact(message.content, keep) if keep else redact(message.content)
+
+
 def _redacted_prompt_message(message: PromptMessage, secrets: Any, call_id_of: Callable[[str], str],
                              by_piece: PieceRedactor | None = None) -> PromptMessage:
     """``message`` with every form of ``secrets`` hidden in its text (a text given in pieces,
@@ -363,7 +380,7 @@ def _redacted_prompt_message(message: PromptMessage, secrets: Any, call_id_of: C
             update["content"] = "".join(redacted_pieces)
             if update["content"] == message.content:
                 del update["content"]
-    elif isinstance(message.content, str) and (text := redact(message.content)) != message.content:
+    elif isinstance(message.content, str) and (text := _redacted_text(message, redact)) != message.content:
         update["content"] = text
     elif isinstance(message.content, list):
         parts = _redacted_parts(message.content, secrets)

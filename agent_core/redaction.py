@@ -53,7 +53,7 @@ import re
 import sys
 import unicodedata
 import urllib.parse
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from agent_core.fairness import give_way
@@ -1300,15 +1300,55 @@ class _Secrets:
         secret: the end of a text this long decides it."""
         return self._reach
 
-    def redact(self, text: str) -> str:
+    def redact(self, text: str, keep: Sequence[tuple[int, int]] = ()) -> str:
+        """``text`` with every form of a secret replaced by ``[REDACTED]``; one that lies wholly
+        inside a span of ``keep`` (``(start, end)`` in order: the plugin's own words,
+        ``agent_core.own_text``) is left as written (``_outside``)."""
         if not text or not self._forms:
             return text
         spans = self._spans(text)
+        if keep and spans:
+            spans = self._outside(text, spans, keep)
         pieces, written = [], 0
         for start, end in spans:
             pieces += (text[written:start], REDACTED)
             written = end
         return "".join([*pieces, text[written:]]) if pieces else text
+
+    def _outside(self, text: str, spans: list[tuple[int, int]],
+                 keep: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+        """``spans`` (found in ``text``) less those wholly inside a span of ``keep``. Forms are
+        found left to right, a form overlapping the place found before widening it (``_found``),
+        so a form of a secret whose end repeats its start (``abcab``) that starts inside a kept
+        one and goes on past ``keep`` makes one span with it, hidden whole. As a second guard
+        (decoded levels are searched apart), the text from a kept form's second character to
+        ``reach`` past its own span is searched again when text not the plugin's follows within
+        ``reach``, and a form found there starting inside the kept one is hidden unless it is
+        wholly inside ``keep`` too."""
+        ends = [end for _, end in keep]
+        starts = [start for start, _ in keep]
+
+        def inside(start: int, end: int) -> int | None:
+            at = bisect.bisect_right(starts, start) - 1
+            return at if at >= 0 and end <= ends[at] else None
+
+        hidden: list[tuple[int, int]] = []
+        queue, seen = list(spans), set(spans)
+        while queue:
+            start, end = queue.pop()
+            at = inside(start, end)
+            if at is None:
+                hidden.append((start, end))
+                continue
+            window_end = min(len(text), ends[at] + self._reach)
+            if window_end <= ends[at] or ends[at] - end >= self._reach:
+                continue  # no form starting inside this one reaches past the plugin's text
+            # only forms starting inside this one: the scan found those after it
+            for a, b in self._spans(text[start + 1 : window_end]):
+                if start + 1 + a < end and (found := (start + 1 + a, start + 1 + b)) not in seen:
+                    seen.add(found)
+                    queue.append(found)
+        return _merged(hidden)
 
     def _spans(self, text: str) -> list[tuple[int, int]]:
         """``(start, end)`` in ``text`` of each form of a secret, in order, none overlapping: as

@@ -27,6 +27,7 @@ from agent_core.messages import (
     query_message,
     system_message,
 )
+from agent_core.own_text import filled, own
 from agent_core.params import StrategyParams
 from agent_core.think import (
     closes_unopened_block,
@@ -339,10 +340,10 @@ class RunState:
         """The note that asks for an answer without tools, once the limit is reached ('' before)."""
         if not self.limit_reached:
             return ""
-        if self.repeating:
-            return prompts.REPEATED_CALLS_NOTE.format(names=", ".join(self.repeating), count=REPEAT_LIMIT)
+        if self.repeating:  # the plugin's own words marked (``own_text``), the tools' names not
+            return filled(prompts.REPEATED_CALLS_NOTE, names=", ".join(self.repeating), count=own(str(REPEAT_LIMIT)))
         if self.out_of_time:
-            return prompts.TIME_LIMIT_NOTE
-        return prompts.ITERATION_LIMIT_NOTE.format(rounds=prompts.rounds(self.params.maximum_iterations))
+            return own(prompts.TIME_LIMIT_NOTE)
+        return filled(prompts.ITERATION_LIMIT_NOTE, rounds=own(prompts.rounds(self.params.maximum_iterations)))
 
 

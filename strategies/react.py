@@ -19,7 +19,7 @@ from agent_core.loop import AgentLoop
 from agent_core.model_call import ModelChunk, ModelRequest
 from agent_core.params import LenientFileParameters, read_params
 from agent_core.react.json_prompt import json_chat_prompt, json_completion_prompt
-from agent_core.react.json_step import GuardedChunks, read_json_step_turn, step_schema
+from agent_core.react.json_step import GuardedChunks, read_json_step_turn, redacted_step_schema, step_schema
 from agent_core.react.prompt import chat_prompt, completion_prompt, stop_words
 from agent_core.react.step_format import ReActParams, chosen_step_format
 from agent_core.react.text_fallback import as_text_step
@@ -58,7 +58,8 @@ class ReActSteps:
         if self.step_format == "json_schema":
             schema = step_schema(run.registry.prompt_tools(), answer_only=run.limit_reached, answer_schema=answer_schema)
             messages = json_completion_prompt(run) if completion else json_chat_prompt(run)
-            return ModelRequest(prompt_messages=messages, stream=True, structured_output_schema=schema, without_params=without)
+            return ModelRequest(prompt_messages=messages, stream=True, structured_output_schema=schema,
+                                schema_redactor=redacted_step_schema, without_params=without)
         messages = completion_prompt(run) if completion else chat_prompt(run)
         mode = "completion" if completion else "chat"
         stop = stop_words(run.params.model.model, mode)

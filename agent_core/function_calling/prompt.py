@@ -18,6 +18,7 @@ from agent_core import prompts
 from agent_core.fairness import give_way
 from agent_core.json_args import dumps_arguments
 from agent_core.memo import shared_prefix
+from agent_core.own_text import note_own, own
 from agent_core.round_cap import after_observation_note, not_run_note, not_run_results
 from agent_core.run_state import Round, RunState
 from agent_core.tool_runner import ToolResult
@@ -154,7 +155,7 @@ def render_round(run: RunState, round_: Round) -> list[PromptMessage]:
             ]
         return [_assistant_message(round_, results), *tool_messages]
     if isinstance(decision, FinalAnswer) and round_.turn.cut:  # the model is asked for the rest
-        return [_assistant_message(round_, ()), UserPromptMessage(content=prompts.CONTINUE_CUT_ANSWER)]
+        return [_assistant_message(round_, ()), note_own(UserPromptMessage(content=prompts.CONTINUE_CUT_ANSWER), own(prompts.CONTINUE_CUT_ANSWER))]
     if isinstance(decision, ParseFailure):
         said = [_assistant_message(round_, ())] if round_.turn.thought.strip() else []
         return [*said, UserPromptMessage(content=decision.problem)]

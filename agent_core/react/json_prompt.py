@@ -27,6 +27,7 @@ from agent_core import prompts
 from agent_core.budget import in_pieces
 from agent_core.memo import per_object
 from agent_core.messages import query_message
+from agent_core.own_text import filled, joined, note_own, own
 from agent_core.react.json_step import FINAL_ANSWER, step_text
 from agent_core.react.prompt import answer_note, completion_head, example_arguments, plain_history, tool_purpose
 from agent_core.round_cap import not_run_note
@@ -37,22 +38,23 @@ from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 def format_block(tools: Sequence[PromptMessageTool]) -> str:
     """The step format, the tools and the examples, as blocks separated by blank lines."""
     if not tools:
-        return prompts.JSON_STEP_NO_TOOLS
-    names = ", ".join(json.dumps(name) for name in [*(tool.name for tool in tools), FINAL_ANSWER])
+        return own(prompts.JSON_STEP_NO_TOOLS)
+    names = joined(", ", [*(json.dumps(tool.name) for tool in tools), own(json.dumps(FINAL_ANSWER))], own_separator=False)
     lines = [
-        prompts.JSON_STEP_TOOL_LINE.format(
+        filled(
+            prompts.JSON_STEP_TOOL_LINE,
             name=tool.name,
             description=" ".join((tool.description or "").split()) or tool.name,
             schema=json.dumps(tool.parameters, ensure_ascii=False, separators=(",", ":")),
         )
         for tool in tools
     ]
-    worked = "\n".join(_line(kind, text) for kind, text in prompts.JSON_STEP_WORKED)
+    worked = own("\n".join(_line(kind, text) for kind, text in prompts.JSON_STEP_WORKED))  # made-up: all the plugin's
     calls = [_example_call(tool) for tool in tools]
-    return "\n\n".join([
-        prompts.JSON_STEP_INTRO.format(names=names),
-        "\n".join([prompts.JSON_STEP_TOOLS_HEADER, *lines]),
-        prompts.JSON_STEP_EXAMPLES_HEADER,
+    return joined("\n\n", [
+        filled(prompts.JSON_STEP_INTRO, names=names),
+        joined("\n", [own(prompts.JSON_STEP_TOOLS_HEADER), *lines]),
+        own(prompts.JSON_STEP_EXAMPLES_HEADER),
         worked,
         *calls,
     ])
@@ -72,7 +74,7 @@ def _example_call(tool: PromptMessageTool) -> str:
     purpose = tool_purpose(tool)
     values = " ".join(str(value) for value in arguments.values())
     question = purpose[:1].upper() + purpose[1:] + (f": {values}" if values else "")
-    return prompts.JSON_STEP_QUESTION.format(text=question) + "\n" + step_text(tool.name, arguments)
+    return joined("\n", [filled(prompts.JSON_STEP_QUESTION, text=question), step_text(tool.name, arguments)])
 
 
 def round_steps(run: RunState, round_: Round) -> list[tuple[str, str]]:
@@ -98,9 +100,9 @@ def round_steps(run: RunState, round_: Round) -> list[tuple[str, str]]:
             pairs[-1] = (pairs[-1][0], pairs[-1][1] + "\n\n" + not_run_note(round_.not_run))
         return pairs
     if isinstance(decision, FinalAnswer) and round_.turn.cut:  # the model is asked for the rest
-        return [(step_text(FINAL_ANSWER, {"answer": decision.text}), prompts.CONTINUE_CUT_ANSWER)]
+        return [(step_text(FINAL_ANSWER, {"answer": decision.text}), own(prompts.CONTINUE_CUT_ANSWER))]
     if isinstance(decision, ParseFailure):
-        return [(round_.turn.raw.strip(), prompts.JSON_STEP_FORMAT_PROBLEM.format(problem=decision.problem))]
+        return [(round_.turn.raw.strip(), filled(prompts.JSON_STEP_FORMAT_PROBLEM, problem=decision.problem))]
     return []
 
 
@@ -112,7 +114,7 @@ def _as_written(run: RunState, round_: Round) -> list[tuple[str, str]]:
     complete answer or a round whose calls got no result."""
     text = round_.turn.raw.strip()
     if isinstance(round_.turn.decision, FinalAnswer):
-        return [(text, prompts.CONTINUE_CUT_ANSWER)] if round_.turn.cut else []
+        return [(text, own(prompts.CONTINUE_CUT_ANSWER))] if round_.turn.cut else []
     observations = [run.observation(round_, result) for result in round_.results]
     if not observations:
         return []
@@ -130,8 +132,9 @@ def _round_messages(run: RunState, round_: Round) -> list[PromptMessage]:
         messages: list[PromptMessage] = []
         for step, observation in round_steps(run, round_):
             if step:
-                messages.append(AssistantPromptMessage(content=step))
-            messages.append(UserPromptMessage(content=prompts.JSON_STEP_OBSERVATION.format(text=observation)))
+                messages.append(note_own(AssistantPromptMessage(content=step), step))
+            seen = filled(prompts.JSON_STEP_OBSERVATION, text=observation)
+            messages.append(note_own(UserPromptMessage(content=seen), seen))
         run.rendered[key] = messages
     return run.rendered[key]
 
@@ -143,7 +146,7 @@ def _round_lines(run: RunState, round_: Round) -> list[str]:
     if key not in run.rendered:
         lines: list[str] = []
         for step, observation in round_steps(run, round_):
-            lines += (step, prompts.JSON_STEP_OBSERVATION.format(text=observation))
+            lines += (step, filled(prompts.JSON_STEP_OBSERVATION, text=observation))
         run.rendered[key] = lines
     return run.rendered[key]
 
@@ -171,14 +174,17 @@ def json_completion_prompt(run: RunState) -> list[PromptMessage]:
     pieces = [completion_head(run, run.render_tools(format_block), answer_note(run, prompts.JSON_STEP_ANSWER_SCHEMA))]
     for message in plain_history(run.history()):
         if (turn := _history_turn(message)) is not None:
-            pieces += ("\n\n", turn)
+            pieces += (_BLANK_LINE, turn)
     query = query_message(params, images_as_content=False).content
-    pieces += ("\n\n", prompts.JSON_STEP_QUESTION.format(text=query))
+    pieces += (_BLANK_LINE, filled(prompts.JSON_STEP_QUESTION, text=query))
     for round_ in run.rounds:
         for line in _round_lines(run, round_):
-            pieces += ("\n", line)
-    pieces.append("\n")
+            pieces += (_NEW_LINE, line)
+    pieces.append(_NEW_LINE)
     return [in_pieces(UserPromptMessage(content="".join(pieces)), pieces)]
+
+
+_BLANK_LINE, _NEW_LINE = own("\n\n"), own("\n")
 
 
 @per_object
@@ -187,7 +193,7 @@ def _history_turn(message: PromptMessage) -> str | None:
     step; None for another role), once per message object."""
     text = message.get_text_content() if hasattr(message, "get_text_content") else str(message.content or "")
     if message.role.value == "user":
-        return prompts.JSON_STEP_QUESTION.format(text=text)
+        return filled(prompts.JSON_STEP_QUESTION, text=text)
     if message.role.value == "assistant":
         return step_text(FINAL_ANSWER, {"answer": text})
     return None

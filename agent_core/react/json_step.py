@@ -39,7 +39,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Collection, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -58,10 +58,12 @@ from agent_core.json_args import (
     split_concatenated,
 )
 from agent_core.model_call import AssistantReply, ModelChunk, ModelTimeoutError, PastDeadlineError, note_usage
+from agent_core.own_text import filled, own
 from agent_core.reply_text import ReplyText
 from agent_core.text_calls import arguments_for
 from agent_core.think import ThinkSplitter, clean_reasoning
 from agent_core.tool_calls import LENGTH_FINISH_REASONS, ToolCall
+from agent_core.tool_schema import redacted_schema
 from agent_core.turn import FinalAnswer, ModelTurn, ParseFailure, ToolCalls
 from agent_core.usage import call_usage
 
@@ -131,6 +133,63 @@ def step_schema(
     }
 
 
+_STEP_KEYS = ("action", "action_input")
+"""A step's keys, in the order the schema lists them under ``required``."""
+
+
+def redacted_step_schema(schema: Any, redact: Callable[[str], str]) -> Any:
+    """A ``step_schema`` as it is sent when the node has secrets: ``redact`` (``text -> text``)
+    applied to every text in it that is not the plugin's own (the tools' names, their argument
+    schemas, the user's answer schema and its ``$defs``, by ``tool_schema.redacted_schema``), the
+    step's own grammar kept: its keys (``action``, ``action_input``, ``properties``,
+    ``required``, ``anyOf``), ``final_answer`` and the default answer input. A secret that is a
+    step key (``action``) renamed the step's fields, and a constrained model then wrote steps no
+    reader takes. Only this shape is read as the plugin's: a key or value anywhere else, or one
+    of another shape, is redacted as any other text."""
+    return _redacted_step(schema, redact, branches=True)
+
+
+def _redacted_step(node: Any, redact: Callable[[str], str], *, branches: bool) -> Any:
+    """A step object's schema (the root, or one ``anyOf`` branch when ``branches`` is False)."""
+    if not isinstance(node, Mapping):
+        return redacted_schema(node, redact)
+    out: dict[Any, Any] = {}
+    for key, value in node.items():
+        if key == "type" and value == "object":
+            out[key] = value
+        elif key == "required" and value == list(_STEP_KEYS):
+            out[key] = list(value)
+        elif key == "properties" and isinstance(value, Mapping) and all(k in _STEP_KEYS for k in value):
+            out[key] = {name: (_redacted_action(item, redact) if name == "action" else _redacted_input(item, redact))
+                        for name, item in value.items()}
+        elif key == "anyOf" and branches and isinstance(value, list):
+            out[key] = [_redacted_step(branch, redact, branches=False) for branch in value]
+        else:
+            out[redact(key) if type(key) is str else key] = redacted_schema(value, redact)
+    return out
+
+
+def _redacted_action(node: Any, redact: Callable[[str], str]) -> Any:
+    """The ``action`` property's schema: ``final_answer`` kept in its enum, a tool's name redacted."""
+    if not isinstance(node, Mapping):
+        return redacted_schema(node, redact)
+    out: dict[Any, Any] = {}
+    for key, value in node.items():
+        if key == "type" and value == "string":
+            out[key] = value
+        elif key == "enum" and isinstance(value, list):
+            out[key] = [name if name == FINAL_ANSWER else redacted_schema(name, redact) for name in value]
+        else:
+            out[redact(key) if type(key) is str else key] = redacted_schema(value, redact)
+    return out
+
+
+def _redacted_input(node: Any, redact: Callable[[str], str]) -> Any:
+    """The ``action_input`` property's schema: the default answer input kept, any other (a
+    tool's arguments, the user's answer schema) redacted."""
+    return dict(node) if node == _ANSWER_INPUT else redacted_schema(node, redact)
+
+
 def _answer_input(answer_schema: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The final answer's ``action_input`` schema, and what moves to the step schema's root."""
     if not answer_schema:
@@ -140,8 +199,18 @@ def _answer_input(answer_schema: Mapping[str, Any] | None) -> tuple[dict[str, An
 
 
 def step_text(action: str, action_input: Mapping[str, Any]) -> str:
-    """A step as the model should write it (one line of JSON), for prompts and the scratchpad."""
-    return dumps_arguments({"action": action, "action_input": dict(action_input)})
+    """A step as the model should write it (one line of JSON), for prompts and the scratchpad:
+    ``dumps_arguments({"action": action, "action_input": action_input})``, written by its parts
+    so that the step's keys, ``final_answer`` and its ``answer`` key are marked as the plugin's
+    own words (``own_text``; the tool's name and arguments and the answer's text are not)."""
+    name = dumps_arguments(action)
+    if action == FINAL_ANSWER:
+        name = own(name)
+    if action == FINAL_ANSWER and list(action_input) == ["answer"]:
+        arguments = filled('{{"answer": {text}}}', text=dumps_arguments(action_input["answer"]))
+    else:
+        arguments = dumps_arguments(dict(action_input))
+    return filled('{{"action": {name}, "action_input": {arguments}}}', name=name, arguments=arguments)
 
 
 # --------------------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from agent_core.fairness import give_way
 from agent_core.json_args import dumps_arguments
 from agent_core.memo import per_object
 from agent_core.messages import query_message
+from agent_core.own_text import OwnText, filled, head, joined, note_own, own, own_spans
 from agent_core.round_cap import after_observation_note, not_run_note
 from agent_core.run_state import Round, RunState
 from agent_core.text_calls import schema_properties
@@ -48,9 +49,10 @@ _NO_STOP_MODELS = ("o1", "o3", "o4", "gpt-5")
 def tools_block(tools: Sequence[PromptMessageTool]) -> str:
     """The tool list and the format rules, for the system prompt."""
     if not tools:
-        return prompts.REACT_NO_TOOLS
+        return own(prompts.REACT_NO_TOOLS)
     lines = [
-        prompts.REACT_TOOL_LINE.format(
+        filled(
+            prompts.REACT_TOOL_LINE,
             name=tool.name,
             description=tool.description.strip() or tool.name,
             schema=json.dumps(tool.parameters, ensure_ascii=False, separators=(",", ":")),
@@ -58,27 +60,27 @@ def tools_block(tools: Sequence[PromptMessageTool]) -> str:
         for tool in tools
     ]
     names = ", ".join(tool.name for tool in tools)
-    return "\n".join([prompts.REACT_TOOLS_HEADER, *lines, "", prompts.REACT_FORMAT.format(names=names)])
+    return joined("\n", [own(prompts.REACT_TOOLS_HEADER), *lines, "", filled(prompts.REACT_FORMAT, names=names)])
 
 
 def completion_tools_block(tools: Sequence[PromptMessageTool]) -> str:
     """The format and the tools for a completion model, as blocks separated by blank lines:
     intro, answer format, a worked example, the tool list, then one concrete call per tool
     (``example_call``). With no tools: intro and answer format only."""
-    answer = prompts.REACT_COMPLETION_ANSWER_FORMAT
+    answer = own(prompts.REACT_COMPLETION_ANSWER_FORMAT)
     if not tools:
-        return "\n\n".join([prompts.REACT_COMPLETION_INTRO, answer])
+        return joined("\n\n", [own(prompts.REACT_COMPLETION_INTRO), answer])
     lines = [
-        prompts.REACT_COMPLETION_TOOL_LINE.format(name=tool.name, description=_one_line(tool.description) or tool.name)
+        filled(prompts.REACT_COMPLETION_TOOL_LINE, name=tool.name, description=_one_line(tool.description) or tool.name)
         for tool in tools
     ]
     calls = [example_call(tool) for tool in tools]
-    return "\n\n".join([
-        prompts.REACT_COMPLETION_INTRO,
+    return joined("\n\n", [
+        own(prompts.REACT_COMPLETION_INTRO),
         answer,
-        prompts.REACT_COMPLETION_WORKED,
-        "\n".join([prompts.REACT_COMPLETION_TOOLS_HEADER, *lines]),
-        prompts.REACT_COMPLETION_CALLS_HEADER,
+        own(prompts.REACT_COMPLETION_WORKED),
+        joined("\n", [own(prompts.REACT_COMPLETION_TOOLS_HEADER), *lines]),
+        own(prompts.REACT_COMPLETION_CALLS_HEADER),
         *calls,
     ])
 
@@ -95,7 +97,8 @@ def example_call(tool: PromptMessageTool) -> str:
     (``example_arguments``)."""
     arguments = example_arguments(tool)
     purpose = tool_purpose(tool)
-    return prompts.REACT_COMPLETION_CALL.format(
+    return filled(
+        prompts.REACT_COMPLETION_CALL,
         task=purpose[:1].upper() + purpose[1:],
         values=" ".join(str(value) for value in arguments.values()),
         name=tool.name,
@@ -183,10 +186,16 @@ def stop_words(model_name: str, mode: str | None = None) -> list[str]:
 
 
 def _action_text(call: ToolCall, completion: bool = False) -> str:
+    """An action as the scratchpad replays it; the labels and the JSON blob's keys are the
+    plugin's own words (``own_text``), the tool's name and arguments the model's."""
     if completion:  # the format the completion prompt teaches
-        return prompts.REACT_COMPLETION_ACTION.format(name=call.name, arguments=_json(call.arguments))
-    blob = dumps_arguments({"action": call.name, "action_input": call.arguments})
-    return f"Action:\n```json\n{blob}\n```"
+        return filled(prompts.REACT_COMPLETION_ACTION, name=call.name, arguments=_json(call.arguments))
+    # dumps_arguments({"action": name, "action_input": arguments}), its keys marked as the plugin's
+    return filled(_ACTION_BLOB, name=dumps_arguments(call.name), arguments=dumps_arguments(call.arguments))
+
+
+_ACTION_BLOB = 'Action:\n```json\n{{"action": {name}, "action_input": {arguments}}}\n```'
+"""The chat scratchpad's action: ``dumps_arguments`` of the blob, written by its parts."""
 
 
 def scratchpad(run: RunState, *, completion: bool = False) -> str:
@@ -211,14 +220,17 @@ def _scratchpad(run: RunState, completion: bool) -> tuple[str, tuple[str, ...], 
     for round_ in run.rounds[rounds:]:
         round_key = ("react", round_.index, run.is_shortened(round_), completion)
         if round_key not in run.rendered:
-            run.rendered[round_key] = "\n".join(_round_parts(run, round_, completion))
+            run.rendered[round_key] = joined("\n", _round_parts(run, round_, completion))
         if round_text := run.rendered[round_key]:
-            added += ["\n", round_text] if added or text else [round_text]
+            added += [_NEW_LINE, round_text] if added or text else [round_text]
     if added:
         tokens += pieces_tokens(added, after=pieces[-1] if pieces else "")
         text, pieces = text + "".join(added), (*pieces, *added)
     run.rendered[key] = (len(run.rounds), run.rounds_shortened, text, pieces, tokens)
     return text, pieces, tokens
+
+
+_NEW_LINE = own("\n")
 
 
 def _continue_message(run: RunState) -> UserPromptMessage:
@@ -229,7 +241,7 @@ def _continue_message(run: RunState) -> UserPromptMessage:
     text = prompts.CONTINUE_CUT_ANSWER if _continues_answer(run) else prompts.REACT_CONTINUE
     key = ("react-continue", text)
     if key not in run.rendered:
-        run.rendered[key] = UserPromptMessage(content=text)
+        run.rendered[key] = note_own(UserPromptMessage(content=text), own(text))
     return run.rendered[key]
 
 
@@ -242,26 +254,31 @@ def _round_parts(run: RunState, round_: Round, completion: bool) -> list[str]:
         calls = {call.id: call for call in decision.calls}
         invalid = {call.id: call for call in decision.invalid}
         if thought or not completion:  # a completion model copies an empty "Thought:" line
-            parts.append(f"Thought: {thought}" if thought else "Thought:")
+            parts.append(filled("Thought: {thought}", thought=thought) if thought else own("Thought:"))
         for result in round_.results:
             if result.call_id in calls:
                 parts.append(_action_text(calls[result.call_id], completion))
             elif result.call_id in invalid:  # as written: the observation says what is wrong
                 bad = invalid[result.call_id]
-                parts.append(prompts.REACT_COMPLETION_ACTION.format(name=bad.name, arguments=bad.raw_arguments))
-            parts.append(f"Observation: {run.observation(round_, result)}")
+                parts.append(filled(prompts.REACT_COMPLETION_ACTION, name=bad.name, arguments=bad.raw_arguments))
+            parts.append(filled(_OBSERVATION, text=run.observation(round_, result)))
         if round_.not_run and parts:  # the actions beyond the cap: counted once, in the last observation
-            parts[-1] += "\n\n" + not_run_note(round_.not_run)
+            parts[-1] = joined("\n\n", [parts[-1], not_run_note(round_.not_run)])
         if round_.turn.calls_after_answer and parts:  # written after a made-up Observation: named, not run
-            parts[-1] += "\n\n" + after_observation_note(round_.turn.calls_after_answer)
+            parts[-1] = joined("\n\n", [parts[-1], after_observation_note(round_.turn.calls_after_answer)])
     elif isinstance(decision, FinalAnswer) and round_.turn.cut:  # the model is asked for the rest
-        parts.append(f"Thought: {thought}\nFinal Answer: {decision.text}" if thought else f"Final Answer: {decision.text}")
-        parts.append("Observation: " + prompts.CONTINUE_CUT_ANSWER)
+        answer = filled("Final Answer: {text}", text=decision.text)
+        parts.append(joined("", [filled("Thought: {thought}\n", thought=thought), answer]) if thought else answer)
+        parts.append(own("Observation: " + prompts.CONTINUE_CUT_ANSWER))
     elif isinstance(decision, ParseFailure):
         if round_.turn.raw.strip():
             parts.append(round_.turn.raw.strip())
-        parts.append("Observation: " + prompts.REACT_FORMAT_PROBLEM.format(problem=decision.problem))
+        parts.append(filled(_OBSERVATION, text=filled(prompts.REACT_FORMAT_PROBLEM, problem=decision.problem)))
     return parts
+
+
+_OBSERVATION = "Observation: {text}"
+"""An observation in the scratchpad: the label is the plugin's, the text the tool's (``own_text``)."""
 
 
 def chat_prompt(run: RunState) -> list[PromptMessage]:
@@ -307,14 +324,17 @@ def completion_prompt(run: RunState) -> list[PromptMessage]:
     pieces = [head]
     for message in plain_history(run.history()):
         if turn := _history_line(message):
-            pieces += ("\n\n", turn)
+            pieces += (_BLANK_LINE, turn)
     query = query_message(params, images_as_content=False).content
-    question = prompts.REACT_COMPLETION_QUESTION.format(text=query)
+    question = filled(prompts.REACT_COMPLETION_QUESTION, text=query)
     pad = _scratchpad(run, True)[1]
-    pieces += ("\n\n", question, "\n", *pad) if pad else ("\n\n", question)
+    pieces += (_BLANK_LINE, question, _NEW_LINE, *pad) if pad else (_BLANK_LINE, question)
     pieces = rstripped(pieces)
-    pieces.append("\nFinal Answer:" if _continues_answer(run) else "\nThought:")
+    pieces.append(own("\nFinal Answer:" if _continues_answer(run) else "\nThought:"))
     return [in_pieces(UserPromptMessage(content="".join(pieces)), pieces)]
+
+
+_BLANK_LINE = own("\n\n")
 
 
 def _continues_answer(run: RunState) -> bool:
@@ -333,16 +353,16 @@ def rstripped(pieces: Sequence[str]) -> list[str]:
     while kept and not kept[-1].rstrip():
         kept.pop()
     if kept:
-        kept[-1] = kept[-1].rstrip()
+        kept[-1] = head(kept[-1], len(kept[-1].rstrip()))  # its own words still marked
     return kept
 
 
 def completion_head(run: RunState, block: str, note: str = "") -> str:
     """The system text of a completion prompt (instruction, knowledge, ``block``, ``note``, the
     limit note), its parts separated by blank lines."""
-    return "\n\n".join(
-        m.content for m in run.system(block, note, run.limit_note()) if isinstance(m.content, str)
-    )
+    return joined("\n\n", [
+        OwnText(m.content, own_spans(m)) for m in run.system(block, note, run.limit_note()) if isinstance(m.content, str)
+    ])
 
 
 def answer_note(run: RunState, template: str = prompts.REACT_ANSWER_SCHEMA) -> str:
@@ -355,7 +375,7 @@ def answer_note(run: RunState, template: str = prompts.REACT_ANSWER_SCHEMA) -> s
         return ""
     key = f"answer-note:{template}"
     if key not in run.rendered:
-        run.rendered[key] = template.format(schema=schema_text(schema))
+        run.rendered[key] = filled(template, schema=schema_text(schema))
     return run.rendered[key]
 
 
@@ -402,7 +422,7 @@ def _history_line(message: PromptMessage) -> str:
     another role), once per message object (the same text object every round)."""
     text = message.get_text_content() if hasattr(message, "get_text_content") else str(message.content or "")
     if message.role.value == "user":
-        return prompts.REACT_COMPLETION_QUESTION.format(text=text)
+        return filled(prompts.REACT_COMPLETION_QUESTION, text=text)
     if message.role.value == "assistant":
-        return prompts.REACT_COMPLETION_ANSWER.format(text=text)
+        return filled(prompts.REACT_COMPLETION_ANSWER, text=text)
     return ""

@@ -398,10 +398,6 @@ def test_a_secret_that_spells_a_schema_type_leaves_the_step_schema_with_its_type
     assert "the [REDACTED] is set" in prompt_text(result.llm_requests[1])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the step schema is redacted whole before it is sent: a secret that is one of its own property "
-    "names (action, answer) renames them, and a constrained model then writes steps the plugin cannot "
-    "read; keeping the step grammar needs the user's answer schema redacted apart (left for a later pass)"))
 def test_a_secret_that_is_a_step_key_leaves_the_step_schema_readable(run):
     result = _json_steps(run, "action")
     assert_clean_end(result)
@@ -422,10 +418,6 @@ def test_a_secret_that_is_a_word_of_the_react_format_is_hidden_in_the_tools_resu
     assert seen == "record r1 is open; the [REDACTED] is [REDACTED]"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the last guard redacts every prompt message whole, the plugin's own format text too: a secret "
-    "that is a word of it (answer) teaches the model 'Final [REDACTED]:'; keeping the plugin's own "
-    "pieces needs them marked through the prompt builders (left for a later pass)"))
 def test_the_react_format_text_keeps_a_word_that_is_a_secret(run):
     tool = vault([text_message("record r1 is open")], secret="answer")
     result = run([{"text": "Thought: done.\nFinal Answer: Hello."}], tools=[tool], strategy="ReAct")
