@@ -399,9 +399,13 @@ def test_a_secret_that_spells_a_schema_type_leaves_the_step_schema_with_its_type
 
 
 def test_a_secret_that_is_a_step_key_leaves_the_step_schema_readable(run):
+    """JSON steps, secret ``action``: the step schema keeps its ``action`` key (the plugin's own
+    grammar), the constrained step runs the tool, and the tool's word is hidden."""
     result = _json_steps(run, "action")
     assert_clean_end(result)
     assert "[REDACTED]" not in json.dumps(result.llm_requests[0]["structured_output_schema"])
+    assert [r["tool"] for r in result.tool_requests] == ["vault"]
+    assert "the [REDACTED] is set" in prompt_text(result.llm_requests[1])
 
 
 @pytest.mark.parametrize("word", ["answer", "action"])
@@ -419,6 +423,7 @@ def test_a_secret_that_is_a_word_of_the_react_format_is_hidden_in_the_tools_resu
 
 
 def test_the_react_format_text_keeps_a_word_that_is_a_secret(run):
+    """Secret ``answer``: the format the system prompt teaches still reads ``Final Answer:``."""
     tool = vault([text_message("record r1 is open")], secret="answer")
     result = run([{"text": "Thought: done.\nFinal Answer: Hello."}], tools=[tool], strategy="ReAct")
     assert_clean_end(result)
