@@ -24,10 +24,37 @@ from typing import Any
 
 from agent_core import prompts
 from agent_core.json_args import MAX_DEPTH, ArgumentsError, loads_lenient, too_deep
+from agent_core.tool_schema import redacted_schema
 
 STRUCTURED_OUTPUT_PARAMS = ("json_schema", "response_format")
 """The completion parameters that carry the user's structured output; ReAct's step requests go
 without them when the schema was read."""
+
+def redacted_structured_params(completion_params: Mapping[str, Any] | None, secrets: Any) -> dict[str, Any]:
+    """The structured-output parameters (``STRUCTURED_OUTPUT_PARAMS``) of ``completion_params``
+    that hold a form of ``secrets`` (``redaction._Secrets``), redacted: a key the user pasted into
+    the answer schema's descriptions or options goes to the model plugin with every request, as
+    one in the instruction would. A JSON text is read and written again with its texts redacted
+    and JSON Schema's type names kept (``tool_schema.redacted_schema``: a secret ``string`` must
+    not break the schema), a text that does not read is redacted as text, an object as a schema.
+    ``{}`` when none holds one (or there are no secrets): the parameters go as set."""
+    out: dict[str, Any] = {}
+    if not secrets:
+        return out
+    for name in STRUCTURED_OUTPUT_PARAMS:
+        value = (completion_params or {}).get(name)
+        if value is None or not secrets.holds(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
+                                                                                             default=str)):
+            continue
+        if not isinstance(value, str):
+            out[name] = redacted_schema(value, secrets.redact)
+            continue
+        try:
+            out[name] = json.dumps(redacted_schema(json.loads(value), secrets.redact), ensure_ascii=False)
+        except (ValueError, RecursionError):
+            out[name] = secrets.redact(value)
+    return out
+
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),

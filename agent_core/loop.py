@@ -27,6 +27,7 @@ from dify_plugin.entities.model.llm import LLMUsage
 from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import arrivals, prompts
+from agent_core.answer_schema import redacted_structured_params
 from agent_core.budget import observation_budget, prompt_budget, reply_limiter, request_bytes, request_tokens, run_sums
 from agent_core.errors import AgentRunError, chained, error_text, shortened
 from agent_core.fallback import fallback_answer, only_a_thought, unlabelled_answer
@@ -482,6 +483,8 @@ class AgentLoop:
         )
         self._secrets = registry.secret_forms()  # hidden in every line the run writes
         self._redact_prompt = prompt_redactor(self._secrets)
+        # the user's answer schema, sent as a completion parameter: a key pasted into it hidden too
+        self._structured_params = redacted_structured_params(params.model.completion_params, self._secrets)
         # memory redacted before it is trimmed: a shortened tool result keeps no piece of a secret
         self.state = RunState(params=params, registry=registry,
                               redact_memory=self._redact_prompt if self._secrets else None)
@@ -902,11 +905,16 @@ class AgentLoop:
 
     def _as_sent(self, request: ModelRequest) -> ModelRequest:
         """``request`` as it goes to the model: its prompt redacted of the node's secrets
-        (``outbound.prompt_redactor``), and its step schema too (JSON steps carry the user's answer
-        schema, which the prompt also quotes: a secret pasted into it is hidden in both);
+        (``outbound.prompt_redactor``), its step schema too (JSON steps carry the user's answer
+        schema, which the prompt also quotes: a secret pasted into it is hidden in both), and the
+        node's structured-output parameters when they hold one (``_structured_params``);
         ``request`` itself when that left it as it was (no secrets: the same list)."""
         messages = self._redact_prompt(request.prompt_messages)
         sent = request if messages is request.prompt_messages else replace(request, prompt_messages=messages)
+        if self._structured_params and (replaced := {
+                name: value for name, value in self._structured_params.items()
+                if name not in request.without_params and name not in request.completion_params}):
+            sent = replace(sent, completion_params={**sent.completion_params, **replaced})  # rare
         schema = request.structured_output_schema
         if self._secrets and schema is not None and self._secrets.holds(json.dumps(schema, ensure_ascii=False)):
             # its type names kept (``redacted_schema``): a secret spelling ``string`` made every one

@@ -1055,15 +1055,47 @@ class _Layout:
 
 
 def _normal_forms(secrets: Iterable[object]) -> list[object]:
-    """``secrets`` with, after each that is not ASCII, its NFC and NFD forms where they differ
-    from it (a tool may write ``é`` decomposed, as ``e`` and U+0301, or composed): each is a
-    secret, with all its forms. An ASCII secret is its own normal form (one test, no copy)."""
+    """``secrets`` with, after each that is not ASCII, the forms a tool may write it in where
+    they differ from it, each a secret with all its forms: its NFC and NFD forms (``é``
+    decomposed, as ``e`` and U+0301, or composed); its NFKC form (a ligature ``ﬁ`` or a
+    full-width letter pasted into the node, written plainly by the tool); the value without its
+    invisible format characters (a zero-width space or soft hyphen pasted inside a key made it two
+    words, which the text then needed whitespace between); and the value upper-cased where that
+    is not one letter for one (``ß`` is ``SS``: an error message that upper-cases the key). An
+    ASCII secret is its own normal form (one test, no copy)."""
     out: list[object] = []
     for secret in secrets:
         out.append(secret)
         if isinstance(secret, str) and not secret.isascii():
-            out += [n for n in dict.fromkeys(unicodedata.normalize(f, secret) for f in ("NFC", "NFD")) if n != secret]
+            visible = "".join(char for char in secret if unicodedata.category(char) != "Cf")
+            upper = secret.upper()
+            forms = [unicodedata.normalize(f, text) for text in dict.fromkeys((secret, visible)) for f in _NORMAL]
+            if len(upper) != len(secret):
+                forms.append(upper)
+            out += [n for n in dict.fromkeys([visible, *forms]) if n != secret and n.strip()]
     return out
+
+
+_NORMAL = ("NFC", "NFD", "NFKC")
+
+
+_LIGATURES = (("ffi", "\ufb03"), ("ffl", "\ufb04"), ("ff", "\ufb00"), ("fi", "\ufb01"), ("fl", "\ufb02"))
+"""Latin ligatures a PDF's text layer writes for letter pairs (U+FB00-FB04), longest first."""
+
+
+def _ligatured(secret: str) -> set[str]:
+    """``secret`` lower-cased with each ``ff``, ``fi``, ``fl``, ``ffi``, ``ffl`` written as its
+    ligature (text copied out of a PDF set in a font that joins them), as written and
+    JSON-escaped (``\\ufb01``; no encodings of it: no tool encodes a PDF's ligatures); an empty
+    set when it has no such pair."""
+    lowered = secret.lower()
+    if "f" not in lowered:
+        return set()
+    for pair, ligature in _LIGATURES:
+        lowered = lowered.replace(pair, ligature)
+    if not any(ligature in lowered for _, ligature in _LIGATURES):
+        return set()
+    return {lowered, json.dumps(lowered)[1:-1]}
 
 
 _LATIN_WITH_LOOKALIKES = frozenset(_OTHER_SCRIPT_LOOKALIKES.values())
@@ -1234,6 +1266,7 @@ class _Secrets:
                     encoded |= cores.keys()
                 encoded |= _hex_separated(secret)
             variants |= {secret, *escaped, *quoted, *marked_up, *twice, *encoded, *_escaped_every_character(secret)}
+            variants |= _ligatured(secret)
             give_way()  # hundreds of secrets
         # a file's bytes are compared lower-cased (ASCII only), as each form is written and folded
         self._encoded = sorted({v.encode("utf-8").lower() for v in variants | {_fold(v) for v in variants} if v.strip()},
