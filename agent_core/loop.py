@@ -54,7 +54,7 @@ from agent_core.model_call import (
     sent_stop,
     settings_bytes,
 )
-from agent_core.outbound import cut_reply_masked, guarded, prompt_redactor
+from agent_core.outbound import cut_reply_masked, guarded, own_keys, prompt_redactor
 from agent_core.params import StrategyParams
 from agent_core.redaction import REDACTED
 from agent_core.repeat_guard import RepeatGuard
@@ -1107,7 +1107,7 @@ class AgentLoop:
                 resources = redacted_resources(resources, self._secrets.redact)
             text = fit("\n".join(r.content or "" for r in resources))  # redacted above
             yield self._strategy.create_retriever_resource_message(fitting_resources(resources), text)
-        yield self._strategy.create_json_message({"execution_metadata": usage_to_metadata(self._usage)})
+        yield own_keys(self._strategy.create_json_message({"execution_metadata": usage_to_metadata(self._usage)}))
 
     def _text(self, text: str) -> list[AgentInvokeMessage]:
         """Text for the chat, in pieces that each fit one daemon line (a list: ``yield from`` it

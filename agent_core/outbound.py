@@ -36,7 +36,7 @@ from agent_core import prompts
 from agent_core.budget import in_pieces, pieces_of
 from agent_core.errors import AgentRunError
 from agent_core.fairness import give_way
-from agent_core.memo import per_object
+from agent_core.memo import Notes, per_object
 from agent_core.own_text import own_spans, spans_of
 from agent_core.redaction import REDACTED, redacted_texts
 from agent_core.tool_calls import made_call_id
@@ -49,6 +49,7 @@ __all__ = [
     "call_id_replacer",
     "cut_reply_masked",
     "guarded",
+    "own_keys",
     "prompt_redactor",
     "redact_message",
     "redacted_error",
@@ -64,15 +65,31 @@ _CLOSING = frozenset({_Type.JSON, _Type.RETRIEVER_RESOURCES})
 """Message types a run ends with (its citations, its usage): held text is written before them."""
 
 
+_OWN_KEYS: Notes[AgentInvokeMessage, bool] = Notes()
+"""Messages the plugin built whose keys are all its own (``own_keys``)."""
+
+
+def own_keys(message: AgentInvokeMessage) -> AgentInvokeMessage:
+    """``message`` (one the plugin built from its own keys and numbers: the run's
+    ``execution_metadata``) noted so that ``redact_message`` leaves its keys as they are (a secret
+    ``tokens`` renamed ``total_tokens``, and Dify lost the run's usage); returns ``message``."""
+    _OWN_KEYS.put(message, True)
+    return message
+
+
 def redact_message(message: AgentInvokeMessage, secrets: Any) -> AgentInvokeMessage:
     """``message`` with every form of ``secrets`` (``redaction.secret_forms``) in its text
-    fields replaced by ``[REDACTED]``; the same object when none holds one, or when it carries
-    a file's bytes. Raises nothing a well-formed message can cause."""
+    fields replaced by ``[REDACTED]``, the message's own field names kept (a secret ``json``
+    renamed ``json_object``, and the message no longer validated: the run failed at its end),
+    and the keys of one noted ``own_keys``; the same object when none holds one, or when it
+    carries a file's bytes. Raises nothing a well-formed message can cause."""
     if not secrets or message.type in _BINARY or message.message is None:
         return message
     body = message.message
     dumped = body.model_dump()
-    data = redacted_texts(dumped, secrets.redact)  # each text on its own: a form with a backslash
+    keys = not _OWN_KEYS.get(message)
+    # each text on its own: a form with a backslash
+    data = {field: redacted_texts(value, secrets.redact, keys=keys) for field, value in dumped.items()}
     if data == dumped:  # or a quote is written escaped in the line, so the line is no place to look
         return message
     if isinstance(body, InvokeMessage.LogMessage):  # the plugin's own ids (a short secret may match in one)

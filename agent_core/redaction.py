@@ -88,10 +88,11 @@ def secret_forms(secrets: Collection[str]) -> _Secrets:
     return _Secrets(secrets)
 
 
-def redacted_texts(value: Any, redact: Any, *, max_depth: int | None = None, depth: int = 0) -> Any:
+def redacted_texts(value: Any, redact: Any, *, max_depth: int | None = None, depth: int = 0, keys: bool = True) -> Any:
     """``value`` (text, numbers, and dicts and lists of them: a call's parameters, a message's
     dumped fields) with ``redact`` (``text -> text``) applied to every text in it, plain-text
-    keys too (enum keys such as ``LogMetadata`` are left as they are); what lies deeper than
+    keys too unless ``keys`` is False (the plugin's own keys: a run's ``execution_metadata``;
+    enum keys such as ``LogMetadata`` are always left as they are); what lies deeper than
     ``max_depth`` levels, when given, is left as it is."""
     if isinstance(value, str):
         return redact(value)
@@ -100,8 +101,9 @@ def redacted_texts(value: Any, redact: Any, *, max_depth: int | None = None, dep
     if isinstance(value, Mapping):
         give_way()  # a reply's arguments or a tool's JSON of millions of parts
         return {
-            (redact(key) if type(key) is str else key): (
-                item if type(item) in PLAIN_SCALARS else redacted_texts(item, redact, max_depth=max_depth, depth=depth + 1)
+            (redact(key) if keys and type(key) is str else key): (
+                item if type(item) in PLAIN_SCALARS
+                else redacted_texts(item, redact, max_depth=max_depth, depth=depth + 1, keys=keys)
             )
             for key, item in value.items()
         }
@@ -110,7 +112,8 @@ def redacted_texts(value: Any, redact: Any, *, max_depth: int | None = None, dep
         # a number, a boolean or null is kept as it is without a call for it (a list of a million
         # numbers took 0.6 s, holding every session of the process)
         return [
-            item if type(item) in PLAIN_SCALARS else redacted_texts(item, redact, max_depth=max_depth, depth=depth + 1)
+            item if type(item) in PLAIN_SCALARS
+            else redacted_texts(item, redact, max_depth=max_depth, depth=depth + 1, keys=keys)
             for item in value
         ]
     return value

@@ -370,3 +370,28 @@ def test_a_previous_runs_call_arguments_in_memory_hide_the_key(run):
     assert_clean_end(result)
     assert "opened with [REDACTED]" in prompt_text(result.llm_requests[0])
     assert_no_canary(run, result)
+
+
+@pytest.mark.parametrize("word", ["Thought", "json", "Final", "tool"])
+def test_the_react_format_and_scratchpad_read_whole_when_the_secret_is_one_of_their_words(run, word):
+    """ReAct (text steps) with a secret that is a word of its format: the system prompt's format,
+    the scratchpad's labels and the closing nudge keep it; the tool's result hides it."""
+    tool = vault([text_message(f"{word} 1 is open")], secret=word)
+    result = calls_and_answer(run, "ReAct", [tool])
+    assert_clean_end(result)
+    messages = result.llm_requests[1]["prompt_messages"]
+    assert messages[0]["content"].endswith(prompts.REACT_FORMAT.format(names="vault"))
+    assert messages[-1]["content"] == prompts.REACT_CONTINUE
+    assert messages[-2]["content"].startswith("Thought: use vault.\nAction:\n```json\n{\"action\": \"vault\"")
+    assert messages[-2]["content"].endswith("Observation: [REDACTED] 1 is open")
+
+
+@pytest.mark.parametrize("word", ["tokens", "latency"])
+def test_the_runs_usage_keeps_its_keys_when_the_secret_is_one_of_their_words(run, word):
+    """The run's ``execution_metadata`` (Dify's usage of the node) is the plugin's own keys and
+    numbers: a secret ``tokens`` renamed ``total_tokens`` and Dify lost the run's usage."""
+    result = calls_and_answer(run, "function_calling", [vault([text_message(f"{word} 12")], secret=word)])
+    assert_clean_end(result)
+    metadata = result.execution_metadata
+    assert {"total_tokens", "prompt_tokens", "latency", "total_price"} <= set(metadata)
+    assert observations(result.llm_requests[1]) == ["[REDACTED] 12"]

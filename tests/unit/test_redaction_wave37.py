@@ -1,5 +1,6 @@
-"""Secrets a user pasted oddly or a tool maps by case or typography (wave 37), and the answer
-schema sent as a completion parameter: each found where wave 37's black-box cases leaked it."""
+"""Secrets a user pasted oddly or a tool maps by case or typography (wave 37), the answer schema
+sent as a completion parameter, and a secret that spells a key of a message the plugin writes:
+each found where wave 37's black-box cases leaked it or broke the run."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ import json
 import unicodedata
 
 import pytest
+from dify_plugin.entities.agent import AgentInvokeMessage
+from dify_plugin.entities.invoke_message import InvokeMessage
 
 from agent_core.answer_schema import redacted_structured_params
-from agent_core.redaction import _ligatured, _normal_forms, secret_forms
+from agent_core.outbound import own_keys, redact_message
+from agent_core.redaction import _ligatured, _normal_forms, redacted_texts, secret_forms
 
 KEY = "Cnry-5Kq8Zt2Wv9Xh"
 
@@ -90,3 +94,30 @@ def test_parameters_without_a_secret_go_as_set():
     assert redacted_structured_params(params, secret_forms([KEY])) == {}
     assert redacted_structured_params(params, secret_forms([])) == {}
     assert redacted_structured_params(None, secret_forms([KEY])) == {}
+
+
+def _json(value) -> AgentInvokeMessage:
+    return AgentInvokeMessage(type=InvokeMessage.MessageType.JSON, message=InvokeMessage.JsonMessage(json_object=value))
+
+
+def test_a_secret_that_spells_a_message_field_name_leaves_the_message_valid():
+    """Secret ``json``: the message's own field ``json_object`` was renamed and the message no
+    longer validated (the run failed at its end); its texts and its data's keys are still hidden."""
+    shown = redact_message(_json({"json_key": "a json value"}), secret_forms(["json"]))
+    assert shown.message.json_object == {"[REDACTED]_key": "a [REDACTED] value"}
+
+
+def test_the_plugins_own_keys_are_kept_and_its_values_redacted():
+    secrets = secret_forms(["tokens"])
+    metadata = {"execution_metadata": {"total_tokens": 12, "currency": "tokens"}}
+    shown = redact_message(own_keys(_json(metadata)), secrets)
+    assert shown.message.json_object == {"execution_metadata": {"total_tokens": 12, "currency": "[REDACTED]"}}
+    other = redact_message(_json(metadata), secrets)  # not noted: a tool's keys are its text
+    assert other.message.json_object == {"execution_metadata": {"total_[REDACTED]": 12, "currency": "[REDACTED]"}}
+
+
+def test_redacted_texts_keeps_keys_only_when_told():
+    value = {"key tokens": ["tokens", {"tokens": 1}]}
+    redact = secret_forms(["tokens"]).redact
+    assert redacted_texts(value, redact) == {"key [REDACTED]": ["[REDACTED]", {"[REDACTED]": 1}]}
+    assert redacted_texts(value, redact, keys=False) == {"key tokens": ["[REDACTED]", {"tokens": 1}]}
