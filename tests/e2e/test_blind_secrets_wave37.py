@@ -395,3 +395,41 @@ def test_the_runs_usage_keeps_its_keys_when_the_secret_is_one_of_their_words(run
     metadata = result.execution_metadata
     assert {"total_tokens", "prompt_tokens", "latency", "total_price"} <= set(metadata)
     assert observations(result.llm_requests[1]) == ["[REDACTED] 12"]
+
+
+def test_a_secret_parameters_default_and_its_node_value_are_both_hidden(run):
+    """The node sets the key and the tool declares an older key as the parameter's default: a
+    result quoting both (a rotation log) hides both."""
+    old = "Olde-9Zt2Wv5Kq8Xh"
+    tool = vault([text_message(f"rotated {old} -> {CANARY}")], default=old)
+    result = calls_and_answer(run, "function_calling", [tool])
+    assert_clean_end(result)
+    assert observations(result.llm_requests[1]) == ["rotated [REDACTED] -> [REDACTED]"]
+    assert_no_canary(run, result, secrets=(CANARY, old))
+
+
+def test_a_json_step_answer_repeating_the_users_key_is_hidden_in_the_chat(run):
+    def step(action: str, action_input: dict) -> dict:
+        return {"text": json.dumps({"action": action, "action_input": action_input}), "split": 4}
+
+    result = run([step("final_answer", {"answer": f"Your key is {CANARY}."})], tools=[vault()], strategy="ReAct",
+                 query=f"Remember {CANARY}.", model={"features": ["structured-output"]},
+                 params={"step_format": "json_schema"})
+    assert_clean_end(result)
+    assert result.text == "Your key is [REDACTED]."
+    assert_no_canary(run, result)
+
+
+def test_a_completion_prompt_hides_the_key_in_memory_and_keeps_its_labels(run):
+    """A completion model's one text: memory's turns as ``Question:`` / ``Final Answer:`` lines.
+    The key in an earlier question is hidden; a second tool's secret ``Question`` leaves the
+    labels (the plugin's) and hides the user's word."""
+    history = [{"role": "user", "content": f"my key is {CANARY}; Question everything"},
+               {"role": "assistant", "content": "Noted."}]
+    result = run([{"text": " done.\nFinal Answer: ok"}], tools=[vault(), vault(name="v2", secret="Question")],
+                 strategy="ReAct", history=history, model={"mode": "completion", "features": []})
+    assert_clean_end(result)
+    (message,) = result.llm_requests[0]["prompt_messages"]
+    assert "Question: my key is [REDACTED]; [REDACTED] everything\n\nFinal Answer: Noted." in message["content"]
+    assert message["content"].endswith("Question: What can you do?\nThought:")
+    assert_no_canary(run, result)
