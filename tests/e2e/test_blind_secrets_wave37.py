@@ -13,9 +13,16 @@ What is new here:
 - what the model does with it: passes it back to the very tool that owns it (in its own field,
   in the secret's field, nested), writes it in a ReAct thought, repeats the key the user typed;
 - the user's inputs: a query file named after it, the structured-output JSON schema, a value of a
-  form parameter that is no secret (it must reach the model as written);
+  form parameter that is no secret (it must reach the model as written), a ``secret-input``
+  parameter the model fills (offered, as Dify's own agent offers it: the node holds no value);
 - the plugin's own words (issue 13, class 3's last gap): a secret that is a word of the ReAct
-  format (``action``, ``answer``, ``Observation``), of the JSON steps, of a loop note.
+  format (``action``, ``answer``, ``Observation``, ``Thought``, ``json``), of the JSON steps, of
+  a loop note, of a completion prompt's labels, or a key of the run's usage (``tokens``).
+
+Left out, and why: a tool's provider credentials never reach the plugin (Dify sends a
+credential id), so a tool that echoes its credential cannot be helped here; the cases waves 30-36
+ran (a secret in memory's tool messages, in the model's reasoning, in tool message fields and
+encodings, a regex-shaped or emoji secret) are not repeated.
 
 Every line the plugin wrote since the run began (protocol lines, log nodes, model requests,
 stderr) is searched for the secret once its changes are undone (``folded``: escapes, Unicode
