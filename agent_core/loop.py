@@ -95,6 +95,8 @@ KNOWLEDGE_CUT_TRIES = 3
 KNOWLEDGE_CUT_MARGIN = 16
 """Tokens, and characters, cut from the knowledge context beyond what the request is over by."""
 
+CUT_ERROR_LOG_CHARS = 600
+"""Characters of a model plugin's cut error (``cut_errors``) the Thought node shows."""
 MAX_PARSE_RETRIES = 3
 """Consecutive unreadable or empty replies tolerated before the run fails."""
 
@@ -518,6 +520,7 @@ class AgentLoop:
         self._cut_shown = False  # whether any of that answer was shown (one in the answer schema is held)
         self._calls_after_answer: tuple[str, ...] = ()  # calls a continuation made after its text, not run
         self._stop_refused = ""  # the model plugin's error when it refused ``stop``: not sent again
+        self._cut_errors: list[str] = []  # this turn's model plugin error that said the output limit cut it
 
     # --- the run ---------------------------------------------------------------------
 
@@ -740,6 +743,7 @@ class AgentLoop:
         yield self._started_node(thought_node)
         reported: list[LLMUsage] = []
         problems: list[str] = []
+        self._cut_errors.clear()
         started = time.monotonic()
         try:
             silence = min(self.state.params.model_timeout, max(self._seconds_left(), 5.0))
@@ -777,6 +781,8 @@ class AgentLoop:
             data["calls_not_run_after_answer"] = self._calls_after_answer[0]
         if problems:
             data["usage_error"] = "; ".join(dict.fromkeys(problems))
+        if self._cut_errors:  # the plugin raised for the cut (cut_errors): the reply ended there, read as cut
+            data["cut_by_model_error"] = shortened(self._cut_errors[0], CUT_ERROR_LOG_CHARS)
         yield self._finish(thought_node, data, usage=turn.usage)
         return turn
 
@@ -788,7 +794,8 @@ class AgentLoop:
         it (ReAct's parser cuts an invented ``Observation:`` itself)."""
         model = self.state.params.model
         chunks = invoke_model(self._strategy.session, model, sent, silence_timeout=silence, deadline=self._deadline(),
-                              dumps=self._dumps, reported=reported, problems=problems)
+                              dumps=self._dumps, reported=reported, problems=problems,
+                              cut_errors=self._cut_errors)
         if not sent_stop(model, sent):
             return chunks
         try:
@@ -801,7 +808,8 @@ class AgentLoop:
             self._stop_refused = shortened(error_text(error))
             again = replace(sent, send_stop=False)
             return invoke_model(self._strategy.session, model, again, silence_timeout=silence, deadline=self._deadline(),
-                                dumps=self._dumps, reported=reported, problems=problems)
+                                dumps=self._dumps, reported=reported, problems=problems,
+                                cut_errors=self._cut_errors)
         return itertools.chain((first,), chunks)
 
     def _settings_bytes(self, request: ModelRequest) -> int:

@@ -19,6 +19,8 @@ from dify_plugin.entities.model.llm import LLMModelConfig, LLMUsage
 from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 
 from agent_core import prompts
+from agent_core.cut_errors import cut_error_reason
+from agent_core.errors import error_text
 from agent_core.fairness import give_way, paced
 from agent_core.line_budget import encoded_size
 from agent_core.memo import per_object
@@ -449,6 +451,20 @@ class PastDeadlineError(Exception):
     """The run's deadline came while the model was still replying."""
 
 
+def _cut_by_error(error: Exception, cut_errors: list[str] | None) -> str:
+    """The finish reason to end a reply with when ``error``, raised by its model call, says the
+    output limit cut the reply (``cut_errors.cut_error_reason``), its text then appended to
+    ``cut_errors`` when given. Raises ``error`` itself when it is any other error, the run's own
+    silence and deadline errors included."""
+    if isinstance(error, (ModelTimeoutError, PastDeadlineError)):
+        raise error
+    if (cut := cut_error_reason(text := error_text(error))) is None:
+        raise error
+    if cut_errors is not None:
+        cut_errors.append(text)
+    return cut
+
+
 def invoke_model(
     session: Session,
     model: LLMModelConfig,
@@ -459,6 +475,7 @@ def invoke_model(
     dumps: Callable[[Sequence[PromptMessage]], list[dict[str, Any]]] | None = None,
     reported: list[LLMUsage] | None = None,
     problems: list[str] | None = None,
+    cut_errors: list[str] | None = None,
 ) -> Iterator[ModelChunk]:
     """Call the model through the daemon and yield normalized chunks.
 
@@ -483,6 +500,12 @@ def invoke_model(
     reports kept as ``note_usage`` keeps it (what a call that fails part-way was billed), and what
     could not be read of that usage (``ModelChunk.usage_problem``) appended; noted here, not by a
     generator around this one (a level fewer for every chunk).
+
+    A model plugin's error that says the output limit cut the reply (``cut_errors.cut_error_reason``:
+    the Anthropic plugin's "incomplete tool arguments (stop_reason=max_tokens)", raised after the
+    text streamed) ends the chunks instead of failing the call: one more chunk, empty, whose
+    finish reason is ``cut_errors.CUT_IN_TOOL_CALL``, read as cut; the error's text is appended to
+    ``cut_errors`` (a list the caller logs). Any other error goes on as raised.
     """
     payload = build_llm_payload(model, request, dumps)  # dumps: build_llm_payload's
     # LLMInvocation.invoke would parse chunks into AssistantPromptMessage and lose
@@ -516,6 +539,9 @@ def invoke_model(
                 _noted(chunk, reported, problems)
             yield chunk
             give_way()  # a reply in 100,000 chunks that are all there already
+    except Exception as error:  # caught here, not by a generator around the stream (a level fewer a chunk)
+        reason = first_cut = _cut_by_error(error, cut_errors)  # or ``error`` raised again
+        yield ModelChunk(finish_reason=reason)
     finally:
         stream.close()
     for added in _after_stream(reason, first_cut, reports, limit) if first_cut or reports else ():

@@ -42,6 +42,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from agent_core.cut_errors import CUT_IN_TOOL_CALL
 from agent_core.declarations import arguments_refusal
 from agent_core.fairness import paced
 from agent_core.json_args import (
@@ -66,7 +67,7 @@ reply's last chunk, and the run's log shows it."""
 
 LENGTH_FINISH_REASONS = frozenset(
     {"length", "max_tokens", "max_output_tokens", "model_length", "model_context_window_exceeded", "max_length",
-     LENGTH_BY_USAGE}
+     LENGTH_BY_USAGE, CUT_IN_TOOL_CALL}
 )
 """``finish_reason`` values (compared lower-cased) meaning the output hit the
 token limit: OpenAI ``length``, Anthropic ``max_tokens``, Gemini ``MAX_TOKENS``, Mistral's
@@ -74,7 +75,9 @@ token limit: OpenAI ``length``, Anthropic ``max_tokens``, Gemini ``MAX_TOKENS``,
 and Anthropic's ``model_context_window_exceeded`` (a stop_reason: the reply reached the context
 window), and ``max_length`` (servers named after Hugging Face's ``max_length`` generation limit,
 which OpenAI-compatible adapters otherwise map to ``length``), which model plugins pass on as
-the provider spelled them; and ``LENGTH_BY_USAGE``, the cut known from the reply's usage."""
+the provider spelled them; ``LENGTH_BY_USAGE``, the cut known from the reply's usage; and
+``CUT_IN_TOOL_CALL``, the cut known from the error the model plugin raised for it
+(``cut_errors``)."""
 
 ENDED_FINISH_REASONS = frozenset({"stop", "tool_calls", "function_call", "tool_use", "end_turn"})
 """``finish_reason`` values (compared lower-cased) meaning the model ended its reply itself:

@@ -29,6 +29,7 @@ from agent_core.call_markup import (
     partial_markup,
     rewrite_markup,
 )
+from agent_core.cut_errors import CUT_IN_TOOL_CALL
 from agent_core.emoji import EMOJI_CHAR, line_marks
 from agent_core.fairness import SLICE_CHARS, give_way, paced, slices
 from agent_core.fallback import label_left
@@ -876,8 +877,10 @@ def _markup_end(markup: CallMarkup, splitter: ThinkSplitter, got: _Collected, vi
     """What the call ``markup`` reader held at the end of a reply, through the ``splitter``. A
     call's markup the output limit ``cut`` before it closed is a cut call, never answer text: its
     text goes to ``visible`` (the reply's text, read for calls, which a cut reply never runs), not
-    to the answer gate, and ``got.cut_markup`` says so (the reply is asked again)."""
-    got.cut_markup = cut and markup.holds_block
+    to the answer gate, and ``got.cut_markup`` says so (the reply is asked again). So does a reply
+    whose model plugin raised because the limit cut a native call it then never sent
+    (``cut_errors.CUT_IN_TOOL_CALL``): its text is no answer to continue, the call is asked again."""
+    got.cut_markup = cut and (markup.holds_block or got.finish_reason == CUT_IN_TOOL_CALL)
     last = splitter.feed(markup.finish())
     if not got.cut_markup:
         return last
