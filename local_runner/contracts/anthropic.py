@@ -22,7 +22,11 @@ https://docs.claude.com/en/docs/agents-and-tools/tool-use/implement-tool-use.
   ``tool_use`` block, 0.3.33 sends the closing tag a second time at the end (the block type is
   left as "thinking"). A last chunk carries ``content=""``, every tool call complete,
   ``opaque_body = {"anthropic_content": [blocks]}``, the raw ``stop_reason`` (``tool_use`` /
-  ``end_turn``) as ``finish_reason`` and usage. Delta indexes are the block indexes.
+  ``end_turn``) as ``finish_reason`` and usage. Delta indexes are the block indexes. When the
+  request's ``max_tokens`` falls inside the ``tool_use`` inputs (estimated at four characters a
+  token: the reasoning and text fit, the calls' inputs do not), the thinking and text stream and
+  then the plugin raises ``INCOMPLETE_TOOL_ARGUMENTS`` (no last chunk: no calls, usage nor
+  ``opaque_body``). A cut inside the thinking or text is not emulated.
 * blocking: one chunk (index 0, no finish reason) whose content is the text blocks only (the
   reasoning is in ``opaque_body`` alone), with the tool calls, the same ``opaque_body`` and usage.
 
@@ -60,9 +64,15 @@ import json
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from local_runner.contracts.base import ContractBackend, Reply, text_of
+from local_runner.backends import estimate_tokens
+from local_runner.contracts.base import ContractBackend, PluginFailure, Reply, text_of
 
 OPAQUE_KEY = "anthropic_content"
+INCOMPLETE_TOOL_ARGUMENTS = (
+    "Anthropic returned incomplete tool arguments (stop_reason=max_tokens). Increase max_tokens and retry."
+)
+"""What 0.3.33 raises at ``MessageStopEvent`` when ``max_tokens`` cut a ``tool_use`` input inside its
+JSON (``json.loads`` of the gathered ``input_json_delta`` fails), after the text streamed."""
 THINKING_DOC = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 ADAPTIVE_THINKING_MODELS = ("claude-opus-4-7", "claude-opus-4-8", "claude-opus-5", "claude-sonnet-5", "claude-fable-5", "claude-mythos-5")
 ALWAYS_ON_THINKING_MODELS = ("claude-opus-5-5", "claude-fable-5", "claude-mythos-5")
@@ -362,8 +372,20 @@ class AnthropicContract(ContractBackend):
                 yield self.chunk(request, text_block, content="\n</think>\n\n")
         for start in range(0, len(reply.text), 6):
             yield self.chunk(request, text_block, content=reply.text[start : start + 6])
+        if reply.calls and _cut_in_calls(request, reply):
+            raise PluginFailure(f"[{self.name}] {INCOMPLETE_TOOL_ARGUMENTS}")
         last_index = text_block if reply.text else 0
         yield self.chunk(request, last_index + 1, content="", tool_calls=calls, opaque_body=opaque, usage=usage, finish_reason=stop_reason)
+
+
+def _cut_in_calls(request: dict[str, Any], reply: Reply) -> bool:
+    """Whether the request's ``max_tokens`` falls inside ``reply``'s ``tool_use`` inputs: at or
+    above the (estimated) tokens of its reasoning and text, below those with the calls' inputs."""
+    limit = (request.get("completion_params") or {}).get("max_tokens")
+    if not isinstance(limit, int) or isinstance(limit, bool):
+        return False
+    before_calls = estimate_tokens(reply.reasoning + reply.text)
+    return before_calls <= limit < before_calls + estimate_tokens(json.dumps([c.arguments for c in reply.calls]))
 
 
 def _user_content(content: Any) -> str | list[dict[str, Any]]:

@@ -11,12 +11,16 @@ ends the run with the model's failure.
 """
 
 import json
+from typing import Any, ClassVar
 
 import pytest
 
 from agent_core import prompts
-from local_runner.backends import make_usage
+from local_runner.backends import content_text, make_usage
+from local_runner.contracts.anthropic import AnthropicContract
+from local_runner.contracts.base import BrainCall, Reply, TaskBrain
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, call_turn, prompt_text, weather_tool
+from tests.e2e.test_provider_round_trip import _run
 
 CUT_ERROR = "Anthropic returned incomplete tool arguments (stop_reason=max_tokens). Increase max_tokens and retry."
 LEAD = "Let me check the weather."
@@ -128,3 +132,50 @@ def test_any_other_error_mid_stream_still_fails_the_run(run, strategy, error):
     assert result.tool_requests == [] and len(result.llm_requests) == 1
     (thought,) = thoughts(result)
     assert thought.status == "error"
+
+
+# --- through the Anthropic contract backend, which raises as the plugin (1c274cb) does --------------
+
+
+class AnthropicAtMaxTokens(AnthropicContract):
+    """Claude with thinking on and ``max_tokens`` just above the thinking budget: a call whose
+    input is longer than what is left is cut inside it, and the plugin raises."""
+
+    completion_params: ClassVar[dict[str, Any]] = {"thinking": True, "thinking_budget": 1024, "max_tokens": 1100}
+
+
+class LongCallBrain(TaskBrain):
+    """Calls the calculator with a long input ``long_turns`` times (cut by ``max_tokens``), then
+    with a short one, then answers with its result."""
+
+    def __init__(self, long_turns: int = 1) -> None:
+        super().__init__()
+        self.long_turns = long_turns
+
+    def reply(self, request):
+        self.turns += 1
+        reasoning = f"Step {self.turns}."
+        messages = request.get("prompt_messages") or []
+        if messages and messages[-1].get("role") == "tool":
+            return Reply(reasoning=reasoning, text=self.answer_prefix + content_text(messages[-1]["content"]).strip())
+        expression = "37 * 91" + (" + 0" * 2_000 if self.turns <= self.long_turns else "")
+        call = BrainCall(id=f"toolu_{self.turns}", name="calculator", arguments={"expression": expression})
+        return Reply(reasoning=reasoning, text="Computing.", calls=(call,))
+
+
+def test_the_anthropic_contract_s_cut_error_is_asked_again_and_the_run_answers(plugin):
+    backend, toolbox, result = _run(plugin, AnthropicAtMaxTokens, "function_calling", "stream", brain=LongCallBrain())
+    assert backend.rejections == [], [str(r) for r in backend.rejections]  # the replayed turns are valid for Claude
+    assert_clean_end(result)
+    assert [call.request["tool_parameters"]["expression"] for call in toolbox.calls] == ["37 * 91"]
+    assert "3367" in result.text and result.text.count("Computing.") == 1
+    assert len(backend.provider_requests) == 3
+    assert prompts.REPLY_CUT in prompt_text(backend.requests[1])
+
+
+def test_the_anthropic_contract_s_cut_error_twice_ends_with_the_output_limit_notice(plugin):
+    backend, toolbox, result = _run(plugin, AnthropicAtMaxTokens, "function_calling", "stream",
+                                    brain=LongCallBrain(long_turns=2))
+    assert_clean_end(result)
+    assert toolbox.calls == [] and len(backend.provider_requests) == 2
+    assert result.text.endswith(prompts.STOPPED_AT_OUTPUT_LIMIT)
