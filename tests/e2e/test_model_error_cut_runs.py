@@ -148,9 +148,9 @@ class LongCallBrain(TaskBrain):
     """Calls the calculator with a long input ``long_turns`` times (cut by ``max_tokens``), then
     with a short one, then answers with its result."""
 
-    def __init__(self, long_turns: int = 1) -> None:
+    def __init__(self, long_turns: int = 1, text: str = "Computing.") -> None:
         super().__init__()
-        self.long_turns = long_turns
+        self.long_turns, self.text = long_turns, text
 
     def reply(self, request):
         self.turns += 1
@@ -160,15 +160,17 @@ class LongCallBrain(TaskBrain):
             return Reply(reasoning=reasoning, text=self.answer_prefix + content_text(messages[-1]["content"]).strip())
         expression = "37 * 91" + (" + 0" * 2_000 if self.turns <= self.long_turns else "")
         call = BrainCall(id=f"toolu_{self.turns}", name="calculator", arguments={"expression": expression})
-        return Reply(reasoning=reasoning, text="Computing.", calls=(call,))
+        return Reply(reasoning=reasoning, text=self.text, calls=(call,))
 
 
-def test_the_anthropic_contract_s_cut_error_is_asked_again_and_the_run_answers(plugin):
-    backend, toolbox, result = _run(plugin, AnthropicAtMaxTokens, "function_calling", "stream", brain=LongCallBrain())
+@pytest.mark.parametrize("text", ["Computing.", ""])  # the call cut after text, or with only thinking before it
+def test_the_anthropic_contract_s_cut_error_is_asked_again_and_the_run_answers(plugin, text):
+    backend, toolbox, result = _run(plugin, AnthropicAtMaxTokens, "function_calling", "stream",
+                                    brain=LongCallBrain(text=text))
     assert backend.rejections == [], [str(r) for r in backend.rejections]  # the replayed turns are valid for Claude
     assert_clean_end(result)
     assert [call.request["tool_parameters"]["expression"] for call in toolbox.calls] == ["37 * 91"]
-    assert "3367" in result.text and result.text.count("Computing.") == 1
+    assert "3367" in result.text and result.text.count("Computing.") == (1 if text else 0)
     assert len(backend.provider_requests) == 3
     assert prompts.REPLY_CUT in prompt_text(backend.requests[1])
 
