@@ -110,6 +110,14 @@ REACT_CONTINUE = (
     "Go on with the user's question using the Observation above: reply with your next Thought "
     "and either an Action or your Final Answer."
 )
+REACT_CONTINUE_ANSWER_NOW = (
+    "(A note from the agent, not from the user: the user has not written again.) "
+    "No more tools can be used: reply with your Thought and then your Final Answer to the "
+    "user's question, using the Observations above."
+)
+"""``REACT_CONTINUE`` once the run must answer (the iteration limit, repeated calls, the time
+limit): the last message the model reads agrees with the system prompt's limit note instead of
+inviting an Action."""
 REACT_FORMAT_PROBLEM = (
     "Your reply did not follow the format: {problem} "
     "Reply with a Thought and then either an Action (a JSON blob) or a Final Answer."

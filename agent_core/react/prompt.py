@@ -236,9 +236,13 @@ _NEW_LINE = own("\n")
 def _continue_message(run: RunState) -> UserPromptMessage:
     """The user message after the scratchpad (``prompts.REACT_CONTINUE``; when the round asks for
     the rest of a cut answer, ``prompts.CONTINUE_CUT_ANSWER``, so the last thing the model reads
-    does not ask for a new Thought), one object per run and kind: measured and dumped once
-    (``agent_core.memo``)."""
-    text = prompts.CONTINUE_CUT_ANSWER if _continues_answer(run) else prompts.REACT_CONTINUE
+    does not ask for a new Thought; once the run must answer, ``prompts.REACT_CONTINUE_ANSWER_NOW``,
+    so it does not invite the Action the system prompt's limit note forbids), one object per run
+    and kind: measured and dumped once (``agent_core.memo``)."""
+    if _continues_answer(run):
+        text = prompts.CONTINUE_CUT_ANSWER
+    else:
+        text = prompts.REACT_CONTINUE_ANSWER_NOW if run.limit_reached else prompts.REACT_CONTINUE
     key = ("react-continue", text)
     if key not in run.rendered:
         run.rendered[key] = note_own(UserPromptMessage(content=text), own(text))

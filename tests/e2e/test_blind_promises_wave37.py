@@ -156,6 +156,10 @@ def test_a_forced_answer_that_calls_a_tool_again_still_ends_with_words(run, stra
     assert labelled(result, "ITERATION LIMIT")
     assert (result.ok and result.text.strip()) or (result.error and result.error.get("message"))
     assert result.unfinished_logs() == []
+    if strategy == "ReAct":  # the last message the model reads asks for the answer, as the system note does
+        forced = result.llm_requests[1]["prompt_messages"]
+        assert "Do not call any more tools" in text_of(forced[0]["content"])
+        assert "Action" not in text_of(forced[-1]["content"]) and "Final Answer" in text_of(forced[-1]["content"])
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)

@@ -295,6 +295,30 @@ def test_a_chat_prompt_asking_for_the_rest_of_a_cut_answer_ends_asking_for_that_
     assert chat_prompt(run)[-1].content == prompts.REACT_CONTINUE
 
 
+@pytest.mark.parametrize("why", ["iterations", "repeated", "time"])
+def test_a_chat_prompt_that_must_answer_ends_asking_for_the_answer_not_an_action(why):
+    """Wave 37 blind harness: at the iteration limit (or repeated calls, or the time limit) the
+    system prompt said "Do not call any more tools" while the last message, the one a model
+    follows most, still asked for "either an Action or your Final Answer"; a model that then
+    called a tool ended the run with the agent's "stopped without a final answer" notice."""
+    params = StrategyParams(model=AgentModelConfig(provider="p", model="m", mode="chat", completion_params={}),
+                            query="q", maximum_iterations=1)
+    run = RunState(params=params, registry=ToolRegistry([tool_entity("search")]))
+    run.rounds.append(_round(1, 0))
+    assert chat_prompt(run)[-1].content == prompts.REACT_CONTINUE
+    run.limit_reached = True
+    run.repeating = ("search",) if why == "repeated" else ()
+    run.out_of_time = why == "time"
+    messages = chat_prompt(run)
+    assert run.limit_note() and run.limit_note() in messages[0].content
+    last = messages[-1].content
+    assert last == prompts.REACT_CONTINUE_ANSWER_NOW
+    assert "Action" not in last and "Final Answer" in last and "not from the user" in last
+    cut = ModelTurn(thought="", decision=FinalAnswer("The answer is"), usage=empty_usage(), finish_reason="length")
+    run.rounds.append(Round(2, cut, ()))
+    assert chat_prompt(run)[-1].content == prompts.CONTINUE_CUT_ANSWER  # the rest of a cut answer first
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=200))
 def test_scratchpad_message_built_unvalidated_is_the_validated_one(text):
