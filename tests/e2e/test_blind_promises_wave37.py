@@ -15,7 +15,13 @@ custom file, an address as a string, a dict that cannot be read), a run without 
 ``allowed_tools`` as a comma string and as a value that cannot be read, usage that a model never
 reports, one run combining memory with tool turns + an image + knowledge + parallel calls (one
 failing, one sending an image, a PDF and text) + the iteration limit, and that run again in a
-plugin whose every HTTP(S) request leads to a dead proxy (its internal image then told as text).
+plugin whose every HTTP(S) request leads to a dead proxy (its internal image then told as text),
+with ReAct's JSON steps, and on a completion model, models without vision, a blocking model and
+Function Calling on a model without tool calling.
+
+Found and fixed: at the iteration limit a ReAct chat prompt's last message still asked for "either
+an Action or your Final Answer" against the system prompt's "Do not call any more tools"
+(``test_a_forced_answer_that_calls_a_tool_again_still_ends_with_words``).
 """
 
 from __future__ import annotations
@@ -453,3 +459,50 @@ def test_the_whole_run_answers_with_no_network_and_an_unreachable_internal_image
     check_combo(result, run.toolbox, strategy, image_sent=False)
     assert "q2.png" in prompt_text(result.llm_requests[0])
     assert labelled(result, "IMAGE AS TEXT")
+
+
+MODEL_VARIANTS = {
+    "ReAct-completion-model": ("ReAct", "ReAct", {"mode": "completion", "features": []}),
+    "ReAct-without-vision": ("ReAct", "ReAct", {"features": []}),
+    "FC-blocking": ("function_calling", "function_calling", {"features": ["tool-call", "multi-tool-call", "vision"]}),
+    "FC-without-vision": ("function_calling", "function_calling",
+                          {"features": ["tool-call", "multi-tool-call", "stream-tool-call"]}),
+    "FC-model-without-tool-calling": ("function_calling", "ReAct", {"features": ["vision"]}),
+}
+
+
+@pytest.mark.parametrize("variant", list(MODEL_VARIANTS))
+def test_the_combined_run_on_every_kind_of_model(run, variant):
+    """The combined run (memory, an image and a PDF of the query, knowledge, two parallel calls of
+    which one fails and one sends files, the limit) on a completion model, a model without vision,
+    a blocking one, and Function Calling on a model without tool calling (run with ReAct steps):
+    the answer, the tool files, the usage and the citations each time; the query's files are
+    images only for a vision model, and named otherwise."""
+    strategy, steps, model = MODEL_VARIANTS[variant]
+    image = {"url": "https://example.com/q2.png", "mime_type": "image/png", "filename": "q2.png", "size": 2048}
+    pdf = {"url": "https://example.com/r.pdf", "mime_type": "application/pdf", "filename": "r.pdf", "size": 2048}
+    turns = [step(steps, ("make_chart", {"metric": "revenue"}, "k1"), ("fetch_sales", {"region": "US"}, "k2")),
+             answer_turn(steps, ANSWER)]
+    turns[0]["usage"] = {"prompt_tokens": 1000, "completion_tokens": 50}
+    turns[1]["usage"] = {"prompt_tokens": 2000, "completion_tokens": 30}
+    context = [{"content": "Revenue is reported in euros.", "title": "policy.md",
+                "metadata": {"_source": "knowledge", "document_id": "doc1", "document_name": "policy.md"}}]
+    result = run(turns, query="Chart Q2 revenue and compare US sales.", tools=combo_tools(), strategy=strategy,
+                 history=memory(strategy), files=[image, pdf], context=context,
+                 instruction="Be brief.\n{{#context#}}", maximum_iterations=1, model={**model, "pricing": PRICING})
+    assert_clean_end(result)
+    assert_no_traceback(result)
+    assert result.text == ANSWER
+    assert sorted(r["tool"] for r in result.tool_requests) == ["fetch_sales", "make_chart"]
+    assert [(f["type"], f["meta"].get("mime_type")) for f in result.files] == [
+        ("blob", "image/png"), ("image_link", "application/pdf")]
+    assert result.execution_metadata["total_tokens"] == 3080
+    assert len(result.retriever_resources) == 1
+    vision = "vision" in model["features"]
+    for request in result.llm_requests:
+        seen = prompt_text(request)
+        assert "Revenue is reported in euros." in seen and "Q1 revenue was 4.2M." in seen
+        assert "r.pdf" in seen and ("q2.png" in seen)
+        assert len(image_parts(request)) == (1 if vision else 0)
+    assert "upstream 503" in prompt_text(result.llm_requests[1])
+    assert bool(labelled(result, "USING ReAct")) == (strategy != steps)
