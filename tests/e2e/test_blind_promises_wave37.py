@@ -301,21 +301,26 @@ def test_usage_a_model_reports_in_some_rounds_only_is_summed_with_every_field_an
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_a_tool_past_its_timeout_beside_a_quick_one_is_told_and_the_run_answers(run, strategy):
+def test_a_tool_past_its_timeout_beside_a_quick_one_is_told_and_both_files_reach_the_chat_in_order(run, strategy):
     """PLUGIN_README: a call longer than the tool timeout is abandoned and the model told so; calls
-    of one round run in parallel, so the quick call's result is not held by the slow one."""
+    of one round run in parallel; files reach the chat in call order (the quick call's file waits
+    for the slow one's, sent before it hung), and what the slow call sent before its timeout is
+    told to the model."""
     slow = ScriptedTool(name="slow_lookup", description="slow", parameters=[ToolParam("q", description="q")],
-                        hang=True)
-    turns = [step(strategy, ("slow_lookup", {"q": "a"}, "s1"), ("get_weather", {"city": "Oslo"}, "s2")),
-             answer_turn(strategy, "Oslo is sunny; the lookup timed out.")]
-    result = run(turns, query="Both?", tools=[slow, weather_tool()], strategy=strategy, tool_timeout=1)
+                        responses=[blob(b"A1", "a.png", "image/png"), text_message("partial a")], hang=True)
+    quick = ScriptedTool(name="quick_lookup", description="quick", parameters=[ToolParam("q", description="q")],
+                         responses=[blob(b"B1", "b.png", "image/png"), text_message("quick done")])
+    turns = [step(strategy, ("slow_lookup", {"q": "a"}, "s1"), ("quick_lookup", {"q": "b"}, "s2")),
+             answer_turn(strategy, "Half done.")]
+    result = run(turns, query="Both?", tools=[slow, quick], strategy=strategy, tool_timeout=1)
     assert_clean_end(result)
-    assert result.text == "Oslo is sunny; the lookup timed out."
+    assert result.text == "Half done."
+    assert [base64.b64decode(f["blob"]) for f in result.files] == [b"A1", b"B1"]
     told = observations(result.llm_requests[1])
-    assert "Sunny, 21 C" in told[1]
-    assert any(word in told[0].lower() for word in ("timed out", "time limit", "timeout")), told[0]
+    assert "quick done" in told[1] and "b.png" in told[1]
+    assert "timed out" in told[0].lower() and "a.png" in told[0]
     call = next(n for n in result.logs.values() if n.label == "CALL slow_lookup")
-    assert call.status != "start" and (call.status == "error" or call.error)
+    assert call.status == "error" or call.error
 
 
 # --- everything at once ----------------------------------------------------------------------------
