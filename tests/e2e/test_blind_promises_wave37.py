@@ -466,6 +466,22 @@ def test_the_whole_run_answers_with_no_network_and_an_unreachable_internal_image
     assert labelled(result, "IMAGE AS TEXT")
 
 
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_with_no_network_a_pdf_for_a_document_model_is_told_as_text_at_once(offline_plugin, strategy):
+    """README: PDFs go to a model that reads documents as data, fetched by the plugin; with no
+    network the fetch fails at once, the model is told of the file by name, and the log says why
+    (``DOCUMENT AS TEXT``); the run answers."""
+    pdf = {"url": "https://example.com/r.pdf", "mime_type": "application/pdf", "filename": "r.pdf", "size": 2048}
+    result = ScriptedRun(offline_plugin)([answer_turn(strategy, "Read.")], query="Read it.", strategy=strategy,
+                                         files=[pdf], model={"features": [*VISION, "document"]})
+    assert_clean_end(result)
+    assert result.text == "Read."
+    assert "r.pdf" in prompt_text(result.llm_requests[0])
+    (note,) = labelled(result, "DOCUMENT AS TEXT")
+    assert "r.pdf" in json.dumps(note.data)
+    assert result.duration < 30  # one fetch step waits 5 s at most; a refused connection, none
+
 MODEL_VARIANTS = {
     "ReAct-completion-model": ("ReAct", "ReAct", {"mode": "completion", "features": []}),
     "ReAct-without-vision": ("ReAct", "ReAct", {"features": []}),
