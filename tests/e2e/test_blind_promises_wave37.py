@@ -448,9 +448,10 @@ def offline_plugin():
         yield process
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize(("strategy", "json_steps"), [("function_calling", False), ("ReAct", False), ("ReAct", True)],
+                         ids=["function_calling", "ReAct", "ReAct-json-steps"])
 def test_the_whole_run_answers_with_no_network_and_an_unreachable_internal_image_is_told(offline_plugin, strategy,
-                                                                                         tmp_path):
+                                                                                         json_steps, tmp_path):
     """README: works offline; memory, files, knowledge, parallel calls, tool files and usage as
     above with every HTTP(S) request of the plugin's own failing; an image only the plugin could
     fetch (Dify's internal address) cannot be, so the model is told of it as text, and the log
@@ -460,7 +461,7 @@ def test_the_whole_run_answers_with_no_network_and_an_unreachable_internal_image
     run = ScriptedRun(offline_plugin)
     with FileServer() as server:
         internal = server.add(picture)
-        result = combo_run(run, strategy, [internal])
+        result = combo_run(run, strategy, [internal], json_steps=json_steps)
     check_combo(result, run.toolbox, strategy, image_sent=False)
     assert "q2.png" in prompt_text(result.llm_requests[0])
     assert labelled(result, "IMAGE AS TEXT")
