@@ -848,7 +848,15 @@ class AgentLoop:
             # time quadratic in the memory's turns or the query's images, and stall the process
             fewest, fits = room, None
             state.trim_to(trimmed, room)
-            if not over(candidate := self._steps.build_request(state)):
+            candidate = self._steps.build_request(state)
+            # everything trimmed: the room left tells which of the query's files can never fit, which
+            # become mentions first (``RunState.plan_files``); the same build whatever the order
+            state.plan_files(
+                trimmed[2],
+                budget - request_tokens(candidate, self._token_sums) if budget is not None else None,
+                REQUEST_BYTES - settings - prompt_bytes(candidate),
+            )
+            if not over(candidate):
                 fits, low = candidate, 0
                 while fewest - low > 1:
                     middle = (low + fewest) // 2
@@ -888,7 +896,7 @@ class AgentLoop:
                 yield note.start()
                 yield note.finish({"output": why}, error=why)
         if trimmed != state.trimmed or knowledge_before != state.knowledge_left_out():
-            as_text = state.attachments()[trimmed[2] : state.files_as_text]
+            as_text = state.files_shown_as_text(trimmed[2])
             images = sum(1 for file in as_text if file_type(file) == "image")
             node = LogNode("CONTEXT TRIMMED", parent=round_node)
             yield node.start()

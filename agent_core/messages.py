@@ -191,37 +191,43 @@ def _document_content(file: Any, blobs: Mapping[str, bytes]) -> DocumentPromptMe
     )
 
 
+def attachment_content(file: Any, blobs: Mapping[str, bytes]) -> PromptMessageContent:
+    """One of the query's attachments (``query_attachments``) as the content part the model is
+    sent: an image (by address, or as data when in ``blobs``) or a document (as data)."""
+    return _image_content(file, blobs) if file_type(file) == "image" else _document_content(file, blobs)
+
+
 def query_message(
     params: StrategyParams,
     *,
     images_as_content: bool,
     documents_as_content: bool = False,
     files_as_text: int = 0,
+    as_text: Collection[int] = (),
     blobs: Mapping[str, bytes] | None = None,
 ) -> UserPromptMessage:
     """The user's query with the current turn's files.
 
     Images become image content when ``images_as_content`` (a vision model), PDF documents the
     plugin fetched become document content when ``documents_as_content`` (a model declaring
-    ``document``: `query_attachments`), except the first (oldest) ``files_as_text`` of those,
-    dropped to fit the context window; every other file becomes a short text mention, so the
-    model knows it exists without receiving its bytes. ``blobs`` holds the files the plugin
-    fetched itself (``file_fetch``): they are sent as data.
+    ``document``: `query_attachments`), except the first (oldest) ``files_as_text`` of those and
+    those at the indices ``as_text`` of that list, dropped to fit the context window; every other
+    file becomes a short text mention, so the model knows it exists without receiving its bytes.
+    Files keep the order the user gave them, as content and as mentions. ``blobs`` holds the
+    files the plugin fetched itself (``file_fetch``): they are sent as data.
     """
     if not params.files:
         return UserPromptMessage(content=params.query if params.query.strip() else EMPTY_QUERY)
     blobs = blobs or {}
     attachments = query_attachments(params, images=images_as_content, documents=documents_as_content, blobs=blobs)
-    attachments = attachments[files_as_text:]
+    attachments = [f for i, f in enumerate(attachments) if i >= files_as_text and i not in as_text]
     shown = {id(f) for f in attachments}  # by identity: comparing file dicts is slow with hundreds of them
     mentions = [describe_file(f) for f in params.files if id(f) not in shown]
     text = "\n".join([params.query, *mentions]) if mentions else params.query
     if not attachments:
         return UserPromptMessage(content=text)
     content: list[PromptMessageContentUnionTypes] = [TextPromptMessageContent(data=text)] if text.strip() else []
-    content.extend(
-        _image_content(f, blobs) if file_type(f) == "image" else _document_content(f, blobs) for f in attachments
-    )
+    content.extend(attachment_content(f, blobs) for f in attachments)
     return UserPromptMessage(content=content)
 
 

@@ -15,11 +15,13 @@ from agent_core import prompts
 from agent_core.budget import count_tokens, history_turns, prompt_budget
 from agent_core.call_markup import recipient_in_prompt, shows_functionary_parts
 from agent_core.file_fetch import fetch_documents, fetch_images
+from agent_core.file_trim import file_cost, mention_order, too_large_alone
 from agent_core.knowledge import context_prompt, cut_context
 from agent_core.line_budget import REQUEST_BYTES
 from agent_core.memory_trim import MemoryPlan, plan_memory
 from agent_core.memory_trim import shortened_observation as _shortened
 from agent_core.messages import (
+    attachment_content,
     document_sources,
     image_sources,
     memory_messages,
@@ -65,8 +67,8 @@ class RunState:
     ``memory_steps`` counts the steps memory is trimmed by (turns too large alone dropped,
     turns' long tool results shortened, oldest turns dropped: ``agent_core.memory_trim``),
     ``rounds_shortened`` the oldest rounds whose observations are cut short and
-    ``files_as_text`` the query's oldest images and documents shown as text mentions, all set
-    by ``trim_to`` to fit the context window (see ``agent_core.budget``).
+    ``files_as_text`` the query's images and documents shown as text mentions (the first of
+    ``file_order``), all set by ``trim_to`` to fit the context window (see ``agent_core.budget``).
     ``repeating`` names the tools of a round whose calls were all refused as
     repeats; with ``limit_reached`` it means the run stopped for looping; ``out_of_time`` that
     it stopped because another round would not fit in its time limit.
@@ -81,6 +83,12 @@ class RunState:
     memory_steps: int = 0
     rounds_shortened: int = 0
     files_as_text: int = 0
+    file_order: tuple[int, ...] = ()
+    """The order in which the query's attachments (indices into ``attachments()``) become text
+    mentions (``file_trim.mention_order``, set by ``plan_files``); empty: oldest first."""
+    files_first: int = 0
+    """How many of ``file_order``'s first files are trimmed before memory and rounds: those too
+    large to fit on their own (``plan_files``)."""
     image_notes: list[str] = field(default_factory=list)
     """Why query images the plugin had to fetch went to the model as text (too large, not
     fetched); logged once (``AgentLoop``)."""
@@ -273,6 +281,35 @@ class RunState:
         """How far the prompt is trimmed: ``(memory_steps, rounds_shortened, files_as_text)``."""
         return self.memory_steps, self.rounds_shortened, self.files_as_text
 
+    def _file_order(self) -> tuple[int, ...]:
+        """``file_order``, or the attachments oldest first when it was never planned."""
+        return self.file_order or tuple(range(len(self.attachments())))
+
+    def files_shown_as_text(self, shown: int = 0) -> list:
+        """The query's attachments shown as text mentions past the first ``shown`` of
+        ``file_order`` (a value of ``files_as_text`` before), in the order they were trimmed."""
+        attachments = self.attachments()
+        return [attachments[index] for index in self._file_order()[shown : self.files_as_text]]
+
+    def _file_costs(self) -> list[tuple[int, int]]:
+        """``file_trim.file_cost`` of each attachment as it would be sent, once per run."""
+        if "file-costs" not in self.rendered:
+            blobs = self.file_blobs()
+            self.rendered["file-costs"] = [file_cost(attachment_content(f, blobs)) for f in self.attachments()]
+        return self.rendered["file-costs"]
+
+    def plan_files(self, shown: int, token_room: int | None, byte_room: int) -> None:
+        """Order the attachments not among the first ``shown`` of ``file_order`` (those already
+        mentions stay first): the ones too large to fit on their own in ``token_room`` estimated
+        tokens (None: unknown window) and ``byte_room`` bytes, the room a request with everything
+        else trimmed leaves, become mentions first, before memory and rounds are trimmed; the
+        others oldest first, after them (``file_trim``). Planned each time a round's prompt is
+        trimmed, as that room shrinks while a run goes."""
+        if len(self.attachments()) <= shown:
+            return
+        hopeless = too_large_alone(self._file_costs(), token_room, byte_room)
+        self.file_order, self.files_first = mention_order(self._file_order()[:shown], hopeless)
+
     def trim_room(self, base: tuple[int, int, int]) -> int:
         """Steps of trimming possible past ``base`` (a value of ``trimmed``): memory steps left
         (``memory_trim``), rounds not yet shortened, images and documents still shown."""
@@ -284,22 +321,26 @@ class RunState:
         """Trim ``steps`` steps past ``base`` (``steps`` at most ``trim_room(base)``; fewer steps
         than the last call's undoes the difference, never past ``base``).
 
-        Oldest first, and what the question needs least first: memory (a turn too large alone
-        dropped, long tool results shortened, then turns dropped: ``memory_trim``), then the
-        observations of this run's oldest rounds, then the query's images and documents (oldest
-        first), which a question about a picture or a file needs most. One step is one turn,
-        round or file, so a caller can search for the fewest that fit (``agent_core.loop``)."""
+        Oldest first, and what the question needs least first: the query's files too large to
+        fit on their own (``files_first``, ``plan_files``: they can never be sent), memory (a
+        turn too large alone dropped, long tool results shortened, then turns dropped:
+        ``memory_trim``), then the observations of this run's oldest rounds, then the query's
+        other images and documents (oldest first), which a question about a picture or a file
+        needs most. One step is one file, turn or round, so a caller can search for the fewest
+        that fit (``agent_core.loop``)."""
         history, rounds, shown = base
         memory = self._memory_plan().steps
+        first_files = min(steps, max(self.files_first - shown, 0))
+        steps -= first_files
         more_history = min(steps, memory - history)
         more_rounds = min(steps - more_history, len(self.rounds) - rounds)
         self.memory_steps = history + more_history
         self.rounds_shortened = rounds + more_rounds
-        self.files_as_text = shown + steps - more_history - more_rounds
+        self.files_as_text = shown + first_files + steps - more_history - more_rounds
 
     def attachments(self) -> list:
         """The query's files the model is sent as content (``messages.query_attachments``), in
-        order; the first ``files_as_text`` of them are shown as text."""
+        order; the first ``files_as_text`` of ``file_order`` are shown as text."""
         if "attachments" not in self.rendered:
             self.rendered["attachments"] = query_attachments(
                 self.params, images=self.vision, documents=self.reads_documents, blobs=self.file_blobs()
@@ -320,13 +361,14 @@ class RunState:
         """The user's query with this turn's files: images as images for a vision model and
         PDFs as documents for a model that reads them, in every round (the model keeps seeing
         the picture or the file it is asked about), except those shown as text to fit the window."""
-        key = ("query", self.files_as_text)
+        as_text = frozenset(self._file_order()[: self.files_as_text]) if self.files_as_text else frozenset()
+        key = ("query", as_text)
         if key not in self.rendered:
             self.rendered[key] = query_message(
                 self.params,
                 images_as_content=self.vision,
                 documents_as_content=self.reads_documents,
-                files_as_text=self.files_as_text,
+                as_text=as_text,
                 blobs=self.file_blobs(),
             )
         return self.rendered[key]
