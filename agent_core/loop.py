@@ -30,6 +30,7 @@ from agent_core import arrivals, prompts
 from agent_core.answer_schema import redacted_structured_params
 from agent_core.budget import observation_budget, prompt_budget, reply_limiter, request_bytes, request_tokens, run_sums
 from agent_core.errors import AgentRunError, chained, error_text, shortened
+from agent_core.fairness import collection_paused
 from agent_core.fallback import fallback_answer, only_a_thought, unlabelled_answer
 from agent_core.knowledge import fitting_resources, redacted_resources, retriever_resources
 from agent_core.line_budget import (
@@ -823,61 +824,65 @@ class AgentLoop:
     def _fitted_request(self, round_node: LogNode) -> Generator[AgentInvokeMessage, None, ModelRequest]:
         """This round's request, trimmed (and the trimming logged) when over the prompt budget
         in tokens (when the model's context size is known) or in bytes (always: the request is
-        one line to the daemon)."""
+        one line to the daemon). The collector is held off while it builds and measures
+        (``fairness.collection_paused``: a memory of 100,000 messages), after the query's files
+        were fetched (a wait for the network)."""
         state = self.state
-        request = self._steps.build_request(state)
-        budget = self._prompt_budget
-        tokens = before = request_tokens(request, self._token_sums) if budget is not None else None
-        settings = self._settings_bytes(request)  # the same in every build of the round
-        measured: dict[int, tuple[ModelRequest, int]] = {}  # each build kept, so no id is reused
+        state.file_blobs()  # fetched on the first build else: not while the collector waits
+        with collection_paused():
+            request = self._steps.build_request(state)
+            budget = self._prompt_budget
+            tokens = before = request_tokens(request, self._token_sums) if budget is not None else None
+            settings = self._settings_bytes(request)  # the same in every build of the round
+            measured: dict[int, tuple[ModelRequest, int]] = {}  # each build kept, so no id is reused
 
-        def prompt_bytes(request: ModelRequest) -> int:
-            """``_sent_bytes(request)``, once per build of the round (it is asked up to three times)."""
-            if (hit := measured.get(id(request))) is None:
-                hit = measured[id(request)] = (request, self._sent_bytes(request))
-            return hit[1]
+            def prompt_bytes(request: ModelRequest) -> int:
+                """``_sent_bytes(request)``, once per build of the round (it is asked up to three times)."""
+                if (hit := measured.get(id(request))) is None:
+                    hit = measured[id(request)] = (request, self._sent_bytes(request))
+                return hit[1]
 
-        def over(request: ModelRequest, tokens: int | None = None) -> bool:
-            if budget is not None and (request_tokens(request, self._token_sums) if tokens is None else tokens) > budget:
-                return True
-            return prompt_bytes(request) + settings > REQUEST_BYTES
+            def over(request: ModelRequest, tokens: int | None = None) -> bool:
+                if budget is not None and (request_tokens(request, self._token_sums) if tokens is None else tokens) > budget:
+                    return True
+                return prompt_bytes(request) + settings > REQUEST_BYTES
 
-        trimmed, knowledge_before = state.trimmed, state.knowledge_left_out()
-        if over(request, before) and (room := state.trim_room(trimmed)):
-            # the fewest steps that fit, found in a few builds: one build a step would cost
-            # time quadratic in the memory's turns or the query's images, and stall the process
-            fewest, fits = room, None
-            state.trim_to(trimmed, room)
-            candidate = self._steps.build_request(state)
-            # everything trimmed: the room left tells which of the query's files can never fit, which
-            # become mentions first (``RunState.plan_files``); the same build whatever the order
-            state.plan_files(
-                trimmed[2],
-                budget - request_tokens(candidate, self._token_sums) if budget is not None else None,
-                REQUEST_BYTES - settings - prompt_bytes(candidate),
-            )
-            if not over(candidate):
-                fits, low = candidate, 0
-                while fewest - low > 1:
-                    middle = (low + fewest) // 2
-                    state.trim_to(trimmed, middle)
-                    if over(candidate := self._steps.build_request(state)):
-                        low = middle
-                    else:
-                        fewest, fits = middle, candidate
-            state.trim_to(trimmed, fewest)
-            request = fits or self._steps.build_request(state)
-            tokens = request_tokens(request, self._token_sums) if budget is not None else None
-        if state.params.context and over(request, tokens):
-            request = self._knowledge_fitted(request, budget, settings)
-            tokens = request_tokens(request, self._token_sums) if budget is not None else None
-        limit = self._reply_limit(tokens) if tokens is not None else None
-        size = prompt_bytes(request) + settings + (encoded_size(limit) if limit else 0)  # the limit leaves the prompt as it is
-        if limit:
-            request = replace(request, completion_params={**request.completion_params, **limit})
-        if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
-            error = RestTooLargeError if self._continuing else AgentRunError
-            raise error(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
+            trimmed, knowledge_before = state.trimmed, state.knowledge_left_out()
+            if over(request, before) and (room := state.trim_room(trimmed)):
+                # the fewest steps that fit, found in a few builds: one build a step would cost
+                # time quadratic in the memory's turns or the query's images, and stall the process
+                fewest, fits = room, None
+                state.trim_to(trimmed, room)
+                candidate = self._steps.build_request(state)
+                # everything trimmed: the room left tells which of the query's files can never fit, which
+                # become mentions first (``RunState.plan_files``); the same build whatever the order
+                state.plan_files(
+                    trimmed[2],
+                    budget - request_tokens(candidate, self._token_sums) if budget is not None else None,
+                    REQUEST_BYTES - settings - prompt_bytes(candidate),
+                )
+                if not over(candidate):
+                    fits, low = candidate, 0
+                    while fewest - low > 1:
+                        middle = (low + fewest) // 2
+                        state.trim_to(trimmed, middle)
+                        if over(candidate := self._steps.build_request(state)):
+                            low = middle
+                        else:
+                            fewest, fits = middle, candidate
+                state.trim_to(trimmed, fewest)
+                request = fits or self._steps.build_request(state)
+                tokens = request_tokens(request, self._token_sums) if budget is not None else None
+            if state.params.context and over(request, tokens):
+                request = self._knowledge_fitted(request, budget, settings)
+                tokens = request_tokens(request, self._token_sums) if budget is not None else None
+            limit = self._reply_limit(tokens) if tokens is not None else None
+            size = prompt_bytes(request) + settings + (encoded_size(limit) if limit else 0)  # the limit leaves the prompt as it is
+            if limit:
+                request = replace(request, completion_params={**request.completion_params, **limit})
+            if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
+                error = RestTooLargeError if self._continuing else AgentRunError
+                raise error(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
         yield from self._trimming_logs(round_node, (trimmed, knowledge_before), (before, tokens))
         return request
 

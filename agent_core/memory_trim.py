@@ -20,6 +20,8 @@ Planning is linear in the memory: each message is looked at and measured once.
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import accumulate, chain
 
 from dify_plugin.entities.model.message import PromptMessage, TextPromptMessageContent, ToolPromptMessage
 
@@ -88,6 +90,13 @@ class MemoryPlan:
     shortenable: tuple[int, ...]
     rest: tuple[int, ...]
 
+    @cached_property
+    def _flat(self) -> tuple[list[PromptMessage], list[PromptMessage], list[int]]:
+        """``(given, shortened, starts)``: every turn's messages in one list as given, and with the
+        long tool results shortened, and where each turn starts in both (one entry more: the end)."""
+        starts = [0, *accumulate(map(len, self.turns))]
+        return list(chain.from_iterable(self.turns)), list(chain.from_iterable(self.shortened)), starts
+
     @property
     def steps(self) -> int:
         """How many steps there are: after the last, no memory is left."""
@@ -106,7 +115,14 @@ class MemoryPlan:
 
     def messages(self, steps: int) -> list[PromptMessage]:
         """The memory after ``steps`` steps, in order: the kept turns, whole, each shortened or
-        as given."""
+        as given. With no turn too large alone and every long tool result shortened (or none),
+        the kept turns are the newest ones: a slice of the memory, taken in C (a search for the
+        fewest steps builds it some 17 times, and a memory of 100,000 messages was walked turn by
+        turn each time)."""
+        steps = min(max(steps, 0), self.steps)
+        if not self.hopeless and steps >= len(self.shortenable):
+            given, short, starts = self._flat
+            return (short if self.shortenable else given)[starts[steps - len(self.shortenable)] :]
         dropped, shortened = self.at(steps)
         return [
             message
