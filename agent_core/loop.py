@@ -259,13 +259,16 @@ def leading_space(head: str, text: str) -> str:
     """The whitespace ``head`` (the start of a reply's text as the model sent it) begins with,
     when ``text`` (the first text shown of the reply) follows right after it; else ``""`` (the
     reply began with labels or call markup the reader left out). After a reasoning block the
-    reply opens with, the whitespace after the block counts (``<think>…</think> four``). The text is
+    reply opens with, the whitespace after the block counts (``<think>…</think> four``), less the
+    line breaks right after the block: they part the reasoning from the text (the model plugins
+    close a block with ``\\n</think>\\n\\n``, models write ``</think>\\n\\n``), and a cut answer's
+    rest joined by them read as a new paragraph inside a sentence (wave 37's campaign). The text is
     compared up to the first backslash of ``head``: a JSON escape (the rest of a JSON step's
     string, ``\\"la Seine\\"``, decoded for the user) counts as the character it stands for
     (``_escaped``)."""
     body = head.lstrip()
     if body[:1] == "<":  # a reasoning block first: the whitespace after it is the text's
-        head = ThinkSplitter().feed(body).visible
+        head = ThinkSplitter().feed(body).visible.lstrip("\r\n")
         body = head.lstrip()
     size = min(len(body), len(text))
     escape = body.find("\\", 0, size)  # the text as read is the same up to the first escape
@@ -275,6 +278,17 @@ def leading_space(head: str, text: str) -> str:
     if body[:size] == text[:size] or (escape == 0 and _escaped(body) == text[0]):
         return head[: len(head) - len(body)]
     return ""
+
+
+def cut_space(raw: str, answer: str) -> str:
+    """The whitespace ``raw`` (the text of a reply the output limit cut) ends with when
+    ``answer`` (its answer as the strategy read it) does not end with it: the reader dropped
+    it (ReAct's parser strips an answer's end), and ``""`` otherwise. The model wrote it before
+    the limit fell ("is " then "«quoted»…"), so it joins the answer and its rest when the rest
+    begins with none (wave 37's campaign: "is«quoted»")."""
+    if answer[-1:].isspace():
+        return ""
+    return raw[len(raw.rstrip()) :]
 
 
 _JSON_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
@@ -287,6 +301,16 @@ def _escaped(text: str) -> str:
         digits = text[2:6]
         return chr(int(digits, 16)) if len(digits) == 4 and all(c in "0123456789abcdefABCDEF" for c in digits) else ""
     return _JSON_ESCAPES.get(text[1:2], "")
+
+
+def unfinished_restart(shown: str, repeated: int, turn: ModelTurn, continuing: bool) -> str:
+    """What of ``turn``, a reply that ended while it read as ``shown`` written again from its
+    start (its first ``repeated`` characters), is still to be shown: when it ``continues`` a cut
+    answer (``shown``) and the limit did not cut it too, that text, ``shown[:repeated]``; else
+    ``""``. A model that restarts its answer writes on past the cut; a rest that ends before it
+    only began as the answer did ("the" after "the of ok weather", wave 37's campaign) and was
+    lost. A reply asked again after a failed one that repeats what that showed is not shown again."""
+    return shown[:repeated] if continuing and shown and repeated and not turn.at_limit else ""
 
 
 def _head_noted(chunks: Iterator[ModelChunk], head: list[str]) -> Iterator[ModelChunk]:
@@ -517,6 +541,7 @@ class AgentLoop:
         self._reply_shown = ""  # the text the last reply streamed, a repeat left unshown included
         self._failed_shown = ""  # what the failed replies asked again since the last other turn showed
         self._cut_answer = ""  # the answer of the last round cut by the output limit
+        self._cut_space = ""  # the whitespace that cut reply ended with, when its reader dropped it (cut_space)
         self._continued = ""  # that answer, while the round that continues it is logged
         self._cut_shown = False  # whether any of that answer was shown (one in the answer schema is held)
         self._calls_after_answer: tuple[str, ...] = ()  # calls a continuation made after its text, not run
@@ -558,6 +583,7 @@ class AgentLoop:
                     cut_answers += 1
                     self._continuing = True  # the next round's text goes on where this one stopped
                     self._cut_answer = self.state.cut_answer = decision.text
+                    self._cut_space = cut_space(turn.raw, decision.text)
                     self._cut_shown = bool(self._reply_shown)
                     continue
                 if isinstance(decision, FinalAnswer):
@@ -984,9 +1010,10 @@ class AgentLoop:
             try:
                 text = next(reader)
             except StopIteration as done:
+                turn = done.value
+                held = unfinished_restart(shown, repeated, turn, self._continuing) + held
                 if held:  # the reply ended inside what may have been the word again: the word alone is no rest
                     yield from self._shown_rest("" if held == tail else held, tail, head)
-                turn = done.value
                 if self._continuing:
                     turn = self._answer_rest(turn, "".join(said))
                 self._continuing = False
@@ -1028,7 +1055,7 @@ class AgentLoop:
         if size := repeated_head(tail, text):
             text, joint = text[size:], ""
         else:
-            joint = _continuation_join(self._last_text, text, leading_space("".join(head), text))
+            joint = _continuation_join(self._last_text, text, leading_space("".join(head), text) or self._cut_space)
             joint = _secret_across(self._cut_answer, joint, text, self._secrets)
         if not (text := joint + text):
             return

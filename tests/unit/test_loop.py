@@ -10,6 +10,7 @@ from agent_core.loop import (
     _secret_across,
     _turn_log_data,
     continued_head_masked,
+    cut_space,
     deadline_margin,
     leading_space,
     no_rest_notice,
@@ -72,6 +73,30 @@ def test_leading_space_is_found_only_when_the_shown_text_follows_it():
     assert leading_space("   ", "answer") == ""
     assert leading_space(" \\u00e9t\u00e9", "\u00e9t\u00e9") == " "
     assert leading_space(" \\q", "q") == ""  # no JSON escape
+
+
+def test_the_line_breaks_that_close_a_reasoning_block_are_no_paragraph_of_the_rest():
+    """Wave 37's campaign: a cut answer's rest that opened with a reasoning block, closed as the
+    model plugins close one (``\\n</think>\\n\\n``), was joined by a paragraph break inside a
+    sentence ("mild France 50% 🙂\\n\\nand mild France"); the space the model wrote is the joint."""
+    rest = "<think>\nWhere was I?\n</think>\n\n and mild France"
+    assert leading_space(rest, "and mild France") == " "
+    previous = "mild France 50% 🙂"
+    joint = _continuation_join(previous, "and mild France", leading_space(rest, "and mild France"))
+    assert previous + joint + "and mild France" == "mild France 50% 🙂 and mild France"
+    assert leading_space("<think>x</think>\n\nThe end", "The end") == ""  # no whitespace of the text's own
+    assert leading_space("<think>x</think>\n\n\n## Next", "## Next") == ""
+
+
+def test_the_space_a_cut_reply_ended_with_joins_its_rest():
+    """Wave 37's campaign: ReAct's ``Final Answer: is `` cut after its space, the rest
+    ``«quoted» 🙂`` with none: the parser strips the answer's end, and the two were joined with
+    nothing ("is«quoted»"). The space the cut reply ended with is the joint."""
+    assert cut_space("Thought: x\nFinal Answer: is ", "is") == " "
+    assert cut_space("Final Answer: one\n", "one") == "\n"
+    assert cut_space("Final Answer: is", "is") == ""
+    assert cut_space("is ", "is ") == ""  # the answer kept it: the join sees it there
+    assert "is" + _continuation_join("is", "«quoted»", cut_space("Final Answer: is ", "is")) + "«quoted»" == "is «quoted»"
 
 
 def test_no_space_is_put_inside_a_secret_the_cut_fell_in():

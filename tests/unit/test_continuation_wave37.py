@@ -1,0 +1,83 @@
+"""An answer the output limit cut and its rest, through ``AgentLoop`` with a scripted model: what
+the user reads is what the model wrote, the two joined without loss or duplication (wave 37's
+campaign, docs/fuzzing.md)."""
+
+from pathlib import Path
+
+import pytest
+from dify_plugin.entities.agent import AgentInvokeMessage
+from dify_plugin.interfaces.agent import AgentStrategy
+
+from agent_core import loop as loop_module
+from agent_core.model_call import ModelChunk
+from agent_core.params import read_params
+from agent_core.react.step_format import ReActParams
+from local_runner import Scenario
+from local_runner.tools import ScriptedTool, ToolBox, ToolParam
+from strategies.function_calling import FunctionCallingSteps
+from strategies.react import ReActSteps
+
+
+class _Strategy:
+    """The strategy surface AgentLoop uses."""
+
+    session = None
+    response_type = AgentInvokeMessage
+    create_text_message = AgentStrategy.create_text_message
+    create_json_message = AgentStrategy.create_json_message
+    create_retriever_resource_message = AgentStrategy.create_retriever_resource_message
+
+
+def shown(strategy: str, replies: list[tuple[list[str], str]], monkeypatch) -> str:
+    """The chat text of a run whose model sends ``replies`` in turn: (text pieces, finish reason)."""
+    tools = [ScriptedTool(name="lookup", description="d", parameters=[ToolParam("q")], responses=[])]
+    scenario = Scenario(strategy=strategy, query="q", tools=["lookup"])
+    params = read_params(ReActParams, scenario.run_request(ToolBox(tools), Path("."), None).params)
+    queue = list(replies)
+
+    def model(session, model, request, **waits):
+        pieces, finish = queue.pop(0)
+        for piece in pieces:
+            yield ModelChunk(text=piece)
+        yield ModelChunk(finish_reason=finish)
+
+    monkeypatch.setattr(loop_module, "invoke_model", model)
+    steps = ReActSteps("text") if strategy == "ReAct" else FunctionCallingSteps()
+    messages = list(loop_module.AgentLoop(_Strategy(), steps, params).run())
+    assert not queue
+    return "".join(m.message.text for m in messages if m.type == AgentInvokeMessage.MessageType.TEXT)
+
+
+def _answer(strategy: str, text: str) -> str:
+    return f"Thought: I know.\nFinal Answer: {text}" if strategy == "ReAct" else text
+
+
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+def test_a_rest_that_begins_as_the_answer_began_is_shown(strategy, monkeypatch):
+    """The cut answer "the of ok weather", its rest " the": read as the answer written again
+    from its start (a restart shows only what goes past the cut), and lost."""
+    text = shown(strategy, [([_answer(strategy, "the of ok weather")], "length"), ([" the"], "stop")], monkeypatch)
+    assert text == "the of ok weather the"
+
+
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+def test_a_restart_past_the_cut_still_shows_only_what_goes_on(strategy, monkeypatch):
+    text = shown(strategy, [([_answer(strategy, "Paris is the")], "length"),
+                            (["Paris is the capital."], "stop")], monkeypatch)
+    assert text == "Paris is the capital."
+
+
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+def test_a_rest_after_a_reasoning_block_is_joined_by_the_models_space(strategy, monkeypatch):
+    """The rest opened with a block closed as model plugins close one (``\\n</think>\\n\\n``):
+    the line breaks were taken as the rest's own, a paragraph break inside the sentence."""
+    rest = ["<think>\nwhere was I\n</think>\n\n", " and mild France"]
+    text = shown(strategy, [([_answer(strategy, "mild France 50% 🙂")], "length"), (rest, "stop")], monkeypatch)
+    assert text == "mild France 50% 🙂 and mild France"
+
+
+def test_the_space_a_cut_react_answer_ended_with_joins_its_rest(monkeypatch):
+    """ReAct's parser strips the answer's end: ``Final Answer: is `` cut after its space and the rest
+    ``«quoted» 🙂`` were shown as "is«quoted» 🙂"."""
+    text = shown("ReAct", [(["Thought: x\nFinal Answer: is "], "length"), (["«quoted» 🙂"], "stop")], monkeypatch)
+    assert text == "is «quoted» 🙂"
