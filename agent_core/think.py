@@ -525,6 +525,8 @@ class ThinkSplitter:
         self.stray_written = ""
         """The last closing tag with no block open, as written (a ``STRAY_END`` piece's tag: a
         reader to whom it is text, such as ReAct's inside an action's input, puts it back)."""
+        self.strays_written: list[str] = []
+        """Each such tag, in order (``visible_text`` reads a whole text's pieces at once)."""
 
     @property
     def open_block(self) -> str:
@@ -958,6 +960,7 @@ class ThinkSplitter:
         if tag not in _SILENT_ENDS:
             self._after_block = self._reasoned = self._ended = True
             self.stray_written = written
+            self.strays_written.append(written)
             out.append((STRAY_END, ""))
         elif not self._ended:
             self._channel_end = written  # a stray end once text follows it (_end_channel)
@@ -1034,17 +1037,27 @@ def _joined(pieces: list[tuple[str, str]]) -> Split:
     return Split("".join(visible), "".join(reasoning))
 
 
-def visible_text(text: str) -> str:
+def visible_text(text: str, *, json_strings: bool = False) -> str:
     """``text`` without its reasoning blocks (what a user, or a prompt that must not carry
     reasoning, may see). Text before a closing tag with no block open is reasoning too: the
-    model's template opened the block in the prompt (DeepSeek-R1 distills, QwQ, dify#17660)."""
+    model's template opened the block in the prompt (DeepSeek-R1 distills, QwQ, dify#17660).
+    With ``json_strings``, such a tag inside a JSON string of its line (``_in_json_string``: a
+    ReAct action's input ``{"q": "</think>"}``) is the string's text, kept as written, as the
+    ReAct parser reads it (wave 37's campaign: a cut step replayed to the model lost all its
+    text up to that tag)."""
     if not _may_hold_tag(text):  # no tag can start in it: all of it is visible (as the splitter reads it)
         return text
     splitter = ThinkSplitter()
     visible: list[str] = []
-    for kind, piece in splitter.pieces(text) + splitter.release_pieces(ended=True):  # (a tag waiting at the end)
+    pieces = splitter.pieces(text) + splitter.release_pieces(ended=True)  # (a tag waiting at the end)
+    strays = iter(splitter.strays_written)
+    for kind, piece in pieces:
         if kind == STRAY_END:
-            visible.clear()
+            written = next(strays, "")
+            if json_strings and _in_json_string("".join(visible)):
+                visible.append(written)
+            else:
+                visible.clear()
         elif kind == VISIBLE:
             visible.append(piece)
     return "".join(visible) + splitter.finish().visible

@@ -286,7 +286,7 @@ def read_react_turn(
         usage=call_usage(usages),
         reasoning=clean_reasoning("".join([*reasoning, parsed.reasoning])),
         finish_reason=finish_reason,
-        raw=visible_text(parsed.raw),
+        raw=visible_text(parsed.raw, json_strings=True),  # a stray </think> in an action's input is its text
         content=reply.content,
         opaque_body=reply.opaque_body,
     )

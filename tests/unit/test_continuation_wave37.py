@@ -12,10 +12,15 @@ from agent_core import loop as loop_module
 from agent_core.model_call import ModelChunk
 from agent_core.params import read_params
 from agent_core.react.step_format import ReActParams
+from agent_core.react.turn import read_react_turn
+from agent_core.think import visible_text
+from agent_core.tool_schema import ToolRegistry
 from local_runner import Scenario
 from local_runner.tools import ScriptedTool, ToolBox, ToolParam
 from strategies.function_calling import FunctionCallingSteps
 from strategies.react import ReActSteps
+from tests.unit.helpers import drain
+from tests.unit.test_real_world_2026 import tool
 
 
 class _Strategy:
@@ -81,3 +86,16 @@ def test_the_space_a_cut_react_answer_ended_with_joins_its_rest(monkeypatch):
     ``«quoted» 🙂`` were shown as "is«quoted» 🙂"."""
     text = shown("ReAct", [(["Thought: x\nFinal Answer: is "], "length"), (["«quoted» 🙂"], "stop")], monkeypatch)
     assert text == "is «quoted» 🙂"
+
+
+def test_a_cut_react_step_with_a_closing_tag_in_its_input_goes_back_whole():
+    """A ReAct step cut inside its input, which held ``</think>`` as a string's text: the reply
+    goes back to the model (asked again) as its text, read with the tag as reasoning's end, so
+    all of it up to the tag was dropped and only ``","quote`` went back."""
+    text = 'Thought: look it up\nAction: lookup\nAction Input: {"q": "a", "extra": ["</think>", "quote'
+    chunks = [ModelChunk(text=text), ModelChunk(finish_reason="length")]
+    registry = ToolRegistry([tool("lookup", "q", "extra")])
+    _, turn = drain(read_react_turn(iter(chunks), registry, 1))
+    assert turn.raw == text
+    assert visible_text('x {"q": "</think>"} y', json_strings=True) == 'x {"q": "</think>"} y'
+    assert visible_text("plan</think>answer", json_strings=True) == "answer"  # a template-opened block's end
