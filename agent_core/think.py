@@ -172,16 +172,24 @@ def thinking_requested(completion_params: Mapping[str, Any] | None) -> bool:
 def closes_unopened_block(text: str) -> bool:
     """Whether ``text`` (a reply as the model wrote it) has a bare ``</think>`` with no block
     open: the end of a block its chat template opened in the prompt (the one such templates
-    open; a later reply is then held until it, ``ThinkSplitter(opened=True)``)."""
+    open; a later reply is then held until it, ``ThinkSplitter(opened=True)``). A closing tag
+    right after a block the reply closed (only whitespace between) is that block closed again,
+    as Anthropic's plugin 0.3.33 closes a thinking block before ``tool_use`` twice
+    (``local_runner/contracts/anthropic.py``): no template opened a block there (wave 37's
+    campaign: every later reply of the run was held as reasoning, and a cut answer was lost)."""
     lowered = text.lower()
     if not _OPENED_CLOSES_FOUND(lowered):  # one scan of the reply for them all, not one a tag
         return False
     splitter = ThinkSplitter()
     shown: list[str] = []
+    closed = False  # a block of the reply ended, and nothing but whitespace came after it
     for kind, piece in splitter.pieces(text) + splitter.release_pieces(ended=True):
         if kind == VISIBLE:
             shown.append(piece)
-        elif kind == STRAY_END and not _in_json_string("".join(shown)):
+            closed = closed and not piece.strip()
+        elif kind == BLOCK_END:
+            closed = True
+        elif kind == STRAY_END and not closed and not _in_json_string("".join(shown)):
             return True
     return False
 

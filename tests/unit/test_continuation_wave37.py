@@ -13,7 +13,7 @@ from agent_core.model_call import ModelChunk
 from agent_core.params import read_params
 from agent_core.react.step_format import ReActParams
 from agent_core.react.turn import read_react_turn
-from agent_core.think import visible_text
+from agent_core.think import closes_unopened_block, visible_text
 from agent_core.tool_schema import ToolRegistry
 from local_runner import Scenario
 from local_runner.tools import ScriptedTool, ToolBox, ToolParam
@@ -99,3 +99,15 @@ def test_a_cut_react_step_with_a_closing_tag_in_its_input_goes_back_whole():
     assert turn.raw == text
     assert visible_text('x {"q": "</think>"} y', json_strings=True) == 'x {"q": "</think>"} y'
     assert visible_text("plan</think>answer", json_strings=True) == "answer"  # a template-opened block's end
+
+
+@pytest.mark.parametrize(("reply", "closes"), [
+    ("<think>\nplan\n</think>\n\n\n</think>\n\n", False),  # Anthropic's plugin 0.3.33 before tool_use
+    ("<think>plan</think></think>Hi", False),
+    ("<think>plan</think>Hi</think>there", True),  # text between: a block the template opened
+    ("plan\n</think>\n\nHi", True),
+])
+def test_a_block_closed_twice_is_no_block_the_template_opened(reply, closes):
+    """Read as one, every later reply of the run was held as reasoning until a ``</think>``: a
+    cut answer with none was taken for reasoning and lost (the run ended without an answer)."""
+    assert closes_unopened_block(reply) is closes
