@@ -303,14 +303,25 @@ def _escaped(text: str) -> str:
     return _JSON_ESCAPES.get(text[1:2], "")
 
 
-def unfinished_restart(shown: str, repeated: int, turn: ModelTurn, continuing: bool) -> str:
-    """What of ``turn``, a reply that ended while it read as ``shown`` written again from its
-    start (its first ``repeated`` characters), is still to be shown: when it ``continues`` a cut
-    answer (``shown``) and the limit did not cut it too, that text, ``shown[:repeated]``; else
-    ``""``. A model that restarts its answer writes on past the cut; a rest that ends before it
-    only began as the answer did ("the" after "the of ok weather", wave 37's campaign) and was
-    lost. A reply asked again after a failed one that repeats what that showed is not shown again."""
-    return shown[:repeated] if continuing and shown and repeated and not turn.at_limit else ""
+def unfinished_restart(repeat: str, turn: ModelTurn, continuing: bool) -> str:
+    """What of ``turn``, a reply that ended while it read as text an earlier reply showed
+    (``shown``) written again from its start (``repeat``: what it wrote of it so far), is still to
+    be shown: ``repeat``, or ``""``. Wave 37's campaign found both:
+
+    * it ``continues`` a cut answer (``shown``) and the limit did not cut it too: a model that
+      restarts its answer writes on past the cut; a rest that ends before it only began as the
+      answer did ("the" after "the of ok weather"), and was lost;
+    * it was asked again after a failed reply that showed ``shown`` ("«quoted» x<y" before call
+      markup that could not be read), and it is an answer the limit cut ("«quoted»"): its rest
+      is asked for and joined to it, so it must stand on the screen (it was hidden as a repeat,
+      and the rest was glued after the failed reply's text).
+
+    A reply asked again that only repeats what a failed one showed, and ends, is not shown again."""
+    if not repeat:
+        return ""
+    if continuing:
+        return "" if turn.at_limit else repeat
+    return repeat if turn.cut and isinstance(turn.decision, FinalAnswer) else ""
 
 
 def _head_noted(chunks: Iterator[ModelChunk], head: list[str]) -> Iterator[ModelChunk]:
@@ -1010,15 +1021,8 @@ class AgentLoop:
             try:
                 text = next(reader)
             except StopIteration as done:
-                turn = done.value
-                held = unfinished_restart(shown, repeated, turn, self._continuing) + held
-                if held:  # the reply ended inside what may have been the word again: the word alone is no rest
-                    yield from self._shown_rest("" if held == tail else held, tail, head)
-                if self._continuing:
-                    turn = self._answer_rest(turn, "".join(said))
-                self._continuing = False
-                self._reply_shown = "".join(said)
-                return turn
+                repeat = shown[:repeated] if shown else ""  # held as a repeat of ``shown`` when the reply ended
+                return (yield from self._reply_ended(done.value, repeat, held, (tail, head), "".join(said)))
             if not text:
                 continue
             said.append(text)
@@ -1043,6 +1047,35 @@ class AgentLoop:
             self._streamed = True
             self._last_text = text
             yield from self._text(text)
+
+    def _reply_ended(
+        self, turn: ModelTurn, repeat: str, held: str, join: tuple[str, list[str]], said: str
+    ) -> Generator[AgentInvokeMessage, None, ModelTurn]:
+        """The end of ``_stream_turn``: what the reply still held is shown (``repeat``, its text
+        read so far as what an earlier reply showed written again: ``unfinished_restart``; ``held``,
+        a continuation's start that may be the cut word again, with ``join``: that word and the
+        reply's head as sent), and the turn returned as the loop takes it (``_answer_rest``);
+        ``said``: the reply's text."""
+        tail, head = join
+        if (again := unfinished_restart(repeat, turn, self._continuing)) and not self._continuing:
+            yield from self._shown_anew(again)
+        else:
+            held = again + held
+        if held:  # the reply ended inside what may have been the word again: the word alone is no rest
+            yield from self._shown_rest("" if held == tail else held, tail, head)
+        if self._continuing:
+            turn = self._answer_rest(turn, said)
+        self._continuing = False
+        self._reply_shown = said
+        return turn
+
+    def _shown_anew(self, text: str) -> Generator[AgentInvokeMessage, None, None]:
+        """Show ``text``, a reply's text held as a repeat of what a failed reply showed, after a
+        paragraph break: as a reply that turns out to differ from it is shown (``_stream_turn``)."""
+        text = _paragraph_break(self._last_text) + text
+        self._streamed = True
+        self._last_text = text
+        yield from self._text(text)
 
     def _shown_rest(self, text: str, tail: str, head: list[str]) -> Generator[AgentInvokeMessage, None, None]:
         """Show ``text``, a continuation's first text (``held`` by ``_stream_turn`` while it could

@@ -111,3 +111,19 @@ def test_a_block_closed_twice_is_no_block_the_template_opened(reply, closes):
     """Read as one, every later reply of the run was held as reasoning until a ``</think>``: a
     cut answer with none was taken for reasoning and lost (the run ended without an answer)."""
     assert closes_unopened_block(reply) is closes
+
+
+def test_a_cut_answer_that_begins_as_a_failed_reply_began_is_shown_before_its_rest(monkeypatch):
+    """A reply asked again after one whose call markup could not be read starts as that one's
+    prose did ("«quoted»"), and the limit cuts it there: it was hidden as the same prose written
+    again, and its rest was glued to the failed reply's text ("«quoted» x<y\\n 東京 Paris")."""
+    failed = "«quoted» x<y\n<minimax:tool_call>\n<invoke nam='lookup'>y</invoke>\n</minimax:tool_call>"
+    text = shown("function_calling", [([failed], "stop"), (["«quoted»"], "length"), ([" 東京 Paris"], "stop")],
+                 monkeypatch)
+    assert text.endswith("\n\n«quoted» 東京 Paris")
+
+
+def test_a_reply_asked_again_that_repeats_a_failed_ones_prose_is_not_shown_twice(monkeypatch):
+    failed = "Let me look.\n<minimax:tool_call>\n<invoke nam='lookup'>y</invoke>\n</minimax:tool_call>"
+    text = shown("function_calling", [([failed], "stop"), (["Let me look.\n\nParis."], "stop")], monkeypatch)
+    assert text.count("Let me look.") == 1 and text.endswith("Paris.")
