@@ -44,6 +44,7 @@ from typing import Any
 import pytest
 
 from agent_core import prompts
+from agent_core.loop import deadline_margin
 from local_runner import ModelSettings, PluginProcess, Scenario, ScriptedBackend, default_toolbox, run_scenario
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.tools import ScriptedTool, ToolParam, text_message
@@ -292,7 +293,8 @@ def draw_plan(rnd: random.Random, strategy: str) -> Plan:
         plan.maximum_iterations = len(prefix)
     if ending == "deadline":
         plan.run_timeout = 10
-        plan.steps[0].delay = 2.5  # slowest round 2.5 s of a 5 s deadline: no time for another round
+        # a first round slower than half the time left after it: no time for another round
+        plan.steps[0].delay = (plan.run_timeout - deadline_margin(plan.run_timeout)) / 2 + 0.8
     if ending in ("cut_answer", "limit_cut") or (ending == "repeat" and rnd.random() < 0.3):
         plan.steps += cut_answer_steps(rnd, plan)
     else:
