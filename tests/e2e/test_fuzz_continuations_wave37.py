@@ -9,13 +9,17 @@ one-call-a-message replay left to that campaign) and 2-5 model turns mixing:
   chunks, odd call ids, arguments of every JSON shape: ``draw_turn``);
 * a call reply cut by the output limit (its calls answered "not run", the model asked again);
 * a reply refused and asked again: Function Calling, a call to a tool the node lacks or call
-  markup naming one in the text; ReAct, an unknown tool, the tool's schema echoed as the action
-  input, a reply that is only a Thought;
-* the answer cut by the output limit (at a word boundary) and its rest in the next reply;
-* the iteration limit or the run's deadline, so the last request asks for the answer without tools;
+  markup of a node tool that cannot be read; ReAct, an unknown tool, the tool's schema echoed as
+  the action input, a reply that is only a Thought; both, a reply of only reasoning; and
+  Function Calling's call written in the text (sent back as a native call, or as it was);
+* the answer cut by the output limit (at a word boundary; by its finish reason, or by its usage
+  for a blocking reply) and its rest in the next reply: alone, after ReAct's label, the whole
+  answer written again, or cut again (the run ends with a notice);
+* the iteration limit, four identical calls, or the run's deadline, so the last request asks for
+  the answer without tools;
 * conversation memory (tool calls with their results, reasoning in the content and in
   ``opaque_body``, a user message with an image), and a small context window with large tool
-  results and memory, so memory and old observations are trimmed.
+  results and memory, so memory and old observations are trimmed; ReAct on a completion model.
 
 Checked on every request (first rule): each earlier model turn of this run goes back as the model
 plugin sent it, or is left out whole (a reply with no visible text): Function Calling, its content
