@@ -60,6 +60,33 @@ def own_plugin():
     return plugin
 
 
+def revived_plugin():
+    """A ``plugin`` fixture like ``own_plugin``'s, whose process is started again before a test
+    when an earlier case left it dead (a line over the limit kills it, as the daemon does): one
+    failure must not fail every case after it. Bind it as ``plugin = revived_plugin()``."""
+
+    @pytest.fixture(scope="module")
+    def _process():
+        holder = [PluginProcess(DEFAULT_PLUGIN_DIR).start()]
+        yield holder
+        holder[0].close()
+
+    @pytest.fixture
+    def plugin(_process):
+        if not _process[0].alive:
+            _process[0].close()
+            _process[0] = PluginProcess(DEFAULT_PLUGIN_DIR).start()
+        return _process[0]
+
+    return _process, plugin
+
+
+def json_bytes(value) -> int:
+    """Bytes of ``value`` as compact JSON (UTF-8, as the SDK writes it; a lone surrogate counted
+    as the replacement it is written as)."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace"))
+
+
 TRACEBACK = "Traceback (most recent call last)"
 
 

@@ -31,13 +31,13 @@ from tests.e2e.helpers import (
     STRATEGIES,
     TRACEBACK,
     answer_turn,
-    assert_no_traceback,
     observations,
     own_plugin,
     prompt_text,
 )
 from tests.e2e.pace import assert_not_held
-from tests.e2e.test_red_team_wave30 import assert_survived, worst_gap
+from tests.e2e.test_red_team_wave30 import survived_cleanly as check
+from tests.e2e.test_red_team_wave30 import worst_gap
 from tests.e2e.test_red_team_wave31 import _with_neighbour, blob, call, vault
 
 MB = 1024 * 1024
@@ -45,11 +45,6 @@ MB = 1024 * 1024
 
 plugin = own_plugin()
 
-
-def check(plugin, result, *, answer: bool = True) -> None:
-    """Wave 30's invariants and no traceback shown."""
-    assert_survived(plugin, result, answer=answer)
-    assert_no_traceback(result)
 
 
 def tool(name: str = "vault", responses=(), **kwargs) -> ScriptedTool:

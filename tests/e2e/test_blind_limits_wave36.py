@@ -32,40 +32,17 @@ from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.scenario import Scenario, run_scenario
 from local_runner.tools import LocalTool, ScriptedTool, ToolParam, json_message, text_message
 from tests.e2e.conftest import ScriptedRun
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_no_traceback, observations
-from tests.e2e.test_red_team_wave30 import assert_survived, worst_gap
+from tests.e2e.helpers import STRATEGIES, answer_turn, observations, revived_plugin
+from tests.e2e.helpers import json_bytes as encoded
+from tests.e2e.test_red_team_wave30 import survived_cleanly as check
+from tests.e2e.test_red_team_wave30 import worst_gap
 from tests.e2e.test_red_team_wave31 import _with_neighbour, blob, call, log_message, variable, vault
 
 MB = 1024 * 1024
 LINE = 5 * MB
 
 
-@pytest.fixture(scope="module")
-def _process():
-    """The module's own plugin process, started again when a case left it dead (a line over the
-    limit kills it, as the daemon does): one failure must not fail every case after it."""
-    holder = [PluginProcess(DEFAULT_PLUGIN_DIR).start()]
-    yield holder
-    holder[0].close()
-
-
-@pytest.fixture
-def plugin(_process):
-    if not _process[0].alive:
-        _process[0].close()
-        _process[0] = PluginProcess(DEFAULT_PLUGIN_DIR).start()
-    return _process[0]
-
-
-def check(plugin, result, *, answer: bool = True) -> None:
-    """Wave 30's invariants and no traceback shown."""
-    assert_survived(plugin, result, answer=answer)
-    assert_no_traceback(result)
-
-
-def encoded(value) -> int:
-    """Bytes of ``value`` as compact JSON (UTF-8, as the SDK writes it)."""
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace"))
+_process, plugin = revived_plugin()
 
 
 def tool(name: str = "vault", responses=(), **kwargs) -> ScriptedTool:

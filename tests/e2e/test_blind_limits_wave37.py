@@ -45,12 +45,16 @@ from tests.e2e.helpers import (
     CallsUntilTold,
     answer_turn,
     assert_clean_end,
-    assert_no_traceback,
     observations,
     prompt_text,
+    revived_plugin,
+)
+from tests.e2e.helpers import (
+    json_bytes as encoded,
 )
 from tests.e2e.pace import assert_not_held
-from tests.e2e.test_red_team_wave30 import assert_survived, worst_gap
+from tests.e2e.test_red_team_wave30 import survived_cleanly as check
+from tests.e2e.test_red_team_wave30 import worst_gap
 from tests.e2e.test_red_team_wave31 import _with_neighbour, call, log_message, variable, vault
 
 pytestmark = pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
@@ -59,32 +63,7 @@ MB = 1024 * 1024
 LINE = protocol.MAX_LINE_BYTES
 
 
-@pytest.fixture(scope="module")
-def _process():
-    """The module's own plugin process, started again when a case left it dead (a line over the
-    limit kills it, as the daemon does): one failure must not fail every case after it."""
-    holder = [PluginProcess(DEFAULT_PLUGIN_DIR).start()]
-    yield holder
-    holder[0].close()
-
-
-@pytest.fixture
-def plugin(_process):
-    if not _process[0].alive:
-        _process[0].close()
-        _process[0] = PluginProcess(DEFAULT_PLUGIN_DIR).start()
-    return _process[0]
-
-
-def check(plugin, result, *, answer: bool = True) -> None:
-    """Wave 30's invariants and no traceback shown."""
-    assert_survived(plugin, result, answer=answer)
-    assert_no_traceback(result)
-
-
-def encoded(value) -> int:
-    """Bytes of ``value`` as compact JSON (UTF-8, as the SDK writes it)."""
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+_process, plugin = revived_plugin()
 
 
 def escaping(size: int) -> str:
@@ -555,7 +534,6 @@ def test_a_model_silent_in_the_answer_round_under_a_ten_second_daemon():
         check(process, result, answer=False)
     finally:
         process.close()
-
 
 
 def _tiny_memory(count: int) -> list[dict]:

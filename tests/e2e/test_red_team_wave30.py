@@ -26,7 +26,7 @@ from local_runner import PluginProcess, ScriptedBackend
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
 from tests.e2e.conftest import ScriptedRun
-from tests.e2e.helpers import STRATEGIES, answer_turn, plugin_lines
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_no_traceback, plugin_lines
 from tests.e2e.pace import Pace, assert_not_held
 
 SECRET = "RT30-canary-5be1f0"
@@ -79,6 +79,12 @@ def assert_survived(plugin, result, secrets=(), *, answer=True):
 
 # --- turns and tools -------------------------------------------------------------------------------
 
+
+
+def survived_cleanly(plugin, result, *, answer: bool = True) -> None:
+    """``assert_survived`` (no secrets) and no traceback shown."""
+    assert_survived(plugin, result, answer=answer)
+    assert_no_traceback(result)
 
 def call(strategy: str, name: str, call_id: str = "c1", **arguments) -> dict:
     if strategy == "ReAct":
