@@ -50,9 +50,8 @@ import pytest
 from agent_core import prompts
 from agent_core.loop import deadline_margin
 from local_runner import ModelSettings, PluginProcess, Scenario, ScriptedBackend, default_toolbox, run_scenario
-from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import FUZZ_EXAMPLES_ENV, text_of
+from tests.e2e.helpers import FUZZ_EXAMPLES_ENV, own_plugin, text_of
 from tests.e2e.test_fuzz_roundtrip_wave36 import (
     PROVIDERS,
     REASONING_MARK,
@@ -624,10 +623,7 @@ def campaign(plugin: PluginProcess, strategy: str, runs: int, seed: int) -> list
     return found
 
 
-@pytest.fixture(scope="module")
-def plugin():
-    with PluginProcess(DEFAULT_PLUGIN_DIR) as process:
-        yield process
+plugin = own_plugin()
 
 
 @pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])

@@ -44,9 +44,8 @@ import pytest
 from dify_plugin.entities.model.message import AssistantPromptMessage
 
 from local_runner import ModelSettings, PluginProcess, Scenario, ScriptedBackend, default_toolbox, run_scenario
-from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import FUZZ_EXAMPLES_ENV
+from tests.e2e.helpers import FUZZ_EXAMPLES_ENV, own_plugin
 
 LONG = int(os.environ.get(FUZZ_EXAMPLES_ENV) or 0)
 SEED = random.randrange(1 << 30) if LONG else 36_000
@@ -684,10 +683,7 @@ def campaign(plugin: PluginProcess, strategy: str, runs: int, seed: int) -> list
     return found
 
 
-@pytest.fixture(scope="module")
-def plugin():
-    with PluginProcess(DEFAULT_PLUGIN_DIR) as process:
-        yield process
+plugin = own_plugin()
 
 
 @pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
