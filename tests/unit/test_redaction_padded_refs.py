@@ -93,8 +93,13 @@ def test_a_padded_escape_with_no_secret_streams_with_its_padding_cut_to_padding_
     assert most <= secrets.reach
 
 
+# Paddings reach 2.5 times PADDING_KEPT: a longer run is written with PADDING_KEPT zeros whatever
+# its length, so runs of 17-40 split over pieces of 1-40 characters take every path a run of 80
+# took. A run of 80 on each character streamed a character a piece held the stream's start of a
+# secret for 1,700 pieces (about 3 s of CPU for that one example, the hold redacted again at
+# each piece): 60 such draws would pass CI's 300 s timeout on a loaded runner.
 @settings(max_examples=60, deadline=None)
-@given(paddings=st.lists(st.integers(0, 80), min_size=len(SECRET), max_size=len(SECRET)),
+@given(paddings=st.lists(st.integers(0, 40), min_size=len(SECRET), max_size=len(SECRET)),
        hexadecimal=st.booleans(),
        before=st.sampled_from(["", "Here it is: ", "and weather weather ", "the key S ", "`"]),
        after=st.sampled_from(["", " done.", ";", "1", "\n", "0"]),
