@@ -2728,8 +2728,8 @@ def open_call_fence(text: str, tool_names: Iterable[str]) -> bool:
 
 def open_code_call(text: str, tool_names: Iterable[str]) -> bool:
     """Whether ``text`` (a reply's visible text) is a call written as code that never closed: it
-    opens with one of ``tool_names`` and ``(`` (also as Gemini writes it, ``print(default_api.NAME(``,
-    or first in Llama's list of calls, ``[NAME(``) and has more ``(`` than ``)``. A reply the output
+    opens with one of ``tool_names`` and ``(`` (also as Gemini writes it, ``default_api.NAME(``
+    inside a call of Python's ``print``, or first in Llama's list of calls, ``[NAME(``) and has more ``(`` than ``)``. A reply the output
     limit cut so is a cut call, never an answer."""
     head = _CODE_CALL_HEAD.match(text)
     return head is not None and head.group(1) in set(tool_names) and text.count("(") > text.count(")")
@@ -2744,9 +2744,10 @@ CODE_CALL_HEAD_MAX: Final = 1000
 def code_call_start(text: str, tool_names: Collection[str]) -> bool | None:
     """Whether ``text`` (the start of a reply's visible text, as streamed so far) opens a call of
     one of ``tool_names`` written as code (``open_code_call``'s head: ``lookup(``, ``[lookup(``,
-    ``print(default_api.lookup(``): True; False when it cannot (a word no tool's name starts
+    ``default_api.lookup(`` inside Python's ``print``): True; False when it cannot (a word no tool's name starts
     with, another name before ``(``, ``CODE_CALL_HEAD_MAX`` characters or more undecided); None
-    while more text may still make it one (``look``, whitespace, ``print(``). Linear in ``text``."""
+    while more text may still make it one (``look``, whitespace, the opening of a ``print``
+    call). Linear in ``text``."""
     if len(text) >= CODE_CALL_HEAD_MAX:
         return False
     so_far = _CODE_CALL_SO_FAR.fullmatch(text)
