@@ -159,6 +159,14 @@ def named_tool(name: str, *params: str, outputs: tuple[str, ...] = ("done",)) ->
                         responses=[text_message(output) for output in outputs])
 
 
+def tool_named(name: str, responses: list[dict], *params: ToolParam, **fields) -> ScriptedTool:
+    """A scripted tool ``name`` answering its calls in turn with ``responses`` (one optional string
+    parameter ``value`` unless ``params``); ``fields``: other ``ScriptedTool`` fields."""
+    return ScriptedTool(name=name, description=f"The {name} tool",
+                        parameters=list(params) or [ToolParam("value", required=False)],
+                        responses=responses, **fields)
+
+
 SELF_SERVED = {"provider": "langgenius/openai_api_compatible/openai_api_compatible"}
 """A node's model settings for a model served by the user's own OpenAI-compatible server."""
 

@@ -32,15 +32,9 @@ from tests.e2e.helpers import (
     observations,
     prompt_text,
     text_of,
+    tool_named,
     weather_tool,
 )
-
-
-def tool_named(name: str, responses: list[dict], *params: ToolParam, **fields) -> ScriptedTool:
-    """A scripted tool ``name`` (one optional string parameter ``value`` unless ``params``)."""
-    return ScriptedTool(name=name, description=f"The {name} tool",
-                        parameters=list(params) or [ToolParam("value", required=False)],
-                        responses=responses, **fields)
 
 
 def run_contract(plugin, contract: str, strategy: str, *, brain: TaskBrain | None = None, tools=("calculator",),

@@ -21,7 +21,7 @@ from local_runner.contracts import CONTRACTS
 from local_runner.contracts.base import REASONING_MARK
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
 from local_runner.protocol import MAX_LINE_BYTES
-from local_runner.tools import LocalTool, ScriptedTool, ToolParam, json_message, text_message
+from local_runner.tools import LocalTool, ToolParam, json_message, text_message
 from tests.e2e.helpers import (
     STRATEGIES,
     TRACEBACK,
@@ -34,13 +34,9 @@ from tests.e2e.helpers import (
     observations,
     prompt_text,
     text_of,
+    tool_named,
     weather_tool,
 )
-
-
-def tool_named(name: str, responses: list[dict], **fields) -> ScriptedTool:
-    return ScriptedTool(name=name, description=f"The {name} tool", parameters=[ToolParam("value", required=False)],
-                        responses=responses, **fields)
 
 
 def run_contract(plugin, contract: str, strategy: str, **model_fields):

@@ -1,7 +1,9 @@
 """Helpers shared by the unit tests."""
 
 import pytest
+from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.entities.model.message import PromptMessageTool
+from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core.react.parser import ActionFound
 
@@ -13,6 +15,16 @@ CALCULATOR = PromptMessageTool(
 )
 """The one tool of the contract backends' unit tests, as a model plugin receives it
 (``.model_dump(mode="json")`` gives the request's ``tools`` item)."""
+
+
+class LoopStrategy:
+    """The strategy surface ``AgentLoop`` uses, with no session: the SDK's own message builders."""
+
+    session = None
+    response_type = AgentInvokeMessage
+    create_text_message = AgentStrategy.create_text_message
+    create_json_message = AgentStrategy.create_json_message
+    create_retriever_resource_message = AgentStrategy.create_retriever_resource_message
 
 
 def merged(events):

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from dify_plugin.entities.agent import AgentInvokeMessage
-from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import loop as loop_module
 from agent_core.model_call import ModelChunk
@@ -19,18 +18,8 @@ from local_runner import Scenario
 from local_runner.tools import ScriptedTool, ToolBox, ToolParam
 from strategies.function_calling import FunctionCallingSteps
 from strategies.react import ReActSteps
-from tests.unit.helpers import drain
+from tests.unit.helpers import LoopStrategy, drain
 from tests.unit.test_real_world_2026 import tool
-
-
-class _Strategy:
-    """The strategy surface AgentLoop uses."""
-
-    session = None
-    response_type = AgentInvokeMessage
-    create_text_message = AgentStrategy.create_text_message
-    create_json_message = AgentStrategy.create_json_message
-    create_retriever_resource_message = AgentStrategy.create_retriever_resource_message
 
 
 def shown(strategy: str, replies: list[tuple[list[str], str]], monkeypatch) -> str:
@@ -48,7 +37,7 @@ def shown(strategy: str, replies: list[tuple[list[str], str]], monkeypatch) -> s
 
     monkeypatch.setattr(loop_module, "invoke_model", model)
     steps = ReActSteps("text") if strategy == "ReAct" else FunctionCallingSteps()
-    messages = list(loop_module.AgentLoop(_Strategy(), steps, params).run())
+    messages = list(loop_module.AgentLoop(LoopStrategy(), steps, params).run())
     assert not queue
     return "".join(m.message.text for m in messages if m.type == AgentInvokeMessage.MessageType.TEXT)
 

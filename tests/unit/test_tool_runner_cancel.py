@@ -5,8 +5,6 @@ import time
 from pathlib import Path
 
 import gevent
-from dify_plugin.entities.agent import AgentInvokeMessage
-from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import loop as loop_module
 from agent_core import tool_runner
@@ -16,16 +14,7 @@ from agent_core.tool_calls import ToolCallDelta
 from local_runner import Scenario
 from local_runner.tools import ScriptedTool, ToolBox, ToolParam
 from strategies.function_calling import FunctionCallingSteps
-
-
-class _Strategy:
-    """The strategy surface AgentLoop uses."""
-
-    session = None
-    response_type = AgentInvokeMessage
-    create_text_message = AgentStrategy.create_text_message
-    create_json_message = AgentStrategy.create_json_message
-    create_retriever_resource_message = AgentStrategy.create_retriever_resource_message
+from tests.unit.helpers import LoopStrategy
 
 
 def test_closing_the_run_stops_its_parallel_calls(monkeypatch):
@@ -46,7 +35,7 @@ def test_closing_the_run_stops_its_parallel_calls(monkeypatch):
 
     monkeypatch.setattr(loop_module, "invoke_model", model)
     monkeypatch.setattr(tool_runner, "invoke_tool_raw", tool)
-    run = loop_module.AgentLoop(_Strategy(), FunctionCallingSteps(), params).run()
+    run = loop_module.AgentLoop(LoopStrategy(), FunctionCallingSteps(), params).run()
     for message in run:
         if str(getattr(message.message, "label", "")).startswith("CALL"):
             gevent.sleep(0.15)  # both calls are running
