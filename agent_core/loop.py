@@ -864,64 +864,73 @@ class AgentLoop:
         one line to the daemon). The collector is held off while it builds and measures
         (``fairness.collection_paused``: a memory of 100,000 messages), after the query's files
         were fetched (a wait for the network)."""
-        state = self.state
-        state.file_blobs()  # fetched on the first build else: not while the collector waits
+        self.state.file_blobs()  # fetched on the first build else: not while the collector waits
         with collection_paused():
-            request = self._steps.build_request(state)
-            budget = self._prompt_budget
-            tokens = before = request_tokens(request, self._token_sums) if budget is not None else None
-            settings = self._settings_bytes(request)  # the same in every build of the round
-            measured: dict[int, tuple[ModelRequest, int]] = {}  # each build kept, so no id is reused
-
-            def prompt_bytes(request: ModelRequest) -> int:
-                """``_sent_bytes(request)``, once per build of the round (it is asked up to three times)."""
-                if (hit := measured.get(id(request))) is None:
-                    hit = measured[id(request)] = (request, self._sent_bytes(request))
-                return hit[1]
-
-            def over(request: ModelRequest, tokens: int | None = None) -> bool:
-                if budget is not None and (request_tokens(request, self._token_sums) if tokens is None else tokens) > budget:
-                    return True
-                return prompt_bytes(request) + settings > REQUEST_BYTES
-
-            trimmed, knowledge_before = state.trimmed, state.knowledge_left_out()
-            if over(request, before) and (room := state.trim_room(trimmed)):
-                # the fewest steps that fit, found in a few builds: one build a step would cost
-                # time quadratic in the memory's turns or the query's images, and stall the process
-                fewest, fits = room, None
-                state.trim_to(trimmed, room)
-                candidate = self._steps.build_request(state)
-                # everything trimmed: the room left tells which of the query's files can never fit, which
-                # become mentions first (``RunState.plan_files``); the same build whatever the order
-                state.plan_files(
-                    trimmed[2],
-                    budget - request_tokens(candidate, self._token_sums) if budget is not None else None,
-                    REQUEST_BYTES - settings - prompt_bytes(candidate),
-                )
-                if not over(candidate):
-                    fits, low = candidate, 0
-                    while fewest - low > 1:
-                        middle = (low + fewest) // 2
-                        state.trim_to(trimmed, middle)
-                        if over(candidate := self._steps.build_request(state)):
-                            low = middle
-                        else:
-                            fewest, fits = middle, candidate
-                state.trim_to(trimmed, fewest)
-                request = fits or self._steps.build_request(state)
-                tokens = request_tokens(request, self._token_sums) if budget is not None else None
-            if state.params.context and over(request, tokens):
-                request = self._knowledge_fitted(request, budget, settings)
-                tokens = request_tokens(request, self._token_sums) if budget is not None else None
-            limit = self._reply_limit(tokens) if tokens is not None else None
-            size = prompt_bytes(request) + settings + (encoded_size(limit) if limit else 0)  # the limit leaves the prompt as it is
-            if limit:
-                request = replace(request, completion_params={**request.completion_params, **limit})
-            if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
-                error = RestTooLargeError if self._continuing else AgentRunError
-                raise error(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
-        yield from self._trimming_logs(round_node, (trimmed, knowledge_before), (before, tokens))
+            request, marks, counts = self._fit_request()
+        yield from self._trimming_logs(round_node, marks, counts)
         return request
+
+    def _fit_request(self) -> tuple[ModelRequest, tuple, tuple[int | None, int | None]]:
+        """``_fitted_request``'s building and measuring: the request, what was trimmed and left out of
+        the knowledge before it (``RunState.trimmed``, ``knowledge_left_out()``), and its tokens before
+        and after trimming (None without a token budget). Raises ``AgentRunError`` (or
+        ``RestTooLargeError`` while continuing a cut answer) when even the trimmed request is over
+        the daemon's line limit."""
+        state = self.state
+        request = self._steps.build_request(state)
+        budget = self._prompt_budget
+        tokens = before = request_tokens(request, self._token_sums) if budget is not None else None
+        settings = self._settings_bytes(request)  # the same in every build of the round
+        measured: dict[int, tuple[ModelRequest, int]] = {}  # each build kept, so no id is reused
+
+        def prompt_bytes(request: ModelRequest) -> int:
+            """``_sent_bytes(request)``, once per build of the round (it is asked up to three times)."""
+            if (hit := measured.get(id(request))) is None:
+                hit = measured[id(request)] = (request, self._sent_bytes(request))
+            return hit[1]
+
+        def over(request: ModelRequest, tokens: int | None = None) -> bool:
+            if budget is not None and (request_tokens(request, self._token_sums) if tokens is None else tokens) > budget:
+                return True
+            return prompt_bytes(request) + settings > REQUEST_BYTES
+
+        trimmed, knowledge_before = state.trimmed, state.knowledge_left_out()
+        if over(request, before) and (room := state.trim_room(trimmed)):
+            # the fewest steps that fit, found in a few builds: one build a step would cost
+            # time quadratic in the memory's turns or the query's images, and stall the process
+            fewest, fits = room, None
+            state.trim_to(trimmed, room)
+            candidate = self._steps.build_request(state)
+            # everything trimmed: the room left tells which of the query's files can never fit, which
+            # become mentions first (``RunState.plan_files``); the same build whatever the order
+            state.plan_files(
+                trimmed[2],
+                budget - request_tokens(candidate, self._token_sums) if budget is not None else None,
+                REQUEST_BYTES - settings - prompt_bytes(candidate),
+            )
+            if not over(candidate):
+                fits, low = candidate, 0
+                while fewest - low > 1:
+                    middle = (low + fewest) // 2
+                    state.trim_to(trimmed, middle)
+                    if over(candidate := self._steps.build_request(state)):
+                        low = middle
+                    else:
+                        fewest, fits = middle, candidate
+            state.trim_to(trimmed, fewest)
+            request = fits or self._steps.build_request(state)
+            tokens = request_tokens(request, self._token_sums) if budget is not None else None
+        if state.params.context and over(request, tokens):
+            request = self._knowledge_fitted(request, budget, settings)
+            tokens = request_tokens(request, self._token_sums) if budget is not None else None
+        limit = self._reply_limit(tokens) if tokens is not None else None
+        size = prompt_bytes(request) + settings + (encoded_size(limit) if limit else 0)  # the limit leaves the prompt as it is
+        if limit:
+            request = replace(request, completion_params={**request.completion_params, **limit})
+        if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
+            error = RestTooLargeError if self._continuing else AgentRunError
+            raise error(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
+        return request, (trimmed, knowledge_before), (before, tokens)
 
     def _trimming_logs(
         self, round_node: LogNode, was: tuple[tuple[int, int, int], int], estimates: tuple[int | None, int | None]
