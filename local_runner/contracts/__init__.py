@@ -10,6 +10,7 @@ from local_runner.contracts.base import ContractBackend, ProviderRejection, Task
 from local_runner.contracts.bedrock import BedrockContract
 from local_runner.contracts.bedrock_mantle import BedrockMantleContract
 from local_runner.contracts.deepseek import DeepSeekContract
+from local_runner.contracts.fireworks import FireworksContract
 from local_runner.contracts.gemini import GeminiContract
 from local_runner.contracts.hunyuan import HunyuanContract
 from local_runner.contracts.minimax import MiniMaxContract
@@ -56,6 +57,7 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         OpenAIResponsesPhaseContract,
         AzureOpenAIResponsesContract,
         BedrockMantleContract,
+        FireworksContract,
     )
 }
 

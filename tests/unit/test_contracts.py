@@ -16,9 +16,10 @@ the Tongyi plugin needs."""
 NEEDS_REPLAY = {"deepseek", "moonshot", "minimax", "openai_responses"}
 """Contracts whose provider refuses a tool round whose reasoning or opaque data was lost. Gemini is
 not one: its plugin keeps no `opaque_body` and stamps a placeholder thought signature on replay."""
-ORPHAN_RESULTS_ACCEPTED = {"ollama", "xinference"}
+ORPHAN_RESULTS_ACCEPTED = {"fireworks", "ollama", "xinference"}
 """Ollama's chat endpoint and Xinference render a tool message through the model's template without
-checking that a call precedes it, so they accept a result whose call is missing."""
+checking that a call precedes it, so they accept a result whose call is missing; the Fireworks
+plugin sends results as legacy ``function`` messages, which carry no id to pair."""
 
 
 def first_round(backend, stream: bool):
