@@ -63,14 +63,16 @@ def _joined(first: UserPromptMessage, then: UserPromptMessage) -> UserPromptMess
     return UserPromptMessage(content=[*(first.content or []), TextPromptMessageContent(data=text)], name=first.name)
 
 
-ONE_CALL_PER_MESSAGE: Final = frozenset({"gemini", "xinference"})
+ONE_CALL_PER_MESSAGE: Final = frozenset({"fireworks", "gemini", "xinference"})
 """Model plugins that send back only the first tool call of an assistant message
-(``message.tool_calls[0]`` in ``models/gemini/models/llm/llm.py`` and
-``models/xinference/models/llm/llm.py`` of ``langgenius/dify-official-plugins``) but every
-tool message: Gemini then refuses the request ("the number of function response parts should
-be equal to the number of function call parts", dify#16760). The newest Gemini plugin sends
-every call, and takes one call a message too; the strategy cannot tell which version is
-installed, so Gemini stays here."""
+(``message.tool_calls[0]`` in ``models/gemini/models/llm/llm.py``,
+``models/xinference/models/llm/llm.py`` and ``models/fireworks/models/llm/llm.py`` of
+``langgenius/dify-official-plugins``; Fireworks' at 8bdae72, OpenAI's legacy ``function_call``
+form) but every tool message: Gemini then refuses the request ("the number of function response
+parts should be equal to the number of function call parts", dify#16760), and the others show
+the model results of calls it never sees. The newest Gemini plugin sends every call, and takes
+one call a message too; the strategy cannot tell which version is installed, so Gemini stays
+here."""
 
 
 def replays_one_call(provider: str) -> bool:
