@@ -1,8 +1,11 @@
 """Claude through Dify's official Anthropic model plugin, extended thinking on (``claude-opus-4-6``).
 
 Model plugin: ``langgenius/dify-official-plugins`` ``models/anthropic/models/llm/llm.py``
-(``AnthropicLargeLanguageModel``, plugin 0.3.33; its replay tests are
-``models/anthropic/tests/test_thinking_replay.py`` and ``test_thinking_cache.py``). Provider:
+(``AnthropicLargeLanguageModel``, commit a0fee42624f2708772d2d7b4bc96e9c70bef44fe, the version
+of ``tests/test_thinking_cache.py`` that names ``claude-fable-5-1``; the replay is 0.3.33's
+(1c274cbc7d74671e3f80a9adaabe81eae7729475), which ``Anthropic0333Contract`` below keeps for its
+stream; its replay tests are ``models/anthropic/tests/test_thinking_replay.py`` and
+``test_thinking_cache.py``). Provider:
 the Messages API, https://docs.claude.com/en/docs/build-with-claude/extended-thinking and
 https://docs.claude.com/en/docs/agents-and-tools/tool-use/implement-tool-use.
 
@@ -18,9 +21,9 @@ https://docs.claude.com/en/docs/agents-and-tools/tool-use/implement-tool-use.
   ``{"type": "enabled", "budget_tokens": thinking_budget}`` (adaptive thinking on Opus 4.7+).
 * streamed: ``<think>\\n`` opens the thinking block, its deltas follow as content, and
   ``\\n</think>\\n\\n`` is sent when the next block starts; text deltas follow; tool-call
-  arguments are gathered silently. When the thinking block is followed straight by a
-  ``tool_use`` block, 0.3.33 sends the closing tag a second time at the end (the block type is
-  left as "thinking"). A last chunk carries ``content=""``, every tool call complete,
+  arguments are gathered silently (a0fee42 marks the block as ``tool_use``, so the closing tag
+  comes once; 0.3.33 left the block type "thinking" and sent it a second time at the end when the
+  thinking block was followed straight by a ``tool_use`` block). A last chunk carries ``content=""``, every tool call complete,
   ``opaque_body = {"anthropic_content": [blocks]}``, the raw ``stop_reason`` (``tool_use`` /
   ``end_turn``) as ``finish_reason`` and usage. Delta indexes are the block indexes. When the
   request's ``max_tokens`` falls inside the ``tool_use`` inputs (estimated at four characters a
@@ -124,8 +127,9 @@ class AnthropicContract(ContractBackend):
     model = "claude-opus-4-6"
     features = ("agent-thought", "vision", "tool-call", "stream-tool-call", "document")
     completion_params: ClassVar[dict[str, Any]] = {"thinking": True, "thinking_budget": 1024, "max_tokens": 4096}
-    closes_think_twice = True
-    """0.3.33 sends ``\\n</think>\\n\\n`` twice when thinking is followed straight by ``tool_use``."""
+    closes_think_twice = False
+    """Whether ``\\n</think>\\n\\n`` comes twice when thinking is followed straight by ``tool_use``
+    (0.3.33, ``Anthropic0333Contract``; a0fee42 sends it once)."""
     redacted_thinking = False
     """Each reply also carries a ``redacted_thinking`` block after its thinking (module docstring)."""
 
@@ -418,6 +422,16 @@ def _combined(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             out.append({"role": message["role"], "content": list(blocks)})
     return out
+
+
+class Anthropic0333Contract(AnthropicContract):
+    """Claude Opus 4.6 behind plugin 0.3.33 (commit 1c274cbc7d74671e3f80a9adaabe81eae7729475): as
+    ``AnthropicContract``, but a thinking block followed straight by ``tool_use`` leaves the block
+    type "thinking", so ``\\n</think>\\n\\n`` is streamed a second time at the end. Users who
+    have not updated the plugin still get this stream."""
+
+    name = "anthropic_0_3_33"
+    closes_think_twice = True
 
 
 class AnthropicRedactedContract(AnthropicContract):

@@ -64,6 +64,8 @@ class AnthropicInterleavedContract(AnthropicContract):
     block after the first text block, before the rest of the text or the tool calls."""
 
     name = "anthropic_interleaved"
+    closes_think_twice = True
+    """Streams as 0.3.33 (1c274cb) does: the closing tag once more at the end after ``tool_use``."""
     chunk_chars = 6
     """Characters a streamed text chunk holds; 1 also splits the plugin's tags and thinking."""
 

@@ -1,5 +1,12 @@
-"""Wave 38, through the real plugin process: the Fireworks AI model plugin, new to the contracts
-(docs/providers.md, "Wave 38 re-read"). It speaks OpenAI's legacy function-calling form: a
+"""Wave 38, through the real plugin process (docs/providers.md, "Wave 38 re-read").
+
+Anthropic, a0fee42 (newer than 0.3.33, 1c274cb): a thinking block followed straight by
+``tool_use`` is closed once in the stream (0.3.33 closed it a second time at the end). Both
+versions, both strategies, streamed and blocking: two rounds of tool calls, an answer, then a run
+with that answer as memory; each round goes back with its content as streamed (one closing tag or
+two), its ``opaque_body`` and ids, and the blocks reach Claude as issued.
+
+Fireworks AI, new to the contracts. Its plugin speaks OpenAI's legacy function-calling form: a
 round's first call goes back as ``function_call`` (no id: the plugin makes the function's name the
 id), a tool result as a ``function`` message named after the tool, and only the first call of an
 assistant message reaches the model.
@@ -18,11 +25,45 @@ import json
 import pytest
 
 from local_runner.backends import content_text
+from local_runner.contracts.anthropic import Anthropic0333Contract, AnthropicContract
 from local_runner.contracts.base import REASONING_MARK, Reply, TaskBrain
 from tests.e2e.helpers import STRATEGIES, assert_clean_end
-from tests.e2e.test_provider_round_trip import EXPRESSIONS, QUERY, _as_emitted, _check_answered, _run
+from tests.e2e.test_contract_thinking_wave33 import (
+    _check_anthropic_rounds,
+    _check_clean,
+    _check_memory,
+    _memory,
+    _opaque,
+)
+from tests.e2e.test_provider_contracts_wave35 import _rounds_in
+from tests.e2e.test_provider_round_trip import EXPRESSIONS, QUERY, TwoRoundBrain, _as_emitted, _check_answered, _run
 
 RESULTS = ["3367", "3368"]
+
+
+@pytest.mark.parametrize("shape", ["stream", "blocking"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("contract", [AnthropicContract, Anthropic0333Contract], ids=["a0fee42", "1c274cb"])
+def test_claude_rounds_go_back_as_streamed_in_both_versions(plugin, contract, strategy, shape):
+    backend, toolbox, first = _run(plugin, contract, strategy, shape, brain=TwoRoundBrain())
+    _check_clean(backend, first)
+    assert [call.request["tool_parameters"].get("expression") for call in toolbox.calls] == EXPRESSIONS
+    if strategy == "function_calling":
+        _check_anthropic_rounds(backend)  # the blocks reach Claude as issued
+        for round_index, chunks in enumerate(backend.emitted[:2]):
+            content, ids = _as_emitted(chunks)
+            if shape == "stream":
+                closes = 2 if contract is Anthropic0333Contract else 1
+                assert REASONING_MARK in content and content.count("</think>") == closes, content
+            for request in backend.requests[round_index + 1 :]:
+                turn = _rounds_in(request)[round_index]
+                assert content_text(turn["content"]) == content  # as streamed, each closing tag kept
+                assert turn.get("opaque_body") == _opaque(chunks)
+                assert [call["id"] for call in turn["tool_calls"]] == ids
+
+    backend, toolbox, second = _run(plugin, contract, strategy, shape, brain=TwoRoundBrain(), history=_memory(first))
+    _check_clean(backend, second)
+    _check_memory(backend, first)
 
 
 def _check_fireworks_rounds(backend):

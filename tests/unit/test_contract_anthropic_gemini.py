@@ -15,7 +15,7 @@ from dify_plugin.entities.model.message import (
 )
 
 from local_runner.contracts import CONTRACTS, ProviderRejection
-from local_runner.contracts.anthropic import AnthropicContract, signature_for
+from local_runner.contracts.anthropic import Anthropic0333Contract, AnthropicContract, signature_for
 from local_runner.contracts.gemini import DUMMY_SIGNATURES, GeminiContract, GeminiFirstCallContract
 from local_runner.contracts.gemini import signature_for as gemini_signature
 from tests.unit.helpers import CALCULATOR
@@ -195,9 +195,9 @@ def test_anthropic_stream_shapes_for_a_tool_round_and_an_answer():
     reasoning = opaque["anthropic_content"][0]["thinking"]
     assert "brain-reasoning" in reasoning
     assert texts[0] == "<think>\n" and "".join(texts[1:3]) == reasoning
-    assert texts[3:] == ["\n</think>\n\n", "\n</think>\n\n", ""]  # 0.3.33 closes twice before tool_use
-    assert [d["index"] for d in deltas] == [0, 0, 0, 0, 1, 1]
-    assert [d["finish_reason"] for d in deltas] == [None] * 5 + ["tool_use"]
+    assert texts[3:] == ["\n</think>\n\n", ""]  # a0fee42 closes once before tool_use
+    assert [d["index"] for d in deltas] == [0, 0, 0, 0, 1]
+    assert [d["finish_reason"] for d in deltas] == [None] * 4 + ["tool_use"]
     assert all(d["message"]["tool_calls"] == [] and d["usage"] is None for d in deltas[:-1])
     last = deltas[-1]
     assert last["usage"]["total_tokens"] > 0
@@ -210,6 +210,15 @@ def test_anthropic_stream_shapes_for_a_tool_round_and_an_answer():
     assert text.startswith("<think>\n") and text.count("</think>") == 1 and text.endswith("The result is 3367")
     assert answer[-1]["delta"]["finish_reason"] == "end_turn" and answer[-1]["delta"]["index"] == 2
     assert [b["type"] for b in answer_opaque["anthropic_content"]] == ["thinking", "text"]
+
+
+def test_anthropic_0_3_33_closes_the_thinking_block_twice_before_tool_use():
+    """1c274cb leaves the block type "thinking" when a ``tool_use`` follows, and closes it again
+    at the end; a0fee42 (``AnthropicContract``) closes it once. Both keep the same blocks."""
+    _, chunks, _, opaque, _ = first_round(Anthropic0333Contract(shape="stream"))
+    texts = [c["delta"]["message"]["content"] for c in chunks]
+    assert texts[3:] == ["\n</think>\n\n", "\n</think>\n\n", ""]
+    assert [b["type"] for b in opaque["anthropic_content"]] == ["thinking", "tool_use"]
 
 
 def test_anthropic_blocking_reply_is_one_chunk_with_reasoning_only_in_opaque_body():
