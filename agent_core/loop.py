@@ -52,6 +52,7 @@ from agent_core.model_call import (
     invoke_model,
     message_dump,
     refuses_stop,
+    refuses_tools,
     sent_stop,
     settings_bytes,
 )
@@ -133,6 +134,9 @@ class StrategySteps(Protocol):
         """Consume the model's chunks, yielding text for the user as soon as it is
         certain to be answer text, and return the turn."""
         ...
+
+    # Optional: ``fallback``, the steps the run goes on with when the model plugin refuses the
+    # native tools (``AgentLoop._without_native_tools``); Function Calling's are ReAct's.
 
 
 def _call_key(call: ToolCall) -> str:
@@ -504,6 +508,15 @@ def run_start(session_id: str | None) -> float:
     return now if arrived is None else min(arrived, now)
 
 
+class ToolsRefusedError(Exception):
+    """The model plugin refused a request for its native tools (``model_call.refuses_tools``);
+    ``message`` is its error, shortened."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 class AgentLoop:
     """Runs one agent invocation: ``yield from AgentLoop(strategy, steps, params).run()``.
 
@@ -798,6 +811,12 @@ class AgentLoop:
             self._usage = add_usage(self._usage, usage)
             yield self._finish(thought_node, {"output": ""}, error=str(error), usage=usage)
             raise
+        except ToolsRefusedError as refusal:
+            usage = timed(call_usage(reported), time.monotonic() - started)
+            self._usage = add_usage(self._usage, usage)
+            yield self._finish(thought_node, {"output": ""}, error=refusal.message, usage=usage)
+            yield from self._without_native_tools(round_node, refusal.message)
+            return (yield from self._model_turn(round_node))
         except Exception as error:
             # usage the model reported before failing was billed: it counts like any other
             usage = timed(call_usage(reported), time.monotonic() - started)
@@ -824,24 +843,41 @@ class AgentLoop:
         yield self._finish(thought_node, data, usage=turn.usage)
         return turn
 
+    def _without_native_tools(self, round_node: LogNode, refusal: str) -> Generator[AgentInvokeMessage, None, None]:
+        """The rest of the run with the steps' ``fallback`` (ReAct's steps, tools written in the
+        prompt), after the model plugin refused the native tools (``refusal``, its message): a
+        ``USING ReAct`` node under ``round_node`` says so."""
+        self._steps = self._steps.fallback
+        step_format = getattr(self._steps, "step_format", "text")
+        note = LogNode("USING ReAct", parent=round_node)
+        yield note.start()
+        yield note.finish({"output": prompts.REACT_TOOLS_REFUSED_NOTE.format(
+            model=self.state.params.model.model, error=refusal, step_format=step_format,
+            how=prompts.REACT_STEP_FORMATS.get(step_format, step_format))})
+
     def _invoke(self, sent: ModelRequest, silence: float, reported: list[LLMUsage],
                 problems: list[str]) -> Iterator[ModelChunk]:
         """The model's chunks for ``sent``. When the model plugin refuses the request because of
         its ``stop`` list (``refuses_stop``: a route that takes no stop sequences) before any
         chunk, the request is sent again once without it, and no later request of the run sends
-        it (ReAct's parser cuts an invented ``Observation:`` itself)."""
+        it (ReAct's parser cuts an invented ``Observation:`` itself). When it refuses the native
+        tools (``refuses_tools``) before any chunk and the steps have a ``fallback`` without them,
+        raises ``ToolsRefusedError`` (``_model_turn`` takes the fallback)."""
         model = self.state.params.model
         chunks = invoke_model(self._strategy.session, model, sent, silence_timeout=silence, deadline=self._deadline(),
                               dumps=self._dumps, reported=reported, problems=problems,
                               cut_errors=self._cut_errors)
-        if not sent_stop(model, sent):
+        refusable = bool(sent.tools) and hasattr(type(self._steps), "fallback")  # built only when refused
+        if not refusable and not sent_stop(model, sent):
             return chunks
         try:
             first = next(chunks)
         except StopIteration:
             return iter(())
         except Exception as error:
-            if not refuses_stop(error_text(error)):
+            if refusable and refuses_tools(error_text(error)) and self._steps.fallback is not None:
+                raise ToolsRefusedError(shortened(error_text(error))) from error
+            if not sent_stop(model, sent) or not refuses_stop(error_text(error)):
                 raise
             self._stop_refused = shortened(error_text(error))
             again = replace(sent, send_stop=False)

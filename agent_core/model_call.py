@@ -420,6 +420,27 @@ def refuses_stop(message: str) -> bool:
     return bool(_STOP_REFUSED.search(message))
 
 
+_TOOLS_REFUSED = re.compile(
+    r"""does not support tools|tool choice requires --enable-auto-tool-choice"""
+    r"""|tools param requires --jinja|function calling is not enabled for models?/"""
+    r"""|no endpoints found that support tool use""",
+    re.I,
+)
+
+
+def refuses_tools(message: str) -> bool:
+    """Whether a model call failed because the model's server takes no native tools: Ollama's 400
+    for a model whose template has none ("registry.ollama.ai/library/qwen:7b does not support
+    tools": langgenius/dify#13538, langgenius/dify#12655), vLLM's 400 when it was started without
+    its tool parser ('"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser
+    to be set'), llama.cpp's server without ``--jinja`` ("tools param requires --jinja flag"),
+    Gemini's for models without function calling ("Function calling is not enabled for
+    models/gemma-3-27b-it") and OpenRouter's "No endpoints found that support tool use". Only
+    these explicit texts count: a bare 400 is as often a malformed request or a long context.
+    ``message`` is the error's text as the daemon reported it."""
+    return bool(_TOOLS_REFUSED.search(message))
+
+
 class _ModelStream(BackwardsInvocation[dict]):
     """The SDK's backwards call for a model (what ``session.model.llm`` makes), each item read as
     the SDK's reader reads it (``BackwardsInvocation._line_converter_wrapper``, dify_plugin

@@ -68,6 +68,10 @@ REACT_FALLBACK_NOTE = (
     "The model {model} declares no native tool calling, so this run calls tools with ReAct steps "
     "({step_format}: {how})."
 )
+REACT_TOOLS_REFUSED_NOTE = (
+    "The model {model} refused native tool calling ({error}), so this run calls tools with ReAct "
+    "steps ({step_format}: {how})."
+)
 REACT_STEP_FORMATS = {
     "text": "Thought / Action / Observation written as text",
     "json_schema": "one JSON object per step, decoded against the tools' schemas",

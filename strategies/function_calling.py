@@ -7,6 +7,7 @@ but no tools). It streams when the model declares ``stream-tool-call``.
 """
 
 from collections.abc import Generator, Iterator
+from functools import cached_property
 
 from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.interfaces.agent import AgentStrategy
@@ -25,9 +26,21 @@ from strategies.react import ReActSteps
 
 
 class FunctionCallingSteps:
-    """The two steps of Function Calling (see ``agent_core.loop.StrategySteps``)."""
+    """The two steps of Function Calling (see ``agent_core.loop.StrategySteps``). ``parameters``:
+    the node's raw parameters, from which ``fallback`` is built when first asked for."""
 
     provider_tool_names = True
+
+    def __init__(self, parameters: dict | None = None) -> None:
+        self._parameters = parameters
+
+    @cached_property
+    def fallback(self) -> ReActSteps | None:
+        """The steps the run goes on with when the model plugin refuses the native tools: ReAct's,
+        in the step format ``_as_react`` would choose (None without the node's parameters)."""
+        if self._parameters is None:
+            return None
+        return ReActSteps(chosen_step_format(read_params(ReActParams, self._parameters)))
 
     def build_request(self, run: RunState) -> ModelRequest:
         """System (instruction, knowledge, limit note), memory, query, this run's rounds."""
@@ -69,7 +82,9 @@ class FunctionCallingAgentStrategy(LenientFileParameters, AgentStrategy):
 
     A model whose schema declares no tool calling runs with the ReAct steps
     instead, noted in the log, rather than failing on the provider's refusal: constrained JSON
-    steps when it declares structured output, text steps otherwise.
+    steps when it declares structured output, text steps otherwise. A model that declares tool
+    calling but whose server refuses the tools (``model_call.refuses_tools``: Ollama's "does not
+    support tools", vLLM without its tool parser) goes on with the same steps from that round.
     """
 
     def _invoke(self, parameters: dict) -> Iterator[AgentInvokeMessage]:
@@ -78,7 +93,7 @@ class FunctionCallingAgentStrategy(LenientFileParameters, AgentStrategy):
         params = read_params(StrategyParams, parameters)
         if lacks_tool_calling(params):
             return self._as_react(params, parameters)
-        return AgentLoop(self, FunctionCallingSteps(), params).run()
+        return AgentLoop(self, FunctionCallingSteps(parameters), params).run()
 
     def _as_react(self, params: StrategyParams, parameters: dict) -> Generator[AgentInvokeMessage, None, None]:
         """The run with ReAct's steps for a model that declares no tool calling, after a log note
