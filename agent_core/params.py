@@ -273,6 +273,23 @@ def _clamp(value: Any, bounds: tuple[float, float], default: float) -> float:
     return min(max(number, bounds[0]), bounds[1])
 
 
+def _readable_mode(mode: Any, entity: Any) -> Any:
+    """The model-selector's ``mode`` as sent when it is a non-empty string; else (missing, null,
+    empty) the ``mode`` of its schema's ``model_properties`` (``entity``: an ``AIModelEntity``,
+    its dump, or None) when that is ``chat`` or ``completion``, else ``chat``. A model served
+    through LM Studio's community plugin reached agents with no mode ("Invalid LLM mode: None",
+    langgenius/dify-docs-archived#652)."""
+    if isinstance(mode, str) and mode:
+        return mode
+    properties = getattr(entity, "model_properties", None)
+    if properties is None and isinstance(entity, dict):
+        properties = entity.get("model_properties")
+    for key, value in (properties or {}).items() if isinstance(properties, dict) else ():
+        if str(getattr(key, "value", key)) == "mode" and str(getattr(value, "value", value)) in ("chat", "completion"):
+            return str(getattr(value, "value", value))
+    return "chat"
+
+
 class StrategyParams(BaseModel):
     """Parameters shared by every strategy.
 
@@ -362,6 +379,7 @@ class StrategyParams(BaseModel):
             except Exception as error:  # the SDK's validators raise KeyError, TypeError... too
                 model["entity"] = None
                 notes.append(prompts.MODEL_SCHEMA_UNREADABLE.format(error=type(error).__name__))
+        model["mode"] = _readable_mode(model.get("mode"), model.get("entity"))
         return {**data, "model": model, "setting_notes": notes, "answer_schema": answer_schema}
 
     @model_validator(mode="before")

@@ -216,3 +216,22 @@ def test_thousands_of_tools_are_read_giving_way_between_two(monkeypatch):
     monkeypatch.setattr(params_module, "give_way", lambda: ways.append(1))
     params = read_params(StrategyParams, {"model": MODEL, "tools": [_tool(f"t{n}") for n in range(300)]})
     assert len(params.tools) == 300 and len(ways) >= 300
+
+
+@pytest.mark.parametrize("params_type", [StrategyParams, ReActParams])
+@pytest.mark.parametrize(("sent", "entity_mode", "expected"), [
+    ("completion", None, "completion"),  # as sent
+    (None, None, "chat"),  # LM Studio's plugin: no mode (langgenius/dify-docs-archived#652)
+    ("", None, "chat"),
+    ("absent", None, "chat"),
+    (None, "completion", "completion"),  # the schema's own mode
+    (None, "embedding", "chat"),  # not an LLM mode: chat
+])
+def test_a_model_selector_without_a_mode_is_read_with_the_schemas_or_chat(params_type, sent, entity_mode, expected):
+    model = {k: v for k, v in MODEL.items() if k != "mode"}
+    if sent != "absent":
+        model["mode"] = sent
+    if entity_mode is not None:
+        model["entity"] = {"model": "m", "label": {"en_US": "m"}, "model_type": "llm", "fetch_from": "customizable-model",
+                           "model_properties": {"mode": entity_mode, "context_size": 4096}, "parameter_rules": []}
+    assert read_params(params_type, {"model": model}).model.mode == expected
