@@ -189,6 +189,9 @@ ANSWERED = {  # node parameters that still give an answer (the run reads what it
     "file size as text": {"files": [{**FILE, "url": "https://e.com/a.png", "size": "big", "mime_type": 5}]},
     "files of junk": {"files": [None, 5, {"a": 1}, ["x"], "not a url", "ftp://x/y"]},
     "step_format unknown": {"step_format": "yaml"},
+    # read as a chat model's (params._readable_mode): LM Studio's plugin sends no mode
+    # (langgenius/dify-docs-archived#652); refused with "model.mode" before wave 38
+    "model without mode": {"model": {k: v for k, v in selector().items() if k != "mode"}},
 }
 
 REFUSED = {  # node parameters that end the run with an error naming the setting
@@ -196,7 +199,6 @@ REFUSED = {  # node parameters that end the run with an error naming the setting
     "completion_params a list": ({"model": selector(completion_params=[1, 2])}, "model.completion_params"),
     "model null": ({"model": None}, "model"),
     "model without provider": ({"model": {k: v for k, v in selector().items() if k != "provider"}}, "model.provider"),
-    "model without mode": ({"model": {k: v for k, v in selector().items() if k != "mode"}}, "model.mode"),
     "allowed_tools a number": ({"allowed_tools": 5}, "allowed_tools"),
     "model_timeout a list": ({"model_timeout": [1]}, "model_timeout"),
 }
