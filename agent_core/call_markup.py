@@ -76,7 +76,8 @@ gpt-oss (Harmony)      ``<|channel|>analysis<|message|>...<|end|>`` (reasoning, 
 Glimmer                `` to=NAME<|message|>...<|eom|>``, later messages after ``<|start|>assistant``,
                        ``<|eot|>`` ending the turn: ``self`` reasoning, ``user`` text, a tool's
                        ``<atem:function_calls><atem:invoke name=...>`` block a call (Ollama's
-                       ``glimmer`` parser and its tests; ``_rewrite_glimmer``)
+                       ``glimmer`` parser and its tests; ``_rewrite_glimmer``); the block with no
+                       header, alone or after prose, a call too (sgl-project/sglang PR #34577)
 Nemotron, LongCat,     ``<TOOLCALL>[{...}]</TOOLCALL>``, ``<longcat_tool_call>{...}
 Seed-OSS, Command R7B  </longcat_tool_call>``, ``<seed:tool_call><function=N>...</seed:tool_call>``,
                        ``<|START_ACTION|>[{"tool_name": N, "parameters": {...}}]<|END_ACTION|>``
@@ -1673,6 +1674,7 @@ _RULES: Final = (
     _Rule(("<|tool_call_start|>",), re.compile(r"<\|tool_call_end\|>"), _read_pythonic),
     _Rule(("<minimax:tool_call>",), re.compile(r"</minimax:tool_call>"), _read_minimax),
     _Rule(("<function_calls>",), re.compile(r"</function_calls>"), _read_function_calls),
+    _Rule((_ATEM_OPEN,), re.compile(re.escape(_ATEM_CLOSE)), _read_atem),
     _Rule(_GCML_OPENERS, _GCML_END, _read_gcml),
     _Rule((_SOLAR_OPEN,), re.compile(re.escape(_SOLAR_END)), _read_solar),
     _BARE_INVOKE_RULE,
@@ -1711,13 +1713,13 @@ MARKUP_OPENERS: Final = (
     *(opener for rule in _RULES if not rule.named for opener in rule.openers),
     "<|channel|>",
     _GLIMMER_MESSAGE,
-    _ATEM_OPEN,
     *_INKLING_CALL_TOKENS,
     _MINIMAX_M3_TOKEN,
 )
 """The markers that open native call markup: text holding one is a call, read or not (MiniMax-M3's
 token only where ``CallMarkup`` leaves it, before an argument element no invoke holds; Glimmer's
-``<|message|>`` and ATEM block only where a message of its stays unread: ``_rewrite_glimmer``;
+``<|message|>`` only where a message of its stays unread: ``_rewrite_glimmer``; its ATEM block
+is a rule's, read with or without a channel header;
 Inkling's call message tokens, whose calls ``text_calls._name_line`` reads; a
 ``named`` rule's marker left unread is text: it named no tool of the node, or stood where no
 call does)."""

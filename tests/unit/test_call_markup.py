@@ -245,6 +245,13 @@ SHAPES = [
         "I'll get the weather for Paris.",
     ),
     (
+        "glimmer-atem-block-without-header",  # sgl-project/sglang PR #34577: no to=NAME<|message|> before it
+        "I'll check the current weather.\n<atem:function_calls>\n<atem:invoke name=\"get_weather\">\n"
+        '<atem:parameter name="city">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls>',
+        PARIS,
+        "I'll check the current weather.",
+    ),
+    (
         "olmo3-calls-per-line",  # vLLM's olmo3 tool parser: calls as code, one a line, in <function_calls>
         '<function_calls>\nget_weather(city="Paris")\nget_time(tz=null)\n</function_calls>',
         [*PARIS, ("get_time", {"tz": None})],
