@@ -1835,7 +1835,7 @@ CALL_WRAPPERS: Final = ("tool", "tools", "response", "json", "xml")
 is also Granite 3.3's and ERNIE-X1's answer frame (``think.RESPONSE_WRAPPERS``): only a wrapper whose
 whole content is a call object naming a tool is a call."""
 _WRAPPED_OPEN = re.compile(
-    r"(?m)^[ \t]*(```xml[ \t]*\r?\n\s*)?<(" + "|".join(CALL_WRAPPERS) + r")>\s*(?=\{)", re.I
+    r"(?m)^[ \t]*(```xml[ \t]*\r?\n\s*)?<(" + "|".join(CALL_WRAPPERS) + r")>\s*(?=[{\[])", re.I
 )
 
 
@@ -1901,6 +1901,8 @@ def call_head(line: str, names: Collection[str]) -> bool | None:
             return None if FUNCTOOLS.startswith(line) else False
         at = len(FUNCTOOLS)
     rest = line[at:].lstrip()
+    if at and line[:1] == "<" and rest[:1] == "[":
+        rest = rest[1:].lstrip()  # an array of calls in the tag (Qwen2.5-Coder's ``<tools>``)
     if not rest:
         return None if len(line) < _HEAD_MAX else False
     head = _HEAD.match(rest)

@@ -373,3 +373,13 @@ def test_schema_properties_of_a_dict_or_another_mapping_alike():
     assert dict(schema_properties(proxied)) == props
     odd = plain.model_copy(update={"parameters": {"properties": ["q"]}})
     assert schema_properties(odd) == {} and schema_properties(None) == {}
+
+
+def test_an_array_of_calls_in_a_tools_tag_is_read_as_its_calls():
+    """vllm-project/vllm PR #33083: Qwen2.5-Coder's parallel calls as a JSON array in ``<tools>``
+    (after a sentence too); an array that holds no call stays the answer's text."""
+    text = 'Checking.\n<tools>\n[{"name": "search", "arguments": {"q": "a"}}, {"name": "search", "arguments": {"q": "b"}}]\n</tools>'
+    calls, rest = extract_calls_from_text(text, [SEARCH])
+    assert [(call.name, call.arguments) for call in calls] == [("search", {"q": "a"}), ("search", {"q": "b"})]
+    assert rest.strip() == "Checking."
+    assert extract_calls_from_text("<tools>\n[1, 2]\n</tools>", [SEARCH])[0] == ()
