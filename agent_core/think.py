@@ -82,7 +82,9 @@ upper case: ``[Think]`` may be a markdown link's text; Command R7B and Command A
 ``<|START_THINKING|>...<|END_THINKING|>`` (transformers' chat-schema parser tests,
 ``test_cohere_template``)."""
 
-RESPONSE_WRAPPERS = {"<response>": "</response>", "<answer>": "</answer>", "<final_answer>": "</final_answer>"}
+RESPONSE_WRAPPERS = {
+    "<response>": "</response>", "<answer>": "</answer>", "<final_answer>": "</final_answer>", "<final>": "</final>",
+}
 """Tags some templates put around the reply after its reasoning: Granite 3.3 (its chat template:
 "write your thoughts between <think></think> and write your response between
 <response></response>"; llama.cpp's Granite chat parser), ERNIE-X1 (``...</think>\n\n<response>
@@ -90,7 +92,9 @@ RESPONSE_WRAPPERS = {"<response>": "</response>", "<answer>": "</answer>", "<fin
 DeepSeek-R1-Zero template ("<think> reasoning process here </think> <answer> answer here
 </answer>", arXiv:2501.12948) that RL-tuned models keep, and Hunyuan-A13B (``<think>\n...\n</think>
 \n<answer>\n...\n</answer>``: vLLM's ``hunyuan_a13b`` reasoning parser), and the XML-tagged ReAct
-step's ``<thought>...</thought>\n<final_answer>...</final_answer>`` (lamalab-org/corral PR #192). Only a wrapper that opens
+step's ``<thought>...</thought>\n<final_answer>...</final_answer>`` (lamalab-org/corral PR #192), and the
+``<think>...</think><final>...</final>`` that agent gateways' reasoning-tag prompts ask for and
+providers return in the content (sipeed/picoclaw#1235, after OpenClaw's). Only a wrapper that opens
 right after a reasoning block (a closed block, or reasoning that came apart from the content:
 ``ThinkSplitter.note_reasoning_apart``) is dropped, and a closing tag only where nothing but
 whitespace follows it to the end of the reply: its frame's, or one that closes nothing after

@@ -314,3 +314,15 @@ def test_only_a_self_served_models_first_characters_are_held_to_look_for_a_bare_
 
     assert first_yield("The warranty |covers two years.", probe=False) == "The warranty "
     assert first_yield("Hmm, the user|\nwants X.</think>\nThe answer.", probe=True).strip() == "The answer."
+
+
+@pytest.mark.parametrize("sizes", [None, 1, 7])
+def test_a_final_frame_after_reasoning_is_dropped_and_one_without_reasoning_is_text(sizes):
+    """sipeed/picoclaw#1235: ``<think>...</think><final>ANSWER</final>`` is the answer framed; a
+    ``<final>`` tag with no reasoning before it is the answer's own text."""
+    def pieces(text):
+        return [text] if sizes is None else [text[i : i + sizes] for i in range(0, len(text), sizes)]
+
+    shown, reasoning = split_all(pieces("<think>internal reasoning</think><final>The answer is 2</final>"))
+    assert (shown, reasoning) == ("The answer is 2", "internal reasoning")
+    assert split_all(pieces("Use <final>x</final> tags."))[0] == "Use <final>x</final> tags."
