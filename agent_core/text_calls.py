@@ -1900,6 +1900,8 @@ def call_head(line: str, names: Collection[str]) -> bool | None:
         if not line.startswith(FUNCTOOLS):
             return None if FUNCTOOLS.startswith(line) else False
         at = len(FUNCTOOLS)
+    elif line[:1] == "[":
+        at = 1  # a list of call objects (Phi-4-mini's without ``functools``: _array_after_text)
     rest = line[at:].lstrip()
     if at and line[:1] == "<" and rest[:1] == "[":
         rest = rest[1:].lstrip()  # an array of calls in the tag (Qwen2.5-Coder's ``<tools>``)
@@ -1912,6 +1914,9 @@ def call_head(line: str, names: Collection[str]) -> bool | None:
 
 
 _LINE_OBJECT = re.compile(r"\n[ \t]*(?=\{)")
+_LINE_ARRAY = re.compile(r"\n[ \t]*(?=\[\s*\{)")
+"""A line that opens a JSON array of objects (Phi-4-mini's call list without its ``functools``
+marker: ollama/ollama#10981)."""
 
 
 def _fence_lines(text: str) -> list[int]:
@@ -1944,6 +1949,9 @@ def _json_after_text(
         calls = _known_calls(interpret(value, strict=True), known) if _is_envelope(value) else None
         if calls:
             return calls, text[:listed] + "\n" + text[end:]
+    listed_calls = _array_after_text(text, known, fences)
+    if listed_calls is not None:
+        return listed_calls
     dead: set[int] = set()  # where objects start whose run of objects reads as no calls from them on
     for line in _LINE_OBJECT.finditer(text):
         head = _HEAD.match(text, line.end())  # as the answer gate holds it: a name key naming a tool
@@ -1967,6 +1975,32 @@ def _json_after_text(
         if calls:
             return calls, text[: line.start()]
     return [], text
+
+
+def _array_after_text(
+    text: str, known: Mapping[str, PromptMessageTool | None], fences: list[int]
+) -> tuple[list[tuple[str, dict[str, Any]]], str] | None:
+    """The last line of ``text`` opening a JSON array of call envelopes that ends the text, after
+    a sentence (``I will now initiate a tool call...\n\n[{"name": "get_date_time", "arguments":
+    {}}]``: Phi-4-mini through Ollama, ollama/ollama#10981), every name a known tool and the array
+    outside a fence. ``(calls, the text before it)``, or None."""
+    start = text.rfind("\n[")
+    if start < 0 and "\n" in text:
+        start = max((found.start() for found in _LINE_ARRAY.finditer(text)), default=-1)
+    found = _LINE_ARRAY.match(text, start) if start >= 0 else None
+    if found is None or _in_fence(fences, found.start()):
+        return None
+    head = _HEAD.match(text, text.index("{", found.end()))
+    if head is None or _key_form(head.group(1)) not in _NAME_KEYS or head.group(2) not in known:
+        return None
+    try:
+        value, end = raw_decode_at(text, found.end())
+    except (ValueError, RecursionError):
+        return None
+    if not (isinstance(value, list) and _BLANK_TO_END.match(text, end) and _is_envelope(value)):
+        return None
+    calls = _known_calls(interpret(value, strict=True, names=known), known)
+    return (calls, text[: found.start()]) if calls else None
 
 
 _JSON_FENCE_OPEN = re.compile(r"[ \t]*```[ \t]*json[ \t]*\r?\n", re.I)

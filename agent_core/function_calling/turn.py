@@ -84,8 +84,9 @@ _GEMMA_LINE_MAX: Final = 2048
 last (characters); a longer one streams."""
 _LIST_START = re.compile(r"\[\s*([^\W\d][\w.\-]*|)\s*(\()?")
 """``[`` and a name, then ``(`` if it came: where a list of calls written as code may open."""
-_LINE_HEAD = re.compile(r"\n[ \t]*(?=[{<f`~>]|c(?:a(?:l(?:l(?::|\Z)|\Z)|\Z)|\Z)|invoke |\w{1,16}+(?::|\Z))")
-"""A line that may open a call object, a wrapper around one, ``functools[`` (``text_calls.call_head``),
+_LINE_HEAD = re.compile(r"\n[ \t]*(?=[{<f`~>\[]|c(?:a(?:l(?:l(?::|\Z)|\Z)|\Z)|\Z)|invoke |\w{1,16}+(?::|\Z))")
+"""A line that may open a call object, a wrapper around one, ``functools[`` or a bare list of call
+objects (``text_calls.call_head``),
 a ```` ```json ```` fence of calls (``text_calls.fenced_call_head``), a fence of call markup, bare or
 in a blockquote (``fenced_markup_head``), Gemma 4's bare ``call:NAME{`` (``text_calls.gemma_head``),
 or Gemini's ``default_api:NAME{`` glued to a word of at most 16 characters or not
@@ -732,7 +733,7 @@ class AnswerGate:
             elif head[:1] in "~>":  # a tilde fence, or a fence in a blockquote
                 verdict = fenced_markup_head(head)
             else:
-                verdict = call_head(head, self._names) if head[:1] in "{<f" else False
+                verdict = call_head(head, self._names) if head[:1] in "{<f[" else False
                 if verdict is False and head[:1] == "i":  # MiniMax's invoke without its "<"?
                     verdict = angleless_invoke_head(head, self._names)
                 if verdict is False and head[:1] not in "{<":  # a word: Gemma's or Gemini's bare call?

@@ -522,3 +522,20 @@ def test_the_held_tail_is_the_longer_of_a_call_start_and_an_empty_answer_label(l
         assert held_tail(text, line_start) == expected, text
     assert held_tail("Done.\n\nFinal Answer:", line_start) == len("\n\nFinal Answer:")
     assert held_tail("See below.\nAction:\n```", line_start) == len("Action:\n```")
+
+
+@pytest.mark.parametrize("size", [1, 7, None])
+def test_a_list_of_call_objects_after_a_sentence_is_held_and_run_not_shown(size):
+    """ollama/ollama#10981: Phi-4-mini's ``[{"name": ...}]`` on the line after a sentence is held
+    as a possible call (``text_calls.call_head``) and run; the sentence streams. A markdown link
+    or a list of numbers at a line start still streams as the answer."""
+    text = 'I will check the clock.\n\n[{"name": "get_date_time", "arguments": {}}]'
+    pieces = [text] if size is None else [text[i : i + size] for i in range(0, len(text), size)]
+    streamed, turn = drain(read_function_calling_turn(iter([*map(lambda p: ModelChunk(text=p), pieces),
+                                                           ModelChunk(finish_reason="stop")]), ["get_date_time"]))
+    assert [(call.name, call.arguments) for call in turn.decision.calls] == [("get_date_time", {})]
+    assert streamed.strip() == "I will check the clock."
+    answer = "See:\n[the docs](https://example.com)\n[1, 2]"
+    streamed, turn = drain(read_function_calling_turn(iter([ModelChunk(text=answer), ModelChunk(finish_reason="stop")]),
+                                                      ["get_date_time"]))
+    assert turn.decision == FinalAnswer(answer) and streamed == answer

@@ -383,3 +383,18 @@ def test_an_array_of_calls_in_a_tools_tag_is_read_as_its_calls():
     assert [(call.name, call.arguments) for call in calls] == [("search", {"q": "a"}), ("search", {"q": "b"})]
     assert rest.strip() == "Checking."
     assert extract_calls_from_text("<tools>\n[1, 2]\n</tools>", [SEARCH])[0] == ()
+
+
+def test_a_list_of_call_objects_ending_the_text_after_a_sentence_is_read_as_its_calls():
+    """ollama/ollama#10981: Phi-4-mini's call list without its ``functools`` marker after a
+    sentence. A list with text after it, in a fence, or naming no tool stays the answer's text."""
+    text = 'I will check.\n\n[{"name": "search", "arguments": {"q": "a"}}]'
+    calls, rest = extract_calls_from_text(text, [SEARCH])
+    assert [(call.name, call.arguments) for call in calls] == [("search", {"q": "a"})]
+    assert rest == "I will check."
+    for kept in (
+        'I will check.\n[{"name": "search", "arguments": {"q": "a"}}]\nThat is the list.',
+        'An example:\n```\n[{"name": "search", "arguments": {"q": "a"}}]\n```',
+        'People:\n[{"name": "Ada", "arguments": {}}]',
+    ):
+        assert extract_calls_from_text(kept, [SEARCH])[0] == ()
