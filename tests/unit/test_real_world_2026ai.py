@@ -169,6 +169,35 @@ CASES = {
         '{"name": "get_date_time", "arguments": {}}',
         calls=[("get_date_time", {})], hidden=('"arguments"',),
     ),
+    # the same thread: the message after it, its leaked tokens in front, the list after a sentence
+    # (verbatim); Function Calling had asked again (tokens) or shown the list (without them)
+    "ollama10981-phi4-mini-tokens-sentence-then-call-list": Case(
+        (tool("get_date_time"),),
+        "<|/tool_call|><|assistant|>I will now initiate a tool call using an object with specified properties.\n\n"
+        '[{"name": "get_date_time", "arguments": {}}]',
+        calls=[("get_date_time", {})], hidden=("<|", '"arguments"'),
+    ),
+    # the same, without the tokens (rebuilt)
+    "ollama10981-phi4-mini-sentence-then-call-list": Case(
+        (tool("get_date_time"),),
+        'I will check the clock.\n\n[{"name": "get_date_time", "arguments": {}}]',
+        calls=[("get_date_time", {})], hidden=('"arguments"',),
+    ),
+    # Gitlawb/openclaude PR #380: Gemma 4's brace call `call:Write{file_path:a.txt,content:hello}`
+    # (verbatim from the review)
+    "openclaude380-gemma4-brace-call": Case(
+        (tool("Write", "file_path", "content"),),
+        "call:Write{file_path:a.txt,content:hello}",
+        calls=[("Write", {"file_path": "a.txt", "content": "hello"})], hidden=("call:",),
+    ),
+    # the same review: "a non-streaming gpt-4o response that merely says: `Here is the syntax
+    # example: call:Write{file_path:a.txt,content:hello}` gets converted into a real tool_use
+    # block" (verbatim): it is the answer's text, nothing runs
+    "openclaude380-syntax-example-in-a-sentence-is-text": Case(
+        (tool("Write", "file_path", "content"),),
+        "Here is the syntax example: call:Write{file_path:a.txt,content:hello}",
+        answer="Here is the syntax example: call:Write{file_path:a.txt,content:hello}",
+    ),
     # openai/openai-agents-python#1196: mistral-medium through LiteLLM wrote the call as a message
     # (verbatim)
     "openaiagents1196-mistral-call-written-as-message": Case(
@@ -329,3 +358,19 @@ def test_vllm55395_a_glimmer_answer_cut_at_an_atem_opener_is_never_the_answer(st
         streamed, turn = drain(read_function_calling_turn(chunks, ["get_weather"]))
     assert "atem" not in streamed and "<|" not in streamed
     assert not isinstance(turn.decision, (FinalAnswer, ToolCalls)), turn.decision
+
+
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+def test_sglang24995_a_valid_invoke_after_one_naming_no_tool_still_runs(strategy):
+    """sgl-project/sglang PR #24995: "An invalid tool name dumped the entire buffer into normal
+    text, silently swallowing any valid invoke that came after it" (rebuilt: a misspelt name, then
+    the right one). The declared tool's call runs with its arguments and no markup is shown; the
+    misspelt name runs no node tool (ReAct answers it as an unknown tool)."""
+    case = Case((WEATHER,), '<minimax:tool_call>\n<invoke name="get_wether">\n<parameter name="city">Paris</parameter>\n'
+                            '</invoke>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n'
+                            "</minimax:tool_call>")
+    for streamed, turn in _pieces(strategy, case):
+        assert isinstance(turn.decision, ToolCalls), turn.decision
+        assert [(c.name, c.arguments) for c in turn.decision.calls if c.name == "get_weather"] == [
+            ("get_weather", {"city": "Paris"})]
+        assert "invoke" not in streamed and "minimax" not in streamed
