@@ -570,6 +570,7 @@ class AgentLoop:
         self._cut_shown = False  # whether any of that answer was shown (one in the answer schema is held)
         self._calls_after_answer: tuple[str, ...] = ()  # calls a continuation made after its text, not run
         self._stop_refused = ""  # the model plugin's error when it refused ``stop``: not sent again
+        self._refused_seconds = 0.0  # seconds of this model turn's request refused for ``stop``, then made again
         self._cut_errors: list[str] = []  # this turn's model plugin error that said the output limit cut it
 
     # --- the run ---------------------------------------------------------------------
@@ -795,6 +796,7 @@ class AgentLoop:
         reported: list[LLMUsage] = []
         problems: list[str] = []
         self._cut_errors.clear()
+        self._refused_seconds = 0.0
         started = time.monotonic()
         try:
             silence = min(self.state.params.model_timeout, max(self._seconds_left(), 5.0))
@@ -819,13 +821,13 @@ class AgentLoop:
             return (yield from self._model_turn(round_node))
         except Exception as error:
             # usage the model reported before failing was billed: it counts like any other
-            usage = timed(call_usage(reported), time.monotonic() - started)
+            usage = timed(call_usage(reported), time.monotonic() - started, self._refused_seconds)
             self._usage = add_usage(self._usage, usage)
             message = shortened(prompts.MODEL_FAILED.format(round=self.state.round_index, error=error_text(error)))
             yield self._finish(thought_node, {"output": ""}, error=message, usage=usage)
             raise AgentRunError(message) from chained(error)
         # a model that reports no latency (no usage at all, or tokens only) still took time
-        turn = turn.with_usage(timed(turn.usage, time.monotonic() - started))
+        turn = turn.with_usage(timed(turn.usage, time.monotonic() - started, self._refused_seconds))
         self._usage = add_usage(self._usage, turn.usage)
         data = _turn_log_data(turn, self._secrets, self._continued)
         if request.completion_params:
@@ -864,6 +866,7 @@ class AgentLoop:
         tools (``refuses_tools``) before any chunk and the steps have a ``fallback`` without them,
         raises ``ToolsRefusedError`` (``_model_turn`` takes the fallback)."""
         model = self.state.params.model
+        asked = time.monotonic()
         chunks = invoke_model(self._strategy.session, model, sent, silence_timeout=silence, deadline=self._deadline(),
                               dumps=self._dumps, reported=reported, problems=problems,
                               cut_errors=self._cut_errors)
@@ -880,6 +883,7 @@ class AgentLoop:
             if not sent_stop(model, sent) or not refuses_stop(error_text(error)):
                 raise
             self._stop_refused = shortened(error_text(error))
+            self._refused_seconds = time.monotonic() - asked  # the user waited for the refusal too
             again = replace(sent, send_stop=False)
             return invoke_model(self._strategy.session, model, again, silence_timeout=silence, deadline=self._deadline(),
                                 dumps=self._dumps, reported=reported, problems=problems,

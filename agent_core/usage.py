@@ -267,15 +267,20 @@ def call_usage(reports: list[LLMUsage]) -> LLMUsage:
     return total
 
 
-def timed(usage: LLMUsage, seconds: float) -> LLMUsage:
+def timed(usage: LLMUsage, seconds: float, refused: float = 0.0) -> LLMUsage:
     """``usage`` with ``latency`` set to ``seconds`` (the call's time as the run measured it, from
     the request to the reply's last chunk) when the model reported none: no usage at all (an
     empty usage), or a report whose latency is zero or less (a plugin that fills only tokens, an
-    OpenAI-compatible server's usage passed on as sent). A latency the model reported is kept.
-    Rounded to the millisecond, a call measured at more than zero to one millisecond at least (a
-    reply played back in under half a millisecond gave a run's ``execution_metadata`` a latency of
-    zero); ``seconds`` of zero or less count as zero. Never mutates ``usage``."""
+    OpenAI-compatible server's usage passed on as sent). A latency the model reported is kept,
+    plus ``refused``: seconds of an earlier request of the same call that the model plugin refused
+    and that reported nothing (``stop`` refused, the request made again without it), part of
+    ``seconds`` but of no report. Rounded to the millisecond, a call measured at more than zero to
+    one millisecond at least (a reply played back in under half a millisecond gave a run's
+    ``execution_metadata`` a latency of zero); ``seconds`` of zero or less count as zero. Never
+    mutates ``usage``."""
     if usage.latency > 0:
+        if refused > 0:  # rare: a request refused and made again
+            return usage.model_copy(update={"latency": round(usage.latency + refused, 3)})
         return usage
     latency = max(round(seconds, 3), 0.001) if seconds > 0 else 0.0
     if _UNVALIDATED and type(usage) is LLMUsage:  # the instance model_copy makes, without its copying machinery

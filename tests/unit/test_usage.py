@@ -182,6 +182,20 @@ def test_timed_fills_the_latency_a_model_did_not_report_and_keeps_one_it_did():
     assert timed(silent, -1.0).latency == 0.0
 
 
+def test_timed_adds_a_refused_requests_time_to_a_reported_latency_only():
+    """A request the model plugin refused (its ``stop`` words), then made again: the user waited for
+    both. A reported latency covers the second request alone, so the refused one's seconds are
+    added; a measured time already holds them and is not added to again."""
+    from agent_core.usage import timed
+
+    reported = usage(10, 2)  # latency 0.5, the second request's own
+    assert timed(reported, 0.9, 0.4).latency == 0.9
+    assert reported.latency == 0.5, "the input is not mutated"
+    assert timed(reported, 0.9, 0.4).total_tokens == 12, "only the latency changes"
+    assert timed(empty_usage(), 0.9, 0.4).latency == 0.9, "measured: the refusal is in it already"
+    assert timed(reported, 0.9).latency == 0.5 and timed(reported, 0.9, 0.0) is reported
+
+
 def test_a_call_measured_under_half_a_millisecond_counts_one():
     """A reply played back in 0.3 ms was rounded to a latency of zero: the run's
     ``execution_metadata`` said the model took no time (the invariants fuzz, ReAct, three empty
