@@ -325,6 +325,10 @@ CONTINUE_CUT_ANSWER = (
 )
 QUERY_FILE_TOO_LARGE = "{name} ({size} bytes) is larger than {limit} bytes: the model is told of it as text"
 QUERY_FILE_NOT_FETCHED = "{name} could not be fetched ({error}): the model is told of it as text"
+QUERY_IMAGE_NO_VISION = (
+    "{name}: the model does not declare vision (image input) in its schema, so it is told of each image "
+    "as text; pick a vision model for it to see images"
+)
 ALLOWED_TOOLS_UNKNOWN = "allowed_tools names tools the node does not have, left out: {names}"
 STEP_INTERRUPTED = "Your reply broke off with an error ({error}). {problem}"
 MODEL_PAST_DEADLINE = "the run's time limit came while the model was still replying"

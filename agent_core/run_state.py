@@ -14,7 +14,7 @@ from dify_plugin.entities.model.message import PromptMessage, PromptMessageTool
 from agent_core import prompts
 from agent_core.budget import count_tokens, history_turns, prompt_budget
 from agent_core.call_markup import recipient_in_prompt, shows_functionary_parts
-from agent_core.file_fetch import fetch_documents, fetch_images
+from agent_core.file_fetch import fetch_documents, fetch_images, url_name
 from agent_core.file_trim import file_cost, mention_order, too_large_alone
 from agent_core.knowledge import context_prompt, cut_context
 from agent_core.line_budget import REQUEST_BYTES
@@ -256,9 +256,13 @@ class RunState:
     def file_blobs(self) -> dict[str, bytes]:
         """The query's files the plugin sends as data, fetched on first use, by address: the
         images only the plugin can reach (a vision model only) and the sendable documents (a
-        model that declares ``document`` only; ``file_fetch``)."""
+        model that declares ``document`` only; ``file_fetch``). For a model without vision, why
+        each image is only told of is noted once (``image_notes``: an ``IMAGE AS TEXT`` log node)."""
         if "file_blobs" not in self.rendered:
             images = image_sources(self.params) if self.vision else []
+            if not self.vision and (names := [name or url_name(url) or "an image"
+                                              for url, _, name in image_sources(self.params)]):
+                self.image_notes.append(prompts.QUERY_IMAGE_NO_VISION.format(name=_named(names)))
             documents = document_sources(self.params) if self.reads_documents else []
             self.rendered["file_blobs"] = {
                 **fetch_images(images, left_out=self.image_notes, deadline=self.fetch_deadline),
@@ -389,3 +393,11 @@ class RunState:
         return filled(prompts.ITERATION_LIMIT_NOTE, rounds=own(prompts.rounds(self.params.maximum_iterations)))
 
 
+NAMES_SHOWN = 10
+"""File names a note lists before it counts the rest (``_named``)."""
+
+
+def _named(names: list[str]) -> str:
+    """``names`` joined by commas, the first ``NAMES_SHOWN`` of them and how many more."""
+    shown = ", ".join(names[:NAMES_SHOWN])
+    return shown if len(names) <= NAMES_SHOWN else f"{shown} and {len(names) - NAMES_SHOWN} more"

@@ -173,3 +173,25 @@ def test_a_later_round_keeps_the_files_already_mentions_and_the_model_reads_them
     assert state.file_order[: state.files_as_text] == (1,)
     state.trim_to(state.trimmed, 0)  # a later round starts where this one ended
     assert sent_files(loop._steps.build_request(state)) == ["cat.png", "dog.png"]
+
+
+@pytest.mark.parametrize("count", [1, 12])
+def test_a_model_without_vision_notes_once_why_the_querys_images_are_told_as_text(count):
+    """An ``IMAGE AS TEXT`` note (``RunState.image_notes``) names the query's images a model that
+    does not declare vision only reads of, once for them all (ten names, then how many more); a
+    vision model gets none, and no other file is named."""
+    files = [image(f"p{n}") for n in range(count)] + [pdf("report")]
+    without = ModelSettings(features=["tool-call", "stream-tool-call"], completion_params={})
+    params = StrategyParams.model_validate({"model": without.selector([]), "query": "q", "files": files})
+    state = AgentLoop(SimpleNamespace(session=None), FunctionCallingSteps(), params).state
+    assert state.file_blobs() == {}
+    (note,) = state.image_notes
+    assert note.startswith("p0.png") and "does not declare vision" in note and "report.pdf" not in note
+    assert ("p11.png" not in note and "and 2 more" in note) if count == 12 else note.startswith("p0.png: ")
+    state.file_blobs()
+    assert len(state.image_notes) == 1, "noted once per run"
+    seeing = ModelSettings(features=["vision"], completion_params={})
+    params = StrategyParams.model_validate({"model": seeing.selector([]), "query": "q", "files": [image("a")]})
+    state = AgentLoop(SimpleNamespace(session=None), FunctionCallingSteps(), params).state
+    assert state.file_blobs() == {}, "a public address: the provider fetches it"
+    assert state.image_notes == []
