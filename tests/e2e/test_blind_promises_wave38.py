@@ -613,3 +613,56 @@ def test_an_empty_first_reply_does_not_use_up_the_only_round_of_tool_calls(run, 
     assert_clean_end(result)
     assert [r["tool_parameters"] for r in result.tool_requests] == [{"n": "1"}]
     assert result.text == "It is 1."
+
+
+DOCUMENT = {"dify_model_identity": "__dify__file__", "url": "https://example.com/f/doc.pdf?sign=s1",
+            "mime_type": "application/pdf", "filename": "doc.pdf", "extension": ".pdf", "size": 10,
+            "type": "document", "remote_url": "", "transfer_method": "local_file", "related_id": "abc"}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_file_parameters_the_user_set_in_the_node_reach_the_tool_as_files(run, strategy):
+    """``file``/``files`` parameters set in the node's form reach the tool as the file dicts Dify
+    sent, beside the model's arguments; the model is neither asked for them nor shown their
+    signed addresses."""
+    tool = ScriptedTool(name="ocr", description="Reads text from a document",
+                        parameters=[ToolParam("language", description="language"),
+                                    ToolParam("document", type="file", form="form"),
+                                    ToolParam("pages", type="files", form="form")],
+                        responses=[text_message("read: hello")],
+                        runtime_parameters={"document": DOCUMENT, "pages": [DOCUMENT, DOCUMENT]})
+    turns = [call_turn(strategy, "ocr", {"language": "en"}), answer_turn(strategy, "It says hello.")]
+    result = run(turns, query="Read it.", strategy=strategy, tools=[tool])
+    assert_clean(result, run)
+    (sent,) = result.tool_requests
+    assert sent["tool_parameters"] == {"language": "en", "document": DOCUMENT, "pages": [DOCUMENT, DOCUMENT]}
+    assert all("sign=s1" not in prompt_text(request) for request in result.llm_requests)
+
+
+# --- query files and the model's vision ----------------------------------------------------------------------
+
+PHOTO = {"dify_model_identity": "__dify__file__", "url": "https://example.com/uploads/cat.png?sign=s2",
+         "mime_type": "image/png", "filename": "cat.png", "extension": ".png", "size": 2048, "type": "image"}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_image_for_a_model_without_vision_is_told_as_text_and_the_log_says_why(run, strategy):
+    """README: ``IMAGE AS TEXT`` names a query's file the model is only told of, and why. A model
+    that does not declare vision reads a mention of the image, never its address, and the log
+    says so once (not in later rounds); a vision model sees the image and gets no such note."""
+    turns = [call_turn(strategy, "lookup", {"n": "1"}), answer_turn(strategy, "I cannot see it.")]
+    result = run(turns, query="What is in the picture?", strategy=strategy, tools=[echo_tool()], files=[PHOTO])
+    assert_clean(result, run)
+    for request in result.llm_requests:
+        assert "[Attached image: cat.png (image/png)]" in prompt_text(request)
+        assert "sign=s2" not in prompt_text(request)
+    (note,) = [n for n in result.logs.values() if n.label == "IMAGE AS TEXT"]
+    assert "cat.png" in note.data["output"] and "vision" in note.data["output"]
+    assert note.parent_id == next(n.id for n in result.root_logs() if n.label == "ROUND 1")
+
+    seeing = {"features": ["tool-call", "multi-tool-call", "agent-thought", "stream-tool-call", "vision"]}
+    result = run([answer_turn(strategy, "A cat.")], query="What is in the picture?", strategy=strategy,
+                 files=[PHOTO], model=seeing)
+    assert_clean(result, run)
+    assert "IMAGE AS TEXT" not in labels(result)
+    assert '"image"' in prompt_text(result.llm_requests[0])
