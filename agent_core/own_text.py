@@ -19,6 +19,7 @@ plugin wrote part of it (an observation's notes are the tool's zone and stay red
 
 from __future__ import annotations
 
+import functools
 import string
 from collections.abc import Iterable
 from typing import Any
@@ -69,20 +70,33 @@ def _merged(spans: Iterable[tuple[int, int]]) -> Spans:
 def joined(separator: str, parts: Iterable[str], *, own_separator: bool = True) -> OwnText:
     """``separator.join(parts)`` keeping each part's own spans (``spans_of``) where it lands;
     the separators are own unless ``own_separator`` is False."""
-    texts, spans, at = [], [], 0
-    for n, part in enumerate(parts):
+    texts = parts if isinstance(parts, list) else list(parts)
+    spans: list[tuple[int, int]] = []
+    at, size = 0, len(separator)
+    for n, part in enumerate(texts):
         if n:
             if own_separator:
-                spans.append((at, at + len(separator)))
-            texts.append(separator)
-            at += len(separator)
-        spans += [(at + start, at + end) for start, end in spans_of(part)]
-        texts.append(part)
+                spans.append((at, at + size))
+            at += size
+        if isinstance(part, OwnText):
+            spans += [(at + start, at + end) for start, end in part.own]
         at += len(part)
-    return OwnText("".join(texts), _merged(spans))
+    made = str.__new__(OwnText, separator.join(texts))
+    made.own = _merged(spans)
+    return made
 
 
 _FORMATTER = string.Formatter()
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(template: str) -> tuple[tuple[str, int, str | None, str, str | None], ...]:
+    """``template`` as ``string.Formatter.parse`` reads it, each literal with its length:
+    ``(literal, len(literal), field, spec, conversion)`` (``spec`` ``""`` when there is none).
+    The templates are the plugin's constants, parsed once each instead of at every prompt
+    build (a ReAct round fills three). Raises ``ValueError`` as ``parse`` does."""
+    return tuple((literal, len(literal), field, spec or "", conversion)
+                 for literal, field, spec, conversion in _FORMATTER.parse(template))
 
 
 def filled(template: str, /, **values: Any) -> OwnText:
@@ -93,21 +107,29 @@ def filled(template: str, /, **values: Any) -> OwnText:
     parts: list[str] = []
     spans: list[tuple[int, int]] = []
     at = 0
-    for literal, field, spec, conversion in _FORMATTER.parse(template):
-        if literal:
+    carried = False  # a value brought spans of its own: they are merged with the literals' at the end
+    for literal, size, field, spec, conversion in _parsed(template):
+        if size:
             parts.append(literal)
-            spans.append((at, at + len(literal)))
-            at += len(literal)
+            if spans and spans[-1][1] == at:  # an empty value between two literals
+                spans[-1] = (spans[-1][0], at + size)
+            else:
+                spans.append((at, at + size))
+            at += size
         if field is None:
             continue
         value = values[field]
         if conversion:
             value = _FORMATTER.convert_field(value, conversion)
-        text = value if isinstance(value, OwnText) and not spec else format(value, spec or "")
-        spans += [(at + start, at + end) for start, end in spans_of(text)]
+        text = format(value, spec) if spec or not isinstance(value, str) else value  # format(str, "") gives it back
+        if isinstance(text, OwnText) and text.own:  # (format may give an OwnText back as it is)
+            spans += [(at + start, at + end) for start, end in text.own]
+            carried = True
         parts.append(text)
         at += len(text)
-    return OwnText("".join(parts), _merged(spans))
+    made = str.__new__(OwnText, "".join(parts))
+    made.own = _merged(spans) if carried else tuple(spans)
+    return made
 
 
 _OWN: Notes[Any, Spans] = Notes()

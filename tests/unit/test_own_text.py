@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 from dify_plugin.entities.model.message import PromptMessageTool, SystemPromptMessage, UserPromptMessage
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_core import prompts
 from agent_core.budget import in_pieces
@@ -185,3 +187,77 @@ def test_the_react_format_is_the_plugins_and_the_tools_lines_are_not():
     kept = SECRETS.redact(block, spans_of(block))
     assert kept.endswith(prompts.REACT_FORMAT.format(names="vault").split("\n", 1)[1])
     assert "- vault: Finds the [REDACTED].; arguments:" in kept
+
+
+def _reference_filled(template: str, /, **values) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """``filled`` written the plain way (the template parsed at every call, every span collected
+    and then merged): what the builders' faster version must give, text and spans."""
+    import string
+
+    formatter, parts, spans, at = string.Formatter(), [], [], 0
+    for literal, field, spec, conversion in formatter.parse(template):
+        if literal:
+            parts.append(literal)
+            spans.append((at, at + len(literal)))
+            at += len(literal)
+        if field is None:
+            continue
+        value = values[field]
+        if conversion:
+            value = formatter.convert_field(value, conversion)
+        text = value if isinstance(value, OwnText) and not spec else format(value, spec or "")
+        spans += [(at + start, at + end) for start, end in spans_of(text)]
+        parts.append(text)
+        at += len(text)
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        elif start < end:
+            merged.append((start, end))
+    return "".join(parts), tuple(merged)
+
+
+_LITERALS = st.text(alphabet="ab {}:\n", max_size=6).map(lambda s: s.replace("{", "{{").replace("}", "}}"))
+_FIELDS = st.tuples(st.sampled_from(["x", "y"]), st.sampled_from(["", "!r", "!s"]), st.sampled_from(["", ":>4", ":.2"]))
+_VALUES = st.one_of(st.text(alphabet="ab{}", max_size=4), st.text(alphabet="ab{}", max_size=4).map(own),
+                    st.integers(-5, 5), st.builds(lambda a, b: filled("<{a}>", a=a) if b else own(""), st.text(max_size=2),
+                                                  st.booleans()))
+
+
+@given(st.lists(st.tuples(_LITERALS, _FIELDS), max_size=5), _LITERALS,
+       st.lists(st.fixed_dictionaries({"x": _VALUES, "y": _VALUES}), min_size=2, max_size=3))
+@settings(max_examples=300, deadline=None)
+def test_filled_gives_the_text_and_spans_of_a_template_parsed_at_every_call(fields, tail, fills):
+    """Each template parsed once (``_parsed``) and filled again with other values gives, every
+    time, what parsing it anew gives: ``str.format``'s text and the same own spans."""
+    template = "".join(literal + "{" + name + conversion + spec + "}" for literal, (name, conversion, spec) in fields) + tail
+    for values in fills:
+        try:
+            expected = _reference_filled(template, **values)
+        except (ValueError, TypeError) as error:  # a spec a value does not take (format's own error)
+            with pytest.raises(type(error)):
+                filled(template, **values)
+            continue
+        text = filled(template, **values)
+        assert (str(text), spans_of(text)) == expected
+        assert text == template.format(**values)
+
+
+@given(st.text(alphabet="ab\n", max_size=3), st.lists(_VALUES.filter(lambda v: isinstance(v, str)), max_size=5),
+       st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_joined_gives_the_join_and_the_spans_of_its_parts_and_separators(separator, parts, own_separator):
+    text = joined(separator, iter(parts), own_separator=own_separator)
+    assert text == separator.join(parts)
+    expected, at = [], 0
+    for n, part in enumerate(parts):
+        if n and own_separator:
+            expected += [(at, at + len(separator))] if separator else []
+        at += len(separator) if n else 0
+        expected += [(at + start, at + end) for start, end in spans_of(part)]
+        at += len(part)
+    covered = {i for start, end in expected for i in range(start, end)}
+    assert {i for start, end in spans_of(text) for i in range(start, end)} == covered
+    assert all(start < end for start, end in spans_of(text))
+    assert all(a[1] < b[0] for a, b in zip(spans_of(text), spans_of(text)[1:], strict=False))
