@@ -5,6 +5,7 @@ A strategy's ``read_turn`` returns a ``ModelTurn`` whose ``decision`` is a
 do next from it, in one place.
 """
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,11 +98,12 @@ class ModelTurn:
         reply's text ends where the limit fell."""
         return (self.finish_reason or "").lower() in LENGTH_FINISH_REASONS
 
-    @property
+    @functools.cached_property
     def cut(self) -> bool:
         """True when the model stopped at its output limit (``at_limit``) and the reply's step
         is not complete, whatever it looks like: all but an answer that had ended before the
-        limit fell (``answer_whole``)."""
+        limit fell (``answer_whole``). Worked out once per turn (a round asks it three times or
+        more; the fields it reads never change: the class is frozen)."""
         return not self.answer_whole and self.at_limit
 
     def with_usage(self, usage: LLMUsage) -> "ModelTurn":

@@ -39,3 +39,17 @@ def test_with_usage_gives_a_turn_as_frozen_as_any():
     turn = _turns()[0].with_usage(LLMUsage.empty_usage())
     with pytest.raises(dataclasses.FrozenInstanceError):
         turn.thought = "changed"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("finish_reason", "answer_whole", "cut"), [
+    ("length", False, True), ("LENGTH", False, True), ("length", True, False), ("stop", False, False), (None, False, False),
+])
+def test_cut_worked_out_once_is_each_turns_own(finish_reason, answer_whole, cut):
+    """``cut`` is kept on the turn once asked; a turn made from it with other fields (``replace``,
+    ``with_usage``) has its own."""
+    first = ModelTurn(thought="", decision=FinalAnswer("It is"), usage=LLMUsage.empty_usage(), finish_reason="length")
+    assert first.cut  # worked out and kept before the others are made from it
+    turn = dataclasses.replace(first, finish_reason=finish_reason, answer_whole=answer_whole)
+    assert (turn.cut, turn.cut) == (cut, cut)
+    assert turn.with_usage(LLMUsage.empty_usage()).cut is cut
+    assert first.cut
