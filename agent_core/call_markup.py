@@ -2760,6 +2760,48 @@ def code_call_start(text: str, tool_names: Collection[str]) -> bool | None:
     head = _CODE_CALL_HEAD.match(text)
     return head is not None and head.group(1) in tool_names
 
+
+PYTHON_FENCES: Final = frozenset({"python", "py"})
+"""Code block languages whose block may hold a call of a node tool written as Python
+(``lookup(q="a")``: Gemini and Llama write calls so) or ordinary code."""
+_PYTHON_FENCE_LINE = re.compile(r"[ \t]{0,3}```[ \t]*+(?:python|py)[ \t]*+\n", re.IGNORECASE)
+_PYTHON_FENCE_SO_FAR = re.compile(r"[ \t]{0,3}(?:`{1,3}(?:[ \t]*+(?:p(?:y(?:t(?:h(?:o(?:n)?)?)?)?)?)?[ \t]*+)?)?", re.IGNORECASE)
+
+
+def python_call_fence_head(line: str, tool_names: Collection[str]) -> bool | None:
+    """Whether a line that starts with ``line`` opens a ```` ```python ```` (or ```` ```py ````)
+    block whose first content line opens a call of one of ``tool_names`` written as code
+    (``code_call_start``: ``lookup(``): True; False when it cannot (another language, ordinary
+    code, ``CODE_CALL_HEAD_MAX`` characters or more undecided); None while it may still."""
+    opening = _PYTHON_FENCE_LINE.match(line)
+    if opening is None:
+        undecided = len(line) < CODE_CALL_HEAD_MAX and _PYTHON_FENCE_SO_FAR.fullmatch(line) is not None
+        return None if undecided else False
+    start = code_call_start(line[opening.end() :], tool_names)
+    return start if start is not None or len(line) < CODE_CALL_HEAD_MAX else False
+
+
+def open_fenced_call(text: str, tool_names: Collection[str]) -> bool:
+    """Whether ``text`` (a reply's visible text, one the output limit cut) ends inside a code
+    block that is a cut call: one announcing a call (``CALL_FENCES``) that names one of
+    ``tool_names`` (``open_call_fence``) or holds nothing yet, or a ``PYTHON_FENCES`` block whose code is a call of
+    one that never closed (``open_code_call``: ``lookup(q='a``). Linear in ``text``."""
+    if open_call_fence(text, tool_names) or _EMPTY_CALL_FENCE.search(text) is not None:
+        return True
+    last = None
+    for last in _PYTHON_FENCE_OPENING.finditer(text):  # noqa: B007 (the last one is wanted)
+        pass
+    if last is None:
+        return False
+    body = text[last.end() :]
+    return _FENCE_CLOSE_LINE.search(body) is None and open_code_call(body, tool_names)
+
+
+_EMPTY_CALL_FENCE = re.compile(r"^[ \t]{0,3}```[ \t]*+tool_(?:code|call)\b[^\n]*+\s*+\Z", re.IGNORECASE | re.MULTILINE)
+"""A block announcing a call (``CALL_FENCES``) that ends the text with nothing in it yet."""
+_PYTHON_FENCE_OPENING = re.compile(r"^[ \t]{0,3}```[ \t]*+(?:python|py)[ \t]*+\n", re.IGNORECASE | re.MULTILINE)
+
+
 _PYTHON_START: Final = "<|python_start|>"
 _HELD_FROM: Final = ("<tool_call>", "<tool_code>", *MARKUP_OPENERS, *CALL_FENCES, _PYTHON_START)
 """Where a streamed answer stops: a ``<tool_call>`` (what ``CallMarkup`` writes), markup it

@@ -26,7 +26,9 @@ from agent_core.call_markup import (
     markup_start,
     open_call_fence,
     open_code_call,
+    open_fenced_call,
     partial_markup,
+    python_call_fence_head,
     rewrite_markup,
 )
 from agent_core.cut_errors import CUT_IN_TOOL_CALL
@@ -730,6 +732,7 @@ class AnswerGate:
             if head[:1] == "`":
                 verdict = fenced_call_head(head, self._names)
                 verdict = fenced_markup_head(head) if verdict is False else verdict
+                verdict = python_call_fence_head(head, self._names) if verdict is False else verdict
             elif head[:1] in "~>":  # a tilde fence, or a fence in a blockquote
                 verdict = fenced_markup_head(head)
             else:
@@ -1136,7 +1139,11 @@ def read_function_calling_turn(
     # the answer showing JSON (a tool's doc, a format example): as before such lines were held
     quoted = quoted or (gate.line_held and not cut and not holds_call_markup(gate.leak + gate.held))
     # a call written as code (lookup(q='a) or in a ```tool_code block that never closed: a cut or broken call
-    open_call = bool(tools) and (open_call_fence(held, names) or (cut and not gate.streamed and open_code_call(text, names)))
+    # (or a ```python block holding only such a call, the limit cut: open_fenced_call)
+    open_call = bool(tools) and (
+        (open_fenced_call(held, names) if cut else open_call_fence(held, names))
+        or (cut and not gate.streamed and open_code_call(text, names))
+    )
     # cut inside a call's markup (got.cut_markup): asked again, shorter, the markup never shown
     if got.cut_markup or open_call or (text.strip() and held and tools and holds_call_markup(held, names) and not quoted):
         if cut:  # a reply the output limit cut is never an answer

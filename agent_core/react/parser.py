@@ -103,7 +103,14 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Final, NamedTuple
 
-from agent_core.call_markup import QUOTE_LOOK_BACK, CallMarkup, CodeQuote, in_quoted_line
+from agent_core.call_markup import (
+    PYTHON_FENCES,
+    QUOTE_LOOK_BACK,
+    CallMarkup,
+    CodeQuote,
+    code_call_start,
+    in_quoted_line,
+)
 from agent_core.emoji import CJK_PICTOGRAPHS, EMOJI_CHAR, PICTOGRAPHS_FROM, SYMBOLS_FROM, SYMBOLS_TO
 from agent_core.fences import Opening, after_line, fence_lines
 from agent_core.json_args import raw_decode_at, surrogates_replaced, with_closers
@@ -1024,6 +1031,12 @@ class ReactStreamParser:
         self._fence_chars = 0  # ... and characters
         self._stray_at: int | None = None  # visible characters before a bare </think> met after labels
         self._held_answer: list[str] | None = None  # answer text after that </think>, not streamed yet
+        self._fence_held = ""  # the answer holds a code block that may be a call: "call", or its python language
+        self.held_fence: str | None = None
+        """After ``finish(cut=True)``: the answer text held from a fence line whose block never
+        closed (``_answer_fence_line``: ``"\\n```tool_code\\nlookup(q='a"``), not streamed; None
+        when none was held. The caller shows it, or reads it as a cut call and shows none of it.
+        An attribute, not a property: read once a turn, it costs no call."""
         self._revised = False
         self._streamed_before_stray = False  # answer text had streamed when a bare </think> came
         self._raw: list[str] = []
@@ -1148,6 +1161,10 @@ class ReactStreamParser:
         if self._run_on is not None:  # no format followed the "Question:" or "Action:": the answer's own text
             held, self._run_on = "".join(self._run_on), None
             self._emit_answer(held)
+        if self._fence_held and not cut:  # a code-call block that ended the reply unclosed: shown as it was
+            self._release_fence()
+        elif self._fence_held:  # cut inside it: the caller decides (held_fence)
+            self.held_fence = "".join(self._held_answer or ())
         self._turn = self._settle()
         if self._stray_at is not None:
             self._turn = self._reread_after_stray(self._turn)
@@ -1325,8 +1342,10 @@ class ReactStreamParser:
         piece = self._answer_ws + body
         self._answer_ws = text[len(body) :]
         self._answer.append(piece)
-        if self._held_answer is not None:  # after a bare </think>: streamed once the reply is read
+        if self._held_answer is not None:  # after a bare </think>, or a code-call block: held
             self._held_answer.append(piece)
+            if self._fence_held in PYTHON_FENCES:  # a python block, not told yet whether it is a call
+                self._held_python()
             return
         self._delta(AnswerDelta, piece)
 
@@ -1637,7 +1656,7 @@ class ReactStreamParser:
                 return True
             if isinstance(marker, _Marker) and marker.kind == "fence":
                 # labels in a code block are its text; a ```json line in it is too (CommonMark)
-                self._answer_code = after_line(self._answer_code, self._buf[self._pos : marker.end])
+                self._answer_fence_line(marker)
             elif not self._answer_code:
                 ended = self._answer_line(marker, eof)
                 if ended is not None:
@@ -1647,6 +1666,46 @@ class ReactStreamParser:
             if announced is not None:
                 return announced
         return self._scan(eof, self._emit_answer if self._run_on is None else self._run_on.append, _ANSWER_TAGS)
+
+    def _answer_fence_line(self, marker: _Marker) -> None:
+        """A fence line at a line start in the answer (``marker``): it opens a code block, closes
+        the one open, or is that block's text (CommonMark). A block announcing a call
+        (``_CALL_FENCES``: Gemini's ```tool_code) is held back from its fence line to its closing
+        one; a ``PYTHON_FENCES`` block of a node that has tools, until its code shows it is no
+        call of one (``_held_python``). A block the output limit cut while held is a cut call or
+        not (``held_fence``), the caller decides. Held in ``_held_answer``, which
+        ``_emit_answer`` checks already: ordinary text pays nothing, only a fence line comes
+        here. Not while that list holds an answer after a bare ``</think>`` for its own reason."""
+        opened = self._answer_code
+        self._answer_code = after_line(opened, self._buf[self._pos : marker.end])
+        if opened is not None:
+            if self._answer_code is None and self._fence_held:
+                self._release_fence()
+            return
+        info = marker.info
+        held = info in _CALL_FENCES or (info in PYTHON_FENCES and bool(self._tool_names))
+        if held and self._answer_code is not None and self._held_answer is None and self._run_on is None:
+            self._fence_held, self._held_answer = "call" if info in _CALL_FENCES else info, []
+
+    def _held_python(self) -> None:
+        """A piece of a held python block: released once its code cannot open a call of a node
+        tool (``code_call_start``: ``import os``), held to its closing fence once it does."""
+        body = "".join(self._held_answer or ()).lstrip("\n").partition("\n")[2]
+        if body.strip():
+            start = code_call_start(body.lstrip(), self._tool_names or ())
+            if start is False:
+                self._release_fence()
+            elif start:
+                self._fence_held = "call"
+
+    def _release_fence(self) -> None:
+        """The held code block closed, or proved ordinary code: what was held streams now."""
+        held, self._fence_held = self._held_answer or [], ""
+        if self._stray_at is not None:  # a bare </think> came inside the block: held for that now
+            return
+        self._held_answer = None
+        for piece in held:
+            self._delta(AnswerDelta, piece)
 
     def _may_announce_call(self) -> bool:
         """Whether call markup starting here may be a call rather than the answer's text: after

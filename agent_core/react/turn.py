@@ -25,6 +25,7 @@ from agent_core.call_markup import (
     markup_outside_quoted,
     open_call_fence,
     open_code_call,
+    open_fenced_call,
     rewrite_markup,
 )
 from agent_core.declarations import arguments_refusal
@@ -225,6 +226,8 @@ def _stopped(parser: ReactStreamParser, got: _Collected, registry: ToolRegistry,
     if not got.answer_shown and _name_line_calls(parsed, registry, round_index):
         return ""
     held = "".join(event.text for event in ending if isinstance(event, AnswerDelta))
+    if (fence := parser.held_fence) is not None and not cut_fence_call(fence, registry):
+        held = fence + held  # a code block held as it might be a call, and it is none
     return "" if holds_call_markup(held, registry.names()) else held
 
 
@@ -277,8 +280,13 @@ def read_react_turn(
     # an answer that is only an empty code block, not shown yet, says nothing: an empty reply
     empty = not cut and not got.answer_shown and not parsed.actions and empty_code_block(parsed.final_answer or "")
     cut_inside, final_input = _cut_shape(parser, parsed, registry, cut, got.answer_shown)
+    # a code-call block the limit cut in the answer (held by the parser): a cut call, never shown
+    fence = parser.held_fence
+    cut_inside = cut_inside or (fence is not None and cut_fence_call(fence, registry))
     hidden = written or unreadable or empty or (cut_inside and not final_input)
-    yield from ("".join(held),) if held and not hidden else ()  # a continuation's start held, shown after all
+    shown_cut = cut_inside and not got.answer_shown
+    # a reply that held nothing pays no call
+    yield from _held_shown(parsed, registry, held, fence, hidden=hidden, cut_before=shown_cut) if held or fence or cut_inside else ()
     for event in ending:
         if isinstance(event, AnswerDelta) and event.text and not hidden:
             yield event.text
@@ -398,12 +406,53 @@ def _unless_cut_call(held: list[str] | None, out: str, registry: ToolRegistry) -
 def cut_code_call(answer: str | None, registry: ToolRegistry) -> bool:
     """Whether ``answer`` (an unlabelled reply's text the parser took as the answer) is a call
     written as code that the output limit cut: one of the node's tools opened as code and never
-    closed (``call_markup.open_code_call``: ``lookup(q='a``), or a ```tool_code block naming one
-    that never closed (``call_markup.open_call_fence``). Such a reply is asked again, never shown."""
+    closed (``call_markup.open_code_call``: ``lookup(q='a``), or a ```tool_code block naming one,
+    or a ```python block holding only such a call, that never closed
+    (``call_markup.open_fenced_call``). Such a reply is asked again, never shown."""
     if not answer:
         return False
     names = registry.names()
-    return open_code_call(answer, names) or ("```" in answer and open_call_fence(answer, names))
+    return open_code_call(answer, names) or ("```" in answer and open_fenced_call(answer, names))
+
+
+def _held_shown(
+    parsed: ReactTurn, registry: ToolRegistry, held: list[str] | None, fence: str | None, *, hidden: bool, cut_before: bool
+) -> Iterator[str]:
+    """What a reply held back and shows once it ended, before the parser's last events: a
+    continuation's start (``held``) and a code block held as it might be a call (``fence``,
+    ``ReactStreamParser.held_fence``) that is none, unless the reply is ``hidden``; and, for a
+    reply cut inside its step that showed nothing yet (``cut_before``), an unlabelled answer's
+    text before the cut call block it ends in (``_before_cut_fence``), as Function Calling shows
+    the text before a call it holds."""
+    if cut_before and not parsed.actions and (before := _before_cut_fence(parsed.final_answer, registry)):
+        yield before
+    if held and not hidden:
+        yield "".join(held)
+    if fence and not hidden:
+        yield fence
+
+
+_FENCE_LINE_START = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.MULTILINE)
+
+
+def _before_cut_fence(answer: str | None, registry: ToolRegistry) -> str:
+    """The text of ``answer`` (an unlabelled reply the parser took as the answer, cut by the
+    output limit) before the code block it ends in, when that block is a cut call
+    (``call_markup.open_fenced_call``), stripped; else ``""``."""
+    if not answer or "```" not in answer or not open_fenced_call(answer, registry.names()):
+        return ""
+    last = None
+    for last in _FENCE_LINE_START.finditer(answer):  # noqa: B007 (the last one is wanted)
+        pass
+    return answer[: last.start()].strip() if last is not None else ""
+
+
+def cut_fence_call(fence: str, registry: ToolRegistry) -> bool:
+    """Whether ``fence`` (``ReactStreamParser.held_fence``: an answer's code block from its fence
+    line on, which the output limit cut before it closed) is a cut call: a ```tool_code /
+    ```tool_call block naming one of the node's tools, or a ```python block whose code opens a
+    call of one and never closes it (``call_markup.open_fenced_call``)."""
+    return open_fenced_call(fence, registry.names())
 
 
 def blob_answer(raw: str, registry: ToolRegistry) -> tuple[str, bool] | None:
