@@ -552,10 +552,17 @@ def _has_escape_mark(text: str) -> bool:
     return "\\" in text or "%" in text or "&" in text or "=" in text
 
 
-def _compact(text: str) -> tuple[str, list[int]]:
-    """``text`` without its whitespace, and for each character kept its index in ``text``."""
-    index = [position for position, char in enumerate(text) if not char.isspace()]
-    return "".join(text[position] for position in index), index
+_NON_SPACE = re.compile(r"\S+")
+
+
+def _compact(text: str) -> tuple[str, Sequence[int]]:
+    """``text`` without its whitespace, and for each character kept its index in ``text`` (a
+    ``range`` when there is no whitespace; else built from the runs between whitespace, not
+    character by character: a stream asks for the same tail at each piece)."""
+    compact = _without_whitespace(text)
+    if len(compact) == len(text):
+        return text, range(len(text))
+    return compact, list(itertools.chain.from_iterable(range(*run.span()) for run in _NON_SPACE.finditer(text)))
 
 
 def _wrappable(word: str) -> str:
@@ -1307,10 +1314,36 @@ class _Secrets:
         self._compact = sorted({"".join(v.split()) for v in self._variants if v.strip()}, key=len, reverse=True)
         # how far back from a text's end a start of a form may reach: enough for any reflowed form
         self._reach = 4 * len(self._compact[0]) + 16 if self._compact else 0
+        self._index_starts()
         self._tokens = _LookalikeTokens(self._compact)
         self._lead = max((form.lead for form in self._forms), default=0)  # a unit's characters before a form
         # every character a form holds (``_escapes_matter``): one written escaped may be part of it
         self._readable = frozenset("".join(self._variants))
+
+    def _index_starts(self) -> None:
+        """Where a start of a variant may stand (``_start_at_end``): the variants' first two
+        characters (``_heads``), the variants by their first ``_start_key`` characters
+        (``_starts_by_key``) and those keys' own shorter starts (``_key_starts``; a first
+        character alone: ``_lone_starts``)."""
+        self._start_key = min(_SCAN_KEY_CHARS, *map(len, self._compact)) if self._compact else 1
+        self._starts_by_key: dict[str, list[str]] = {}
+        for variant in self._compact:
+            self._starts_by_key.setdefault(variant[: self._start_key], []).append(variant)
+        self._lone_starts = frozenset(variant[0] for variant in self._compact if len(variant) > 1)
+        self._key_starts = frozenset(key[:size] for key in self._starts_by_key for size in range(1, self._start_key))
+        self._first_chars: re.Pattern[str] | None = None  # compiled when first needed (_heads)
+
+    def _heads(self) -> re.Pattern[str]:
+        """Where a variant's first two characters stand (a lookahead: overlapping places too),
+        compiled on the first call: building the forms compiles nothing (hundreds of secrets)."""
+        if self._first_chars is None:
+            seconds: dict[str, set[str]] = {}
+            for variant in self._compact:
+                seconds.setdefault(variant[0], set()).add(variant[1:2])
+            heads = [re.escape(first) + (f"[{re.escape(''.join(sorted(after)))}]" if "" not in after else "")
+                     for first, after in sorted(seconds.items())]
+            self._first_chars = re.compile(f"(?={'|'.join(heads)})" if heads else "(?!)")
+        return self._first_chars
 
     def _escapes_matter(self, values: Collection[str], css: bool) -> bool:
         """Whether escapes that decode to ``values`` may make a text spell a secret it did not:
@@ -1575,13 +1608,33 @@ class _Secrets:
             return len(text)
         tail_start = max(0, len(text) - self._reach)
         compact, index = _compact(_fold(self._tokens.end_as_latin(text[tail_start:])))
-        longest_start = 0  # of every form of every secret, the longest start that ends the text
-        for variant in self._compact:
-            for size in range(min(len(variant) - 1, len(compact)), max(least, longest_start + 1) - 1, -1):
-                if compact.endswith(variant[:size]):
-                    longest_start = size
-                    break
-        return tail_start + index[len(compact) - longest_start] if longest_start else len(text)
+        # the longest start is the one that begins first: the places where a variant's first
+        # character stands are tried in order (found in C), each only against the variants whose
+        # first ``_start_key`` characters stand there; the first place a proper start of one
+        # fills to the end wins. Trying every length of every variant against the end cost
+        # (variants x length) slices and compares a call: 4-20 ms a streamed piece.
+        size, key = len(compact), self._start_key
+        groups = self._starts_by_key
+        for found in self._heads().finditer(compact, max(0, size - len(self._compact[0]) + 1)):
+            at = found.start()
+            rest = size - at
+            if rest < least:
+                break
+            if rest < key:
+                if compact[at:] in self._key_starts:
+                    return tail_start + index[at]
+                continue
+            group = groups.get(compact[at : at + key])
+            if group is None:
+                continue
+            tail = compact[at:]
+            for variant in group:
+                if len(variant) > rest and variant.startswith(tail):
+                    return tail_start + index[at]
+        # the last character alone (no second one for ``_first_chars`` to see)
+        if least <= 1 <= size and compact[-1] in self._lone_starts:
+            return tail_start + index[size - 1]
+        return len(text)
 
     def spaced_after(self, start: str) -> bool:
         """Whether a form of a secret that begins with ``start`` (compared without whitespace: a
