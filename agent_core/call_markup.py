@@ -2772,13 +2772,18 @@ def python_call_fence_head(line: str, tool_names: Collection[str]) -> bool | Non
     """Whether a line that starts with ``line`` opens a ```` ```python ```` (or ```` ```py ````)
     block whose first content line opens a call of one of ``tool_names`` written as code
     (``code_call_start``: ``lookup(``): True; False when it cannot (another language, ordinary
-    code, ``CODE_CALL_HEAD_MAX`` characters or more undecided); None while it may still."""
+    code, ``_PYTHON_HEAD_MAX`` characters or more undecided); None while it may still."""
     opening = _PYTHON_FENCE_LINE.match(line)
     if opening is None:
-        undecided = len(line) < CODE_CALL_HEAD_MAX and _PYTHON_FENCE_SO_FAR.fullmatch(line) is not None
+        undecided = len(line) < _PYTHON_HEAD_MAX and _PYTHON_FENCE_SO_FAR.fullmatch(line) is not None
         return None if undecided else False
     start = code_call_start(line[opening.end() :], tool_names)
-    return start if start is not None or len(line) < CODE_CALL_HEAD_MAX else False
+    return start if start is not None or len(line) < _PYTHON_HEAD_MAX else False
+
+
+_PYTHON_HEAD_MAX: Final = 240
+"""Characters of a line ``python_call_fence_head`` still reads as undecided (a reader passes it
+a line's first few hundred characters at most)."""
 
 
 def open_fenced_call(text: str, tool_names: Collection[str]) -> bool:

@@ -140,7 +140,7 @@ def test_held_text_is_never_lost_or_reordered(parts, size, cut):
 @pytest.mark.parametrize(("line", "verdict"), [
     ("```python\nlookup(", True), ("```py\n[lookup(", True), ("```python\nimport os", False),
     ("```python\nlook", None), ("```pyt", None), ("```", None), ("```json\n", False), ("```python\n", None),
-    ("~~~python\nlookup(", False), ("```python\nother(", False),
+    ("~~~python\nlookup(", False), ("```python\nother(", False), ("```python\n" + " " * 300, False),
 ])
 def test_python_call_fence_head(line, verdict):
     assert python_call_fence_head(line, NAMES) is verdict
