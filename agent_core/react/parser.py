@@ -987,14 +987,14 @@ class ReactStreamParser:
         "_answer", "_answer_closed", "_answer_code", "_answer_fed", "_answer_fence_open", "_answer_lines",
         "_answer_quote", "_answer_ws", "_answering", "_buf", "_call_fence", "_call_held", "_call_input",
         "_calls_after_answer", "_candidate_marked", "_closer", "_depth", "_element", "_ended_inside", "_fence_chars",
-        "_fence_offset", "_fence_quote", "_fence_read", "_finished", "_group", "_group_cls", "_held_answer", "_hint",
+        "_fence_held", "_fence_offset", "_fence_quote", "_fence_read", "_finished", "_group", "_group_cls", "_held_answer", "_hint",
         "_in_thought", "_inner_fence", "_input_fence", "_joint", "_label_unfenced", "_labels_before_tag",
         "_labels_seen", "_last", "_line_start", "_marked", "_markup", "_multi", "_name", "_name_escaped",
         "_name_kind", "_none_action", "_out", "_plain_from", "_pos", "_probe", "_purpose", "_quote", "_raw",
         "_reasoning", "_recover", "_recovered", "_revised", "_run_on", "_run_on_action", "_run_on_question",
         "_run_on_quote", "_shown_closer", "_single_line", "_span", "_state", "_stray_at", "_streamed_before_stray",
         "_tag_opened_line", "_tagged", "_text_fence", "_think", "_thought", "_tool_names", "_turn", "_turn_invented",
-        "_unlabelled", "_value_open", "_visible", "_visible_chars", "_wrapped")
+        "_unlabelled", "_value_open", "_visible", "_visible_chars", "_wrapped", "held_fence")
 
     def __init__(
         self,
