@@ -233,14 +233,25 @@ def _option_values(parameter: ToolParameter) -> list[str]:
     return [str(option.value) for option in parameter.options]
 
 
-def secret_text(value: Any) -> set[str]:
+def secret_text(value: Any, depth: int = 0) -> set[str]:
     """The texts a ``secret-input`` value reaches a tool as, to redact: a string as it is, a
-    number as its text (48213377.0 also as 48213377); nothing for a boolean, a blank or any
-    other value. A string that starts with an HTTP auth scheme (``Bearer sk-...``) also gives the
-    token after it (``_AUTH_SCHEME``)."""
+    number as its text (48213377.0 also as 48213377); nothing for a boolean or a blank. A list or
+    an object (a value Dify did not cast to text: the tool gets it as it is and may write any part
+    of it) gives the texts of each of its items, ``SECRET_LEAF_DEPTH`` levels down; its keys are
+    its shape, not secrets. A string that starts with an HTTP auth scheme (``Bearer sk-...``)
+    also gives the token after it (``_AUTH_SCHEME``); one that is a JSON object (a service
+    account's key file pasted whole) the values of its fields named as credentials are
+    (``_CREDENTIAL_FIELD``: ``private_key``, ``client_secret``...); one that is an address with a
+    password (``postgres://app:pw@db/prod``) that password (``_URL_PASSWORD``): a tool writes
+    such a part alone (an error quoting the key it could not read, a log line)."""
     if isinstance(value, bool):
         return set()
     texts: set[str] = set()
+    if isinstance(value, Mapping | list | tuple):
+        if depth < SECRET_LEAF_DEPTH:
+            for item in value.values() if isinstance(value, Mapping) else value:
+                texts |= secret_text(item, depth + 1)
+        return texts
     if isinstance(value, float) and value.is_integer():  # 48213377.0 may be written 48213377
         texts.add(str(int(value)))
     if isinstance(value, int | float):  # a numeric PIN or account number goes to the tool as text
@@ -249,7 +260,48 @@ def secret_text(value: Any) -> set[str]:
         texts.add(value)
         if scheme := _AUTH_SCHEME.match(value):  # "Bearer sk-..." pasted whole: the token alone is the key
             texts.add(value[scheme.end():].strip())
+        texts |= _credential_parts(value)
     return texts
+
+
+SECRET_LEAF_DEPTH: Final = 8
+"""How many levels of a list or object value (``secret_text``) are searched for its texts."""
+
+_CREDENTIAL_FIELD = re.compile(r"(?i)(?:key|secret|token|passw(?:or)?d|pwd|credential|signature)s?(?:_?id)?$")
+"""A JSON field name that says its value is a credential: ``private_key``, ``private_key_id``,
+``client_secret``, ``refresh_token``, ``password``, ``apiKey``."""
+
+_URL_PASSWORD = re.compile(r"://[^\s/@:]*:([^\s/@]+)@")
+"""An address's user and password (``scheme://user:password@host``, from the ``://``: linear
+in the text): group 1, the password."""
+
+
+def _credential_parts(value: str) -> set[str]:
+    """The parts of a secret text a tool may write alone (``secret_text``): the password of each
+    address with one in it, and, when the text is a JSON object, the values of its fields named
+    as credentials (``_CREDENTIAL_FIELD``), any level down (texts and numbers). Empty for any
+    other text; a text that starts with no ``{`` is not parsed."""
+    parts = {match.group(1) for match in _URL_PASSWORD.finditer(value)} if "://" in value else set()
+    if not value.lstrip().startswith("{"):
+        return parts
+    try:
+        document = json.loads(value)
+    except (ValueError, RecursionError):
+        return parts
+    stack = [(document, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth >= SECRET_LEAF_DEPTH:
+            continue
+        if isinstance(node, Mapping):
+            for name, item in node.items():
+                if isinstance(item, str | int | float) and isinstance(name, str) and _CREDENTIAL_FIELD.search(name):
+                    parts |= secret_text(item)
+                else:
+                    stack.append((item, depth + 1))
+        elif isinstance(node, list):
+            stack += [(item, depth + 1) for item in node]
+    return parts
 
 
 _AUTH_SCHEME = re.compile(r"\s*(?:Bearer|Basic|Token|Bot|ApiKey|Api-Key|Key|OAuth|JWT|SSWS|Splunk)\s+(?=\S)", re.IGNORECASE)
