@@ -26,6 +26,7 @@ from agent_core.declarations import SCHEMA_KEYS as _SCHEMA_KEYS
 from agent_core.fairness import give_way, paced
 from agent_core.line_budget import TOOL_DECLARATION_BYTES, encoded_size
 from agent_core.memo import per_object
+from agent_core.own_text import OwnText
 from agent_core.prompts import (
     MSG_MISSING,
     MSG_NOT_BOOLEAN,
@@ -327,25 +328,130 @@ JSON_SCHEMA_TYPES: Final = frozenset({"string", "number", "integer", "boolean", 
 """The type names of JSON Schema: the values of a schema's ``type`` keyword."""
 
 
+SCHEMA_KEYWORDS: Final = _SCHEMA_KEYS | {
+    "patternProperties", "dependentSchemas", "dependentRequired", "prefixItems", "additionalItems", "contains",
+    "not", "if", "then", "else", "propertyNames", "unevaluatedProperties", "unevaluatedItems", "minProperties",
+    "maxProperties", "minContains", "maxContains", "$id", "$anchor", "$comment", "deprecated", "readOnly",
+    "writeOnly", "contentEncoding", "contentMediaType", "strict", "schema", "name",
+}
+"""The keys of a schema object that are JSON Schema's grammar (``declarations.SCHEMA_KEYS`` and
+the rest of the 2020-12 vocabulary), with those of the structured-output parameter that wraps
+a schema (``name``, ``schema``, ``strict``)."""
+
+_SUBSCHEMA_MAPS: Final = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+"""Keywords whose value maps names (the tool author's words) to schemas."""
+
+_DATA_KEYWORDS: Final = frozenset({"enum", "const", "default", "example", "examples", "required", "dependentRequired",
+                                   "title", "description", "$comment", "pattern", "format", "$ref", "$id", "$anchor",
+                                   "name", "contentEncoding", "contentMediaType"})
+"""Keywords whose value is the author's data (texts, names, values), not a schema."""
+
+
 def redacted_schema(schema: Any, redact: Any) -> Any:
     """``schema`` (a JSON schema: dicts, lists, texts, numbers) with ``redact`` (``text -> text``)
     applied to every text in it (``redaction.redacted_texts``: descriptions, enum values,
-    defaults, property names) but a ``type`` keyword's type names (``"string"``, or a list of
-    them), which are the schema's grammar, not the tool author's words: a secret that spells one
-    (``string``: the value Swagger UI fills a field with) left ``{"type": "[REDACTED]"}``, a
-    schema the provider refuses, so no call of the node could run. A property named ``type``
-    holds a schema (a dict): it is redacted as any other."""
+    defaults, property names) but the schema's grammar: its keywords where they stand as a
+    schema object's keys (``type``, ``properties``, ``required``, ``description``:
+    ``SCHEMA_KEYWORDS``) and a ``type`` keyword's type names (``"string"``, or a list of them).
+    Those are the same whatever the secrets are: a secret that spells one (``string``: the value
+    Swagger UI fills a field with; ``properties``) left ``{"type": "[REDACTED]"}`` or
+    ``{"[REDACTED]": {...}}``, a schema the provider refuses or reads as having no arguments, so
+    no call of the node could run. The names under ``properties`` (and ``$defs``...) are the
+    author's and are redacted as any text, and so is a key that is no keyword (a property named
+    ``type`` is redacted as any other)."""
     if isinstance(schema, Mapping):
         give_way()
-        return {
-            (redact(key) if type(key) is str else key): (
-                item if key == "type" and _type_names(item) else redacted_schema(item, redact)
-            )
-            for key, item in schema.items()
-        }
+        out: dict[Any, Any] = {}
+        for key, item in schema.items():
+            if type(key) is not str or key not in SCHEMA_KEYWORDS:
+                out[redact(key) if type(key) is str else key] = redacted_schema(item, redact)
+            elif key == "type" and _type_names(item):
+                out[key] = item
+            elif key in _SUBSCHEMA_MAPS and isinstance(item, Mapping):
+                give_way()
+                out[key] = {(redact(name) if type(name) is str else name): redacted_schema(sub, redact)
+                            for name, sub in item.items()}
+            elif key in _DATA_KEYWORDS:
+                out[key] = redacted_texts(item, redact)
+            else:
+                out[key] = redacted_schema(item, redact)
+        return out
     if isinstance(schema, list | tuple):
         return [redacted_schema(item, redact) for item in schema]
     return redacted_texts(schema, redact)
+
+
+def schema_json(schema: Any) -> OwnText:
+    """``schema`` as compact JSON text (``json.dumps(schema, ensure_ascii=False,
+    separators=(",", ":"))``, character for character) for a prompt, the grammar
+    ``redacted_schema`` keeps marked as the plugin's own (``own_text``): each keyword where it
+    stands as a schema object's key and a ``type`` keyword's type names, quoted. The last guard
+    on the prompt then hides a secret in the author's texts of it and leaves ``"properties"``
+    when that is a secret too. Raises what ``json.dumps`` raises."""
+    text = json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    spans: list[tuple[int, int]] = []
+    try:
+        end = _marked(schema, text, 0, spans, True)
+    except (TypeError, ValueError, RecursionError):  # a shape dumped otherwise: nothing marked
+        return OwnText(text)
+    return OwnText(text, tuple(spans) if end == len(text) else ())
+
+
+def _marked(node: Any, text: str, at: int, spans: list[tuple[int, int]], is_schema: bool) -> int:
+    """Where ``node``'s JSON text, which starts at ``at`` of ``text``, ends; the own spans of
+    its grammar (``schema_json``) appended to ``spans`` while ``is_schema`` (a schema, not data).
+    Raises ``ValueError`` where ``text`` is not ``node`` dumped as ``schema_json`` dumps it."""
+    if isinstance(node, Mapping):
+        at = _expect(text, at, "{")
+        for n, (key, item) in enumerate(node.items()):
+            if n:
+                at = _expect(text, at, ",")
+            if type(key) is not str:
+                raise ValueError("a key that is no text")
+            quoted = json.dumps(key, ensure_ascii=False)
+            start, at = at, _expect(text, at, quoted)
+            at = _expect(text, at, ":")
+            if not is_schema or key not in SCHEMA_KEYWORDS:
+                at = _marked(item, text, at, spans, is_schema and type(item) is not str)
+                continue
+            spans.append((start, start + len(quoted)))
+            if key == "type" and _type_names(item):
+                value_start = at
+                at = _marked(item, text, at, spans, False)
+                spans.append((value_start, at))
+            elif key in _SUBSCHEMA_MAPS and isinstance(item, Mapping):
+                at = _marked_names(item, text, at, spans)
+            else:
+                at = _marked(item, text, at, spans, key not in _DATA_KEYWORDS)
+        return _expect(text, at, "}")
+    if isinstance(node, list | tuple):
+        at = _expect(text, at, "[")
+        for n, item in enumerate(node):
+            if n:
+                at = _expect(text, at, ",")
+            at = _marked(item, text, at, spans, is_schema)
+        return _expect(text, at, "]")
+    return _expect(text, at, json.dumps(node, ensure_ascii=False))
+
+
+def _marked_names(node: Mapping[Any, Any], text: str, at: int, spans: list[tuple[int, int]]) -> int:
+    """``_marked`` for the value of ``properties`` (``_SUBSCHEMA_MAPS``): names, each a schema."""
+    at = _expect(text, at, "{")
+    for n, (name, sub) in enumerate(node.items()):
+        if n:
+            at = _expect(text, at, ",")
+        if type(name) is not str:
+            raise ValueError("a key that is no text")
+        at = _expect(text, _expect(text, at, json.dumps(name, ensure_ascii=False)), ":")
+        at = _marked(sub, text, at, spans, True)
+    return _expect(text, at, "}")
+
+
+def _expect(text: str, at: int, token: str) -> int:
+    """``at`` past ``token``, which ``text`` holds at ``at``; ``ValueError`` when it does not."""
+    if not text.startswith(token, at):
+        raise ValueError("the text is not the schema dumped")
+    return at + len(token)
 
 
 def _type_names(value: Any) -> bool:

@@ -32,6 +32,7 @@ from agent_core.react.json_step import FINAL_ANSWER, step_text
 from agent_core.react.prompt import answer_note, completion_head, example_arguments, plain_history, tool_purpose
 from agent_core.round_cap import not_run_note
 from agent_core.run_state import Round, RunState
+from agent_core.tool_schema import schema_json
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 
 
@@ -45,7 +46,7 @@ def format_block(tools: Sequence[PromptMessageTool]) -> str:
             prompts.JSON_STEP_TOOL_LINE,
             name=tool.name,
             description=" ".join((tool.description or "").split()) or tool.name,
-            schema=json.dumps(tool.parameters, ensure_ascii=False, separators=(",", ":")),
+            schema=schema_json(tool.parameters),
         )
         for tool in tools
     ]

@@ -10,7 +10,6 @@ Question/Final Answer, the current Question, the scratchpad, ending in
 ``Thought:``.
 """
 
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -37,6 +36,7 @@ from agent_core.round_cap import after_observation_note, not_run_note
 from agent_core.run_state import Round, RunState
 from agent_core.text_calls import schema_properties
 from agent_core.tool_calls import ToolCall
+from agent_core.tool_schema import schema_json
 from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 from agent_core.unvalidated import built, checks_nothing
 
@@ -55,7 +55,7 @@ def tools_block(tools: Sequence[PromptMessageTool]) -> str:
             prompts.REACT_TOOL_LINE,
             name=tool.name,
             description=tool.description.strip() or tool.name,
-            schema=json.dumps(tool.parameters, ensure_ascii=False, separators=(",", ":")),
+            schema=schema_json(tool.parameters),
         )
         for tool in tools
     ]
