@@ -478,6 +478,25 @@ Converted = dict[str, tuple[ToolParameter, Any]]
 ``ToolRegistry.checked_arguments``: the parameter's name -> (the parameter, the value)."""
 
 
+def _value_holds(forms: Any, value: Any, depth: int = 0) -> bool:
+    """Whether an argument's ``value`` holds a form of a secret (``forms.holds``): a text as it
+    is, a number as its text, a list or object as its JSON text, confirmed on its keys and items
+    one by one (``SECRET_LEAF_DEPTH`` levels: deeper, the JSON text's finding stands). ``true``,
+    ``false`` and ``null`` are JSON's grammar, no text of the model's: a secret that spells one
+    refused every call with a boolean argument."""
+    if isinstance(value, str):
+        return forms.holds(value)
+    if isinstance(value, bool) or value is None:
+        return False
+    if not forms.holds(json.dumps(value, ensure_ascii=False, default=str)):
+        return False
+    if isinstance(value, Mapping) and depth < SECRET_LEAF_DEPTH:
+        return any(forms.holds(str(key)) or _value_holds(forms, item, depth + 1) for key, item in value.items())
+    if isinstance(value, list | tuple) and depth < SECRET_LEAF_DEPTH:
+        return any(_value_holds(forms, item, depth + 1) for item in value)
+    return True
+
+
 class ToolRegistry:
     """The node's tools, by the exact name the model was given.
 
@@ -650,7 +669,7 @@ class ToolRegistry:
             return []
         return [
             str(name) for name, value in paced(arguments.items())  # a call of 50,000 keys
-            if forms.holds(str(name)) or forms.holds(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str))
+            if forms.holds(str(name)) or _value_holds(forms, value)
         ]
 
     def unwrapped_arguments(self, tool: ToolEntity, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
