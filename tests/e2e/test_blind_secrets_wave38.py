@@ -444,3 +444,26 @@ def test_a_secret_that_spells_a_json_literal_leaves_boolean_arguments_alone(run,
     assert_clean_end(result)
     assert [r["tool"] for r in result.tool_requests] == ["vault"]
     assert observations(result.llm_requests[1]) == ["record r1 is open ([REDACTED])"]
+
+
+@pytest.mark.parametrize("word", ["properties", "required"])
+def test_a_secret_that_is_a_schema_keyword_leaves_the_json_steps_whole(run, word):
+    """ReAct with JSON steps: the step schema sent to the model plugin and the tool list in the
+    prompt keep the tool's argument schema; the tool's text of the key is hidden."""
+
+    def step(action: str, action_input: dict) -> dict:
+        return {"text": json.dumps({"action": action, "action_input": action_input})}
+
+    result = run([step("vault", {"q": "r1"}), step("final_answer", {"answer": "Done."})], tools=[_keyed(word)],
+                 strategy="ReAct", model={"features": ["structured-output"]}, params={"step_format": "json_schema"})
+    assert_clean_end(result)
+    assert result.text == "Done."
+    schema = result.llm_requests[0]["structured_output_schema"]
+    (branch,) = [b for b in schema["anyOf"] if b["properties"]["action"].get("enum") == ["vault"]
+                 or b["properties"]["action"].get("const") == "vault"]
+    arguments = branch["properties"]["action_input"]
+    assert arguments["properties"]["q"] == {"type": "string", "description": "record id"}
+    assert arguments["required"] == ["q"]
+    assert '\\"properties\\":{\\"q\\":{\\"type\\":\\"string\\",\\"description\\":\\"record id\\"}' in prompt_text(
+        result.llm_requests[0])
+    assert "record r1 is open ([REDACTED])" in prompt_text(result.llm_requests[1])
