@@ -24,7 +24,8 @@ from typing import Any
 
 from agent_core import prompts
 from agent_core.json_args import MAX_DEPTH, ArgumentsError, loads_lenient, too_deep
-from agent_core.tool_schema import redacted_schema
+from agent_core.own_text import OwnText
+from agent_core.tool_schema import redacted_schema, schema_json
 
 STRUCTURED_OUTPUT_PARAMS = ("json_schema", "response_format")
 """The completion parameters that carry the user's structured output; ReAct's step requests go
@@ -108,9 +109,11 @@ def read_answer_schema(completion_params: Mapping[str, Any] | None) -> tuple[dic
     return schema, None
 
 
-def schema_text(schema: Mapping[str, Any]) -> str:
-    """``schema`` as compact JSON text, for a prompt."""
-    return json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+def schema_text(schema: Mapping[str, Any]) -> OwnText:
+    """``schema`` as compact JSON text, for a prompt, its grammar (keywords, type names) marked as
+    the plugin's own (``tool_schema.schema_json``): a secret ``properties`` hid that key in the
+    note, and the model read a schema with no fields."""
+    return schema_json(schema)
 
 
 def answer_value(text: str) -> tuple[Any, str | None]:

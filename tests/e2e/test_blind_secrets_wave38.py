@@ -467,3 +467,21 @@ def test_a_secret_that_is_a_schema_keyword_leaves_the_json_steps_whole(run, word
     assert '\\"properties\\":{\\"q\\":{\\"type\\":\\"string\\",\\"description\\":\\"record id\\"}' in prompt_text(
         result.llm_requests[0])
     assert "record r1 is open ([REDACTED])" in prompt_text(result.llm_requests[1])
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("word", ["properties", "required"])
+def test_a_secret_that_is_a_schema_keyword_leaves_the_answer_schema_whole(run, strategy, word):
+    """The node's structured output: the schema sent with the request keeps its keywords, and its
+    author's text holding the secret is hidden."""
+    schema = {"type": "object", "properties": {"status": {"type": "string", "description": f"one of the {word}"}},
+              "required": ["status"]}
+    model = {"completion_params": {"response_format": "json_schema", "json_schema": json.dumps(schema)}}
+    result = run([answer_turn(strategy, '{"status": "open"}')], tools=[_keyed(word)], strategy=strategy, model=model)
+    assert_clean_end(result)
+    shown = {"type": "object", "properties": {"status": {"type": "string", "description": "one of the [REDACTED]"}},
+             "required": ["status"]}
+    if strategy == "ReAct":  # the schema is printed in the prompt's note
+        assert json.dumps(json.dumps(shown, separators=(",", ":")))[1:-1] in prompt_text(result.llm_requests[0])
+    else:  # sent as a completion parameter
+        assert json.loads(result.llm_requests[0]["completion_params"]["json_schema"]) == shown
