@@ -279,16 +279,17 @@ in the text): group 1, the password."""
 
 def _credential_parts(value: str) -> set[str]:
     """The parts of a secret text a tool may write alone (``secret_text``): the password of each
-    address with one in it, and, when the text is a JSON object, the values of its fields named
-    as credentials (``_CREDENTIAL_FIELD``), any level down (texts and numbers). Empty for any
-    other text; a text that starts with no ``{`` is not parsed."""
+    address with one in it, the values named as credentials in ``name=value`` settings
+    (``_named_values``) or, when the text is a JSON object, the values of its fields named as
+    credentials (``_CREDENTIAL_FIELD``), any level down (texts and numbers). Empty for any other
+    text; a text that starts with no ``{`` is not parsed as JSON."""
     parts = {match.group(1) for match in _URL_PASSWORD.finditer(value)} if "://" in value else set()
     if not value.lstrip().startswith("{"):
-        return parts
+        return parts | _named_values(value)
     try:
         document = json.loads(value)
     except (ValueError, RecursionError):
-        return parts
+        return parts | _named_values(value)
     stack = [(document, 0)]
     while stack:
         node, depth = stack.pop()
@@ -302,6 +303,39 @@ def _credential_parts(value: str) -> set[str]:
                     stack.append((item, depth + 1))
         elif isinstance(node, list):
             stack += [(item, depth + 1) for item in node]
+    return parts
+
+
+_SETTING_BREAK = re.compile(r"[;&\n]")
+"""What separates settings in a secret text: a connection string's ``;``, a query's ``&``, an
+environment file's lines."""
+
+PAIR_PART_MIN: Final = 8
+"""The shortest second half of a ``user:password`` secret taken as a secret of its own."""
+
+
+def _named_values(value: str) -> set[str]:
+    """The values of the settings in ``value`` whose names say they are credentials
+    (``_CREDENTIAL_FIELD``): an environment file (``OPENAI_API_KEY=sk-...`` lines, ``export``
+    too), a connection string (``Server=db;Password=...``), a query (``user=a&token=...``), YAML
+    (``password: ...``), quotes around a value dropped; and the second half of a ``user:password``
+    pair (no whitespace, one colon, ``PAIR_PART_MIN`` characters or more). Empty for any other
+    text. Linear in ``value``."""
+    parts: set[str] = set()
+    if "=" not in value and ":" not in value:
+        return parts
+    if ":" in value and value.count(":") == 1 and "=" not in value and not any(c.isspace() for c in value.strip()):
+        user, _, password = value.strip().partition(":")
+        if user and len(password) >= PAIR_PART_MIN:
+            parts.add(password)
+    for setting in _SETTING_BREAK.split(value):
+        name, sign, rest = setting.partition("=")
+        if not sign:
+            name, sign, rest = setting.partition(":")
+        name = name.strip().removeprefix("export ").strip().strip("\"'")
+        rest = rest.strip().removesuffix(",").strip().strip("\"'").strip()
+        if sign and rest and name and _CREDENTIAL_FIELD.search(name):
+            parts.add(rest)
     return parts
 
 

@@ -377,6 +377,28 @@ def test_the_password_of_a_connection_address_written_alone_is_hidden(run, strat
     assert_no_canary(run, result, ("Pw-7Kq8Zt2Wv9X",))
 
 
+SETTINGS_SECRETS = {
+    "an environment file": ("OPENAI_API_KEY=sk-7Kq8Zt2Wv9XhLm3\nexport DB_PASSWORD='Pw-4Rb6Yn1Qc8'\nREGION=eu-west-1",
+                            ["sk-7Kq8Zt2Wv9XhLm3", "Pw-4Rb6Yn1Qc8"]),
+    "a connection string": ("Server=db.internal;User Id=sa;Password=Pw-4Rb6Yn1Qc8;", ["Pw-4Rb6Yn1Qc8"]),
+    "a user and a password": ("svc-reader:Pw-4Rb6Yn1Qc8", ["Pw-4Rb6Yn1Qc8"]),
+}
+"""A secret field holding several settings, and the credentials a tool may write alone."""
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("case", list(SETTINGS_SECRETS))
+def test_a_credential_of_a_secret_of_settings_written_alone_is_hidden(run, strategy, case):
+    secret, parts = SETTINGS_SECRETS[case]
+    tool = vault([text_message("rejected: " + ", ".join(f"'{part}'" for part in parts) + " (region eu-west-1)")],
+                 secret=secret)
+    result = calls_and_answer(run, strategy, [tool])
+    assert_clean_end(result)
+    assert observations(result.llm_requests[1]) == [
+        "rejected: " + ", ".join("'[REDACTED]'" for _ in parts) + " (region eu-west-1)"]
+    assert_no_canary(run, result, tuple(parts))
+
+
 STRUCTURED_VALUES = {
     "a node value that is an object": ({"api_key": {"type": "constant", "value": CANARY}}, None),
     "a node value that is a list": ({"api_key": [CANARY]}, None),

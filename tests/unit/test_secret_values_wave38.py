@@ -132,3 +132,27 @@ def test_the_start_at_the_end_is_found_as_trying_every_size_found_it():
         text = text[: rng.randint(0, len(text))]
         for least in (1, 4):
             assert forms._start_at_end(text, least) == _naive_start_at_end(forms, text, least), (text, least)
+
+
+# --- settings and pairs in a secret text -----------------------------------------------------------
+
+SETTINGS = {
+    "an environment file": ('OPENAI_API_KEY=sk-abc123456\nexport DB_PASSWORD="Pw-99887766"\nREGION=eu-west-1',
+                            {"sk-abc123456", "Pw-99887766"}),
+    "a connection string": ("Server=db.internal;User Id=sa;Password=Pw-7Kq8Zt2;", {"Pw-7Kq8Zt2"}),
+    "a query": ("user=alice&token=tk-12345678&lang=en", {"tk-12345678"}),
+    "YAML": ("username: alice\npassword: 'hunter2x'\nhost: db", {"hunter2x"}),
+    "a user and a password": ("admin:S3cr3tPass!", {"S3cr3tPass!"}),
+}
+
+
+@pytest.mark.parametrize("case", list(SETTINGS))
+def test_a_secret_of_settings_gives_the_values_named_as_credentials(case):
+    value, parts = SETTINGS[case]
+    assert secret_text(value) == {value, *parts}
+
+
+@pytest.mark.parametrize("value", ["sk-abcdef123", "a: b: c", "user:short", "key=", "pass phrase with spaces: ok",
+                                   "REGION=eu-west-1;NAME=alice"])
+def test_a_secret_with_no_named_credential_is_only_itself(value):
+    assert secret_text(value) == {value}
