@@ -18,7 +18,14 @@ What is new here:
   ``blob_chunk`` the tool sends itself (its name in ``meta``);
 - the model: a call's arguments streamed as fragments with the secret split between them, a
   ``<think>`` block in the content split at its close, an earlier run's memory holding the key
-  base64-encoded in a tool message and in a ``<think>`` block.
+  base64-encoded in a tool message and in a ``<think>`` block;
+- faults found and fixed in this wave: a secret with parts a tool writes alone (a JSON key
+  file's ``private_key``, an address's password, ``DB_PASSWORD=`` in an environment file,
+  ``Password=`` in a connection string, a ``user:password`` pair, a secret value that is a list
+  or an object); a secret that spells a JSON Schema keyword (``properties``, ``required``,
+  ``description``, ``type``) broke the tools' declarations, ReAct's tool list, the JSON-step
+  schema and the answer-schema note; one that spells a JSON literal (``true``, ``null``)
+  refused every call with a boolean or null argument.
 
 Every line the plugin wrote since the run began (protocol lines, log nodes, model requests,
 stderr) is searched for the secret once its changes are undone (``plain``), and for its base64
