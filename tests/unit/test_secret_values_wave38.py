@@ -98,42 +98,6 @@ def test_a_number_and_a_nested_text_still_hold_a_secret():
     assert not _value_holds(forms, {"k": ["sk-abc", "def"]})
 
 
-# --- a trailing start of a secret: only the sizes ending with the text's last character ------------
-
-
-def _naive_start_at_end(forms, text: str, least: int) -> int:
-    """``_Secrets._start_at_end`` as it was written before wave 38: every size of every form."""
-    from agent_core.redaction import _compact, _fold
-
-    if not text or not forms._compact:
-        return len(text)
-    tail_start = max(0, len(text) - forms.reach)
-    compact, index = _compact(_fold(forms._tokens.end_as_latin(text[tail_start:])))
-    longest = 0
-    for variant in forms._compact:
-        for size in range(min(len(variant) - 1, len(compact)), max(least, longest + 1) - 1, -1):
-            if compact.endswith(variant[:size]):
-                longest = size
-                break
-    return tail_start + index[len(compact) - longest] if longest else len(text)
-
-
-def test_the_start_at_the_end_is_found_as_trying_every_size_found_it():
-    import base64
-    import random
-
-    rng = random.Random(38)
-    secrets = {"Cnry-5Kq8Zt2Wv9Xh", "aaaa-aaab", "Pw 7Kq8 Zt2", "Maße-Kq8Zt2"}
-    forms = secret_forms(secrets)
-    pieces = [*secrets, base64.b64encode(b"user:Cnry-5Kq8Zt2Wv9Xh").decode(), "Cnry%2D5Kq8", "&#67;nry", "\\u0043nry",
-              " ", "\n", "a", "x", "-", "ＣＮＲＹ", "the weather "]
-    for _ in range(3000):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 4)))
-        text = text[: rng.randint(0, len(text))]
-        for least in (1, 4):
-            assert forms._start_at_end(text, least) == _naive_start_at_end(forms, text, least), (text, least)
-
-
 # --- settings and pairs in a secret text -----------------------------------------------------------
 
 SETTINGS = {
