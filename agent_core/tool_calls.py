@@ -226,15 +226,22 @@ class _Slot:
         return "".join(self.text)
 
     def is_blank(self) -> bool:
-        return not self.name and not self.raw_text().strip()
+        return not self.name and not self.has_arguments()
+
+    def has_arguments(self) -> bool:
+        """True when the arguments so far hold more than whitespace: ``raw_text().strip()``
+        without joining the fragments, which routing asks for every fragment (a call's
+        arguments of megabytes may come in 50,000 of them)."""
+        return self.mapping is not None or any(fragment and not fragment.isspace() for fragment in reversed(self.text))
 
     def is_complete(self) -> bool:
         """True when the arguments so far already form a whole JSON value."""
         if self.mapping is not None:
             return True
+        last = next((fragment for fragment in reversed(self.text) if fragment and not fragment.isspace()), "")
+        if not last.rstrip().endswith(("}", "]")):
+            return False  # cheap, before the fragments are joined: a JSON object or array is closed only by a bracket
         text = "".join(self.text).strip()
-        if not text.endswith(("}", "]")):
-            return False  # cheap: a JSON object or array is closed only by a bracket
         try:
             self.decoded = (len(self.text), json.loads(text))
         except (ValueError, RecursionError):
@@ -382,7 +389,7 @@ class ToolCallAssembler:
         invalid: list[InvalidToolCall] = []
         order: list[str] = []
         for slot in paced(self._slots):  # a reply of 100,000 calls
-            if slot.is_blank() or (slot.blank_head and not slot.raw_text().strip()):
+            if slot.is_blank() or (slot.blank_head and not slot.has_arguments()):
                 continue
             try:
                 pieces = _decode_finished(slot, finish_reason)
@@ -431,12 +438,12 @@ def _stray_id_fragment(last: _Slot, delta: ToolCallDelta, *, new_index: bool) ->
     if _is_empty(delta.arguments):
         same = not delta.name or delta.name == last.name  # the name again: the SDK base's shape
         carries = bool(delta.arguments) or not delta.name  # a blank piece, or nothing but an id
-        return carries and same and not new_index and bool(last.raw_text().strip())
+        return carries and same and not new_index and last.has_arguments()
     if _own_call(last, delta) and (new_index or not _head_arguments(last, delta)):
         return False
     if not delta.name:
         return True
-    return delta.name == last.name and not new_index and (bool(last.raw_text().strip()) or _opens(delta.arguments))
+    return delta.name == last.name and not new_index and (last.has_arguments() or _opens(delta.arguments))
 
 
 def _starts_over(slot: _Slot, delta: ToolCallDelta) -> bool:
@@ -525,7 +532,7 @@ def _head_arguments(last: _Slot, delta: ToolCallDelta) -> bool:
     and no arguments yet: Poolside gives a call one id on its head and another on every later
     chunk (poolsideai/pool#9), so the arguments may come whole under the second id. A new call
     would bring its name; a nameless object under a new ``index`` is not read so."""
-    return not delta.name and not last.raw_text().strip()
+    return not delta.name and not last.has_arguments()
 
 
 def _opens(arguments: str | Mapping[str, Any]) -> bool:
@@ -543,12 +550,12 @@ def _name_piece(slot: _Slot, delta: ToolCallDelta) -> bool:
     ``[`` first): a new call would open its own, and as a call of its own the fragment would only
     be told to the model as arguments that lost their beginning. The joined name runs only if it
     is a declared tool (else the model is told of an unknown tool)."""
-    if delta.id and slot.id and delta.id != slot.id:
-        return False
+    if not delta.name or (delta.id and slot.id and delta.id != slot.id):
+        return False  # a nameless fragment is no piece of a name (and is routed alike without this test)
     arguments = delta.arguments
     if not isinstance(arguments, str) or not arguments.strip() or arguments.lstrip()[:1] in ("{", "["):
         return False
-    return bool(slot.raw_text().strip()) and not slot.is_complete()
+    return slot.has_arguments() and not slot.is_complete()
 
 
 def _own_call(last: _Slot, delta: ToolCallDelta) -> bool:
