@@ -29,8 +29,10 @@ import time
 
 import pytest
 
-from local_runner import PluginProcess, protocol
+from local_runner import PluginProcess, ScriptedBackend, protocol
+from local_runner.builtin_tools import default_toolbox
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
+from local_runner.scenario import Scenario, run_scenario
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.conftest import ScriptedRun
 from tests.e2e.helpers import (
@@ -108,14 +110,30 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def test_arguments_of_three_megabytes_in_24000_fragments_cost_the_plugin_little(run, plugin):
+def shaped(chunks: list[dict], shape: str) -> list[dict]:
+    """``fragments``' chunks as other servers stream them: the tool's name on every fragment
+    (llama.cpp's server), or a fresh id on every fragment (LMDeploy)."""
+    if shape == "bare":
+        return chunks
+    head, *rest = chunks
+    for n, chunk in enumerate(rest):
+        call = chunk["tool_calls"][0]
+        if shape == "named":
+            call["function"]["name"] = head["tool_calls"][0]["function"]["name"]
+        else:
+            call["id"] = f"f{n}"
+    return [head, *rest]
+
+
+@pytest.mark.parametrize("shape", ["bare", "named", "fresh ids"])
+def test_arguments_of_three_megabytes_in_24000_fragments_cost_the_plugin_little(run, plugin, shape):
     """Found here: routing each fragment (the daemon drops ``index``, so none says which call it
     continues) joined every fragment before it, twice: 3 MB in fragments of 126 characters cost
     the plugin 4-5 s of CPU (4.8 MB: 11 s), all of it taken from every other session on the
     process; a model writing a file through a tool streams its arguments a token at a time. Now
     about half a second, most of it reading 24,000 lines."""
     before = cpu_seconds(plugin.pid)
-    result = run([{"chunks": fragments(json.dumps({"q": "a" * (3 * MB)}), 126)}, {"text": "Done."}],
+    result = run([{"chunks": shaped(fragments(json.dumps({"q": "a" * (3 * MB)}), 126), shape)}, {"text": "Done."}],
                  tools=[tool(responses=[text_message("ok")])], timeout=180)
     used = cpu_seconds(plugin.pid) - before
     check(plugin, result)
@@ -343,3 +361,41 @@ def test_a_silent_model_under_a_three_second_daemon_limit(strategy):
     result, took = limited_run("3", [{"hang": True}, answer_turn(strategy, "Done.")], strategy, answer=False)
     assert took < 3.0
     assert result.text or result.error_text, "nothing said"
+
+
+class EndlessArguments(ScriptedBackend):
+    """A model whose reply opens a call of ``vault`` and then streams its arguments, a fragment
+    every 5 ms, never closing them (a model looping inside a string value)."""
+
+    def invoke_llm(self, request):
+        self.requests.append(request)
+
+        def chunks():
+            head = {"index": 0, "id": "c1", "type": "function", "function": {"name": "vault", "arguments": '{"q": "'}}
+            calls = [head]
+            while not self._released.is_set():
+                yield {"model": "m", "prompt_messages": [], "system_fingerprint": "",
+                       "delta": {"index": 0, "message": {"role": "assistant", "content": "", "name": "",
+                                                         "tool_calls": calls, "tool_call_id": ""},
+                                 "usage": None, "finish_reason": None}}
+                calls = [{"index": 0, "function": {"arguments": "la "}}]
+                time.sleep(0.005)
+        return chunks()
+
+
+def test_arguments_streaming_forever_are_cut_at_the_deadline_and_never_run():
+    """Under an 8 s daemon limit the reply is cut before it, no call of it runs, and the run ends
+    with words for the user, never the daemon's bare timeout."""
+    with PluginProcess(DEFAULT_PLUGIN_DIR, env={"PLUGIN_MAX_EXECUTION_TIMEOUT": "8"}) as process:
+        backend, toolbox = EndlessArguments([]), default_toolbox()
+        toolbox.add(tool(responses=[text_message("ok")]))
+        started = time.monotonic()
+        try:
+            result = run_scenario(Scenario(query="q", tools=["vault"]), backend, toolbox, plugin=process, timeout=60)
+        finally:
+            backend.release()
+        took = time.monotonic() - started
+        check(process, result, answer=False)
+    assert took < 8.0
+    assert result.tool_requests == []
+    assert result.text or result.error_text
