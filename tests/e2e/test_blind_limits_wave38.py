@@ -399,3 +399,17 @@ def test_arguments_streaming_forever_are_cut_at_the_deadline_and_never_run():
     assert took < 8.0
     assert result.tool_requests == []
     assert result.text or result.error_text
+
+
+def test_an_answer_of_10000_pieces_beside_a_secret_input_tool_costs_the_plugin_little(run, plugin):
+    """Found here: with a ``secret-input`` tool on the node, every streamed piece of the answer was
+    searched for a secret's start at its end by slicing every length of every form of the key
+    (39 forms of up to 170 characters): 0.7 ms of CPU a piece, 20 times the piece's other cost, so
+    1.26 MB in 10,000 pieces took the plugin 5 s, taken from every other session. Now 1.2 s."""
+    text = ("The vault report says all is well. " * 36_000)[:1_260_000]
+    before = cpu_seconds(plugin.pid)
+    result = run([{"text": text, "split": 126}], tools=[tool(responses=[text_message("ok")])], timeout=180)
+    used = cpu_seconds(plugin.pid) - before
+    check(plugin, result)
+    assert result.text == text
+    assert used < 3.0, f"{used:.2f} s of plugin CPU"
