@@ -413,3 +413,46 @@ def test_an_answer_of_10000_pieces_beside_a_secret_input_tool_costs_the_plugin_l
     check(plugin, result)
     assert result.text == text
     assert used < 3.0, f"{used:.2f} s of plugin CPU"
+
+
+# --- 8. over remote debugging (TCP) and serverless (HTTP) ---------------------------------------------------------
+
+TRANSPORTED = {
+    "14,000 tiny calls (a 4.7 MB request)": lambda: [tiny_calls(14_000), {"text": "Done."}, {"text": "Done."}],
+    "6 MB of arguments in 6,300 fragments": lambda: [ARGUMENTS["6 MB of letters in 6,300 fragments"](),
+                                                    {"text": "Done."}, {"text": "Done."}],
+}
+
+
+@pytest.mark.parametrize("transport", ["remote", "serverless"])
+@pytest.mark.parametrize("kind", list(TRANSPORTED))
+def test_large_replies_over_each_transport_keep_every_line_under_the_limit(request, transport, kind, longest_line):
+    target = request.getfixturevalue(transport)
+    result = ScriptedRun(target)(TRANSPORTED[kind](), tools=[tool(responses=[text_message("ok")])], timeout=180)
+    assert result.ok, result.error_text
+    assert result.text == "Done."
+    assert result.unfinished_logs() == []
+    assert target.alive
+    assert 0 < longest_line[0] <= LINE
+    assert all(fits(r) for r in result.llm_requests)
+
+
+# --- 9. usage a model plugin reports with odd numbers ---------------------------------------------------------------
+
+ODD_USAGE = {
+    "negative counts and latency": {"prompt_tokens": -5, "completion_tokens": -1, "latency": -3.0},
+    "prices as long digit strings": {"prompt_tokens": 3, "completion_tokens": 2, "total_price": "9" * 5_000,
+                                     "prompt_unit_price": "0." + "0" * 4_000 + "1"},
+}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("kind", list(ODD_USAGE))
+def test_usage_of_odd_numbers_answers_and_every_line_fits(run, plugin, strategy, kind):
+    """The answer reaches the user; the usage is read or named as unreadable, never a crash, and the
+    lines that carry it (round logs, the run's metadata) stay small."""
+    usage = ODD_USAGE[kind]
+    result = run([{**call(strategy, "vault", q="x"), "usage": usage}, {**answer_turn(strategy, "Done."), "usage": usage}],
+                 tools=[tool(responses=[text_message("ok")])], strategy=strategy, timeout=60)
+    check(plugin, result)
+    assert result.text == "Done."
