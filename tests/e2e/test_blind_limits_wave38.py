@@ -14,6 +14,12 @@ arguments forever. The cases the earlier files already run (``test_blind_limits_
 ``test_line_budget.py``, ``test_red_team_wave30-33*.py``, ``test_run_deadline.py``,
 ``test_transports*.py``, ``test_blind_sessions_wave35.py``) were dropped.
 
+Found here, both costs taken from every other session on the process: routing a call's argument
+fragments joined every fragment before each one (4.8 MB in 38,000 fragments: 11 s of plugin CPU;
+``agent_core/tool_calls.py``), and with a ``secret-input`` tool on the node each streamed piece of
+the answer tried every length of every form of the key for a start at its end (0.7 ms a piece;
+``agent_core/redaction.py``). Both are measured here as the plugin process's CPU time.
+
 Every run is checked with wave 30's invariants (``survived_cleanly``: the plugin alive, so no
 stdout line over the daemon's 5 MiB, as the runner kills it for one; only JSON on stdout; no log
 node left in ``start``; an answer or a clear ``AgentRunError``; no traceback shown). A neighbour's
