@@ -1152,7 +1152,10 @@ def read_function_calling_turn(
     if text.strip():
         return (yield from _answer(text, gate, turn, cut))
     if got.finish_reason == "tool_calls":
-        return ModelTurn(thought=text, decision=ParseFailure(prompts.TOOL_CALL_MISSING), **turn)
+        # only reasoning, or nothing (labring/FastGPT#7339): what the reasoning says is the fallback,
+        # as for a reply of only reasoning
+        fallback = visible_text(rewrite_markup(clean_reasoning(got.unclosed or got.reasoning))) if got.reasoning.strip() else ""
+        return ModelTurn(thought=text, decision=ParseFailure(prompts.TOOL_CALL_MISSING, fallback), **turn)
     # cut inside its reasoning, or before any text (a thinking model whose hidden reasoning took
     # the whole output: Gemini's MAX_TOKENS with no part): asked again, shorter, and told why
     if cut:

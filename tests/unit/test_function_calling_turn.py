@@ -2,6 +2,7 @@
 
 import pytest
 
+from agent_core import prompts
 from agent_core.function_calling.turn import (
     AnswerGate,
     empty_label_tail,
@@ -539,3 +540,18 @@ def test_a_list_of_call_objects_after_a_sentence_is_held_and_run_not_shown(size)
     streamed, turn = drain(read_function_calling_turn(iter([ModelChunk(text=answer), ModelChunk(finish_reason="stop")]),
                                                       ["get_date_time"]))
     assert turn.decision == FinalAnswer(answer) and streamed == answer
+
+
+def test_only_reasoning_ended_as_a_call_keeps_the_reasoning_as_its_fallback():
+    """A reply of only reasoning that ends with ``tool_calls`` and brings no call (labring/FastGPT#7339)
+    is asked again as a missing call; if the model keeps doing so, its reasoning is the answer."""
+    chunks = [ModelChunk(reasoning="The forecast says 18 degrees."), ModelChunk(finish_reason="tool_calls")]
+    streamed, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"]))
+    assert streamed == ""
+    assert turn.decision == ParseFailure(prompts.TOOL_CALL_MISSING, "The forecast says 18 degrees.")
+
+
+def test_nothing_ended_as_a_call_has_no_fallback():
+    chunks = [ModelChunk(text=""), ModelChunk(finish_reason="tool_calls")]
+    _, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"]))
+    assert turn.decision == ParseFailure(prompts.TOOL_CALL_MISSING)
