@@ -154,8 +154,8 @@ CALL_STREAMS = {
         BOTH, ["read"], "", [("read", {"offset": 1, "limit": 100, "path": "/app/skills/agent-runtime/stage-design/SKILL.md"})],
     ),
     # open-webui/computer#224: Gemini omits the index, splits the arguments over index-less deltas,
-    # sends the signature as a delta of its own with no function, and ends with `stop` (the head
-    # quoted, the rest rebuilt from the description)
+    # sends the signature as a delta of its own with no function, and ends with `stop` (rebuilt:
+    # the head's id and name as quoted, its arguments split as the report says Gemini may)
     "computer224-gemini-indexless-pieces-signature-delta-finish-stop": (
         sse(
             {"choices": [{"index": 0, "delta": {"tool_calls": [{"id": "function-call-1", "type": "function",
