@@ -698,6 +698,10 @@ class ObservationCollector:
         return []
 
     def _on_log(self, message: InvokeMessage) -> list[AgentInvokeMessage]:
+        # a tool's own agent log is not the model's to read; one with no log in it (the SDK's
+        # model takes ``message: null``) is named as any other unreadable message, not skipped unsaid
+        if not isinstance(message.message, InvokeMessage.LogMessage):
+            self._invalid_message(_payload_fault(message.type.value, message.message))
         return []
 
     def _on_retriever_resources(self, message: InvokeMessage) -> list[AgentInvokeMessage]:

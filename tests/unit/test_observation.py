@@ -1087,6 +1087,7 @@ def test_the_key_of_a_forwarded_file_is_none_for_other_messages():
         ({"type": "blob", "message": {"blob": "!!not base64"}}, "blob message: blob is not base64"),
         ({"type": "link", "message": {"text": 5}}, "link message: text is not a string"),
         ({"type": "text", "message": None}, "text message: message is null"),
+        ({"type": "log", "message": None}, "log message: message is null"),  # was skipped without a word
         ({"type": "blob_chunk", "message": {"id": "f", "sequence": "x", "total_length": 3, "blob": "", "end": True}},
          "blob_chunk message: sequence is not an integer"),  # the SDK read it as a blob: named from what came
         ({"type": "retriever_resources", "message": {"retriever_resources": [{"content": 5}], "context": ""}},
