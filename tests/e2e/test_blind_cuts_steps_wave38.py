@@ -1,0 +1,350 @@
+"""Blind cuts and steps, wave 38 (issue 13, classes 4 and 5), through the real plugin process.
+
+Cases designed first from the issue, the README and the docs alone (41 of them), then the earlier
+suites were read (``test_blind_cuts_wave35.py``, ``test_blind_steps_wave3*.py``,
+``test_red_team_wave3*_cut.py``, ``test_red_team_wave33_steps.py``, ``test_model_error_cut_runs.py``)
+and what they run was dropped (the finish-reason spellings ``max_tokens``, ``MAX_TOKENS``,
+``FinishReason.MAX_TOKENS``, ``model_context_window_exceeded``, a cut right after ``Action:``, a
+cut call's deltas, an invented ``Observation:`` then an action or an answer, the per-parameter
+schema echo, ``NaN``/``Infinity``/``null``/``"free"``/negative prices, several single odd stream
+items). What is left:
+
+* the finish reasons ``model_length`` and ``max_length`` (in the plugin's list, never run
+  end to end), and a cut reason arriving only on a last chunk whose content is null;
+* a thinking model whose chat template opens ``<think>`` (DeepSeek-R1), cut inside that
+  reasoning, which carries no ``<think>`` tag of its own;
+* a ReAct or Function Calling answer cut inside a code fence whose rest restarts the fence;
+* a ReAct continuation that writes ``Thought:`` and ``Final Answer:`` again before the rest;
+* native call deltas whose name came and whose arguments stop at ``{"a": "`` under
+  ``MAX_TOKENS`` on the delta itself;
+* one reply of three calls or actions: a good one, a schema echo (nested form, also as a Python
+  literal and in a fenced JSON blob) and an unknown tool;
+* prices that are a signalling NaN, ``-NaN``, ``inf``, ``-Infinity``, with spaces around, in
+  exponent form; token counts that are text, negative or fractional; a usage that is no object;
+* every tool stream item type with data that is null, a list or a number;
+* a node's tool list holding one tool with a broken parameter (type unknown, options null, the
+  parameter list null, a parameter that is a string, no name, an unknown form) beside a good one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from agent_core import prompts
+from local_runner.tools import ScriptedTool, ToolParam, text_message
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, assert_no_traceback, plugin_lines, prompt_text
+
+
+def lookup(name: str = "lookup", responses: list[dict] | None = None) -> ScriptedTool:
+    """``lookup(q)`` answering ``responses``, by default ``<name> found it``."""
+    return ScriptedTool(name=name, description="Looks a word up", parameters=[ToolParam("q", description="the word")],
+                        responses=responses or [text_message(f"{name} found it")])
+
+
+def react_call(q: str = "a", name: str = "lookup") -> str:
+    return f'Thought: look it up.\nAction: {name}\nAction Input: {{"q": "{q}"}}'
+
+
+def call_turn(strategy: str, q: str, call_id: str = "c1") -> dict:
+    if strategy == "ReAct":
+        return {"text": react_call(q)}
+    return {"tool_calls": [{"id": call_id, "name": "lookup", "arguments": {"q": q}}]}
+
+
+def ran(result) -> list[tuple[str, dict]]:
+    return [(r["tool"], r["tool_parameters"]) for r in result.tool_requests]
+
+
+def checked(result) -> None:
+    assert_clean_end(result)
+    assert_no_traceback(result)
+
+
+def logged(result) -> str:
+    return json.dumps([{"label": n.label, "data": n.data, "error": n.error, "metadata": n.metadata}
+                       for n in result.logs.values()], default=str, ensure_ascii=False)
+
+
+def thoughts(result) -> list:
+    return [n for n in result.logs.values() if n.label.endswith("Thought")]
+
+
+# --- class 4: other cut spellings, and where the reason comes ---------------------------------------------
+
+
+@pytest.mark.parametrize("reason", ["model_length", "max_length", "Model_Length"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_answer_cut_under_mistral_or_hf_spellings_is_continued(run, strategy, reason):
+    """Mistral's API says ``model_length``; servers named after Hugging Face's generation limit
+    say ``max_length``: each is a cut, continued once."""
+    turns = [{**answer_turn(strategy, "The sum is"), "finish_reason": reason}, {"text": " four."}]
+    result = run(turns, query="2+2?", strategy=strategy)
+    checked(result)
+    assert result.text == "The sum is four."
+    assert prompts.CONTINUE_CUT_ANSWER in prompt_text(result.llm_requests[1])
+    run.backend.assert_complete()
+
+
+@pytest.mark.parametrize("reason", ["length", "max_tokens"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_cut_reason_only_on_a_last_chunk_whose_content_is_null(run, strategy, reason):
+    """Text chunks without a reason, then a chunk with ``content: null``, no calls and the reason:
+    the reply is cut, the answer continued."""
+    head = "Thought: done.\nFinal Answer: The sum is" if strategy == "ReAct" else "The sum is"
+    chunks = [{"content": head[:9]}, {"content": head[9:]},
+              {"message": {"role": "assistant", "content": None, "tool_calls": []}, "finish_reason": reason}]
+    result = run([{"chunks": chunks}, {"text": " four."}], query="2+2?", strategy=strategy)
+    checked(result)
+    assert result.text == "The sum is four."
+    run.backend.assert_complete()
+
+
+# --- class 4: a cut inside reasoning the chat template opened -------------------------------------------
+
+R1 = {"provider": "langgenius/deepseek/deepseek", "model": "deepseek-r1",
+      "completion_params": {"max_tokens": 256}}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_template_opened_reasoning_cut_is_never_shown_and_asked_again(run, strategy):
+    """DeepSeek-R1's template opens ``<think>``: its reply begins inside the reasoning with no tag.
+    Cut there (no ``</think>`` came), the reply holds no answer: nothing is shown of it, the model
+    is asked again shorter, and the next reply's answer is the run's."""
+    cut = {"text": "The user wants the weather, so first I should call lookup with", "finish_reason": "length"}
+    after = "Short plan.</think>\n\n" + ("Thought: done.\nFinal Answer: Sunny." if strategy == "ReAct" else "Sunny.")
+    result = run([cut, {"text": after}], query="Weather?", tools=[lookup()], strategy=strategy, model=R1)
+    checked(result)
+    assert "The user wants" not in result.text and "Short plan" not in result.text
+    assert result.text.strip() == "Sunny."
+    assert result.tool_requests == []
+    assert prompts.REPLY_CUT in prompt_text(result.llm_requests[1])
+
+
+# --- class 4: cut answers and their rests ---------------------------------------------------------------
+
+CODE_START = "Here it is:\n\n```python\ndef f():\n    return"
+CODE_REST_RESTARTED = "Here it is:\n\n```python\ndef f():\n    return 1\n```"
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_answer_cut_in_a_fence_whose_rest_restarts_the_fence_shows_the_code_once(run, strategy):
+    turns = [{**answer_turn(strategy, CODE_START), "finish_reason": "length"}, {"text": CODE_REST_RESTARTED}]
+    result = run(turns, query="Write f.", strategy=strategy)
+    checked(result)
+    assert result.text.count("def f():") == 1, result.text
+    assert result.text.count("Here it is") == 1, result.text
+    assert result.text.rstrip().endswith("return 1\n```"), result.text
+
+
+def test_react_rest_that_writes_a_thought_and_the_label_again_shows_only_the_rest(run):
+    turns = [{"text": "Thought: I know it.\nFinal Answer: The capital of France is", "finish_reason": "length"},
+             {"text": "Thought: I continue my answer.\nFinal Answer: Paris."}]
+    result = run(turns, query="Capital of France?", strategy="ReAct")
+    checked(result)
+    assert result.text == "The capital of France is Paris.", result.text
+    assert "I continue" not in result.text
+
+
+def test_fc_call_deltas_with_a_name_and_an_open_string_under_max_tokens_on_the_delta_run_nothing(run):
+    chunks = [{"content": "Looking it up."},
+              {"tool_calls": [{"index": 0, "id": "call_x", "type": "function",
+                               "function": {"name": "lookup", "arguments": ""}}]},
+              {"tool_calls": [{"index": 0, "function": {"arguments": '{"a": "'}}], "finish_reason": "MAX_TOKENS"}]
+    again = {"tool_calls": [{"id": "c2", "name": "lookup", "arguments": {"q": "a"}}]}
+    result = run([{"chunks": chunks}, again, {"text": "Found."}], query="Look up a.", tools=[lookup()])
+    checked(result)
+    assert result.text.endswith("Found.")
+    assert result.text.count("Looking it up.") <= 1
+    assert ran(result) == [("lookup", {"q": "a"})]
+    told = {m["tool_call_id"]: m["content"] for m in result.llm_requests[1]["prompt_messages"] if m["role"] == "tool"}
+    assert "output limit" in told["call_x"]
+
+
+# --- class 5: one reply, a good call, a schema echo and an unknown tool -----------------------------------
+
+NESTED_ECHO = {"q": {"type": "string", "description": "the word"}}
+
+
+def _mixed_reply(strategy: str, form: str) -> dict:
+    if strategy == "function_calling":
+        return {"tool_calls": [{"id": "c1", "name": "lookup", "arguments": {"q": "a"}},
+                               {"id": "c2", "name": "lookup", "arguments": NESTED_ECHO},
+                               {"id": "c3", "name": "lookupp", "arguments": {"q": "c"}}]}
+    if form == "fenced":
+        blobs = [{"action": "lookup", "action_input": {"q": "a"}}, {"action": "lookup", "action_input": NESTED_ECHO},
+                 {"action": "lookupp", "action_input": {"q": "c"}}]
+        return {"text": "Thought: three.\n" + "\n".join(f"Action:\n```json\n{json.dumps(b)}\n```" for b in blobs)}
+    echo = str(NESTED_ECHO) if form == "python literal" else json.dumps(NESTED_ECHO)
+    return {"text": react_call("a") + f"\nAction: lookup\nAction Input: {echo}\n" + 'Action: lookupp\nAction Input: {"q": "c"}'}
+
+
+@pytest.mark.parametrize(("strategy", "form"), [("function_calling", "native"), ("ReAct", "labelled"),
+                                                ("ReAct", "python literal"), ("ReAct", "fenced")])
+def test_a_good_call_a_nested_schema_echo_and_an_unknown_tool_in_one_reply(run, strategy, form):
+    result = run([_mixed_reply(strategy, form), answer_turn(strategy, "Done.")], query="Look up a, b and c.",
+                 tools=[lookup()], strategy=strategy)
+    checked(result)
+    assert result.text == "Done."
+    assert ran(result) == [("lookup", {"q": "a"})], ran(result)
+    told = prompt_text(result.llm_requests[1])
+    assert "lookup found it" in told
+    assert "schema" in told, told[-1500:]
+    assert "lookupp" in told, told[-1500:]
+    run.backend.assert_complete()
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("form", ["python literal", "fenced"])
+def test_a_nested_schema_echo_alone_in_other_forms_is_refused_then_values_run(run, strategy, form):
+    if strategy == "ReAct" and form == "fenced":
+        first = {"text": "Thought: x.\nAction:\n```json\n"
+                 + json.dumps({"action": "lookup", "action_input": NESTED_ECHO}) + "\n```"}
+    elif strategy == "ReAct":
+        first = {"text": f"Thought: x.\nAction: lookup\nAction Input: {NESTED_ECHO!s}"}
+    elif form == "fenced":  # a call written as text in the content of a Function Calling reply
+        first = {"text": "```json\n" + json.dumps({"name": "lookup", "arguments": NESTED_ECHO}) + "\n```"}
+    else:
+        first = {"tool_calls": [{"id": "c1", "name": "lookup", "arguments": str(NESTED_ECHO)}]}
+    result = run([first, call_turn(strategy, "Paris", "c2"), answer_turn(strategy, "Found.")],
+                 query="Look up Paris.", tools=[lookup()], strategy=strategy)
+    checked(result)
+    assert result.text == "Found."
+    assert ran(result) == [("lookup", {"q": "Paris"})]
+    run.backend.assert_complete()
+
+
+# --- class 5: usage fields a model plugin may send -------------------------------------------------------
+
+BASE_USAGE = {"prompt_tokens": 10, "completion_tokens": 2, "prompt_price": "0.001", "completion_price": "0.002",
+              "total_price": "0.003", "currency": "USD"}
+
+
+def _finite(value) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    if isinstance(value, str):
+        return value.strip().lower().lstrip("+-") not in {"nan", "snan", "inf", "infinity"}
+    return True
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("price", ["sNaN", "-NaN", "inf", "-Infinity"])
+def test_a_price_that_is_no_finite_number_is_named_and_every_line_stays_finite(run, plugin, strategy, price):
+    usage = {**BASE_USAGE, "completion_price": price}
+    result = run([{**answer_turn(strategy, "Hi."), "usage": usage}], query="Hi", strategy=strategy)
+    checked(result)
+    assert result.text == "Hi."
+    assert _finite(result.execution_metadata), result.execution_metadata
+    for entry, _ in plugin_lines(plugin, result):
+        assert _finite(entry.get("json")), str(entry)[:500]
+    assert "completion_price" in logged(result)
+
+
+@pytest.mark.parametrize("price", [" 0.002 ", "2e-3", "2E-3"])
+def test_a_readable_price_in_another_spelling_is_counted(run, price):
+    result = run([{"text": "Hi.", "usage": {**BASE_USAGE, "completion_price": price, "total_price": None}}], query="Hi")
+    checked(result)
+    assert float(result.execution_metadata["completion_price"]) == pytest.approx(0.002)
+    (thought,) = thoughts(result)
+    assert not thought.data.get("usage_error"), thought.data.get("usage_error")
+
+
+@pytest.mark.parametrize("tokens", [-5, 2.5])  # text ("abc", "NaN") cannot pass the daemon's typed usage
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_odd_token_count_keeps_the_answer_and_the_runs_usage_sane(run, plugin, strategy, tokens):
+    usage = {**BASE_USAGE, "completion_tokens": tokens}
+    result = run([{**answer_turn(strategy, "Hi."), "usage": usage}], query="Hi", strategy=strategy)
+    checked(result)
+    assert result.text == "Hi."
+    metadata = result.execution_metadata or {}
+    assert _finite(metadata), metadata
+    assert isinstance(metadata.get("completion_tokens"), int) and metadata["completion_tokens"] >= 0, metadata
+    assert metadata.get("prompt_tokens") == 10
+    for entry, _ in plugin_lines(plugin, result):
+        assert _finite(entry.get("json")), str(entry)[:500]
+
+
+# --- class 5: every tool stream item type with data null, a list or a number -------------------------------
+
+ITEM_TYPES = ["text", "json", "link", "image_link", "image", "blob", "file", "variable", "log",
+              "retriever_resources", "blob_chunk"]
+BAD_DATA = {"null": None, "list": [1, "two"], "number": 42}
+
+
+@pytest.mark.parametrize("data", list(BAD_DATA))
+@pytest.mark.parametrize("kind", ITEM_TYPES)
+def test_an_item_with_no_readable_data_is_reported_in_the_call_node_and_the_rest_kept(run, kind, data):
+    item = {"type": kind, "message": BAD_DATA[data], "meta": None}
+    tool = lookup("report", responses=[text_message("first part"), item, text_message("second part")])
+    turns = [{"tool_calls": [{"id": "c1", "name": "report", "arguments": {"q": "a"}}]}, {"text": "Done."}]
+    result = run(turns, query="Report.", tools=[tool])
+    checked(result)
+    assert result.text == "Done."
+    seen = prompt_text(result.llm_requests[1])
+    assert "first part" in seen and "second part" in seen
+    (node,) = [n for n in result.logs.values() if n.label == "CALL report"]
+    shown = json.dumps({"data": node.data, "error": node.error, "metadata": node.metadata}, default=str)
+    assert "first part" in shown and "second part" in shown
+    if kind == "file":  # Dify's file message carries its file in ``meta``: none there is a file without an address
+        assert "without an address" in shown, shown[:2000]
+    else:
+        assert "unreadable" in shown and f"{kind} message" in shown, shown[:2000]
+
+
+# --- class 5: a node's tool with a broken parameter, beside a good tool ------------------------------------
+
+
+def _broken(change) -> ScriptedTool:
+    tool = ScriptedTool(name="broken", description="A tool Dify sent oddly",
+                        parameters=[ToolParam("q", description="the word")], responses=[text_message("broken ran")])
+    entity_of = tool.entity
+
+    def entity():
+        value = entity_of()
+        change(value)
+        return value
+
+    object.__setattr__(tool, "entity", entity)
+    return tool
+
+
+def _set(**changes):
+    def change(entity):
+        entity["parameters"][0].update(changes)
+    return change
+
+
+BROKEN = {
+    "type unknown": _set(type="widget"),
+    "select with options null": _set(type="select", options=None),
+    "parameters null": lambda e: e.update(parameters=None),
+    "a parameter that is a string": lambda e: e.update(parameters=["q"]),
+    "a parameter without a name": lambda e: e["parameters"][0].pop("name"),
+    "form unknown": _set(form="sideways"),
+    "form missing": lambda e: e["parameters"][0].pop("form"),
+    "required as text": _set(required="yes"),
+}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("kind", list(BROKEN))
+def test_a_tool_with_a_broken_parameter_is_used_or_named_in_the_log_and_the_good_tool_runs(run, strategy, kind):
+    result = run([call_turn(strategy, "Paris"), answer_turn(strategy, "Found.")], query="Look up Paris.",
+                 tools=[lookup(), _broken(BROKEN[kind])], strategy=strategy)
+    checked(result)
+    assert result.text == "Found."
+    assert ran(result) == [("lookup", {"q": "Paris"})]
+    offered = prompt_text(result.llm_requests[0]) + json.dumps(result.llm_requests[0].get("tools") or [])
+    dropped = [n for n in result.logs.values() if n.label == "TOOL DROPPED broken"]
+    if "broken" not in offered:  # left out: said in the log tree, with why
+        assert len(dropped) == 1, logged(result)[:2000]
+        assert dropped[0].error or dropped[0].data, logged(result)[:2000]
+    else:
+        assert not dropped
