@@ -160,19 +160,25 @@ def _continuation_join(previous: str, text: str, lead: str = "") -> str:
     (``text``, without the whitespace the reply began with: the strategies' readers drop it).
 
     ``lead`` is that whitespace, when the reply's text started with it right before ``text``
-    (``leading_space``): a line break in it is kept (one or two: a new line, a new paragraph),
-    else one space ("one," and " two" make "one, two"). Without it, one space where the cut fell
+    (``leading_space``): a line break in it is kept (one or two: a new line, a new paragraph)
+    with the indentation after it (a code answer cut at a line's end, ``def f():``, whose rest
+    begins ``\n    return 1``: Python's indentation is its meaning), else one space ("one," and
+    " two" make "one, two"). Without it, one space where the cut fell
     between two characters of Latin letters or digits, else nothing. A limit cuts at a token's
     end, and most words are one token, so most cuts fall after a whole word, and a model's new
     reply seldom starts with a space of its own ("is" and "Paris" make "is Paris"); a cut inside a
     longer word then reads "capi tal", the rarer shape. (A rest that writes the cut word again,
     as a model often does when the cut fell inside one, is dropped before this:
     ``repeated_head``, "capi" and "capital" make "capital".) Nothing either when ``previous``
-    already ends in whitespace."""
-    if previous[-1:].isspace() or text[:1].isspace():
+    already ends in whitespace, but the indentation ``lead`` ends with after a ``previous`` that
+    ended its line."""
+    if text[:1].isspace():
         return ""
+    if previous[-1:].isspace():
+        return lead[lead.rfind("\n") + 1 :] if previous[-1] == "\n" else ""
     if lead:
-        return "\n" * min(lead.count("\n"), 2) or " "
+        breaks = min(lead.count("\n"), 2)
+        return "\n" * breaks + lead[lead.rfind("\n") + 1 :] if breaks else " "
 
     def word(char: str) -> bool:
         return char.isascii() and char.isalnum()
@@ -1130,14 +1136,16 @@ class AgentLoop:
         """Show ``text``, a continuation's first text (``held`` by ``_stream_turn`` while it could
         be the cut answer's last word, ``tail``, written again), joined to the cut answer: the
         word written again is left out (``repeated_head``) and the text after it goes on from the
-        cut with nothing between; else ``_continuation_join`` with the whitespace the reply began
-        with, and no joint inside a secret the cut fell in (``_secret_across``)."""
+        cut with nothing between; else ``_continuation_join`` with the whitespace the cut reply
+        ended with where its reader dropped it (``cut_space``), then the whitespace this reply began
+        with (``def f():`` cut after its line break, the rest ``    return 1``: a new line and its
+        indentation), and no joint inside a secret the cut fell in (``_secret_across``)."""
         if not text:
             return
         if size := repeated_head(tail, text):
             text, joint = text[size:], ""
         else:
-            joint = _continuation_join(self._last_text, text, leading_space("".join(head), text) or self._cut_space)
+            joint = _continuation_join(self._last_text, text, self._cut_space + leading_space("".join(head), text))
             joint = _secret_across(self._cut_answer, joint, text, self._secrets)
         if not (text := joint + text):
             return

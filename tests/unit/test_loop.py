@@ -39,6 +39,11 @@ from agent_core.usage import empty_usage
         ("3.", "14 is pi", "14 is pi", "3.14 is pi"),  # nothing sent, nothing added
         ("Hello ", " world", "world", "Hello world"),  # the cut answer ends in a space already
         ("Part one,", "Final Answer: part two.", "part two.", "Part one,part two."),  # labels came first
+        # wave 38: a code answer cut at a line's end keeps its rest's indentation (Python's meaning)
+        ("def f():", "\n    return 1", "return 1", "def f():\n    return 1"),
+        ("def f():\n", "    return 1", "return 1", "def f():\n    return 1"),  # the break shown, then the indent
+        ("a = 1", "\r\n\treturn", "return", "a = 1\n\treturn"),  # a Windows line end, a tab
+        ("one ", "    two", "two", "one two"),  # mid-line: no indentation to keep
     ],
 )
 def test_a_continuation_is_joined_with_the_whitespace_the_model_began_it_with(previous, raw, shown, joined):
@@ -86,6 +91,16 @@ def test_the_line_breaks_that_close_a_reasoning_block_are_no_paragraph_of_the_re
     assert previous + joint + "and mild France" == "mild France 50% 🙂 and mild France"
     assert leading_space("<think>x</think>\n\nThe end", "The end") == ""  # no whitespace of the text's own
     assert leading_space("<think>x</think>\n\n\n## Next", "## Next") == ""
+
+
+def test_the_line_break_a_cut_reply_ended_with_and_the_rests_indentation_both_join():
+    """Wave 38: ReAct's ``Final Answer: ...def f():\n`` cut after its line break (the parser strips
+    it: ``cut_space``), the rest ``    if x:``: the two whitespaces together are the joint, where
+    the rest's alone made ``def f(): if x:``."""
+    lead = cut_space("Final Answer: def f():\n", "def f():") + leading_space("    if x:", "if x:")
+    assert "def f():" + _continuation_join("def f():", "if x:", lead) + "if x:" == "def f():\n    if x:"
+    lead = cut_space("Final Answer: is ", "is") + leading_space(" Paris", "Paris")
+    assert "is" + _continuation_join("is", "Paris", lead) + "Paris" == "is Paris"
 
 
 def test_the_space_a_cut_reply_ended_with_joins_its_rest():
