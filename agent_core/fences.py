@@ -88,6 +88,24 @@ def fence_lines(text: str) -> list[int]:
     return found
 
 
+def open_block(text: str, opening: Opening | None = None, *, line_start: bool = True) -> Opening | None:
+    """The fenced block still open at the end of ``text`` (None: none), given the block open
+    before it (``opening``: ``text`` goes on from text that left it open). ``line_start`` False:
+    ``text`` begins inside a line, so a fence run at its very start opens or closes nothing.
+    Linear, and only lines that start with a fence run are looked at (``fence_lines``)."""
+    if "```" not in text and "~~~" not in text:
+        return opening
+    for line in _FENCE_LINE.finditer(text):
+        if line.start() or line_start:
+            opening = _after(opening, *line.groups())
+    return opening
+
+
+def closing_fence(opening: Opening) -> str:
+    """The fence that closes the block ``opening`` opened: its character, as many times."""
+    return opening[0] * opening[1]
+
+
 _EMPTY_BLOCK = re.compile(r"\s*+(?:(`{3,}+)[^`\n]*+|(~{3,}+)[^\n]*+)\n\s*+(?:\1`*+|\2~*+)\s*+")
 """A fenced block with nothing but blank lines inside, alone in the text (``_after``'s rules: a
 backtick fence's info string holds no backtick; the closing run of the same character, no

@@ -32,6 +32,7 @@ from agent_core.budget import observation_budget, prompt_budget, reply_limiter, 
 from agent_core.errors import AgentRunError, chained, error_text, shortened
 from agent_core.fairness import collection_paused
 from agent_core.fallback import fallback_answer, only_a_thought, unlabelled_answer
+from agent_core.fences import closing_fence, open_block
 from agent_core.knowledge import fitting_resources, redacted_resources, retriever_resources
 from agent_core.line_budget import (
     REQUEST_BYTES,
@@ -608,7 +609,7 @@ class AgentLoop:
                 # what a failed reply showed: a reply asked again that repeats it does not show it again
                 self._failed_shown = (self._reply_shown or self._failed_shown) if isinstance(decision, ParseFailure) else ""
                 if notice := self._cut_answer_notice(turn, cut_answers):
-                    yield from self._text(_paragraph_break(self._last_text) + notice)
+                    yield from self._text(self._notice_lead(turn) + notice)
                     break
                 if isinstance(decision, FinalAnswer) and turn.cut:
                     cut_answers += 1
@@ -683,6 +684,27 @@ class AgentLoop:
             return prompts.ANSWER_CUT_NO_TIME
         return ""
 
+    def _notice_lead(self, turn: ModelTurn | None) -> str:
+        """What goes before the notice that ends a cut answer (``_cut_answer_notice``; ``turn``
+        None: the cut answer alone was shown, ``ANSWER_CUT_TOO_LARGE``): a paragraph break, after
+        the fence that closes a fenced code block the answer shown left open. CommonMark runs a
+        block never closed to the end of the text, so the notice would otherwise read as the
+        code's last line (wave 38: ``def f():`` cut, the rest cut again). The answer shown is the
+        cut answer, then this turn's rest (a rest that wrote the cut answer again is read alone);
+        read once, when the run ends, never per streamed piece."""
+        decision = turn.decision if turn is not None else None
+        text = decision.text if isinstance(decision, FinalAnswer) else ""
+        start = self._cut_answer if (turn is None or self._continued) else ""
+        if start and text.lstrip().startswith(start.strip()):
+            start = ""  # the rest began the answer again: it is what the user reads
+        opening = open_block(start) if start else None
+        if text:
+            lead = turn.raw[: len(turn.raw) - len(turn.raw.lstrip())] if turn is not None else ""
+            opening = open_block(text, opening, line_start=not start or start.endswith("\n") or "\n" in lead)
+        if opening is None:
+            return _paragraph_break(self._last_text)
+        return ("" if self._last_text.endswith("\n") else "\n") + closing_fence(opening) + "\n\n"
+
     def _fallback_join(self, decision: ParseFailure) -> str:
         """What goes before a failed reply's fallback answer: nothing when it ``continues`` the
         text that reply showed (its own, or the same text an earlier failed reply showed:
@@ -732,7 +754,7 @@ class AgentLoop:
             yield from self._text(_paragraph_break(self._last_text) + prompts.STOPPED_AT_TIME_LIMIT.format(seconds=seconds))
         elif isinstance(error, RestTooLargeError):  # the cut answer stays shown, with why it has no rest
             yield from self._close_open_nodes(str(error))
-            yield from self._text(_paragraph_break(self._last_text) + prompts.ANSWER_CUT_TOO_LARGE)
+            yield from self._text(self._notice_lead(None) + prompts.ANSWER_CUT_TOO_LARGE)
         else:
             self.state.out_of_time = True
             yield from self._close_open_nodes(prompts.MODEL_PAST_DEADLINE)

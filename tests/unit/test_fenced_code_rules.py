@@ -7,7 +7,7 @@ follows it is still code the answer shows, not a call, a reasoning tag or a ReAc
 import pytest
 
 from agent_core.call_markup import CodeQuote
-from agent_core.fences import fence_lines
+from agent_core.fences import closing_fence, fence_lines, open_block
 from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.model_call import ModelChunk
 from agent_core.react.parser import parse_react
@@ -103,3 +103,20 @@ def test_a_react_label_after_an_info_string_line_in_the_answers_block_is_its_tex
     answer = "The format:\n```\n```json\nObservation: the tool's result\n```\nThen answer."
     turn = parse_react("Thought: I know.\nFinal Answer: " + answer)
     assert turn.final_answer == answer
+
+
+@pytest.mark.parametrize(("text", "opening", "line_start", "left_open"), [
+    ("Here:\n```python\ndef f():", None, True, ("`", 3, 3)),
+    ("Here:\n```python\ndef f():\n```\nDone.", None, True, None),
+    ("````\n```\nstill code", None, True, ("`", 4, 3)),  # a shorter run closes nothing
+    ("~~~\ncode", None, True, ("~", 3, 3)),
+    ("    return 1\n```", ("`", 3, 3), True, None),  # the rest of a block opened before it closes it
+    ("```\nmore", ("`", 3, 3), False, ("`", 3, 3)),  # a run inside the line the text goes on: nothing
+    ("``` and `x`", None, True, None),  # code spans, not a fence
+    ("no fence at all", ("~", 3, 3), True, ("~", 3, 3)),
+])
+def test_the_block_a_text_leaves_open_is_read_as_commonmark_reads_it(text, opening, line_start, left_open):
+    """Wave 38: a cut answer's notice went inside the block the answer left open."""
+    assert open_block(text, opening, line_start=line_start) == left_open
+    if left_open is not None:
+        assert open_block(text + "\n" + closing_fence(left_open), opening, line_start=line_start) is None
