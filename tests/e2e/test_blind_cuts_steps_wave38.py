@@ -348,3 +348,261 @@ def test_a_tool_with_a_broken_parameter_is_used_or_named_in_the_log_and_the_good
         assert dropped[0].error or dropped[0].data, logged(result)[:2000]
     else:
         assert not dropped
+
+
+# --- second pass ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_prices_whose_sum_over_rounds_passes_a_float_stay_finite(run, plugin, strategy):
+    """Each round's price is a finite decimal near the largest float; their sum is not one."""
+    usage = {**BASE_USAGE, "prompt_price": "1e308", "completion_price": "1e308", "total_price": "1.7e308"}
+    turns = [{**call_turn(strategy, "a"), "usage": usage}, {**answer_turn(strategy, "Found."), "usage": usage}]
+    result = run(turns, query="Look up a.", tools=[lookup()], strategy=strategy)
+    checked(result)
+    assert result.text == "Found."
+    assert _finite(result.execution_metadata), result.execution_metadata
+    for entry, _ in plugin_lines(plugin, result):
+        assert _finite(entry.get("json")), str(entry)[:500]
+
+
+def test_two_node_tools_of_one_name_are_offered_under_names_a_provider_takes(run):
+    """Two tools of different providers both named ``lookup`` (Dify lets a node hold both):
+    OpenAI refuses a request declaring one function name twice."""
+    first, second = lookup(), lookup()
+    object.__setattr__(second, "provider", "someone/other_tools/other_tools")
+    turns = [{"tool_calls": [{"id": "c1", "name": "lookup", "arguments": {"q": "a"}}]}, {"text": "Found."}]
+    result = run(turns, query="Look up a.", tools=[first, second])
+    checked(result)
+    names = [t["name"] for t in result.llm_requests[0].get("tools") or []]
+    assert len(names) == len(set(names)), names
+    assert result.text == "Found."
+
+
+BROKEN_MORE = {
+    "parameter type null": _set(type=None),
+    "select options as plain strings": _set(type="select", options=["a", "b"]),
+    "a parameter named twice": lambda e: e["parameters"].append(dict(e["parameters"][0])),
+    "number parameter with a text default": _set(type="number", default="abc", required=False),
+    "identity name null": lambda e: e["identity"].update(name=None),
+    "description null": lambda e: e.update(description=None),
+}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("kind", list(BROKEN_MORE))
+def test_more_broken_declarations_leave_the_good_tool_working(run, strategy, kind):
+    result = run([call_turn(strategy, "Paris"), answer_turn(strategy, "Found.")], query="Look up Paris.",
+                 tools=[lookup(), _broken(BROKEN_MORE[kind])], strategy=strategy)
+    checked(result)
+    assert result.text == "Found."
+    assert ran(result) == [("lookup", {"q": "Paris"})]
+    offered = prompt_text(result.llm_requests[0]) + json.dumps(result.llm_requests[0].get("tools") or [])
+    dropped = [n for n in result.logs.values() if n.label.startswith("TOOL DROPPED") and "lookup" not in n.label]
+    if "broken" not in offered:
+        assert len(dropped) == 1, logged(result)[:2000]
+
+
+@pytest.mark.parametrize("arguments", ["null", "[]", '["Paris"]', '"Paris"', "42"])
+def test_fc_call_arguments_that_are_no_object_are_answered_not_crashed(run, arguments):
+    turns = [{"tool_calls": [{"id": "c1", "name": "lookup", "arguments": arguments}]},
+             {"tool_calls": [{"id": "c2", "name": "lookup", "arguments": {"q": "Paris"}}]}, {"text": "Found."}]
+    result = run(turns, query="Look up Paris.", tools=[lookup()])
+    checked(result)
+    assert result.text == "Found."
+    assert ran(result)[-1] == ("lookup", {"q": "Paris"})
+    told = {m["tool_call_id"]: m["content"] for m in result.llm_requests[1]["prompt_messages"] if m["role"] == "tool"}
+    assert told.get("c1"), told
+
+
+@pytest.mark.parametrize("action_input", ['["Paris"]', "null", "42"])
+def test_react_action_input_that_is_no_object_is_answered_not_crashed(run, action_input):
+    turns = [{"text": f"Thought: x.\nAction: lookup\nAction Input: {action_input}"}, {"text": react_call("Paris")},
+             answer_turn("ReAct", "Found.")]
+    result = run(turns, query="Look up Paris.", tools=[lookup()], strategy="ReAct")
+    checked(result)
+    assert result.text == "Found."
+    assert ran(result)[-1] == ("lookup", {"q": "Paris"})
+
+
+def test_react_two_invented_observations_with_an_action_between_then_an_answer(run):
+    text = (react_call("a") + "\nObservation: a is 1\nThought: now b.\n" + react_call("b")
+            + "\nObservation: b is 2\nThought: done.\nFinal Answer: a is 1 and b is 2")
+    result = run([{"text": text}, answer_turn("ReAct", "Checked.")], query="Look up a and b.", tools=[lookup()],
+                 strategy="ReAct")
+    checked(result)
+    assert result.text == "Checked."
+    assert ran(result) == [("lookup", {"q": "a"})]
+    told = prompt_text(result.llm_requests[1])
+    assert "not run" in told and "b is 2" not in told.split("lookup found it", 1)[-1]
+
+
+def test_react_cut_answer_whose_rest_comes_as_a_json_blob_shows_only_its_text(run):
+    rest = 'Action:\n```json\n{"action": "Final Answer", "action_input": "Paris."}\n```'
+    turns = [{"text": "Thought: I know it.\nFinal Answer: The capital of France is", "finish_reason": "length"},
+             {"text": rest}]
+    result = run(turns, query="Capital of France?", strategy="ReAct")
+    checked(result)
+    assert result.text == "The capital of France is Paris.", result.text
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_cut_reply_ending_in_its_end_of_turn_token_never_shows_it(run, strategy):
+    """Qwen's server passed ``<|im_end|>`` on as text, and the limit fell right on it (one
+    token): the answer ended there; whatever follows, the token is never shown."""
+    turns = [{**answer_turn(strategy, "Paris is the capital.<|im_end|>"), "finish_reason": "length"},
+             {"text": " It is in the north.<|im_end|>"}]
+    result = run(turns, query="Capital of France?", strategy=strategy)
+    checked(result)
+    assert "<|im_end|>" not in result.text and "im_end" not in result.text, result.text
+    assert result.text.startswith("Paris is the capital.")
+
+
+def test_react_cut_answer_of_a_completion_mode_model_is_continued(run):
+    turns = [{"text": "Thought: I know it.\nFinal Answer: The capital of France is", "finish_reason": "length"},
+             {"text": " Paris."}]
+    result = run(turns, query="Capital of France?", strategy="ReAct", model={"mode": "completion"})
+    checked(result)
+    assert result.text == "The capital of France is Paris."
+
+
+JSON_STEPS = {"features": ["structured-output"], "completion_params": {"max_tokens": 64}}
+
+
+def json_step(action: str, action_input) -> str:
+    return json.dumps({"action": action, "action_input": action_input})
+
+
+@pytest.mark.parametrize("price", ["free", "sNaN"])
+def test_an_unreadable_price_in_json_steps_is_named_and_the_answer_kept(run, plugin, price):
+    usage = {**BASE_USAGE, "prompt_price": price}
+    result = run([{"text": json_step("Final Answer", "Hi."), "usage": usage}], query="Hi", strategy="ReAct",
+                 model=JSON_STEPS)
+    checked(result)
+    assert result.text == "Hi."
+    assert "prompt_price" in logged(result)
+    assert _finite(result.execution_metadata), result.execution_metadata
+
+
+@pytest.mark.parametrize("reason", ["model_length", "MAX_TOKENS"])
+def test_a_json_step_call_cut_under_other_spellings_is_not_run(run, reason):
+    turns = [{"text": json_step("lookup", {"q": "Par"})[:-3], "finish_reason": reason},
+             {"text": json_step("lookup", {"q": "Paris"})}, {"text": json_step("Final Answer", "Found.")}]
+    result = run(turns, query="Look up Paris.", tools=[lookup()], strategy="ReAct", model=JSON_STEPS)
+    checked(result)
+    assert result.text == "Found."
+    assert ran(result) == [("lookup", {"q": "Paris"})]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_unreadable_item_then_the_tool_failing_keeps_both_in_the_call_node(run, strategy):
+    tool = ScriptedTool(name="report", description="Reports", parameters=[ToolParam("q", description="q")],
+                        responses=[text_message("first part"), {"type": "link", "message": None, "meta": None}],
+                        error="disk on fire")
+    result = run([{**call_turn(strategy, "a"), **({"tool_calls": [{"id": "c1", "name": "report", "arguments": {"q": "a"}}]}
+                                                 if strategy == "function_calling" else
+                                                 {"text": react_call("a", name="report")})},
+                  answer_turn(strategy, "Done.")], query="Report.", tools=[tool], strategy=strategy)
+    checked(result)
+    assert result.text == "Done."
+    (node,) = [n for n in result.logs.values() if n.label == "CALL report"]
+    shown = json.dumps({"data": node.data, "error": node.error}, default=str)
+    assert "disk on fire" in shown and "first part" in shown
+    assert "link message" in shown, shown[:2000]
+    told = prompt_text(result.llm_requests[1])
+    assert "disk on fire" in told and "first part" in told
+
+
+def _chunk(sequence: int, data: bytes | None, end: bool = False) -> dict:
+    import base64
+    message = None if data is None else {"id": "f1", "sequence": sequence, "total_length": 9,
+                                         "blob": base64.b64encode(data).decode(), "end": end}
+    return {"type": "blob_chunk", "message": message,
+            "meta": {"filename": "abc.txt", "mime_type": "text/plain"} if end else None}
+
+
+def test_a_chunked_file_with_an_unreadable_middle_chunk_is_never_sent_corrupt(run):
+    responses = [text_message("made a file"), _chunk(0, b"abc"), _chunk(1, None), _chunk(2, b"ghi", end=True)]
+    tool = lookup("report", responses=responses)
+    turns = [{"tool_calls": [{"id": "c1", "name": "report", "arguments": {"q": "a"}}]}, {"text": "Done."}]
+    result = run(turns, query="Report.", tools=[tool])
+    checked(result)
+    assert result.text == "Done."
+    import base64
+    for file in result.files:  # a file sent is never the two good chunks glued as if whole
+        blob = (file.get("message") or {}).get("blob")
+        assert blob is None or base64.b64decode(blob) != b"abcghi", file
+    (node,) = [n for n in result.logs.values() if n.label == "CALL report"]
+    shown = json.dumps({"data": node.data, "error": node.error}, default=str)
+    assert "blob_chunk message" in shown or "incomplete" in shown, shown[:2000]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_call_of_a_dropped_tool_is_answered_and_never_run(run, strategy):
+    broken = _broken(_set(type="widget", required="yes", form="sideways"))
+    if strategy == "ReAct":
+        first = {"text": react_call("a", name="broken")}
+    else:
+        first = {"tool_calls": [{"id": "c1", "name": "broken", "arguments": {"q": "a"}}]}
+    result = run([first, call_turn(strategy, "a", "c2"), answer_turn(strategy, "Found.")], query="Look up a.",
+                 tools=[lookup(), broken], strategy=strategy)
+    checked(result)
+    assert result.text == "Found."
+    offered = prompt_text(result.llm_requests[0]) + json.dumps(result.llm_requests[0].get("tools") or [])
+    if "broken" not in offered:
+        assert ran(result) == [("lookup", {"q": "a"})]
+        assert "broken" in prompt_text(result.llm_requests[1])
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("rest", [{"text": "\n    return 1", "finish_reason": "length"}, {"text": ""}],
+                         ids=["cut again", "no rest"])
+def test_the_cut_notice_after_an_answer_cut_inside_a_code_fence_is_outside_the_code(run, strategy, rest):
+    """The answer stops inside a fenced block: a notice appended inside it would render as a line
+    of code, not as the notice."""
+    turns = [{**answer_turn(strategy, "Here:\n\n```python\ndef f():"), "finish_reason": "length"}, rest]
+    result = run(turns, query="Write f.", strategy=strategy)
+    checked(result)
+    assert "output limit" in result.text
+    before_notice = result.text[: result.text.index("[")] if "[" in result.text else result.text
+    assert before_notice.count("```") % 2 == 0, result.text
+    if rest["text"]:  # the rest's indentation is the code's meaning
+        assert "def f():\n    return 1" in result.text, result.text
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("start", ["def f():", "def f():\n"], ids=["cut at the line's end", "cut after the line break"])
+def test_a_code_answer_cut_at_a_line_end_keeps_the_indentation_its_rest_began_with(run, strategy, start):
+    turns = [{**answer_turn(strategy, "Here:\n\n```python\n" + start), "finish_reason": "length"},
+             {"text": ("\n" if not start.endswith("\n") else "") + "    if x:\n        return 1\n```"}]
+    result = run(turns, query="Write f.", strategy=strategy)
+    checked(result)
+    assert "def f():\n    if x:\n        return 1\n```" in result.text, result.text
+
+
+def test_react_three_fenced_actions_the_second_no_json_none_dropped_silently(run):
+    good_a = json.dumps({"action": "lookup", "action_input": {"q": "a"}})
+    broken = '{"action": "lookup", "action_input": {"q": "b" "x"}}'  # no JSON, and no repair keeps every word
+    good_c = json.dumps({"action": "lookup", "action_input": {"q": "c"}})
+    text = "Thought: three.\n" + "\n".join(f"Action:\n```json\n{blob}\n```" for blob in (good_a, broken, good_c))
+    result = run([{"text": text}, answer_turn("ReAct", "Done.")], query="Look up a, b and c.", tools=[lookup()],
+                 strategy="ReAct")
+    checked(result)
+    assert result.text == "Done."
+    params = [p for _, p in ran(result)]
+    assert params[0] == {"q": "a"} and not any("b" in str(p) for p in params), params
+    told = prompt_text(result.llm_requests[1])
+    if {"q": "c"} not in params:
+        assert "not run" in told, told[-1500:]
+
+
+def test_react_one_blob_holding_a_list_of_two_actions_runs_both_or_names_them(run):
+    blob = json.dumps([{"action": "lookup", "action_input": {"q": "a"}},
+                       {"action": "lookup", "action_input": {"q": "b"}}])
+    result = run([{"text": f"Thought: two.\nAction:\n```json\n{blob}\n```"}, answer_turn("ReAct", "Done.")],
+                 query="Look up a and b.", tools=[lookup()], strategy="ReAct")
+    checked(result)
+    assert result.text == "Done."
+    params = [p for _, p in ran(result)]
+    told = prompt_text(result.llm_requests[1])
+    assert params == [{"q": "a"}, {"q": "b"}] or (params == [{"q": "a"}] and "not run" in told), (params, told[-1500:])
