@@ -572,6 +572,7 @@ class AgentLoop:
         self._reply_shown = ""  # the text the last reply streamed, a repeat left unshown included
         self._failed_shown = ""  # what the failed replies asked again since the last other turn showed
         self._cut_answer = ""  # the answer of the last round cut by the output limit
+        self._said: list[str] = []  # the text of the reply being read, as its reader gave it (_stream_turn)
         self._cut_space = ""  # the whitespace that cut reply ended with, when its reader dropped it (cut_space)
         self._continued = ""  # that answer, while the round that continues it is logged
         self._cut_shown = False  # whether any of that answer was shown (one in the answer schema is held)
@@ -695,12 +696,17 @@ class AgentLoop:
         decision = turn.decision if turn is not None else None
         text = decision.text if isinstance(decision, FinalAnswer) else ""
         start = self._cut_answer if (turn is None or self._continued) else ""
+        lead = turn.raw[: len(turn.raw) - len(turn.raw.lstrip())] if turn is not None else ""
+        return self._lead_after(start, text, "\n" in lead)
+
+    def _lead_after(self, start: str, text: str, new_line: bool) -> str:
+        """``_notice_lead`` for an answer shown as ``start`` (a cut answer, or ``""``) then
+        ``text`` (its rest, or the answer itself; ``new_line``: the rest began a line of its own)."""
         if start and text.lstrip().startswith(start.strip()):
             start = ""  # the rest began the answer again: it is what the user reads
         opening = open_block(start) if start else None
         if text:
-            lead = turn.raw[: len(turn.raw) - len(turn.raw.lstrip())] if turn is not None else ""
-            opening = open_block(text, opening, line_start=not start or start.endswith("\n") or "\n" in lead)
+            opening = open_block(text, opening, line_start=not start or start.endswith("\n") or new_line)
         if opening is None:
             return _paragraph_break(self._last_text)
         return ("" if self._last_text.endswith("\n") else "\n") + closing_fence(opening) + "\n\n"
@@ -758,7 +764,8 @@ class AgentLoop:
         else:
             self.state.out_of_time = True
             yield from self._close_open_nodes(prompts.MODEL_PAST_DEADLINE)
-            yield from self._text(_paragraph_break(self._last_text) + prompts.STOPPED_MID_REPLY_AT_TIME_LIMIT.format(seconds=seconds))
+            lead = self._lead_after(self._continued, "".join(self._said), False)  # after a block its text left open
+            yield from self._text(lead + prompts.STOPPED_MID_REPLY_AT_TIME_LIMIT.format(seconds=seconds))
 
     def _deadline(self) -> float:
         """The run's deadline (a ``time.monotonic()`` value): ``run_timeout`` after its start,
@@ -1093,6 +1100,7 @@ class AgentLoop:
         tail = word_tail(self._reply_shown) if self._continuing else ""
         held = ""
         said: list[str] = []  # this reply's text
+        self._said = said  # read if the reply is stopped at the deadline (``_round_stopped``)
         repeated = 0  # how much of ``shown`` it repeats so far, not shown again
         while True:
             try:

@@ -636,3 +636,16 @@ def test_a_cut_code_answer_with_no_time_for_its_rest_closes_its_fence_before_the
     checked(result)
     assert "never asked" not in result.text
     assert result.text.startswith("Here:\n\n```python\ndef f():\n```\n\n["), result.text
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_reply_stopped_at_the_deadline_inside_a_code_block_closes_it_before_the_notice(run, strategy):
+    """The reply streams an open code block, then goes silent; the run's deadline (8 s of a 10 s
+    run) stops it: the time-limit notice comes after the fence that closes the block."""
+    head = "Thought: I know.\nFinal Answer: " if strategy == "ReAct" else ""
+    turns = [{"chunks": [{"content": head + "Here:\n\n```python\ndef f():\n"}], "hang": True}]
+    result = run(turns, query="Write f.", strategy=strategy, params={"run_timeout": 10})
+    checked(result)
+    assert "time ran out" in result.text
+    shown = result.text[: result.text.index("The agent stopped")]
+    assert shown.count("```") == 2 and shown.rstrip().endswith("```"), result.text
