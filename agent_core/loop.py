@@ -623,7 +623,7 @@ class AgentLoop:
                     break
                 cut_calls = cut_calls + 1 if turn.cut else 0  # calls not run, or a reply unreadable for it
                 if cut_calls > MAX_CUT_CALL_ROUNDS:
-                    yield from self._text(_paragraph_break(self._last_text) + prompts.STOPPED_AT_OUTPUT_LIMIT)
+                    yield from self._text(self._lead_after("", self._reply_shown, False) + prompts.STOPPED_AT_OUTPUT_LIMIT)
                     break
                 if self.state.limit_reached:
                     yield from self._end_without_answer(turn)
@@ -1265,7 +1265,7 @@ class AgentLoop:
             text = prompts.STOPPED_AT_TIME_LIMIT.format(seconds=self.state.params.run_timeout)
         else:
             text = prompts.STOPPED_WITHOUT_ANSWER.format(rounds=prompts.rounds(self.state.params.maximum_iterations))
-        yield from self._text(_paragraph_break(self._last_text) + text)
+        yield from self._text(self._lead_after("", self._reply_shown, False) + text)  # after a block it left open
 
     def _summary(self) -> Generator[AgentInvokeMessage, None, None]:
         context = self.state.params.context

@@ -34,6 +34,7 @@ import math
 import pytest
 
 from agent_core import prompts
+from agent_core.fences import open_block
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, assert_no_traceback, plugin_lines, prompt_text
 
@@ -649,3 +650,25 @@ def test_a_reply_stopped_at_the_deadline_inside_a_code_block_closes_it_before_th
     assert "time ran out" in result.text
     shown = result.text[: result.text.index("The agent stopped")]
     assert shown.count("```") == 2 and shown.rstrip().endswith("```"), result.text
+
+
+@pytest.mark.parametrize("ending", ["cut twice", "iteration limit"])
+def test_a_stop_notice_after_a_reply_that_left_a_code_block_open_is_outside_it(run, ending):
+    """Function Calling replies whose text opens a code block before their calls: the notice the
+    run stops with comes after the fence that closes the block the last reply left open."""
+    text = "I will run:\n\n```bash\nls -la\n"
+    if ending == "cut twice":
+        reply = {"text": text, "tool_calls": [{"id": "c1", "name": "lookup", "arguments": '{"q": "Pa'}],
+                 "finish_reason": "length"}
+        result = run([reply, dict(reply)], query="Go.", tools=[lookup()])
+        notice = "The agent stopped: the model's replies were cut off"
+    else:
+        replies = [{"text": text, "tool_calls": [{"id": f"c{n}", "name": "lookup", "arguments": {"q": str(n)}}]}
+                   for n in (1, 2)]
+        result = run(replies, query="Go.", tools=[lookup()], params={"maximum_iterations": 1})
+        notice = "The agent stopped after 1 round"
+    checked(result)
+    shown = result.text[: result.text.index(notice)]
+    # (the second reply's ```bash stands inside the block the first left open: CommonMark reads
+    # it as code, so one closing fence closes that block)
+    assert shown.rstrip().endswith("```") and open_block(shown) is None, result.text
