@@ -921,6 +921,26 @@ def _stream_or_stop(
         raise
 
 
+def _cut_at_action_label(held: str, names: Collection[str]) -> bool:
+    """Whether ``held``, the tail of a reply's text the gate held when the output limit cut it,
+    is a whole ``Action:`` label (after markdown or emoji, its colon, maybe a fence's opening) and
+    nothing after it, or such a label and a start of one of the node tools' ``names``: a
+    ReAct-style call the limit cut before its tool's name or inside it. Such a reply is a cut
+    call, asked again shorter, the label never shown as the answer's end (wave 38: "Let me
+    check.\nAction:" showed the label, and its rest was asked for as an answer's). A start of the
+    word alone (``Act``) may be the answer's own ("Actually"), and so may a label before another
+    word ("Action: none"): they stay the answer's."""
+    label = held.strip()
+    if not label or ":" not in label.replace("：", ":"):
+        return False
+    if partial_action_call(label, True) == len(label):
+        return True
+    if partial_action_step(label, True) != len(label):
+        return False
+    name = label.replace("：", ":").split(":", 1)[1].strip(" \t*")
+    return bool(name) and any(tool.startswith(name) for tool in names)
+
+
 def _unshown(gate: AnswerGate) -> str:
     """What the user has not seen yet of a reply's text: the gate's held text, as the answer goes
     on with it (a held line keeps its indent; a reply held whole starts at its first word)."""
@@ -1139,11 +1159,10 @@ def read_function_calling_turn(
     # the answer showing JSON (a tool's doc, a format example): as before such lines were held
     quoted = quoted or (gate.line_held and not cut and not holds_call_markup(gate.leak + gate.held))
     # a call written as code (lookup(q='a) or in a ```tool_code block that never closed: a cut or broken call
-    # (or a ```python block holding only such a call, the limit cut: open_fenced_call)
-    open_call = bool(tools) and (
-        (open_fenced_call(held, names) if cut else open_call_fence(held, names))
-        or (cut and not gate.streamed and open_code_call(text, names))
-    )
+    # (or a ```python block holding only such a call, the limit cut: open_fenced_call); so is a
+    # ReAct-style step the limit cut at its Action label or inside its tool's name
+    cut_call = cut and ((not gate.streamed and open_code_call(text, names)) or _cut_at_action_label(gate.held, names))
+    open_call = bool(tools) and ((open_fenced_call(held, names) if cut else open_call_fence(held, names)) or cut_call)
     # cut inside a call's markup (got.cut_markup): asked again, shorter, the markup never shown
     if got.cut_markup or open_call or (text.strip() and held and tools and holds_call_markup(held, names) and not quoted):
         if cut:  # a reply the output limit cut is never an answer

@@ -672,3 +672,18 @@ def test_a_stop_notice_after_a_reply_that_left_a_code_block_open_is_outside_it(r
     # (the second reply's ```bash stands inside the block the first left open: CommonMark reads
     # it as code, so one closing fence closes that block)
     assert shown.rstrip().endswith("```") and open_block(shown) is None, result.text
+
+
+@pytest.mark.parametrize("text", ["Let me check.\nAction:", "Let me check.\nAction: lookup\nAction Input: {\"q\": \"Pa",
+                                  "Thought: I need it.\nAction: lookup\nAction Input:", "Let me check.\nAction: look",
+                                  "Let me check.\n**Action:**\n```json\n"],
+                         ids=["label only", "input cut", "input empty", "name cut", "fence opened"])
+def test_fc_text_step_cut_after_its_action_label_is_neither_shown_nor_run(run, text):
+    """Function Calling with native tools: a ReAct-style step written as text, cut by the limit."""
+    turns = [{"text": text, "finish_reason": "length"},
+             {"tool_calls": [{"id": "c2", "name": "lookup", "arguments": {"q": "Paris"}}]}, {"text": "Found."}]
+    result = run(turns, query="Look up Paris.", tools=[lookup()])
+    checked(result)
+    assert result.text.endswith("Found.")
+    assert "Action" not in result.text, result.text
+    assert ran(result) == [("lookup", {"q": "Paris"})]

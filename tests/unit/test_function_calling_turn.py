@@ -555,3 +555,21 @@ def test_nothing_ended_as_a_call_has_no_fallback():
     chunks = [ModelChunk(text=""), ModelChunk(finish_reason="tool_calls")]
     _, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"]))
     assert turn.decision == ParseFailure(prompts.TOOL_CALL_MISSING)
+@pytest.mark.parametrize(("text", "cut_call"), [
+    ("Let me check.\nAction:", True),
+    ("Let me check.\n**Action:**\n```json\n", True),
+    ("Let me check.\nAction: get_wea", True),  # a start of a node tool's name
+    ("Let me check.\nAction: none needed", False),  # another word: the answer's own line
+    ("The plan.\nAct", False),  # a start of a word ("Actually") stays the answer's
+])
+def test_a_reply_cut_right_after_its_action_label_is_a_cut_call_never_shown(text, cut_call):
+    """Wave 38: the held ``Action:`` of a cut reply was released as the answer's end, and the
+    reply's rest asked for as an answer's."""
+    streamed, turn = drain(read_function_calling_turn(
+        iter([ModelChunk(text=text), ModelChunk(finish_reason="length")]), ["get_weather"]))
+    assert streamed.startswith(text.split("\n")[0])
+    if cut_call:
+        assert isinstance(turn.decision, ParseFailure) and turn.decision.fallback == ""
+        assert "Action" not in streamed
+    else:
+        assert isinstance(turn.decision, FinalAnswer) and streamed.rstrip() == text.rstrip()
