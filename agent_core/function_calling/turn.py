@@ -921,6 +921,21 @@ def _stream_or_stop(
         raise
 
 
+def _cut_before_its_answer(text: str, gate: AnswerGate) -> bool:
+    """Whether a reply the output limit cut (its visible ``text``) reached no answer text though
+    it is not blank: held whole as a ReAct-style step (``_held_opening``) with no ``Final Answer:``
+    text yet (``Thought: I need to``, or that label still empty), or prose and then an empty
+    ``Final Answer`` label the gate held (``Let me think.\nFinal Answer:``). Wave 38: the Thought
+    and labels were shown as the answer's start and its "rest" asked for ("Thought: I need to look
+    Paris."); such a reply has no answer to continue, as ReAct reads a cut Thought."""
+    held = gate.held
+    if not held.strip():
+        return False
+    if gate.streamed:
+        return empty_label_tail(held, True) == len(held)
+    return _held_opening(held.lstrip()) is True and react_final_step(text) is None
+
+
 def _cut_at_action_label(held: str, names: Collection[str]) -> bool:
     """Whether ``held``, the tail of a reply's text the gate held when the output limit cut it,
     is a whole ``Action:`` label (after markdown or emoji, its colon, maybe a fence's opening) and
@@ -974,6 +989,8 @@ def _answer(text: str, gate: AnswerGate, turn: dict, cut: bool) -> Generator[str
     that answer, the text after the label to its end (the labels were shown with the cut answer)."""
     if not cut and (said := (yield from _said_nothing(text, gate, turn))) is not None:
         return said
+    if cut and _cut_before_its_answer(text, gate):  # asked again shorter, as ReAct asks a cut Thought
+        return ModelTurn(thought=text, decision=ParseFailure(prompts.REPLY_CUT), **turn)
     if not gate.streamed and (step := react_final_step(text)) is not None and not (cut and step[1]):
         # held whole as a ReAct-style Thought (_held_opening): the user reads its answer alone, a
         # step written on after it only the log (never run, as ReAct's); the reply goes back to

@@ -687,3 +687,17 @@ def test_fc_text_step_cut_after_its_action_label_is_neither_shown_nor_run(run, t
     assert result.text.endswith("Found.")
     assert "Action" not in result.text, result.text
     assert ran(result) == [("lookup", {"q": "Paris"})]
+
+
+@pytest.mark.parametrize("text", ["Thought: I need to look", "Thought: I know.\n", "### Thought\nI know",
+                                  "Thought: I know.\nFinal Answer:", "Let me think.\nFinal Answer:",
+                                  "Here it is.\n### Final Answer\n", "Final Answer:"])
+def test_fc_reply_cut_before_its_answer_text_shows_no_thought_nor_label(run, text):
+    """Function Calling, a ReAct-style Thought (or an empty ``Final Answer`` label) cut by the limit:
+    no answer yet, so nothing of it is the answer's start; the model is asked again."""
+    turns = [{"text": text, "finish_reason": "length"}, {"text": "Paris."}, {"text": "never asked"}]
+    result = run(turns, query="Capital of France?")
+    checked(result)
+    assert result.text.endswith("Paris.") and "never asked" not in result.text
+    assert "Thought" not in result.text and "Final Answer" not in result.text, result.text
+    assert prompts.REPLY_CUT in prompt_text(result.llm_requests[1])

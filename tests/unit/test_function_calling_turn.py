@@ -573,3 +573,20 @@ def test_a_reply_cut_right_after_its_action_label_is_a_cut_call_never_shown(text
         assert "Action" not in streamed
     else:
         assert isinstance(turn.decision, FinalAnswer) and streamed.rstrip() == text.rstrip()
+
+
+@pytest.mark.parametrize("text", ["Thought: I need to look", "Thought: I know.\nFinal Answer:",
+                                  "Let me think.\nFinal Answer:", "Final Answer:"])
+def test_a_reply_cut_before_its_answer_text_is_asked_again_its_labels_never_shown(text):
+    """Wave 38: a cut ReAct-style Thought, or an empty ``Final Answer`` label, was the answer's
+    start ("Thought: I need to look Paris.")."""
+    streamed, turn = drain(read_function_calling_turn(
+        iter([ModelChunk(text=text), ModelChunk(finish_reason="length")]), ["get_weather"]))
+    assert isinstance(turn.decision, ParseFailure) and turn.decision.fallback == ""
+    assert "Thought" not in streamed and "Final Answer" not in streamed
+
+
+def test_a_cut_reply_with_answer_text_after_its_label_is_still_a_cut_answer():
+    streamed, turn = drain(read_function_calling_turn(
+        iter([ModelChunk(text="Thought: I know.\nFinal Answer: Par"), ModelChunk(finish_reason="length")]), []))
+    assert isinstance(turn.decision, FinalAnswer) and streamed == "Par"
