@@ -931,8 +931,9 @@ def _cut_before_its_answer(text: str, gate: AnswerGate) -> bool:
     held = gate.held
     if not held.strip():
         return False
-    if gate.streamed:
-        return empty_label_tail(held, True) == len(held)
+    if gate.streamed:  # a whole label only: a start of one ("\nFin") may be a word of the answer's
+        whole = held.strip().strip("#*_:： \t").lower().endswith("answer")
+        return whole and empty_label_tail(held, True) == len(held)
     return _held_opening(held.lstrip()) is True and react_final_step(text) is None
 
 

@@ -590,3 +590,10 @@ def test_a_cut_reply_with_answer_text_after_its_label_is_still_a_cut_answer():
     streamed, turn = drain(read_function_calling_turn(
         iter([ModelChunk(text="Thought: I know.\nFinal Answer: Par"), ModelChunk(finish_reason="length")]), []))
     assert isinstance(turn.decision, FinalAnswer) and streamed == "Par"
+
+
+def test_a_reply_cut_at_a_start_of_a_label_word_is_a_cut_answer_continued():
+    """"Fin" may be the answer's "Finland": only a whole empty label is no answer yet."""
+    streamed, turn = drain(read_function_calling_turn(
+        iter([ModelChunk(text="The country is:\nFin"), ModelChunk(finish_reason="length")]), []))
+    assert isinstance(turn.decision, FinalAnswer) and streamed == "The country is:\nFin"
