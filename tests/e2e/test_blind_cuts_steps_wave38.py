@@ -24,6 +24,18 @@ items). What is left:
 * every tool stream item type with data that is null, a list or a number;
 * a node's tool list holding one tool with a broken parameter (type unknown, options null, the
   parameter list null, a parameter that is a string, no name, an unknown form) beside a good one.
+
+A second pass, after the first found little, went after what the user reads around a cut. Faults
+found and fixed (each with a unit test beside its module):
+
+* a tool's ``log`` message with ``message: null`` was skipped without a word (``observation``);
+* a cut code answer's rest lost its indentation (``def f():`` and ``\n    return 1`` showed
+  ``def f():\nreturn 1``; after a cut that fell after the line break, ``def f(): return 1``);
+* the notice ending a cut answer, a reply stopped at the deadline, or a run stopped (cut twice, the
+  iteration limit) came inside the code block the text left open, so it read as code;
+* Function Calling: a ReAct-style step cut at its ``Action:`` label or inside a tool's name showed
+  the label and asked for the "rest" as an answer's; one cut before its answer text (a
+  ``Thought:`` alone, an empty ``Final Answer`` label) showed the Thought as the answer's start.
 """
 
 from __future__ import annotations
