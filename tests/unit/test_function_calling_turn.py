@@ -555,6 +555,8 @@ def test_nothing_ended_as_a_call_has_no_fallback():
     chunks = [ModelChunk(text=""), ModelChunk(finish_reason="tool_calls")]
     _, turn = drain(read_function_calling_turn(iter(chunks), ["get_weather"]))
     assert turn.decision == ParseFailure(prompts.TOOL_CALL_MISSING)
+
+
 @pytest.mark.parametrize(("text", "cut_call"), [
     ("Let me check.\nAction:", True),
     ("Let me check.\n**Action:**\n```json\n", True),
