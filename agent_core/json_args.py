@@ -12,6 +12,9 @@ docs/real-world-cases.md lists the threads behind the case ids):
   the fence (tenstorrent/tt-inference-server#3683), leaked special tokens such as
   ``<|eot_id|>`` (deepseekv3-826);
 * several objects glued into one buffer, ``'{..}{..}'`` (hermes25333, hermes62937);
+* line comments outside strings, ``# ...`` and ``// ...`` (FoundationAgents/MetaGPT PR #799:
+  GLM-4 and gpt-4-1106-preview; jataware/archytas#35), and a line of prose after the line that
+  closes the value (run-llama/llama_index#7074): :func:`_uncommented`, :func:`_before_prose`;
 * truncated text, ``'{"city": "San Fra'`` (camel4338);
 * the final ``}`` dropped by the server, ``'{"city": "Paris"'`` (vllm-project/vllm#32152):
   :func:`only_closers_missing`, for a caller that knows the reply was not cut.
@@ -97,6 +100,11 @@ _VALID_ESCAPES = frozenset("\"\\/bfnrtu'")
 _WORD = re.compile(r"[^\W_]+")
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
 _QUOTED = QuotedScan("(?!)", flags=re.DOTALL)
+_LINE_COMMENT = QuotedScan(r"(?P<comment>(?<![^\s,{\[])(?<!:\s)(?:\#|//)[^\n]*+)", flags=re.DOTALL)
+"""Outside closed strings, a line comment, ``# ...`` or ``// ...`` to the line's end, that starts
+the text or follows a blank, ``,``, ``{`` or ``[`` (not a value's place after ``: ``, where
+``#fff`` would be an unquoted value): what models write beside a value (MetaGPT PR #799). Its
+text is consumed whole, so an apostrophe in it (``# the user's city``) opens no string."""
 """Closed strings, ``"`` or ``'``, escapes honoured (``"(?:[^"\\\\]|\\\\.)*"``), in linear time."""
 _CUT_LITERALS = frozenset(w[:k] for w in ("true", "false", "null") for k in range(2, len(w)))
 """Bare words that are a JSON literal cut short (``tru``, ``fals``, ``nul``): a repair would
@@ -539,6 +547,9 @@ def _repaired(cleaned: str, first_error: Exception) -> Any:
     glued = split_concatenated(cleaned)
     if glued is not None:
         return glued  # json_repair would merge them into one object
+    read, value, cleaned = _extras_dropped(cleaned)
+    if read:
+        return value
     cut = unclosed(cleaned)
     if cut and (not cut.startswith("unterminated") or not cleaned.rstrip().endswith(("}", "]"))):
         raise _truncated(cleaned)  # brackets or a string left open at the end: the rest is missing
@@ -553,6 +564,62 @@ def _repaired(cleaned: str, first_error: Exception) -> Any:
         if cut:  # an odd quote may be a typo (hermes83229); when repair fails it is a cut
             raise _truncated(cleaned) from None
         raise
+
+
+def _extras_dropped(cleaned: str) -> tuple[bool, Any, str]:
+    """``cleaned`` (failed strict decoding) read without what is no part of its value:
+    ``(True, value, cleaned)`` when the value before a line of prose after it (``_before_prose``)
+    reads, or the text without its line comments (``_uncommented``) reads strictly; else
+    ``(False, None, text)``, ``text`` the one to repair: without its comments when its brackets
+    and strings still close (a comment's words are no value the repair would lose), else
+    ``cleaned`` as it was (a ``#`` that was an unquoted value: ``[#fff]``)."""
+    body = _before_prose(cleaned)
+    if body is not None:
+        try:
+            return True, loads_lenient(body), cleaned
+        except ArgumentsError:
+            pass
+    uncommented = _uncommented(cleaned)
+    if not uncommented:  # none, or nothing but comments: read as it was
+        return False, None, cleaned
+    try:
+        return True, loads(uncommented), uncommented
+    except (ValueError, RecursionError):  # repaired without them, when they took no bracket with them
+        return False, None, uncommented if unclosed(uncommented) is None else cleaned
+
+
+def _uncommented(cleaned: str) -> str | None:
+    """``cleaned`` without its line comments outside strings (``_LINE_COMMENT``), or None when
+    it holds none. ``'{"city": "Beijing", # the user's city\n "unit": "C" // metric\n}'`` ->
+    ``'{"city": "Beijing", \n "unit": "C" \n}'`` (stripped; FoundationAgents/MetaGPT PR #799: GLM-4 and
+    gpt-4-1106-preview wrote ``#`` and ``//`` comments in JSON; jataware/archytas#35: a comment
+    beside a corrected value). JSON has no comments, so strict decoding has already failed."""
+    if "#" not in cleaned and "//" not in cleaned:
+        return None
+    uncommented = _LINE_COMMENT.sub(lambda match: "" if match.lastgroup == "comment" else match.group(), cleaned).strip()
+    return uncommented if uncommented != cleaned else None
+
+
+def _before_prose(cleaned: str) -> str | None:
+    """``cleaned`` up to the line that closes its value, when after that line only prose
+    follows (words, no bracket and no double quote); else None. run-llama/llama_index#7074: an
+    Action Input over several lines, a nested quote in a string, then ``let's add some garbage
+    in here too.`` on its own line; read whole, the text after the value made it look cut
+    (``missing closing '}'``). The closing line holds the bracket that matches the opening one
+    and nothing else; the value before it is read as any other (repaired under the trust rule,
+    or refused)."""
+    closer = "}" if cleaned[:1] == "{" else "]" if cleaned[:1] == "[" else ""
+    end = max(cleaned.rfind("}"), cleaned.rfind("]"))
+    if not closer or end < 1 or cleaned[end] != closer:
+        return None
+    line_start = cleaned.rfind("\n", 0, end) + 1
+    rest = cleaned[end + 1 :]
+    if line_start == 0 or cleaned[line_start:end].strip(" \t") or rest.lstrip(" \t")[:1] != "\n":
+        return None
+    prose = rest.strip()
+    if '"' in prose or _WORD.search(prose) is None:
+        return None
+    return cleaned[: end + 1]
 
 
 PYTHON_LITERAL_MAX_CHARS = 8192
