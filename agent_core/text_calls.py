@@ -1295,11 +1295,29 @@ def _whole_code(
     if body.startswith("[") and body.endswith(")]"):
         body = body[1:-1]
     else:
+        body = without_call_label(body)
         call = _CODE_CALL.fullmatch(body)
         if not call or call.group(1) not in known:
             return [], text
     calls = _known_calls(python_calls(body), known) or (_code_lines(body, known) if "\n" in body else None)
     return (calls, "") if calls else ([], text)
+
+
+CALL_LABELS: Final = frozenset({"tool call", "tool call:", "function call", "function call:"})
+"""A first line that only labels the call written below it (``without_call_label``), lowercased."""
+
+
+def without_call_label(body: str) -> str:
+    """``body`` (a stripped reply) without a first line that only says ``Tool call`` (or
+    ``Function call``, with or without a colon, any case) above a blank line: how Mistral through
+    LiteLLM wrote its call as a message (openai/openai-agents-python#1196: ``Tool call\n\n
+    call_rag_server({...})``). What is left is read as the whole reply is (``_whole_code``: one
+    call to a tool by its name and nothing else), so a label before prose or before a name no
+    tool has changes nothing. Else ``body`` as it is."""
+    head, blank, rest = body.partition("\n")
+    if head.strip().lower() not in CALL_LABELS or not rest[:1].isspace():
+        return body
+    return rest.strip() if blank else body
 
 
 def _code_lines(body: str, known: Mapping[str, PromptMessageTool | None]) -> list[tuple[str, dict[str, Any]]]:
@@ -1685,7 +1703,8 @@ def _name_line(text: str, known: Mapping[str, PromptMessageTool | None]) -> tupl
 
 def name_line_call(text: str, names: Iterable[str]) -> bool:
     """Whether ``text`` is one call to a tool of ``names`` written as its name and a JSON object
-    or GLM's ``<arg_key>`` pairs (``_name_line``) or as code (``_CODE_CALL``), or a list of calls
+    or GLM's ``<arg_key>`` pairs (``_name_line``) or as code (``_CODE_CALL``, below a ``Tool call``
+    label line: ``without_call_label``), or a list of calls
     as code whose first names one (Llama 3.2 / 4's pythonic ``[get_weather(city="Paris")]``,
     read whole by ``_whole_code``)."""
     body = _PY_TOKENS.sub("", strip_noise(text)).strip()
@@ -1695,7 +1714,7 @@ def name_line_call(text: str, names: Iterable[str]) -> bool:
         body = body[1:-1].strip()
     found = (
         _NAME_LINE_CALL.fullmatch(body)
-        or _CODE_CALL.fullmatch(body)
+        or _CODE_CALL.fullmatch(without_call_label(body))
         or _GLM_CALL.fullmatch(body)
         or _CHATGLM3_CALL.fullmatch(body)
     )

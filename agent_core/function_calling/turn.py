@@ -44,6 +44,7 @@ from agent_core.react.turn import actions_after_observation, actions_named
 from agent_core.reply_text import ReplyText
 from agent_core.text_calls import (
     CALL_HEAD_SPAN,
+    CALL_LABELS,
     FUNCTOOLS,
     HARMONY_RECIPIENT,
     HCX_CALL_HEADER,
@@ -81,6 +82,9 @@ goes on (``call:``, ``WORD:default_api:``, ``to=functions.``): a call may have b
 _ACTION_LABEL = "action"
 _M3_SIZE: Final = len(M3_TOKEN)
 _NONBLANK = re.compile(r"\S")
+_LABEL_MAX: Final = 256
+"""How long a reply's start is held while it may still be a ``Tool call`` label and the name of
+the call written below it (``AnswerGate._labelled_call``), characters."""
 _GEMMA_LINE_MAX: Final = 2048
 """How long a line that opens Gemma 4's bare ``call:NAME{`` is held while it may be the reply's
 last (characters); a longer one streams."""
@@ -585,8 +589,8 @@ class AnswerGate:
         for opener in _CALL_OPENERS:
             if opener.startswith(start[: len(opener)]):
                 return None if len(start) < len(opener) else True
-        if self._names and start[:1] == "i" and (angleless := angleless_invoke_head(start, self._names)) is not False:
-            return angleless  # MiniMax's invoke without its "<" (text_calls._angleless_invokes)
+        if self._names and (written := self._written_call(start)) is not False:
+            return written
         if self._names and len(start) < _GEMMA_LINE_MAX and self._may_be_bare_call(start):
             return None
         first, newline, _ = start.partition("\n")
@@ -640,6 +644,32 @@ class AnswerGate:
                 return True
         gemini = gemini_head(start, self._names)
         return gemini is None or (gemini and not start.partition("\n")[2].strip())
+
+    def _written_call(self, start: str) -> bool | None:
+        """``_looks_like_a_call`` for two forms a reply's first letter tells apart: MiniMax's
+        invoke without its ``<`` (``text_calls._angleless_invokes``) and a call as code below a
+        ``Tool call`` label (``_labelled_call``); False when ``start`` is neither."""
+        if start[:1] == "i":
+            return angleless_invoke_head(start, self._names)
+        return self._labelled_call(start) if start[:1] in "TtFf" else False
+
+    def _labelled_call(self, start: str) -> bool | None:
+        """Whether a reply starting with ``start`` is a call written as code to a node tool below
+        a line that only says ``Tool call`` (``text_calls.without_call_label``: Mistral through
+        LiteLLM, openai/openai-agents-python#1196): True once the call's name and ``(`` have come,
+        None while it may still be (the label, the blank lines after it, a start of a tool's
+        name), else False. Looked at only while the reply's start is undecided."""
+        first, newline, rest = start.partition("\n")
+        head = first.strip().lower()
+        if not newline:
+            return None if len(head) < _LABEL_MAX and any(label.startswith(head) for label in CALL_LABELS) else False
+        if head not in CALL_LABELS or not rest[:1].isspace():
+            return False
+        body = rest.lstrip()
+        name, paren, _ = body.partition("(")
+        if not paren:
+            return None if len(body) < _LABEL_MAX and any(tool.startswith(body) for tool in self._names) else False
+        return name.rstrip() in self._names
 
     def _hold(self, out: str) -> str:
         """Hold everything from the buffer on; return ``out``."""
