@@ -2863,6 +2863,23 @@ def partial_markup(text: str) -> int:
     return 0
 
 
+CUT_OPENER_MIN: Final = 5
+"""How long a cut call marker at a reply's end must be (``cut_opener``): ``<tool`` is one,
+``<t`` or ``<a`` is no more than an answer's ``<``, characters."""
+
+
+def cut_opener(text: str) -> bool:
+    """Whether ``text`` (a reply's text) ends, blanks aside, with a call marker cut before it was
+    whole: a start of ``<tool_call>``, ``<atem:function_calls>``... (``_HELD_FROM``) of at least
+    ``CUT_OPENER_MIN`` characters opening with ``<``, not the whole marker. vllm-project/vllm#55395:
+    Muse Glimmer's reply ended on ``<atem:function_calls`` when the output limit came; read at
+    the end of a reply that limit cut (a reply that stopped of itself there said what it meant),
+    that is a call cut short, never the answer's last words."""
+    body = text.rstrip()
+    tail = partial_markup(body)
+    return tail >= CUT_OPENER_MIN and body[-tail] == "<" and body[-tail:] not in _HELD_FROM
+
+
 def holds_call_markup(text: str, tool_names: Iterable[str] = ()) -> bool:
     """Whether ``text`` holds a tool call it failed to be read as: call markup of any family
     (``MARKUP_OPENERS``, ``[TOOL_CALLS]``...) outside a code span or block (inside one it is an

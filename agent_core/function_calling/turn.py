@@ -20,6 +20,7 @@ from agent_core import prompts
 from agent_core.call_markup import (
     CallMarkup,
     CodeQuote,
+    cut_opener,
     ends_turn,
     holds_call_markup,
     markup_all_quoted,
@@ -1211,6 +1212,8 @@ def read_function_calling_turn(
     # ReAct-style step the limit cut at its Action label or inside its tool's name
     cut_call = cut and ((not gate.streamed and open_code_call(text, names)) or _cut_at_action_label(gate.held, names))
     open_call = bool(tools) and ((open_fenced_call(held, names) if cut else open_call_fence(held, names)) or cut_call)
+    # a call marker the output limit cut before its ">" (call_markup.cut_opener): a cut call too
+    open_call = open_call or (bool(tools) and cut and cut_opener(held))
     # cut inside a call's markup (got.cut_markup): asked again, shorter, the markup never shown
     if got.cut_markup or open_call or (text.strip() and held and tools and holds_call_markup(held, names) and not quoted):
         if cut:  # a reply the output limit cut is never an answer

@@ -20,6 +20,7 @@ from agent_core import prompts
 from agent_core.answer_schema import answer_problem, answer_text, answer_value
 from agent_core.call_markup import (
     code_call_start,
+    cut_opener,
     ends_turn,
     holds_call_markup,
     markup_outside_quoted,
@@ -283,7 +284,10 @@ def read_react_turn(
     # a code-call block the limit cut in the answer (held by the parser): a cut call, never shown
     fence = parser.held_fence
     cut_inside = cut_inside or (fence is not None and cut_fence_call(fence, registry))
-    hidden = written or unreadable or empty or (cut_inside and not final_input)
+    # a call marker the output limit cut before its ">" ends the reply (vllm-project/vllm#55395):
+    # a cut call, asked again as Function Calling asks, the fragment never shown
+    cut_marker = cut and not written and not parsed.actions and cut_opener(parsed.raw)
+    hidden = written or unreadable or empty or (cut_inside and not final_input) or cut_marker
     shown_cut = cut_inside and not got.answer_shown
     # a reply that held nothing pays no call
     yield from _held_shown(parsed, registry, held, fence, hidden=hidden, cut_before=shown_cut) if held or fence or cut_inside else ()
@@ -304,8 +308,8 @@ def read_react_turn(
         return ModelTurn(thought="", decision=ToolCalls(written), **common)
     if parsed.actions:
         return _actions_turn(parsed, registry, round_index, common)
-    if unreadable or empty:  # asked again, as Function Calling asks; no answer to fall back on
-        problem = prompts.TOOL_CALL_UNREADABLE_REACT if unreadable else prompts.EMPTY_REPLY
+    if unreadable or empty or cut_marker:  # asked again, as Function Calling asks; no answer to fall back on
+        problem = prompts.REPLY_CUT if cut_marker else prompts.TOOL_CALL_UNREADABLE_REACT if unreadable else prompts.EMPTY_REPLY
         return ModelTurn(thought=parsed.thought, decision=ParseFailure(problem), **common)
     if parsed.final_answer is not None and parsed.final_answer.strip():
         # a cut that fell after the answer ended (in an invented observation) left it whole

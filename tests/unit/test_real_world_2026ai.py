@@ -258,15 +258,10 @@ CASES = {
     ),
 }
 
-_LABELLED_CODE_CALL = (
-    "a call written as code, NAME({...}), after any text is the answer's own code (an answer may show "
-    "code); a 'Tool call' label line before it is not read as a marker, so the call is shown, not run"
-)
 GAPS: dict[tuple[str, str], str] = {
     # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
-    # docs/real-world-cases.md
-    ("openaiagents1196-mistral-call-written-as-message", "react"): _LABELLED_CODE_CALL,
-    ("openaiagents1196-mistral-call-written-as-message", "fc"): _LABELLED_CODE_CALL,
+    # docs/real-world-cases.md. openaiagents1196 (a "Tool call" label line above a call written
+    # as code) was one for both strategies until the thirty-fifth pass (text_calls.without_call_label)
 }
 
 test_real_world_reply = reply_test(CASES, GAPS, read)
@@ -324,15 +319,13 @@ def test_a_headerless_atem_block_naming_no_node_tool_runs_nothing(strategy):
         assert "atem" not in streamed
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "an opener cut before its '>' at the output limit is held as a possible marker and let go as "
-    "text at the end; only a block opened in full (or inside a Glimmer channel) counts as a cut call"))
 @pytest.mark.parametrize("size", [None, 1, 7])
 @pytest.mark.parametrize("strategy", ["react", "fc"])
 def test_vllm55395_an_atem_opener_cut_by_the_output_limit_is_never_the_answer(strategy, size):
     """vllm-project/vllm#55395: generation ended on `<atem:function_calls` without its `>` (the
     fragment verbatim; the answer before it rebuilt), the output limit reached. The fragment is
-    never shown, and the cut reply is not the answer."""
+    never shown, and the cut reply is not the answer (a strict xfail until the thirty-fifth pass:
+    ``call_markup.cut_opener``)."""
     text = "It is sunny in Paris today.\n<atem:function_calls"
     pieces = [text] if size is None else [text[i : i + size] for i in range(0, len(text), size)]
     chunks = iter([ModelChunk(text=piece) for piece in pieces] + [ModelChunk(finish_reason="length")])
