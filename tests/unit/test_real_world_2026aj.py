@@ -1,12 +1,14 @@
-"""A thirty-fifth set of real-world cases: ReAct replies that agent frameworks (LangChain, LlamaIndex,
-CrewAI-style parsers, NeMo Agent Toolkit, MetaGPT, smolagents, Apache Flink Agents, AgentVerse, the
-Hugging Face agents course) and Dify itself read wrong, as their public issues and pull requests
-quote them: an action as a JSON blob in a fence the stop word left open, the model writing its own
-Observation and Final Answer after the action, Action Input as a Python dict (``True``/``False``,
-single quotes), as JSON with comments or with ``\\'`` escapes, as a quoted string or plain text over
-several lines, blank lines between the labels, no Action Input for a tool with no parameters,
-"Action:" inside a thought, an action and a final answer in one reply, a final answer that is a
-fenced JSON object or an ECharts block, a tool name the node does not have.
+"""A thirty-fifth set of real-world cases: ReAct replies that agent frameworks (LangChain and
+LangChain.js, LlamaIndex, NeMo Agent Toolkit, MetaGPT, smolagents, corral, dynamiq, archytas,
+Apache Flink Agents, AgentVerse, OpenSearch ml-commons, the Hugging Face agents course) and Dify
+itself read wrong, as their public issues and pull requests quote them: an action as a JSON blob
+in a fence the stop word left open, the model writing its own Observation and Final Answer after
+the action, a whole made-up conversation after the first step, Action Input as a Python dict
+(``True``/``False``, single quotes), as JSON with comments or with ``\\'`` escapes, as a quoted
+string (inner quotes kept) or plain text over several lines, with a line of prose after it, blank
+lines between the labels, no Action Input for a tool with no parameters, "Action:" inside a
+thought, an action and a final answer in one reply, a final answer that is a fenced JSON object
+or an ECharts block, a tool name the node does not have.
 
 Replies are read through both strategies' turn readers, whole and in pieces of 1 and 7 characters
 (``test_real_world_2026.reply_test``); ReAct's label format is ReAct's own, so most cases are for
@@ -171,7 +173,25 @@ CASES = {
         "Thought: I will search.\nAction: search\nAction Input: {\"query\": \"McDonald\\'s opening hours\"}",
         calls=[("search", {"query": "McDonald's opening hours"})], only=REACT,
     ),
+    # langchain-ai/langchainjs PR #7707: the react agent's parser stripped every `"` of a quoted
+    # Action Input, so `"hello "world" "` lost its inner quotes (the PR's input; the step rebuilt)
+    "langchainjs7707-quoted-input-with-inner-quotes": Case(
+        (SEARCH,),
+        'Thought: I will search the phrase.\nAction: search\nAction Input: "hello "world" "',
+        calls=[("search", {"query": 'hello "world" '})], only=REACT,
+    ),
     # ---- label layout ----------------------------------------------------------------------------
+    # run-llama/llama_index#9472: with no stop word "the LLM often will generate an entire
+    # conversation"; the first Thought/Action set is the step (rebuilt): only it runs, nothing
+    # the model made up after it is shown
+    "llamaindex9472-whole-conversation-in-one-reply-first-step-runs": Case(
+        (WEATHER,),
+        "Thought: I need the weather in Paris.\nAction: get_weather\nAction Input: {\"city\": \"Paris\"}\n"
+        "Observation: Sunny, 25 C.\nThought: I need the weather in Rome too.\nAction: get_weather\n"
+        "Action Input: {\"city\": \"Rome\"}\nObservation: Rainy, 14 C.\nThought: I now know the final answer.\n"
+        "Final Answer: Paris is sunny and Rome is rainy.",
+        calls=[("get_weather", {"city": "Paris"})], hidden=("Sunny, 25", "Rainy", "Paris is sunny"), only=REACT,
+    ),
     # run-llama/llama_index PR #13459: "does not allow new lines between any one of Thought, Action,
     # or Action Input" (rebuilt)
     "llamaindex13459-blank-lines-between-labels": Case(
@@ -268,6 +288,19 @@ def test_llamaindex12479_a_tool_name_the_node_lacks_runs_nothing():
         if isinstance(turn.decision, ToolCalls):
             assert "search" not in [c.name for c in turn.decision.calls]
         assert "print(2 + 2)" not in streamed
+
+
+def test_mlcommons1735_an_action_naming_no_tool_runs_nothing():
+    """opensearch-project/ml-commons#1735: "LLM may still return an action that doesn't match any
+    of the tool's name" (rebuilt: the action named as a phrase, the cluster's tool declared): no
+    node tool runs, and nothing of the step is shown."""
+    case = Case((tool("CatIndexTool", "indices"),),
+                "Thought: The user asks how to split an index.\nAction: no access to this tool\nAction Input: split index")
+    for streamed, turn in _pieces("react", case):
+        assert not isinstance(turn.decision, FinalAnswer), turn.decision
+        if isinstance(turn.decision, ToolCalls):
+            assert "CatIndexTool" not in [c.name for c in turn.decision.calls]
+        assert "split index" not in streamed
 
 
 def test_llamaindex7074_a_multiline_input_with_text_after_it_never_runs_cut_short():
