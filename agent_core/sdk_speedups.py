@@ -702,7 +702,8 @@ def read_stream_aside(self: Any) -> Any:
 
 def streams_read_aside(reader: Any, aside: dict[str, deque[Any]], lines: list[bytes], writer: Any = None) -> Any:
     """The ``PluginInStream``s of ``lines`` (raw lines of the daemon, without their ``\\n``) to hand
-    on now, in order; a stripped line of ``LARGE_LINE_BYTES`` or more whose session shows in its
+    on now, in order (each line stripped of its blanks and a leading ``UTF8_BOM``); a line of
+    ``LARGE_LINE_BYTES`` or more whose session shows in its
     first or last member (``outer_session``) is parsed in a greenlet of its own and handed on from
     there, and so are the later lines of its session until that greenlet has handed them all
     on (``aside``: session -> its lines waiting, kept by the caller across calls). A large line whose
@@ -711,6 +712,8 @@ def streams_read_aside(reader: Any, aside: dict[str, deque[Any]], lines: list[by
     (``read_tcp_stream``)."""
     for raw_line in lines:
         line = raw_line.strip()
+        if line.startswith(UTF8_BOM):  # a harness writing UTF-8 "with signature"
+            line = line[len(UTF8_BOM):].strip()
         if not line:
             continue
         large = len(line) >= LARGE_LINE_BYTES
@@ -731,6 +734,14 @@ def streams_read_aside(reader: Any, aside: dict[str, deque[Any]], lines: list[by
             aside[stream.session_id].append(stream)
         else:
             yield stream
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
+"""The byte order mark a writer of UTF-8 "with signature" puts before its text (Python's
+``utf-8-sig``, .NET's default ``UTF8Encoding``). The SDK's parser refused a line starting with it,
+and the refusal is a session-less error event: a request line so written was never run, and its
+session waited for an ``end`` that never came, until the daemon's own time limit. The readers
+drop it, as they drop the blanks around a line."""
 
 
 _ASIDE_POLL = 0.001
