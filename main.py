@@ -15,6 +15,7 @@ from agent_core.sdk_speedups import (
     read_large_lines_aside,
     read_stdin_nonblocking,
     read_tcp_lines_safely,
+    refuse_unrouted_requests,
     run_serverless_requests_once,
     share_type_adapters,
     wrap_requests_unvalidated,
@@ -27,6 +28,7 @@ share_type_adapters()  # the SDK would build a pydantic TypeAdapter for every li
 write_lines_once()  # ...and validate every message twice and write each line in two writes
 dump_messages_as_json()  # ...and leave enum members in each message for the encoder
 wrap_requests_unvalidated()  # ...and validate again the request of every model and tool call
+refuse_unrouted_requests()  # ...and end a request no route takes with no word of why
 if config.INSTALL_METHOD is InstallMethod.Local:
     read_stdin_nonblocking()  # ...and hand every read of the daemon's pipe to a thread
     read_large_lines_aside()  # ...and hold every session's lines behind one session's line of megabytes

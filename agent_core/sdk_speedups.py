@@ -946,3 +946,67 @@ def run_serverless_requests_once() -> bool:
 
     ServerlessRequestReader.handler = handle_once  # type: ignore[method-assign]
     return True
+
+
+UNROUTED_REQUEST = (
+    "the plugin has no handler for a request of type {kind} and action {action}: it serves agent "
+    "strategies (type 'agent_strategy', action 'invoke_agent_strategy')"
+)
+"""The session's error for a request no route of the plugin takes (see ``refuse_unrouted_requests``)."""
+
+NO_REQUEST_OBJECT = "the request's data is a JSON {kind}, not an object: no strategy was run"
+"""The session's error for a request whose ``data`` is no object."""
+
+
+def _shown(value: Any) -> str:
+    """``value`` as the unrouted request's error names it: its repr, at most 80 characters."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def dispatch_or_refuse(dispatch: Any) -> Any:
+    """``Router.dispatch`` (``dispatch``) that raises ``ValueError`` instead of returning ``None``
+    when no route takes the request, and for a request whose data is no object (the SDK's route
+    filters raised ``AttributeError: 'list' object has no attribute 'get'``). The SDK's executor
+    turns the exception into the session's ``error`` before its ``end``."""
+
+    def dispatch_refusing(self: Any, session: Any, data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise ValueError(NO_REQUEST_OBJECT.format(kind=_json_kind(data)))
+        response = dispatch(self, session, data)
+        if response is None and not any(route.filter(data) for route in self.routes):
+            raise ValueError(UNROUTED_REQUEST.format(kind=_shown(data.get("type")),
+                                                     action=_shown(data.get("action"))))
+        return response
+
+    return dispatch_refusing
+
+
+def _json_kind(value: Any) -> str:
+    """The JSON kind of a parsed value ("array", "string", "number", "boolean", "null")."""
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return "null" if value is None else type(value).__name__
+
+
+def refuse_unrouted_requests() -> bool:
+    """Make the SDK's router (``Router.dispatch``, dify_plugin 0.10.2 ``core/server/router.py``)
+    refuse a request no route takes (a type or action other than the agent strategy's, none, or a
+    ``data`` that is no object) with an error saying so (``dispatch_or_refuse``). The SDK returned
+    nothing for it, and its executor then wrote the session's ``end`` alone: the Agent node ended
+    with an empty answer and no word of why. Returns ``False`` and changes nothing when
+    ``dispatch`` is not the SDK's own."""
+    try:
+        from dify_plugin.core.server.router import Router
+    except ImportError:
+        return False
+    if not _is_the_sdks_own(Router, "dispatch"):
+        return False
+    Router.dispatch = dispatch_or_refuse(Router.dispatch)  # type: ignore[method-assign]
+    return True

@@ -669,3 +669,42 @@ def test_a_serverless_requests_arrival_is_noted():
 
     assert sdk_speedups.first_request_or_refusal({"event": "request", "session_id": "arrival-http"}) is None
     assert arrivals.arrived("arrival-http") is not None
+
+
+def _router_with_agent_route():
+    from dify_plugin.core.server.router import Route, Router
+
+    router = Router.__new__(Router)
+    router.routes = [Route(lambda data: data.get("type") == "agent_strategy", lambda session, data: iter(()))]
+    return router
+
+
+@pytest.mark.parametrize(("data", "named"), [
+    ({"type": "tool", "action": "invoke_tool"}, "'tool' and action 'invoke_tool'"),
+    ({"action": "x" * 200}, "type None and action 'xxx"),
+    (["a"], "JSON array"),
+    ("text", "JSON string"),
+    (None, "JSON null"),
+])
+def test_a_request_no_route_takes_is_refused_with_why(data, named):
+    dispatch = sdk_speedups.dispatch_or_refuse(lambda self, session, data: None)
+    with pytest.raises(ValueError, match=r"no handler|not an object") as raised:
+        dispatch(_router_with_agent_route(), None, data)
+    assert named in str(raised.value)
+    assert len(str(raised.value)) < 300
+
+
+def test_a_request_a_route_takes_is_dispatched_as_before():
+    seen = []
+    dispatch = sdk_speedups.dispatch_or_refuse(lambda self, session, data: seen.append(data) or "response")
+    assert dispatch(_router_with_agent_route(), None, {"type": "agent_strategy"}) == "response"
+    assert seen == [{"type": "agent_strategy"}]
+
+
+def test_a_leading_byte_order_mark_is_dropped_from_a_daemon_line():
+    from dify_plugin.core.entities.plugin.io import PluginInStreamEvent
+
+    line = json.dumps({"session_id": "s-bom", "event": "backwards_response", "data": {}}).encode()
+    streams = list(sdk_speedups.streams_read_aside(types.SimpleNamespace(), {}, [b"\xef\xbb\xbf" + line + b"\r"],
+                                                   writer=types.SimpleNamespace(error=pytest.fail)))
+    assert [(s.session_id, s.event) for s in streams] == [("s-bom", PluginInStreamEvent.BackwardInvocationResponse)]
