@@ -619,11 +619,23 @@ class FirstRequests:
 _FIRST_REQUESTS = FirstRequests()
 
 
+DATA_NO_OBJECT = "its data is no JSON object"
+"""Why a backwards reply whose ``data`` is no object is refused: the daemon sends an object in every
+one, and the SDK's filters of the backwards calls waiting in the process each raised on such a line
+(``data.data.get``), a traceback on stderr per waiting call. (A request whose ``data`` is no object
+is run, to end its session with an error: ``refuse_unrouted_requests``.)"""
+
+
+class _DataNoObject(ValueError):
+    """A daemon line whose ``data`` is no object (``DATA_NO_OBJECT``)."""
+
+
 def _stream_of(reader: Any, line: bytes, writer: Any = None) -> Any:
     """The SDK's ``PluginInStream`` of one stripped line, as ``StdioRequestReader._read_stream``
     builds it (dify_plugin 0.10.2), or ``None`` when the line cannot be read: then, as there, a
     session-less error event says why (by the line's size and the parser's reason, never the line's
-    text: pydantic's message quotes the line's start and end, where a tool's secret may stand). So it
+    text: pydantic's message quotes the line's start and end, where a tool's secret may stand), and
+    for a backwards reply whose ``data`` is no object (``DATA_NO_OBJECT``). So it
     is for a request of a session that already had one
     (``FirstRequests``): it is not run again. ``writer``: the stream's writer and the one the error
     goes to (default: a new ``StdioResponseWriter``, as the stdio reader makes for each line)."""
@@ -635,6 +647,8 @@ def _stream_of(reader: Any, line: bytes, writer: Any = None) -> Any:
         writer = StdioResponseWriter()
     try:
         data = shared_type_adapter(dict[str, Any]).validate_json(line)
+        if data.get("event") == "backwards_response" and not isinstance(data.get("data"), dict):
+            raise _DataNoObject(DATA_NO_OBJECT)
         stream = PluginInStream(
             session_id=data["session_id"],
             conversation_id=data.get("conversation_id"),
@@ -805,6 +819,8 @@ def _reason(error: Exception) -> str:
     """Why a line could not be read, without any of its text (pydantic's message shows the input)."""
     if isinstance(error, ValidationError):
         return "; ".join(str(item.get("msg", "")) for item in error.errors(include_input=False))[:300]
+    if isinstance(error, _DataNoObject):
+        return DATA_NO_OBJECT
     return type(error).__name__
 
 

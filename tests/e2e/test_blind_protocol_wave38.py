@@ -463,3 +463,29 @@ def test_stdin_closed_while_two_sessions_run_exits_without_a_traceback():
             for backend in backends:
                 backend.release()
             threading.Thread(target=plugin.close, daemon=True).start()
+
+
+@pytest.mark.parametrize("data", ["oops", ["x"], None, 5])
+@pytest.mark.parametrize("transport", ["stdio", "tcp"])
+def test_a_backwards_reply_whose_data_is_no_object_is_refused_without_a_traceback(request, transport, data):
+    """A reply line of a session whose model call is waiting, its ``data`` no object: every
+    waiting call's filter raised on it (``'str' object has no attribute 'get'``), a traceback on
+    the plugin's stderr (the daemon's log) per waiting call and line. It is refused as a line that
+    cannot be read, and the run goes on."""
+    connection = request.getfixturevalue("plugin" if transport == "stdio" else "remote")
+    backend, toolbox = ScriptedBackend([{"text": "Steady answer.", "split": 3, "delay": 0.6}]), default_toolbox()
+    handle = connection.start_run(Scenario(query="hi").run_request(toolbox, connection.plugin_dir, None),
+                                  backend, toolbox)
+    deadline = time.monotonic() + BOUND
+    while not backend.requests:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    errors_before, mark = len(connection.plugin_errors), len(connection.transcript)
+    connection.send({"session_id": handle.session_id, "event": "backwards_response", "data": data})
+    result = handle.wait(BOUND)
+    assert_clean_end(result)
+    assert result.text == "Steady answer."
+    assert any("no JSON object" in str(error) for error in connection.plugin_errors[errors_before:])
+    time.sleep(0.2)  # the stderr reader has caught up
+    new_stderr = "\n".join(entry["text"] for entry in connection.transcript[mark:] if entry["dir"] == "stderr")
+    assert "Traceback" not in new_stderr, new_stderr[-1500:]

@@ -708,3 +708,13 @@ def test_a_leading_byte_order_mark_is_dropped_from_a_daemon_line():
     streams = list(sdk_speedups.streams_read_aside(types.SimpleNamespace(), {}, [b"\xef\xbb\xbf" + line + b"\r"],
                                                    writer=types.SimpleNamespace(error=pytest.fail)))
     assert [(s.session_id, s.event) for s in streams] == [("s-bom", PluginInStreamEvent.BackwardInvocationResponse)]
+
+
+@pytest.mark.parametrize("data", ["oops", [1], None, 5])
+def test_a_backwards_reply_whose_data_is_no_object_is_refused_by_size_and_why(data):
+    errors = []
+    writer = types.SimpleNamespace(error=lambda data: errors.append(data))
+    line = json.dumps({"session_id": "s-odd", "event": "backwards_response", "data": data}).encode()
+    assert sdk_speedups._stream_of(types.SimpleNamespace(), line, writer) is None
+    assert errors == [{"error": f"a line of {len(line)} bytes from the daemon could not be read: "
+                                f"{sdk_speedups.DATA_NO_OBJECT}"}]
