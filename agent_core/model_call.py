@@ -441,6 +441,24 @@ def refuses_tools(message: str) -> bool:
     return bool(_TOOLS_REFUSED.search(message))
 
 
+UNREADABLE_REPLY = (
+    "the daemon's reply to the model call could not be read: an item of event {event} with {data} "
+    "(a reply is 'response' items of chunk objects, then 'end', or 'error')"
+)
+"""The model call's error for a reply item ``_ModelStream`` cannot read."""
+
+
+def unreadable_reply(event: Any, data: Any) -> str:
+    """``UNREADABLE_REPLY`` for an item of event ``event`` (its repr, at most 40 characters) whose
+    ``data`` is ``data``: named by its type, never shown (it is the model's text, megabytes maybe).
+    (The SDK's reader quoted the item's first 200 characters.)"""
+    shown = repr(event)
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    kind = "no data" if data is None else f"data of type {type(data).__name__}"
+    return UNREADABLE_REPLY.format(event=shown, data=kind)
+
+
 class _ModelStream(BackwardsInvocation[dict]):
     """The SDK's backwards call for a model (what ``session.model.llm`` makes), each item read as
     the SDK's reader reads it (``BackwardsInvocation._line_converter_wrapper``, dify_plugin
@@ -458,7 +476,7 @@ class _ModelStream(BackwardsInvocation[dict]):
                 raise Exception(str(event.get("message")))
             data = event.get("data")
             if kind != "response" or (data is not None and type(data) is not dict):
-                raise Exception(f"Failed to parse response: {str(event)[:200]}")
+                raise Exception(unreadable_reply(kind, data))
             if data is None:
                 return
             yield data
