@@ -324,6 +324,11 @@ def test_reply_lines_for_no_waiting_call_are_ignored(run, tamper, stray):
 ODD_ITEMS = {
     "an event the SDK does not know": lambda line: _with(line, event="progress", message="", data=None),
     "a response with data null": lambda line: _with(line, event="response", message="stream", data=None),
+    "an item without its event": lambda line: dict(line, data={
+        "backwards_request_id": line["data"]["backwards_request_id"], "message": "stream",
+        "data": _chunk("ECHO-MARKER")}),
+    "a response whose data is a list": lambda line: _with(line, event="response", message="stream",
+                                                          data=["ECHO-MARKER"]),
 }
 
 
@@ -332,7 +337,8 @@ ODD_ITEMS = {
 def test_an_odd_item_in_the_middle_of_a_model_reply_ends_the_run_in_time_and_closes_its_logs(
         run, tamper, strategy, odd):
     """The model reply's second line is something the SDK does not read as a chunk: the run ends
-    (an answer, or an error saying the model call failed) in time, its logs closed."""
+    (an answer, or an error saying the reply could not be read) in time, its logs closed. The
+    error quoted the item's first 200 characters (the model's text) and named no reason."""
     count: dict[str, int] = {}
 
     def hook(kind, line, send, handle):
@@ -350,7 +356,9 @@ def test_an_odd_item_in_the_middle_of_a_model_reply_ends_the_run_in_time_and_clo
     assert result.done
     assert result.unfinished_logs() == [], [n.label for n in result.unfinished_logs()]
     if not result.ok:
-        assert "Traceback" not in (result.error_text or "")
+        assert "Traceback" not in result.error_text
+        assert "could not be read" in result.error_text, result.error_text
+        assert "ECHO-MARKER" not in result.error_text, "the item is named by its kind, not quoted"
 
 
 def test_a_tool_reply_whose_end_never_comes_is_given_up_at_the_tool_time_limit(run, tamper):
@@ -489,3 +497,62 @@ def test_a_backwards_reply_whose_data_is_no_object_is_refused_without_a_tracebac
     time.sleep(0.2)  # the stderr reader has caught up
     new_stderr = "\n".join(entry["text"] for entry in connection.transcript[mark:] if entry["dir"] == "stderr")
     assert "Traceback" not in new_stderr, new_stderr[-1500:]
+
+
+# --- the same over serverless --------------------------------------------------------------------
+
+@pytest.mark.parametrize("fault", ["an unknown action", "another type", "data that is a list"])
+def test_a_serverless_request_no_route_takes_ends_saying_why(serverless, monkeypatch, fault):
+    """Over ``/invoke`` too, a request of another type or action ends with the session's error."""
+    original = type(serverless)._send_request
+    change, named = ROUTING_FAULTS[fault]
+
+    def send_request(self, line):
+        change(line)
+        original(self, line)
+
+    monkeypatch.setattr(type(serverless), "_send_request", send_request)
+    backend, toolbox = ScriptedBackend([{"text": "never asked"}]), default_toolbox()
+    result = serverless.run(Scenario(query="hi").run_request(toolbox, serverless.plugin_dir, None), backend, toolbox,
+                            timeout=BOUND)
+    assert not result.ok
+    assert result.error_text and named in result.error_text, result.error_text
+    assert backend.requests == []
+
+
+def test_serverless_replies_delivered_twice_in_their_transaction_count_once(serverless, tamper):
+    """The daemon's transaction response carries each reply twice over (every item, ``end``,
+    then all again): the tool runs once and the answer is not doubled."""
+    tamper(replay_stream({"llm", "tool"}))
+    backend, toolbox = ScriptedBackend([call_turn("function_calling", "current_time", {}),
+                                        {"text": "It is noon."}]), default_toolbox()
+    scenario = Scenario(query="time?", tools=["current_time"])
+    result = serverless.run(scenario.run_request(toolbox, serverless.plugin_dir, None), backend, toolbox,
+                            timeout=BOUND)
+    assert_clean_end(result)
+    assert result.text == "It is noon."
+    assert len(toolbox.calls) == 1
+    assert len(observations(backend.requests[1])) == 1
+
+
+@pytest.mark.parametrize("transport", ["stdio", "tcp", "serverless"])
+def test_twenty_sessions_at_once_half_failing_leave_the_other_half_whole(request, transport):
+    """20 sessions start together on one process; the model of every other one fails after a
+    first chunk. The ten others answer with their own words, the ten failing ones say the model
+    call failed, and no session leaves a log node in ``start``."""
+    connection = request.getfixturevalue({"stdio": "plugin", "tcp": "remote", "serverless": "serverless"}[transport])
+    handles = []
+    for n in range(20):
+        turn = ({"text": f"Answer {n}.", "split": 3, "delay": 0.2} if n % 2 == 0
+                else {"text": f"Half {n}", "error": f"rate limited {n}", "delay": 0.2})
+        backend, toolbox = ScriptedBackend([turn] * 3), default_toolbox()
+        handles.append((n, backend, connection.start_run(
+            Scenario(query=f"q{n}").run_request(toolbox, connection.plugin_dir, None), backend, toolbox)))
+    for n, backend, handle in handles:
+        result = handle.wait(BOUND)
+        backend.release()
+        assert result.unfinished_logs() == [], (n, [node.label for node in result.unfinished_logs()])
+        if n % 2 == 0:
+            assert result.ok and result.text == f"Answer {n}.", (n, result.error_text)
+        else:
+            assert not result.ok and f"rate limited {n}" in (result.error_text or ""), (n, result.error_text)
