@@ -970,6 +970,19 @@ UNROUTED_REQUEST = (
 )
 """The session's error for a request no route of the plugin takes (see ``refuse_unrouted_requests``)."""
 
+UNREADABLE_REQUEST = "the request could not be read ({reasons}): no strategy was run"
+"""The session's error for a request its route's model refuses (``AgentInvokeRequest``): each field
+and why, never the values (pydantic's own text quotes the request, the node's secrets with it)."""
+
+
+def _fields_and_reasons(error: ValidationError) -> str:
+    """``field: why; ...`` of ``error``, without its input values or links, at most 300 characters."""
+    items = error.errors(include_input=False, include_url=False)
+    text = "; ".join(".".join(str(part) for part in item.get("loc", ())) + ": " + str(item.get("msg", ""))
+                     for item in items)
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
 NO_REQUEST_OBJECT = "the request's data is a JSON {kind}, not an object: no strategy was run"
 """The session's error for a request whose ``data`` is no object."""
 
@@ -982,14 +995,19 @@ def _shown(value: Any) -> str:
 
 def dispatch_or_refuse(dispatch: Any) -> Any:
     """``Router.dispatch`` (``dispatch``) that raises ``ValueError`` instead of returning ``None``
-    when no route takes the request, and for a request whose data is no object (the SDK's route
-    filters raised ``AttributeError: 'list' object has no attribute 'get'``). The SDK's executor
-    turns the exception into the session's ``error`` before its ``end``."""
+    when no route takes the request, for a request whose data is no object (the SDK's route
+    filters raised ``AttributeError: 'list' object has no attribute 'get'``), and for one its
+    route's model refuses (``UNREADABLE_REQUEST``: pydantic's text quoted the request's values, a
+    secret parameter's among them). The SDK's executor turns the exception into the session's
+    ``error`` before its ``end``."""
 
     def dispatch_refusing(self: Any, session: Any, data: Any) -> Any:
         if not isinstance(data, dict):
             raise ValueError(NO_REQUEST_OBJECT.format(kind=_json_kind(data)))
-        response = dispatch(self, session, data)
+        try:
+            response = dispatch(self, session, data)
+        except ValidationError as error:  # the route's request model: its text quotes the request
+            raise ValueError(UNREADABLE_REQUEST.format(reasons=_fields_and_reasons(error))) from None
         if response is None and not any(route.filter(data) for route in self.routes):
             raise ValueError(UNROUTED_REQUEST.format(kind=_shown(data.get("type")),
                                                      action=_shown(data.get("action"))))

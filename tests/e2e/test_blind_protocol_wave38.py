@@ -113,8 +113,9 @@ ROUTING_FAULTS = {
     "unknown strategy": (lambda line: line["data"].update(agent_strategy="no_such_strategy"), "no_such_strategy"),
     "unknown provider": (lambda line: line["data"].update(agent_strategy_provider="no_such_provider"),
                          "no_such_provider"),
-    "parameters that are no object": (lambda line: line["data"].update(agent_strategy_params=["a", "b"]),
+    "parameters that are no object": (lambda line: line["data"].update(agent_strategy_params=["SECRET-MARK-1"]),
                                       "agent_strategy_params"),
+    "a user id that is no text": (lambda line: line["data"].update(user_id={"token": "SECRET-MARK-2"}), "user_id"),
     "no parameters": (lambda line: line["data"].pop("agent_strategy_params"), "agent_strategy_params"),
     "an unknown action": (lambda line: line["data"].update(action="invoke_something_else"),
                           "invoke_something_else"),
@@ -129,7 +130,8 @@ def test_a_request_the_plugin_cannot_route_still_ends_its_session_saying_why(run
     """The daemon waits for a session's ``end``: a request that names no strategy of this plugin,
     another type or action, or carries no parameters ends with an error naming what is wrong, at
     once, and the process serves on. A request of another type or action (or no type) ended with
-    ``end`` alone: the Agent node showed an empty answer and no word of why."""
+    ``end`` alone: the Agent node showed an empty answer and no word of why; one the SDK's request
+    model refused quoted the request's values in the error (pydantic's ``input_value``)."""
     original = PluginProcess._send_request
     change, named = ROUTING_FAULTS[fault]
 
@@ -144,6 +146,7 @@ def test_a_request_the_plugin_cannot_route_still_ends_its_session_saying_why(run
     assert not result.ok
     assert result.error_text and named in result.error_text, result.error_text
     assert "Traceback" not in result.error_text
+    assert "SECRET-MARK" not in result.error_text, "the request's values are not quoted"
     assert result.unfinished_logs() == []
     assert run.backend.requests == []
     monkeypatch.undo()

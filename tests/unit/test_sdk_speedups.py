@@ -718,3 +718,21 @@ def test_a_backwards_reply_whose_data_is_no_object_is_refused_by_size_and_why(da
     assert sdk_speedups._stream_of(types.SimpleNamespace(), line, writer) is None
     assert errors == [{"error": f"a line of {len(line)} bytes from the daemon could not be read: "
                                 f"{sdk_speedups.DATA_NO_OBJECT}"}]
+
+
+def test_a_request_its_route_model_refuses_names_fields_not_values():
+    from pydantic import BaseModel as Model
+
+    class Request(Model):
+        user_id: str
+        params: dict
+
+    def dispatch(self, session, data):
+        return Request(**data)
+
+    refusing = sdk_speedups.dispatch_or_refuse(dispatch)
+    with pytest.raises(ValueError, match="could not be read") as raised:
+        refusing(_router_with_agent_route(), None, {"user_id": {"k": "SECRET-1"}, "params": ["SECRET-2"]})
+    text = str(raised.value)
+    assert "user_id: Input should be a valid string" in text and "params: Input should be a valid dictionary" in text
+    assert "SECRET" not in text and "errors.pydantic.dev" not in text
