@@ -18,8 +18,18 @@ for an unknown backwards request, a 6 MB request line). What is left:
   id or none, with an event the SDK does not know, or ``data: null``;
 - daemon lines that are JSON but no request (an array, a number, an unknown event, no session
   id) on stdio and over TCP, beside a run;
+- backwards replies whose ``data`` is no object; parallel tool replies arriving out of order;
+- 20 sessions at once, half failing, on each transport; routing faults, replays and odd session
+  ids over serverless too;
 - heartbeats going on while a session waits for its model;
 - stdin closed while two sessions run: the process exits without a traceback on stderr.
+
+Faults found (fixed in ``agent_core``): a request line starting with a UTF-8 BOM was refused with
+a session-less error and its session never ended; a request of another type or action, or whose
+data is no object, ended with a bare ``end`` (an empty answer, no word why) or an
+``AttributeError``; a request the SDK's model refused quoted its values in the error; a backwards
+reply whose ``data`` is no object put a traceback on stderr per waiting call; an unreadable model
+reply item was quoted (the model's text) instead of named.
 
 Every run ends within a bound, with its answer or a clear error, no log node left in ``start``,
 and the sessions beside it unaffected.
@@ -566,3 +576,25 @@ def test_twenty_sessions_at_once_half_failing_leave_the_other_half_whole(request
             assert result.ok and result.text == f"Answer {n}.", (n, result.error_text)
         else:
             assert not result.ok and f"rate limited {n}" in (result.error_text or ""), (n, result.error_text)
+
+
+def test_parallel_tool_replies_arriving_out_of_order_reach_their_own_calls(run):
+    """Two calls of one round, the first one's tool slow: the second's reply comes whole before the
+    first's. Each result reaches the model under its own call id, in the model's order."""
+    from local_runner.tools import text_message
+    from tests.e2e.helpers import tool_named
+
+    alpha = tool_named("alpha", [text_message("from alpha")], latency=0.6)
+    beta = tool_named("beta", [text_message("from beta")])
+    turns = [{"tool_calls": [{"id": "call_a", "name": "alpha", "arguments": {}},
+                             {"id": "call_b", "name": "beta", "arguments": {}}]},
+             {"text": "Both done."}]
+    result = run(turns, tools=[alpha, beta], timeout=BOUND)
+    assert_clean_end(result)
+    replies = [entry["json"]["data"] for entry in result.transcript
+               if entry["dir"] == "to_plugin" and (entry.get("json") or {}).get("event") == "backwards_response"
+               and "from " in json.dumps(entry["json"]["data"].get("data"))]
+    assert [json.dumps(reply["data"]).count("from beta") for reply in replies] == [1, 0], "beta's came first"
+    tool_messages = [(m.get("tool_call_id"), m["content"]) for m in run.backend.requests[1]["prompt_messages"]
+                     if m["role"] == "tool"]
+    assert tool_messages == [("call_a", "from alpha"), ("call_b", "from beta")]
