@@ -540,7 +540,10 @@ class ToolRegistry:
     ``provider_names`` (Function Calling: the names go into the provider's tool
     list) a name the providers refuse is offered as ``provider_name(name)``
     (``github.search_repositories`` -> ``github_search_repositories``), mapped
-    back the same way; a name they accept is offered as it is.
+    back the same way; a name they accept is offered as it is. A blank name (empty, or only
+    spaces: a tool bridge's tool with no name) is offered as ``provider_name`` makes it
+    (``tool``) in every strategy: ReAct's tool list would show ``- : ...``, a tool no model
+    can name in its action.
 
     A tool whose declaration alone takes more than ``declaration_limit`` bytes once encoded
     (``line_budget.TOOL_DECLARATION_BYTES``: a description or an enum of megabytes) is not
@@ -570,7 +573,9 @@ class ToolRegistry:
                 self.oversized.append((tool.identity.name, size))
                 secrets |= tool_secret_values(tool)
                 continue
-            name = provider_name(tool.identity.name) if provider_names else tool.identity.name
+            # a blank name cannot be written in a ReAct tool list nor called (``- : ...``)
+            blank = not tool.identity.name.strip()
+            name = provider_name(tool.identity.name) if provider_names or blank else tool.identity.name
             # a mended name keeps clear of every tool's own name: ``search_web`` stays the tool of
             # that name, not ``search.web`` mended before it (a model reading the instruction calls it so)
             taken = self._tools if name == tool.identity.name else self._tools.keys() | own
