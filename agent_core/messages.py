@@ -354,8 +354,11 @@ def _answered_calls(
     """``(message, answers)``: an assistant message with only the calls that ``results`` (the
     tool messages right after it) answer (``message`` itself when all are), and those results,
     the first per call id, each with a note for empty content and its call's name when it has
-    none."""
-    pending = {call.id: call.function.name for call in message.tool_calls}
+    none. A call with a blank id (memory some store wrote without ids) is never answered: it is
+    left out with the results that carry a blank id."""
+    # a call with a blank id cannot be told from another one's answer, and providers refuse it
+    # (OpenAI's ids have a minimum length of 1, Anthropic's a pattern of one character or more)
+    pending = {call.id: call.function.name for call in message.tool_calls if call.id.strip()}
     answers: list[ToolPromptMessage] = []
     for result in results:
         if result.tool_call_id in pending:
