@@ -197,8 +197,10 @@ _CONTENT_TYPES = frozenset(kind.value for kind in PromptMessageContentType)
 
 def _memory_message(raw: Any) -> PromptMessage | None:
     """One memory message as the SDK reads it, mended where that is safe (tool-call arguments
-    given as an object are sent as its JSON; content parts of a kind no model takes are left
-    out); ``None`` when it cannot be read (not a message, a tool result without its call's id)."""
+    given as an object are sent as its JSON; ``tool_calls`` null read as no calls, which the SDK
+    refuses and which cost the answer and the question before it; content parts of a kind no
+    model takes are left out); ``None`` when it cannot be read (not a message, a tool result
+    without its call's id)."""
     if isinstance(raw, PromptMessage):
         return raw
     if not isinstance(raw, dict):
@@ -208,14 +210,41 @@ def _memory_message(raw: Any) -> PromptMessage | None:
     message = dict(raw)
     if isinstance(message.get("content"), list):
         message["content"] = [
-            part for part in message["content"] if isinstance(part, dict) and part.get("type") in _CONTENT_TYPES
+            mended for part in message["content"]
+            if isinstance(part, dict) and part.get("type") in _CONTENT_TYPES
+            for mended in [_file_part(part)] if mended is not None
         ]
     if isinstance(message.get("tool_calls"), list):
         message["tool_calls"] = [_with_text_arguments(call) for call in message["tool_calls"]]
+    elif "tool_calls" in message and message["tool_calls"] is None:  # no calls, as ``[]`` says
+        del message["tool_calls"]
     try:
         return ensure_prompt_message(message)
     except Exception:  # pydantic's ValidationError, or the SDK's own TypeError
         return None
+
+
+def _file_part(part: dict) -> dict | None:
+    """A content part of memory with its file's bytes or address where the SDK reads them: a
+    file part that gives them only as ``data`` (a data URI or an address: the field's name before
+    Dify split it into ``base64_data`` and ``url``, and the SDK's read-only property now) gets them
+    as ``base64_data`` (and its MIME type) or ``url``. ``None`` for a file part with neither
+    (the SDK would read an image of nothing, ``data:image/png;base64,``, which providers refuse);
+    a text part, or a file part that has them, as it is."""
+    if part.get("type") == PromptMessageContentType.TEXT.value or part.get("base64_data") or part.get("url"):
+        return part
+    data = part.get("data")
+    if not isinstance(data, str) or not data.strip():
+        return None
+    if data.startswith("data:") and ";base64," in data:
+        head, payload = data[5:].split(";base64,", 1)
+        part = {**part, "base64_data": payload, "mime_type": part.get("mime_type") or head or "application/octet-stream"}
+    else:
+        part = {**part, "url": data.strip()}
+    mime = part.get("mime_type")
+    if not part.get("format") and isinstance(mime, str):  # the SDK requires it; older dumps lack it
+        part["format"] = mime.rsplit("/", 1)[-1]
+    return part
 
 
 _PLAIN_KEYS = frozenset({"role", "content"})
@@ -252,10 +281,30 @@ def _plain_message(raw: dict) -> PromptMessage | None:
 
 
 def _with_text_arguments(call: Any) -> Any:
+    """A memory tool call whose arguments the model plugins can read back: JSON text of an
+    object as it is; an object as its JSON; anything else (text that is not JSON, ``""``, an
+    array, ``null``) as ``{}``, as a call of the run whose arguments could not be read goes back
+    (``function_calling.prompt._tool_call``): Anthropic's, Bedrock's, Gemini's and Ollama's model
+    plugins parse them with ``json.loads`` and fail the whole request otherwise, and Anthropic
+    takes only an object as a call's input."""
     function = call.get("function") if isinstance(call, dict) else None
-    if not isinstance(function, dict) or isinstance(function.get("arguments"), str | None):
+    if not isinstance(function, dict):
         return call
-    return {**call, "function": {**function, "arguments": json.dumps(function["arguments"], ensure_ascii=False)}}
+    arguments = function.get("arguments")
+    if isinstance(arguments, str) and _json_object(arguments):
+        return call
+    text = json.dumps(arguments, ensure_ascii=False) if isinstance(arguments, dict) else "{}"
+    return {**call, "function": {**function, "arguments": text}}
+
+
+def _json_object(text: str) -> bool:
+    """Whether ``text`` is the JSON of an object."""
+    if not text.lstrip().startswith("{"):
+        return False
+    try:
+        return isinstance(json.loads(text), dict)
+    except (ValueError, RecursionError):
+        return False
 
 
 def _clamp(value: Any, bounds: tuple[float, float], default: float) -> float:
