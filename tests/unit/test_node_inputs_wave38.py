@@ -93,3 +93,14 @@ def test_an_image_of_memory_as_dify_dumps_it_is_read_as_it_is():
             "filename": "", "detail": "high"}
     message = _params([{"role": "user", "content": [part]}, {"role": "assistant", "content": "ok"}]).model.history_prompt_messages[0]
     assert message.content[0].base64_data == "iVBORw0KGgo=" and message.content[0].detail.value == "high"
+
+
+def test_a_model_selector_without_a_mode_takes_the_mode_its_schema_declares_else_chat():
+    entity = {"model": "m", "label": {"en_US": "m"}, "model_type": "llm", "features": [], "fetch_from": "predefined-model",
+              "model_properties": {"mode": "completion", "context_size": 4096}, "parameter_rules": []}
+    for mode in (None, ""):
+        assert StrategyParams.model_validate({"model": {**MODEL, "mode": mode}}).model.mode == "chat"
+        assert StrategyParams.model_validate({"model": {**MODEL, "mode": mode, "entity": entity}}).model.mode == "completion"
+    bare = {key: value for key, value in MODEL.items() if key != "mode"}
+    assert StrategyParams.model_validate({"model": bare}).model.mode == "chat"
+    assert StrategyParams.model_validate({"model": {**MODEL, "mode": "chat", "entity": entity}}).model.mode == "chat"
