@@ -104,3 +104,10 @@ def test_a_model_selector_without_a_mode_takes_the_mode_its_schema_declares_else
     bare = {key: value for key, value in MODEL.items() if key != "mode"}
     assert StrategyParams.model_validate({"model": bare}).model.mode == "chat"
     assert StrategyParams.model_validate({"model": {**MODEL, "mode": "chat", "entity": entity}}).model.mode == "chat"
+
+
+def test_a_react_tool_name_with_spaces_around_it_is_offered_without_them_and_mapped_back():
+    tools = StrategyParams.model_validate({"model": MODEL, "tools": [_tool(" ó"), _tool("search ")]}).tools
+    registry = ToolRegistry(tools)
+    assert registry.names() == ["ó", "search"]
+    assert registry.get("ó") is tools[0] and registry.get(" ó") is tools[0] and registry.get("search ") is tools[1]
