@@ -25,6 +25,9 @@ TIME_LIMIT_NOTE = (
     "Do not call any more tools. Answer the user now with what you have learned; "
     "if something is still unknown, say what and why."
 )
+TOOL_UNDESCRIBED = "A tool whose declaration gives no description."
+"""What the model reads of a tool whose declaration has no description, label or name
+(``tool_schema._tool_description``): never an empty description, which Amazon Bedrock refuses."""
 UNKNOWN_TOOL = (
     "Error: there is no tool named {name!r}. Available tools: {available}. "
     "Call one of these by its exact name, or answer without a tool."

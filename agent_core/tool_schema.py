@@ -35,6 +35,7 @@ from agent_core.prompts import (
     MSG_NOT_OPTION,
     MSG_SCHEMA_ECHO,
     REDACTED,
+    TOOL_UNDESCRIBED,
 )
 from agent_core.redaction import redacted_texts, secret_forms
 
@@ -93,11 +94,12 @@ def _tool_description(tool: ToolEntity) -> str:
     """What the model reads of a tool: its description for the model, else its human one, else
     its label, else its name as words. Never empty: Amazon Bedrock's Converse API refuses a tool
     whose description is empty (``ToolSpecification.description``, minimum length 1), and a model
-    given none has only the name to go by."""
+    given none has only the name to go by. A tool with none of these (a blank name too) is
+    described as ``TOOL_UNDESCRIBED``."""
     described = (tool.description.llm or _english(tool.description.human)) if tool.description else ""
     if described.strip():
         return described
-    return _english(tool.identity.label).strip() or tool.identity.name.replace("_", " ")
+    return _english(tool.identity.label).strip() or tool.identity.name.replace("_", " ").strip() or TOOL_UNDESCRIBED
 
 
 def _parameter_description(parameter: ToolParameter) -> str:

@@ -5,6 +5,7 @@ null, and image parts of memory given only as ``data``."""
 
 from dify_plugin.entities.model.message import AssistantPromptMessage, ImagePromptMessageContent, UserPromptMessage
 
+from agent_core import prompts
 from agent_core.messages import memory_messages
 from agent_core.params import StrategyParams
 from agent_core.react.prompt import tools_block
@@ -111,3 +112,11 @@ def test_a_react_tool_name_with_spaces_around_it_is_offered_without_them_and_map
     registry = ToolRegistry(tools)
     assert registry.names() == ["ó", "search"]
     assert registry.get("ó") is tools[0] and registry.get(" ó") is tools[0] and registry.get("search ") is tools[1]
+
+
+def test_a_tool_with_no_description_label_or_name_is_still_described_to_the_model():
+    raw = {**_tool(""), "identity": {"author": "t", "name": "", "label": {"en_US": ""}, "provider": "t"},
+           "description": {"human": None, "llm": None}}
+    tools = StrategyParams.model_validate({"model": MODEL, "tools": [raw]}).tools
+    declared = ToolRegistry(tools, provider_names=True).prompt_tools()
+    assert [(tool.name, tool.description) for tool in declared] == [("tool", prompts.TOOL_UNDESCRIBED)]
