@@ -546,8 +546,9 @@ class ToolRegistry:
     spaces: a tool bridge's tool with no name) is offered as ``provider_name`` makes it
     (``tool``) in every strategy: ReAct's tool list would show ``- : ...``, a tool no model
     can name in its action. Without ``provider_names`` (ReAct) a name is offered without the
-    spaces around it (`` ó`` as ``ó``: the action a model writes is read without them), mapped
-    back the same way.
+    spaces around it (`` ó`` as ``ó``: the action a model writes is read without them) and with
+    each run of white space inside it, a line break among them, as one space (``two\nlines`` as
+    ``two lines``: a line break splits the tool's line of the list), mapped back the same way.
 
     A tool whose declaration alone takes more than ``declaration_limit`` bytes once encoded
     (``line_budget.TOOL_DECLARATION_BYTES``: a description or an enum of megabytes) is not
@@ -577,10 +578,11 @@ class ToolRegistry:
                 self.oversized.append((tool.identity.name, size))
                 secrets |= tool_secret_values(tool)
                 continue
-            # a blank name cannot be written in a ReAct tool list nor called (``- : ...``), and
-            # spaces around one are lost in a ReAct action (the model writes ``ó`` for `` ó``)
+            # a blank name cannot be written in a ReAct tool list nor called (``- : ...``), spaces
+            # around one are lost in a ReAct action (the model writes ``ó`` for `` ó``), and a line
+            # break in one splits the tool's line of the list
             node_name = tool.identity.name
-            name = provider_name(node_name) if provider_names or not node_name.strip() else node_name.strip()
+            name = provider_name(node_name) if provider_names or not node_name.strip() else " ".join(node_name.split())
             # a mended name keeps clear of every tool's own name: ``search_web`` stays the tool of
             # that name, not ``search.web`` mended before it (a model reading the instruction calls it so)
             taken = self._tools if name == tool.identity.name else self._tools.keys() | own

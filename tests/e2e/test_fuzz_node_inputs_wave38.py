@@ -61,7 +61,7 @@ TOOL_HEADERS = ("You can use these tools (name: description; arguments as a JSON
                 "Tools (name: description; arguments as a JSON schema):")
 
 ODD_NAMES = ["search", "get weather", "github.search_repositories", "天気予報", "🔧 fix", "a/b/c", "x" * 300,
-             "", " ", "search", "name:with:colons", "Ｆｕｌｌｗｉｄｔｈ", "tab\tname", "dup", "dup"]
+             "", " ", "search", "name:with:colons", "Ｆｕｌｌｗｉｄｔｈ", "tab\tname", "dup", "dup", "two\nlines", "crlf\r\nname"]
 NAME_CHARS = st.characters(blacklist_categories=("Cs", "Cc"), max_codepoint=0x1FAFF)
 NAMES = st.one_of(st.sampled_from(ODD_NAMES), st.text(NAME_CHARS, min_size=1, max_size=24))
 PARAM_TYPES = ["string", "number", "boolean", "select", "secret-input", "file", "files", "array", "object",
@@ -498,7 +498,8 @@ def _react_call(name: str) -> dict:
     return call_turn("ReAct", name, {"value": "zq"})
 
 
-@pytest.mark.parametrize(("node_name", "offered"), [("", "tool"), (" ", "tool"), (" ó", "ó"), ("search ", "search")])
+@pytest.mark.parametrize(("node_name", "offered"), [("", "tool"), (" ", "tool"), (" ó", "ó"), ("search ", "search"),
+                                                    ("two\nlines", "two lines")])
 def test_react_offers_a_blank_or_spaced_tool_name_as_a_name_the_model_can_call(plugin, node_name, offered):
     tool = tool_named(node_name, [text_message(ANCHOR_RESULT)]).entity()
     turns = [_react_call(offered), {"text": f"Thought: done.\nFinal Answer: {ANSWER}"}]

@@ -120,3 +120,11 @@ def test_a_tool_with_no_description_label_or_name_is_still_described_to_the_mode
     tools = StrategyParams.model_validate({"model": MODEL, "tools": [raw]}).tools
     declared = ToolRegistry(tools, provider_names=True).prompt_tools()
     assert [(tool.name, tool.description) for tool in declared] == [("tool", prompts.TOOL_UNDESCRIBED)]
+
+
+def test_a_react_tool_name_with_a_line_break_is_offered_on_one_line_and_mapped_back():
+    tools = StrategyParams.model_validate({"model": MODEL, "tools": [_tool("two\nlines"), _tool("crlf\r\nname")]}).tools
+    registry = ToolRegistry(tools)
+    assert registry.names() == ["two lines", "crlf name"]
+    assert registry.get("two lines") is tools[0] and registry.get("crlf\r\nname") is tools[1]
+    assert "\n- two lines: Looks a word up; arguments: " in tools_block(registry.prompt_tools())
