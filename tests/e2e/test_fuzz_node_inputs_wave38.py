@@ -331,8 +331,14 @@ def check_declarations(strategy: str, request: dict) -> None:
     header = next((h for h in TOOL_HEADERS if h in system), None)
     if header is None:
         return  # no tools offered (or a completion prompt without a system message)
-    block = system.split(header, 1)[1].split("\n\n", 1)[0]
-    for line in block.strip("\n").split("\n"):
+    block = system.split(header, 1)[1].split("\nTo use a tool", 1)[0].split("\n\nWhen", 1)[0]
+    entries: list[str] = []
+    for line in block.strip("\n").split("\n"):  # a description may run over lines (paragraphs)
+        if line.startswith("- ") or not entries:
+            entries.append(line)
+        else:
+            entries[-1] += "\n" + line
+    for line in entries:
         assert line.startswith("- ") and "; arguments: " in line, line[:200]
         head, schema_text = line[2:].rsplit("; arguments: ", 1)
         schema = json.loads(schema_text)
