@@ -97,6 +97,24 @@ def assert_no_traceback(result) -> None:
     assert TRACEBACK not in (result.error_text or "")
 
 
+def assert_clean_run(result) -> None:
+    """``assert_clean_end`` and ``assert_no_traceback``: what every run must end with."""
+    assert_clean_end(result)
+    assert_no_traceback(result)
+
+
+def tools_ran(result) -> list[tuple[str, dict]]:
+    """``(tool, parameters)`` of every tool call the run made, in order."""
+    return [(r["tool"], r["tool_parameters"]) for r in result.tool_requests]
+
+
+def logs_json(result) -> str:
+    """Every log node's label, data, error and metadata as one JSON string (for 'is X said
+    anywhere in the log' checks)."""
+    return json.dumps([{"label": n.label, "data": n.data, "error": n.error, "metadata": n.metadata}
+                       for n in result.logs.values()], default=str, ensure_ascii=False)
+
+
 def plugin_lines(plugin, result):
     """``(entry, invocation)`` for each transcript line ``plugin`` (a local_runner
     ``PluginProcess``) wrote since ``result``'s run began (stdout of every session and stderr,

@@ -48,7 +48,15 @@ import pytest
 from agent_core import prompts
 from agent_core.fences import open_block
 from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, assert_no_traceback, plugin_lines, prompt_text
+from tests.e2e.helpers import (
+    STRATEGIES,
+    answer_turn,
+    assert_clean_run,
+    logs_json,
+    plugin_lines,
+    prompt_text,
+    tools_ran,
+)
 
 
 def lookup(name: str = "lookup", responses: list[dict] | None = None) -> ScriptedTool:
@@ -67,20 +75,6 @@ def call_turn(strategy: str, q: str, call_id: str = "c1") -> dict:
     return {"tool_calls": [{"id": call_id, "name": "lookup", "arguments": {"q": q}}]}
 
 
-def ran(result) -> list[tuple[str, dict]]:
-    return [(r["tool"], r["tool_parameters"]) for r in result.tool_requests]
-
-
-def checked(result) -> None:
-    assert_clean_end(result)
-    assert_no_traceback(result)
-
-
-def logged(result) -> str:
-    return json.dumps([{"label": n.label, "data": n.data, "error": n.error, "metadata": n.metadata}
-                       for n in result.logs.values()], default=str, ensure_ascii=False)
-
-
 def thoughts(result) -> list:
     return [n for n in result.logs.values() if n.label.endswith("Thought")]
 
@@ -95,7 +89,7 @@ def test_an_answer_cut_under_mistral_or_hf_spellings_is_continued(run, strategy,
     say ``max_length``: each is a cut, continued once."""
     turns = [{**answer_turn(strategy, "The sum is"), "finish_reason": reason}, {"text": " four."}]
     result = run(turns, query="2+2?", strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "The sum is four."
     assert prompts.CONTINUE_CUT_ANSWER in prompt_text(result.llm_requests[1])
     run.backend.assert_complete()
@@ -110,7 +104,7 @@ def test_a_cut_reason_only_on_a_last_chunk_whose_content_is_null(run, strategy, 
     chunks = [{"content": head[:9]}, {"content": head[9:]},
               {"message": {"role": "assistant", "content": None, "tool_calls": []}, "finish_reason": reason}]
     result = run([{"chunks": chunks}, {"text": " four."}], query="2+2?", strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "The sum is four."
     run.backend.assert_complete()
 
@@ -129,7 +123,7 @@ def test_a_template_opened_reasoning_cut_is_never_shown_and_asked_again(run, str
     cut = {"text": "The user wants the weather, so first I should call lookup with", "finish_reason": "length"}
     after = "Short plan.</think>\n\n" + ("Thought: done.\nFinal Answer: Sunny." if strategy == "ReAct" else "Sunny.")
     result = run([cut, {"text": after}], query="Weather?", tools=[lookup()], strategy=strategy, model=R1)
-    checked(result)
+    assert_clean_run(result)
     assert "The user wants" not in result.text and "Short plan" not in result.text
     assert result.text.strip() == "Sunny."
     assert result.tool_requests == []
@@ -146,7 +140,7 @@ CODE_REST_RESTARTED = "Here it is:\n\n```python\ndef f():\n    return 1\n```"
 def test_an_answer_cut_in_a_fence_whose_rest_restarts_the_fence_shows_the_code_once(run, strategy):
     turns = [{**answer_turn(strategy, CODE_START), "finish_reason": "length"}, {"text": CODE_REST_RESTARTED}]
     result = run(turns, query="Write f.", strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text.count("def f():") == 1, result.text
     assert result.text.count("Here it is") == 1, result.text
     assert result.text.rstrip().endswith("return 1\n```"), result.text
@@ -156,7 +150,7 @@ def test_react_rest_that_writes_a_thought_and_the_label_again_shows_only_the_res
     turns = [{"text": "Thought: I know it.\nFinal Answer: The capital of France is", "finish_reason": "length"},
              {"text": "Thought: I continue my answer.\nFinal Answer: Paris."}]
     result = run(turns, query="Capital of France?", strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "The capital of France is Paris.", result.text
     assert "I continue" not in result.text
 
@@ -168,10 +162,10 @@ def test_fc_call_deltas_with_a_name_and_an_open_string_under_max_tokens_on_the_d
               {"tool_calls": [{"index": 0, "function": {"arguments": '{"a": "'}}], "finish_reason": "MAX_TOKENS"}]
     again = {"tool_calls": [{"id": "c2", "name": "lookup", "arguments": {"q": "a"}}]}
     result = run([{"chunks": chunks}, again, {"text": "Found."}], query="Look up a.", tools=[lookup()])
-    checked(result)
+    assert_clean_run(result)
     assert result.text.endswith("Found.")
     assert result.text.count("Looking it up.") <= 1
-    assert ran(result) == [("lookup", {"q": "a"})]
+    assert tools_ran(result) == [("lookup", {"q": "a"})]
     told = {m["tool_call_id"]: m["content"] for m in result.llm_requests[1]["prompt_messages"] if m["role"] == "tool"}
     assert "output limit" in told["call_x"]
 
@@ -199,9 +193,9 @@ def _mixed_reply(strategy: str, form: str) -> dict:
 def test_a_good_call_a_nested_schema_echo_and_an_unknown_tool_in_one_reply(run, strategy, form):
     result = run([_mixed_reply(strategy, form), answer_turn(strategy, "Done.")], query="Look up a, b and c.",
                  tools=[lookup()], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Done."
-    assert ran(result) == [("lookup", {"q": "a"})], ran(result)
+    assert tools_ran(result) == [("lookup", {"q": "a"})], tools_ran(result)
     told = prompt_text(result.llm_requests[1])
     assert "lookup found it" in told
     assert "schema" in told, told[-1500:]
@@ -223,9 +217,9 @@ def test_a_nested_schema_echo_alone_in_other_forms_is_refused_then_values_run(ru
         first = {"tool_calls": [{"id": "c1", "name": "lookup", "arguments": str(NESTED_ECHO)}]}
     result = run([first, call_turn(strategy, "Paris", "c2"), answer_turn(strategy, "Found.")],
                  query="Look up Paris.", tools=[lookup()], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert ran(result) == [("lookup", {"q": "Paris"})]
+    assert tools_ran(result) == [("lookup", {"q": "Paris"})]
     run.backend.assert_complete()
 
 
@@ -252,18 +246,18 @@ def _finite(value) -> bool:
 def test_a_price_that_is_no_finite_number_is_named_and_every_line_stays_finite(run, plugin, strategy, price):
     usage = {**BASE_USAGE, "completion_price": price}
     result = run([{**answer_turn(strategy, "Hi."), "usage": usage}], query="Hi", strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Hi."
     assert _finite(result.execution_metadata), result.execution_metadata
     for entry, _ in plugin_lines(plugin, result):
         assert _finite(entry.get("json")), str(entry)[:500]
-    assert "completion_price" in logged(result)
+    assert "completion_price" in logs_json(result)
 
 
 @pytest.mark.parametrize("price", [" 0.002 ", "2e-3", "2E-3"])
 def test_a_readable_price_in_another_spelling_is_counted(run, price):
     result = run([{"text": "Hi.", "usage": {**BASE_USAGE, "completion_price": price, "total_price": None}}], query="Hi")
-    checked(result)
+    assert_clean_run(result)
     assert float(result.execution_metadata["completion_price"]) == pytest.approx(0.002)
     (thought,) = thoughts(result)
     assert not thought.data.get("usage_error"), thought.data.get("usage_error")
@@ -274,7 +268,7 @@ def test_a_readable_price_in_another_spelling_is_counted(run, price):
 def test_an_odd_token_count_keeps_the_answer_and_the_runs_usage_sane(run, plugin, strategy, tokens):
     usage = {**BASE_USAGE, "completion_tokens": tokens}
     result = run([{**answer_turn(strategy, "Hi."), "usage": usage}], query="Hi", strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Hi."
     metadata = result.execution_metadata or {}
     assert _finite(metadata), metadata
@@ -298,7 +292,7 @@ def test_an_item_with_no_readable_data_is_reported_in_the_call_node_and_the_rest
     tool = lookup("report", responses=[text_message("first part"), item, text_message("second part")])
     turns = [{"tool_calls": [{"id": "c1", "name": "report", "arguments": {"q": "a"}}]}, {"text": "Done."}]
     result = run(turns, query="Report.", tools=[tool])
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Done."
     seen = prompt_text(result.llm_requests[1])
     assert "first part" in seen and "second part" in seen
@@ -351,14 +345,14 @@ BROKEN = {
 def test_a_tool_with_a_broken_parameter_is_used_or_named_in_the_log_and_the_good_tool_runs(run, strategy, kind):
     result = run([call_turn(strategy, "Paris"), answer_turn(strategy, "Found.")], query="Look up Paris.",
                  tools=[lookup(), _broken(BROKEN[kind])], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert ran(result) == [("lookup", {"q": "Paris"})]
+    assert tools_ran(result) == [("lookup", {"q": "Paris"})]
     offered = prompt_text(result.llm_requests[0]) + json.dumps(result.llm_requests[0].get("tools") or [])
     dropped = [n for n in result.logs.values() if n.label == "TOOL DROPPED broken"]
     if "broken" not in offered:  # left out: said in the log tree, with the field at fault
-        assert len(dropped) == 1, logged(result)[:2000]
-        assert "parameters" in str(dropped[0].error), logged(result)[:2000]
+        assert len(dropped) == 1, logs_json(result)[:2000]
+        assert "parameters" in str(dropped[0].error), logs_json(result)[:2000]
     else:
         assert not dropped
 
@@ -372,7 +366,7 @@ def test_prices_whose_sum_over_rounds_passes_a_float_stay_finite(run, plugin, st
     usage = {**BASE_USAGE, "prompt_price": "1e308", "completion_price": "1e308", "total_price": "1.7e308"}
     turns = [{**call_turn(strategy, "a"), "usage": usage}, {**answer_turn(strategy, "Found."), "usage": usage}]
     result = run(turns, query="Look up a.", tools=[lookup()], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
     assert _finite(result.execution_metadata), result.execution_metadata
     for entry, _ in plugin_lines(plugin, result):
@@ -386,7 +380,7 @@ def test_two_node_tools_of_one_name_are_offered_under_names_a_provider_takes(run
     object.__setattr__(second, "provider", "someone/other_tools/other_tools")
     turns = [{"tool_calls": [{"id": "c1", "name": "lookup", "arguments": {"q": "a"}}]}, {"text": "Found."}]
     result = run(turns, query="Look up a.", tools=[first, second])
-    checked(result)
+    assert_clean_run(result)
     names = [t["name"] for t in result.llm_requests[0].get("tools") or []]
     assert len(names) == len(set(names)), names
     assert result.text == "Found."
@@ -407,13 +401,13 @@ BROKEN_MORE = {
 def test_more_broken_declarations_leave_the_good_tool_working(run, strategy, kind):
     result = run([call_turn(strategy, "Paris"), answer_turn(strategy, "Found.")], query="Look up Paris.",
                  tools=[lookup(), _broken(BROKEN_MORE[kind])], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert ran(result) == [("lookup", {"q": "Paris"})]
+    assert tools_ran(result) == [("lookup", {"q": "Paris"})]
     offered = prompt_text(result.llm_requests[0]) + json.dumps(result.llm_requests[0].get("tools") or [])
     dropped = [n for n in result.logs.values() if n.label.startswith("TOOL DROPPED") and "lookup" not in n.label]
     if "broken" not in offered:
-        assert len(dropped) == 1, logged(result)[:2000]
+        assert len(dropped) == 1, logs_json(result)[:2000]
 
 
 @pytest.mark.parametrize("arguments", ["null", "[]", '["Paris"]', '"Paris"', "42"])
@@ -421,9 +415,9 @@ def test_fc_call_arguments_that_are_no_object_are_answered_not_crashed(run, argu
     turns = [{"tool_calls": [{"id": "c1", "name": "lookup", "arguments": arguments}]},
              {"tool_calls": [{"id": "c2", "name": "lookup", "arguments": {"q": "Paris"}}]}, {"text": "Found."}]
     result = run(turns, query="Look up Paris.", tools=[lookup()])
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert ran(result)[-1] == ("lookup", {"q": "Paris"})
+    assert tools_ran(result)[-1] == ("lookup", {"q": "Paris"})
     told = {m["tool_call_id"]: m["content"] for m in result.llm_requests[1]["prompt_messages"] if m["role"] == "tool"}
     assert told.get("c1"), told
 
@@ -433,9 +427,9 @@ def test_react_action_input_that_is_no_object_is_answered_not_crashed(run, actio
     turns = [{"text": f"Thought: x.\nAction: lookup\nAction Input: {action_input}"}, {"text": react_call("Paris")},
              answer_turn("ReAct", "Found.")]
     result = run(turns, query="Look up Paris.", tools=[lookup()], strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert ran(result)[-1] == ("lookup", {"q": "Paris"})
+    assert tools_ran(result)[-1] == ("lookup", {"q": "Paris"})
 
 
 def test_react_two_invented_observations_with_an_action_between_then_an_answer(run):
@@ -443,9 +437,9 @@ def test_react_two_invented_observations_with_an_action_between_then_an_answer(r
             + "\nObservation: b is 2\nThought: done.\nFinal Answer: a is 1 and b is 2")
     result = run([{"text": text}, answer_turn("ReAct", "Checked.")], query="Look up a and b.", tools=[lookup()],
                  strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Checked."
-    assert ran(result) == [("lookup", {"q": "a"})]
+    assert tools_ran(result) == [("lookup", {"q": "a"})]
     told = prompt_text(result.llm_requests[1])
     assert "not run" in told and "b is 2" not in told.split("lookup found it", 1)[-1]
 
@@ -455,7 +449,7 @@ def test_react_cut_answer_whose_rest_comes_as_a_json_blob_shows_only_its_text(ru
     turns = [{"text": "Thought: I know it.\nFinal Answer: The capital of France is", "finish_reason": "length"},
              {"text": rest}]
     result = run(turns, query="Capital of France?", strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "The capital of France is Paris.", result.text
 
 
@@ -466,7 +460,7 @@ def test_a_cut_reply_ending_in_its_end_of_turn_token_never_shows_it(run, strateg
     turns = [{**answer_turn(strategy, "Paris is the capital.<|im_end|>"), "finish_reason": "length"},
              {"text": " It is in the north.<|im_end|>"}]
     result = run(turns, query="Capital of France?", strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert "<|im_end|>" not in result.text and "im_end" not in result.text, result.text
     assert result.text.startswith("Paris is the capital.")
 
@@ -475,7 +469,7 @@ def test_react_cut_answer_of_a_completion_mode_model_is_continued(run):
     turns = [{"text": "Thought: I know it.\nFinal Answer: The capital of France is", "finish_reason": "length"},
              {"text": " Paris."}]
     result = run(turns, query="Capital of France?", strategy="ReAct", model={"mode": "completion"})
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "The capital of France is Paris."
 
 
@@ -491,9 +485,9 @@ def test_an_unreadable_price_in_json_steps_is_named_and_the_answer_kept(run, plu
     usage = {**BASE_USAGE, "prompt_price": price}
     result = run([{"text": json_step("Final Answer", "Hi."), "usage": usage}], query="Hi", strategy="ReAct",
                  model=JSON_STEPS)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Hi."
-    assert "prompt_price" in logged(result)
+    assert "prompt_price" in logs_json(result)
     assert _finite(result.execution_metadata), result.execution_metadata
 
 
@@ -502,9 +496,9 @@ def test_a_json_step_call_cut_under_other_spellings_is_not_run(run, reason):
     turns = [{"text": json_step("lookup", {"q": "Par"})[:-3], "finish_reason": reason},
              {"text": json_step("lookup", {"q": "Paris"})}, {"text": json_step("Final Answer", "Found.")}]
     result = run(turns, query="Look up Paris.", tools=[lookup()], strategy="ReAct", model=JSON_STEPS)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert ran(result) == [("lookup", {"q": "Paris"})]
+    assert tools_ran(result) == [("lookup", {"q": "Paris"})]
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -516,7 +510,7 @@ def test_an_unreadable_item_then_the_tool_failing_keeps_both_in_the_call_node(ru
                                                  if strategy == "function_calling" else
                                                  {"text": react_call("a", name="report")})},
                   answer_turn(strategy, "Done.")], query="Report.", tools=[tool], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Done."
     (node,) = [n for n in result.logs.values() if n.label == "CALL report"]
     shown = json.dumps({"data": node.data, "error": node.error}, default=str)
@@ -539,7 +533,7 @@ def test_a_chunked_file_with_an_unreadable_middle_chunk_is_never_sent_corrupt(ru
     tool = lookup("report", responses=responses)
     turns = [{"tool_calls": [{"id": "c1", "name": "report", "arguments": {"q": "a"}}]}, {"text": "Done."}]
     result = run(turns, query="Report.", tools=[tool])
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Done."
     import base64
     for file in result.files:  # a file sent is never the two good chunks glued as if whole
@@ -559,11 +553,11 @@ def test_a_call_of_a_dropped_tool_is_answered_and_never_run(run, strategy):
         first = {"tool_calls": [{"id": "c1", "name": "broken", "arguments": {"q": "a"}}]}
     result = run([first, call_turn(strategy, "a", "c2"), answer_turn(strategy, "Found.")], query="Look up a.",
                  tools=[lookup(), broken], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
     offered = prompt_text(result.llm_requests[0]) + json.dumps(result.llm_requests[0].get("tools") or [])
     if "broken" not in offered:
-        assert ran(result) == [("lookup", {"q": "a"})]
+        assert tools_ran(result) == [("lookup", {"q": "a"})]
         assert "broken" in prompt_text(result.llm_requests[1])
 
 
@@ -575,7 +569,7 @@ def test_the_cut_notice_after_an_answer_cut_inside_a_code_fence_is_outside_the_c
     of code, not as the notice."""
     turns = [{**answer_turn(strategy, "Here:\n\n```python\ndef f():"), "finish_reason": "length"}, rest]
     result = run(turns, query="Write f.", strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert "output limit" in result.text
     before_notice = result.text[: result.text.index("[")] if "[" in result.text else result.text
     assert before_notice.count("```") % 2 == 0, result.text
@@ -589,7 +583,7 @@ def test_a_code_answer_cut_at_a_line_end_keeps_the_indentation_its_rest_began_wi
     turns = [{**answer_turn(strategy, "Here:\n\n```python\n" + start), "finish_reason": "length"},
              {"text": ("\n" if not start.endswith("\n") else "") + "    if x:\n        return 1\n```"}]
     result = run(turns, query="Write f.", strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert "def f():\n    if x:\n        return 1\n```" in result.text, result.text
 
 
@@ -600,9 +594,9 @@ def test_react_three_fenced_actions_the_second_no_json_none_dropped_silently(run
     text = "Thought: three.\n" + "\n".join(f"Action:\n```json\n{blob}\n```" for blob in (good_a, broken, good_c))
     result = run([{"text": text}, answer_turn("ReAct", "Done.")], query="Look up a, b and c.", tools=[lookup()],
                  strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Done."
-    params = [p for _, p in ran(result)]
+    params = [p for _, p in tools_ran(result)]
     assert params[0] == {"q": "a"} and not any("b" in str(p) for p in params), params
     told = prompt_text(result.llm_requests[1])
     if {"q": "c"} not in params:
@@ -614,9 +608,9 @@ def test_react_one_blob_holding_a_list_of_two_actions_runs_both_or_names_them(ru
                        {"action": "lookup", "action_input": {"q": "b"}}])
     result = run([{"text": f"Thought: two.\nAction:\n```json\n{blob}\n```"}, answer_turn("ReAct", "Done.")],
                  query="Look up a and b.", tools=[lookup()], strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Done."
-    params = [p for _, p in ran(result)]
+    params = [p for _, p in tools_ran(result)]
     told = prompt_text(result.llm_requests[1])
     assert params == [{"q": "a"}, {"q": "b"}] or (params == [{"q": "a"}] and "not run" in told), (params, told[-1500:])
 
@@ -633,7 +627,7 @@ def test_the_usage_of_cut_rounds_counts_in_the_runs_usage(run, strategy):
              {**answer_turn(strategy, "Paris is the"), "finish_reason": "length", "usage": usage(64)},
              {"text": " capital.", "usage": usage(3)}]
     result = run(turns, query="Capital of France?", tools=[lookup()], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Paris is the capital."
     metadata = result.execution_metadata
     assert metadata["completion_tokens"] == 131 and metadata["prompt_tokens"] == 300, metadata
@@ -646,7 +640,7 @@ def test_a_cut_code_answer_with_no_time_for_its_rest_closes_its_fence_before_the
     turns = [{"text": "Here:\n\n```python\ndef f():", "finish_reason": "length", "delay": 4.5},
              {"text": "never asked"}]
     result = run(turns, query="Write f.", params={"run_timeout": 10})
-    checked(result)
+    assert_clean_run(result)
     assert "never asked" not in result.text
     assert result.text.startswith("Here:\n\n```python\ndef f():\n```\n\n["), result.text
 
@@ -658,7 +652,7 @@ def test_a_reply_stopped_at_the_deadline_inside_a_code_block_closes_it_before_th
     head = "Thought: I know.\nFinal Answer: " if strategy == "ReAct" else ""
     turns = [{"chunks": [{"content": head + "Here:\n\n```python\ndef f():\n"}], "hang": True}]
     result = run(turns, query="Write f.", strategy=strategy, params={"run_timeout": 10})
-    checked(result)
+    assert_clean_run(result)
     assert "time ran out" in result.text
     shown = result.text[: result.text.index("The agent stopped")]
     assert shown.count("```") == 2 and shown.rstrip().endswith("```"), result.text
@@ -679,7 +673,7 @@ def test_a_stop_notice_after_a_reply_that_left_a_code_block_open_is_outside_it(r
                    for n in (1, 2)]
         result = run(replies, query="Go.", tools=[lookup()], params={"maximum_iterations": 1})
         notice = "The agent stopped after 1 round"
-    checked(result)
+    assert_clean_run(result)
     shown = result.text[: result.text.index(notice)]
     # (the second reply's ```bash stands inside the block the first left open: CommonMark reads
     # it as code, so one closing fence closes that block)
@@ -695,10 +689,10 @@ def test_fc_text_step_cut_after_its_action_label_is_neither_shown_nor_run(run, t
     turns = [{"text": text, "finish_reason": "length"},
              {"tool_calls": [{"id": "c2", "name": "lookup", "arguments": {"q": "Paris"}}]}, {"text": "Found."}]
     result = run(turns, query="Look up Paris.", tools=[lookup()])
-    checked(result)
+    assert_clean_run(result)
     assert result.text.endswith("Found.")
     assert "Action" not in result.text, result.text
-    assert ran(result) == [("lookup", {"q": "Paris"})]
+    assert tools_ran(result) == [("lookup", {"q": "Paris"})]
 
 
 @pytest.mark.parametrize("text", ["Thought: I need to look", "Thought: I know.\n", "### Thought\nI know",
@@ -709,7 +703,7 @@ def test_fc_reply_cut_before_its_answer_text_shows_no_thought_nor_label(run, tex
     no answer yet, so nothing of it is the answer's start; the model is asked again."""
     turns = [{"text": text, "finish_reason": "length"}, {"text": "Paris."}, {"text": "never asked"}]
     result = run(turns, query="Capital of France?")
-    checked(result)
+    assert_clean_run(result)
     assert result.text.endswith("Paris.") and "never asked" not in result.text
     assert "Thought" not in result.text and "Final Answer" not in result.text, result.text
     assert prompts.REPLY_CUT in prompt_text(result.llm_requests[1])

@@ -44,7 +44,14 @@ import pytest
 
 from agent_core import prompts
 from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, assert_no_traceback, prompt_text
+from tests.e2e.helpers import (
+    STRATEGIES,
+    answer_turn,
+    assert_clean_run,
+    assert_no_traceback,
+    prompt_text,
+    tools_ran,
+)
 
 LIMIT = 64
 
@@ -64,15 +71,6 @@ def cut(turn: dict, reason: str | list | None = "length") -> dict:
     return {**turn, "finish_reason": reason}
 
 
-def ran(result) -> list[tuple[str, dict]]:
-    return [(r["tool"], r["tool_parameters"]) for r in result.tool_requests]
-
-
-def checked(result) -> None:
-    assert_clean_end(result)
-    assert_no_traceback(result)
-
-
 # --- finish reasons as a plugin may carry them ----------------------------------------------------------
 
 
@@ -81,7 +79,7 @@ def checked(result) -> None:
 def test_a_cut_reason_sent_as_a_list_or_padded_is_a_cut(run, strategy, reason):
     first = cut(answer_turn(strategy, "The three laws are: one, two"), reason)
     result = run([first, {"text": ", and three."}], query="List the laws.", strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "The three laws are: one, two, and three."
     assert prompts.CONTINUE_CUT_ANSWER in prompt_text(result.llm_requests[1])
 
@@ -91,7 +89,7 @@ def test_the_gemini_plugins_enum_number_for_max_tokens_is_a_cut(run, strategy):
     gemini = {"provider": "langgenius/gemini/google", "model": "gemini-3-flash-preview"}
     first = cut(answer_turn(strategy, "The three laws are: one, two"), "2")
     result = run([first, {"text": ", and three."}], query="List the laws.", strategy=strategy, model=gemini)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "The three laws are: one, two, and three."
 
 
@@ -99,7 +97,7 @@ def test_the_gemini_plugins_enum_number_for_max_tokens_is_a_cut(run, strategy):
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_a_stop_that_is_no_cut_is_not_continued(run, strategy, reason):
     result = run([cut(answer_turn(strategy, "Here is what I can say."), reason)], query="Tell me.", strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Here is what I can say."
     assert len(result.llm_requests) == 1
     run.backend.assert_complete()
@@ -128,9 +126,9 @@ def test_react_step_cut_anywhere_runs_nothing_shows_nothing_and_asks_again(run, 
     tools = [lookup("look"), lookup("lookup", params=("q", "limit"))]
     turns = [cut({"text": text, "split": 5}), {"text": react_call("a", "look")}, answer_turn("ReAct", "Found.")]
     result = run(turns, query="Look up a.", tools=tools, strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert ran(result) == [("look", {"q": "a"})]
+    assert tools_ran(result) == [("look", {"q": "a"})]
     told = prompt_text(result.llm_requests[1])  # asked again (REPLY_CUT), or the whole action answered "not run"
     assert prompts.REPLY_CUT in told or "cut off by the output limit" in told
     run.backend.assert_complete()
@@ -145,7 +143,7 @@ def test_react_langchain_final_answer_action_cut_inside_its_input_is_continued(r
     reply (which would show the answer twice); the quote the rest closes is not the answer's."""
     first = cut({"text": f"Thought: I know it.\nAction: Final Answer\nAction Input: {start}"})
     result = run([first, {"text": rest}], query="List the laws.", tools=[lookup()], strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "The three laws are: one, two, and three."
     assert prompts.CONTINUE_CUT_ANSWER in prompt_text(result.llm_requests[1])
     run.backend.assert_complete()
@@ -166,10 +164,10 @@ def test_a_call_written_as_code_cut_is_neither_shown_nor_run_nor_continued(run, 
              else {"tool_calls": [{"id": "c2", "name": "lookup", "arguments": {"q": "a"}}]})
     turns = [cut({"text": text, "split": 4}), again, answer_turn(strategy, "Found.")]
     result = run(turns, query="Look up a.", tools=[lookup()], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert "lookup(" not in result.text and "tool_code" not in result.text, result.text
     assert result.text.endswith("Found.")
-    assert ran(result) == [("lookup", {"q": "a"})]
+    assert tools_ran(result) == [("lookup", {"q": "a"})]
     told = prompt_text(result.llm_requests[1])
     assert prompts.REPLY_CUT in told and prompts.CONTINUE_CUT_ANSWER not in told
     run.backend.assert_complete()
@@ -182,9 +180,9 @@ def test_a_tool_code_block_that_never_closes_is_asked_again_not_shown(run, strat
              else {"tool_calls": [{"id": "c2", "name": "lookup", "arguments": {"q": "a"}}]})
     turns = [{"text": "```tool_code\nlookup(q='a"}, again, answer_turn(strategy, "Found.")]
     result = run(turns, query="Look up a.", tools=[lookup()], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert ran(result) == [("lookup", {"q": "a"})]
+    assert tools_ran(result) == [("lookup", {"q": "a"})]
 
 
 def test_react_answer_showing_an_action_example_cut_inside_it_is_continued_and_runs_nothing(run):
@@ -192,8 +190,8 @@ def test_react_answer_showing_an_action_example_cut_inside_it_is_continued_and_r
     rest = '"}}\n```\nThat is all.'
     result = run([cut({"text": "Thought: I can explain.\n" + start}), {"text": rest}],
                  query="How do I write a step?", tools=[lookup()], strategy="ReAct")
-    checked(result)
-    assert ran(result) == []
+    assert_clean_run(result)
+    assert tools_ran(result) == []
     assert result.text == start.removeprefix("Final Answer: ") + rest
     assert prompts.CONTINUE_CUT_ANSWER in prompt_text(result.llm_requests[1])
 
@@ -206,7 +204,7 @@ def test_a_continuation_that_restarts_and_is_cut_again_shows_the_answer_once_wit
     first = cut(answer_turn(strategy, "The three laws are: one"))
     again = cut({"text": ("Final Answer: " if strategy == "ReAct" else "") + "The three laws are: one, two, thr"})
     result = run([first, again], query="List the laws.", strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text.count("The three laws") == 1, result.text
     assert result.text.startswith("The three laws are: one, two, thr")
     assert prompts.ANSWER_CUT_OFF in result.text
@@ -218,9 +216,9 @@ def test_a_react_continuation_writing_on_into_an_invented_observation_ends_befor
     first = cut(answer_turn("ReAct", "The three laws are: one, two"))
     rest = {"text": ", and three.\nObservation: the user thanks you.\nThought: done.\nFinal Answer: bye"}
     result = run([first, rest], query="List the laws.", strategy="ReAct", tools=[lookup()])
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "The three laws are: one, two, and three."
-    assert ran(result) == []
+    assert tools_ran(result) == []
 
 
 # --- a model cut on every request -----------------------------------------------------------------------
@@ -232,7 +230,7 @@ def test_react_model_cut_on_every_request_inside_its_thought_ends_with_the_notic
     assert_no_traceback(result)
     assert result.unfinished_logs() == []
     assert len(result.llm_requests) <= 3
-    assert ran(result) == []
+    assert tools_ran(result) == []
     shown = (result.text or "") + (result.error_text or "")
     assert "output limit" in shown, shown
     assert "I need to check the" not in result.text
@@ -247,7 +245,7 @@ def test_a_model_cut_on_every_request_with_text_and_calls_runs_nothing_and_ends_
     result = run([turn] * 6, query="Look up a.", tools=[lookup()], strategy=strategy)
     assert_no_traceback(result)
     assert result.unfinished_logs() == []
-    assert ran(result) == []
+    assert tools_ran(result) == []
     assert len(result.llm_requests) <= 3
     shown = (result.text or "") + (result.error_text or "")
     assert "output limit" in shown, shown
@@ -261,9 +259,9 @@ def test_react_two_good_actions_and_one_whose_input_is_no_json(run):
              + 'Action: lookup\nAction Input: {"q": "c"}')
     turns = [{"text": reply}, answer_turn("ReAct", "Done.")]
     result = run(turns, query="Look up a, b and c.", tools=[lookup()], strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Done."
-    params = [p for _, p in ran(result)]
+    params = [p for _, p in tools_ran(result)]
     assert {"q": "a"} in params and params[0] == {"q": "a"}
     told = prompt_text(result.llm_requests[1])
     if {"q": "c"} not in params:
@@ -278,17 +276,17 @@ def test_a_second_action_input_under_one_action_runs_too(run, strategy):
     reply = 'Thought: both.\nAction: lookup\nAction Input: {"q": "a"}\nAction Input: {"q": "b"}'
     result = run([{"text": reply}, answer_turn(strategy, "Both.")], query="Look up a and b.",
                  tools=[lookup()], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Both."
-    assert [p for _, p in ran(result)] == [{"q": "a"}, {"q": "b"}]
+    assert [p for _, p in tools_ran(result)] == [{"q": "a"}, {"q": "b"}]
 
 
 def test_react_action_input_with_an_unpaired_backtick_reads_its_json(run):
     reply = 'Thought: look.\nAction: lookup\nAction Input: `{"q": "Paris"}'
     result = run([{"text": reply}, answer_turn("ReAct", "Found.")], query="Look up Paris.",
                  tools=[lookup()], strategy="ReAct")
-    checked(result)
-    assert ran(result) == [("lookup", {"q": "Paris"})]
+    assert_clean_run(result)
+    assert tools_ran(result) == [("lookup", {"q": "Paris"})]
 
 
 def test_json_steps_written_one_after_another_run_in_order(run):
@@ -297,9 +295,9 @@ def test_json_steps_written_one_after_another_run_in_order(run):
     turns = [{"text": one + "\n" + two}, {"text": json.dumps({"action": "Final Answer", "action_input": "Both."})}]
     result = run(turns, query="Look up a and b.", tools=[lookup()], strategy="ReAct",
                  model={"features": ["structured-output"]})
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Both."
-    assert [p for _, p in ran(result)] == [{"q": "a"}, {"q": "b"}]
+    assert [p for _, p in tools_ran(result)] == [{"q": "a"}, {"q": "b"}]
 
 
 @pytest.mark.parametrize("joiner", ["\n", "", "\n\n"], ids=["newline", "glued", "blank-line"])
@@ -309,9 +307,9 @@ def test_react_two_json_actions_back_to_back_in_one_block_run_both_in_order(run,
     reply = f"Thought: both.\nAction:\n```json\n{one}{joiner}{two}\n```"
     result = run([{"text": reply}, answer_turn("ReAct", "Both.")], query="Look up a and b.",
                  tools=[lookup()], strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Both."
-    assert [p for _, p in ran(result)] == [{"q": "a"}, {"q": "b"}]
+    assert [p for _, p in tools_ran(result)] == [{"q": "a"}, {"q": "b"}]
 
 
 def test_react_repeated_and_unknown_actions_then_an_invented_answer(run):
@@ -319,10 +317,10 @@ def test_react_repeated_and_unknown_actions_then_an_invented_answer(run):
              + "\nObservation: found both.\nThought: done.\nFinal Answer: Invented.")
     result = run([{"text": reply}, answer_turn("ReAct", "Real.")], query="Look up a.",
                  tools=[lookup()], strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Real."
     assert "Invented" not in result.text
-    assert ("lookup", {"q": "a"}) in ran(result)
+    assert ("lookup", {"q": "a"}) in tools_ran(result)
     told = prompt_text(result.llm_requests[1])
     assert "nosuch" in told
     assert "found both" not in told.split("Observation:", 1)[-1] or "lookup found it" in told
@@ -354,9 +352,9 @@ def test_a_tool_with_a_type_parameter_given_its_own_schema_is_refused_then_value
 
     turns = [call(SCHEMA_ITSELF, 1), call(values, 2), answer_turn(strategy, "Filed.")]
     result = run(turns, query="File a bug: the app crashes.", tools=[ticket()], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Filed."
-    assert [p for _, p in ran(result)] == [values]
+    assert [p for _, p in tools_ran(result)] == [values]
     assert "schema" in prompt_text(result.llm_requests[1]).lower()
 
 
@@ -370,9 +368,9 @@ def test_the_tools_schema_with_its_values_filled_in_runs_with_those_values(run, 
     else:
         turn = {"tool_calls": [{"id": "c1", "name": "lookup", "arguments": filled}]}
     result = run([turn, answer_turn(strategy, "Found.")], query="Look up Paris.", tools=[lookup()], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert ran(result) == [("lookup", {"q": "Paris"})]
+    assert tools_ran(result) == [("lookup", {"q": "Paris"})]
 
 
 # --- JSON steps -----------------------------------------------------------------------------------------
@@ -396,10 +394,10 @@ def test_function_calling_whole_tool_call_tag_in_a_cut_reply_is_neither_run_nor_
     turns = [cut({"text": content}), {"tool_calls": [{"id": "c2", "name": "lookup", "arguments": {"q": "a"}}]},
              {"text": "Found."}]
     result = run(turns, query="Look up a.", tools=[lookup()])
-    checked(result)
+    assert_clean_run(result)
     assert "<tool_call>" not in result.text
     assert result.text.endswith("Found.")
-    assert ran(result) == [("lookup", {"q": "a"})]
+    assert tools_ran(result) == [("lookup", {"q": "a"})]
 
 
 # --- multi-round sessions with memory -------------------------------------------------------------------
@@ -433,8 +431,8 @@ def test_rounds_of_a_call_a_cut_step_a_call_and_a_cut_answer_after_cut_memory(ru
     turns = [call("a", 1), cut_step, call("b", 3), cut(answer_turn(strategy, "Both words are")), {"text": " found."}]
     result = run(turns, query="Look up a and b.", tools=[lookup()], strategy=strategy,
                  history=memory(strategy), maximum_iterations=6)
-    checked(result)
-    assert [p for _, p in ran(result)] == [{"q": "a"}, {"q": "b"}]
+    assert_clean_run(result)
+    assert [p for _, p in tools_ran(result)] == [{"q": "a"}, {"q": "b"}]
     assert result.text == "Both words are found."
     assert "The three laws are: one, two" in prompt_text(result.llm_requests[0])
     run.backend.assert_complete()
@@ -458,7 +456,7 @@ def test_the_time_limit_answer_answered_with_a_call_runs_nothing_and_ends_clearl
                  params={"run_timeout": 10}, timeout=30, **json_steps)
     assert_no_traceback(result)
     assert result.unfinished_logs() == []
-    assert [p for _, p in ran(result)] == [{"q": "a"}]
+    assert [p for _, p in tools_ran(result)] == [{"q": "a"}]
     assert result.duration < 10.5
     shown = (result.text or "") + (result.error_text or "")
     assert shown.strip(), "neither an answer nor an error"

@@ -38,7 +38,15 @@ import pytest
 
 from agent_core import prompts
 from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, assert_no_traceback, prompt_text
+from tests.e2e.helpers import (
+    STRATEGIES,
+    answer_turn,
+    assert_clean_run,
+    assert_no_traceback,
+    logs_json,
+    prompt_text,
+    tools_ran,
+)
 
 
 def lookup(name: str = "lookup", params: tuple[str, ...] = ("q",), responses=None) -> ScriptedTool:
@@ -56,20 +64,6 @@ def call_turn(strategy: str, q: str, call_id: str = "c9") -> dict:
     if strategy == "ReAct":
         return {"text": react_call(q)}
     return {"tool_calls": [{"id": call_id, "name": "lookup", "arguments": {"q": q}}]}
-
-
-def ran(result) -> list[tuple[str, dict]]:
-    return [(r["tool"], r["tool_parameters"]) for r in result.tool_requests]
-
-
-def checked(result) -> None:
-    assert_clean_end(result)
-    assert_no_traceback(result)
-
-
-def logged(result) -> str:
-    return json.dumps([{"label": n.label, "data": n.data, "error": n.error, "metadata": n.metadata}
-                       for n in result.logs.values()], default=str, ensure_ascii=False)
 
 
 # --- Function Calling: calls as OpenAI-style deltas, the last one's arguments cut ------------------------
@@ -100,9 +94,9 @@ def test_fc_deltas_whose_last_call_is_cut_run_nothing_and_the_calls_asked_again_
     again = {"tool_calls": [{"id": "c3", "name": "lookup", "arguments": {"q": "a"}},
                             {"id": "c4", "name": "lookup", "arguments": {"q": "Paris"}}]}
     result = run([first, again, {"text": "Found."}], query="Look up a, b and Paris.", tools=[lookup()])
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert ran(result) == [("lookup", {"q": "a"}), ("lookup", {"q": "Paris"})]
+    assert tools_ran(result) == [("lookup", {"q": "a"}), ("lookup", {"q": "Paris"})]
     answered = [m for m in result.llm_requests[1]["prompt_messages"] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in answered] == ["call_0", "call_1", "call_2"]
     assert all("cut off by the output limit" in m["content"] for m in answered)
@@ -114,10 +108,10 @@ def test_fc_a_call_whose_json_never_closed_is_not_run_on_a_guess_whatever_the_re
     first = {"chunks": delta_calls('{"q": "a"}', '{"q": "Pari'), "finish_reason": reason}
     again = {"tool_calls": [{"id": "c4", "name": "lookup", "arguments": {"q": "Paris"}}]}
     result = run([first, again, {"text": "Found."}], query="Look up a and Paris.", tools=[lookup()])
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert ("lookup", {"q": "Pari"}) not in ran(result)
-    assert ran(result)[-1] == ("lookup", {"q": "Paris"})
+    assert ("lookup", {"q": "Pari"}) not in tools_ran(result)
+    assert tools_ran(result)[-1] == ("lookup", {"q": "Paris"})
     run.backend.assert_complete()
 
 
@@ -130,7 +124,7 @@ def test_fc_a_call_whose_json_never_closed_is_not_run_on_a_guess_whatever_the_re
 def test_a_reply_cut_in_its_reasoning_is_asked_again_and_the_reasoning_never_shown(run, strategy, reasoning):
     result = run([{"text": reasoning, "finish_reason": "length", "split": 7}, answer_turn(strategy, "Paris.")],
                  query="Capital of France?", strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Paris."
     assert prompts.REPLY_CUT in prompt_text(result.llm_requests[1])
     run.backend.assert_complete()
@@ -155,7 +149,7 @@ def test_fc_continuation_sends_the_cut_reply_back_intact_with_its_reasoning(run)
     cut_content = "<think>They want the capital.</think>The capital of France is"
     result = run([{"text": cut_content, "finish_reason": "length", "split": 6}, {"text": " Paris."}],
                  query="Capital of France?")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "The capital of France is Paris."
     second = result.llm_requests[1]["prompt_messages"]
     assistants = [m for m in second if m["role"] == "assistant"]
@@ -168,7 +162,7 @@ def test_react_continuation_keeps_the_cut_answers_text_in_the_request(run):
     start = "Thought: I know it.\nFinal Answer: The three laws are: one, two"
     result = run([{"text": start, "finish_reason": "length"}, {"text": ", and three."}],
                  query="List the laws.", strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "The three laws are: one, two, and three."
     assert "The three laws are: one, two" in prompt_text(result.llm_requests[1])
 
@@ -185,9 +179,9 @@ def test_two_identical_calls_of_one_reply_both_run_in_order_each_answered(run, s
     else:
         first = {"tool_calls": [{"id": f"c{n}", "name": "lookup", "arguments": {"q": "a"}} for n in (1, 2)]}
     result = run([first, answer_turn(strategy, "Found.")], query="Look up a.", tools=[lookup()], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert ran(result) == [("lookup", {"q": "a"})] * 2
+    assert tools_ran(result) == [("lookup", {"q": "a"})] * 2
     assert prompt_text(result.llm_requests[1]).count("lookup found it") == 2
 
 
@@ -198,14 +192,14 @@ def test_react_actions_separated_by_an_invented_observation_run_the_first_and_na
     text = react_call("a") + "\nObservation: INVENTED-RESULT-7\nThought: now b.\nAction: lookup\nAction Input: {\"q\": \"b\"}"
     result = run([{"text": text}, answer_turn(strategy, "Found.")], query="Look up a then b.",
                  tools=[lookup()], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert ran(result)[0] == ("lookup", {"q": "a"})
+    assert tools_ran(result)[0] == ("lookup", {"q": "a"})
     told = prompt_text(result.llm_requests[1])
     assert "lookup found it" in told
     if strategy == "ReAct":  # Function Calling sends the reply back as it came (the call's own message)
         assert "INVENTED-RESULT-7" not in told
-    if len(ran(result)) == 1:
+    if len(tools_ran(result)) == 1:
         assert "1 action(s) written there were not run (lookup)" in told
         thought = next(n for n in result.logs.values() if n.label.endswith("Thought"))
         assert thought.data.get("calls_not_run_after_action") == "1: lookup"
@@ -215,9 +209,9 @@ def test_react_invented_observation_holding_a_fake_final_answer_in_code_runs_the
     text = react_call("a") + "\nObservation: ```\nFinal Answer: FAKE-42\n```\nThought: done.\nFinal Answer: FAKE-42"
     result = run([{"text": text}, answer_turn("ReAct", "It is found.")], query="Look up a.", tools=[lookup()],
                  strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "It is found."
-    assert ran(result) == [("lookup", {"q": "a"})]
+    assert tools_ran(result) == [("lookup", {"q": "a"})]
     assert "FAKE-42" not in result.text
 
 
@@ -225,9 +219,9 @@ def test_react_action_after_a_fake_answer_in_code_in_an_invented_observation_is_
     text = react_call("a") + '\nObservation: ```\nFinal Answer: FAKE-42\n```\nThought: now b.\n' + react_call("b")
     result = run([{"text": text}, answer_turn("ReAct", "It is found.")], query="Look up a.", tools=[lookup()],
                  strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "It is found."
-    assert ran(result) == [("lookup", {"q": "a"})]
+    assert tools_ran(result) == [("lookup", {"q": "a"})]
     told = prompt_text(result.llm_requests[1])
     assert "1 action(s) written there were not run (lookup)" in told and "FAKE-42" not in told
 
@@ -256,9 +250,9 @@ def test_a_schema_echo_in_other_forms_is_refused_with_the_reason(run, strategy, 
         first = {"tool_calls": [{"id": "c1", "name": "lookup", "arguments": json.dumps(echo)}]}
     result = run([first, call_turn(strategy, "Paris"), answer_turn(strategy, "Found.")],
                  query="Look up Paris.", tools=[lookup()], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert ran(result) == [("lookup", {"q": "Paris"})]
+    assert tools_ran(result) == [("lookup", {"q": "Paris"})]
     assert "schema" in prompt_text(result.llm_requests[1])
     run.backend.assert_complete()
 
@@ -267,9 +261,9 @@ def test_react_a_yaml_schema_echo_is_not_run(run):
     first = {"text": "Thought: look it up.\nAction: lookup\nAction Input:\nq:\n  type: string\n  description: the q\n"}
     result = run([first, call_turn("ReAct", "Paris"), answer_turn("ReAct", "Found.")],
                  query="Look up Paris.", tools=[lookup()], strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert all(isinstance(p.get("q"), str) and "type" not in p["q"] for _, p in ran(result)), ran(result)
+    assert all(isinstance(p.get("q"), str) and "type" not in p["q"] for _, p in tools_ran(result)), tools_ran(result)
 
 
 # --- tool stream items of odd shapes -----------------------------------------------------------------------
@@ -291,7 +285,7 @@ def test_an_odd_tool_stream_item_keeps_the_rest_of_the_stream(run, kind):
     tool = lookup("report", responses=responses)
     turns = [{"tool_calls": [{"id": "c1", "name": "report", "arguments": {"q": "a"}}]}, {"text": "Done."}]
     result = run(turns, query="Report.", tools=[tool])
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Done."
     seen = prompt_text(result.llm_requests[1])
     assert "first part" in seen and "second part" in seen
@@ -311,7 +305,7 @@ def test_ten_thousand_unreadable_items_are_reported_in_bounded_lines_and_the_tex
     turns = [{"tool_calls": [{"id": "c1", "name": "report", "arguments": {"q": "a"}}]}, {"text": "Done."}]
     started = time.monotonic()
     result = run(turns, query="Report.", tools=[tool], timeout=90)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Done."
     seen = prompt_text(result.llm_requests[1])
     assert "first part" in seen and "second part" in seen
@@ -343,12 +337,12 @@ def _json_numbers_ok(value) -> bool:
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_odd_prices_keep_the_answer_and_name_what_cannot_be_read(run, strategy, kind, usage):
     result = run([{**answer_turn(strategy, "Hi."), "usage": usage}], query="Hi", strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Hi."
     metadata = result.execution_metadata or {}
     assert _json_numbers_ok(metadata), metadata
     if kind == "unit price abc":
-        assert "completion_unit_price" in logged(result)
+        assert "completion_unit_price" in logs_json(result)
     if kind == "currency missing":
         assert metadata.get("currency") in ("USD", "", None)
 
@@ -397,15 +391,15 @@ def test_a_declaration_as_dify_sends_it_is_used_or_named_in_the_log(run, strateg
     change, field = DECLARATIONS[kind]
     result = run([call_turn(strategy, "Paris"), answer_turn(strategy, "Found.")], query="Look up Paris.",
                  tools=[declared(lookup(), change)], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     dropped = [n for n in result.logs.values() if n.label == "TOOL DROPPED lookup"]
     if field is None:
-        assert not dropped, logged(result)
-        assert ran(result) == [("lookup", {"q": "Paris"})]
+        assert not dropped, logs_json(result)
+        assert tools_ran(result) == [("lookup", {"q": "Paris"})]
     else:  # Dify's own model requires the field: never sent so by Dify; left out, named with the field at fault
         (node,) = dropped
         assert field in str(node.error)
-        assert ran(result) == []
+        assert tools_ran(result) == []
 
 
 # --- second pass: more angles ---------------------------------------------------------------------------
@@ -416,8 +410,8 @@ def test_fc_deltas_whose_cut_last_call_has_no_index_nor_id_run_nothing(run):
     again = {"tool_calls": [{"id": "c4", "name": "lookup", "arguments": {"q": "Paris"}}]}
     result = run([{"chunks": chunks, "finish_reason": "length"}, again, {"text": "Found."}],
                  query="Look up a and Paris.", tools=[lookup()])
-    checked(result)
-    assert ran(result) == [("lookup", {"q": "Paris"})]
+    assert_clean_run(result)
+    assert tools_ran(result) == [("lookup", {"q": "Paris"})]
     assert result.text == "Found."
 
 
@@ -426,7 +420,7 @@ def test_fc_cut_calls_go_back_with_their_reasoning_and_ids_intact(run):
     first = {"chunks": [{"content": content}, *delta_calls('{"q": "a"}', '{"q": "Pa')], "finish_reason": "length"}
     again = {"tool_calls": [{"id": "c4", "name": "lookup", "arguments": {"q": "a"}}]}
     result = run([first, again, {"text": "Found."}], query="Look up a and Paris.", tools=[lookup()])
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
     messages = result.llm_requests[1]["prompt_messages"]
     (assistant,) = [m for m in messages if m["role"] == "assistant"]
@@ -438,7 +432,7 @@ def test_fc_cut_calls_go_back_with_their_reasoning_and_ids_intact(run):
 def test_react_continuation_that_writes_the_final_answer_label_again_shows_only_the_answer(run):
     result = run([{"text": "Thought: I know it.\nFinal Answer:", "finish_reason": "length"},
                   {"text": "Final Answer: Paris."}], query="Capital of France?", strategy="ReAct")
-    checked(result)
+    assert_clean_run(result)
     assert result.text.strip() == "Paris."
 
 
@@ -446,9 +440,9 @@ def test_react_action_naming_a_node_tool_left_out_by_allowed_tools_is_not_run(ru
     text = react_call("a") + "\n\n" + react_call("b", name="other")
     result = run([{"text": text}, answer_turn("ReAct", "Found.")], query="Look up a.",
                  tools=[lookup(), lookup("other")], strategy="ReAct", params={"allowed_tools": ["lookup"]})
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
-    assert ran(result) == [("lookup", {"q": "a"})]
+    assert tools_ran(result) == [("lookup", {"q": "a"})]
     told = prompt_text(result.llm_requests[1])
     assert "lookup found it" in told and "'other'" in told
 
@@ -459,9 +453,9 @@ def test_an_unreadable_price_in_one_round_keeps_the_runs_sums_finite_and_the_oth
     good = {**BASE_USAGE, "total_price": "0.5"}
     turns = [{**call_turn(strategy, "a"), "usage": bad}, {**answer_turn(strategy, "Found."), "usage": good}]
     result = run(turns, query="Look up a.", tools=[lookup()], strategy=strategy)
-    checked(result)
+    assert_clean_run(result)
     assert result.text == "Found."
     metadata = result.execution_metadata or {}
     assert _json_numbers_ok(metadata)
     assert float(metadata.get("total_price", 0)) >= 0.5 - 1e-9
-    assert "total_price" in logged(result)
+    assert "total_price" in logs_json(result)
