@@ -985,7 +985,7 @@ class ReactStreamParser:
     # dict grown past the shared-keys size, making one cost about half as much.
     __slots__ = ("_acc", "_action_fence", "_actions", "_after_actions", "_after_answer", "_after_closer", "_alone",
         "_answer", "_answer_closed", "_answer_code", "_answer_fed", "_answer_fence_open", "_answer_lines",
-        "_answer_quote", "_answer_ws", "_answering", "_buf", "_call_fence", "_call_held", "_call_input",
+        "_answer_quote", "_answer_ws", "_answering", "_block_end_at", "_buf", "_call_fence", "_call_held", "_call_input",
         "_calls_after_answer", "_candidate_marked", "_closer", "_depth", "_element", "_ended_inside", "_fence_chars",
         "_fence_held", "_fence_offset", "_fence_quote", "_fence_read", "_finished", "_group", "_group_cls", "_held_answer", "_hint",
         "_in_thought", "_inner_fence", "_input_fence", "_joint", "_label_unfenced", "_labels_before_tag",
@@ -1097,6 +1097,7 @@ class ReactStreamParser:
         self._probe = ""
         self._single_line = False
         self._labels_seen = False
+        self._block_end_at = -1  # _visible_chars when a reasoning block of the reply last closed; -1: none
         self._none_action = False
         self._hint: str | None = None
         self._finished = False
@@ -1227,11 +1228,22 @@ class ReactStreamParser:
             elif kind == BLOCK_END:
                 self._after_block()
                 self._note_visible("\n")
+                self._block_end_at = self._visible_chars
             elif kind == STRAY_END:
                 if self._state in _INPUT_TEXT:  # the tag is the action input's own text
                     self._read_pieces([(VISIBLE, self._think.stray_written)])
-                else:
+                elif not self._text_after_block():
                     self._reasoning_before()
+
+    def _text_after_block(self) -> bool:
+        """Whether the reply closed a reasoning block of its own and wrote text after it (only
+        on a stray closing tag, so rare): then no template opened a block in the prompt, and the
+        text before the stray tag is the answer's, not reasoning. The tag is dropped, as Function
+        Calling drops it (nanobrowser/nanobrowser PR #333: ``<think>reason</think>Here is
+        answer</think>done`` lost ``Here is answer``)."""
+        if self._block_end_at < 0:
+            return False
+        return bool("".join(self._visible)[self._block_end_at :].strip())
 
     def _note_visible(self, text: str) -> None:
         if text:
