@@ -1455,6 +1455,7 @@ _TURN_ENDS: Final = (
     "<|assistant_end|>",
     *(f"<{bar}hy_eos{bar}>" for bar in _BARS),
     "[e~[",
+    "<|turn_end|>",
 )
 """Tokens that end the model's turn (Gemma, Llama 3, Qwen/ChatML, DeepSeek, Phi-3's ``<|end|>``;
 Ling 3.0 / Bailing's ``<|role_end|>``, spelled out as text tokens: llama.cpp's Ling 3.0 test;
@@ -1463,7 +1464,7 @@ EXAONE's ``[|endofturn|]``, its chat template's and llama.cpp's exaone3 template
 ``<|close|>message<|sep|>``, vLLM's ``kimi_k3`` tool parser test; PLaMo 3's ``<|plamo:tag|>``,
 vLLM's ``plamo3`` tool parser test; Apertus 1.5's ``<|assistant_end|>``, Ollama's ``apertus1.5``
 parser test; Hy3's ``<｜hy_eos｜>`` and MiniMax-M2's ``[e~[``, their chat template's and tool-calling
-guide's end of a message), or open the
+guide's end of a message; Megrez's ``<|turn_end|>``, infinigence/Infini-Megrez#2), or open the
 user's next one (Phi-3 and Zephyr's ``<|user|>``, Mistral and Llama 2's ``[INST]``). A server that does
 not stop on them passes them on, and what follows is a turn the model invented: a role name and
 the user's next message, or a new question it answers (ollama/ollama#3759, #6915, #11276;
