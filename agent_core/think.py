@@ -503,6 +503,7 @@ class ThinkSplitter:
         self._thoughts = thoughts  # a <thought> block's text is a THOUGHT piece (ReAct's XML step)
         self._pending = ""
         self._close_tag: str | None = None  # set while inside a block
+        self._closed: str | None = None  # the closing tag of the last block the reply opened and closed
         self._opened = opened or probe > 0  # holding: the block may have been opened in the prompt
         self._probe = 0 if opened else probe  # holding only this many characters (0: to the tag)
         self._probed = 0  # characters held so far while probing
@@ -871,7 +872,7 @@ class ThinkSplitter:
             self._emit_before(out, kind, text[pos:at])
             pos, self._prev = at + len(tag), tag[-1]
             if inside:
-                self._close_tag = None
+                self._closed, self._close_tag = self._close_tag, None
                 self._after_block = self._reasoned = self._ended = True
                 pos, self._mid = self._past_frame(text, pos, self._mid), False
                 out.append((BLOCK_END, ""))
@@ -886,6 +887,22 @@ class ThinkSplitter:
                 self._stray(out, tag, text[at:pos])
         self._pending = text[pos:]
         self._span_close -= pos
+
+    def _crosses(self, tag: str, before: str) -> bool:
+        """Whether ``tag`` (an opening or stray closing tag, lower case, met outside a block after
+        the pending visible text ``before``) is another family's than the block the reply already
+        opened and closed, met within a line of answer text written since that block. Pairs never
+        cross, so it is the answer's text: a model writing about another family's tags
+        (isaiah-harville/Primer#109: a ``<think>`` reply that names Mistral's ``[THINK]`` and
+        ``[/THINK]`` lost them and the words between). A tag opening a line still opens its
+        block, and one right after the block (Seed-OSS's budget note) is still read as before."""
+        if self._closed is None or (self._after_block and not before.strip()):
+            return False
+        if (before[-1:] or self._prev) in ("", "\n"):
+            return False
+        if tag in _BLOCKS:
+            return _BLOCKS[tag] != self._closed
+        return tag in _CLOSE_TAGS and tag != self._closed
 
     def _past_frame(self, text: str, pos: int, framed: bool) -> int:
         """Where the visible text after a reasoning block goes on in ``text`` (from ``pos``, just
@@ -902,7 +919,7 @@ class ThinkSplitter:
     def _as_text(self, tag: str, before: str, quoted: bool | None, text: str, at: int) -> bool | None:
         """Whether ``tag``, met at ``text[at:]`` outside a block after the visible text ``before``,
         is text: written as code (``quoted``), in a code span or fenced code block the answer shows
-        (a tag it documents), or one of GLM's ``_VALUE_TAGS`` (an ``<arg_value>`` outside code
+        (a tag it documents), another family's tag than the reply's closed block (``_crosses``), or one of GLM's ``_VALUE_TAGS`` (an ``<arg_value>`` outside code
         opens a value, in which only its ``</arg_value>`` is looked for); None while the character
         after it, or the end of the code span it may stand in, is still to come (``_in_span``)."""
         if tag == _APRIEL_END and (before[-1:] or self._prev) != "\n":
@@ -915,7 +932,7 @@ class ThinkSplitter:
             return True if quoted is False and self._in_code(before) else quoted
         code = self._code_at(before)
         if not code.open:
-            return False
+            return self._crosses(tag, before)
         ticks = code.span_ticks
         return self._in_span(ticks, text, at, at + len(tag)) if ticks else True  # else a fenced block
 
