@@ -4,7 +4,8 @@ closed its own reasoning block and then wrote a stray ``</think>`` inside its an
 tag) and the next run's memory carries that answer, no reasoning; Megrez's ``<|turn_end|>``
 (infinigence/Infini-Megrez#2) is kept out of the answer (Function Calling showed it); and Llama 4's
 ``<|eot_id|>`` with the turn it invented after it (langchain-ai/langchain-aws#483) ends the answer
-in both strategies."""
+in both strategies; and Mistral's ``[THINK]`` and ``[/THINK]`` named in the answer of a ``<think>``
+reply (isaiah-harville/Primer#109) are shown (both strategies dropped them and the words between)."""
 
 import json
 
@@ -48,3 +49,12 @@ def test_llama4_eot_id_and_its_invented_turn_end_the_answer(run, strategy):
     assert_clean_end(result)
     assert result.text.strip() == "Kyiv is the capital of Ukraine."
     assert "eot_id" not in result.text and "Alternative" not in result.text
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_another_familys_tags_written_in_the_answer_are_shown(run, strategy):
+    reply = answer_turn(strategy, "<think>The user asks how Mistral marks reasoning.</think>"
+                                  "Mistral models wrap their reasoning in [THINK] and [/THINK].")
+    result = run([{**reply, "split": 7}], query="How does Mistral mark reasoning?", strategy=strategy)
+    assert_clean_end(result)
+    assert result.text.strip() == "Mistral models wrap their reasoning in [THINK] and [/THINK]."

@@ -185,14 +185,6 @@ GAPS: dict[tuple[str, str], str] = {
         "so an answer ended by a stray </thinking> is empty and the model is asked again (Function "
         "Calling keeps it as the answer)"
     ),
-    ("primer109-another-familys-tags-in-the-answer", "react"): (
-        "[THINK] ... [/THINK] mid-answer opens a Mistral reasoning block even after a <think> block "
-        "closed, so the words between are taken out of the answer"
-    ),
-    ("primer109-another-familys-tags-in-the-answer", "fc"): (
-        "[THINK] ... [/THINK] mid-answer opens a Mistral reasoning block even after a <think> block "
-        "closed, so the words between are taken out of the answer"
-    ),
 }
 
 test_real_world_reply = reply_test(CASES, GAPS, read)
@@ -218,6 +210,30 @@ def test_a_closing_tag_right_after_its_block_is_still_the_block_closed_again(str
         streamed, turn = read(strategy, Case((SEARCH,), "<think>plan</think>\n</think>\nThe answer is 4."), size)
         assert turn.decision == FinalAnswer("The answer is 4.")
         assert streamed.strip() == "The answer is 4."
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+def test_primer109_another_familys_block_opening_a_line_is_still_reasoning(strategy, size):
+    """The fix's limit (isaiah-harville/Primer#109): another family's tag within a line after a
+    closed block is the answer's text; opening a line it still opens its block, kept out of the
+    answer."""
+    text = "<think>First pass.</think>Draft answer.\n[THINK]Second pass on the units.[/THINK]\nThe answer is 12 m."
+    streamed, turn = read(strategy, Case((SEARCH,), text), size)
+    assert "Second pass" not in streamed and "[THINK]" not in streamed
+    assert "Second pass" in turn.reasoning
+    assert isinstance(turn.decision, FinalAnswer) and "The answer is 12 m." in turn.decision.text
+
+
+@pytest.mark.parametrize("size", [None, 1, 7])
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+def test_primer109_the_same_familys_block_mid_line_is_still_reasoning(strategy, size):
+    """Only pairs of another family cross: a second ``<think>`` block after answer text on the
+    same line is reasoning, as before (kekzl/imp PR #793's re-deliberation, written inline)."""
+    text = "<think>The route is 42 km.</think>About 42 km. <think>Wait, in miles: 26.</think>About 26 miles."
+    streamed, turn = read(strategy, Case((SEARCH,), text), size)
+    assert "Wait, in miles" not in streamed and "<think>" not in streamed
+    assert "About 26 miles." in streamed and "Wait, in miles" in turn.reasoning
 
 
 @pytest.mark.parametrize("strategy", ["react", "fc"])
