@@ -18,9 +18,9 @@ comment says "rebuilt". The tools are declared with string parameters.
 
 import pytest
 
-from agent_core.turn import FinalAnswer
+from agent_core.turn import FinalAnswer, ToolCalls
 from tests.unit.test_real_world_2026 import Case, check_answer_shown_whole, reply_test, tool
-from tests.unit.test_real_world_2026ae import ev, plugin_chunks, read_fc, read_react, sse
+from tests.unit.test_real_world_2026ae import ev, fn, plugin_chunks, read_fc, read_react, sse, tc
 from tests.unit.test_real_world_2026d import read
 
 SEARCH = tool("search", "query")
@@ -88,6 +88,13 @@ CASES = {
         "Soft rain on the roof\nwhispers to the sleeping town\npuddles hold the sky",
         answer="Soft rain on the roof\nwhispers to the sleeping town\npuddles hold the sky",
         hidden=("</think>", "syllables"),
+    ),
+    # lmstudio-ai/lmstudio-bug-tracker#1495: GLM 4.7 Flash through LM Studio's API wrote only the
+    # closing </think>, so clients could not tell its reasoning from the answer (rebuilt)
+    "lmstudio1495-glm47-flash-opening-think-missing": Case(
+        (SEARCH,),
+        "The user asks what 17 squared is. 17 x 17 = 289.\n</think>\n17 squared is 289.",
+        answer="17 squared is 289.", hidden=("</think>", "17 x 17"),
     ),
     # MiniMax-AI/MiniMax-M2#18: M2's OpenAI-compatible content holds its thinking (rebuilt)
     "minimaxm2-18-think-block-in-content": Case(
@@ -291,3 +298,21 @@ def test_real_world_stream_through_the_plugin(name, strategy):
     assert turn.decision == FinalAnswer(answer)
     assert streamed.strip() == answer
     assert hidden not in streamed
+
+
+def test_vllmmlx161_nemotron_think_block_in_content_beside_a_native_call():
+    """waybarrios/vllm-mlx#161: Nemotron 3 Super's reply held its ``<think>`` block in ``content``
+    (the report's actual content, verbatim) beside a native ``get_weather`` call. The call runs
+    with its arguments; none of the reasoning is shown, and it is kept for the model."""
+    body = sse(
+        ev(role="assistant", content="<think>The user is asking for the current weather in Paris. "
+           "I have access to the get_weather function...</think>"),
+        ev(content="", tool_calls=[tc(index=0, id="call_1", type="function",
+                                      function=fn(name="get_weather", arguments='{"city": "Paris"}'))]),
+        ev("tool_calls", content=""),
+    )
+    streamed, turn = read_fc(plugin_chunks(body), ["get_weather"])
+    assert isinstance(turn.decision, ToolCalls) and not turn.decision.invalid
+    assert [(c.name, c.arguments) for c in turn.decision.calls] == [("get_weather", {"city": "Paris"})]
+    assert "<think>" not in streamed and "asking for the current weather" not in streamed
+    assert "asking for the current weather" in turn.reasoning
