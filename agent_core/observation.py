@@ -126,6 +126,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import html
 import json
 import re
 import urllib.parse
@@ -216,6 +217,13 @@ FAULT_TYPE_MAX_CHARS = 40
 _MessageType = InvokeMessage.MessageType
 _GENERIC_ERROR_TYPES = frozenset({"Exception", "BaseException"})
 _ERROR_PREFIX = re.compile(r"(?:^|\s)[A-Za-z_][\w.]*(?:Error|Exception):?$")
+# an HTML error page in an error's text (a proxy's 502 page), its title and its end
+_HTML_PAGE = re.compile(r"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
+_HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+_HTML_END = re.compile(r"</html\s*>", re.IGNORECASE)
+# a JSON \uXXXX escape (after its run of backslashes), and a surrogate pair of them
+_U_PAIR = re.compile(r"(\\+)u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE)
+_U_ONE = re.compile(r"(\\+)u([0-9a-f]{4})", re.IGNORECASE)
 _ERROR_NAME = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Timeout|Warning)):\s*(.*)$", re.S)
 
 
@@ -800,7 +808,7 @@ class ObservationCollector:
 
     def _body(self) -> str:
         """The unbounded observation body: parts in order, plus notes about leftovers."""
-        parts = _without_duplicate_json(self._parts, self._redact)
+        parts = _readable_json_texts(_without_duplicate_json(self._parts, self._redact))
         if self._dropped_chars:  # the last part was cut: a secret streamed in pieces may end it
             kept = self._secrets.mask_cut_edge(self._redact(_join(parts)))
             parts = [_Part("text", kept)] if kept else []
@@ -1279,6 +1287,61 @@ def _without_duplicate_json(parts: list[_Part], redact: Any = None) -> list[_Par
     return [p for p in parts if p.kind != "json" or not duplicate(p)]
 
 
+def _readable_json_texts(parts: list[_Part]) -> list[_Part]:
+    """Each run of text parts that is one JSON document written with ``\\uXXXX`` escapes for
+    non-ASCII characters (Python's ``json.dumps`` default) with those characters written out,
+    so the model reads ``中文`` and not ``\\u4e2d\\u6587`` (agno-agi/agno#8635, langgenius/dify#5010:
+    web-search and workflow tools). Layout, other escapes and the value are kept; a text that is
+    not JSON, or would read back differently, is left as it came. Runs once per call, at the end.
+    """
+    if not any(p.kind == "text" and "\\u" in p.text for p in parts):
+        return parts
+    out: list[_Part] = []
+    run: list[_Part] = []
+    for part in [*parts, None]:
+        if part is not None and part.kind == "text":
+            run.append(part)
+            continue
+        if run:
+            whole = "".join(p.text for p in run)
+            readable = _unescaped_json(whole) if "\\u" in whole else None
+            out.extend([_Part("text", readable)] if readable is not None else run)
+            run = []
+        if part is not None:
+            out.append(part)
+    return out
+
+
+def _unescaped_json(text: str) -> str | None:
+    """`text` with its JSON ``\\uXXXX`` escapes of printable non-ASCII characters written out,
+    or None when `text` is not JSON, nothing changed, or the result would not read back to the
+    same value."""
+    ok, value = _parse_json(text)
+    if not ok:
+        return None
+
+    def pair(match: re.Match) -> str:
+        slashes = match.group(1)
+        if len(slashes) % 2 == 0:  # an escaped backslash, then the letters "u...."
+            return match.group(0)
+        high, low = int(match.group(2), 16), int(match.group(3), 16)
+        char = chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+        return slashes[:-1] + char if char.isprintable() else match.group(0)
+
+    def one(match: re.Match) -> str:
+        slashes, code = match.group(1), int(match.group(2), 16)
+        if len(slashes) % 2 == 0 or code < 0xA0 or 0xD800 <= code < 0xE000:
+            return match.group(0)
+        char = chr(code)
+        return slashes[:-1] + char if char.isprintable() else match.group(0)
+
+    readable = _U_ONE.sub(one, _U_PAIR.sub(pair, text))
+    if readable == text:
+        return None
+    again_ok, again = _parse_json(readable)
+    return readable if again_ok and _json_equal(again, value) else None
+
+
 def _json_equal(a: Any, b: Any) -> bool:
     try:
         return bool(a == b)
@@ -1330,6 +1393,7 @@ def _summarize_error(error: BaseException | str, text: str | None = None) -> tup
             break
         kind, text = inner[0] or kind, inner[1]
     text, from_traceback = _traceback_last_line(text)
+    text = _without_html_page(text)
     match = _ERROR_NAME.match(text.strip())
     if match and (from_traceback or not kind or kind in _GENERIC_ERROR_TYPES):
         kind, text = match.group(1), match.group(2)
@@ -1355,6 +1419,23 @@ def _inner_error(text: str) -> tuple[str, str] | None:
     if found.error_type is None and prefix and not _ERROR_PREFIX.search(prefix):
         return None
     return found.error_type or "", found.message
+
+
+def _without_html_page(text: str) -> str:
+    """`text` with an HTML page in it (a proxy's or server's error page, e.g. Cloudflare's 502:
+    letta-ai/letta-code#290) replaced by ``(an HTML page: <its title>)``; the status and words
+    around it are kept. `text` itself when it holds no page."""
+    if "<" not in text:
+        return text
+    start = _HTML_PAGE.search(text)
+    if start is None:
+        return text
+    end = _HTML_END.search(text, start.end())
+    stop = end.end() if end else len(text)
+    title = _HTML_TITLE.search(text, start.start(), stop)
+    label = " ".join(html.unescape(title.group(1)).split()) if title else ""
+    page = f"(an HTML page: {label})" if label else "(an HTML page)"
+    return f"{text[: start.start()]}{page}{text[stop:]}"
 
 
 def _traceback_last_line(text: str) -> tuple[str, bool]:

@@ -1161,3 +1161,42 @@ def test_a_raw_message_as_any_mapping_reads_as_the_dict(texts):
         return collector.finish()
 
     assert outcome(dict) == outcome(MappingProxyType)
+
+
+# --- JSON text escapes and HTML error pages (real-world pass 38) -----------------------------------
+
+
+def test_json_text_with_unicode_escapes_is_read_with_its_characters():
+    """agno#8635: ``json.dumps`` escapes every non-ASCII character; the model reads them written out."""
+    outcome, _ = run(text('{"q": "\\u4e2d\\u6587", "n": 1}'))
+    assert outcome.observation == '{"q": "中文", "n": 1}'
+
+
+def test_json_text_streamed_in_pieces_is_unescaped_as_one_document():
+    outcome, _ = run(text('{"q": "\\u4e2d'), text('\\u6587"}'))
+    assert outcome.observation == '{"q": "中文"}'
+
+
+def test_escaped_backslash_before_u_and_control_escapes_stay():
+    """``\\\\u4e2d`` is a backslash and the letters u4e2d; ``\\u000a`` and lone surrogates stay escaped."""
+    raw = '{"path": "C:\\\\u4e2d", "nl": "\\u000a", "lone": "\\ud800", "q": "\\"x\\""}'
+    outcome, _ = run(text(raw))
+    assert outcome.observation == raw
+
+
+def test_text_that_is_not_json_keeps_its_escapes():
+    outcome, _ = run(text("regex: \\u4e2d+ matches 中"))
+    assert outcome.observation == "regex: \\u4e2d+ matches 中"
+
+
+def test_an_html_error_page_is_told_by_its_title():
+    """letta-code#290: a proxy's 502 page; the model reads the status and the page's title."""
+    page = "<!DOCTYPE html><html><head><title>example.com | 502: Bad gateway</title></head><body>" + "x" * 3000
+    outcome, _ = run(error=RuntimeError(f"HTTP 502: {page}</body></html> (retry later)"))
+    assert "HTTP 502: (an HTML page: example.com | 502: Bad gateway) (retry later)" in outcome.observation
+    assert "<body>" not in outcome.observation
+
+
+def test_an_error_mentioning_a_tag_is_left_alone():
+    outcome, _ = run(error=ValueError("expected <tool_call>, got <html-ish> text"))
+    assert "expected <tool_call>, got <html-ish> text" in outcome.observation
