@@ -222,8 +222,8 @@ _HTML_PAGE = re.compile(r"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
 _HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
 _HTML_END = re.compile(r"</html\s*>", re.IGNORECASE)
 # a JSON \uXXXX escape (after its run of backslashes), and a surrogate pair of them
-_U_PAIR = re.compile(r"(\\+)u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE)
-_U_ONE = re.compile(r"(\\+)u([0-9a-f]{4})", re.IGNORECASE)
+_U_PAIR = re.compile(r"(?<!\\)(\\+)u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE)
+_U_ONE = re.compile(r"(?<!\\)(\\+)u([0-9a-f]{4})", re.IGNORECASE)
 _ERROR_NAME = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Timeout|Warning)):\s*(.*)$", re.S)
 
 
