@@ -12,8 +12,9 @@ message_transformer.py`):
 ===================  ==============================================  ===========================
 type                 observation (what the model reads)              forwarded to the user
 ===================  ==============================================  ===========================
-text                 appended as is                                  no (the answer reaches the
-                                                                     user through the model)
+text                 appended as is; a run of text that is one JSON  no (the answer reaches the
+                     document has its ``\\uXXXX`` escapes of         user through the model)
+                     printable non-ASCII written out (agno#8635)
 link                 ``result link: <url>.``; a Dify file: "A file   only a tool file: meta has
                      was sent to the user: name. It is shown with    ``tool_file_id`` or the URL
                      your answer: do not write a link..."            path starts with ``/files/``
@@ -97,7 +98,8 @@ as unreadable, never forwarded as its text.
 Errors (`fail`): the observation names the tool, the error type and message, never a traceback
 (dify#28207): a traceback is reduced to its exception line, and the daemon's nested
 ``{"error_type", "message"}`` JSON is unwrapped, both read as a model's error is
-(`agent_core.errors`). `full_text` keeps the complete error text.
+(`agent_core.errors`); an HTML page in it (a proxy's 502) is told by its title
+(letta-code#290). `full_text` keeps the complete error text.
 
 Bounding: a long inline ``data:...;base64,`` URI (a picture inside an MCP tool's JSON,
 dify#22618) keeps its type and loses its payload to a note of its size (`agent_core.data_uri`);
