@@ -279,12 +279,23 @@ class ObservationCollector:
         max_tokens: budget of the observation in estimated tokens (`agent_core.tokens`).
         secrets: values to replace by ``[REDACTED]`` (e.g. secret-input parameters), or what
             ``secret_forms`` built of them (shared by the calls of a run: built once).
+        separate_texts: each text message is a whole block, read on its own line (an MCP tool:
+            Dify's ``MCPTool._invoke`` yields one text message per content block); by default
+            text messages are pieces of one text, joined as they came.
 
     Never raises from `add`, `fail` or `finish`, whatever the tool sends.
     """
 
-    def __init__(self, tool_name: str, *, max_tokens: int = 4000, secrets: Collection[str] | _Secrets = ()) -> None:
+    def __init__(
+        self,
+        tool_name: str,
+        *,
+        max_tokens: int = 4000,
+        secrets: Collection[str] | _Secrets = (),
+        separate_texts: bool = False,
+    ) -> None:
         self._tool = tool_name
+        self._separate_texts = separate_texts
         self._max_tokens = max_tokens
         self._secrets = secrets if isinstance(secrets, _Secrets) else _Secrets(secrets)
         self._redact = self._secrets.redact
@@ -513,7 +524,7 @@ class ObservationCollector:
         kind = raw.get("type")
         payload = raw.get("message")
         if kind == "text" and (type(payload) is dict or isinstance(payload, Mapping)) and isinstance(payload.get("text"), str):
-            self._store(_Part("text", payload["text"]))  # the usual message, read without a model
+            self._store_text(payload["text"])  # the usual message, read without a model
             return []
         if kind == "binary_link" and isinstance(payload, Mapping) and isinstance(payload.get("text"), str):
             meta = raw.get("meta") if isinstance(raw.get("meta"), dict) else None
@@ -576,7 +587,7 @@ class ObservationCollector:
         if text is None:
             self._invalid_message(_payload_fault(message.type.value, message.message))
         else:
-            self._store(_Part("text", text))
+            self._store_text(text)
         return []
 
     def _on_link(self, message: InvokeMessage, *, force_forward: bool = False) -> list[AgentInvokeMessage]:
@@ -784,6 +795,14 @@ class ObservationCollector:
             part = _Part(part.kind if part.kind != "json" else "text", self._secrets.mask_cut_edge(part.text[:room]))
         self._stored_chars += len(part.text)
         self._parts.append(part)
+
+    def _store_text(self, text: str) -> None:
+        """A text message: a piece of the text, or a block on its own line (``separate_texts``)."""
+        if self._separate_texts and text and self._parts:
+            last = self._parts[-1]
+            if last.kind == "text" and last.text and not last.text.endswith("\n") and not text.startswith("\n"):
+                self._store(_Part("text", "\n"))
+        self._store(_Part("text", text))
 
     def _note(self, text: str) -> None:
         self._store(_Part("note", text))

@@ -19,6 +19,7 @@ from typing import Any
 from dify_plugin.core.entities.invocation import InvokeType
 from dify_plugin.core.runtime import BackwardsInvocation, Session
 from dify_plugin.entities.agent import AgentInvokeMessage
+from dify_plugin.entities.tool import ToolProviderType
 from dify_plugin.interfaces.agent import ToolEntity
 from gevent.pool import Group
 from gevent.queue import Queue
@@ -409,7 +410,10 @@ class ToolRunner:
         (files and links forwarded as they come), within the runner's timeout, and before
         ``deadline`` (at least ``LEAST_CALL_SECONDS``)."""
         collector = ObservationCollector(
-            call.name, max_tokens=self._observation_tokens, secrets=self._registry.secret_forms()
+            call.name,
+            max_tokens=self._observation_tokens,
+            secrets=self._registry.secret_forms(),
+            separate_texts=tool.provider_type == ToolProviderType.MCP,  # a text message per content block
         )
         now = time.monotonic()
         end = now + self._timeout

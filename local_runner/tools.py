@@ -103,7 +103,8 @@ class ToolParam:
 class DeclaredTool:
     """What every tool declares: ``name``, ``description`` (for the model), ``parameters``,
     ``provider`` (``author/plugin/provider``), ``runtime_parameters`` (values Dify adds
-    to the entity, e.g. user-set form parameters) and ``credential_id``."""
+    to the entity, e.g. user-set form parameters), ``credential_id`` and ``provider_type``
+    (builtin, plugin, workflow, api, app, mcp)."""
 
     name: str
     description: str = ""
@@ -111,6 +112,7 @@ class DeclaredTool:
     provider: str = LOCAL_PROVIDER
     runtime_parameters: dict[str, Any] = field(default_factory=dict)
     credential_id: str | None = LOCAL_CREDENTIAL
+    provider_type: str = "builtin"
 
     def entity(self) -> dict[str, Any]:
         """The element of the ``tools`` node parameter (protocol §1.3 / §5)."""
@@ -128,7 +130,7 @@ class DeclaredTool:
             "has_runtime_parameters": False,
             "runtime_parameters": dict(self.runtime_parameters),
             "credential_id": self.credential_id,
-            "provider_type": "builtin",
+            "provider_type": self.provider_type,
         }
 
     def prepare(self, given: dict[str, Any]) -> dict[str, Any]:

@@ -94,3 +94,16 @@ def test_content_and_the_same_structured_content_are_read_once(run, strategy):
 def test_an_error_result_with_no_content_is_a_note(run, strategy):
     result = play(run, strategy, [])
     assert "returned no output" in observation(result)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize(("provider_type", "joined"), [("mcp", "\n"), ("builtin", "")])
+def test_an_mcp_tools_text_blocks_reach_the_model_on_their_own_lines(run, strategy, provider_type, joined):
+    """nesquena/hermes-webui#7389: get_file_contents' status block and the file, two text messages."""
+    status, body = "successfully downloaded text file (SHA: 3f2a9c1)", "# widgets\n\nA small library."
+    fetch = ScriptedTool(name="fetch", description="Fetches things", parameters=[], provider_type=provider_type,
+                         responses=[text_message(status), text_message(body)])
+    result = run(call_turns(strategy), query="Fetch it.", tools=[fetch], strategy=strategy)
+    assert result.ok, result.error_text
+    assert result.text == "Done."
+    assert observation(result) == status + joined + body

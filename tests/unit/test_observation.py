@@ -1200,3 +1200,17 @@ def test_an_html_error_page_is_told_by_its_title():
 def test_an_error_mentioning_a_tag_is_left_alone():
     outcome, _ = run(error=ValueError("expected <tool_call>, got <html-ish> text"))
     assert "expected <tool_call>, got <html-ish> text" in outcome.observation
+
+
+def test_an_mcp_tools_text_blocks_are_read_on_their_own_lines():
+    """hermes-webui#7389: Dify yields one text message per MCP content block; glued, a file's
+    heading ran into the status line before it."""
+    collector = ObservationCollector("get_file_contents", separate_texts=True)
+    for piece in ("successfully downloaded text file (SHA: 3f2a9c1)", "# widgets\n", "A small library."):
+        collector.add(text(piece))
+    assert collector.finish().observation == "successfully downloaded text file (SHA: 3f2a9c1)\n# widgets\nA small library."
+
+
+def test_other_tools_text_messages_are_pieces_of_one_text():
+    outcome, _ = run(text("successfully downloaded"), text(" text file"))
+    assert outcome.observation == "successfully downloaded text file"

@@ -28,7 +28,7 @@ report shows a shape and its values were filled in, the comment says "rebuilt".
 
 import base64
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 
@@ -101,7 +101,8 @@ class ToolCase:
 
     ``seen``: texts the model must read; ``unseen``: texts it must not; ``once``: texts it reads
     exactly once; ``files``: ``(type, text or None)`` of each message forwarded to the user, in
-    order; ``failed``: whether the model is told the call failed."""
+    order; ``failed``: whether the model is told the call failed; ``mcp``: an MCP tool, whose
+    text messages are whole content blocks."""
 
     messages: tuple
     seen: tuple = ()
@@ -110,7 +111,7 @@ class ToolCase:
     files: tuple = ()
     error: str | None = None
     failed: bool = False
-    extra: dict = field(default_factory=dict)
+    mcp: bool = False
 
 
 CASES = {
@@ -204,7 +205,15 @@ CASES = {
     # client (rebuilt); both reach the model
     "openwebui24038-resource-and-text-blocks": ToolCase(
         (text("Found 1 file."), text("SELECT id, email FROM users WHERE active;")),
-        seen=("Found 1 file.", "SELECT id, email FROM users"),
+        seen=("Found 1 file.\nSELECT id, email FROM users",), mcp=True,
+    ),
+    # nesquena/hermes-webui#7389 (github/github-mcp-server#1383): get_file_contents answers a text
+    # block "successfully downloaded text file (SHA: <sha>)" (quoted) and the file as a text
+    # resource (sha and file rebuilt); the two blocks arrive as two text messages and were read
+    # glued, the file's heading run into the status line
+    "hermeswebui7389-get-file-contents-status-and-resource": ToolCase(
+        (text("successfully downloaded text file (SHA: 3f2a9c1)"), text("# widgets\n\nA small library.\n")),
+        seen=("successfully downloaded text file (SHA: 3f2a9c1)\n# widgets",), mcp=True,
     ),
     # agentscope-ai/agentscope#2798: a result of only resource_link blocks came back empty;
     # Dify drops resource_link, so nothing comes: the model is told, never an empty message
@@ -283,7 +292,7 @@ CASES = {
 
 
 def play(case: ToolCase, tool: str = "mcp_tool"):
-    collector = ObservationCollector(tool, max_tokens=4000)
+    collector = ObservationCollector(tool, max_tokens=4000, separate_texts=case.mcp)
     forwarded = []
     for message in case.messages:
         forwarded.extend(collector.add(message))
