@@ -14,7 +14,9 @@ type                 observation (what the model reads)              forwarded t
 ===================  ==============================================  ===========================
 text                 appended as is; a run of text that is one JSON  no (the answer reaches the
                      document has its ``\\uXXXX`` escapes of         user through the model)
-                     printable non-ASCII written out (agno#8635)
+                     printable non-ASCII written out (agno#8635);
+                     with ``separate_texts`` (an MCP tool) each
+                     text message on its own line
 link                 ``result link: <url>.``; a Dify file: "A file   only a tool file: meta has
                      was sent to the user: name. It is shown with    ``tool_file_id`` or the URL
                      your answer: do not write a link..."            path starts with ``/files/``
