@@ -225,6 +225,7 @@ _ERROR_PREFIX = re.compile(r"(?:^|\s)[A-Za-z_][\w.]*(?:Error|Exception):?$")
 _HTML_PAGE = re.compile(r"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
 _HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
 _HTML_END = re.compile(r"</html\s*>", re.IGNORECASE)
+_HTML_BODY = re.compile(r"<(?:head|body|title)[\s>]", re.IGNORECASE)
 # a JSON \uXXXX escape (after its run of backslashes), and a surrogate pair of them
 _U_PAIR = re.compile(r"(?<!\\)(\\+)u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.IGNORECASE)
 _U_ONE = re.compile(r"(?<!\\)(\\+)u([0-9a-f]{4})", re.IGNORECASE)
@@ -1454,6 +1455,8 @@ def _without_html_page(text: str) -> str:
     if start is None:
         return text
     end = _HTML_END.search(text, start.end())
+    if end is None and _HTML_BODY.search(text, start.end()) is None:
+        return text  # "<html>" named in a message, no page after it
     stop = end.end() if end else len(text)
     title = _HTML_TITLE.search(text, start.start(), stop)
     label = " ".join(html.unescape(title.group(1)).split()) if title else ""

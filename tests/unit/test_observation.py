@@ -1214,3 +1214,13 @@ def test_an_mcp_tools_text_blocks_are_read_on_their_own_lines():
 def test_other_tools_text_messages_are_pieces_of_one_text():
     outcome, _ = run(text("successfully downloaded"), text(" text file"))
     assert outcome.observation == "successfully downloaded text file"
+
+
+def test_an_error_naming_the_html_tag_keeps_its_words():
+    outcome, _ = run(error=ValueError("parser expected <html> as the root, got <svg> at line 3"))
+    assert "parser expected <html> as the root, got <svg> at line 3" in outcome.observation
+
+
+def test_an_html_page_cut_before_its_end_is_still_told_by_its_title():
+    outcome, _ = run(error=RuntimeError("HTTP 504: <html><head><title>504 Gateway Time-out</title></head><body><center>"))
+    assert "HTTP 504: (an HTML page: 504 Gateway Time-out)" in outcome.observation
