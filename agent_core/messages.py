@@ -380,11 +380,43 @@ def _taking_turns(messages: list[PromptMessage]) -> list[PromptMessage]:
     memory to its token limit (one message at a time, ``TokenBufferMemory``), and a user message
     with no answer after it is a turn whose answer failed or was empty. Bedrock and strict chat
     templates (Mistral, Gemma) refuse both shapes; the others would show the model an old
-    question nobody answered."""
+    question nobody answered.
+
+    Two assistant messages in a row (a turn whose query was empty or a file-only query left out,
+    so its answer follows the answer before it) become one: the earlier's content, then the
+    later's, with the later's tool calls. Tencent Hunyuan refuses an assistant message after an
+    assistant message ("user (tool) and assistant must alternate", its ``ChatCompletions`` API
+    reference, ``Messages``: https://cloud.tencent.com/document/api/1729/105701); Anthropic's
+    plugin merges such messages itself."""
     start = next((i for i, m in enumerate(messages) if isinstance(m, UserPromptMessage)), len(messages))
     kept = messages[start:]
     unanswered = {
         i for i, message in enumerate(kept)
         if isinstance(message, UserPromptMessage) and (i + 1 == len(kept) or isinstance(kept[i + 1], UserPromptMessage))
     }
-    return [message for i, message in enumerate(kept) if i not in unanswered]
+    turns: list[PromptMessage] = []
+    for i, message in enumerate(kept):
+        if i in unanswered:
+            continue
+        if isinstance(message, AssistantPromptMessage) and turns and isinstance(turns[-1], AssistantPromptMessage):
+            turns[-1] = _merged_answers(turns[-1], message)  # the earlier has no calls: results follow those
+        else:
+            turns.append(message)
+    return turns
+
+
+def _merged_answers(earlier: AssistantPromptMessage, later: AssistantPromptMessage) -> AssistantPromptMessage:
+    """One assistant message for two in a row: ``earlier``'s content then ``later``'s (text
+    joined by a blank line; parts kept in order when either has a list), ``later``'s tool calls."""
+    if isinstance(earlier.content, str) and isinstance(later.content, str):
+        content: Any = f"{earlier.content.rstrip()}\n\n{later.content.lstrip()}"
+    else:
+        content = [
+            part
+            for message in (earlier, later)
+            for part in (
+                [TextPromptMessageContent(data=message.content)] if isinstance(message.content, str)
+                else message.content or []
+            )
+        ]
+    return later.model_copy(update={"content": content})

@@ -247,3 +247,46 @@ def test_knowledge_cut_keeps_the_head_within_both_limits_and_says_how_much_is_le
     text, left_out = cut_context(block, None, 1000)
     assert len(text) <= 1000 and text.startswith("[1] best") and left_out == len(block) - len(text.split("\n[...")[0])
     assert cut_context(block, 3, None) == ("", len(block))  # not even the note fits
+
+
+def test_two_answers_in_a_row_become_one_assistant_message():
+    """A turn whose query was empty leaves its answer right after the answer before it (Dify
+    keeps the pair, the empty query is dropped): one assistant message with both texts, in order,
+    so user and assistant still take turns (Hunyuan refuses an assistant after an assistant)."""
+    history = [
+        UserPromptMessage(content="q1"),
+        AssistantPromptMessage(content="a1"),
+        UserPromptMessage(content="  "),
+        AssistantPromptMessage(content="<think>plan</think>a2"),
+        UserPromptMessage(content="q3"),
+        AssistantPromptMessage(content="a3"),
+    ]
+    cleaned = clean_history(history)
+    assert [(m.role.value, m.content) for m in cleaned] == [("user", "q1"), ("assistant", "a1\n\na2"), ("user", "q3"), ("assistant", "a3")]
+    assert history[1].content == "a1"  # the input is not mutated
+
+
+def test_a_text_answer_then_a_tool_round_in_a_row_keep_the_calls():
+    """An answer followed by an assistant tool round (its query gone): one assistant message with
+    the answer's text and the round's calls, then the round's result."""
+    history = [
+        UserPromptMessage(content="q1"),
+        AssistantPromptMessage(content="a1"),
+        AssistantPromptMessage(content="checking", tool_calls=[call("x")]),
+        ToolPromptMessage(content="r", tool_call_id="x", name="t"),
+        AssistantPromptMessage(content="done"),
+    ]
+    cleaned = clean_history(history)
+    assert [m.role.value for m in cleaned] == ["user", "assistant", "tool", "assistant"]
+    assert cleaned[1].content == "a1\n\nchecking" and [c.id for c in cleaned[1].tool_calls] == ["x"]
+
+
+def test_answers_in_a_row_with_a_file_keep_both_in_order():
+    """An assistant message holding a file (described in text) after a text answer: one message,
+    the text first."""
+    image = ImagePromptMessageContent(format="png", base64_data="AAAA", mime_type="image/png", filename="cat.png")
+    history = [UserPromptMessage(content="q"), AssistantPromptMessage(content="first"),
+               AssistantPromptMessage(content=[image])]
+    _user, answer = clean_history(history, ["vision"])
+    text = answer.content if isinstance(answer.content, str) else " ".join(getattr(p, "data", "") for p in answer.content)
+    assert text.startswith("first") and "cat.png" in text, answer.content
