@@ -247,7 +247,9 @@ def _content_for_model(message: PromptMessage, features: Collection[str] | None)
     user message carries files: in any other (an assistant's answer with the image it showed,
     which Dify's ``TokenBufferMemory`` puts there), every file part is a mention, since OpenAI
     ("assistant messages only support text content"), Anthropic and Ollama refuse them. When a
-    part was replaced and only text is left, the parts become one string, a line each."""
+    part was replaced and only text is left, the parts become one string, a line each; a message
+    other than the user's made of text parts only always does (Ollama's API takes a message's
+    content as a string, and Bedrock's plugin puts an assistant's content in one text field)."""
     if not isinstance(message.content, list):
         return message
     if not isinstance(message, UserPromptMessage):
@@ -258,10 +260,13 @@ def _content_for_model(message: PromptMessage, features: Collection[str] | None)
         for part in message.content
         if not (isinstance(part, TextPromptMessageContent) and not part.data.strip() and part.opaque_body is None)
     ]
-    if len(parts) == len(message.content) and all(new is old for new, old in zip(parts, message.content, strict=True)):
+    unchanged = len(parts) == len(message.content) and all(new is old for new, old in zip(parts, message.content, strict=True))
+    if unchanged and isinstance(message, UserPromptMessage):
         return message
     if all(isinstance(part, TextPromptMessageContent) and part.opaque_body is None for part in parts):
         return message.model_copy(update={"content": "\n".join(part.data for part in parts)})
+    if unchanged:
+        return message
     return message.model_copy(update={"content": parts})
 
 
@@ -342,6 +347,9 @@ def clean_history(history: Sequence[PromptMessage], features: Collection[str] | 
             results.append(messages[position])
             position += 1
         message, answers = _answered_calls(message, results)
+        if isinstance(message.content, str) and message.content and not message.content.strip():
+            # a model's "\n\n" before its calls: Anthropic and Bedrock refuse a blank text block
+            message = message.model_copy(update={"content": ""})
         if _has_content(message) or message.tool_calls:
             cleaned.append(message)
         cleaned.extend(answers)

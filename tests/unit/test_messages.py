@@ -132,7 +132,7 @@ def test_reasoning_in_a_text_part_of_memory_is_dropped():
         UserPromptMessage(content="Hi"),
         AssistantPromptMessage(content=[TextPromptMessageContent(data="<think>secret reasoning</think>Here it is.")]),
     ]
-    assert clean_history(history)[1].content == [TextPromptMessageContent(data="Here it is.")]
+    assert clean_history(history)[1].content == "Here it is."  # text parts only: one string
 
 
 def test_the_instructions_context_placeholder_holds_the_knowledge_context():
@@ -290,3 +290,30 @@ def test_answers_in_a_row_with_a_file_keep_both_in_order():
     _user, answer = clean_history(history, ["vision"])
     text = answer.content if isinstance(answer.content, str) else " ".join(getattr(p, "data", "") for p in answer.content)
     assert text.startswith("first") and "cat.png" in text, answer.content
+
+
+def test_blank_text_beside_memory_tool_calls_is_left_out():
+    """A model's "\\n\\n" before its calls, kept in memory: Anthropic and Bedrock refuse a blank
+    text block, so the calls go back with empty content."""
+    history = [
+        UserPromptMessage(content="q1"),
+        AssistantPromptMessage(content=" \n\n", tool_calls=[call("x")]),
+        ToolPromptMessage(content="r", tool_call_id="x", name="t"),
+        AssistantPromptMessage(content="a1"),
+    ]
+    cleaned = clean_history(history)
+    assert cleaned[1].content == "" and [c.id for c in cleaned[1].tool_calls] == ["x"]
+
+
+def test_an_answer_of_text_parts_only_goes_back_as_one_string():
+    """Ollama's API takes a message's content as a string and Bedrock's plugin an assistant's
+    content as one text: an answer made of text parts (a blank one among them) is one string."""
+    from dify_plugin.entities.model.message import TextPromptMessageContent
+
+    history = [
+        UserPromptMessage(content="q1"),
+        AssistantPromptMessage(content=[TextPromptMessageContent(data="a1")]),
+        UserPromptMessage(content="q2"),
+        AssistantPromptMessage(content=[TextPromptMessageContent(data=""), TextPromptMessageContent(data="a2")]),
+    ]
+    assert [m.content for m in clean_history(history)] == ["q1", "a1", "q2", "a2"]
