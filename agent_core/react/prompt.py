@@ -386,20 +386,35 @@ def answer_note(run: RunState, template: str = prompts.REACT_ANSWER_SCHEMA) -> s
 def plain_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:
     """Memory without tool messages: a ReAct prompt has no native tool turns. A turn left
     with no answer (its run failed, or only called tools) would put two user messages in a
-    row, which chat templates that insist on alternating roles refuse: they are joined."""
+    row, which chat templates that insist on alternating roles refuse: they are joined. So are
+    two assistant messages in a row (a tool round's text, such as "Let me check.", then the
+    answer: Hunyuan refuses an assistant message after an assistant message); an assistant
+    message of blank text (a model's newline before its calls) is left out."""
     kept: list[PromptMessage] = []
     for message in history:
         give_way()  # tens of thousands of messages, in each of the builds that trim the prompt
         if message.role.value == "tool":
             continue
         if isinstance(message, AssistantPromptMessage):
-            if not message.content:
+            if not message.content or (isinstance(message.content, str) and not message.content.strip()):
                 continue
             message = _text_only(message)
+            if kept and isinstance(kept[-1], AssistantPromptMessage):
+                message = _joined_assistant(kept.pop(), message)
         if kept and isinstance(message, UserPromptMessage) and isinstance(kept[-1], UserPromptMessage):
             message = _joined_user(kept.pop(), message)
         kept.append(message)
     return kept
+
+
+def _joined_assistant(first: AssistantPromptMessage, second: AssistantPromptMessage) -> AssistantPromptMessage:
+    """Two memory answers as one: texts a blank line apart, content parts one after the other."""
+    if isinstance(first.content, str) and isinstance(second.content, str):
+        return AssistantPromptMessage(content=f"{first.content}\n\n{second.content}")
+    parts = []
+    for content in (first.content, second.content):
+        parts += content if isinstance(content, list) else [TextPromptMessageContent(data=content or "")]
+    return AssistantPromptMessage(content=parts)
 
 
 @per_object
