@@ -296,3 +296,43 @@ def test_answer_to_an_empty_query_in_memory_keeps_turns_alternating(plugin, cont
     check_memory_shape(request)
     replay = history_texts(request)
     assert replay.index("Hello! How can I help?") < replay.index("I received your file.") < replay.index("welcome"), replay
+
+
+AGENT_APP_MEMORY = [
+    {"role": "user", "content": "What time is it?"},
+    {"role": "assistant", "content": "Let me check.", "tool_calls": [{"id": "callAbc12", "name": "calculator",
+                                                                       "arguments": {"expression": "1+1"}}]},
+    {"role": "tool", "content": "2", "tool_call_id": "callAbc12", "name": "calculator"},
+    {"role": "assistant", "content": "It is 14:00."},
+    {"role": "user", "content": "Thanks"},
+    {"role": "assistant", "content": "\n\n", "tool_calls": [{"id": "callAbc34", "name": "calculator",
+                                                            "arguments": {"expression": "2+2"}}]},
+    {"role": "tool", "content": "4", "tool_call_id": "callAbc34", "name": "calculator"},
+    {"role": "assistant", "content": "You're welcome."},
+]
+"""Memory with tool rounds (as Dify's agent apps keep them): a round's text before its calls,
+and a model's bare newlines before its calls."""
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("contract", ["hunyuan", "anthropic", "bedrock", "mistralai"])
+def test_memory_tool_rounds_with_text_and_blank_text_are_accepted(plugin, contract, strategy):
+    """ReAct flattens memory's tool rounds to text, so a round's "Let me check." and the answer
+    would be two assistant messages in a row; Function Calling sends the round as it is, and the
+    blank text before the calls would be a blank text block: every provider accepts both."""
+    backend, _ = contract_run(plugin, contract, strategy, AGENT_APP_MEMORY)
+    request = backend.requests[0]
+    check_memory_shape(request)
+    replay = history_texts(request)
+    assert replay.index("Let me check.") < replay.index("It is 14:00.") < replay.index("You're welcome."), replay
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("contract", ["ollama", "bedrock"])
+def test_an_answer_of_text_parts_in_memory_is_accepted(plugin, contract, strategy):
+    """An answer Dify stored as content parts (text only, a blank one among them): Ollama's API
+    and Bedrock's plugin take an assistant's content as a string."""
+    history = [{"role": "user", "content": "q1"},
+               {"role": "assistant", "content": [{"type": "text", "data": ""}, {"type": "text", "data": "Answer one."}]}]
+    backend, _ = contract_run(plugin, contract, strategy, history)
+    assert "Answer one." in history_texts(backend.requests[0])
