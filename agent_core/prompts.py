@@ -332,6 +332,10 @@ QUERY_IMAGE_NO_VISION = (
     "{name}: the model does not declare vision (image input) in its schema, so it is told of each image "
     "as text; pick a vision model for it to see images"
 )
+QUERY_DOCUMENT_NO_DOCUMENT = (
+    "{name}: the model does not declare document input in its schema, so it is told of each document "
+    "as text; pick a model that reads documents for it to see them"
+)
 ALLOWED_TOOLS_UNKNOWN = "allowed_tools names tools the node does not have, left out: {names}"
 STEP_INTERRUPTED = "Your reply broke off with an error ({error}). {problem}"
 MODEL_PAST_DEADLINE = "the run's time limit came while the model was still replying"

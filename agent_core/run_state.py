@@ -257,13 +257,18 @@ class RunState:
         """The query's files the plugin sends as data, fetched on first use, by address: the
         images only the plugin can reach (a vision model only) and the sendable documents (a
         model that declares ``document`` only; ``file_fetch``). For a model without vision, why
-        each image is only told of is noted once (``image_notes``: an ``IMAGE AS TEXT`` log node)."""
+        each image is only told of is noted once (``image_notes``: an ``IMAGE AS TEXT`` log node);
+        for a model without ``document``, the same for its sendable documents (PDFs:
+        ``document_notes``, a ``DOCUMENT AS TEXT`` log node)."""
         if "file_blobs" not in self.rendered:
             images = image_sources(self.params) if self.vision else []
             if not self.vision and (names := [name or url_name(url) or "an image"
                                               for url, _, name in image_sources(self.params)]):
                 self.image_notes.append(prompts.QUERY_IMAGE_NO_VISION.format(name=_named(names)))
             documents = document_sources(self.params) if self.reads_documents else []
+            if not self.reads_documents and (names := [name or url_name(url) or "a document"
+                                                       for url, _, name in document_sources(self.params)]):
+                self.document_notes.append(prompts.QUERY_DOCUMENT_NO_DOCUMENT.format(name=_named(names)))
             self.rendered["file_blobs"] = {
                 **fetch_images(images, left_out=self.image_notes, deadline=self.fetch_deadline),
                 **fetch_documents(documents, left_out=self.document_notes, deadline=self.fetch_deadline),

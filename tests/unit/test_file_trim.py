@@ -195,3 +195,30 @@ def test_a_model_without_vision_notes_once_why_the_querys_images_are_told_as_tex
     state = AgentLoop(SimpleNamespace(session=None), FunctionCallingSteps(), params).state
     assert state.file_blobs() == {}, "a public address: the provider fetches it"
     assert state.image_notes == []
+
+
+@pytest.mark.parametrize("count", [1, 12])
+def test_a_model_without_document_input_notes_once_why_the_querys_pdfs_are_told_as_text(count):
+    """A ``DOCUMENT AS TEXT`` note (``RunState.document_notes``) names the query's PDFs a model
+    that does not declare ``document`` only reads of, once for them all (ten names, then how
+    many more), as ``IMAGE AS TEXT`` does for images; images and other files are not named in
+    it (a Word file is told of by name for every model), and a model that reads documents
+    gets no such note."""
+    word = {"type": "document", "url": "http://api:5001/files/w/file-preview", "filename": "memo.docx",
+            "mime_type": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
+    files = [pdf(f"r{n}") for n in range(count)] + [image("p"), word]
+    without = ModelSettings(features=["tool-call", "stream-tool-call", "vision"], completion_params={})
+    params = StrategyParams.model_validate({"model": without.selector([]), "query": "q", "files": files})
+    state = AgentLoop(SimpleNamespace(session=None), FunctionCallingSteps(), params).state
+    assert state.file_blobs() == {}, "nothing fetched for a model that cannot read it"
+    (note,) = state.document_notes
+    assert note.startswith("r0.pdf") and "does not declare document" in note
+    assert "p.png" not in note and "memo.docx" not in note
+    assert ("r11.pdf" not in note and "and 2 more" in note) if count == 12 else note.startswith("r0.pdf: ")
+    assert state.image_notes == [], "a vision model: the image is no concern of this note"
+    state.file_blobs()
+    assert len(state.document_notes) == 1, "noted once per run"
+    only_word = StrategyParams.model_validate({"model": without.selector([]), "query": "q", "files": [word]})
+    state = AgentLoop(SimpleNamespace(session=None), FunctionCallingSteps(), only_word).state
+    state.file_blobs()
+    assert state.document_notes == []
