@@ -2078,7 +2078,8 @@ def _by_name(tools: Sequence[PromptMessageTool | str]) -> dict[str, PromptMessag
     return {getattr(tool, "name", tool): (None if isinstance(tool, str) else tool) for tool in tools}
 
 
-_NAME_PREFIXES: Final = ("functions.", "default_api.")
+NAME_PREFIXES: Final = ("functions.", "default_api.")
+"""Namespaces a model writes before a tool's name (``prefixed_tool``)."""
 _NAME_SUFFIXES: Final = ("<|constrain|>json", "json")
 
 
@@ -2117,7 +2118,7 @@ def prefixed_tool(name: str, names: Collection[str]) -> str | None:
     jundot/omlx#1830); None when ``name`` is already one of them or the rest is none."""
     if name in names:
         return None
-    for prefix in _NAME_PREFIXES:
+    for prefix in NAME_PREFIXES:
         if name.startswith(prefix) and name[len(prefix) :] in names:
             return name[len(prefix) :]
     last = name.rpartition(".")[2]

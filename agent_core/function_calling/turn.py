@@ -50,6 +50,7 @@ from agent_core.text_calls import (
     HARMONY_RECIPIENT,
     HCX_CALL_HEADER,
     M3_TOKEN,
+    NAME_PREFIXES,
     angleless_invoke_head,
     call_head,
     extract_calls_from_text,
@@ -972,7 +973,8 @@ def _cut_at_action_label(held: str, names: Collection[str]) -> bool:
     """Whether ``held``, the tail of a reply's text the gate held when the output limit cut it,
     is a whole ``Action:`` label (after markdown or emoji, its colon, maybe a fence's opening) and
     nothing after it, or such a label and a start of one of the node tools' ``names``: a
-    ReAct-style call the limit cut before its tool's name or inside it. Such a reply is a cut
+    ReAct-style call the limit cut before its tool's name or inside it, with or without a
+    namespace before it (``functions.look``, ``default_api.``: ``text_calls.NAME_PREFIXES``). Such a reply is a cut
     call, asked again shorter, the label never shown as the answer's end (wave 38: "Let me
     check.\nAction:" showed the label, and its rest was asked for as an answer's). A start of the
     word alone (``Act``) may be the answer's own ("Actually"), and so may a label before another
@@ -985,7 +987,11 @@ def _cut_at_action_label(held: str, names: Collection[str]) -> bool:
     if partial_action_step(label, True) != len(label):
         return False
     name = label.replace("：", ":").split(":", 1)[1].strip(" \t*")
-    return bool(name) and any(tool.startswith(name) for tool in names)
+    if not name:
+        return False
+    # a namespace before the name (``functions.look``, as ``prefixed_tool`` reads a whole one)
+    name = next((name[len(prefix) :] for prefix in NAME_PREFIXES if name.startswith(prefix)), name)
+    return any(tool.startswith(name) for tool in names)
 
 
 def _unshown(gate: AnswerGate) -> str:

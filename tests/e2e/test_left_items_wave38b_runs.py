@@ -1,12 +1,14 @@
 """Small items wave 38 left, through the real plugin process: a PDF of the query sent to a model
 that does not declare ``document`` is told of as text and a ``DOCUMENT AS TEXT`` log entry says
-why, as ``IMAGE AS TEXT`` does for images."""
+why, as ``IMAGE AS TEXT`` does for images; a Function Calling reply the output limit cut inside a
+ReAct-style step's tool name written with a namespace (``Action: functions.look``) is a cut call,
+never shown, as the same cut without the namespace is."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean, call_turn, prompt_text
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean, assert_clean_run, call_turn, prompt_text, tools_ran
 from tests.e2e.test_left_items_wave37 import lookup
 
 REPORT = {"dify_model_identity": "__dify__file__", "url": "https://example.com/files/q3.pdf?sign=s9",
@@ -36,3 +38,16 @@ def test_a_pdf_for_a_model_without_document_input_is_told_as_text_and_the_log_sa
                  files=[REPORT], model=reading)
     notes = [n.data["output"] for n in result.logs.values() if n.label == "DOCUMENT AS TEXT"]
     assert notes and not any("declare" in note for note in notes), notes  # here: not fetched (no network)
+
+
+@pytest.mark.parametrize("name", ["functions.look", "default_api.lookup", "functions."])
+def test_fc_text_step_cut_inside_a_namespaced_tool_name_is_neither_shown_nor_run(run, name):
+    """Function Calling with native tools showed ``Let me check.\nAction: functions.look`` as its
+    answer's end; ``Action: look`` was already a cut call asked again."""
+    turns = [{"text": f"Let me check.\nAction: {name}", "finish_reason": "length"},
+             {"tool_calls": [{"id": "c2", "name": "lookup", "arguments": {"q": "Paris"}}]}, {"text": "Found."}]
+    result = run(turns, query="Look up Paris.", tools=[lookup()])
+    assert_clean_run(result)
+    assert result.text.endswith("Found."), result.text
+    assert "Action" not in result.text and "functions." not in result.text, result.text
+    assert tools_ran(result) == [("lookup", {"q": "Paris"})]

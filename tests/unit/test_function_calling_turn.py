@@ -561,6 +561,10 @@ def test_nothing_ended_as_a_call_has_no_fallback():
     ("Let me check.\nAction:", True),
     ("Let me check.\n**Action:**\n```json\n", True),
     ("Let me check.\nAction: get_wea", True),  # a start of a node tool's name
+    ("Let me check.\nAction: functions.get_wea", True),  # the same after a namespace (wave 38b)
+    ("Let me check.\nAction: default_api.get_weather", True),
+    ("Let me check.\nAction: functions.", True),  # cut right after the namespace
+    ("Let me check.\nAction: functions.none", False),  # no node tool's start: the answer's own
     ("Let me check.\nAction: none needed", False),  # another word: the answer's own line
     ("The plan.\nAct", False),  # a start of a word ("Actually") stays the answer's
 ])
