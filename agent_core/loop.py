@@ -750,14 +750,17 @@ class AgentLoop:
         self, error: RestTooLargeError | PastDeadlineError | None
     ) -> Generator[AgentInvokeMessage, None, None]:
         """How the run ends when a round cannot be had: ``None``, the run's deadline came before
-        it (the run then ends with a notice in the chat: a reply that would outlive the daemon's
-        limit would lose everything); ``PastDeadlineError``, the deadline came during it;
+        it (the run then ends with a notice in the chat, after a closing fence when the text shown
+        left a code block open: a reply that would outlive the daemon's limit would lose everything); ``PastDeadlineError``, the deadline came during it;
         ``RestTooLargeError``, the rest of a cut answer cannot be asked for in one daemon line
         (the answer shown so far stays, with a notice)."""
         seconds = self.state.params.run_timeout
         if error is None:
             self.state.out_of_time = True
-            yield from self._text(_paragraph_break(self._last_text) + prompts.STOPPED_AT_TIME_LIMIT.format(seconds=seconds))
+            # after the fence that closes a code block the text shown left open: the cut answer
+            # whose rest was next, or what the last reply showed (before its calls), as other ends
+            lead = self._notice_lead(None) if self._continuing else self._lead_after("", self._reply_shown, False)
+            yield from self._text(lead + prompts.STOPPED_AT_TIME_LIMIT.format(seconds=seconds))
         elif isinstance(error, RestTooLargeError):  # the cut answer stays shown, with why it has no rest
             yield from self._close_open_nodes(str(error))
             yield from self._text(self._notice_lead(None) + prompts.ANSWER_CUT_TOO_LARGE)
