@@ -2720,13 +2720,20 @@ def open_call_fence(text: str, tool_names: Iterable[str]) -> bool:
     (a line opening ``CALL_FENCES``) and names one of ``tool_names`` after that line: a call the
     reply never closed (the output limit cut it, or the model stopped short), not an answer's
     code. An answer that shows such a block closes it. Linear in ``text``."""
+    body = _open_block_body(_CALL_FENCE_LINE, text)
+    return body is not None and any(name and name in body for name in tool_names)
+
+
+def _open_block_body(opening: re.Pattern[str], text: str) -> str | None:
+    """What follows the last line of ``text`` that ``opening`` matches, when no closing fence
+    line follows it (a block ``text`` leaves open); None otherwise. Linear in ``text``."""
     last = None
-    for last in _CALL_FENCE_LINE.finditer(text):  # noqa: B007 (the last one is wanted)
+    for last in opening.finditer(text):  # noqa: B007 (the last one is wanted)
         pass
     if last is None:
-        return False
+        return None
     body = text[last.end() :]
-    return _FENCE_CLOSE_LINE.search(body) is None and any(name and name in body for name in tool_names)
+    return body if _FENCE_CLOSE_LINE.search(body) is None else None
 
 
 def open_code_call(text: str, tool_names: Iterable[str]) -> bool:
@@ -2794,13 +2801,8 @@ def open_fenced_call(text: str, tool_names: Collection[str]) -> bool:
     one that never closed (``open_code_call``: ``lookup(q='a``). Linear in ``text``."""
     if open_call_fence(text, tool_names) or _EMPTY_CALL_FENCE.search(text) is not None:
         return True
-    last = None
-    for last in _PYTHON_FENCE_OPENING.finditer(text):  # noqa: B007 (the last one is wanted)
-        pass
-    if last is None:
-        return False
-    body = text[last.end() :]
-    return _FENCE_CLOSE_LINE.search(body) is None and open_code_call(body, tool_names)
+    body = _open_block_body(_PYTHON_FENCE_OPENING, text)
+    return body is not None and open_code_call(body, tool_names)
 
 
 _EMPTY_CALL_FENCE = re.compile(r"^[ \t]{0,3}```[ \t]*+tool_(?:code|call)\b[^\n]*+\s*+\Z", re.IGNORECASE | re.MULTILINE)

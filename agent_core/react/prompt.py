@@ -291,7 +291,7 @@ def chat_prompt(run: RunState) -> list[PromptMessage]:
     history = plain_history(run.history())
     query = run.query()
     if history and isinstance(history[-1], UserPromptMessage):  # the last turn went unanswered
-        query = _joined_user(history.pop(), query)
+        query = _joined(history.pop(), query)
     messages: list[PromptMessage] = [*run.system(tools, answer_note(run), run.limit_note()), *history, query]
     pad, pieces, tokens = _scratchpad(run, False)
     if pad:  # a new message each round: counted by its rounds' texts, each counted once
@@ -400,21 +400,11 @@ def plain_history(history: Sequence[PromptMessage]) -> list[PromptMessage]:
                 continue
             message = _text_only(message)
             if kept and isinstance(kept[-1], AssistantPromptMessage):
-                message = _joined_assistant(kept.pop(), message)
+                message = _joined(kept.pop(), message)
         if kept and isinstance(message, UserPromptMessage) and isinstance(kept[-1], UserPromptMessage):
-            message = _joined_user(kept.pop(), message)
+            message = _joined(kept.pop(), message)
         kept.append(message)
     return kept
-
-
-def _joined_assistant(first: AssistantPromptMessage, second: AssistantPromptMessage) -> AssistantPromptMessage:
-    """Two memory answers as one: texts a blank line apart, content parts one after the other."""
-    if isinstance(first.content, str) and isinstance(second.content, str):
-        return AssistantPromptMessage(content=f"{first.content}\n\n{second.content}")
-    parts = []
-    for content in (first.content, second.content):
-        parts += content if isinstance(content, list) else [TextPromptMessageContent(data=content or "")]
-    return AssistantPromptMessage(content=parts)
 
 
 @per_object
@@ -425,14 +415,15 @@ def _text_only(message: AssistantPromptMessage) -> AssistantPromptMessage:
     return AssistantPromptMessage(content=message.content)
 
 
-def _joined_user(first: UserPromptMessage, second: UserPromptMessage) -> UserPromptMessage:
-    """Two user messages as one: texts a blank line apart, content parts one after the other."""
+def _joined[M: (UserPromptMessage, AssistantPromptMessage)](first: M, second: M) -> M:
+    """Two memory messages of one role as one (two user messages, or two answers): texts a blank
+    line apart, content parts one after the other."""
     if isinstance(first.content, str) and isinstance(second.content, str):
-        return UserPromptMessage(content=f"{first.content}\n\n{second.content}")
+        return type(first)(content=f"{first.content}\n\n{second.content}")
     parts = []
     for content in (first.content, second.content):
         parts += content if isinstance(content, list) else [TextPromptMessageContent(data=content or "")]
-    return UserPromptMessage(content=parts)
+    return type(first)(content=parts)
 
 
 @per_object

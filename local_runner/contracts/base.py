@@ -359,3 +359,21 @@ def pieces(text: str, size: int) -> list[str]:
 def enum_value(field: Any) -> Any:
     """An enum field's value (``PromptMessage.model_dump()`` keeps enums; JSON has strings)."""
     return getattr(field, "value", field)
+
+
+def legacy_function_call(message: dict[str, Any]) -> dict[str, Any]:
+    """An assistant message as OpenAI's legacy function-calling form carries it: its content and,
+    when it has calls, only the first as ``function_call`` (the Xinference and Fireworks AI
+    plugins send back a message's first call alone)."""
+    converted: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+    if message.get("tool_calls"):
+        function = message["tool_calls"][0].get("function") or {}
+        converted["function_call"] = {"name": function.get("name"), "arguments": function.get("arguments")}
+    return converted
+
+
+def calls_lost(sent: list[dict[str, Any]], prompt_messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The replayed assistant messages of ``prompt_messages`` whose calls the provider body
+    ``sent`` (message for message) does not all carry: more calls than one ``function_call``."""
+    return [message for body_message, message in zip(sent, prompt_messages, strict=True)
+            if message.get("tool_calls") and len(message["tool_calls"]) > ("function_call" in body_message)]

@@ -45,7 +45,15 @@ import uuid
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from local_runner.contracts.base import BrainCall, ContractBackend, Reply, enum_value, pieces
+from local_runner.contracts.base import (
+    BrainCall,
+    ContractBackend,
+    Reply,
+    calls_lost,
+    enum_value,
+    legacy_function_call,
+    pieces,
+)
 
 
 class XinferenceContract(ContractBackend):
@@ -90,19 +98,14 @@ class XinferenceContract(ContractBackend):
         if "think" in params:
             body["extra_body"] = {"chat_template_kwargs": {"enable_thinking": bool(params["think"])},
                                   "thinking": bool(params["think"])}
-        for sent, message in zip(body["messages"], request.get("prompt_messages") or [], strict=True):
-            if message.get("tool_calls") and len(message["tool_calls"]) > ("function_call" in sent):
-                self.calls_lost.append(message)
+        self.calls_lost += calls_lost(body["messages"], request.get("prompt_messages") or [])
         return body
 
     @staticmethod
     def _message(message: dict[str, Any]) -> dict[str, Any]:
         role, content = enum_value(message.get("role")), message.get("content")
         if role == "assistant":
-            converted: dict[str, Any] = {"role": "assistant", "content": content}
-            if message.get("tool_calls"):
-                function = message["tool_calls"][0].get("function") or {}
-                converted["function_call"] = {"name": function.get("name"), "arguments": function.get("arguments")}
+            converted: dict[str, Any] = legacy_function_call(message)
             return converted
         if role == "tool":
             return {"tool_call_id": message.get("tool_call_id"), "role": "tool", "content": content, "name": message.get("name")}
