@@ -253,16 +253,48 @@ _KIMI_FENCED_CALL = re.compile(
 the block has the argument token."""
 
 
-def _read_kimi(block: str) -> list[Call]:
+def _read_kimi(block: str, tools: Mapping[str, Any] | None = None) -> list[Call]:
     """Kimi K2's calls (``functions.NAME:IDX<|tool_call_argument_begin|>{...}``), else K2.5's
-    fenced form (``_KIMI_FENCED_CALL``); [] when an id reads as no name."""
+    fenced form (``_KIMI_FENCED_CALL``); [] when an id reads as no name. With the node's
+    ``tools`` (name -> declaration or None), an id that names none of them is read as K2.5 and
+    K2 also write it (``_kimi_named``)."""
     calls: list[Call] = []
     for call_id, arguments in _KIMI_CALL.findall(block) or _KIMI_FENCED_CALL.findall(block):
         name = _KIMI_ID.fullmatch(call_id.strip())
         if not name:
             return []
-        calls.append((name.group(1), _arguments(arguments)))
+        call = (name.group(1), _arguments(arguments))
+        calls.append(_kimi_named(call_id.strip(), *call, tools) if tools and call[0] not in tools else call)
     return calls
+
+
+def _kimi_unmarked_name(call_id: str, tools: Mapping[str, Any]) -> str | None:
+    """The tool of K2.5's id written with the ``.`` and ``:`` of ``functions.NAME:IDX`` left out
+    (``functionsexec5``: sgl-project/sglang PR #21377): the longest of ``tools`` that follows
+    ``functions`` with only an index (its ``:`` optional) after it; None when none does. Read by
+    string tests: a lazy name before an optional ``:`` and digits was quadratic on a long id."""
+    if not call_id.startswith("functions"):
+        return None
+    rest = call_id[len("functions") :].removeprefix(".")
+    fits = [n for n in tools if rest.startswith(n) and rest[len(n) :].removeprefix(":").isdecimal()]
+    return max(fits, key=len, default=None)
+
+
+def _kimi_named(call_id: str, name: str, arguments: Any, tools: Mapping[str, Any]) -> Call:
+    """A Kimi call whose id names none of ``tools``: the tool of an id written without its ``.``
+    and ``:`` (``_kimi_unmarked_name``), or, for an OpenAI-style id (``call_abc123def456``), the
+    tool the arguments name in ``"name"``, the other keys (or its ``"arguments"`` object) its
+    arguments (vllm-project/vllm PR #32146: K2 adapts its ids to OpenAI-style history); else the
+    call as read (told to the model as an unknown tool)."""
+    unmarked = _kimi_unmarked_name(call_id, tools)
+    if unmarked is not None:
+        return unmarked, arguments
+    named = arguments.get("name") if isinstance(arguments, dict) else None
+    if isinstance(named, str) and named in tools:
+        rest = {key: value for key, value in arguments.items() if key != "name"}
+        inner = rest.get("arguments")
+        return named, inner if rest.keys() == {"arguments"} and isinstance(inner, dict) else rest
+    return name, arguments
 
 
 _INVOKE = re.compile(r"<invoke\s+name=\s*[\"']([^\"'>]+)[\"']\s*>(.*?)(</invoke>|\Z)", re.S)
@@ -1661,8 +1693,8 @@ def _element_rule(name: str, tool: Any) -> _Rule:
 _RULES: Final = (
     _Rule(_deepseek("tool calls begin"), re.compile(r"<[|｜]tool[▁_]calls[▁_]end[|｜]>"), _read_deepseek),
     _Rule(_deepseek("tool call begin"), re.compile(r"<[|｜]tool[▁_]call[▁_]end[|｜]>"), _read_deepseek),
-    _Rule(("<|tool_calls_section_begin|>",), re.compile(r"<\|tool_calls_section_end\|>"), _read_kimi),
-    _Rule(("<|tool_call_begin|>",), re.compile(r"<\|tool_call_end\|>"), _read_kimi),
+    _Rule(("<|tool_calls_section_begin|>",), re.compile(r"<\|tool_calls_section_end\|>"), _read_kimi, declared=True),
+    _Rule(("<|tool_call_begin|>",), re.compile(r"<\|tool_call_end\|>"), _read_kimi, declared=True),
     _Rule(
         tuple(opener for word in _DSML_WRAPPERS for opener in _dsml(word)),
         _DSML_WRAPPER_END,
