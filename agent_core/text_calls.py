@@ -489,7 +489,11 @@ def _function_call(text: str, tools: Mapping[str, PromptMessageTool | None] | No
         return []  # the text ends inside a value: cut off, not to be run
     if not _NOTHING_UNREAD.fullmatch(_XML_PARAMETER.sub("", inner)):
         return []  # text that is no parameter: an argument the reader cannot read would be dropped
-    params = {k: _parameter_value(v if close else _LAST_BREAK.sub("", v)) for k, v, close in _XML_PARAMETER.findall(inner)}
+    spaced = function.group(2)[:1] == " "  # the tags apart by spaces, not line breaks
+    params = {
+        k: _parameter_value(v if close else _LAST_BREAK.sub("", v), spaced)
+        for k, v, close in _XML_PARAMETER.findall(inner)
+    }
     return [(name, params)]
 
 
@@ -704,7 +708,7 @@ _LAST_BREAK = re.compile(r"\r?\n\Z")
 ``Paris``), not the value's."""
 
 
-def _parameter_value(text: str) -> Any:
+def _parameter_value(text: str, spaced: bool = False) -> Any:
     """A Qwen3-Coder ``<parameter=k>`` value: a JSON object or array decoded, else the text as
     written less the line break at each edge (its chat template writes ``<parameter=k>\nv\n
     </parameter>``; vLLM's ``qwen3_coder`` parser drops the same) and, when the closing tag is
@@ -713,7 +717,12 @@ def _parameter_value(text: str) -> Any:
     open with a line break (Seed-OSS's template writes ``<parameter=k>v</parameter>``) keeps the
     one it ends with: that is the value's own (a file's last line; llama.cpp's Seed-OSS test).
     Spaces or tabs before the opening line break (a template or gateway that pads line ends)
-    end the tag's line: they go with it."""
+    end the tag's line: they go with it. In a call whose tags stand apart by spaces (``spaced``:
+    ``<tool_call> <function=read_file> <parameter=file_path> SOUL.md </parameter> </function>``,
+    agentscope-ai/QwenPaw#2813), the space at each edge of a value is the markup's, as the line
+    break is in the template's layout: ``SOUL.md``, not a path that opens with a space."""
+    if spaced and len(text) >= 2 and text[0] == " " and text[-1] == " ":
+        text = text[1:-1]
     start = len(text) - len(text.lstrip(" \t"))
     opened = text[start : start + 1] == "\n"
     text = text[start + 1 :] if opened else text
