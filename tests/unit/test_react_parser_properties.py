@@ -4,7 +4,7 @@ events agree with the turn, and time grows linearly with the input."""
 import json
 import time
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agent_core.react.parser import (
@@ -152,7 +152,9 @@ def check_consistent(events, turn, revised=False):
     actions = [e for e in events if isinstance(e, ActionFound)]
     answer = "".join(e.text for e in events if isinstance(e, AnswerDelta))
     if revised:
-        assert turn.actions or turn.final_answer, "a revised turn is an action or an answer"
+        # an action, an answer, or a call cut at the stream's end (``Final Answer:## <tool_call>{``:
+        # the answer's start re-read as a thought before a call markup that never closed)
+        assert turn.actions or turn.final_answer or turn.ended_inside, "a revised turn is an action or an answer"
         assert tuple(actions[len(actions) - len(turn.actions):]) == turn.actions
         assert answer.endswith(turn.final_answer or "")
         assert (turn.problem is None) == bool(turn.actions or turn.final_answer)
@@ -198,6 +200,7 @@ def test_arbitrary_text_never_raises_and_chunking_does_not_matter(text, cuts, mu
     st.lists(st.integers(min_value=0, max_value=600), max_size=12),
     st.booleans(),
 )
+@example("Final Answer:## <tool_call>{", [], False)
 def test_marker_soup_never_raises_and_chunking_does_not_matter(text, cuts, multi):
     whole = run([text], allow_multiple_actions=multi)
     assert run(split(text, cuts), allow_multiple_actions=multi) == whole
