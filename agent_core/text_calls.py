@@ -2001,8 +2001,52 @@ def _json_after_text(
         value = values if len(values) > 1 else values[0]
         calls = _known_calls(interpret(value, strict=True, names=known), known)
         if calls:
-            return calls, text[: line.start()]
+            return _lone_calls_before(text, line.start(), known, fences, calls)
     return [], text
+
+
+_LINE_REST_BLANK = re.compile(r"[ \t]*(?:\n|\Z)")
+
+
+def _lone_calls_before(
+    text: str, end: int, known: Mapping[str, PromptMessageTool | None], fences: list[int],
+    last: list[tuple[str, dict[str, Any]]],
+) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    """The calls ``_json_after_text`` found ending ``text`` at ``end`` (``last``), after the
+    call objects the text before wrote each alone on its lines with a sentence after it (Llama
+    3.x at higher temperatures: ``Sure!\n\n{call}\n\nand I'll check this too\n\n{call}``,
+    vercel/ai#3521), so the earlier call is not lost while the last one runs. Such an object
+    counts only as an envelope naming a known tool, outside a fence, and when the text since the
+    previous call does not present it as an example (``_EXAMPLE_WORDS``). ``(calls in order, the
+    text around them, its pieces joined by blank lines)``."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    pieces: list[str] = []
+    since = 0
+    starts = [0] if text.startswith("{") else []
+    starts += [line.end() for line in _LINE_OBJECT.finditer(text, 0, end)]
+    examples = [word.start() for word in _EXAMPLE_WORDS.finditer(text, 0, end)]  # once, not per line
+    for at in starts:
+        if at < since or _in_fence(fences, at):
+            continue
+        head = _HEAD.match(text, at)
+        if head is None or _key_form(head.group(1)) not in _NAME_KEYS or head.group(2) not in known:
+            continue
+        if bisect.bisect_left(examples, since) < bisect.bisect_left(examples, at):
+            continue  # an example word between the previous call and this object
+        try:
+            value, stop = raw_decode_at(text, at)
+        except (ValueError, RecursionError):
+            continue
+        if stop > end or not _LINE_REST_BLANK.match(text, stop) or not _is_envelope(value) or isinstance(value, list):
+            continue
+        calls = _known_calls(interpret(value, strict=True, names=known), known)
+        if not calls:
+            continue
+        found += calls
+        pieces.append(text[since:at].strip())
+        since = stop
+    pieces.append(text[since:end].strip())
+    return found + last, "\n\n".join(piece for piece in pieces if piece)
 
 
 def _array_after_text(
@@ -2188,7 +2232,8 @@ def extract_calls_from_text(
     (``_whole_code``) or as a tool's name above its JSON arguments (``_name_line``); ``Action:``
     followed by an envelope; a list of calls as code after a sentence (``_code_after_text``); after
     ``<tool_call>`` blocks, call objects in ``CALL_WRAPPERS`` tags (``_wrapped_json``); last, call
-    objects that end the text after a sentence or ``functools[...]`` after one (``_json_after_text``), or
+    objects that end the text after a sentence (with the call objects alone on their lines between
+    sentences before them: ``_lone_calls_before``) or ``functools[...]`` after one (``_json_after_text``), or
     a ```` ```json ```` fence of call envelopes that ends it (``_fenced_calls_after_text``). A
     family's own call markup is
     rewritten as ``<tool_call>`` blocks before this (``agent_core.call_markup``). Only calls whose
