@@ -68,6 +68,12 @@ CASES = {
         calls=[("read_file", {"filePath": "src/extension.ts"})],
         hidden=('"arguments"',),
     ),
+    # FlowiseAI/Flowise#5543: a ChatOllama model behind Flowise's Tool Agent answered "what is 2000 * 20 / 5?"
+    # with the call object alone, and nothing ran (verbatim)
+    "flowise5543-chatollama-calculator-call-object-as-reply": Case(
+        (tool("calculator", "input"),), '{"name": "calculator", "arguments": {"input": "2000 * 20 / 5"}}',
+        calls=[("calculator", {"input": "2000 * 20 / 5"})], hidden=('"arguments"',),
+    ),
     # ---- Granite 3.x ----------------------------------------------------------------------------------
     # ollama/ollama#7544: granite3-dense 8B, given a bash tool, wrote the command in a fence instead
     # of calling it (verbatim): the fence is the answer, no call is invented from it
