@@ -2929,6 +2929,19 @@ def holds_call_markup(text: str, tool_names: Iterable[str] = ()) -> bool:
     return _read_anywhere(text) or envelope_name(text) in set(tool_names)
 
 
+_CLOSERS_ONLY = re.compile(r"\s*+(?:(?:</[A-Za-z_][\w:.-]*+>|<\|[\w.]*+\|>|<｜[^｜<>\n]*+｜>)\s*+)++")
+
+
+def closes_markup_only(text: str) -> bool:
+    """Whether ``text`` holds nothing but closing tags and special tokens (``</parameter>``,
+    ``</function>``, ``</tool_call>``, ``<|tool_calls_section_end|>``, ``<｜tool▁calls▁end｜>``)
+    and whitespace: the content of a reply whose call began in its reasoning, the server having
+    ended the reasoning inside that call (a ``</think>`` the model wrote there: ggml-org/llama.cpp
+    #27661). Such content is the call's end, never an answer; the reply's calls are read from its
+    reasoning and that content together. Time linear in ``len(text)``."""
+    return bool(text.strip()) and _CLOSERS_ONLY.fullmatch(text) is not None
+
+
 _IN_A_STRING: Final = '"<tool_call>'
 _BLOCKQUOTE_LINE = re.compile(r"^[ \t]{0,3}>.*$\n?", re.MULTILINE)
 

@@ -20,6 +20,7 @@ from agent_core import prompts
 from agent_core.call_markup import (
     CallMarkup,
     CodeQuote,
+    closes_markup_only,
     cut_opener,
     ends_turn,
     holds_call_markup,
@@ -1193,8 +1194,10 @@ def read_function_calling_turn(
     # in it are not read (they may be half a plan), the reply is asked again below, as ReAct asks it
     readable = tools and not got.cut_markup
     calls, rest = extract_calls_from_text(text, tools, id_prefix=prefix, taken=taken_ids) if readable else ((), text)
-    if not calls and tools and got.reasoning and not text.strip():
-        in_reasoning = rewrite_markup(got.reasoning, declared)
+    # a call begun in the reasoning and ended in the content (closing markup only) is read whole
+    split = not calls and bool(tools) and closes_markup_only(text)
+    if not calls and tools and got.reasoning and (split or not text.strip()):
+        in_reasoning = rewrite_markup(got.reasoning + (text if split else ""), declared)
         calls, _ = extract_calls_from_text(in_reasoning, tools, id_prefix=prefix, taken=taken_ids)
     if calls:
         return ModelTurn(thought=rest.strip(), decision=ToolCalls(tuple(calls), in_text=True), **called)

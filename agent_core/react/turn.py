@@ -19,6 +19,7 @@ from dify_plugin.entities.model.llm import LLMUsage
 from agent_core import prompts
 from agent_core.answer_schema import answer_problem, answer_text, answer_value
 from agent_core.call_markup import (
+    closes_markup_only,
     code_call_start,
     cut_opener,
     ends_turn,
@@ -287,7 +288,9 @@ def read_react_turn(
     # a call marker the output limit cut before its ">" ends the reply (vllm-project/vllm#55395):
     # a cut call, asked again as Function Calling asks, the fragment never shown
     cut_marker = cut and not written and not parsed.actions and cut_opener(parsed.raw)
-    hidden = written or unreadable or empty or (cut_inside and not final_input) or cut_marker
+    # a call begun in reasoning_content and ended in the content (closing markup only): read whole
+    split = _split_calls(parsed, reasoning, allow_multiple_actions, registry, round_index, bool(written) or got.answer_shown)
+    hidden = written or unreadable or empty or (cut_inside and not final_input) or cut_marker or split is not None
     shown_cut = cut_inside and not got.answer_shown
     # a reply that held nothing pays no call
     yield from _held_shown(parsed, registry, held, fence, hidden=hidden, cut_before=shown_cut) if held or fence or cut_inside else ()
@@ -304,8 +307,8 @@ def read_react_turn(
     )
     if cut_inside:
         return (yield from _cut_inside(parsed, registry, common, final_input=final_input))
-    if written:
-        return ModelTurn(thought="", decision=ToolCalls(written), **common)
+    if written or split is not None:
+        return ModelTurn(thought="", decision=split if split is not None else ToolCalls(written), **common)
     if parsed.actions:
         return _actions_turn(parsed, registry, round_index, common)
     if unreadable or empty or cut_marker:  # asked again, as Function Calling asks; no answer to fall back on
@@ -581,6 +584,20 @@ def _step_in_reasoning(reasoning_content: str, allow_multiple_actions: bool, cut
         return None
     stepped = parse_react(reasoning_content, allow_multiple_actions=allow_multiple_actions)
     return stepped if stepped.actions and not (cut and stepped.ended_inside) else None
+
+
+def _split_calls(
+    parsed: ReactTurn, reasoning: list[str], allow_multiple_actions: bool, registry: ToolRegistry, round_index: int, done: bool
+) -> ToolCalls | None:
+    """The calls of a reply whose call began in ``reasoning_content`` and whose content is only
+    that call's end (``call_markup.closes_markup_only``: ``</function>\n</tool_call>`` after
+    ``<tool_call>\n<function=...>`` in the reasoning, a server having ended the reasoning inside
+    the call), read from the two joined; None for any other reply (``done``: one already read
+    or shown as an answer; one with actions; one whose joined text holds no action)."""
+    if done or parsed.actions or not reasoning or not closes_markup_only(parsed.raw):
+        return None
+    stepped = _step_in_reasoning("".join(reasoning) + parsed.raw, allow_multiple_actions, cut=False)
+    return None if stepped is None else _tool_calls(stepped, registry, round_index)
 
 
 def _failure(parser: ReactStreamParser, parsed: ReactTurn, finish_reason: str | None, reasoning_content: str) -> ParseFailure:
