@@ -589,14 +589,18 @@ def _step_in_reasoning(reasoning_content: str, allow_multiple_actions: bool, cut
 def _split_calls(
     parsed: ReactTurn, reasoning: list[str], allow_multiple_actions: bool, registry: ToolRegistry, round_index: int, done: bool
 ) -> ToolCalls | None:
-    """The calls of a reply whose call began in ``reasoning_content`` and whose content is only
-    that call's end (``call_markup.closes_markup_only``: ``</function>\n</tool_call>`` after
+    """The calls of a reply whose call began in its reasoning (``reasoning_content``, or a
+    ``<think>`` block) and whose content is only that call's end (``call_markup.closes_markup_only``: ``</function>\n</tool_call>`` after
     ``<tool_call>\n<function=...>`` in the reasoning, a server having ended the reasoning inside
     the call), read from the two joined; None for any other reply (``done``: one already read
     or shown as an answer; one with actions; one whose joined text holds no action)."""
-    if done or parsed.actions or not reasoning or not closes_markup_only(parsed.raw):
+    thinking = "".join(reasoning) + parsed.reasoning  # apart, or inline in a <think> block
+    if done or parsed.actions or not thinking.strip():
         return None
-    stepped = _step_in_reasoning("".join(reasoning) + parsed.raw, allow_multiple_actions, cut=False)
+    content = visible_text(parsed.raw)  # the content after an inline block
+    if not closes_markup_only(content):
+        return None
+    stepped = _step_in_reasoning(thinking + content, allow_multiple_actions, cut=False)
     return None if stepped is None else _tool_calls(stepped, registry, round_index)
 
 

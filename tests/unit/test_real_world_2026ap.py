@@ -106,6 +106,14 @@ CASES = {
         '<think>Need the weather.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}</think>\n</tool_call>',
         calls=[("get_weather", {"city": "Paris"})], hidden=("</tool_call>", "Need the weather"),
     ),
+    # the first case as a model plugin hands it on: reasoning_content wrapped in a <think> block,
+    # the block's end inside the call (rebuilt)
+    "llamacpp27661-qwen-split-call-as-the-plugin-wraps-it": Case(
+        (WEATHER,),
+        "<think>\nI need the weather.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+        "</think>\n\n</function>\n</tool_call>",
+        calls=[("get_weather", {"city": "Paris"})], hidden=("</function>", "</tool_call>"),
+    ),
     # ikawrakow/ik_llama.cpp#942: Kimi K2 Thinking "can emit multiple tool calls during thinking";
     # its section begun in reasoning_content, the section's end token alone in the content (rebuilt)
     "ikllama942-kimi-k2-thinking-section-split-at-its-end": Case(
