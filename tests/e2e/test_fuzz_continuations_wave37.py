@@ -503,12 +503,20 @@ def memory_faults(plan: Plan, head: list[dict], number: int) -> list[str]:
 
 
 def _react_memory_faults(plan: Plan, sent: list[dict], number: int) -> list[str]:
-    """ReAct replays memory's questions and answers only: no tool turn, each answer its visible text."""
+    """ReAct replays memory's questions and answers only: no tool turn, each answer its visible
+    text, the answers of one turn in a row (a tool round's text, then the answer) as one message,
+    a blank line apart."""
     faults = []
     if any(m["role"] == "tool" or m.get("tool_calls") for m in sent):
         faults.append(f"request {number}: a tool turn of memory in ReAct's prompt")
-    answers = {m["content"].split("</think>")[-1].strip() for m in plan.memory
-               if m["role"] == "assistant" and isinstance(m["content"], str) and m["content"]}
+    answers: set[str] = set()
+    run: list[str] = []  # the visible answers since the last user message
+    for m in [*plan.memory, {"role": "user"}]:
+        if m["role"] == "user":
+            answers |= {"\n\n".join(run[i:j]) for i in range(len(run)) for j in range(i + 1, len(run) + 1)}
+            run = []
+        elif m["role"] == "assistant" and isinstance(m["content"], str) and m["content"].split("</think>")[-1].strip():
+            run.append(m["content"].split("</think>")[-1].strip())
     for message in sent:
         if message["role"] == "assistant" and text_of(message.get("content")) not in answers:
             faults.append(f"request {number}: a memory answer sent as {text_of(message.get('content'))[:200]!r}")
