@@ -11,10 +11,11 @@ import random
 
 import pytest
 
+from agent_core import prompts
 from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.model_call import ModelChunk
 from agent_core.tool_schema import ToolRegistry
-from agent_core.turn import FinalAnswer, ToolCalls
+from agent_core.turn import FinalAnswer, ParseFailure, ToolCalls
 from tests.unit.helpers import drain
 from tests.unit.test_real_world_2026 import tool
 
@@ -60,7 +61,12 @@ def test_the_same_step_cut_inside_the_whole_label_reads_the_same(tail):
 
 @pytest.mark.parametrize("size", [1, 7])
 def test_prose_after_a_step_cut_by_the_limit_is_still_no_step(size):
+    """Nothing of it runs. Since wave 38 a reply written as a step and cut before any answer
+    text is asked again (``REPLY_CUT``), never shown as the answer's start; not cut, it is the
+    answer as written."""
     text = STEP + "Obviously"
-    _, turn = read([text[i : i + size] for i in range(0, len(text), size)])
-    assert isinstance(turn.decision, FinalAnswer)
-    assert turn.decision.text.startswith("Thought: I should look.")
+    shown, turn = read([text[i : i + size] for i in range(0, len(text), size)])
+    assert isinstance(turn.decision, ParseFailure) and turn.decision.problem == prompts.REPLY_CUT
+    assert shown == "" and turn.cut
+    shown, turn = read([text[i : i + size] for i in range(0, len(text), size)], finish_reason="stop")
+    assert isinstance(turn.decision, FinalAnswer) and turn.decision.text.startswith("Thought: I should look.")
