@@ -28,6 +28,7 @@ from agent_core.own_text import joined, note_own
 from agent_core.params import StrategyParams
 from agent_core.prompts import EMPTY_QUERY, EMPTY_TOOL_RESULT
 from agent_core.think import visible_text
+from agent_core.tool_calls import fresh_call_ids, is_strict_call_id, wants_strict_call_ids
 
 CONTEXT_PLACEHOLDER = "{{#context#}}"
 """Where Dify's LLM node puts the knowledge context in a prompt; a user who writes it in the
@@ -305,7 +306,43 @@ def memory_messages(params: StrategyParams) -> list[PromptMessage]:
     `clean_history` with the features of the model-selector's ``entity``, or with features
     unknown (every file part kept) when Dify sent no entity."""
     features = params.model_features() if params.model.entity is not None else None
-    return clean_history(params.model.history_prompt_messages, features)
+    history = clean_history(params.model.history_prompt_messages, features)
+    if history and wants_strict_call_ids(str(params.model.provider or ""), str(params.model.model or "")):
+        return with_strict_call_ids(history)
+    return history
+
+
+_MEMORY_ID_PREFIX = "m"
+"""The prefix of the ids ``with_strict_call_ids`` makes (a run's own made ids start with ``c``)."""
+
+
+def with_strict_call_ids(history: Sequence[PromptMessage]) -> list[PromptMessage]:
+    """``history`` with every tool-call id not of the strictest shape (``is_strict_call_id``,
+    nine letters and digits) replaced by a made one of that shape (``m00000001``, ...), the same
+    in the assistant message's call and in its tool message; ids of that shape are kept, and no
+    made id equals one of them. For a model behind a server that refuses any other id (Mistral:
+    "Tool call id was call_Xy12ab34cd56 but must be a-z, A-Z, 0-9, with a length of 9.") whose
+    memory was written while the node used another model. Only memory is renamed: a run's own
+    calls go back with the ids its model gave them. The input is not mutated."""
+    ids: list[str] = []
+    for message in history:
+        if isinstance(message, AssistantPromptMessage):
+            ids.extend(call.id for call in message.tool_calls)
+        elif isinstance(message, ToolPromptMessage):
+            ids.append(message.tool_call_id)
+    wrong = list(dict.fromkeys(call_id for call_id in ids if not is_strict_call_id(call_id)))
+    if not wrong:
+        return list(history)
+    renamed = dict(zip(wrong, fresh_call_ids(_MEMORY_ID_PREFIX, len(wrong), ids), strict=True))
+    out: list[PromptMessage] = []
+    for message in history:
+        if isinstance(message, AssistantPromptMessage) and any(call.id in renamed for call in message.tool_calls):
+            calls = [call.model_copy(update={"id": renamed[call.id]}) if call.id in renamed else call for call in message.tool_calls]
+            message = message.model_copy(update={"tool_calls": calls})
+        elif isinstance(message, ToolPromptMessage) and message.tool_call_id in renamed:
+            message = message.model_copy(update={"tool_call_id": renamed[message.tool_call_id]})
+        out.append(message)
+    return out
 
 
 def clean_history(history: Sequence[PromptMessage], features: Collection[str] | None = None) -> list[PromptMessage]:

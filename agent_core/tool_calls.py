@@ -787,6 +787,29 @@ fits Anthropic's and Bedrock's ``^[a-zA-Z0-9_-]+$`` and OpenAI's (Azure's) 40 ch
 _MISTRAL_ID = re.compile(r"[A-Za-z0-9]{9}")
 """An id of the strictest shape (``MADE_ID_LENGTH``): one made unique keeps that shape."""
 
+_MISTRAL_MODEL = re.compile(r"(?:open-)?(?:mistral|mixtral|magistral|devstral|codestral|ministral|pixtral)", re.IGNORECASE)
+"""The names Mistral AI gives its models (``mistral-large-latest``, ``open-mixtral-8x22b``,
+``magistral-medium``, ``devstral-small``...), at the start of a model name or after its
+``vendor/`` (``mistralai/mistral-small``)."""
+
+
+def wants_strict_call_ids(provider: str, model: str) -> bool:
+    """Whether the model-selector's ``provider`` (``langgenius/mistralai/mistralai``) and
+    ``model`` reach a server that refuses every tool-call id not of the strictest shape
+    (``MADE_ID_LENGTH``): Mistral AI's model plugin, or a Mistral model by name behind another
+    (an OpenAI-compatible endpoint in front of Mistral's API or ``mistral_common``). Ids other
+    providers made (OpenAI's ``call_...``, Anthropic's ``toolu_...``) reach it only from memory,
+    written while the node used another model."""
+    parts = provider.split("/")
+    if (parts[-2] if len(parts) > 1 else parts[0]) == "mistralai":
+        return True
+    return bool(_MISTRAL_MODEL.match(model.rsplit("/", 1)[-1]))
+
+
+def is_strict_call_id(call_id: str) -> bool:
+    """Whether ``call_id`` is of the strictest shape (``MADE_ID_LENGTH`` letters and digits)."""
+    return _MISTRAL_ID.fullmatch(call_id) is not None
+
 
 def round_id_prefix(round_index: int) -> str:
     """The prefix of the ids made in round ``round_index`` (1-based): ``c0001``, so that ids of

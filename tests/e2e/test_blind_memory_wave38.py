@@ -338,12 +338,11 @@ def test_an_answer_of_text_parts_in_memory_is_accepted(plugin, contract, strateg
     assert "Answer one." in history_texts(backend.requests[0])
 
 
-@pytest.mark.xfail(strict=True, reason="memory tool-call ids from another provider (OpenAI's call_...) reach "
-                   "Mistral unchanged, and Mistral refuses any id that is not 9 letters or digits; the plugin would "
-                   "have to map memory's ids for that provider (left for a later pass)")
-def test_memory_tool_call_ids_of_another_provider_reach_mistral_in_its_form(plugin):
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+def test_memory_tool_call_ids_of_another_provider_reach_mistral_in_its_form(plugin, strategy):
     """Memory written while the node used OpenAI (ids ``call_...``), replayed after the user
-    switched the node's model to Mistral."""
+    switched the node's model to Mistral: Mistral refuses any id that is not nine letters and
+    digits, so memory's ids are renamed to that shape, each call still paired with its result."""
     history = [
         {"role": "user", "content": "What is 1+1?"},
         {"role": "assistant", "content": "", "tool_calls": [{"id": "call_Xy12ab34cd56", "name": "calculator",
@@ -351,4 +350,8 @@ def test_memory_tool_call_ids_of_another_provider_reach_mistral_in_its_form(plug
         {"role": "tool", "content": "2", "tool_call_id": "call_Xy12ab34cd56", "name": "calculator"},
         {"role": "assistant", "content": "It is 2."},
     ]
-    contract_run(plugin, "mistralai", "function_calling", history)
+    backend, _ = contract_run(plugin, "mistralai", strategy, history)
+    sent = conversation(backend.requests[0])
+    assert "call_Xy12ab34cd56" not in json.dumps(sent)
+    assert "It is 2." in history_texts(backend.requests[0])
+    check_memory_shape(backend.requests[0])
