@@ -2628,7 +2628,11 @@ class ReactStreamParser:
         start = 0
         if self._plain_from is not None and not self._labels_seen:  # after a stray </think> only
             start, held = self._plain_from
-            visible = "".join(self._thought[start:]).removeprefix(held).strip()
+            after = "".join(self._thought[start:]).removeprefix(held).strip()
+            if after:
+                visible = after
+            else:  # the tag ended the reply: it closed no reasoning, the text is the answer
+                start = 0  # (Function Calling shows it so: deepseek-ai/DeepSeek-LLM#100)
         answers = [line for line in self._answer_lines if line[0] >= start]
         if len(answers) == 1 and not self._labels_seen:  # one "Answer:" line: what follows it
             at, label = answers[0]

@@ -187,11 +187,6 @@ CASES = {
 GAPS: dict[tuple[str, str], str] = {
     # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
     # docs/real-world-cases.md
-    ("deepseekllm100-trailing-thinking-close", "react"): (
-        "ReAct reads the text before a closing tag with no block open as reasoning a template opened, "
-        "so an answer ended by a stray </thinking> is empty and the model is asked again (Function "
-        "Calling keeps it as the answer)"
-    ),
 }
 
 test_real_world_reply = reply_test(CASES, GAPS, read)
