@@ -385,11 +385,7 @@ def test_dify6046_a_short_reply_is_read_with_the_question_it_answers(run, strate
 
 
 MEMORY_CONTRACTS = [
-    *["openai", "anthropic", "gemini", "deepseek", "tongyi", "bedrock", "azure_openai"],
-    pytest.param("mistralai", marks=pytest.mark.xfail(strict=True, reason=(
-        "a memory call id written by another provider ('call_h1') reaches Mistral as it is, and Mistral "
-        "refuses ids that are not 9 letters or digits; memory ids are not rewritten. Dify's own memory "
-        "(TokenBufferMemory) never holds tool calls, so no Dify run sends this"))),
+    *["openai", "anthropic", "gemini", "deepseek", "tongyi", "bedrock", "azure_openai", "mistralai"],
     pytest.param("moonshot", marks=pytest.mark.xfail(strict=True, reason=(
         "memory turns lose their reasoning by design, and a Kimi thinking model refuses an earlier "
         "assistant tool-call message without reasoning_content (as the contract models it); the call "
