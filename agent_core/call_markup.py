@@ -270,14 +270,22 @@ def _read_kimi(block: str, tools: Mapping[str, Any] | None = None) -> list[Call]
 
 def _kimi_unmarked_name(call_id: str, tools: Mapping[str, Any]) -> str | None:
     """The tool of K2.5's id written with the ``.`` and ``:`` of ``functions.NAME:IDX`` left out
-    (``functionsexec5``: sgl-project/sglang PR #21377): the longest of ``tools`` that follows
-    ``functions`` with only an index (its ``:`` optional) after it; None when none does. Read by
-    string tests: a lazy name before an optional ``:`` and digits was quadratic on a long id."""
+    (``functionsexec5``: sgl-project/sglang PR #21377) or written as ``_`` (``functions_NAME_IDX``,
+    the id a client that sanitises ids hands back and K2.7 then copies: exo-explore/exo#2281):
+    the longest of ``tools`` that follows ``functions`` with only an index (its ``:`` or ``_``
+    optional) after it; None when none does. Read by string tests: a lazy name before an optional
+    ``:`` and digits was quadratic on a long id."""
     if not call_id.startswith("functions"):
         return None
-    rest = call_id[len("functions") :].removeprefix(".")
-    fits = [n for n in tools if rest.startswith(n) and rest[len(n) :].removeprefix(":").isdecimal()]
+    rest = call_id[len("functions") :]
+    rest = rest[1:] if rest[:1] in (".", "_") else rest
+    fits = [n for n in tools if rest.startswith(n) and _kimi_index(rest[len(n) :])]
     return max(fits, key=len, default=None)
+
+
+def _kimi_index(text: str) -> bool:
+    """``text`` is a Kimi call index, its ``:`` (or ``_``) optional: ``:0``, ``_1``, ``5``."""
+    return (text[1:] if text[:1] in (":", "_") else text).isdecimal()
 
 
 def _kimi_named(call_id: str, name: str, arguments: Any, tools: Mapping[str, Any]) -> Call:
@@ -655,20 +663,29 @@ def _read_json_lines(block: str) -> list[Call]:
 
 
 _HUNYUAN_CALL = re.compile(r"<tool_call>(.*?)</tool_call>\s*", re.S)
+_HUNYUAN_FENCED = re.compile(r"([^\W\d][\w.\-]{0,127})[ \t]*+\n```(?:json)?[ \t]*+\n((?:[^`]|`(?!``))*+)```")
+"""Hunyuan-A13B's call body: the name, then its arguments as JSON in a ```` ```json ```` fence
+(``<tool_call>NAME\n```json\n{...}\n```</tool_call>``: the system prompt Hunyuan's chat template
+writes, quoted in hiyouga/LlamaFactory PR #10771)."""
 
 
 def _read_hunyuan_calls(inner: str) -> list[Call]:
     """Hunyuan Hy3's calls inside its ``<tool_calls>``: ``<tool_call>NAME<tool_sep>`` then GLM's
     ``<arg_key>k</arg_key><arg_value>v</arg_value>`` pairs, or nothing for a call without
-    arguments, ``</tool_call>`` (tencent/Hy3-preview: vLLM's ``hy_v3`` tool parser tests). ``[]``
-    unless the whole of ``inner`` is such calls."""
+    arguments, ``</tool_call>`` (tencent/Hy3-preview: vLLM's ``hy_v3`` tool parser tests), or
+    Hunyuan-A13B's name and fenced JSON object (``_HUNYUAN_FENCED``). ``[]`` unless the whole of
+    ``inner`` is such calls."""
     calls: list[Call] = []
     at = 0
     for found in _HUNYUAN_CALL.finditer(inner):
         if found.start() != at:
             return []
         body = found.group(1).replace("<tool_sep>", "", 1).strip()
-        read = [(body, {})] if BARE_NAME.fullmatch(body) else calls_from_block(body)
+        fenced = _HUNYUAN_FENCED.fullmatch(body)
+        if fenced and isinstance(arguments := _arguments(fenced.group(2)), dict):
+            read = [(fenced.group(1), arguments)]
+        else:
+            read = [(body, {})] if BARE_NAME.fullmatch(body) else calls_from_block(body)
         if len(read) != 1:
             return []
         calls.extend(read)
