@@ -1106,7 +1106,7 @@ def _tool_call_blocks(
             continue
         block = _TOOL_CALL_BLOCK.match(text, opened.start())
         start, body, end = block.start(), block.group(2), block.end()
-        if whole := _json_block(text, block) or _glm_block(text, block):
+        if whole := _json_block(text, block) or _glm_block(text, block) or _parameter_block(text, block):
             body, end = whole
         elif _function_closed_by_envelope(text, block):
             body += "</function>"
@@ -1130,15 +1130,15 @@ def _function_closed_by_envelope(text: str, block: re.Match) -> bool:
     the ``</parameter>`` and ``</function>`` left out (Qwen3-Coder through vLLM's ``hermes``
     parser: vllm-project/vllm#21571). The ``</tool_call>`` then ends the function and its last
     value, as ``</invoke>`` ends a MiniMax parameter left open. Not when the block was never
-    closed (a cut reply), nor when a ``</function>`` follows later in the text: the
-    ``</tool_call>`` was then part of a value, and reading it as the end would cut that value."""
+    closed (a cut reply), nor when a ``</function>`` follows later in the text before another
+    ``<tool_call>``: the ``</tool_call>`` was then part of a value, and reading it as the end
+    would cut that value (a ``</function>`` of a later call is that call's own)."""
     whole = block.group(0).lower()
-    return (
-        whole.endswith(("</tool_call>", "</tool_code>"))
-        and "<function=" in whole
-        and "</function>" not in whole
-        and "</function>" not in text[block.end() :].lower()
-    )
+    if not (whole.endswith(("</tool_call>", "</tool_code>")) and "<function=" in whole and "</function>" not in whole):
+        return False
+    rest = text[block.end() :].lower()
+    next_call = rest.find("<tool_call>")
+    return "</function>" not in (rest if next_call < 0 else rest[:next_call])
 
 
 class _SpanProbe:
@@ -1197,6 +1197,27 @@ def _glm_block(text: str, block: re.Match[str]) -> tuple[str, int] | None:
     value_end = text.find("</arg_value>", block.end())
     closing = text.find(f"</{block.group(1)}>", value_end) if value_end >= 0 else -1
     if closing < 0:
+        return None
+    return text[block.start(2) : closing].strip(), closing + len(block.group(1)) + 3
+
+
+def _parameter_block(text: str, block: re.Match[str]) -> tuple[str, int] | None:
+    """A ``<tool_call>`` block of Qwen3-Coder's ``<function=NAME>`` whose last ``<parameter=K>`` is
+    still open where the block seemed to end: the value names the closing tag (a file about tool
+    calls: raullenchai/Rapid-MLX#1515, Qwen3.6 writing ``A tool call block ends with </tool_call>
+    on its own.``), so the block runs to the first ``</tool_call>`` after that value's
+    ``</parameter>``. ``(the block's body, where it ends)``, or None: a block whose values all
+    closed (or whose function closed) inside it, one whose open value never closes, or one
+    followed by another call before that ``</parameter>`` (the envelope then closed a value left
+    open: ``_function_closed_by_envelope``)."""
+    body = block.group(2)
+    opened = body.rfind("<parameter=")
+    if opened < 0 or opened <= max(body.rfind("</parameter>"), body.rfind("</function>")):
+        return None
+    value_end = text.find("</parameter>", block.end())
+    closing = text.find(f"</{block.group(1)}>", value_end) if value_end >= 0 else -1
+    between = text[block.end() : value_end]
+    if closing < 0 or "<tool_call>" in between or "<function=" in between:
         return None
     return text[block.start(2) : closing].strip(), closing + len(block.group(1)) + 3
 

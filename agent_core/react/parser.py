@@ -1090,7 +1090,7 @@ class ReactStreamParser:
         self._name_kind = "tool"  # tool | none | orphan | noname
         self._purpose = "blob"  # blob | candidate | input
         self._closer = ""  # what follows the construct: "```", "</tool_call>" ...
-        self._value_open = 0  # 1 + the _acc pieces read for an open GLM <arg_value>; 0: none known
+        self._value_open = 0  # 1 + the _acc pieces read for an open <arg_value>/<parameter=; 0: none known
         self._depth = 0
         self._quote = ""
         self._inner_fence = False  # a code block open inside a JSON string
@@ -2050,13 +2050,15 @@ class ReactStreamParser:
         return True
 
     def _in_open_value(self) -> bool:
-        """Whether the ``<tool_call>`` block read so far leaves a GLM ``<arg_value>`` open: its
-        value names the closing tag (a file about tool calls: Ollama's glm47 parser test), so the
-        tag is the value's text. Asked once per closing tag met; each piece is searched once
+        """Whether the ``<tool_call>`` block read so far leaves a GLM ``<arg_value>`` or a
+        Qwen3-Coder ``<parameter=K>`` open (no ``</parameter>`` nor ``</function>`` after it): its
+        value names the closing tag (a file about tool calls: Ollama's glm47 parser test,
+        raullenchai/Rapid-MLX#1515), so the tag is the value's text. Asked once per closing tag met; each piece is searched once
         (the pieces read since the last closing tag; the answer before them is carried)."""
         start = max(self._value_open - 1, 0)
         new = "".join(self._acc[start:]) if start else "".join(self._acc)
-        opened, closed = new.rfind("<arg_value>"), new.rfind("</arg_value>")
+        opened = max(new.rfind("<arg_value>"), new.rfind("<parameter="))
+        closed = max(new.rfind("</arg_value>"), new.rfind("</parameter>"), new.rfind("</function>"))
         is_open = opened > closed or (opened == closed and self._value_open > 0)
         self._value_open = len(self._acc) + 2 if is_open else 0
         return is_open
