@@ -44,7 +44,9 @@ iQuest Coder V2        </ifm|arg_value></ifm|tool_call></ifm|tool_calls>`` (Hy3'
                        ``k2_horizon``, ``plamo3`` and ``iquest_coder_v2`` tool parser tests
 Hunyuan Hy3, HY4       ``<tool_calls><tool_call>NAME<tool_sep><arg_key>k</arg_key><arg_value>v
                        </arg_value></tool_call></tool_calls>``; HY4's tags carry a suffix
-                       (``<tool_calls:opensource>``): vLLM's ``hy_v3`` / ``hy_v4`` parser tests
+                       (``<tool_calls:opensource>``): vLLM's ``hy_v3`` / ``hy_v4`` parser tests;
+Hunyuan-A13B           ``<tool_calls><tool_call>NAME\n```json\n{...}\n```</tool_call></tool_calls>``
+                       (its template's system prompt: hiyouga/LlamaFactory PR #10771)
 Qwen3-Coder            ``<function=NAME><parameter=K>V</parameter></function>`` without the
                        opening ``<tool_call>`` (ollama/ollama#16686); a name whose ``>`` was left
                        out is read when it is a node tool or its declared parameter (mlx-lm)
