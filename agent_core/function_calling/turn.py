@@ -140,9 +140,10 @@ _ACTION_STEP_LINE = re.compile(
 """A line that opens a ReAct step: an ``Action:`` label (after markdown or emoji, in any language
 of ``_ACTION_WORDS``) and a name alone on its line (group 1), or a heading or bold line holding
 ``Action`` alone (``### Action``, ``### 行动``, the name on the next line)."""
-_CJK_ACTION_STARTS: Final = "".join(sorted({words[0][:1] for words in label_forms("action") if not words[0].isascii()}))
-"""The first characters of the labels of ``_ACTION_WORDS`` not written in ASCII (``行``, ``动``,
-``행``): a text without them and without ``ction`` holds no ``Action`` label (``may_hold_action``)."""
+_CJK_ACTION_STARTS: Final = "".join(sorted({words[0][:1] for words in label_forms("action") if not words[0][:1].isascii()}))
+"""The first characters of the labels of ``_ACTION_WORDS`` that are not ASCII (``行``, ``动``,
+``행``): a text without them, without ``ction`` and without ``cci`` (Spanish ``Acción``)
+holds no ``Action`` label (``may_hold_action``)."""
 _ACTION_STEP_START = re.compile(
     rf"\n{_ACTION_MARKS}(?:(?:{_ACTION_WORDS})[ \t*]*+[:：][ \t*]*+[\w.:\-]*+[ \t*]*+\r?"
     rf"|{'|'.join(re.escape(words[0][:n]) for words in label_forms('action') if not words[0].isascii() for n in range(1, len(words[0]) + 1))}"
@@ -155,12 +156,12 @@ _ACTION_STEP_START = re.compile(
 
 
 def may_hold_action(text: str) -> bool:
-    """Whether ``text`` may hold (a start of) an ``Action`` label of ``_ACTION_WORDS``: ``ction`` in
-    it, or the first character of a label not written in ASCII (looked for only in a text that is
-    not ASCII: ``str.isascii`` takes no pass). A cheap test before the readers of ``Action`` lines
+    """Whether ``text`` may hold (a start of) an ``Action`` label of ``_ACTION_WORDS``: ``ction`` or
+    ``cci`` (Spanish ``Acción``) in it, or the first character of a label that is not ASCII
+    (looked for only in a text that is not ASCII: ``str.isascii`` takes no pass). A cheap test before the readers of ``Action`` lines
     run (``AnswerGate._stream`` has it inline)."""
     return (
-        "ction" in text or "CTION" in text
+        "ction" in text or "CTION" in text or "cci" in text or "CCI" in text
         or (not text.isascii() and any(char in text for char in _CJK_ACTION_STARTS))
     )
 
@@ -692,7 +693,10 @@ class AnswerGate:
         text = self._buffer + text
         action = stepping = None
         # may_hold_action inline (a call less a chunk): an "Action" label's start may be in the text
-        hint = "ction" in text or "CTION" in text or (not text.isascii() and any(c in text for c in _CJK_ACTION_STARTS))
+        hint = (
+            "ction" in text or "CTION" in text or "cci" in text or "CCI" in text
+            or (not text.isascii() and any(c in text for c in _CJK_ACTION_STARTS))
+        )
         if hint:
             action = action_call_at(text, self._line_start)
             stepping = action_step_at(text, self._line_start, self._names) if self._names else None

@@ -39,7 +39,8 @@ starts JSON capture.
 Labels are recognised at the start of a line (after indentation, markdown such as ``**``,
 ``## ``, ``> `` and emoji such as ``💭 ``, ``👉 ``, ``1️⃣ ``: ``agent_core.emoji``; a line of them so
 far waits), case-insensitively, with ``:`` or ``：``, in English or as models write them
-in Chinese (``思考``, ``行动``, ``行动输入``, ``观察``, ``最终答案``...); ``Answer:`` alone is a
+in Chinese (``思考``, ``行动``, ``行动输入``, ``观察``, ``最终答案``...), Japanese, Korean or Spanish
+(``Acción``, ``Entrada de la acción``, ``Respuesta final``); ``Answer:`` alone is a
 ``Final Answer:`` (smaller models drop the first word), and once a label was seen a final-answer
 label may stand alone on its line without a colon (``### Final Answer``); ``Action Input`` may also follow the tool
 name on its line, or come on the next line as ``Input:``, ``Parameters:`` or ``Arguments:``, and
@@ -351,14 +352,23 @@ _LABELS: Final = (
     ("final_answer", ("最終的な解答",)),
     ("action_input", ("액션", "입력")),
     ("action", ("액션",)),
+    # Spanish, as models write the format for a Spanish prompt or query (GPT-3.5 in
+    # jacarma/mortadelo's README: "Acción: search", "Entrada de la acción: ...", "Pensamiento:",
+    # "Respuesta final:").
+    ("thought", ("pensamiento",)),
+    ("action_input", ("entrada", "de", "la", "acción")),
+    ("action_input", ("entrada", "de", "acción")),
+    ("action", ("acción",)),
+    ("observation", ("observación",)),
+    ("final_answer", ("respuesta", "final")),
 )
 _LABEL_KINDS: Final = frozenset(kind for kind, _ in _LABELS)
 
 
 def label_forms(*kinds: str) -> tuple[tuple[str, ...], ...]:
     """The words of each ReAct label of ``kinds`` (``thought``, ``action``, ``action_input``,
-    ``final_answer``, ``answer``, ``observation``) the parser reads, in English, Chinese, Japanese
-    and Korean, lower case (``("action", "input")``, ``("行动", "输入")``): the one table Function
+    ``final_answer``, ``answer``, ``observation``) the parser reads, in English, Chinese, Japanese,
+    Korean and Spanish, lower case (``("action", "input")``, ``("行动", "输入")``): the one table Function
     Calling's readers of ReAct steps build on (``function_calling.turn``, ``react_steps``)."""
     return tuple(words for kind, words in _LABELS if kind in kinds)
 
@@ -429,6 +439,9 @@ class _LabelTable(NamedTuple):
     labels: _Labels
     by_start: dict[str, _Labels]
     """The labels whose first word starts with a character, in the table's order."""
+    by_two: dict[str, _Labels]
+    """The labels whose first word starts with two characters, in the table's order (every first
+    word has two or more: a line's first two tell ``pensamiento`` from ``Paris``)."""
     whole: tuple[re.Pattern[str], re.Pattern[str]]
     """Without and with ``alone``: the table as one pattern that matches where ``_label_end``
     returns an end, each label in a group of its own, in the table's order."""
@@ -457,11 +470,14 @@ def _label_table(labels: _Labels) -> _LabelTable:
     table = _LABEL_TABLES.get(id(labels))
     if table is None or table.labels is not labels:
         index: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        index_two: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
         for label in labels:
             index.setdefault(label[1][0][:1], []).append(label)
+            index_two.setdefault(label[1][0][:2], []).append(label)
         by_start = {start: tuple(group) for start, group in index.items()}
+        by_two = {start: tuple(group) for start, group in index_two.items()}
         whole = (_label_pattern(labels, False), _label_pattern(labels, True))
-        table = _LABEL_TABLES[id(labels)] = _LabelTable(labels, by_start, whole)
+        table = _LABEL_TABLES[id(labels)] = _LabelTable(labels, by_start, by_two, whole)
     return table
 
 
@@ -475,8 +491,9 @@ def _match_label(
     with ``alone``, also a final-answer label ending its line with no colon.
 
     A whole label is found in one step (``_LabelTable.whole``); where none is, each label whose
-    first word starts with the line's first character (any other fails on that character) is
-    read by ``_label_end``, to tell whether it may still come: a line of prose tries none."""
+    first word starts with the line's first two characters (its first one, while only one has
+    come; any other fails on them) is read by ``_label_end``, to tell whether it may still come:
+    a line of prose tries none."""
     seg = text[i : i + _LABEL_MAX].lower()
     cut = len(text) - i > _LABEL_MAX
     table = _REACT_TABLE if labels is _LABELS else _label_table(labels)
@@ -487,7 +504,8 @@ def _match_label(
             return _NEED  # the colon ends the text so far: what follows it may still be a tail
         return _Marker(labels[found.lastindex - 1][0], i + end)
     partial = False
-    for kind, words in table.by_start.get(seg[0], ()) if seg else labels:
+    tried = (table.by_two.get(seg[:2], ()) if len(seg) > 1 else table.by_start.get(seg, ())) if seg else labels
+    for kind, words in tried:
         found = _label_end(seg, words, alone and kind == "final_answer")
         if isinstance(found, tuple):
             end, open_tail = found
