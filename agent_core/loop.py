@@ -58,6 +58,7 @@ from agent_core.model_call import (
     settings_bytes,
 )
 from agent_core.outbound import cut_reply_masked, guarded, own_keys, prompt_redactor
+from agent_core.output_limit import is_filter_reason
 from agent_core.params import StrategyParams
 from agent_core.redaction import REDACTED
 from agent_core.repeat_guard import RepeatGuard
@@ -347,8 +348,12 @@ def _head_noted(chunks: Iterator[ModelChunk], head: list[str]) -> Iterator[Model
 
 def _gave_up(turn: ModelTurn, problem: str, attempts: int) -> str:
     """The user's message when the model's replies stayed unusable: an empty reply is
-    named as such (its ``problem`` text is addressed to the model)."""
+    named as such (its ``problem`` text is addressed to the model), one the provider's content
+    filter stopped before any text as that (``output_limit.is_filter_reason``: its finish reason
+    is named; the model's output limit has nothing to do with it)."""
     if not turn.raw.strip() and not turn.thought.strip():
+        if is_filter_reason(turn.finish_reason):
+            return prompts.FILTERED_REPLIES.format(attempts=attempts, reason=turn.finish_reason)
         return prompts.EMPTY_REPLIES.format(attempts=attempts)
     return prompts.UNREADABLE_REPLIES.format(attempts=attempts, problem=problem)
 
@@ -620,6 +625,7 @@ class AgentLoop:
                     self._cut_shown = bool(self._reply_shown)
                     continue
                 if isinstance(decision, FinalAnswer):
+                    yield from self._filtered_notice(turn)
                     break
                 cut_calls = cut_calls + 1 if turn.cut else 0  # calls not run, or a reply unreadable for it
                 if cut_calls > MAX_CUT_CALL_ROUNDS:
@@ -684,6 +690,16 @@ class AgentLoop:
         if self._seconds_left() <= self._slowest_turn:
             return prompts.ANSWER_CUT_NO_TIME
         return ""
+
+    def _filtered_notice(self, turn: ModelTurn) -> Generator[AgentInvokeMessage, None, None]:
+        """After ``turn``'s final answer, when the provider's content filter stopped that answer
+        part-way (``output_limit.is_filter_reason`` of its finish reason, some answer text shown),
+        the notice that says so (``ANSWER_FILTERED``): the user is not left to read it as whole.
+        An answer the filter stopped is not asked for again, as one the output limit cut is: the
+        filter would most likely stop its rest too."""
+        decision = turn.decision
+        if isinstance(decision, FinalAnswer) and decision.text.strip() and is_filter_reason(turn.finish_reason):
+            yield from self._text(self._notice_lead(turn) + prompts.ANSWER_FILTERED.format(reason=turn.finish_reason))
 
     def _notice_lead(self, turn: ModelTurn | None) -> str:
         """What goes before the notice that ends a cut answer (``_cut_answer_notice``; ``turn``

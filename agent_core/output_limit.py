@@ -13,6 +13,10 @@ Two more ways a cut finish reason used to be missed are read here too (``reply_e
 that says ``length`` on one chunk and ``stop`` (or another reason) on a later one, whose last
 reason used to win; and the Vertex AI plugin's ``str()`` of a protobuf enum, which Python 3.11 and
 later print as the member's number (``"2"`` for ``MAX_TOKENS``: ``google_reason``).
+
+The other reply a finish reason tells apart is one the provider's content or safety filter stopped
+(``is_filter_reason``): its text, if any, is not the whole answer, and a reply it stopped before
+any text is no empty answer of the model's own.
 """
 
 import math
@@ -73,9 +77,10 @@ def cut_by_usage(finish_reason: str | None, completion_tokens: int | None, limit
     return completion_tokens == limit
 
 
-GOOGLE_FINISH_REASONS = {"1": "STOP", "2": "MAX_TOKENS"}
-"""The numbers of Google's protobuf ``Candidate.FinishReason`` enum (the same in Vertex AI's and
-the Gemini API's: ``STOP`` 1, ``MAX_TOKENS`` 2) and their names. The Vertex AI model plugin sends
+GOOGLE_FINISH_REASONS = {"1": "STOP", "2": "MAX_TOKENS", "3": "SAFETY", "4": "RECITATION"}
+"""The numbers of Google's protobuf ``Candidate.FinishReason`` enum that are the same in Vertex AI's
+and the Gemini API's (``STOP`` 1, ``MAX_TOKENS`` 2, ``SAFETY`` 3, ``RECITATION`` 4; from 6 on the
+two enums differ) and their names. The Vertex AI model plugin sends
 ``str(candidate.finish_reason)``; that enum is a proto-plus ``IntEnum``, and from Python 3.11 on
 ``str()`` of an ``IntEnum`` member is its number, so under its Python 3.12 runner a reply cut at
 ``max_output_tokens`` arrives with ``"2"``, one that ended with ``"1"``."""
@@ -116,3 +121,24 @@ def reply_end(last: str | None, first_cut: str | None) -> str | None:
     if first_cut is None or is_cut_reason(last):
         return None
     return first_cut
+
+
+FILTER_FINISH_REASONS = frozenset({
+    "content_filter", "content_filtered", "guardrail_intervened", "refusal",
+    "safety", "recitation", "blocklist", "prohibited_content", "spii", "image_safety", "model_armor",
+})
+"""Finish reasons (compared lower-cased) that say the provider's content or safety filter stopped
+the reply, as providers name them: ``content_filter`` (OpenAI's and Azure OpenAI's chat
+completions; an Azure stream the filter stopped ends with it, ravendb/ravendb PR #22997),
+``content_filtered`` and ``guardrail_intervened`` (Amazon Bedrock's Converse ``stopReason``),
+``refusal`` (Anthropic's ``stop_reason`` when its streaming classifiers stop a Claude 4 reply,
+after any text it wrote), and Google's ``Candidate.FinishReason`` names (``SAFETY``,
+``RECITATION``, ``BLOCKLIST``, ``PROHIBITED_CONTENT``, ``SPII``, ``IMAGE_SAFETY``, ``MODEL_ARMOR``;
+Google notes that a streamed candidate the filter blocked has no content)."""
+
+
+def is_filter_reason(reason: str | None) -> bool:
+    """Whether the finish ``reason`` (as ``model_call`` read it: Google's enum numbers already
+    named, ``google_reason``) says the provider's content or safety filter stopped the reply
+    (``FILTER_FINISH_REASONS``)."""
+    return bool(reason) and reason.lower() in FILTER_FINISH_REASONS

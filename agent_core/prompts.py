@@ -293,6 +293,18 @@ EMPTY_REPLIES = (
     "Try again, or check the model's settings (for example its maximum output tokens)."
 )
 
+# --- a reply the model provider's content or safety filter stopped (agent_core.loop; user-facing) ---
+
+FILTERED_REPLIES = (
+    "The model provider's content filter stopped the model's reply before it said anything "
+    "({attempts} times in a row, finish reason \"{reason}\"), so the agent stopped. Rephrase the "
+    "request, or check the provider's content filter settings for this model."
+)
+ANSWER_FILTERED = (
+    "[The answer above is incomplete: the model provider's content filter stopped it here "
+    "(finish reason \"{reason}\").]"
+)
+
 # --- conversation memory ------------------------------------------------------------
 
 EMPTY_TOOL_RESULT = "(the tool returned no output)"

@@ -96,9 +96,12 @@ def test_the_gemini_plugins_enum_number_for_max_tokens_is_a_cut(run, strategy):
 @pytest.mark.parametrize("reason", ["content_filter", "SAFETY", "end_turn"])
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_a_stop_that_is_no_cut_is_not_continued(run, strategy, reason):
+    """Not asked for again; since the forty-fourth real-world pass an answer the provider's content
+    filter stopped (``content_filter``, Google's ``SAFETY``) ends with a notice that says so."""
     result = run([cut(answer_turn(strategy, "Here is what I can say."), reason)], query="Tell me.", strategy=strategy)
     assert_clean_run(result)
-    assert result.text == "Here is what I can say."
+    notice = "" if reason == "end_turn" else "\n\n" + prompts.ANSWER_FILTERED.format(reason=reason)
+    assert result.text == "Here is what I can say." + notice
     assert len(result.llm_requests) == 1
     run.backend.assert_complete()
 

@@ -12,7 +12,7 @@ from dify_plugin.entities.model.llm import LLMModelConfig
 from agent_core import usage as usage_module
 from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.model_call import ModelChunk, ModelRequest, _ModelStream, invoke_model
-from agent_core.output_limit import cut_by_usage, google_reason, output_limit, reply_end
+from agent_core.output_limit import cut_by_usage, google_reason, is_filter_reason, output_limit, reply_end
 from agent_core.react.json_step import read_json_step_turn
 from agent_core.react.turn import read_react_turn
 from agent_core.tool_calls import LENGTH_BY_USAGE, LENGTH_FINISH_REASONS
@@ -208,7 +208,9 @@ def test_a_reply_whose_reasons_never_said_cut_before_its_last_keeps_its_chunks(m
     ("1", "langgenius/vertex_ai/vertex_ai", "STOP"),
     ("2", "langgenius/gemini/google", "MAX_TOKENS"),
     ("2", "vertex_ai", "MAX_TOKENS"),
-    ("3", "langgenius/vertex_ai/vertex_ai", "3"),  # SAFETY: left as it came
+    ("3", "langgenius/vertex_ai/vertex_ai", "SAFETY"),  # the same number in both of Google's enums
+    ("4", "langgenius/gemini/google", "RECITATION"),
+    ("7", "langgenius/vertex_ai/vertex_ai", "7"),  # from 6 on the two enums differ: left as it came
     ("2", "langgenius/openai/openai", "2"),  # another plugin's number is its own
     ("2", "someone/vertex_ai_proxy/vertex", "2"),  # a name that only contains it
     ("length", "langgenius/vertex_ai/vertex_ai", "length"),
@@ -229,3 +231,33 @@ def test_vertex_ai_s_max_tokens_number_is_a_cut(monkeypatch):
 def test_another_plugin_s_number_is_not_read_as_a_cut(monkeypatch):
     raws = [_chunk("Paris.", finish_reason="2")]
     assert _reasons(monkeypatch, raws, {}, provider="langgenius/openai/openai") == ["2"]
+
+
+# --- a reply the provider's content or safety filter stopped ------------------------------------------
+
+
+@pytest.mark.parametrize(("reason", "filtered"), [
+    ("content_filter", True),  # OpenAI, Azure OpenAI
+    ("CONTENT_FILTER", True),
+    ("content_filtered", True),  # Amazon Bedrock's Converse stopReason
+    ("guardrail_intervened", True),
+    ("refusal", True),  # Anthropic's stop_reason (Claude 4's streaming classifiers)
+    ("SAFETY", True),  # Google's Candidate.FinishReason
+    ("RECITATION", True),
+    ("PROHIBITED_CONTENT", True),
+    ("stop", False),
+    ("length", False),
+    ("tool_calls", False),
+    ("end_turn", False),
+    ("", False),
+    (None, False),
+])
+def test_is_filter_reason(reason, filtered):
+    assert is_filter_reason(reason) is filtered
+
+
+def test_vertex_ai_s_safety_number_is_a_filter_reason():
+    """The Vertex AI plugin's ``str(candidate.finish_reason)`` under Python 3.12 is the enum's
+    number: ``"3"`` is ``SAFETY`` in both Google enums; another plugin's ``"3"`` is its own."""
+    assert is_filter_reason(google_reason("3", "langgenius/vertex_ai/vertex_ai"))
+    assert not is_filter_reason(google_reason("3", "langgenius/openai/openai"))
