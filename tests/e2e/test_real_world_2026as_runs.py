@@ -43,10 +43,11 @@ def _stream(name: str, path: str) -> dict:
     return _turn(plugin_chunks(body) if path == "plugin" else from_sse(body))
 
 
-def _filtered(text: str) -> dict:
+def _filtered(text: str, reason: str = "content_filter") -> dict:
     """ravendb/ravendb PR #22997: an Azure reply the content filter stopped after ``text`` (none:
-    before any), ``finish_reason: "content_filter"`` (rebuilt)."""
-    return _turn(plugin_chunks(sse(ev(role="assistant", content=text), ev("content_filter"))))
+    before any), ``finish_reason: "content_filter"``; camunda/connectors PR #8272: Bedrock's
+    ``guardrail_intervened`` as a plugin passing Converse's stop reason on hands it over (rebuilt)."""
+    return _turn(plugin_chunks(sse(ev(role="assistant", content=text), ev(reason))))
 
 
 @dataclass
@@ -90,6 +91,9 @@ CASES = {
     "agentframework5734-azure-delta-null-raw": Case(
         [_stream("agentframework5734-azure-delta-null-on-the-finish-chunk", "raw"), DONE],
         {"get_time": ("tz",)}, [("get_time", {"tz": "UTC"})], "All done."),
+    "bifrost5206-bedrock-tool-turn-ended-end-turn-raw": Case(
+        [_stream("bifrost5206-bedrock-tool-turn-ended-end-turn", "raw"), DONE],
+        {"get_weather": ("city",)}, [("get_weather", {"city": "Seattle"})], "All done."),
     "langchain18977-azure-last-annotation-after-a-call-plugin": Case(
         [_stream("langchain18977-azure-last-annotation-chunk-after-a-call", "plugin"), DONE],
         {"search": ("query",)}, [("search", {"query": "azure quota"})], "All done."),
@@ -112,6 +116,9 @@ CASES = {
     "ravendb22997-replies-stopped-by-the-filter-before-any-text": Case(
         [_filtered("") for _ in range(4)], {"search": ("query",)},
         error=FILTER_NOTICE, strategies=("function_calling", "ReAct")),
+    "camunda8272-bedrock-guardrail-intervened-part-way": Case(
+        [_filtered("The first step is to", "guardrail_intervened")], {"search": ("query",)},
+        text="The first step is to", strategies=("function_calling", "ReAct")),
     # once, then an answer: the answer, nothing about the filter
     "ravendb22997-one-filtered-reply-then-an-answer": Case(
         [_filtered(""), {"text": "The quota is 300 a minute."}], {"search": ("query",)},
@@ -155,7 +162,7 @@ def test_real_world_stream_through_the_plugin(run, name, strategy):
     assert_clean_end(result)
     assert [(r["tool"], r["tool_parameters"]) for r in result.tool_requests] == case.calls
     shown = result.text.strip()
-    if name == "ravendb22997-answer-stopped-by-the-filter-part-way":
+    if name.endswith("-part-way"):
         assert shown.startswith(case.text) and FILTER_NOTICE in shown[len(case.text):], shown
     else:
         assert shown == case.text

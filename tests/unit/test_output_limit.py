@@ -239,7 +239,7 @@ def test_another_plugin_s_number_is_not_read_as_a_cut(monkeypatch):
 @pytest.mark.parametrize(("reason", "filtered"), [
     ("content_filter", True),  # OpenAI, Azure OpenAI
     ("CONTENT_FILTER", True),
-    ("content_filtered", True),  # Amazon Bedrock's Converse stopReason
+    ("content_filtered", True),  # Amazon Bedrock's Converse stopReason (camunda/connectors PR #8272)
     ("guardrail_intervened", True),
     ("refusal", True),  # Anthropic's stop_reason (Claude 4's streaming classifiers)
     ("SAFETY", True),  # Google's Candidate.FinishReason

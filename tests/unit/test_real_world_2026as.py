@@ -224,6 +224,18 @@ CALL_STREAMS = {
         ),
         BOTH, ["add_two_numbers"], "", [("add_two_numbers", {"a": "2", "b": "3"})],
     ),
+    # maximhq/bifrost#5206 (PR #5209): a Bedrock ConverseStream tool turn whose `messageStop`
+    # said `end_turn` instead of `tool_use`; a model plugin that passes Converse's stop reason on
+    # hands the call over with `end_turn` (rebuilt as the chunks such a plugin passes on: the
+    # whole call, then the reason)
+    "bifrost5206-bedrock-tool-turn-ended-end-turn": (
+        sse(
+            ev(role="assistant", content="", tool_calls=[tc(index=0, id="tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", type="function",
+                                                          function=fn("get_weather", '{"city": "Seattle"}'))]),
+            ev("end_turn", content=""),
+        ),
+        RAW, ["get_weather"], "", [("get_weather", {"city": "Seattle"})],
+    ),
     # langchain-ai/langchain#18977: with Azure's asynchronous content filter a last annotation
     # chunk comes after the reply, a choice with no `delta` (the quoted chunk), here after a call
     # (the call rebuilt)
