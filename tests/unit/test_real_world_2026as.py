@@ -7,7 +7,7 @@ every chunk or twice at the end, ``reasoning_content`` and null padding fields b
 Azure's content-filter chunks (a last annotation chunk with no ``delta``, ``"delta": null`` on the
 finish chunk, a reply the filter stopped) and a refusal streamed under ``delta.refusal``, from
 public reports against vLLM, SGLang, llama.cpp, Ollama, LiteLLM, Groq, Kimi and MiniMax gateways,
-Azure OpenAI and the clients that read them (openai-python, openai-node, LlamaIndex, LangChain,
+Azure OpenAI, Bedrock's ConverseStream through gateways, and the clients that read them (openai-python, openai-node, LlamaIndex, LangChain,
 agent-framework, exo, Portkey).
 
 Each stream starts as SSE text and is read the two ways the thirty-sixth pass reads them
