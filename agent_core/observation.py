@@ -500,10 +500,14 @@ class ObservationCollector:
         self._observe_variables()
         body = self._redact(self._body())
         error = self._redact(self._error[0]) if self._error else None
+        full_error = self._error[1] if self._error else None
+        if error is not None and body:  # one result: a key its output began and its error goes on with
+            full_error = self._secrets.mask_split(body, full_error)[1]
+            body, error = self._secrets.mask_split(body, error)
         observation, cut = self._bounded(data_uri.shorten(body), error)
         return ToolOutcome(
             observation=observation,
-            full_text=self._full_text(body, error),
+            full_text=self._full_text(body, full_error),
             forwarded=tuple(self._forwarded),
             error=error,
             truncated_tokens=cut,
@@ -872,13 +876,13 @@ class ObservationCollector:
             budget -= max(1, estimate_tokens(text) - self._max_tokens)
         return text, cut
 
-    def _full_text(self, body: str, error: str | None) -> str:
+    def _full_text(self, body: str, full_error: str | None) -> str:
         text = body if body.strip() else NO_OUTPUT.format(tool=self._tool)
         if self._dropped_chars:
             text += FULL_TEXT_CUT.format(limit=FULL_TEXT_MAX_CHARS, dropped=self._dropped_chars)
         extras = []
-        if self._error is not None:
-            full = _cap(self._error[1], FULL_TEXT_MAX_CHARS)
+        if full_error is not None:
+            full = _cap(full_error, FULL_TEXT_MAX_CHARS)
             extras.append(FULL_TEXT_ERROR.format(error=self._secrets.mask_cut_edge(full, suffix="…")))
         for name, value in _variable_values(self._variables).items():
             shown = value if isinstance(value, str) else _compact_json(value)

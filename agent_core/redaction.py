@@ -66,6 +66,13 @@ MIN_SECRET_LENGTH = 4
 """Shorter secret values are not redacted: hiding them would garble ordinary text."""
 MIN_SECRET_EDGE = 4
 """The shortest start of a secret hidden at the edge of a cut text (characters)."""
+SPLIT_HEAD_CHARS = 300
+"""How far into the second of two texts of one result (a tool's error after its output)
+``_Secrets.mask_split`` looks for the rest of a secret the first began: past the prefixes the
+daemon and the SDK put before a tool's own message (``invoke tool failed: ``, an error object's
+``"message": "``)."""
+_WORD_START = re.compile(r"(?<![^\s:'\"(\[{=,;])\S")
+"""A character that starts a word: after whitespace or a delimiter, or at the text's start."""
 WRAPPED_FORM_MAX_CHARS = 512
 """The longest form of a secret also matched broken across lines at any character (a wrapped API
 key or token); a longer one (a PEM key, a service account's JSON) is matched with any whitespace
@@ -1666,6 +1673,30 @@ class _Secrets:
         if cut == len(body):
             return text
         return body[: self._group_start(body, cut)] + REDACTED + text[len(body) :]
+
+    def mask_split(self, previous: str, text: str) -> tuple[str, str]:
+        """``(previous, text)``, two texts of one result written apart (a tool's output, then the
+        error it failed with), with a secret that ``previous`` begins at its end and ``text``
+        goes on with at the start of one of its words (within its first ``SPLIT_HEAD_CHARS``
+        characters) hidden in both: the start in ``previous`` (with its base64 group's lead) and
+        the rest in ``text`` (as ``mask_continued_head`` hides it) each become ``[REDACTED]``.
+        A rest of under ``MIN_SECRET_EDGE`` characters is no rest (one letter of a word may
+        finish a key by chance). When ``text`` holds no rest, a start of at least ``MIN_SECRET_EDGE`` characters ending
+        ``previous`` is hidden still (``mask_cut_edge``: the failure cut the output inside it).
+        Costs one search of ``previous``'s tail, and only when that ends with a start of a
+        secret one search a word start."""
+        if not previous or not text or not self._forms:
+            return previous, text
+        start = self._start_at_end(previous, 1)
+        if start == len(previous):
+            return previous, text
+        for found in _WORD_START.finditer(text, 0, SPLIT_HEAD_CHARS):
+            part = text[found.start() :]
+            masked = self.mask_continued_head(previous, part)
+            rest = part[: len(part) - len(masked) + len(REDACTED)]
+            if masked != part and len("".join(rest.split())) >= MIN_SECRET_EDGE:
+                return previous[: self._group_start(previous, start)] + REDACTED, text[: found.start()] + masked
+        return self.mask_cut_edge(previous), text
 
     def _escaped_start_at_end(self, text: str) -> int:
         """Where in ``text`` a start of a secret that ends it begins with some of its characters
