@@ -604,6 +604,7 @@ class ToolRegistry:
             declared = [_redacted_declaration(declaration, self.secret_forms().redact) for declaration in declared]
         self._prompt_tools = tuple(declared)
         self._prompt_tools_by_name = {tool.name: tool for tool in declared}
+        self._by_shown: dict[str, str] | None = None  # _shown_names(), built when first asked for
 
     def prompt_tools(self) -> list[PromptMessageTool]:
         """One ``PromptMessageTool`` per tool, under its registry name.
@@ -620,11 +621,29 @@ class ToolRegistry:
     def get(self, name: str) -> ToolEntity | None:
         """The tool offered as ``name`` (exact match), or the one tool whose node name is
         ``name`` where it was offered under another (``provider_name``: ``météo`` as ``m_t_o``;
-        a model that read the node name in the instruction calls it so); else None."""
+        a model that read the node name in the instruction calls it so), or the one tool whose
+        name shows as ``name`` with the node's secrets hidden (``_shown_names``); else None."""
         tool = self._tools.get(name)
         if tool is None and (offered := self._by_original.get(name)) is not None:
             return self._tools[offered]
+        if tool is None and REDACTED in name and (offered := self._shown_names().get(name)) is not None:
+            return self._tools[offered]
         return tool
+
+    def _shown_names(self) -> Mapping[str, str]:
+        """A tool's name as a prompt shows it with the node's secrets hidden (``get_[REDACTED]``
+        for ``get_forecast`` beside a key ``forecast``: ReAct's tool list and the replayed
+        steps are redacted text) to the name it is offered under, for the names a secret
+        changes and only where one tool's shows so: a model calls the tool by the name it read.
+        Built once, on the first call naming ``[REDACTED]``."""
+        if self._by_shown is None:
+            shown: dict[str, list[str]] = {}
+            forms = self.secret_forms() if self.secret_values() else None
+            for name in self._tools if forms else ():
+                if (hidden := forms.redact(name)) != name:
+                    shown.setdefault(hidden, []).append(name)
+            self._by_shown = {hidden: names[0] for hidden, names in shown.items() if len(names) == 1}
+        return self._by_shown
 
     def names(self) -> list[str]:
         """Names offered to the model, in the node's order."""

@@ -660,3 +660,23 @@ def test_logged_parameters_copied_whole_only_where_the_walk_changes_nothing(argu
     assert tool_schema.json_args.MAX_DEPTH == 64
     if runtime.get("pin") and secret_param:
         assert "sk-4242" not in json.dumps(logged)
+
+
+# --- a tool's name as a redacted prompt shows it (wave 39) ----------------------------------------
+
+
+def test_a_tool_whose_name_a_secret_changes_is_found_by_the_name_the_prompt_showed():
+    """Key ``forecast`` of ``vault``: ReAct's tool list shows ``get_forecast`` as
+    ``get_[REDACTED]``, and a model calls it so."""
+    vault = tool("vault", parameters=[param("api_key", "secret-input", form="form")], runtime={"api_key": "forecast"})
+    registry = ToolRegistry([vault, tool("get_forecast"), tool("search")])
+    assert registry.get("get_[REDACTED]").identity.name == "get_forecast"
+    assert registry.get("get_forecast").identity.name == "get_forecast"
+    assert registry.get("[REDACTED]") is None and registry.get("search_[REDACTED]") is None
+
+
+def test_two_tools_that_show_alike_are_not_guessed():
+    vault = tool("vault", parameters=[param("api_key", "secret-input", form="form")], runtime={"api_key": "forecast"})
+    registry = ToolRegistry([vault, tool("get_forecast"), tool("get_Forecast")])
+    assert registry.get("get_[REDACTED]") is None
+    assert ToolRegistry([tool("get_forecast")]).get("get_[REDACTED]") is None  # no secret, nothing hidden
