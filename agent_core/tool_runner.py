@@ -396,7 +396,7 @@ class ToolRunner:
             error = prompts.MSG_ARGUMENTS_TOO_LARGE.format(size=encoded_size(call.arguments), limit=TOOL_ARGUMENTS_BYTES)
             return prompts.INVALID_ARGUMENTS.format(name=call.name, error=error), None
         invalid, converted = self._registry.checked_arguments(tool, call.arguments)
-        if not invalid and (secret := self._registry.secret_arguments(call.arguments)):
+        if not invalid and (secret := self._registry.secret_arguments(call.arguments, tool)):
             invalid = prompts.MSG_SECRET_IN_ARGUMENTS.format(names=", ".join(map(repr, secret)))
         if invalid:
             return prompts.INVALID_ARGUMENTS.format(name=call.name, error=invalid), None

@@ -723,25 +723,51 @@ class ToolRegistry:
             self._secret_forms = secret_forms(self.secret_values())
         return self._secret_forms
 
-    def secret_arguments(self, arguments: Mapping[str, Any]) -> list[str]:
+    def secret_arguments(self, arguments: Mapping[str, Any], tool: ToolEntity | None = None) -> list[str]:
         """The names of ``arguments`` (a call's, as the model wrote them) whose name or value holds
         a secret value of the node's tools (``secret_forms``: any case, escaped, encoded), in
         order; [] when none does. The model never read a secret (every request is redacted), so
         one it writes came from a guess or a form that slipped through: passed to a tool, it would
-        go to a service the user gave it to for another use, or to none."""
+        go to a service the user gave it to for another use, or to none. A name that is one of
+        ``tool``'s own parameters is the tool's word, not the model's (a key ``location`` beside a
+        weather tool's ``location``): its value is checked, not the name."""
         forms = self.secret_forms()
         if not forms or not isinstance(arguments, Mapping):
             return []
+        own = {parameter.name for parameter in tool.parameters} if tool is not None else ()
         return [
             str(name) for name, value in paced(arguments.items())  # a call of 50,000 keys
-            if forms.holds(str(name)) or _value_holds(forms, value)
+            if (name not in own and forms.holds(str(name))) or _value_holds(forms, value)
         ]
+
+    def _shown_keys(self, tool: ToolEntity, arguments: Any) -> dict[str, Any] | None:
+        """``arguments`` with each name written as the declarations showed one of ``tool``'s
+        parameters with the node's secrets hidden (``[REDACTED]`` for ``location`` beside a key
+        ``location``: Function Calling's schema and ReAct's tool list hide it) renamed to that
+        parameter, where one parameter's name shows so and the model did not also write it;
+        None when no name is so written."""
+        if not isinstance(arguments, Mapping) or not any(REDACTED in str(name) for name in arguments):
+            return None
+        if not self.secret_values():
+            return None
+        redact, shown = self.secret_forms().redact, {}
+        for parameter in tool.parameters:
+            if (hidden := redact(parameter.name)) != parameter.name:
+                shown.setdefault(hidden, []).append(parameter.name)
+        renames = {hidden: names[0] for hidden, names in shown.items() if len(names) == 1 and names[0] not in arguments}
+        if not any(name in renames for name in arguments):
+            return None
+        return {renames.get(name, name): value for name, value in arguments.items()}
 
     def unwrapped_arguments(self, tool: ToolEntity, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
         """The values of ``arguments`` a model wrapped: under the tool's own name
         (``nested_arguments``) or in its parameter schema's shape with the values filled in
-        (``filled_schema``, over the parameters the model is offered); None when not wrapped."""
-        return nested_arguments(arguments, tool) or filled_schema(arguments, _checked_parameters(tool)[1])
+        (``filled_schema``, over the parameters the model is offered), with a parameter's name
+        written as the declarations showed it hidden renamed (``_shown_keys``); None when not
+        wrapped nor renamed."""
+        values = nested_arguments(arguments, tool) or filled_schema(arguments, _checked_parameters(tool)[1])
+        renamed = self._shown_keys(tool, arguments if values is None else values)
+        return values if renamed is None else renamed
 
     def validate_arguments(self, tool: ToolEntity, arguments: Mapping[str, Any]) -> str | None:
         """A model-facing problem with ``arguments``, or None when they can run

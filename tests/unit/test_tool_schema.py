@@ -680,3 +680,24 @@ def test_two_tools_that_show_alike_are_not_guessed():
     registry = ToolRegistry([vault, tool("get_forecast"), tool("get_Forecast")])
     assert registry.get("get_[REDACTED]") is None
     assert ToolRegistry([tool("get_forecast")]).get("get_[REDACTED]") is None  # no secret, nothing hidden
+
+
+def _weather_beside_a_key(key="location"):
+    vault = tool("vault", parameters=[param("api_key", "secret-input", form="form")], runtime={"api_key": key})
+    weather = tool("get_weather", parameters=[param("location", required=True), param("units")])
+    return ToolRegistry([vault, weather]), weather
+
+
+def test_a_parameter_name_the_declarations_showed_hidden_is_read_as_that_parameter():
+    registry, weather = _weather_beside_a_key()
+    assert registry.unwrapped_arguments(weather, {"[REDACTED]": "Paris", "units": "C"}) == {"location": "Paris", "units": "C"}
+    assert registry.unwrapped_arguments(weather, {"location": "Paris"}) is None  # as written
+    both = {"[REDACTED]": "x", "location": "Paris"}
+    assert registry.unwrapped_arguments(weather, both) is None  # the model wrote the name too: not guessed
+
+
+def test_a_tools_own_parameter_name_is_no_secret_in_its_call_but_its_value_is():
+    registry, weather = _weather_beside_a_key()
+    assert registry.secret_arguments({"location": "Paris"}, weather) == []
+    assert registry.secret_arguments({"location": "Paris"}) == ["location"]  # no tool: every name checked
+    assert registry.secret_arguments({"units": "location"}, weather) == ["units"]
