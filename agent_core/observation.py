@@ -136,7 +136,7 @@ import re
 import urllib.parse
 import uuid
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
@@ -837,6 +837,8 @@ class ObservationCollector:
     def _body(self) -> str:
         """The unbounded observation body: parts in order, plus notes about leftovers."""
         parts = _readable_json_texts(_without_duplicate_json(self._parts, self._redact))
+        if len(parts) > 2:
+            parts = self._texts_split_across(parts)
         if self._dropped_chars:  # the last part was cut: a secret streamed in pieces may end it
             kept = self._secrets.mask_cut_edge(self._redact(_join(parts)))
             parts = [_Part("text", kept)] if kept else []
@@ -852,6 +854,22 @@ class ObservationCollector:
             kinds = "; ".join(faults[:FAULTS_NAMED]) + (f"; {len(faults) - FAULTS_NAMED} more" if len(faults) > FAULTS_NAMED else "")
             parts.append(_Part("note", INVALID_RESPONSE.format(count=sum(self._invalid.values()), kinds=kinds)))
         return _join(parts)
+
+    def _texts_split_across(self, parts: list[_Part]) -> list[_Part]:
+        """``parts`` with a secret split between two text parts that a note or JSON stands
+        between (a link, a JSON message) hidden in both (``_Secrets.mask_split``): the result's
+        texts are one text, and joined they would show the key whole; the lines between kept
+        them apart from the search of the whole body."""
+        out, last = list(parts), None
+        for n, part in enumerate(out):
+            if part.kind != "text" or not part.text.strip():
+                continue
+            if last is not None and last < n - 1:
+                before, after = self._secrets.mask_split(out[last].text, part.text, alone=False)
+                if before != out[last].text:
+                    out[last], out[n] = replace(out[last], text=before), replace(part, text=after)
+            last = n
+        return out
 
     def _bounded(self, body: str, error: str | None) -> tuple[str, int]:
         """The observation within ``max_tokens`` and the estimated tokens cut from it."""

@@ -1674,17 +1674,18 @@ class _Secrets:
             return text
         return body[: self._group_start(body, cut)] + REDACTED + text[len(body) :]
 
-    def mask_split(self, previous: str, text: str) -> tuple[str, str]:
+    def mask_split(self, previous: str, text: str, *, alone: bool = True) -> tuple[str, str]:
         """``(previous, text)``, two texts of one result written apart (a tool's output, then the
-        error it failed with), with a secret that ``previous`` begins at its end and ``text``
-        goes on with at the start of one of its words (within its first ``SPLIT_HEAD_CHARS``
-        characters) hidden in both: the start in ``previous`` (with its base64 group's lead) and
-        the rest in ``text`` (as ``mask_continued_head`` hides it) each become ``[REDACTED]``.
-        A rest of under ``MIN_SECRET_EDGE`` characters is no rest (one letter of a word may
-        finish a key by chance). When ``text`` holds no rest, a start of at least ``MIN_SECRET_EDGE`` characters ending
-        ``previous`` is hidden still (``mask_cut_edge``: the failure cut the output inside it).
-        Costs one search of ``previous``'s tail, and only when that ends with a start of a
-        secret one search a word start."""
+        error it failed with; two of its text messages with a link or JSON between), with a
+        secret that ``previous`` begins at its end and ``text`` goes on with at the start of one
+        of its words (within its first ``SPLIT_HEAD_CHARS`` characters) hidden in both: the start
+        in ``previous`` (with its base64 group's lead) and the rest in ``text`` (as
+        ``mask_continued_head`` hides it) each become ``[REDACTED]``. A rest of under
+        ``MIN_SECRET_EDGE`` characters is no rest (one letter of a word may finish a key by
+        chance). When ``text`` holds no rest and ``alone``, a start of at least
+        ``MIN_SECRET_EDGE`` characters ending ``previous`` is hidden still (``mask_cut_edge``:
+        the failure cut the output inside it). Costs one search of ``previous``'s tail, and only
+        when that ends with a start of a secret one search a word start."""
         if not previous or not text or not self._forms:
             return previous, text
         start = self._start_at_end(previous, 1)
@@ -1696,7 +1697,7 @@ class _Secrets:
             rest = part[: len(part) - len(masked) + len(REDACTED)]
             if masked != part and len("".join(rest.split())) >= MIN_SECRET_EDGE:
                 return previous[: self._group_start(previous, start)] + REDACTED, text[: found.start()] + masked
-        return self.mask_cut_edge(previous), text
+        return (self.mask_cut_edge(previous) if alone else previous), text
 
     def _escaped_start_at_end(self, text: str) -> int:
         """Where in ``text`` a start of a secret that ends it begins with some of its characters

@@ -10,7 +10,7 @@ import pytest
 
 from agent_core.observation import ObservationCollector
 from agent_core.redaction import secret_forms
-from tests.unit.test_observation import run, text
+from tests.unit.test_observation import json_msg, link, run, text
 
 KEY = "Cnry-5Kq8Zt2Wv9Xh"
 
@@ -67,3 +67,18 @@ def test_a_failure_after_output_without_a_key_keeps_both_as_written():
     outcome = collector.finish()
     assert outcome.observation.endswith("partial result: 3 rows")
     assert "timeout after 30 s" in outcome.error
+
+
+@pytest.mark.parametrize("between", ["json", "link"])
+def test_a_key_split_between_two_text_messages_with_an_item_between_is_hidden(between):
+    """The texts of one result are one text; a JSON message or a link between them put a line
+    between the halves, and the whole body's search no longer saw the key."""
+    middle = json_msg({"a": 1}) if between == "json" else link("https://x.example/doc")
+    outcome, _ = run(text(f"key {KEY[:8]}"), middle, text(f"{KEY[8:]} ok"), secrets=[KEY])
+    assert outcome.observation.startswith("key [REDACTED]\n") and outcome.observation.endswith("\n[REDACTED] ok")
+    assert KEY[:8] not in outcome.full_text and KEY[8:] not in outcome.full_text
+
+
+def test_text_messages_with_an_item_between_and_no_key_across_are_as_written():
+    outcome, _ = run(text(f"key {KEY[:6]}"), json_msg({"a": 1}), text("done"), secrets=[KEY])
+    assert outcome.observation == f'key {KEY[:6]}\n{{"a":1}}\ndone'
