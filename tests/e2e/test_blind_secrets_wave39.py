@@ -16,7 +16,9 @@ What is new here, and what was decided for the user:
   ``input_schema``;
 - a tool's result that writes half the key in a text message and the other half in its error
   (a leak found and fixed: the model, the observation and the CALL log read both halves), and
-  the model's streamed text and its error split the same way;
+  the model's streamed text and its error split the same way; and two of a tool's text
+  messages with a JSON message or a link between them holding the two halves (a leak found and
+  fixed: the line between kept the body's search from seeing the key);
 - a secret that is part of another tool's name (``get_forecast`` beside a key ``forecast``), its
   own tool's name, or another tool's parameter name (``location``): decided, the tool stays
   callable. Found and fixed: ReAct's tool list shows the name as ``get_[REDACTED]`` and a call
@@ -432,3 +434,20 @@ def test_a_secret_that_is_another_tools_parameter_name_leaves_that_tool_callable
     assert observations(result.llm_requests[1]) == ["sunny"]
     for request in result.llm_requests:
         assert "location" not in (prompt_text(request) + json.dumps(request.get("tools"))).lower()
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("between", ["a JSON message", "a link"])
+def test_a_key_split_between_two_text_messages_with_an_item_between_reaches_no_line(run, strategy, between):
+    """One result's texts are one text: the JSON or the link line between the halves does not
+    make them two."""
+    middle = (json_message({"rows": 3}) if between == "a JSON message"
+              else {"type": "link", "message": {"text": "https://docs.example.com/auth"}, "meta": None})
+    tool = vault([text_message(f"key {CANARY[:8]}"), middle, text_message(f"{CANARY[8:]} accepted")])
+    result = calls_and_answer(run, strategy, [tool])
+    assert_clean_run(result)
+    (seen,) = observations(result.llm_requests[1])
+    assert seen.startswith("key [REDACTED]") and seen.endswith("[REDACTED] accepted"), seen
+    for entry, _ in plugin_lines(run.plugin, result):
+        line = json.dumps(entry, ensure_ascii=False)
+        assert CANARY[:8] not in line and CANARY[8:] not in line, line[:400]
