@@ -13,7 +13,10 @@ What is new here, and what was decided for the user:
   everywhere else (its CALL log, the declarations the model reads);
 - the secret outside ``runtime_parameters``: a ``credentials`` object on the tool entity (from a
   client that sends one), a tool's label, a parameter's placeholder, human description and
-  ``input_schema``;
+  ``input_schema``, the output schema, the icon's address, the provider's name; and entities
+  that do not validate in six shapes (parameters or identity a string, a parameter a string, an
+  unknown secret type with the value nested...), where no declared secret tells the plugin
+  which value is one: the warning never quotes a field;
 - a tool's result that writes half the key in a text message and the other half in its error
   (a leak found and fixed: the model, the observation and the CALL log read both halves), and
   the model's streamed text and its error split the same way; and two of a tool's text
@@ -142,7 +145,7 @@ class _Dressed(ScriptedTool):
             *parents, last = path.split(".")
             for part in parents:
                 target = target[int(part)] if isinstance(target, list) else target[part]
-            target[last] = value
+            target[int(last) if isinstance(target, list) else last] = value
         return entity
 
 
@@ -154,6 +157,10 @@ DRESSED = {
         "parameters.0.human_description": {"en_US": f"use {CANARY}"}},
     "a parameter's input schema": {"parameters.0.input_schema": {"type": "string", "description": f"key {CANARY}"}},
     "the human description of the tool": {"description.human": {"en_US": f"vault with key {CANARY}"}},
+    "the tool's output schema": {"output_schema": {"type": "object", "properties": {
+        "token": {"type": "string", "description": f"echoes {CANARY}"}}}},
+    "the tool's icon address": {"identity.icon": f"https://icons.example.com/vault.svg?key={CANARY}"},
+    "the provider's name": {"identity.provider": f"acme/vault-{CANARY}/vault"},
 }
 
 
@@ -172,17 +179,33 @@ def test_the_canary_in_an_entity_field_outside_runtime_parameters_reaches_no_lin
     assert_no_canary(run, result)
 
 
+MALFORMED = {
+    "credentials, and a parameter of an unknown type": {"credentials": {"api_key": CANARY},
+                                                        "parameters.0.type": "password-v2"},
+    "parameters that are a string": {"parameters": f"api_key={CANARY}"},
+    "an identity that is a string": {"identity": f"vault {CANARY}"},
+    "a parameter that is a string": {"parameters.1": f"secret {CANARY}"},
+    "an unknown secret type, the value nested": {"parameters.1.type": "secret-v9",
+                                                 "runtime_parameters": {"api_key": {"v": [CANARY]}}},
+    "a description that is a string": {"description": f"key {CANARY}", "credentials": [CANARY]},
+}
+"""Tool entities that do not validate, each holding the canary where no declared secret
+parameter tells the plugin it is one."""
+
+
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_credentials_on_an_entity_that_does_not_validate_are_not_logged(run, strategy):
+@pytest.mark.parametrize("case", list(MALFORMED))
+def test_an_entity_that_does_not_validate_is_not_logged(run, strategy, case):
     """A malformed entity's warning on stderr names the tool and the problem, never its fields."""
     tool = _Dressed(name="vault", description="Reads the vault",
                     parameters=[ToolParam("q", description="query"),
                                 ToolParam("api_key", type="secret-input", form="form", description="key")],
                     runtime_parameters={"api_key": CANARY})
-    tool.extra = {"credentials": {"api_key": CANARY}, "parameters.0.type": "password-v2"}
+    tool.extra = MALFORMED[case]
     result = run([answer_turn(strategy, "Hello.")], tools=[tool, vault(name="backup", secret="Mule-3Hd7Pq1Ys6Rb")],
                  strategy=strategy)
     assert_clean_run(result)
+    assert result.text == "Hello."
     assert_no_canary(run, result)
 
 
