@@ -423,7 +423,7 @@ def refuses_stop(message: str) -> bool:
 _TOOLS_REFUSED = re.compile(
     r"""does not support tools|tool choice requires --enable-auto-tool-choice"""
     r"""|tools param requires --jinja|function calling is not enabled for models?/"""
-    r"""|no endpoints found that support tool use""",
+    r"""|no endpoints found that support tool use|tool call requires at least two tools""",
     re.I,
 )
 
@@ -435,7 +435,10 @@ def refuses_tools(message: str) -> bool:
     its tool parser ('"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser
     to be set'), llama.cpp's server without ``--jinja`` ("tools param requires --jinja flag"),
     Gemini's for models without function calling ("Function calling is not enabled for
-    models/gemma-3-27b-it") and OpenRouter's "No endpoints found that support tool use". Only
+    models/gemma-3-27b-it"), OpenRouter's "No endpoints found that support tool use" and the
+    Cohere plugin's own refusal of a request with exactly one tool ("Cohere tool call requires at
+    least two tools to be specified.": ``models/cohere/models/llm/llm.py`` in
+    langgenius/dify-official-plugins, commit 2027214). Only
     these explicit texts count: a bare 400 is as often a malformed request or a long context.
     ``message`` is the error's text as the daemon reported it."""
     return bool(_TOOLS_REFUSED.search(message))

@@ -21,6 +21,9 @@ REFUSALS = [
     "[gemini] Error: 400 INVALID_ARGUMENT. Function calling is not enabled for models/gemma-3-27b-it",
     # OpenRouter, no provider of the model takes tools
     "[openrouter] Error: 404 No endpoints found that support tool use. To learn more about provider routing, visit ...",
+    # Cohere's plugin, an Agent node with one tool (its own ValueError, before any request)
+    '[cohere] Error: PluginInvokeError: {"args":{},"error_type":"ValueError","message":"Cohere tool call requires '
+    'at least two tools to be specified."}',
 ]
 
 NOT_REFUSALS = [
@@ -30,6 +33,7 @@ NOT_REFUSALS = [
     "Invalid tool choice: the tool 'search' does not exist",
     "Unsupported parameter: 'stop' is not supported with this model.",
     "connection refused",
+    "[cohere] Error: invalid request: message must be at least 1 token long or tool results must be specified.",
 ]
 
 
