@@ -9,6 +9,7 @@ from local_runner.contracts.azure_openai_responses import AzureOpenAIResponsesCo
 from local_runner.contracts.base import ContractBackend, ProviderRejection, TaskBrain
 from local_runner.contracts.bedrock import BedrockContract
 from local_runner.contracts.bedrock_mantle import BedrockMantleContract
+from local_runner.contracts.cohere import CohereContract
 from local_runner.contracts.deepseek import DeepSeekContract
 from local_runner.contracts.fireworks import FireworksContract
 from local_runner.contracts.gemini import GeminiContract
@@ -58,6 +59,7 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         AzureOpenAIResponsesContract,
         BedrockMantleContract,
         FireworksContract,
+        CohereContract,
     )
 }
 

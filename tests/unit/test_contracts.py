@@ -16,15 +16,21 @@ the Tongyi plugin needs."""
 NEEDS_REPLAY = {"deepseek", "moonshot", "minimax", "openai_responses"}
 """Contracts whose provider refuses a tool round whose reasoning or opaque data was lost. Gemini is
 not one: its plugin keeps no `opaque_body` and stamps a placeholder thought signature on replay."""
-ORPHAN_RESULTS_ACCEPTED = {"fireworks", "ollama", "xinference"}
+ORPHAN_RESULTS_ACCEPTED = {"cohere", "fireworks", "ollama", "xinference"}
 """Ollama's chat endpoint and Xinference render a tool message through the model's template without
 checking that a call precedes it, so they accept a result whose call is missing; the Fireworks
-plugin sends results as legacy ``function`` messages, which carry no id to pair."""
+plugin sends results as legacy ``function`` messages, which carry no id to pair; the Cohere plugin
+drops a result that pairs with no call before the request (``results_lost`` records it)."""
+TWO_TOOLS_NEEDED = {"cohere"}
+"""Contracts whose model plugin refuses a request with exactly one tool (Cohere's "requires at
+least two tools"): they are given a second one."""
+SECOND_TOOL = {"name": "unit_convert", "description": "Convert", "parameters": {"type": "object", "properties": {"value": {"type": "number"}}, "required": ["value"]}}
 
 
 def first_round(backend, stream: bool):
     request = {"model": backend.model, "prompt_messages": [{"role": "user", "content": "What is 37 * 91?"}],
-               "tools": TOOLS, "stream": stream, "completion_params": {}}
+               "tools": [*TOOLS, SECOND_TOOL] if backend.name in TWO_TOOLS_NEEDED else TOOLS, "stream": stream,
+               "completion_params": {}}
     reply, calls = AssistantReply(), {}
     for raw in backend.invoke_llm(request):
         chunk = normalize_chunk(raw)
