@@ -388,11 +388,14 @@ class ToolCallAssembler:
         calls: list[ToolCall] = []
         invalid: list[InvalidToolCall] = []
         order: list[str] = []
+        earlier: dict[str, list[dict[str, Any]]] = {}  # each tool's arguments read so far
         for slot in paced(self._slots):  # a reply of 100,000 calls
             if slot.is_blank() or (slot.blank_head and not slot.has_arguments()):
                 continue
             try:
                 pieces = _decode_finished(slot, finish_reason)
+                if len(pieces) > 1 and slot.name:
+                    pieces = _without_merged_head(pieces, earlier.setdefault(slot.name, []))
             except ArgumentsError as error:
                 raw = _cumulative_snapshot(slot.text) or slot.raw_text()
                 message = _error_message(error, finish_reason, raw, (parameters or {}).get(slot.name, ()))
@@ -404,6 +407,7 @@ class ToolCallAssembler:
                 order.append(call_id)
                 if slot.name:
                     calls.append(ToolCall(call_id, slot.name, arguments))
+                    earlier.setdefault(slot.name, []).append(arguments)
                 else:
                     raw = _dumps(arguments)
                     invalid.append(InvalidToolCall(call_id, "", raw, MSG_NO_NAME))
@@ -719,6 +723,22 @@ def _decode_text(text: str, known: Any = _UNKNOWN) -> list[dict[str, Any]]:
         return [resent]
     arguments = decode_arguments(text)
     return _wrapped_concatenation(arguments) or [arguments]
+
+
+def _without_merged_head(pieces: list[dict[str, Any]], earlier: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``pieces`` (a call's glued argument objects) less the head that repeats ``earlier`` (the
+    arguments of the earlier calls of the same tool in this reply, in order), when they all start it
+    and more follows.
+
+    The StepFun model plugin (``models/stepfun/models/llm/llm.py`` 23ce2fa in
+    langgenius/dify-official-plugins) merges a reply's streamed calls by tool name, gluing the
+    arguments of a second call of a tool to the first's under the later id, and sends that merged
+    list after the stream; a delta that closed the reasoning had already carried the first call
+    whole on its chunk. ``{"q": "a"}`` (id 1), then ``{"q": "a"}{"q": "b"}`` (id 2) is two calls,
+    not three: the first ran twice before. A head that is not every earlier call of the tool, in
+    order, is kept (glued parallel calls of a server, hermes62937)."""
+    count = len(earlier)
+    return pieces[count:] if 0 < count < len(pieces) and pieces[:count] == earlier else pieces
 
 
 def _collapse_resends(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
