@@ -23,6 +23,7 @@ from local_runner.contracts.openai_compatible import OpenAICompatibleContract
 from local_runner.contracts.openai_compatible_responses import OpenAICompatibleResponsesContract
 from local_runner.contracts.openrouter import OpenRouterContract
 from local_runner.contracts.sdk_base import SDKBaseContract
+from local_runner.contracts.stepfun import StepFunContract, StepFunWholeCallContract
 from local_runner.contracts.tongyi import TongyiContract
 from local_runner.contracts.vertex_ai import VertexAIContract
 from local_runner.contracts.volcengine import VolcengineContract
@@ -60,6 +61,8 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         BedrockMantleContract,
         FireworksContract,
         CohereContract,
+        StepFunContract,
+        StepFunWholeCallContract,
     )
 }
 
