@@ -16,6 +16,17 @@ tool's name, and a request with exactly one tool fails in the plugin itself.
 * ReAct: two rounds of the same tool, an answer and a memory run, streamed and blocking.
 * The same tool called in two rounds, Function Calling: the second result never reaches Cohere
   (the plugin pairs results by tool name): a strict xfail.
+
+StepFun (``models/stepfun/models/llm/llm.py`` 23ce2fa, ``step-3.7-flash`` with deepseek-style
+reasoning), new to the contracts: on the SDK base with a stream handler of its own. The chunk that
+closes the reasoning carries its delta's call (arguments ``""``, or whole from a server that sends
+a call in one delta); after the stream every call comes again, merged by tool name.
+
+* Both strategies, both server shapes, streamed and blocking: two rounds, an answer, a memory
+  run; each round goes back with its content as streamed (the ``<think>`` block included) and its
+  id; the user sees the clean answer.
+* Two parallel calls of one tool: each runs once and goes back once (before: a server that sends
+  a call whole ran the first call twice, once more from the merged list's glued arguments).
 """
 
 import json
@@ -24,17 +35,19 @@ import pytest
 
 from local_runner import ModelSettings, Scenario, default_toolbox, run_scenario
 from local_runner.backends import content_text
-from local_runner.contracts.base import BrainCall, Reply, TaskBrain
+from local_runner.contracts.base import REASONING_MARK, BrainCall, Reply, TaskBrain
 from local_runner.contracts.cohere import ONE_TOOL_REFUSAL, CohereContract
-from tests.e2e.helpers import assert_clean_end
+from tests.e2e.helpers import STRATEGIES, assert_clean_end
 from tests.e2e.test_provider_round_trip import (
     EXPRESSIONS,
     QUERY,
     TwoRoundBrain,
     _as_emitted,
     _check_answered,
+    _check_run,
     _recording,
 )
+from tests.e2e.test_provider_round_trip import _run as _contract_run
 
 CONVERSION = {"value": 3367, "from_unit": "m", "to_unit": "km"}
 
@@ -144,3 +157,59 @@ def test_the_same_tool_in_two_rounds_reaches_cohere_with_both_results(plugin):
     assert_clean_end(result)
     assert backend.results_lost == [], backend.results_lost
     assert "3368" in result.text
+
+
+# -- StepFun --------------------------------------------------------------------------------------
+
+STEPFUN = ["stepfun", "stepfun_whole_calls"]
+
+
+@pytest.mark.parametrize("shape", ["stream", "blocking"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("contract", STEPFUN)
+def test_stepfun_rounds_go_back_as_streamed_and_memory_is_clean(plugin, contract, strategy, shape):
+    backend, toolbox, first = _contract_run(plugin, contract, strategy, shape)
+    _check_run(backend, toolbox, first, strategy)  # content as streamed, ids as given, in every later request
+    if strategy == "function_calling" and shape == "stream":
+        content, ids = _as_emitted(backend.emitted[0])
+        assert REASONING_MARK in content and content.count("</think>") == 1  # the test has reasoning to lose
+        assert len(ids) == 1  # the call on the </think> chunk and the merged list's are one call
+
+    backend, toolbox, second = _contract_run(plugin, contract, strategy, shape, history=_memory(first))
+    _check_run(backend, toolbox, second, strategy)
+    opening = backend.provider_requests[0]["messages"]
+    assert [m["content"] for m in opening if m["role"] == "assistant"] == [first.text]
+    assert REASONING_MARK not in json.dumps(opening)
+
+
+class ParallelBrain(TaskBrain):
+    """Calls the calculator twice in one reply (``EXPRESSIONS``), then answers with the results."""
+
+    def reply(self, request):
+        self.turns += 1
+        messages = request.get("prompt_messages") or []
+        results = [content_text(m.get("content")).strip() for m in messages if m.get("role") == "tool"]
+        reasoning = f"({REASONING_MARK} {self.turns}) both sums"
+        if not results:
+            calls = tuple(BrainCall(id=f"p{i}", name="calculator", arguments={"expression": e}) for i, e in enumerate(EXPRESSIONS))
+            return Reply(reasoning=reasoning, calls=calls)
+        return Reply(reasoning=reasoning, text="Results: " + "; ".join(results))
+
+
+@pytest.mark.parametrize("contract", STEPFUN)
+def test_two_parallel_calls_of_one_tool_run_once_each_through_stepfun(plugin, contract):
+    backend, toolbox, result = _contract_run(plugin, contract, "function_calling", "stream", brain=ParallelBrain())
+    assert backend.rejections == []
+    assert_clean_end(result)
+    assert [call.request["tool_parameters"]["expression"] for call in toolbox.calls] == EXPRESSIONS
+    assert result.text == "Results: 37 * 91 = 3367; 3367 + 1 = 3368", result.text
+    turn = [m for m in backend.provider_requests[1]["messages"] if m.get("tool_calls")]
+    assert len(turn) == 1
+    sent = [json.loads(call["function"]["arguments"])["expression"] for call in turn[0]["tool_calls"]]
+    assert sent == EXPRESSIONS
+    ids = [call["id"] for call in turn[0]["tool_calls"]]
+    answered = [m["tool_call_id"] for m in backend.provider_requests[1]["messages"] if m["role"] == "tool"]
+    assert answered == ids and len(set(ids)) == 2
+    assert ids[0] == "call_p0"  # the first call's id, as the plugin gave it
+    if contract == "stepfun_whole_calls":
+        assert ids[1] == "call_p1"  # the merged call's id goes with the call it ends with
