@@ -13,6 +13,7 @@ from local_runner.contracts.cohere import CohereContract
 from local_runner.contracts.deepseek import DeepSeekContract
 from local_runner.contracts.fireworks import FireworksContract
 from local_runner.contracts.gemini import GeminiContract
+from local_runner.contracts.gpustack import GPUStackContract, GPUStackThinkingOffContract
 from local_runner.contracts.hunyuan import HunyuanContract
 from local_runner.contracts.minimax import MiniMaxContract
 from local_runner.contracts.mistral import MistralContract
@@ -63,6 +64,8 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         CohereContract,
         StepFunContract,
         StepFunWholeCallContract,
+        GPUStackContract,
+        GPUStackThinkingOffContract,
     )
 }
 

@@ -27,6 +27,13 @@ a call in one delta); after the stream every call comes again, merged by tool na
   id; the user sees the clean answer.
 * Two parallel calls of one tool: each runs once and goes back once (before: a server that sends
   a call whole ran the first call twice, once more from the merged list's glued arguments).
+
+GPUStack (``models/gpustack/models/llm/llm.py`` 2130a24), new to the contracts: the SDK base with
+its own reasoning wrapper; on the way back it strips only a *leading* ``<think>`` block; with its
+default ``agent_thought_support: not_supported`` it filters the ``<think>`` spans out of the
+stream. Both strategies, thinking on and off, streamed and blocking: two rounds, an answer and a
+memory run; each round's content goes back to the plugin as streamed, the provider gets it without
+its leading block, ids as given; the user sees the clean answer.
 """
 
 import json
@@ -213,3 +220,41 @@ def test_two_parallel_calls_of_one_tool_run_once_each_through_stepfun(plugin, co
     assert ids[0] == "call_p0"  # the first call's id, as the plugin gave it
     if contract == "stepfun_whole_calls":
         assert ids[1] == "call_p1"  # the merged call's id goes with the call it ends with
+
+
+# -- GPUStack -------------------------------------------------------------------------------------
+
+
+def _check_gpustack_rounds(backend):
+    """Each round goes back to the plugin as it streamed it, and reaches the server without its
+    leading ``<think>`` block (the plugin's ``_drop_analyze_channel``), under the same ids."""
+    for round_index, chunks in enumerate(backend.emitted[:2]):
+        content, ids = _as_emitted(chunks)
+        for request, body in zip(backend.requests[round_index + 1 :], backend.provider_requests[round_index + 1 :], strict=True):
+            turn = [m for m in request["prompt_messages"] if m.get("tool_calls")][round_index]
+            assert turn["content"] == content
+            sent = [m for m in body["messages"] if m.get("tool_calls")][round_index]
+            assert sent["content"] == (content.split("</think>", 1)[1].lstrip() if content.startswith("<think>") else content)
+            assert [c["id"] for c in sent["tool_calls"]] == ids
+
+
+@pytest.mark.parametrize("shape", ["stream", "blocking"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("contract", ["gpustack", "gpustack_thinking_off"])
+def test_gpustack_rounds_go_back_as_streamed_and_memory_is_clean(plugin, contract, strategy, shape):
+    backend, toolbox, first = _contract_run(plugin, contract, strategy, shape)
+    _check_answered(backend, toolbox, first)
+    if strategy == "function_calling":
+        _check_gpustack_rounds(backend)
+        streamed = _as_emitted(backend.emitted[0])[0]
+        if shape == "stream":  # the reasoning reaches the strategy only when thinking is on
+            assert (REASONING_MARK in streamed) is (contract == "gpustack"), streamed
+    else:
+        for body in backend.provider_requests[1:]:
+            assert REASONING_MARK not in json.dumps(body["messages"])
+
+    backend, toolbox, second = _contract_run(plugin, contract, strategy, shape, history=_memory(first))
+    _check_answered(backend, toolbox, second)
+    opening = backend.provider_requests[0]["messages"]
+    assert [m["content"] for m in opening if m["role"] == "assistant"] == [first.text]
+    assert REASONING_MARK not in json.dumps(opening)
