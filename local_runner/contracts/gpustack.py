@@ -97,6 +97,8 @@ class GPUStackThinkingOffContract(GPUStackContract):
     features = ("multi-tool-call", "stream-tool-call")
     completion_params: ClassVar[dict[str, Any]] = {}
     thinking_off = True
+    reasoning = False
+    """The model reasons, but no reasoning reaches the strategy (the plugin filters it out)."""
 
 
 def _partial_tag(text: str, tag: str) -> int:
