@@ -27,6 +27,9 @@ every field, so :class:`ToolCallAssembler` keys calls by ``index`` *and*
   ``json`` word ahead of the object (tenstorrent/tt-inference-server#3683);
   the final ``}`` dropped by the server (vllm-project/vllm#32152, #15274); a start of the
   arguments glued to the whole object (sgl-project/sglang#23071).
+* A call sent whole on one chunk, then again glued to the next call of its
+  tool under that call's id: the StepFun plugin merges a reply's calls by
+  tool name after the stream (``_without_merged_head``).
 * Ids made of the tool name: Dify's ollama plugin, and Dify's
   OpenAI-compatible base, which looks deltas up by name and leaves the rest
   of a call whose name is repeated under the id ``<name>``.
