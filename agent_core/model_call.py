@@ -423,7 +423,7 @@ def refuses_stop(message: str) -> bool:
 _TOOLS_REFUSED = re.compile(
     r"""does not support tools|tool choice requires --enable-auto-tool-choice"""
     r"""|tools param requires --jinja|function calling is not enabled for models?/"""
-    r"""|no endpoints found that support tool use|tool call requires at least two tools""",
+    r"""|no endpoints found that support tool use|tool call requires at least two tools|cannot specify both message and tool_results""",
     re.I,
 )
 
@@ -438,7 +438,11 @@ def refuses_tools(message: str) -> bool:
     models/gemma-3-27b-it"), OpenRouter's "No endpoints found that support tool use" and the
     Cohere plugin's own refusal of a request with exactly one tool ("Cohere tool call requires at
     least two tools to be specified.": ``models/cohere/models/llm/llm.py`` in
-    langgenius/dify-official-plugins, commit 2027214). Only
+    langgenius/dify-official-plugins, commit 2027214) and Cohere's refusal of every tool result that
+    plugin sends ("cannot specify both message and tool_results in multistep mode": it sends the
+    user's message beside them; langgenius/dify#5441), which comes on the request after the first
+    native call: the run then goes on with ReAct's steps, that call and its result in the
+    scratchpad. Only
     these explicit texts count: a bare 400 is as often a malformed request or a long context.
     ``message`` is the error's text as the daemon reported it."""
     return bool(_TOOLS_REFUSED.search(message))

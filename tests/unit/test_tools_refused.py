@@ -21,6 +21,9 @@ REFUSALS = [
     "[gemini] Error: 400 INVALID_ARGUMENT. Function calling is not enabled for models/gemma-3-27b-it",
     # OpenRouter, no provider of the model takes tools
     "[openrouter] Error: 404 No endpoints found that support tool use. To learn more about provider routing, visit ...",
+    # Cohere's v1 API in multi-step mode, the plugin's tool loop (langgenius/dify#5441)
+    "[cohere] Bad Request Error, status_code: 400, body: {'message': 'invalid request: cannot specify both "
+    "message and tool_results in multistep mode'}",
     # Cohere's plugin, an Agent node with one tool (its own ValueError, before any request)
     '[cohere] Error: PluginInvokeError: {"args":{},"error_type":"ValueError","message":"Cohere tool call requires '
     'at least two tools to be specified."}',
