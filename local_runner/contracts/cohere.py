@@ -37,8 +37,13 @@ Command R+ returns no reasoning; the plugin reads none. No ``opaque_body``.
 What must come back: the calls (their names and arguments: Cohere pairs results with calls by
 the call itself) and each tool message's id equal to its call's name. Provider rules
 (https://docs.cohere.com/v1/reference/chat): ``message`` must not be empty unless ``tool_results``
-are given ("message must be at least 1 token long or tool results must be specified."). Recorded,
-not refused: ``results_lost`` (a tool message whose result did not reach its own call) and
+are given ("message must be at least 1 token long or tool results must be specified."); and, in
+the multi-step mode that is the API's default (the plugin never sets ``force_single_step``), not
+both a ``message`` and ``tool_results`` ("invalid request: cannot specify both message and
+tool_results in multistep mode", reported against this plugin's tool loop in langgenius/dify#5441
+and against the v1 API in cohere-ai/cohere-python#525): the plugin always sends the user's message
+beside the results, so **every request after a native tool call is refused**. Recorded, not
+refused: ``results_lost`` (a tool message whose result did not reach its own call) and
 ``plugin_failures`` (the plugin's own errors).
 """
 
@@ -52,6 +57,9 @@ from local_runner.contracts.base import ContractBackend, PluginFailure, Reply, e
 
 ONE_TOOL_REFUSAL = "Cohere tool call requires at least two tools to be specified."
 """The plugin's ``ValueError`` for a request with exactly one tool."""
+MULTISTEP_REFUSAL = "invalid request: cannot specify both message and tool_results in multistep mode"
+"""Cohere's 400 for a request with both a ``message`` and ``tool_results`` (every tool loop of
+this plugin: langgenius/dify#5441, cohere-ai/cohere-python#525)."""
 
 
 class CohereContract(ContractBackend):
@@ -166,6 +174,8 @@ class CohereContract(ContractBackend):
     def check(self, body: dict[str, Any]) -> None:
         if not str(body.get("message") or "").strip() and not body.get("tool_results"):
             self.reject("invalid request: message must be at least 1 token long or tool results must be specified.")
+        if body.get("tool_results") and body.get("message") and not body.get("force_single_step"):
+            self.reject(MULTISTEP_REFUSAL)
 
     def brain_view(self, request: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
         """What Command R+ reads: the history, the message, then each tool result (an entry the

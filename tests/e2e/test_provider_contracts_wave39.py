@@ -2,20 +2,19 @@
 
 Cohere (``models/cohere/models/llm/llm.py`` 2027214), new to the contracts. Its plugin speaks
 Cohere's v1 chat API: the last user (or system) entry is the ``message``, an assistant message
-with tool calls turns into ``tool_results`` items (its text dropped), a tool message fills the
-first item whose call is *named* as its ``tool_call_id``, the plugin makes each call's id the
-tool's name, and a request with exactly one tool fails in the plugin itself.
+with tool calls turns into ``tool_results`` items (its text dropped), the plugin makes each call's
+id the tool's name, and a request with exactly one tool fails in the plugin itself. Cohere refuses
+a request with both a ``message`` and ``tool_results`` (multi-step mode, langgenius/dify#5441), and
+the plugin always sends both after a tool call.
 
 * One tool, Function Calling: the plugin's refusal ("requires at least two tools") is read as a
   refusal of native tools, so the run goes on with ReAct's steps and answers (before: the run
   failed on its first request).
-* Two tools, Function Calling: two rounds (calculator, then unit_convert), an answer, then a run
-  with that answer as memory, streamed and blocking: each round's call goes back under the
-  plugin's id with its arguments, each result reaches its own call, the user sees the clean
-  answer, memory holds it as shown.
-* ReAct: two rounds of the same tool, an answer and a memory run, streamed and blocking.
-* The same tool called in two rounds, Function Calling: the second result never reaches Cohere
-  (the plugin pairs results by tool name): a strict xfail.
+* Two tools, Function Calling: the first round's native call runs; Cohere's refusal of the next
+  request is read the same way, and the run goes on with ReAct's steps, the first round's call and
+  result in its scratchpad (before: the run failed on its second request). Then a run with the
+  answer as memory.
+* ReAct: two rounds, an answer and a memory run, streamed and blocking.
 
 StepFun (``models/stepfun/models/llm/llm.py`` 23ce2fa, ``step-3.7-flash`` with deepseek-style
 reasoning), new to the contracts: on the SDK base with a stream handler of its own. The chunk that
@@ -43,7 +42,7 @@ import pytest
 from local_runner import ModelSettings, Scenario, default_toolbox, run_scenario
 from local_runner.backends import content_text
 from local_runner.contracts.base import REASONING_MARK, BrainCall, Reply, TaskBrain
-from local_runner.contracts.cohere import ONE_TOOL_REFUSAL, CohereContract
+from local_runner.contracts.cohere import MULTISTEP_REFUSAL, ONE_TOOL_REFUSAL, CohereContract
 from tests.e2e.helpers import STRATEGIES, assert_clean_end
 from tests.e2e.test_provider_round_trip import (
     EXPRESSIONS,
@@ -55,23 +54,6 @@ from tests.e2e.test_provider_round_trip import (
     _recording,
 )
 from tests.e2e.test_provider_round_trip import _run as _contract_run
-
-CONVERSION = {"value": 3367, "from_unit": "m", "to_unit": "km"}
-
-
-class TwoToolsBrain(TaskBrain):
-    """Calls the calculator (``37 * 91``), then unit_convert on its result, then answers with
-    every result it was given, in order (Command R+ shows no reasoning)."""
-
-    def reply(self, request):
-        self.turns += 1
-        messages = request.get("prompt_messages") or []
-        results = [content_text(m.get("content")).strip() for m in messages if m.get("role") == "tool"]
-        if not results:
-            return Reply(reasoning="", calls=(BrainCall(id="c1", name="calculator", arguments={"expression": "37 * 91"}),))
-        if len(results) == 1:
-            return Reply(reasoning="", calls=(BrainCall(id="c2", name="unit_convert", arguments=CONVERSION),))
-        return Reply(reasoning="", text="Results: " + "; ".join(results))
 
 
 def _run(plugin, strategy, shape, tools, brain=None, history=()):
@@ -111,31 +93,29 @@ def test_one_tool_function_calling_goes_on_with_react_steps_on_cohere(plugin, sh
 
 
 @pytest.mark.parametrize("shape", ["stream", "blocking"])
-def test_two_tools_rounds_go_back_to_cohere_as_its_plugin_returned_them(plugin, shape):
+def test_two_tools_function_calling_goes_on_with_react_steps_once_cohere_refuses_tool_results(plugin, shape):
     tools = ["calculator", "unit_convert"]
-    backend, toolbox, first = _run(plugin, "function_calling", shape, tools, brain=TwoToolsBrain())
-    assert backend.rejections == [] and backend.plugin_failures == [] and backend.results_lost == []
+    backend, toolbox, first = _run(plugin, "function_calling", shape, tools)
+    assert [rejection.message for rejection in backend.rejections] == [MULTISTEP_REFUSAL]  # once, then no tool_results
+    assert backend.plugin_failures == [] and backend.results_lost == []
     assert_clean_end(first)
-    assert [call.request["tool"] for call in toolbox.calls] == tools
-    assert first.text.startswith("Results: 37 * 91 = 3367; 3367 m = 3.367 km"), first.text
-    assert len(backend.provider_requests) == 3
-    for round_index, chunks in enumerate(backend.emitted[:2]):
-        _, ids = _as_emitted(chunks)
-        assert ids == [tools[round_index]]  # the plugin's id: the tool's name
-        emitted = [c["function"] for chunk in chunks for c in chunk["delta"]["message"]["tool_calls"]]
-        for request, body in zip(backend.requests[round_index + 1 :], backend.provider_requests[round_index + 1 :], strict=True):
-            turns = [m for m in request["prompt_messages"] if m.get("tool_calls")]
-            assert [c["id"] for c in turns[round_index]["tool_calls"]] == ids
-            assert [c["function"] for c in turns[round_index]["tool_calls"]] == emitted
-            item = body["tool_results"][round_index]
-            assert item["call"] == {"name": tools[round_index], "parameters": json.loads(emitted[0]["arguments"])}
-            assert item["outputs"][0]["result"].strip() == ["37 * 91 = 3367", "3367 m = 3.367 km"][round_index]
-        assert backend.provider_requests[round_index + 1]["message"] == QUERY
+    assert [call.request["tool_parameters"].get("expression") for call in toolbox.calls] == EXPRESSIONS
+    assert "3368" in first.text and "Thought:" not in first.text and "Action:" not in first.text, first.text
+    # the first round went back as the plugin returned it: its call, under the plugin's id
+    _, ids = _as_emitted(backend.emitted[0])
+    assert ids == ["calculator"]
+    emitted = [c["function"] for chunk in backend.emitted[0] for c in chunk["delta"]["message"]["tool_calls"]]
+    turn = [m for m in backend.requests[1]["prompt_messages"] if m.get("tool_calls")]
+    assert [c["id"] for c in turn[0]["tool_calls"]] == ids and [c["function"] for c in turn[0]["tool_calls"]] == emitted
+    assert backend.provider_requests[1]["tool_results"][0]["outputs"][0]["result"].strip() == "37 * 91 = 3367"
+    # after the refusal: ReAct's steps, the first round's call and result in the text
+    for body in backend.provider_requests[2:]:
+        assert "tools" not in body and "tool_results" not in body
+        assert "37 * 91 = 3367" in json.dumps(body)
 
-    backend, toolbox, second = _run(plugin, "function_calling", shape, tools, brain=TwoToolsBrain(), history=_memory(first))
-    assert backend.rejections == [] and backend.results_lost == []
+    backend, toolbox, second = _run(plugin, "function_calling", shape, tools, history=_memory(first))
     assert_clean_end(second)
-    assert second.text == first.text
+    assert "3368" in second.text
     _check_memory_sent(backend, first)
 
 
@@ -152,18 +132,6 @@ def test_react_rounds_and_memory_on_cohere(plugin, tools, shape):
     backend, toolbox, second = _run(plugin, "ReAct", shape, tools, history=_memory(first))
     _check_answered(backend, toolbox, second)
     _check_memory_sent(backend, first)
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "Cohere's plugin pairs a tool message with the first call *named* as its tool_call_id: the second "
-    "call of one tool in a run gets no result (under the strategy's unique id calculator_2) or overwrites "
-    "the first call's (under the plugin's own id), so Cohere never sees that call with its result; the "
-    "strategy cannot send it in a form the plugin converts. The run ends on the repeat guard's message."))
-def test_the_same_tool_in_two_rounds_reaches_cohere_with_both_results(plugin):
-    backend, _toolbox, result = _run(plugin, "function_calling", "stream", ["calculator", "unit_convert"])
-    assert_clean_end(result)
-    assert backend.results_lost == [], backend.results_lost
-    assert "3368" in result.text
 
 
 # -- StepFun --------------------------------------------------------------------------------------

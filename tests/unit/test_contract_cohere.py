@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from local_runner.contracts.base import PluginFailure
-from local_runner.contracts.cohere import ONE_TOOL_REFUSAL, CohereContract
+from local_runner.contracts.base import PluginFailure, ProviderRejection
+from local_runner.contracts.cohere import MULTISTEP_REFUSAL, ONE_TOOL_REFUSAL, CohereContract
 
 TOOLS = [
     {"name": "calculator", "description": "math", "parameters": {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}},
@@ -75,3 +75,12 @@ def test_tool_calls_come_whole_on_the_last_chunk_with_the_tool_name_as_id():
     assert [c["id"] for c in last["message"]["tool_calls"]] == ["calculator"]
     assert last["finish_reason"] == "COMPLETE" and last["usage"]
     assert all(not c["delta"]["message"]["tool_calls"] for c in chunks[:-1])
+
+
+def test_tool_results_beside_the_message_are_refused_in_multistep_mode():
+    """The plugin always sends the user's message beside the tool results (langgenius/dify#5441)."""
+    backend = CohereContract()
+    body = backend.to_provider(_request([{"role": "user", "content": "q"}, *_round("calculator", "1+1", "2")]))
+    with pytest.raises(ProviderRejection, match="multistep mode"):
+        backend.check(body)
+    assert backend.rejections == [] and MULTISTEP_REFUSAL in str(ProviderRejection("cohere", MULTISTEP_REFUSAL))
