@@ -10,6 +10,7 @@ from local_runner.contracts.base import ContractBackend, ProviderRejection, Task
 from local_runner.contracts.bedrock import BedrockContract
 from local_runner.contracts.bedrock_mantle import BedrockMantleContract
 from local_runner.contracts.cohere import CohereContract
+from local_runner.contracts.deepinfra import DeepInfraContract
 from local_runner.contracts.deepseek import DeepSeekContract
 from local_runner.contracts.fireworks import FireworksContract
 from local_runner.contracts.gemini import GeminiContract
@@ -66,6 +67,7 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         StepFunWholeCallContract,
         GPUStackContract,
         GPUStackThinkingOffContract,
+        DeepInfraContract,
     )
 }
 

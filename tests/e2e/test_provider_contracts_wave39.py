@@ -33,6 +33,12 @@ default ``agent_thought_support: not_supported`` it filters the ``<think>`` span
 stream. Both strategies, thinking on and off, streamed and blocking: two rounds, an answer and a
 memory run; each round's content goes back to the plugin as streamed, the provider gets it without
 its leading block, ids as given; the user sees the clean answer.
+
+DeepInfra (``models/deepinfra/models/llm/llm.py`` 44747f9, ``moonshotai/Kimi-K2.6``), new to the
+contracts: its own handler reads only ``content`` (the reasoning never arrives), gathers the calls
+and yields them on the held-back finish chunk with the usage; a blocking reply's content is
+``None`` beside its calls. Both strategies, streamed and blocking: two rounds, an answer and a
+memory run, ids as given.
 """
 
 import json
@@ -226,3 +232,28 @@ def test_gpustack_rounds_go_back_as_streamed_and_memory_is_clean(plugin, contrac
     opening = backend.provider_requests[0]["messages"]
     assert [m["content"] for m in opening if m["role"] == "assistant"] == [first.text]
     assert REASONING_MARK not in json.dumps(opening)
+
+
+# -- DeepInfra ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", ["stream", "blocking"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_deepinfra_rounds_go_back_as_returned_and_memory_is_clean(plugin, strategy, shape):
+    backend, toolbox, first = _contract_run(plugin, "deepinfra", strategy, shape)
+    _check_answered(backend, toolbox, first)
+    if strategy == "function_calling":
+        for round_index, chunks in enumerate(backend.emitted[:2]):
+            _, ids = _as_emitted(chunks)
+            assert ids == [f"functions.calculator:r{round_index + 1}calc"]
+            for body in backend.provider_requests[round_index + 1 :]:
+                turn = [m for m in body["messages"] if m.get("tool_calls")][round_index]
+                assert [call["id"] for call in turn["tool_calls"]] == ids
+                assert turn["content"] in ("", None)  # the round said nothing beside its call
+                answers = [m for m in body["messages"] if m["role"] == "tool"]
+                assert answers[round_index]["tool_call_id"] == ids[0]
+
+    backend, toolbox, second = _contract_run(plugin, "deepinfra", strategy, shape, history=_memory(first))
+    _check_answered(backend, toolbox, second)
+    opening = backend.provider_requests[0]["messages"]
+    assert [m["content"] for m in opening if m["role"] == "assistant"] == [first.text]
