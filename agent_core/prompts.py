@@ -71,6 +71,10 @@ REACT_FALLBACK_NOTE = (
     "The model {model} declares no native tool calling, so this run calls tools with ReAct steps "
     "({step_format}: {how})."
 )
+REACT_TOOLS_DROPPED_NOTE = (
+    "The model plugin {provider} never sends tools to the model {model}, so this run calls tools "
+    "with ReAct steps ({step_format}: {how})."
+)
 REACT_TOOLS_REFUSED_NOTE = (
     "The model {model} refused native tool calling ({error}), so this run calls tools with ReAct "
     "steps ({step_format}: {how})."

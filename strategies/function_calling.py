@@ -13,7 +13,7 @@ from dify_plugin.entities.agent import AgentInvokeMessage
 from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
-from agent_core.function_calling.prompt import chat_prompt
+from agent_core.function_calling.prompt import chat_prompt, drops_tools
 from agent_core.function_calling.turn import read_function_calling_turn
 from agent_core.logs import LogNode
 from agent_core.loop import AgentLoop
@@ -77,12 +77,19 @@ def lacks_tool_calling(params: StrategyParams) -> bool:
     return bool(params.tools) and params.model.entity is not None and not params.model_features() & TOOL_CALL_FEATURES
 
 
+def plugin_drops_tools(params: StrategyParams) -> bool:
+    """True when the node has tools and its model plugin never sends them to the model
+    (``function_calling.prompt.TOOLS_NEVER_SENT``: SageMaker), whatever the model declares."""
+    return bool(params.tools) and drops_tools(params.model.provider)
+
+
 class FunctionCallingAgentStrategy(LenientFileParameters, AgentStrategy):
     """Registered in ``strategies/function_calling.yaml``.
 
     A model whose schema declares no tool calling runs with the ReAct steps
     instead, noted in the log, rather than failing on the provider's refusal: constrained JSON
-    steps when it declares structured output, text steps otherwise. A model that declares tool
+    steps when it declares structured output, text steps otherwise. So does a model behind a
+    plugin that never sends the tools (``plugin_drops_tools``: SageMaker). A model that declares tool
     calling but whose server refuses the tools (``model_call.refuses_tools``: Ollama's "does not
     support tools", vLLM without its tool parser) goes on with the same steps from that round.
     """
@@ -92,15 +99,19 @@ class FunctionCallingAgentStrategy(LenientFileParameters, AgentStrategy):
         returns; no generator of this method's own around it, each message passes one fewer)."""
         params = read_params(StrategyParams, parameters)
         if lacks_tool_calling(params):
-            return self._as_react(params, parameters)
+            return self._as_react(params, parameters, prompts.REACT_FALLBACK_NOTE)
+        if plugin_drops_tools(params):
+            return self._as_react(params, parameters, prompts.REACT_TOOLS_DROPPED_NOTE)
         return AgentLoop(self, FunctionCallingSteps(parameters), params).run()
 
-    def _as_react(self, params: StrategyParams, parameters: dict) -> Generator[AgentInvokeMessage, None, None]:
-        """The run with ReAct's steps for a model that declares no tool calling, after a log note
-        saying so."""
+    def _as_react(self, params: StrategyParams, parameters: dict, why: str) -> Generator[AgentInvokeMessage, None, None]:
+        """The run with ReAct's steps for a model that declares no tool calling, or whose model
+        plugin never sends tools, after a log note saying so (``why``, formatted with the model,
+        its provider and the step format)."""
         step_format = chosen_step_format(read_params(ReActParams, parameters))
         note = LogNode("USING ReAct")
         yield note.start()
         how = prompts.REACT_STEP_FORMATS[step_format]
-        yield note.finish({"output": prompts.REACT_FALLBACK_NOTE.format(model=params.model.model, step_format=step_format, how=how)})
+        yield note.finish({"output": why.format(model=params.model.model, provider=params.model.provider,
+                                                step_format=step_format, how=how)})
         yield from AgentLoop(self, ReActSteps(step_format), params).run()

@@ -78,8 +78,28 @@ here."""
 def replays_one_call(provider: str) -> bool:
     """Whether the model plugin of ``provider`` (``langgenius/gemini/google``) is one of
     ``ONE_CALL_PER_MESSAGE``."""
+    return _plugin_name(provider) in ONE_CALL_PER_MESSAGE
+
+
+TOOLS_NEVER_SENT: Final = frozenset({"sagemaker"})
+"""Model plugins that never send the node's tools to the model and read no tool call back, even
+for a model that declares ``tool-call``: SageMaker's ``inference`` builds its payload from the
+messages and four parameters only (``models/sagemaker/models/llm/llm.py`` d2e4c1d in
+langgenius/dify-official-plugins). Native tool calling there is a run whose model never hears of
+its tools."""
+
+
+def drops_tools(provider: str) -> bool:
+    """Whether the model plugin of ``provider`` (``langgenius/sagemaker/sagemaker``) is one of
+    ``TOOLS_NEVER_SENT``."""
+    return _plugin_name(provider) in TOOLS_NEVER_SENT
+
+
+def _plugin_name(provider: str) -> str:
+    """The plugin's name in a model-selector ``provider`` (``langgenius/gemini/google`` ->
+    ``gemini``; a bare name as it is)."""
     parts = provider.split("/")
-    return (parts[-2] if len(parts) > 1 else parts[0]) in ONE_CALL_PER_MESSAGE
+    return parts[-2] if len(parts) > 1 else parts[0]
 
 
 def _tool_call(result: ToolResult) -> AssistantPromptMessage.ToolCall:
