@@ -24,6 +24,7 @@ from local_runner.contracts.openai import OpenAIChatContract, OpenAIResponsesCon
 from local_runner.contracts.openai_compatible import OpenAICompatibleContract
 from local_runner.contracts.openai_compatible_responses import OpenAICompatibleResponsesContract
 from local_runner.contracts.openrouter import OpenRouterContract
+from local_runner.contracts.sagemaker import SageMakerContract
 from local_runner.contracts.sdk_base import SDKBaseContract
 from local_runner.contracts.stepfun import StepFunContract, StepFunWholeCallContract
 from local_runner.contracts.tongyi import TongyiContract
@@ -68,6 +69,7 @@ CONTRACTS: dict[str, type[ContractBackend]] = {
         GPUStackContract,
         GPUStackThinkingOffContract,
         DeepInfraContract,
+        SageMakerContract,
     )
 }
 

@@ -39,6 +39,11 @@ contracts: its own handler reads only ``content`` (the reasoning never arrives),
 and yields them on the held-back finish chunk with the usage; a blocking reply's content is
 ``None`` beside its calls. Both strategies, streamed and blocking: two rounds, an answer and a
 memory run, ids as given.
+
+SageMaker (``models/sagemaker/models/llm/llm.py`` d2e4c1d): the plugin never sends the tools to the
+endpoint and reads no tool call back. Function Calling now runs ReAct's steps from the start, saying
+so in the log (before: it sent the tools, which the model never saw, and a streamed request with
+tools failed in the plugin); ReAct as usual. Both with an answer and a memory run.
 """
 
 import json
@@ -254,6 +259,24 @@ def test_deepinfra_rounds_go_back_as_returned_and_memory_is_clean(plugin, strate
                 assert answers[round_index]["tool_call_id"] == ids[0]
 
     backend, toolbox, second = _contract_run(plugin, "deepinfra", strategy, shape, history=_memory(first))
+    _check_answered(backend, toolbox, second)
+    opening = backend.provider_requests[0]["messages"]
+    assert [m["content"] for m in opening if m["role"] == "assistant"] == [first.text]
+
+
+# -- SageMaker ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_sagemaker_runs_with_react_steps_and_memory_is_clean(plugin, strategy):
+    backend, toolbox, first = _contract_run(plugin, "sagemaker", strategy, "blocking")
+    _check_answered(backend, toolbox, first)
+    assert backend.tools_sent == []  # the plugin would drop them: none is sent
+    if strategy == "function_calling":
+        note = first.root_logs()[0]
+        assert note.label == "USING ReAct" and "never sends tools" in json.dumps(note.data), note
+
+    backend, toolbox, second = _contract_run(plugin, "sagemaker", strategy, "blocking", history=_memory(first))
     _check_answered(backend, toolbox, second)
     opening = backend.provider_requests[0]["messages"]
     assert [m["content"] for m in opening if m["role"] == "assistant"] == [first.text]
