@@ -1488,6 +1488,7 @@ quotes (it is no special token)."""
 _TURN_ENDS: Final = (
     "<end_of_turn>",
     "</end_of_turn>",
+    "</start_of_turn>",
     "<eos>",
     "<|eot_id|>",
     "<|eom_id|>",
@@ -1508,7 +1509,8 @@ _TURN_ENDS: Final = (
     "[e~[",
     "<|turn_end|>",
 )
-"""Tokens that end the model's turn (Gemma, Llama 3, Qwen/ChatML, DeepSeek, Phi-3's ``<|end|>``;
+"""Tokens that end the model's turn (Gemma, also its opener written as a closing tag,
+``</start_of_turn>``: kghandour/Ollama-SwiftUI#44; Llama 3, Qwen/ChatML, DeepSeek, Phi-3's ``<|end|>``;
 Ling 3.0 / Bailing's ``<|role_end|>``, spelled out as text tokens: llama.cpp's Ling 3.0 test;
 Harmony's ``<|end|>`` is read inside its message; Command R's ``<|END_OF_TURN_TOKEN|>``;
 EXAONE's ``[|endofturn|]``, its chat template's and llama.cpp's exaone3 template's; Kimi K3's

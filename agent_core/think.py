@@ -768,13 +768,20 @@ class ThinkSplitter:
         it (`` `a </think> b` ``, "`</think>` ends it"): a run as long as the span's opening one
         comes before the line ends. None while neither came (``_after_wait`` reads on), up to
         ``SPAN_LOOK_LIMIT`` characters (then it is no code, as it was read before looking ahead).
-        Only code spans: a fenced block the reasoning never closed would hide the whole reply."""
+        Only code spans, in a reply whose template may have opened the block: a fenced block the
+        reasoning never closed would hide the whole reply. A probed reply's start (``probe``: no
+        template is known to open one) shows a tag in an open fenced block as its code
+        (CherryHQ/cherry-studio#17197: a chat template's ``{{- '</think>' }}`` in a ```` ```jinja ````
+        block hid the reply's start as reasoning); if it was reasoning after all, it is shown, as
+        a probed reply with no such tag is."""
         if at < self._held_close:
             return True  # the span a tag before it was met in closes after it
         if self._held_code is None:
             self._held_code = CodeQuote()
         self._held_code.feed(whole[self._held_fed : at])
         self._held_fed = at
+        if self._probe and not self._apart and self._held_code.in_fence:
+            return True  # a probed reply (no template known to open a block) shows it in its code
         ticks = self._held_code.span_ticks
         if not ticks:
             return False
