@@ -25,6 +25,11 @@ TIME_LIMIT_NOTE = (
     "Do not call any more tools. Answer the user now with what you have learned; "
     "if something is still unknown, say what and why."
 )
+SIZE_LIMIT_NOTE = (
+    "This conversation has grown almost too large to send: another round of tool calls would not fit. "
+    "Do not call any more tools. Answer the user now with what you have learned; "
+    "if something is still unknown, say what and why."
+)
 TOOL_UNDESCRIBED = "A tool whose declaration gives no description."
 """What the model reads of a tool whose declaration has no description, label or name
 (``tool_schema._tool_description``): never an empty description, which Amazon Bedrock refuses."""
@@ -358,6 +363,11 @@ MODEL_PAST_DEADLINE = "the run's time limit came while the model was still reply
 STOPPED_MID_REPLY_AT_TIME_LIMIT = (
     "The agent stopped because its time ran out ({seconds:g} s for the whole run) while the model was still "
     "replying. Try again, or raise the run's time limit (run_timeout) if Dify allows a longer run."
+)
+STOPPED_AT_SIZE_LIMIT = (
+    "The agent stopped because the run's rounds grew too large for another request to the model "
+    "(one daemon line) before the model answered. Try again with a model that writes less in each "
+    "round, or with fewer rounds."
 )
 STOPPED_AT_TIME_LIMIT = (
     "The agent stopped because its time ran out ({seconds:g} s for the whole run) before the model answered. "

@@ -71,7 +71,8 @@ class RunState:
     ``file_order``), all set by ``trim_to`` to fit the context window (see ``agent_core.budget``).
     ``repeating`` names the tools of a round whose calls were all refused as
     repeats; with ``limit_reached`` it means the run stopped for looping; ``out_of_time`` that
-    it stopped because another round would not fit in its time limit.
+    it stopped because another round would not fit in its time limit; ``out_of_room`` that it
+    stopped because the request after the next would not fit in one daemon line.
     """
 
     params: StrategyParams
@@ -80,6 +81,7 @@ class RunState:
     limit_reached: bool = False
     repeating: tuple[str, ...] = ()
     out_of_time: bool = False
+    out_of_room: bool = False
     memory_steps: int = 0
     rounds_shortened: int = 0
     files_as_text: int = 0
@@ -395,6 +397,8 @@ class RunState:
             return filled(prompts.REPEATED_CALLS_NOTE, names=", ".join(self.repeating), count=own(str(REPEAT_LIMIT)))
         if self.out_of_time:
             return own(prompts.TIME_LIMIT_NOTE)
+        if self.out_of_room:
+            return own(prompts.SIZE_LIMIT_NOTE)
         return filled(prompts.ITERATION_LIMIT_NOTE, rounds=own(prompts.rounds(self.params.maximum_iterations)))
 
 
