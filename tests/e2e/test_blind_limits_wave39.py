@@ -32,10 +32,11 @@ import time
 
 import pytest
 
+from agent_core import prompts
 from local_runner import PluginProcess, ScriptedBackend, protocol
 from local_runner.builtin_tools import default_toolbox
 from local_runner.daemon import DEFAULT_PLUGIN_DIR
-from local_runner.scenario import Scenario, run_scenario
+from local_runner.scenario import ModelSettings, Scenario, run_scenario
 from local_runner.tools import LocalTool, ScriptedTool, ToolParam, json_message, text_message
 from tests.e2e.conftest import ScriptedRun
 from tests.e2e.helpers import (
@@ -43,6 +44,7 @@ from tests.e2e.helpers import (
     answer_turn,
     assert_clean_end,
     observations,
+    prompt_text,
     revived_plugin,
 )
 from tests.e2e.helpers import (
@@ -90,28 +92,49 @@ def test_thirty_rounds_of_escape_heavy_results_keep_every_request_in_a_line(run,
     assert observations(result.llm_requests[30])[-1].startswith("result")
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_thirty_rounds_of_thoughts_of_four_byte_characters_keep_every_request_in_a_line(run, plugin, strategy):
-    """Each round's reply opens with 60,000 emoji (240 KB of UTF-8, 720 KB if written as escapes)
-    before its call: the replayed rounds grow past a daemon line by the tenth."""
-    thought = "\U0001f984" * 60_000
+class Verbose(ScriptedBackend):
+    """A model whose every reply opens with 60,000 emoji (240 KB of UTF-8) before its call, or
+    (``in_arguments``) writes a file of 200 KB as its call's argument, as a coding agent does,
+    until its request says another round would not fit; then it answers ``Done.``."""
 
-    def turn(n):
-        if strategy == "ReAct":
-            step = json.dumps({"action": "vault", "action_input": {"q": f"q{n}"}})
-            return {"text": f"Thought: {thought} {n}\nAction:\n```json\n{step}\n```"}
-        return {"text": f"{thought} {n}", "tool_calls": [{"id": f"c{n}", "name": "vault", "arguments": {"q": f"q{n}"}}]}
+    def __init__(self, strategy: str, in_arguments: bool) -> None:
+        super().__init__([])
+        self.strategy, self.in_arguments = strategy, in_arguments
 
-    turns = [turn(n) for n in range(30)] + [answer_turn(strategy, "Done.")] * 2
-    result = run(turns, strategy=strategy, tools=[tool([text_message("ok")])], maximum_iterations=31, model=VAST,
-                 timeout=240)
-    check(plugin, result, answer=False)
-    assert all(fits(r) for r in result.llm_requests)
-    if not result.ok:  # the run's own rounds are never dropped: once they fill a line, the run ends saying so
-        assert "would be" in result.error_text and "bytes" in result.error_text
-        assert len(result.tool_requests) >= 15
-    else:
-        assert result.text == "Done."
+    def invoke_llm(self, request):
+        n = len(self.requests) + 1
+        told = prompts.SIZE_LIMIT_NOTE in prompt_text(request)
+        thought = f"file {n}" if self.in_arguments else "\U0001f984" * 60_000 + f" {n}"
+        value = f"{n}: " + "x = 1\n" * 34_000 if self.in_arguments else f"q{n}"
+        if told:
+            turn = answer_turn(self.strategy, "Done.")
+        elif self.strategy == "ReAct":
+            step = json.dumps({"action": "vault", "action_input": {"q": value}})
+            turn = {"text": f"Thought: {thought}\nAction:\n```json\n{step}\n```"}
+        else:
+            turn = {"text": thought, "tool_calls": [{"id": f"c{n}", "name": "vault", "arguments": {"q": value}}]}
+        self._turns.append(turn)
+        return super().invoke_llm(request)
+
+
+@pytest.mark.parametrize(("strategy", "where"), [("function_calling", "thought"), ("ReAct", "thought"),
+                                                 ("function_calling", "arguments")])
+def test_rounds_whose_own_replies_fill_a_line_end_with_an_answer(run, plugin, strategy, where):
+    """The run's own rounds are never trimmed (the model's replies and calls go back intact), so
+    they fill a daemon line by the twentieth round. Found here: the run then ended with "the request
+    would be 4,805,063 bytes" and no answer, twenty rounds of work lost. Now the model is asked to
+    answer one round before its request would no longer fit, as it is before the run's deadline."""
+    run.backend = backend = Verbose(strategy, where == "arguments")
+    scenario = Scenario(query="q", strategy=strategy, tools=["vault"], maximum_iterations=60,
+                        model=ModelSettings.from_dict(VAST))
+    toolbox = default_toolbox()
+    toolbox.add(tool([text_message("ok")]))
+    result = run_scenario(scenario, backend, toolbox, plugin=plugin, timeout=240)
+    check(plugin, result)
+    assert result.text.endswith("Done.")
+    assert len(result.tool_requests) >= 15
+    assert any(n.label == "SIZE LIMIT" for n in result.logs.values())
+    assert all(fits(r) for r in backend.requests)
 
 
 # --- 2. a meta of megabytes on each kind of tool message -----------------------------------------------------
