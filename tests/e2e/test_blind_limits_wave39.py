@@ -201,6 +201,8 @@ def test_two_hundred_react_actions_of_22_kb_inputs_in_one_reply(run, plugin):
 MEMORY_ENTITIES = {
     "no model entity": {"entity": False},
     "a window of a trillion tokens": {"context_size": 10**12},
+    "an entity without a context size": {"context_size": None, "parameter_rules": []},
+    "a context size of zero": {"context_size": 0, "parameter_rules": []},
 }
 
 ONE_MESSAGE = {
@@ -368,6 +370,25 @@ def test_a_tool_still_streaming_at_the_deadline_leaves_the_model_time_to_answer(
     check(limited, result)
     assert result.text == "Answered."
     assert all(fits(r) for r in result.llm_requests)
+
+
+def test_eight_parallel_tools_still_streaming_at_the_deadline(limited):
+    """Each of eight parallel calls sends a short message every 50 ms and never ends: all are
+    stopped before the deadline and the model answers with what they sent."""
+    stop = threading.Event()
+    calls = [{"id": f"c{n}", "name": "vault", "arguments": {"q": f"q{n}"}} for n in range(8)]
+    started = time.monotonic()
+    try:
+        result = ScriptedRun(limited)([{"tool_calls": calls}, {"text": "Answered."}, {"text": "Answered."}],
+                                      tools=[streaming_tool(lambda n: text_message(f"{n}:tick"), 0.05, stop)],
+                                      params={"tool_timeout": 600}, timeout=60)
+    finally:
+        stop.set()
+    assert time.monotonic() - started < DAEMON_LIMIT
+    check(limited, result)
+    assert result.text == "Answered."
+    seen = observations(result.llm_requests[1])
+    assert len(seen) == 8 and all("tick" in text for text in seen)
 
 
 class Musing(ScriptedBackend):
