@@ -572,7 +572,7 @@ class AgentLoop:
         self.state.fetch_deadline = (self._started + self._deadline()) / 2  # the query's files: half the run at most
         self._slowest_round = 0.0  # seconds
         self._slowest_turn = 0.0  # seconds: the slowest model turn
-        self._request_sizes = (0, 0)  # bytes of the last two requests sent (_room_for_another_round)
+        self._request_sizes = (0, 0, 0)  # bytes of the last three requests sent (_room_for_another_round)
         self._last_text = ""
         self._repeating: tuple[str, ...] = ()  # the tools of a round of only repeated calls, noted before the next
         self._reply_shown = ""  # the text the last reply streamed, a repeat left unshown included
@@ -817,14 +817,16 @@ class AgentLoop:
         return not self.state.rounds or self._seconds_left() > 2 * self._slowest_round
 
     def _room_for_another_round(self) -> bool:
-        """Whether the round after the next still fits one daemon line, judged from the last two
+        """Whether the round after the next still fits one daemon line, judged from the last three
         requests' bytes (``_request_sizes``): only once trimming could not bring the last one
         within ``REQUEST_BYTES`` (what is left is the run's own rounds, never dropped: the model's
-        replies and calls go back intact), and it grew by as much again twice. Else the next
-        round asks for the answer, which then still fits, rather than the run ending with
-        ``REQUEST_TOO_LARGE`` a round later."""
-        previous, last = self._request_sizes
-        return last <= REQUEST_BYTES or last + 2 * max(last - previous, 0) <= REQUEST_LINE_MAX_BYTES
+        replies and calls go back intact), and the requests grew in each of the last two rounds
+        by at least half of what is left (the smaller growth counts: one large reply, a file
+        written once, is no trend). Else the next round asks for the answer, which then still
+        fits, rather than the run ending with ``REQUEST_TOO_LARGE`` a round later."""
+        first, previous, last = self._request_sizes
+        growth = min(last - previous, previous - first)
+        return last <= REQUEST_BYTES or last + 2 * max(growth, 0) <= REQUEST_LINE_MAX_BYTES
 
     def _round(self) -> Generator[AgentInvokeMessage, None, tuple[ModelTurn, tuple[str, ...]]]:
         """One round: the model's turn and its tool calls. Returns the turn, and the tools of a
@@ -1038,7 +1040,7 @@ class AgentLoop:
         if size > REQUEST_LINE_MAX_BYTES:  # nothing left to trim: the daemon would kill the plugin
             error = RestTooLargeError if self._continuing else AgentRunError
             raise error(prompts.REQUEST_TOO_LARGE.format(size=size, limit=REQUEST_LINE_MAX_BYTES))
-        self._request_sizes = (self._request_sizes[1], size)
+        self._request_sizes = (*self._request_sizes[1:], size)
         return request, (trimmed, knowledge_before), (before, tokens)
 
     def _trimming_logs(

@@ -137,6 +137,22 @@ def test_rounds_whose_own_replies_fill_a_line_end_with_an_answer(run, plugin, st
     assert all(fits(r) for r in backend.requests)
 
 
+def test_one_reply_of_megabytes_is_no_trend_the_rounds_after_it_still_run(run, plugin):
+    """A coding agent writes four files of 850 KB at once, then runs two small calls: the request
+    stays over the trimming budget but grows little, so both run and the model answers as it
+    chooses."""
+    calls = [{"tool_calls": [{"id": f"f{n}", "name": "vault", "arguments": {"q": f"{n}" * 850_000}}
+                             for n in range(4)]},
+             call("function_calling", "vault", "c2", q="run the tests"),
+             call("function_calling", "vault", "c3", q="read the log"), {"text": "Done."}]
+    result = run(calls, tools=[tool([text_message("ok")])], model=VAST, timeout=120)
+    check(plugin, result)
+    assert result.text == "Done." and len(result.tool_requests) == 6
+    assert encoded(result.llm_requests[2]) > 3 * MB
+    assert not any(n.label == "SIZE LIMIT" for n in result.logs.values())
+    assert all(fits(r) for r in result.llm_requests)
+
+
 # --- 2. a meta of megabytes on each kind of tool message -----------------------------------------------------
 
 BIG_META = {"note": "\x01" * 1_000_000, "source": "s" * MB}  # 7 MB as JSON

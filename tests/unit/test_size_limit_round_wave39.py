@@ -17,35 +17,38 @@ from strategies.function_calling import FunctionCallingSteps
 KB = 1024
 
 
-def loop_after(previous: int, last: int) -> AgentLoop:
-    """A loop whose last two requests were ``previous`` and ``last`` bytes."""
+def loop_after(*sizes: int) -> AgentLoop:
+    """A loop whose last three requests were ``sizes`` bytes (the last one last)."""
     model = ModelSettings(features=["tool-call", "stream-tool-call"], completion_params={})
     params = StrategyParams.model_validate({"model": model.selector([]), "query": "q"})
     loop = AgentLoop(SimpleNamespace(session=None), FunctionCallingSteps(), params)
-    loop._request_sizes = (previous, last)
+    loop._request_sizes = sizes
     return loop
 
 
-@pytest.mark.parametrize(("previous", "last"), [
-    (0, 0),  # no request yet
-    (REQUEST_BYTES - 900 * KB, REQUEST_BYTES),  # within the trimming budget: trimming still has room
-    (REQUEST_LINE_MAX_BYTES - 900 * KB, REQUEST_LINE_MAX_BYTES - 600 * KB),  # shrank: trimmed
-    (REQUEST_BYTES + 100 * KB, REQUEST_BYTES + 300 * KB),  # two more rounds of 200 KB fit
+@pytest.mark.parametrize("sizes", [
+    (0, 0, 0),  # no request yet
+    (REQUEST_BYTES - 1_800 * KB, REQUEST_BYTES - 900 * KB, REQUEST_BYTES),  # within the trimming budget
+    (REQUEST_BYTES, REQUEST_LINE_MAX_BYTES - 900 * KB, REQUEST_LINE_MAX_BYTES - 600 * KB),  # the last one shrank: trimmed
+    (REQUEST_BYTES - 100 * KB, REQUEST_BYTES + 100 * KB, REQUEST_BYTES + 300 * KB),  # two more rounds of 200 KB fit
+    (1 * KB, 2 * KB, REQUEST_BYTES + 500 * KB),  # one large reply (a file written once) is no trend
+    (2 * KB, REQUEST_BYTES + 500 * KB, REQUEST_BYTES + 510 * KB),  # ... nor after it, rounds of 10 KB
 ])
-def test_room_for_another_round(previous, last):
-    assert loop_after(previous, last)._room_for_another_round()
+def test_room_for_another_round(sizes):
+    assert loop_after(*sizes)._room_for_another_round()
 
 
-@pytest.mark.parametrize(("previous", "last"), [
-    (REQUEST_LINE_MAX_BYTES - 600 * KB, REQUEST_LINE_MAX_BYTES - 360 * KB),  # 240 KB a round: the next fits, not the one after
-    (REQUEST_BYTES, REQUEST_BYTES + 700 * KB),
+@pytest.mark.parametrize("sizes", [
+    # 240 KB a round: the next fits, not the one after
+    (REQUEST_LINE_MAX_BYTES - 840 * KB, REQUEST_LINE_MAX_BYTES - 600 * KB, REQUEST_LINE_MAX_BYTES - 360 * KB),
+    (REQUEST_BYTES - 700 * KB, REQUEST_BYTES, REQUEST_BYTES + 700 * KB),
 ])
-def test_no_room_after_the_next_round(previous, last):
-    assert not loop_after(previous, last)._room_for_another_round()
+def test_no_room_after_the_next_round(sizes):
+    assert not loop_after(*sizes)._room_for_another_round()
 
 
 def test_the_limit_note_and_the_stop_say_why():
-    loop = loop_after(REQUEST_BYTES, REQUEST_BYTES + 700 * KB)
+    loop = loop_after(REQUEST_BYTES - 700 * KB, REQUEST_BYTES, REQUEST_BYTES + 700 * KB)
     loop.state.rounds.append(object())  # a round ran
     labels = [m.message.label for m in loop._note_limits() if hasattr(m.message, "label")]
     assert labels == ["SIZE LIMIT", "SIZE LIMIT"]  # started and finished
