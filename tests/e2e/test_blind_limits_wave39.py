@@ -16,6 +16,13 @@ cases the earlier files already run (``test_blind_limits_wave34/36/37/38.py``,
 ``test_line_budget.py``, ``test_red_team_wave30-32*.py``, ``test_run_deadline.py``,
 ``test_transports*.py``, ``test_blind_cuts_wave35.py``) were dropped.
 
+Found here (class 1): the run's own rounds are never trimmed (the model's replies and calls go back
+to it intact), so a model writing 240 KB a round, in its text or in its calls' arguments, filled a
+daemon line by the twentieth round, and the run ended with "the request to the model would be
+4,805,063 bytes" and no answer. The loop now asks for the answer one round before the request
+would no longer fit (a ``SIZE LIMIT`` node, ``AgentLoop._room_for_another_round``), judged from the
+smaller of the last two rounds' growth, so one large reply alone ends no tool rounds.
+
 Every run is checked with wave 30's invariants (``survived_cleanly``: the plugin alive, so no
 stdout line over the daemon's 5 MiB, as the runner kills it for one; only JSON on stdout; no log
 node left in ``start``; an answer or a clear ``AgentRunError``; no traceback shown). A neighbour's
@@ -307,7 +314,8 @@ def test_twenty_thousand_tiny_json_messages_beside_a_neighbour(plugin):
 
 # --- 7. the daemon's limit set to odd values ------------------------------------------------------------------
 
-@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1000000000", "9" * 400])
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1000000000", "9" * 400],
+                         ids=["nan", "inf", "-inf", "a billion", "400 digits"])
 def test_a_daemon_limit_of_odd_numbers_leaves_runs_working(value):
     with PluginProcess(DEFAULT_PLUGIN_DIR, env={"PLUGIN_MAX_EXECUTION_TIMEOUT": value}) as process:
         result = ScriptedRun(process)([call("function_calling", "vault", q="x"), {"text": "Done."}],
@@ -317,7 +325,8 @@ def test_a_daemon_limit_of_odd_numbers_leaves_runs_working(value):
         assert not any(n.label == "TIME LIMIT" for n in result.logs.values())
 
 
-@pytest.mark.parametrize("value", [True, [30], {"s": 30}, 1e300, -1e300])
+@pytest.mark.parametrize("value", [True, [30], {"s": 30}, 1e300, -1e300],
+                         ids=["true", "a list", "an object", "1e300", "-1e300"])
 def test_a_node_run_timeout_of_odd_values_answers_or_names_the_setting(run, plugin, value):
     result = run([{"text": "Done."}], params={"run_timeout": value}, timeout=60)
     check(plugin, result, answer=False)
