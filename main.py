@@ -13,11 +13,13 @@ from dify_plugin.config.config import InstallMethod
 from agent_core.sdk_speedups import (
     dump_messages_as_json,
     read_large_lines_aside,
+    read_session_context_leniently,
     read_stdin_nonblocking,
     read_tcp_lines_safely,
     refuse_unrouted_requests,
     run_serverless_requests_once,
     share_type_adapters,
+    track_running_sessions,
     wrap_requests_unvalidated,
     write_lines_once,
     write_lines_together,
@@ -29,6 +31,8 @@ write_lines_once()  # ...and validate every message twice and write each line in
 dump_messages_as_json()  # ...and leave enum members in each message for the encoder
 wrap_requests_unvalidated()  # ...and validate again the request of every model and tool call
 refuse_unrouted_requests()  # ...and end a request no route takes with no word of why
+read_session_context_leniently()  # ...and fail a run whose context holds a null Dify may send
+track_running_sessions()  # ...and leave a request for an ended session waiting for its end
 if config.INSTALL_METHOD is InstallMethod.Local:
     read_stdin_nonblocking()  # ...and hand every read of the daemon's pipe to a thread
     read_large_lines_aside()  # ...and hold every session's lines behind one session's line of megabytes

@@ -429,15 +429,15 @@ def leave_at_end_of_input() -> None:
         gevent.sleep(3600)
 
 
-def exit_at_end_of_input() -> None:
-    """End the process: write what ``write_at_next_pass`` kept, say why on stderr
-    (``STDIN_CLOSED``), and exit with code 0. Nothing can reach the plugin any more, so it leaves,
+def exit_at_end_of_input(why: str = STDIN_CLOSED) -> None:
+    """End the process: write what ``write_at_next_pass`` kept, say ``why`` on stderr
+    (``STDIN_CLOSED``, ``STDOUT_CLOSED``), and exit with code 0. Nothing can reach the plugin any more, so it leaves,
     as the SDK leaves when its parent is gone (``os._exit`` in its parent check: the SDK's threads
     never end on their own)."""
     with contextlib.suppress(OSError, ValueError):  # the daemon may no longer read stdout either
         flush_pending()
     with contextlib.suppress(OSError, ValueError):
-        sys.stderr.write(STDIN_CLOSED + "\n")
+        sys.stderr.write(why + "\n")
         sys.stderr.flush()
     os._exit(0)
 
@@ -525,8 +525,33 @@ def write_at_next_pass(self: Any, data: str) -> None:
         sys.stdout.flush()
         return
     if not _PENDING:
-        get_hub().loop.run_callback(flush_pending)
+        get_hub().loop.run_callback(flush_at_pass)
     _PENDING.append(data)
+
+
+STDOUT_CLOSED = (
+    "the daemon closed the plugin's stdout: nothing the plugin writes can reach it any more, so the "
+    "plugin exits (runs in progress end with it)"
+)
+"""What the plugin writes to stderr when writing to stdout fails with a broken pipe."""
+
+_STDOUT_GONE: list[bool] = []
+"""``[True]`` once a write to stdout failed with a broken pipe (``flush_at_pass``)."""
+
+
+def flush_at_pass() -> None:
+    """``flush_pending`` at the hub's pass. When stdout is gone (the daemon's reader closed its end
+    of the pipe: ``BrokenPipeError``) the plugin leaves as at the end of stdin: every backwards call
+    fails at its next poll, and the process exits ``END_OF_INPUT_GRACE`` seconds later saying why
+    (``STDOUT_CLOSED``). Before, each heartbeat's write put a traceback on stderr (the daemon's log),
+    every few seconds, for as long as the process lived, and its runs waited for replies."""
+    try:
+        flush_pending()
+    except (BrokenPipeError, ValueError):
+        if not _STDOUT_GONE:
+            _STDOUT_GONE.append(True)
+            end_of_input()
+            gevent.spawn_later(END_OF_INPUT_GRACE, exit_at_end_of_input, STDOUT_CLOSED)
 
 
 def flush_pending() -> None:
@@ -618,6 +643,96 @@ class FirstRequests:
 
 _FIRST_REQUESTS = FirstRequests()
 
+_RUNNING: set[str] = set()
+"""The session ids whose request was read and whose run has not ended (added by the reader, removed
+by ``track_running_sessions``' executor once the run wrote its ``end``)."""
+
+
+def refuse_duplicate(writer: Any, session_id: str) -> None:
+    """Refuse a request for ``session_id``, which had one (``FirstRequests``): while that run goes
+    on, with a session-less error event (its session's ``end`` is the first run's to write); once it
+    has ended, with the session's own ``error`` and ``end``. A daemon that sends a new request under
+    the id of an ended session (a replay, a restarted counter) waits for that session's ``end``: with
+    a session-less error alone it waited until its own time limit (minutes) for nothing."""
+    why = DUPLICATE_REQUEST.format(session=session_id)
+    if session_id in _RUNNING or not _TRACKING_RUNS:
+        writer.error(data={"error": why})
+        return
+    writer.session_message(session_id=session_id, data=writer.stream_error_object(
+        data={"error_type": "DuplicateSessionError", "message": why, "args": {}}))
+    writer.session_message(session_id=session_id, data=writer.stream_end_object())
+
+
+_TRACKING_RUNS: list[bool] = []
+"""``[True]`` once ``track_running_sessions`` applied: ``_RUNNING`` then tells a run that ended."""
+
+
+def track_running_sessions() -> bool:
+    """Keep ``_RUNNING`` (the sessions whose request is being run) from the SDK's request executor
+    (``IOServer._execute_request_in_thread``, dify_plugin 0.10.2 ``core/server/io_server.py``: it
+    runs the request and writes the session's ``end``), for ``refuse_duplicate``. Returns ``False``
+    and changes nothing when the executor is not the SDK's own."""
+    try:
+        from dify_plugin.core.server.io_server import IOServer
+    except ImportError:
+        return False
+    if not _is_the_sdks_own(IOServer, "_execute_request_in_thread"):
+        return False
+    execute = IOServer._execute_request_in_thread
+
+    def execute_tracked(self: Any, session_id: str, *args: Any, **kwargs: Any) -> None:
+        _RUNNING.add(session_id)
+        try:
+            execute(self, session_id, *args, **kwargs)
+        finally:
+            _RUNNING.discard(session_id)
+
+    IOServer._execute_request_in_thread = execute_tracked  # type: ignore[method-assign]
+    _TRACKING_RUNS[:] = [True]
+    return True
+
+
+def session_context(context: Any) -> dict[str, Any] | None:
+    """A request envelope's ``context`` as the SDK's ``SessionContext`` takes it: ``{"credentials":
+    {"tool_credentials": {provider: credential id}}}`` with the parts Dify may send as null left to
+    their defaults (Dify's ``PluginInvokeContext.credentials`` is optional: a null there failed the
+    run with a ``ValidationError`` before any step), a null credential id dropped (none: the
+    provider's default), and any other id as text; ``None`` when ``context`` is no object."""
+    if not isinstance(context, dict):
+        return None
+    credentials = context.get("credentials")
+    if not isinstance(credentials, dict):
+        return {}
+    tools = credentials.get("tool_credentials")
+    if not isinstance(tools, dict):
+        return {"credentials": {}}
+    if all(isinstance(value, str) for value in tools.values()):
+        return context
+    kept = {str(key): value if isinstance(value, str) else json.dumps(value)
+            for key, value in tools.items() if value is not None}
+    return {"credentials": {"tool_credentials": kept}}
+
+
+def read_session_context_leniently() -> bool:
+    """Make the SDK's ``Session`` (dify_plugin 0.10.2 ``core/runtime.py``) read its ``context``
+    through ``session_context``, on every transport. Returns ``False`` and changes nothing when
+    ``Session.__init__`` is not the SDK's own."""
+    try:
+        from dify_plugin.core.runtime import Session
+    except ImportError:
+        return False
+    if not _is_the_sdks_own(Session, "__init__"):
+        return False
+    init = Session.__init__
+
+    def init_lenient(self: Any, *args: Any, context: Any = None, **kwargs: Any) -> None:
+        if context is not None and not isinstance(context, BaseModel):
+            context = session_context(context)
+        init(self, *args, context=context, **kwargs)
+
+    Session.__init__ = init_lenient  # type: ignore[method-assign]
+    return True
+
 
 DATA_NO_OBJECT = "its data is no JSON object"
 """Why a backwards reply whose ``data`` is no object is refused: the daemon sends an object in every
@@ -666,8 +781,9 @@ def _stream_of(reader: Any, line: bytes, writer: Any = None) -> Any:
         return None
     if stream.event is PluginInStreamEvent.Request:
         if not _FIRST_REQUESTS.first(stream.session_id):
-            writer.error(data={"error": DUPLICATE_REQUEST.format(session=stream.session_id)})
+            refuse_duplicate(writer, stream.session_id)
             return None
+        _RUNNING.add(stream.session_id)  # from now: a copy arriving before the run starts is refused aside
         arrivals.note(stream.session_id, arrived)
     return stream
 

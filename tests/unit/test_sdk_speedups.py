@@ -736,3 +736,38 @@ def test_a_request_its_route_model_refuses_names_fields_not_values():
     text = str(raised.value)
     assert "user_id: Input should be a valid string" in text and "params: Input should be a valid dictionary" in text
     assert "SECRET" not in text and "errors.pydantic.dev" not in text
+
+
+@pytest.mark.parametrize(("context", "credentials"), [
+    ({"credentials": None}, {}),
+    ({"credentials": {"tool_credentials": None}}, {}),
+    ({}, {}),
+    (["x"], {}),
+    ({"credentials": {"tool_credentials": {"a/b/c": "id-1", "d/e/f": None, "g/h/i": 7}}},
+     {"a/b/c": "id-1", "g/h/i": "7"}),
+    ({"credentials": {"tool_credentials": {"a/b/c": "id-1"}}, "trace": 1}, {"a/b/c": "id-1"}),
+])
+def test_a_session_context_holding_nulls_dify_may_send_is_read(context, credentials):
+    from dify_plugin.core.runtime import SessionContext
+
+    read = sdk_speedups.session_context(context)
+    parsed = SessionContext.model_validate(read) if read is not None else SessionContext()
+    assert parsed.credentials.tool_credentials == credentials
+
+
+def test_a_request_again_for_a_running_session_is_refused_aside_and_for_an_ended_one_in_the_session(monkeypatch):
+    monkeypatch.setattr(sdk_speedups, "_TRACKING_RUNS", [True])
+    monkeypatch.setattr(sdk_speedups, "_RUNNING", {"s-running"})
+    written = []
+    writer = types.SimpleNamespace(
+        error=lambda data: written.append(("error", None, data)),
+        session_message=lambda session_id, data: written.append(("session", session_id, data)),
+        stream_error_object=lambda data: {"type": "error", "data": data},
+        stream_end_object=lambda: {"type": "end", "data": {}})
+    sdk_speedups.refuse_duplicate(writer, "s-running")
+    assert [kind for kind, _, _ in written] == ["error"], "the running session's end is its own run's"
+    written.clear()
+    sdk_speedups.refuse_duplicate(writer, "s-ended")
+    assert [(kind, session, data["type"]) for kind, session, data in written] == [
+        ("session", "s-ended", "error"), ("session", "s-ended", "end")]
+    assert "second request for session s-ended" in written[0][2]["data"]["message"]
