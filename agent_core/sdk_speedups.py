@@ -783,7 +783,8 @@ def _stream_of(reader: Any, line: bytes, writer: Any = None) -> Any:
         if not _FIRST_REQUESTS.first(stream.session_id):
             refuse_duplicate(writer, stream.session_id)
             return None
-        _RUNNING.add(stream.session_id)  # from now: a copy arriving before the run starts is refused aside
+        if _TRACKING_RUNS:  # from now: a copy arriving before the run starts is refused aside
+            _RUNNING.add(stream.session_id)
         arrivals.note(stream.session_id, arrived)
     return stream
 
