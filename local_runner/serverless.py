@@ -24,6 +24,7 @@ import socket
 import subprocess
 import threading
 import time
+import urllib.parse
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -193,9 +194,17 @@ class ServerlessPlugin(PluginConnection):
     def _invoke(self, line: dict[str, Any]) -> None:
         session_id = str(line["session_id"])
         connection = http.client.HTTPConnection(self.host, int(self.port or 0), timeout=None)
+        action = (line.get("data") or {}).get("action") if isinstance(line.get("data"), dict) else None
+        # as the daemon posts it (dify-plugin-daemon internal/core/serverless_runtime/io.go, Write and
+        # invokeServerlessWithRetry): the action in the query, the session id in a header, a stream accepted
+        path = "/invoke?" + urllib.parse.urlencode({"action": str(action or "")})
         try:
             connection.request(
-                "POST", "/invoke", body=protocol.encode_line(line), headers={"Content-Type": "application/json"}
+                "POST", path, body=protocol.encode_line(line),
+                headers={"Content-Type": "application/json", "Accept": "text/event-stream",
+                         # a header holds visible ASCII only (a test's odd session id goes without)
+                         **({"Dify-Plugin-Session-ID": session_id}
+                            if session_id.isascii() and session_id.isprintable() else {})},
             )
             response = connection.getresponse()
             if response.status != 200:
