@@ -169,6 +169,7 @@ from agent_core.prompts import (
     OUTPUT_BEFORE_FAILURE,
     RESULT_LINK,
     RESULT_LINK_FORWARDED,
+    RESULT_TAIL_NOTE,
     TOOL_FAILED,
     WITHHELD,
     WITHHELD_CONTENT,
@@ -190,6 +191,10 @@ FULL_TEXT_MAX_CHARS = 1_000_000
 """Characters of tool output kept for the log; the rest is counted, not stored. Notes (a file
 sent, withheld or incomplete) are kept past it, up to `LATE_NOTES_MAX` of them."""
 LATE_NOTES_MAX = 100
+TAIL_KEPT_CHARS = 16_000
+"""Characters kept of the end of a result longer than `FULL_TEXT_MAX_CHARS`, read by the model
+after its head (from its first whole line): a multi-megabyte log ends with its error or exit
+status (charmbracelet/crush PR #3602 keeps a head and a tail for this reason)."""
 LEADING_BLANK_MAX_CHARS = 1_000
 """Blank space a result may open with; a longer run of it is left out (it would fill the
 stored text and hide what follows)."""
@@ -306,6 +311,7 @@ class ObservationCollector:
         self._stored_chars = 0
         self._dropped_chars = 0
         self._dropped_tokens = 0
+        self._tail = ""  # the last TAIL_KEPT_CHARS characters of what was not stored
         self._forwarded: list[AgentInvokeMessage] = []
         self._files: dict[str, _ChunkedFile] = {}
         self._finished_files: set[str] = set()  # ids of chunked files whose end came
@@ -504,7 +510,7 @@ class ObservationCollector:
         if error is not None and body:  # one result: a key its output began and its error goes on with
             full_error = self._secrets.mask_split(body, full_error)[1]
             body, error = self._secrets.mask_split(body, error)
-        observation, cut = self._bounded(data_uri.shorten(body), error)
+        observation, cut = self._bounded(data_uri.shorten(body + self._tail_section()), error)
         return ToolOutcome(
             observation=observation,
             full_text=self._full_text(body, full_error),
@@ -797,6 +803,7 @@ class ObservationCollector:
             dropped = part.text[max(room, 0) :]
             self._dropped_chars += len(dropped)
             self._dropped_tokens += estimate_tokens(dropped)
+            self._tail = (self._tail + dropped[-TAIL_KEPT_CHARS:])[-TAIL_KEPT_CHARS:]
             if room <= 0:
                 return
             part = _Part(part.kind if part.kind != "json" else "text", self._secrets.mask_cut_edge(part.text[:room]))
@@ -893,6 +900,16 @@ class ObservationCollector:
                 return text, cut
             budget -= max(1, estimate_tokens(text) - self._max_tokens)
         return text, cut
+
+    def _tail_section(self) -> str:
+        """The last lines of a result longer than `FULL_TEXT_MAX_CHARS` (from the first line the
+        kept tail holds whole, secrets redacted) after a note, or '' (nothing was left out, or
+        the tail holds no line break: one endless line has no last lines to read)."""
+        start = self._tail.find("\n") + 1
+        tail = self._redact(self._tail[start:]).strip("\n") if start else ""
+        if not tail.strip():
+            return ""
+        return "\n" + RESULT_TAIL_NOTE.format(dropped=self._dropped_chars - len(tail)) + "\n" + tail
 
     def _full_text(self, body: str, full_error: str | None) -> str:
         text = body if body.strip() else NO_OUTPUT.format(tool=self._tool)

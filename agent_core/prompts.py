@@ -256,6 +256,9 @@ CUT_NOTE_LOG_CUT = (
     "[{dropped} tokens were cut from this result to fit the context; the agent log keeps its "
     "first {limit} characters. Ask for a narrower result if you need the missing part.]"
 )
+RESULT_TAIL_NOTE = "[... {dropped} characters not kept; the result's last lines follow]"
+"""Between the stored head of a result too long to keep and its last lines (a long log ends
+with its error or exit status)."""
 INVALID_RESPONSE = "(the tool returned an invalid response: {count} unreadable message(s) skipped: {kinds})"
 RESULT_LINK = "result link: {url}."
 RESULT_LINK_FORWARDED = "result link: {url}. The file was also sent to the user."

@@ -896,6 +896,38 @@ def test_full_text_is_capped_and_the_rest_counted(monkeypatch):
     assert "c c" not in outcome.observation
 
 
+def test_a_result_past_the_cap_keeps_its_last_lines_for_the_model(monkeypatch):
+    """charmbracelet/crush PR #3602: a log longer than the stored text ends with its error; the
+    model reads the head, then the last lines (from the first whole line the kept tail holds),
+    streamed in pieces; the log keeps the first characters, as before."""
+    monkeypatch.setattr(obs, "FULL_TEXT_MAX_CHARS", 1000)
+    monkeypatch.setattr(obs, "TAIL_KEPT_CHARS", 300)
+    lines = "".join(f"line {i:04d} ok\n" for i in range(2000)) + "FATAL: undefined: foo\nexit status 1\n"
+    outcome, _ = run(*[text(lines[i : i + 700]) for i in range(0, len(lines), 700)], max_tokens=100000)
+    seen = outcome.observation
+    assert seen.startswith("line 0000 ok") and seen.index("line 0000") < seen.index("FATAL: undefined: foo")
+    assert "the result's last lines follow" in seen and "exit status 1" in seen
+    tail = seen.split("the result's last lines follow]\n", 1)[1]
+    assert tail.startswith("line ") and len(tail) <= 300 + 400  # the kept tail, then the cut note
+    assert "FATAL" not in outcome.full_text and outcome.full_text.startswith("line 0000 ok")
+
+
+def test_the_kept_tail_is_redacted_and_starts_at_a_whole_line(monkeypatch):
+    """A secret in the last lines is redacted; a line cut by the tail's start is left out, so no
+    end of a cut secret is shown."""
+    monkeypatch.setattr(obs, "FULL_TEXT_MAX_CHARS", 100)
+    monkeypatch.setattr(obs, "TAIL_KEPT_CHARS", 60)
+    secret = "sk-live-0123456789abcdef"
+    collector = ObservationCollector("shell", secrets=[secret])
+    collector.add(text("x" * 200 + f"\nkey={secret}\nFAIL\n"))
+    seen = collector.finish().observation
+    assert secret not in seen and "[REDACTED]" in seen and "FAIL" in seen
+    collector = ObservationCollector("shell", secrets=[secret])
+    collector.add(text("x" * 200 + f"token {secret}\n" + "y" * 30 + "\nFAIL\n"))
+    seen = collector.finish().observation
+    assert "0123456789abcdef" not in seen and "FAIL" in seen
+
+
 def test_a_file_sent_after_the_text_filled_the_cap_is_still_told_to_the_model(monkeypatch):
     monkeypatch.setattr(obs, "FULL_TEXT_MAX_CHARS", 1000)
     outcome, forwarded = run(text("a" * 5000), blob(b"data", {"filename": "late.bin"}), max_tokens=200)
