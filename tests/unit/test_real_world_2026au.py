@@ -224,3 +224,38 @@ def test_a_secret_in_the_tail_is_redacted():
     collector.add(text(BUILD_LOG + "token=sk-live-0123456789abcdef\nFAIL\n"))
     seen = collector.finish().observation
     assert "FAIL" in seen and "sk-live-0123456789abcdef" not in seen and "[REDACTED]" in seen
+
+
+MARKUP_CASES = ["continue7720-read-file-holding-think-tags", "hermes56172-forged-end-of-the-data-wrapper",
+                "chatbook314-doc-page-with-end-token-and-react-labels", "orca19690-file-holding-a-whole-tool-call"]
+
+
+@pytest.mark.parametrize("name", MARKUP_CASES)
+def test_the_loops_own_markup_in_a_tool_output_reaches_both_strategies_prompts_as_written(name):
+    """Function Calling's ``tool`` message and ReAct's ``Observation:`` (chat and completion
+    scratchpads) carry the tool's text as it came: no ``<think>`` block taken out, no label or
+    tag dropped, escaped or read as the loop's own."""
+    from dify_plugin.interfaces.agent import AgentModelConfig
+
+    from agent_core.function_calling.prompt import _tool_message
+    from agent_core.params import StrategyParams
+    from agent_core.react.prompt import scratchpad
+    from agent_core.run_state import Round, RunState
+    from agent_core.tool_calls import ToolCall
+    from agent_core.tool_runner import ToolResult
+    from agent_core.tool_schema import ToolRegistry
+    from agent_core.turn import ModelTurn, ToolCalls
+    from agent_core.usage import empty_usage
+    from tests.unit.test_tool_schema import tool as tool_entity
+
+    observed = play(CASES[name])[0].observation
+    assert observed == CASES[name].messages[0]["message"]["text"].strip("\n")
+    params = StrategyParams(model=AgentModelConfig(provider="p", model="m", mode="chat", completion_params={}), query="q")
+    run = RunState(params=params, registry=ToolRegistry([tool_entity("fetch")]))
+    call = ToolCall(id="c1", name="fetch", arguments={})
+    result = ToolResult("c1", "fetch", {}, observation=observed)
+    round_ = Round(1, ModelTurn(thought="I will read it.", decision=ToolCalls((call,)), usage=empty_usage()), (result,))
+    run.rounds.append(round_)
+    assert _tool_message(run, round_, result).content == observed
+    for completion in (False, True):
+        assert scratchpad(run, completion=completion).endswith("Observation: " + observed)
