@@ -791,8 +791,8 @@ class ToolRegistry:
         sent on as text); what is inside them is the tool's to check.
         """
         runtime = tool.runtime_parameters or {}
-        llm_parameters, names, scalars = _checked_parameters(tool)
-        echoed = schema_echo(arguments, names, scalars)
+        llm_parameters, names, scalars, lists = _checked_parameters(tool)
+        echoed = schema_echo(arguments, names, scalars, lists)
         if echoed:
             example = {p.name: "..." for p in llm_parameters if p.required} or {
                 p.name: "..." for p in llm_parameters[:1]
@@ -824,15 +824,32 @@ _FLAT_TYPES = frozenset({str, *json_args.PLAIN_SCALARS})
 
 
 @per_object
-def _checked_parameters(tool: ToolEntity) -> tuple[list[ToolParameter], frozenset[str], frozenset[str]]:
+def _checked_parameters(
+    tool: ToolEntity,
+) -> tuple[list[ToolParameter], frozenset[str], frozenset[str], frozenset[str]]:
     """What ``validate_arguments`` checks of ``tool``, once per tool object (a run's tools do not
     change; every call of a tool asked for it again): its ``llm`` parameters that are not
-    files, their names, and the names of those whose value is no object (``schema_echo``'s
-    ``scalars``). Shared: not to be changed."""
+    files, their names, the names of those whose value is no object (``schema_echo``'s
+    ``scalars``) and of the arrays whose items are no objects (``schema_echo``'s ``lists``).
+    Shared: not to be changed."""
     llm_parameters = [p for p in tool.parameters if p.form == LLM_FORM and p.type not in FILE_TYPES]
     names = frozenset(p.name for p in llm_parameters)
     scalars = frozenset(p.name for p in llm_parameters if p.input_schema is None and str(p.type) not in ("object", "array"))
-    return llm_parameters, names, scalars
+    lists = frozenset(p.name for p in llm_parameters if str(p.type) == "array" and _items_no_objects(p.input_schema))
+    return llm_parameters, names, scalars, lists
+
+
+def _items_no_objects(schema: Any) -> bool:
+    """Whether an ``array`` parameter of ``input_schema`` ``schema`` holds items that are no
+    objects: Dify's plain ``array`` (no schema: offered with string items, ``_parameter_schema``)
+    or a schema whose ``items`` name only scalar JSON types. An array of objects, or of items the
+    schema does not type, may rightly hold ``{"type": ...}`` items."""
+    if schema is None:
+        return True
+    items = schema.get("items") if isinstance(schema, Mapping) else None
+    kind = items.get("type") if isinstance(items, Mapping) else None
+    kinds = kind if isinstance(kind, list) else [kind]
+    return _names_types(kind) and not {"object", "array"} & set(kinds)
 
 
 def admits_null(schema: Any) -> bool:
@@ -902,7 +919,9 @@ def nested_arguments(arguments: Mapping[str, Any], tool: ToolEntity) -> dict[str
     return dict(inner)
 
 
-def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set[str]) -> list[str]:
+def schema_echo(
+    arguments: Mapping[str, Any], parameters: set[str], scalars: set[str], lists: Collection[str] = (),
+) -> list[str]:
     """The JSON-schema keys ``arguments`` hold where values belong, or [] (values were given).
 
     Two shapes, both seen from small models: the parameter schema printed whole
@@ -915,7 +934,11 @@ def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set
     its ``properties`` name the tool's own parameters (the printed schema under a name). The
     printed schema is also known without its ``type`` (``{"properties": {"query": {...}}}``) and
     under a key the tool does not take (the tool's whole declaration, ``{"name": "search",
-    "parameters": {...}}``): a tool whose parameters are all optional would run it otherwise."""
+    "parameters": {...}}``): a tool whose parameters are all optional would run it otherwise.
+    In ``lists`` (arrays whose items are no objects, ``_items_no_objects``) the array's schema
+    (``{"type": "array", "items": {...}}``), its item schema alone (``{"type": "string"}``) or
+    listed (``[{"type": "string"}]``) is echoed too: none is a value such an array takes (wave 39:
+    each reached the tool)."""
     keys = set(arguments)
     if "name" not in keys and "properties" not in keys and _TEXT_OR_SCALAR.issuperset(map(type, arguments.values())):
         return []  # the usual call: values only, none an object, no key a printed schema would start with
@@ -934,7 +957,19 @@ def schema_echo(arguments: Mapping[str, Any], parameters: set[str], scalars: set
         for key in item
         if key in _SCHEMA_KEYS
     }
+    for name in lists:
+        value = arguments.get(name)
+        if _echoes_a_list_schema(value) or _schemas_listed(value, parameters):
+            echoed.update(k for item in (value if isinstance(value, list) else (value,)) for k in item if k in _SCHEMA_KEYS)
     return sorted(echoed)
+
+
+def _echoes_a_list_schema(value: Any) -> bool:
+    """Whether ``value``, given for an array whose items are no objects, is a schema: an object
+    of schema keywords only, with a ``type`` naming JSON types or an ``items`` (the array's or its
+    item's schema). No such object is a value of that array."""
+    return (isinstance(value, Mapping) and bool(value) and set(value) <= _SCHEMA_KEYS
+            and (("type" in value and _names_types(value["type"])) or "items" in value))
 
 
 def filled_schema(arguments: Any, parameters: Collection[str]) -> dict[str, Any] | None:
