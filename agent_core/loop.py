@@ -632,7 +632,7 @@ class AgentLoop:
                 if cut_calls > MAX_CUT_CALL_ROUNDS:
                     yield from self._text(self._lead_after("", self._reply_shown, False) + prompts.STOPPED_AT_OUTPUT_LIMIT)
                     break
-                if self.state.limit_reached:
+                if self.state.limit_reached and not self._cut_asked_again(turn):
                     yield from self._end_without_answer(turn)
                     break
                 failures = failures + 1 if isinstance(decision, ParseFailure) else 0
@@ -701,6 +701,15 @@ class AgentLoop:
         decision = turn.decision
         if isinstance(decision, FinalAnswer) and decision.text.strip() and is_filter_reason(turn.finish_reason):
             yield from self._text(self._notice_lead(turn) + prompts.ANSWER_FILTERED.format(reason=turn.finish_reason))
+
+    def _cut_asked_again(self, turn: ModelTurn) -> bool:
+        """Whether ``turn``, a reply to the request for the answer at a limit (iterations, repeated
+        calls, time) that is no answer, is asked again: only one the output limit cut (a cut call,
+        a cut Thought, only reasoning), as it would be before the limit (``MAX_CUT_CALL_ROUNDS``
+        counts it), and not when a reply as slow as the slowest so far would end past the run's
+        deadline. The model may have been writing its answer: a cut Thought was shown as the
+        answer, and a cut call ended the run without one (wave 39)."""
+        return turn.cut and self._seconds_left() > self._slowest_turn
 
     def _notice_lead(self, turn: ModelTurn | None) -> str:
         """What goes before the notice that ends a cut answer (``_cut_answer_notice``; ``turn``
@@ -839,7 +848,8 @@ class AgentLoop:
         results: tuple[ToolResult, ...] = ()
         not_run: tuple[ToolCall | InvalidToolCall, ...] = ()
         repeating: tuple[str, ...] = ()
-        if isinstance(turn.decision, ToolCalls) and not self.state.limit_reached:
+        if isinstance(turn.decision, ToolCalls) and (turn.cut or not self.state.limit_reached):
+            # a cut reply's calls are answered "not run" (none runs), also at the limit: it is asked again
             results, not_run, repeating = yield from self._run_tools(round_node, turn.decision, cut=turn.cut)
         if not_run:  # one node for them all: a node per call would flood the daemon
             note = LogNode("CALLS NOT RUN", parent=round_node)
