@@ -418,13 +418,15 @@ CALLS_NOT_RUN = (
 """Said once, after the round's last result, where calls need no tool message each (ReAct
 actions, calls written in the text)."""
 ACTIONS_AFTER_OBSERVATION = (
-    "Your reply went on after this action with an Observation you wrote yourself; observations come only from "
-    "tools, so what followed it was not read, and the {count} action(s) written there were not run ({names}). "
+    "Your reply went on after this action without waiting for its result (with an Observation or a Final Answer "
+    "you wrote yourself); observations come only from tools, so what followed it was not read, and the {count} "
+    "action(s) written there were not run ({names}). "
     "Call them again in your next reply if you still need them, now that you have the real result."
 )
 """Said once, after the round's last observation, when a ReAct reply made up a result after its
-actions and wrote more actions after it (``ReactTurn.after_actions``): those acted on the made-up
-result, so they are named, not run."""
+actions (an ``Observation:``, or a ``Final Answer:`` written before any result) and wrote more
+actions after it (``ReactTurn.after_actions``): those acted on the made-up result, so they are
+named, not run."""
 CALLS_NOT_RUN_LOG = (
     "{count} more tool calls of the model's reply were not run ({names}): one round runs at most {limit}. "
     "The model was told, and may ask for them again."

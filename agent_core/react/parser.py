@@ -221,12 +221,14 @@ class ReactTurn:
     after_actions: str = ""
     """What the reply went on with after its actions, from an ``Observation:`` it wrote itself on
     (the made-up result, and any step written after it: a next ``Action:`` acts on that result),
-    stripped; not read, never run: the caller names its actions to the model and the log.
-    ``""`` when the reply ended with its actions."""
+    or from a ``Final Answer:`` written before any result (wave 39: an action after it was dropped
+    without a word to the model), stripped; not read, never run: the caller names its actions to
+    the model and the log. ``""`` when the reply ended with its actions."""
     calls_after_answer: tuple[str, ...] = ()
     """The tools named by the calls a JSON list put after its "Final Answer" object (``[{"action":
     "Final Answer", ...}, {"action": "search", ...}]``), in order: the answer wins, and they are
-    not run."""
+    not run. After an action (``[{"action": "search"}, {"action": "Final Answer"}, {"action":
+    "search"}]``) the action runs and these are named to the model, not run."""
 
 
 
@@ -1005,7 +1007,7 @@ class ReactStreamParser:
         "_answer", "_answer_closed", "_answer_code", "_answer_fed", "_answer_fence_open", "_answer_lines",
         "_answer_quote", "_answer_ws", "_answering", "_block_end_at", "_buf", "_call_fence", "_call_held", "_call_input",
         "_calls_after_answer", "_candidate_marked", "_closer", "_depth", "_element", "_ended_inside", "_fence_chars",
-        "_fence_held", "_fence_offset", "_fence_quote", "_fence_read", "_finished", "_group", "_group_cls", "_held_answer", "_hint",
+        "_fence_held", "_fence_offset", "_fence_quote", "_fence_read", "_finished", "_glued", "_group", "_group_cls", "_held_answer", "_hint",
         "_in_thought", "_inner_fence", "_input_fence", "_joint", "_label_unfenced", "_labels_before_tag",
         "_labels_seen", "_last", "_line_start", "_marked", "_markup", "_multi", "_name", "_name_escaped",
         "_name_kind", "_none_action", "_out", "_plain_from", "_pos", "_probe", "_purpose", "_quote", "_raw",
@@ -1101,6 +1103,7 @@ class ReactStreamParser:
         self._in_thought = False  # the last label was "Thought:"
         self._span: list[str] | None = None  # raw text of the construct being read
         self._joint = ""  # what joined a call object to the one before it on its line (_s_after_call)
+        self._glued = False  # the JSON read now stands on the line of an action's JSON, after it (_s_after_call)
         self._acc: list[str] = []  # its content: name line, input, JSON or block text
         self._name = ""
         self._name_escaped = False  # the name was written with markdown escapes (_MD_ESCAPE)
@@ -1385,6 +1388,7 @@ class ReactStreamParser:
 
     def _start_span(self) -> None:
         self._span, self._acc, self._closer, self._single_line, self._joint = [], [], "", False, ""
+        self._glued = False
 
     def _end_span(self) -> str:
         raw = "".join(self._span or ()).strip()
@@ -1640,6 +1644,8 @@ class ReactStreamParser:
             self._take(end)
             self._answering = not self._actions
             self._state = _S.ANSWER if self._answering else _S.DONE
+            if self._actions and self._after_actions is None:  # an answer before the results: kept to be named
+                self._after_actions = []
         else:
             self._start_span()
             self._take(end)
@@ -2350,6 +2356,8 @@ class ReactStreamParser:
             calls = function_equals_call(text)  # Qwen3.5/3.6's fused templates (tetherto/qvac PR #2677)
         if calls and self._purpose == "candidate" and named_by_method(value) and calls[0][0] not in (self._tool_names or ()):
             calls = []  # a JSON-RPC request an answer shows, not a call (text_calls.named_by_method)
+        if not calls and self._glued and self._purpose == "candidate" and (again := self._same_tool_again(value)):
+            calls = again
         kept = len(self._alone)
         if self._purpose == "candidate" and (kept or not calls) and self._tool_names:
             calls = self._beside(calls, value)
@@ -2365,6 +2373,19 @@ class ReactStreamParser:
         self._labels_seen = True  # a call that cannot be read is a problem, never an answer
         template = PROBLEM_NOT_JSON if value is FAIL else PROBLEM_NO_TOOL_IN_JSON
         self._blob_done(calls, text, template)
+
+    def _same_tool_again(self, value: Any) -> list[Call]:
+        """An object glued on its line to the action before it (``Action Input: {"q": "a"}{"q":
+        "b"}``, no name of its own) giving the same parameters: that tool called again, as a second
+        ``Action Input:`` under one ``Action:`` is; ``[]`` for any other value. Wave 39: its text
+        went to the thought, and the model was never told the second call did not run."""
+        last = self._actions[-1] if self._actions else None
+        if (
+            last is None or not isinstance(value, dict) or not value
+            or not isinstance(last.input, dict) or value.keys() != last.input.keys()
+        ):
+            return []
+        return [(last.name, value)]
 
     def _beside(self, calls: list[Call], value: Any) -> list[Call]:
         """The calls of a bare JSON value, given a node tool's ``{"name": X}`` alone: that is a
@@ -2400,6 +2421,7 @@ class ReactStreamParser:
         if end < len(buf) and buf[end] in "{[":
             self._start_span()
             self._closer, self._joint = closer, self._take(end, record=False)  # given back if no call
+            self._glued = True
             self._purpose = "candidate"
             self._candidate_marked, self._marked = self._marked, False
             self._begin_json()
@@ -2516,6 +2538,12 @@ class ReactStreamParser:
                     self._calls_after_answer = tuple(
                         n for n, _ in rest if not _is_none_name(n) and (n in tools or not _is_final_name(n))
                     )
+                else:  # an answer before the results: the list's calls after it are named, not run (wave 39)
+                    rest = calls[calls.index((name, value)) + 1 :]
+                    tools = self._tool_names or ()
+                    self._calls_after_answer = tuple(
+                        n for n, _ in rest if not _is_none_name(n) and (n in tools or not _is_final_name(n))
+                    )
                 self._state = _S.DONE
                 return
             action = ActionFound(name, coerce_input(value), raw)
@@ -2596,7 +2624,7 @@ class ReactStreamParser:
             ended_inside=self._ended_inside,
             answer_ended=self._answer_closed and (labelled or self._turn_invented) and final_answer is not None,
             after_answer=self._text_after_answer() if self._after_answer and final_answer is not None else "",
-            calls_after_answer=self._calls_after_answer if final_answer is not None else (),
+            calls_after_answer=self._calls_after_answer if final_answer is not None or self._actions else (),
             after_actions="".join(self._after_actions).strip() if self._after_actions and self._actions else "",
         )
 

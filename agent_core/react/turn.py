@@ -92,9 +92,9 @@ def _actions_turn(parsed: ReactTurn, registry: ToolRegistry, round_index: int, c
     """The turn of a reply with actions (``common``: the turn's other fields): their calls; what
     the reply wrote from an ``Observation:`` it made up after them on is kept to be logged, and
     the actions in it named to the model, never run (``ModelTurn.after_answer``)."""
-    if parsed.after_actions:
-        common = {**common, "after_answer": parsed.after_actions,
-                  "calls_after_answer": actions_after_observation(parsed.after_actions)}
+    after = actions_after_observation(parsed.after_actions) if parsed.after_actions else ()
+    if parsed.after_actions or parsed.calls_after_answer:  # also a JSON list's calls after a "Final Answer" item
+        common = {**common, "after_answer": parsed.after_actions, "calls_after_answer": parsed.calls_after_answer + after}
     return ModelTurn(thought=parsed.thought, decision=_tool_calls(parsed, registry, round_index), **common)
 
 
