@@ -547,8 +547,10 @@ _LINE_OPENERS: Final = frozenset(_MD_CHARS + "{[`~0123456789" + CJK_PICTOGRAPHS)
 """The characters ``_classify_line`` looks at before it looks for a label there; a pictograph
 (told by the ``agent_core.emoji`` bounds) is looked at too: an emoji may come before a label, and
 a digit may be a keycap's (``1️⃣``)."""
-LINE_PREFIX = re.compile(rf"(?:[{re.escape(_MD_CHARS)}]|{EMOJI_CHAR})*+")
-"""What a label may come after at a line start: markdown (``## ``, ``**``, ``> ``, ``- ``) and
+LINE_PREFIX = re.compile(rf"(?:[{re.escape(_MD_CHARS)}]|{EMOJI_CHAR}|[0-9]{{1,3}}+(?:[.)](?=[ \t]|\Z)|\Z))*+")
+"""What a label may come after at a line start: markdown (``## ``, ``**``, ``> ``, ``- ``, an
+ordered list's ``1.`` or ``2)`` before a blank: ``1. **Action:** search``, wave 39; digits at the
+text's end wait for what follows) and
 emoji (``💭 Thought:``, ``👉 **Action:**``, ``1️⃣ Thought:``: ``agent_core.emoji``), in any order.
 Public: Function Calling's readers of ReAct-style steps (``function_calling.turn``,
 ``function_calling.react_steps``) use it, so both strategies read the same line starts."""

@@ -67,3 +67,20 @@ def test_an_object_of_the_same_parameters_glued_to_the_input_calls_the_tool_agai
 def test_an_object_of_other_keys_glued_to_the_input_is_no_call():
     assert _actions(GLUED + ' {"z": 1}') == [("lookup", {"q": "a"})]
     assert _actions(GLUED + " {}") == [("lookup", {"q": "a"})]
+
+
+# --- steps written as an ordered Markdown list ------------------------------------------------------------
+
+NUMBERED = ('Thought: two.\n1. **Action:** lookup\n   **Action Input:** {"q": "a"}\n'
+            '2) Action: lookup\n   Action Input: {"q": "b"}')
+
+
+def test_actions_of_an_ordered_list_run_in_order_whatever_the_chunks():
+    for chunk in (0, 1, 2, 5):
+        assert _actions(NUMBERED, chunk) == [("lookup", {"q": "a"}), ("lookup", {"q": "b"})], chunk
+
+
+def test_a_number_that_is_no_list_marker_opens_no_label():
+    parsed = parse_react("Thought: x.\n2024 Action: none of this is a step\nFinal Answer: ok",
+                         allow_multiple_actions=True, tool_names=("lookup",))
+    assert parsed.actions == () and parsed.final_answer == "ok"
