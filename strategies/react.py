@@ -15,6 +15,7 @@ from dify_plugin.interfaces.agent import AgentStrategy
 
 from agent_core import prompts
 from agent_core.answer_schema import STRUCTURED_OUTPUT_PARAMS
+from agent_core.fences import open_block
 from agent_core.loop import AgentLoop
 from agent_core.model_call import ModelChunk, ModelRequest
 from agent_core.params import LenientFileParameters, read_params
@@ -81,6 +82,7 @@ class ReActSteps:
                 reasoning_opened=run.reasoning_may_open_in_prompt(),
                 recipient_in_prompt=run.recipient_may_open_in_prompt(),
                 continues_answer=continuing,
+                answer_code=open_block(cut_answer_text(run)) if continuing else None,
             )
             answer_schema = run.params.answer_schema
             if answer_schema and not continuing:

@@ -37,7 +37,7 @@ from agent_core.cut_errors import CUT_IN_TOOL_CALL
 from agent_core.emoji import EMOJI_CHAR, line_marks
 from agent_core.fairness import SLICE_CHARS, give_way, paced, slices
 from agent_core.fallback import label_left
-from agent_core.fences import FENCE_RUN, empty_code_block
+from agent_core.fences import FENCE_RUN, empty_code_block, open_block
 from agent_core.function_calling.react_steps import react_step_calls
 from agent_core.json_args import raw_decode_at
 from agent_core.model_call import AssistantReply, ModelChunk, note_usage, with_block_closed
@@ -999,6 +999,12 @@ def _cut_at_action_label(held: str, names: Collection[str]) -> bool:
     return any(tool.startswith(name) for tool in names)
 
 
+def _before_held(text: str, held: str) -> str:
+    """``text`` before its tail ``held`` (the gate's held text, maybe with whitespace around it)."""
+    tail = held.strip()
+    return text[: text.rfind(tail)] if tail and tail in text else text
+
+
 def _unshown(gate: AnswerGate) -> str:
     """What the user has not seen yet of a reply's text: the gate's held text, as the answer goes
     on with it (a held line keeps its indent; a reply held whole starts at its first word)."""
@@ -1223,7 +1229,9 @@ def read_function_calling_turn(
     # a call written as code (lookup(q='a) or in a ```tool_code block that never closed: a cut or broken call
     # (or a ```python block holding only such a call, the limit cut: open_fenced_call); so is a
     # ReAct-style step the limit cut at its Action label or inside its tool's name
-    cut_call = cut and ((not gate.streamed and open_code_call(text, names)) or _cut_at_action_label(gate.held, names))
+    # (not one in a code block the text opened before it: a trace the answer shows, wave 39)
+    cut_call = cut and ((not gate.streamed and open_code_call(text, names)) or (
+        _cut_at_action_label(gate.held, names) and open_block(_before_held(text, gate.held)) is None))
     open_call = bool(tools) and ((open_fenced_call(held, names) if cut else open_call_fence(held, names)) or cut_call)
     # a call marker the output limit cut before its ">" (call_markup.cut_opener): a cut call too
     open_call = open_call or (bool(tools) and cut and cut_opener(held))

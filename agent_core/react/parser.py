@@ -960,6 +960,11 @@ _RESTING: Final = frozenset({_S.TEXT, _S.HEAD, _S.ANSWER, _S.DONE, _S.CLOSER, _S
 _RESTART_KINDS: Final = frozenset({"thought", "action", "action_input", "final_answer", "answer", "special", "brace"})
 """Line markers that, opening a reply that continues a cut answer, make it a turn of the format
 again (``_s_head``): a label, a special token announcing a call, a call object."""
+_RESTART_IN_CODE: Final = frozenset({"thought", "final_answer"})
+"""The markers that still restart the format at the head of a rest whose cut answer left a code
+block open: in it an ``Action:`` line, a call object or a fence with an info string is the code's
+text (a ReAct trace the answer shows, JSON), as CommonMark reads it (wave 39: ``Action Input:``
+there ended the answer and its rest was lost)."""
 _RESTART_FENCES: Final = _CANDIDATE_FENCES - {""}
 """Fences that, opening such a reply, may hold a call; a bare fence there closes the answer's code block."""
 _CALL_NAME = re.compile(r'"name"\s*:\s*"([^"\\]{1,200})"')
@@ -1026,6 +1031,7 @@ class ReactStreamParser:
         tool_names: Collection[str] | Mapping[str, Any] | None = None,
         recipient_in_prompt: bool = False,
         continues_answer: bool = False,
+        answer_code: Opening | None = None,
     ) -> None:
         self._multi = allow_multiple_actions
         # call markup inside a final answer is a call only to one of these, and a line opening an
@@ -1079,7 +1085,9 @@ class ReactStreamParser:
         self._run_on: list[str] | None = None  # answer text from a "Question:" or "Action:" line on, held (_s_answer)
         self._run_on_action = False  # the held text starts with an "Action:" line
         self._run_on_question: int | None = None  # where a "Question:" line starts in the held text
-        self._answer_code: Opening | None = None  # the code block open in the answer (fences.after_line)
+        # the code block open in the answer (fences.after_line); a continuation starts in the one
+        # the cut answer left open (``answer_code``), where a label is the code's text
+        self._answer_code: Opening | None = answer_code if continues_answer else None
         self._shown_closer = ""  # the closing tag of a call tag written in a code span (text, as it is)
         self._wrapped = False  # a fence line opened in the visible text and not closed yet
         self._text_fence: Opening | None = None  # while _wrapped: the block its fence line opened
@@ -1413,7 +1421,8 @@ class ReactStreamParser:
         (``continues_answer``), after any leading whitespace and reasoning block. A label there
         (``Thought:``, ``Final Answer:``, ``Action:``), a special token or a call object (a fence
         of JSON) means the model wrote a turn of the format again: it is read as any reply (a
-        ``Final Answer:`` label opens the answer, not shown). Anything else is the answer's rest,
+        ``Final Answer:`` label opens the answer, not shown); inside a code block the cut answer
+        left open (``answer_code``) only ``Thought:`` and ``Final Answer:`` do (``_RESTART_IN_CODE``). Anything else is the answer's rest,
         read in the final-answer state, where the answer's rules hold: an ``Action:`` /
         ``Action Input:`` step written after it ends it, unrun and unshown."""
         if not self._skip_ws():
@@ -1422,7 +1431,10 @@ class ReactStreamParser:
         if marker is _NEED:
             return False
         kind = marker.kind if isinstance(marker, _Marker) else ""
-        if kind in _RESTART_KINDS or (kind == "fence" and marker.info in _RESTART_FENCES):
+        restart = kind in _RESTART_KINDS or (kind == "fence" and marker.info in _RESTART_FENCES)
+        if restart and self._answer_code is not None:  # in the code block the cut answer left open
+            restart = kind in _RESTART_IN_CODE
+        if restart:
             self._state = _S.TEXT
         else:
             self._answering, self._state = True, _S.ANSWER

@@ -32,7 +32,7 @@ from agent_core.call_markup import (
 )
 from agent_core.declarations import arguments_refusal
 from agent_core.fairness import SLICE_CHARS, give_way, slices
-from agent_core.fences import empty_code_block, fence_lines
+from agent_core.fences import Opening, empty_code_block, fence_lines
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk, note_usage
 from agent_core.react.json_step import continued_string, cut_answer
@@ -242,6 +242,7 @@ def read_react_turn(
     reasoning_opened: bool = False,
     recipient_in_prompt: bool = False,
     continues_answer: bool = False,
+    answer_code: Opening | None = None,
 ) -> Generator[str, None, ModelTurn]:
     """Consume one model call; yield final-answer text as it comes; return the turn.
 
@@ -252,13 +253,15 @@ def read_react_turn(
     recipient, dropped (``call_markup.CallMarkup``).
     ``continues_answer``: the reply goes on with an answer the output limit cut
     (``continues_cut_answer``): unless it opens with a label or a call, its text is the answer's
-    rest, streamed as it comes (``ReactStreamParser._s_head``)."""
+    rest, streamed as it comes (``ReactStreamParser._s_head``); ``answer_code``: the code block the
+    cut answer left open (``fences.open_block``), where the rest starts."""
     parser = ReactStreamParser(
         allow_multiple_actions=allow_multiple_actions,
         reasoning_opened=reasoning_opened,
         recipient_in_prompt=recipient_in_prompt,
         tool_names=registry.prompt_tools_by_name(),  # the registry's, read only (built once, not each turn)
         continues_answer=continues_answer,
+        answer_code=answer_code,
     )
     got = _Collected()
     # a continuation's first text is held while it may open a tool's call written as code: one the
