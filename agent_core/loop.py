@@ -707,8 +707,8 @@ class AgentLoop:
         calls, time) that is no answer, is asked again: only one the output limit cut (a cut call,
         a cut Thought, only reasoning), as it would be before the limit (``MAX_CUT_CALL_ROUNDS``
         counts it), and not when a reply as slow as the slowest so far would end past the run's
-        deadline. The model may have been writing its answer: a cut Thought was shown as the
-        answer, and a cut call ended the run without one (wave 39)."""
+        deadline. The model may have been writing its answer: a cut call or a cut Thought ended
+        the run "without a final answer", the model never asked again (wave 39)."""
         return turn.cut and self._seconds_left() > self._slowest_turn
 
     def _notice_lead(self, turn: ModelTurn | None) -> str:

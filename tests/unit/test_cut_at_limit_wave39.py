@@ -1,8 +1,8 @@
 """Wave 39: a reply to the request for the answer at a limit (iterations, repeated calls, time)
 that the output limit cut is asked again, shorter, once (``AgentLoop._cut_asked_again``), as it is
 before the limit; a whole call there still ends the run, and so does a cut with no time left for
-a reply as slow as the slowest so far. Before, a cut call ended the run "without a final answer"
-and a cut ReAct Thought was shown as the answer."""
+a reply as slow as the slowest so far. Before, a cut call or a cut ReAct Thought ended the run
+"without a final answer", the model never asked again."""
 
 from types import SimpleNamespace
 
