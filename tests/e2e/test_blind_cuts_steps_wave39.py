@@ -27,7 +27,7 @@ answer in a code fence. What is left goes sideways and in combination:
 * tool stream items whose data is an object of the wrong shape (a log's label null, a retriever
   resource that is no object, a text message's text a number).
 
-Of the first 52 cases, 40 passed before the fixes; the five cut-at-the-limit cases added after the
+Of the first 52 cases, 40 passed before the fixes; the seven cut-at-a-limit cases added after the
 first fault was read, and the four of the second pass, found more. Faults found and fixed (each
 with a unit test beside its module):
 
@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 
 import pytest
 
@@ -72,8 +73,10 @@ class Lookup(ScriptedTool):
     def run(self, parameters, released):
         if self.responses:
             yield from super().run(parameters, released)
-        else:
-            yield text_message(f"{self.name} found {parameters.get('q')}")
+            return
+        if self.latency:
+            time.sleep(self.latency)
+        yield text_message(f"{self.name} found {parameters.get('q')}")
 
 
 def lookup(name: str = "lookup", responses: list[dict] | None = None) -> ScriptedTool:
@@ -602,3 +605,19 @@ def test_react_a_json_list_of_actions_cut_in_its_second_runs_neither(run):
     assert tools_ran(result) == [("lookup", {"q": "a"})]
     assert "cut off" in prompt_text(result.llm_requests[1])
     assert result.text == "Found."
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_call_cut_in_the_answer_asked_at_the_time_limit_is_asked_again_in_time(run, strategy):
+    """A 3.5 s tool leaves no room for another round of a 10 s run: the answer is asked for, and
+    the reply is a cut call. With time left for a reply, it is asked again, and the run answers."""
+    slow = Lookup(name="lookup", description="Looks a word up", parameters=[ToolParam("q", description="the word")],
+                  latency=3.5)
+    turns = [good_call(strategy, "France"), cut_call(strategy), answer_turn(strategy, "Paris."),
+             answer_turn(strategy, "spare")]
+    result = run(turns, query="Capital of France?", tools=[slow], strategy=strategy, params={"run_timeout": 10},
+                 maximum_iterations=10)
+    assert_clean_run(result)
+    assert tools_ran(result) == [("lookup", {"q": "France"})]
+    assert any(n.label == "TIME LIMIT" for n in result.logs.values())
+    assert result.text == "Paris.", result.text
