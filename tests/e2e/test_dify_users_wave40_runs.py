@@ -19,7 +19,7 @@ import pytest
 from local_runner import ModelSettings, Scenario, default_toolbox, run_scenario
 from local_runner.contracts import CONTRACTS
 from local_runner.contracts.base import TaskBrain
-from local_runner.tools import ScriptedTool, ToolParam, json_message, text_message
+from local_runner.tools import ToolParam, json_message, text_message
 from tests.e2e.helpers import (
     STRATEGIES,
     answer_turn,
@@ -149,6 +149,29 @@ def test_dify8021_react_action_input_with_escapes_reaches_the_tool_as_chinese(ru
     assert PROFILE in observations(result.llm_requests[1])[0]
 
 
+NAME_CONTRACTS = ["openai", "tongyi", "deepseek", "zhipuai", "volcengine_maas", "moonshot", "siliconflow", "xinference",
+                  "ollama", "gemini", "anthropic"]
+
+
+@pytest.mark.parametrize("contract", NAME_CONTRACTS)
+def test_dify8021_a_tool_named_in_chinese_runs_on_each_model_plugin(plugin, contract):
+    """langgenius/dify#8021 (custom tools "with both tool names and parameters in Chinese").
+    A tool named ``查询天气`` with the parameter ``城市``, against each model plugin's contract
+    in Function Calling: nothing is refused, and the tool runs with the model's Chinese input
+    under its own name."""
+    tool = tool_named("查询天气", [text_message("晴")], ToolParam("城市", description="城市名"))
+    toolbox = default_toolbox()
+    toolbox.add(tool)
+    backend = CONTRACTS[contract](shape="stream", brain=TaskBrain(tool="查询天气", arguments={"城市": "北京"}))
+    scenario = Scenario(query="北京天气", tools=["查询天气"], strategy="function_calling",
+                        model=ModelSettings(**CONTRACTS[contract].model_settings(stream=True)))
+    result = run_scenario(scenario, backend, toolbox, plugin=plugin, timeout=60)
+    assert backend.rejections == [], [str(r) for r in backend.rejections]
+    assert_clean_end(result)
+    assert tools_ran(result) == [("查询天气", {"城市": "北京"})]
+    assert "晴" in result.text
+
+
 MANY_TOOLS = [tool_named(f"tool_{n}", [text_message(f"tool {n} done")], ToolParam("q")) for n in range(5)]
 
 
@@ -199,6 +222,22 @@ def test_dify6895_two_calls_in_one_round_reach_qwen_in_order(run):
     (at,) = [i for i, m in enumerate(messages) if m["role"] == "assistant" and m.get("tool_calls")]
     assert [c["id"] for c in messages[at]["tool_calls"]] == ["call_a", "call_b"]
     assert [(m["role"], m.get("tool_call_id")) for m in messages[at + 1:at + 3]] == [("tool", "call_a"), ("tool", "call_b")]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_nacos34_an_object_for_a_json_string_parameter_reaches_the_tool_as_json_text(run, strategy):
+    """nacos-group/nacos-mcp-router#34 (2025-07, Qwen3-32B: the router's ``use_tool`` wants its
+    ``params`` as a JSON string; the model often wrote an object and the call failed with
+    "{'file_surfix': 'png'} is not of type 'string'"). An MCP tool whose ``params`` is a string,
+    called with an object there: the tool receives the object as JSON text."""
+    schema = {"type": "object", "required": ["mcpServerName", "params"], "properties": {
+        "mcpServerName": {"type": "string"}, "params": {"type": "string", "description": "工具参数，JSON 字符串"}}}
+    router = mcp_tool("use_tool", "Use a tool of an MCP server", schema)
+    result = run([call_turn(strategy, "use_tool", {"mcpServerName": "image", "params": {"file_surfix": "png"}}),
+                  answer_turn(strategy, "已转换为 png。")], query="转成 png", strategy=strategy, tools=[router])
+    assert_clean(result, run)
+    (ran,) = tools_ran(result)
+    assert ran[1]["mcpServerName"] == "image" and json.loads(ran[1]["params"]) == {"file_surfix": "png"}, ran
 
 
 ROWS = [{"id": 1, "name": "张三"}, {"id": 2, "name": "李四"}]
@@ -290,6 +329,23 @@ def test_dify6879_llama31_on_ollama_writes_its_call_as_json_and_it_runs(run):
     assert tools_ran(result) == [("simple_code", {"language": "python3", "code": code})]
     assert '"parameters"' not in streamed(result), streamed(result)
     assert result.text == "1000以内除11余5的数共有 91 个。"
+
+
+GLM4_CALLS = ['get_weather\n{"city": "北京"}', '\nget_weather\n{\n  "city": "北京"\n}\n']
+
+
+@pytest.mark.parametrize("reply", GLM4_CALLS)
+def test_api_for_open_llm295_glm4_9b_chats_own_call_format_runs(run, reply):
+    """xusenlinzy/api-for-open-llm#295 (Dify 0.6.12 with ``glm-4-9b-chat`` behind an
+    OpenAI-compatible server: "the tools did not take effect"). GLM-4-9B-Chat writes a call as
+    the tool's name on one line and its JSON arguments below (how THUDM's own API server reads
+    it) when the server passes its text on: the tool runs with those arguments and the chat
+    never shows the call."""
+    result = run([{"text": reply, "split": 4}, {"text": "北京晴。"}], query="北京天气", tools=[weather_tool()],
+                 model={"provider": "langgenius/openai_api_compatible/openai_api_compatible", "model": "glm-4-9b-chat"})
+    assert_clean(result, run)
+    assert tools_ran(result) == [("get_weather", {"city": "北京"})]
+    assert "get_weather" not in streamed(result) and result.text == "北京晴。"
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
