@@ -392,7 +392,7 @@ def test_parallel_calls_yielding_every_kind_of_file_each_reach_the_chat_once_and
     assert shown == [("image", "https://e.com/p.png"), ("blob", b"a,b\n1,2\n"), ("link", "/files/tools/f9.docx"),
                      ("link", "https://files.example.com/report.pdf")], shown
     told = observations(result.llm_requests[1])
-    assert "table.csv" in told[0]
+    assert "table.csv" in told[0] and "p.png" in told[0]
     assert "notes.docx" in told[1] and "report.pdf" in told[1]
 
 
@@ -822,3 +822,39 @@ def test_a_forced_answer_of_invisible_text_or_call_markup_is_never_a_blank_succe
     assert len(result.tool_requests) == 1
     visible = result.text.replace("\u200b", "").strip()
     assert visible and "<tool_call>" not in result.text
+
+
+class ClockForever(ScriptedBackend):
+    """A model that asks ``now(UTC)`` in every reply (the answer changes each time), forever."""
+
+    def __init__(self, strategy: str) -> None:
+        super().__init__([])
+        self.strategy = strategy
+
+    def invoke_llm(self, request):
+        n = len(self.requests) + 1
+        turn = (call_turn(self.strategy, "now", {"tz": "UTC"}, call_id=f"c{n}") if n <= 150
+                else answer_turn(self.strategy, "gave up"))
+        self._turns.append(turn)
+        return super().invoke_llm(request)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_clock_polled_forever_under_a_limit_of_100_runs_100_times_then_the_user_gets_words(plugin, strategy):
+    """A call whose result changes may be repeated up to the limit: 100 rounds run, then the
+    model is asked for its answer; it calls again, and the user still gets words saying why the
+    run stopped, with the usage of all 101 model calls."""
+    from local_runner import Scenario, run_scenario
+    from local_runner.tools import LocalTool, ToolBox
+
+    ticks = iter(range(1000))
+    clock = LocalTool(name="now", description="The time", parameters=[ToolParam("tz", description="zone")],
+                      handler=lambda params: [text_message(f"12:{next(ticks):04d}")])
+    backend = ClockForever(strategy)
+    scenario = Scenario(query="Time?", tools=["now"], strategy=strategy, maximum_iterations=100)
+    result = run_scenario(scenario, backend, ToolBox([clock]), plugin=plugin, timeout=120)
+    assert_clean_end(result)
+    assert len(result.tool_requests) == 100 and len(backend.requests) == 101
+    assert "ITERATION LIMIT" in labels(result)
+    assert "100" in result.text and "gave up" not in result.text
+    assert result.execution_metadata["total_tokens"] == sum(u["total_tokens"] for u in result.llm_usages)
