@@ -10,7 +10,8 @@ here, each a combination the earlier waves did not make:
 - usage as a running total on every chunk of a round whose call arrives in pieces, on a chunk
   before the finish chunk, on a chunk after it; a reply asked again counted; the round logs agree;
 - ``maximum_iterations`` reaching the plugin as text; a model calling the same tool forever under a
-  limit of 100 (also with its arguments' keys reordered, or two calls in turn); a forced answer of
+  limit of 100 (also with its arguments' keys reordered, or two calls in turn), a clock polled 100
+  times with the user still told why the run stopped; a forced answer of
   zero-width spaces or call markup;
 - an instruction that holds ReAct's own labels, a thought quoting ``Final Answer:``, an action
   input holding it; stop words of the user's that name ReAct labels;
@@ -18,15 +19,18 @@ here, each a combination the earlier waves did not make:
   own answers, files, usage, and eight parallel calls each);
 - answers in Chinese, Japanese, Arabic, emoji sequences and combining marks streamed a character at
   a time (also inside ``<think>``, also with the labels in Chinese or Japanese), and megabytes of
-  them within the daemon's line; ``\\u`` escapes split inside a call's arguments;
+  them within the daemon's line; ``\\u`` escapes split inside a call's arguments, and inside a JSON
+  step's streamed answer;
 - a first-round answer without tools reporting the model's own usage; a call when no tool is
   declared; knowledge without citation data;
 - parallel calls yielding every kind of file (image link, blob with its type, tool-file link, a file
   the tool received, and files streamed in chunks under one id);
-- a fake ``HOME`` and proxies at a port the test watches: no connection, nothing written.
+- a fake ``HOME`` and proxies at a port the test watches (text and JSON steps): no connection,
+  nothing written.
 """
 
 import base64
+import json
 import socket
 import threading
 from decimal import Decimal
@@ -858,3 +862,43 @@ def test_a_clock_polled_forever_under_a_limit_of_100_runs_100_times_then_the_use
     assert "ITERATION LIMIT" in labels(result)
     assert "100" in result.text and "gave up" not in result.text
     assert result.execution_metadata["total_tokens"] == sum(u["total_tokens"] for u in result.llm_usages)
+
+
+STRUCTURED = {"features": ["structured-output"]}
+"""A model declaring structured output: ReAct's Auto step format asks for JSON steps."""
+
+
+@pytest.mark.parametrize("escaped", [True, False], ids=["escaped", "raw"])
+@pytest.mark.parametrize("split", [1, 3, 5, 7])
+def test_a_json_step_answer_with_escapes_split_anywhere_streams_in_whole_characters(run, escaped, split):
+    """With constrained (JSON) steps the answer streams as its JSON string is decoded. Written
+    with ``\\\\uXXXX`` escapes (surrogate pairs for the flag) or raw, and split every 1, 3, 5 or 7
+    characters: the user reads the answer exactly and no text message holds half a character."""
+    answer = '東京は雨 🇯🇵 👩‍👧 é\u0301 "q" \\\\ end'
+    step = json.dumps({"action": "final_answer", "action_input": {"answer": answer}}, ensure_ascii=escaped)
+    result = run([{"text": step, "split": split}], query="q", strategy="ReAct", tools=[weather_tool()],
+                 model=STRUCTURED)
+    assert_clean(result, run)
+    assert result.llm_requests[0].get("structured_output_schema"), "the step was asked as JSON"
+    assert result.text == answer
+    for message in result.messages:
+        if message["type"] == "text":
+            assert not any(0xD800 <= ord(c) <= 0xDFFF for c in message["message"]["text"])
+
+
+def test_json_steps_with_a_fake_home_and_proxies_at_a_watched_port_make_no_connection(offline_plugin):
+    """Constrained steps build a schema from the tools and decode it: nothing of that is fetched
+    (no remote ``$ref``, no schema download), nothing written to the home folder."""
+    process, port, home = offline_plugin
+    run = ScriptedRun(process)
+    tool = ScriptedTool(name="lookup", description="Looks up", responses=[text_message("found")],
+                        parameters=[ToolParam("q", description="q")])
+    steps = [{"text": json.dumps({"action": "lookup", "action_input": {"q": "x"}})},
+             {"text": json.dumps({"action": "final_answer", "action_input": {"answer": "Found."}})}]
+    result = run(steps, query="Find x", strategy="ReAct", tools=[tool], model=STRUCTURED)
+    assert_clean_run(result)
+    assert result.llm_requests[0].get("structured_output_schema"), "the step was asked as JSON"
+    assert result.text == "Found."
+    assert tools_ran(result) == [("lookup", {"q": "x"})]
+    assert port.hits == 0
+    assert list(home.iterdir()) == []
