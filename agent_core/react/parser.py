@@ -382,6 +382,12 @@ def label_words(*kinds: str) -> str:
     forms = {r"[ _\-]*+".join(map(re.escape, words)) for words in label_forms(*kinds)}
     return "|".join(sorted(forms, key=lambda form: (-len(form), form)))
 _MD_CHARS: Final = " \t#>*_-"
+INVISIBLE_MARKS: Final = "\u061c\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2067\u2068\u2069\ufeff"
+"""Characters nobody sees that a line may open with before its label, skipped there as markdown
+is: the bidirectional marks, embeddings and isolates of Unicode's UAX #9 (ALM, LRM, RLM,
+LRE..RLO, LRI..PDI; a model writing Arabic or Hebrew around its labels puts an RLM or LRM at a
+line start), ZERO WIDTH SPACE, WORD JOINER and the byte order mark. Public: Function Calling's
+readers of ReAct-style steps take them through ``LINE_PREFIX``."""
 _PREFIX_MAX: Final = 24
 _LABEL_MAX: Final = 48
 _FENCE = re.compile(r"(`{3,}|~{3,})[ \t]*(?:([\w+\-.]+)[ \t]*)?(?:\r?\n|(?=[{\[]))")
@@ -543,15 +549,19 @@ vLLM's ``phi4_mini_json`` tool parser reads)."""
 _CALL_PREFIX_STARTS: Final = frozenset(prefix[0] for prefix, _ in _CALL_PREFIXES)
 
 
-_LINE_OPENERS: Final = frozenset(_MD_CHARS + "{[`~0123456789" + CJK_PICTOGRAPHS) | _CALL_PREFIX_STARTS
+_LINE_OPENERS: Final = (
+    frozenset(_MD_CHARS + INVISIBLE_MARKS + "{[`~0123456789" + CJK_PICTOGRAPHS) | _CALL_PREFIX_STARTS
+)
 """The characters ``_classify_line`` looks at before it looks for a label there; a pictograph
 (told by the ``agent_core.emoji`` bounds) is looked at too: an emoji may come before a label, and
 a digit may be a keycap's (``1️⃣``)."""
-LINE_PREFIX = re.compile(rf"(?:[{re.escape(_MD_CHARS)}]|{EMOJI_CHAR}|[0-9]{{1,3}}+(?:[.)](?=[ \t]|\Z)|\Z))*+")
+_BLANK_PREFIX: Final = " \t" + INVISIBLE_MARKS
+"""What a line prefix of only these holds nothing visible: a call list, a brace or a fence may follow."""
+LINE_PREFIX = re.compile(rf"(?:[{re.escape(_MD_CHARS)}{INVISIBLE_MARKS}]|{EMOJI_CHAR}|[0-9]{{1,3}}+(?:[.)](?=[ \t]|\Z)|\Z))*+")
 """What a label may come after at a line start: markdown (``## ``, ``**``, ``> ``, ``- ``, an
 ordered list's ``1.`` or ``2)`` before a blank: ``1. **Action:** search``, wave 39; digits at the
-text's end wait for what follows) and
-emoji (``💭 Thought:``, ``👉 **Action:**``, ``1️⃣ Thought:``: ``agent_core.emoji``), in any order.
+text's end wait for what follows), ``INVISIBLE_MARKS`` (``\\u200fFinal Answer:``) and emoji
+(``💭 Thought:``, ``👉 **Action:**``, ``1️⃣ Thought:``: ``agent_core.emoji``), in any order.
 Public: Function Calling's readers of ReAct-style steps (``function_calling.turn``,
 ``function_calling.react_steps``) use it, so both strategies read the same line starts."""
 
@@ -579,7 +589,7 @@ def _classify_line(
         return None if eof else _NEED
     if j >= limit:
         return None
-    plain = not text[i:j].strip()
+    plain = not text[i:j].strip(_BLANK_PREFIX)
     if plain and text[j] in _CALL_PREFIX_STARTS:
         for prefix, dropped in _CALL_PREFIXES:
             if text.startswith(prefix, j):
