@@ -902,3 +902,16 @@ def test_json_steps_with_a_fake_home_and_proxies_at_a_watched_port_make_no_conne
     assert tools_ran(result) == [("lookup", {"q": "x"})]
     assert port.hits == 0
     assert list(home.iterdir()) == []
+
+
+@pytest.mark.parametrize("split", [None, 1])
+def test_react_labels_after_a_right_to_left_mark_run_the_action_and_give_the_answer(run, split):
+    """A model writing Arabic puts a right-to-left mark (U+200F) at the start of its label lines:
+    its action runs and its final answer is the answer (found in wave 39: the action was read as
+    thought text and the answer was asked for again, then lost)."""
+    step = 'Thought: أحتاج الطقس.\n\u200fAction: get_weather\n\u200fAction Input: {"city": "الرياض"}'
+    turns = [{"text": step, "split": split}, {"text": "Thought: عرفت.\n\u200fFinal Answer: الجو مشمس.", "split": split}]
+    result = run(turns, query="ما الطقس في الرياض؟", strategy="ReAct", tools=[weather_tool("مشمس، 30")])
+    assert_clean(result, run)
+    assert tools_ran(result) == [("get_weather", {"city": "الرياض"})]
+    assert result.text == "الجو مشمس."
