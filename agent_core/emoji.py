@@ -43,6 +43,13 @@ PICTOGRAPHS_FROM: Final = "\U0001f000"
 CJK_PICTOGRAPHS: Final = "\u3030\u303d\u3297\u3299"
 """The pictographs between ``SYMBOLS_TO`` and ``PICTOGRAPHS_FROM``."""
 
+INVISIBLE_MARKS: Final = "\u061c\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2067\u2068\u2069\ufeff"
+"""Characters nobody sees that a line may open with before its label, skipped there as markdown
+is: the bidirectional marks, embeddings and isolates of Unicode's UAX #9 (ALM, LRM, RLM,
+LRE..RLO, LRI..PDI; a model writing Arabic or Hebrew around its labels puts an RLM or LRM at a
+line start), ZERO WIDTH SPACE, WORD JOINER and the byte order mark. The ReAct parser's
+``LINE_PREFIX`` and ``line_marks`` skip them, so every reader of step labels does."""
+
 MARKS_AFTER_EMOJI: Final = 24
 """How many characters of markdown and emoji ``line_marks`` reads after a line's first emoji: as
 many as the ReAct parser reads before a label. A line start a reader holds while it may still
@@ -51,8 +58,9 @@ become a label is re-read as it grows, so its length is bounded."""
 
 def line_marks(marks: str) -> str:
     """What a label may come after at a line start, as a regex piece: any run of ``marks`` (the
-    body of a character class: ``" \\t#*>"``), then an emoji and at most ``MARKS_AFTER_EMOJI``
+    body of a character class: ``" \\t#*>"``) and ``INVISIBLE_MARKS``, then an emoji and at most ``MARKS_AFTER_EMOJI``
     more characters of marks and emoji (``✅ Final Answer:``, ``- 💭 Thought:``, ``👉 **Action:**``).
     Every run is possessive: no label starts with one of those characters, so none is given back,
     and a line of them fails in time linear in its length."""
+    marks = INVISIBLE_MARKS + marks  # before them: a '-' ending ``marks`` stays a literal one
     return rf"[{marks}]*+(?:(?:{EMOJI_CHAR})(?:[{marks}]|{EMOJI_CHAR}){{0,{MARKS_AFTER_EMOJI}}}+)?+"

@@ -34,7 +34,7 @@ from agent_core.call_markup import (
     rewrite_markup,
 )
 from agent_core.cut_errors import CUT_IN_TOOL_CALL
-from agent_core.emoji import EMOJI_CHAR, line_marks
+from agent_core.emoji import EMOJI_CHAR, INVISIBLE_MARKS, line_marks
 from agent_core.fairness import SLICE_CHARS, give_way, paced, slices
 from agent_core.fallback import label_left
 from agent_core.fences import FENCE_RUN, empty_code_block, open_block
@@ -180,11 +180,11 @@ user, nor does the line break before it. A text's last line breaks are held so u
 text tells (at most ``_BLANK_LINES_HELD`` blank lines more; an earlier one streams)."""
 _THOUGHT_LABELS: Final = tuple(words[0] for words in label_forms("thought"))
 """``Thought`` in every language the ReAct parser reads it in (``思考``, ``생각``: its table)."""
-_OPENING_MARKS = re.compile(rf"(?:[#*_ \t]|{EMOJI_CHAR})*+")
-"""What may come before a ReAct-style label at a reply's start: markdown and emoji (``💭 Thought:``,
-``agent_core.emoji``), as the ReAct parser skips them."""
+_OPENING_MARKS = re.compile(rf"(?:[#*_ \t{INVISIBLE_MARKS}]|{EMOJI_CHAR})*+")
+"""What may come before a ReAct-style label at a reply's start: markdown, emoji (``💭 Thought:``,
+``agent_core.emoji``) and marks nobody sees (``INVISIBLE_MARKS``), as the ReAct parser skips them."""
 _THOUGHT_OPENING = re.compile(
-    rf"\s*+(?:(?:[#*_ \t]|{EMOJI_CHAR})*+(?:{label_words('thought')})[ \t*_]*+[:：]"
+    rf"\s*+(?:(?:[#*_ \t{INVISIBLE_MARKS}]|{EMOJI_CHAR})*+(?:{label_words('thought')})[ \t*_]*+[:：]"
     rf"|{HEADING_MARKS.pattern}(?:{label_words('thought')})[ \t]*+(?:\*\*|__)?[ \t]*+(?=\r?\n))",
     re.IGNORECASE,
 )

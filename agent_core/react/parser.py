@@ -112,7 +112,14 @@ from agent_core.call_markup import (
     code_call_start,
     in_quoted_line,
 )
-from agent_core.emoji import CJK_PICTOGRAPHS, EMOJI_CHAR, PICTOGRAPHS_FROM, SYMBOLS_FROM, SYMBOLS_TO
+from agent_core.emoji import (
+    CJK_PICTOGRAPHS,
+    EMOJI_CHAR,
+    INVISIBLE_MARKS,
+    PICTOGRAPHS_FROM,
+    SYMBOLS_FROM,
+    SYMBOLS_TO,
+)
 from agent_core.fences import Opening, after_line, fence_lines
 from agent_core.json_args import raw_decode_at, surrogates_replaced, with_closers
 from agent_core.prompts import (
@@ -382,12 +389,6 @@ def label_words(*kinds: str) -> str:
     forms = {r"[ _\-]*+".join(map(re.escape, words)) for words in label_forms(*kinds)}
     return "|".join(sorted(forms, key=lambda form: (-len(form), form)))
 _MD_CHARS: Final = " \t#>*_-"
-INVISIBLE_MARKS: Final = "\u061c\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2067\u2068\u2069\ufeff"
-"""Characters nobody sees that a line may open with before its label, skipped there as markdown
-is: the bidirectional marks, embeddings and isolates of Unicode's UAX #9 (ALM, LRM, RLM,
-LRE..RLO, LRI..PDI; a model writing Arabic or Hebrew around its labels puts an RLM or LRM at a
-line start), ZERO WIDTH SPACE, WORD JOINER and the byte order mark. Public: Function Calling's
-readers of ReAct-style steps take them through ``LINE_PREFIX``."""
 _PREFIX_MAX: Final = 24
 _LABEL_MAX: Final = 48
 _FENCE = re.compile(r"(`{3,}|~{3,})[ \t]*(?:([\w+\-.]+)[ \t]*)?(?:\r?\n|(?=[{\[]))")

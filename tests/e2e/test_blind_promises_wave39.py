@@ -915,3 +915,19 @@ def test_react_labels_after_a_right_to_left_mark_run_the_action_and_give_the_ans
     assert_clean(result, run)
     assert tools_ran(result) == [("get_weather", {"city": "الرياض"})]
     assert result.text == "الجو مشمس."
+
+
+@pytest.mark.parametrize("split", [None, 1])
+@pytest.mark.parametrize("reply", [
+    '\u200fThought: أحتاج الطقس.\n\u200fAction: get_weather\n\u200fAction Input: {"city": "الرياض"}',
+    'سأتحقق.\n\u200fAction: {"action": "get_weather", "action_input": {"city": "الرياض"}}',
+], ids=["react-step", "langchain-action"])
+def test_function_calling_reads_a_step_written_as_text_after_right_to_left_marks(run, reply, split):
+    """Function Calling with a model that writes its call as text (a ReAct step, or LangChain's
+    ``Action:`` JSON after a sentence), each label line opened by a right-to-left mark: the call
+    runs and its markup never reaches the user."""
+    result = run([{"text": reply, "split": split}, {"text": "الجو مشمس."}], query="ما الطقس في الرياض؟",
+                 tools=[weather_tool("مشمس، 30")])
+    assert_clean(result, run)
+    assert tools_ran(result) == [("get_weather", {"city": "الرياض"})]
+    assert result.text.endswith("الجو مشمس.") and "Action" not in result.text

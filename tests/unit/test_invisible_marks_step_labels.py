@@ -3,11 +3,15 @@
 Arabic or Hebrew puts before a line, a bidi isolate, a zero-width space. Before wave 39 such a
 line's ``Action:`` was thought text (the tool never ran, the reply was asked again as "only a
 thought") and its ``Final Answer:`` was no answer (asked again, the model's answer lost). Read
-through both strategies' turn readers, whole and in pieces of 1 and 7 characters; a line of
-prose opening with such a mark keeps it."""
+through both strategies' turn readers, whole and in pieces of 1 and 7 characters (Function
+Calling's readers of ReAct-style steps and of LangChain's ``Action:`` call skip the same marks,
+``agent_core.emoji.line_marks``); a line of prose opening with such a mark keeps it."""
+
+import re
 
 import pytest
 
+from agent_core.emoji import line_marks
 from agent_core.function_calling.turn import react_final_answer
 from agent_core.react.parser import AnswerDelta, ReactStreamParser, ThoughtDelta, parse_react
 from tests.unit.test_real_world_2026 import Case, check_reply, reply_params, tool
@@ -33,7 +37,19 @@ CASES = {
         "Thought: I know it.\n\u200fFinal Answer: الطقس مشمس.",
         answer="الطقس مشمس.",
         hidden=("Thought", "Final Answer"),
-        only=REACT,
+    ),
+    "rlm-before-a-langchain-action-after-text": Case(
+        (SEARCH,),
+        'Let me check.\n\u200fAction: {"action": "search", "action_input": {"query": "q"}}',
+        calls=[("search", {"query": "q"})],
+        hidden=("Action:",),
+        only=("fc",),
+    ),
+    "rlm-before-a-react-step-opening-the-reply": Case(
+        (SEARCH,),
+        '\u200fThought: check.\n\u200fAction: search\n\u200fAction Input: {"query": "q"}',
+        calls=[("search", {"query": "q"})],
+        hidden=("Thought", "Action"),
     ),
     "isolate-before-every-label": Case(
         (SEARCH,),
@@ -83,3 +99,13 @@ def test_a_mark_inside_a_thought_line_is_no_label():
 
 def test_function_calling_reads_a_final_step_after_a_mark():
     assert react_final_answer("Thought: ok\n\u200fFinal Answer: باريس") == "باريس"
+
+
+@pytest.mark.parametrize("marks", [" \t#*_>-", " \t#*>", "-"])
+def test_line_marks_take_the_invisible_marks_and_no_letter(marks):
+    """``line_marks`` joins the invisible marks to the caller's markdown without making a range of
+    them (a ``-`` ending the caller's marks stays a literal ``-``): a word is never a line's marks."""
+    pattern = re.compile(line_marks(marks))
+    assert pattern.fullmatch("\u200f\u2067") is not None
+    for word in ("Hello", "A", "z", "Final", "é", "ب"):
+        assert pattern.match(word).end() == 0, word
