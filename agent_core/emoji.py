@@ -1,4 +1,4 @@
-"""Emoji a model writes in front of a step label (``💭 Thought:``, ``🔧 Action:``, ``1️⃣ Thought:``),
+"""Emoji (and marks nobody sees) a model writes in front of a step label (``💭 Thought:``, ``🔧 Action:``, ``1️⃣ Thought:``),
 as regular-expression pieces that the label readers build their patterns from.
 
 A prompt that shows its labels with emoji is copied by the model (a juejin post's ReAct trace:
