@@ -43,12 +43,17 @@ PICTOGRAPHS_FROM: Final = "\U0001f000"
 CJK_PICTOGRAPHS: Final = "\u3030\u303d\u3297\u3299"
 """The pictographs between ``SYMBOLS_TO`` and ``PICTOGRAPHS_FROM``."""
 
-INVISIBLE_MARKS: Final = "\u061c\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2067\u2068\u2069\ufeff"
-"""Characters nobody sees that a line may open with before its label, skipped there as markdown
-is: the bidirectional marks, embeddings and isolates of Unicode's UAX #9 (ALM, LRM, RLM,
-LRE..RLO, LRI..PDI; a model writing Arabic or Hebrew around its labels puts an RLM or LRM at a
-line start), ZERO WIDTH SPACE, WORD JOINER and the byte order mark. The ReAct parser's
-``LINE_PREFIX`` and ``line_marks`` skip them, so every reader of step labels does."""
+INVISIBLE_MARKS: Final = (
+    "\u061c\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2067\u2068\u2069\ufeff"
+    "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+)
+"""Characters a line may open with before its label, skipped there as markdown is: those nobody
+sees (the bidirectional marks, embeddings and isolates of Unicode's UAX #9: ALM, LRM, RLM,
+LRE..RLO, LRI..PDI, which a model writing Arabic or Hebrew around its labels puts at a line
+start; ZERO WIDTH SPACE, WORD JOINER, the byte order mark) and the spaces other than `` `` and
+``\\t`` (a no-break space, the ideographic space a model writing Chinese or Japanese indents
+with, the em and thin spaces: Unicode's ``Zs`` category). The ReAct parser's ``LINE_PREFIX`` and
+``line_marks`` skip them, so every reader of step labels does."""
 
 MARKS_AFTER_EMOJI: Final = 24
 """How many characters of markdown and emoji ``line_marks`` reads after a line's first emoji: as
