@@ -931,3 +931,15 @@ def test_function_calling_reads_a_step_written_as_text_after_right_to_left_marks
     assert_clean(result, run)
     assert tools_ran(result) == [("get_weather", {"city": "الرياض"})]
     assert result.text.endswith("الجو مشمس.") and "Action" not in result.text
+
+
+@pytest.mark.parametrize("split", [None, 1])
+def test_react_labels_on_lines_indented_with_ideographic_spaces_run_and_answer(run, split):
+    """A model writing Chinese indents its step lines with the ideographic space (U+3000): its
+    action runs and its answer is the answer (found in wave 39: the lines were thought text)."""
+    step = '\u3000Thought: 需要查天气。\n\u3000Action: get_weather\n\u3000Action Input: {"city": "北京"}'
+    turns = [{"text": step, "split": split}, {"text": "\u3000Thought: 好。\n\u3000Final Answer: 北京下雨。", "split": split}]
+    result = run(turns, query="北京天气？", strategy="ReAct", tools=[weather_tool("雨, 10 C")])
+    assert_clean(result, run)
+    assert tools_ran(result) == [("get_weather", {"city": "北京"})]
+    assert result.text == "北京下雨。"
