@@ -7,7 +7,7 @@ and Hermes 2 Pro's call whose closing tag a stop word ate (mudler/LocalAI#2223) 
 
 import pytest
 
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, named_tool
+from tests.e2e.real_world import Reply, Tool, play_reply, reply_params
 
 CHATTY = (
     'Sure! Let me do that for you?\n\n{"name": "get_weather", "parameters": {"city": "Paris"}}\n\n'
@@ -15,60 +15,38 @@ CHATTY = (
     '{"name": "get_time", "parameters": {"city": "Paris"}}'
 )
 
-
-def _ran(result) -> list[tuple[str, dict]]:
-    return [(r["tool"], r["tool_parameters"]) for r in result.tool_requests]
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_chatty_llama_runs_both_calls_between_its_sentences(run, strategy):
-    tools = [named_tool("get_weather", "city", outputs=("Sunny, 21 C",)),
-             named_tool("get_time", "city", outputs=("14:05",))]
-    result = run([{"text": CHATTY, "split": 7}, answer_turn(strategy, "Paris: sunny, 21 C, and it is 14:05.")],
-                 query="Weather and time in Paris?", tools=tools, strategy=strategy)
-    assert_clean_end(result)
-    assert sorted(_ran(result)) == [("get_time", {"city": "Paris"}), ("get_weather", {"city": "Paris"})]
-    assert result.text.strip().endswith("it is 14:05.")
-    assert '"parameters"' not in result.text
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_call_objects_joined_by_semicolons_each_run(run, strategy):
-    text = ('{"name": "get_current_weather", "parameters": {"location": "San Francisco, CA", "unit": "fahrenheit"}}; '
-            '{"name": "get_current_weather", "parameters": {"location": "Tokyo, JP", "unit": "celsius"}}')
-    tool = named_tool("get_current_weather", "location", "unit", outputs=("64 F", "18 C"))
-    result = run([{"text": text, "split": 5}, answer_turn(strategy, "64 F in San Francisco, 18 C in Tokyo.")],
-                 query="Weather in San Francisco and Tokyo?", tools=[tool], strategy=strategy)
-    assert_clean_end(result)
-    assert _ran(result) == [
-        ("get_current_weather", {"location": "San Francisco, CA", "unit": "fahrenheit"}),
-        ("get_current_weather", {"location": "Tokyo, JP", "unit": "celsius"}),
-    ]
-    assert result.text.strip() == "64 F in San Francisco, 18 C in Tokyo."
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_granite_function_call_tag_runs_and_its_bash_fence_is_the_answer(run, strategy):
-    bash = named_tool("bash", "command", outputs=("README.md\nsrc",))
-    called = run([{"text": '<function_call> {"name": "bash", "arguments": {"command": "ls"}}', "split": 7},
-                  answer_turn(strategy, "The folder holds README.md and src.")],
-                 query="List the files here.", tools=[bash], strategy=strategy)
-    assert_clean_end(called)
-    assert _ran(called) == [("bash", {"command": "ls"})]
-    assert "function_call" not in called.text
-    fenced = run([{"text": "```bash\nls\n```", "split": 3}], query="List the files here.",
-                 tools=[named_tool("bash", "command")], strategy=strategy)
-    assert_clean_end(fenced)
-    assert fenced.tool_requests == []
-    assert fenced.text.strip() == "```bash\nls\n```"
+CASES = [
+    # vercel/ai#3521: a chatty Llama runs both calls between its sentences
+    Reply("chatty-llama-runs-both-calls-between-its-sentences", CHATTY, 7,
+          "Weather and time in Paris?", "Paris: sunny, 21 C, and it is 14:05.",
+          tools=(Tool("get_weather", ("city",), ("Sunny, 21 C",)), Tool("get_time", ("city",), ("14:05",))),
+          calls=(("get_weather", {"city": "Paris"}), ("get_time", {"city": "Paris"})), unordered=True,
+          hidden=('"parameters"',)),
+    # abetlen/llama-cpp-python#1856: call objects joined by semicolons each run
+    Reply("call-objects-joined-by-semicolons-each-run",
+          ('{"name": "get_current_weather", "parameters": {"location": "San Francisco, CA", "unit": "fahrenheit"}}; '
+           '{"name": "get_current_weather", "parameters": {"location": "Tokyo, JP", "unit": "celsius"}}'), 5,
+          "Weather in San Francisco and Tokyo?", "64 F in San Francisco, 18 C in Tokyo.",
+          tools=(Tool("get_current_weather", ("location", "unit"), ("64 F", "18 C")),),
+          calls=(("get_current_weather", {"location": "San Francisco, CA", "unit": "fahrenheit"}),
+                 ("get_current_weather", {"location": "Tokyo, JP", "unit": "celsius"})), exact=True),
+    # ollama/ollama#7544: Granite's function_call tag runs ...
+    Reply("granite-function-call-tag-runs",
+          '<function_call> {"name": "bash", "arguments": {"command": "ls"}}', 7,
+          "List the files here.", "The folder holds README.md and src.",
+          tools=(Tool("bash", ("command",), ("README.md\nsrc",)),), calls=(("bash", {"command": "ls"}),),
+          hidden=("function_call",)),
+    # ... and its bash fence is the answer
+    Reply("granite-bash-fence-is-the-answer", "```bash\nls\n```", 3,
+          "List the files here.", "```bash\nls\n```", tools=(Tool("bash", ("command",)),)),
+    # mudler/LocalAI#2223: a Hermes call left open by a stop word runs
+    Reply("hermes-call-left-open-by-a-stop-word-runs",
+          '<tool_call>\n{"arguments": {"location": "Rome"}, "name": "get_weather"}', 7,
+          "Weather in Rome?", "It is 24 C in Rome.", tools=(Tool("get_weather", ("location",), ("Rome: 24 C",)),),
+          calls=(("get_weather", {"location": "Rome"}),), exact=True),
+]
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_hermes_call_left_open_by_a_stop_word_runs(run, strategy):
-    weather = named_tool("get_weather", "location", outputs=("Rome: 24 C",))
-    result = run([{"text": '<tool_call>\n{"arguments": {"location": "Rome"}, "name": "get_weather"}', "split": 7},
-                  answer_turn(strategy, "It is 24 C in Rome.")],
-                 query="Weather in Rome?", tools=[weather], strategy=strategy)
-    assert_clean_end(result)
-    assert _ran(result) == [("get_weather", {"location": "Rome"})]
-    assert result.text.strip() == "It is 24 C in Rome."
+@pytest.mark.parametrize(("case", "strategy"), reply_params(CASES))
+def test_real_world_reply_through_the_plugin(run, case, strategy):
+    play_reply(run, strategy, case)
