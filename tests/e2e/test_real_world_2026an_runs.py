@@ -9,63 +9,41 @@ argument (labring/FastGPT#4675) runs it as written; and Kimi K2.5's ``<|im_end|>
 
 import pytest
 
-from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean, assert_clean_end
+from tests.e2e.real_world import Reply, Tool, play_reply, reply_params
+
+CASES = [
+    # agentscope-ai/QwenPaw#2813: a spaced Qwen3-Coder call reaches the tool with the path as written
+    Reply("a-spaced-qwen3-coder-call-reaches-the-tool-with-the-path-as-written",
+          "<tool_call> <function=read_file> <parameter=file_path> SOUL.md </parameter> </function> </tool_call>", 7,
+          "Read SOUL.md", "SOUL.md describes the agent.", tools=(Tool("read_file", ("file_path",)),),
+          calls=(("read_file", {"file_path": "SOUL.md"}),), hidden=("<function",)),
+    # sgl-project/sglang PR #21377: Kimi K2.5's ids without dot and colon run the declared tool
+    Reply("kimi-k25-ids-without-dot-and-colon-run-the-declared-tool",
+          ('<|tool_calls_section_begin|><|tool_call_begin|>functionsexec5<|tool_call_argument_begin|>'
+           '{"command": "ls -la ~/.claude"}<|tool_call_end|><|tool_call_begin|>functionsexec6'
+           '<|tool_call_argument_begin|>{"command": "ls -la ~/.config/claude-code"}<|tool_call_end|>'
+           "<|tool_calls_section_end|>"), 5,
+          "Back up the Claude Code config", "Both folders are listed.",
+          tools=(Tool("exec", ("command",), ("done", "done")),),
+          calls=(("exec", {"command": "ls -la ~/.claude"}), ("exec", {"command": "ls -la ~/.config/claude-code"})),
+          hidden=("functionsexec", "<|")),
+    # vllm-project/vllm PR #32146: Kimi's OpenAI-style id runs the tool the arguments name
+    Reply("kimi-openai-style-id-runs-the-tool-the-arguments-name",
+          ("<|tool_calls_section_begin|><|tool_call_begin|>call_abc123def456<|tool_call_argument_begin|>"
+           '{"name": "list_files", "path": "/home"}<|tool_call_end|><|tool_calls_section_end|>'), 7,
+          "What is in /home?", "/home holds two folders.", tools=(Tool("list_files", ("path",)),),
+          calls=(("list_files", {"path": "/home"}),), hidden=("call_abc123",)),
+    # labring/FastGPT#4675: Qwen2.5's Hermes call with a Chinese argument runs
+    Reply("qwen25-hermes-call-with-a-chinese-argument-runs",
+          '<tool_call>\n{"name": "qrmlzD", "arguments": {"city": "杭州"}}\n</tool_call>', 3,
+          "杭州天气怎么样", "杭州今天晴。", tools=(Tool("qrmlzD", ("city",)),),
+          calls=(("qrmlzD", {"city": "杭州"}),), hidden=("<tool_call>",)),
+    # smg-project/smg#1111: Kimi K2.5's <|im_end|> is kept out of the answer
+    Reply("kimi-k25-im-end-is-kept-out-of-the-answer", "It is 72°F and sunny in NYC.<|im_end|>", 4,
+          "What is the weather in NYC?", "It is 72°F and sunny in NYC.", framed=True),
+]
 
 
-def _tool(name: str, param: str, outputs: int = 1) -> ScriptedTool:
-    return ScriptedTool(name=name, description=name, parameters=[ToolParam(param, description=param)],
-                        responses=[text_message("done") for _ in range(outputs)])
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_a_spaced_qwen3_coder_call_reaches_the_tool_with_the_path_as_written(run, strategy):
-    reply = "<tool_call> <function=read_file> <parameter=file_path> SOUL.md </parameter> </function> </tool_call>"
-    turns = [{"text": reply, "split": 7}, answer_turn(strategy, "SOUL.md describes the agent.")]
-    result = run(turns, query="Read SOUL.md", tools=[_tool("read_file", "file_path")], strategy=strategy)
-    assert_clean(result, run)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [{"file_path": "SOUL.md"}]
-    assert result.text.endswith("SOUL.md describes the agent.") and "<function" not in result.text
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_kimi_k25_ids_without_dot_and_colon_run_the_declared_tool(run, strategy):
-    reply = ('<|tool_calls_section_begin|><|tool_call_begin|>functionsexec5<|tool_call_argument_begin|>'
-             '{"command": "ls -la ~/.claude"}<|tool_call_end|><|tool_call_begin|>functionsexec6'
-             '<|tool_call_argument_begin|>{"command": "ls -la ~/.config/claude-code"}<|tool_call_end|>'
-             "<|tool_calls_section_end|>")
-    turns = [{"text": reply, "split": 5}, answer_turn(strategy, "Both folders are listed.")]
-    result = run(turns, query="Back up the Claude Code config", tools=[_tool("exec", "command", 2)], strategy=strategy)
-    assert_clean(result, run)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [
-        {"command": "ls -la ~/.claude"}, {"command": "ls -la ~/.config/claude-code"}]
-    assert "functionsexec" not in result.text and "<|" not in result.text
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_kimi_openai_style_id_runs_the_tool_the_arguments_name(run, strategy):
-    reply = ("<|tool_calls_section_begin|><|tool_call_begin|>call_abc123def456<|tool_call_argument_begin|>"
-             '{"name": "list_files", "path": "/home"}<|tool_call_end|><|tool_calls_section_end|>')
-    turns = [{"text": reply, "split": 7}, answer_turn(strategy, "/home holds two folders.")]
-    result = run(turns, query="What is in /home?", tools=[_tool("list_files", "path")], strategy=strategy)
-    assert_clean(result, run)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [{"path": "/home"}]
-    assert result.text.endswith("/home holds two folders.") and "call_abc123" not in result.text
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_qwen25_hermes_call_with_a_chinese_argument_runs(run, strategy):
-    reply = '<tool_call>\n{"name": "qrmlzD", "arguments": {"city": "杭州"}}\n</tool_call>'
-    turns = [{"text": reply, "split": 3}, answer_turn(strategy, "杭州今天晴。")]
-    result = run(turns, query="杭州天气怎么样", tools=[_tool("qrmlzD", "city")], strategy=strategy)
-    assert_clean(result, run)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "杭州"}]
-    assert result.text.endswith("杭州今天晴。") and "<tool_call>" not in result.text
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_kimi_k25_im_end_is_kept_out_of_the_answer(run, strategy):
-    reply = answer_turn(strategy, "It is 72°F and sunny in NYC.<|im_end|>")
-    result = run([{**reply, "split": 4}], query="What is the weather in NYC?", strategy=strategy)
-    assert_clean_end(result)
-    assert result.text.strip() == "It is 72°F and sunny in NYC."
+@pytest.mark.parametrize(("case", "strategy"), reply_params(CASES))
+def test_real_world_reply_through_the_plugin(run, case, strategy):
+    play_reply(run, strategy, case)
