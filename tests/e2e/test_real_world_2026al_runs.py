@@ -7,15 +7,33 @@ tag) and the next run's memory carries that answer, no reasoning; Megrez's ``<|t
 in both strategies; and Mistral's ``[THINK]`` and ``[/THINK]`` named in the answer of a ``<think>``
 reply (isaiah-harville/Primer#109) are shown (both strategies dropped them and the words between)."""
 
-import json
-
 import pytest
 
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end
+from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, prompt_text
+from tests.e2e.real_world import Reply, play_reply, reply_params
+
+CASES = [
+    # infinigence/Infini-Megrez#2: Megrez's turn-end token is kept out of the answer
+    Reply("megrez-turn-end-token-is-kept-out-of-the-answer",
+          "The picture shows a red bicycle leaning on a wall.<|turn_end|>", 7,
+          "What is in the picture?", "The picture shows a red bicycle leaning on a wall.", framed=True),
+    # langchain-ai/langchain-aws#483: Llama 4's eot_id and its invented turn end the answer
+    Reply("llama4-eot-id-and-its-invented-turn-end-the-answer",
+          ("Kyiv is the capital of Ukraine.<|eot_id|><|start_header_id|>user<|header_end|>"
+           "<|header_start|>assistant<|header_end|>\n\nAlternative answer: Kiev."), 5,
+          "Capital of Ukraine?", "Kyiv is the capital of Ukraine.", framed=True, hidden=("eot_id", "Alternative")),
+    # isaiah-harville/Primer#109: another family's tags written in the answer are shown
+    Reply("another-familys-tags-written-in-the-answer-are-shown",
+          ("<think>The user asks how Mistral marks reasoning.</think>"
+           "Mistral models wrap their reasoning in [THINK] and [/THINK]."), 7,
+          "How does Mistral mark reasoning?", "Mistral models wrap their reasoning in [THINK] and [/THINK].",
+          framed=True),
+]
 
 
-def _prompt(request: dict) -> str:
-    return json.dumps(request["prompt_messages"], ensure_ascii=False)
+@pytest.mark.parametrize(("case", "strategy"), reply_params(CASES))
+def test_real_world_reply_through_the_plugin(run, case, strategy):
+    play_reply(run, strategy, case)
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -28,33 +46,6 @@ def test_text_before_a_stray_close_after_a_closed_block_is_shown_and_remembered(
                  history=[{"role": "user", "content": "Summarise the page."},
                           {"role": "assistant", "content": first.text}])
     assert_clean_end(second)
-    prompt = _prompt(second.llm_requests[0])
+    prompt = prompt_text(second.llm_requests[0])
     assert "Here is answerdone" in prompt
     assert "reason</think>" not in prompt and "<think>" not in prompt
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_megrez_turn_end_token_is_kept_out_of_the_answer(run, strategy):
-    reply = answer_turn(strategy, "The picture shows a red bicycle leaning on a wall.<|turn_end|>")
-    result = run([{**reply, "split": 7}], query="What is in the picture?", strategy=strategy)
-    assert_clean_end(result)
-    assert result.text.strip() == "The picture shows a red bicycle leaning on a wall."
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_llama4_eot_id_and_its_invented_turn_end_the_answer(run, strategy):
-    leaked = ("Kyiv is the capital of Ukraine.<|eot_id|><|start_header_id|>user<|header_end|>"
-              "<|header_start|>assistant<|header_end|>\n\nAlternative answer: Kiev.")
-    result = run([{**answer_turn(strategy, leaked), "split": 5}], query="Capital of Ukraine?", strategy=strategy)
-    assert_clean_end(result)
-    assert result.text.strip() == "Kyiv is the capital of Ukraine."
-    assert "eot_id" not in result.text and "Alternative" not in result.text
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_another_familys_tags_written_in_the_answer_are_shown(run, strategy):
-    reply = answer_turn(strategy, "<think>The user asks how Mistral marks reasoning.</think>"
-                                  "Mistral models wrap their reasoning in [THINK] and [/THINK].")
-    result = run([{**reply, "split": 7}], query="How does Mistral mark reasoning?", strategy=strategy)
-    assert_clean_end(result)
-    assert result.text.strip() == "Mistral models wrap their reasoning in [THINK] and [/THINK]."
