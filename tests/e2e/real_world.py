@@ -102,16 +102,16 @@ def play_reply(run, strategy: str, case: Reply):
     fields = {"model": dict(SELF_SERVED, model=case.model)} if case.model else {}
     result = run(turns, query=case.query, tools=[tool.build() for tool in case.tools], strategy=strategy, **fields)
     assert_clean(result, run)
-    assert len(run.backend.requests) == len(turns)
+    assert len(run.backend.requests) == len(turns), "the model was asked more often than scripted"
     ran, expected = tools_ran(result), [(name, arguments) for name, arguments in case.calls]
     if case.unordered:
         ran, expected = sorted(ran, key=repr), sorted(expected, key=repr)
-    assert ran == expected
+    assert ran == expected, ran
     shown = result.text.strip()
     if follows and not case.exact:
         assert shown.endswith(case.answer), shown
     else:
-        assert shown == case.answer
+        assert shown == case.answer, shown
     for text in case.hidden:
-        assert text not in result.text
+        assert text not in result.text, (text, result.text)
     return result
