@@ -12,77 +12,60 @@ both, the fragment never shown (both had shown it as the answer)."""
 
 import pytest
 
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, named_tool, weather_tool
+from tests.e2e.real_world import Reply, Tool, play_reply, reply_params
+
+WEATHER = Tool("get_weather", ("city",), ("Sunny, 21 C",))
+
+CASES = [
+    # huggingface/agents-course#412: a fenced JSON action then a made-up observation runs the action only
+    Reply("a-fenced-json-action-then-a-made-up-observation-runs-the-action-only",
+          ("Thought: To answer the question, I need to get the current weather in London.\nAction:\n```\n"
+           '{\n  "action": "get_weather",\n  "action_input": {"city": "London"}\n}\n```\n'
+           "Observation: The current weather in London is partly cloudy with a temperature of 12°C.\n"
+           "Thought: I now know the final answer.\n"
+           "Final Answer: The current weather in London is partly cloudy with a temperature of 12°C."), 7,
+          "Weather in London?", "London: sunny, 21 C.", tools=(WEATHER,),
+          calls=(("get_weather", {"city": "London"}),), hidden=("partly cloudy",), strategies=("ReAct",)),
+    # lamalab-org/corral#144: an Action Input with Python's True runs with the boolean
+    Reply("an-action-input-with-python-true-runs-with-the-boolean",
+          ("Thought: I will prepare the dataset.\n\nAction: prepare_tabular_dataset\n"
+           'Action Input: {\n    "output_path": "fe2o3_dataset",\n    "normalize": True\n}'), 7,
+          "Prepare the dataset.", "The dataset is ready.",
+          tools=(Tool("prepare_tabular_dataset", ("output_path", "normalize")),),
+          calls=(("prepare_tabular_dataset", {"output_path": "fe2o3_dataset", "normalize": True}),),
+          strategies=("ReAct",)),
+    # FoundationAgents/MetaGPT PR #799: an Action Input with comments runs with its fields
+    Reply("an-action-input-with-comments-runs-with-its-fields",
+          ('Thought: I need the weather.\nAction: get_weather\nAction Input: {\n  "city": "Beijing", # the user\'s city\n'
+           '  "unit": "celsius" // metric\n}'), 7,
+          "Weather in Beijing?", "Beijing: sunny, 21 C.", tools=(Tool("get_weather", ("city", "unit")),),
+          calls=(("get_weather", {"city": "Beijing", "unit": "celsius"}),), hidden=("user's city",),
+          strategies=("ReAct",)),
+    # run-llama/llama_index#7074: an Action Input with a line of prose after it runs with its fields
+    Reply("an-action-input-with-a-line-of-prose-after-it-runs-with-its-fields",
+          ("Thought: I will use the code_writer tool to write the initial code.\nAction: code_writer\nAction Input: {\n"
+           '  "working_file": "main.py",\n  "instructions": "do stuff",\n'
+           '  "context": "some context {"key": "maybe there\'s a nested json here"}"\n}\n'
+           "let's add some garbage in here too.\n"), 7,
+          "Write the code.", "The code is written.",
+          tools=(Tool("code_writer", ("working_file", "instructions", "context")),),
+          calls=(("code_writer", {"working_file": "main.py", "instructions": "do stuff",
+                                  "context": 'some context {"key": "maybe there\'s a nested json here"}'}),),
+          strategies=("ReAct",)),
+    # openai/openai-agents-python#1196: a Tool call label above a call written as code runs it
+    Reply("a-tool-call-label-above-a-call-written-as-code-runs-it",
+          'Tool call\n\ncall_rag_server({"category": "domestic", "query": "dogs", "k": "3"})', 7,
+          "Tell me about dogs.", "Dogs are domestic animals.",
+          tools=(Tool("call_rag_server", ("category", "query", "k")),),
+          calls=(("call_rag_server", {"category": "domestic", "query": "dogs", "k": "3"}),),
+          hidden=("call_rag_server(", "Tool call")),
+    # vllm-project/vllm#55395: a reply the output limit cut at a call opener is asked again
+    Reply("a-reply-the-output-limit-cut-at-a-call-opener-is-asked-again", "Let me check.\n<tool_call", 7,
+          "Weather in Paris?", "Paris: sunny, 21 C.", tools=(WEATHER,), asked_again=True, finish_reason="length",
+          hidden=("<tool",)),
+]
 
 
-def test_a_fenced_json_action_then_a_made_up_observation_runs_the_action_only(run):
-    reply = ("Thought: To answer the question, I need to get the current weather in London.\nAction:\n```\n"
-             '{\n  "action": "get_weather",\n  "action_input": {"city": "London"}\n}\n```\n'
-             "Observation: The current weather in London is partly cloudy with a temperature of 12°C.\n"
-             "Thought: I now know the final answer.\n"
-             "Final Answer: The current weather in London is partly cloudy with a temperature of 12°C.")
-    result = run([{"text": reply, "split": 7}, answer_turn("ReAct", "London: sunny, 21 C.")],
-                 query="Weather in London?", tools=[weather_tool()], strategy="ReAct")
-    assert_clean_end(result)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "London"}]
-    assert "partly cloudy" not in result.text
-    assert result.text.strip().endswith("London: sunny, 21 C.")
-
-
-def test_an_action_input_with_python_true_runs_with_the_boolean(run):
-    reply = ("Thought: I will prepare the dataset.\n\nAction: prepare_tabular_dataset\n"
-             'Action Input: {\n    "output_path": "fe2o3_dataset",\n    "normalize": True\n}')
-    result = run([{"text": reply, "split": 7}, answer_turn("ReAct", "The dataset is ready.")],
-                 query="Prepare the dataset.", tools=[named_tool("prepare_tabular_dataset", "output_path", "normalize")],
-                 strategy="ReAct")
-    assert_clean_end(result)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [{"output_path": "fe2o3_dataset", "normalize": True}]
-    assert result.text.strip().endswith("The dataset is ready.")
-
-
-def test_an_action_input_with_comments_runs_with_its_fields(run):
-    reply = ('Thought: I need the weather.\nAction: get_weather\nAction Input: {\n  "city": "Beijing", # the user\'s city\n'
-             '  "unit": "celsius" // metric\n}')
-    result = run([{"text": reply, "split": 7}, answer_turn("ReAct", "Beijing: sunny, 21 C.")],
-                 query="Weather in Beijing?", tools=[named_tool("get_weather", "city", "unit")], strategy="ReAct")
-    assert_clean_end(result)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Beijing", "unit": "celsius"}]
-    assert "user's city" not in result.text
-
-
-def test_an_action_input_with_a_line_of_prose_after_it_runs_with_its_fields(run):
-    reply = ("Thought: I will use the code_writer tool to write the initial code.\nAction: code_writer\nAction Input: {\n"
-             '  "working_file": "main.py",\n  "instructions": "do stuff",\n'
-             '  "context": "some context {"key": "maybe there\'s a nested json here"}"\n}\n'
-             "let's add some garbage in here too.\n")
-    result = run([{"text": reply, "split": 7}, answer_turn("ReAct", "The code is written.")],
-                 query="Write the code.", tools=[named_tool("code_writer", "working_file", "instructions", "context")],
-                 strategy="ReAct")
-    assert_clean_end(result)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [{
-        "working_file": "main.py", "instructions": "do stuff",
-        "context": 'some context {"key": "maybe there\'s a nested json here"}'}]
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_a_tool_call_label_above_a_call_written_as_code_runs_it(run, strategy):
-    reply = 'Tool call\n\ncall_rag_server({"category": "domestic", "query": "dogs", "k": "3"})'
-    result = run([{"text": reply, "split": 7}, answer_turn(strategy, "Dogs are domestic animals.")],
-                 query="Tell me about dogs.", tools=[named_tool("call_rag_server", "category", "query", "k")],
-                 strategy=strategy)
-    assert_clean_end(result)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [{"category": "domestic", "query": "dogs", "k": "3"}]
-    assert "call_rag_server(" not in result.text and "Tool call" not in result.text
-    assert result.text.strip().endswith("Dogs are domestic animals.")
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_a_reply_the_output_limit_cut_at_a_call_opener_is_asked_again(run, strategy):
-    result = run([{"text": "Let me check.\n<tool_call", "split": 7, "finish_reason": "length"},
-                  answer_turn(strategy, "Paris: sunny, 21 C.")],
-                 query="Weather in Paris?", tools=[weather_tool()], strategy=strategy)
-    assert_clean_end(result)
-    assert result.tool_requests == []
-    assert "<tool" not in result.text
-    assert result.text.strip().endswith("Paris: sunny, 21 C.")
-    assert len(run.backend.requests) == 2
+@pytest.mark.parametrize(("case", "strategy"), reply_params(CASES))
+def test_real_world_reply_through_the_plugin(run, case, strategy):
+    play_reply(run, strategy, case)
