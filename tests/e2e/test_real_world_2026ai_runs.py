@@ -9,63 +9,45 @@ block and again after it, which runs once (verl-project/verl#4757)."""
 
 import pytest
 
-from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end, named_tool, weather_tool
+from tests.e2e.real_world import Reply, Tool, play_reply, reply_params
+
+WEATHER = Tool("get_weather", ("city",), ("Sunny, 21 C",))
+
+CASES = [
+    # sgl-project/sglang PR #34577: a Glimmer ATEM block after a sentence runs
+    Reply("a-glimmer-atem-block-after-a-sentence-runs",
+          ("I'll check the current weather for Paris.\n<atem:function_calls>\n"
+           '<atem:invoke name="get_weather">\n<atem:parameter name="city">Paris</atem:parameter>\n'
+           "</atem:invoke>\n</atem:function_calls>"), 7,
+          "Weather in Paris?", "Paris: sunny, 21 C.", tools=(WEATHER,),
+          calls=(("get_weather", {"city": "Paris"}),), hidden=("atem",)),
+    # vllm-project/vllm PR #33083: Qwen2.5-Coder's array of calls in a tools tag runs both
+    Reply("qwen25-coders-array-of-calls-in-a-tools-tag-runs-both",
+          ('<tools>\n[{"name": "get_weather", "arguments": {"city": "Paris"}}, '
+           '{"name": "get_time", "arguments": {"city": "Paris"}}]\n</tools>'), 7,
+          "Weather and time in Paris?", "Sunny, 21 C, and it is noon.", tools=(WEATHER, Tool("get_time", ("city",))),
+          calls=(("get_weather", {"city": "Paris"}), ("get_time", {"city": "Paris"})), unordered=True,
+          hidden=("<tools>",)),
+    # sipeed/picoclaw#1235: an answer in a final frame after reasoning is shown without the tags
+    Reply("an-answer-in-a-final-frame-after-reasoning-is-shown-without-the-tags",
+          "<think>internal reasoning</think><final>The answer is 2</final>", 7,
+          "What is 1 + 1?", "The answer is 2", tools=(WEATHER,)),
+    # NousResearch/hermes-agent PR #29735: Kimi K2's JSON call between its call tokens runs
+    Reply("kimi-k2s-json-call-between-its-call-tokens-runs",
+          ('<|tool_calls_section_begin|><|tool_call_begin|>{"name": "get_weather", "arguments": {"city": "Paris"}}'
+           "<|tool_call_end|><|tool_calls_section_end|>"), 7,
+          "Weather in Paris?", "Paris: sunny, 21 C.", tools=(WEATHER,),
+          calls=(("get_weather", {"city": "Paris"}),), hidden=("<|",)),
+    # verl-project/verl#4757: a call in the think block and again after it runs once
+    Reply("a-call-in-the-think-block-and-again-after-it-runs-once",
+          ("<think> \nthis is just my reasoning.. let me call tool A \n"
+           '<tool_call>{"name": "A", "arguments": {}}</tool_call> \n'
+           "it will give me result which i will in my analysis\n</think>\n"
+           '<tool_call>{"name": "A", "arguments": {}}</tool_call>'), 7,
+          "Run A.", "A says done.", tools=(Tool("A"),), calls=(("A", {}),), hidden=("my reasoning", "tool_call")),
+]
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_a_glimmer_atem_block_after_a_sentence_runs(run, strategy):
-    reply = ("I'll check the current weather for Paris.\n<atem:function_calls>\n"
-             '<atem:invoke name="get_weather">\n<atem:parameter name="city">Paris</atem:parameter>\n'
-             "</atem:invoke>\n</atem:function_calls>")
-    result = run([{"text": reply, "split": 7}, answer_turn(strategy, "Paris: sunny, 21 C.")],
-                 query="Weather in Paris?", tools=[weather_tool()], strategy=strategy)
-    assert_clean_end(result)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
-    assert result.text.strip().endswith("Paris: sunny, 21 C.")
-    assert "atem" not in result.text
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_qwen25_coders_array_of_calls_in_a_tools_tag_runs_both(run, strategy):
-    reply = ('<tools>\n[{"name": "get_weather", "arguments": {"city": "Paris"}}, '
-             '{"name": "get_time", "arguments": {"city": "Paris"}}]\n</tools>')
-    result = run([{"text": reply, "split": 7}, answer_turn(strategy, "Sunny, 21 C, and it is noon.")],
-                 query="Weather and time in Paris?", tools=[weather_tool(), named_tool("get_time", "city")],
-                 strategy=strategy)
-    assert_clean_end(result)
-    assert sorted(r["tool"] for r in result.tool_requests) == ["get_time", "get_weather"]
-    assert all(r["tool_parameters"] == {"city": "Paris"} for r in result.tool_requests)
-    assert "<tools>" not in result.text
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_an_answer_in_a_final_frame_after_reasoning_is_shown_without_the_tags(run, strategy):
-    reply = "<think>internal reasoning</think><final>The answer is 2</final>"
-    result = run([{"text": reply, "split": 7}], query="What is 1 + 1?", tools=[weather_tool()], strategy=strategy)
-    assert_clean_end(result)
-    assert result.tool_requests == []
-    assert result.text.strip() == "The answer is 2"
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_kimi_k2s_json_call_between_its_call_tokens_runs(run, strategy):
-    reply = ('<|tool_calls_section_begin|><|tool_call_begin|>{"name": "get_weather", "arguments": {"city": "Paris"}}'
-             "<|tool_call_end|><|tool_calls_section_end|>")
-    result = run([{"text": reply, "split": 7}, answer_turn(strategy, "Paris: sunny, 21 C.")],
-                 query="Weather in Paris?", tools=[weather_tool()], strategy=strategy)
-    assert_clean_end(result)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Paris"}]
-    assert "<|" not in result.text
-
-
-@pytest.mark.parametrize("strategy", STRATEGIES)
-def test_a_call_in_the_think_block_and_again_after_it_runs_once(run, strategy):
-    reply = ("<think> \nthis is just my reasoning.. let me call tool A \n"
-             '<tool_call>{"name": "A", "arguments": {}}</tool_call> \n'
-             "it will give me result which i will in my analysis\n</think>\n"
-             '<tool_call>{"name": "A", "arguments": {}}</tool_call>')
-    result = run([{"text": reply, "split": 7}, answer_turn(strategy, "A says done.")],
-                 query="Run A.", tools=[named_tool("A")], strategy=strategy)
-    assert_clean_end(result)
-    assert [r["tool"] for r in result.tool_requests] == ["A"]
-    assert "my reasoning" not in result.text and "tool_call" not in result.text
+@pytest.mark.parametrize(("case", "strategy"), reply_params(CASES))
+def test_real_world_reply_through_the_plugin(run, case, strategy):
+    play_reply(run, strategy, case)
