@@ -3,41 +3,26 @@ written as code, one a line, in the content (vllm-project/vllm#43116) run both t
 strategies instead of the two lines being shown as the answer; the same lines with a line of
 prose run nothing and are the answer as written."""
 
+
 import pytest
 
-from local_runner.tools import ScriptedTool, ToolParam, text_message
-from tests.e2e.helpers import answer_turn, assert_clean_end
+from tests.e2e.real_world import Reply, Tool, play_reply, reply_params
 
 LINES = 'get_weather(location="San Francisco", unit="celsius")\nsearch_web(query="vLLM release notes")'
+TOOLS = (Tool("get_weather", ("location", "unit"), ("14 °C, fog",)), Tool("search_web", ("query",), ("vLLM 0.20.1 released",)))
+
+CASES = [
+    # vllm-project/vllm#43116: Granite 3.3's calls as code, one a line, run
+    Reply("calls-as-code-one-a-line-run", LINES, 7,
+          "Weather in San Francisco, and the vLLM news?", "It is 14 °C and foggy; vLLM 0.20.1 is out.", tools=TOOLS,
+          calls=(("get_weather", {"location": "San Francisco", "unit": "celsius"}),
+                 ("search_web", {"query": "vLLM release notes"})), unordered=True, hidden=("get_weather(",)),
+    # the same lines after a line of prose stay the answer
+    Reply("code-lines-after-prose-stay-the-answer", "You could call:\n" + LINES, 7,
+          "How do I call these?", "You could call:\n" + LINES, tools=TOOLS, strategies=("function_calling",)),
+]
 
 
-def _tools() -> list[ScriptedTool]:
-    return [
-        ScriptedTool(name="get_weather", description="the weather of a place.",
-                     parameters=[ToolParam("location", description="the place"), ToolParam("unit", description="the unit")],
-                     responses=[text_message("14 °C, fog")]),
-        ScriptedTool(name="search_web", description="search the web.",
-                     parameters=[ToolParam("query", description="what to search for")],
-                     responses=[text_message("vLLM 0.20.1 released")]),
-    ]
-
-
-@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
-def test_calls_as_code_one_a_line_run(run, strategy):
-    result = run([{"text": LINES, "split": 7}, answer_turn(strategy, "It is 14 °C and foggy; vLLM 0.20.1 is out.")],
-                 query="Weather in San Francisco, and the vLLM news?", tools=_tools(), strategy=strategy)
-    assert_clean_end(result)
-    assert sorted((r["tool"], r["tool_parameters"]) for r in result.tool_requests) == [
-        ("get_weather", {"location": "San Francisco", "unit": "celsius"}),
-        ("search_web", {"query": "vLLM release notes"}),
-    ]
-    assert result.text.strip().endswith("vLLM 0.20.1 is out.")
-    assert "get_weather(" not in result.text
-
-
-def test_code_lines_after_prose_stay_the_answer(run):
-    reply = "You could call:\n" + LINES
-    result = run([{"text": reply, "split": 7}], query="How do I call these?", tools=_tools(), strategy="function_calling")
-    assert_clean_end(result)
-    assert result.tool_requests == []
-    assert result.text.strip() == reply
+@pytest.mark.parametrize(("case", "strategy"), reply_params(CASES))
+def test_real_world_reply_through_the_plugin(run, case, strategy):
+    play_reply(run, strategy, case)
