@@ -7,49 +7,37 @@ shown as the answer."""
 
 import pytest
 
-from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.helpers import answer_turn, assert_clean_end
+from tests.e2e.real_world import Reply, Tool, play_reply, reply_params
 
 INK_JSON, INK_END = "<|content_invoke_tool_json|>", "<|end_message|>"
 INKLING_CALL = 'get_weather' + INK_JSON + '{"name":"get_weather","args":{"city":"Paris"}}' + INK_END
 MISMATCH = "<|message_model|>search" + INK_JSON + '{"name":"get_weather","args":{"city":"Paris"}}' + INK_END
 HCX_CALL = ' -> tool/function_call\n[{"name": "get_weather", "arguments": {"city": "Seoul"}}]<|im_end|>'
+WEATHER, SEARCH = Tool("get_weather", ("city",), ("sunny",)), Tool("search", ("query",), ("news",))
+
+CASES = [
+    # SGLang's inkling detector: an Inkling call runs with its args
+    Reply("an-inkling-call-runs-with-its-args", INKLING_CALL, 7, "Weather in Paris?", "It is sunny in Paris.",
+          tools=(WEATHER, SEARCH), calls=(("get_weather", {"city": "Paris"}),), hidden=("content_invoke", '"args"')),
+    # vLLM's hyperclovax_seed_think_14b parser: a HyperCLOVAX tool message runs in Function Calling
+    Reply("a-hyperclovax-tool-message-runs-in-function-calling", HCX_CALL, 7, "Weather in Seoul?",
+          "It is sunny in Seoul.", tools=(WEATHER,), calls=(("get_weather", {"city": "Seoul"}),),
+          hidden=("tool/function_call",), strategies=("function_calling",)),
+]
 
 
-def _weather() -> ScriptedTool:
-    return ScriptedTool(name="get_weather", description="the weather in a city.",
-                        parameters=[ToolParam("city", description="the city")], responses=[text_message("sunny")])
-
-
-def _search() -> ScriptedTool:
-    return ScriptedTool(name="search", description="search the web.",
-                        parameters=[ToolParam("query", description="what to look for")], responses=[text_message("news")])
-
-
-@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
-def test_an_inkling_call_runs_with_its_args(run, strategy):
-    result = run([{"text": INKLING_CALL, "split": 7}, answer_turn(strategy, "It is sunny in Paris.")],
-                 query="Weather in Paris?", tools=[_weather(), _search()], strategy=strategy)
-    assert_clean_end(result)
-    assert [(r["tool"], r["tool_parameters"]) for r in result.tool_requests] == [("get_weather", {"city": "Paris"})]
-    assert result.text.strip().endswith("It is sunny in Paris.")
-    assert "content_invoke" not in result.text and '"args"' not in result.text
+@pytest.mark.parametrize(("case", "strategy"), reply_params(CASES))
+def test_real_world_reply_through_the_plugin(run, case, strategy):
+    play_reply(run, strategy, case)
 
 
 @pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
 def test_an_inkling_header_naming_another_tool_runs_nothing(run, strategy):
     result = run([{"text": MISMATCH, "split": 7}, {"text": INKLING_CALL, "split": 7},
                   answer_turn(strategy, "It is sunny in Paris.")],
-                 query="Weather in Paris?", tools=[_weather(), _search()], strategy=strategy)
+                 query="Weather in Paris?", tools=[WEATHER.build(), SEARCH.build()], strategy=strategy)
     assert_clean_end(result)
     assert [(r["tool"], r["tool_parameters"]) for r in result.tool_requests] == [("get_weather", {"city": "Paris"})]
     assert "content_invoke" not in result.text and "message_model" not in result.text
 
-
-def test_a_hyperclovax_tool_message_runs_in_function_calling(run):
-    result = run([{"text": HCX_CALL, "split": 7}, answer_turn("function_calling", "It is sunny in Seoul.")],
-                 query="Weather in Seoul?", tools=[_weather()], strategy="function_calling")
-    assert_clean_end(result)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Seoul"}]
-    assert result.text.strip().endswith("It is sunny in Seoul.")
-    assert "tool/function_call" not in result.text
