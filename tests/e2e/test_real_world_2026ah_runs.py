@@ -6,7 +6,6 @@ markup as the answer); and Gemma 4's thought after a tool's result, its channel 
 template in the prompt so the reply holds only ``<channel|>`` and the answer (jundot/omlx PR
 #2533), is kept out of the answer (both strategies showed it)."""
 
-
 import pytest
 
 from tests.e2e.real_world import Reply, Tool, play_reply, reply_params
