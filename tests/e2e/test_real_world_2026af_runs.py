@@ -3,7 +3,6 @@ written as code, one a line, in the content (vllm-project/vllm#43116) run both t
 strategies instead of the two lines being shown as the answer; the same lines with a line of
 prose run nothing and are the answer as written."""
 
-
 import pytest
 
 from tests.e2e.real_world import Reply, Tool, play_reply, reply_params
