@@ -4,7 +4,6 @@ EKKOLearnAI/hermes-studio#942), and Gemma's ``call:`` before a JSON call object
 (tinyhumansai/openhuman PR #6346) run the tool in both strategies instead of the markup being
 shown as the answer or asked again; the same line naming a tool the node lacks runs nothing."""
 
-
 import pytest
 
 from tests.e2e.real_world import Reply, Tool, play_reply, reply_params
