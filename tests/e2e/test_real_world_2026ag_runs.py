@@ -10,34 +10,32 @@ import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.helpers import answer_turn, assert_clean_end, prompt_text
+from tests.e2e.real_world import Reply, Tool, play_reply, reply_params
 
 M3 = "]<]minimax[>["
+WAIT = Tool("wait", ("initial_wait",), ("waited",))
+
+CASES = [
+    # anomalyco/opencode#30684: an answer ended by M3's stray tool-call close is shown without it
+    Reply("an-answer-ended-by-m3s-stray-tool-call-close-is-shown-without-it", f"All four tests pass now.{M3}</tool_call>",
+          7, "Did the tests pass?", "All four tests pass now.", tools=(WAIT,), framed=True),
+]
+
+# github/app#2128: an M3 argument with no invoke runs nothing and is asked again
+ORPHAN_ARGUMENT = Reply("an-m3-argument-with-no-invoke-runs-nothing-and-is-asked-again",
+                        f"{M3}{M3}<initial_wait>10{M3}</initial_wait>{M3}\n{M3}</tool_call>", 7,
+                        "Is the job done?", "The job is still running; check back soon.", tools=(WAIT,),
+                        asked_again=True, exact=True, hidden=("initial_wait", "minimax"))
 
 
-def _wait_tool() -> ScriptedTool:
-    return ScriptedTool(name="wait", description="wait before polling again.",
-                        parameters=[ToolParam("initial_wait", description="seconds to wait")],
-                        responses=[text_message("waited")])
-
-
-@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
-def test_an_answer_ended_by_m3s_stray_tool_call_close_is_shown_without_it(run, strategy):
-    reply = answer_turn(strategy, f"All four tests pass now.{M3}</tool_call>")
-    result = run([{**reply, "split": 7}], query="Did the tests pass?", tools=[_wait_tool()], strategy=strategy)
-    assert_clean_end(result)
-    assert result.tool_requests == []
-    assert result.text.strip() == "All four tests pass now."
+@pytest.mark.parametrize(("case", "strategy"), reply_params(CASES))
+def test_real_world_reply_through_the_plugin(run, case, strategy):
+    play_reply(run, strategy, case)
 
 
 @pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
 def test_an_m3_argument_with_no_invoke_runs_nothing_and_is_asked_again(run, strategy):
-    orphan = f"{M3}{M3}<initial_wait>10{M3}</initial_wait>{M3}\n{M3}</tool_call>"
-    result = run([{"text": orphan, "split": 7}, answer_turn(strategy, "The job is still running; check back soon.")],
-                 query="Is the job done?", tools=[_wait_tool()], strategy=strategy)
-    assert_clean_end(result)
-    assert result.tool_requests == []
-    assert result.text.strip() == "The job is still running; check back soon."
-    assert "initial_wait" not in result.text and "minimax" not in result.text
+    result = play_reply(run, strategy, ORPHAN_ARGUMENT)
     assert len(result.llm_requests) == 2
     assert "could not be read" in prompt_text(result.llm_requests[1])
 
