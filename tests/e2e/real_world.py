@@ -115,3 +115,19 @@ def play_reply(run, strategy: str, case: Reply):
     for text in case.hidden:
         assert text not in result.text, (text, result.text)
     return result
+
+
+def chunks_turn(chunks: list[dict]) -> dict:
+    """A scripted turn replaying ``chunks`` (``LLMResultChunk`` dicts) as the model plugin sent them:
+    each chunk's content, tool calls and finish reason as one delta."""
+    deltas = []
+    for chunk in chunks:
+        message, delta = chunk["delta"]["message"], {}
+        if message.get("content"):
+            delta["content"] = message["content"]
+        if message.get("tool_calls"):
+            delta["tool_calls"] = message["tool_calls"]
+        if chunk["delta"].get("finish_reason"):
+            delta["finish_reason"] = chunk["delta"]["finish_reason"]
+        deltas.append(delta)
+    return {"chunks": deltas, "finish_reason": None}
