@@ -11,23 +11,9 @@ import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_end
+from tests.e2e.real_world import chunks_turn
 from tests.unit.test_real_world_2026ae import ev, plugin_chunks, sse
 from tests.unit.test_real_world_2026ak import ANSWER_STREAMS, CALL_STREAMS, from_sse
-
-
-def _turn(chunks: list[dict]) -> dict:
-    """A scripted turn replaying ``chunks`` (``LLMResultChunk`` dicts) as the model plugin sent them."""
-    deltas = []
-    for chunk in chunks:
-        message, delta = chunk["delta"]["message"], {}
-        if message.get("content"):
-            delta["content"] = message["content"]
-        if message.get("tool_calls"):
-            delta["tool_calls"] = message["tool_calls"]
-        if chunk["delta"].get("finish_reason"):
-            delta["finish_reason"] = chunk["delta"]["finish_reason"]
-        deltas.append(delta)
-    return {"chunks": deltas, "finish_reason": None}
 
 
 def _tool(name: str, *params: str) -> ScriptedTool:
@@ -49,7 +35,7 @@ def test_lmstudio_gemma4_pieces_under_fresh_ids_run_one_call(run, path):
     """NousResearch/hermes-agent#5254: every argument piece under a fresh id with ``name: ""``."""
     body = CALL_STREAMS["hermes5254-lmstudio-gemma4-fresh-id-and-empty-name-per-piece"][0]
     chunks = plugin_chunks(body) if path == "plugin" else from_sse(body)
-    result = run([_turn(chunks), {"text": "The folder holds 3 files."}], query="List the files.",
+    result = run([chunks_turn(chunks), {"text": "The folder holds 3 files."}], query="List the files.",
                  tools=[_tool("shell", "command")])
     assert_clean_end(result)
     assert [(r["tool"], r["tool_parameters"]) for r in result.tool_requests] == [("shell", {"command": "ls"})]
@@ -69,7 +55,7 @@ def test_call_stream_runs_each_call_once_with_its_arguments(run, name, path):
     body, _, tools, _, expected = CALL_STREAMS[name]
     chunks = plugin_chunks(body) if path == "plugin" else from_sse(body)
     params = {tool: sorted({k for n, a in expected if n == tool for k in a}) for tool in tools}
-    result = run([_turn(chunks), {"text": "All done."}], query="Go.",
+    result = run([chunks_turn(chunks), {"text": "All done."}], query="Go.",
                  tools=[_tool(tool, *params[tool]) for tool in tools])
     assert_clean_end(result)
     assert [(r["tool"], r["tool_parameters"]) for r in result.tool_requests] == expected
@@ -87,7 +73,7 @@ def test_call_stream_runs_each_call_once_with_its_arguments(run, name, path):
 def test_answer_stream_is_shown_clean(run, name, strategy):
     body, options, answer, hidden = ANSWER_STREAMS[name]
     chunks = plugin_chunks(body, **options)  # ReAct takes a reply of plain text as its answer
-    result = run([_turn(chunks)], query="Hi", tools=[_tool("search", "query")], strategy=strategy)
+    result = run([chunks_turn(chunks)], query="Hi", tools=[_tool("search", "query")], strategy=strategy)
     assert_clean_end(result)
     assert result.tool_requests == []
     assert result.text.strip() == answer
@@ -100,7 +86,7 @@ def test_reasoning_only_ended_as_a_call_is_asked_again_then_is_the_answer(run):
     run out the run ends with what the reasoning said. Before, it ended with an error."""
     body = sse(ev(role="assistant", content=None, reasoning_content="Oslo is 18 degrees with light rain."),
                ev("tool_calls", tool_calls=[]))
-    turns = [_turn(plugin_chunks(body)) for _ in range(4)]
+    turns = [chunks_turn(plugin_chunks(body)) for _ in range(4)]
     result = run(turns, query="Weather in Oslo?", tools=[_tool("get_weather", "city")])
     assert_clean_end(result)
     assert result.tool_requests == []
@@ -113,7 +99,7 @@ def test_a_call_after_a_reasoning_only_tool_calls_reply_runs(run):
     body = sse(ev(role="assistant", content=None, reasoning_content="I should look it up."),
                ev("tool_calls", tool_calls=[]))
     call = {"tool_calls": [{"id": "call_w1", "name": "get_weather", "arguments": '{"city": "Oslo"}'}]}
-    result = run([_turn(plugin_chunks(body)), call, answer_turn("function_calling", "18 degrees in Oslo.")],
+    result = run([chunks_turn(plugin_chunks(body)), call, answer_turn("function_calling", "18 degrees in Oslo.")],
                  query="Weather in Oslo?", tools=[_tool("get_weather", "city")])
     assert_clean_end(result)
     assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Oslo"}]
