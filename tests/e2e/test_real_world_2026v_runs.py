@@ -5,38 +5,37 @@
 
 import pytest
 
-from tests.e2e.helpers import answer_turn, assert_clean_end, named_tool
+from tests.e2e.helpers import assert_clean_end, named_tool
+from tests.e2e.real_world import Reply, Tool, play_reply, reply_params
 
-IFM_CALLS = {
-    "xml": "<ifm|tool_call>get_weather<ifm|arg_key>city</ifm|arg_key><ifm|arg_value>Tokyo</ifm|arg_value>"
-           "</ifm|tool_call>",
-    "think-fast-then-xml": "<ifm|think_fast>need lookup</ifm|think_fast><ifm|tool_call>get_weather<ifm|arg_key>city"
-                           "</ifm|arg_key><ifm|arg_value>Tokyo</ifm|arg_value></ifm|tool_call>",
-    "json": '<ifm|tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</ifm|tool_call>',
-}
+WEATHER = Tool("get_weather", ("city",))
 
 
-@pytest.mark.parametrize("strategy", ["ReAct", "function_calling"])
-@pytest.mark.parametrize("shape", sorted(IFM_CALLS))
-def test_a_bare_ifm_call_runs(run, strategy, shape):
-    result = run([{"text": IFM_CALLS[shape], "split": 7}, answer_turn(strategy, "Sunny in Tokyo.")],
-                 query="Weather in Tokyo?", tools=[named_tool("get_weather", "city")], strategy=strategy)
-    assert_clean_end(result)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [{"city": "Tokyo"}]
-    assert result.text.strip().endswith("Sunny in Tokyo.")
-    assert "ifm|" not in result.text and "need lookup" not in result.text
+def _ifm_call(shape: str, reply: str) -> Reply:
+    """A K2 V3 call with no ``<ifm|tool_calls>`` group, written in ``shape``."""
+    return Reply(f"a-bare-ifm-call-runs-{shape}", reply, 7, "Weather in Tokyo?", "Sunny in Tokyo.", tools=(WEATHER,),
+                 calls=(("get_weather", {"city": "Tokyo"}),), hidden=("ifm|", "need lookup"))
 
 
-@pytest.mark.parametrize("strategy", ["ReAct", "function_calling"])
-def test_a_minimax_value_quoting_its_closing_tag_reaches_the_tool_whole(run, strategy):
-    call = ('<minimax:tool_call><invoke name="write_note"><parameter name="content">This text contains '
-            "</parameter> in it</parameter></invoke></minimax:tool_call>")
-    result = run([{"text": call, "split": 7}, answer_turn(strategy, "Saved.")],
-                 query="Save the note.", tools=[named_tool("write_note", "content")], strategy=strategy)
-    assert_clean_end(result)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [
-        {"content": "This text contains </parameter> in it"}]
-    assert result.text.strip().endswith("Saved.")
+CASES = [
+    # SGLang's k2_v3 detector tests: a bare ifm call runs, in each of its shapes
+    _ifm_call("json", '<ifm|tool_call>{"name": "get_weather", "arguments": {"city": "Tokyo"}}</ifm|tool_call>'),
+    _ifm_call("think-fast-then-xml", "<ifm|think_fast>need lookup</ifm|think_fast><ifm|tool_call>get_weather<ifm|arg_key>"
+                                     "city</ifm|arg_key><ifm|arg_value>Tokyo</ifm|arg_value></ifm|tool_call>"),
+    _ifm_call("xml", "<ifm|tool_call>get_weather<ifm|arg_key>city</ifm|arg_key><ifm|arg_value>Tokyo</ifm|arg_value>"
+                     "</ifm|tool_call>"),
+    # SGLang's MiniMax-M2 detector test: a MiniMax value quoting its closing tag reaches the tool whole
+    Reply("a-minimax-value-quoting-its-closing-tag-reaches-the-tool-whole",
+          ('<minimax:tool_call><invoke name="write_note"><parameter name="content">This text contains '
+           "</parameter> in it</parameter></invoke></minimax:tool_call>"), 7,
+          "Save the note.", "Saved.", tools=(Tool("write_note", ("content",)),),
+          calls=(("write_note", {"content": "This text contains </parameter> in it"}),)),
+]
+
+
+@pytest.mark.parametrize(("case", "strategy"), reply_params(CASES))
+def test_real_world_reply_through_the_plugin(run, case, strategy):
+    play_reply(run, strategy, case)
 
 
 @pytest.mark.parametrize("strategy", ["ReAct", "function_calling"])
