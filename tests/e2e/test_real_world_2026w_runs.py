@@ -11,19 +11,21 @@ import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.helpers import answer_turn, assert_clean_end, named_tool
+from tests.e2e.real_world import Reply, Tool, play_reply, reply_params
+
+CASES = [
+    # tetherto/qvac PR #2677: Qwen's fused function= call runs
+    Reply("qwens-fused-function-equals-call-runs",
+          ('<tool_call>\n{"function=webfetch","arguments":{"url":"https://docs.opencode.ai","format":"markdown"}}\n'
+           "</tool_call>"), 7,
+          "Read the docs page.", "Fetched.", tools=(Tool("webfetch", ("url", "format")),),
+          calls=(("webfetch", {"url": "https://docs.opencode.ai", "format": "markdown"}),), hidden=("function=",)),
+]
 
 
-@pytest.mark.parametrize("strategy", ["ReAct", "function_calling"])
-def test_qwens_fused_function_equals_call_runs(run, strategy):
-    reply = ('<tool_call>\n{"function=webfetch","arguments":{"url":"https://docs.opencode.ai","format":"markdown"}}\n'
-             "</tool_call>")
-    result = run([{"text": reply, "split": 7}, answer_turn(strategy, "Fetched.")],
-                 query="Read the docs page.", tools=[named_tool("webfetch", "url", "format")], strategy=strategy)
-    assert_clean_end(result)
-    assert [r["tool_parameters"] for r in result.tool_requests] == [
-        {"url": "https://docs.opencode.ai", "format": "markdown"}]
-    assert result.text.strip().endswith("Fetched.")
-    assert "function=" not in result.text
+@pytest.mark.parametrize(("case", "strategy"), reply_params(CASES))
+def test_real_world_reply_through_the_plugin(run, case, strategy):
+    play_reply(run, strategy, case)
 
 
 @pytest.mark.parametrize("strategy", ["ReAct", "function_calling"])
