@@ -18,36 +18,22 @@ import pytest
 
 from local_runner.tools import ScriptedTool, ToolParam, text_message
 from tests.e2e.helpers import answer_turn, assert_clean_end
+from tests.e2e.real_world import chunks_turn
 from tests.unit.test_real_world_2026ae import ev, plugin_chunks, sse
 from tests.unit.test_real_world_2026ak import from_sse
 from tests.unit.test_real_world_2026as import ANSWER_STREAMS, CALL_STREAMS
 
 
-def _turn(chunks: list[dict]) -> dict:
-    """A scripted turn replaying ``chunks`` (``LLMResultChunk`` dicts) as the model plugin sent them."""
-    deltas = []
-    for chunk in chunks:
-        message, delta = chunk["delta"]["message"], {}
-        if message.get("content"):
-            delta["content"] = message["content"]
-        if message.get("tool_calls"):
-            delta["tool_calls"] = message["tool_calls"]
-        if chunk["delta"].get("finish_reason"):
-            delta["finish_reason"] = chunk["delta"]["finish_reason"]
-        deltas.append(delta)
-    return {"chunks": deltas, "finish_reason": None}
-
-
 def _stream(name: str, path: str) -> dict:
     body = (CALL_STREAMS.get(name) or ANSWER_STREAMS[name])[0]
-    return _turn(plugin_chunks(body) if path == "plugin" else from_sse(body))
+    return chunks_turn(plugin_chunks(body) if path == "plugin" else from_sse(body))
 
 
 def _filtered(text: str, reason: str = "content_filter") -> dict:
     """ravendb/ravendb PR #22997: an Azure reply the content filter stopped after ``text`` (none:
     before any), ``finish_reason: "content_filter"``; camunda/connectors PR #8272: Bedrock's
     ``guardrail_intervened`` as a plugin passing Converse's stop reason on hands it over (rebuilt)."""
-    return _turn(plugin_chunks(sse(ev(role="assistant", content=text), ev(reason))))
+    return chunks_turn(plugin_chunks(sse(ev(role="assistant", content=text), ev(reason))))
 
 
 @dataclass
