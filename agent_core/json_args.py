@@ -723,6 +723,7 @@ def _repair(cleaned: str, first_error: Exception) -> Any:
     checked off the hub (``fairness.off_hub``)."""
     if costly_to_repair(cleaned):  # as if json_repair gave up: reading it would take minutes
         raise ArgumentsError(MSG_NOT_JSON.format(detail=_describe(first_error)))
+    cleaned = curly_delimiters_oriented(cleaned)
     try:
         value, problem = _checked_repair(cleaned) if len(cleaned) <= REPAIR_ON_HUB_CHARS else off_hub(_checked_repair, cleaned)
     except Exception as error:  # a third-party parser: any failure means "unrecoverable"
@@ -730,6 +731,24 @@ def _repair(cleaned: str, first_error: Exception) -> Any:
     if problem:
         raise ArgumentsError(MSG_NOT_JSON.format(detail=f"{_describe(first_error)}; {problem}"))
     return value
+
+
+_CURLY_OPENED = re.compile(r"\A\s*+[{\[]\s*+[\u201c\u201d]")
+_CLOSER_WRITTEN_AS_OPENER = re.compile(r"\u201c(?=[ \t]*+[,:}\]])")
+_OPENER_WRITTEN_AS_CLOSER = re.compile(r"(?<=[,:{\[])([ \t]*+)\u201d")
+
+
+def curly_delimiters_oriented(text: str) -> str:
+    """``text`` (JSON that did not parse) with its full-width quotes turned the way their place
+    says, when its first key opens with one (``{“id”:``): a ``“`` just before ``,`` ``:`` ``}`` or
+    ``]`` closes a string (``”``), a ``”`` just after ``,`` ``:`` ``{`` or ``[`` opens one (``“``).
+    Models writing Chinese text sometimes quote the whole object with ``“`` / ``”`` and mix them
+    up at a value's end (Graphify-Labs/graphify#2286: ``“...传输）“,”file_type”``), which the
+    repair would read as a value ending in ``“`` and a key starting with ``”``. Any other text is
+    returned as it is: a ``“`` inside an ASCII-quoted value (``"不仅有“咖啡”"``) is text."""
+    if "\u201c" not in text or not _CURLY_OPENED.match(text):
+        return text
+    return _OPENER_WRITTEN_AS_CLOSER.sub("\\1\u201c", _CLOSER_WRITTEN_AS_OPENER.sub("\u201d", text))
 
 
 def _checked_repair(cleaned: str) -> tuple[Any, str | None]:
