@@ -58,7 +58,7 @@ from agent_core.model_call import (
     settings_bytes,
 )
 from agent_core.outbound import cut_reply_masked, guarded, own_keys, prompt_redactor
-from agent_core.output_limit import is_filter_reason
+from agent_core.output_limit import is_broken_stream_reason, is_filter_reason
 from agent_core.params import StrategyParams
 from agent_core.redaction import REDACTED
 from agent_core.repeat_guard import RepeatGuard
@@ -350,10 +350,13 @@ def _gave_up(turn: ModelTurn, problem: str, attempts: int) -> str:
     """The user's message when the model's replies stayed unusable: an empty reply is
     named as such (its ``problem`` text is addressed to the model), one the provider's content
     filter stopped before any text as that (``output_limit.is_filter_reason``: its finish reason
-    is named; the model's output limit has nothing to do with it)."""
+    is named; the model's output limit has nothing to do with it), one the model plugin stopped
+    reading before any text (``is_broken_stream_reason``) as that."""
     if not turn.raw.strip() and not turn.thought.strip():
         if is_filter_reason(turn.finish_reason):
             return prompts.FILTERED_REPLIES.format(attempts=attempts, reason=turn.finish_reason)
+        if is_broken_stream_reason(turn.finish_reason):
+            return prompts.BROKEN_REPLIES.format(attempts=attempts, reason=turn.finish_reason)
         return prompts.EMPTY_REPLIES.format(attempts=attempts)
     return prompts.UNREADABLE_REPLIES.format(attempts=attempts, problem=problem)
 
@@ -697,10 +700,16 @@ class AgentLoop:
         part-way (``output_limit.is_filter_reason`` of its finish reason, some answer text shown),
         the notice that says so (``ANSWER_FILTERED``): the user is not left to read it as whole.
         An answer the filter stopped is not asked for again, as one the output limit cut is: the
-        filter would most likely stop its rest too."""
+        filter would most likely stop its rest too. So, with ``ANSWER_STREAM_BROKEN``, is an answer
+        whose stream the model plugin stopped reading part-way (``is_broken_stream_reason``): asked
+        again, the model would most likely write the same unreadable piece (rakazo#416)."""
         decision = turn.decision
-        if isinstance(decision, FinalAnswer) and decision.text.strip() and is_filter_reason(turn.finish_reason):
+        if not (isinstance(decision, FinalAnswer) and decision.text.strip()):
+            return
+        if is_filter_reason(turn.finish_reason):
             yield from self._text(self._notice_lead(turn) + prompts.ANSWER_FILTERED.format(reason=turn.finish_reason))
+        elif is_broken_stream_reason(turn.finish_reason):
+            yield from self._text(self._notice_lead(turn) + prompts.ANSWER_STREAM_BROKEN.format(reason=turn.finish_reason))
 
     def _cut_asked_again(self, turn: ModelTurn) -> bool:
         """Whether ``turn``, a reply to the request for the answer at a limit (iterations, repeated

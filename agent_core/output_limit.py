@@ -142,3 +142,19 @@ def is_filter_reason(reason: str | None) -> bool:
     named, ``google_reason``) says the provider's content or safety filter stopped the reply
     (``FILTER_FINISH_REASONS``)."""
     return bool(reason) and reason.lower() in FILTER_FINISH_REASONS
+
+
+BROKEN_STREAM_REASONS = frozenset({"non-json encountered."})
+"""Finish reasons (compared lower-cased) that say the model plugin stopped reading the model's
+stream part-way, not the model: the Dify plugin SDK's OpenAI-compatible base
+(``dify_plugin/interfaces/model/openai_compatible/llm.py``, ``_handle_generate_stream_response``,
+which the official ``openai_api_compatible`` plugin and many others inherit) ends the stream with
+``"Non-JSON encountered."`` at the first SSE event pydantic cannot read, and drops that event and
+all after it. One such event is a delta holding half of an emoji as a lone surrogate escape
+(``"\\ud83d"``: elie222/rakazo#416 saw a stream cut there), which pydantic-core refuses."""
+
+
+def is_broken_stream_reason(reason: str | None) -> bool:
+    """Whether the finish ``reason`` says the model plugin stopped reading the stream part-way
+    (``BROKEN_STREAM_REASONS``): the reply's rest never arrived."""
+    return bool(reason) and reason.lower() in BROKEN_STREAM_REASONS

@@ -316,6 +316,15 @@ ANSWER_FILTERED = (
     "[The answer above is incomplete: the model provider's content filter stopped it here "
     "(finish reason \"{reason}\").]"
 )
+BROKEN_REPLIES = (
+    "The model plugin could not read the model's reply and stopped before any of it arrived "
+    "({attempts} times in a row, finish reason \"{reason}\"), so the agent stopped. Try again, or "
+    "check the model server's output (a piece of text it sent was not valid JSON)."
+)
+ANSWER_STREAM_BROKEN = (
+    "[The answer above is incomplete: the model plugin could not read the rest of the model's "
+    "reply and stopped here (finish reason \"{reason}\").]"
+)
 
 # --- conversation memory ------------------------------------------------------------
 
