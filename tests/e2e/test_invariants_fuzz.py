@@ -461,6 +461,7 @@ CLEAR_ERRORS = [
     prompts.MODEL_FAILED.split("{")[0],
     prompts.EMPTY_REPLIES.split("{")[0],
     prompts.FILTERED_REPLIES.split("{")[0],
+    prompts.BROKEN_REPLIES.split("{")[0],
     prompts.UNREADABLE_REPLIES.split("{")[0],
 ]
 ROUND_LABEL = re.compile(r"ROUND (\d+)$")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 import pytest
 
 from agent_core import prompts
+from agent_core.loop import MAX_PARSE_RETRIES
 from local_runner.tools import ToolParam, text_message
 from tests.e2e.helpers import STRATEGIES, answer_turn, assert_clean_run, tool_named, tools_ran
 from tests.unit.test_real_world_2026av import CASES as REPLIES
@@ -92,3 +93,17 @@ def _lines(text: str) -> str:
     """``text`` stripped, each line's trailing spaces too (Function Calling streams a reply's text
     as written, a space before the notice that follows it included)."""
     return "\n".join(line.rstrip() for line in text.strip().splitlines())
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_replies_broken_before_any_text_end_with_a_message_that_names_the_break(run, strategy):
+    """rakazo#416's break in a reply's first event: nothing of the reply arrives. The model is
+    asked again as for an empty reply; when every reply breaks so, the run fails with
+    ``BROKEN_REPLIES`` (the finish reason named), not the message for empty replies, and no log
+    is left in ``start`` state."""
+    broken = {"text": "", "finish_reason": BROKEN}
+    result = run([broken] * MAX_PARSE_RETRIES, query="请帮我处理。", strategy=strategy)
+    assert not result.ok
+    assert prompts.BROKEN_REPLIES.format(attempts=MAX_PARSE_RETRIES, reason=BROKEN) in result.error_text
+    assert result.unfinished_logs() == []
+    run.backend.assert_complete()

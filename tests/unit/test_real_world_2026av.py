@@ -21,7 +21,7 @@ import pytest
 
 from agent_core.json_args import curly_delimiters_oriented, loads_lenient
 from agent_core.output_limit import is_broken_stream_reason
-from agent_core.turn import FinalAnswer
+from agent_core.turn import FinalAnswer, ToolCalls
 from tests.unit.test_real_world_2026 import Case, reply_test, tool
 from tests.unit.test_real_world_2026ae import call_triples, ev, fn, plugin_chunks, read_fc, read_react, sse, tc
 from tests.unit.test_real_world_2026d import read
@@ -255,6 +255,27 @@ def test_real_world_call_stream_through_the_plugin(name):
     streamed, turn = read_fc(plugin_chunks(body), tools)
     assert streamed.strip() == shown
     assert [(n, a) for _, n, a in call_triples(turn)] == expected
+
+
+# sigoden/llm-functions#158: deepseek-chat's arguments went on after the closed object with a fence
+# and an Arabic word (the arguments verbatim)
+LLMFUNCTIONS158 = sse(
+    ev(role="assistant", content=None, tool_calls=[tc(index=0, id="call_0", type="function", function=fn(
+        "get_current_weather", '{"location":"Berlin"}\n``` مواليد'))]),
+    ev("tool_calls"),
+)
+
+
+def test_llmfunctions158_words_after_the_arguments_object_are_not_dropped_unsaid():
+    """A word after the arguments' closed object (``\u0645\u0648\u0627\u0644\u064a\u062f``) would be
+    lost if the object alone ran: the call does not run on a guess, and the model is told what
+    would be lost (the trust rule of ``json_args.repair_problem``), its raw arguments kept."""
+    streamed, turn = read_fc(plugin_chunks(LLMFUNCTIONS158), ["get_current_weather"])
+    assert streamed == ""
+    assert isinstance(turn.decision, ToolCalls) and not turn.decision.calls
+    (bad,) = turn.decision.invalid
+    assert bad.name == "get_current_weather" and "مواليد" in bad.error
+    assert bad.raw_arguments == '{"location":"Berlin"}\n``` مواليد'
 
 
 # ---- answer streams through the model plugin, both strategies ---------------------------------------
