@@ -723,7 +723,7 @@ def _repair(cleaned: str, first_error: Exception) -> Any:
     checked off the hub (``fairness.off_hub``)."""
     if costly_to_repair(cleaned):  # as if json_repair gave up: reading it would take minutes
         raise ArgumentsError(MSG_NOT_JSON.format(detail=_describe(first_error)))
-    cleaned = curly_delimiters_oriented(cleaned)
+    cleaned = full_width_colons_read(curly_delimiters_oriented(cleaned))
     try:
         value, problem = _checked_repair(cleaned) if len(cleaned) <= REPAIR_ON_HUB_CHARS else off_hub(_checked_repair, cleaned)
     except Exception as error:  # a third-party parser: any failure means "unrecoverable"
@@ -749,6 +749,20 @@ def curly_delimiters_oriented(text: str) -> str:
     if "\u201c" not in text or not _CURLY_OPENED.match(text):
         return text
     return _OPENER_WRITTEN_AS_CLOSER.sub("\\1\u201c", _CLOSER_WRITTEN_AS_OPENER.sub("\u201d", text))
+
+
+_FULL_WIDTH_COLON_AFTER_KEY = re.compile(r'((?:"(?:[^"\\\n]|\\.)*+"|\u201c[^\u201d\n]*+\u201d)[ \t]*+)\uff1a')
+
+
+def full_width_colons_read(text: str) -> str:
+    """``text`` (JSON that did not parse) with each full-width colon ``：`` (U+FF1A) right after a
+    quoted key read as ``:``: a model writing Chinese or Japanese may type the key's colon in its
+    full-width form (``{"city"："北京"}``), which the repair would otherwise read as a key with no
+    value. A ``：`` inside a string value is left as text; any text without one is returned as it
+    is."""
+    if "\uff1a" not in text:
+        return text
+    return _FULL_WIDTH_COLON_AFTER_KEY.sub(r"\1:", text)
 
 
 def _checked_repair(cleaned: str) -> tuple[Any, str | None]:

@@ -149,6 +149,24 @@ def test_dify8021_react_action_input_with_escapes_reaches_the_tool_as_chinese(ru
     assert PROFILE in observations(result.llm_requests[1])[0]
 
 
+FULL_WIDTH_ARGS = '{"company"："林德气体"}'
+
+
+def test_a_key_written_with_a_full_width_colon_runs_in_both_strategies(run):
+    """The wave's probe (no report of its own): a model writing Chinese types the key's colon
+    full-width (``{"company"："林德气体"}``), in a native call's arguments and in a ReAct action
+    input; the tool receives the company, where before the call was refused as not JSON."""
+    lookup = tool_named("company_lookup", [text_message(PROFILE)], ToolParam("company", description="公司名称"))
+    native = [{"tool_calls": [{"id": "call_1", "name": "company_lookup", "arguments": FULL_WIDTH_ARGS}]},
+              {"text": "林德气体的资料已查到。"}]
+    step = 'Thought: 查询公司。\nAction: company_lookup\nAction Input: ' + FULL_WIDTH_ARGS
+    steps = [{"text": step}, answer_turn("ReAct", "林德气体的资料已查到。")]
+    for strategy, turns in (("function_calling", native), ("ReAct", steps)):
+        result = run(turns, query="查一下林德气体", strategy=strategy, tools=[lookup])
+        assert_clean(result, run)
+        assert tools_ran(result) == [("company_lookup", {"company": COMPANY})], strategy
+
+
 NAME_CONTRACTS = ["openai", "tongyi", "deepseek", "zhipuai", "volcengine_maas", "moonshot", "siliconflow", "xinference",
                   "ollama", "gemini", "anthropic"]
 

@@ -592,3 +592,19 @@ def test_too_deep_reads_dicts_and_other_mappings_as_before(value, limit):
     from agent_core.json_args import too_deep
 
     assert too_deep(value, limit) == (_depth_reference(value) > limit)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('{"city"："北京"}', {"city": "北京"}),
+    ('{"city" ： "北京"，"unit"："c"}', {"city": "北京", "unit": "c"}),
+    ('{“city”：“北京”}', {"city": "北京"}),
+    ('{"q": "时间：3点", "n"：2}', {"q": "时间：3点", "n": 2}),
+])
+def test_a_full_width_colon_after_a_key_is_the_key_colon(text, expected):
+    """A model writing Chinese may type a key's colon full-width (Dify users' wave 40 probe):
+    read as ``:``; one inside a string value stays the value's text."""
+    assert loads_lenient(text) == expected
+
+
+def test_a_full_width_colon_inside_valid_json_is_text():
+    assert loads_lenient('{"q": "时间：3点"}') == {"q": "时间：3点"}
