@@ -1136,9 +1136,13 @@ def _function_closed_by_envelope(text: str, block: re.Match) -> bool:
     whole = block.group(0).lower()
     if not (whole.endswith(("</tool_call>", "</tool_code>")) and "<function=" in whole and "</function>" not in whole):
         return False
-    rest = text[block.end() :].lower()
-    next_call = rest.find("<tool_call>")
-    return "</function>" not in (rest if next_call < 0 else rest[:next_call])
+    next_call = _NEXT_TOOL_CALL.search(text, block.end())  # searched up to it only: a reply of
+    # thousands of such blocks read the whole rest of itself at each one
+    return _FUNCTION_CLOSE.search(text, block.end(), next_call.start() if next_call else len(text)) is None
+
+
+_NEXT_TOOL_CALL = re.compile(r"<tool_call>", re.I)
+_FUNCTION_CLOSE = re.compile(r"</function>", re.I)
 
 
 class _SpanProbe:
@@ -1214,12 +1218,15 @@ def _parameter_block(text: str, block: re.Match[str]) -> tuple[str, int] | None:
     opened = body.rfind("<parameter=")
     if opened < 0 or opened <= max(body.rfind("</parameter>"), body.rfind("</function>")):
         return None
-    value_end = text.find("</parameter>", block.end())
+    next_call = _NEXT_CALL_OR_FUNCTION.search(text, block.end())  # the value's end comes before it
+    value_end = text.find("</parameter>", block.end(), next_call.start() if next_call else len(text))
     closing = text.find(f"</{block.group(1)}>", value_end) if value_end >= 0 else -1
-    between = text[block.end() : value_end]
-    if closing < 0 or "<tool_call>" in between or "<function=" in between:
+    if closing < 0:
         return None
     return text[block.start(2) : closing].strip(), closing + len(block.group(1)) + 3
+
+
+_NEXT_CALL_OR_FUNCTION = re.compile(r"<tool_call>|<function=")
 
 
 def _whole_json(
