@@ -38,11 +38,13 @@ def test_calls_after_a_final_answer_object_are_named_not_run(name, size):
 
 @pytest.mark.parametrize("size", [None, 1, 7])
 def test_a_call_before_the_answer_object_still_runs_alone(size):
+    """The call before the answer object runs alone; the call after it is named to the model as
+    not run (the answer came before any result: wave 39, ``ReactTurn.calls_after_answer``)."""
     text = f"Action:\n```json\n[{SEARCH}, {ANSWER}, {WEATHER}]\n```"
     streamed, turn = read("react", Case(TOOLS, text), size)
     assert isinstance(turn.decision, ToolCalls)
     assert [(c.name, c.arguments) for c in turn.decision.calls] == [("search", {"query": "x"})]
-    assert streamed == "" and turn.calls_after_answer == ()
+    assert streamed == "" and turn.calls_after_answer == ("get_weather",)
 
 
 def test_a_long_name_after_the_answer_object_is_cut_in_the_log_as_a_call_s_label_is():
