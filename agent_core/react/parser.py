@@ -2558,17 +2558,13 @@ class ReactStreamParser:
                     self._answer_whole(_answer_text(value))
                     self._answer_closed = True  # its JSON closed
                     self._after_answer, self._after_closer = [], self._closer  # its block's end is no text after it
-                    rest = calls[calls.index((name, value)) + 1 :]  # the list's calls after it: not run, logged
-                    tools = self._tool_names or ()
-                    self._calls_after_answer = tuple(
-                        n for n, _ in rest if not _is_none_name(n) and (n in tools or not _is_final_name(n))
-                    )
-                else:  # an answer before the results: the list's calls after it are named, not run (wave 39)
-                    rest = calls[calls.index((name, value)) + 1 :]
-                    tools = self._tool_names or ()
-                    self._calls_after_answer = tuple(
-                        n for n, _ in rest if not _is_none_name(n) and (n in tools or not _is_final_name(n))
-                    )
+                # the list's calls after it: not run, logged; after an action (an answer before the
+                # results) also named to the model (wave 39)
+                rest = calls[calls.index((name, value)) + 1 :]
+                tools = self._tool_names or ()
+                self._calls_after_answer = tuple(
+                    n for n, _ in rest if not _is_none_name(n) and (n in tools or not _is_final_name(n))
+                )
                 self._state = _S.DONE
                 return
             action = ActionFound(name, coerce_input(value), raw)
