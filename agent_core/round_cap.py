@@ -74,8 +74,9 @@ def not_run_note(not_run: Sequence[Call], limit: int = MAX_CALLS_PER_ROUND) -> s
 
 def after_observation_note(names: Sequence[str]) -> str:
     """What the model reads once, after a round's last observation, of the actions its reply
-    wrote after an ``Observation:`` it made up (``names``: their tools, in order; ``''`` when
-    there are none): their count and first tools (``prompts.ACTIONS_AFTER_OBSERVATION``)."""
+    wrote after an ``Observation:`` it made up or a final answer it wrote before any result
+    (``names``: their tools, in order; ``''`` when there are none): their count and first tools
+    (``prompts.ACTIONS_AFTER_OBSERVATION``)."""
     if not names:
         return ""
     shown = list(dict.fromkeys(label_shortened(name) or "(no name)" for name in names))

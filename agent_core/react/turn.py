@@ -559,7 +559,8 @@ _STEP_LINE = re.compile(
 
 def actions_after_observation(after_actions: str) -> tuple[str, ...]:
     """The tools the actions in ``after_actions`` (``ReactTurn.after_actions``: what a reply wrote
-    from an ``Observation:`` it made up on, after its actions) name, in order; ``()`` for none.
+    after its actions from an ``Observation:`` it made up on, or from a ``Final Answer:`` written
+    before any result) name, in order; ``()`` for none.
     They are read from the first ``Thought:`` or ``Action:`` line outside a fenced block on, as a
     reply of its own: the made-up result before it (a fake ``Final Answer`` in a code block too)
     ends nothing, nor does a fake ``Final Answer:`` line after it (the steps after that are named
