@@ -841,9 +841,10 @@ class AgentLoop:
         replies and calls go back intact), and the requests grew in each of the last two rounds
         by at least half of what is left (the smaller growth counts: one large reply, a file
         written once, is no trend). Else the next round asks for the answer, which then still
-        fits, rather than the run ending with ``REQUEST_TOO_LARGE`` a round later."""
+        fits, rather than the run ending with ``REQUEST_TOO_LARGE`` a round later. Before three
+        requests were sent there is one growth at most, so no trend."""
         first, previous, last = self._request_sizes
-        growth = min(last - previous, previous - first)
+        growth = min(last - previous, previous - first) if first else 0  # 0: no request before
         return last <= REQUEST_BYTES or last + 2 * max(growth, 0) <= REQUEST_LINE_MAX_BYTES
 
     def _round(self) -> Generator[AgentInvokeMessage, None, tuple[ModelTurn, tuple[str, ...]]]:
