@@ -392,12 +392,15 @@ class ToolCallAssembler:
         invalid: list[InvalidToolCall] = []
         order: list[str] = []
         earlier: dict[str, list[dict[str, Any]]] = {}  # each tool's arguments read so far
+        earlier_ids: dict[str, set[str]] = {}  # each tool's call ids as the provider sent them
         for slot in paced(self._slots):  # a reply of 100,000 calls
             if slot.is_blank() or (slot.blank_head and not slot.has_arguments()):
                 continue
             try:
                 pieces = _decode_finished(slot, finish_reason)
-                if len(pieces) > 1 and slot.name:
+                if len(pieces) > 1 and slot.name and slot.id and slot.id not in earlier_ids.get(slot.name, ()):
+                    # a merged call comes under its own, later id (a provider that names every
+                    # call by its tool, Tongyi, repeats one id: its glued calls are all new)
                     pieces = _without_merged_head(pieces, earlier.setdefault(slot.name, []))
             except ArgumentsError as error:
                 raw = _cumulative_snapshot(slot.text) or slot.raw_text()
@@ -411,6 +414,7 @@ class ToolCallAssembler:
                 if slot.name:
                     calls.append(ToolCall(call_id, slot.name, arguments))
                     earlier.setdefault(slot.name, []).append(arguments)
+                    earlier_ids.setdefault(slot.name, set()).add(slot.id)
                 else:
                     raw = _dumps(arguments)
                     invalid.append(InvalidToolCall(call_id, "", raw, MSG_NO_NAME))

@@ -139,3 +139,12 @@ def test_a_head_placeholder_and_a_space_between_key_and_value_still_join():
               {"id": "X", "function": {"name": "lookup", "arguments": " "}},
               {"id": "X", "function": {"name": "lookup", "arguments": '"a"}'}}]
     assert [(c.name, c.arguments) for c in assemble(spaced).calls] == [("lookup", {"q": "a"})]
+
+
+def test_a_call_repeated_under_its_tools_name_as_id_is_not_taken_for_a_merged_one():
+    """Found by the property above after the StepFun merge rule (wave 39): with ids made of the
+    tool's name, a second ``lookup`` like the first, then a third, all run; only a glued call under
+    an id of its own drops a head that repeats the earlier calls."""
+    calls = [("search", {"0": 0}), ("lookup", {"0": ""}), ("search", {"0": 0}), ("lookup", {"0": ""}), ("lookup", {"0": 0})]
+    result = assemble(named_id_stream(calls, [], "", False))
+    assert [(call.name, call.arguments) for call in result.calls] == calls
