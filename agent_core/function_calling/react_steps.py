@@ -18,7 +18,15 @@ from dify_plugin.entities.model.message import PromptMessageTool
 
 from agent_core.fences import fence_lines
 from agent_core.json_args import ArgumentsError, decode_arguments
-from agent_core.react.parser import LINE_PREFIX, ActionFound, ReactTurn, label_forms, label_words, parse_react
+from agent_core.react.parser import (
+    LABEL_SPACES,
+    LINE_PREFIX,
+    ActionFound,
+    ReactTurn,
+    label_forms,
+    label_words,
+    parse_react,
+)
 from agent_core.text_calls import arguments_for, bracketed_text, keyword_arguments, prefixed_tool, schema_properties
 from agent_core.tool_calls import ToolCall, fresh_call_ids
 
@@ -27,19 +35,19 @@ _ACTION_LINE = re.compile(rf"(?im)^{LINE_PREFIX.pattern}(?:{label_words('action'
 ``行動``, ``행동``: ``react.parser.label_words``), after markdown or emoji: a reply without one holds
 no step, and is not read again."""
 _INPUT_LABEL = re.compile(
-    rf"\n{LINE_PREFIX.pattern}(?:(?:action[ \t_-]*+)?(?:inputs?|parameters|arguments)\b|{label_words('action_input')})", re.I
+    rf"\n{LINE_PREFIX.pattern}(?:(?:action[ \t_{LABEL_SPACES}-]*+)?(?:inputs?|parameters|arguments)\b|{label_words('action_input')})", re.I
 )
 """A line of a step that opens with its input's label (``Action Input:``, ``### Action Input``,
 ``**Action Input:**``, ``Input:``, ``Parameters:``, ``Arguments:``, ``行动输入：``, ``행동 입력:``: the
 ReAct parser's forms)."""
 _FENCE_LINE = re.compile(r"(?:`{3,}+|~{3,}+)[\w-]*+[ \t]*+\r?\n")
 """A fence line (backticks or tildes) and its language, matched where a line starts."""
-_THOUGHT_LINE = re.compile(rf"{LINE_PREFIX.pattern}(?:{label_words('thought')})[ \t*_]*+(?:[:：]|\r?\n)", re.I)
+_THOUGHT_LINE = re.compile(rf"{LINE_PREFIX.pattern}(?:{label_words('thought')})[ \t*_{LABEL_SPACES}]*+(?:[:：]|\r?\n)", re.I)
 """A ``Thought:`` label (or a heading holding it alone): what may stand between two steps."""
 _FENCE_CLOSE = re.compile(r"\s*+(?:`{3,}+|~{3,}+)[ \t]*+(?=\r?\n|\Z)")
 """The line that closes a fenced block after the input in it (the blank before it too)."""
 _OBSERVATION_LINE = re.compile(
-    rf"{LINE_PREFIX.pattern}(?:{label_words('observation')})s?[ \t\d*_]*+(?:[:：]|\r?\n|\Z)", re.I
+    rf"{LINE_PREFIX.pattern}(?:{label_words('observation')})s?[ \t\d*_{LABEL_SPACES}]*+(?:[:：]|\r?\n|\Z)", re.I
 )
 """An ``Observation:`` label the model wrote after its step: a result it invented, dropped (the
 ReAct parser stops reading there, as ReAct does)."""
@@ -47,7 +55,7 @@ _OBSERVATION_START = re.compile(
     rf"{LINE_PREFIX.pattern}(?:"
     + "|".join(
         sorted({
-            re.escape(" ".join(words)[:n]).replace(r"\ ", r"[ _\-]*+")
+            re.escape(" ".join(words)[:n]).replace(r"\ ", rf"[ _\-{LABEL_SPACES}]*+")
             for words in label_forms("observation")
             for n in range(len(" ".join(words)))
         })

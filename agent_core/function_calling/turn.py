@@ -41,7 +41,7 @@ from agent_core.fences import FENCE_RUN, empty_code_block, open_block
 from agent_core.function_calling.react_steps import react_step_calls
 from agent_core.json_args import raw_decode_at
 from agent_core.model_call import AssistantReply, ModelChunk, note_usage, with_block_closed
-from agent_core.react.parser import HEADING_MARKS, LINE_PREFIX, label_forms, label_words, parse_react
+from agent_core.react.parser import HEADING_MARKS, LABEL_SPACES, LINE_PREFIX, label_forms, label_words, parse_react
 from agent_core.react.turn import actions_after_observation, actions_named
 from agent_core.reply_text import ReplyText
 from agent_core.text_calls import (
@@ -107,7 +107,7 @@ _EMOJI_START = re.compile(EMOJI_CHAR)
 _ACTION_MARKS: Final = line_marks(" \t#*>")
 """Markdown and emoji an ``Action:`` label may come after at a line start (``🔧 Action:``)."""
 _ACTION_CALL = re.compile(
-    rf"(?im)^{_ACTION_MARKS}action[ \t*]*[:：][ \t\u00a0*]*(?:\r?\n[ \t]*)?(?:{FENCE_RUN}[\w-]*[ \t]*\r?\n[ \t]*)?[{{\[]"
+    rf"(?im)^{_ACTION_MARKS}action[ \t*{LABEL_SPACES}]*[:：][ \t\u00a0*]*(?:\r?\n[ \t]*)?(?:{FENCE_RUN}[\w-]*[ \t]*\r?\n[ \t]*)?[{{\[]"
 )
 """A line that opens a call written as ReAct's ``Action:`` label and a JSON blob (on its line, the
 next, or in a fence under it; after markdown or emoji: ``🔧 Action:``): what ``text_calls`` reads
@@ -123,7 +123,7 @@ it: a paragraph break and a few more; an earlier one streams, so what is held st
 _ACTION_CALL_START = re.compile(
     rf"""\n{_ACTION_MARKS}                     # a line start, markdown and emoji
     (?:a(?:c(?:t(?:i(?:o(?:n                        # a prefix of the label
-    (?:[ \t*]*(?:[:：][ \t\u00a0*]*                # its colon
+    (?:[ \t*{LABEL_SPACES}]*(?:[:：][ \t\u00a0*]*     # its colon
     (?:\r|\r?\n[ \t]*)?                              # a line break
     (?:`{{1,2}}|~{{1,2}}|(?:`{{3,}}|~{{3,}})[\w-]*(?:[ \t]*\r?(?:\n[ \t]*)?)?)?  # a fence opening
     )?)?)?)?)?)?)?)?\Z""",
@@ -134,7 +134,7 @@ _ACTION_WORDS: Final = label_words("action")
 """``Action`` in every language the ReAct parser reads it in (``行动``, ``行動``, ``행동``: its table,
 ``react.parser.label_words``)."""
 _ACTION_STEP_LINE = re.compile(
-    rf"(?im)^(?:{_ACTION_MARKS}(?:{_ACTION_WORDS})[ \t*]*+[:：][ \t*]*+([\w.:\-]++)[ \t*]*+"
+    rf"(?im)^(?:{_ACTION_MARKS}(?:{_ACTION_WORDS})[ \t*{LABEL_SPACES}]*+[:：][ \t*]*+([\w.:\-]++)[ \t*]*+"
     rf"|{HEADING_MARKS.pattern}(?:{_ACTION_WORDS})[ \t]*+(?:\*\*|__)?[ \t]*+)(?=\r?\n)"
 )
 """A line that opens a ReAct step: an ``Action:`` label (after markdown or emoji, in any language
@@ -145,7 +145,7 @@ _CJK_ACTION_STARTS: Final = "".join(sorted({words[0][:1] for words in label_form
 ``행``): a text without them, without ``ction`` and without ``cci`` (Spanish ``Acción``)
 holds no ``Action`` label (``may_hold_action``)."""
 _ACTION_STEP_START = re.compile(
-    rf"\n{_ACTION_MARKS}(?:(?:{_ACTION_WORDS})[ \t*]*+[:：][ \t*]*+[\w.:\-]*+[ \t*]*+\r?"
+    rf"\n{_ACTION_MARKS}(?:(?:{_ACTION_WORDS})[ \t*{LABEL_SPACES}]*+[:：][ \t*]*+[\w.:\-]*+[ \t*]*+\r?"
     rf"|{'|'.join(re.escape(words[0][:n]) for words in label_forms('action') if not words[0].isascii() for n in range(1, len(words[0]) + 1))}"
     r")\Z",
     re.IGNORECASE,
@@ -168,7 +168,7 @@ def may_hold_action(text: str) -> bool:
 
 _LABEL_TAIL = re.compile(
     rf"\n(?:[ \t]*+\n){{0,{_BLANK_LINES_HELD}}}+{line_marks(' \t#*_>-')}"
-    r"(?:f(?:i(?:n(?:a(?:l(?:[ \t_]*(?:a(?:n(?:s(?:w(?:e(?:r[ \t*_]*+(?:[:：][ \t*_]*+)?+"
+    rf"(?:f(?:i(?:n(?:a(?:l(?:[ \t_{LABEL_SPACES}]*(?:a(?:n(?:s(?:w(?:e(?:r[ \t*_{LABEL_SPACES}]*+(?:[:：][ \t*_]*+)?+"
     rf"(?:\r?\n[ \t]*+){{0,{_BLANK_LINES_HELD}}}+\r?)?)?)?)?)?)?)?)?)?)?)?)?\Z",
     re.IGNORECASE,
 )
@@ -184,7 +184,7 @@ _OPENING_MARKS = re.compile(rf"(?:[#*_ \t{INVISIBLE_MARKS}]|{EMOJI_CHAR})*+")
 """What may come before a ReAct-style label at a reply's start: markdown, emoji (``💭 Thought:``,
 ``agent_core.emoji``) and marks nobody sees (``INVISIBLE_MARKS``), as the ReAct parser skips them."""
 _THOUGHT_OPENING = re.compile(
-    rf"\s*+(?:(?:[#*_ \t{INVISIBLE_MARKS}]|{EMOJI_CHAR})*+(?:{label_words('thought')})[ \t*_]*+[:：]"
+    rf"\s*+(?:(?:[#*_ \t{INVISIBLE_MARKS}]|{EMOJI_CHAR})*+(?:{label_words('thought')})[ \t*_{LABEL_SPACES}]*+[:：]"
     rf"|{HEADING_MARKS.pattern}(?:{label_words('thought')})[ \t]*+(?:\*\*|__)?[ \t]*+(?=\r?\n))",
     re.IGNORECASE,
 )
@@ -194,12 +194,12 @@ parser's ``HEADING_MARKS``), its line break not taken."""
 _LABEL_WORDS: Final = (
     f"({label_words('final_answer', 'thought', 'action_input', 'action', 'observation', 'answer')}|question|问题)"
 )
-_STEP_LABEL_LINE = re.compile(rf"\n{LINE_PREFIX.pattern}{_LABEL_WORDS}[ \t\d*_]*+[:：](?:\*\*|__)?[ \t]*+", re.IGNORECASE)
+_STEP_LABEL_LINE = re.compile(rf"\n{LINE_PREFIX.pattern}{_LABEL_WORDS}[ \t\d*_{LABEL_SPACES}]*+[:：](?:\*\*|__)?[ \t]*+", re.IGNORECASE)
 """A line that opens with a ReAct step's label (numbered, after markdown, a list's ``-`` or emoji,
 as the ReAct parser's ``LINE_PREFIX`` skips them: ``- ✅ Final Answer:``) and its colon, up to the
 text after it (a bold label's closing ``**`` included: ``**Final Answer:** Paris``)."""
 _STEP_LABEL_ALONE = re.compile(
-    rf"\n(?:{HEADING_MARKS.pattern}{_LABEL_WORDS}[ \t]*+[:：]?|{LINE_PREFIX.pattern}({label_words('final_answer')})[ \t\d*_]*+)"
+    rf"\n(?:{HEADING_MARKS.pattern}{_LABEL_WORDS}[ \t{LABEL_SPACES}]*+[:：]?|{LINE_PREFIX.pattern}({label_words('final_answer')})[ \t\d*_{LABEL_SPACES}]*+)"
     r"[ \t]*+(?:\*\*|__)?[ \t]*+(?=\r?\n)",
     re.IGNORECASE,
 )
@@ -348,7 +348,7 @@ def _held_opening(start: str) -> bool | None:
     word = next((word for word in _THOUGHT_LABELS if word.startswith(label[: len(word)].lower())), None)
     if word is None:
         return False
-    after = label[len(word) :].lstrip(" \t*_")
+    after = label[len(word) :].lstrip(" \t*_" + LABEL_SPACES)
     if len(label) <= len(word) or not after or after == "\r":
         return None if len(start) < _FENCE_HEAD_MAX else False
     if after[0] in "\r\n":  # a heading holding the label alone, the thought on the lines below
@@ -609,7 +609,7 @@ class AnswerGate:
             return opening
         label = start[_OPENING_MARKS.match(start).end() :]  # "Action:", "**Action:**", "### Action"
         if label and _ACTION_LABEL.startswith(label[: len(_ACTION_LABEL)].lower()):
-            after = label[len(_ACTION_LABEL) :].lstrip(" \t*_")
+            after = label[len(_ACTION_LABEL) :].lstrip(" \t*_" + LABEL_SPACES)
             if not after:
                 return None if len(start) < _FENCE_HEAD_MAX else False  # may still become "Action:"
             return after[0] in ":：\r\n"

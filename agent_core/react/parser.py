@@ -372,6 +372,12 @@ _LABELS: Final = (
     ("final_answer", ("respuesta", "final")),
 )
 _LABEL_KINDS: Final = frozenset(kind for kind, _ in _LABELS)
+LABEL_SPACES: Final = "\u00a0\u202f"
+"""The spaces other than `` `` that may stand between a label's words and before its colon: the
+no-break space and the narrow no-break space, as French typography writes a label (``Action\u00a0:``,
+``Thought\u202f:``, ``Final\u00a0Answer:``) and as some models' tokenizers give them back. Public:
+Function Calling's readers of ReAct-style steps put it in their own character classes, so both
+strategies read the same labels (no label word starts with one of them)."""
 
 
 def label_forms(*kinds: str) -> tuple[tuple[str, ...], ...]:
@@ -384,9 +390,9 @@ def label_forms(*kinds: str) -> tuple[tuple[str, ...], ...]:
 
 def label_words(*kinds: str) -> str:
     """``label_forms`` of ``kinds`` as one regex alternation, no group: each label's words with
-    any run of `` _-`` between them (as the parser reads them), longer forms first. Case-insensitive
+    any run of `` _-`` and ``LABEL_SPACES`` between them (as the parser reads them), longer forms first. Case-insensitive
     use needs ``re.IGNORECASE``; the colon and what may stand before it are the caller's."""
-    forms = {r"[ _\-]*+".join(map(re.escape, words)) for words in label_forms(*kinds)}
+    forms = {rf"[ _\-{LABEL_SPACES}]*+".join(map(re.escape, words)) for words in label_forms(*kinds)}
     return "|".join(sorted(forms, key=lambda form: (-len(form), form)))
 _MD_CHARS: Final = " \t#>*_-"
 _PREFIX_MAX: Final = 24
@@ -410,6 +416,12 @@ def _skip_chars(text: str, i: int, chars: str) -> int:
     return i
 
 
+_BETWEEN_WORDS: Final = " _-" + LABEL_SPACES
+"""What ``_label_end`` skips between a label's words."""
+_BEFORE_COLON: Final = " \t*_0123456789" + LABEL_SPACES
+"""What ``_label_end`` skips between a label's last word (and any ``s``) and its colon."""
+
+
 def _label_end(seg: str, words: tuple[str, ...], alone: bool = False) -> tuple[int, bool] | _Need | None:
     """Match one label at the start of lower-cased ``seg``: (end, ran out in the tail) or _NEED/None.
 
@@ -417,7 +429,7 @@ def _label_end(seg: str, words: tuple[str, ...], alone: bool = False) -> tuple[i
     j = 0
     for k, word in enumerate(words):
         if k:
-            j = _skip_chars(seg, j, " _-")
+            j = _skip_chars(seg, j, _BETWEEN_WORDS)
         part = seg[j : j + len(word)]
         if not word.startswith(part):
             return None
@@ -425,7 +437,7 @@ def _label_end(seg: str, words: tuple[str, ...], alone: bool = False) -> tuple[i
             return _NEED
         j += len(word)
     j = _skip_chars(seg, j, "s")
-    j = _skip_chars(seg, j, " \t*_0123456789")
+    j = _skip_chars(seg, j, _BEFORE_COLON)
     if j >= len(seg):
         return _NEED
     if alone and seg[j] == "\n":
@@ -457,16 +469,16 @@ class _LabelTable(NamedTuple):
 
 
 def _label_pattern(labels: _Labels, alone: bool) -> re.Pattern[str]:
-    """``labels`` as ``_label_end`` reads each: its words, separated by any run of `` _-``; any
-    ``s`` and `` \t*_`` or digits; a colon (``:`` or ``：``), then any ``*`` and `` \t``; or,
+    """``labels`` as ``_label_end`` reads each: its words, separated by any run of `` _-`` or
+    ``LABEL_SPACES``; any ``s`` and `` \t*_``, ``LABEL_SPACES`` or digits; a colon (``:`` or ``：``), then any ``*`` and `` \t``; or,
     ``alone``, for a final-answer label, the end of its line. The runs are greedy in
     ``_label_end`` and cannot give a character back here (no word starts with one of them),
     so the first label that matches and its end are the ones ``_label_end`` finds."""
     groups = []
     for kind, words in labels:
         line_end = r"|\r?\n" if alone and kind == "final_answer" else ""
-        body = r"[ _\-]*".join(re.escape(word) for word in words)
-        groups.append(f"({body}s*[ \\t*_0-9]*(?:[:：]\\**[ \\t]*{line_end}))")
+        body = rf"[ _\-{LABEL_SPACES}]*".join(re.escape(word) for word in words)
+        groups.append(f"({body}s*[ \\t*_0-9{LABEL_SPACES}]*(?:[:：]\\**[ \\t]*{line_end}))")
     return re.compile("|".join(groups))
 
 
@@ -608,8 +620,8 @@ def _classify_line(
 def _heading_pattern(labels: _Labels) -> re.Pattern[str]:
     """A line that is one of ``labels`` alone: its words, any colon, a closing ``**`` or ``__``,
     the line's end; each label in a group of its own, in the table's order."""
-    groups = "|".join("(" + r"[ _\-]*".join(re.escape(word) for word in words) + ")" for _, words in labels)
-    return re.compile(f"(?:{groups})[ \t]*+[:：]?[ \t]*+(?:\\*\\*|__)?[ \t]*+\r?\n")
+    groups = "|".join("(" + rf"[ _\-{LABEL_SPACES}]*".join(re.escape(word) for word in words) + ")" for _, words in labels)
+    return re.compile(f"(?:{groups})[ \t{LABEL_SPACES}]*+[:：]?[ \t]*+(?:\\*\\*|__)?[ \t]*+\r?\n")
 
 
 _HEADING: Final = _heading_pattern(_LABELS)

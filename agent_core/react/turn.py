@@ -36,7 +36,15 @@ from agent_core.fences import Opening, empty_code_block, fence_lines
 from agent_core.json_args import ArgumentsError, decode_arguments
 from agent_core.model_call import AssistantReply, ModelChunk, note_usage
 from agent_core.react.json_step import continued_string, cut_answer
-from agent_core.react.parser import LINE_PREFIX, AnswerDelta, ReactStreamParser, ReactTurn, label_words, parse_react
+from agent_core.react.parser import (
+    LABEL_SPACES,
+    LINE_PREFIX,
+    AnswerDelta,
+    ReactStreamParser,
+    ReactTurn,
+    label_words,
+    parse_react,
+)
 from agent_core.reply_text import ReplyText
 from agent_core.run_state import RunState
 from agent_core.text_calls import (
@@ -552,7 +560,7 @@ def actions_named(after_answer: str) -> tuple[str, ...]:
 _LEADING_LABEL = re.compile(r"[^\n:：]{0,40}[:：][ \t]*+")
 """A label at the start of a text (``Observation:``, ``**Observation:**``, ``观察：``), its colon and spaces."""
 _STEP_LINE = re.compile(
-    rf"(?im)^{LINE_PREFIX.pattern}(?:{label_words('thought')}|{label_words('action')})[ \t*_]*+[:：]"
+    rf"(?im)^{LINE_PREFIX.pattern}(?:{label_words('thought')}|{label_words('action')})[ \t*_{LABEL_SPACES}]*+[:：]"
 )
 """A line opening a step with its ``Thought:`` or ``Action:`` label (any language the parser reads)."""
 

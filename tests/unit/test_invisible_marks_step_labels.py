@@ -130,15 +130,12 @@ def test_line_marks_take_the_invisible_marks_and_no_letter(marks):
         assert pattern.match(word).end() == 0, word
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "A no-break space inside a label (French typography's 'Action\u00a0:', 'Final\u00a0Answer') is "
-    "not read: the label table (react.parser._label_end/_label_pattern) and Function Calling's "
-    "label_words readers take only ' _-' between words and ' \t' before the colon; widening them "
-    "must change both strategies' readers together (wave 39, left for the lead)."))
 @pytest.mark.parametrize("reply", [
     'Thought: a\nAction\u00a0: search\nAction\u00a0Input\u00a0: {"query": "q"}',
     'Thought: a\nAction: search\nAction\u202fInput: {"query": "q"}',
 ])
 def test_a_no_break_space_inside_a_label(reply):
+    """French typography's no-break space before a label's colon or between its words (and the
+    narrow one) keeps the label a label: the action runs (``react.parser.LABEL_SPACES``)."""
     turn = parse_react(reply)
     assert [(action.name, action.input) for action in turn.actions] == [("search", {"query": "q"})]
