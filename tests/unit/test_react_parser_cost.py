@@ -4,6 +4,7 @@ Timing is left to ``bench/``; these tests count calls (``sys.setprofile``), whic
 on the machine, so that work done once per step or per line start cannot creep back."""
 
 import enum
+import gc
 import json
 import json.decoder
 import re
@@ -42,6 +43,8 @@ def _python_calls(chunks: list[str]) -> Counter[tuple[str, str]]:
 
     _read(chunks)  # anything compiled or cached on first use is so now
     parser = ReactStreamParser()
+    gc.collect()  # an earlier test's garbage (an unfinished generator's close) is not counted here
+    gc.disable()
     sys.setprofile(profile)
     try:
         for chunk in chunks:
@@ -49,6 +52,7 @@ def _python_calls(chunks: list[str]) -> Counter[tuple[str, str]]:
         parser.finish()
     finally:
         sys.setprofile(None)
+        gc.enable()
     parser.result()
     return calls
 
