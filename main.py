@@ -13,6 +13,7 @@ from dify_plugin.config.config import InstallMethod
 from agent_core.sdk_speedups import (
     dump_messages_as_json,
     read_large_lines_aside,
+    read_replies_with_one_timer,
     read_session_context_leniently,
     read_stdin_nonblocking,
     read_tcp_lines_safely,
@@ -33,6 +34,7 @@ wrap_requests_unvalidated()  # ...and validate again the request of every model 
 refuse_unrouted_requests()  # ...and end a request no route takes with no word of why
 read_session_context_leniently()  # ...and fail a run whose context holds a null Dify may send
 track_running_sessions()  # ...and leave a request for an ended session waiting for its end
+read_replies_with_one_timer()  # ...and make a timer of its own for every wait for a backwards call's line
 if config.INSTALL_METHOD is InstallMethod.Local:
     read_stdin_nonblocking()  # ...and hand every read of the daemon's pipe to a thread
     read_large_lines_aside()  # ...and hold every session's lines behind one session's line of megabytes
