@@ -46,17 +46,6 @@ def give_way() -> None:
         _last = time.perf_counter()
 
 
-def hub_ran() -> None:
-    """Note that the hub just had its turn: the calling greenlet comes back from waiting on it (a
-    daemon line, a backwards call's next line), so the event loop polled and fired its timers and
-    the greenlets that were ready ran. The next ``SLICE_SECONDS`` count from here: the time the
-    process spent waiting is no work that held the others, and a ``give_way`` right after a wait
-    (the stdin reader's, before each read) handed over once more for nothing (1.7 times a round of
-    a ReAct run, each a timer and two switches)."""
-    global _last
-    _last = time.perf_counter()
-
-
 def hand_over() -> None:
     """Let every other ready greenlet run once, the event loop having polled the daemon's pipe
     and fired its timers first (``POLL_SECONDS``), then go on: ``give_way`` when its slice is

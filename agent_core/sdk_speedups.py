@@ -88,7 +88,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import from_json, to_json
 
 from agent_core import arrivals, json_pieces
-from agent_core.fairness import give_way, hub_ran
+from agent_core.fairness import give_way
 from agent_core.json_args import without_lone_surrogates
 from agent_core.unvalidated import built, checks_nothing
 from agent_core.waiting import connection_lost, end_of_input
@@ -495,7 +495,6 @@ def read_stdin_nonblocking() -> bool:
                 if not readable:
                     readable.append(get_hub().loop.io(fd, 1))
                 get_hub().wait(readable[0])
-                hub_ran()  # the hub polled while this waited: a new slice of work starts
                 continue
             if not data:  # end of file: the daemon closed the pipe (the SDK's loop would ask again at once)
                 leave_at_end_of_input()
@@ -545,7 +544,6 @@ def read_polling_with_one_timer(self: Any, timeout_for_round: float | None = Non
                         data = queue.get()
                     finally:
                         timer.stop()
-                        hub_ran()  # the hub polled while this waited: a new slice of work starts
                 if data is None:
                     break
                 yield data
