@@ -1,0 +1,174 @@
+"""A forty-eighth set of real-world cases: Claude and Gemini reached through OpenAI-compatible
+proxies and gateways. Public issues and pull requests of gateways and their clients (Higress,
+OpenRouter, hebo-gateway, kern-ai on Google's OpenAI-compatible endpoint, Bifrost, Portkey,
+CLIProxyAPI, inspect_ai, ailoy) quote replies where Claude's ``tool_use`` became a call under a
+``toolu_`` id whose arguments arrive after an empty first piece, Gemini's call came without an
+``index`` and with its thought signature in ``extra_content``, the finish reason was the other
+provider's (``tool_use``, ``MAX_TOKENS``, ``error``), or thinking arrived as ``<thinking>`` /
+``<think signature=...>`` text in the answer.
+
+Replies are read through both strategies' turn readers, whole and in pieces of 1 and 7 characters
+(``test_real_world_2026.reply_test``); streams start as SSE text and go through the model plugin's
+conversion (``test_real_world_2026ae.plugin_chunks``). Each case names its source beside it;
+docs/real-world-cases.md lists them. "rebuilt" marks values filled in around what the report
+quotes.
+"""
+
+import pytest
+
+from agent_core.turn import FinalAnswer
+from tests.unit.test_real_world_2026 import Case, reply_test, tool
+from tests.unit.test_real_world_2026ae import call_triples, ev, fn, plugin_chunks, read_fc, read_react, sse, tc
+from tests.unit.test_real_world_2026d import read
+
+SEARCH = tool("search", "query")
+
+# router-for-me/CLIProxyAPI#1777: Claude's thinking arrived as text wrapped in <thinking> tags in
+# front of the answer (the tags as the report names them; the texts rebuilt)
+CLIPROXY1777_THINKING = "<thinking>\nThe user wants the capital of Australia. That is Canberra.\n</thinking>\n"
+CLIPROXY1777_ANSWER = "The capital of Australia is Canberra."
+
+# router-for-me/CLIProxyAPI#2803: a prompted chain of thought, "<think>" on its own line before
+# the thinking (the instruction verbatim in the report; the reply rebuilt)
+CLIPROXY2803_THINKING = "<think>\nThe user asks for 12 * 12. 12 * 12 = 144.\n</think>\n"
+CLIPROXY2803_ANSWER = "12 × 12 = 144."
+
+# UKGovernmentBEIS/inspect_ai PR #4979: Gemini through OpenRouter copied a replayed
+# `<think signature="reasoning-details://...">` block into its answer (the tag's form verbatim; the
+# signature and texts rebuilt)
+INSPECT4979_THINKING = ('<think signature="reasoning-details://eyJ0eXBlIjoicmVhc29uaW5nLmVuY3J5cHRlZCJ9">\n'
+                        "I looked the answer up in the last round.\n</think>\n")
+INSPECT4979_ANSWER = "The answer is 42."
+
+CASES = {
+    "cliproxy1777-claude-thinking-tags-before-the-answer": Case(
+        (SEARCH,), CLIPROXY1777_THINKING + CLIPROXY1777_ANSWER, answer=CLIPROXY1777_ANSWER,
+        hidden=("<thinking>", "That is Canberra."),
+    ),
+    "cliproxy2803-prompted-think-on-its-own-line": Case(
+        (SEARCH,), CLIPROXY2803_THINKING + CLIPROXY2803_ANSWER, answer=CLIPROXY2803_ANSWER,
+        hidden=("<think>", "12 * 12 = 144."),
+    ),
+    "inspect4979-gemini-echoes-a-signed-think-block": Case(
+        (SEARCH,), INSPECT4979_THINKING + INSPECT4979_ANSWER, answer=INSPECT4979_ANSWER,
+        hidden=("reasoning-details://", "<think"),
+    ),
+}
+
+GAPS: dict[tuple[str, str], str] = {
+    # (case, strategy) -> why the case fails today; each is a strict xfail and a line in
+    # docs/real-world-cases.md
+}
+
+test_real_world_reply = reply_test(CASES, GAPS, read)
+
+
+# ---- tool-call streams through the model plugin, Function Calling ----------------------------------
+# name: (SSE body, tools, text shown, [(id, name, arguments)])
+
+CALL_STREAMS = {
+    # higress-group/higress PR #3507: Claude's tool_use as an OpenAI call, the head with a `toolu_`
+    # id and empty arguments, the input JSON in the next delta (both deltas verbatim)
+    "higress3507-claude-toolu-id-empty-head-then-input": (
+        sse(
+            ev(tool_calls=[{"id": "toolu_xxx", "type": "function", "function": {"name": "get_time", "arguments": ""}}]),
+            ev(tool_calls=[{"function": {"arguments": "{\"tz\":\"Asia/Tokyo\"}"}}]),
+            ev("tool_calls"),
+        ),
+        ["get_time"], "", [("toolu_xxx", "get_time", {"tz": "Asia/Tokyo"})],
+    ),
+    # 8monkey-ai/hebo-gateway#226: Gemini on Vertex through a gateway, the call under a short
+    # opaque id, no index, the thought signature in `extra_content.vertex` (verbatim; the
+    # signature as the report trims it)
+    "hebo226-vertex-signature-in-extra-content": (
+        sse(
+            ev(tool_calls=[{"id": "UUfgKSyzGPn6mEIk",
+                            "function": {"name": "bash", "arguments": "{\"command\":\"ls skills\"}"},
+                            "extra_content": {"vertex": {"thought_signature": "AY89a18IwQsQ8in/..."}}}]),
+            ev("tool_calls"),
+        ),
+        ["bash"], "", [("UUfgKSyzGPn6mEIk", "bash", {"command": "ls skills"})],
+    ),
+    # oguzbilgic/kern-ai PR #336: Google's OpenAI-compatible endpoint sends the whole call in one
+    # delta with role, no index and `extra_content.google.thought_signature` (the delta verbatim,
+    # the signature as the report trims it)
+    "kernai336-google-endpoint-call-without-index": (
+        sse(
+            {"choices": [{"delta": {"role": "assistant", "tool_calls": [{
+                "extra_content": {"google": {"thought_signature": "EmcKZQERTTIPB2..."}},
+                "function": {"arguments": "{\"query\":\"host access mounts\"}", "name": "recall"},
+                "id": "call_1700666", "type": "function"}]}, "index": 0}],
+             "object": "chat.completion.chunk", "id": "chatcmpl-1"},
+            ev("tool_calls"),
+        ),
+        ["recall"], "", [("call_1700666", "recall", {"query": "host access mounts"})],
+    ),
+    # maximhq/bifrost#617: Claude Sonnet 4 on Bedrock through Bifrost's /v1/chat/completions ends a
+    # turn with text and a call under finish_reason "tool_use" (the text and the reason verbatim;
+    # the call rebuilt, its arguments are elided in the report)
+    "bifrost617-finish-reason-tool-use": (
+        sse(
+            ev(role="assistant", content="I'll search your journal entries for information about the last time you "
+                                         "ate out at Zaviya Grill."),
+            ev(tool_calls=[tc(index=0, id="toolu_bdrk_01", type="function",
+                              function=fn("search_journal", '{"query": "Zaviya Grill"}'))]),
+            ev("tool_use"),
+        ),
+        ["search_journal"],
+        "I'll search your journal entries for information about the last time you ate out at Zaviya Grill.",
+        [("toolu_bdrk_01", "search_journal", {"query": "Zaviya Grill"})],
+    ),
+    # brekkylab/ailoy PR #334: Gemini ends a call turn with "stop", not "tool_calls" (the reason as
+    # the PR names it; the call rebuilt)
+    "ailoy334-gemini-call-turn-finishes-stop": (
+        sse(
+            ev(role="assistant", content="", tool_calls=[tc(index=0, id="call_0", type="function",
+                                                            function=fn("get_weather", '{"city": "Seoul"}'))]),
+            ev("stop"),
+        ),
+        ["get_weather"], "", [("call_0", "get_weather", {"city": "Seoul"})],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CALL_STREAMS))
+def test_real_world_proxy_call_stream_through_the_plugin(name):
+    body, tools, shown, expected = CALL_STREAMS[name]
+    streamed, turn = read_fc(plugin_chunks(body), tools)
+    assert streamed.strip() == shown
+    assert call_triples(turn) == expected
+
+
+# ---- answer streams through the model plugin, both strategies ---------------------------------------
+
+# OpenRouterTeam/openrouter-examples#67: Gemini's MALFORMED_FUNCTION_CALL through OpenRouter came as
+# finish_reason "error" with null content (the choice verbatim)
+OPENROUTER67 = sse(ev("error", role="assistant", content=None))
+
+# Portkey-AI/gateway#1200: Gemini's cut answers kept Google's reason "MAX_TOKENS" (the reason
+# verbatim; the text rebuilt)
+PORTKEY1200 = sse(
+    ev(role="assistant", content="def add(a, b):\n    # Adds two numbers"),
+    ev("MAX_TOKENS", content=" and returns"),
+)
+
+
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+def test_openrouter67_an_error_finish_with_no_content_is_no_answer(strategy):
+    """An empty reply under ``error`` is not an answer: nothing is shown, and the turn keeps the
+    reason so the run can name it (``turn.finish_reason``)."""
+    streamed, turn = (read_react if strategy == "react" else read_fc)(plugin_chunks(OPENROUTER67), ["search"])
+    assert streamed.strip() == ""
+    assert turn.finish_reason == "error"
+    assert not (isinstance(turn.decision, FinalAnswer) and turn.decision.text.strip())
+
+
+@pytest.mark.parametrize("strategy", ["react", "fc"])
+def test_portkey1200_max_tokens_is_a_cut_answer(strategy):
+    """Google's ``MAX_TOKENS`` is OpenAI's ``length``: the answer read so far is the answer, and the
+    turn says it was cut (``output_limit``)."""
+    from agent_core.output_limit import is_cut_reason
+
+    streamed, turn = (read_react if strategy == "react" else read_fc)(plugin_chunks(PORTKEY1200), ["search"])
+    assert "def add(a, b):" in streamed
+    assert is_cut_reason(turn.finish_reason)
