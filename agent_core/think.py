@@ -61,8 +61,15 @@ _SEED_BUDGET_OPEN, _SEED_BUDGET_CLOSE = "<seed:cot_budget_reflect>", "</seed:cot
 its model card; llama.cpp's Seed-OSS parser test has one right after ``</seed:think>``): the
 model's reasoning about its reasoning, never the answer's text."""
 
+_SIGNED_THINK: Final = "<think signature="
+"""A ``<think>`` with a signature attribute: the form some clients replay a Gemini turn's reasoning
+in (``<think signature="reasoning-details://...">``), which Gemini through OpenRouter may copy
+back into its own answer (UKGovernmentBEIS/inspect_ai PR #4979). A block opener like
+``<think>``; the attribute's rest (up to the tag's ``>``) is read with the reasoning."""
+
 _BLOCKS = {
     **{tag: "</" + tag[1:] for tag in _THINK_TAGS},
+    _SIGNED_THINK: "</think>",
     _SEED_BUDGET_OPEN: _SEED_BUDGET_CLOSE,
     DETAILS_OPEN.lower(): "</details>",
     "<|channel>thought": "<channel|>",
@@ -211,9 +218,17 @@ def _in_json_string(before: str) -> bool:
     return brace >= 0 and len(_UNESCAPED_QUOTE.findall(line, brace)) % 2 == 1
 
 
+_SIGNATURE_REST: Final = re.compile(r'\s*"[^"\n<>]*"\s*>')
+"""The rest of a ``<think signature="...">`` opener (``_SIGNED_THINK``), read at the start of its
+block's reasoning."""
+
+
 def clean_reasoning(reasoning: str) -> str:
     """Reasoning as a person should read it in the log: without DeepSeek's marker, its HTML
-    escapes undone (only when the marker shows the text was escaped)."""
+    escapes undone (only when the marker shows the text was escaped), and without the signature
+    of a ``<think signature="...">`` opener (``_SIGNED_THINK``) it starts with."""
+    if reasoning.startswith('"') and (rest := _SIGNATURE_REST.match(reasoning)):
+        reasoning = reasoning[rest.end() :].lstrip("\n")
     if DEEPSEEK_REASONING_MARK not in reasoning:
         return reasoning
     return html.unescape(reasoning.replace(DEEPSEEK_REASONING_MARK, "")).strip("\n")

@@ -172,3 +172,43 @@ def test_portkey1200_max_tokens_is_a_cut_answer(strategy):
     streamed, turn = (read_react if strategy == "react" else read_fc)(plugin_chunks(PORTKEY1200), ["search"])
     assert "def add(a, b):" in streamed
     assert is_cut_reason(turn.finish_reason)
+
+
+# ---- the fix for inspect_ai#4979: a `<think signature="...">` block echoed into the answer ---------
+
+
+def _split(text: str, size: int) -> tuple[str, str]:
+    from agent_core.think import REASONING, VISIBLE, ThinkSplitter, clean_reasoning
+
+    splitter, pieces = ThinkSplitter(), []
+    for at in range(0, len(text), size):
+        pieces += splitter.pieces(text[at : at + size])
+    pieces += splitter.release_pieces(ended=True)
+    visible = "".join(t for kind, t in pieces if kind == VISIBLE)
+    return visible, clean_reasoning("".join(t for kind, t in pieces if kind == REASONING))
+
+
+@pytest.mark.parametrize("size", [1, 7, 1000])
+def test_a_signed_think_block_is_reasoning_streamed_in_any_pieces(size):
+    """Before the fix ``<think signature="...">`` was no opener: Function Calling streamed the
+    block's text and its signature to the user (only the later ``</think>`` was dropped). Now
+    the block is reasoning, the signature is not in the log's reasoning, the answer is shown."""
+    visible, reasoning = _split(INSPECT4979_THINKING + INSPECT4979_ANSWER, size)
+    assert visible.strip() == INSPECT4979_ANSWER
+    assert reasoning.strip() == "I looked the answer up in the last round."
+
+
+@pytest.mark.parametrize("text", [
+    'Write `<think signature="x">` to replay a block.',  # the tag quoted as code: the answer's text
+    "<think signatures are not tags> here",  # no "=": not the opener
+])
+def test_a_signed_think_written_as_text_stays_text(text):
+    visible, reasoning = _split(text, 7)
+    assert visible == text and reasoning == ""
+
+
+def test_a_reasoning_that_starts_with_a_quote_is_kept_whole():
+    from agent_core.think import clean_reasoning
+
+    assert clean_reasoning('"Hi," she said. "Go>') == '"Hi," she said. "Go>'
+    assert clean_reasoning('"Hi" she said') == '"Hi" she said'
