@@ -751,7 +751,7 @@ def curly_delimiters_oriented(text: str) -> str:
     return _OPENER_WRITTEN_AS_CLOSER.sub("\\1\u201c", _CLOSER_WRITTEN_AS_OPENER.sub("\u201d", text))
 
 
-_FULL_WIDTH_COLON_AFTER_KEY = re.compile(r'((?:"(?:[^"\\\n]|\\.)*+"|\u201c[^\u201d\n]*+\u201d)[ \t]*+)\uff1a')
+_FULL_WIDTH_COLON_AFTER_KEY = re.compile(r'((?:"(?:[^"\\\n]|\\.)*+"|\u201c[^\u201c\u201d\n]*+\u201d)[ \t]*+)\uff1a')
 
 
 def full_width_colons_read(text: str) -> str:
