@@ -74,6 +74,19 @@ CALL_TURNS = {
          "finish_reason": "tool_use"},
         "search_journal", ("query",), [("search_journal", {"query": "Zaviya Grill"})],
     ),
+    # lobehub/lobehub PR #3835: OpenRouter's Claude call at index 1, empty text deltas after it
+    "lobehub3835-openrouter-claude-call-at-index-one-empty-deltas-after": (
+        {"chunks": [{"content": "为了回答您关于杭州天气的问题，我需要使用实时天气查询工具来获取最新的天气信息。让我为您查询一下。"},
+                    {"tool_calls": [{"id": "toolu_01M368ZnDFfJwaiVGL4evqhn", "index": 1, "type": "function",
+                                     "function": {"name": "realtime-weather____fetchCurrentWeather", "arguments": ""}}]},
+                    {"tool_calls": [{"index": 1, "type": "function", "function": {"arguments": "{\"city\""}}]},
+                    {"tool_calls": [{"index": 1, "type": "function", "function": {"arguments": ":\"杭州\"}"}}]},
+                    {"content": "", "finish_reason": "tool_calls"},
+                    {"content": ""}],
+         "finish_reason": None},
+        "realtime-weather____fetchCurrentWeather", ("city",),
+        [("realtime-weather____fetchCurrentWeather", {"city": "杭州"})],
+    ),
     # brekkylab/ailoy PR #334: Gemini's call turn ends with "stop"
     "ailoy334-gemini-call-turn-finishes-stop": (
         {"text": "", "tool_calls": [{"id": "call_0", "name": "get_weather", "arguments": "{\"city\": \"Seoul\"}"}],

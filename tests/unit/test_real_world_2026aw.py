@@ -118,6 +118,27 @@ CALL_STREAMS = {
         "I'll search your journal entries for information about the last time you ate out at Zaviya Grill.",
         [("toolu_bdrk_01", "search_journal", {"query": "Zaviya Grill"})],
     ),
+    # lobehub/lobehub PR #3835 (its OpenAIStream test): Claude 3.5 Sonnet through OpenRouter, text,
+    # then the call at index 1 (no index 0) with empty arguments, the arguments in two pieces, an
+    # empty text delta carrying "tool_calls", and one more empty delta after it with the usage
+    # (the chunks verbatim)
+    "lobehub3835-openrouter-claude-call-at-index-one-empty-deltas-after": (
+        sse(
+            ev(role="assistant", content="为了回答您关于杭州天气的问题，我需要使用实时天气查询工具来获取最新的天气信息。让我为您查询一下。"),
+            ev(role="assistant", content=None, tool_calls=[{
+                "id": "toolu_01M368ZnDFfJwaiVGL4evqhn", "index": 1, "type": "function",
+                "function": {"name": "realtime-weather____fetchCurrentWeather", "arguments": ""}}]),
+            ev(role="assistant", content=None, tool_calls=[{"index": 1, "type": "function",
+                                                             "function": {"arguments": "{\"city\""}}]),
+            ev(role="assistant", content=None, tool_calls=[{"index": 1, "type": "function",
+                                                             "function": {"arguments": ":\"杭州\"}"}}]),
+            ev("tool_calls", role="assistant", content=""),
+            ev(None, {"prompt_tokens": 474, "completion_tokens": 114, "total_tokens": 588}, role="assistant", content=""),
+        ),
+        ["realtime-weather____fetchCurrentWeather"],
+        "为了回答您关于杭州天气的问题，我需要使用实时天气查询工具来获取最新的天气信息。让我为您查询一下。",
+        [("toolu_01M368ZnDFfJwaiVGL4evqhn", "realtime-weather____fetchCurrentWeather", {"city": "杭州"})],
+    ),
     # brekkylab/ailoy PR #334: Gemini ends a call turn with "stop", not "tool_calls" (the reason as
     # the PR names it; the call rebuilt)
     "ailoy334-gemini-call-turn-finishes-stop": (
