@@ -751,7 +751,14 @@ def curly_delimiters_oriented(text: str) -> str:
     return _OPENER_WRITTEN_AS_CLOSER.sub("\\1\u201c", _CLOSER_WRITTEN_AS_OPENER.sub("\u201d", text))
 
 
-_FULL_WIDTH_COLON_AFTER_KEY = re.compile(r'((?:"(?:[^"\\\n]|\\.)*+"|\u201c[^\u201c\u201d\n]*+\u201d)[ \t]*+)\uff1a')
+_KEY_COLON_TOKENS = re.compile(
+    r'"(?:[^"\\\n]|\\[^\n]?)*+(?:"|(?=\n)|\Z)'  # a string, or its start up to the line's end
+    r"|\u201c[^\u201c\u201d\n]*+\u201d?"  # a curly-quoted string, or its start
+    r"|[ \t]++|\uff1a|[^\"\u201c\uff1a \t]++|.",
+    re.DOTALL,
+)
+"""The pieces ``full_width_colons_read`` walks: each alternative ends where the next may start, so
+the text is read once (a line of escaped quotes, or of ``“``, is not read again from each quote)."""
 
 
 def full_width_colons_read(text: str) -> str:
@@ -759,10 +766,24 @@ def full_width_colons_read(text: str) -> str:
     quoted key read as ``:``: a model writing Chinese or Japanese may type the key's colon in its
     full-width form (``{"city"："北京"}``), which the repair would otherwise read as a key with no
     value. A ``：`` inside a string value is left as text; any text without one is returned as it
-    is."""
+    is. Linear in the text's length."""
     if "\uff1a" not in text:
         return text
-    return _FULL_WIDTH_COLON_AFTER_KEY.sub(r"\1:", text)
+    out: list[str] = []
+    after_string = False  # the last piece but blanks was a closed string: a key, if a colon follows
+    for piece in _KEY_COLON_TOKENS.findall(text):
+        if piece == "\uff1a" and after_string:
+            out.append(":")
+            after_string = False
+            continue
+        if piece[0] in " \t":
+            out.append(piece)
+            continue
+        after_string = len(piece) > 1 and (
+            (piece[0] == '"' and piece[-1] == '"') or (piece[0] == "\u201c" and piece[-1] == "\u201d")
+        )
+        out.append(piece)
+    return "".join(out)
 
 
 def _checked_repair(cleaned: str) -> tuple[Any, str | None]:

@@ -608,3 +608,25 @@ def test_a_full_width_colon_after_a_key_is_the_key_colon(text, expected):
 
 def test_a_full_width_colon_inside_valid_json_is_text():
     assert loads_lenient('{"q": "时间：3点"}') == {"q": "时间：3点"}
+
+
+@pytest.mark.parametrize("unit", ["\u201c", '"', '\\"', '"a"', "\u201ca\u201d "])
+def test_reading_full_width_colons_grows_linearly(unit):
+    """A run of quote openers with no closer after them (``“`` repeated, escaped quotes) made the
+    first pattern of ``full_width_colons_read`` scan to the line's end again from each quote
+    (140 ms for 8,000 characters, flagged by test_regex_growth); the pieces are now read once.
+    A text 16 times longer takes far less than 16 squared times as long (best of three each)."""
+    import time
+
+    from agent_core.json_args import full_width_colons_read
+
+    def best(text: str) -> float:
+        times = []
+        for _ in range(3):
+            started = time.perf_counter()
+            full_width_colons_read(text)
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    small, large = (unit * n + "\uff1a" for n in (2_000, 32_000))
+    assert best(large) < 64 * max(best(small), 1e-4)

@@ -233,21 +233,3 @@ def test_a_reasoning_that_starts_with_a_quote_is_kept_whole():
 
     assert clean_reasoning('"Hi," she said. "Go>') == '"Hi," she said. "Go>'
     assert clean_reasoning('"Hi" she said') == '"Hi" she said'
-
-
-# ---- json_args.full_width_colons_read: curly-quoted keys read in linear time ------------------------
-
-
-def test_full_width_colons_after_curly_keys_are_read_and_a_run_of_openers_is_linear():
-    """A key in curly quotes before a full-width colon is still read (``{“city”：“北京”}``); a run
-    of ``“`` with no ``”`` after it made the pattern scan to the line's end from each one (140 ms
-    for 8,000 characters in tests/unit/test_regex_growth.py); it now stops at the next ``“``."""
-    import time
-
-    from agent_core.json_args import full_width_colons_read
-
-    assert full_width_colons_read("{“city”：“北京”}") == "{“city”:“北京”}"
-    assert full_width_colons_read('{"city" ："北京"}') == '{"city" :"北京"}'
-    started = time.perf_counter()
-    assert full_width_colons_read("“" * 20_000 + "：") == "“" * 20_000 + "："
-    assert time.perf_counter() - started < 0.05
