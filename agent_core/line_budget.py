@@ -127,7 +127,12 @@ def fit(data: Any, limit: int = LOG_DATA_BYTES) -> Any:
     if total(low) > limit:  # too many parts, not too long texts: cutting texts cannot make it fit
         return {"note": _CUT_NOTE.format(cut=size, limit=limit).strip()}
     fitted = _cut_strings(data, low, limit)
-    return fitted if encoded_size(fitted) <= limit else {"note": _CUT_NOTE.format(cut=size, limit=limit).strip()}
+    over = encoded_size(fitted) - limit
+    while over > 0 and low > _SHORT:  # the estimate is an average: a text's kept head may take more bytes a character
+        low = max(_SHORT, low - over)  # every cut text loses at least a byte a character
+        fitted = _cut_strings(data, low, limit)
+        over = encoded_size(fitted) - limit
+    return fitted if over <= 0 else {"note": _CUT_NOTE.format(cut=size, limit=limit).strip()}
 
 
 def _json_size(value: Any) -> int | None:

@@ -116,3 +116,16 @@ def test_walkers_of_decoded_json_make_no_call_per_number(monkeypatch):
     assert not too_deep(data, 4) and too_deep(data, 3)
     assert json_args.without_lone_surrogates(data) is data
     assert calls["surrogates"] <= 20
+
+
+def test_a_text_denser_at_its_head_is_cut_not_the_whole_entry_replaced():
+    """A tool's megabyte of line breaks and tabs (two bytes each as JSON) closed by a plain note:
+    the average bytes a character under-counted the kept head, the cut came out a few bytes over,
+    and the whole CALL node's data (call id, input, output) became one note (wave 39)."""
+    text = "zq39-out-0-\U0001d518" + "\r\n\t" * 333_333 + "\n[... the result was longer than 1000000 characters]"
+    data = {"output": {"tool_call_id": "c0", "tool_call_name": "fetch", "tool_response": text}}
+    fitted = fit(data)
+    assert _written(fitted) <= 1_048_576
+    assert fitted["output"]["tool_call_id"] == "c0"
+    assert fitted["output"]["tool_response"].startswith("zq39-out-0-\U0001d518\r\n\t")
+    assert "more characters not shown here" in fitted["output"]["tool_response"]
