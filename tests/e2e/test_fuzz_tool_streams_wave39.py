@@ -394,3 +394,19 @@ def test_composed_tool_streams_keep_the_invariants(plugin, strategy, data):
     result, backend = play(plugin, strategy, calls)
     event("answered" if result.ok else "ended in an error")
     check_run(plugin, strategy, calls, result, backend)
+
+
+# --- what the campaign found, pinned as plain runs --------------------------------------------
+
+
+@pytest.mark.parametrize("strategy", ["function_calling", "ReAct"])
+def test_a_megabyte_of_line_breaks_keeps_its_call_node(plugin, strategy):
+    """A megabyte of line breaks and tabs (two bytes each as JSON) past the output's kept size:
+    the CALL node's data came out a few bytes over the log's limit and was replaced whole by a
+    note (no call id, no input, no output); it now keeps them with its output cut."""
+    call = Call(0, "fetch")
+    call.stream += [_msg("text", {"text": "\U0001d518"}), _msg("text", {"text": "\r\n\t" * 333_333})]
+    result, backend = play(plugin, strategy, [call])
+    check_run(plugin, strategy, [call], result, backend)
+    node = next(node for node in result.logs.values() if node.label == "CALL fetch")
+    assert node.data["output"]["tool_response"].startswith(marker(0) + "\U0001d518\r\n\t")
