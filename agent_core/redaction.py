@@ -241,19 +241,22 @@ def _folded_in_place(secret: str) -> set[str]:
             for before in ("", "a") for after in ("", "a")}
 
 
-_MARKUP = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|</?(?:b|em|mark|strong)>", re.IGNORECASE)
+_MARKUP = re.compile(r"\x1b\[[0-?]*[ -/]*[mK]|</?(?:b|em|mark|strong)>", re.IGNORECASE)
 """Markup a tool puts inside a value to highlight a part of it, read as characters that show
 nothing: a terminal's colour codes (``grep --color`` colours the match, ``\x1b[01;31m``), and
 the tags search engines wrap the words of a query in (``<em>`` Elasticsearch and Algolia, ``<b>``
 Google and PostgreSQL's ``ts_headline``, ``<strong>``, ``<mark>``). A key a user searched for
-part of is written with the tags inside it."""
+part of is written with the tags inside it. Only colour (``m``) and erase-line (``K``) codes
+count: a code of any other final letter would take the first letter of a secret written right
+after a code cut short (``\x1b[31`` then ``SECRET``: its ``S`` ends a scroll code), and the
+secret, whole as written, was no longer found."""
 
 
 _TAGS_BY_LENGTH = [(re.compile("|".join(tags), re.IGNORECASE), _INVISIBLE * size) for size, tags in itertools.groupby(
     sorted((f"<{end}{name}>" for name in ("b", "em", "mark", "strong") for end in ("", "/")), key=len), key=len)]
 """The highlight tags of ``_MARKUP``, one pattern for each length, each replaced by a constant
 (``re.sub`` with a string: no Python call a tag, as a callback made of an HTML page of them)."""
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[mK]")
 
 
 def _unmarked(text: str) -> str:
