@@ -235,7 +235,7 @@ def _chunked(rnd: random.Random, call: Call, n: int, k: int, data_bytes: bytes, 
         on = meta_on == "every" or (meta_on == "first" and at == 0) or (meta_on == "last" and at == len(chunks) - 1)
         call.stream.append(_msg("blob_chunk", chunk, meta if on else None))
     call.kinds.append(f"chunks:{order}:{meta_on}")
-    return order in ("in_order", "repeated") and meta_on == "every"
+    return order != "no_end" and meta_on == "every"
 
 
 def draw_round(data) -> list[Call]:
@@ -381,7 +381,8 @@ def check_run(plugin, strategy: str, calls: list[Call], result, backend) -> None
             assert heads[head] == 0, (head, call.kinds)
         if call.withheld:  # the model and the log are told
             assert prompts.WITHHELD.split(" (")[0] in later, call.kinds
-            assert prompts.WITHHELD.split(" (")[0] in responses[call.n], call.kinds
+            if "more characters not shown here" not in responses[call.n]:  # a cut log entry: see the xfail below
+                assert prompts.WITHHELD.split(" (")[0] in responses[call.n], call.kinds
         if call.end != "ok":  # failed or cut off: the CALL node says so
             assert errors[call.n], (call.n, call.kinds)
 
@@ -413,3 +414,20 @@ def test_a_megabyte_of_line_breaks_keeps_its_call_node(plugin, strategy):
     check_run(plugin, strategy, [call], result, backend)
     node = next(node for node in result.logs.values() if node.label == "CALL fetch")
     assert node.data["output"]["tool_response"].startswith(marker(0) + "\U0001d518\r\n\t")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the CALL node's output is cut to the log's 1 MB from its end, and the notes the collector "
+    "keeps past its output (a file withheld for a secret, sent, incomplete) go with the cut: the "
+    "model is told, the log is not. Keeping them needs the full text cut by bytes before its notes "
+    "(observation._full_text), left for a later wave"))
+@pytest.mark.parametrize("strategy", ["function_calling"])
+def test_a_withheld_link_after_megabytes_of_text_is_told_in_the_log(plugin, strategy):
+    call = Call(0, "fetch")
+    call.stream += [_msg("text", {"text": "\u202e\ufeff\u200d" * 333_333}),
+                    _msg("link", {"text": f"https://example.com/x.png?key={SECRET}"})]
+    result, backend = play(plugin, strategy, [call])
+    check_run(plugin, strategy, [call], result, backend)
+    assert prompts.WITHHELD.split(" (")[0] in prompt_text(backend.requests[1])  # the model is told
+    node = next(node for node in result.logs.values() if node.label == "CALL fetch")
+    assert prompts.WITHHELD.split(" (")[0] in node.data["output"]["tool_response"]
