@@ -173,10 +173,22 @@ def _strings(value: Any, depth: int = 0) -> list[str]:
     return found
 
 
+_TAIL_KEPT = 2_000
+"""Characters a cut string keeps of its end (at most a quarter of what it keeps): the notes a
+tool's output ends with (a file withheld for a secret, sent, incomplete; its error) stay in the
+log when megabytes of text before them are cut."""
+
+
 def _cut_strings(value: Any, cap: int, limit: int, depth: int = 0) -> Any:
-    """A copy of ``value`` whose strings longer than ``cap`` keep ``cap`` characters and a note."""
+    """A copy of ``value`` whose strings longer than ``cap`` keep ``cap`` characters, its start
+    and its last ``_TAIL_KEPT`` (at most a quarter of ``cap``), with a note between saying how
+    much was cut."""
     if isinstance(value, str):
-        return value if len(value) <= cap else value[:cap] + _CUT_NOTE.format(cut=len(value) - cap, limit=limit)
+        if len(value) <= cap:
+            return value
+        tail = min(_TAIL_KEPT, cap // 4)
+        note = _CUT_NOTE.format(cut=len(value) - cap, limit=limit)
+        return value[: cap - tail] + note + ("\n" + value[len(value) - tail :] if tail else "")
     if depth > 32:
         return value
     give_way()

@@ -381,7 +381,7 @@ def check_run(plugin, strategy: str, calls: list[Call], result, backend) -> None
             assert heads[head] == 0, (head, call.kinds)
         if call.withheld:  # the model and the log are told
             assert prompts.WITHHELD.split(" (")[0] in later, call.kinds
-            if "more characters not shown here" not in responses[call.n]:  # a cut log entry: see the xfail below
+            if "more characters not shown here" not in responses[call.n]:  # a cut entry keeps only its last 2,000 characters
                 assert prompts.WITHHELD.split(" (")[0] in responses[call.n], call.kinds
         if call.end != "ok":  # failed or cut off: the CALL node says so
             assert errors[call.n], (call.n, call.kinds)
@@ -416,11 +416,6 @@ def test_a_megabyte_of_line_breaks_keeps_its_call_node(plugin, strategy):
     assert node.data["output"]["tool_response"].startswith(marker(0) + "\U0001d518\r\n\t")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the CALL node's output is cut to the log's 1 MB from its end, and the notes the collector "
-    "keeps past its output (a file withheld for a secret, sent, incomplete) go with the cut: the "
-    "model is told, the log is not. Keeping them needs the full text cut by bytes before its notes "
-    "(observation._full_text), left for a later wave"))
 @pytest.mark.parametrize("strategy", ["function_calling"])
 def test_a_withheld_link_after_megabytes_of_text_is_told_in_the_log(plugin, strategy):
     call = Call(0, "fetch")

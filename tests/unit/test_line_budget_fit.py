@@ -129,3 +129,17 @@ def test_a_text_denser_at_its_head_is_cut_not_the_whole_entry_replaced():
     assert fitted["output"]["tool_call_id"] == "c0"
     assert fitted["output"]["tool_response"].startswith("zq39-out-0-\U0001d518\r\n\t")
     assert "more characters not shown here" in fitted["output"]["tool_response"]
+
+
+def test_a_cut_string_keeps_its_end_where_a_tools_notes_are():
+    """A CALL node's output of megabytes ends with the collector's notes (a file withheld for a
+    secret): the cut keeps the text's start and its last characters, with the note between."""
+    from agent_core.line_budget import fit
+
+    notes = "\n[a link was withheld: it holds a secret value]"
+    data = {"output": "x" * 3_000_000 + notes}
+    fitted = fit(data, limit=1_000_000)
+    assert fitted["output"].endswith(notes)
+    assert fitted["output"].startswith("x" * 1000)
+    assert "more characters not shown here" in fitted["output"]
+    assert len(fitted["output"].encode()) <= 1_000_000
