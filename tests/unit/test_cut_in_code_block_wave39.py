@@ -54,4 +54,7 @@ def test_react_a_rest_that_writes_the_format_again_still_restarts_it():
 
 
 def test_react_without_an_open_block_an_action_line_still_ends_the_rest():
-    assert "Action Input" not in (_rest(REST, None) or "")
+    """Outside code the rest's ``Action Input:`` line ends it: the text before it is the answer's
+    rest, kept, and the label is not shown as answer text."""
+    assert _rest("and so on." + REST, None) == "and so on."
+    assert _rest(REST, None) is None  # nothing before the label: no answer text at all
