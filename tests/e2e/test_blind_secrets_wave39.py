@@ -388,9 +388,10 @@ def test_a_key_split_between_the_models_text_and_its_error_is_hidden(run, strate
     result = run([turn], tools=[vault()], strategy=strategy)
     assert not result.ok
     assert "was refused" in (result.error_text or "") + logs_json(result)
-    for entry, _ in plugin_lines(run.plugin, result):
-        line = json.dumps(entry, ensure_ascii=False)
-        assert not (CANARY[:cut] in line and CANARY[cut:] in line), line[:400]
+    # the halves in two different lines (the chat's text, the error) are the key all the same
+    written = "\n".join(json.dumps(entry, ensure_ascii=False) for entry, _ in plugin_lines(run.plugin, result))
+    assert not (CANARY[:cut] in written and CANARY[cut:] in written), written[-800:]
+    assert result.text == "The key is [REDACTED]", result.text
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
