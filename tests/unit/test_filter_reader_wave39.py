@@ -91,12 +91,14 @@ def test_an_exception_thrown_into_the_waiting_greenlet_goes_through_and_the_time
     """The strategy's silence limit throws into the greenlet waiting in the reader (``waiting``):
     it must not be taken for a poll, nor end the stream quietly."""
     reader = FilterReader(lambda data: True)
-    lines = sdk_speedups.read_polling_with_one_timer(reader, 10.0)
-    with pytest.raises(gevent.Timeout), gevent.Timeout(ROUND):
+    lines = sdk_speedups.read_polling_with_one_timer(reader, ROUND)
+    with pytest.raises(gevent.Timeout), gevent.Timeout(ROUND / 4):  # before the round's poll
         next(lines)
-    lines.close()
-    reader.write({"after": 1})  # nothing waits for it; no poll comes either
-    gevent.sleep(ROUND)
+    with pytest.raises(StopIteration):  # the stream ended with the error
+        next(lines)
+    reader.write({"after": 1})  # nothing waits for it
+    # the call's timer, were it left running, would throw its poll into this greenlet every round
+    gevent.sleep(ROUND * 4)
 
 
 def test_without_a_round_the_sdks_reader_reads():
