@@ -293,6 +293,7 @@ def test_one_query_run_twice_on_one_process_with_a_failed_run_between_is_the_sam
     second = once()
     assert_clean(second, run)
     assert second.text == first.text == "Drawn."
+    assert [base64.b64decode(f["blob"]) for f in first.files] == [b"PNG1"]  # the chart reached the user
     assert [f["blob"] for f in second.files] == [f["blob"] for f in first.files]
     for a, b in zip(first.llm_requests, second.llm_requests, strict=True):
         assert a["prompt_messages"] == b["prompt_messages"]
